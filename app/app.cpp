@@ -1,0 +1,253 @@
+// app/app.cpp — start-up (CUDA devices, GL platform, interop probe, mode choice), the frame loop,
+// live switching and teardown in a fixed order.
+#include "app/app.hpp"
+
+#include "app/ui.hpp"
+#include "interop/error.hpp"
+#include "kernels/common.hpp"
+
+#include <cstdio>
+
+namespace lab {
+
+std::unique_ptr<Scene> create_wave_scene();
+std::unique_ptr<Scene> create_pattern_scene();
+
+std::unique_ptr<Scene> create_scene(SceneId id) {
+  switch (id) {
+    case SceneId::Wave: return create_wave_scene();
+    case SceneId::Pattern: return create_pattern_scene();
+  }
+  throw std::invalid_argument("unknown scene");
+}
+
+namespace {
+
+void log(const std::string& message) { std::fprintf(stderr, "interop-lab: %s\n", message.c_str()); }
+
+std::string device_summary(const interop::CudaDevices& cuda, int device) {
+  if (device < 0) return "CUDA: none (" + cuda.error + ")";
+  const interop::CudaDeviceInfo& info = cuda.devices[static_cast<size_t>(device)];
+  return "CUDA device " + std::to_string(device) + ": " + info.name + " (sm_" + std::to_string(info.compute_major) +
+         std::to_string(info.compute_minor) + ", " + info.pci_bus_id + ")";
+}
+
+}  // namespace
+
+App::App(const Options& options) : m_options(options) {
+  // Everything the command line names is checked before a window opens or a frame is drawn.
+  m_cuda_devices = interop::enumerate_cuda_devices();
+  const int device_count = static_cast<int>(m_cuda_devices.devices.size());
+  if (options.device) {
+    if (device_count == 0)
+      throw UsageError("--device " + std::to_string(*options.device) +
+                       ": this machine has no CUDA device (" + m_cuda_devices.error + ")");
+    if (*options.device >= device_count)
+      throw UsageError("--device " + std::to_string(*options.device) + ": this machine has " +
+                       std::to_string(device_count) + " CUDA device(s), 0 to " + std::to_string(device_count - 1));
+  }
+  const Extent extent{options.width, options.height};
+  if (options.headless) {
+    HeadlessDesc desc;
+    desc.extent = extent;
+    desc.cuda_device = device_count > 0 ? options.device.value_or(0) : -1;
+    m_platform = create_headless_platform(desc);
+  } else {
+    WindowDesc desc;
+    desc.extent = extent;
+    desc.vsync = !options.frames.has_value();  // a fixed frame count runs as fast as it can
+    m_platform = create_window_platform(desc);
+  }
+
+  if (device_count > 0) {
+    m_device = options.device.value_or(0);
+    if (!options.device) {
+      // Prefer the CUDA device that drives this GL context, so interop works without --device.
+      const interop::GlDevices gl = interop::cuda_devices_for_current_gl();
+      if (!gl.devices.empty()) m_device = gl.devices.front();
+    }
+    INTEROP_CUDA_CHECK(cudaSetDevice(m_device));
+    m_stream.emplace();
+    m_interop = interop::probe_gl_interop(m_device);
+  } else {
+    m_interop = {false, "no CUDA device: " + m_cuda_devices.error};
+  }
+
+  ModeId mode = ModeId::Cpu;
+  if (options.mode) {
+    const ModeAvailability wanted = availability(*options.mode);
+    if (!wanted.available)
+      throw std::runtime_error(std::string("--mode ") + to_string(*options.mode) + " is unavailable: " + wanted.reason);
+    mode = *options.mode;
+  } else if (m_interop.usable) {
+    mode = ModeId::Interop;
+  } else {
+    log("CUDA-GL interop is unavailable (" + m_interop.reason + "); running in cpu mode");
+  }
+
+  m_scene = create_scene(options.scene);
+  m_scene_extent = m_platform->framebuffer_extent();
+  m_scene->on_attach(m_scene_extent);
+  attach_mode(mode);
+  if (m_platform->is_window() && !options.no_ui) m_panel = std::make_unique<Panel>(m_platform->glfw_window());
+}
+
+App::~App() {
+  m_panel.reset();
+  if (m_mode) m_mode->on_detach();  // unregister before the GL objects go
+  m_mode.reset();
+  if (m_scene) m_scene->on_detach();
+  m_scene.reset();
+  m_stream.reset();
+  m_platform.reset();  // the GL context, last
+}
+
+ModeAvailability App::availability(ModeId mode) const {
+  switch (mode) {
+    case ModeId::Cpu: return {true, ""};
+    case ModeId::Interop:
+      if (m_interop.usable) return {true, ""};
+      return {false, m_interop.reason};
+  }
+  return {false, "unknown mode"};
+}
+
+std::unique_ptr<Mode> App::create_mode(ModeId mode) const {
+  switch (mode) {
+    case ModeId::Interop: return create_interop_mode({m_device, m_stream ? m_stream->get() : nullptr});
+    case ModeId::Cpu: return create_cpu_mode();
+  }
+  throw std::invalid_argument("unknown mode");
+}
+
+void App::attach_mode(ModeId mode) {
+  std::unique_ptr<Mode> next = create_mode(mode);
+  next->on_attach(*m_scene);
+  m_mode = std::move(next);
+}
+
+void App::request_scene(SceneId scene) { m_pending_scene = scene; }
+
+ModeAvailability App::request_mode(ModeId mode) {
+  ModeAvailability result = availability(mode);
+  if (result.available) m_pending_mode = mode;
+  return result;
+}
+
+void App::apply_pending_switches() {
+  if (m_pending_scene && *m_pending_scene != m_scene->id()) {
+    m_mode->on_detach();
+    m_scene->on_detach();
+    m_scene = create_scene(*m_pending_scene);
+    m_scene_extent = m_platform->framebuffer_extent();
+    m_scene->on_attach(m_scene_extent);
+    m_mode->on_attach(*m_scene);
+  }
+  m_pending_scene.reset();
+  if (m_pending_mode && *m_pending_mode != m_mode->id()) {
+    m_mode->on_detach();
+    m_mode.reset();
+    attach_mode(*m_pending_mode);
+  }
+  m_pending_mode.reset();
+}
+
+FrameInfo App::frame_info(Extent extent) const {
+  FrameInfo frame;
+  frame.index = m_frame_index;
+  frame.extent = extent;
+  if (m_options.frames || !m_platform->is_window()) {
+    frame.time = kernels::time_of_frame(m_frame_index);
+  } else {
+    frame.time = std::chrono::duration<float>(std::chrono::steady_clock::now() - m_start).count();
+  }
+  return frame;
+}
+
+bool App::render_frame() {
+  const auto started = std::chrono::steady_clock::now();
+  const Extent extent = m_platform->framebuffer_extent();
+  if (extent.empty()) return false;  // minimised: nothing to draw, nothing to register
+  apply_pending_switches();
+  if (extent != m_scene_extent) {
+    if (m_scene->resize_recreates_resources()) {
+      m_mode->on_detach();  // registrations go before the scene deletes what they point at
+      m_scene->on_resize(extent);
+      m_mode->on_attach(*m_scene);
+    } else {
+      m_scene->on_resize(extent);
+    }
+    m_scene_extent = extent;
+  }
+
+  const FrameInfo frame = frame_info(extent);
+  m_mode->produce(*m_scene, frame);
+
+  glBindFramebuffer(GL_FRAMEBUFFER, m_platform->framebuffer());
+  glViewport(0, 0, extent.width, extent.height);
+  m_scene->render(frame);
+  if (m_panel) {
+    PanelModel model;
+    model.scene = m_scene->id();
+    model.mode = m_mode->id();
+    for (size_t i = 0; i < all_modes().size(); ++i) model.modes[i] = availability(all_modes()[i]);
+    model.extent = extent;
+    model.platform = m_platform->description();
+    model.renderer = interop::current_gl_renderer();
+    model.cuda = device_summary(m_cuda_devices, m_device);
+    model.notice = m_interop.usable ? "" : "interop unavailable: " + m_interop.reason;
+    model.frame_ms = std::chrono::duration<float, std::milli>(started - m_previous_frame_start).count();
+    const PanelActions actions = m_panel->draw(model);
+    if (actions.scene) request_scene(*actions.scene);
+    if (actions.mode) request_mode(*actions.mode);
+  }
+  m_previous_frame_start = started;
+  INTEROP_GL_CHECK("render_frame");
+  ++m_frame_index;
+  return true;
+}
+
+Image App::read_frame() const {
+  const Extent extent = m_platform->framebuffer_extent();
+  Image image;
+  image.width = extent.width;
+  image.height = extent.height;
+  image.rgba.resize(static_cast<size_t>(extent.width) * extent.height * 4);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, m_platform->framebuffer());
+  if (m_platform->framebuffer() == 0) glReadBuffer(GL_BACK);  // the back buffer, before the swap
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glReadPixels(0, 0, extent.width, extent.height, GL_RGBA, GL_UNSIGNED_BYTE, image.rgba.data());
+  INTEROP_GL_CHECK("glReadPixels");
+  flip_rows(image);
+  return image;
+}
+
+int App::run() {
+  const long long frames = m_options.frames.value_or(m_platform->is_window() ? -1 : kDefaultHeadlessFrames);
+  while (m_platform->keep_running() && (frames < 0 || m_frame_index < frames)) {
+    m_platform->poll_events();
+    if (!m_platform->keep_running()) break;
+    if (!render_frame()) continue;
+    const bool last = frames >= 0 && m_frame_index == frames;
+    if (last && !m_options.screenshot.empty()) m_last_frame = read_frame();
+    m_platform->present();
+  }
+  if (!m_options.screenshot.empty()) write_screenshot();
+  return 0;
+}
+
+void App::write_screenshot() {
+  if (!m_last_frame) {
+    // The window was closed by the user: render the current frame once more to capture it.
+    if (m_platform->framebuffer_extent().empty() || !render_frame()) {
+      log("no frame to write to " + m_options.screenshot + " (the window was minimised)");
+      return;
+    }
+    m_last_frame = read_frame();
+  }
+  write_png(m_options.screenshot, *m_last_frame);
+  log("wrote " + m_options.screenshot + " (" + std::to_string(m_last_frame->width) + "x" +
+      std::to_string(m_last_frame->height) + ", frame " + std::to_string(m_frame_index - 1) + ")");
+}
+
+}  // namespace lab

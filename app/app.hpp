@@ -1,0 +1,101 @@
+// app/app.hpp — the interop-lab application: one platform (window or headless), one scene and one
+// interop mode attached at a time, the panel, and the frame loop. Tests drive it frame by frame.
+#pragma once
+
+#include "app/cli.hpp"
+#include "app/image_io.hpp"
+#include "app/mode.hpp"
+#include "app/platform.hpp"
+#include "app/scene.hpp"
+#include "interop/device.hpp"
+#include "interop/stream.hpp"
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lab {
+
+class Panel;
+
+// A bad value that only the machine can judge (e.g. --device 99): exit code 2, like a parse error.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ModeAvailability {
+  bool available = false;
+  std::string reason;  // why not, with a remedy
+};
+
+// Frames rendered headless without --frames: enough for a steady picture, then exit.
+constexpr long long kDefaultHeadlessFrames = 60;
+
+class App {
+ public:
+  explicit App(const Options& options);
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  // The frame loop: until the window closes or --frames are done. Writes --screenshot at the end.
+  // Returns the process exit code.
+  int run();
+
+  // Renders frame frame_index() (switches requested since the last frame take effect first) and
+  // advances the index. Returns false when nothing was drawn (minimised: 0x0 framebuffer).
+  bool render_frame();
+  // The frame rendered last, read back from the framebuffer (panel included in a window), top row first.
+  Image read_frame() const;
+  void present() { m_platform->present(); }
+
+  void set_frame_index(long long index) { m_frame_index = index; }
+  long long frame_index() const { return m_frame_index; }
+
+  // Take effect at the start of the next frame; an unavailable mode is refused (returns its reason).
+  void request_scene(SceneId scene);
+  ModeAvailability request_mode(ModeId mode);
+  // Headless: the offscreen size; window: asks for a new window size.
+  void resize(Extent extent) { m_platform->resize(extent); }
+
+  SceneId scene_id() const { return m_scene->id(); }
+  ModeId mode_id() const { return m_mode->id(); }
+  Scene& scene() { return *m_scene; }
+  Platform& platform() { return *m_platform; }
+  ModeAvailability availability(ModeId mode) const;
+  int cuda_device() const { return m_device; }
+  const interop::InteropSupport& interop_support() const { return m_interop; }
+
+ private:
+  void apply_pending_switches();
+  void attach_mode(ModeId mode);
+  std::unique_ptr<Mode> create_mode(ModeId mode) const;
+  FrameInfo frame_info(Extent extent) const;
+  void write_screenshot();
+
+  Options m_options;
+  interop::CudaDevices m_cuda_devices;
+  int m_device = -1;  // -1: no CUDA device
+  // Declaration order is teardown order in reverse; ~App() also tears down explicitly:
+  // panel, mode (registrations), scene (GL objects), stream, platform (the GL context) last.
+  std::unique_ptr<Platform> m_platform;
+  interop::InteropSupport m_interop;
+  std::optional<interop::Stream> m_stream;
+  std::unique_ptr<Scene> m_scene;
+  std::unique_ptr<Mode> m_mode;
+  std::unique_ptr<Panel> m_panel;
+
+  std::optional<SceneId> m_pending_scene;
+  std::optional<ModeId> m_pending_mode;
+  Extent m_scene_extent;
+  long long m_frame_index = 0;
+  std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point m_previous_frame_start = m_start;
+  std::optional<Image> m_last_frame;
+};
+
+}  // namespace lab

@@ -1,0 +1,54 @@
+// app/cli.hpp — the interop-lab command line: parsing and validation, nothing else. The contract
+// (DESIGN: exit 0 success, 1 runtime failure, 2 usage error) is what tests and scripts rely on.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lab {
+
+enum class SceneId { Wave, Pattern };
+enum class ModeId { Interop, Cpu };
+
+const char* to_string(SceneId scene);
+const char* to_string(ModeId mode);
+std::optional<SceneId> scene_from_string(const std::string& name);
+std::optional<ModeId> mode_from_string(const std::string& name);
+// Every value, in the order --list and the panel show them.
+const std::vector<SceneId>& all_scenes();
+const std::vector<ModeId>& all_modes();
+// One line each, for --list and the panel's tooltips.
+const char* describe(SceneId scene);
+const char* describe(ModeId mode);
+
+// Largest accepted --size edge: the GL_MAX_TEXTURE_SIZE every GL 4.5 driver of note supports.
+constexpr int kMaxImageEdge = 16384;
+
+struct Options {
+  SceneId scene = SceneId::Wave;
+  std::optional<ModeId> mode;  // unset: interop where it works, else cpu (with the reason printed)
+  int width = 1280;
+  int height = 720;
+  std::optional<int> device;   // CUDA device ordinal; unset: the one that drives GL, else 0
+  bool headless = false;
+  std::optional<long long> frames;  // render this many frames then exit; time = frame / 60
+  std::string screenshot;      // PNG of the last frame; "" for none
+  bool no_ui = false;
+  bool list = false;
+};
+
+// What main() does after parsing: run with `options`, or exit with `exit_code` after printing
+// `output` (to stdout for --help/--version/--list, to stderr for errors).
+struct ParseResult {
+  Options options;
+  std::optional<int> exit_code;  // set: do not run; 0 after --help/--version, 2 on a usage error
+  std::string output;
+};
+
+ParseResult parse_command_line(int argc, const char* const* argv);
+
+// The text of --list (scenes and modes, each with its line).
+std::string list_text();
+
+}  // namespace lab

@@ -1,0 +1,44 @@
+// app/image_io.hpp — RGBA8 images in memory and as PNG files (libpng). Writes are atomic: a failed
+// write leaves nothing behind, and an existing file is replaced only by a complete one.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lab {
+
+// RGBA8, rows top to bottom (file order). GL reads back bottom row first: see flip_rows.
+struct Image {
+  int width = 0;
+  int height = 0;
+  std::vector<uint8_t> rgba;  // width * height * 4 bytes
+
+  const uint8_t* pixel(int x, int y) const { return &rgba[(static_cast<size_t>(y) * width + x) * 4]; }
+};
+
+class ImageError : public std::runtime_error {
+ public:
+  enum class Kind { NotFound, Unreadable, Corrupt, Unwritable };
+  ImageError(Kind kind, const std::string& message) : std::runtime_error(message), m_kind(kind) {}
+  Kind kind() const { return m_kind; }
+
+ private:
+  Kind m_kind;
+};
+
+// Throws ImageError (Unwritable) naming the path and the reason.
+void write_png(const std::string& path, const Image& image);
+// Throws ImageError: NotFound, Unreadable (permissions, a directory), Corrupt (not a PNG, truncated).
+// Any PNG colour type / bit depth is converted to RGBA8.
+Image read_png(const std::string& path);
+
+// "" when a PNG could be written at `path` later (its directory exists and is writable, the name ends
+// in .png), else a message saying what is wrong. Used before rendering, so bad paths fail early.
+std::string check_png_output_path(const std::string& path);
+
+// Reverses the row order in place (GL's bottom-up readback <-> top-down files).
+void flip_rows(Image& image);
+
+}  // namespace lab

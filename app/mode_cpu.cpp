@@ -1,0 +1,76 @@
+// app/mode_cpu.cpp — the `cpu` mode: no CUDA at all. The scene's CPU reference writes host memory,
+// which GL uploads with glNamedBufferSubData / glTextureSubImage2D (inputs come down with
+// glGetTextureImage). It is the fallback where CUDA-GL interop is unavailable, and the reference
+// every other mode is compared with.
+#include "app/mode.hpp"
+
+#include "interop/error.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace lab {
+namespace {
+
+class CpuMode final : public Mode {
+ public:
+  ModeId id() const override { return ModeId::Cpu; }
+
+  void on_attach(Scene& scene) override {
+    m_specs = scene.resources();
+    m_storage.clear();
+    m_views.clear();
+    for (const ResourceSpec& spec : m_specs) {
+      m_storage.emplace_back(spec.bytes);
+      HostResourceView view;
+      view.pointer = m_storage.back().data();
+      view.bytes = spec.bytes;
+      view.pitch = spec.kind == ResourceKind::Texture2D ? static_cast<size_t>(spec.width) * 4 : 0;
+      m_views.push_back(view);
+    }
+  }
+
+  void on_detach() override {
+    m_specs.clear();
+    m_storage.clear();
+    m_views.clear();
+  }
+
+  void produce(Scene& scene, const FrameInfo& frame) override {
+    for (size_t i = 0; i < m_specs.size(); ++i)
+      if (m_specs[i].role == ResourceRole::Input) download(m_specs[i], m_storage[i]);
+    scene.compute_cpu(frame, m_views);
+    for (size_t i = 0; i < m_specs.size(); ++i)
+      if (m_specs[i].role == ResourceRole::Output) upload(m_specs[i], m_storage[i]);
+    INTEROP_GL_CHECK("cpu mode upload");
+  }
+
+ private:
+  static void upload(const ResourceSpec& spec, const std::vector<uint8_t>& data) {
+    if (spec.kind == ResourceKind::Buffer) {
+      glNamedBufferSubData(spec.gl_name, 0, static_cast<GLsizeiptr>(spec.bytes), data.data());
+    } else {
+      glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+      glTextureSubImage2D(spec.gl_name, 0, 0, 0, spec.width, spec.height, GL_RGBA, GL_UNSIGNED_BYTE, data.data());
+    }
+  }
+
+  static void download(const ResourceSpec& spec, std::vector<uint8_t>& data) {
+    if (spec.kind == ResourceKind::Buffer) {
+      glGetNamedBufferSubData(spec.gl_name, 0, static_cast<GLsizeiptr>(spec.bytes), data.data());
+    } else {
+      glPixelStorei(GL_PACK_ALIGNMENT, 4);
+      glGetTextureImage(spec.gl_name, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(data.size()), data.data());
+    }
+  }
+
+  std::vector<ResourceSpec> m_specs;
+  std::vector<std::vector<uint8_t>> m_storage;
+  std::vector<HostResourceView> m_views;
+};
+
+}  // namespace
+
+std::unique_ptr<Mode> create_cpu_mode() { return std::make_unique<CpuMode>(); }
+
+}  // namespace lab

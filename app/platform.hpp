@@ -1,0 +1,65 @@
+// app/platform.hpp — where GL runs: a GLFW window (GL 4.5 core) or a headless EGL context that renders
+// into an offscreen framebuffer. The platform owns the GL context, so it is created first and destroyed
+// last; everything else that holds GL or CUDA-GL objects lives inside its lifetime.
+#pragma once
+
+#include "app/gl_objects.hpp"
+
+#include <glad/gl.h>
+
+#include <memory>
+#include <string>
+
+struct GLFWwindow;
+
+namespace lab {
+
+struct Extent {
+  int width = 0;
+  int height = 0;
+  bool empty() const { return width <= 0 || height <= 0; }
+  bool operator==(const Extent& other) const { return width == other.width && height == other.height; }
+  bool operator!=(const Extent& other) const { return !(*this == other); }
+};
+
+class Platform {
+ public:
+  virtual ~Platform() = default;
+
+  // "window (GLX)" / "headless (EGL device platform, CUDA device 0)" / "headless (EGL surfaceless, Mesa)".
+  virtual std::string description() const = 0;
+  virtual bool is_window() const = 0;
+  virtual GLFWwindow* glfw_window() const { return nullptr; }
+
+  // False once the user asked to close the window; always true headless.
+  virtual bool keep_running() const = 0;
+  // Handles window events; blocks while the window is minimised so a hidden app costs nothing.
+  virtual void poll_events() = 0;
+  // The size to render at now; 0x0 while minimised.
+  virtual Extent framebuffer_extent() const = 0;
+  // The framebuffer the frame is drawn into: 0 (the back buffer) for a window, an FBO headless.
+  virtual GLuint framebuffer() const = 0;
+  // Headless: re-creates the offscreen target. Window: asks the window manager for a new size.
+  virtual void resize(Extent extent) = 0;
+  // Shows the frame (swap buffers); headless, nothing to show.
+  virtual void present() = 0;
+};
+
+struct WindowDesc {
+  Extent extent{1280, 720};
+  std::string title = "interop-lab";
+  bool vsync = true;
+};
+
+struct HeadlessDesc {
+  Extent extent{1280, 720};
+  // The CUDA device whose EGL device should render (EGL_CUDA_DEVICE_NV); -1: the first NVIDIA EGL
+  // device, else Mesa's surfaceless platform.
+  int cuda_device = -1;
+};
+
+// Both throw std::runtime_error with the reason and a remedy (no DISPLAY, no GL 4.5, no EGL, ...).
+std::unique_ptr<Platform> create_window_platform(const WindowDesc& desc);
+std::unique_ptr<Platform> create_headless_platform(const HeadlessDesc& desc);
+
+}  // namespace lab

@@ -1,0 +1,85 @@
+// app/platform_glfw.cpp — a GLFW window with a GL 4.5 core context, loaded through glad.
+// On a machine without a display, run under Xvfb; on a GPU server, Xvfb plus
+// __GLX_VENDOR_LIBRARY_NAME=nvidia gives an NVIDIA GLX context that CUDA can share.
+#include "app/platform.hpp"
+
+#include <GLFW/glfw3.h>
+
+#include <stdexcept>
+
+namespace lab {
+namespace {
+
+std::string glfw_error_text() {
+  const char* description = nullptr;
+  const int code = glfwGetError(&description);
+  if (code == GLFW_NO_ERROR) return "unknown GLFW error";
+  return description ? description : "GLFW error " + std::to_string(code);
+}
+
+class GlfwPlatform final : public Platform {
+ public:
+  explicit GlfwPlatform(const WindowDesc& desc) {
+    if (!glfwInit())
+      throw std::runtime_error("cannot open a window: " + glfw_error_text() +
+                               ". Without a display, run under Xvfb (xvfb-run) or use --headless");
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    m_window = glfwCreateWindow(desc.extent.width, desc.extent.height, desc.title.c_str(), nullptr, nullptr);
+    if (m_window == nullptr) {
+      const std::string reason = glfw_error_text();
+      glfwTerminate();
+      throw std::runtime_error("cannot create a GL 4.5 core window: " + reason +
+                               ". The GL driver must support OpenGL 4.5 core (Mesa llvmpipe does)");
+    }
+    glfwMakeContextCurrent(m_window);
+    if (gladLoadGL(reinterpret_cast<GLADloadfunc>(glfwGetProcAddress)) == 0) {
+      glfwDestroyWindow(m_window);
+      glfwTerminate();
+      throw std::runtime_error("glad could not load OpenGL 4.5 core functions from the window's context");
+    }
+    glfwSwapInterval(desc.vsync ? 1 : 0);
+  }
+
+  ~GlfwPlatform() override {
+    glfwDestroyWindow(m_window);
+    glfwTerminate();
+  }
+
+  GlfwPlatform(const GlfwPlatform&) = delete;
+  GlfwPlatform& operator=(const GlfwPlatform&) = delete;
+
+  std::string description() const override { return "window (GLFW)"; }
+  bool is_window() const override { return true; }
+  GLFWwindow* glfw_window() const override { return m_window; }
+  bool keep_running() const override { return !glfwWindowShouldClose(m_window); }
+
+  void poll_events() override {
+    glfwPollEvents();
+    // Minimised: wait for the next event instead of spinning on 0x0 frames.
+    while (framebuffer_extent().empty() && !glfwWindowShouldClose(m_window)) glfwWaitEventsTimeout(0.1);
+  }
+
+  Extent framebuffer_extent() const override {
+    Extent extent;
+    glfwGetFramebufferSize(m_window, &extent.width, &extent.height);
+    return extent;
+  }
+
+  GLuint framebuffer() const override { return 0; }
+  void resize(Extent extent) override { glfwSetWindowSize(m_window, extent.width, extent.height); }
+  void present() override { glfwSwapBuffers(m_window); }
+
+ private:
+  GLFWwindow* m_window = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Platform> create_window_platform(const WindowDesc& desc) {
+  return std::make_unique<GlfwPlatform>(desc);
+}
+
+}  // namespace lab

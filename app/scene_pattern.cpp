@@ -1,0 +1,90 @@
+// app/scene_pattern.cpp — the `pattern` scene: a texture the size of the framebuffer that the kernels
+// rewrite every frame (through a surface object in interop mode), shown 1:1 by a fullscreen triangle.
+// A resize re-creates the texture, so the mode re-registers it.
+#include "app/gl_objects.hpp"
+#include "app/scene.hpp"
+#include "kernels/pattern.hpp"
+
+namespace lab {
+namespace {
+
+class PatternScene final : public Scene {
+ public:
+  SceneId id() const override { return SceneId::Pattern; }
+
+  void on_attach(Extent extent) override {
+    m_program = create_program("fullscreen.vert", "textured.frag");
+    m_vertex_array = create_vertex_array();  // the fullscreen triangle has no attributes, but core GL needs a VAO
+    on_resize(extent);
+  }
+
+  void on_detach() override {
+    m_resources.clear();
+    m_texture = GlTexture();
+    m_vertex_array = GlVertexArray();
+    m_program = GlProgram();
+  }
+
+  bool resize_recreates_resources() const override { return true; }
+
+  void on_resize(Extent extent) override {
+    m_extent = extent;
+    m_texture = create_texture_2d(GL_RGBA8, extent.width, extent.height);
+    ResourceSpec spec;
+    spec.kind = ResourceKind::Texture2D;
+    spec.role = ResourceRole::Output;
+    spec.gl_name = m_texture.get();
+    spec.width = extent.width;
+    spec.height = extent.height;
+    spec.bytes = static_cast<size_t>(extent.width) * extent.height * 4;
+    spec.internal_format = GL_RGBA8;
+    m_resources = {spec};
+  }
+
+  const std::vector<ResourceSpec>& resources() const override { return m_resources; }
+
+  void compute_cuda(const FrameInfo& frame, const std::vector<CudaResourceView>& views,
+                    cudaStream_t stream) override {
+    const kernels::PatternParams params = pattern_params(frame);
+    if (views[0].surface != 0) {
+      kernels::pattern_cuda_surface(views[0].surface, params, stream);
+    } else {
+      kernels::pattern_cuda_linear(linear_image(views[0].pointer, views[0].pitch), params, stream);
+    }
+  }
+
+  void compute_cpu(const FrameInfo& frame, const std::vector<HostResourceView>& views) override {
+    kernels::pattern_cpu(linear_image(views[0].pointer, views[0].pitch), pattern_params(frame));
+  }
+
+  void render(const FrameInfo&) override {
+    glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glUseProgram(m_program.get());
+    glBindTextureUnit(0, m_texture.get());
+    glBindVertexArray(m_vertex_array.get());
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glBindVertexArray(0);
+  }
+
+ private:
+  kernels::PatternParams pattern_params(const FrameInfo& frame) const {
+    return {m_extent.width, m_extent.height, frame.time};
+  }
+
+  kernels::PitchedImage linear_image(void* pixels, size_t pitch) const {
+    return {static_cast<kernels::Rgba8*>(pixels), pitch, m_extent.width, m_extent.height};
+  }
+
+  Extent m_extent;
+  GlTexture m_texture;
+  GlVertexArray m_vertex_array;
+  GlProgram m_program;
+  std::vector<ResourceSpec> m_resources;
+};
+
+}  // namespace
+
+std::unique_ptr<Scene> create_pattern_scene() { return std::make_unique<PatternScene>(); }
+
+}  // namespace lab

@@ -1,0 +1,19 @@
+// app/scene_wave.hpp — what the wave scene exposes beyond the Scene interface: its grid and camera,
+// so tests can project a vertex to the pixel it lands on.
+#pragma once
+
+#include "app/platform.hpp"
+
+#include <glm/mat4x4.hpp>
+
+namespace lab {
+
+constexpr int kWaveGrid = 256;  // vertices along each side of the height field
+
+// The camera of the wave scene: perspective for the extent's aspect ratio, looking at the centre.
+glm::mat4 wave_view_projection(Extent extent);
+
+// The background every scene clears to (linear RGB).
+constexpr float kClearColor[3] = {0.08f, 0.08f, 0.10f};
+
+}  // namespace lab

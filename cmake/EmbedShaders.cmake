@@ -1,0 +1,12 @@
+# Writes OUTPUT: a C++ file defining lab::shader_source(name) over the GLSL files in SOURCES, so the
+# binary needs no asset folder at run time. Run as: cmake -DOUTPUT=... -DSOURCES=a;b -P EmbedShaders.cmake
+set(body "// Generated from assets/shaders by cmake/EmbedShaders.cmake. Do not edit.\n#include <cstring>\n#include <stdexcept>\n#include <string>\n\nnamespace lab {\n\nconst char* shader_source(const char* name) {\n")
+foreach(source IN LISTS SOURCES)
+  get_filename_component(name ${source} NAME)
+  file(READ ${source} text)
+  string(APPEND body "  if (std::strcmp(name, \"${name}\") == 0)\n    return R\"glsl(${text})glsl\";\n")
+endforeach()
+string(APPEND body "  throw std::invalid_argument(std::string(\"no embedded shader named \") + name);\n}\n\n}  // namespace lab\n")
+file(WRITE ${OUTPUT}.tmp "${body}")
+file(COPY_FILE ${OUTPUT}.tmp ${OUTPUT} ONLY_IF_DIFFERENT)
+file(REMOVE ${OUTPUT}.tmp)

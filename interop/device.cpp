@@ -1,0 +1,97 @@
+// interop/device.cpp — CUDA device enumeration and the GL <-> CUDA device match.
+#include "interop/device.hpp"
+
+#include "interop/error.hpp"
+#include "interop/gl.hpp"  // cuda_gl_interop.h after glad's gl.h
+
+#include <cstdio>
+
+namespace interop {
+
+namespace {
+
+std::string describe(cudaError_t error, const char* call) {
+  const std::string advice = cuda_error_advice(error, call);
+  return std::string(call) + ": " + cuda_error_name(error) + (advice.empty() ? "" : " — " + advice);
+}
+
+std::string format_uuid(const cudaUUID_t& uuid) {
+  const auto* b = reinterpret_cast<const unsigned char*>(uuid.bytes);
+  char text[64];
+  std::snprintf(text, sizeof text, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+                b[15]);
+  return text;
+}
+
+}  // namespace
+
+CudaDevices enumerate_cuda_devices() {
+  CudaDevices result;
+  cudaRuntimeGetVersion(&result.runtime_version);
+  cudaDriverGetVersion(&result.driver_version);
+  int count = 0;
+  if (const cudaError_t error = cudaGetDeviceCount(&count); error != cudaSuccess) {
+    cudaGetLastError();
+    result.error = describe(error, "cudaGetDeviceCount");
+    return result;
+  }
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    cudaDeviceProp properties{};
+    if (const cudaError_t error = cudaGetDeviceProperties(&properties, ordinal); error != cudaSuccess) {
+      cudaGetLastError();
+      result.error = describe(error, "cudaGetDeviceProperties");
+      continue;
+    }
+    CudaDeviceInfo info;
+    info.ordinal = ordinal;
+    info.name = properties.name;
+    info.uuid = format_uuid(properties.uuid);
+    char bus_id[32] = {};
+    if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, ordinal) == cudaSuccess) info.pci_bus_id = bus_id;
+    info.compute_major = properties.major;
+    info.compute_minor = properties.minor;
+    info.total_memory = properties.totalGlobalMem;
+    result.devices.push_back(std::move(info));
+  }
+  if (count == 0 && result.error.empty()) result.error = "cudaGetDeviceCount: 0 CUDA devices";
+  return result;
+}
+
+GlDevices cuda_devices_for_current_gl(GlDeviceList which) {
+  const cudaGLDeviceList list = which == GlDeviceList::CurrentFrame ? cudaGLDeviceListCurrentFrame
+                                : which == GlDeviceList::NextFrame  ? cudaGLDeviceListNextFrame
+                                                                    : cudaGLDeviceListAll;
+  GlDevices result;
+  unsigned int count = 0;
+  int devices[16] = {};
+  if (const cudaError_t error = cudaGLGetDevices(&count, devices, 16, list); error != cudaSuccess) {
+    cudaGetLastError();
+    result.error = describe(error, "cudaGLGetDevices");
+    return result;
+  }
+  result.devices.assign(devices, devices + count);
+  return result;
+}
+
+InteropSupport probe_gl_interop(int ordinal) {
+  const CudaDevices cuda = enumerate_cuda_devices();
+  if (cuda.devices.empty()) return {false, "no CUDA device: " + cuda.error};
+  if (ordinal < 0 || ordinal >= static_cast<int>(cuda.devices.size()))
+    return {false, "CUDA device " + std::to_string(ordinal) + " does not exist (this machine has " +
+                       std::to_string(cuda.devices.size()) + ")"};
+  const GlDevices gl = cuda_devices_for_current_gl(GlDeviceList::All);
+  const std::string renderer = current_gl_renderer();
+  if (!gl.error.empty()) return {false, "GL (" + renderer + ") is not on a CUDA device: " + gl.error};
+  if (gl.devices.empty())
+    return {false, "GL is rendered by " + renderer +
+                       ", not by an NVIDIA GPU that CUDA can use: run GL on the NVIDIA driver "
+                       "(__GLX_VENDOR_LIBRARY_NAME=nvidia, or --headless), or use --mode cpu"};
+  for (int device : gl.devices)
+    if (device == ordinal) return {true, "CUDA device " + std::to_string(ordinal) + " drives GL (" + renderer + ")"};
+  return {false, "CUDA device " + std::to_string(ordinal) + " (" + cuda.devices[ordinal].name +
+                     ") does not drive the GL context (" + renderer + "); pick --device " +
+                     std::to_string(gl.devices.front()) + ", or use --mode cpu"};
+}
+
+}  // namespace interop

@@ -1,0 +1,44 @@
+// interop/mapping.hpp — ScopedMap: maps N registered resources in one cudaGraphicsMapResources call
+// on a stream and unmaps them in its destructor.
+//
+// Mapping is a scoped guard, never a standing state: while a resource is mapped, GL must not touch
+// it (undefined behaviour per the CUDA documentation), so keep the scope to the CUDA work.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <initializer_list>
+#include <vector>
+
+namespace interop {
+
+struct MappedPointer {
+  void* data = nullptr;
+  size_t size = 0;  // bytes
+};
+
+class ScopedMap {
+ public:
+  ScopedMap(std::initializer_list<cudaGraphicsResource_t> resources, cudaStream_t stream);
+  ScopedMap(std::vector<cudaGraphicsResource_t> resources, cudaStream_t stream);
+  ~ScopedMap();
+  ScopedMap(const ScopedMap&) = delete;
+  ScopedMap& operator=(const ScopedMap&) = delete;
+  ScopedMap(ScopedMap&& other) noexcept;
+  ScopedMap& operator=(ScopedMap&&) = delete;
+
+  size_t size() const { return m_resources.size(); }
+  // The device pointer of resource `index` (a registered buffer).
+  MappedPointer pointer(size_t index) const;
+  // The cudaArray of resource `index` (a registered texture); layer is the array index or cube face.
+  cudaArray_t array(size_t index, unsigned int layer = 0, unsigned int mip_level = 0) const;
+  // Unmaps now and reports failure by throwing; the destructor then has nothing left to do.
+  void unmap();
+
+ private:
+  std::vector<cudaGraphicsResource_t> m_resources;
+  cudaStream_t m_stream = nullptr;
+};
+
+}  // namespace interop
