@@ -26,7 +26,7 @@ namespace {
 void log(const std::string& message) { std::fprintf(stderr, "interop-lab: %s\n", message.c_str()); }
 
 std::string device_summary(const interop::CudaDevices& cuda, int device) {
-  if (device < 0) return "CUDA: none (" + cuda.error + ")";
+  if (device < 0) return "CUDA: no device";
   const interop::CudaDeviceInfo& info = cuda.devices[static_cast<size_t>(device)];
   return "CUDA device " + std::to_string(device) + ": " + info.name + " (sm_" + std::to_string(info.compute_major) +
          std::to_string(info.compute_minor) + ", " + info.pci_bus_id + ")";

@@ -12,7 +12,7 @@ namespace {
 
 std::string describe(cudaError_t error, const char* call) {
   const std::string advice = cuda_error_advice(error, call);
-  return std::string(call) + ": " + cuda_error_name(error) + (advice.empty() ? "" : " — " + advice);
+  return std::string(call) + ": " + cuda_error_name(error) + (advice.empty() ? "" : ": " + advice);
 }
 
 std::string format_uuid(const cudaUUID_t& uuid) {

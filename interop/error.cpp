@@ -26,7 +26,7 @@ Error::Error(std::string call, std::string file, int line, std::string error_nam
     : std::runtime_error([&] {
         std::ostringstream message;
         message << call << ": " << error_name << " (" << file << ":" << line << ")";
-        if (!advice.empty()) message << " — " << advice;
+        if (!advice.empty()) message << ": " << advice;
         return message.str();
       }()),
       m_call(std::move(call)),
@@ -142,7 +142,7 @@ void report_cuda_error(cudaError_t error, const char* call, const char* file, in
   cudaGetLastError();
   const std::string advice = cuda_error_advice(error, call);
   std::fprintf(stderr, "interop: %s: %s (%s:%d)%s%s\n", call, cuda_error_name(error).c_str(), file, line,
-               advice.empty() ? "" : " — ", advice.c_str());
+               advice.empty() ? "" : ": ", advice.c_str());
 }
 
 void check_gl_errors(const char* what, const char* file, int line) {

@@ -1,0 +1,213 @@
+// app/image_io.cpp — PNG reading and atomic writing through libpng's simplified API (png_image), which
+// keeps setjmp/longjmp inside libpng, away from C++ objects. Needs libpng 1.6.
+#include "app/image_io.hpp"
+
+#include <png.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <new>
+
+namespace lab {
+namespace {
+
+std::string errno_text(int error) { return std::strerror(error); }
+
+// png_image_free is idempotent and the simplified calls free on their own error paths; this covers the
+// exits (throws) between a successful begin_read and finish_read.
+struct PngImageGuard {
+  png_image& image;
+  ~PngImageGuard() { png_image_free(&image); }
+};
+
+struct FileCloser {
+  void operator()(FILE* file) const { std::fclose(file); }
+};
+
+// Temporary file beside `path`, so the final rename stays on one file system and is atomic. O_EXCL
+// rather than a process-wide counter makes the name unique across threads and processes; open()'s mode
+// (unlike mkstemp's fixed 0600) lets the umask decide the final file's permissions, as for any new file.
+int create_temp_beside(const std::string& path, std::string& temp_path) {
+  const std::string prefix = path + ".tmp-" + std::to_string(getpid()) + "-";
+  constexpr int kAttempts = 1000;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    temp_path = prefix + std::to_string(attempt);
+    const int fd = open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+[[noreturn]] void fail_write(const std::string& path, const std::string& reason) {
+  throw ImageError(ImageError::Kind::Unwritable, "cannot write " + path + ": " + reason);
+}
+
+// Writes `image` to the already created `temp_path` (taking ownership of `fd`); returns "" or the reason.
+std::string write_temp(int fd, const std::string& temp_path, const Image& image) {
+  FILE* file = fdopen(fd, "wb");
+  if (!file) {
+    const int error = errno;
+    close(fd);
+    return "cannot open temporary file " + temp_path + ": " + errno_text(error);
+  }
+  png_image png{};
+  png.version = PNG_IMAGE_VERSION;
+  png.width = static_cast<png_uint_32>(image.width);
+  png.height = static_cast<png_uint_32>(image.height);
+  png.format = PNG_FORMAT_RGBA;
+  errno = 0;
+  const bool encoded = png_image_write_to_stdio(&png, file, 0, image.rgba.data(), 0, nullptr) != 0;
+  // libpng turns a failed fwrite into a bare "Write Error"; errno still holds the reason (e.g. ENOSPC).
+  const int write_error = std::ferror(file) ? errno : 0;
+  // stdio buffers, so write errors may only surface at fflush/fclose, after libpng has returned.
+  const bool flushed = std::fflush(file) == 0;
+  const int flush_error = errno;
+  const bool closed = std::fclose(file) == 0;
+  const int close_error = errno;
+  if (!encoded) {
+    const std::string cause = write_error != 0 ? " (" + errno_text(write_error) + ")" : "";
+    return "writing " + temp_path + ": libpng: " + png.message + cause;
+  }
+  if (!flushed) return "writing " + temp_path + ": " + errno_text(flush_error);
+  if (!closed) return "closing " + temp_path + ": " + errno_text(close_error);
+  return "";
+}
+
+bool ends_with_png(const std::string& name) {
+  if (name.size() < 4) return false;
+  std::string suffix = name.substr(name.size() - 4);
+  std::transform(suffix.begin(), suffix.end(), suffix.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return suffix == ".png";
+}
+
+}  // namespace
+
+void write_png(const std::string& path, const Image& image) {
+  if (image.width <= 0 || image.height <= 0) {
+    fail_write(path, "invalid image size " + std::to_string(image.width) + "x" +
+                         std::to_string(image.height) + " (width and height must be positive)");
+  }
+  const size_t expected = static_cast<size_t>(image.width) * static_cast<size_t>(image.height) * 4;
+  if (image.rgba.size() != expected) {
+    fail_write(path, "Image.rgba holds " + std::to_string(image.rgba.size()) + " bytes; a " +
+                         std::to_string(image.width) + "x" + std::to_string(image.height) +
+                         " RGBA8 image needs width*height*4 = " + std::to_string(expected));
+  }
+
+  std::string temp_path;
+  const int fd = create_temp_beside(path, temp_path);
+  if (fd < 0) {
+    const int error = errno;
+    fail_write(path, "cannot create a temporary file beside it: " + errno_text(error));
+  }
+
+  const std::string write_failure = write_temp(fd, temp_path, image);
+  if (!write_failure.empty()) {
+    unlink(temp_path.c_str());
+    fail_write(path, write_failure);
+  }
+  if (std::rename(temp_path.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    unlink(temp_path.c_str());
+    fail_write(path, "cannot replace it with " + temp_path + ": " + errno_text(error));
+  }
+}
+
+Image read_png(const std::string& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) {
+    const int error = errno;
+    const auto kind =
+        (error == ENOENT || error == ENOTDIR) ? ImageError::Kind::NotFound : ImageError::Kind::Unreadable;
+    throw ImageError(kind, "cannot read " + path + ": " + errno_text(error));
+  }
+  if (S_ISDIR(info.st_mode)) {
+    throw ImageError(ImageError::Kind::Unreadable, "cannot read " + path + ": it is a directory");
+  }
+  std::unique_ptr<FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
+  if (!file) {
+    throw ImageError(ImageError::Kind::Unreadable, "cannot read " + path + ": " + errno_text(errno));
+  }
+
+  png_image png{};
+  png.version = PNG_IMAGE_VERSION;
+  PngImageGuard guard{png};
+  // libpng reports a short read and a failed read alike ("Read Error"); the stream's flags tell them apart.
+  const auto fail_read = [&](const char* stage) {
+    if (std::ferror(file.get())) {
+      throw ImageError(ImageError::Kind::Unreadable, "cannot read " + path + ": I/O error (libpng: " +
+                                                         png.message + ")");
+    }
+    const std::string reason = std::feof(file.get()) ? "truncated" : "not a valid PNG";
+    throw ImageError(ImageError::Kind::Corrupt,
+                     path + ": " + reason + " (libpng, " + stage + ": " + png.message + ")");
+  };
+  if (!png_image_begin_read_from_stdio(&png, file.get())) fail_read("header");
+
+  if (png.width > static_cast<png_uint_32>(INT_MAX) || png.height > static_cast<png_uint_32>(INT_MAX)) {
+    throw ImageError(ImageError::Kind::Unreadable, path + ": " + std::to_string(png.width) + "x" +
+                                                       std::to_string(png.height) + " is too large to load");
+  }
+  Image image;
+  image.width = static_cast<int>(png.width);
+  image.height = static_cast<int>(png.height);
+  try {
+    image.rgba.resize(static_cast<size_t>(png.width) * png.height * 4);
+  } catch (const std::bad_alloc&) {
+    throw ImageError(ImageError::Kind::Unreadable, path + ": " + std::to_string(png.width) + "x" +
+                                                       std::to_string(png.height) + " is too large to load");
+  }
+  // 16-bit files without gAMA/sRGB come from ordinary tools and are sRGB-encoded in practice; libpng's
+  // default (linear) would brighten them on the way down to 8 bits.
+  png.flags |= PNG_IMAGE_FLAG_16BIT_sRGB;
+  png.format = PNG_FORMAT_RGBA;
+  if (!png_image_finish_read(&png, nullptr, image.rgba.data(), 0, nullptr)) fail_read("pixels");
+  return image;
+}
+
+std::string check_png_output_path(const std::string& path) {
+  if (path.empty()) return "the output path is empty";
+  struct stat info {};
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return path + " is a directory";
+
+  const size_t slash = path.rfind('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (name.empty()) return path + " names a directory; give a file name ending in .png";
+  if (!ends_with_png(name)) return path + ": the file name must end in .png";
+
+  if (stat(dir.c_str(), &info) != 0) {
+    if (errno == ENOENT) return "directory " + dir + " does not exist";
+    return "directory " + dir + ": " + errno_text(errno);
+  }
+  if (!S_ISDIR(info.st_mode)) return dir + " is not a directory";
+  // Creating the temporary file needs search (X) as well as write permission on the directory.
+  if (access(dir.c_str(), W_OK | X_OK) != 0) return "directory " + dir + " is not writable";
+  return "";
+}
+
+void flip_rows(Image& image) {
+  assert(image.rgba.size() == static_cast<size_t>(image.width) * image.height * 4 &&
+         "flip_rows: Image.rgba must hold width*height*4 bytes");
+  const size_t row_bytes = static_cast<size_t>(image.width) * 4;
+  for (int top = 0, bottom = image.height - 1; top < bottom; ++top, --bottom) {
+    const auto top_row = image.rgba.begin() + static_cast<std::ptrdiff_t>(top * row_bytes);
+    const auto bottom_row = image.rgba.begin() + static_cast<std::ptrdiff_t>(bottom * row_bytes);
+    std::swap_ranges(top_row, top_row + static_cast<std::ptrdiff_t>(row_bytes), bottom_row);
+  }
+}
+
+}  // namespace lab

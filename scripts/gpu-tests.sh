@@ -1,0 +1,30 @@
+#!/bin/bash
+# scripts/gpu-tests.sh — runs the test binaries that need a GPU (and the GL ones beside them) directly,
+# for a GPU server where the binaries were copied from the build machine: CTest's files hold the build
+# machine's absolute paths, so CTest cannot run there.
+#
+#   scripts/gpu-tests.sh [BUILD_DIR]        (default build/release; binaries under BUILD_DIR/tests)
+#
+# Headless (EGL device platform) always; in a GLFW window as well when DISPLAY is set (on a server
+# without a display: Xvfb plus __GLX_VENDOR_LIBRARY_NAME=nvidia, so the window's GL runs on the GPU).
+# Exit status: 0 when every binary passed. A test that skipped says why; on a GPU server, none should.
+set -u
+build_dir=${1:-build/release}
+status=0
+
+run() {
+  local label=$1
+  shift
+  echo "=== $label: $(basename "$1")"
+  "$@" --gtest_brief=1 || status=1
+}
+
+run headless "$build_dir/tests/gpu_tests"
+run headless "$build_dir/tests/gl_tests"
+if [ -n "${DISPLAY:-}" ]; then
+  INTEROP_LAB_TEST_PLATFORM=window run window "$build_dir/tests/gpu_tests"
+  run window "$build_dir/tests/window_tests"
+else
+  echo "=== window: skipped, no DISPLAY (start Xvfb to run the window tests)"
+fi
+exit $status

@@ -1,0 +1,87 @@
+#!/bin/bash
+# scripts/setup.sh — installs the Debian 12 packages interop-lab needs to build and test, and checks
+# that a CUDA Toolkit (12 or newer) is there. It is not a Debian package here: it lives at /usr/local/cuda
+# or wherever CUDACXX points.
+# Idempotent: when everything is installed it only checks and returns (well under a second).
+# Needs root, or sudo; apt-get runs only when something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config  # toolchain (CMake 3.25 + Ninja)
+  python3-glad                                  # generates the GL and EGL loaders at build time
+  libglfw3-dev libimgui-dev libstb-dev          # window, panel (libimgui.a needs libstb)
+  libglm-dev libcli11-dev libpng-dev nlohmann-json3-dev libgtest-dev
+  libegl-dev libopengl-dev libgl-dev            # GL and EGL through glvnd
+  libgl1-mesa-dri libegl-mesa0 libglx-mesa0     # Mesa llvmpipe: GL without an NVIDIA GPU
+  xvfb xauth                                    # an X server for window tests without a display
+)
+
+say() { echo "setup: $*" >&2; }
+
+# The CUDA Toolkit: CUDACXX, then /usr/local/cuda, then PATH — the order CMakeLists.txt uses.
+find_nvcc() {
+  if [ -n "${CUDACXX:-}" ]; then
+    command -v "$CUDACXX" || true
+    return
+  fi
+  if [ -x /usr/local/cuda/bin/nvcc ]; then
+    echo /usr/local/cuda/bin/nvcc
+    return
+  fi
+  command -v nvcc || true
+}
+
+nvcc=$(find_nvcc)
+if [ -z "$nvcc" ]; then
+  if [ -n "${CUDACXX:-}" ]; then
+    say "CUDACXX=$CUDACXX is not an executable nvcc."
+  else
+    say "nvcc not found (looked at \$CUDACXX, /usr/local/cuda/bin/nvcc and PATH)."
+  fi
+  say "interop-lab needs the CUDA Toolkit 12 or newer, which is not a Debian package here:"
+  say "  install it from https://developer.nvidia.com/cuda-downloads (it goes to /usr/local/cuda),"
+  say "  or point to an installed one: CUDACXX=/path/to/cuda/bin/nvcc scripts/test.sh"
+  exit 1
+fi
+cuda_release=$("$nvcc" --version | sed -n 's/.*release \([0-9]*\)\.\([0-9]*\).*/\1.\2/p')
+if [ -z "$cuda_release" ] || [ "${cuda_release%%.*}" -lt 12 ]; then
+  say "$nvcc is CUDA ${cuda_release:-of an unknown version}; interop-lab needs CUDA 12 or newer."
+  say "Point to a newer one with CUDACXX=/path/to/cuda/bin/nvcc."
+  exit 1
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  if [ "$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null)" != "install ok installed" ]; then
+    missing+=("$package")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+say "installing ${#missing[@]} missing package(s): ${missing[*]}"
+if [ "$(id -u)" -eq 0 ]; then
+  as_root=()
+elif command -v sudo >/dev/null; then
+  # Without a terminal sudo cannot ask for a password: fail at once instead of hanging.
+  if [ -t 0 ]; then as_root=(sudo); else as_root=(sudo -n); fi
+else
+  say "not root and no sudo: as root, run"
+  say "  apt-get update && apt-get install --no-install-recommends ${missing[*]}"
+  exit 1
+fi
+
+apt_options=(-q -o Dpkg::Use-Pty=0)
+"${as_root[@]}" apt-get "${apt_options[@]}" update >/dev/null
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get "${apt_options[@]}" install -y --no-install-recommends "${missing[@]}" \
+  | grep -E 'newly installed' || true
+# The filter above hides apt-get's exit status (its errors go to stderr, unfiltered): check the result.
+for package in "${missing[@]}"; do
+  if [ "$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null)" != "install ok installed" ]; then
+    say "$package did not install; see apt-get's messages above."
+    exit 1
+  fi
+done
+say "done (CUDA $cuda_release at $nvcc)"

@@ -1,0 +1,161 @@
+// tests/gl/test_scenes_cpu.cpp — whole frames through the real GL pipeline in `cpu` mode (Mesa
+// llvmpipe in CI), checked against values computed from the kernels' functions: every pixel of the
+// pattern scene, the wave scene's vertex buffer, and the wave's lit pixels at projected vertices.
+#include "tests/support/app_fixture.hpp"
+
+#include "app/scene_wave.hpp"
+#include "kernels/pattern.hpp"
+
+#include <glm/glm.hpp>
+
+#include <cmath>
+#include <filesystem>
+
+namespace {
+
+using lab::ModeId;
+using lab::SceneId;
+
+TEST(PatternScene, EveryPixelIsTheKernelsTexel) {
+  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 1277, 719));
+  const lab::Image frame = labtest::render(app, 42);
+  const lab::ImageDifference d = lab::compare_images(frame, labtest::expected_pattern_frame(1277, 719, 42), 0);
+  EXPECT_EQ(d.pixels_over, 0u) << lab::to_string(d, 0);
+}
+
+TEST(PatternScene, ResizeRecreatesTheTextureAtTheNewSize) {
+  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 640, 360));
+  labtest::render(app, 1);
+  app.resize({333, 201});
+  const lab::Image frame = labtest::render(app, 2);
+  ASSERT_EQ(frame.width, 333);
+  ASSERT_EQ(frame.height, 201);
+  EXPECT_EQ(app.scene().resources().at(0).width, 333);
+  const lab::ImageDifference d = lab::compare_images(frame, labtest::expected_pattern_frame(333, 201, 2), 0);
+  EXPECT_EQ(d.pixels_over, 0u) << lab::to_string(d, 0);
+}
+
+TEST(PatternScene, AZeroSizedFramebufferDrawsNothingAndRecovers) {
+  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 320, 180));
+  app.resize({0, 0});  // what a minimised window reports
+  EXPECT_FALSE(app.render_frame());
+  app.resize({320, 180});
+  const lab::Image frame = labtest::render(app, 5);
+  EXPECT_EQ(lab::compare_images(frame, labtest::expected_pattern_frame(320, 180, 5), 0).pixels_over, 0u);
+}
+
+TEST(WaveScene, VertexBufferHoldsTheKernelsVertices) {
+  lab::App app(labtest::app_options(SceneId::Wave, ModeId::Cpu, 640, 360));
+  labtest::render(app, 17);
+  const std::vector<kernels::WaveVertex> got = labtest::read_vertex_buffer(app);
+  const std::vector<kernels::WaveVertex> expected = labtest::expected_wave_vertices(17);
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].position.y, expected[i].position.y) << "vertex " << i;
+    ASSERT_EQ(got[i].normal.x, expected[i].normal.x) << "vertex " << i;
+  }
+}
+
+// Projects vertices to pixels with the scene's camera; where the vertex is the visible surface (the
+// depth buffer agrees), the pixel must have the colour kernels::wave_shade gives for that vertex.
+TEST(WaveScene, LitPixelsMatchTheShadingFunctionAtProjectedVertices) {
+  const int width = 1277, height = 719;
+  lab::App app(labtest::app_options(SceneId::Wave, ModeId::Cpu, width, height));
+  const lab::Image frame = labtest::render(app, 30);
+  std::vector<float> depth(static_cast<size_t>(width) * height);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, app.platform().framebuffer());
+  glReadPixels(0, 0, width, height, GL_DEPTH_COMPONENT, GL_FLOAT, depth.data());
+
+  const std::vector<kernels::WaveVertex> vertices = labtest::expected_wave_vertices(30);
+  const glm::mat4 view_projection = lab::wave_view_projection({width, height});
+  const int tolerance = 8;  // /255: the pixel centre is up to 0.7 px from the vertex, normals interpolate
+  int checked = 0, visible = 0;
+  for (int j = 8; j < lab::kWaveGrid; j += 16) {
+    for (int i = 8; i < lab::kWaveGrid; i += 16) {
+      const kernels::WaveVertex& v = vertices[static_cast<size_t>(j) * lab::kWaveGrid + i];
+      const glm::vec4 clip = view_projection * glm::vec4(v.position.x, v.position.y, v.position.z, 1.0f);
+      const glm::vec3 ndc = glm::vec3(clip) / clip.w;
+      const int px = static_cast<int>(std::floor((ndc.x * 0.5f + 0.5f) * width));
+      const int py_gl = static_cast<int>(std::floor((ndc.y * 0.5f + 0.5f) * height));
+      if (px < 0 || px >= width || py_gl < 0 || py_gl >= height) continue;
+      ++checked;
+      const float window_depth = ndc.z * 0.5f + 0.5f;
+      if (std::fabs(depth[static_cast<size_t>(py_gl) * width + px] - window_depth) > 2e-4f) continue;  // occluded
+      ++visible;
+      const kernels::Rgba8 expected = kernels::to_rgba8(kernels::wave_shade(v.normal, v.position.y));
+      const uint8_t* got = frame.pixel(px, height - 1 - py_gl);
+      EXPECT_NEAR(got[0], expected.r, tolerance) << "vertex " << i << "," << j << " at pixel " << px << "," << py_gl;
+      EXPECT_NEAR(got[1], expected.g, tolerance) << "vertex " << i << "," << j;
+      EXPECT_NEAR(got[2], expected.b, tolerance) << "vertex " << i << "," << j;
+    }
+  }
+  EXPECT_EQ(checked, 16 * 16) << "the whole mesh is in view";
+  EXPECT_GE(visible, checked * 8 / 10) << "most sampled vertices face the camera";
+}
+
+TEST(WaveScene, BackgroundIsTheClearColour) {
+  lab::App app(labtest::app_options(SceneId::Wave, ModeId::Cpu, 640, 360));
+  const lab::Image frame = labtest::render(app, 0);
+  for (const auto& [x, y] : {std::pair{0, 0}, std::pair{639, 0}, std::pair{320, 2}}) {
+    const uint8_t* p = frame.pixel(x, y);
+    EXPECT_EQ(p[0], kernels::to_unorm8(lab::kClearColor[0])) << x << "," << y;
+    EXPECT_EQ(p[1], kernels::to_unorm8(lab::kClearColor[1])) << x << "," << y;
+    EXPECT_EQ(p[2], kernels::to_unorm8(lab::kClearColor[2])) << x << "," << y;
+  }
+}
+
+TEST(App, SwitchesSceneLiveOnTheNextFrame) {
+  lab::App app(labtest::app_options(SceneId::Wave, ModeId::Cpu, 400, 300));
+  labtest::render(app, 3);
+  app.request_scene(SceneId::Pattern);
+  EXPECT_EQ(app.scene_id(), SceneId::Wave) << "a switch waits for the next frame";
+  const lab::Image frame = labtest::render(app, 4);
+  EXPECT_EQ(app.scene_id(), SceneId::Pattern);
+  EXPECT_EQ(lab::compare_images(frame, labtest::expected_pattern_frame(400, 300, 4), 0).pixels_over, 0u);
+}
+
+TEST(App, FallsBackToCpuWhenInteropIsUnavailable) {
+  lab::Options options = labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64);
+  options.mode.reset();
+  lab::App app(options);
+  if (app.interop_support().usable) GTEST_SKIP() << "CUDA-GL interop works here, so there is no fallback to see";
+  EXPECT_EQ(app.mode_id(), ModeId::Cpu);
+  EXPECT_FALSE(app.interop_support().reason.empty());
+  const lab::ModeAvailability refused = app.request_mode(ModeId::Interop);
+  EXPECT_FALSE(refused.available);
+  EXPECT_EQ(refused.reason, app.interop_support().reason);
+}
+
+TEST(App, ExplicitInteropModeWithoutInteropFailsWithTheReason) {
+  lab::Options probe_options = labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64);
+  std::string reason;
+  {
+    lab::App probe(probe_options);
+    if (probe.interop_support().usable) GTEST_SKIP() << "CUDA-GL interop works here";
+    reason = probe.interop_support().reason;
+  }
+  try {
+    lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Interop, 64, 64));
+    FAIL() << "--mode interop started without interop";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("--mode interop is unavailable"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find(reason), std::string::npos) << error.what();
+  }
+}
+
+TEST(App, RunWritesTheLastFrameAsAScreenshot) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "interop_lab_gl_test_shot.png";
+  std::filesystem::remove(path);
+  lab::Options options = labtest::app_options(SceneId::Pattern, ModeId::Cpu, 300, 200);
+  options.frames = 3;
+  options.screenshot = path.string();
+  {
+    lab::App app(options);
+    EXPECT_EQ(app.run(), 0);
+  }
+  const lab::Image written = lab::read_png(path.string());
+  EXPECT_EQ(lab::compare_images(written, labtest::expected_pattern_frame(300, 200, 2), 0).pixels_over, 0u);
+  std::filesystem::remove(path);
+}
+
+}  // namespace

@@ -1,0 +1,35 @@
+// tests/support/app_fixture.hpp — what the GL and GPU tests share: options for an App on the test
+// platform, expected frames computed from the kernels' CPU functions, and GL read-backs.
+#pragma once
+
+#include "app/app.hpp"
+#include "app/image_compare.hpp"
+#include "app/scene_wave.hpp"
+#include "kernels/wave.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace labtest {
+
+// Headless EGL, unless INTEROP_LAB_TEST_PLATFORM=window (a GLFW window: Xvfb in CI, Xvfb + NVIDIA GLX
+// on a GPU server).
+bool use_window();
+
+lab::Options app_options(lab::SceneId scene, lab::ModeId mode, int width, int height);
+
+// The pattern scene's frame `index` at width x height as the app must show it (top row first),
+// computed with the CPU reference.
+lab::Image expected_pattern_frame(int width, int height, long long index);
+
+// The wave scene's vertices for frame `index`, computed with the CPU reference.
+std::vector<kernels::WaveVertex> expected_wave_vertices(long long index);
+
+// The vertex buffer a scene's first resource names, read back from GL.
+std::vector<kernels::WaveVertex> read_vertex_buffer(lab::App& app);
+
+// Renders frame `index` in the app's current mode and reads it back.
+lab::Image render(lab::App& app, long long index);
+
+}  // namespace labtest

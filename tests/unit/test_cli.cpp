@@ -1,0 +1,306 @@
+// tests/unit/test_cli.cpp — the command-line contract: defaults, every option, and every usage error
+// giving exit code 2 with one line that names the option and the value. No GPU, no GL.
+#include "app/cli.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+// argv as main() receives it, with the program name first.
+lab::ParseResult parse(const std::vector<std::string>& args) {
+  std::vector<const char*> argv{"interop-lab"};
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+  return lab::parse_command_line(static_cast<int>(argv.size()), argv.data());
+}
+
+// Options that parsed and are to be run: no exit code, nothing to print.
+void expect_runs(const lab::ParseResult& result) {
+  EXPECT_FALSE(result.exit_code.has_value()) << result.output;
+  EXPECT_EQ(result.output, "");
+}
+
+TEST(CliTest, NoArgumentsGiveTheDefaults) {
+  const lab::ParseResult result = parse({});
+  expect_runs(result);
+  const lab::Options& options = result.options;
+  EXPECT_EQ(options.scene, lab::SceneId::Wave);
+  EXPECT_FALSE(options.mode.has_value());
+  EXPECT_EQ(options.width, 1280);
+  EXPECT_EQ(options.height, 720);
+  EXPECT_FALSE(options.device.has_value());
+  EXPECT_FALSE(options.headless);
+  EXPECT_FALSE(options.frames.has_value());
+  EXPECT_EQ(options.screenshot, "");
+  EXPECT_FALSE(options.no_ui);
+  EXPECT_FALSE(options.list);
+}
+
+TEST(CliTest, EveryScenePassesByName) {
+  for (lab::SceneId scene : lab::all_scenes()) {
+    SCOPED_TRACE(lab::to_string(scene));
+    const lab::ParseResult result = parse({"--scene", lab::to_string(scene)});
+    expect_runs(result);
+    EXPECT_EQ(result.options.scene, scene);
+  }
+  EXPECT_EQ(parse({"--scene", "pattern"}).options.scene, lab::SceneId::Pattern);
+}
+
+TEST(CliTest, EveryModePassesByName) {
+  for (lab::ModeId mode : lab::all_modes()) {
+    SCOPED_TRACE(lab::to_string(mode));
+    const lab::ParseResult result = parse({"--mode", lab::to_string(mode)});
+    expect_runs(result);
+    EXPECT_EQ(result.options.mode, mode);
+  }
+  EXPECT_EQ(parse({"--mode", "cpu"}).options.mode, lab::ModeId::Cpu);
+}
+
+TEST(CliTest, SizeIsWidthByHeight) {
+  lab::ParseResult result = parse({"--size", "640x480"});
+  expect_runs(result);
+  EXPECT_EQ(result.options.width, 640);
+  EXPECT_EQ(result.options.height, 480);
+
+  result = parse({"--size=1x1"});
+  expect_runs(result);
+  EXPECT_EQ(result.options.width, 1);
+  EXPECT_EQ(result.options.height, 1);
+
+  const std::string largest = std::to_string(lab::kMaxImageEdge) + "x" + std::to_string(lab::kMaxImageEdge);
+  result = parse({"--size", largest});
+  expect_runs(result);
+  EXPECT_EQ(result.options.width, lab::kMaxImageEdge);
+  EXPECT_EQ(result.options.height, lab::kMaxImageEdge);
+}
+
+TEST(CliTest, DeviceIsAnOrdinal) {
+  lab::ParseResult result = parse({"--device", "0"});
+  expect_runs(result);
+  EXPECT_EQ(result.options.device, 0);
+
+  result = parse({"--device", "3"});
+  expect_runs(result);
+  EXPECT_EQ(result.options.device, 3);
+}
+
+TEST(CliTest, FramesIsAPositiveCount) {
+  lab::ParseResult result = parse({"--frames", "1"});
+  expect_runs(result);
+  EXPECT_EQ(result.options.frames, 1);
+
+  result = parse({"--frames", "120"});
+  expect_runs(result);
+  EXPECT_EQ(result.options.frames, 120);
+
+  const long long most = std::numeric_limits<long long>::max();
+  result = parse({"--frames", std::to_string(most)});
+  expect_runs(result);
+  EXPECT_EQ(result.options.frames, most);
+}
+
+TEST(CliTest, FlagsSetTheirOptions) {
+  lab::ParseResult result = parse({"--headless"});
+  expect_runs(result);
+  EXPECT_TRUE(result.options.headless);
+
+  result = parse({"--no-ui"});
+  expect_runs(result);
+  EXPECT_TRUE(result.options.no_ui);
+}
+
+TEST(CliTest, ListIsLeftToMain) {
+  // main() prints list_text() itself, so --list sets the option and asks for no exit here.
+  const lab::ParseResult result = parse({"--list"});
+  expect_runs(result);
+  EXPECT_TRUE(result.options.list);
+}
+
+TEST(CliTest, AllOptionsTogether) {
+  const lab::ParseResult result = parse({"--scene", "pattern", "--mode", "cpu", "--size", "320x200",
+                                         "--device", "1", "--headless", "--frames", "10", "--no-ui"});
+  expect_runs(result);
+  const lab::Options& options = result.options;
+  EXPECT_EQ(options.scene, lab::SceneId::Pattern);
+  EXPECT_EQ(options.mode, lab::ModeId::Cpu);
+  EXPECT_EQ(options.width, 320);
+  EXPECT_EQ(options.height, 200);
+  EXPECT_EQ(options.device, 1);
+  EXPECT_TRUE(options.headless);
+  EXPECT_EQ(options.frames, 10);
+  EXPECT_TRUE(options.no_ui);
+  EXPECT_FALSE(options.list);
+}
+
+TEST(CliTest, HelpListsEveryOptionAndTheExitCodes) {
+  const lab::ParseResult result = parse({"--help"});
+  ASSERT_TRUE(result.exit_code.has_value());
+  EXPECT_EQ(*result.exit_code, 0);
+  for (const char* option : {"--scene", "--mode", "--size", "--device", "--headless", "--frames",
+                             "--screenshot", "--no-ui", "--list", "--help", "--version"})
+    EXPECT_NE(result.output.find(option), std::string::npos) << option << " missing from:\n" << result.output;
+  EXPECT_NE(result.output.find("2 usage error"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("interop-lab --"), std::string::npos) << "no example in:\n" << result.output;
+}
+
+TEST(CliTest, VersionPrintsTheProgramAndVersion) {
+  const lab::ParseResult result = parse({"--version"});
+  ASSERT_TRUE(result.exit_code.has_value());
+  EXPECT_EQ(*result.exit_code, 0);
+  EXPECT_EQ(result.output.rfind("interop-lab ", 0), 0u) << result.output;
+#ifdef INTEROP_LAB_VERSION
+  EXPECT_EQ(result.output, std::string("interop-lab ") + INTEROP_LAB_VERSION + "\n");
+#endif
+}
+
+TEST(CliTest, NamesRoundTrip) {
+  for (lab::SceneId scene : lab::all_scenes())
+    EXPECT_EQ(lab::scene_from_string(lab::to_string(scene)), scene);
+  for (lab::ModeId mode : lab::all_modes()) EXPECT_EQ(lab::mode_from_string(lab::to_string(mode)), mode);
+  EXPECT_STREQ(lab::to_string(lab::SceneId::Wave), "wave");
+  EXPECT_STREQ(lab::to_string(lab::SceneId::Pattern), "pattern");
+  EXPECT_STREQ(lab::to_string(lab::ModeId::Interop), "interop");
+  EXPECT_STREQ(lab::to_string(lab::ModeId::Cpu), "cpu");
+  EXPECT_FALSE(lab::scene_from_string("Wave").has_value());
+  EXPECT_FALSE(lab::mode_from_string("").has_value());
+}
+
+TEST(CliTest, ListTextNamesEverySceneAndMode) {
+  const std::string text = lab::list_text();
+  EXPECT_NE(text.find("scenes:"), std::string::npos);
+  EXPECT_NE(text.find("modes:"), std::string::npos);
+  for (lab::SceneId scene : lab::all_scenes()) {
+    EXPECT_NE(text.find(lab::to_string(scene)), std::string::npos);
+    EXPECT_NE(text.find(lab::describe(scene)), std::string::npos);
+  }
+  for (lab::ModeId mode : lab::all_modes()) {
+    EXPECT_NE(text.find(lab::to_string(mode)), std::string::npos);
+    EXPECT_NE(text.find(lab::describe(mode)), std::string::npos);
+  }
+  EXPECT_NE(text.find("map flags: none, read-only, write-discard"), std::string::npos) << text;
+  EXPECT_NE(std::string(lab::describe(lab::SceneId::Pattern)).find("surface object"), std::string::npos);
+  EXPECT_NE(std::string(lab::describe(lab::ModeId::Cpu)).find("no CUDA"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Usage errors: exit code 2, and the first line names the option, the value and what is accepted.
+
+struct BadInput {
+  const char* name;  // the test's name suffix
+  std::vector<std::string> args;
+  std::vector<std::string> message_parts;  // each must appear on the message's line
+};
+
+void PrintTo(const BadInput& input, std::ostream* out) {
+  *out << input.name;
+}
+
+class CliUsageErrorTest : public testing::TestWithParam<BadInput> {};
+
+TEST_P(CliUsageErrorTest, ExitsWithTwoAndOneLineThatNamesTheProblem) {
+  const BadInput& input = GetParam();
+  const lab::ParseResult result = parse(input.args);
+  ASSERT_TRUE(result.exit_code.has_value()) << "accepted";
+  EXPECT_EQ(*result.exit_code, 2);
+  // One message line, then the hint; main() prints the text as it is.
+  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 2) << result.output;
+  const std::string message = result.output.substr(0, result.output.find('\n'));
+  for (const std::string& part : input.message_parts)
+    EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' missing from: " << message;
+  EXPECT_NE(result.output.find("--help"), std::string::npos) << result.output;
+}
+
+// One bad input per line reads as a table.
+// clang-format off
+INSTANTIATE_TEST_SUITE_P(
+    Cli, CliUsageErrorTest,
+    testing::Values(
+        BadInput{"SizeZero", {"--size", "0x0"}, {"--size 0x0", "between 1 and 16384", "1280x720"}},
+        BadInput{"SizeNotWxH", {"--size", "abc"}, {"--size abc", "WIDTHxHEIGHT", "1280x720"}},
+        BadInput{"SizeHuge", {"--size", "100000x100000"}, {"--size 100000x100000", "16384"}},
+        BadInput{"SizeOnePastTheLimit", {"--size", "16385x16"}, {"--size 16385x16", "16384"}},
+        BadInput{"SizeOverflowingLong", {"--size", "99999999999999999999x5"}, {"--size", "16384"}},
+        BadInput{"SizeNoHeight", {"--size", "640x"}, {"--size 640x", "WIDTHxHEIGHT"}},
+        BadInput{"SizeNegative", {"--size", "-640x480"}, {"--size -640x480", "WIDTHxHEIGHT"}},
+        BadInput{"SizeThreeParts", {"--size", "1x2x3"}, {"--size 1x2x3", "WIDTHxHEIGHT"}},
+        BadInput{"SizeMissingValue", {"--size"}, {"--size", "needs a value"}},
+        BadInput{"SceneUnknown", {"--scene", "nope"}, {"--scene nope", "unknown scene", "wave", "pattern"}},
+        BadInput{"SceneEmpty", {"--scene="}, {"--scene", "wave"}},
+        BadInput{"ModeUnknown", {"--mode", "nope"}, {"--mode nope", "unknown mode", "interop", "cpu"}},
+        BadInput{"FramesNegative", {"--frames", "-1"}, {"--frames -1", "whole number", "at least 1"}},
+        BadInput{"FramesZero", {"--frames", "0"}, {"--frames 0", "at least 1"}},
+        BadInput{"FramesText", {"--frames", "x"}, {"--frames x", "whole number"}},
+        BadInput{"FramesFraction", {"--frames", "1.5"}, {"--frames 1.5", "whole number"}},
+        BadInput{"FramesTrailingText", {"--frames", "12abc"}, {"--frames 12abc", "whole number"}},
+        BadInput{"FramesTooLarge", {"--frames", "99999999999999999999"}, {"--frames 99999999999999999999"}},
+        BadInput{"DeviceNegative", {"--device", "-1"}, {"--device -1", "non-negative integer"}},
+        BadInput{"DeviceText", {"--device", "x"}, {"--device x", "non-negative integer"}},
+        BadInput{"DeviceTooLarge", {"--device", "3000000000"}, {"--device 3000000000", "non-negative"}},
+        BadInput{"UnknownOption", {"--bogus"}, {"--bogus"}},
+        BadInput{"UnknownShortOption", {"-x"}, {"-x"}},
+        BadInput{"StrayArgument", {"stray"}, {"stray"}},
+        BadInput{"StrayAfterOptions", {"--scene", "wave", "pattern"}, {"pattern"}},
+        BadInput{"RepeatedOption", {"--scene", "wave", "--scene", "pattern"}, {"--scene", "more than once"}},
+        BadInput{"ScreenshotNoDirectory",
+                 {"--screenshot", "/nonexistent-interop-lab-dir/out.png"},
+                 {"--screenshot /nonexistent-interop-lab-dir/out.png: "}},
+        BadInput{"ScreenshotMissingValue", {"--screenshot"}, {"--screenshot", "needs a value"}}),
+    [](const testing::TestParamInfo<BadInput>& param_info) { return std::string(param_info.param.name); });
+// clang-format on
+
+TEST(CliTest, FirstBadValueIsTheOneReported) {
+  const lab::ParseResult result = parse({"--frames", "0", "--scene", "nope"});
+  ASSERT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("--scene nope"), std::string::npos) << result.output;
+}
+
+// ---------------------------------------------------------------------------------------------
+// --screenshot is checked before anything renders, against a real directory.
+
+class CliScreenshotTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    const testing::TestInfo* test = testing::UnitTest::GetInstance()->current_test_info();
+    m_dir = std::filesystem::temp_directory_path() / (std::string("interop-lab-test-cli-") + test->name() +
+                                                      "-" + std::to_string(std::random_device{}()));
+    std::filesystem::remove_all(m_dir);
+    ASSERT_TRUE(std::filesystem::create_directories(m_dir)) << m_dir;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(m_dir, ignored);
+  }
+
+  std::filesystem::path m_dir;
+};
+
+TEST_F(CliScreenshotTest, PathInAnExistingDirectoryIsAccepted) {
+  const std::string path = (m_dir / "frame.png").string();
+  const lab::ParseResult result = parse({"--headless", "--frames", "3", "--screenshot", path});
+  expect_runs(result);
+  EXPECT_EQ(result.options.screenshot, path);
+  EXPECT_FALSE(std::filesystem::exists(path)) << "parsing must not create the file";
+}
+
+TEST_F(CliScreenshotTest, PathInAMissingDirectoryIsAUsageError) {
+  const std::string path = (m_dir / "missing" / "frame.png").string();
+  const lab::ParseResult result = parse({"--screenshot", path});
+  ASSERT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("--screenshot " + path + ": "), std::string::npos) << result.output;
+  EXPECT_EQ(result.options.screenshot, "");
+}
+
+TEST_F(CliScreenshotTest, PathWithoutPngExtensionIsAUsageError) {
+  const std::string path = (m_dir / "frame.jpg").string();
+  const lab::ParseResult result = parse({"--screenshot", path});
+  ASSERT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("--screenshot " + path + ": "), std::string::npos) << result.output;
+}
+
+}  // namespace
