@@ -69,7 +69,15 @@ class GlfwPlatform final : public Platform {
   }
 
   GLuint framebuffer() const override { return 0; }
-  void resize(Extent extent) override { glfwSetWindowSize(m_window, extent.width, extent.height); }
+  // An X window cannot be 0x0: an empty extent minimises it instead, as a user would.
+  void resize(Extent extent) override {
+    if (extent.empty()) {
+      glfwIconifyWindow(m_window);
+      return;
+    }
+    if (glfwGetWindowAttrib(m_window, GLFW_ICONIFIED)) glfwRestoreWindow(m_window);
+    glfwSetWindowSize(m_window, extent.width, extent.height);
+  }
   void present() override { glfwSwapBuffers(m_window); }
 
  private:

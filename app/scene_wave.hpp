@@ -13,7 +13,8 @@ constexpr int kWaveGrid = 256;  // vertices along each side of the height field
 // The camera of the wave scene: perspective for the extent's aspect ratio, looking at the centre.
 glm::mat4 wave_view_projection(Extent extent);
 
-// The background every scene clears to (linear RGB).
-constexpr float kClearColor[3] = {0.08f, 0.08f, 0.10f};
+// The background the wave scene clears to: whole 8-bit steps, so every driver stores the same bytes
+// (a value halfway between two steps may round either way).
+constexpr float kClearColor[3] = {20.0f / 255.0f, 20.0f / 255.0f, 26.0f / 255.0f};
 
 }  // namespace lab

@@ -83,11 +83,14 @@ TEST(InteropResize, ReRegistersTheTextureAndKeepsMatching) {
   ASSERT_TRUE(app.request_mode(ModeId::Interop).available);
   labtest::render(app, 1);
   for (const lab::Extent extent : {lab::Extent{1277, 719}, lab::Extent{0, 0}, lab::Extent{301, 157}}) {
-    app.resize(extent);
     if (extent.empty()) {
+      // Headless only: a window is minimised by its window manager, which Xvfb does not have.
+      if (app.platform().is_window()) continue;
+      app.resize(extent);
       EXPECT_FALSE(app.render_frame());
       continue;
     }
+    app.resize(extent);
     if (app.platform().is_window())
       for (int i = 0; i < 200 && app.platform().framebuffer_extent() != extent; ++i) app.platform().poll_events();
     const lab::Image frame = labtest::render(app, 7);
