@@ -12,11 +12,13 @@ namespace lab {
 
 std::unique_ptr<Scene> create_wave_scene();
 std::unique_ptr<Scene> create_pattern_scene();
+std::unique_ptr<Scene> create_postprocess_scene(const Options& options);
 
-std::unique_ptr<Scene> create_scene(SceneId id) {
+std::unique_ptr<Scene> create_scene(SceneId id, const Options& options) {
   switch (id) {
     case SceneId::Wave: return create_wave_scene();
     case SceneId::Pattern: return create_pattern_scene();
+    case SceneId::Postprocess: return create_postprocess_scene(options);
   }
   throw std::invalid_argument("unknown scene");
 }
@@ -72,6 +74,7 @@ App::App(const Options& options) : m_options(options) {
   } else {
     m_interop = {false, "no CUDA device: " + m_cuda_devices.error};
   }
+  m_timers = std::make_unique<FrameTimers>();
 
   ModeId mode = ModeId::Cpu;
   if (options.mode) {
@@ -82,12 +85,16 @@ App::App(const Options& options) : m_options(options) {
   } else if (m_interop.usable) {
     mode = ModeId::Interop;
   } else {
+    m_notice = "interop unavailable, running in cpu mode: " + m_interop.reason;
     log("CUDA-GL interop is unavailable (" + m_interop.reason + "); running in cpu mode");
   }
 
-  m_scene = create_scene(options.scene);
+  m_scene = create_scene(options.scene, options);
   m_scene_extent = m_platform->framebuffer_extent();
   m_scene->on_attach(m_scene_extent);
+  m_access.map_access = options.map_flags;
+  if (const std::string refusal = check_access(m_scene->resources(), m_access.map_access); !refusal.empty())
+    throw UsageError("--map-flags " + std::string(interop::to_string(*options.map_flags)) + ": " + refusal);
   attach_mode(mode);
   if (m_platform->is_window() && !options.no_ui) m_panel = std::make_unique<Panel>(m_platform->glfw_window());
 }
@@ -98,6 +105,7 @@ App::~App() {
   m_mode.reset();
   if (m_scene) m_scene->on_detach();
   m_scene.reset();
+  m_timers.reset();
   m_stream.reset();
   m_platform.reset();  // the GL context, last
 }
@@ -105,23 +113,20 @@ App::~App() {
 ModeAvailability App::availability(ModeId mode) const {
   switch (mode) {
     case ModeId::Cpu: return {true, ""};
+    case ModeId::Staging:
+      if (m_device >= 0) return {true, ""};
+      return {false, "no CUDA device: " + m_cuda_devices.error};
     case ModeId::Interop:
+    case ModeId::Reregister:
+    case ModeId::Pbo:
       if (m_interop.usable) return {true, ""};
       return {false, m_interop.reason};
   }
   return {false, "unknown mode"};
 }
 
-std::unique_ptr<Mode> App::create_mode(ModeId mode) const {
-  switch (mode) {
-    case ModeId::Interop: return create_interop_mode({m_device, m_stream ? m_stream->get() : nullptr});
-    case ModeId::Cpu: return create_cpu_mode();
-  }
-  throw std::invalid_argument("unknown mode");
-}
-
 void App::attach_mode(ModeId mode) {
-  std::unique_ptr<Mode> next = create_mode(mode);
+  std::unique_ptr<Mode> next = create_mode(mode, {m_device, m_stream ? m_stream->get() : nullptr}, m_access);
   next->on_attach(*m_scene);
   m_mode = std::move(next);
 }
@@ -130,19 +135,53 @@ void App::request_scene(SceneId scene) { m_pending_scene = scene; }
 
 ModeAvailability App::request_mode(ModeId mode) {
   ModeAvailability result = availability(mode);
-  if (result.available) m_pending_mode = mode;
+  if (result.available) {
+    m_pending_mode = mode;
+  } else {
+    m_notice = std::string(to_string(mode)) + " is unavailable: " + result.reason;
+  }
   return result;
 }
 
-void App::apply_pending_switches() {
-  if (m_pending_scene && *m_pending_scene != m_scene->id()) {
-    m_mode->on_detach();
-    m_scene->on_detach();
-    m_scene = create_scene(*m_pending_scene);
-    m_scene_extent = m_platform->framebuffer_extent();
-    m_scene->on_attach(m_scene_extent);
-    m_mode->on_attach(*m_scene);
+std::string App::request_map_access(std::optional<interop::Access> access) {
+  if (std::string refusal = check_access(m_scene->resources(), access); !refusal.empty()) {
+    m_notice = "map flags refused: " + refusal;
+    return refusal;
   }
+  m_access.map_access = access;
+  m_mode->apply_access(m_access);
+  return "";
+}
+
+std::string App::request_register_access(std::optional<interop::Access> access) {
+  if (std::string refusal = check_access(m_scene->resources(), access); !refusal.empty()) {
+    m_notice = "register flags refused: " + refusal;
+    return refusal;
+  }
+  m_access.register_access = access;
+  m_mode->apply_access(m_access);  // the mode re-registers
+  return "";
+}
+
+void App::switch_scene(SceneId scene) {
+  m_mode->on_detach();
+  m_scene->on_detach();
+  m_scene = create_scene(scene, m_options);
+  m_scene_extent = m_platform->framebuffer_extent();
+  m_scene->on_attach(m_scene_extent);
+  // Flags chosen for the last scene may not suit this one (read-only on what it writes): start afresh.
+  if (!check_access(m_scene->resources(), m_access.map_access).empty() ||
+      !check_access(m_scene->resources(), m_access.register_access).empty()) {
+    m_access = AccessSettings{};
+    m_notice = "flags reset to each resource's best for the " + std::string(to_string(scene)) + " scene";
+    m_mode->apply_access(m_access);
+  }
+  m_mode->on_attach(*m_scene);
+  m_timers->clear();  // another scene's timings compare with nothing here
+}
+
+void App::apply_pending_switches() {
+  if (m_pending_scene && *m_pending_scene != m_scene->id()) switch_scene(*m_pending_scene);
   m_pending_scene.reset();
   if (m_pending_mode && *m_pending_mode != m_mode->id()) {
     m_mode->on_detach();
@@ -180,12 +219,24 @@ bool App::render_frame() {
     m_scene_extent = extent;
   }
 
+  // Frame time: start to start, so it holds everything, present and vsync included.
+  if (m_frame_index > 0 && m_previous_frame_start != m_start)
+    m_timers->cpu_add(Phase::Frame,
+                      std::chrono::duration<double, std::milli>(started - m_previous_frame_start).count());
+  m_timers->begin_frame(static_cast<int>(m_mode->id()));
   const FrameInfo frame = frame_info(extent);
-  m_mode->produce(*m_scene, frame);
-
-  glBindFramebuffer(GL_FRAMEBUFFER, m_platform->framebuffer());
-  glViewport(0, 0, extent.width, extent.height);
-  m_scene->render(frame);
+  {
+    GlPhase phase(*m_timers, Phase::Draw);
+    m_scene->prepare(frame);
+  }
+  m_mode->produce(*m_scene, frame, *m_timers);
+  {
+    GlPhase phase(*m_timers, Phase::Draw);
+    glBindFramebuffer(GL_FRAMEBUFFER, m_platform->framebuffer());
+    glViewport(0, 0, extent.width, extent.height);
+    m_scene->render(frame);
+  }
+  m_timers->end_frame();
   if (m_panel) {
     PanelModel model;
     model.scene = m_scene->id();
@@ -195,11 +246,16 @@ bool App::render_frame() {
     model.platform = m_platform->description();
     model.renderer = interop::current_gl_renderer();
     model.cuda = device_summary(m_cuda_devices, m_device);
-    model.notice = m_interop.usable ? "" : "interop unavailable: " + m_interop.reason;
-    model.frame_ms = std::chrono::duration<float, std::milli>(started - m_previous_frame_start).count();
+    model.notice = m_notice;
+    model.access = m_access;
+    model.flags = m_mode->registered_flags();
+    model.timers = m_timers.get();
+    model.scene_ui = [this] { m_scene->on_ui(); };
     const PanelActions actions = m_panel->draw(model);
     if (actions.scene) request_scene(*actions.scene);
     if (actions.mode) request_mode(*actions.mode);
+    if (actions.map_access) request_map_access(*actions.map_access);
+    if (actions.register_access) request_register_access(*actions.register_access);
   }
   m_previous_frame_start = started;
   INTEROP_GL_CHECK("render_frame");

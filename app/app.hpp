@@ -7,6 +7,7 @@
 #include "app/mode.hpp"
 #include "app/platform.hpp"
 #include "app/scene.hpp"
+#include "app/timing.hpp"
 #include "interop/device.hpp"
 #include "interop/stream.hpp"
 
@@ -59,12 +60,19 @@ class App {
   // Take effect at the start of the next frame; an unavailable mode is refused (returns its reason).
   void request_scene(SceneId scene);
   ModeAvailability request_mode(ModeId mode);
+  // Map / register flags of every registered resource (unset: each resource's best). Applied at once;
+  // returns "" or why the flags do not suit the scene (then nothing changes).
+  std::string request_map_access(std::optional<interop::Access> access);
+  std::string request_register_access(std::optional<interop::Access> access);
+  const AccessSettings& access() const { return m_access; }
   // Headless: the offscreen size; window: asks for a new window size.
   void resize(Extent extent) { m_platform->resize(extent); }
 
   SceneId scene_id() const { return m_scene->id(); }
   ModeId mode_id() const { return m_mode->id(); }
   Scene& scene() { return *m_scene; }
+  Mode& mode() { return *m_mode; }
+  FrameTimers& timers() { return *m_timers; }
   Platform& platform() { return *m_platform; }
   ModeAvailability availability(ModeId mode) const;
   int cuda_device() const { return m_device; }
@@ -73,7 +81,7 @@ class App {
  private:
   void apply_pending_switches();
   void attach_mode(ModeId mode);
-  std::unique_ptr<Mode> create_mode(ModeId mode) const;
+  void switch_scene(SceneId scene);
   FrameInfo frame_info(Extent extent) const;
   void write_screenshot();
 
@@ -85,10 +93,13 @@ class App {
   std::unique_ptr<Platform> m_platform;
   interop::InteropSupport m_interop;
   std::optional<interop::Stream> m_stream;
+  std::unique_ptr<FrameTimers> m_timers;  // CUDA events and GL queries: inside the context's lifetime
   std::unique_ptr<Scene> m_scene;
   std::unique_ptr<Mode> m_mode;
   std::unique_ptr<Panel> m_panel;
 
+  AccessSettings m_access;
+  std::string m_notice;  // the last fallback or refusal, for the panel
   std::optional<SceneId> m_pending_scene;
   std::optional<ModeId> m_pending_mode;
   Extent m_scene_extent;

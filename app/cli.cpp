@@ -26,6 +26,8 @@ const char* to_string(SceneId scene) {
       return "wave";
     case SceneId::Pattern:
       return "pattern";
+    case SceneId::Postprocess:
+      return "postprocess";
   }
   return "?";
 }
@@ -34,6 +36,12 @@ const char* to_string(ModeId mode) {
   switch (mode) {
     case ModeId::Interop:
       return "interop";
+    case ModeId::Reregister:
+      return "reregister";
+    case ModeId::Pbo:
+      return "pbo";
+    case ModeId::Staging:
+      return "staging";
     case ModeId::Cpu:
       return "cpu";
   }
@@ -41,12 +49,13 @@ const char* to_string(ModeId mode) {
 }
 
 const std::vector<SceneId>& all_scenes() {
-  static const std::vector<SceneId> scenes{SceneId::Wave, SceneId::Pattern};
+  static const std::vector<SceneId> scenes{SceneId::Wave, SceneId::Pattern, SceneId::Postprocess};
   return scenes;
 }
 
 const std::vector<ModeId>& all_modes() {
-  static const std::vector<ModeId> modes{ModeId::Interop, ModeId::Cpu};
+  static const std::vector<ModeId> modes{ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Staging,
+                                          ModeId::Cpu};
   return modes;
 }
 
@@ -69,6 +78,9 @@ const char* describe(SceneId scene) {
              "mapped pointer";
     case SceneId::Pattern:
       return "procedural image: CUDA writes a GL texture through a surface object";
+    case SceneId::Postprocess:
+      return "GL renders a lit 3D scene into a texture; CUDA reads it through a texture object and writes "
+             "a filtered image (Sobel edges or a separable blur) through a surface object";
   }
   return "?";
 }
@@ -77,6 +89,14 @@ const char* describe(ModeId mode) {
   switch (mode) {
     case ModeId::Interop:
       return "register once, map/unmap every frame (the right way)";
+    case ModeId::Reregister:
+      return "register + map + unmap + unregister every frame (the anti-pattern, kept to measure it)";
+    case ModeId::Pbo:
+      return "CUDA writes a mapped GL buffer, GL copies it into the texture or vertex buffer "
+             "(the cuda-samples way)";
+    case ModeId::Staging:
+      return "CUDA writes device memory, copies it to pinned host memory, GL uploads from host "
+             "(no interop at all)";
     case ModeId::Cpu:
       return "no CUDA: the CPU reference of every kernel, uploaded with "
              "glTextureSubImage2D/glNamedBufferSubData";
@@ -139,6 +159,16 @@ std::string parse_scene(const std::string& value, Options& options) {
   return "";
 }
 
+std::string parse_filter(const std::string& value, Options& options) {
+  for (const kernels::Filter filter : {kernels::Filter::Sobel, kernels::Filter::Blur}) {
+    if (value != kernels::to_string(filter)) continue;
+    options.filter = filter;
+    return "";
+  }
+  return "--filter " + shown(value) + ": unknown filter; choose " + kernels::to_string(kernels::Filter::Sobel) +
+         " or " + kernels::to_string(kernels::Filter::Blur);
+}
+
 std::string parse_mode(const std::string& value, Options& options) {
   const std::optional<ModeId> mode = mode_from_string(value);
   if (!mode) return "--mode " + shown(value) + ": unknown mode; choose " + choices(all_modes());
@@ -186,6 +216,16 @@ std::string parse_frames(const std::string& value, Options& options) {
   if (parse != NumberParse::Ok || frames < 1)
     return "--frames " + shown(value) + ": must be a whole number of at least 1 (e.g. --frames 120)";
   options.frames = frames;
+  return "";
+}
+
+std::string parse_map_flags(const std::string& value, Options& options) {
+  const std::optional<interop::Access> access = interop::access_from_string(value);
+  if (!access)
+    return "--map-flags " + shown(value) + ": unknown map flags; choose " +
+           interop::to_string(interop::Access::ReadWrite) + ", " + interop::to_string(interop::Access::ReadOnly) +
+           " or " + interop::to_string(interop::Access::WriteDiscard);
+  options.map_flags = *access;
   return "";
 }
 
@@ -247,8 +287,13 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   std::vector<ValueOption> value_options = {
       {"--scene", "NAME", "what is computed: " + choices(all_scenes()) + " (default wave)", "wave",
        parse_scene},
+      {"--filter", "NAME", "the postprocess scene's filter: sobel or blur (default sobel)", "sobel", parse_filter},
       {"--mode", "NAME", "how results reach GL: " + choices(all_modes()) + " (default interop, else cpu)",
        "interop", parse_mode},
+      {"--map-flags", "FLAGS",
+       "map flags of every registered resource: none, read-only or write-discard (default: write-discard for "
+       "what CUDA writes, read-only for what it reads)",
+       "write-discard", parse_map_flags},
       {"--size", "WxH", "image and window size (default 1280x720)", "1280x720", parse_size},
       {"--device", "N", "CUDA device ordinal (default: the GPU that drives GL, else 0)", "0", parse_device},
       {"--frames", "N", "render N frames, then exit; time = frame / 60, so runs repeat", "120", parse_frames},

@@ -2,14 +2,18 @@
 // (DESIGN: exit 0 success, 1 runtime failure, 2 usage error) is what tests and scripts rely on.
 #pragma once
 
+#include "interop/access.hpp"
+#include "kernels/postprocess.hpp"
+
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace lab {
 
-enum class SceneId { Wave, Pattern };
-enum class ModeId { Interop, Cpu };
+enum class SceneId { Wave, Pattern, Postprocess };
+// Every way a result can reach GL (DESIGN: "the two axes users switch live").
+enum class ModeId { Interop, Reregister, Pbo, Staging, Cpu };
 
 const char* to_string(SceneId scene);
 const char* to_string(ModeId mode);
@@ -27,7 +31,11 @@ constexpr int kMaxImageEdge = 16384;
 
 struct Options {
   SceneId scene = SceneId::Wave;
+  kernels::Filter filter = kernels::Filter::Sobel;  // what the postprocess scene applies
   std::optional<ModeId> mode;  // unset: interop where it works, else cpu (with the reason printed)
+  // Map flags for every registered resource; unset: each resource's best (write-discard for what CUDA
+  // writes, read-only for what it reads).
+  std::optional<interop::Access> map_flags;
   int width = 1280;
   int height = 720;
   std::optional<int> device;   // CUDA device ordinal; unset: the one that drives GL, else 0

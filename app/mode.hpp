@@ -1,16 +1,48 @@
 // app/mode.hpp — an interop mode: how the results of a scene's kernels reach its GL objects.
 // Each mode owns everything it allocates or registers for a scene, from on_attach to on_detach, so
 // switching modes live is detach + attach and leaves nothing behind.
+//
+//   interop     register once; every frame map -> kernels on the mapped memory -> unmap
+//   reregister  register + map -> kernels -> unmap + unregister, every frame (the anti-pattern)
+//   pbo         kernels write a mapped GL buffer; GL copies it into the texture / vertex buffer
+//   staging     kernels write cudaMalloc memory; copied to pinned host memory; GL uploads from there
+//   cpu         the CPU reference writes host memory; GL uploads from there (no CUDA at all)
 #pragma once
 
 #include "app/scene.hpp"
+#include "app/timing.hpp"
+#include "interop/access.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace lab {
+
+// Register and map flags for every resource a mode registers. Unset: the best for each resource's role
+// (write-discard for what CUDA writes, read-only for what it reads).
+struct AccessSettings {
+  std::optional<interop::Access> register_access;
+  std::optional<interop::Access> map_access;
+};
+
+interop::Access best_access(ResourceRole role);
+// The access a resource gets under `choice` (its best when unset).
+interop::Access resolve_access(std::optional<interop::Access> choice, ResourceRole role);
+// "" when `access` suits every resource, else why not, naming the resource and what would work:
+// read-only cannot apply to what CUDA writes, write-discard not to what it reads.
+std::string check_access(const std::vector<ResourceSpec>& resources, std::optional<interop::Access> access);
+
+// What the panel shows for one registered resource.
+struct RegisteredFlags {
+  std::string label;
+  ResourceRole role = ResourceRole::Output;
+  interop::Access register_access = interop::Access::ReadWrite;
+  interop::Access map_access = interop::Access::ReadWrite;
+};
 
 class Mode {
  public:
@@ -18,11 +50,17 @@ class Mode {
   virtual ModeId id() const = 0;
 
   // Registers / allocates what scene.resources() needs. The scene stays attached until on_detach.
+  // A failure halfway releases what was done and rethrows.
   virtual void on_attach(Scene& scene) = 0;
   // Releases all of it. Must run before the scene deletes or re-creates its GL objects.
   virtual void on_detach() = 0;
-  // Makes the scene's GL objects hold `frame`: maps, runs the scene's kernels, unmaps (or copies).
-  virtual void produce(Scene& scene, const FrameInfo& frame) = 0;
+  // Makes the scene's GL objects hold `frame`, recording each phase in `timers`.
+  virtual void produce(Scene& scene, const FrameInfo& frame, FrameTimers& timers) = 0;
+
+  // Modes that register GL objects with CUDA (interop, reregister, pbo) take flags; the settings were
+  // checked with check_access against the attached scene. Register flags re-register.
+  virtual void apply_access(const AccessSettings&) {}
+  virtual std::vector<RegisteredFlags> registered_flags() const { return {}; }
 };
 
 // What the CUDA modes share with the app: the device and the one stream of every frame.
@@ -31,7 +69,6 @@ struct CudaContext {
   cudaStream_t stream = nullptr;
 };
 
-std::unique_ptr<Mode> create_interop_mode(const CudaContext& cuda);
-std::unique_ptr<Mode> create_cpu_mode();
+std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda, const AccessSettings& access);
 
 }  // namespace lab

@@ -10,6 +10,25 @@
 #include <vector>
 
 namespace lab {
+
+void upload_to_gl(const ResourceSpec& spec, const void* data) {
+  if (spec.kind == ResourceKind::Buffer) {
+    glNamedBufferSubData(spec.gl_name, 0, static_cast<GLsizeiptr>(spec.bytes), data);
+    return;
+  }
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glTextureSubImage2D(spec.gl_name, 0, 0, 0, spec.width, spec.height, GL_RGBA, GL_UNSIGNED_BYTE, data);
+}
+
+void download_from_gl(const ResourceSpec& spec, void* data) {
+  if (spec.kind == ResourceKind::Buffer) {
+    glGetNamedBufferSubData(spec.gl_name, 0, static_cast<GLsizeiptr>(spec.bytes), data);
+    return;
+  }
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glGetTextureImage(spec.gl_name, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(spec.bytes), data);
+}
+
 namespace {
 
 class CpuMode final : public Mode {
@@ -20,7 +39,9 @@ class CpuMode final : public Mode {
     m_specs = scene.resources();
     m_storage.clear();
     m_views.clear();
+    m_has_inputs = false;
     for (const ResourceSpec& spec : m_specs) {
+      m_has_inputs = m_has_inputs || spec.role == ResourceRole::Input;
       m_storage.emplace_back(spec.bytes);
       HostResourceView view;
       view.pointer = m_storage.back().data();
@@ -36,37 +57,27 @@ class CpuMode final : public Mode {
     m_views.clear();
   }
 
-  void produce(Scene& scene, const FrameInfo& frame) override {
+  void produce(Scene& scene, const FrameInfo& frame, FrameTimers& timers) override {
+    if (m_has_inputs) {
+      GlPhase phase(timers, Phase::GlCopy);
+      for (size_t i = 0; i < m_specs.size(); ++i)
+        if (m_specs[i].role == ResourceRole::Input) download_from_gl(m_specs[i], m_storage[i].data());
+    }
+    {
+      CpuPhase phase(timers, Phase::Kernel);
+      scene.compute_cpu(frame, m_views);
+    }
+    GlPhase phase(timers, Phase::GlCopy);
     for (size_t i = 0; i < m_specs.size(); ++i)
-      if (m_specs[i].role == ResourceRole::Input) download(m_specs[i], m_storage[i]);
-    scene.compute_cpu(frame, m_views);
-    for (size_t i = 0; i < m_specs.size(); ++i)
-      if (m_specs[i].role == ResourceRole::Output) upload(m_specs[i], m_storage[i]);
+      if (m_specs[i].role == ResourceRole::Output) upload_to_gl(m_specs[i], m_storage[i].data());
     INTEROP_GL_CHECK("cpu mode upload");
   }
 
  private:
-  static void upload(const ResourceSpec& spec, const std::vector<uint8_t>& data) {
-    if (spec.kind == ResourceKind::Buffer) {
-      glNamedBufferSubData(spec.gl_name, 0, static_cast<GLsizeiptr>(spec.bytes), data.data());
-    } else {
-      glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-      glTextureSubImage2D(spec.gl_name, 0, 0, 0, spec.width, spec.height, GL_RGBA, GL_UNSIGNED_BYTE, data.data());
-    }
-  }
-
-  static void download(const ResourceSpec& spec, std::vector<uint8_t>& data) {
-    if (spec.kind == ResourceKind::Buffer) {
-      glGetNamedBufferSubData(spec.gl_name, 0, static_cast<GLsizeiptr>(spec.bytes), data.data());
-    } else {
-      glPixelStorei(GL_PACK_ALIGNMENT, 4);
-      glGetTextureImage(spec.gl_name, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(data.size()), data.data());
-    }
-  }
-
   std::vector<ResourceSpec> m_specs;
   std::vector<std::vector<uint8_t>> m_storage;
   std::vector<HostResourceView> m_views;
+  bool m_has_inputs = false;
 };
 
 }  // namespace

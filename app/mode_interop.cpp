@@ -1,12 +1,14 @@
-// app/mode_interop.cpp — the `interop` mode, the right way: each GL object is registered with CUDA
-// once (on attach), and every frame maps all of them in one cudaGraphicsMapResources call on the
-// frame's stream, runs the kernels on the mapped pointers / arrays, and unmaps. Unmapping orders the
-// CUDA work before GL's next use of the objects; nothing waits on the CPU.
-#include "app/mode.hpp"
+// app/mode_interop.cpp — the modes that hand CUDA the GL objects themselves:
+//   interop     registers each GL object once (on attach); every frame maps all of them in one
+//               cudaGraphicsMapResources call on the frame's stream, runs the kernels on the mapped
+//               pointers / arrays, and unmaps. Unmapping orders the CUDA work before GL's next use;
+//               nothing waits on the CPU. This is the right way.
+//   reregister  the same, but registers before and unregisters after every frame: the anti-pattern,
+//               kept to measure what it costs.
+#include "app/mode_detail.hpp"
 
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
-#include "interop/mapping.hpp"
 #include "interop/surface.hpp"
 
 #include <variant>
@@ -23,30 +25,90 @@ struct ArrayBinding {
   interop::TextureObject texture;
 };
 
-class InteropMode final : public Mode {
+using Registration = std::variant<interop::GlBufferRegistration, interop::GlTextureRegistration>;
+
+class GraphicsMode final : public Mode {
  public:
-  explicit InteropMode(const CudaContext& cuda) : m_cuda(cuda) {}
-  ~InteropMode() override { on_detach(); }
+  GraphicsMode(ModeId id, const CudaContext& cuda, const AccessSettings& access)
+      : m_id(id), m_cuda(cuda), m_access(access) {}
+  ~GraphicsMode() override { on_detach(); }
+  GraphicsMode(const GraphicsMode&) = delete;
+  GraphicsMode& operator=(const GraphicsMode&) = delete;
 
-  InteropMode(const InteropMode&) = delete;
-  InteropMode& operator=(const InteropMode&) = delete;
-
-  ModeId id() const override { return ModeId::Interop; }
+  ModeId id() const override { return m_id; }
+  bool reregisters() const { return m_id == ModeId::Reregister; }
 
   void on_attach(Scene& scene) override {
+    m_specs = scene.resources();
+    m_views.assign(m_specs.size(), CudaResourceView{});
+    m_bindings.resize(m_specs.size());
+    if (reregisters()) return;  // registers in produce()
     try {
-      register_all(scene);
+      register_all();
     } catch (...) {
       on_detach();  // a failure halfway leaves nothing registered
       throw;
     }
   }
 
-  void register_all(Scene& scene) {
-    m_specs = scene.resources();
+  void on_detach() override {
+    // Surface/texture objects may still be used by queued kernels: let them finish first.
+    if (!m_bindings.empty()) INTEROP_CUDA_REPORT(cudaStreamSynchronize(m_cuda.stream));
+    m_bindings.clear();
+    unregister_all();  // before the scene may delete the GL objects
+    m_views.clear();
+    m_specs.clear();
+  }
+
+  void produce(Scene& scene, const FrameInfo& frame, FrameTimers& timers) override {
+    if (reregisters()) {
+      CpuPhase phase(timers, Phase::Register);
+      register_all();
+    }
+    detail::map_compute_unmap(m_resources, m_cuda.stream, scene, frame, m_views, timers,
+                              [this](const interop::ScopedMap& mapped) {
+                                for (size_t i = 0; i < m_specs.size(); ++i) {
+                                  if (m_specs[i].kind == ResourceKind::Buffer) {
+                                    const interop::MappedPointer pointer = mapped.pointer(i);
+                                    m_views[i].pointer = pointer.data;
+                                    m_views[i].bytes = pointer.size;
+                                  } else {
+                                    bind_array(i, mapped.array(i));
+                                  }
+                                }
+                              });
+    if (reregisters()) {
+      // The arrays die with their registrations, and their surface/texture objects must outlive the
+      // kernels that use them: wait first (outside the timed phase, so it times the calls alone).
+      INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));
+      CpuPhase phase(timers, Phase::Unregister);
+      for (ArrayBinding& binding : m_bindings) binding = ArrayBinding{};
+      unregister_all();
+    }
+  }
+
+  void apply_access(const AccessSettings& access) override {
+    const bool reregister = access.register_access != m_access.register_access;
+    m_access = access;
+    if (m_registrations.empty()) return;  // applied at the next registration
+    if (reregister) {
+      INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));
+      for (ArrayBinding& binding : m_bindings) binding = ArrayBinding{};
+      unregister_all();
+      register_all();
+    } else {
+      apply_map_access();
+    }
+  }
+
+  std::vector<RegisteredFlags> registered_flags() const override {
+    return detail::registered_flags(m_specs, m_access, "");
+  }
+
+ private:
+  void register_all() {
     for (const ResourceSpec& spec : m_specs) {
-      const interop::Access access =
-          spec.role == ResourceRole::Input ? interop::Access::ReadOnly : interop::Access::WriteDiscard;
+      const interop::Access access = resolve_access(m_access.register_access, spec.role);
       if (spec.kind == ResourceKind::Buffer) {
         m_registrations.emplace_back(interop::GlBufferRegistration({spec.gl_name, access}));
       } else {
@@ -57,44 +119,21 @@ class InteropMode final : public Mode {
         desc.surface_load_store = spec.role == ResourceRole::Output;
         m_registrations.emplace_back(interop::GlTextureRegistration(desc));
       }
-      m_resources.push_back(resource_of(m_registrations.back()));
+      m_resources.push_back(std::visit([](const auto& r) { return r.resource(); }, m_registrations.back()));
     }
-    m_bindings.resize(m_specs.size());
-    m_views.resize(m_specs.size());
+    apply_map_access();
   }
 
-  void on_detach() override {
-    // Surface/texture objects may still be used by queued kernels: let them finish first.
-    if (!m_bindings.empty()) INTEROP_CUDA_REPORT(cudaStreamSynchronize(m_cuda.stream));
-    m_bindings.clear();
-    m_views.clear();
+  void apply_map_access() {
+    for (size_t i = 0; i < m_registrations.size(); ++i) {
+      const interop::Access access = resolve_access(m_access.map_access, m_specs[i].role);
+      std::visit([access](auto& r) { if (r.map_access() != access) r.set_map_access(access); }, m_registrations[i]);
+    }
+  }
+
+  void unregister_all() {
     m_resources.clear();
-    m_registrations.clear();  // unregisters, before the scene may delete the GL objects
-    m_specs.clear();
-  }
-
-  void produce(Scene& scene, const FrameInfo& frame) override {
-    interop::ScopedMap mapped(m_resources, m_cuda.stream);
-    for (size_t i = 0; i < m_specs.size(); ++i) {
-      CudaResourceView& view = m_views[i];
-      if (m_specs[i].kind == ResourceKind::Buffer) {
-        const interop::MappedPointer pointer = mapped.pointer(i);
-        view.pointer = pointer.data;
-        view.bytes = pointer.size;
-      } else {
-        bind_array(i, mapped.array(i));
-      }
-    }
-    scene.compute_cuda(frame, m_views, m_cuda.stream);
-    INTEROP_CUDA_CHECK(cudaGetLastError());  // a failed launch, reported at its frame
-    mapped.unmap();
-  }
-
- private:
-  using Registration = std::variant<interop::GlBufferRegistration, interop::GlTextureRegistration>;
-
-  static cudaGraphicsResource_t resource_of(const Registration& registration) {
-    return std::visit([](const auto& r) { return r.resource(); }, registration);
+    m_registrations.clear();
   }
 
   void bind_array(size_t index, cudaArray_t array) {
@@ -107,7 +146,7 @@ class InteropMode final : public Mode {
         binding.surface = interop::SurfaceObject(array);
       } else {
         interop::TextureObjectDesc desc;
-        desc.read_mode = cudaReadModeNormalizedFloat;
+        desc.read_mode = cudaReadModeNormalizedFloat;  // RGBA8 texels arrive as float4 in [0, 1]
         binding.texture = interop::TextureObject(array, desc);
       }
     }
@@ -115,7 +154,9 @@ class InteropMode final : public Mode {
     m_views[index].texture = binding.texture.get();
   }
 
+  ModeId m_id;
   CudaContext m_cuda;
+  AccessSettings m_access;
   std::vector<ResourceSpec> m_specs;
   std::vector<Registration> m_registrations;
   std::vector<cudaGraphicsResource_t> m_resources;
@@ -125,6 +166,12 @@ class InteropMode final : public Mode {
 
 }  // namespace
 
-std::unique_ptr<Mode> create_interop_mode(const CudaContext& cuda) { return std::make_unique<InteropMode>(cuda); }
+std::unique_ptr<Mode> create_interop_mode(const CudaContext& cuda, const AccessSettings& access) {
+  return std::make_unique<GraphicsMode>(ModeId::Interop, cuda, access);
+}
+
+std::unique_ptr<Mode> create_reregister_mode(const CudaContext& cuda, const AccessSettings& access) {
+  return std::make_unique<GraphicsMode>(ModeId::Reregister, cuda, access);
+}
 
 }  // namespace lab

@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 #include <glad/gl.h>
 
+#include <memory>
 #include <vector>
 
 namespace lab {
@@ -28,6 +29,7 @@ enum class ResourceKind { Buffer, Texture2D };
 enum class ResourceRole { Output, Input };
 
 struct ResourceSpec {
+  const char* label = "";          // "vertex buffer", "rendered scene": for the panel and messages
   ResourceKind kind = ResourceKind::Buffer;
   ResourceRole role = ResourceRole::Output;
   GLuint gl_name = 0;
@@ -73,10 +75,15 @@ class Scene {
   // Runs the CPU reference of the same kernels.
   virtual void compute_cpu(const FrameInfo& frame, const std::vector<HostResourceView>& views) = 0;
 
+  // GL work whose result the kernels consume, run before the mode produces the frame (the
+  // postprocess scene renders its 3D scene into the texture CUDA reads). Most scenes have none.
+  virtual void prepare(const FrameInfo&) {}
   // Draws into the bound framebuffer (viewport already set to frame.extent).
   virtual void render(const FrameInfo& frame) = 0;
+  // The scene's own controls in the panel (ImGui calls), e.g. the post-process filter.
+  virtual void on_ui() {}
 };
 
-std::unique_ptr<Scene> create_scene(SceneId id);
+std::unique_ptr<Scene> create_scene(SceneId id, const Options& options);
 
 }  // namespace lab

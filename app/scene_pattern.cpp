@@ -31,6 +31,7 @@ class PatternScene final : public Scene {
     m_extent = extent;
     m_texture = create_texture_2d(GL_RGBA8, extent.width, extent.height);
     ResourceSpec spec;
+    spec.label = "pattern texture";
     spec.kind = ResourceKind::Texture2D;
     spec.role = ResourceRole::Output;
     spec.gl_name = m_texture.get();
@@ -45,12 +46,7 @@ class PatternScene final : public Scene {
 
   void compute_cuda(const FrameInfo& frame, const std::vector<CudaResourceView>& views,
                     cudaStream_t stream) override {
-    const kernels::PatternParams params = pattern_params(frame);
-    if (views[0].surface != 0) {
-      kernels::pattern_cuda_surface(views[0].surface, params, stream);
-    } else {
-      kernels::pattern_cuda_linear(linear_image(views[0].pointer, views[0].pitch), params, stream);
-    }
+    kernels::pattern_cuda(cuda_target(views[0]), pattern_params(frame), stream);
   }
 
   void compute_cpu(const FrameInfo& frame, const std::vector<HostResourceView>& views) override {
@@ -72,8 +68,15 @@ class PatternScene final : public Scene {
     return {m_extent.width, m_extent.height, frame.time};
   }
 
-  kernels::PitchedImage linear_image(void* pixels, size_t pitch) const {
-    return {static_cast<kernels::Rgba8*>(pixels), pitch, m_extent.width, m_extent.height};
+  // The mapped texture itself when the mode gives a surface, else the linear copy it gives instead.
+  kernels::ImageTarget cuda_target(const CudaResourceView& view) const {
+    if (view.surface != 0) return kernels::surface_target(view.surface, m_extent.width, m_extent.height);
+    return linear_image(view.pointer, view.pitch);
+  }
+
+  kernels::ImageTarget linear_image(void* pixels, size_t pitch) const {
+    return kernels::linear_target(static_cast<kernels::Rgba8*>(pixels), pitch, m_extent.width,
+                                  m_extent.height);
   }
 
   Extent m_extent;

@@ -72,6 +72,7 @@ class WaveScene final : public Scene {
     m_program = create_program("wave.vert", "wave.frag");
 
     ResourceSpec spec;
+    spec.label = "vertex buffer";
     spec.kind = ResourceKind::Buffer;
     spec.role = ResourceRole::Output;
     spec.gl_name = m_vertices.get();

@@ -1,5 +1,6 @@
 // app/ui.cpp — the panel. Unavailable modes are shown greyed out with their reason as a tooltip, so a
-// user sees why interop is off on their machine instead of a missing entry.
+// user sees why interop is off on their machine instead of a missing entry. Timings are GPU times
+// (CUDA events, GL timer queries) read a few frames late, so measuring never stalls the frame.
 #include "app/ui.hpp"
 
 #include <backends/imgui_impl_glfw.h>
@@ -9,6 +10,91 @@
 #include <algorithm>
 
 namespace lab {
+namespace {
+
+constexpr Phase kShownPhases[] = {Phase::Register, Phase::Map,    Phase::Kernel, Phase::Unmap, Phase::Unregister,
+                                  Phase::CudaCopy, Phase::GlCopy, Phase::Draw,   Phase::Frame};
+
+// A flags choice: unset (each resource's best) or one of the three.
+std::optional<std::optional<interop::Access>> flags_combo(const char* label, std::optional<interop::Access> current) {
+  const char* names[] = {"best per resource", interop::to_string(interop::Access::ReadWrite),
+                         interop::to_string(interop::Access::ReadOnly),
+                         interop::to_string(interop::Access::WriteDiscard)};
+  const std::optional<interop::Access> values[] = {std::nullopt, interop::Access::ReadWrite, interop::Access::ReadOnly,
+                                                   interop::Access::WriteDiscard};
+  int index = 0;
+  for (int i = 0; i < 4; ++i)
+    if (values[i] == current) index = i;
+  std::optional<std::optional<interop::Access>> picked;
+  if (ImGui::BeginCombo(label, names[index])) {
+    for (int i = 0; i < 4; ++i)
+      if (ImGui::Selectable(names[i], i == index) && i != index) picked = values[i];
+    ImGui::EndCombo();
+  }
+  return picked;
+}
+
+void draw_timings(const FrameTimers& timers, ModeId mode) {
+  const int tag = static_cast<int>(mode);
+  if (ImGui::BeginTable("phases", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("phase");
+    ImGui::TableSetupColumn("last ms");
+    ImGui::TableSetupColumn("avg ms");
+    ImGui::TableSetupColumn("p90 ms");
+    ImGui::TableHeadersRow();
+    for (const Phase phase : kShownPhases) {
+      if (!timers.has(tag, phase)) continue;
+      const PhaseStats& stats = timers.stats(tag, phase);
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(to_string(phase));
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", stats.last_ms);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", stats.average_ms);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", stats.p90_ms);
+    }
+    ImGui::EndTable();
+  }
+  for (const Phase phase : {Phase::Kernel, Phase::Frame}) {
+    if (!timers.has(tag, phase)) continue;
+    const std::vector<float>& history = timers.stats(tag, phase).history;
+    if (history.empty()) continue;
+    const float peak = *std::max_element(history.begin(), history.end());
+    const std::string label = std::string(to_string(phase)) + " (ms)";
+    ImGui::PlotLines(("##" + label).c_str(), history.data(), static_cast<int>(history.size()), 0, label.c_str(), 0.0f,
+                     std::max(peak * 1.2f, 0.01f), ImVec2(-1, 50));
+  }
+}
+
+// Every mode seen in this scene, side by side: averages over each mode's last frames.
+void draw_mode_table(const FrameTimers& timers) {
+  const Phase columns[] = {Phase::Map, Phase::Kernel, Phase::Unmap, Phase::CudaCopy, Phase::GlCopy, Phase::Frame};
+  if (!ImGui::BeginTable("modes", 7, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
+    return;
+  ImGui::TableSetupColumn("mode (avg ms)");
+  for (const Phase phase : columns) ImGui::TableSetupColumn(to_string(phase));
+  ImGui::TableHeadersRow();
+  for (const ModeId mode : all_modes()) {
+    const int tag = static_cast<int>(mode);
+    if (!timers.has(tag, Phase::Frame) && !timers.has(tag, Phase::Kernel)) continue;
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(to_string(mode));
+    for (const Phase phase : columns) {
+      ImGui::TableNextColumn();
+      if (timers.has(tag, phase)) {
+        ImGui::Text("%.3f", timers.stats(tag, phase).average_ms);
+      } else {
+        ImGui::TextDisabled("-");
+      }
+    }
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
 
 Panel::Panel(GLFWwindow* window) {
   IMGUI_CHECKVERSION();
@@ -26,34 +112,29 @@ Panel::~Panel() {
 }
 
 PanelActions Panel::draw(const PanelModel& model) {
-  m_frame_ms[m_next] = model.frame_ms;
-  m_next = (m_next + 1) % kHistory;
-  m_average_ms = m_average_ms == 0.0f ? model.frame_ms : 0.95f * m_average_ms + 0.05f * model.frame_ms;
-
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
 
   PanelActions actions;
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(360, 0), ImGuiCond_FirstUseEver);
-  ImGui::Begin("interop-lab");
+  // Auto-resized: the panel grows with the timing rows and the mode table as they appear.
+  ImGui::Begin("interop-lab", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
 
-  int scene_index = 0;
-  const std::vector<SceneId>& scenes = all_scenes();
-  for (size_t i = 0; i < scenes.size(); ++i)
-    if (scenes[i] == model.scene) scene_index = static_cast<int>(i);
-  for (size_t i = 0; i < scenes.size(); ++i) {
-    if (i > 0) ImGui::SameLine();
-    if (ImGui::RadioButton(to_string(scenes[i]), scene_index == static_cast<int>(i)) && scenes[i] != model.scene)
-      actions.scene = scenes[i];
+  ImGui::TextUnformatted("scene");
+  for (const SceneId scene : all_scenes()) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(to_string(scene), scene == model.scene) && scene != model.scene) actions.scene = scene;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", describe(scene));
   }
+  if (model.scene_ui) model.scene_ui();
 
   ImGui::Separator();
   ImGui::TextUnformatted("mode");
   const std::vector<ModeId>& modes = all_modes();
   for (size_t i = 0; i < modes.size(); ++i) {
     const ModeAvailability& availability = model.modes[i];
+    ImGui::SameLine();
     ImGui::BeginDisabled(!availability.available);
     if (ImGui::RadioButton(to_string(modes[i]), modes[i] == model.mode) && modes[i] != model.mode)
       actions.mode = modes[i];
@@ -61,19 +142,30 @@ PanelActions Panel::draw(const PanelModel& model) {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
       ImGui::SetTooltip("%s", availability.available ? describe(modes[i]) : availability.reason.c_str());
   }
+  if (!model.flags.empty()) {
+    ImGui::PushItemWidth(170);
+    actions.map_access = flags_combo("map flags", model.access.map_access);
+    actions.register_access = flags_combo("register flags", model.access.register_access);
+    ImGui::PopItemWidth();
+    for (const RegisteredFlags& flags : model.flags)
+      ImGui::BulletText("%s (%s): register %s, map %s", flags.label.c_str(),
+                        flags.role == ResourceRole::Input ? "CUDA reads" : "CUDA writes",
+                        interop::to_string(flags.register_access), interop::to_string(flags.map_access));
+  }
   if (!model.notice.empty()) ImGui::TextWrapped("%s", model.notice.c_str());
 
   ImGui::Separator();
-  ImGui::Text("%d x %d", model.extent.width, model.extent.height);
-  ImGui::Text("frame %.2f ms (avg %.2f ms)", model.frame_ms, m_average_ms);
-  const float peak = *std::max_element(m_frame_ms.begin(), m_frame_ms.end());
-  ImGui::PlotLines("##frame_ms", m_frame_ms.data(), kHistory, m_next, "frame time (ms)", 0.0f,
-                   std::max(peak * 1.2f, 1.0f), ImVec2(-1, 60));
+  ImGui::Text("%d x %d, %s", model.extent.width, model.extent.height, to_string(model.mode));
+  if (model.timers) {
+    draw_timings(*model.timers, model.mode);
+    if (ImGui::CollapsingHeader("modes compared", ImGuiTreeNodeFlags_DefaultOpen)) draw_mode_table(*model.timers);
+  }
 
-  ImGui::Separator();
-  ImGui::TextWrapped("GL: %s", model.renderer.c_str());
-  ImGui::TextWrapped("%s", model.platform.c_str());
-  ImGui::TextWrapped("%s", model.cuda.c_str());
+  if (ImGui::CollapsingHeader("system")) {
+    ImGui::TextWrapped("GL: %s", model.renderer.c_str());
+    ImGui::TextWrapped("%s", model.platform.c_str());
+    ImGui::TextWrapped("%s", model.cuda.c_str());
+  }
   ImGui::End();
 
   ImGui::Render();

@@ -1,13 +1,17 @@
 // app/ui.hpp — the Dear ImGui panel (GLFW + OpenGL3 backends from Debian's libimgui): scene, mode,
-// size, renderer and frame time. It reads the app's state through PanelModel and reports what the
-// user picked; it never changes the app itself.
+// map and register flags, per-phase timings with a mode comparison, and the system it runs on. It
+// reads the app's state through PanelModel and reports what the user picked; it never changes the
+// app itself.
 #pragma once
 
 #include "app/app.hpp"
+#include "app/timing.hpp"
 
 #include <array>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 struct GLFWwindow;
 
@@ -16,18 +20,24 @@ namespace lab {
 struct PanelModel {
   SceneId scene = SceneId::Wave;
   ModeId mode = ModeId::Cpu;
-  std::array<ModeAvailability, 2> modes;  // indexed like all_modes()
+  std::array<ModeAvailability, 5> modes;  // indexed like all_modes()
   Extent extent;
   std::string platform;
   std::string renderer;
-  std::string cuda;     // "CUDA device 0: NVIDIA H200" or why there is none
+  std::string cuda;     // "CUDA device 0: NVIDIA H200 (...)" or "CUDA: no device"
   std::string notice;   // the last fallback or refusal, "" when none
-  float frame_ms = 0.0f;
+  AccessSettings access;
+  std::vector<RegisteredFlags> flags;  // what the mode registered, with the flags in force
+  const FrameTimers* timers = nullptr;
+  std::function<void()> scene_ui;      // the scene's own controls
 };
 
 struct PanelActions {
   std::optional<SceneId> scene;
   std::optional<ModeId> mode;
+  // Outer optional: the user changed it; inner: the flags (unset = each resource's best).
+  std::optional<std::optional<interop::Access>> map_access;
+  std::optional<std::optional<interop::Access>> register_access;
 };
 
 class Panel {
@@ -39,12 +49,6 @@ class Panel {
 
   // Builds and draws the panel over the current framebuffer.
   PanelActions draw(const PanelModel& model);
-
- private:
-  static constexpr int kHistory = 240;
-  std::array<float, kHistory> m_frame_ms{};
-  int m_next = 0;
-  float m_average_ms = 0.0f;
 };
 
 }  // namespace lab

@@ -34,6 +34,12 @@ const char* to_string(Access access) {
   return "?";
 }
 
+std::optional<Access> access_from_string(const std::string& name) {
+  for (const Access access : {Access::ReadWrite, Access::ReadOnly, Access::WriteDiscard})
+    if (name == to_string(access)) return access;
+  return std::nullopt;
+}
+
 namespace {
 
 struct FormatName {

@@ -10,18 +10,12 @@
 // glad's gl.h defines the guards of GL/gl.h, so cuda_gl_interop.h pulls in no second GL header.
 #include <cuda_gl_interop.h>
 
+#include "interop/access.hpp"
+
 #include <string>
 
 namespace interop {
 
-// How CUDA will use a registered resource; maps onto cudaGraphicsRegisterFlags / MapFlags.
-enum class Access {
-  ReadWrite,     // cudaGraphicsRegisterFlagsNone
-  ReadOnly,      // CUDA only reads (e.g. a texture that GL rendered)
-  WriteDiscard,  // CUDA overwrites everything; previous contents are undefined after mapping
-};
-
-const char* to_string(Access access);
 
 struct BufferRegistrationDesc {
   GLuint buffer = 0;  // a GL buffer name with storage (glNamedBufferStorage / glNamedBufferData)

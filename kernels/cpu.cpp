@@ -1,31 +1,12 @@
-// kernels/cpu.cpp — the CPU reference launchers: the same per-element functions as the CUDA
-// kernels, in plain loops. Rows are split across hardware threads so 4K frames stay interactive.
+// kernels/cpu.cpp — the CPU reference launchers of the wave and pattern scenes: the same per-element
+// functions as the CUDA kernels, in plain loops over row ranges (kernels/parallel.hpp).
+#include "kernels/parallel.hpp"
 #include "kernels/pattern.hpp"
 #include "kernels/wave.hpp"
 
-#include <algorithm>
-#include <thread>
-#include <vector>
+#include <cassert>
 
 namespace kernels {
-namespace {
-
-// Calls body(begin, end) on disjoint row ranges covering [0, rows), one range per hardware thread.
-template <class Body>
-void parallel_rows(int rows, const Body& body) {
-  const int threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 16);
-  if (threads == 1 || rows < 64) {
-    body(0, rows);
-    return;
-  }
-  std::vector<std::thread> workers;
-  const int chunk = (rows + threads - 1) / threads;
-  for (int begin = 0; begin < rows; begin += chunk)
-    workers.emplace_back([&body, begin, end = std::min(rows, begin + chunk)] { body(begin, end); });
-  for (std::thread& worker : workers) worker.join();
-}
-
-}  // namespace
 
 void wave_cpu(WaveVertex* vertices, const WaveParams& params) {
   parallel_rows(params.grid_z, [&](int begin, int end) {
@@ -34,12 +15,14 @@ void wave_cpu(WaveVertex* vertices, const WaveParams& params) {
   });
 }
 
-void pattern_cpu(PitchedImage image, const PatternParams& params) {
+void pattern_cpu(ImageTarget target, const PatternParams& params) {
+  assert(target.surface == 0 && target.pixels != nullptr &&
+         "pattern_cpu writes host memory: pass linear_target(pixels, pitch, ...), not a surface object");
+  assert(target.width == params.width && target.height == params.height &&
+         "pattern_cpu: ImageTarget and PatternParams must have the same size; build both from one extent");
   parallel_rows(params.height, [&](int begin, int end) {
-    for (int y = begin; y < end; ++y) {
-      Rgba8* out = row(image, y);
-      for (int x = 0; x < params.width; ++x) out[x] = pattern_texel(x, y, params);
-    }
+    for (int y = begin; y < end; ++y)
+      for (int x = 0; x < params.width; ++x) store(target, x, y, pattern_texel(x, y, params));
   });
 }
 

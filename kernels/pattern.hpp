@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kernels/common.hpp"
+#include "kernels/image.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -33,11 +34,11 @@ KERNELS_HD inline Rgba8 pattern_texel(int x, int y, const PatternParams& p) {
   return to_rgba8(c);
 }
 
-// The CPU reference into a host image.
-void pattern_cpu(PitchedImage image, const PatternParams& params);
-// CUDA through a surface object (a mapped GL texture registered with SurfaceLoadStore).
-void pattern_cuda_surface(cudaSurfaceObject_t surface, const PatternParams& params, cudaStream_t stream);
-// CUDA into linear device memory (a mapped pixel buffer or plain cudaMalloc memory).
-void pattern_cuda_linear(PitchedImage image, const PatternParams& params, cudaStream_t stream);
+// Both launchers write a target of params.width x params.height texels.
+// The CPU reference, into host memory (a linear target).
+void pattern_cpu(ImageTarget target, const PatternParams& params);
+// CUDA, into a surface (a mapped GL texture registered with SurfaceLoadStore) or linear device memory
+// (a mapped pixel buffer, cudaMalloc).
+void pattern_cuda(ImageTarget target, const PatternParams& params, cudaStream_t stream);
 
 }  // namespace kernels

@@ -9,6 +9,8 @@
 #include <glm/glm.hpp>
 
 #include <cmath>
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 
 namespace {
@@ -156,6 +158,77 @@ TEST(App, RunWritesTheLastFrameAsAScreenshot) {
   const lab::Image written = lab::read_png(path.string());
   EXPECT_EQ(lab::compare_images(written, labtest::expected_pattern_frame(300, 200, 2), 0).pixels_over, 0u);
   std::filesystem::remove(path);
+}
+
+class PostprocessScene : public ::testing::TestWithParam<kernels::Filter> {};
+
+// The whole pipeline: GL renders the 3D scene, the CPU reference filters what GL rendered, GL shows it.
+TEST_P(PostprocessScene, ShowsTheFilterOfWhatGlRendered) {
+  lab::Options options = labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 641, 359);
+  options.filter = GetParam();
+  lab::App app(options);
+  const lab::Image frame = labtest::render(app, 20);
+  const lab::Image expected = labtest::expected_postprocess_frame(app, GetParam());
+  const lab::ImageDifference d = lab::compare_images(frame, expected, 0);
+  EXPECT_EQ(d.pixels_over, 0u) << lab::to_string(d, 0);
+
+  // Not vacuous: the rendered scene has shading, and the filter changed it.
+  const lab::ResourceSpec& input = app.scene().resources().at(0);
+  std::vector<uint8_t> rendered(static_cast<size_t>(input.width) * input.height * 4);
+  glGetTextureImage(input.gl_name, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(rendered.size()),
+                    rendered.data());
+  std::vector<uint32_t> colours(rendered.size() / 4);
+  std::memcpy(colours.data(), rendered.data(), rendered.size());
+  std::sort(colours.begin(), colours.end());
+  EXPECT_GT(std::unique(colours.begin(), colours.end()) - colours.begin(), 200) << "the 3D scene is shaded";
+  lab::Image unfiltered{input.width, input.height, rendered};
+  lab::flip_rows(unfiltered);
+  // Sobel darkens everything but edges; a blur changes only what lies near an edge.
+  const double changed = GetParam() == kernels::Filter::Sobel ? 0.25 : 0.01;
+  EXPECT_GT(lab::compare_images(unfiltered, frame, 2).fraction_over, changed) << "the filter changed the picture";
+}
+
+INSTANTIATE_TEST_SUITE_P(Filters, PostprocessScene,
+                         ::testing::Values(kernels::Filter::Sobel, kernels::Filter::Blur),
+                         [](const ::testing::TestParamInfo<kernels::Filter>& info) {
+                           return std::string(kernels::to_string(info.param));
+                         });
+
+TEST(App, RefusesEveryCudaModeWithTheReasonWhereThereIsNoCuda) {
+  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64));
+  if (app.cuda_device() >= 0) GTEST_SKIP() << "a CUDA device exists here";
+  for (const ModeId mode : {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Staging}) {
+    const lab::ModeAvailability availability = app.request_mode(mode);
+    EXPECT_FALSE(availability.available) << lab::to_string(mode);
+    EXPECT_NE(availability.reason.find("no CUDA device"), std::string::npos) << availability.reason;
+  }
+  EXPECT_TRUE(app.request_mode(ModeId::Cpu).available);
+}
+
+TEST(App, RefusesFlagsThatContradictAResourcesRole) {
+  lab::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 64, 64));
+  const std::string read_only = app.request_map_access(interop::Access::ReadOnly);
+  EXPECT_NE(read_only.find("read-only cannot apply to the filtered image: CUDA writes it"), std::string::npos)
+      << read_only;
+  const std::string write_discard = app.request_register_access(interop::Access::WriteDiscard);
+  EXPECT_NE(write_discard.find("write-discard cannot apply to the rendered scene: CUDA reads it"), std::string::npos)
+      << write_discard;
+  EXPECT_FALSE(app.access().map_access.has_value()) << "a refused choice changes nothing";
+  EXPECT_EQ(app.request_map_access(interop::Access::ReadWrite), "");
+  EXPECT_EQ(app.access().map_access, interop::Access::ReadWrite);
+}
+
+TEST(App, TimesEveryPhaseOfACpuFrame) {
+  lab::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 320, 240));
+  for (long long i = 0; i < 12; ++i) labtest::render(app, i);
+  app.timers().flush();
+  const int tag = static_cast<int>(ModeId::Cpu);
+  for (const lab::Phase phase : {lab::Phase::Kernel, lab::Phase::GlCopy, lab::Phase::Draw, lab::Phase::Frame}) {
+    ASSERT_TRUE(app.timers().has(tag, phase)) << lab::to_string(phase);
+    EXPECT_GE(app.timers().stats(tag, phase).samples, 10) << lab::to_string(phase);
+    EXPECT_GT(app.timers().stats(tag, phase).average_ms, 0.0f) << lab::to_string(phase);
+  }
+  EXPECT_FALSE(app.timers().has(tag, lab::Phase::Map)) << "the cpu mode maps nothing";
 }
 
 }  // namespace

@@ -1,36 +1,47 @@
-// tests/gpu/test_interop_frames.cpp — the core promise: for a given scene, size and frame index,
-// `interop` mode produces the frame the CPU reference produces. Needs a CUDA device that drives the
-// GL context (headless EGL device platform, or a window with INTEROP_LAB_TEST_PLATFORM=window);
-// elsewhere each test skips with the reason.
+// tests/gpu/test_interop_frames.cpp — the core promise: for a given scene, size and frame index, every
+// CUDA mode (interop, reregister, pbo, staging) produces the frame the CPU reference produces. Needs a
+// CUDA device that drives the GL context (headless EGL device platform, or a window with
+// INTEROP_LAB_TEST_PLATFORM=window); elsewhere each test skips with the reason.
 #include "tests/support/app_fixture.hpp"
 
 #include "interop/gl.hpp"
 
 #include <cmath>
-#include <tuple>
 
 namespace {
 
 using lab::ModeId;
 using lab::SceneId;
 
-// Textures written by kernels: CUDA's sinf/sqrtf and the host's differ in the last bits, which can
-// move a rounded 8-bit value by one.
-constexpr int kTextureTolerance = 1;
+// Images written by kernels: CUDA's sinf/sqrtf and the host's differ in the last bits, which can move
+// a rounded 8-bit value by one.
+constexpr int kImageTolerance = 1;
 // Vertex positions and normals: a few float ulps apart.
 constexpr float kVertexTolerance = 1e-4f;
 // Rasterised mesh: a vertex a few ulps away can move an edge across a pixel centre.
 constexpr int kMeshPixelThreshold = 8;
 constexpr double kMeshMaxFraction = 0.001;
 
+constexpr ModeId kCudaModes[] = {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Staging};
+
 struct Case {
   SceneId scene;
   int width, height;
 };
 
-class InteropFrames : public ::testing::TestWithParam<Case> {};
+float largest_vertex_difference(const std::vector<kernels::WaveVertex>& a, const std::vector<kernels::WaveVertex>& b) {
+  float worst = 0.0f;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const float* x = &a[i].position.x;
+    const float* y = &b[i].position.x;
+    for (int k = 0; k < 6; ++k) worst = std::fmax(worst, std::fabs(x[k] - y[k]));
+  }
+  return worst;
+}
 
-TEST_P(InteropFrames, InteropFrameEqualsCpuFrame) {
+class EveryMode : public ::testing::TestWithParam<Case> {};
+
+TEST_P(EveryMode, ProducesTheCpuFrame) {
   const Case c = GetParam();
   lab::App app(labtest::app_options(c.scene, ModeId::Cpu, c.width, c.height));
   if (!app.interop_support().usable)
@@ -38,31 +49,29 @@ TEST_P(InteropFrames, InteropFrameEqualsCpuFrame) {
   const long long index = 97;
   const lab::Image cpu_frame = labtest::render(app, index);
   std::vector<kernels::WaveVertex> cpu_vertices;
-  if (c.scene == SceneId::Wave) cpu_vertices = labtest::read_vertex_buffer(app);
-
-  ASSERT_TRUE(app.request_mode(ModeId::Interop).available);
-  const lab::Image interop_frame = labtest::render(app, index);
-  ASSERT_EQ(app.mode_id(), ModeId::Interop);
-
-  if (c.scene == SceneId::Pattern) {
-    const lab::ImageDifference d = lab::compare_images(interop_frame, cpu_frame, kTextureTolerance);
-    EXPECT_EQ(d.pixels_over, 0u) << lab::to_string(d, kTextureTolerance);
-    // And both are the kernel's image, not merely equal to each other.
-    const lab::ImageDifference e = lab::compare_images(
-        interop_frame, labtest::expected_pattern_frame(c.width, c.height, index), kTextureTolerance);
-    EXPECT_EQ(e.pixels_over, 0u) << lab::to_string(e, kTextureTolerance);
+  if (c.scene == SceneId::Wave) {
+    cpu_vertices = labtest::read_vertex_buffer(app);
   } else {
-    const std::vector<kernels::WaveVertex> gpu_vertices = labtest::read_vertex_buffer(app);
-    ASSERT_EQ(gpu_vertices.size(), cpu_vertices.size());
-    float worst = 0.0f;
-    for (size_t i = 0; i < gpu_vertices.size(); ++i) {
-      const float* a = &gpu_vertices[i].position.x;
-      const float* b = &cpu_vertices[i].position.x;
-      for (int k = 0; k < 6; ++k) worst = std::fmax(worst, std::fabs(a[k] - b[k]));
+    // The cpu frame is itself the kernels' output, checked against their functions.
+    const lab::ImageDifference d = lab::compare_images(cpu_frame, labtest::expected_frame(app, c.scene, index), 0);
+    ASSERT_EQ(d.pixels_over, 0u) << "cpu frame: " << lab::to_string(d, 0);
+  }
+
+  for (const ModeId mode : kCudaModes) {
+    SCOPED_TRACE(lab::to_string(mode));
+    ASSERT_TRUE(app.request_mode(mode).available);
+    const lab::Image frame = labtest::render(app, index);
+    ASSERT_EQ(app.mode_id(), mode);
+    if (c.scene == SceneId::Wave) {
+      const std::vector<kernels::WaveVertex> vertices = labtest::read_vertex_buffer(app);
+      ASSERT_EQ(vertices.size(), cpu_vertices.size());
+      EXPECT_LE(largest_vertex_difference(vertices, cpu_vertices), kVertexTolerance);
+      const lab::ImageDifference d = lab::compare_images(frame, cpu_frame, kMeshPixelThreshold);
+      EXPECT_LE(d.fraction_over, kMeshMaxFraction) << lab::to_string(d, kMeshPixelThreshold);
+    } else {
+      const lab::ImageDifference d = lab::compare_images(frame, cpu_frame, kImageTolerance);
+      EXPECT_EQ(d.pixels_over, 0u) << lab::to_string(d, kImageTolerance);
     }
-    EXPECT_LE(worst, kVertexTolerance);
-    const lab::ImageDifference d = lab::compare_images(interop_frame, cpu_frame, kMeshPixelThreshold);
-    EXPECT_LE(d.fraction_over, kMeshMaxFraction) << lab::to_string(d, kMeshPixelThreshold);
   }
 }
 
@@ -71,9 +80,11 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
          std::to_string(info.param.height);
 }
 
-INSTANTIATE_TEST_SUITE_P(ScenesAndSizes, InteropFrames,
-                         ::testing::Values(Case{SceneId::Pattern, 1277, 719}, Case{SceneId::Pattern, 3840, 2160},
-                                           Case{SceneId::Wave, 1277, 719}, Case{SceneId::Wave, 3840, 2160}),
+INSTANTIATE_TEST_SUITE_P(ScenesAndSizes, EveryMode,
+                         ::testing::Values(Case{SceneId::Wave, 1277, 719}, Case{SceneId::Wave, 3840, 2160},
+                                           Case{SceneId::Pattern, 1277, 719}, Case{SceneId::Pattern, 3840, 2160},
+                                           Case{SceneId::Postprocess, 1277, 719},
+                                           Case{SceneId::Postprocess, 3840, 2160}),
                          case_name);
 
 TEST(InteropResize, ReRegistersTheTextureAndKeepsMatching) {
@@ -95,10 +106,60 @@ TEST(InteropResize, ReRegistersTheTextureAndKeepsMatching) {
       for (int i = 0; i < 200 && app.platform().framebuffer_extent() != extent; ++i) app.platform().poll_events();
     const lab::Image frame = labtest::render(app, 7);
     const lab::ImageDifference d = lab::compare_images(
-        frame, labtest::expected_pattern_frame(extent.width, extent.height, 7), kTextureTolerance);
-    EXPECT_EQ(d.pixels_over, 0u) << extent.width << "x" << extent.height << ": " << lab::to_string(d, kTextureTolerance);
+        frame, labtest::expected_pattern_frame(extent.width, extent.height, 7), kImageTolerance);
+    EXPECT_EQ(d.pixels_over, 0u) << extent.width << "x" << extent.height << ": " << lab::to_string(d, kImageTolerance);
     EXPECT_EQ(interop::live_registrations(), 1);
   }
+}
+
+// Flags switch live: map flags through cudaGraphicsResourceSetMapFlags, register flags through a
+// re-registration; the frame stays right with every combination the resources allow.
+TEST(InteropFlags, EveryAllowedCombinationKeepsTheFrame) {
+  lab::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 480, 270));
+  if (!app.interop_support().usable)
+    GTEST_SKIP() << "needs a CUDA device whose GL interop works: " << app.interop_support().reason;
+  const lab::Image cpu_frame = labtest::render(app, 3);
+  for (const ModeId mode : {ModeId::Interop, ModeId::Reregister, ModeId::Pbo}) {
+    ASSERT_TRUE(app.request_mode(mode).available);
+    for (const std::optional<interop::Access> flags : {std::optional<interop::Access>{}, std::optional{interop::Access::ReadWrite}}) {
+      SCOPED_TRACE(std::string(lab::to_string(mode)) + ", flags " + (flags ? interop::to_string(*flags) : "best"));
+      labtest::render(app, 2);  // the mode is attached from here on
+      ASSERT_EQ(app.request_map_access(flags), "");
+      ASSERT_EQ(app.request_register_access(flags), "");
+      for (const lab::RegisteredFlags& registered : app.mode().registered_flags()) {
+        EXPECT_EQ(registered.map_access, lab::resolve_access(flags, registered.role)) << registered.label;
+        EXPECT_EQ(registered.register_access, lab::resolve_access(flags, registered.role)) << registered.label;
+      }
+      const lab::ImageDifference d = lab::compare_images(labtest::render(app, 3), cpu_frame, kImageTolerance);
+      EXPECT_EQ(d.pixels_over, 0u) << lab::to_string(d, kImageTolerance);
+    }
+  }
+  EXPECT_NE(app.request_map_access(interop::Access::ReadOnly), "") << "read-only on the filtered image";
+}
+
+TEST(InteropTimings, MapKernelAndUnmapAreMeasuredOnTheGpu) {
+  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 1920, 1080));
+  if (!app.interop_support().usable)
+    GTEST_SKIP() << "needs a CUDA device whose GL interop works: " << app.interop_support().reason;
+  for (const ModeId mode : {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Staging}) {
+    ASSERT_TRUE(app.request_mode(mode).available);
+    for (long long i = 0; i < 20; ++i) labtest::render(app, i);
+  }
+  app.timers().flush();
+  auto samples = [&](ModeId mode, lab::Phase phase) {
+    return app.timers().has(static_cast<int>(mode), phase) ? app.timers().stats(static_cast<int>(mode), phase).samples
+                                                           : 0;
+  };
+  for (const lab::Phase phase : {lab::Phase::Map, lab::Phase::Kernel, lab::Phase::Unmap}) {
+    EXPECT_GE(samples(ModeId::Interop, phase), 19) << lab::to_string(phase);
+    EXPECT_GE(samples(ModeId::Pbo, phase), 19) << lab::to_string(phase);
+  }
+  EXPECT_GE(samples(ModeId::Reregister, lab::Phase::Register), 19);
+  EXPECT_GE(samples(ModeId::Reregister, lab::Phase::Unregister), 19);
+  EXPECT_GE(samples(ModeId::Pbo, lab::Phase::GlCopy), 19);
+  EXPECT_GE(samples(ModeId::Staging, lab::Phase::CudaCopy), 19);
+  EXPECT_EQ(samples(ModeId::Staging, lab::Phase::Map), 0) << "staging maps nothing";
+  EXPECT_GT(app.timers().stats(static_cast<int>(ModeId::Interop), lab::Phase::Kernel).average_ms, 0.0f);
 }
 
 }  // namespace

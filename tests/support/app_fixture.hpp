@@ -5,6 +5,7 @@
 #include "app/app.hpp"
 #include "app/image_compare.hpp"
 #include "app/scene_wave.hpp"
+#include "kernels/postprocess.hpp"
 #include "kernels/wave.hpp"
 
 #include <gtest/gtest.h>
@@ -31,5 +32,12 @@ std::vector<kernels::WaveVertex> read_vertex_buffer(lab::App& app);
 
 // Renders frame `index` in the app's current mode and reads it back.
 lab::Image render(lab::App& app, long long index);
+
+// The postprocess scene's frame as the app must show it: kernels::postprocess_cpu applied to the
+// scene's rendered input texture, read back from GL (so call it right after rendering the frame).
+lab::Image expected_postprocess_frame(lab::App& app, kernels::Filter filter);
+
+// The frame `scene` must show in any mode: computed from the kernels' CPU functions.
+lab::Image expected_frame(lab::App& app, lab::SceneId scene, long long index);
 
 }  // namespace labtest

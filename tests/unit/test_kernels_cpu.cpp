@@ -94,7 +94,7 @@ TEST(PatternKernel, CpuLauncherHonoursPitchAndLeavesPaddingAlone) {
   const size_t pitch = (width + 3) * sizeof(kernels::Rgba8);  // 3 texels of padding per row
   std::vector<kernels::Rgba8> storage(pitch / sizeof(kernels::Rgba8) * height, kernels::Rgba8{1, 2, 3, 4});
   const kernels::PatternParams params{width, height, 2.5f};
-  kernels::pattern_cpu({storage.data(), pitch, width, height}, params);
+  kernels::pattern_cpu(kernels::linear_target(storage.data(), pitch, width, height), params);
   for (int y = 0; y < height; ++y) {
     const kernels::Rgba8* row = storage.data() + y * (pitch / sizeof(kernels::Rgba8));
     for (int x = 0; x < width; ++x) {

@@ -1,0 +1,402 @@
+// app/timing.cpp — PhaseWindow, FrameTimers and the scoped phase guards. GL calls are made only for
+// GL phases (and their queries' deletion), CUDA calls only for CUDA phases, so CPU-only use needs neither.
+#include "app/timing.hpp"
+
+#include "interop/error.hpp"
+
+#include <glad/gl.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cstdio>
+#include <initializer_list>
+
+namespace lab {
+
+namespace {
+
+size_t index_of(Phase phase) { return static_cast<size_t>(phase); }
+
+double elapsed_ms(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+const char* to_string(Phase phase) {
+  switch (phase) {
+    case Phase::Register: return "register";
+    case Phase::Map: return "map";
+    case Phase::Kernel: return "kernel";
+    case Phase::Unmap: return "unmap";
+    case Phase::Unregister: return "unregister";
+    case Phase::CudaCopy: return "cuda copy";
+    case Phase::GlCopy: return "gl copy";
+    case Phase::Draw: return "draw";
+    case Phase::Frame: return "frame";
+  }
+  return "?";
+}
+
+const std::array<Phase, kPhaseCount>& all_phases() {
+  static const std::array<Phase, kPhaseCount> phases{
+      Phase::Register, Phase::Map,    Phase::Kernel, Phase::Unmap, Phase::Unregister,
+      Phase::CudaCopy, Phase::GlCopy, Phase::Draw,   Phase::Frame};
+  return phases;
+}
+
+const char* to_string(Clock clock) {
+  switch (clock) {
+    case Clock::Cuda: return "cuda";
+    case Clock::Gl: return "gl";
+    case Clock::Cpu: return "cpu";
+  }
+  return "?";
+}
+
+// ---- PhaseWindow
+
+void PhaseWindow::push(float ms, Clock clock) {
+  std::vector<float>& history = m_stats.history;
+  if (history.capacity() < kWindow) history.reserve(kWindow);
+  // Shifting kWindow floats is cheaper than it sounds and keeps the history contiguous, oldest first.
+  if (history.size() == kWindow) history.erase(history.begin());
+  history.push_back(ms);
+
+  const size_t count = history.size();
+  double sum = 0.0;  // double: a float sum of 120 samples would drift in the last digit the panel shows
+  for (float sample : history) sum += sample;
+  m_sorted.assign(history.begin(), history.end());
+  std::sort(m_sorted.begin(), m_sorted.end());
+
+  m_stats.last_ms = ms;
+  m_stats.clock = clock;
+  m_stats.samples = static_cast<int>(count);
+  m_stats.average_ms = static_cast<float>(sum / static_cast<double>(count));
+  m_stats.median_ms = count % 2 == 1 ? m_sorted[count / 2]
+                                     : (m_sorted[count / 2 - 1] + m_sorted[count / 2]) / 2.0f;
+  const size_t p90_rank = (9 * count + 9) / 10;  // ceil(0.9 * count), in integers
+  m_stats.p90_ms = m_sorted[p90_rank - 1];
+}
+
+void PhaseWindow::clear() {
+  m_stats = PhaseStats{};
+  m_sorted.clear();
+}
+
+// ---- FrameTimers
+
+FrameTimers::FrameTimers() { m_cuda_open.fill(kClosed); }
+
+FrameTimers::~FrameTimers() {
+  std::vector<GLuint> queries;
+  for (Slot& slot : m_slots) {
+    for (const CudaRecord& record : slot.cuda) {
+      for (cudaEvent_t event : {record.begin, record.end}) {
+        // Once timing went off for an error, the context may be gone: one report was enough.
+        if (cuda_on()) {
+          INTEROP_CUDA_REPORT(cudaEventDestroy(event));
+        } else {
+          cudaEventDestroy(event);
+        }
+      }
+    }
+    for (const GlRecord& record : slot.gl) queries.push_back(record.query);
+  }
+  if (m_cuda_timing == CudaTiming::Off) cudaGetLastError();
+  if (!queries.empty()) {
+    if (m_gl_open >= 0) glEndQuery(GL_TIME_ELAPSED);  // destroyed mid-frame, by an exception
+    glDeleteQueries(static_cast<GLsizei>(queries.size()), queries.data());
+  }
+}
+
+void FrameTimers::begin_frame(int tag) {
+  // From here, so that a wait for a slot below counts in the frame rather than vanishing.
+  const auto frame_start = std::chrono::steady_clock::now();
+  if (m_recording >= 0) {
+    // The previous frame threw before end_frame: its records are incomplete, drop them.
+    close_open_phases();
+    recording_slot().state = SlotState::Idle;
+    m_recording = -1;
+  }
+  collect_ready();
+  Slot& slot = m_slots[static_cast<size_t>(m_next)];
+  if (slot.state == SlotState::Pending) {
+    // The GPU is kSlots frames behind: the oldest frame has to be read before its slot is reused.
+    collect(slot);
+    collect_ready();
+  }
+  slot.state = SlotState::Recording;
+  slot.tag = tag;
+  slot.cuda_used = 0;
+  slot.gl_used = 0;
+  slot.cpu_ms.fill(0.0);
+  slot.clocks.fill(std::nullopt);
+  m_recording = m_next;
+  m_next = (m_next + 1) % kSlots;
+  m_frame_start = frame_start;
+}
+
+void FrameTimers::end_frame() {
+  assert(m_recording >= 0 && "FrameTimers::end_frame without begin_frame: call begin_frame() first");
+  if (m_recording < 0) return;
+  Slot& slot = recording_slot();
+  assert(m_gl_open < 0 && "FrameTimers::end_frame with a GL phase open: call gl_end() (or use GlPhase)");
+  assert(std::all_of(m_cuda_open.begin(), m_cuda_open.end(), [](int open) { return open == kClosed; }) &&
+         "FrameTimers::end_frame with a CUDA phase open: call cuda_end() (or use CudaPhase)");
+  close_open_phases();
+  slot.cpu_ms[index_of(Phase::Frame)] = elapsed_ms(m_frame_start);
+  note_clock(slot, Phase::Frame, Clock::Cpu);
+  slot.state = SlotState::Pending;
+  m_recording = -1;
+  collect_ready();
+}
+
+void FrameTimers::cuda_begin(Phase phase, cudaStream_t stream) {
+  if (m_recording < 0) return;
+  int& open = m_cuda_open[index_of(phase)];
+  assert(open == kClosed && "FrameTimers::cuda_begin: the phase is already open; call cuda_end() first");
+  if (open != kClosed) return;
+  open = kUntimed;
+  if (m_cuda_timing == CudaTiming::Off) return;
+  Slot& slot = recording_slot();
+  if (slot.cuda_used == slot.cuda.size() && !add_cuda_record(slot)) return;
+  CudaRecord& record = slot.cuda[slot.cuda_used];
+  const cudaError_t error = cudaEventRecord(record.begin, stream);
+  if (error != cudaSuccess) {
+    cuda_failed(error, "cudaEventRecord");
+    return;
+  }
+  record.phase = phase;
+  record.complete = false;
+  open = static_cast<int>(slot.cuda_used++);
+}
+
+void FrameTimers::cuda_end(Phase phase, cudaStream_t stream) {
+  if (m_recording < 0) return;
+  int& open = m_cuda_open[index_of(phase)];
+  assert(open != kClosed && "FrameTimers::cuda_end without cuda_begin: call cuda_begin() first");
+  const int record_index = open;
+  open = kClosed;
+  if (record_index < 0 || !cuda_on()) return;
+  Slot& slot = recording_slot();
+  CudaRecord& record = slot.cuda[static_cast<size_t>(record_index)];
+  const cudaError_t error = cudaEventRecord(record.end, stream);
+  if (error != cudaSuccess) {
+    cuda_failed(error, "cudaEventRecord");
+    return;
+  }
+  record.complete = true;
+  note_clock(slot, phase, Clock::Cuda);
+}
+
+void FrameTimers::gl_begin(Phase phase) {
+  if (m_recording < 0) return;
+  assert(m_gl_open < 0 && "FrameTimers::gl_begin: only one GL phase may be open at a time "
+                          "(GL_TIME_ELAPSED queries cannot nest); call gl_end() for the open one first");
+  if (m_gl_open >= 0) return;
+  Slot& slot = recording_slot();
+  if (slot.gl_used == slot.gl.size()) {
+    slot.gl.reserve(slot.gl.size() + 1);  // before creating: a failed push_back must not leak the query
+    GLuint query = 0;
+    glCreateQueries(GL_TIME_ELAPSED, 1, &query);
+    slot.gl.push_back(GlRecord{phase, query, false});
+  }
+  GlRecord& record = slot.gl[slot.gl_used];
+  record.phase = phase;
+  record.complete = false;
+  glBeginQuery(GL_TIME_ELAPSED, record.query);
+  m_gl_open = static_cast<int>(slot.gl_used++);
+}
+
+void FrameTimers::gl_end(Phase phase) {
+  static_cast<void>(phase);  // only the assert reads it: the open record knows its phase
+  if (m_recording < 0) return;
+  assert(m_gl_open >= 0 && "FrameTimers::gl_end without gl_begin: call gl_begin() first");
+  if (m_gl_open < 0) return;
+  Slot& slot = recording_slot();
+  GlRecord& record = slot.gl[static_cast<size_t>(m_gl_open)];
+  assert(record.phase == phase && "FrameTimers::gl_end for another phase than the open one: end that one");
+  glEndQuery(GL_TIME_ELAPSED);
+  m_gl_open = -1;
+  record.complete = true;
+  note_clock(slot, record.phase, Clock::Gl);
+}
+
+void FrameTimers::cpu_add(Phase phase, double ms) {
+  assert(phase != Phase::Frame && "FrameTimers::cpu_add(Phase::Frame): end_frame() measures the frame");
+  if (m_recording < 0 || phase == Phase::Frame) return;
+  Slot& slot = recording_slot();
+  slot.cpu_ms[index_of(phase)] += ms;
+  note_clock(slot, phase, Clock::Cpu);
+}
+
+const PhaseStats& FrameTimers::stats(int tag, Phase phase) const {
+  static const PhaseStats kNone;
+  const auto found = m_stats.find(tag);
+  return found == m_stats.end() ? kNone : found->second[index_of(phase)].stats();
+}
+
+void FrameTimers::clear() {
+  m_stats.clear();
+  for (Slot& slot : m_slots) {
+    // Reusing an event or query whose result was never read is allowed: the new record replaces it.
+    if (slot.state == SlotState::Pending) slot.state = SlotState::Idle;
+  }
+}
+
+void FrameTimers::flush() {
+  for (int i = 0; i < kSlots; ++i) {
+    Slot& slot = m_slots[static_cast<size_t>((m_next + i) % kSlots)];
+    if (slot.state == SlotState::Pending) collect(slot);
+  }
+}
+
+void FrameTimers::note_clock(Slot& slot, Phase phase, Clock clock) {
+  std::optional<Clock>& noted = slot.clocks[index_of(phase)];
+  assert((!noted || *noted == clock) &&
+         "FrameTimers: a phase recorded with two clocks in one frame; their times cannot be added. "
+         "Record the parts as different phases");
+  noted = clock;
+}
+
+void FrameTimers::close_open_phases() {
+  // Records left open stay incomplete, so collect() skips them.
+  m_cuda_open.fill(kClosed);
+  if (m_gl_open >= 0) {
+    glEndQuery(GL_TIME_ELAPSED);  // the next gl_begin could not begin a query while this one is active
+    m_gl_open = -1;
+  }
+}
+
+void FrameTimers::cuda_failed(cudaError_t error, const char* call) {
+  m_cuda_off_reason = std::string(call) + ": " + interop::cuda_error_name(error);
+  // A first cudaEventCreate that fails is a process without CUDA (cpu mode): nothing to report.
+  if (m_cuda_timing == CudaTiming::On)
+    std::fprintf(stderr, "interop-lab: CUDA phase timing off: %s\n", m_cuda_off_reason.c_str());
+  m_cuda_timing = CudaTiming::Off;
+  cudaGetLastError();
+}
+
+bool FrameTimers::add_cuda_record(Slot& slot) {
+  slot.cuda.reserve(slot.cuda.size() + 1);  // before creating: a failed push_back must not leak events
+  CudaRecord record;
+  cudaError_t error = cudaEventCreateWithFlags(&record.begin, cudaEventDefault);
+  if (error == cudaSuccess) error = cudaEventCreateWithFlags(&record.end, cudaEventDefault);
+  if (error != cudaSuccess) {
+    if (record.begin) cudaEventDestroy(record.begin);
+    cuda_failed(error, "cudaEventCreate");
+    return false;
+  }
+  slot.cuda.push_back(record);
+  m_cuda_timing = CudaTiming::On;
+  return true;
+}
+
+bool FrameTimers::ready(Slot& slot) {
+  for (size_t i = 0; i < slot.cuda_used && cuda_on(); ++i) {
+    const CudaRecord& record = slot.cuda[i];
+    if (!record.complete) continue;
+    for (cudaEvent_t event : {record.begin, record.end}) {
+      const cudaError_t status = cudaEventQuery(event);
+      if (status == cudaErrorNotReady) {
+        cudaGetLastError();  // not an error, but the runtime may keep it as the last one
+        return false;
+      }
+      if (status != cudaSuccess) {
+        cuda_failed(status, "cudaEventQuery");
+        break;
+      }
+    }
+  }
+  for (size_t i = 0; i < slot.gl_used; ++i) {
+    const GlRecord& record = slot.gl[i];
+    if (!record.complete) continue;
+    GLuint available = GL_FALSE;
+    glGetQueryObjectuiv(record.query, GL_QUERY_RESULT_AVAILABLE, &available);
+    if (available == GL_FALSE) return false;
+  }
+  return true;
+}
+
+void FrameTimers::collect(Slot& slot) {
+  std::array<double, kPhaseCount> total_ms{};
+  std::array<bool, kPhaseCount> present{};
+  for (size_t i = 0; i < kPhaseCount; ++i) {
+    if (slot.clocks[i] != Clock::Cpu) continue;
+    total_ms[i] = slot.cpu_ms[i];
+    present[i] = true;
+  }
+
+  // CUDA times go in only when every record of the frame could be read: half a sum is a wrong sample.
+  std::array<double, kPhaseCount> cuda_ms{};
+  std::array<bool, kPhaseCount> cuda_present{};
+  for (size_t i = 0; i < slot.cuda_used && cuda_on(); ++i) {
+    const CudaRecord& record = slot.cuda[i];
+    if (!record.complete) continue;
+    float ms = 0.0f;
+    cudaError_t error = cudaEventSynchronize(record.begin);
+    if (error == cudaSuccess) error = cudaEventSynchronize(record.end);
+    if (error == cudaSuccess) error = cudaEventElapsedTime(&ms, record.begin, record.end);
+    if (error != cudaSuccess) {
+      cuda_failed(error, "cudaEventElapsedTime");
+      break;
+    }
+    cuda_ms[index_of(record.phase)] += ms;
+    cuda_present[index_of(record.phase)] = true;
+  }
+  if (cuda_on()) {
+    for (size_t i = 0; i < kPhaseCount; ++i) {
+      total_ms[i] += cuda_ms[i];
+      present[i] = present[i] || cuda_present[i];
+    }
+  }
+
+  for (size_t i = 0; i < slot.gl_used; ++i) {
+    const GlRecord& record = slot.gl[i];
+    if (!record.complete) continue;
+    GLuint64 ns = 0;
+    glGetQueryObjectui64v(record.query, GL_QUERY_RESULT, &ns);  // waits if the GPU is not there yet
+    total_ms[index_of(record.phase)] += static_cast<double>(ns) * 1e-6;
+    present[index_of(record.phase)] = true;
+  }
+
+  slot.state = SlotState::Idle;
+  if (std::none_of(present.begin(), present.end(), [](bool p) { return p; })) return;
+  std::array<PhaseWindow, kPhaseCount>& windows = m_stats[slot.tag];
+  for (size_t i = 0; i < kPhaseCount; ++i) {
+    if (present[i]) windows[i].push(static_cast<float>(total_ms[i]), *slot.clocks[i]);
+  }
+}
+
+void FrameTimers::collect_ready() {
+  // Oldest first, and no further than the first frame still pending: histories stay in frame order.
+  for (int i = 0; i < kSlots; ++i) {
+    Slot& slot = m_slots[static_cast<size_t>((m_next + i) % kSlots)];
+    if (slot.state == SlotState::Idle) continue;
+    if (slot.state == SlotState::Recording || !ready(slot)) return;
+    collect(slot);
+  }
+}
+
+// ---- Scoped phases
+
+CudaPhase::CudaPhase(FrameTimers& timers, Phase phase, cudaStream_t stream)
+    : m_timers(timers), m_phase(phase), m_stream(stream) {
+  m_timers.cuda_begin(m_phase, m_stream);
+}
+
+CudaPhase::~CudaPhase() { m_timers.cuda_end(m_phase, m_stream); }
+
+GlPhase::GlPhase(FrameTimers& timers, Phase phase) : m_timers(timers), m_phase(phase) {
+  m_timers.gl_begin(m_phase);
+}
+
+GlPhase::~GlPhase() { m_timers.gl_end(m_phase); }
+
+CpuPhase::CpuPhase(FrameTimers& timers, Phase phase)
+    : m_timers(timers), m_phase(phase), m_start(std::chrono::steady_clock::now()) {}
+
+CpuPhase::~CpuPhase() { m_timers.cpu_add(m_phase, elapsed_ms(m_start)); }
+
+}  // namespace lab

@@ -1,0 +1,286 @@
+// tests/unit/test_timing.cpp — frame timing: window statistics, per-frame sums, tags, clear() and the
+// ring of frames in flight, through the CPU-only paths. No GL; CUDA only where a device happens to exist.
+#include "app/timing.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <numeric>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using lab::FrameTimers;
+using lab::Phase;
+using lab::PhaseStats;
+using lab::PhaseWindow;
+
+constexpr int kWindow = PhaseWindow::kWindow;
+
+PhaseWindow window_of(const std::vector<float>& samples) {
+  PhaseWindow window;
+  for (float sample : samples) window.push(sample);
+  return window;
+}
+
+// One frame of `tag` whose only host-side record is `ms` of `phase`.
+void cpu_frame(FrameTimers& timers, int tag, Phase phase, double ms) {
+  timers.begin_frame(tag);
+  timers.cpu_add(phase, ms);
+  timers.end_frame();
+}
+
+TEST(PhaseWindowTest, EmptyWindowIsAllZero) {
+  const PhaseWindow window;
+  const PhaseStats& stats = window.stats();
+  EXPECT_EQ(stats.samples, 0);
+  EXPECT_EQ(stats.last_ms, 0.0f);
+  EXPECT_EQ(stats.average_ms, 0.0f);
+  EXPECT_EQ(stats.median_ms, 0.0f);
+  EXPECT_EQ(stats.p90_ms, 0.0f);
+  EXPECT_TRUE(stats.history.empty());
+}
+
+TEST(PhaseWindowTest, OneSampleIsEveryStatistic) {
+  const PhaseStats stats = window_of({2.5f}).stats();
+  EXPECT_EQ(stats.samples, 1);
+  EXPECT_FLOAT_EQ(stats.last_ms, 2.5f);
+  EXPECT_FLOAT_EQ(stats.average_ms, 2.5f);
+  EXPECT_FLOAT_EQ(stats.median_ms, 2.5f);
+  EXPECT_FLOAT_EQ(stats.p90_ms, 2.5f);
+}
+
+TEST(PhaseWindowTest, OddCountTakesTheMiddleSample) {
+  const PhaseStats stats = window_of({3.0f, 1.0f, 8.0f}).stats();
+  EXPECT_FLOAT_EQ(stats.last_ms, 8.0f);
+  EXPECT_FLOAT_EQ(stats.average_ms, 4.0f);
+  EXPECT_FLOAT_EQ(stats.median_ms, 3.0f);
+  EXPECT_FLOAT_EQ(stats.p90_ms, 8.0f);  // rank ceil(2.7) = 3 of 3
+}
+
+TEST(PhaseWindowTest, EvenCountAveragesTheTwoMiddleSamples) {
+  // 1..10 pushed out of order: the statistics must not depend on arrival order, the history must.
+  const std::vector<float> samples{7, 2, 10, 4, 1, 9, 3, 6, 8, 5};
+  const PhaseStats stats = window_of(samples).stats();
+  EXPECT_EQ(stats.samples, 10);
+  EXPECT_FLOAT_EQ(stats.last_ms, 5.0f);
+  EXPECT_FLOAT_EQ(stats.average_ms, 5.5f);
+  EXPECT_FLOAT_EQ(stats.median_ms, 5.5f);
+  EXPECT_FLOAT_EQ(stats.p90_ms, 9.0f);  // nearest rank: the 9th of 10
+  EXPECT_EQ(stats.history, samples);
+}
+
+TEST(PhaseWindowTest, P90IsTheNearestRankOfAHundred) {
+  std::vector<float> samples(100);
+  std::iota(samples.begin(), samples.end(), 1.0f);
+  const PhaseStats stats = window_of(samples).stats();
+  EXPECT_FLOAT_EQ(stats.p90_ms, 90.0f);
+  EXPECT_FLOAT_EQ(stats.median_ms, 50.5f);
+  EXPECT_FLOAT_EQ(stats.average_ms, 50.5f);
+}
+
+TEST(PhaseWindowTest, OneOutlierMovesTheMeanNotTheMedian) {
+  std::vector<float> samples(19, 1.0f);
+  samples.push_back(41.0f);
+  const PhaseStats stats = window_of(samples).stats();
+  EXPECT_FLOAT_EQ(stats.average_ms, 3.0f);
+  EXPECT_FLOAT_EQ(stats.median_ms, 1.0f);
+  EXPECT_FLOAT_EQ(stats.p90_ms, 1.0f);  // the outlier is above the 90th percentile of 20
+}
+
+TEST(PhaseWindowTest, OldestSamplesLeaveAfterAFullWindow) {
+  PhaseWindow window;
+  const int extra = 30;
+  for (int i = 1; i <= kWindow + extra; ++i) window.push(static_cast<float>(i));
+  const PhaseStats& stats = window.stats();
+  ASSERT_EQ(stats.samples, kWindow);
+  ASSERT_EQ(stats.history.size(), static_cast<size_t>(kWindow));
+  EXPECT_FLOAT_EQ(stats.history.front(), static_cast<float>(extra + 1));
+  EXPECT_FLOAT_EQ(stats.history.back(), static_cast<float>(kWindow + extra));
+  EXPECT_FLOAT_EQ(stats.last_ms, static_cast<float>(kWindow + extra));
+  // 31..150: mean and median 90.5; nearest rank 108 of 120 is 30 + 108.
+  EXPECT_FLOAT_EQ(stats.average_ms, 90.5f);
+  EXPECT_FLOAT_EQ(stats.median_ms, 90.5f);
+  EXPECT_FLOAT_EQ(stats.p90_ms, 138.0f);
+}
+
+TEST(PhaseWindowTest, ClearEmptiesTheWindow) {
+  PhaseWindow window = window_of({1.0f, 2.0f});
+  window.clear();
+  EXPECT_EQ(window.stats().samples, 0);
+  EXPECT_TRUE(window.stats().history.empty());
+  window.push(4.0f);
+  EXPECT_FLOAT_EQ(window.stats().average_ms, 4.0f);
+}
+
+TEST(PhaseTest, EveryPhaseHasItsOwnName) {
+  const std::vector<std::string> expected{"register", "map",     "kernel", "unmap", "unregister",
+                                          "cuda copy", "gl copy", "draw",   "frame"};
+  std::vector<std::string> names;
+  for (Phase phase : lab::all_phases()) names.push_back(lab::to_string(phase));
+  EXPECT_EQ(names, expected);
+  EXPECT_EQ(static_cast<int>(lab::all_phases().back()), lab::kPhaseCount - 1);
+  EXPECT_STREQ(lab::to_string(lab::Clock::Cuda), "cuda");
+  EXPECT_STREQ(lab::to_string(lab::Clock::Gl), "gl");
+  EXPECT_STREQ(lab::to_string(lab::Clock::Cpu), "cpu");
+}
+
+TEST(FrameTimersTest, NothingRecordedGivesZeroStats) {
+  const FrameTimers timers;
+  EXPECT_FALSE(timers.has(0, Phase::Kernel));
+  EXPECT_EQ(timers.stats(0, Phase::Kernel).samples, 0);
+  EXPECT_EQ(timers.stats(0, Phase::Kernel).last_ms, 0.0f);
+  EXPECT_EQ(timers.cuda_timing_off_reason(), "");
+}
+
+TEST(FrameTimersTest, CpuFrameShowsUpAtEndFrame) {
+  FrameTimers timers;
+  cpu_frame(timers, 1, Phase::Kernel, 3.0);
+  // CPU-only frames have nothing to wait for: no flush() needed.
+  EXPECT_TRUE(timers.has(1, Phase::Kernel));
+  EXPECT_FLOAT_EQ(timers.stats(1, Phase::Kernel).last_ms, 3.0f);
+  EXPECT_EQ(timers.stats(1, Phase::Kernel).clock, lab::Clock::Cpu);
+  EXPECT_FALSE(timers.has(1, Phase::Draw));  // never recorded: no zero samples
+}
+
+TEST(FrameTimersTest, TwoRecordsOfAPhaseInAFrameAddUp) {
+  FrameTimers timers;
+  timers.begin_frame(0);
+  timers.cpu_add(Phase::GlCopy, 1.25);
+  timers.cpu_add(Phase::Kernel, 4.0);
+  timers.cpu_add(Phase::GlCopy, 2.0);
+  timers.end_frame();
+  const PhaseStats& copy = timers.stats(0, Phase::GlCopy);
+  EXPECT_EQ(copy.samples, 1);  // one sample per frame, of the sum
+  EXPECT_FLOAT_EQ(copy.last_ms, 3.25f);
+  EXPECT_FLOAT_EQ(timers.stats(0, Phase::Kernel).last_ms, 4.0f);
+}
+
+TEST(FrameTimersTest, TagsAreKeptApart) {
+  FrameTimers timers;
+  cpu_frame(timers, 1, Phase::Kernel, 4.0);
+  cpu_frame(timers, 2, Phase::Kernel, 8.0);
+  cpu_frame(timers, 1, Phase::Kernel, 6.0);
+  EXPECT_EQ(timers.stats(1, Phase::Kernel).samples, 2);
+  EXPECT_FLOAT_EQ(timers.stats(1, Phase::Kernel).average_ms, 5.0f);
+  EXPECT_EQ(timers.stats(2, Phase::Kernel).samples, 1);
+  EXPECT_FLOAT_EQ(timers.stats(2, Phase::Kernel).last_ms, 8.0f);
+  EXPECT_FALSE(timers.has(3, Phase::Kernel));
+}
+
+TEST(FrameTimersTest, EndFrameMeasuresTheFrame) {
+  FrameTimers timers;
+  timers.begin_frame(5);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  timers.end_frame();
+  ASSERT_TRUE(timers.has(5, Phase::Frame));
+  EXPECT_GE(timers.stats(5, Phase::Frame).last_ms, 2.0f);
+  EXPECT_LT(timers.stats(5, Phase::Frame).last_ms, 10000.0f);
+}
+
+TEST(FrameTimersTest, CpuPhaseTimesItsScope) {
+  FrameTimers timers;
+  timers.begin_frame(0);
+  {
+    const lab::CpuPhase phase(timers, Phase::Register);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  timers.end_frame();
+  ASSERT_TRUE(timers.has(0, Phase::Register));
+  EXPECT_GE(timers.stats(0, Phase::Register).last_ms, 1.0f);
+  EXPECT_LE(timers.stats(0, Phase::Register).last_ms, timers.stats(0, Phase::Frame).last_ms);
+}
+
+TEST(FrameTimersTest, RecordsOutsideAFrameAreDropped) {
+  FrameTimers timers;
+  timers.cpu_add(Phase::Register, 1.0);  // e.g. the first attach, before the first frame
+  cpu_frame(timers, 0, Phase::Kernel, 2.0);
+  timers.cpu_add(Phase::Unregister, 1.0);
+  timers.flush();
+  EXPECT_FALSE(timers.has(0, Phase::Register));
+  EXPECT_FALSE(timers.has(0, Phase::Unregister));
+  EXPECT_TRUE(timers.has(0, Phase::Kernel));
+}
+
+TEST(FrameTimersTest, ManyMoreFramesThanSlotsKeepEverySampleInOrder) {
+  FrameTimers timers;
+  const int frames = 5 * FrameTimers::kSlots + 1;
+  for (int i = 0; i < frames; ++i) cpu_frame(timers, 0, Phase::Map, i);
+  timers.flush();
+  const PhaseStats& stats = timers.stats(0, Phase::Map);
+  ASSERT_EQ(stats.samples, frames);
+  for (int i = 0; i < frames; ++i) EXPECT_FLOAT_EQ(stats.history[static_cast<size_t>(i)], i);
+  EXPECT_EQ(timers.stats(0, Phase::Frame).samples, frames);
+}
+
+TEST(FrameTimersTest, FrameBegunAndNeverEndedIsDropped) {
+  FrameTimers timers;
+  timers.begin_frame(0);
+  timers.cpu_add(Phase::Kernel, 100.0);  // as if the frame threw here
+  cpu_frame(timers, 0, Phase::Kernel, 1.0);
+  EXPECT_EQ(timers.stats(0, Phase::Kernel).samples, 1);
+  EXPECT_FLOAT_EQ(timers.stats(0, Phase::Kernel).last_ms, 1.0f);
+}
+
+TEST(FrameTimersTest, ClearForgetsEveryTag) {
+  FrameTimers timers;
+  cpu_frame(timers, 1, Phase::Kernel, 4.0);
+  cpu_frame(timers, 2, Phase::Draw, 2.0);
+  timers.clear();
+  EXPECT_FALSE(timers.has(1, Phase::Kernel));
+  EXPECT_FALSE(timers.has(2, Phase::Draw));
+  EXPECT_FALSE(timers.has(1, Phase::Frame));
+  cpu_frame(timers, 1, Phase::Kernel, 6.0);
+  EXPECT_EQ(timers.stats(1, Phase::Kernel).samples, 1);
+  EXPECT_FLOAT_EQ(timers.stats(1, Phase::Kernel).average_ms, 6.0f);
+}
+
+TEST(FrameTimersTest, ClearKeepsTheFrameBeingRecorded) {
+  // A scene switch clears mid-frame; the registration of the new scene happens in that very frame.
+  FrameTimers timers;
+  cpu_frame(timers, 1, Phase::Kernel, 4.0);
+  timers.begin_frame(1);
+  timers.clear();
+  timers.cpu_add(Phase::Register, 3.0);
+  timers.end_frame();
+  EXPECT_FALSE(timers.has(1, Phase::Kernel));
+  EXPECT_TRUE(timers.has(1, Phase::Register));
+  EXPECT_EQ(timers.stats(1, Phase::Frame).samples, 1);
+}
+
+TEST(FrameTimersTest, FlushWithNothingPendingReturns) {
+  FrameTimers timers;
+  timers.flush();
+  cpu_frame(timers, 0, Phase::Draw, 1.0);
+  timers.flush();
+  timers.flush();
+  EXPECT_EQ(timers.stats(0, Phase::Draw).samples, 1);
+}
+
+TEST(FrameTimersTest, CudaPhasesAreTimedWithADeviceAndNoOpsWithout) {
+  // The same test on both kinds of machine: with no CUDA device (the unit tests' usual home) the
+  // phase is a no-op that says why; with one, it is timed on the device's clock.
+  FrameTimers timers;
+  timers.begin_frame(0);
+  {
+    const lab::CudaPhase phase(timers, Phase::Kernel, nullptr);
+  }
+  timers.end_frame();
+  timers.flush();
+  if (!timers.cuda_timing_off_reason().empty()) {
+    // "cudaEventCreate: cudaErrorInsufficientDriver" with no driver, cudaErrorNoDevice with no GPU.
+    EXPECT_EQ(timers.cuda_timing_off_reason().rfind("cudaEventCreate: cudaError", 0), 0u)
+        << timers.cuda_timing_off_reason();
+    EXPECT_FALSE(timers.has(0, Phase::Kernel));
+  } else {
+    ASSERT_TRUE(timers.has(0, Phase::Kernel));
+    EXPECT_EQ(timers.stats(0, Phase::Kernel).clock, lab::Clock::Cuda);
+    EXPECT_GE(timers.stats(0, Phase::Kernel).last_ms, 0.0f);
+  }
+  EXPECT_TRUE(timers.has(0, Phase::Frame));  // CPU timing does not depend on CUDA's
+}
+
+}  // namespace
