@@ -31,7 +31,7 @@ done
 if [ "$needs_window" = true ] && [ -z "${DISPLAY:-}" ]; then
   if command -v xvfb-run >/dev/null; then
     echo "run: no DISPLAY: running in a virtual X server (xvfb-run); pass --headless for EGL without X" >&2
-    exec xvfb-run -a -s "-screen 0 1920x1080x24" "${app[@]}"
+    exec xvfb-run -a -s "-screen 0 1920x1080x24 -noreset" "${app[@]}"
   fi
   echo "run: no DISPLAY and no xvfb-run: the window will not open; pass --headless or install xvfb" >&2
 fi

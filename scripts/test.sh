@@ -21,7 +21,7 @@ ctest_command=(ctest --test-dir "$build_dir" --output-on-failure --no-tests=erro
 if [ -z "${DISPLAY:-}" ]; then
   if command -v xvfb-run >/dev/null; then
     echo "test: no DISPLAY: the tests run in a virtual X server (xvfb-run)"
-    ctest_command=(xvfb-run -a -s "-screen 0 1920x1080x24" "${ctest_command[@]}")
+    ctest_command=(xvfb-run -a -s "-screen 0 1920x1080x24 -noreset" "${ctest_command[@]}")
   else
     echo "test: no DISPLAY and no xvfb-run: the window tests will fail; install xvfb" >&2
   fi

@@ -190,8 +190,8 @@ TEST_P(PostprocessScene, ShowsTheFilterOfWhatGlRendered) {
 
 INSTANTIATE_TEST_SUITE_P(Filters, PostprocessScene,
                          ::testing::Values(kernels::Filter::Sobel, kernels::Filter::Blur),
-                         [](const ::testing::TestParamInfo<kernels::Filter>& info) {
-                           return std::string(kernels::to_string(info.param));
+                         [](const ::testing::TestParamInfo<kernels::Filter>& filter) {
+                           return std::string(kernels::to_string(filter.param));
                          });
 
 TEST(App, RefusesEveryCudaModeWithTheReasonWhereThereIsNoCuda) {

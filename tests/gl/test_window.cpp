@@ -23,7 +23,7 @@ class WindowTest : public ::testing::Test {
 };
 
 TEST_F(WindowTest, ShowsTheSceneWithThePanelOverIt) {
-  lab::App app(window_options(800, 600));
+  lab::App app(window_options(1280, 800));
   ASSERT_TRUE(app.platform().is_window());
   // ImGui sizes an auto-fitting window on its first frames and shows it from the next.
   for (long long warm_up : {10, 11}) {
@@ -31,14 +31,15 @@ TEST_F(WindowTest, ShowsTheSceneWithThePanelOverIt) {
     app.present();
   }
   const lab::Image frame = labtest::render(app, 12);
-  ASSERT_EQ(frame.width, 800);
-  const lab::Image expected = labtest::expected_pattern_frame(800, 600, 12);
-  // The panel sits at the top left (10, 10) and is 360 px wide; the right half is pure scene.
+  ASSERT_EQ(frame.width, 1280);
+  const lab::Image expected = labtest::expected_pattern_frame(1280, 800, 12);
+  // The panel sits at the top left (10, 10) and grows with its tables, to about 560 px wide with every
+  // mode timed; from x = 700 on, the window shows the scene alone.
   int scene_mismatches = 0, panel_changes = 0, panel_pixels = 0;
-  for (int y = 0; y < 600; ++y) {
-    for (int x = 0; x < 800; ++x) {
+  for (int y = 0; y < 800; ++y) {
+    for (int x = 0; x < 1280; ++x) {
       const bool differs = std::memcmp(frame.pixel(x, y), expected.pixel(x, y), 4) != 0;
-      if (x >= 400) scene_mismatches += differs;
+      if (x >= 700) scene_mismatches += differs;
       if (x >= 20 && x < 360 && y >= 20 && y < 120) {
         ++panel_pixels;
         panel_changes += differs;
@@ -54,16 +55,16 @@ TEST_F(WindowTest, ResizesAndReRegistersItsTexture) {
   lab::App app(window_options(640, 480));
   labtest::render(app, 1);
   app.present();
-  app.resize({500, 300});
-  for (int i = 0; i < 200 && app.platform().framebuffer_extent() != lab::Extent{500, 300}; ++i)
+  app.resize({1100, 700});
+  for (int i = 0; i < 200 && app.platform().framebuffer_extent() != lab::Extent{1100, 700}; ++i)
     app.platform().poll_events();
-  ASSERT_EQ(app.platform().framebuffer_extent(), (lab::Extent{500, 300})) << "the X server did not resize the window";
+  ASSERT_EQ(app.platform().framebuffer_extent(), (lab::Extent{1100, 700})) << "the X server did not resize the window";
   const lab::Image frame = labtest::render(app, 2);
-  EXPECT_EQ(app.scene().resources().at(0).width, 500);
-  const lab::Image expected = labtest::expected_pattern_frame(500, 300, 2);
-  int mismatches = 0;
-  for (int y = 0; y < 300; ++y)
-    for (int x = 400; x < 500; ++x) mismatches += std::memcmp(frame.pixel(x, y), expected.pixel(x, y), 4) != 0;
+  EXPECT_EQ(app.scene().resources().at(0).width, 1100);
+  const lab::Image expected = labtest::expected_pattern_frame(1100, 700, 2);
+  int mismatches = 0;  // right of the panel (see above)
+  for (int y = 0; y < 700; ++y)
+    for (int x = 700; x < 1100; ++x) mismatches += std::memcmp(frame.pixel(x, y), expected.pixel(x, y), 4) != 0;
   EXPECT_EQ(mismatches, 0);
 }
 
