@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include <charconv>
+#include <cstdlib>
 #include <iomanip>
 #include <limits>
 #include <sstream>
@@ -229,6 +230,51 @@ std::string parse_map_flags(const std::string& value, Options& options) {
   return "";
 }
 
+// "--json out.json: directory /x does not exist" from check_output_path's messages, without the stutter.
+std::string output_path_problem(const char* option, const std::string& value, const std::string& extension) {
+  std::string problem = check_output_path(value, extension);
+  if (problem.empty()) return "";
+  if (problem.rfind(value + ": ", 0) == 0) problem.erase(0, value.size() + 2);
+  return std::string(option) + " " + shown(value) + ": " + problem;
+}
+
+std::string parse_json(const std::string& value, Options& options) {
+  if (std::string problem = output_path_problem("--json", value, ".json"); !problem.empty()) return problem;
+  options.json = value;
+  return "";
+}
+
+std::string parse_chart(const std::string& value, Options& options) {
+  if (std::string problem = output_path_problem("--chart", value, ".svg"); !problem.empty()) return problem;
+  options.chart = value;
+  return "";
+}
+
+std::string parse_sizes(const std::string& value, Options& options) {
+  options.bench_sizes.clear();
+  size_t start = 0;
+  while (start <= value.size()) {
+    const size_t comma = value.find(',', start);
+    const std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    Options one;
+    if (std::string problem = parse_size(item, one); !problem.empty())
+      return "--sizes " + shown(value) + ": " + problem.substr(problem.find(": ") + 2) +
+             " (a comma-separated list, e.g. --sizes 1280x720,3840x2160)";
+    options.bench_sizes.push_back({one.width, one.height});
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return "";
+}
+
+std::string parse_bench_frames(const std::string& value, Options& options) {
+  long long frames = 0;
+  if (parse_whole_number(value, frames) != NumberParse::Ok || frames < 10 || frames > 1000000)
+    return "--bench-frames " + shown(value) + ": must be a whole number from 10 to 1000000 (e.g. --bench-frames 300)";
+  options.bench_frames = frames;
+  return "";
+}
+
 std::string parse_screenshot(const std::string& value, Options& options) {
   // Checked now, before any window or GPU work, so a typo in the path fails in milliseconds, not after
   // a long render.
@@ -276,6 +322,25 @@ std::string explain_argument_mismatch(const CLI::ArgumentMismatch& error,
   return text;
 }
 
+std::string check_diff(DiffOptions& diff, const std::string& max_diff, const std::string& max_fraction) {
+  if (!diff.heatmap.empty())
+    if (std::string problem = output_path_problem("--heatmap", diff.heatmap, ".png"); !problem.empty()) return problem;
+  if (!max_diff.empty()) {
+    long long value = 0;
+    if (parse_whole_number(max_diff, value) != NumberParse::Ok || value > 255)
+      return "--max-diff " + shown(max_diff) + ": must be a whole number from 0 to 255";
+    diff.max_diff = static_cast<int>(value);
+  }
+  if (!max_fraction.empty()) {
+    char* end = nullptr;
+    const double value = std::strtod(max_fraction.c_str(), &end);
+    if (end == max_fraction.c_str() || *end != '\0' || !(value >= 0.0 && value <= 1.0))
+      return "--max-fraction " + shown(max_fraction) + ": must be a number from 0 to 1 (e.g. 0.001 for 0.1%)";
+    diff.max_fraction = value;
+  }
+  return "";
+}
+
 }  // namespace
 
 ParseResult parse_command_line(int argc, const char* const* argv) {
@@ -298,6 +363,13 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
       {"--device", "N", "CUDA device ordinal (default: the GPU that drives GL, else 0)", "0", parse_device},
       {"--frames", "N", "render N frames, then exit; time = frame / 60, so runs repeat", "120", parse_frames},
       {"--screenshot", "PATH", "write the last frame as a PNG", "out.png", parse_screenshot},
+      {"--sizes", "LIST", "with --bench: sizes to measure (default 1280x720,1920x1080,3840x2160,7680x4320)",
+       "1280x720,3840x2160", parse_sizes},
+      {"--bench-frames", "N", "with --bench: measured frames per case, after a warm-up (default 300)", "300",
+       parse_bench_frames},
+      {"--json", "PATH", "with --bench: write every number as JSON", "bench.json", parse_json},
+      {"--chart", "PATH", "with --bench: write an SVG chart of frame time per mode and size", "bench.svg",
+       parse_chart},
   };
 
   CLI::App app{"interop-lab: see, measure and trust each way a CUDA kernel hands results to OpenGL.",
@@ -311,6 +383,20 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   app.add_flag("--headless", options.headless, "no window: render offscreen through EGL");
   app.add_flag("--no-ui", options.no_ui, "hide the ImGui panel");
   app.add_flag("--list", options.list, "list scenes, modes and map flags, then exit");
+  app.add_flag("--doctor", options.doctor,
+               "report CUDA, GL and EGL devices and whether each mode works here, then exit (0: interop works)");
+  app.add_flag("--bench", options.bench, "benchmark every available mode x scene x size headless, then exit");
+
+  DiffOptions diff;
+  std::string max_diff_text, max_fraction_text;
+  CLI::App* diff_command = app.add_subcommand("diff", "compare two PNG images: exit 0 same, 1 different, 2 error");
+  diff_command->add_option("A", diff.a, "the first PNG")->required();
+  diff_command->add_option("B", diff.b, "the second PNG")->required();
+  diff_command->add_option("--heatmap", diff.heatmap, "write a PNG heat map of the difference")->type_name("PATH");
+  diff_command->add_option("--max-diff", max_diff_text, "largest per-channel difference that still matches (default 2)")
+      ->type_name("N");
+  diff_command->add_option("--max-fraction", max_fraction_text,
+                           "fraction of pixels allowed to differ (default 0)")->type_name("F");
   app.footer(
       "Exit codes: 0 success, 1 runtime failure, 2 usage error.\n"
       "\n"
@@ -334,12 +420,24 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
     return usage_error(error.what());
   }
 
+  if (diff_command->parsed()) {
+    if (std::string problem = check_diff(diff, max_diff_text, max_fraction_text); !problem.empty())
+      return usage_error(problem);
+    options.diff = diff;
+    return result;
+  }
+
   // In table order, so of several bad values the first one on the help screen is reported.
   for (const ValueOption& entry : value_options) {
     if (entry.option->count() == 0) continue;
     if (std::string problem = entry.check(entry.value, options); !problem.empty())
       return usage_error(problem);
   }
+  for (const char* bench_only : {"--sizes", "--bench-frames", "--json", "--chart"})
+    if (!options.bench && app.count(bench_only) > 0)
+      return usage_error(std::string(bench_only) + " belongs to --bench; add --bench");
+  if (options.bench && (options.doctor || !options.screenshot.empty()))
+    return usage_error("--bench runs on its own; drop --doctor and --screenshot");
   return result;
 }
 

@@ -29,6 +29,18 @@ const char* describe(ModeId mode);
 // Largest accepted --size edge: the GL_MAX_TEXTURE_SIZE every GL 4.5 driver of note supports.
 constexpr int kMaxImageEdge = 16384;
 
+// `interop-lab diff A.png B.png`: compare two images (exit 0 same, 1 different, 2 error).
+struct DiffOptions {
+  std::string a, b;
+  std::string heatmap;        // PNG of the per-pixel difference; "" for none
+  int max_diff = 2;           // a pixel differs when any channel is more than this apart (/255)
+  double max_fraction = 0.0;  // the images are "the same" while at most this fraction of pixels differ
+};
+
+struct BenchSize {
+  int width = 0, height = 0;
+};
+
 struct Options {
   SceneId scene = SceneId::Wave;
   kernels::Filter filter = kernels::Filter::Sobel;  // what the postprocess scene applies
@@ -44,6 +56,15 @@ struct Options {
   std::string screenshot;      // PNG of the last frame; "" for none
   bool no_ui = false;
   bool list = false;
+  bool doctor = false;  // print the interop report and exit: 0 when CUDA-GL interop works, else 1
+
+  bool bench = false;   // benchmark every available mode x scene x size, headless
+  std::vector<BenchSize> bench_sizes;  // --sizes; empty: 1280x720, 1920x1080, 3840x2160, 7680x4320
+  long long bench_frames = 300;        // measured frames per case, after a warm-up
+  std::string json;     // --json PATH: every number of the benchmark
+  std::string chart;    // --chart PATH: an SVG of frame time per mode and size
+
+  std::optional<DiffOptions> diff;
 };
 
 // What main() does after parsing: run with `options`, or exit with `exit_code` after printing

@@ -54,43 +54,62 @@ int create_temp_beside(const std::string& path, std::string& temp_path) {
   throw ImageError(ImageError::Kind::Unwritable, "cannot write " + path + ": " + reason);
 }
 
-// Writes `image` to the already created `temp_path` (taking ownership of `fd`); returns "" or the reason.
-std::string write_temp(int fd, const std::string& temp_path, const Image& image) {
+// Writes through `encode(file)` into the already created `temp_path` (taking ownership of `fd`); returns ""
+// or the reason. `encode` returns "" or its own reason.
+template <class Encode>
+std::string write_temp(int fd, const std::string& temp_path, const Encode& encode) {
   FILE* file = fdopen(fd, "wb");
   if (!file) {
     const int error = errno;
     close(fd);
     return "cannot open temporary file " + temp_path + ": " + errno_text(error);
   }
-  png_image png{};
-  png.version = PNG_IMAGE_VERSION;
-  png.width = static_cast<png_uint_32>(image.width);
-  png.height = static_cast<png_uint_32>(image.height);
-  png.format = PNG_FORMAT_RGBA;
   errno = 0;
-  const bool encoded = png_image_write_to_stdio(&png, file, 0, image.rgba.data(), 0, nullptr) != 0;
-  // libpng turns a failed fwrite into a bare "Write Error"; errno still holds the reason (e.g. ENOSPC).
+  const std::string encode_failure = encode(file);
+  // A failed fwrite leaves its reason (e.g. ENOSPC) in errno; libpng reports only "Write Error".
   const int write_error = std::ferror(file) ? errno : 0;
-  // stdio buffers, so write errors may only surface at fflush/fclose, after libpng has returned.
+  // stdio buffers, so write errors may only surface at fflush/fclose, after the encoder has returned.
   const bool flushed = std::fflush(file) == 0;
   const int flush_error = errno;
   const bool closed = std::fclose(file) == 0;
   const int close_error = errno;
-  if (!encoded) {
+  if (!encode_failure.empty()) {
     const std::string cause = write_error != 0 ? " (" + errno_text(write_error) + ")" : "";
-    return "writing " + temp_path + ": libpng: " + png.message + cause;
+    return "writing " + temp_path + ": " + encode_failure + cause;
   }
+  if (write_error != 0) return "writing " + temp_path + ": " + errno_text(write_error);
   if (!flushed) return "writing " + temp_path + ": " + errno_text(flush_error);
   if (!closed) return "closing " + temp_path + ": " + errno_text(close_error);
   return "";
 }
 
-bool ends_with_png(const std::string& name) {
-  if (name.size() < 4) return false;
-  std::string suffix = name.substr(name.size() - 4);
+// Temp file beside `path`, `encode` into it, rename over `path`; on any failure nothing is left behind.
+template <class Encode>
+void write_atomically(const std::string& path, const Encode& encode) {
+  std::string temp_path;
+  const int fd = create_temp_beside(path, temp_path);
+  if (fd < 0) {
+    const int error = errno;
+    fail_write(path, "cannot create a temporary file beside it: " + errno_text(error));
+  }
+  const std::string write_failure = write_temp(fd, temp_path, encode);
+  if (!write_failure.empty()) {
+    unlink(temp_path.c_str());
+    fail_write(path, write_failure);
+  }
+  if (std::rename(temp_path.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    unlink(temp_path.c_str());
+    fail_write(path, "cannot replace it with " + temp_path + ": " + errno_text(error));
+  }
+}
+
+bool ends_with(const std::string& name, const std::string& extension) {
+  if (name.size() < extension.size()) return false;
+  std::string suffix = name.substr(name.size() - extension.size());
   std::transform(suffix.begin(), suffix.end(), suffix.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return suffix == ".png";
+  return suffix == extension;
 }
 
 }  // namespace
@@ -106,24 +125,21 @@ void write_png(const std::string& path, const Image& image) {
                          std::to_string(image.width) + "x" + std::to_string(image.height) +
                          " RGBA8 image needs width*height*4 = " + std::to_string(expected));
   }
+  write_atomically(path, [&image](FILE* file) -> std::string {
+    png_image png{};
+    png.version = PNG_IMAGE_VERSION;
+    png.width = static_cast<png_uint_32>(image.width);
+    png.height = static_cast<png_uint_32>(image.height);
+    png.format = PNG_FORMAT_RGBA;
+    if (png_image_write_to_stdio(&png, file, 0, image.rgba.data(), 0, nullptr) != 0) return "";
+    return std::string("libpng: ") + png.message;
+  });
+}
 
-  std::string temp_path;
-  const int fd = create_temp_beside(path, temp_path);
-  if (fd < 0) {
-    const int error = errno;
-    fail_write(path, "cannot create a temporary file beside it: " + errno_text(error));
-  }
-
-  const std::string write_failure = write_temp(fd, temp_path, image);
-  if (!write_failure.empty()) {
-    unlink(temp_path.c_str());
-    fail_write(path, write_failure);
-  }
-  if (std::rename(temp_path.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    unlink(temp_path.c_str());
-    fail_write(path, "cannot replace it with " + temp_path + ": " + errno_text(error));
-  }
+void write_text_file(const std::string& path, const std::string& contents) {
+  write_atomically(path, [&contents](FILE* file) -> std::string {
+    return std::fwrite(contents.data(), 1, contents.size(), file) == contents.size() ? "" : "short write";
+  });
 }
 
 Image read_png(const std::string& path) {
@@ -178,7 +194,9 @@ Image read_png(const std::string& path) {
   return image;
 }
 
-std::string check_png_output_path(const std::string& path) {
+std::string check_png_output_path(const std::string& path) { return check_output_path(path, ".png"); }
+
+std::string check_output_path(const std::string& path, const std::string& extension) {
   if (path.empty()) return "the output path is empty";
   struct stat info {};
   if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return path + " is a directory";
@@ -186,8 +204,8 @@ std::string check_png_output_path(const std::string& path) {
   const size_t slash = path.rfind('/');
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
   const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  if (name.empty()) return path + " names a directory; give a file name ending in .png";
-  if (!ends_with_png(name)) return path + ": the file name must end in .png";
+  if (name.empty()) return path + " names a directory; give a file name ending in " + extension;
+  if (!ends_with(name, extension)) return path + ": the file name must end in " + extension;
 
   if (stat(dir.c_str(), &info) != 0) {
     if (errno == ENOENT) return "directory " + dir + " does not exist";

@@ -34,6 +34,12 @@ void write_png(const std::string& path, const Image& image);
 // Any PNG colour type / bit depth is converted to RGBA8.
 Image read_png(const std::string& path);
 
+// Writes a text file (JSON, SVG) the same atomic way; throws ImageError (Unwritable).
+void write_text_file(const std::string& path, const std::string& contents);
+
+// "" when a file ending in `extension` (".json") could be written at `path` later, else what is wrong.
+std::string check_output_path(const std::string& path, const std::string& extension);
+
 // "" when a PNG could be written at `path` later (its directory exists and is writable, the name ends
 // in .png), else a message saying what is wrong. Used before rendering, so bad paths fail early.
 std::string check_png_output_path(const std::string& path);
