@@ -111,8 +111,6 @@ FrameTimers::~FrameTimers() {
 }
 
 void FrameTimers::begin_frame(int tag) {
-  // From here, so that a wait for a slot below counts in the frame rather than vanishing.
-  const auto frame_start = std::chrono::steady_clock::now();
   if (m_recording >= 0) {
     // The previous frame threw before end_frame: its records are incomplete, drop them.
     close_open_phases();
@@ -130,11 +128,15 @@ void FrameTimers::begin_frame(int tag) {
   slot.tag = tag;
   slot.cuda_used = 0;
   slot.gl_used = 0;
-  slot.cpu_ms.fill(0.0);
+  slot.cpu_ms = m_next_frame_cpu_ms;
   slot.clocks.fill(std::nullopt);
+  for (size_t i = 0; i < kPhaseCount; ++i) {
+    if (m_next_frame_recorded[i]) slot.clocks[i] = Clock::Cpu;
+  }
+  m_next_frame_cpu_ms.fill(0.0);
+  m_next_frame_recorded.fill(false);
   m_recording = m_next;
   m_next = (m_next + 1) % kSlots;
-  m_frame_start = frame_start;
 }
 
 void FrameTimers::end_frame() {
@@ -145,8 +147,6 @@ void FrameTimers::end_frame() {
   assert(std::all_of(m_cuda_open.begin(), m_cuda_open.end(), [](int open) { return open == kClosed; }) &&
          "FrameTimers::end_frame with a CUDA phase open: call cuda_end() (or use CudaPhase)");
   close_open_phases();
-  slot.cpu_ms[index_of(Phase::Frame)] = elapsed_ms(m_frame_start);
-  note_clock(slot, Phase::Frame, Clock::Cpu);
   slot.state = SlotState::Pending;
   m_recording = -1;
   collect_ready();
@@ -224,8 +224,11 @@ void FrameTimers::gl_end(Phase phase) {
 }
 
 void FrameTimers::cpu_add(Phase phase, double ms) {
-  assert(phase != Phase::Frame && "FrameTimers::cpu_add(Phase::Frame): end_frame() measures the frame");
-  if (m_recording < 0 || phase == Phase::Frame) return;
+  if (m_recording < 0) {
+    m_next_frame_cpu_ms[index_of(phase)] += ms;
+    m_next_frame_recorded[index_of(phase)] = true;
+    return;
+  }
   Slot& slot = recording_slot();
   slot.cpu_ms[index_of(phase)] += ms;
   note_clock(slot, phase, Clock::Cpu);

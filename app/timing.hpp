@@ -15,7 +15,8 @@
 namespace lab {
 
 // Register/Unregister are the host-side registration calls of an attach/detach; Frame is the CPU wall
-// time from begin_frame to end_frame. CUDA and GL phases are GPU wall time between their markers: when
+// time of a whole frame, recorded by the caller (the App: start to start, present and vsync included,
+// which no call inside the frame could see). CUDA and GL phases are GPU wall time between their markers: when
 // CUDA and GL work overlap, the GPU time-slices between them and a phase includes the other's slices
 // (seen on an H200: a 0.5 ms copy read 68 ms beside a long GL clear), so compare medians, not samples.
 enum class Phase { Register, Map, Kernel, Unmap, Unregister, CudaCopy, GlCopy, Draw, Frame };
@@ -83,12 +84,12 @@ class FrameTimers {
   // If that slot is still pending (the GPU is more than kSlots frames behind), waits for it. A frame
   // begun and never ended (it threw) is dropped.
   void begin_frame(int tag);
-  // Closes the frame: records Phase::Frame (from the call to begin_frame, its wait for a slot included,
-  // to here; end after present() to include the swap) and collects what has finished, so CPU-only
-  // frames show up in stats() at once.
+  // Closes the frame and collects what has finished, so CPU-only frames show up in stats() at once.
   void end_frame();
 
-  // Records outside begin_frame..end_frame are dropped (e.g. the first attach, in App's constructor).
+  // Host-side records made between frames (cpu_add, CpuPhase) count in the next frame: a frame time
+  // measured start to start is recorded just before its begin_frame, and an attach made before the
+  // first frame counts in it. CUDA and GL records outside a frame are dropped: they need a frame's slot.
   // A phase recorded more than once in a frame counts as one sample of the sum (e.g. two copies); all
   // its records in a frame must use the same clock.
   //
@@ -99,14 +100,15 @@ class FrameTimers {
   // GL timer queries cannot nest, so only one GL phase may be open at a time.
   void gl_begin(Phase phase);
   void gl_end(Phase phase);
-  // A host-side time measured by the caller (registration calls, CPU kernels). Not Phase::Frame.
+  // A host-side time measured by the caller (registration calls, CPU kernels, the frame time).
   void cpu_add(Phase phase, double ms);
 
   // Zero stats when `tag` never recorded `phase` (or not since clear()).
   const PhaseStats& stats(int tag, Phase phase) const;
   bool has(int tag, Phase phase) const { return stats(tag, phase).samples > 0; }
   // Forgets all stats and drops the results of finished frames still in flight (a scene switch: they
-  // are the old scene's). The frame being recorded is kept, so the switch's own registration counts.
+  // are the old scene's). The frame being recorded, or the host records waiting for the next one, are
+  // kept, so the switch's own registration counts.
   void clear();
   // Waits for every finished frame still in flight and collects it (tests, benchmark).
   void flush();
@@ -157,7 +159,8 @@ class FrameTimers {
   std::array<Slot, kSlots> m_slots;
   int m_next = 0;        // the slot begin_frame uses next; from it on, the ring runs oldest to newest
   int m_recording = -1;  // the slot between begin_frame and end_frame, -1 outside a frame
-  std::chrono::steady_clock::time_point m_frame_start;
+  std::array<double, kPhaseCount> m_next_frame_cpu_ms{};  // host records made between frames
+  std::array<bool, kPhaseCount> m_next_frame_recorded{};
   std::array<int, kPhaseCount> m_cuda_open;  // record index in the recording slot, kClosed or kUntimed
   int m_gl_open = -1;                        // record index of the open GL phase, -1 when none
   CudaTiming m_cuda_timing = CudaTiming::Untried;
