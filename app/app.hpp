@@ -76,6 +76,9 @@ class App {
   Platform& platform() { return *m_platform; }
   ModeAvailability availability(ModeId mode) const;
   int cuda_device() const { return m_device; }
+  // The stream every CUDA mode works on; null without a CUDA device.
+  cudaStream_t cuda_stream() const { return m_stream ? m_stream->get() : nullptr; }
+  const interop::CudaDevices& cuda_devices() const { return m_cuda_devices; }
   const interop::InteropSupport& interop_support() const { return m_interop; }
 
  private:

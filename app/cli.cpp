@@ -365,7 +365,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
       {"--screenshot", "PATH", "write the last frame as a PNG", "out.png", parse_screenshot},
       {"--sizes", "LIST", "with --bench: sizes to measure (default 1280x720,1920x1080,3840x2160,7680x4320)",
        "1280x720,3840x2160", parse_sizes},
-      {"--bench-frames", "N", "with --bench: measured frames per case, after a warm-up (default 300)", "300",
+      {"--bench-frames", "N", "with --bench: measured frames per case, after a warm-up (default: 300, or 4 s of a slow case)", "300",
        parse_bench_frames},
       {"--json", "PATH", "with --bench: write every number as JSON", "bench.json", parse_json},
       {"--chart", "PATH", "with --bench: write an SVG chart of frame time per mode and size", "bench.svg",

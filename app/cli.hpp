@@ -60,7 +60,8 @@ struct Options {
 
   bool bench = false;   // benchmark every available mode x scene x size, headless
   std::vector<BenchSize> bench_sizes;  // --sizes; empty: 1280x720, 1920x1080, 3840x2160, 7680x4320
-  long long bench_frames = 300;        // measured frames per case, after a warm-up
+  // Measured frames per case, after a warm-up; unset: up to 300, stopping after 4 s of a slow case.
+  std::optional<long long> bench_frames;
   std::string json;     // --json PATH: every number of the benchmark
   std::string chart;    // --chart PATH: an SVG of frame time per mode and size
 

@@ -1,0 +1,526 @@
+// app/bench.cpp — `interop-lab --bench`. One headless App runs every available mode of every scene at
+// every size; each frame is timed end to end (render_frame + glFinish, so every mode pays for all it
+// queued) and per phase (CUDA events, GL timer queries). Two references are measured in the same run,
+// on the same GL objects: the floor (the scene's kernels writing plain cudaMalloc memory) and the bare
+// loop (raw cudaGraphicsMapResources -> the same kernels -> unmap -> the same draw, with none of the
+// app's mode, ScopedMap, RAII or timer code around it). A last part registers 1, 4 and 16 textures of
+// the same total size and maps them one by one or in one call.
+#include "app/bench.hpp"
+
+#include "app/app.hpp"
+#include "app/image_io.hpp"
+#include "interop/error.hpp"
+#include "interop/gl.hpp"
+#include "interop/memory.hpp"
+#include "kernels/pattern.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <sstream>
+
+namespace lab {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kWarmUpFrames = 20;
+constexpr long long kDefaultFrames = 300;
+constexpr double kCaseSeconds = 4.0;  // without --bench-frames, a slow case stops measuring after this
+constexpr long long kMinFrames = 10;
+
+const std::vector<BenchSize> kDefaultSizes = {{1280, 720}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
+
+double percentile(std::vector<double> samples, double p) {
+  if (samples.empty()) return 0.0;
+  std::sort(samples.begin(), samples.end());
+  const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(samples.size())));
+  return samples[std::min(samples.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+double median(const std::vector<double>& samples) { return percentile(samples, 0.5); }
+
+std::string size_text(int width, int height) { return std::to_string(width) + "x" + std::to_string(height); }
+
+struct Measurement {
+  std::string scene;
+  std::string path;  // a mode name, "floor" or "bare"
+  int width = 0, height = 0;
+  long long frames = 0;
+  double median_ms = 0.0, p90_ms = 0.0;
+  std::map<std::string, std::pair<double, double>> phases;  // name -> (median, p90) in ms
+};
+
+// Runs `frame(i)` for the warm-up and then the measured frames; returns the wall time of each measured
+// frame. `frame` must end with everything it queued finished (glFinish / stream sync).
+std::vector<double> time_frames(std::optional<long long> fixed_frames, const std::function<void(long long)>& frame) {
+  for (long long i = 0; i < kWarmUpFrames; ++i) frame(i);
+  const long long most = fixed_frames.value_or(kDefaultFrames);
+  std::vector<double> wall_ms;
+  const auto started = Clock::now();
+  for (long long i = 0; i < most; ++i) {
+    const auto begin = Clock::now();
+    frame(kWarmUpFrames + i);
+    wall_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - begin).count());
+    const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+    if (!fixed_frames && elapsed > kCaseSeconds && static_cast<long long>(wall_ms.size()) >= kMinFrames) break;
+  }
+  return wall_ms;
+}
+
+// The floor: the scene's own kernels (compute_cuda) on plain cudaMalloc memory of the same sizes,
+// each frame waited for. No GL, no interop.
+Measurement measure_floor(App& app, std::optional<long long> frames) {
+  Scene& scene = app.scene();
+  const cudaStream_t stream = app.cuda_stream();
+  std::vector<interop::DeviceBuffer> memory;
+  std::vector<CudaResourceView> views;
+  for (const ResourceSpec& spec : scene.resources()) {
+    memory.emplace_back(spec.bytes);
+    INTEROP_CUDA_CHECK(cudaMemsetAsync(memory.back().data(), 0, spec.bytes, stream));
+    CudaResourceView view;
+    view.pointer = memory.back().data();
+    view.bytes = spec.bytes;
+    view.pitch = spec.kind == ResourceKind::Texture2D ? static_cast<size_t>(spec.width) * 4 : 0;
+    views.push_back(view);
+  }
+  const Extent extent = app.platform().framebuffer_extent();
+  const std::vector<double> wall = time_frames(frames, [&](long long i) {
+    scene.compute_cuda({i, kernels::time_of_frame(i), extent}, views, stream);
+    INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  });
+  Measurement m;
+  m.path = "floor";
+  m.frames = static_cast<long long>(wall.size());
+  m.median_ms = median(wall);
+  m.p90_ms = percentile(wall, 0.9);
+  return m;
+}
+
+// The bare loop: the scene's GL objects registered once with raw CUDA calls; each frame maps them in
+// one call, runs the same kernels, unmaps and draws, as a hand-written sample would.
+Measurement measure_bare_loop(App& app, std::optional<long long> frames) {
+  Scene& scene = app.scene();
+  const cudaStream_t stream = app.cuda_stream();
+  const std::vector<ResourceSpec>& specs = scene.resources();
+  std::vector<cudaGraphicsResource_t> resources(specs.size(), nullptr);
+  std::vector<cudaArray_t> arrays(specs.size(), nullptr);
+  std::vector<CudaResourceView> views(specs.size());
+  const auto release = [&] {
+    cudaStreamSynchronize(stream);
+    for (CudaResourceView& view : views) {
+      if (view.surface) cudaDestroySurfaceObject(view.surface);
+      if (view.texture) cudaDestroyTextureObject(view.texture);
+      view = CudaResourceView{};
+    }
+    for (cudaGraphicsResource_t& resource : resources)
+      if (resource) cudaGraphicsUnregisterResource(std::exchange(resource, nullptr));
+  };
+  const Extent extent = app.platform().framebuffer_extent();
+  std::vector<double> wall;
+  try {
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const bool output = specs[i].role == ResourceRole::Output;
+      if (specs[i].kind == ResourceKind::Buffer) {
+        INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&resources[i], specs[i].gl_name,
+                                                        cudaGraphicsRegisterFlagsWriteDiscard));
+      } else {
+        const unsigned int flags = output ? cudaGraphicsRegisterFlagsSurfaceLoadStore | cudaGraphicsRegisterFlagsWriteDiscard
+                                          : cudaGraphicsRegisterFlagsReadOnly;
+        INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterImage(&resources[i], specs[i].gl_name, GL_TEXTURE_2D, flags));
+      }
+    }
+    wall = time_frames(frames, [&](long long index) {
+      const FrameInfo frame{index, kernels::time_of_frame(index), extent};
+      scene.prepare(frame);
+      INTEROP_CUDA_CHECK(cudaGraphicsMapResources(static_cast<int>(resources.size()), resources.data(), stream));
+      for (size_t i = 0; i < specs.size(); ++i) {
+        if (specs[i].kind == ResourceKind::Buffer) {
+          INTEROP_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&views[i].pointer, &views[i].bytes, resources[i]));
+          continue;
+        }
+        cudaArray_t array = nullptr;
+        INTEROP_CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, resources[i], 0, 0));
+        if (array == arrays[i]) continue;  // same array as last frame: keep its object
+        arrays[i] = array;
+        cudaResourceDesc resource{};
+        resource.resType = cudaResourceTypeArray;
+        resource.res.array.array = array;
+        if (specs[i].role == ResourceRole::Output) {
+          if (views[i].surface) INTEROP_CUDA_CHECK(cudaDestroySurfaceObject(views[i].surface));
+          INTEROP_CUDA_CHECK(cudaCreateSurfaceObject(&views[i].surface, &resource));
+        } else {
+          cudaTextureDesc texture{};
+          texture.addressMode[0] = texture.addressMode[1] = cudaAddressModeClamp;
+          texture.filterMode = cudaFilterModePoint;
+          texture.readMode = cudaReadModeNormalizedFloat;
+          if (views[i].texture) INTEROP_CUDA_CHECK(cudaDestroyTextureObject(views[i].texture));
+          INTEROP_CUDA_CHECK(cudaCreateTextureObject(&views[i].texture, &resource, &texture, nullptr));
+        }
+      }
+      scene.compute_cuda(frame, views, stream);
+      INTEROP_CUDA_CHECK(cudaGraphicsUnmapResources(static_cast<int>(resources.size()), resources.data(), stream));
+      glBindFramebuffer(GL_FRAMEBUFFER, app.platform().framebuffer());
+      glViewport(0, 0, extent.width, extent.height);
+      scene.render(frame);
+      glFinish();
+    });
+  } catch (...) {
+    release();
+    throw;
+  }
+  release();
+  Measurement m;
+  m.path = "bare";
+  m.frames = static_cast<long long>(wall.size());
+  m.median_ms = median(wall);
+  m.p90_ms = percentile(wall, 0.9);
+  return m;
+}
+
+Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames) {
+  app.request_mode(mode);
+  app.render_frame();  // attaches the mode
+  glFinish();
+  app.timers().clear();
+  const std::vector<double> wall = time_frames(frames, [&](long long i) {
+    app.set_frame_index(i);
+    app.render_frame();
+    glFinish();
+  });
+  app.timers().flush();
+  Measurement m;
+  m.path = to_string(mode);
+  m.frames = static_cast<long long>(wall.size());
+  m.median_ms = median(wall);
+  m.p90_ms = percentile(wall, 0.9);
+  for (const Phase phase : all_phases()) {
+    if (phase == Phase::Frame || !app.timers().has(static_cast<int>(mode), phase)) continue;
+    const PhaseStats& stats = app.timers().stats(static_cast<int>(mode), phase);
+    m.phases[to_string(phase)] = {stats.median_ms, stats.p90_ms};
+  }
+  return m;
+}
+
+struct ScalingResult {
+  int textures = 0;
+  bool one_call = false;
+  double median_ms = 0.0, p90_ms = 0.0;
+};
+
+// n textures tiling width x height, written by the pattern kernel through surfaces; mapped in one
+// cudaGraphicsMapResources call or one call each.
+std::vector<ScalingResult> measure_scaling(App& app, int width, int height, std::optional<long long> frames,
+                                           const std::function<void(const std::string&)>& progress) {
+  std::vector<ScalingResult> results;
+  const cudaStream_t stream = app.cuda_stream();
+  for (const int tiles_per_side : {1, 2, 4}) {
+    const int count = tiles_per_side * tiles_per_side;
+    const int tile_width = width / tiles_per_side, tile_height = height / tiles_per_side;
+    std::vector<GlTexture> textures;
+    std::vector<interop::GlTextureRegistration> registrations;
+    std::vector<cudaGraphicsResource_t> resources;
+    for (int i = 0; i < count; ++i) {
+      textures.push_back(create_texture_2d(GL_RGBA8, tile_width, tile_height));
+      interop::TextureRegistrationDesc desc;
+      desc.texture = textures.back().get();
+      desc.internal_format = GL_RGBA8;
+      desc.access = interop::Access::WriteDiscard;
+      desc.surface_load_store = true;
+      registrations.emplace_back(desc);
+      resources.push_back(registrations.back().resource());
+    }
+    std::vector<cudaArray_t> arrays(resources.size(), nullptr);
+    std::vector<cudaSurfaceObject_t> surfaces(resources.size(), 0);
+    const auto write_tile = [&](size_t i, long long index) {
+      cudaArray_t array = nullptr;
+      INTEROP_CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, resources[i], 0, 0));
+      if (array != arrays[i]) {
+        if (surfaces[i]) INTEROP_CUDA_CHECK(cudaDestroySurfaceObject(surfaces[i]));
+        cudaResourceDesc resource{};
+        resource.resType = cudaResourceTypeArray;
+        resource.res.array.array = array;
+        INTEROP_CUDA_CHECK(cudaCreateSurfaceObject(&surfaces[i], &resource));
+        arrays[i] = array;
+      }
+      kernels::ImageTarget target;
+      target.surface = surfaces[i];
+      target.width = tile_width;
+      target.height = tile_height;
+      kernels::pattern_cuda(target, {tile_width, tile_height, kernels::time_of_frame(index)}, stream);
+    };
+    for (const bool one_call : {true, false}) {
+      progress(std::to_string(count) + " texture(s), " + (one_call ? "one map call" : "one map call each"));
+      const std::vector<double> wall = time_frames(frames, [&](long long index) {
+        if (one_call) {
+          INTEROP_CUDA_CHECK(cudaGraphicsMapResources(count, resources.data(), stream));
+          for (size_t i = 0; i < resources.size(); ++i) write_tile(i, index);
+          INTEROP_CUDA_CHECK(cudaGraphicsUnmapResources(count, resources.data(), stream));
+        } else {
+          for (size_t i = 0; i < resources.size(); ++i) {
+            INTEROP_CUDA_CHECK(cudaGraphicsMapResources(1, &resources[i], stream));
+            write_tile(i, index);
+            INTEROP_CUDA_CHECK(cudaGraphicsUnmapResources(1, &resources[i], stream));
+          }
+        }
+        glFinish();
+      });
+      results.push_back({count, one_call, median(wall), percentile(wall, 0.9)});
+    }
+    INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (cudaSurfaceObject_t surface : surfaces)
+      if (surface) INTEROP_CUDA_CHECK(cudaDestroySurfaceObject(surface));
+  }
+  return results;
+}
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+std::string gl_string(GLenum name) {
+  const auto* text = reinterpret_cast<const char*>(glGetString(name));
+  return text ? text : "";
+}
+
+// A log-scale line chart of median frame time per path and size, one panel per scene.
+std::string svg_chart(const std::vector<Measurement>& results, const std::vector<BenchSize>& sizes,
+                      const std::string& title) {
+  const std::vector<std::string> paths = {"floor", "bare", "interop", "reregister", "pbo", "staging", "cpu"};
+  const std::map<std::string, const char*> colours = {
+      {"floor", "#555555"}, {"bare", "#999999"}, {"interop", "#2a9d3f"}, {"reregister", "#d1495b"},
+      {"pbo", "#edae49"},   {"staging", "#00798c"}, {"cpu", "#7b5ea7"}};
+  double lowest = 1e9, highest = 1e-9;
+  for (const Measurement& m : results) {
+    lowest = std::min(lowest, m.median_ms);
+    highest = std::max(highest, m.median_ms);
+  }
+  const double log_low = std::floor(std::log10(std::max(lowest, 1e-3)));
+  const double log_high = std::ceil(std::log10(std::max(highest, 1e-3)));
+  const double decades = std::max(1.0, log_high - log_low);
+  const int panel_width = 360, panel_height = 300, left = 70, top = 50, gap = 40;
+  const std::vector<SceneId>& scenes = all_scenes();
+  const int width = left + static_cast<int>(scenes.size()) * (panel_width + gap) + 110;
+  const int height = top + panel_height + 70;
+  std::ostringstream svg;
+  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='" << width << "' height='" << height
+      << "' font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n"
+      << "<text x='" << left << "' y='22' font-size='15'>" << title << "</text>\n";
+  for (size_t s = 0; s < scenes.size(); ++s) {
+    const int x0 = left + static_cast<int>(s) * (panel_width + gap);
+    const auto x_of = [&](size_t i) {
+      return x0 + (sizes.size() == 1 ? panel_width / 2.0 : static_cast<double>(i) * panel_width / (sizes.size() - 1));
+    };
+    const auto y_of = [&](double ms) {
+      return top + panel_height - (std::log10(std::max(ms, 1e-3)) - log_low) / decades * panel_height;
+    };
+    svg << "<text x='" << x0 << "' y='" << top - 8 << "' font-weight='bold'>" << to_string(scenes[s]) << "</text>\n"
+        << "<rect x='" << x0 << "' y='" << top << "' width='" << panel_width << "' height='" << panel_height
+        << "' fill='none' stroke='#ccc'/>\n";
+    for (double d = log_low; d <= log_low + decades + 1e-9; d += 1.0) {
+      const double y = y_of(std::pow(10.0, d));
+      svg << "<line x1='" << x0 << "' x2='" << x0 + panel_width << "' y1='" << y << "' y2='" << y
+          << "' stroke='#eee'/>\n<text x='" << x0 - 6 << "' y='" << y + 4 << "' text-anchor='end'>"
+          << std::pow(10.0, d) << " ms</text>\n";
+    }
+    for (size_t i = 0; i < sizes.size(); ++i)
+      svg << "<text x='" << x_of(i) << "' y='" << top + panel_height + 18 << "' text-anchor='middle'>"
+          << size_text(sizes[i].width, sizes[i].height) << "</text>\n";
+    for (const std::string& path : paths) {
+      std::string points;
+      for (size_t i = 0; i < sizes.size(); ++i)
+        for (const Measurement& m : results)
+          if (m.scene == to_string(scenes[s]) && m.path == path && m.width == sizes[i].width &&
+              m.height == sizes[i].height)
+            points += std::to_string(x_of(i)) + "," + std::to_string(y_of(m.median_ms)) + " ";
+      if (points.empty()) continue;
+      const bool reference = path == "floor" || path == "bare";
+      svg << "<polyline fill='none' stroke='" << colours.at(path) << "' stroke-width='2'"
+          << (reference ? " stroke-dasharray='5,4'" : "") << " points='" << points << "'/>\n";
+    }
+  }
+  int legend_y = top + 10;
+  const int legend_x = left + static_cast<int>(scenes.size()) * (panel_width + gap) - 20;
+  for (const std::string& path : paths) {
+    bool present = false;
+    for (const Measurement& m : results) present = present || m.path == path;
+    if (!present) continue;
+    svg << "<line x1='" << legend_x << "' x2='" << legend_x + 24 << "' y1='" << legend_y << "' y2='" << legend_y
+        << "' stroke='" << colours.at(path) << "' stroke-width='3'/><text x='" << legend_x + 30 << "' y='"
+        << legend_y + 4 << "'>" << path << "</text>\n";
+    legend_y += 20;
+  }
+  svg << "<text x='" << left << "' y='" << height - 12
+      << "'>median wall time per frame (ms, log scale); dashed: floor and bare loop</text>\n</svg>\n";
+  return svg.str();
+}
+
+}  // namespace
+
+int run_bench(const Options& options) {
+  const std::vector<BenchSize> sizes = options.bench_sizes.empty() ? kDefaultSizes : options.bench_sizes;
+  int largest_width = 0, largest_height = 0;
+  for (const BenchSize& size : sizes) {
+    largest_width = std::max(largest_width, size.width);
+    largest_height = std::max(largest_height, size.height);
+  }
+  Options app_options = options;
+  app_options.headless = true;
+  app_options.no_ui = true;
+  app_options.mode = ModeId::Cpu;
+  app_options.frames = 1;  // animation time from the frame index
+  app_options.width = sizes.front().width;
+  app_options.height = sizes.front().height;
+  App app(app_options);
+
+  std::vector<ModeId> modes;
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const ModeId mode : all_modes()) {
+    const ModeAvailability availability = app.availability(mode);
+    if (availability.available) {
+      modes.push_back(mode);
+    } else {
+      std::fprintf(stderr, "bench: skipping %s: %s\n", to_string(mode), availability.reason.c_str());
+      skipped.push_back({{"path", to_string(mode)}, {"reason", availability.reason}});
+    }
+  }
+  const bool cuda = app.cuda_device() >= 0;
+  const bool interop = app.interop_support().usable;
+  if (!cuda) skipped.push_back({{"path", "floor"}, {"reason", "no CUDA device"}});
+  if (!interop) skipped.push_back({{"path", "bare"}, {"reason", app.interop_support().reason}});
+  if (!interop) skipped.push_back({{"path", "scaling"}, {"reason", app.interop_support().reason}});
+
+  const size_t per_size = modes.size() + (cuda ? 1 : 0) + (interop ? 1 : 0);
+  const size_t total = all_scenes().size() * sizes.size() * per_size + (interop ? 6 : 0);
+  size_t done = 0;
+  const auto progress = [&](const std::string& what) {
+    ++done;
+    std::fprintf(stderr, "bench [%zu/%zu] %s\n", done, total, what.c_str());
+  };
+
+  std::vector<Measurement> results;
+  for (const SceneId scene : all_scenes()) {
+    app.request_scene(scene);
+    for (const BenchSize& size : sizes) {
+      app.resize({size.width, size.height});
+      app.request_mode(ModeId::Cpu);
+      app.render_frame();  // the scene at this size, its resources re-created
+      const auto record = [&](Measurement m) {
+        m.scene = to_string(scene);
+        m.width = size.width;
+        m.height = size.height;
+        std::fprintf(stderr, "      %s %s %-10s median %.3f ms, p90 %.3f ms (%lld frames)\n", m.scene.c_str(),
+                     size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms, m.p90_ms, m.frames);
+        results.push_back(std::move(m));
+      };
+      const std::string where = std::string(to_string(scene)) + " " + size_text(size.width, size.height) + " ";
+      if (cuda) {
+        progress(where + "floor");
+        record(measure_floor(app, options.bench_frames));
+      }
+      if (interop) {
+        progress(where + "bare loop");
+        record(measure_bare_loop(app, options.bench_frames));
+      }
+      for (const ModeId mode : modes) {
+        progress(where + to_string(mode));
+        record(measure_mode(app, mode, options.bench_frames));
+      }
+    }
+  }
+  app.request_mode(ModeId::Cpu);
+  app.render_frame();
+
+  std::vector<ScalingResult> scaling;
+  const int scaling_width = std::min(largest_width, 3840), scaling_height = std::min(largest_height, 2160);
+  if (interop)
+    scaling = measure_scaling(app, scaling_width, scaling_height, options.bench_frames,
+                              [&](const std::string& what) { progress("scaling " + what); });
+
+  // The table: each path against the floor, and interop against the bare loop.
+  const auto find = [&](const Measurement& like, const char* path) -> const Measurement* {
+    for (const Measurement& m : results)
+      if (m.scene == like.scene && m.width == like.width && m.height == like.height && m.path == path) return &m;
+    return nullptr;
+  };
+  std::printf("\n%-12s %-10s %-11s %10s %10s %9s %9s  %s\n", "scene", "size", "path", "median ms", "p90 ms",
+              "x floor", "x bare", "phases (median ms)");
+  nlohmann::json cases = nlohmann::json::array();
+  for (const Measurement& m : results) {
+    const Measurement* floor = find(m, "floor");
+    const Measurement* bare = find(m, "bare");
+    const double to_floor = floor && floor->median_ms > 0 ? m.median_ms / floor->median_ms : 0.0;
+    const double to_bare = bare && bare->median_ms > 0 && m.path == "interop" ? m.median_ms / bare->median_ms : 0.0;
+    std::string phases;
+    for (const auto& [name, value] : m.phases) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%s %.3f  ", name.c_str(), value.first);
+      phases += text;
+    }
+    char floor_text[16] = "-", bare_text[16] = "-";
+    if (to_floor > 0) std::snprintf(floor_text, sizeof floor_text, "%.2f", to_floor);
+    if (to_bare > 0) std::snprintf(bare_text, sizeof bare_text, "%.3f", to_bare);
+    std::printf("%-12s %-10s %-11s %10.3f %10.3f %9s %9s  %s\n", m.scene.c_str(), size_text(m.width, m.height).c_str(),
+                m.path.c_str(), m.median_ms, m.p90_ms, floor_text, bare_text, phases.c_str());
+    nlohmann::json entry = {{"scene", m.scene},   {"width", m.width},         {"height", m.height},
+                            {"path", m.path},     {"frames", m.frames},       {"median_ms", m.median_ms},
+                            {"p90_ms", m.p90_ms}, {"phases_median_ms", {}},   {"phases_p90_ms", {}}};
+    for (const auto& [name, value] : m.phases) {
+      entry["phases_median_ms"][name] = value.first;
+      entry["phases_p90_ms"][name] = value.second;
+    }
+    if (to_floor > 0) entry["ratio_to_floor"] = to_floor;
+    if (to_bare > 0) entry["ratio_to_bare_loop"] = to_bare;
+    cases.push_back(entry);
+  }
+  nlohmann::json scaling_json = nlohmann::json::array();
+  if (!scaling.empty()) {
+    std::printf("\nhand-off scaling: %s in 1, 4 or 16 textures, pattern kernel, median ms per frame\n",
+                size_text(scaling_width, scaling_height).c_str());
+    for (const ScalingResult& s : scaling) {
+      std::printf("  %2d texture(s), %-18s %8.3f ms (p90 %.3f)\n", s.textures,
+                  s.one_call ? "one map call:" : "one call each:", s.median_ms, s.p90_ms);
+      scaling_json.push_back({{"textures", s.textures},
+                              {"map", s.one_call ? "one call" : "one call each"},
+                              {"median_ms", s.median_ms},
+                              {"p90_ms", s.p90_ms}});
+    }
+  }
+
+  const interop::CudaDevices& devices = app.cuda_devices();
+  nlohmann::json machine = {{"gl_renderer", gl_string(GL_RENDERER)},
+                            {"gl_version", gl_string(GL_VERSION)},
+                            {"platform", app.platform().description()},
+                            {"cuda_driver", devices.driver_version},
+                            {"cuda_runtime", devices.runtime_version},
+                            {"date", today()}};
+  if (cuda) machine["gpu"] = devices.devices[static_cast<size_t>(app.cuda_device())].name;
+  const std::string gpu_name = cuda ? machine["gpu"].get<std::string>() : gl_string(GL_RENDERER);
+  std::printf("\n%s, GL %s, CUDA runtime %d, driver API %d, %s\n", gpu_name.c_str(), gl_string(GL_VERSION).c_str(),
+              devices.runtime_version, devices.driver_version, today().c_str());
+
+  if (!options.json.empty()) {
+    nlohmann::json report = {{"machine", machine}, {"cases", cases}, {"scaling", scaling_json}, {"skipped", skipped},
+                             {"method", "wall time per frame = render_frame + glFinish (floor: kernels + stream "
+                                        "sync); phases: CUDA events / GL timer queries, median of the last "
+                                        "120 frames"}};
+    write_text_file(options.json, report.dump(2) + "\n");
+    std::fprintf(stderr, "bench: wrote %s\n", options.json.c_str());
+  }
+  if (!options.chart.empty()) {
+    write_text_file(options.chart, svg_chart(results, sizes, "interop-lab --bench: " + gpu_name + ", " + today()));
+    std::fprintf(stderr, "bench: wrote %s\n", options.chart.c_str());
+  }
+  return 0;
+}
+
+}  // namespace lab
