@@ -76,17 +76,17 @@ App::App(const Options& options) : m_options(options) {
   }
   m_timers = std::make_unique<FrameTimers>();
 
-  ModeId mode = ModeId::Cpu;
+  // Without --mode: the best tier that works here, interop -> staging -> cpu, saying why not higher.
+  ModeId mode = ModeId::Interop;
   if (options.mode) {
     const ModeAvailability wanted = availability(*options.mode);
     if (!wanted.available)
       throw std::runtime_error(std::string("--mode ") + to_string(*options.mode) + " is unavailable: " + wanted.reason);
     mode = *options.mode;
-  } else if (m_interop.usable) {
-    mode = ModeId::Interop;
-  } else {
-    m_notice = "interop unavailable, running in cpu mode: " + m_interop.reason;
-    log("CUDA-GL interop is unavailable (" + m_interop.reason + "); running in cpu mode");
+  } else if (!m_interop.usable) {
+    mode = fallback_for(ModeId::Interop);
+    m_notice = std::string("interop unavailable, running in ") + to_string(mode) + " mode: " + m_interop.reason;
+    log("CUDA-GL interop is unavailable (" + m_interop.reason + "); running in " + to_string(mode) + " mode");
   }
 
   m_scene = create_scene(options.scene, options);
@@ -110,25 +110,61 @@ App::~App() {
   m_platform.reset();  // the GL context, last
 }
 
-ModeAvailability App::availability(ModeId mode) const {
+ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::InteropSupport& interop,
+                                   const std::string& cuda_error) {
+  const std::string no_device =
+      "no CUDA device: " + (cuda_error.empty() ? "none is visible to this process (check nvidia-smi and "
+                                                 "CUDA_VISIBLE_DEVICES); use --mode cpu"
+                                               : cuda_error);
   switch (mode) {
     case ModeId::Cpu: return {true, ""};
     case ModeId::Staging:
-      if (m_device >= 0) return {true, ""};
-      return {false, "no CUDA device: " + m_cuda_devices.error};
+      if (cuda_device >= 0) return {true, ""};
+      return {false, no_device};
     case ModeId::Interop:
     case ModeId::Reregister:
     case ModeId::Pbo:
-      if (m_interop.usable) return {true, ""};
-      return {false, m_interop.reason};
+      if (cuda_device < 0) return {false, no_device};
+      if (interop.usable) return {true, ""};
+      if (interop.reason.empty())
+        return {false, "CUDA-GL interop was not probed for this GL context: --doctor says why it cannot work; "
+                       "use --mode staging or cpu"};
+      return {false, interop.reason};
   }
-  return {false, "unknown mode"};
+  return {false, "mode " + std::to_string(static_cast<int>(mode)) + " is none of --list's modes: pick one of those"};
+}
+
+ModeAvailability App::availability(ModeId mode) const {
+  return mode_availability(mode, m_device, m_interop, m_cuda_devices.error);
 }
 
 void App::attach_mode(ModeId mode) {
   std::unique_ptr<Mode> next = create_mode(mode, {m_device, m_stream ? m_stream->get() : nullptr}, m_access);
   next->on_attach(*m_scene);
   m_mode = std::move(next);
+}
+
+void App::use_mode(std::unique_ptr<Mode> mode) {
+  m_mode->on_detach();
+  mode->on_attach(*m_scene);
+  m_mode = std::move(mode);
+}
+
+ModeId App::fallback_for(ModeId failed) const {
+  if (failed != ModeId::Staging && failed != ModeId::Cpu && availability(ModeId::Staging).available)
+    return ModeId::Staging;
+  return ModeId::Cpu;
+}
+
+void App::fall_back(const std::string& what, const interop::Error& error) {
+  const ModeId failed = m_mode->id();
+  const ModeId next = fallback_for(failed);
+  m_notice = std::string(to_string(failed)) + " failed (" + what + ": " + error.what() + "); now in " +
+             to_string(next) + " mode";
+  log(m_notice);
+  m_mode->on_detach();
+  m_mode.reset();
+  attach_mode(next);
 }
 
 void App::request_scene(SceneId scene) { m_pending_scene = scene; }
@@ -212,7 +248,12 @@ bool App::render_frame() {
     if (m_scene->resize_recreates_resources()) {
       m_mode->on_detach();  // registrations go before the scene deletes what they point at
       m_scene->on_resize(extent);
-      m_mode->on_attach(*m_scene);
+      try {
+        m_mode->on_attach(*m_scene);
+      } catch (const interop::Error& error) {
+        if (error.sticky()) throw;
+        fall_back("registering after a resize", error);
+      }
     } else {
       m_scene->on_resize(extent);
     }
@@ -229,7 +270,13 @@ bool App::render_frame() {
     GlPhase phase(*m_timers, Phase::Draw);
     m_scene->prepare(frame);
   }
-  m_mode->produce(*m_scene, frame, *m_timers);
+  try {
+    m_mode->produce(*m_scene, frame, *m_timers);
+  } catch (const interop::Error& error) {
+    if (error.sticky()) throw;  // the context is corrupt: main() ends the process with exit 1
+    fall_back("producing frame " + std::to_string(frame.index), error);
+    m_mode->produce(*m_scene, frame, *m_timers);
+  }
   {
     GlPhase phase(*m_timers, Phase::Draw);
     glBindFramebuffer(GL_FRAMEBUFFER, m_platform->framebuffer());

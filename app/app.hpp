@@ -9,6 +9,7 @@
 #include "app/scene.hpp"
 #include "app/timing.hpp"
 #include "interop/device.hpp"
+#include "interop/error.hpp"
 #include "interop/stream.hpp"
 
 #include <chrono>
@@ -32,6 +33,12 @@ struct ModeAvailability {
   bool available = false;
   std::string reason;  // why not, with a remedy
 };
+
+// Whether `mode` can run: cpu always; staging needs a CUDA device (cuda_device >= 0); interop,
+// reregister and pbo need CUDA-GL interop (`interop`, from interop::probe_gl_interop). `cuda_error`
+// says why there is no CUDA device. App::availability and --doctor both judge by this one rule.
+ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::InteropSupport& interop,
+                                   const std::string& cuda_error);
 
 // Frames rendered headless without --frames: enough for a steady picture, then exit.
 constexpr long long kDefaultHeadlessFrames = 60;
@@ -65,6 +72,12 @@ class App {
   std::string request_map_access(std::optional<interop::Access> access);
   std::string request_register_access(std::optional<interop::Access> access);
   const AccessSettings& access() const { return m_access; }
+  // Attaches a mode made outside the app (a plug-in, or a test double) in place of the current one.
+  void use_mode(std::unique_ptr<Mode> mode);
+  // The next tier down when `failed` stops working: interop, reregister, pbo -> staging -> cpu.
+  ModeId fallback_for(ModeId failed) const;
+  const std::string& notice() const { return m_notice; }
+
   // Headless: the offscreen size; window: asks for a new window size.
   void resize(Extent extent) { m_platform->resize(extent); }
 
@@ -85,6 +98,9 @@ class App {
   void apply_pending_switches();
   void attach_mode(ModeId mode);
   void switch_scene(SceneId scene);
+  // A non-sticky CUDA error in `what` (attach or frame): log it, say it in the panel, attach the
+  // next tier. Sticky errors are rethrown by the caller: the process must restart.
+  void fall_back(const std::string& what, const interop::Error& error);
   FrameInfo frame_info(Extent extent) const;
   void write_screenshot();
 

@@ -116,13 +116,15 @@ TEST(App, SwitchesSceneLiveOnTheNextFrame) {
   EXPECT_EQ(lab::compare_images(frame, labtest::expected_pattern_frame(400, 300, 4), 0).pixels_over, 0u);
 }
 
-TEST(App, FallsBackToCpuWhenInteropIsUnavailable) {
+TEST(App, StartsInTheBestTierThatWorksWhenInteropIsUnavailable) {
   lab::Options options = labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64);
   options.mode.reset();
   lab::App app(options);
   if (app.interop_support().usable) GTEST_SKIP() << "CUDA-GL interop works here, so there is no fallback to see";
-  EXPECT_EQ(app.mode_id(), ModeId::Cpu);
+  // interop -> staging (a CUDA device that does not drive GL) -> cpu (no CUDA device at all)
+  EXPECT_EQ(app.mode_id(), app.cuda_device() >= 0 ? ModeId::Staging : ModeId::Cpu);
   EXPECT_FALSE(app.interop_support().reason.empty());
+  EXPECT_NE(app.notice().find("interop unavailable"), std::string::npos) << app.notice();
   const lab::ModeAvailability refused = app.request_mode(ModeId::Interop);
   EXPECT_FALSE(refused.available);
   EXPECT_EQ(refused.reason, app.interop_support().reason);
