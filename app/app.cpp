@@ -6,6 +6,7 @@
 #include "interop/error.hpp"
 #include "kernels/common.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace lab {
@@ -63,11 +64,9 @@ App::App(const Options& options) : m_options(options) {
 
   if (device_count > 0) {
     m_device = options.device.value_or(0);
-    if (!options.device) {
-      // Prefer the CUDA device that drives this GL context, so interop works without --device.
-      const interop::GlDevices gl = interop::cuda_devices_for_current_gl();
-      if (!gl.devices.empty()) m_device = gl.devices.front();
-    }
+    m_gl_devices = interop::cuda_devices_for_current_gl().devices;
+    // Without --device, prefer the CUDA device that drives this GL context, so interop just works.
+    if (!options.device && !m_gl_devices.empty()) m_device = m_gl_devices.front();
     INTEROP_CUDA_CHECK(cudaSetDevice(m_device));
     m_stream.emplace();
     m_interop = interop::probe_gl_interop(m_device);
@@ -169,6 +168,47 @@ void App::fall_back(const std::string& what, const interop::Error& error) {
 
 void App::request_scene(SceneId scene) { m_pending_scene = scene; }
 
+std::string App::request_device(int device) {
+  const int count = static_cast<int>(m_cuda_devices.devices.size());
+  std::string refusal;
+  if (count == 0) {
+    refusal = "no CUDA device: " + m_cuda_devices.error;
+  } else if (device < 0 || device >= count) {
+    refusal = "CUDA device " + std::to_string(device) + " does not exist (0 to " + std::to_string(count - 1) + ")";
+  }
+  if (!refusal.empty()) {
+    m_notice = refusal;
+    return refusal;
+  }
+  m_pending_device = device;
+  return "";
+}
+
+void App::switch_device(int device) {
+  const ModeId mode = m_mode->id();
+  m_mode->on_detach();
+  m_mode.reset();
+  m_scene->on_detach();  // its CUDA memory (the blur's scratch) belongs to the old device
+  m_timers.reset();      // so do the timers' events
+  m_stream.reset();
+  m_device = device;
+  INTEROP_CUDA_CHECK(cudaSetDevice(m_device));
+  m_stream.emplace();
+  m_timers = std::make_unique<FrameTimers>();
+  m_interop = interop::probe_gl_interop(m_device);
+  m_scene->on_attach(m_scene_extent);
+  if (availability(mode).available) {
+    attach_mode(mode);
+    m_notice = "CUDA device " + std::to_string(device) + ": " + m_interop.reason;
+  } else {
+    const ModeId next = fallback_for(mode);
+    attach_mode(next);
+    m_notice = "CUDA device " + std::to_string(device) + " cannot run " + to_string(mode) + " (" +
+               availability(mode).reason + "); now in " + to_string(next) + " mode";
+  }
+  log(m_notice);
+}
+
 ModeAvailability App::request_mode(ModeId mode) {
   ModeAvailability result = availability(mode);
   if (result.available) {
@@ -217,6 +257,8 @@ void App::switch_scene(SceneId scene) {
 }
 
 void App::apply_pending_switches() {
+  if (m_pending_device) switch_device(*m_pending_device);  // the same device too: re-creates its state
+  m_pending_device.reset();
   if (m_pending_scene && *m_pending_scene != m_scene->id()) switch_scene(*m_pending_scene);
   m_pending_scene.reset();
   if (m_pending_mode && *m_pending_mode != m_mode->id()) {
@@ -294,6 +336,11 @@ bool App::render_frame() {
     model.renderer = interop::current_gl_renderer();
     model.cuda = device_summary(m_cuda_devices, m_device);
     model.notice = m_notice;
+    model.device = m_device;
+    for (const interop::CudaDeviceInfo& info : m_cuda_devices.devices) {
+      const bool drives_gl = std::find(m_gl_devices.begin(), m_gl_devices.end(), info.ordinal) != m_gl_devices.end();
+      model.devices.push_back(std::to_string(info.ordinal) + ": " + info.name + (drives_gl ? " (drives GL)" : ""));
+    }
     model.access = m_access;
     model.flags = m_mode->registered_flags();
     model.timers = m_timers.get();
@@ -301,6 +348,7 @@ bool App::render_frame() {
     const PanelActions actions = m_panel->draw(model);
     if (actions.scene) request_scene(*actions.scene);
     if (actions.mode) request_mode(*actions.mode);
+    if (actions.device) request_device(*actions.device);
     if (actions.map_access) request_map_access(*actions.map_access);
     if (actions.register_access) request_register_access(*actions.register_access);
   }

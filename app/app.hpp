@@ -67,6 +67,13 @@ class App {
   // Take effect at the start of the next frame; an unavailable mode is refused (returns its reason).
   void request_scene(SceneId scene);
   ModeAvailability request_mode(ModeId mode);
+  // Moves all CUDA work to another device at the start of the next frame: every registration, the
+  // stream and the timers are re-created there; a mode the new device cannot run falls back a tier.
+  // Returns "" or why the device cannot be used.
+  std::string request_device(int device);
+  // The CUDA devices that drive the GL context (cudaGLGetDevices), as probed at start.
+  const std::vector<int>& gl_devices() const { return m_gl_devices; }
+
   // Map / register flags of every registered resource (unset: each resource's best). Applied at once;
   // returns "" or why the flags do not suit the scene (then nothing changes).
   std::string request_map_access(std::optional<interop::Access> access);
@@ -98,6 +105,7 @@ class App {
   void apply_pending_switches();
   void attach_mode(ModeId mode);
   void switch_scene(SceneId scene);
+  void switch_device(int device);
   // A non-sticky CUDA error in `what` (attach or frame): log it, say it in the panel, attach the
   // next tier. Sticky errors are rethrown by the caller: the process must restart.
   void fall_back(const std::string& what, const interop::Error& error);
@@ -119,6 +127,8 @@ class App {
 
   AccessSettings m_access;
   std::string m_notice;  // the last fallback or refusal, for the panel
+  std::vector<int> m_gl_devices;
+  std::optional<int> m_pending_device;
   std::optional<SceneId> m_pending_scene;
   std::optional<ModeId> m_pending_mode;
   Extent m_scene_extent;

@@ -142,6 +142,17 @@ PanelActions Panel::draw(const PanelModel& model) {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
       ImGui::SetTooltip("%s", availability.available ? describe(modes[i]) : availability.reason.c_str());
   }
+  if (!model.devices.empty()) {
+    ImGui::PushItemWidth(260);
+    const char* current = model.device >= 0 ? model.devices[static_cast<size_t>(model.device)].c_str() : "none";
+    if (ImGui::BeginCombo("CUDA device", current)) {
+      for (size_t i = 0; i < model.devices.size(); ++i)
+        if (ImGui::Selectable(model.devices[i].c_str(), static_cast<int>(i) == model.device))
+          actions.device = static_cast<int>(i);
+      ImGui::EndCombo();
+    }
+    ImGui::PopItemWidth();
+  }
   if (!model.flags.empty()) {
     ImGui::PushItemWidth(170);
     actions.map_access = flags_combo("map flags", model.access.map_access);

@@ -26,6 +26,8 @@ struct PanelModel {
   std::string renderer;
   std::string cuda;     // "CUDA device 0: NVIDIA H200 (...)" or "CUDA: no device"
   std::string notice;   // the last fallback or refusal, "" when none
+  std::vector<std::string> devices;  // "0: NVIDIA H200 (drives GL)", one per CUDA device
+  int device = -1;
   AccessSettings access;
   std::vector<RegisteredFlags> flags;  // what the mode registered, with the flags in force
   const FrameTimers* timers = nullptr;
@@ -35,6 +37,7 @@ struct PanelModel {
 struct PanelActions {
   std::optional<SceneId> scene;
   std::optional<ModeId> mode;
+  std::optional<int> device;
   // Outer optional: the user changed it; inner: the flags (unset = each resource's best).
   std::optional<std::optional<interop::Access>> map_access;
   std::optional<std::optional<interop::Access>> register_access;

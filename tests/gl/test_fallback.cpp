@@ -57,4 +57,12 @@ TEST(Fallback, TiersGoInteropThenStagingThenCpu) {
   EXPECT_EQ(app.fallback_for(ModeId::Cpu), ModeId::Cpu);
 }
 
+TEST(DeviceSelection, IsRefusedWithTheReasonWithoutCuda) {
+  lab::App app(labtest::app_options(lab::SceneId::Pattern, ModeId::Cpu, 64, 64));
+  if (app.cuda_device() >= 0) GTEST_SKIP() << "a CUDA device exists here (the GPU tests switch devices)";
+  const std::string refusal = app.request_device(0);
+  EXPECT_NE(refusal.find("no CUDA device"), std::string::npos) << refusal;
+  EXPECT_EQ(app.notice(), refusal);
+}
+
 }  // namespace

@@ -153,4 +153,21 @@ TEST_F(InteropRaii, AppTeardownLeavesNoRegistration) {
   EXPECT_EQ(interop::live_registrations(), 0);
 }
 
+// Switching the CUDA device re-creates every registration, the stream and the timers on it; with one
+// GPU the switch goes to the same device, which exercises the same teardown and rebuild.
+TEST_F(InteropRaii, SwitchingDeviceRecreatesEveryRegistration) {
+  m_app->request_scene(lab::SceneId::Postprocess);
+  ASSERT_TRUE(m_app->request_mode(lab::ModeId::Interop).available);
+  labtest::render(*m_app, 0);
+  EXPECT_EQ(interop::live_registrations(), 2);
+  ASSERT_EQ(m_app->request_device(m_app->cuda_device()), "");
+  const lab::Image frame = labtest::render(*m_app, 9);
+  EXPECT_EQ(m_app->mode_id(), lab::ModeId::Interop);
+  EXPECT_EQ(interop::live_registrations(), 2);
+  const lab::ImageDifference d =
+      lab::compare_images(frame, labtest::expected_postprocess_frame(*m_app, kernels::Filter::Sobel), 1);
+  EXPECT_EQ(d.pixels_over, 0u) << lab::to_string(d, 1);
+  EXPECT_NE(m_app->request_device(99), "") << "a device that does not exist is refused";
+}
+
 }  // namespace
