@@ -95,7 +95,10 @@ App::App(const Options& options) : m_options(options) {
   if (const std::string refusal = check_access(m_scene->resources(), m_access.map_access); !refusal.empty())
     throw UsageError("--map-flags " + std::string(interop::to_string(*options.map_flags)) + ": " + refusal);
   attach_mode(mode);
-  if (m_platform->is_window() && !options.no_ui) m_panel = std::make_unique<Panel>(m_platform->glfw_window());
+  if (m_platform->is_window() && !options.no_ui) {
+    m_panel = std::make_unique<Panel>(m_platform->glfw_window());
+    m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description());
+  }
 }
 
 App::~App() {
@@ -166,6 +169,12 @@ void App::fall_back(const std::string& what, const interop::Error& error) {
   attach_mode(next);
 }
 
+void App::set_timing(bool enabled) {
+  // Host-side phases recorded while timing was off wait for a frame that never came: start afresh.
+  if (enabled && !m_timing) m_timers = std::make_unique<FrameTimers>();
+  m_timing = enabled;
+}
+
 void App::request_scene(SceneId scene) { m_pending_scene = scene; }
 
 std::string App::request_device(int device) {
@@ -207,6 +216,7 @@ void App::switch_device(int device) {
                availability(mode).reason + "); now in " + to_string(next) + " mode";
   }
   log(m_notice);
+  if (m_panel) m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description());
 }
 
 ModeAvailability App::request_mode(ModeId mode) {
@@ -303,10 +313,11 @@ bool App::render_frame() {
   }
 
   // Frame time: start to start, so it holds everything, present and vsync included.
-  if (m_frame_index > 0 && m_previous_frame_start != m_start)
+  if (m_timing && m_frame_index > 0 && m_previous_frame_start != m_start)
     m_timers->cpu_add(Phase::Frame,
                       std::chrono::duration<double, std::milli>(started - m_previous_frame_start).count());
-  m_timers->begin_frame(static_cast<int>(m_mode->id()));
+  // Outside begin_frame/end_frame the timers record nothing (host records wait for the next frame).
+  if (m_timing) m_timers->begin_frame(static_cast<int>(m_mode->id()));
   const FrameInfo frame = frame_info(extent);
   {
     GlPhase phase(*m_timers, Phase::Draw);
@@ -325,7 +336,7 @@ bool App::render_frame() {
     glViewport(0, 0, extent.width, extent.height);
     m_scene->render(frame);
   }
-  m_timers->end_frame();
+  if (m_timing) m_timers->end_frame();
   if (m_panel) {
     PanelModel model;
     model.scene = m_scene->id();
@@ -344,6 +355,7 @@ bool App::render_frame() {
     model.access = m_access;
     model.flags = m_mode->registered_flags();
     model.timers = m_timers.get();
+    model.doctor = m_doctor ? &*m_doctor : nullptr;
     model.scene_ui = [this] { m_scene->on_ui(); };
     const PanelActions actions = m_panel->draw(model);
     if (actions.scene) request_scene(*actions.scene);

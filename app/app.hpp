@@ -3,6 +3,7 @@
 #pragma once
 
 #include "app/cli.hpp"
+#include "app/doctor.hpp"
 #include "app/image_io.hpp"
 #include "app/mode.hpp"
 #include "app/platform.hpp"
@@ -93,6 +94,10 @@ class App {
   Scene& scene() { return *m_scene; }
   Mode& mode() { return *m_mode; }
   FrameTimers& timers() { return *m_timers; }
+  // Per-phase timing (CUDA events, GL timer queries) costs GPU time of its own; off, frames record
+  // nothing, which is how the benchmark measures a frame's own cost. On by default.
+  void set_timing(bool enabled);
+  bool timing() const { return m_timing; }
   Platform& platform() { return *m_platform; }
   ModeAvailability availability(ModeId mode) const;
   int cuda_device() const { return m_device; }
@@ -124,8 +129,10 @@ class App {
   std::unique_ptr<Scene> m_scene;
   std::unique_ptr<Mode> m_mode;
   std::unique_ptr<Panel> m_panel;
+  std::optional<DoctorReport> m_doctor;  // for the panel's doctor tab
 
   AccessSettings m_access;
+  bool m_timing = true;
   std::string m_notice;  // the last fallback or refusal, for the panel
   std::vector<int> m_gl_devices;
   std::optional<int> m_pending_device;

@@ -1,7 +1,10 @@
 // app/main.cpp — interop-lab's entry point: parse, run, and map every failure to its exit code
 // (0 success, 1 runtime failure, 2 usage error) with a message that says what to do.
 #include "app/app.hpp"
+#include "app/bench.hpp"
 #include "app/cli.hpp"
+#include "app/diff.hpp"
+#include "app/doctor.hpp"
 #include "interop/error.hpp"
 
 #include <cstdio>
@@ -18,6 +21,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
+    if (parsed.options.diff) return lab::run_diff(*parsed.options.diff);
+    if (parsed.options.doctor) return lab::run_doctor(parsed.options);
+    if (parsed.options.bench) return lab::run_bench(parsed.options);
     lab::App app(parsed.options);
     return app.run();
   } catch (const lab::UsageError& error) {

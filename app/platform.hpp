@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 struct GLFWwindow;
 
@@ -49,6 +50,7 @@ struct WindowDesc {
   Extent extent{1280, 720};
   std::string title = "interop-lab";
   bool vsync = true;
+  bool visible = true;  // false: a hidden window, for a GL context nobody looks at (--doctor)
 };
 
 struct HeadlessDesc {
@@ -61,5 +63,20 @@ struct HeadlessDesc {
 // Both throw std::runtime_error with the reason and a remedy (no DISPLAY, no GL 4.5, no EGL, ...).
 std::unique_ptr<Platform> create_window_platform(const WindowDesc& desc);
 std::unique_ptr<Platform> create_headless_platform(const HeadlessDesc& desc);
+
+// One EGL device (EGL_EXT_device_enumeration) and what it says about itself.
+struct EglDeviceInfo {
+  int index = -1;                     // position in eglQueryDevicesEXT's list
+  bool nv_device_cuda = false;        // EGL_NV_device_cuda: an NVIDIA GPU that CUDA can share
+  bool ext_device_drm = false;        // EGL_EXT_device_drm: a GPU behind a DRM device file
+  bool mesa_device_software = false;  // EGL_MESA_device_software: Mesa's software rasteriser
+  int cuda_device = -1;               // EGL_CUDA_DEVICE_NV; -1 when the device is not a CUDA device
+  std::string drm_device_file;        // EGL_DRM_DEVICE_FILE_EXT ("/dev/dri/card0"); "" when unknown
+  void* handle = nullptr;             // the EGLDeviceEXT, borrowed from libEGL (valid while it stays loaded)
+};
+
+// Every EGL device libEGL knows (NVIDIA's through its EGL vendor library, Mesa's through its own).
+// Throws std::runtime_error with a remedy when libEGL cannot be loaded or lacks device enumeration.
+std::vector<EglDeviceInfo> enumerate_egl_devices();
 
 }  // namespace lab

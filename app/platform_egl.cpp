@@ -2,6 +2,7 @@
 // framebuffer. On NVIDIA it uses the EGL device platform and picks the EGL device whose
 // EGL_CUDA_DEVICE_NV is the chosen CUDA device, so CUDA and GL share one GPU; elsewhere (Mesa) it
 // uses the surfaceless platform. No X server is needed. libEGL is loaded at run time by glad.
+// enumerate_egl_devices() lists the EGL devices for both the platform choice and --doctor.
 #include "app/platform.hpp"
 
 #include <glad/egl.h>
@@ -25,6 +26,9 @@ bool has_extension(const char* extensions, const char* name) {
   return false;
 }
 
+constexpr const char* kCannotLoadEgl =
+    "cannot load libEGL.so.1: install the EGL loader (Debian: libegl1) and a driver's EGL vendor library";
+
 std::string egl_error_text() {
   const EGLint error = eglGetError();
   char hex[16];
@@ -40,23 +44,21 @@ struct ChosenDisplay {
 // The EGL device that drives `cuda_device` (any NVIDIA device when it is -1).
 ChosenDisplay device_platform_display(int cuda_device) {
   const char* client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-  if (!has_extension(client, "EGL_EXT_device_enumeration") || !has_extension(client, "EGL_EXT_platform_device") ||
-      eglQueryDevicesEXT == nullptr)
-    return {};
-  EGLint count = 0;
-  if (!eglQueryDevicesEXT(0, nullptr, &count) || count <= 0) return {};
-  std::vector<EGLDeviceEXT> devices(static_cast<size_t>(count));
-  eglQueryDevicesEXT(count, devices.data(), &count);
-  for (EGLint i = 0; i < count; ++i) {
-    const char* extensions = eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
-    if (!has_extension(extensions, "EGL_NV_device_cuda")) continue;
-    EGLAttrib ordinal = -1;
-    if (!eglQueryDeviceAttribEXT(devices[i], EGL_CUDA_DEVICE_NV, &ordinal)) continue;
-    if (cuda_device >= 0 && ordinal != cuda_device) continue;
-    EGLDisplay display = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
+  if (!has_extension(client, "EGL_EXT_platform_device") || eglGetPlatformDisplayEXT == nullptr) return {};
+  std::vector<EglDeviceInfo> devices;
+  try {
+    devices = enumerate_egl_devices();
+  } catch (const std::runtime_error&) {
+    return {};  // no device enumeration: the caller falls back to Mesa's surfaceless platform
+  }
+  for (const EglDeviceInfo& device : devices) {
+    if (!device.nv_device_cuda || device.cuda_device < 0) continue;
+    if (cuda_device >= 0 && device.cuda_device != cuda_device) continue;
+    EGLDisplay display =
+        eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, static_cast<EGLDeviceEXT>(device.handle), nullptr);
     if (display == EGL_NO_DISPLAY) continue;
-    return {display, "EGL device platform, EGL device " + std::to_string(i) + " = CUDA device " +
-                         std::to_string(static_cast<long long>(ordinal))};
+    return {display, "EGL device platform, EGL device " + std::to_string(device.index) + " = CUDA device " +
+                         std::to_string(device.cuda_device)};
   }
   return {};
 }
@@ -73,11 +75,12 @@ ChosenDisplay fallback_display() {
 class EglPlatform final : public Platform {
  public:
   explicit EglPlatform(const HeadlessDesc& desc) {
-    if (gladLoaderLoadEGL(EGL_NO_DISPLAY) == 0)
-      throw std::runtime_error("cannot load libEGL.so.1: install the EGL loader (Debian: libegl1) and a driver");
+    if (gladLoaderLoadEGL(EGL_NO_DISPLAY) == 0) throw std::runtime_error(kCannotLoadEgl);
     ChosenDisplay chosen = device_platform_display(desc.cuda_device);
     if (chosen.display == EGL_NO_DISPLAY) chosen = fallback_display();
-    if (chosen.display == EGL_NO_DISPLAY) fail("no EGL display (is a GL driver installed?)");
+    if (chosen.display == EGL_NO_DISPLAY)
+      fail("no EGL display: no EGL vendor library offers one; install a GL driver's (NVIDIA: its EGL vendor "
+           "library, 10_nvidia.json; Mesa: libegl-mesa0) and check __EGL_VENDOR_LIBRARY_FILENAMES");
     m_display = chosen.display;
     EGLint major = 0, minor = 0;
     if (!eglInitialize(m_display, &major, &minor)) fail("eglInitialize failed");
@@ -152,6 +155,43 @@ class EglPlatform final : public Platform {
 
 std::unique_ptr<Platform> create_headless_platform(const HeadlessDesc& desc) {
   return std::make_unique<EglPlatform>(desc);
+}
+
+std::vector<EglDeviceInfo> enumerate_egl_devices() {
+  if (gladLoaderLoadEGL(EGL_NO_DISPLAY) == 0) throw std::runtime_error(kCannotLoadEgl);
+  const char* client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+  const bool enumeration =
+      has_extension(client, "EGL_EXT_device_enumeration") || has_extension(client, "EGL_EXT_device_base");
+  if (!enumeration || eglQueryDevicesEXT == nullptr || eglQueryDeviceStringEXT == nullptr)
+    throw std::runtime_error(
+        "libEGL cannot list GPUs: no EGL vendor library offers EGL_EXT_device_enumeration; install the NVIDIA "
+        "EGL vendor library (or Mesa 18.2 or later) and check __EGL_VENDOR_LIBRARY_FILENAMES");
+  EGLint count = 0;
+  if (!eglQueryDevicesEXT(0, nullptr, &count) || count <= 0) return {};
+  std::vector<EGLDeviceEXT> handles(static_cast<size_t>(count));
+  if (!eglQueryDevicesEXT(count, handles.data(), &count)) return {};
+  std::vector<EglDeviceInfo> devices;
+  for (EGLint i = 0; i < count; ++i) {
+    const EGLDeviceEXT handle = handles[static_cast<size_t>(i)];
+    EglDeviceInfo info;
+    info.index = i;
+    info.handle = handle;
+    const char* extensions = eglQueryDeviceStringEXT(handle, EGL_EXTENSIONS);
+    info.nv_device_cuda = has_extension(extensions, "EGL_NV_device_cuda");
+    info.ext_device_drm = has_extension(extensions, "EGL_EXT_device_drm");
+    info.mesa_device_software = has_extension(extensions, "EGL_MESA_device_software");
+    EGLAttrib ordinal = -1;
+    if (info.nv_device_cuda && eglQueryDeviceAttribEXT != nullptr &&
+        eglQueryDeviceAttribEXT(handle, EGL_CUDA_DEVICE_NV, &ordinal))
+      info.cuda_device = static_cast<int>(ordinal);
+    if (info.ext_device_drm) {
+      const char* file = eglQueryDeviceStringEXT(handle, EGL_DRM_DEVICE_FILE_EXT);
+      if (file != nullptr) info.drm_device_file = file;
+    }
+    devices.push_back(std::move(info));
+  }
+  eglGetError();  // a failed attribute query leaves an error that the next EGL call must not report
+  return devices;
 }
 
 }  // namespace lab

@@ -13,7 +13,7 @@ namespace {
 std::string glfw_error_text() {
   const char* description = nullptr;
   const int code = glfwGetError(&description);
-  if (code == GLFW_NO_ERROR) return "unknown GLFW error";
+  if (code == GLFW_NO_ERROR) return "GLFW gave no reason";
   return description ? description : "GLFW error " + std::to_string(code);
 }
 
@@ -27,6 +27,7 @@ class GlfwPlatform final : public Platform {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_VISIBLE, desc.visible ? GLFW_TRUE : GLFW_FALSE);
     m_window = glfwCreateWindow(desc.extent.width, desc.extent.height, desc.title.c_str(), nullptr, nullptr);
     if (m_window == nullptr) {
       const std::string reason = glfw_error_text();

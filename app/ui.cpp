@@ -172,6 +172,7 @@ PanelActions Panel::draw(const PanelModel& model) {
     if (ImGui::CollapsingHeader("modes compared", ImGuiTreeNodeFlags_DefaultOpen)) draw_mode_table(*model.timers);
   }
 
+  if (model.doctor && ImGui::CollapsingHeader("doctor")) draw_doctor_report(*model.doctor);
   if (ImGui::CollapsingHeader("system")) {
     ImGui::TextWrapped("GL: %s", model.renderer.c_str());
     ImGui::TextWrapped("%s", model.platform.c_str());

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "app/app.hpp"
+#include "app/doctor.hpp"
 #include "app/timing.hpp"
 
 #include <array>
@@ -31,6 +32,7 @@ struct PanelModel {
   AccessSettings access;
   std::vector<RegisteredFlags> flags;  // what the mode registered, with the flags in force
   const FrameTimers* timers = nullptr;
+  const DoctorReport* doctor = nullptr;  // gathered once (and after a device switch), not every frame
   std::function<void()> scene_ui;      // the scene's own controls
 };
 

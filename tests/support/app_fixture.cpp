@@ -1,10 +1,18 @@
 // tests/support/app_fixture.cpp
 #include "tests/support/app_fixture.hpp"
 
+#include "interop/error.hpp"
 #include "kernels/pattern.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
 
 namespace labtest {
 
@@ -99,6 +107,117 @@ lab::Image expected_frame(lab::App& app, lab::SceneId scene, long long index) {
   }
   ADD_FAILURE() << "the wave scene's frame depends on the rasteriser; compare its vertices instead";
   return {};
+}
+
+std::string golden_dir(const char* built_in) {
+  const char* from_environment = std::getenv("INTEROP_LAB_GOLDEN_DIR");
+  return from_environment != nullptr && *from_environment != '\0' ? from_environment : built_in;
+}
+
+std::optional<Golden> load_golden(const std::string& dir, lab::SceneId scene, std::string& problem) {
+  const std::string name = lab::to_string(scene);
+  const std::string json_path = dir + "/" + name + ".json";
+  Golden golden;
+  golden.scene = scene;
+  golden.png_path = dir + "/" + name + ".png";
+  for (const std::string& path : {json_path, golden.png_path}) {
+    if (!std::filesystem::exists(path)) {
+      problem = "the golden " + path + " is missing: run scripts/update-goldens.sh to create it";
+      return std::nullopt;
+    }
+  }
+  try {
+    std::ifstream file(json_path);
+    const nlohmann::json json = nlohmann::json::parse(file);
+    golden.width = json.at("width").get<int>();
+    golden.height = json.at("height").get<int>();
+    golden.frame = json.at("frame").get<long long>();
+    golden.renderer = json.at("renderer").get<std::string>();
+    golden.version = json.at("interop_lab_version").get<std::string>();
+    const auto read_tolerance = [&json](const char* key) {
+      return Tolerance{json.at(key).at("max_diff").get<int>(), json.at(key).at("max_fraction").get<double>()};
+    };
+    golden.same_renderer = read_tolerance("tolerance");
+    golden.other_renderer = read_tolerance("other_renderer_tolerance");
+    if (json.contains("filter")) {
+      const std::string filter = json.at("filter").get<std::string>();
+      if (filter == kernels::to_string(kernels::Filter::Blur))
+        golden.filter = kernels::Filter::Blur;
+      else if (filter != kernels::to_string(kernels::Filter::Sobel))
+        throw std::runtime_error("unknown filter '" + filter + "'");
+    }
+  } catch (const std::exception& error) {
+    problem = json_path + ": " + error.what() + " (scripts/update-goldens.sh writes it)";
+    return std::nullopt;
+  }
+  try {
+    golden.image = lab::read_png(golden.png_path);
+  } catch (const lab::ImageError& error) {
+    problem = error.what();
+    return std::nullopt;
+  }
+  if (golden.image.width != golden.width || golden.image.height != golden.height) {
+    problem = golden.png_path + " is " + std::to_string(golden.image.width) + "x" +
+              std::to_string(golden.image.height) + " but " + json_path + " says " +
+              std::to_string(golden.width) + "x" + std::to_string(golden.height) +
+              ": run scripts/update-goldens.sh";
+    return std::nullopt;
+  }
+  return golden;
+}
+
+namespace {
+
+// $INTEROP_LAB_TEST_RESULTS, else golden-results in the build folder (the test binary's parent's parent:
+// binaries live in <build>/tests).
+std::filesystem::path results_root() {
+  const char* from_environment = std::getenv("INTEROP_LAB_TEST_RESULTS");
+  if (from_environment != nullptr && *from_environment != '\0') return from_environment;
+  std::error_code error;
+  const std::filesystem::path executable = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return std::filesystem::current_path() / "golden-results";
+  return executable.parent_path().parent_path() / "golden-results";
+}
+
+}  // namespace
+
+std::string check_against(const lab::Image& actual, const lab::Image& expected, const Tolerance& tolerance,
+                          const std::string& name, const std::string& what) {
+  const int max_diff = tolerance.max_diff;
+  const double max_fraction = tolerance.max_fraction;
+  std::optional<lab::ImageDifference> difference;
+  if (actual.width == expected.width && actual.height == expected.height) {
+    difference = lab::compare_images(actual, expected, max_diff);
+    if (difference->fraction_over <= max_fraction) return "";
+  }
+
+  const std::filesystem::path folder = results_root() / name;
+  std::string message = name + " differs from " + what + ": ";
+  if (difference) {
+    char allowed[120];
+    std::snprintf(allowed, sizeof allowed, " (allowed: %g%% of pixels over %d)", max_fraction * 100.0,
+                  max_diff);
+    message += lab::to_string(*difference, max_diff) + allowed;
+  } else {
+    message += "the frame is " + std::to_string(actual.width) + "x" + std::to_string(actual.height) +
+               ", not " + std::to_string(expected.width) + "x" + std::to_string(expected.height);
+  }
+  try {
+    std::filesystem::create_directories(folder);
+    lab::write_png((folder / "actual.png").string(), actual);
+    if (difference) {
+      lab::write_png((folder / "heatmap.png").string(), lab::difference_heatmap(actual, expected));
+      nlohmann::json metrics = nlohmann::json::parse(lab::to_json(*difference, max_diff, max_fraction));
+      metrics["compared_with"] = what;
+      metrics["renderer"] = interop::current_gl_renderer();
+      lab::write_text_file((folder / "metrics.json").string(), metrics.dump(2) + "\n");
+    }
+    message += "; actual.png" + std::string(difference ? ", heatmap.png and metrics.json" : "") + " are in " +
+               folder.string();
+  } catch (const std::exception& error) {
+    message += std::string("; could not save the results: ") + error.what();
+  }
+  return message;
 }
 
 }  // namespace labtest

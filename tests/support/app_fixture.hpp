@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace labtest {
@@ -39,5 +41,46 @@ lab::Image expected_postprocess_frame(lab::App& app, kernels::Filter filter);
 
 // The frame `scene` must show in any mode: computed from the kernels' CPU functions.
 lab::Image expected_frame(lab::App& app, lab::SceneId scene, long long index);
+
+// How far a frame may be from an image: pixels with a channel more than max_diff (/255) apart may make up
+// at most max_fraction of the image.
+struct Tolerance {
+  int max_diff = 0;
+  double max_fraction = 0.0;
+};
+
+// A golden image (tests/golden/<scene>.png) and what its JSON beside it records: how it was rendered
+// and the tolerances it is compared at. scripts/update-goldens.sh writes both; tests only read them.
+struct Golden {
+  lab::SceneId scene = lab::SceneId::Pattern;
+  std::string png_path;
+  int width = 0, height = 0;
+  long long frame = 0;
+  kernels::Filter filter = kernels::Filter::Sobel;  // the postprocess scene's
+  std::string renderer;                             // GL_RENDERER of the context that rendered it
+  std::string version;                              // interop-lab's
+  // On the renderer that made the golden, and on any other: the postprocess scene filters what GL
+  // rasterised, so another rasteriser's edges show through the filter.
+  Tolerance same_renderer, other_renderer;
+  lab::Image image;
+
+  const Tolerance& tolerance_for(const std::string& gl_renderer) const {
+    return gl_renderer == renderer ? same_renderer : other_renderer;
+  }
+};
+
+// Where the goldens are: $INTEROP_LAB_GOLDEN_DIR (test binaries copied to another machine), else
+// `built_in` (the source tree's tests/golden, compiled into the test binary).
+std::string golden_dir(const char* built_in);
+
+// Reads <dir>/<scene>.json and <dir>/<scene>.png. On failure returns nullopt and says why in
+// `problem`; a missing golden's problem says how to create it.
+std::optional<Golden> load_golden(const std::string& dir, lab::SceneId scene, std::string& problem);
+
+// Compares `actual` with `expected` (`what`, in messages) at `tolerance`. On failure writes actual.png,
+// heatmap.png and metrics.json into <$INTEROP_LAB_TEST_RESULTS, else the build folder's
+// golden-results>/<name>/ and returns a message naming that folder; "" when the images match.
+std::string check_against(const lab::Image& actual, const lab::Image& expected, const Tolerance& tolerance,
+                          const std::string& name, const std::string& what);
 
 }  // namespace labtest

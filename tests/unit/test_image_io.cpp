@@ -301,6 +301,36 @@ TEST_F(ImageIoTest, CheckOutputPathRejectsReadOnlyDirectory) {
   EXPECT_TRUE(fs::is_empty(path("ro")));
 }
 
+TEST_F(ImageIoTest, WriteTextFileWritesAndReplacesWholeFiles) {
+  lab::write_text_file(path("out.json"), "{\"a\": 1}\n");
+  lab::write_text_file(path("out.json"), "{}\n");
+  const std::vector<char> bytes = read_bytes(path("out.json"));
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "{}\n");
+  EXPECT_EQ(entries(), std::vector<std::string>{"out.json"}) << "no temporary file is left";
+}
+
+TEST_F(ImageIoTest, WriteTextFileFailureLeavesNothingAndKeepsTheOldFile) {
+  EXPECT_EQ(error_kind_of([&] { lab::write_text_file(path("missing/out.json"), "{}"); }),
+            lab::ImageError::Kind::Unwritable);
+  EXPECT_TRUE(entries().empty());
+
+  fs::create_directory(path("taken.json"));  // the rename fails after the temporary file was written
+  EXPECT_EQ(error_kind_of([&] { lab::write_text_file(path("taken.json"), "{}"); }),
+            lab::ImageError::Kind::Unwritable);
+  EXPECT_EQ(entries(), std::vector<std::string>{"taken.json"});
+  EXPECT_TRUE(fs::is_directory(path("taken.json")));
+}
+
+TEST_F(ImageIoTest, CheckOutputPathJudgesTheGivenExtension) {
+  EXPECT_EQ(lab::check_output_path(path("bench.json"), ".json"), "");
+  EXPECT_EQ(lab::check_output_path(path("BENCH.JSON"), ".json"), "");
+  EXPECT_EQ(lab::check_output_path(path("bench.png"), ".json"),
+            path("bench.png") + ": the file name must end in .json");
+  EXPECT_EQ(lab::check_output_path(path("missing/bench.json"), ".json"),
+            "directory " + path("missing") + " does not exist");
+  EXPECT_TRUE(entries().empty()) << "the check must not create anything";
+}
+
 TEST(FlipRows, ReversesRowOrderOfTwoByThreeImage) {
   lab::Image image;
   image.width = 2;

@@ -1,0 +1,77 @@
+// app/diff.cpp — `interop-lab diff A.png B.png`: reads both images, compares them at --max-diff and
+// --max-fraction, prints the metrics and writes the heat map when asked (also when they match).
+// Exit codes are the diff's own contract: 0 same, 1 different, 2 an input or the heat map failed.
+#include "app/diff.hpp"
+
+#include "app/image_compare.hpp"
+#include "app/image_io.hpp"
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+namespace lab {
+namespace {
+
+constexpr int kSame = 0;
+constexpr int kDifferent = 1;
+constexpr int kError = 2;
+
+std::string size_text(const Image& image) {
+  return std::to_string(image.width) + "x" + std::to_string(image.height);
+}
+
+// read_png's message names the file and the cause; the kind says which of the diff's errors it is.
+std::string read_problem(const ImageError& error) {
+  switch (error.kind()) {
+    case ImageError::Kind::NotFound:
+      return std::string("missing input: ") + error.what();
+    case ImageError::Kind::Unreadable:
+      return std::string("unreadable input: ") + error.what();
+    case ImageError::Kind::Corrupt:
+      return std::string("corrupt input: ") + error.what();
+    case ImageError::Kind::Unwritable:
+      break;
+  }
+  return error.what();
+}
+
+std::optional<Image> read_input(const std::string& path) {
+  try {
+    return read_png(path);
+  } catch (const ImageError& error) {
+    std::fprintf(stderr, "interop-lab diff: %s\n", read_problem(error).c_str());
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+int run_diff(const DiffOptions& options) {
+  const std::optional<Image> a = read_input(options.a);
+  const std::optional<Image> b = read_input(options.b);
+  if (!a || !b) return kError;
+  if (a->width != b->width || a->height != b->height) {
+    std::fprintf(stderr, "interop-lab diff: %s is %s but %s is %s; only images of one size compare\n",
+                 options.a.c_str(), size_text(*a).c_str(), options.b.c_str(), size_text(*b).c_str());
+    return kError;
+  }
+
+  const ImageDifference difference = compare_images(*a, *b, options.max_diff);
+  const bool same = difference.fraction_over <= options.max_fraction;
+  std::printf("%s: %s (%s, at most %g%% of pixels may differ by more than %d)\n", same ? "same" : "different",
+              to_string(difference, options.max_diff).c_str(), size_text(*a).c_str(),
+              options.max_fraction * 100.0, options.max_diff);
+
+  if (!options.heatmap.empty()) {
+    try {
+      write_png(options.heatmap, difference_heatmap(*a, *b));
+    } catch (const ImageError& error) {
+      std::fprintf(stderr, "interop-lab diff: %s\n", error.what());
+      return kError;
+    }
+  }
+  return same ? kSame : kDifferent;
+}
+
+}  // namespace lab

@@ -1,0 +1,130 @@
+// tests/gl/test_doctor_gl.cpp — the doctor on the machine that runs the tests. In CI (Mesa llvmpipe,
+// no NVIDIA driver) the report must say why interop is unavailable; on a GPU server whose EGL device
+// platform shares the GPU with CUDA, it must say that interop works.
+#include "tests/support/app_fixture.hpp"
+
+#include "app/doctor.hpp"
+#include "interop/device.hpp"
+#include "interop/error.hpp"
+
+#include <cstdlib>
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+const lab::DoctorSection* find_section(const lab::DoctorReport& report, const std::string& title) {
+  for (const lab::DoctorSection& section : report.sections)
+    if (section.title == title) return &section;
+  return nullptr;
+}
+
+std::string value_of(const lab::DoctorReport& report, const std::string& title, const std::string& key) {
+  if (const lab::DoctorSection* section = find_section(report, title))
+    for (const lab::DoctorLine& line : section->lines)
+      if (line.key == key) return line.value;
+  return "(no \"" + key + "\" in " + title + ")";
+}
+
+std::string text_of(const lab::DoctorSection& section) {
+  std::string text;
+  for (const lab::DoctorLine& line : section.lines) text += line.key + ": " + line.value + "\n";
+  return text;
+}
+
+lab::Options headless_options() {
+  lab::Options options;
+  options.headless = true;
+  options.doctor = true;
+  return options;
+}
+
+void expect_every_section_and_no_bare_unknown_error(const lab::DoctorReport& report) {
+  for (const char* title :
+       {"CUDA", "GL context", "EGL devices", "CUDA-GL interop", "environment", "modes", "remedies"})
+    EXPECT_NE(find_section(report, title), nullptr) << "no section " << title;
+  for (const lab::DoctorSection& section : report.sections)
+    for (const lab::DoctorLine& line : section.lines) {
+      EXPECT_FALSE(line.value.empty()) << section.title << " / " << line.key << " has no value";
+      EXPECT_NE(line.value, "unknown error") << section.title << " / " << line.key;
+    }
+}
+
+TEST(Doctor, HeadlessWithoutAnNvidiaDriverSaysWhyInteropIsUnavailable) {
+  const interop::CudaDevices cuda = interop::enumerate_cuda_devices();
+  if (!cuda.devices.empty())
+    GTEST_SKIP() << "this machine has " << cuda.devices.size()
+                 << " CUDA device(s); the test checks the report of a machine without an NVIDIA driver (CI)";
+  const lab::DoctorReport report = lab::collect_doctor_report(headless_options());
+  expect_every_section_and_no_bare_unknown_error(report);
+  const std::string text = lab::format_doctor_report(report);
+  EXPECT_FALSE(report.interop_works) << text;
+  EXPECT_EQ(report.cuda_device, -1);
+
+  const std::string cuda_text = text_of(*find_section(report, "CUDA"));
+  EXPECT_TRUE(has(cuda_text, "cudaErrorInsufficientDriver") || has(cuda_text, "cudaErrorNoDevice"))
+      << cuda_text;
+  EXPECT_TRUE(has(value_of(report, "GL context", "GL_RENDERER"), "llvmpipe")) << text;
+  EXPECT_TRUE(has(value_of(report, "GL context", "platform"), "headless")) << text;
+  EXPECT_EQ(value_of(report, "modes", "cpu"), "available");
+  for (const char* mode : {"interop", "reregister", "pbo", "staging"}) {
+    const std::string verdict = value_of(report, "modes", mode);
+    EXPECT_TRUE(has(verdict, "unavailable: no CUDA device: ")) << mode << ": " << verdict;
+  }
+  EXPECT_TRUE(has(text, "\nverdict: CUDA-GL interop is unavailable: no CUDA device")) << text;
+  EXPECT_TRUE(has(value_of(report, "remedies", "no NVIDIA driver"), "install or update the NVIDIA driver") ||
+              has(value_of(report, "remedies", "no CUDA device visible"), "CUDA_VISIBLE_DEVICES"))
+      << text;
+}
+
+TEST(Doctor, HeadlessOnAnNvidiaEglDeviceSaysInteropWorks) {
+  const interop::CudaDevices cuda = interop::enumerate_cuda_devices();
+  if (cuda.devices.empty()) GTEST_SKIP() << "needs a CUDA device: " << cuda.error;
+  const lab::DoctorReport report = lab::collect_doctor_report(headless_options());
+  expect_every_section_and_no_bare_unknown_error(report);
+  const std::string text = lab::format_doctor_report(report);
+  ASSERT_TRUE(report.interop_works) << text;
+  EXPECT_TRUE(
+      has(text, "\nverdict: CUDA-GL interop works (device " + std::to_string(report.cuda_device) + ")\n"))
+      << text;
+  for (const lab::ModeId mode : lab::all_modes())
+    EXPECT_EQ(value_of(report, "modes", lab::to_string(mode)), "available");
+  EXPECT_TRUE(has(value_of(report, "GL context", "platform"), "EGL device platform")) << text;
+}
+
+// What the panel's tab shows: the report of the app's own context, not of a new one.
+TEST(Doctor, ReportsTheCurrentContextOfARunningApp) {
+  lab::App app(labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 64, 64));
+  const lab::DoctorReport report =
+      lab::collect_doctor_report_for_current_context(app.cuda_device(), app.platform().description());
+  expect_every_section_and_no_bare_unknown_error(report);
+  EXPECT_EQ(value_of(report, "GL context", "platform"), app.platform().description());
+  EXPECT_EQ(value_of(report, "GL context", "GL_RENDERER"), interop::current_gl_renderer());
+  EXPECT_EQ(report.interop_works, app.interop_support().usable) << lab::format_doctor_report(report);
+  for (const lab::ModeId mode : lab::all_modes()) {
+    const lab::ModeAvailability availability = app.availability(mode);
+    EXPECT_EQ(value_of(report, "modes", lab::to_string(mode)),
+              availability.available ? "available" : "unavailable: " + availability.reason);
+  }
+  EXPECT_TRUE(app.render_frame());  // collecting left the app's context usable
+}
+
+// Without a display, the window the doctor would open cannot exist: the report says so and goes on.
+TEST(Doctor, WindowWithoutADisplayIsReportedNotThrown) {
+  const char* display = std::getenv("DISPLAY");
+  const char* wayland = std::getenv("WAYLAND_DISPLAY");
+  if ((display != nullptr && *display != '\0') || (wayland != nullptr && *wayland != '\0'))
+    GTEST_SKIP() << "a display is set (DISPLAY or WAYLAND_DISPLAY); the test checks the report without one";
+  lab::Options options = headless_options();
+  options.headless = false;
+  const lab::DoctorReport report = lab::collect_doctor_report(options);
+  expect_every_section_and_no_bare_unknown_error(report);
+  EXPECT_FALSE(report.interop_works);
+  const std::string error = value_of(report, "GL context", "error");
+  EXPECT_TRUE(has(error, "xvfb-run") && has(error, "--headless")) << error;
+  EXPECT_TRUE(has(report.reason, "no CUDA device") || has(report.reason, "no GL context")) << report.reason;
+}
+
+}  // namespace

@@ -1,0 +1,129 @@
+// tests/unit/test_diff.cpp — `interop-lab diff` as a function: exit codes for same, different and each
+// input error, the messages naming the file, and the heat map. Needs no GPU; works in a temporary directory.
+#include "app/diff.hpp"
+
+#include "app/image_io.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+lab::Image checkerboard(int width, int height) {
+  lab::Image image;
+  image.width = width;
+  image.height = height;
+  image.rgba.resize(static_cast<size_t>(width) * height * 4);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      uint8_t* p = &image.rgba[(static_cast<size_t>(y) * width + x) * 4];
+      p[0] = p[1] = p[2] = ((x / 4 + y / 4) % 2) ? 200 : 40;
+      p[3] = 255;
+    }
+  return image;
+}
+
+class DiffTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() / ("diff_test-" + std::to_string(getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir);
+    lab::write_png(path("a.png"), checkerboard(40, 30));
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+
+  std::string path(const std::string& name) const { return (m_dir / name).string(); }
+
+  lab::DiffOptions options(const std::string& b) const {
+    lab::DiffOptions diff;
+    diff.a = path("a.png");
+    diff.b = path(b);
+    diff.heatmap = path("heat.png");
+    return diff;
+  }
+
+  // run_diff's exit code; its stderr in `errors`.
+  int run(const lab::DiffOptions& diff, std::string& errors) {
+    ::testing::internal::CaptureStderr();
+    const int exit_code = lab::run_diff(diff);
+    errors = ::testing::internal::GetCapturedStderr();
+    return exit_code;
+  }
+
+  fs::path m_dir;
+};
+
+TEST_F(DiffTest, IdenticalImagesAreTheSameAndStillGetAHeatmap) {
+  lab::write_png(path("b.png"), checkerboard(40, 30));
+  std::string errors;
+  EXPECT_EQ(run(options("b.png"), errors), 0) << errors;
+  const lab::Image heatmap = lab::read_png(path("heat.png"));
+  EXPECT_EQ(heatmap.width, 40);
+  for (size_t i = 0; i < heatmap.rgba.size(); i += 4) ASSERT_EQ(heatmap.rgba[i], 0) << "pixel " << i / 4;
+}
+
+TEST_F(DiffTest, APerturbedPixelMakesThemDifferent) {
+  lab::Image b = checkerboard(40, 30);
+  b.rgba[(static_cast<size_t>(7) * 40 + 9) * 4] += 50;  // (9, 7), red +50
+  lab::write_png(path("b.png"), b);
+  std::string errors;
+  EXPECT_EQ(run(options("b.png"), errors), 1) << errors;
+  const lab::Image heatmap = lab::read_png(path("heat.png"));
+  EXPECT_EQ(heatmap.pixel(9, 7)[0], 255) << "a difference of 50 saturates to red";
+  EXPECT_EQ(heatmap.pixel(8, 7)[0], 0);
+
+  lab::DiffOptions tolerant = options("b.png");
+  tolerant.max_fraction = 1.0 / (40 * 30);  // one pixel may differ
+  EXPECT_EQ(run(tolerant, errors), 0) << errors;
+  tolerant.max_fraction = 0.0;
+  tolerant.max_diff = 50;
+  EXPECT_EQ(run(tolerant, errors), 0) << errors;
+}
+
+TEST_F(DiffTest, ACorruptInputIsAnErrorNamingIt) {
+  std::ofstream(path("b.png"), std::ios::binary) << "\x89PNG\r\n\x1a\n and then not a PNG at all";
+  std::string errors;
+  EXPECT_EQ(run(options("b.png"), errors), 2);
+  EXPECT_NE(errors.find(path("b.png")), std::string::npos) << errors;
+  EXPECT_NE(errors.find("corrupt input"), std::string::npos) << errors;
+  EXPECT_FALSE(fs::exists(path("heat.png"))) << "no heat map without two images";
+}
+
+TEST_F(DiffTest, ImagesOfDifferentSizesAreAnErrorNamingBothSizes) {
+  lab::write_png(path("b.png"), checkerboard(41, 30));
+  std::string errors;
+  EXPECT_EQ(run(options("b.png"), errors), 2);
+  EXPECT_NE(errors.find(path("a.png") + " is 40x30 but " + path("b.png") + " is 41x30"), std::string::npos)
+      << errors;
+}
+
+TEST_F(DiffTest, AMissingInputIsAnErrorNamingIt) {
+  std::string errors;
+  lab::DiffOptions diff = options("absent.png");
+  EXPECT_EQ(run(diff, errors), 2);
+  EXPECT_NE(errors.find(path("absent.png")), std::string::npos) << errors;
+  EXPECT_NE(errors.find("missing input"), std::string::npos) << errors;
+
+  std::swap(diff.a, diff.b);  // the first input missing reads the same
+  EXPECT_EQ(run(diff, errors), 2);
+  EXPECT_NE(errors.find(path("absent.png")), std::string::npos) << errors;
+}
+
+TEST_F(DiffTest, AHeatmapThatCannotBeWrittenIsAnError) {
+  lab::write_png(path("b.png"), checkerboard(40, 30));
+  lab::DiffOptions diff = options("b.png");
+  diff.heatmap = path("missing/heat.png");
+  std::string errors;
+  EXPECT_EQ(run(diff, errors), 2);
+  EXPECT_NE(errors.find(diff.heatmap), std::string::npos) << errors;
+}
+
+}  // namespace

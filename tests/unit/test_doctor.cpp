@@ -1,0 +1,283 @@
+// tests/unit/test_doctor.cpp — the doctor's rules on made-up findings (no GPU, no GL): the report's
+// layout, which modes are available, WSL detection, the remedies and the verdict's reason.
+#include "app/app.hpp"
+#include "app/doctor.hpp"
+
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <optional>
+#include <sstream>
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// A copy: the remedies are often a temporary.
+std::optional<lab::DoctorLine> find_remedy(const std::vector<lab::DoctorLine>& remedies,
+                                           const std::string& key) {
+  for (const lab::DoctorLine& line : remedies)
+    if (line.key == key) return line;
+  return std::nullopt;
+}
+
+lab::DoctorReport sample_report() {
+  lab::DoctorReport report;
+  report.sections = {{"CUDA", {{"driver", "13.0"}, {"device 0 compute capability", "9.0"}}},
+                     {"GL context", {{"GL_RENDERER", "NVIDIA H200/PCIe/SSE2"}}},
+                     {"EGL devices", {{"EGL device 0", "CUDA device 0; EGL_NV_device_cuda"}}},
+                     {"CUDA-GL interop", {{"cudaGLGetDevices (all)", "CUDA device(s) 0"}}},
+                     {"environment", {{"WSL", "no"}, {"DISPLAY", "unset"}}},
+                     {"modes", {{"interop", "available"}, {"cpu", "available"}}},
+                     {"remedies", {{"none needed", "CUDA-GL interop works here"}}}};
+  report.interop_works = true;
+  report.cuda_device = 0;
+  return report;
+}
+
+TEST(DoctorReport, FormatAlignsTheValuesOfEachSectionAndEndsWithTheVerdict) {
+  const lab::DoctorReport report = sample_report();
+  const std::string text = lab::format_doctor_report(report);
+  for (const lab::DoctorSection& section : report.sections) {
+    EXPECT_TRUE(has(text, section.title + "\n")) << section.title << " missing in\n" << text;
+    size_t width = 0;
+    for (const lab::DoctorLine& line : section.lines) width = std::max(width, line.key.size());
+    for (const lab::DoctorLine& line : section.lines) {
+      // "  key<padding>  value": every value of a section starts in the same column.
+      const std::string expected =
+          "  " + line.key + std::string(width - line.key.size() + 2, ' ') + line.value + "\n";
+      EXPECT_TRUE(has(text, expected)) << "no line \"" << expected << "\" in\n" << text;
+    }
+  }
+  std::istringstream lines(text);
+  std::string line, last;
+  while (std::getline(lines, line)) last = line;
+  EXPECT_EQ(last, "verdict: CUDA-GL interop works (device 0)");
+}
+
+TEST(DoctorReport, ValuesOfSeveralLinesContinueInTheValueColumn) {
+  lab::DoctorReport report;
+  report.sections = {{"GL context", {{"error", "first\nsecond"}, {"platform", "none"}}}};
+  report.reason = "no GL context: first";
+  const std::string text = lab::format_doctor_report(report);
+  EXPECT_TRUE(has(text, "  error     first\n            second\n")) << text;
+  EXPECT_TRUE(has(text, "verdict: CUDA-GL interop is unavailable: no GL context: first\n")) << text;
+}
+
+TEST(ModeAvailability, WithoutACudaDeviceOnlyCpuRuns) {
+  const std::string error = "cudaGetDeviceCount: cudaErrorInsufficientDriver: install the NVIDIA driver";
+  for (const lab::ModeId mode : lab::all_modes()) {
+    const lab::ModeAvailability verdict = lab::mode_availability(mode, -1, {false, ""}, error);
+    if (mode == lab::ModeId::Cpu) {
+      EXPECT_TRUE(verdict.available);
+    } else {
+      EXPECT_FALSE(verdict.available) << lab::to_string(mode);
+      EXPECT_TRUE(has(verdict.reason, "no CUDA device")) << verdict.reason;
+      EXPECT_TRUE(has(verdict.reason, "cudaErrorInsufficientDriver")) << verdict.reason;
+    }
+  }
+  // Without an error text, the reason still says what to do.
+  const lab::ModeAvailability bare = lab::mode_availability(lab::ModeId::Staging, -1, {}, "");
+  EXPECT_TRUE(has(bare.reason, "CUDA_VISIBLE_DEVICES")) << bare.reason;
+}
+
+TEST(ModeAvailability, ADeviceWithoutInteropRunsStagingButNotTheInteropModes) {
+  const interop::InteropSupport unusable{false,
+                                         "GL is rendered by llvmpipe, not by an NVIDIA GPU: use --mode cpu"};
+  EXPECT_TRUE(lab::mode_availability(lab::ModeId::Staging, 0, unusable, "").available);
+  EXPECT_TRUE(lab::mode_availability(lab::ModeId::Cpu, 0, unusable, "").available);
+  for (const lab::ModeId mode : {lab::ModeId::Interop, lab::ModeId::Reregister, lab::ModeId::Pbo}) {
+    const lab::ModeAvailability verdict = lab::mode_availability(mode, 0, unusable, "");
+    EXPECT_FALSE(verdict.available) << lab::to_string(mode);
+    EXPECT_EQ(verdict.reason, unusable.reason);
+  }
+  const lab::ModeAvailability unprobed = lab::mode_availability(lab::ModeId::Interop, 0, {false, ""}, "");
+  EXPECT_FALSE(unprobed.available);
+  EXPECT_FALSE(unprobed.reason.empty());
+}
+
+TEST(ModeAvailability, EveryModeRunsWhereInteropWorks) {
+  for (const lab::ModeId mode : lab::all_modes())
+    EXPECT_TRUE(lab::mode_availability(mode, 1, {true, "CUDA device 1 drives GL"}, "").available)
+        << lab::to_string(mode);
+}
+
+TEST(Wsl, IsDetectedFromTheKernelReleaseTheVersionOrDevDxg) {
+  EXPECT_TRUE(lab::is_wsl("5.15.153.1-microsoft-standard-WSL2", "", false));
+  EXPECT_TRUE(lab::is_wsl("4.4.0-19041-Microsoft", "", false));  // WSL 1
+  EXPECT_TRUE(lab::is_wsl("", "Linux version 5.15.90.1-microsoft-standard-WSL2 (oe-user@oe-host)", false));
+  EXPECT_TRUE(lab::is_wsl("6.1.0-custom", "Linux version 6.1.0-custom", true));
+  EXPECT_FALSE(
+      lab::is_wsl("6.1.0-27-amd64", "Linux version 6.1.0-27-amd64 (debian-kernel@lists.debian.org)", false));
+  EXPECT_FALSE(lab::is_wsl("", "", false));
+}
+
+lab::DoctorFindings no_driver_machine() {
+  lab::DoctorFindings findings;
+  findings.cuda_error = "cudaGetDeviceCount: cudaErrorInsufficientDriver: no NVIDIA driver new enough";
+  findings.headless = true;
+  findings.gl_vendor = "Mesa";
+  findings.gl_renderer = "llvmpipe (LLVM 15.0.6, 256 bits)";
+  findings.interop_support = {false, "no CUDA device: cudaGetDeviceCount: cudaErrorInsufficientDriver"};
+  return findings;
+}
+
+lab::DoctorFindings gpu_machine() {
+  lab::DoctorFindings findings;
+  findings.cuda_device_count = 1;
+  findings.cuda_device = 0;
+  findings.gl_vendor = "NVIDIA Corporation";
+  findings.gl_renderer = "NVIDIA H200/PCIe/SSE2";
+  findings.gl_cuda_devices = {0};
+  findings.egl_cuda_devices = 1;
+  findings.interop_support = {true, "CUDA device 0 drives GL (NVIDIA H200/PCIe/SSE2)"};
+  return findings;
+}
+
+TEST(DoctorRemedies, NoDriverNamesTheDriverAndCpuMode) {
+  const lab::DoctorFindings findings = no_driver_machine();
+  const std::vector<lab::DoctorLine> remedies = lab::doctor_remedies(findings);
+  const std::optional<lab::DoctorLine> driver = find_remedy(remedies, "no NVIDIA driver");
+  ASSERT_TRUE(driver);
+  EXPECT_TRUE(has(driver->value, "install or update the NVIDIA driver")) << driver->value;
+  EXPECT_TRUE(has(driver->value, "--mode cpu")) << driver->value;
+  ASSERT_TRUE(find_remedy(remedies, "GL on llvmpipe (Mesa)"));
+  // Without CUDA there is no NVIDIA EGL device to miss: the driver is the one thing to fix.
+  EXPECT_FALSE(find_remedy(remedies, "no NVIDIA EGL device"));
+  const std::string reason = lab::interop_unavailable_reason(findings);
+  EXPECT_TRUE(has(reason, "no CUDA device")) << reason;
+  EXPECT_TRUE(has(reason, "cudaErrorInsufficientDriver")) << reason;
+
+  lab::DoctorFindings hidden = findings;
+  hidden.cuda_error = "cudaGetDeviceCount: cudaErrorNoDevice: no CUDA device is visible";
+  std::optional<lab::DoctorLine> visible =
+      find_remedy(lab::doctor_remedies(hidden), "no CUDA device visible");
+  ASSERT_TRUE(visible);
+  EXPECT_TRUE(has(visible->value, "CUDA_VISIBLE_DEVICES")) << visible->value;
+}
+
+TEST(DoctorRemedies, AWindowOnLlvmpipeWithAGpuNamesTheNvidiaGlxVendor) {
+  lab::DoctorFindings findings = gpu_machine();
+  findings.gl_vendor = "Mesa";
+  findings.gl_renderer = "llvmpipe (LLVM 15.0.6, 256 bits)";
+  findings.gl_cuda_devices.clear();
+  findings.interop_support = {false, "GL is rendered by llvmpipe, not by an NVIDIA GPU that CUDA can use"};
+  std::optional<lab::DoctorLine> remedy =
+      find_remedy(lab::doctor_remedies(findings), "GL on llvmpipe (Mesa)");
+  ASSERT_TRUE(remedy);
+  EXPECT_EQ(
+      remedy->value,
+      "GL is rendered by llvmpipe (Mesa), not by an NVIDIA GPU: run with __GLX_VENDOR_LIBRARY_NAME=nvidia, "
+      "or use --headless, or --mode cpu");
+  EXPECT_EQ(lab::interop_unavailable_reason(findings), findings.interop_support.reason);
+
+  findings.software_gl_forced = true;
+  remedy = find_remedy(lab::doctor_remedies(findings), "GL on llvmpipe (Mesa)");
+  ASSERT_TRUE(remedy);
+  EXPECT_TRUE(has(remedy->value, "LIBGL_ALWAYS_SOFTWARE")) << remedy->value;
+}
+
+TEST(DoctorRemedies, AHybridLaptopGetsPrimeOffload) {
+  lab::DoctorFindings findings = gpu_machine();
+  findings.gl_vendor = "Intel";
+  findings.gl_renderer = "Mesa Intel(R) UHD Graphics 620 (KBL GT2)";
+  findings.gl_cuda_devices.clear();
+  findings.interop_support = {
+      false, "GL is rendered by Mesa Intel(R) UHD Graphics 620 (KBL GT2), not by an NVIDIA GPU"};
+  const std::optional<lab::DoctorLine> remedy =
+      find_remedy(lab::doctor_remedies(findings), "GL on another GPU");
+  ASSERT_TRUE(remedy);
+  EXPECT_TRUE(has(remedy->value, "__NV_PRIME_RENDER_OFFLOAD=1 __GLX_VENDOR_LIBRARY_NAME=nvidia"))
+      << remedy->value;
+}
+
+TEST(DoctorRemedies, GlOnAnotherNvidiaGpuNamesItsDevice) {
+  lab::DoctorFindings findings = gpu_machine();
+  findings.cuda_device_count = 2;
+  findings.cuda_device = 0;
+  findings.gl_cuda_devices = {1};
+  findings.interop_support = {false, "CUDA device 0 does not drive the GL context; pick --device 1"};
+  const std::optional<lab::DoctorLine> remedy =
+      find_remedy(lab::doctor_remedies(findings), "GL on another GPU");
+  ASSERT_TRUE(remedy);
+  EXPECT_TRUE(has(remedy->value, "--device 1")) << remedy->value;
+  EXPECT_TRUE(has(remedy->value, "__NV_PRIME_RENDER_OFFLOAD=1")) << remedy->value;
+}
+
+TEST(DoctorRemedies, WslIsNamedAndIsTheVerdict) {
+  lab::DoctorFindings findings = gpu_machine();
+  findings.wsl = true;
+  findings.gl_vendor = "Microsoft Corporation";
+  findings.gl_renderer = "D3D12 (NVIDIA GeForce RTX 3080)";
+  findings.gl_cuda_devices.clear();
+  findings.interop_support = {false, "cudaGLGetDevices: cudaErrorNotSupported"};
+  const std::optional<lab::DoctorLine> remedy = find_remedy(lab::doctor_remedies(findings), "WSL");
+  ASSERT_TRUE(remedy);
+  EXPECT_TRUE(has(remedy->value, "not supported under WSL")) << remedy->value;
+  // No GL variable helps there (WSL's renderer names the NVIDIA GPU, its GL is Mesa's d3d12).
+  EXPECT_FALSE(find_remedy(lab::doctor_remedies(findings), "GL on another GPU"));
+  EXPECT_TRUE(has(lab::interop_unavailable_reason(findings), "WSL"))
+      << lab::interop_unavailable_reason(findings);
+}
+
+TEST(DoctorRemedies, AHeadlessServerWithoutAnNvidiaEglDeviceNamesTheEglVendorLibrary) {
+  lab::DoctorFindings findings = gpu_machine();
+  findings.headless = true;
+  findings.egl_cuda_devices = 0;
+  findings.gl_vendor = "Mesa";
+  findings.gl_renderer = "llvmpipe (LLVM 15.0.6, 256 bits)";
+  findings.gl_cuda_devices.clear();
+  findings.interop_support = {false, "GL is rendered by llvmpipe, not by an NVIDIA GPU that CUDA can use"};
+  const std::optional<lab::DoctorLine> remedy =
+      find_remedy(lab::doctor_remedies(findings), "no NVIDIA EGL device");
+  ASSERT_TRUE(remedy);
+  EXPECT_TRUE(has(remedy->value, "EGL_NV_device_cuda")) << remedy->value;
+  EXPECT_TRUE(has(remedy->value, "__EGL_VENDOR_LIBRARY_FILENAMES")) << remedy->value;
+}
+
+TEST(DoctorRemedies, NoneWhereInteropWorks) {
+  const lab::DoctorFindings findings = gpu_machine();
+  EXPECT_TRUE(lab::doctor_remedies(findings).empty());
+  EXPECT_EQ(lab::interop_unavailable_reason(findings), "");
+}
+
+TEST(DoctorRemedies, NoGlContextPassesOnTheReason) {
+  lab::DoctorFindings findings = gpu_machine();
+  findings.gl_error =
+      "cannot open a window: X11: The DISPLAY environment variable is missing. Without a display, "
+      "run under Xvfb (xvfb-run) or use --headless";
+  const std::optional<lab::DoctorLine> remedy = find_remedy(lab::doctor_remedies(findings), "no GL context");
+  ASSERT_TRUE(remedy);
+  EXPECT_EQ(remedy->value, findings.gl_error);
+  EXPECT_EQ(lab::interop_unavailable_reason(findings), "no GL context: " + findings.gl_error);
+}
+
+// The panel's tab builds its widgets from any report (no renderer needed: the draw lists are only built).
+TEST(DoctorPanel, DrawsEverySectionWithoutARenderer) {
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  io.DisplaySize = ImVec2(1280, 720);
+  unsigned char* pixels = nullptr;
+  int width = 0, height = 0;
+  io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
+  for (const bool works : {true, false}) {
+    lab::DoctorReport report = sample_report();
+    report.interop_works = works;
+    // A new window is hidden on its first frame while ImGui measures it: draw two.
+    for (int frame = 0; frame < 2; ++frame) {
+      ImGui::NewFrame();
+      ImGui::Begin("doctor");
+      lab::draw_doctor_report(report);
+      ImGui::End();
+      ImGui::Render();
+    }
+    EXPECT_GT(ImGui::GetDrawData()->TotalVtxCount, 0);
+  }
+  ImGui::DestroyContext();
+}
+
+}  // namespace
