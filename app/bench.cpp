@@ -59,6 +59,15 @@ struct Measurement {
   std::map<std::string, std::pair<double, double>> phases;  // name -> (median, p90) in ms, timing on
 };
 
+Measurement summarize(std::string path, const std::vector<double>& wall_ms) {
+  Measurement m;
+  m.path = std::move(path);
+  m.frames = static_cast<long long>(wall_ms.size());
+  m.median_ms = median(wall_ms);
+  m.p90_ms = percentile(wall_ms, 0.9);
+  return m;
+}
+
 // Runs `frame(i)` for the warm-up and then the measured frames; returns the wall time of each measured
 // frame. `frame` must end with everything it queued finished (glFinish / stream sync).
 std::vector<double> time_frames(std::optional<long long> fixed_frames, const std::function<void(long long)>& frame) {
@@ -97,12 +106,7 @@ Measurement measure_floor(App& app, std::optional<long long> frames) {
     scene.compute_cuda({i, kernels::time_of_frame(i), extent}, views, stream);
     INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
   });
-  Measurement m;
-  m.path = "floor";
-  m.frames = static_cast<long long>(wall.size());
-  m.median_ms = median(wall);
-  m.p90_ms = percentile(wall, 0.9);
-  return m;
+  return summarize("floor", wall);
 }
 
 // The bare loop: the scene's GL objects registered once with raw CUDA calls; each frame maps them in
@@ -178,12 +182,7 @@ Measurement measure_bare_loop(App& app, std::optional<long long> frames) {
     throw;
   }
   release();
-  Measurement m;
-  m.path = "bare";
-  m.frames = static_cast<long long>(wall.size());
-  m.median_ms = median(wall);
-  m.p90_ms = percentile(wall, 0.9);
-  return m;
+  return summarize("bare", wall);
 }
 
 // The frame's own cost is measured with the app's timing off (events and timer queries cost GPU time
@@ -202,11 +201,7 @@ Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames)
   app.set_timing(true);
   const std::vector<double> timed_wall = time_frames(std::min<long long>(kTimedFrames, frames.value_or(kTimedFrames)), run);
   app.timers().flush();
-  Measurement m;
-  m.path = to_string(mode);
-  m.frames = static_cast<long long>(wall.size());
-  m.median_ms = median(wall);
-  m.p90_ms = percentile(wall, 0.9);
+  Measurement m = summarize(to_string(mode), wall);
   m.timed_median_ms = median(timed_wall);
   for (const Phase phase : all_phases()) {
     if (phase == Phase::Frame || !app.timers().has(static_cast<int>(mode), phase)) continue;
@@ -315,7 +310,7 @@ std::string svg_chart(const std::vector<Measurement>& results, const std::vector
   const double log_low = std::floor(std::log10(std::max(lowest, 1e-3)));
   const double log_high = std::ceil(std::log10(std::max(highest, 1e-3)));
   const double decades = std::max(1.0, log_high - log_low);
-  const int panel_width = 360, panel_height = 300, left = 70, top = 50, gap = 40;
+  const int panel_width = 360, panel_height = 300, left = 70, top = 50, gap = 110;
   const std::vector<SceneId>& scenes = all_scenes();
   const int width = left + static_cast<int>(scenes.size()) * (panel_width + gap) + 110;
   const int height = top + panel_height + 70;

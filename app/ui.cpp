@@ -63,8 +63,9 @@ void draw_timings(const FrameTimers& timers, ModeId mode) {
     if (history.empty()) continue;
     const float peak = *std::max_element(history.begin(), history.end());
     const std::string label = std::string(to_string(phase)) + " (ms)";
+    // A fixed width: -1 ("fill the window") collapses to nothing in an auto-sized window.
     ImGui::PlotLines(("##" + label).c_str(), history.data(), static_cast<int>(history.size()), 0, label.c_str(), 0.0f,
-                     std::max(peak * 1.2f, 0.01f), ImVec2(-1, 50));
+                     std::max(peak * 1.2f, 0.01f), ImVec2(400, 50));
   }
 }
 
