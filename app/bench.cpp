@@ -98,7 +98,7 @@ Measurement measure_floor(App& app, std::optional<long long> frames) {
     CudaResourceView view;
     view.pointer = memory.back().data();
     view.bytes = spec.bytes;
-    view.pitch = spec.kind == ResourceKind::Texture2D ? static_cast<size_t>(spec.width) * 4 : 0;
+    view.pitch = linear_pitch(spec);
     views.push_back(view);
   }
   const Extent extent = app.platform().framebuffer_extent();

@@ -46,7 +46,7 @@ class CpuMode final : public Mode {
       HostResourceView view;
       view.pointer = m_storage.back().data();
       view.bytes = spec.bytes;
-      view.pitch = spec.kind == ResourceKind::Texture2D ? static_cast<size_t>(spec.width) * 4 : 0;
+      view.pitch = linear_pitch(spec);
       m_views.push_back(view);
     }
   }

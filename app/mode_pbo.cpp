@@ -56,9 +56,7 @@ class PboMode final : public Mode {
                                   const interop::MappedPointer pointer = mapped.pointer(i);
                                   m_views[i].pointer = pointer.data;
                                   m_views[i].bytes = pointer.size;
-                                  m_views[i].pitch = m_specs[i].kind == ResourceKind::Texture2D
-                                                         ? static_cast<size_t>(m_specs[i].width) * 4
-                                                         : 0;
+                                  m_views[i].pitch = linear_pitch(m_specs[i]);
                                 }
                               });
     GlPhase phase(timers, Phase::GlCopy);

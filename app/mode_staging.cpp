@@ -36,7 +36,7 @@ class StagingMode final : public Mode {
         CudaResourceView view;
         view.pointer = m_device.back().data();
         view.bytes = spec.bytes;
-        view.pitch = spec.kind == ResourceKind::Texture2D ? static_cast<size_t>(spec.width) * 4 : 0;
+        view.pitch = linear_pitch(spec);
         m_views.push_back(view);
       }
     } catch (...) {

@@ -38,6 +38,11 @@ struct ResourceSpec {
   GLenum internal_format = GL_RGBA8;
 };
 
+// Bytes between rows when a texture sits in linear memory (tightly packed RGBA8); 0 for buffers.
+inline size_t linear_pitch(const ResourceSpec& spec) {
+  return spec.kind == ResourceKind::Texture2D ? static_cast<size_t>(spec.width) * 4 : 0;
+}
+
 // One resource as a CUDA kernel gets it this frame. Which fields are set depends on the mode:
 // buffers always come as `pointer`; textures as `surface` (Output) / `texture` (Input) when the GL
 // texture itself is mapped, or as linear memory (`pointer` + `pitch`) when the mode copies.

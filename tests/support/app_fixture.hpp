@@ -12,6 +12,9 @@
 
 #include <optional>
 #include <string>
+#include <algorithm>
+#include <array>
+#include <cstdint>
 #include <vector>
 
 namespace labtest {
@@ -31,6 +34,21 @@ std::vector<kernels::WaveVertex> expected_wave_vertices(long long index);
 
 // The vertex buffer a scene's first resource names, read back from GL.
 std::vector<kernels::WaveVertex> read_vertex_buffer(lab::App& app);
+
+// A width x height RGBA8 image whose pixel (x, y) is `texel(x, y)`, for tests that need known pictures.
+template <class Texel>
+lab::Image synthetic_image(int width, int height, const Texel& texel) {
+  lab::Image image;
+  image.width = width;
+  image.height = height;
+  image.rgba.resize(static_cast<size_t>(width) * height * 4);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      const std::array<uint8_t, 4> rgba = texel(x, y);
+      std::copy(rgba.begin(), rgba.end(), image.rgba.begin() + (static_cast<std::ptrdiff_t>(y) * width + x) * 4);
+    }
+  return image;
+}
 
 // Renders frame `index` in the app's current mode and reads it back.
 lab::Image render(lab::App& app, long long index);

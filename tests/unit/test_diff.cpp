@@ -3,6 +3,7 @@
 #include "app/diff.hpp"
 
 #include "app/image_io.hpp"
+#include "tests/support/app_fixture.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -16,17 +17,10 @@ namespace fs = std::filesystem;
 namespace {
 
 lab::Image checkerboard(int width, int height) {
-  lab::Image image;
-  image.width = width;
-  image.height = height;
-  image.rgba.resize(static_cast<size_t>(width) * height * 4);
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x) {
-      uint8_t* p = &image.rgba[(static_cast<size_t>(y) * width + x) * 4];
-      p[0] = p[1] = p[2] = ((x / 4 + y / 4) % 2) ? 200 : 40;
-      p[3] = 255;
-    }
-  return image;
+  return labtest::synthetic_image(width, height, [](int x, int y) {
+    const uint8_t v = ((x / 4 + y / 4) % 2) ? 200 : 40;
+    return std::array<uint8_t, 4>{v, v, v, 255};
+  });
 }
 
 class DiffTest : public ::testing::Test {

@@ -1,6 +1,7 @@
 // tests/unit/test_image_compare.cpp — the image comparer the frame tests rely on, its heat map and its
 // JSON.
 #include "app/image_compare.hpp"
+#include "tests/support/app_fixture.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -11,19 +12,10 @@
 namespace {
 
 lab::Image gradient(int width, int height) {
-  lab::Image image;
-  image.width = width;
-  image.height = height;
-  image.rgba.resize(static_cast<size_t>(width) * height * 4);
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x) {
-      uint8_t* p = &image.rgba[(static_cast<size_t>(y) * width + x) * 4];
-      p[0] = static_cast<uint8_t>(x * 7);
-      p[1] = static_cast<uint8_t>(y * 5);
-      p[2] = static_cast<uint8_t>(x + y);
-      p[3] = 255;
-    }
-  return image;
+  return labtest::synthetic_image(width, height, [](int x, int y) {
+    return std::array<uint8_t, 4>{static_cast<uint8_t>(x * 7), static_cast<uint8_t>(y * 5),
+                                  static_cast<uint8_t>(x + y), 255};
+  });
 }
 
 TEST(ImageCompare, IdenticalImagesDifferNowhere) {
