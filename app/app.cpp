@@ -356,11 +356,13 @@ bool App::render_frame() {
     model.flags = m_mode->registered_flags();
     model.timers = m_timers.get();
     model.doctor = m_doctor ? &*m_doctor : nullptr;
+    model.timing = m_timing;
     model.scene_ui = [this] { m_scene->on_ui(); };
     const PanelActions actions = m_panel->draw(model);
     if (actions.scene) request_scene(*actions.scene);
     if (actions.mode) request_mode(*actions.mode);
     if (actions.device) request_device(*actions.device);
+    if (actions.timing) set_timing(*actions.timing);
     if (actions.map_access) request_map_access(*actions.map_access);
     if (actions.register_access) request_register_access(*actions.register_access);
   }

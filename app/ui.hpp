@@ -32,7 +32,8 @@ struct PanelModel {
   AccessSettings access;
   std::vector<RegisteredFlags> flags;  // what the mode registered, with the flags in force
   const FrameTimers* timers = nullptr;
-  const DoctorReport* doctor = nullptr;  // gathered once (and after a device switch), not every frame
+  const DoctorReport* doctor = nullptr;
+  bool timing = true;  // per-phase timing on (it costs about one GL/CUDA context switch a frame)  // gathered once (and after a device switch), not every frame
   std::function<void()> scene_ui;      // the scene's own controls
 };
 
@@ -40,6 +41,7 @@ struct PanelActions {
   std::optional<SceneId> scene;
   std::optional<ModeId> mode;
   std::optional<int> device;
+  std::optional<bool> timing;
   // Outer optional: the user changed it; inner: the flags (unset = each resource's best).
   std::optional<std::optional<interop::Access>> map_access;
   std::optional<std::optional<interop::Access>> register_access;
