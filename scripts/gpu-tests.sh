@@ -23,6 +23,7 @@ run headless "$build_dir/tests/gpu_tests"
 run headless "$build_dir/tests/gl_tests"
 if [ -n "${DISPLAY:-}" ]; then
   INTEROP_LAB_TEST_PLATFORM=window run window "$build_dir/tests/gpu_tests"
+  INTEROP_LAB_TEST_PLATFORM=window run window "$build_dir/tests/gl_tests"
   run window "$build_dir/tests/window_tests"
 else
   echo "=== window: skipped, no DISPLAY (start Xvfb to run the window tests)"

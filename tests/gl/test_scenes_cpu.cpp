@@ -39,6 +39,9 @@ TEST(PatternScene, ResizeRecreatesTheTextureAtTheNewSize) {
 
 TEST(PatternScene, AZeroSizedFramebufferDrawsNothingAndRecovers) {
   lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 320, 180));
+  if (app.platform().is_window())
+    GTEST_SKIP() << "a window reaches 0x0 when its window manager minimises it, and Xvfb has none; "
+                    "the headless run covers the 0x0 frame";
   app.resize({0, 0});  // what a minimised window reports
   EXPECT_FALSE(app.render_frame());
   app.resize({320, 180});
