@@ -301,20 +301,11 @@ DoctorReport collect(const Context& context, const interop::CudaDevices& cuda) {
 
   DoctorSection modes{"modes", {}};
   const std::string cuda_error = findings.device_error.empty() ? cuda.error : findings.device_error;
-  std::string first_reason;  // modes refused for the same reason say so once, then point back
-  ModeId first_refused = ModeId::Cpu;
   for (const ModeId mode : all_modes()) {
     const ModeAvailability availability =
         mode_availability(mode, findings.cuda_device, findings.interop_support, cuda_error);
-    std::string verdict = "available";
-    if (!availability.available && availability.reason == first_reason) {
-      verdict = std::string("unavailable: as for ") + to_string(first_refused);
-    } else if (!availability.available) {
-      verdict = "unavailable: " + availability.reason;
-      first_reason = availability.reason;
-      first_refused = mode;
-    }
-    modes.lines.push_back({to_string(mode), verdict});
+    modes.lines.push_back(
+        {to_string(mode), availability.available ? "available" : "unavailable: " + availability.reason});
   }
   report.sections.push_back(std::move(modes));
 
