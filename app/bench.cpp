@@ -31,6 +31,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int kWarmUpFrames = 20;
+constexpr double kWarmUpSeconds = 1.0;  // a slow case (the CPU path at 8K) warms up for this long at most
 constexpr long long kDefaultFrames = 300;
 constexpr double kCaseSeconds = 4.0;  // without --bench-frames, a slow case stops measuring after this
 constexpr long long kMinFrames = 10;
@@ -68,19 +69,28 @@ Measurement summarize(std::string path, const std::vector<double>& wall_ms) {
   return m;
 }
 
-// Runs `frame(i)` for the warm-up and then the measured frames; returns the wall time of each measured
-// frame. `frame` must end with everything it queued finished (glFinish / stream sync).
-std::vector<double> time_frames(std::optional<long long> fixed_frames, const std::function<void(long long)>& frame) {
-  for (long long i = 0; i < kWarmUpFrames; ++i) frame(i);
-  const long long most = fixed_frames.value_or(kDefaultFrames);
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Runs `frame(i)` for the warm-up (kWarmUpFrames, or kWarmUpSeconds of a slow case) and then the
+// measured frames: exactly `fixed_frames` when given (--bench-frames), else up to `default_frames`,
+// stopping after kCaseSeconds once kMinFrames are in. Returns the wall time of each measured frame.
+// `frame` must end with everything it queued finished (glFinish / stream sync).
+std::vector<double> time_frames(std::optional<long long> fixed_frames, long long default_frames,
+                                const std::function<void(long long)>& frame) {
+  const auto warm_up_start = Clock::now();
+  long long index = 0;
+  while (index < kWarmUpFrames && (index < 2 || seconds_since(warm_up_start) < kWarmUpSeconds)) frame(index++);
+  const long long most = fixed_frames.value_or(default_frames);
   std::vector<double> wall_ms;
   const auto started = Clock::now();
   for (long long i = 0; i < most; ++i) {
     const auto begin = Clock::now();
-    frame(kWarmUpFrames + i);
+    frame(index++);
     wall_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - begin).count());
-    const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
-    if (!fixed_frames && elapsed > kCaseSeconds && static_cast<long long>(wall_ms.size()) >= kMinFrames) break;
+    if (!fixed_frames && seconds_since(started) > kCaseSeconds && static_cast<long long>(wall_ms.size()) >= kMinFrames)
+      break;
   }
   return wall_ms;
 }
@@ -102,7 +112,7 @@ Measurement measure_floor(App& app, std::optional<long long> frames) {
     views.push_back(view);
   }
   const Extent extent = app.platform().framebuffer_extent();
-  const std::vector<double> wall = time_frames(frames, [&](long long i) {
+  const std::vector<double> wall = time_frames(frames, kDefaultFrames, [&](long long i) {
     scene.compute_cuda({i, kernels::time_of_frame(i), extent}, views, stream);
     INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
   });
@@ -142,7 +152,7 @@ Measurement measure_bare_loop(App& app, std::optional<long long> frames) {
         INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterImage(&resources[i], specs[i].gl_name, GL_TEXTURE_2D, flags));
       }
     }
-    wall = time_frames(frames, [&](long long index) {
+    wall = time_frames(frames, kDefaultFrames, [&](long long index) {
       const FrameInfo frame{index, kernels::time_of_frame(index), extent};
       scene.prepare(frame);
       INTEROP_CUDA_CHECK(cudaGraphicsMapResources(static_cast<int>(resources.size()), resources.data(), stream));
@@ -197,9 +207,10 @@ Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames)
     glFinish();
   };
   app.set_timing(false);
-  const std::vector<double> wall = time_frames(frames, run);
+  const std::vector<double> wall = time_frames(frames, kDefaultFrames, run);
   app.set_timing(true);
-  const std::vector<double> timed_wall = time_frames(std::min<long long>(kTimedFrames, frames.value_or(kTimedFrames)), run);
+  const std::vector<double> timed_wall = frames ? time_frames(std::min(kTimedFrames, *frames), kTimedFrames, run)
+                                                : time_frames(std::nullopt, kTimedFrames, run);
   app.timers().flush();
   Measurement m = summarize(to_string(mode), wall);
   m.timed_median_ms = median(timed_wall);
@@ -260,7 +271,7 @@ std::vector<ScalingResult> measure_scaling(App& app, int width, int height, std:
     };
     for (const bool one_call : {true, false}) {
       progress(std::to_string(count) + " texture(s), " + (one_call ? "one map call" : "one map call each"));
-      const std::vector<double> wall = time_frames(frames, [&](long long index) {
+      const std::vector<double> wall = time_frames(frames, kDefaultFrames, [&](long long index) {
         if (one_call) {
           INTEROP_CUDA_CHECK(cudaGraphicsMapResources(count, resources.data(), stream));
           for (size_t i = 0; i < resources.size(); ++i) write_tile(i, index);
