@@ -54,9 +54,6 @@ struct GlVertexArrayTraits {
 struct GlProgramTraits {
   static void destroy(GLuint name) { glDeleteProgram(name); }
 };
-struct GlQueryTraits {
-  static void destroy(GLuint name) { glDeleteQueries(1, &name); }
-};
 
 using GlBuffer = GlObject<GlBufferTraits>;
 using GlTexture = GlObject<GlTextureTraits>;
@@ -64,7 +61,6 @@ using GlRenderbuffer = GlObject<GlRenderbufferTraits>;
 using GlFramebuffer = GlObject<GlFramebufferTraits>;
 using GlVertexArray = GlObject<GlVertexArrayTraits>;
 using GlProgram = GlObject<GlProgramTraits>;
-using GlQuery = GlObject<GlQueryTraits>;
 
 // Immutable storage of `bytes` (glNamedBufferStorage); `flags` e.g. GL_DYNAMIC_STORAGE_BIT so the CPU
 // path can glNamedBufferSubData into it.

@@ -114,34 +114,17 @@ class PostprocessScene final : public Scene {
   void compute_cuda(const FrameInfo&, const std::vector<CudaResourceView>& views, cudaStream_t stream) override {
     const size_t scratch_bytes = kernels::postprocess_scratch_bytes(m_extent.width, m_extent.height);
     if (m_scratch.size() != scratch_bytes) m_scratch = interop::DeviceBuffer(scratch_bytes);
-    kernels::ImageSource source;
-    source.texture = views[0].texture;
-    source.pixels = static_cast<const kernels::Rgba8*>(views[0].pointer);
-    source.pitch = views[0].pitch;
-    source.width = m_extent.width;
-    source.height = m_extent.height;
-    kernels::ImageTarget target;
-    target.surface = views[1].surface;
-    target.pixels = static_cast<kernels::Rgba8*>(views[1].pointer);
-    target.pitch = views[1].pitch;
-    target.width = m_extent.width;
-    target.height = m_extent.height;
-    kernels::postprocess_cuda(source, target, m_params, static_cast<kernels::Vec4*>(m_scratch.data()), stream);
+    kernels::postprocess_cuda(cuda_source(views[0]), cuda_target(views[1]), m_params,
+                              static_cast<kernels::Vec4*>(m_scratch.data()), stream);
   }
 
   void compute_cpu(const FrameInfo&, const std::vector<HostResourceView>& views) override {
     m_host_scratch.resize(kernels::postprocess_scratch_bytes(m_extent.width, m_extent.height) / sizeof(kernels::Vec4));
-    kernels::ImageSource source;
-    source.pixels = static_cast<const kernels::Rgba8*>(views[0].pointer);
-    source.pitch = views[0].pitch;
-    source.width = m_extent.width;
-    source.height = m_extent.height;
-    kernels::ImageTarget target;
-    target.pixels = static_cast<kernels::Rgba8*>(views[1].pointer);
-    target.pitch = views[1].pitch;
-    target.width = m_extent.width;
-    target.height = m_extent.height;
-    kernels::postprocess_cpu(source, target, m_params, m_host_scratch.data());
+    const int width = m_extent.width, height = m_extent.height;
+    kernels::postprocess_cpu(
+        kernels::linear_source(static_cast<const kernels::Rgba8*>(views[0].pointer), views[0].pitch, width, height),
+        kernels::linear_target(static_cast<kernels::Rgba8*>(views[1].pointer), views[1].pitch, width, height),
+        m_params, m_host_scratch.data());
   }
 
   // The 3D scene, into the texture the kernels read.
@@ -197,6 +180,19 @@ class PostprocessScene final : public Scene {
   }
 
  private:
+  // The mapped texture itself (interop, reregister) or linear memory (pbo, staging).
+  kernels::ImageSource cuda_source(const CudaResourceView& view) const {
+    if (view.texture != 0) return kernels::texture_source(view.texture, m_extent.width, m_extent.height);
+    return kernels::linear_source(static_cast<const kernels::Rgba8*>(view.pointer), view.pitch, m_extent.width,
+                                  m_extent.height);
+  }
+
+  kernels::ImageTarget cuda_target(const CudaResourceView& view) const {
+    if (view.surface != 0) return kernels::surface_target(view.surface, m_extent.width, m_extent.height);
+    return kernels::linear_target(static_cast<kernels::Rgba8*>(view.pointer), view.pitch, m_extent.width,
+                                  m_extent.height);
+  }
+
   void draw_cube(const glm::mat4& model, const glm::vec3& color) {
     glUniformMatrix4fv(1, 1, GL_FALSE, glm::value_ptr(model));
     glUniform3fv(2, 1, glm::value_ptr(color));

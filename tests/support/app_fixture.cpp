@@ -83,17 +83,11 @@ lab::Image expected_postprocess_frame(lab::App& app, kernels::Filter filter) {
   params.filter = filter;
   std::vector<kernels::Vec4> scratch(kernels::postprocess_scratch_bytes(input.width, input.height) /
                                      sizeof(kernels::Vec4));
-  kernels::ImageSource source;
-  source.pixels = rendered.data();
-  source.pitch = static_cast<size_t>(input.width) * 4;
-  source.width = input.width;
-  source.height = input.height;
-  kernels::ImageTarget target;
-  target.pixels = reinterpret_cast<kernels::Rgba8*>(image.rgba.data());
-  target.pitch = source.pitch;
-  target.width = input.width;
-  target.height = input.height;
-  kernels::postprocess_cpu(source, target, params, scratch.data());
+  const size_t pitch = static_cast<size_t>(input.width) * 4;
+  kernels::postprocess_cpu(kernels::linear_source(rendered.data(), pitch, input.width, input.height),
+                           kernels::linear_target(reinterpret_cast<kernels::Rgba8*>(image.rgba.data()), pitch,
+                                                  input.width, input.height),
+                           params, scratch.data());
   lab::flip_rows(image);
   return image;
 }
