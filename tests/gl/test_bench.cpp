@@ -1,6 +1,7 @@
 // tests/gl/test_bench.cpp — `--bench` end to end at small sizes: every available path of every scene is
 // measured, what is unavailable is listed with its reason, and the JSON and SVG are written.
 #include "tests/support/app_fixture.hpp"
+#include "tests/support/scratch_dir.hpp"
 
 #include "app/bench.hpp"
 
@@ -13,8 +14,8 @@
 namespace {
 
 TEST(Bench, MeasuresEveryAvailablePathAndWritesJsonAndChart) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "interop_lab_bench_test";
-  std::filesystem::create_directories(dir);
+  const labtest::ScratchDir scratch("bench");
+  const std::filesystem::path& dir = scratch.path();
   lab::Options options;
   options.bench = true;
   options.bench_sizes = {{160, 90}, {320, 180}};
@@ -52,7 +53,6 @@ TEST(Bench, MeasuresEveryAvailablePathAndWritesJsonAndChart) {
   const std::string svg((std::istreambuf_iterator<char>(chart)), std::istreambuf_iterator<char>());
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("polyline"), std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -4,12 +4,11 @@
 // frame of the same run. A failure leaves actual.png, heatmap.png and metrics.json in a folder it names.
 // Only scripts/update-goldens.sh writes goldens; a missing one fails here and says so.
 #include "tests/support/app_fixture.hpp"
+#include "tests/support/scratch_dir.hpp"
 
 #include "interop/error.hpp"
 
 #include <nlohmann/json.hpp>
-
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -101,17 +100,9 @@ INSTANTIATE_TEST_SUITE_P(Scenes, GoldenImage,
 
 class GoldenFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("golden_test-" + std::to_string(getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-  }
-  void TearDown() override {
-    unsetenv("INTEROP_LAB_TEST_RESULTS");
-    fs::remove_all(m_dir);
-  }
-  fs::path m_dir;
+  void TearDown() override { unsetenv("INTEROP_LAB_TEST_RESULTS"); }
+  labtest::ScratchDir m_scratch{"golden"};
+  const fs::path& m_dir = m_scratch.path();
 };
 
 TEST_F(GoldenFiles, AMissingGoldenFailsAndSaysHowToCreateIt) {

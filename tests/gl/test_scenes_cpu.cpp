@@ -2,6 +2,7 @@
 // llvmpipe in CI), checked against values computed from the kernels' functions: every pixel of the
 // pattern scene, the wave scene's vertex buffer, and the wave's lit pixels at projected vertices.
 #include "tests/support/app_fixture.hpp"
+#include "tests/support/scratch_dir.hpp"
 
 #include "app/scene_wave.hpp"
 #include "kernels/pattern.hpp"
@@ -151,8 +152,8 @@ TEST(App, ExplicitInteropModeWithoutInteropFailsWithTheReason) {
 }
 
 TEST(App, RunWritesTheLastFrameAsAScreenshot) {
-  const std::filesystem::path path = std::filesystem::temp_directory_path() / "interop_lab_gl_test_shot.png";
-  std::filesystem::remove(path);
+  const labtest::ScratchDir scratch("shot");
+  const std::filesystem::path path = scratch.path() / "shot.png";
   lab::Options options = labtest::app_options(SceneId::Pattern, ModeId::Cpu, 300, 200);
   options.frames = 3;
   options.screenshot = path.string();
@@ -162,7 +163,6 @@ TEST(App, RunWritesTheLastFrameAsAScreenshot) {
   }
   const lab::Image written = lab::read_png(path.string());
   EXPECT_EQ(lab::compare_images(written, labtest::expected_pattern_frame(300, 200, 2), 0).pixels_over, 0u);
-  std::filesystem::remove(path);
 }
 
 class PostprocessScene : public ::testing::TestWithParam<kernels::Filter> {};

@@ -1,13 +1,13 @@
 // tests/unit/test_cli.cpp — the command-line contract: defaults, every option, and every usage error
 // giving exit code 2 with one line that names the option and the value. No GPU, no GL.
 #include "app/cli.hpp"
+#include "tests/support/scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -265,19 +265,8 @@ TEST(CliTest, FirstBadValueIsTheOneReported) {
 
 class CliScreenshotTest : public testing::Test {
  protected:
-  void SetUp() override {
-    const testing::TestInfo* test = testing::UnitTest::GetInstance()->current_test_info();
-    m_dir = std::filesystem::temp_directory_path() / (std::string("interop-lab-test-cli-") + test->name() +
-                                                      "-" + std::to_string(std::random_device{}()));
-    std::filesystem::remove_all(m_dir);
-    ASSERT_TRUE(std::filesystem::create_directories(m_dir)) << m_dir;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    std::filesystem::remove_all(m_dir, ignored);
-  }
-
-  std::filesystem::path m_dir;
+  labtest::ScratchDir m_scratch{"cli"};
+  const std::filesystem::path& m_dir = m_scratch.path();
 };
 
 TEST_F(CliScreenshotTest, PathInAnExistingDirectoryIsAccepted) {

@@ -4,9 +4,9 @@
 
 #include "app/image_io.hpp"
 #include "tests/support/app_fixture.hpp"
+#include "tests/support/scratch_dir.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -25,16 +25,9 @@ lab::Image checkerboard(int width, int height) {
 
 class DiffTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("diff_test-" + std::to_string(getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-    lab::write_png(path("a.png"), checkerboard(40, 30));
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
+  void SetUp() override { lab::write_png(path("a.png"), checkerboard(40, 30)); }
 
-  std::string path(const std::string& name) const { return (m_dir / name).string(); }
+  std::string path(const std::string& name) const { return m_scratch.file(name); }
 
   lab::DiffOptions options(const std::string& b) const {
     lab::DiffOptions diff;
@@ -52,7 +45,7 @@ class DiffTest : public ::testing::Test {
     return exit_code;
   }
 
-  fs::path m_dir;
+  labtest::ScratchDir m_scratch{"diff"};
 };
 
 TEST_F(DiffTest, IdenticalImagesAreTheSameAndStillGetAHeatmap) {

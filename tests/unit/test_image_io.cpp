@@ -1,6 +1,7 @@
 // tests/unit/test_image_io.cpp — PNG round trips, atomic-write guarantees, read error kinds, output path
 // checks and row flipping. Needs no GPU; each test works in its own temporary directory.
 #include "app/image_io.hpp"
+#include "tests/support/scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <png.h>
@@ -57,26 +58,7 @@ bool permissions_are_enforced() { return geteuid() != 0; }
 
 class ImageIoTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    m_dir = fs::temp_directory_path() /
-            ("image_io_test-" + std::to_string(getpid()) + "-" + info->name());
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-  }
-
-  void TearDown() override {
-    std::error_code ignored;
-    // A test may have left a directory read-only; make it deletable again.
-    for (auto it = fs::recursive_directory_iterator(m_dir, ignored); it != fs::recursive_directory_iterator();
-         it.increment(ignored)) {
-      if (it->is_directory(ignored)) fs::permissions(it->path(), fs::perms::owner_all, ignored);
-    }
-    fs::permissions(m_dir, fs::perms::owner_all, ignored);
-    fs::remove_all(m_dir, ignored);
-  }
-
-  std::string path(const std::string& name) const { return (m_dir / name).string(); }
+  std::string path(const std::string& name) const { return m_scratch.file(name); }
 
   std::vector<std::string> entries() const {
     std::vector<std::string> names;
@@ -85,7 +67,8 @@ class ImageIoTest : public ::testing::Test {
     return names;
   }
 
-  fs::path m_dir;
+  labtest::ScratchDir m_scratch{"image-io"};
+  const fs::path& m_dir = m_scratch.path();
 };
 
 TEST_F(ImageIoTest, RoundTripKeepsEveryByteAtOddSize) {
