@@ -3,6 +3,8 @@
 
 #include "interop/error.hpp"
 
+#include <nvtx3/nvToolsExtMemCudaRt.h>
+
 #include <atomic>
 #include <utility>
 
@@ -10,6 +12,27 @@ namespace interop {
 namespace detail {
 std::atomic<int>& mapping_counter();  // defined in gl.cpp
 }
+
+namespace {
+
+// What a graphics API wrote into a buffer is invisible to compute-sanitizer's initcheck, which would
+// report every kernel read of it as uninitialised (and, stopping each such kernel, change the frame).
+// The buffer's contents are defined by the graphics API, so the mapped range is declared initialised
+// through NVTX's memory API. Without a tool attached the call is a function-pointer check and returns.
+void declare_initialised(const MappedPointer& mapped, cudaStream_t stream) {
+  static const nvtxDomainHandle_t domain = nvtxDomainCreateA("interop");
+  const nvtxMemVirtualRangeDesc_t range{mapped.size, mapped.data};
+  nvtxMemMarkInitializedBatch_t batch{};
+  batch.extCompatID = NVTX_EXT_COMPATID_MEM;
+  batch.structSize = sizeof(batch);
+  batch.regionType = NVTX_MEM_TYPE_VIRTUAL_ADDRESS;
+  batch.regionDescCount = 1;
+  batch.regionDescElementSize = sizeof(range);
+  batch.regionDescElements = &range;
+  nvtxMemCudaMarkInitialized(domain, stream, 0, &batch);
+}
+
+}  // namespace
 
 ScopedMap::ScopedMap(std::initializer_list<cudaGraphicsResource_t> resources, cudaStream_t stream)
     : ScopedMap(std::vector<cudaGraphicsResource_t>(resources), stream) {}
@@ -42,6 +65,7 @@ void ScopedMap::unmap() {
 MappedPointer ScopedMap::pointer(size_t index) const {
   MappedPointer mapped;
   INTEROP_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&mapped.data, &mapped.size, m_resources.at(index)));
+  declare_initialised(mapped, m_stream);
   return mapped;
 }
 

@@ -29,7 +29,8 @@ class ScopedMap {
   ScopedMap& operator=(ScopedMap&&) = delete;
 
   size_t size() const { return m_resources.size(); }
-  // The device pointer of resource `index` (a registered buffer).
+  // The device pointer of resource `index` (a registered buffer). Its range is declared initialised to
+  // compute-sanitizer (NVTX memory API): the graphics API wrote it, out of initcheck's sight.
   MappedPointer pointer(size_t index) const;
   // The cudaArray of resource `index` (a registered texture); layer is the array index or cube face.
   cudaArray_t array(size_t index, unsigned int layer = 0, unsigned int mip_level = 0) const;

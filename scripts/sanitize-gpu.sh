@@ -4,7 +4,11 @@
 # --leak-check full), racecheck, initcheck and synccheck. Prints one line per tool ("memcheck: 0 errors")
 # and fails on any finding, or when a test fails under a tool. Each run's log is kept.
 #
-#   scripts/sanitize-gpu.sh [BUILD_DIR]        (default build/release; binaries under BUILD_DIR/tests)
+#   scripts/sanitize-gpu.sh [--tool NAME]... [BUILD_DIR]
+#
+#   --tool NAME   run only this tool (repeatable; default all four). Separate runs of one tool each can
+#                 share a GPU, e.g. four at once in the background, each with its own SANITIZE_LOGS.
+#   BUILD_DIR     default build/release; binaries under BUILD_DIR/tests
 #
 # Environment: COMPUTE_SANITIZER  its path (default /usr/local/cuda/bin/compute-sanitizer, else PATH;
 #                                 on a GPU server, where the binaries were copied, point it at the copy)
@@ -14,9 +18,38 @@
 # CUDA API errors are not reported (--report-api-errors no): the tests provoke some on purpose to check
 # the advice (mapping a mapped resource, asking a buffer for an array), and the app checks every call's
 # result anyway, so an unexpected one already fails a test.
+# NVTX is on (--nvtx yes): interop::ScopedMap declares each mapped GL buffer initialised through NVTX's
+# memory API, since initcheck cannot see what GL wrote there (the pbo mode's input copy, for one).
 # On a machine without an NVIDIA GPU it says so and exits 0 without running anything.
 set -u
-build_dir=${1:-build/release}
+all_tools=(memcheck racecheck initcheck synccheck)
+tools=()
+build_dir=build/release
+while [ $# -gt 0 ]; do
+  case $1 in
+    --tool)
+      if [ $# -lt 2 ] || [[ ! " ${all_tools[*]} " =~ " $2 " ]]; then
+        echo "sanitize-gpu: --tool takes one of: ${all_tools[*]}" >&2
+        exit 2
+      fi
+      tools+=("$2")
+      shift 2
+      ;;
+    -h | --help)
+      sed -n '2,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    -*)
+      echo "sanitize-gpu: unknown option $1 (see --help)" >&2
+      exit 2
+      ;;
+    *)
+      build_dir=$1
+      shift
+      ;;
+  esac
+done
+[ ${#tools[@]} -eq 0 ] && tools=("${all_tools[@]}")
 logs=${SANITIZE_LOGS:-$build_dir/sanitize}
 
 gpu_present() {
@@ -59,8 +92,8 @@ mkdir -p "$logs"
 echo "sanitize-gpu: $("$sanitizer" --version | grep -m1 -i version); logs in $logs"
 
 status=0
-for tool in memcheck racecheck initcheck synccheck; do
-  options=(--tool "$tool" --error-exitcode 1 --report-api-errors no)
+for tool in "${tools[@]}"; do
+  options=(--tool "$tool" --error-exitcode 1 --report-api-errors no --nvtx yes)
   [ "$tool" = memcheck ] && options+=(--leak-check full)
   errors=0
   incomplete=false
