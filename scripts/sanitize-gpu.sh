@@ -6,8 +6,9 @@
 #
 #   scripts/sanitize-gpu.sh [--tool NAME]... [BUILD_DIR]
 #
-#   --tool NAME   run only this tool (repeatable; default all four). Separate runs of one tool each can
-#                 share a GPU, e.g. four at once in the background, each with its own SANITIZE_LOGS.
+#   --tool NAME   run only this tool (repeatable; default all four, one after another). Do not run
+#                 several at once on one GPU: the leak test reads the device's free memory, which
+#                 another process changes.
 #   BUILD_DIR     default build/release; binaries under BUILD_DIR/tests
 #
 # Environment: COMPUTE_SANITIZER  its path (default /usr/local/cuda/bin/compute-sanitizer, else PATH;
