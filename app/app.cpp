@@ -37,7 +37,7 @@ std::string device_summary(const interop::CudaDevices& cuda, int device) {
 
 }  // namespace
 
-App::App(const Options& options) : m_options(options) {
+App::App(const Options& options) : m_options(options), m_split_copy(options.split_copy) {
   // Everything the command line names is checked before a window opens or a frame is drawn.
   m_cuda_devices = interop::enumerate_cuda_devices();
   const int device_count = static_cast<int>(m_cuda_devices.devices.size());
@@ -47,6 +47,14 @@ App::App(const Options& options) : m_options(options) {
                        ": this machine has no CUDA device (" + m_cuda_devices.error + ")");
     if (*options.device >= device_count)
       throw UsageError("--device " + std::to_string(*options.device) + ": this machine has " +
+                       std::to_string(device_count) + " CUDA device(s), 0 to " + std::to_string(device_count - 1));
+  }
+  if (options.compute_device) {
+    if (device_count == 0)
+      throw UsageError("--compute-device " + std::to_string(*options.compute_device) +
+                       ": this machine has no CUDA device (" + m_cuda_devices.error + ")");
+    if (*options.compute_device >= device_count)
+      throw UsageError("--compute-device " + std::to_string(*options.compute_device) + ": this machine has " +
                        std::to_string(device_count) + " CUDA device(s), 0 to " + std::to_string(device_count - 1));
   }
   const Extent extent{options.width, options.height};
@@ -70,6 +78,7 @@ App::App(const Options& options) : m_options(options) {
     INTEROP_CUDA_CHECK(cudaSetDevice(m_device));
     m_stream.emplace();
     m_interop = interop::probe_gl_interop(m_device);
+    create_compute_stream(options.compute_device.value_or(m_device));
   } else {
     m_interop = {false, "no CUDA device: " + m_cuda_devices.error};
   }
@@ -97,7 +106,8 @@ App::App(const Options& options) : m_options(options) {
   attach_mode(mode);
   if (m_platform->is_window() && !options.no_ui) {
     m_panel = std::make_unique<Panel>(m_platform->glfw_window());
-    m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description());
+    m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description(),
+                                                         m_compute_device, m_split_copy);
   }
 }
 
@@ -108,6 +118,7 @@ App::~App() {
   if (m_scene) m_scene->on_detach();
   m_scene.reset();
   m_timers.reset();
+  m_compute_stream.reset();
   m_stream.reset();
   m_platform.reset();  // the GL context, last
 }
@@ -126,6 +137,7 @@ ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::
     case ModeId::Interop:
     case ModeId::Reregister:
     case ModeId::Pbo:
+    case ModeId::Split:
       if (cuda_device < 0) return {false, no_device};
       if (interop.usable) return {true, ""};
       if (interop.reason.empty())
@@ -141,7 +153,13 @@ ModeAvailability App::availability(ModeId mode) const {
 }
 
 void App::attach_mode(ModeId mode) {
-  std::unique_ptr<Mode> next = create_mode(mode, {m_device, m_stream ? m_stream->get() : nullptr}, m_access);
+  CudaContext cuda;
+  cuda.device = m_device;
+  cuda.stream = cuda_stream();
+  cuda.compute_device = m_compute_device;
+  cuda.compute_stream = m_compute_stream ? m_compute_stream->get() : nullptr;
+  cuda.split_copy = m_split_copy;
+  std::unique_ptr<Mode> next = create_mode(mode, cuda, m_access);
   next->on_attach(*m_scene);
   m_mode = std::move(next);
 }
@@ -193,16 +211,55 @@ std::string App::request_device(int device) {
   return "";
 }
 
+void App::create_compute_stream(int device) {
+  m_compute_stream.reset();
+  m_compute_device = device;
+  interop::ScopedDevice on(device);
+  m_compute_stream.emplace();
+}
+
+std::string App::request_compute_device(int device) {
+  const int count = static_cast<int>(m_cuda_devices.devices.size());
+  if (count == 0 || device < 0 || device >= count) {
+    m_notice = count == 0 ? "no CUDA device: " + m_cuda_devices.error
+                          : "CUDA device " + std::to_string(device) + " does not exist (0 to " +
+                                std::to_string(count - 1) + ")";
+    return m_notice;
+  }
+  m_pending_compute_device = device;
+  return "";
+}
+
+void App::request_split_copy(SplitCopy copy) { m_pending_split_copy = copy; }
+
+void App::switch_split(int compute_device, SplitCopy copy) {
+  const bool reattach = m_mode->id() == ModeId::Split;
+  if (reattach) m_mode->on_detach();
+  if (compute_device != m_compute_device) create_compute_stream(compute_device);
+  m_split_copy = copy;
+  if (reattach) {
+    m_mode.reset();
+    attach_mode(ModeId::Split);
+    m_notice = "split: " + m_mode->transfer();
+  }
+  if (m_panel)
+    m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description(), m_compute_device,
+                                                         m_split_copy);
+}
+
 void App::switch_device(int device) {
   const ModeId mode = m_mode->id();
   m_mode->on_detach();
   m_mode.reset();
   m_scene->on_detach();  // its CUDA memory (the blur's scratch) belongs to the old device
   m_timers.reset();      // so do the timers' events
+  const bool compute_follows = m_compute_device == m_device;
+  m_compute_stream.reset();
   m_stream.reset();
   m_device = device;
   INTEROP_CUDA_CHECK(cudaSetDevice(m_device));
   m_stream.emplace();
+  create_compute_stream(compute_follows ? m_device : m_compute_device);
   m_timers = std::make_unique<FrameTimers>();
   m_interop = interop::probe_gl_interop(m_device);
   m_scene->on_attach(m_scene_extent);
@@ -216,7 +273,8 @@ void App::switch_device(int device) {
                availability(mode).reason + "); now in " + to_string(next) + " mode";
   }
   log(m_notice);
-  if (m_panel) m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description());
+  if (m_panel) m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description(),
+                                                         m_compute_device, m_split_copy);
 }
 
 ModeAvailability App::request_mode(ModeId mode) {
@@ -269,6 +327,10 @@ void App::switch_scene(SceneId scene) {
 void App::apply_pending_switches() {
   if (m_pending_device) switch_device(*m_pending_device);  // the same device too: re-creates its state
   m_pending_device.reset();
+  if (m_pending_compute_device || m_pending_split_copy)
+    switch_split(m_pending_compute_device.value_or(m_compute_device), m_pending_split_copy.value_or(m_split_copy));
+  m_pending_compute_device.reset();
+  m_pending_split_copy.reset();
   if (m_pending_scene && *m_pending_scene != m_scene->id()) switch_scene(*m_pending_scene);
   m_pending_scene.reset();
   if (m_pending_mode && *m_pending_mode != m_mode->id()) {
@@ -341,13 +403,16 @@ bool App::render_frame() {
     PanelModel model;
     model.scene = m_scene->id();
     model.mode = m_mode->id();
-    for (size_t i = 0; i < all_modes().size(); ++i) model.modes[i] = availability(all_modes()[i]);
+    for (const ModeId mode : all_modes()) model.modes.push_back(availability(mode));
     model.extent = extent;
     model.platform = m_platform->description();
     model.renderer = interop::current_gl_renderer();
     model.cuda = device_summary(m_cuda_devices, m_device);
     model.notice = m_notice;
     model.device = m_device;
+    model.compute_device = m_compute_device;
+    model.split_copy = m_split_copy;
+    model.transfer = m_mode->transfer();
     for (const interop::CudaDeviceInfo& info : m_cuda_devices.devices) {
       const bool drives_gl = std::find(m_gl_devices.begin(), m_gl_devices.end(), info.ordinal) != m_gl_devices.end();
       model.devices.push_back(std::to_string(info.ordinal) + ": " + info.name + (drives_gl ? " (drives GL)" : ""));
@@ -362,6 +427,8 @@ bool App::render_frame() {
     if (actions.scene) request_scene(*actions.scene);
     if (actions.mode) request_mode(*actions.mode);
     if (actions.device) request_device(*actions.device);
+    if (actions.compute_device) request_compute_device(*actions.compute_device);
+    if (actions.split_copy) request_split_copy(*actions.split_copy);
     if (actions.timing) set_timing(*actions.timing);
     if (actions.map_access) request_map_access(*actions.map_access);
     if (actions.register_access) request_register_access(*actions.register_access);

@@ -72,6 +72,12 @@ class App {
   // stream and the timers are re-created there; a mode the new device cannot run falls back a tier.
   // Returns "" or why the device cannot be used.
   std::string request_device(int device);
+  // The split mode's compute device and how it copies (re-attached at the next frame when it runs).
+  // The compute device stays where it is when request_device moves GL's, unless it was the same one.
+  std::string request_compute_device(int device);
+  void request_split_copy(SplitCopy copy);
+  int compute_device() const { return m_compute_device; }
+  SplitCopy split_copy() const { return m_split_copy; }
   // The CUDA devices that drive the GL context (cudaGLGetDevices), as probed at start.
   const std::vector<int>& gl_devices() const { return m_gl_devices; }
 
@@ -111,6 +117,8 @@ class App {
   void attach_mode(ModeId mode);
   void switch_scene(SceneId scene);
   void switch_device(int device);
+  void switch_split(int compute_device, SplitCopy copy);
+  void create_compute_stream(int device);
   // A non-sticky CUDA error in `what` (attach or frame): log it, say it in the panel, attach the
   // next tier. Sticky errors are rethrown by the caller: the process must restart.
   void fall_back(const std::string& what, const interop::Error& error);
@@ -125,6 +133,9 @@ class App {
   std::unique_ptr<Platform> m_platform;
   interop::InteropSupport m_interop;
   std::optional<interop::Stream> m_stream;
+  int m_compute_device = -1;                        // the split mode's kernels; -1: no CUDA device
+  std::optional<interop::Stream> m_compute_stream;  // on m_compute_device
+  SplitCopy m_split_copy = SplitCopy::Peer;
   std::unique_ptr<FrameTimers> m_timers;  // CUDA events and GL queries: inside the context's lifetime
   std::unique_ptr<Scene> m_scene;
   std::unique_ptr<Mode> m_mode;
@@ -136,6 +147,8 @@ class App {
   std::string m_notice;  // the last fallback or refusal, for the panel
   std::vector<int> m_gl_devices;
   std::optional<int> m_pending_device;
+  std::optional<int> m_pending_compute_device;
+  std::optional<SplitCopy> m_pending_split_copy;
   std::optional<SceneId> m_pending_scene;
   std::optional<ModeId> m_pending_mode;
   Extent m_scene_extent;

@@ -309,10 +309,10 @@ std::string gl_string(GLenum name) {
 // A log-scale line chart of median frame time per path and size, one panel per scene.
 std::string svg_chart(const std::vector<Measurement>& results, const std::vector<BenchSize>& sizes,
                       const std::string& title) {
-  const std::vector<std::string> paths = {"floor", "bare", "interop", "reregister", "pbo", "staging", "cpu"};
+  const std::vector<std::string> paths = {"floor", "bare", "interop", "reregister", "pbo", "split", "staging", "cpu"};
   const std::map<std::string, const char*> colours = {
       {"floor", "#555555"}, {"bare", "#999999"}, {"interop", "#2a9d3f"}, {"reregister", "#d1495b"},
-      {"pbo", "#edae49"},   {"staging", "#00798c"}, {"cpu", "#7b5ea7"}};
+      {"pbo", "#edae49"},   {"split", "#3d5a80"}, {"staging", "#00798c"}, {"cpu", "#7b5ea7"}};
   double lowest = 1e9, highest = 1e-9;
   for (const Measurement& m : results) {
     lowest = std::min(lowest, m.median_ms);

@@ -41,6 +41,8 @@ const char* to_string(ModeId mode) {
       return "reregister";
     case ModeId::Pbo:
       return "pbo";
+    case ModeId::Split:
+      return "split";
     case ModeId::Staging:
       return "staging";
     case ModeId::Cpu:
@@ -49,14 +51,16 @@ const char* to_string(ModeId mode) {
   return "?";
 }
 
+const char* to_string(SplitCopy copy) { return copy == SplitCopy::Peer ? "peer" : "host"; }
+
 const std::vector<SceneId>& all_scenes() {
   static const std::vector<SceneId> scenes{SceneId::Wave, SceneId::Pattern, SceneId::Postprocess};
   return scenes;
 }
 
 const std::vector<ModeId>& all_modes() {
-  static const std::vector<ModeId> modes{ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Staging,
-                                          ModeId::Cpu};
+  static const std::vector<ModeId> modes{ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split,
+                                          ModeId::Staging, ModeId::Cpu};
   return modes;
 }
 
@@ -95,6 +99,9 @@ const char* describe(ModeId mode) {
     case ModeId::Pbo:
       return "CUDA writes a mapped GL buffer, GL copies it into the texture or vertex buffer "
              "(the cuda-samples way)";
+    case ModeId::Split:
+      return "CUDA computes on --compute-device into its own memory; cudaMemcpyPeerAsync (or pinned host "
+             "memory) carries it into the GL objects mapped on the GL device (a second GPU for compute)";
     case ModeId::Staging:
       return "CUDA writes device memory, copies it to pinned host memory, GL uploads from host "
              "(no interop at all)";
@@ -109,10 +116,10 @@ std::string list_text() {
   std::ostringstream text;
   text << "scenes:\n";
   for (SceneId scene : all_scenes())
-    text << "  " << std::left << std::setw(10) << to_string(scene) << describe(scene) << "\n";
+    text << "  " << std::left << std::setw(13) << to_string(scene) << describe(scene) << "\n";
   text << "modes:\n";
   for (ModeId mode : all_modes())
-    text << "  " << std::left << std::setw(10) << to_string(mode) << describe(mode) << "\n";
+    text << "  " << std::left << std::setw(13) << to_string(mode) << describe(mode) << "\n";
   // The names interop uses itself, so the list cannot drift from what the panel switches.
   text << "map flags: " << interop::to_string(interop::Access::ReadWrite) << ", "
        << interop::to_string(interop::Access::ReadOnly) << ", "
@@ -198,14 +205,32 @@ std::string parse_size(const std::string& value, Options& options) {
   return "";
 }
 
-std::string parse_device(const std::string& value, Options& options) {
+// A CUDA device ordinal; whether the device exists is judged at start, where the devices are known.
+std::string parse_ordinal(const char* option, const std::string& value, std::optional<int>& ordinal) {
   long long device = 0;
   const NumberParse parse = parse_whole_number(value, device);
   if (parse != NumberParse::Ok || device > std::numeric_limits<int>::max())
-    return "--device " + shown(value) +
-           ": must be a non-negative integer, a CUDA device ordinal (e.g. --device 0)";
-  options.device = static_cast<int>(device);
+    return std::string(option) + " " + shown(value) + ": must be a non-negative integer, a CUDA device ordinal (e.g. " +
+           option + " 0)";
+  ordinal = static_cast<int>(device);
   return "";
+}
+
+std::string parse_device(const std::string& value, Options& options) {
+  return parse_ordinal("--device", value, options.device);
+}
+
+std::string parse_compute_device(const std::string& value, Options& options) {
+  return parse_ordinal("--compute-device", value, options.compute_device);
+}
+
+std::string parse_split_copy(const std::string& value, Options& options) {
+  for (const SplitCopy copy : {SplitCopy::Peer, SplitCopy::Host}) {
+    if (value != to_string(copy)) continue;
+    options.split_copy = copy;
+    return "";
+  }
+  return "--split-copy " + shown(value) + ": choose peer or host";
 }
 
 std::string parse_frames(const std::string& value, Options& options) {
@@ -361,6 +386,12 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
        "write-discard", parse_map_flags},
       {"--size", "WxH", "image and window size (default 1280x720)", "1280x720", parse_size},
       {"--device", "N", "CUDA device ordinal (default: the GPU that drives GL, else 0)", "0", parse_device},
+      {"--compute-device", "N", "CUDA device of the split mode's kernels (default: the --device one)", "1",
+       parse_compute_device},
+      {"--split-copy", "HOW",
+       "how the split mode moves results to the GL device: peer (cudaMemcpyPeerAsync; through host memory where "
+       "the devices cannot reach each other) or host (always through pinned host memory) (default peer)",
+       "host", parse_split_copy},
       {"--frames", "N", "render N frames, then exit; time = frame / 60, so runs repeat", "120", parse_frames},
       {"--screenshot", "PATH", "write the last frame as a PNG", "out.png", parse_screenshot},
       {"--sizes", "LIST", "with --bench: sizes to measure (default 1280x720,1920x1080,3840x2160,7680x4320)",

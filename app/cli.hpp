@@ -13,10 +13,15 @@ namespace lab {
 
 enum class SceneId { Wave, Pattern, Postprocess };
 // Every way a result can reach GL (DESIGN: "the two axes users switch live").
-enum class ModeId { Interop, Reregister, Pbo, Staging, Cpu };
+enum class ModeId { Interop, Reregister, Pbo, Split, Staging, Cpu };
+// How the split mode carries results between its compute device and the GL device: Peer is
+// cudaMemcpyPeerAsync where the two can reach each other (else through host memory, said why); Host
+// always goes through pinned host memory.
+enum class SplitCopy { Peer, Host };
 
 const char* to_string(SceneId scene);
 const char* to_string(ModeId mode);
+const char* to_string(SplitCopy copy);
 std::optional<SceneId> scene_from_string(const std::string& name);
 std::optional<ModeId> mode_from_string(const std::string& name);
 // Every value, in the order --list and the panel show them.
@@ -51,6 +56,8 @@ struct Options {
   int width = 1280;
   int height = 720;
   std::optional<int> device;   // CUDA device ordinal; unset: the one that drives GL, else 0
+  std::optional<int> compute_device;  // the split mode's kernels; unset: the same device as GL's
+  SplitCopy split_copy = SplitCopy::Peer;
   bool headless = false;
   std::optional<long long> frames;  // render this many frames then exit; time = frame / 60
   std::string screenshot;      // PNG of the last frame; "" for none

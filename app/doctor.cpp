@@ -111,7 +111,48 @@ struct Context {
   std::string gl_error;       // why there is no context
   int requested_device = -1;  // --device or the app's device; -1: choose as the app does
   std::string device_source;  // what asked for requested_device ("--device", "the app's")
+  int compute_device = -1;    // --compute-device or the app's; -1: the GL device
+  SplitCopy split_copy = SplitCopy::Peer;
 };
+
+// Two GPUs, one for GL and one for compute: which devices can reach each other's memory, and the way
+// the split mode would take between its compute device and the GL device.
+DoctorSection multi_gpu_section(const interop::CudaDevices& cuda, const Context& context, int gl_device) {
+  DoctorSection section{"multi-GPU", {}};
+  const int count = static_cast<int>(cuda.devices.size());
+  if (count == 0) {
+    section.lines.push_back({"split mode", "unavailable: no CUDA device"});
+    return section;
+  }
+  if (count == 1) {
+    section.lines.push_back({"peer access", "one CUDA device: nothing to reach"});
+  } else {
+    for (int a = 0; a < count; ++a) {
+      for (int b = a + 1; b < count; ++b) {
+        const bool there = interop::can_access_peer(a, b);
+        const bool back = interop::can_access_peer(b, a);
+        section.lines.push_back({"peer access " + std::to_string(a) + " <-> " + std::to_string(b),
+                                 there && back ? "yes, both ways"
+                                 : there       ? std::to_string(a) + " -> " + std::to_string(b) + " only"
+                                 : back        ? std::to_string(b) + " -> " + std::to_string(a) + " only"
+                                               : "no: copies between them go through host memory"});
+      }
+    }
+  }
+  if (context.compute_device >= count) {
+    section.lines.push_back({"split mode", "--compute-device " + std::to_string(context.compute_device) +
+                                               ": this machine has " + std::to_string(count) +
+                                               " CUDA device(s), 0 to " + std::to_string(count - 1)});
+    return section;
+  }
+  if (gl_device < 0) {
+    section.lines.push_back({"split mode", "unavailable: no CUDA device drives GL to map the results on"});
+    return section;
+  }
+  const int compute = context.compute_device >= 0 ? context.compute_device : gl_device;
+  section.lines.push_back({"split mode", choose_split_path(compute, gl_device, context.split_copy).description});
+  return section;
+}
 
 DoctorSection cuda_section(const interop::CudaDevices& cuda, const DoctorFindings& findings,
                            const std::string& device_choice) {
@@ -297,6 +338,7 @@ DoctorReport collect(const Context& context, const interop::CudaDevices& cuda) {
   report.sections.push_back(std::move(gl));
   report.sections.push_back(egl_section(egl_devices, findings.egl_error));
   report.sections.push_back(std::move(interop_lines));
+  report.sections.push_back(multi_gpu_section(cuda, context, findings.cuda_device));
   report.sections.push_back(environment_section(findings.wsl));
 
   DoctorSection modes{"modes", {}};
@@ -438,6 +480,8 @@ DoctorReport collect_doctor_report(const Options& options) {
   context.headless = options.headless;
   context.requested_device = options.device.value_or(-1);
   context.device_source = "--device";
+  context.compute_device = options.compute_device.value_or(-1);
+  context.split_copy = options.split_copy;
   // The headless context must come from the EGL device of the CUDA device in use, as App picks it.
   const interop::CudaDevices cuda = interop::enumerate_cuda_devices();
   const int count = static_cast<int>(cuda.devices.size());
@@ -463,8 +507,11 @@ DoctorReport collect_doctor_report(const Options& options) {
   return collect(context, cuda);  // while the platform's context is current
 }
 
-DoctorReport collect_doctor_report_for_current_context(int cuda_device, const std::string& platform) {
+DoctorReport collect_doctor_report_for_current_context(int cuda_device, const std::string& platform,
+                                                      int compute_device, SplitCopy split_copy) {
   Context context;
+  context.compute_device = compute_device;
+  context.split_copy = split_copy;
   context.platform = platform.empty() ? "the app's current GL context" : platform;
   context.requested_device = cuda_device;
   context.device_source = "the app's";

@@ -1,7 +1,8 @@
 // app/doctor.hpp — `interop-lab --doctor`: why CUDA-GL interop works or does not on this machine.
 // It reports CUDA (driver, runtime, devices), the GL context the app would use, EGL devices and the
-// CUDA device behind each, cudaGLGetDevices, WSL, the GLX/PRIME/EGL variables in force, and a verdict
-// with a remedy for every mode. The same report is a tab of the panel.
+// CUDA device behind each, cudaGLGetDevices (all, current frame, next frame), peer access between CUDA
+// devices and the split mode's path, WSL, the GLX/PRIME/EGL variables in force, and a verdict with a
+// remedy for every mode. The same report is a tab of the panel.
 #pragma once
 
 #include "app/cli.hpp"
@@ -35,8 +36,10 @@ struct DoctorReport {
 DoctorReport collect_doctor_report(const Options& options);
 // The same from inside a running app, for the GL context current on this thread. `cuda_device` is
 // the app's device (-1: choose as the app does: the one that drives GL, else 0); `platform` is the
-// current platform's description(), shown in the GL context section.
-DoctorReport collect_doctor_report_for_current_context(int cuda_device, const std::string& platform = "");
+// current platform's description(), shown in the GL context section; the split mode's compute device
+// (-1: the GL device) and copy choice fill the multi-GPU section.
+DoctorReport collect_doctor_report_for_current_context(int cuda_device, const std::string& platform = "",
+                                                      int compute_device = -1, SplitCopy split_copy = SplitCopy::Peer);
 // The sections as aligned "key  value" lines under each title, then the verdict line.
 std::string format_doctor_report(const DoctorReport& report);
 // "verdict: CUDA-GL interop works (device N)" or "verdict: CUDA-GL interop is unavailable: <reason>".

@@ -1,6 +1,8 @@
 // app/mode.cpp — access-flag rules shared by the modes, and the mode factory.
 #include "app/mode.hpp"
 
+#include "interop/device.hpp"
+
 #include <stdexcept>
 
 namespace lab {
@@ -8,6 +10,7 @@ namespace lab {
 std::unique_ptr<Mode> create_interop_mode(const CudaContext& cuda, const AccessSettings& access);
 std::unique_ptr<Mode> create_reregister_mode(const CudaContext& cuda, const AccessSettings& access);
 std::unique_ptr<Mode> create_pbo_mode(const CudaContext& cuda, const AccessSettings& access);
+std::unique_ptr<Mode> create_split_mode(const CudaContext& cuda, const AccessSettings& access);
 std::unique_ptr<Mode> create_staging_mode(const CudaContext& cuda);
 std::unique_ptr<Mode> create_cpu_mode();
 
@@ -32,11 +35,24 @@ std::string check_access(const std::vector<ResourceSpec>& resources, std::option
   return "";
 }
 
+SplitPath choose_split_path(int compute_device, int gl_device, SplitCopy requested) {
+  const std::string devices = "device " + std::to_string(compute_device) + " -> device " + std::to_string(gl_device);
+  if (requested == SplitCopy::Host)
+    return {false, devices + " through pinned host memory (--split-copy host)"};
+  if (compute_device == gl_device)
+    return {true, devices + " by cudaMemcpy3DPeerAsync within one device (one GPU: the copy alone costs)"};
+  if (interop::can_access_peer(compute_device, gl_device) && interop::can_access_peer(gl_device, compute_device))
+    return {true, devices + " by cudaMemcpyPeerAsync (peer access both ways)"};
+  return {false, devices + " through pinned host memory: the devices cannot access each other's memory "
+                           "(cudaDeviceCanAccessPeer: no; they need NVLink or a PCIe switch that allows it)"};
+}
+
 std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda, const AccessSettings& access) {
   switch (id) {
     case ModeId::Interop: return create_interop_mode(cuda, access);
     case ModeId::Reregister: return create_reregister_mode(cuda, access);
     case ModeId::Pbo: return create_pbo_mode(cuda, access);
+    case ModeId::Split: return create_split_mode(cuda, access);
     case ModeId::Staging: return create_staging_mode(cuda);
     case ModeId::Cpu: return create_cpu_mode();
   }

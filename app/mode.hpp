@@ -5,6 +5,8 @@
 //   interop     register once; every frame map -> kernels on the mapped memory -> unmap
 //   reregister  register + map -> kernels -> unmap + unregister, every frame (the anti-pattern)
 //   pbo         kernels write a mapped GL buffer; GL copies it into the texture / vertex buffer
+//   split       kernels write memory of the compute device; copied into the GL objects mapped on the GL
+//               device, device to device (cudaMemcpyPeerAsync) or through pinned host memory
 //   staging     kernels write cudaMalloc memory; copied to pinned host memory; GL uploads from there
 //   cpu         the CPU reference writes host memory; GL uploads from there (no CUDA at all)
 #pragma once
@@ -61,13 +63,28 @@ class Mode {
   // checked with check_access against the attached scene. Register flags re-register.
   virtual void apply_access(const AccessSettings&) {}
   virtual std::vector<RegisteredFlags> registered_flags() const { return {}; }
+  // How results travel between devices, for the panel (the split mode); "" for the others.
+  virtual std::string transfer() const { return ""; }
 };
 
-// What the CUDA modes share with the app: the device and the one stream of every frame.
+// What the CUDA modes share with the app: the device that shares GL's resources and the one stream
+// of every frame on it; for the split mode, the device its kernels run on, a stream there, and how
+// results cross over. compute_device == device is the one-GPU case (two streams, one device).
 struct CudaContext {
   int device = 0;
   cudaStream_t stream = nullptr;
+  int compute_device = 0;
+  cudaStream_t compute_stream = nullptr;
+  SplitCopy split_copy = SplitCopy::Peer;
 };
+
+// The way the split mode takes from `compute_device` to `gl_device` when `requested` is asked for.
+struct SplitPath {
+  bool peer = false;        // cudaMemcpyPeerAsync / cudaMemcpy3DPeerAsync between the devices
+  std::string description;  // "device 1 -> device 0 by cudaMemcpyPeerAsync (peer access)", with the why
+};
+// Peer when asked and the devices can reach each other (or are one device); host memory otherwise.
+SplitPath choose_split_path(int compute_device, int gl_device, SplitCopy requested);
 
 std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda, const AccessSettings& access);
 

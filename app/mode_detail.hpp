@@ -1,16 +1,46 @@
-// app/mode_detail.hpp — what the modes that map GL objects (interop, reregister, pbo) share: one timed
-// map -> kernels -> unmap sequence, and the flags they report to the panel.
+// app/mode_detail.hpp — what the modes that map GL objects (interop, reregister, pbo, split) share:
+// registering a scene's GL objects, one timed map -> kernels -> unmap sequence, and the flags they
+// report to the panel.
 #pragma once
 
 #include "app/mode.hpp"
 #include "interop/error.hpp"
+#include "interop/gl.hpp"
 #include "interop/mapping.hpp"
 
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace lab::detail {
+
+using Registration = std::variant<interop::GlBufferRegistration, interop::GlTextureRegistration>;
+
+// Registers the scene's GL object `spec` itself. A texture CUDA writes through a surface object asks for
+// surface load/store; one that is only copied into or read needs nothing more.
+inline Registration register_resource(const ResourceSpec& spec, interop::Access access, bool surface_load_store) {
+  if (spec.kind == ResourceKind::Buffer) return interop::GlBufferRegistration({spec.gl_name, access});
+  interop::TextureRegistrationDesc desc;
+  desc.texture = spec.gl_name;
+  desc.internal_format = spec.internal_format;
+  desc.access = access;
+  desc.surface_load_store = surface_load_store;
+  return interop::GlTextureRegistration(desc);
+}
+
+inline cudaGraphicsResource_t resource_of(const Registration& registration) {
+  return std::visit([](const auto& r) { return r.resource(); }, registration);
+}
+
+// Sets each registration's map flags to what `access` resolves to for its resource's role.
+inline void apply_map_access(std::vector<Registration>& registrations, const std::vector<ResourceSpec>& specs,
+                             const AccessSettings& access) {
+  for (size_t i = 0; i < registrations.size(); ++i) {
+    const interop::Access wanted = resolve_access(access.map_access, specs[i].role);
+    std::visit([wanted](auto& r) { if (r.map_access() != wanted) r.set_map_access(wanted); }, registrations[i]);
+  }
+}
 
 // Maps `resources` in one call on the stream, lets `bind(mapped)` fill the views, runs the scene's
 // kernels on them and unmaps; map and kernels are timed on the GPU, unmap on the host (see below).

@@ -8,10 +8,8 @@
 #include "app/mode_detail.hpp"
 
 #include "interop/error.hpp"
-#include "interop/gl.hpp"
 #include "interop/surface.hpp"
 
-#include <variant>
 #include <vector>
 
 namespace lab {
@@ -25,7 +23,7 @@ struct ArrayBinding {
   interop::TextureObject texture;
 };
 
-using Registration = std::variant<interop::GlBufferRegistration, interop::GlTextureRegistration>;
+using detail::Registration;
 
 class GraphicsMode final : public Mode {
  public:
@@ -97,7 +95,7 @@ class GraphicsMode final : public Mode {
       unregister_all();
       register_all();
     } else {
-      apply_map_access();
+      detail::apply_map_access(m_registrations, m_specs, m_access);
     }
   }
 
@@ -108,27 +106,12 @@ class GraphicsMode final : public Mode {
  private:
   void register_all() {
     for (const ResourceSpec& spec : m_specs) {
-      const interop::Access access = resolve_access(m_access.register_access, spec.role);
-      if (spec.kind == ResourceKind::Buffer) {
-        m_registrations.emplace_back(interop::GlBufferRegistration({spec.gl_name, access}));
-      } else {
-        interop::TextureRegistrationDesc desc;
-        desc.texture = spec.gl_name;
-        desc.internal_format = spec.internal_format;
-        desc.access = access;
-        desc.surface_load_store = spec.role == ResourceRole::Output;
-        m_registrations.emplace_back(interop::GlTextureRegistration(desc));
-      }
-      m_resources.push_back(std::visit([](const auto& r) { return r.resource(); }, m_registrations.back()));
+      // Textures the kernels write are written through surface objects.
+      m_registrations.push_back(detail::register_resource(spec, resolve_access(m_access.register_access, spec.role),
+                                                          spec.role == ResourceRole::Output));
+      m_resources.push_back(detail::resource_of(m_registrations.back()));
     }
-    apply_map_access();
-  }
-
-  void apply_map_access() {
-    for (size_t i = 0; i < m_registrations.size(); ++i) {
-      const interop::Access access = resolve_access(m_access.map_access, m_specs[i].role);
-      std::visit([access](auto& r) { if (r.map_access() != access) r.set_map_access(access); }, m_registrations[i]);
-    }
+    detail::apply_map_access(m_registrations, m_specs, m_access);
   }
 
   void unregister_all() {

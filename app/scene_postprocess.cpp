@@ -4,6 +4,7 @@
 // object), which GL shows. Both textures are the size of the framebuffer: a resize re-creates them.
 #include "app/gl_objects.hpp"
 #include "app/scene.hpp"
+#include "interop/error.hpp"
 #include "interop/memory.hpp"
 #include "kernels/postprocess.hpp"
 
@@ -113,7 +114,12 @@ class PostprocessScene final : public Scene {
 
   void compute_cuda(const FrameInfo&, const std::vector<CudaResourceView>& views, cudaStream_t stream) override {
     const size_t scratch_bytes = kernels::postprocess_scratch_bytes(m_extent.width, m_extent.height);
-    if (m_scratch.size() != scratch_bytes) m_scratch = interop::DeviceBuffer(scratch_bytes);
+    int device = -1;
+    INTEROP_CUDA_CHECK(cudaGetDevice(&device));  // the split mode runs the kernels on its compute device
+    if (m_scratch.size() != scratch_bytes || m_scratch.device() != device) {
+      m_scratch = interop::DeviceBuffer();  // freed first: at 8K the old scratch is 500 MB
+      m_scratch = interop::DeviceBuffer(scratch_bytes);
+    }
     kernels::postprocess_cuda(cuda_source(views[0]), cuda_target(views[1]), m_params,
                               static_cast<kernels::Vec4*>(m_scratch.data()), stream);
   }

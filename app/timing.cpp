@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstddef>
 #include <cstdio>
 #include <initializer_list>
 
@@ -160,7 +161,12 @@ void FrameTimers::cuda_begin(Phase phase, cudaStream_t stream) {
   open = kUntimed;
   if (m_cuda_timing == CudaTiming::Off) return;
   Slot& slot = recording_slot();
-  if (slot.cuda_used == slot.cuda.size() && !add_cuda_record(slot)) return;
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();  // no usable CUDA: cudaEventCreate fails next and says why
+    device = -1;
+  }
+  if (!prepare_cuda_record(slot, device)) return;
   CudaRecord& record = slot.cuda[slot.cuda_used];
   const cudaError_t error = cudaEventRecord(record.begin, stream);
   if (error != cudaSuccess) {
@@ -281,17 +287,29 @@ void FrameTimers::cuda_failed(cudaError_t error, const char* call) {
   cudaGetLastError();
 }
 
-bool FrameTimers::add_cuda_record(Slot& slot) {
-  slot.cuda.reserve(slot.cuda.size() + 1);  // before creating: a failed push_back must not leak events
-  CudaRecord record;
+bool FrameTimers::prepare_cuda_record(Slot& slot, int device) {
+  if (slot.cuda_used < slot.cuda.size()) {
+    CudaRecord& reused = slot.cuda[slot.cuda_used];
+    if (reused.device == device) return true;
+    // Its events are on another device (a mode with a second device): make new ones here. Destroying
+    // an event needs no particular current device.
+    cudaEventDestroy(reused.begin);
+    cudaEventDestroy(reused.end);
+    reused = CudaRecord{};
+  } else {
+    slot.cuda.reserve(slot.cuda.size() + 1);  // before creating: a failed push_back must not leak events
+    slot.cuda.emplace_back();
+  }
+  CudaRecord& record = slot.cuda[slot.cuda_used];
   cudaError_t error = cudaEventCreateWithFlags(&record.begin, cudaEventDefault);
   if (error == cudaSuccess) error = cudaEventCreateWithFlags(&record.end, cudaEventDefault);
   if (error != cudaSuccess) {
     if (record.begin) cudaEventDestroy(record.begin);
+    slot.cuda.erase(slot.cuda.begin() + static_cast<std::ptrdiff_t>(slot.cuda_used));
     cuda_failed(error, "cudaEventCreate");
     return false;
   }
-  slot.cuda.push_back(record);
+  record.device = device;
   m_cuda_timing = CudaTiming::On;
   return true;
 }

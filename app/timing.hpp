@@ -65,7 +65,8 @@ class PhaseWindow {
 // driver) or any later CUDA call of the timers fails, CUDA timing goes off for good, the error is
 // cleared with cudaGetLastError() and cuda_begin/cuda_end become no-ops; cuda_timing_off_reason() says
 // why. Timing never throws for a CUDA failure: the mode's own checks report it where it happened.
-// Events are created on the device current at the first cuda_begin; every stream must belong to it.
+// A phase's events are on the device current at its cuda_begin, whose stream (and cuda_end's) must
+// belong to that device: a mode working on two devices makes each current around its own phases.
 //
 // Single-threaded: call everything on the thread whose GL context is current. The destructor deletes
 // the GL queries, so it must run while that context is still current (the App destroys its timers
@@ -124,6 +125,7 @@ class FrameTimers {
     Phase phase = Phase::Kernel;
     cudaEvent_t begin = nullptr;
     cudaEvent_t end = nullptr;
+    int device = -1;  // the events' device
     bool complete = false;
   };
   struct GlRecord {
@@ -151,7 +153,9 @@ class FrameTimers {
   void close_open_phases();
   bool cuda_on() const { return m_cuda_timing == CudaTiming::On; }
   void cuda_failed(cudaError_t error, const char* call);
-  bool add_cuda_record(Slot& slot);
+  // Makes slot.cuda[slot.cuda_used] a record with events on `device` (adding one, or re-creating a
+  // reused one's events when they are on another device). False when CUDA timing went off.
+  bool prepare_cuda_record(Slot& slot, int device);
   bool ready(Slot& slot);
   void collect(Slot& slot);
   void collect_ready();

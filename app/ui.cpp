@@ -152,7 +152,24 @@ PanelActions Panel::draw(const PanelModel& model) {
           actions.device = static_cast<int>(i);
       ImGui::EndCombo();
     }
+    if (model.mode == ModeId::Split && model.compute_device >= 0) {
+      if (ImGui::BeginCombo("compute device", model.devices[static_cast<size_t>(model.compute_device)].c_str())) {
+        for (size_t i = 0; i < model.devices.size(); ++i)
+          if (ImGui::Selectable(model.devices[i].c_str(), static_cast<int>(i) == model.compute_device))
+            actions.compute_device = static_cast<int>(i);
+        ImGui::EndCombo();
+      }
+    }
     ImGui::PopItemWidth();
+  }
+  if (model.mode == ModeId::Split) {
+    ImGui::TextUnformatted("copy");
+    for (const SplitCopy copy : {SplitCopy::Peer, SplitCopy::Host}) {
+      ImGui::SameLine();
+      if (ImGui::RadioButton(to_string(copy), copy == model.split_copy) && copy != model.split_copy)
+        actions.split_copy = copy;
+    }
+    ImGui::TextWrapped("%s", model.transfer.c_str());
   }
   if (!model.flags.empty()) {
     ImGui::PushItemWidth(170);

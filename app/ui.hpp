@@ -8,7 +8,6 @@
 #include "app/doctor.hpp"
 #include "app/timing.hpp"
 
-#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -21,7 +20,7 @@ namespace lab {
 struct PanelModel {
   SceneId scene = SceneId::Wave;
   ModeId mode = ModeId::Cpu;
-  std::array<ModeAvailability, 5> modes;  // indexed like all_modes()
+  std::vector<ModeAvailability> modes;  // indexed like all_modes()
   Extent extent;
   std::string platform;
   std::string renderer;
@@ -29,6 +28,9 @@ struct PanelModel {
   std::string notice;   // the last fallback or refusal, "" when none
   std::vector<std::string> devices;  // "0: NVIDIA H200 (drives GL)", one per CUDA device
   int device = -1;
+  int compute_device = -1;   // the split mode's
+  SplitCopy split_copy = SplitCopy::Peer;
+  std::string transfer;      // the split mode's path, "" in the other modes
   AccessSettings access;
   std::vector<RegisteredFlags> flags;  // what the mode registered, with the flags in force
   const FrameTimers* timers = nullptr;
@@ -41,6 +43,8 @@ struct PanelActions {
   std::optional<SceneId> scene;
   std::optional<ModeId> mode;
   std::optional<int> device;
+  std::optional<int> compute_device;
+  std::optional<SplitCopy> split_copy;
   std::optional<bool> timing;
   // Outer optional: the user changed it; inner: the flags (unset = each resource's best).
   std::optional<std::optional<interop::Access>> map_access;

@@ -94,4 +94,35 @@ InteropSupport probe_gl_interop(int ordinal) {
                      std::to_string(gl.devices.front()) + ", or use --mode cpu"};
 }
 
+ScopedDevice::ScopedDevice(int ordinal) {
+  INTEROP_CUDA_CHECK(cudaGetDevice(&m_previous));
+  if (ordinal != m_previous) INTEROP_CUDA_CHECK(cudaSetDevice(ordinal));
+}
+
+ScopedDevice::~ScopedDevice() {
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current != m_previous) INTEROP_CUDA_REPORT(cudaSetDevice(m_previous));
+}
+
+bool can_access_peer(int from, int to) {
+  if (from == to) return true;
+  int can = 0;
+  if (cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return can != 0;
+}
+
+void enable_peer_access(int from, int to) {
+  if (from == to) return;
+  ScopedDevice on(from);
+  const cudaError_t error = cudaDeviceEnablePeerAccess(to, 0);
+  if (error == cudaErrorPeerAccessAlreadyEnabled) {
+    cudaGetLastError();
+    return;
+  }
+  INTEROP_CUDA_CHECK(error);
+}
+
 }  // namespace interop

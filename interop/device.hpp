@@ -46,4 +46,24 @@ struct InteropSupport {
 };
 InteropSupport probe_gl_interop(int ordinal);
 
+// Makes `ordinal` the thread's current CUDA device for a scope, and the previous one current again at
+// its end: work for a second device (allocations, streams, events, launches) happens inside one.
+class ScopedDevice {
+ public:
+  explicit ScopedDevice(int ordinal);
+  ~ScopedDevice();
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+ private:
+  int m_previous = -1;
+};
+
+// Whether device `from` can reach the memory of device `to` directly (cudaDeviceCanAccessPeer: NVLink
+// or a PCIe switch that allows it); a device always reaches its own. False when either does not exist.
+bool can_access_peer(int from, int to);
+// Lets `from` reach `to`'s memory (cudaDeviceEnablePeerAccess in `from`'s context); enabling it twice
+// is fine. Throws interop::Error when it cannot be enabled. Does nothing when from == to.
+void enable_peer_access(int from, int to);
+
 }  // namespace interop

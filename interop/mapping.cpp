@@ -13,15 +13,10 @@ namespace detail {
 std::atomic<int>& mapping_counter();  // defined in gl.cpp
 }
 
-namespace {
-
-// What a graphics API wrote into a buffer is invisible to compute-sanitizer's initcheck, which would
-// report every kernel read of it as uninitialised (and, stopping each such kernel, change the frame).
-// The buffer's contents are defined by the graphics API, so the mapped range is declared initialised
-// through NVTX's memory API. Without a tool attached the call is a function-pointer check and returns.
-void declare_initialised(const MappedPointer& mapped, cudaStream_t stream) {
+// Without a tool attached, the NVTX call is a function-pointer check and returns.
+void declare_initialised(const void* data, size_t bytes, cudaStream_t stream) {
   static const nvtxDomainHandle_t domain = nvtxDomainCreateA("interop");
-  const nvtxMemVirtualRangeDesc_t range{mapped.size, mapped.data};
+  const nvtxMemVirtualRangeDesc_t range{bytes, data};
   nvtxMemMarkInitializedBatch_t batch{};
   batch.extCompatID = NVTX_EXT_COMPATID_MEM;
   batch.structSize = sizeof(batch);
@@ -31,8 +26,6 @@ void declare_initialised(const MappedPointer& mapped, cudaStream_t stream) {
   batch.regionDescElements = &range;
   nvtxMemCudaMarkInitialized(domain, stream, 0, &batch);
 }
-
-}  // namespace
 
 ScopedMap::ScopedMap(std::initializer_list<cudaGraphicsResource_t> resources, cudaStream_t stream)
     : ScopedMap(std::vector<cudaGraphicsResource_t>(resources), stream) {}
@@ -65,7 +58,7 @@ void ScopedMap::unmap() {
 MappedPointer ScopedMap::pointer(size_t index) const {
   MappedPointer mapped;
   INTEROP_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&mapped.data, &mapped.size, m_resources.at(index)));
-  declare_initialised(mapped, m_stream);
+  declare_initialised(mapped.data, mapped.size, m_stream);  // GL wrote it, out of initcheck's sight
   return mapped;
 }
 

@@ -18,6 +18,12 @@ struct MappedPointer {
   size_t size = 0;  // bytes
 };
 
+// Tells compute-sanitizer (NVTX memory API) that `bytes` at `data` hold defined contents once the work
+// queued on `stream` so far has run. What a graphics API wrote, or what was copied out of a mapped
+// graphics array, is invisible to initcheck, which would report every kernel read of it as
+// uninitialised (and, stopping those kernels, change the frame). Does nothing without a tool attached.
+void declare_initialised(const void* data, size_t bytes, cudaStream_t stream);
+
 class ScopedMap {
  public:
   ScopedMap(std::initializer_list<cudaGraphicsResource_t> resources, cudaStream_t stream);

@@ -7,20 +7,26 @@
 
 namespace interop {
 
-DeviceBuffer::DeviceBuffer(size_t bytes) : m_size(bytes) { INTEROP_CUDA_CHECK(cudaMalloc(&m_data, bytes)); }
+DeviceBuffer::DeviceBuffer(size_t bytes) : m_size(bytes) {
+  INTEROP_CUDA_CHECK(cudaGetDevice(&m_device));
+  INTEROP_CUDA_CHECK(cudaMalloc(&m_data, bytes));
+}
 
 DeviceBuffer::~DeviceBuffer() {
   if (m_data) INTEROP_CUDA_REPORT(cudaFree(m_data));
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : m_data(std::exchange(other.m_data, nullptr)), m_size(std::exchange(other.m_size, 0)) {}
+    : m_data(std::exchange(other.m_data, nullptr)),
+      m_size(std::exchange(other.m_size, 0)),
+      m_device(std::exchange(other.m_device, -1)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
     DeviceBuffer old(std::move(*this));
     m_data = std::exchange(other.m_data, nullptr);
     m_size = std::exchange(other.m_size, 0);
+    m_device = std::exchange(other.m_device, -1);
   }
   return *this;
 }

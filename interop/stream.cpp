@@ -25,4 +25,25 @@ Stream& Stream::operator=(Stream&& other) noexcept {
 
 void Stream::synchronize() const { INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_stream)); }
 
+Event::Event() { INTEROP_CUDA_CHECK(cudaEventCreateWithFlags(&m_event, cudaEventDisableTiming)); }
+
+Event::~Event() {
+  if (m_event) INTEROP_CUDA_REPORT(cudaEventDestroy(m_event));
+}
+
+Event::Event(Event&& other) noexcept : m_event(std::exchange(other.m_event, nullptr)) {}
+
+Event& Event::operator=(Event&& other) noexcept {
+  if (this != &other) {
+    Event old(std::move(*this));
+    m_event = std::exchange(other.m_event, nullptr);
+  }
+  return *this;
+}
+
+void Event::order(cudaStream_t recorded_on, cudaStream_t waits) const {
+  INTEROP_CUDA_CHECK(cudaEventRecord(m_event, recorded_on));
+  INTEROP_CUDA_CHECK(cudaStreamWaitEvent(waits, m_event, 0));
+}
+
 }  // namespace interop

@@ -43,7 +43,7 @@ TEST(Bench, MeasuresEveryAvailablePathAndWritesJsonAndChart) {
     }
   }
   EXPECT_TRUE(measured.count("cpu")) << "the cpu mode runs everywhere";
-  for (const std::string path : {"interop", "reregister", "pbo", "staging", "floor", "bare"})
+  for (const std::string path : {"interop", "reregister", "pbo", "split", "staging", "floor", "bare"})
     EXPECT_NE(measured.count(path) + skipped.count(path), 0u) << path << " is neither measured nor skipped";
   // 3 scenes x 2 sizes for every measured path.
   EXPECT_EQ(report.at("cases").size(), measured.size() * 3 * 2);

@@ -43,7 +43,7 @@ lab::Options headless_options() {
 
 void expect_every_section_and_no_bare_unknown_error(const lab::DoctorReport& report) {
   for (const char* title :
-       {"CUDA", "GL context", "EGL devices", "CUDA-GL interop", "environment", "modes", "remedies"})
+       {"CUDA", "GL context", "EGL devices", "CUDA-GL interop", "multi-GPU", "environment", "modes", "remedies"})
     EXPECT_NE(find_section(report, title), nullptr) << "no section " << title;
   for (const lab::DoctorSection& section : report.sections)
     for (const lab::DoctorLine& line : section.lines) {
@@ -69,7 +69,7 @@ TEST(Doctor, HeadlessWithoutAnNvidiaDriverSaysWhyInteropIsUnavailable) {
   EXPECT_TRUE(has(value_of(report, "GL context", "GL_RENDERER"), "llvmpipe")) << text;
   EXPECT_TRUE(has(value_of(report, "GL context", "platform"), "headless")) << text;
   EXPECT_EQ(value_of(report, "modes", "cpu"), "available");
-  for (const char* mode : {"interop", "reregister", "pbo", "staging"}) {
+  for (const char* mode : {"interop", "reregister", "pbo", "split", "staging"}) {
     const std::string verdict = value_of(report, "modes", mode);
     EXPECT_TRUE(has(verdict, "unavailable: no CUDA device: ")) << mode << ": " << verdict;
   }
@@ -97,9 +97,23 @@ TEST(Doctor, HeadlessOnAnNvidiaEglDeviceSaysInteropWorks) {
 // What the panel's tab shows: the report of the app's own context, not of a new one.
 TEST(Doctor, ReportsTheCurrentContextOfARunningApp) {
   lab::App app(labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 64, 64));
-  const lab::DoctorReport report =
-      lab::collect_doctor_report_for_current_context(app.cuda_device(), app.platform().description());
+  const lab::DoctorReport report = lab::collect_doctor_report_for_current_context(
+      app.cuda_device(), app.platform().description(), app.compute_device(), app.split_copy());
   expect_every_section_and_no_bare_unknown_error(report);
+  // The split mode's path as the mode itself would take it, and peer access between every two devices.
+  const size_t devices = app.cuda_devices().devices.size();
+  if (devices == 0) {
+    EXPECT_EQ(value_of(report, "multi-GPU", "split mode"), "unavailable: no CUDA device");
+  } else {
+    EXPECT_EQ(value_of(report, "multi-GPU", "split mode"),
+              lab::choose_split_path(app.compute_device(), app.cuda_device(), app.split_copy()).description);
+  }
+  if (devices == 1) {
+    EXPECT_EQ(value_of(report, "multi-GPU", "peer access"), "one CUDA device: nothing to reach");
+  } else if (devices >= 2) {
+    const std::string peer = value_of(report, "multi-GPU", "peer access 0 <-> 1");
+    EXPECT_TRUE(has(peer, "yes, both ways") || has(peer, " only") || has(peer, "no: ")) << peer;
+  }
   EXPECT_EQ(value_of(report, "GL context", "platform"), app.platform().description());
   EXPECT_EQ(value_of(report, "GL context", "GL_RENDERER"), interop::current_gl_renderer());
   EXPECT_EQ(report.interop_works, app.interop_support().usable) << lab::format_doctor_report(report);

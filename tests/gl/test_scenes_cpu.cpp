@@ -202,7 +202,7 @@ INSTANTIATE_TEST_SUITE_P(Filters, PostprocessScene,
 TEST(App, RefusesEveryCudaModeWithTheReasonWhereThereIsNoCuda) {
   lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64));
   if (app.cuda_device() >= 0) GTEST_SKIP() << "a CUDA device exists here";
-  for (const ModeId mode : {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Staging}) {
+  for (const ModeId mode : {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split, ModeId::Staging}) {
     const lab::ModeAvailability availability = app.request_mode(mode);
     EXPECT_FALSE(availability.available) << lab::to_string(mode);
     EXPECT_NE(availability.reason.find("no CUDA device"), std::string::npos) << availability.reason;

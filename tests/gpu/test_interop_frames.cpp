@@ -1,7 +1,8 @@
 // tests/gpu/test_interop_frames.cpp — the core promise: for a given scene, size and frame index, every
-// CUDA mode (interop, reregister, pbo, staging) produces the frame the CPU reference produces. Needs a
-// CUDA device that drives the GL context (headless EGL device platform, or a window with
-// INTEROP_LAB_TEST_PLATFORM=window); elsewhere each test skips with the reason.
+// CUDA mode (interop, reregister, pbo, split by both copy paths, staging) produces the frame the CPU
+// reference produces. Needs a CUDA device that drives the GL context (headless EGL device platform, or
+// a window with INTEROP_LAB_TEST_PLATFORM=window); elsewhere each test skips with the reason. The
+// split mode's tests with its kernels on a second GPU need two CUDA devices and skip with one.
 #include "tests/support/app_fixture.hpp"
 
 #include "interop/gl.hpp"
@@ -22,7 +23,28 @@ constexpr float kVertexTolerance = 1e-4f;
 constexpr int kMeshPixelThreshold = 8;
 constexpr double kMeshMaxFraction = 0.001;
 
-constexpr ModeId kCudaModes[] = {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Staging};
+// Every CUDA path: each mode, and the split mode by both of its copies.
+struct CudaPath {
+  ModeId mode;
+  lab::SplitCopy copy = lab::SplitCopy::Peer;
+};
+constexpr CudaPath kCudaPaths[] = {{ModeId::Interop},
+                                   {ModeId::Reregister},
+                                   {ModeId::Pbo},
+                                   {ModeId::Split, lab::SplitCopy::Peer},
+                                   {ModeId::Split, lab::SplitCopy::Host},
+                                   {ModeId::Staging}};
+
+std::string path_name(const CudaPath& path) {
+  return std::string(lab::to_string(path.mode)) +
+         (path.mode == ModeId::Split ? std::string(" (") + lab::to_string(path.copy) + ")" : "");
+}
+
+// Switches `app` to `path` (taking effect at its next frame).
+void use_path(lab::App& app, const CudaPath& path) {
+  app.request_split_copy(path.copy);
+  ASSERT_TRUE(app.request_mode(path.mode).available) << path_name(path);
+}
 
 struct Case {
   SceneId scene;
@@ -57,11 +79,11 @@ TEST_P(EveryMode, ProducesTheCpuFrame) {
     ASSERT_EQ(d.pixels_over, 0u) << "cpu frame: " << lab::to_string(d, 0);
   }
 
-  for (const ModeId mode : kCudaModes) {
-    SCOPED_TRACE(lab::to_string(mode));
-    ASSERT_TRUE(app.request_mode(mode).available);
+  for (const CudaPath& path : kCudaPaths) {
+    SCOPED_TRACE(path_name(path));
+    use_path(app, path);
     const lab::Image frame = labtest::render(app, index);
-    ASSERT_EQ(app.mode_id(), mode);
+    ASSERT_EQ(app.mode_id(), path.mode);
     if (c.scene == SceneId::Wave) {
       const std::vector<kernels::WaveVertex> vertices = labtest::read_vertex_buffer(app);
       ASSERT_EQ(vertices.size(), cpu_vertices.size());
@@ -119,7 +141,7 @@ TEST(InteropFlags, EveryAllowedCombinationKeepsTheFrame) {
   if (!app.interop_support().usable)
     GTEST_SKIP() << "needs a CUDA device whose GL interop works: " << app.interop_support().reason;
   const lab::Image cpu_frame = labtest::render(app, 3);
-  for (const ModeId mode : {ModeId::Interop, ModeId::Reregister, ModeId::Pbo}) {
+  for (const ModeId mode : {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split}) {
     ASSERT_TRUE(app.request_mode(mode).available);
     for (const std::optional<interop::Access> flags : {std::optional<interop::Access>{}, std::optional{interop::Access::ReadWrite}}) {
       SCOPED_TRACE(std::string(lab::to_string(mode)) + ", flags " + (flags ? interop::to_string(*flags) : "best"));
@@ -141,7 +163,7 @@ TEST(InteropTimings, MapKernelAndUnmapAreMeasuredOnTheGpu) {
   lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 1920, 1080));
   if (!app.interop_support().usable)
     GTEST_SKIP() << "needs a CUDA device whose GL interop works: " << app.interop_support().reason;
-  for (const ModeId mode : {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Staging}) {
+  for (const ModeId mode : {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split, ModeId::Staging}) {
     ASSERT_TRUE(app.request_mode(mode).available);
     for (long long i = 0; i < 20; ++i) labtest::render(app, i);
   }
@@ -158,8 +180,82 @@ TEST(InteropTimings, MapKernelAndUnmapAreMeasuredOnTheGpu) {
   EXPECT_GE(samples(ModeId::Reregister, lab::Phase::Unregister), 19);
   EXPECT_GE(samples(ModeId::Pbo, lab::Phase::GlCopy), 19);
   EXPECT_GE(samples(ModeId::Staging, lab::Phase::CudaCopy), 19);
+  for (const lab::Phase phase : {lab::Phase::Map, lab::Phase::Kernel, lab::Phase::CudaCopy, lab::Phase::Unmap})
+    EXPECT_GE(samples(ModeId::Split, phase), 19) << "split: " << lab::to_string(phase);
   EXPECT_EQ(samples(ModeId::Staging, lab::Phase::Map), 0) << "staging maps nothing";
   EXPECT_GT(app.timers().stats(static_cast<int>(ModeId::Interop), lab::Phase::Kernel).average_ms, 0.0f);
+}
+
+// What an App finds on this machine: CUDA devices, the one that drives GL, and whether interop works
+// (its reason when not). The App is gone on return, so a test's own App is the only GL context.
+struct Machine {
+  size_t devices = 0;
+  int gl_device = -1;
+  std::string interop_unusable;
+};
+
+Machine probe_machine() {
+  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64));
+  return {app.cuda_devices().devices.size(), app.cuda_device(),
+          app.interop_support().usable ? "" : app.interop_support().reason};
+}
+
+// --compute-device naming the GL device changes nothing for the other modes: interop is still the
+// default and still right; only the split mode uses it, as a copy within one device.
+TEST(SplitOneDevice, ComputeDeviceEqualToTheGlDeviceKeepsTheOrdinaryPath) {
+  const Machine machine = probe_machine();
+  if (!machine.interop_unusable.empty())
+    GTEST_SKIP() << "needs a CUDA device whose GL interop works: " << machine.interop_unusable;
+  lab::Options options = labtest::app_options(SceneId::Pattern, ModeId::Cpu, 640, 360);
+  options.mode.reset();  // the default: interop where it works
+  options.compute_device = machine.gl_device;
+  lab::App app(options);
+  EXPECT_EQ(app.mode_id(), ModeId::Interop);
+  EXPECT_EQ(app.compute_device(), app.cuda_device());
+  const lab::Image frame = labtest::render(app, 5);
+  EXPECT_EQ(lab::compare_images(frame, labtest::expected_pattern_frame(640, 360, 5), kImageTolerance).pixels_over, 0u);
+  ASSERT_TRUE(app.request_mode(ModeId::Split).available);
+  labtest::render(app, 5);
+  EXPECT_NE(app.mode().transfer().find("within one device"), std::string::npos) << app.mode().transfer();
+}
+
+// The case the split mode is for: GL on one GPU, the kernels on another. Every scene, both copies.
+TEST(SplitTwoDevices, KernelsOnTheOtherGpuProduceTheCpuFrame) {
+  const Machine machine = probe_machine();
+  if (machine.devices < 2)
+    GTEST_SKIP() << "needs two CUDA devices (GL on one, the kernels on the other); this machine has "
+                 << machine.devices;
+  if (!machine.interop_unusable.empty())
+    GTEST_SKIP() << "needs a CUDA device whose GL interop works: " << machine.interop_unusable;
+  const int gl_device = machine.gl_device;
+  const int compute_device = (gl_device + 1) % static_cast<int>(machine.devices);
+  for (const SceneId scene : lab::all_scenes()) {
+    SCOPED_TRACE(lab::to_string(scene));
+    lab::Options options = labtest::app_options(scene, ModeId::Cpu, 1277, 719);
+    options.device = gl_device;
+    options.compute_device = compute_device;
+    lab::App app(options);
+    const lab::Image cpu_frame = labtest::render(app, 41);
+    for (const lab::SplitCopy copy : {lab::SplitCopy::Peer, lab::SplitCopy::Host}) {
+      SCOPED_TRACE(lab::to_string(copy));
+      use_path(app, {ModeId::Split, copy});
+      const lab::Image frame = labtest::render(app, 41);
+      ASSERT_EQ(app.mode_id(), ModeId::Split);
+      const std::string transfer = app.mode().transfer();
+      EXPECT_NE(transfer.find("device " + std::to_string(compute_device) + " -> device " + std::to_string(gl_device)),
+                std::string::npos)
+          << transfer;
+      const int threshold = scene == SceneId::Wave ? kMeshPixelThreshold : kImageTolerance;
+      const lab::ImageDifference d = lab::compare_images(frame, cpu_frame, threshold);
+      EXPECT_LE(d.fraction_over, scene == SceneId::Wave ? kMeshMaxFraction : 0.0) << lab::to_string(d, threshold);
+    }
+    // The kernel phase is timed by events on the compute device, the copies on both.
+    for (long long i = 0; i < 10; ++i) labtest::render(app, i);
+    app.timers().flush();
+    for (const lab::Phase phase : {lab::Phase::Kernel, lab::Phase::CudaCopy})
+      EXPECT_GE(app.timers().stats(static_cast<int>(ModeId::Split), phase).samples, 9) << lab::to_string(phase);
+    EXPECT_EQ(app.timers().cuda_timing_off_reason(), "");
+  }
 }
 
 }  // namespace

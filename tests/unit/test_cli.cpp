@@ -90,6 +90,19 @@ TEST(CliTest, DeviceIsAnOrdinal) {
   EXPECT_EQ(result.options.device, 3);
 }
 
+TEST(CliTest, SplitModeTakesAComputeDeviceAndACopyPath) {
+  lab::ParseResult result = parse({});
+  expect_runs(result);
+  EXPECT_FALSE(result.options.compute_device.has_value()) << "unset: the GL device computes";
+  EXPECT_EQ(result.options.split_copy, lab::SplitCopy::Peer);
+
+  result = parse({"--mode", "split", "--compute-device", "1", "--split-copy", "host"});
+  expect_runs(result);
+  EXPECT_EQ(result.options.mode, lab::ModeId::Split);
+  EXPECT_EQ(result.options.compute_device, 1);
+  EXPECT_EQ(result.options.split_copy, lab::SplitCopy::Host);
+}
+
 TEST(CliTest, FramesIsAPositiveCount) {
   lab::ParseResult result = parse({"--frames", "1"});
   expect_runs(result);
@@ -142,8 +155,8 @@ TEST(CliTest, HelpListsEveryOptionAndTheExitCodes) {
   const lab::ParseResult result = parse({"--help"});
   ASSERT_TRUE(result.exit_code.has_value());
   EXPECT_EQ(*result.exit_code, 0);
-  for (const char* option : {"--scene", "--mode", "--size", "--device", "--headless", "--frames",
-                             "--screenshot", "--no-ui", "--list", "--help", "--version"})
+  for (const char* option : {"--scene", "--mode", "--size", "--device", "--compute-device", "--split-copy",
+                             "--headless", "--frames", "--screenshot", "--no-ui", "--list", "--help", "--version"})
     EXPECT_NE(result.output.find(option), std::string::npos) << option << " missing from:\n" << result.output;
   EXPECT_NE(result.output.find("2 usage error"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("interop-lab --"), std::string::npos) << "no example in:\n" << result.output;
@@ -175,12 +188,13 @@ TEST(CliTest, ListTextNamesEverySceneAndMode) {
   const std::string text = lab::list_text();
   EXPECT_NE(text.find("scenes:"), std::string::npos);
   EXPECT_NE(text.find("modes:"), std::string::npos);
+  // "  name   description": a space at least between them, however long the name.
   for (lab::SceneId scene : lab::all_scenes()) {
-    EXPECT_NE(text.find(lab::to_string(scene)), std::string::npos);
+    EXPECT_NE(text.find("  " + std::string(lab::to_string(scene)) + " "), std::string::npos) << text;
     EXPECT_NE(text.find(lab::describe(scene)), std::string::npos);
   }
   for (lab::ModeId mode : lab::all_modes()) {
-    EXPECT_NE(text.find(lab::to_string(mode)), std::string::npos);
+    EXPECT_NE(text.find("  " + std::string(lab::to_string(mode)) + " "), std::string::npos) << text;
     EXPECT_NE(text.find(lab::describe(mode)), std::string::npos);
   }
   EXPECT_NE(text.find("map flags: none, read-only, write-discard"), std::string::npos) << text;
@@ -242,6 +256,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"DeviceNegative", {"--device", "-1"}, {"--device -1", "non-negative integer"}},
         BadInput{"DeviceText", {"--device", "x"}, {"--device x", "non-negative integer"}},
         BadInput{"DeviceTooLarge", {"--device", "3000000000"}, {"--device 3000000000", "non-negative"}},
+        BadInput{"ComputeDeviceNegative", {"--compute-device", "-1"}, {"--compute-device -1", "non-negative integer"}},
+        BadInput{"ComputeDeviceText", {"--compute-device", "gpu1"}, {"--compute-device gpu1", "non-negative"}},
+        BadInput{"SplitCopyUnknown", {"--split-copy", "nvlink"}, {"--split-copy nvlink", "peer or host"}},
         BadInput{"UnknownOption", {"--bogus"}, {"--bogus"}},
         BadInput{"UnknownShortOption", {"-x"}, {"-x"}},
         BadInput{"StrayArgument", {"stray"}, {"stray"}},

@@ -89,7 +89,7 @@ TEST(ModeAvailability, ADeviceWithoutInteropRunsStagingButNotTheInteropModes) {
                                          "GL is rendered by llvmpipe, not by an NVIDIA GPU: use --mode cpu"};
   EXPECT_TRUE(lab::mode_availability(lab::ModeId::Staging, 0, unusable, "").available);
   EXPECT_TRUE(lab::mode_availability(lab::ModeId::Cpu, 0, unusable, "").available);
-  for (const lab::ModeId mode : {lab::ModeId::Interop, lab::ModeId::Reregister, lab::ModeId::Pbo}) {
+  for (const lab::ModeId mode : {lab::ModeId::Interop, lab::ModeId::Reregister, lab::ModeId::Pbo, lab::ModeId::Split}) {
     const lab::ModeAvailability verdict = lab::mode_availability(mode, 0, unusable, "");
     EXPECT_FALSE(verdict.available) << lab::to_string(mode);
     EXPECT_EQ(verdict.reason, unusable.reason);
@@ -278,6 +278,26 @@ TEST(DoctorPanel, DrawsEverySectionWithoutARenderer) {
     EXPECT_GT(ImGui::GetDrawData()->TotalVtxCount, 0);
   }
   ImGui::DestroyContext();
+}
+
+// The split mode's copy path: device to device when asked and possible, host memory otherwise, and
+// the description says which and why. Devices that do not exist cannot reach each other, so this
+// needs no GPU.
+TEST(SplitPath, PeerWithinOneDeviceHostWhenAskedOrWhenTheDevicesCannotReachEachOther) {
+  const lab::SplitPath same = lab::choose_split_path(0, 0, lab::SplitCopy::Peer);
+  EXPECT_TRUE(same.peer);
+  EXPECT_NE(same.description.find("within one device"), std::string::npos) << same.description;
+
+  const lab::SplitPath asked_host = lab::choose_split_path(1, 0, lab::SplitCopy::Host);
+  EXPECT_FALSE(asked_host.peer);
+  EXPECT_NE(asked_host.description.find("device 1 -> device 0 through pinned host memory (--split-copy host)"),
+            std::string::npos)
+      << asked_host.description;
+
+  const lab::SplitPath unreachable = lab::choose_split_path(7, 0, lab::SplitCopy::Peer);
+  EXPECT_FALSE(unreachable.peer);
+  EXPECT_NE(unreachable.description.find("cannot access each other's memory"), std::string::npos)
+      << unreachable.description;
 }
 
 }  // namespace
