@@ -178,13 +178,26 @@ ModeId App::fallback_for(ModeId failed) const {
 
 void App::fall_back(const std::string& what, const interop::Error& error) {
   const ModeId failed = m_mode->id();
+  m_mode->on_detach();
+  m_mode.reset();
+  attach_next_tier(failed, what, error);
+}
+
+void App::attach_next_tier(ModeId failed, const std::string& what, const interop::Error& error) {
   const ModeId next = fallback_for(failed);
   m_notice = std::string(to_string(failed)) + " failed (" + what + ": " + error.what() + "); now in " +
              to_string(next) + " mode";
   log(m_notice);
-  m_mode->on_detach();
-  m_mode.reset();
   attach_mode(next);
+}
+
+void App::attach_or_fall_back(ModeId mode, const std::string& what) {
+  try {
+    attach_mode(mode);  // releases what it did before it throws: there is no mode attached then
+  } catch (const interop::Error& error) {
+    if (error.sticky()) throw;
+    attach_next_tier(mode, what, error);
+  }
 }
 
 void App::set_timing(bool enabled) {
@@ -239,8 +252,8 @@ void App::switch_split(int compute_device, SplitCopy copy) {
   m_split_copy = copy;
   if (reattach) {
     m_mode.reset();
-    attach_mode(ModeId::Split);
-    m_notice = "split: " + m_mode->transfer();
+    attach_or_fall_back(ModeId::Split, "attaching on compute device " + std::to_string(m_compute_device));
+    if (m_mode->id() == ModeId::Split) m_notice = "split: " + m_mode->transfer();
   }
   if (m_panel)
     m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description(), m_compute_device,
@@ -336,7 +349,7 @@ void App::apply_pending_switches() {
   if (m_pending_mode && *m_pending_mode != m_mode->id()) {
     m_mode->on_detach();
     m_mode.reset();
-    attach_mode(*m_pending_mode);
+    attach_or_fall_back(*m_pending_mode, "attaching");
   }
   m_pending_mode.reset();
 }

@@ -122,6 +122,10 @@ class App {
   // A non-sticky CUDA error in `what` (attach or frame): log it, say it in the panel, attach the
   // next tier. Sticky errors are rethrown by the caller: the process must restart.
   void fall_back(const std::string& what, const interop::Error& error);
+  // After `failed` could not attach or run (no mode attached now): attach the next tier, saying why.
+  void attach_next_tier(ModeId failed, const std::string& what, const interop::Error& error);
+  // attach_mode, or on a non-sticky CUDA error the next tier (a switch asked for in the panel).
+  void attach_or_fall_back(ModeId mode, const std::string& what);
   FrameInfo frame_info(Extent extent) const;
   void write_screenshot();
 
