@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 namespace lab {
 
@@ -35,27 +36,26 @@ std::string device_summary(const interop::CudaDevices& cuda, int device) {
          std::to_string(info.compute_minor) + ", " + info.pci_bus_id + ")";
 }
 
+// "" when CUDA device `device` exists, else why not: "this machine has 1 CUDA device(s), 0 to 0".
+std::string device_refusal(int device, const interop::CudaDevices& cuda) {
+  const int count = static_cast<int>(cuda.devices.size());
+  if (count == 0) return "this machine has no CUDA device (" + cuda.error + ")";
+  if (device < 0 || device >= count)
+    return "this machine has " + std::to_string(count) + " CUDA device(s), 0 to " + std::to_string(count - 1);
+  return "";
+}
+
 }  // namespace
 
 App::App(const Options& options) : m_options(options), m_split_copy(options.split_copy) {
   // Everything the command line names is checked before a window opens or a frame is drawn.
   m_cuda_devices = interop::enumerate_cuda_devices();
   const int device_count = static_cast<int>(m_cuda_devices.devices.size());
-  if (options.device) {
-    if (device_count == 0)
-      throw UsageError("--device " + std::to_string(*options.device) +
-                       ": this machine has no CUDA device (" + m_cuda_devices.error + ")");
-    if (*options.device >= device_count)
-      throw UsageError("--device " + std::to_string(*options.device) + ": this machine has " +
-                       std::to_string(device_count) + " CUDA device(s), 0 to " + std::to_string(device_count - 1));
-  }
-  if (options.compute_device) {
-    if (device_count == 0)
-      throw UsageError("--compute-device " + std::to_string(*options.compute_device) +
-                       ": this machine has no CUDA device (" + m_cuda_devices.error + ")");
-    if (*options.compute_device >= device_count)
-      throw UsageError("--compute-device " + std::to_string(*options.compute_device) + ": this machine has " +
-                       std::to_string(device_count) + " CUDA device(s), 0 to " + std::to_string(device_count - 1));
+  for (const auto& [option, ordinal] : {std::pair{"--device", options.device},
+                                        std::pair{"--compute-device", options.compute_device}}) {
+    if (!ordinal) continue;
+    if (const std::string refusal = device_refusal(*ordinal, m_cuda_devices); !refusal.empty())
+      throw UsageError(std::string(option) + " " + std::to_string(*ordinal) + ": " + refusal);
   }
   const Extent extent{options.width, options.height};
   if (options.headless) {
@@ -209,16 +209,9 @@ void App::set_timing(bool enabled) {
 void App::request_scene(SceneId scene) { m_pending_scene = scene; }
 
 std::string App::request_device(int device) {
-  const int count = static_cast<int>(m_cuda_devices.devices.size());
-  std::string refusal;
-  if (count == 0) {
-    refusal = "no CUDA device: " + m_cuda_devices.error;
-  } else if (device < 0 || device >= count) {
-    refusal = "CUDA device " + std::to_string(device) + " does not exist (0 to " + std::to_string(count - 1) + ")";
-  }
-  if (!refusal.empty()) {
-    m_notice = refusal;
-    return refusal;
+  if (const std::string refusal = device_refusal(device, m_cuda_devices); !refusal.empty()) {
+    m_notice = "CUDA device " + std::to_string(device) + ": " + refusal;
+    return m_notice;
   }
   m_pending_device = device;
   return "";
@@ -232,11 +225,8 @@ void App::create_compute_stream(int device) {
 }
 
 std::string App::request_compute_device(int device) {
-  const int count = static_cast<int>(m_cuda_devices.devices.size());
-  if (count == 0 || device < 0 || device >= count) {
-    m_notice = count == 0 ? "no CUDA device: " + m_cuda_devices.error
-                          : "CUDA device " + std::to_string(device) + " does not exist (0 to " +
-                                std::to_string(count - 1) + ")";
+  if (const std::string refusal = device_refusal(device, m_cuda_devices); !refusal.empty()) {
+    m_notice = "compute device " + std::to_string(device) + ": " + refusal;
     return m_notice;
   }
   m_pending_compute_device = device;

@@ -15,32 +15,53 @@
 
 namespace lab::detail {
 
-using Registration = std::variant<interop::GlBufferRegistration, interop::GlTextureRegistration>;
-
-// Registers the scene's GL object `spec` itself. A texture CUDA writes through a surface object asks for
-// surface load/store; one that is only copied into or read needs nothing more.
-inline Registration register_resource(const ResourceSpec& spec, interop::Access access, bool surface_load_store) {
-  if (spec.kind == ResourceKind::Buffer) return interop::GlBufferRegistration({spec.gl_name, access});
-  interop::TextureRegistrationDesc desc;
-  desc.texture = spec.gl_name;
-  desc.internal_format = spec.internal_format;
-  desc.access = access;
-  desc.surface_load_store = surface_load_store;
-  return interop::GlTextureRegistration(desc);
-}
-
-inline cudaGraphicsResource_t resource_of(const Registration& registration) {
-  return std::visit([](const auto& r) { return r.resource(); }, registration);
-}
-
-// Sets each registration's map flags to what `access` resolves to for its resource's role.
-inline void apply_map_access(std::vector<Registration>& registrations, const std::vector<ResourceSpec>& specs,
-                             const AccessSettings& access) {
-  for (size_t i = 0; i < registrations.size(); ++i) {
-    const interop::Access wanted = resolve_access(access.map_access, specs[i].role);
-    std::visit([wanted](auto& r) { if (r.map_access() != wanted) r.set_map_access(wanted); }, registrations[i]);
+// A scene's GL objects registered with CUDA, with their resources in the same order for one map call.
+class SceneRegistrations {
+ public:
+  // Registers every spec's GL object with the register flags `access` resolves to for its role, then
+  // sets the map flags. Textures the kernels write ask for surface load/store when `surfaces` (the
+  // interop modes); a mode that only copies into or out of them asks for nothing more.
+  void register_all(const std::vector<ResourceSpec>& specs, const AccessSettings& access, bool surfaces) {
+    for (const ResourceSpec& spec : specs) {
+      m_registrations.push_back(
+          register_resource(spec, resolve_access(access.register_access, spec.role),
+                            surfaces && spec.role == ResourceRole::Output));
+      m_resources.push_back(std::visit([](const auto& r) { return r.resource(); }, m_registrations.back()));
+    }
+    apply_map_access(specs, access);
   }
-}
+
+  // Sets each registration's map flags to what `access` resolves to for its resource's role.
+  void apply_map_access(const std::vector<ResourceSpec>& specs, const AccessSettings& access) {
+    for (size_t i = 0; i < m_registrations.size(); ++i) {
+      const interop::Access wanted = resolve_access(access.map_access, specs[i].role);
+      std::visit([wanted](auto& r) { if (r.map_access() != wanted) r.set_map_access(wanted); }, m_registrations[i]);
+    }
+  }
+
+  void clear() {
+    m_resources.clear();
+    m_registrations.clear();  // unregisters: before the scene deletes the GL objects
+  }
+  bool empty() const { return m_registrations.empty(); }
+  const std::vector<cudaGraphicsResource_t>& resources() const { return m_resources; }
+
+ private:
+  using Registration = std::variant<interop::GlBufferRegistration, interop::GlTextureRegistration>;
+
+  static Registration register_resource(const ResourceSpec& spec, interop::Access access, bool surface_load_store) {
+    if (spec.kind == ResourceKind::Buffer) return interop::GlBufferRegistration({spec.gl_name, access});
+    interop::TextureRegistrationDesc desc;
+    desc.texture = spec.gl_name;
+    desc.internal_format = spec.internal_format;
+    desc.access = access;
+    desc.surface_load_store = surface_load_store;
+    return interop::GlTextureRegistration(desc);
+  }
+
+  std::vector<Registration> m_registrations;
+  std::vector<cudaGraphicsResource_t> m_resources;
+};
 
 // Maps `resources` in one call on the stream, lets `bind(mapped)` fill the views, runs the scene's
 // kernels on them and unmaps; map and kernels are timed on the GPU, unmap on the host (see below).

@@ -23,8 +23,6 @@ struct ArrayBinding {
   interop::TextureObject texture;
 };
 
-using detail::Registration;
-
 class GraphicsMode final : public Mode {
  public:
   GraphicsMode(ModeId id, const CudaContext& cuda, const AccessSettings& access)
@@ -42,7 +40,7 @@ class GraphicsMode final : public Mode {
     m_bindings.resize(m_specs.size());
     if (reregisters()) return;  // registers in produce()
     try {
-      register_all();
+      m_registrations.register_all(m_specs, m_access, true);
     } catch (...) {
       on_detach();  // a failure halfway leaves nothing registered
       throw;
@@ -53,7 +51,7 @@ class GraphicsMode final : public Mode {
     // Surface/texture objects may still be used by queued kernels: let them finish first.
     if (!m_bindings.empty()) INTEROP_CUDA_REPORT(cudaStreamSynchronize(m_cuda.stream));
     m_bindings.clear();
-    unregister_all();  // before the scene may delete the GL objects
+    m_registrations.clear();  // before the scene may delete the GL objects
     m_views.clear();
     m_specs.clear();
   }
@@ -61,9 +59,9 @@ class GraphicsMode final : public Mode {
   void produce(Scene& scene, const FrameInfo& frame, FrameTimers& timers) override {
     if (reregisters()) {
       CpuPhase phase(timers, Phase::Register);
-      register_all();
+      m_registrations.register_all(m_specs, m_access, true);
     }
-    detail::map_compute_unmap(m_resources, m_cuda.stream, scene, frame, m_views, timers,
+    detail::map_compute_unmap(m_registrations.resources(), m_cuda.stream, scene, frame, m_views, timers,
                               [this](const interop::ScopedMap& mapped) {
                                 for (size_t i = 0; i < m_specs.size(); ++i) {
                                   if (m_specs[i].kind == ResourceKind::Buffer) {
@@ -81,7 +79,7 @@ class GraphicsMode final : public Mode {
       INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));
       CpuPhase phase(timers, Phase::Unregister);
       for (ArrayBinding& binding : m_bindings) binding = ArrayBinding{};
-      unregister_all();
+      m_registrations.clear();
     }
   }
 
@@ -92,10 +90,10 @@ class GraphicsMode final : public Mode {
     if (reregister) {
       INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));
       for (ArrayBinding& binding : m_bindings) binding = ArrayBinding{};
-      unregister_all();
-      register_all();
+      m_registrations.clear();
+      m_registrations.register_all(m_specs, m_access, true);
     } else {
-      detail::apply_map_access(m_registrations, m_specs, m_access);
+      m_registrations.apply_map_access(m_specs, m_access);
     }
   }
 
@@ -104,21 +102,6 @@ class GraphicsMode final : public Mode {
   }
 
  private:
-  void register_all() {
-    for (const ResourceSpec& spec : m_specs) {
-      // Textures the kernels write are written through surface objects.
-      m_registrations.push_back(detail::register_resource(spec, resolve_access(m_access.register_access, spec.role),
-                                                          spec.role == ResourceRole::Output));
-      m_resources.push_back(detail::resource_of(m_registrations.back()));
-    }
-    detail::apply_map_access(m_registrations, m_specs, m_access);
-  }
-
-  void unregister_all() {
-    m_resources.clear();
-    m_registrations.clear();
-  }
-
   void bind_array(size_t index, cudaArray_t array) {
     ArrayBinding& binding = m_bindings[index];
     if (binding.array != array) {
@@ -141,8 +124,7 @@ class GraphicsMode final : public Mode {
   CudaContext m_cuda;
   AccessSettings m_access;
   std::vector<ResourceSpec> m_specs;
-  std::vector<Registration> m_registrations;
-  std::vector<cudaGraphicsResource_t> m_resources;
+  detail::SceneRegistrations m_registrations;
   std::vector<ArrayBinding> m_bindings;
   std::vector<CudaResourceView> m_views;
 };

@@ -45,7 +45,7 @@ class PboMode final : public Mode {
   }
 
   void produce(Scene& scene, const FrameInfo& frame, FrameTimers& timers) override {
-    if (has_role(ResourceRole::Input)) {
+    if (has_role(m_specs, ResourceRole::Input)) {
       GlPhase phase(timers, Phase::GlCopy);
       for (size_t i = 0; i < m_specs.size(); ++i)
         if (m_specs[i].role == ResourceRole::Input) copy_into_buffer(i);
@@ -83,12 +83,6 @@ class PboMode final : public Mode {
   }
 
  private:
-  bool has_role(ResourceRole role) const {
-    for (const ResourceSpec& spec : m_specs)
-      if (spec.role == role) return true;
-    return false;
-  }
-
   void register_all() {
     for (size_t i = 0; i < m_specs.size(); ++i) {
       m_registrations.emplace_back(interop::BufferRegistrationDesc{

@@ -47,18 +47,14 @@ class SplitMode final : public Mode {
         interop::enable_peer_access(m_cuda.compute_device, m_cuda.device);
         interop::enable_peer_access(m_cuda.device, m_cuda.compute_device);
       }
-      register_all();
+      m_registrations.register_all(m_specs, m_access, false);  // copied into, not written through surfaces
       m_gl_ready.emplace();  // on the GL device, current outside compute scopes
       interop::ScopedDevice on(m_cuda.compute_device);
       m_computed.emplace();
       for (const ResourceSpec& spec : m_specs) {
         m_compute.emplace_back(spec.bytes);
         if (!m_path.peer) m_host.emplace_back(spec.bytes);
-        CudaResourceView view;
-        view.pointer = m_compute.back().data();
-        view.bytes = spec.bytes;
-        view.pitch = linear_pitch(spec);
-        m_views.push_back(view);
+        m_views.push_back(linear_view(m_compute.back().data(), spec));
       }
     } catch (...) {
       on_detach();
@@ -73,7 +69,6 @@ class SplitMode final : public Mode {
       INTEROP_CUDA_REPORT(cudaStreamSynchronize(m_cuda.compute_stream));
       INTEROP_CUDA_REPORT(cudaStreamSynchronize(m_cuda.stream));
     }
-    m_resources.clear();
     m_registrations.clear();
     m_views.clear();
     m_host.clear();
@@ -87,9 +82,9 @@ class SplitMode final : public Mode {
     std::optional<interop::ScopedMap> mapped;
     {
       CudaPhase phase(timers, Phase::Map, m_cuda.stream);
-      mapped.emplace(m_resources, m_cuda.stream);
+      mapped.emplace(m_registrations.resources(), m_cuda.stream);
     }
-    if (has_role(ResourceRole::Input)) {
+    if (has_role(m_specs, ResourceRole::Input)) {
       CudaPhase phase(timers, Phase::CudaCopy, m_cuda.stream);
       for (size_t i = 0; i < m_specs.size(); ++i)
         if (m_specs[i].role == ResourceRole::Input) copy_from_gl(i, *mapped);
@@ -97,7 +92,7 @@ class SplitMode final : public Mode {
     m_gl_ready->order(m_cuda.stream, m_cuda.compute_stream);
     {
       interop::ScopedDevice on(m_cuda.compute_device);
-      if (!m_path.peer && has_role(ResourceRole::Input)) {
+      if (!m_path.peer && has_role(m_specs, ResourceRole::Input)) {
         CudaPhase phase(timers, Phase::CudaCopy, m_cuda.compute_stream);
         for (size_t i = 0; i < m_specs.size(); ++i)
           if (m_specs[i].role == ResourceRole::Input) {
@@ -135,11 +130,10 @@ class SplitMode final : public Mode {
     if (m_registrations.empty()) return;
     if (reregister) {
       INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));  // copies into the arrays in flight
-      m_resources.clear();
       m_registrations.clear();
-      register_all();
+      m_registrations.register_all(m_specs, m_access, false);
     } else {
-      detail::apply_map_access(m_registrations, m_specs, m_access);
+      m_registrations.apply_map_access(m_specs, m_access);
     }
   }
 
@@ -148,22 +142,6 @@ class SplitMode final : public Mode {
   }
 
  private:
-  bool has_role(ResourceRole role) const {
-    for (const ResourceSpec& spec : m_specs)
-      if (spec.role == role) return true;
-    return false;
-  }
-
-  void register_all() {
-    for (const ResourceSpec& spec : m_specs) {
-      // Textures are copied into, never written through a surface: no surface load/store.
-      m_registrations.push_back(
-          detail::register_resource(spec, resolve_access(m_access.register_access, spec.role), false));
-      m_resources.push_back(detail::resource_of(m_registrations.back()));
-    }
-    detail::apply_map_access(m_registrations, m_specs, m_access);
-  }
-
   // A texture's linear copy on the compute device (or in host memory), as cudaMemcpy3D sees it.
   cudaPitchedPtr linear(void* data, const ResourceSpec& spec) const {
     return make_cudaPitchedPtr(data, linear_pitch(spec), static_cast<size_t>(spec.width), static_cast<size_t>(spec.height));
@@ -234,8 +212,7 @@ class SplitMode final : public Mode {
   AccessSettings m_access;
   SplitPath m_path;
   std::vector<ResourceSpec> m_specs;
-  std::vector<detail::Registration> m_registrations;
-  std::vector<cudaGraphicsResource_t> m_resources;
+  detail::SceneRegistrations m_registrations;
   std::optional<interop::Event> m_gl_ready;  // recorded on the GL stream; the compute stream waits for it
   std::optional<interop::Event> m_computed;  // recorded on the compute stream; the GL stream waits for it
   std::vector<interop::DeviceBuffer> m_compute;  // on the compute device, one per resource

@@ -33,11 +33,7 @@ class StagingMode final : public Mode {
       for (const ResourceSpec& spec : m_specs) {
         m_device.emplace_back(spec.bytes);
         m_host.emplace_back(spec.bytes);
-        CudaResourceView view;
-        view.pointer = m_device.back().data();
-        view.bytes = spec.bytes;
-        view.pitch = linear_pitch(spec);
-        m_views.push_back(view);
+        m_views.push_back(linear_view(m_device.back().data(), spec));
       }
     } catch (...) {
       on_detach();
@@ -77,9 +73,7 @@ class StagingMode final : public Mode {
 
  private:
   void copy_inputs_to_device(FrameTimers& timers) {
-    bool any = false;
-    for (const ResourceSpec& spec : m_specs) any = any || spec.role == ResourceRole::Input;
-    if (!any) return;
+    if (!has_role(m_specs, ResourceRole::Input)) return;
     {
       GlPhase phase(timers, Phase::GlCopy);
       for (size_t i = 0; i < m_specs.size(); ++i)

@@ -54,6 +54,22 @@ struct CudaResourceView {
   cudaTextureObject_t texture = 0;
 };
 
+// Whether any of `specs` plays `role` (e.g. whether a mode has inputs to bring to the kernels).
+inline bool has_role(const std::vector<ResourceSpec>& specs, ResourceRole role) {
+  for (const ResourceSpec& spec : specs)
+    if (spec.role == role) return true;
+  return false;
+}
+
+// `spec` as the kernels see it when it lives in linear device memory at `pointer` (a mode's copy).
+inline CudaResourceView linear_view(void* pointer, const ResourceSpec& spec) {
+  CudaResourceView view;
+  view.pointer = pointer;
+  view.bytes = spec.bytes;
+  view.pitch = linear_pitch(spec);
+  return view;
+}
+
 // One resource in host memory, for the CPU reference.
 struct HostResourceView {
   void* pointer = nullptr;

@@ -63,6 +63,9 @@ TEST(DeviceSelection, IsRefusedWithTheReasonWithoutCuda) {
   const std::string refusal = app.request_device(0);
   EXPECT_NE(refusal.find("no CUDA device"), std::string::npos) << refusal;
   EXPECT_EQ(app.notice(), refusal);
+  const std::string compute = app.request_compute_device(0);
+  EXPECT_NE(compute.find("compute device 0: this machine has no CUDA device"), std::string::npos) << compute;
+  EXPECT_EQ(app.compute_device(), -1);
 }
 
 }  // namespace

@@ -169,6 +169,7 @@ TEST_F(InteropRaii, SwitchingDeviceRecreatesEveryRegistration) {
       lab::compare_images(frame, labtest::expected_postprocess_frame(*m_app, kernels::Filter::Sobel), 1);
   EXPECT_EQ(d.pixels_over, 0u) << lab::to_string(d, 1);
   EXPECT_NE(m_app->request_device(99), "") << "a device that does not exist is refused";
+  EXPECT_NE(m_app->request_compute_device(99).find("0 to "), std::string::npos) << "and so is such a compute device";
 }
 
 }  // namespace
