@@ -36,7 +36,8 @@ std::string device_summary(const interop::CudaDevices& cuda, int device) {
          std::to_string(info.compute_minor) + ", " + info.pci_bus_id + ")";
 }
 
-// "" when CUDA device `device` exists, else why not: "this machine has 1 CUDA device(s), 0 to 0".
+}  // namespace
+
 std::string device_refusal(int device, const interop::CudaDevices& cuda) {
   const int count = static_cast<int>(cuda.devices.size());
   if (count == 0) return "this machine has no CUDA device (" + cuda.error + ")";
@@ -44,8 +45,6 @@ std::string device_refusal(int device, const interop::CudaDevices& cuda) {
     return "this machine has " + std::to_string(count) + " CUDA device(s), 0 to " + std::to_string(count - 1);
   return "";
 }
-
-}  // namespace
 
 App::App(const Options& options) : m_options(options), m_split_copy(options.split_copy) {
   // Everything the command line names is checked before a window opens or a frame is drawn.

@@ -41,6 +41,9 @@ struct ModeAvailability {
 ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::InteropSupport& interop,
                                    const std::string& cuda_error);
 
+// "" when CUDA device `device` exists, else why not: "this machine has 1 CUDA device(s), 0 to 0".
+std::string device_refusal(int device, const interop::CudaDevices& cuda);
+
 // Frames rendered headless without --frames: enough for a steady picture, then exit.
 constexpr long long kDefaultHeadlessFrames = 60;
 

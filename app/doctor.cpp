@@ -139,11 +139,11 @@ DoctorSection multi_gpu_section(const interop::CudaDevices& cuda, const Context&
       }
     }
   }
-  if (context.compute_device >= count) {
-    section.lines.push_back({"split mode", "--compute-device " + std::to_string(context.compute_device) +
-                                               ": this machine has " + std::to_string(count) +
-                                               " CUDA device(s), 0 to " + std::to_string(count - 1)});
-    return section;
+  if (context.compute_device >= 0) {
+    if (const std::string refusal = device_refusal(context.compute_device, cuda); !refusal.empty()) {
+      section.lines.push_back({"split mode", "--compute-device " + std::to_string(context.compute_device) + ": " + refusal});
+      return section;
+    }
   }
   if (gl_device < 0) {
     section.lines.push_back({"split mode", "unavailable: no CUDA device drives GL to map the results on"});

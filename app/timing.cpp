@@ -297,8 +297,7 @@ bool FrameTimers::prepare_cuda_record(Slot& slot, int device) {
     cudaEventDestroy(reused.end);
     reused = CudaRecord{};
   } else {
-    slot.cuda.reserve(slot.cuda.size() + 1);  // before creating: a failed push_back must not leak events
-    slot.cuda.emplace_back();
+    slot.cuda.emplace_back();  // before creating the events: a failed allocation must not leak them
   }
   CudaRecord& record = slot.cuda[slot.cuda_used];
   cudaError_t error = cudaEventCreateWithFlags(&record.begin, cudaEventDefault);
