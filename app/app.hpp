@@ -61,7 +61,12 @@ class App {
   // Renders frame frame_index() (switches requested since the last frame take effect first) and
   // advances the index. Returns false when nothing was drawn (minimised: 0x0 framebuffer).
   bool render_frame();
-  // The frame rendered last, read back from the framebuffer (panel included in a window), top row first.
+  // Puts the frame's result where it is seen: a scene with a frame_image() is shown by one full-screen
+  // pass in a window and by nothing headless (the image is the frame); other scenes draw. The bench's
+  // reference loop shows its frames through this too.
+  void show(const FrameInfo& frame);
+  // The frame rendered last, read back from the framebuffer (panel included in a window), or headless
+  // from the scene's frame_image() when it has one; top row first.
   Image read_frame() const;
   void present() { m_platform->present(); }
 
@@ -147,6 +152,9 @@ class App {
   std::unique_ptr<Scene> m_scene;
   std::unique_ptr<Mode> m_mode;
   std::unique_ptr<Panel> m_panel;
+  // The full-screen pass that shows a frame_image() in a window (created with the window).
+  GlProgram m_show_program;
+  GlVertexArray m_show_vertex_array;
   std::optional<DoctorReport> m_doctor;  // for the panel's doctor tab
 
   AccessSettings m_access;

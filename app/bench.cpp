@@ -1,10 +1,12 @@
 // app/bench.cpp — `interop-lab --bench`. One headless App runs every available mode of every scene at
-// every size; each frame is timed end to end (render_frame + glFinish, so every mode pays for all it
-// queued) and per phase (CUDA events, GL timer queries). Two references are measured in the same run,
-// on the same GL objects: the floor (the scene's kernels writing plain cudaMalloc memory) and the bare
-// loop (raw cudaGraphicsMapResources -> the same kernels -> unmap -> the same draw, with none of the
-// app's mode, ScopedMap, RAII or timer code around it). A last part registers 1, 4 and 16 textures of
-// the same total size and maps them one by one or in one call.
+// every size (or the cases --scene, --mode and --size pick); each frame is timed end to end
+// (render_frame + glFinish + stream sync, so every mode pays for all it queued) and per phase (CUDA
+// events, GL timer queries). References measured in the same run, on the same GL objects: the floor
+// (the scene's kernels writing plain cudaMalloc memory), the graphics (the GL work the frame needs,
+// alone), the hand-off (map + unmap alone), and the bare loop (the minimal correct frame with raw CUDA
+// calls: the scene's GL input -> map -> the same kernels -> unmap -> show). A mode is judged against
+// floor + hand-off + graphics and against the bare loop. Last, what per-phase timing costs with each
+// choice of clocks, and 1, 4 and 16 textures of the same total size mapped one by one or in one call.
 #include "app/bench.hpp"
 
 #include "app/app.hpp"
@@ -95,6 +97,14 @@ std::vector<double> time_frames(std::optional<long long> fixed_frames, long long
   return wall_ms;
 }
 
+// Every frame of the benchmark ends with all its work finished, GL's and CUDA's: glFinish alone could
+// return before CUDA work that no later GL command waits for (a headless image scene draws nothing
+// after its unmap).
+void finish_frame(App& app) {
+  glFinish();
+  if (const cudaStream_t stream = app.cuda_stream()) INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
 // The floor: the scene's own kernels (compute_cuda) on plain cudaMalloc memory of the same sizes,
 // each frame waited for. No GL, no interop.
 Measurement measure_floor(App& app, std::optional<long long> frames) {
@@ -105,11 +115,7 @@ Measurement measure_floor(App& app, std::optional<long long> frames) {
   for (const ResourceSpec& spec : scene.resources()) {
     memory.emplace_back(spec.bytes);
     INTEROP_CUDA_CHECK(cudaMemsetAsync(memory.back().data(), 0, spec.bytes, stream));
-    CudaResourceView view;
-    view.pointer = memory.back().data();
-    view.bytes = spec.bytes;
-    view.pitch = linear_pitch(spec);
-    views.push_back(view);
+    views.push_back(linear_view(memory.back().data(), spec));
   }
   const Extent extent = app.platform().framebuffer_extent();
   const std::vector<double> wall = time_frames(frames, kDefaultFrames, [&](long long i) {
@@ -119,79 +125,137 @@ Measurement measure_floor(App& app, std::optional<long long> frames) {
   return summarize("floor", wall);
 }
 
-// The bare loop: the scene's GL objects registered once with raw CUDA calls; each frame maps them in
-// one call, runs the same kernels, unmaps and draws, as a hand-written sample would.
-Measurement measure_bare_loop(App& app, std::optional<long long> frames) {
+// The GL work a frame cannot do without, alone: the scene's own rendering of what the kernels read
+// (postprocess: the cubes) and its draw or show pass (app.show: the wave mesh; nothing for a headless
+// image, which is the frame). Empty samples when there is none.
+Measurement measure_graphics(App& app, std::optional<long long> frames) {
   Scene& scene = app.scene();
-  const cudaStream_t stream = app.cuda_stream();
-  const std::vector<ResourceSpec>& specs = scene.resources();
-  std::vector<cudaGraphicsResource_t> resources(specs.size(), nullptr);
-  std::vector<cudaArray_t> arrays(specs.size(), nullptr);
-  std::vector<CudaResourceView> views(specs.size());
-  const auto release = [&] {
-    cudaStreamSynchronize(stream);
-    for (CudaResourceView& view : views) {
+  const Extent extent = app.platform().framebuffer_extent();
+  const bool draws = scene.frame_image() == 0 || app.platform().is_window();
+  if (!scene.has_prepare() && !draws) return summarize("graphics", {});
+  const std::vector<double> wall = time_frames(frames, kDefaultFrames, [&](long long index) {
+    const FrameInfo frame{index, kernels::time_of_frame(index), extent};
+    if (scene.has_prepare()) scene.prepare(frame);
+    app.show(frame);
+    glFinish();
+  });
+  return summarize("graphics", wall);
+}
+
+// The scene's GL objects registered with raw CUDA calls (no interop:: types), and per frame one
+// cudaGraphicsMapResources of all of them with views for the kernels: what a hand-written sample does.
+class RawRegistrations {
+ public:
+  RawRegistrations(const std::vector<ResourceSpec>& specs, cudaStream_t stream)
+      : m_specs(specs), m_stream(stream), m_resources(specs.size(), nullptr), m_arrays(specs.size(), nullptr),
+        m_views(specs.size()) {
+    try {
+      for (size_t i = 0; i < specs.size(); ++i) {
+        const bool output = specs[i].role == ResourceRole::Output;
+        if (specs[i].kind == ResourceKind::Buffer) {
+          INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&m_resources[i], specs[i].gl_name,
+                                                          cudaGraphicsRegisterFlagsWriteDiscard));
+        } else {
+          const unsigned int flags = output ? cudaGraphicsRegisterFlagsSurfaceLoadStore |
+                                                  cudaGraphicsRegisterFlagsWriteDiscard
+                                            : cudaGraphicsRegisterFlagsReadOnly;
+          INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterImage(&m_resources[i], specs[i].gl_name, GL_TEXTURE_2D, flags));
+        }
+      }
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  ~RawRegistrations() { release(); }
+  RawRegistrations(const RawRegistrations&) = delete;
+  RawRegistrations& operator=(const RawRegistrations&) = delete;
+
+  void map() {
+    INTEROP_CUDA_CHECK(cudaGraphicsMapResources(static_cast<int>(m_resources.size()), m_resources.data(), m_stream));
+  }
+  void unmap() {
+    INTEROP_CUDA_CHECK(cudaGraphicsUnmapResources(static_cast<int>(m_resources.size()), m_resources.data(), m_stream));
+  }
+
+  // After map(): the mapped pointers, and surface / texture objects of the mapped arrays (kept while
+  // the array stays the same).
+  const std::vector<CudaResourceView>& views() {
+    for (size_t i = 0; i < m_specs.size(); ++i) {
+      CudaResourceView& view = m_views[i];
+      if (m_specs[i].kind == ResourceKind::Buffer) {
+        INTEROP_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&view.pointer, &view.bytes, m_resources[i]));
+        continue;
+      }
+      cudaArray_t array = nullptr;
+      INTEROP_CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, m_resources[i], 0, 0));
+      if (array == m_arrays[i]) continue;
+      m_arrays[i] = array;
+      cudaResourceDesc resource{};
+      resource.resType = cudaResourceTypeArray;
+      resource.res.array.array = array;
+      if (m_specs[i].role == ResourceRole::Output) {
+        if (view.surface) INTEROP_CUDA_CHECK(cudaDestroySurfaceObject(view.surface));
+        INTEROP_CUDA_CHECK(cudaCreateSurfaceObject(&view.surface, &resource));
+      } else {
+        cudaTextureDesc texture{};
+        texture.addressMode[0] = texture.addressMode[1] = cudaAddressModeClamp;
+        texture.filterMode = cudaFilterModePoint;
+        texture.readMode = cudaReadModeNormalizedFloat;
+        if (view.texture) INTEROP_CUDA_CHECK(cudaDestroyTextureObject(view.texture));
+        INTEROP_CUDA_CHECK(cudaCreateTextureObject(&view.texture, &resource, &texture, nullptr));
+      }
+    }
+    return m_views;
+  }
+
+ private:
+  void release() {
+    cudaStreamSynchronize(m_stream);
+    for (CudaResourceView& view : m_views) {
       if (view.surface) cudaDestroySurfaceObject(view.surface);
       if (view.texture) cudaDestroyTextureObject(view.texture);
       view = CudaResourceView{};
     }
-    for (cudaGraphicsResource_t& resource : resources)
+    for (cudaGraphicsResource_t& resource : m_resources)
       if (resource) cudaGraphicsUnregisterResource(std::exchange(resource, nullptr));
-  };
-  const Extent extent = app.platform().framebuffer_extent();
-  std::vector<double> wall;
-  try {
-    for (size_t i = 0; i < specs.size(); ++i) {
-      const bool output = specs[i].role == ResourceRole::Output;
-      if (specs[i].kind == ResourceKind::Buffer) {
-        INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&resources[i], specs[i].gl_name,
-                                                        cudaGraphicsRegisterFlagsWriteDiscard));
-      } else {
-        const unsigned int flags = output ? cudaGraphicsRegisterFlagsSurfaceLoadStore | cudaGraphicsRegisterFlagsWriteDiscard
-                                          : cudaGraphicsRegisterFlagsReadOnly;
-        INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterImage(&resources[i], specs[i].gl_name, GL_TEXTURE_2D, flags));
-      }
-    }
-    wall = time_frames(frames, kDefaultFrames, [&](long long index) {
-      const FrameInfo frame{index, kernels::time_of_frame(index), extent};
-      scene.prepare(frame);
-      INTEROP_CUDA_CHECK(cudaGraphicsMapResources(static_cast<int>(resources.size()), resources.data(), stream));
-      for (size_t i = 0; i < specs.size(); ++i) {
-        if (specs[i].kind == ResourceKind::Buffer) {
-          INTEROP_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&views[i].pointer, &views[i].bytes, resources[i]));
-          continue;
-        }
-        cudaArray_t array = nullptr;
-        INTEROP_CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, resources[i], 0, 0));
-        if (array == arrays[i]) continue;  // same array as last frame: keep its object
-        arrays[i] = array;
-        cudaResourceDesc resource{};
-        resource.resType = cudaResourceTypeArray;
-        resource.res.array.array = array;
-        if (specs[i].role == ResourceRole::Output) {
-          if (views[i].surface) INTEROP_CUDA_CHECK(cudaDestroySurfaceObject(views[i].surface));
-          INTEROP_CUDA_CHECK(cudaCreateSurfaceObject(&views[i].surface, &resource));
-        } else {
-          cudaTextureDesc texture{};
-          texture.addressMode[0] = texture.addressMode[1] = cudaAddressModeClamp;
-          texture.filterMode = cudaFilterModePoint;
-          texture.readMode = cudaReadModeNormalizedFloat;
-          if (views[i].texture) INTEROP_CUDA_CHECK(cudaDestroyTextureObject(views[i].texture));
-          INTEROP_CUDA_CHECK(cudaCreateTextureObject(&views[i].texture, &resource, &texture, nullptr));
-        }
-      }
-      scene.compute_cuda(frame, views, stream);
-      INTEROP_CUDA_CHECK(cudaGraphicsUnmapResources(static_cast<int>(resources.size()), resources.data(), stream));
-      glBindFramebuffer(GL_FRAMEBUFFER, app.platform().framebuffer());
-      glViewport(0, 0, extent.width, extent.height);
-      scene.render(frame);
-      glFinish();
-    });
-  } catch (...) {
-    release();
-    throw;
   }
-  release();
+
+  std::vector<ResourceSpec> m_specs;
+  cudaStream_t m_stream;
+  std::vector<cudaGraphicsResource_t> m_resources;
+  std::vector<cudaArray_t> m_arrays;
+  std::vector<CudaResourceView> m_views;
+};
+
+// The hand-off alone: map and unmap the scene's registered objects, no kernel, no GL work.
+Measurement measure_handoff(App& app, std::optional<long long> frames) {
+  RawRegistrations raw(app.scene().resources(), app.cuda_stream());
+  const std::vector<double> wall = time_frames(frames, kDefaultFrames, [&](long long) {
+    raw.map();
+    raw.unmap();
+    finish_frame(app);
+  });
+  return summarize("handoff", wall);
+}
+
+// The bare loop, the minimal correct frame: the scene's GL rendering of its input (if any) -> map ->
+// the same kernels -> unmap -> show (nothing headless for an image scene), with raw CUDA calls and none
+// of the app's mode, ScopedMap, RAII or timer code around it.
+Measurement measure_bare_loop(App& app, std::optional<long long> frames) {
+  Scene& scene = app.scene();
+  const cudaStream_t stream = app.cuda_stream();
+  RawRegistrations raw(scene.resources(), stream);
+  const Extent extent = app.platform().framebuffer_extent();
+  const std::vector<double> wall = time_frames(frames, kDefaultFrames, [&](long long index) {
+    const FrameInfo frame{index, kernels::time_of_frame(index), extent};
+    if (scene.has_prepare()) scene.prepare(frame);
+    raw.map();
+    scene.compute_cuda(frame, raw.views(), stream);
+    raw.unmap();
+    app.show(frame);
+    finish_frame(app);
+  });
   return summarize("bare", wall);
 }
 
@@ -200,11 +264,11 @@ Measurement measure_bare_loop(App& app, std::optional<long long> frames) {
 Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames) {
   app.request_mode(mode);
   app.render_frame();  // attaches the mode
-  glFinish();
+  finish_frame(app);
   const auto run = [&](long long i) {
     app.set_frame_index(i);
     app.render_frame();
-    glFinish();
+    finish_frame(app);
   };
   app.set_timing(false);
   const std::vector<double> wall = time_frames(frames, kDefaultFrames, run);
@@ -220,6 +284,46 @@ Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames)
     m.phases[to_string(phase)] = {stats.median_ms, stats.p90_ms};
   }
   return m;
+}
+
+// What per-phase timing costs an interop frame with each choice of clocks (TimingClocks), against the
+// same frames with timing off, measured back to back.
+struct TimingCost {
+  std::string scene;
+  std::string clocks;  // "off", "cuda + gl", ...
+  double median_ms = 0.0;
+};
+
+std::vector<TimingCost> measure_timing_cost(App& app, std::optional<long long> frames) {
+  struct Choice {
+    const char* name;
+    bool on;
+    TimingClocks clocks;
+  };
+  const Choice choices[] = {
+      {"off", false, {}},
+      {"default: kernel events + gl queries, map on the host", true, TimingClocks{true, true, false}},
+      {"map events + kernel events + gl queries", true, TimingClocks{true, true, true}},
+      {"map events + kernel events", true, TimingClocks{true, false, true}},
+      {"kernel events only", true, TimingClocks{true, false, false}},
+      {"gl queries only", true, TimingClocks{false, true, false}},
+  };
+  std::vector<TimingCost> costs;
+  app.request_mode(ModeId::Interop);
+  const TimingClocks before = app.timers().clocks();
+  for (const Choice& choice : choices) {
+    app.set_timing(choice.on);
+    app.timers().set_clocks(choice.clocks);
+    const std::vector<double> wall = time_frames(frames, kDefaultFrames, [&](long long i) {
+      app.set_frame_index(i);
+      app.render_frame();
+      finish_frame(app);
+    });
+    costs.push_back({to_string(app.scene_id()), choice.name, median(wall)});
+  }
+  app.timers().set_clocks(before);
+  app.set_timing(true);
+  return costs;
 }
 
 struct ScalingResult {
@@ -308,7 +412,7 @@ std::string gl_string(GLenum name) {
 
 // A log-scale line chart of median frame time per path and size, one panel per scene.
 std::string svg_chart(const std::vector<Measurement>& results, const std::vector<BenchSize>& sizes,
-                      const std::string& title) {
+                      const std::vector<SceneId>& scenes, const std::string& title) {
   const std::vector<std::string> paths = {"floor", "bare", "interop", "reregister", "pbo", "split", "staging", "cpu"};
   const std::map<std::string, const char*> colours = {
       {"floor", "#555555"}, {"bare", "#999999"}, {"interop", "#2a9d3f"}, {"reregister", "#d1495b"},
@@ -322,7 +426,6 @@ std::string svg_chart(const std::vector<Measurement>& results, const std::vector
   const double log_high = std::ceil(std::log10(std::max(highest, 1e-3)));
   const double decades = std::max(1.0, log_high - log_low);
   const int panel_width = 360, panel_height = 300, left = 70, top = 50, gap = 110;
-  const std::vector<SceneId>& scenes = all_scenes();
   const int width = left + static_cast<int>(scenes.size()) * (panel_width + gap) + 110;
   const int height = top + panel_height + 70;
   std::ostringstream svg;
@@ -382,6 +485,7 @@ std::string svg_chart(const std::vector<Measurement>& results, const std::vector
 
 int run_bench(const Options& options) {
   const std::vector<BenchSize> sizes = options.bench_sizes.empty() ? kDefaultSizes : options.bench_sizes;
+  const std::vector<SceneId> scenes = options.bench_scene ? std::vector<SceneId>{*options.bench_scene} : all_scenes();
   int largest_width = 0, largest_height = 0;
   for (const BenchSize& size : sizes) {
     largest_width = std::max(largest_width, size.width);
@@ -392,6 +496,7 @@ int run_bench(const Options& options) {
   app_options.no_ui = true;
   app_options.mode = ModeId::Cpu;
   app_options.frames = 1;  // animation time from the frame index
+  app_options.scene = scenes.front();
   app_options.width = sizes.front().width;
   app_options.height = sizes.front().height;
   App app(app_options);
@@ -399,9 +504,12 @@ int run_bench(const Options& options) {
   std::vector<ModeId> modes;
   nlohmann::json skipped = nlohmann::json::array();
   for (const ModeId mode : all_modes()) {
+    if (options.mode && mode != *options.mode) continue;
     const ModeAvailability availability = app.availability(mode);
     if (availability.available) {
       modes.push_back(mode);
+    } else if (options.mode) {
+      throw std::runtime_error(std::string("--mode ") + to_string(mode) + " is unavailable: " + availability.reason);
     } else {
       std::fprintf(stderr, "bench: skipping %s: %s\n", to_string(mode), availability.reason.c_str());
       skipped.push_back({{"path", to_string(mode)}, {"reason", availability.reason}});
@@ -409,45 +517,71 @@ int run_bench(const Options& options) {
   }
   const bool cuda = app.cuda_device() >= 0;
   const bool interop = app.interop_support().usable;
+  // With --mode, only that mode's references: the floor for any CUDA mode, the interop ones for a mode
+  // that maps GL objects. The hand-off scaling and the timing cost belong to the full run.
+  const bool one_mode = options.mode.has_value();
+  const bool wants_floor = cuda && (!one_mode || *options.mode != ModeId::Cpu);
+  const bool wants_interop_references =
+      interop && (!one_mode || (*options.mode != ModeId::Cpu && *options.mode != ModeId::Staging));
+  const bool wants_extras = interop && !one_mode && !options.bench_scene;
   if (!cuda) skipped.push_back({{"path", "floor"}, {"reason", "no CUDA device"}});
-  if (!interop) skipped.push_back({{"path", "bare"}, {"reason", app.interop_support().reason}});
-  if (!interop) skipped.push_back({{"path", "scaling"}, {"reason", app.interop_support().reason}});
+  if (!interop)
+    for (const char* path : {"handoff", "bare", "scaling", "timing cost"})
+      skipped.push_back({{"path", path}, {"reason", app.interop_support().reason}});
 
-  const size_t per_size = modes.size() + (cuda ? 1 : 0) + (interop ? 1 : 0);
-  const size_t total = all_scenes().size() * sizes.size() * per_size + (interop ? 6 : 0);
+  const size_t per_size = modes.size() + (wants_floor ? 1 : 0) + 1 + (wants_interop_references ? 2 : 0);
+  const size_t total = scenes.size() * sizes.size() * per_size + (wants_extras ? 6 + scenes.size() : 0);
   size_t done = 0;
   const auto progress = [&](const std::string& what) {
     ++done;
     std::fprintf(stderr, "bench [%zu/%zu] %s\n", done, total, what.c_str());
   };
 
+  // The size the timing cost is measured at: 3840x2160 when it is among the sizes, else the largest.
+  BenchSize timing_size = sizes.front();
+  for (const BenchSize& size : sizes)
+    if (size.width * size.height > timing_size.width * timing_size.height) timing_size = size;
+  for (const BenchSize& size : sizes)
+    if (size.width == 3840 && size.height == 2160) timing_size = size;
+
   std::vector<Measurement> results;
-  for (const SceneId scene : all_scenes()) {
+  std::vector<TimingCost> timing_costs;
+  for (const SceneId scene : scenes) {
     app.request_scene(scene);
     for (const BenchSize& size : sizes) {
       app.resize({size.width, size.height});
       app.request_mode(ModeId::Cpu);
       app.render_frame();  // the scene at this size, its resources re-created
+      finish_frame(app);
       const auto record = [&](Measurement m) {
         m.scene = to_string(scene);
         m.width = size.width;
         m.height = size.height;
+        if (m.frames == 0) return;  // nothing to measure (a headless image scene has no GL work)
         std::fprintf(stderr, "      %s %s %-10s median %.3f ms, p90 %.3f ms (%lld frames)\n", m.scene.c_str(),
                      size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms, m.p90_ms, m.frames);
         results.push_back(std::move(m));
       };
       const std::string where = std::string(to_string(scene)) + " " + size_text(size.width, size.height) + " ";
-      if (cuda) {
-        progress(where + "floor");
+      if (wants_floor) {
+        progress(where + "floor (kernels alone)");
         record(measure_floor(app, options.bench_frames));
       }
-      if (interop) {
+      progress(where + "graphics (GL work alone)");
+      record(measure_graphics(app, options.bench_frames));
+      if (wants_interop_references) {
+        progress(where + "hand-off (map + unmap alone)");
+        record(measure_handoff(app, options.bench_frames));
         progress(where + "bare loop");
         record(measure_bare_loop(app, options.bench_frames));
       }
       for (const ModeId mode : modes) {
         progress(where + to_string(mode));
         record(measure_mode(app, mode, options.bench_frames));
+      }
+      if (wants_extras && size.width == timing_size.width && size.height == timing_size.height) {
+        progress(where + "timing cost (interop, each choice of clocks)");
+        for (TimingCost& cost : measure_timing_cost(app, options.bench_frames)) timing_costs.push_back(cost);
       }
     }
   }
@@ -456,37 +590,49 @@ int run_bench(const Options& options) {
 
   std::vector<ScalingResult> scaling;
   const int scaling_width = std::min(largest_width, 3840), scaling_height = std::min(largest_height, 2160);
-  if (interop)
+  if (wants_extras)
     scaling = measure_scaling(app, scaling_width, scaling_height, options.bench_frames,
                               [&](const std::string& what) { progress("scaling " + what); });
 
-  // The table: each path against the floor, and interop against the bare loop.
+  // The table. reference = floor + hand-off + graphics: the kernels, one hand-off and the GL work the
+  // frame needs, each measured alone; a mode's frame against it says what the rest of the path costs.
   const auto find = [&](const Measurement& like, const char* path) -> const Measurement* {
     for (const Measurement& m : results)
       if (m.scene == like.scene && m.width == like.width && m.height == like.height && m.path == path) return &m;
     return nullptr;
   };
-  std::printf("\n%-12s %-10s %-11s %10s %10s %9s %9s %9s  %s\n", "scene", "size", "path", "median ms", "p90 ms",
-              "x floor", "x bare", "timed ms", "phases (median ms, timing on)");
+  const auto median_of = [&](const Measurement& like, const char* path) {
+    const Measurement* m = find(like, path);
+    return m ? m->median_ms : 0.0;
+  };
+  std::printf("\n%-12s %-10s %-10s %9s %9s %9s %9s %9s %9s  %s\n", "scene", "size", "path", "median ms", "p90 ms",
+              "x ref", "x bare", "timed ms", "x timing", "phases (median ms, timing on)");
   nlohmann::json cases = nlohmann::json::array();
+  const std::vector<std::string> references = {"floor", "handoff", "graphics", "bare"};
   for (const Measurement& m : results) {
-    const Measurement* floor = find(m, "floor");
-    const Measurement* bare = find(m, "bare");
-    const double to_floor = floor && floor->median_ms > 0 ? m.median_ms / floor->median_ms : 0.0;
-    const double to_bare = bare && bare->median_ms > 0 && m.path == "interop" ? m.median_ms / bare->median_ms : 0.0;
+    const bool is_reference = std::find(references.begin(), references.end(), m.path) != references.end();
+    const double floor_ms = median_of(m, "floor"), handoff_ms = median_of(m, "handoff");
+    const double graphics_ms = median_of(m, "graphics"), bare_ms = median_of(m, "bare");
+    // The reference needs the hand-off: only where interop works (the cpu path is judged by itself).
+    const double reference_ms = handoff_ms > 0 ? floor_ms + handoff_ms + graphics_ms : 0.0;
+    const double to_reference = !is_reference && reference_ms > 0 ? m.median_ms / reference_ms : 0.0;
+    const double to_bare = !is_reference && bare_ms > 0 ? m.median_ms / bare_ms : 0.0;
+    const double timing_cost = m.timed_median_ms > 0 && m.median_ms > 0 ? m.timed_median_ms / m.median_ms : 0.0;
     std::string phases;
     for (const auto& [name, value] : m.phases) {
       char text[64];
       std::snprintf(text, sizeof text, "%s %.3f  ", name.c_str(), value.first);
       phases += text;
     }
-    char floor_text[16] = "-", bare_text[16] = "-", timed_text[16] = "-";
-    if (m.timed_median_ms > 0) std::snprintf(timed_text, sizeof timed_text, "%.3f", m.timed_median_ms);
-    if (to_floor > 0) std::snprintf(floor_text, sizeof floor_text, "%.2f", to_floor);
-    if (to_bare > 0) std::snprintf(bare_text, sizeof bare_text, "%.3f", to_bare);
-    std::printf("%-12s %-10s %-11s %10.3f %10.3f %9s %9s %9s  %s\n", m.scene.c_str(),
-                size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms, m.p90_ms, floor_text, bare_text,
-                timed_text, phases.c_str());
+    const auto number = [](double value, const char* format) {
+      char text[24] = "-";
+      if (value > 0) std::snprintf(text, sizeof text, format, value);
+      return std::string(text);
+    };
+    std::printf("%-12s %-10s %-10s %9.3f %9.3f %9s %9s %9s %9s  %s\n", m.scene.c_str(),
+                size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms, m.p90_ms,
+                number(to_reference, "%.3f").c_str(), number(to_bare, "%.3f").c_str(),
+                number(m.timed_median_ms, "%.3f").c_str(), number(timing_cost, "%.3f").c_str(), phases.c_str());
     nlohmann::json entry = {{"scene", m.scene},   {"width", m.width},         {"height", m.height},
                             {"path", m.path},     {"frames", m.frames},       {"median_ms", m.median_ms},
                             {"p90_ms", m.p90_ms}, {"phases_median_ms", {}},   {"phases_p90_ms", {}}};
@@ -494,10 +640,38 @@ int run_bench(const Options& options) {
       entry["phases_median_ms"][name] = value.first;
       entry["phases_p90_ms"][name] = value.second;
     }
-    if (m.timed_median_ms > 0) entry["median_ms_with_phase_timing"] = m.timed_median_ms;
-    if (to_floor > 0) entry["ratio_to_floor"] = to_floor;
-    if (to_bare > 0) entry["ratio_to_bare_loop"] = to_bare;
+    if (m.timed_median_ms > 0) {
+      entry["median_ms_with_phase_timing"] = m.timed_median_ms;
+      entry["ratio_phase_timing_on_to_off"] = timing_cost;
+    }
+    if (!is_reference) {
+      if (floor_ms > 0) entry["floor_ms"] = floor_ms;
+      if (handoff_ms > 0) entry["handoff_ms"] = handoff_ms;
+      entry["graphics_ms"] = graphics_ms;
+      if (reference_ms > 0) {
+        entry["reference_ms"] = reference_ms;
+        entry["ratio_to_reference"] = to_reference;
+      }
+      if (to_bare > 0) entry["ratio_to_bare_loop"] = to_bare;
+    }
     cases.push_back(entry);
+  }
+  nlohmann::json timing_json = nlohmann::json::array();
+  if (!timing_costs.empty()) {
+    std::printf("\nper-phase timing cost, interop at %s, median ms per frame (x: against timing off)\n",
+                size_text(timing_size.width, timing_size.height).c_str());
+    double off_ms = 0.0;
+    for (const TimingCost& cost : timing_costs) {
+      if (cost.clocks == "off") off_ms = cost.median_ms;
+      const double ratio = off_ms > 0 ? cost.median_ms / off_ms : 0.0;
+      std::printf("  %-12s %-55s %8.3f ms  x%.3f\n", cost.scene.c_str(), cost.clocks.c_str(), cost.median_ms, ratio);
+      timing_json.push_back({{"scene", cost.scene},
+                             {"width", timing_size.width},
+                             {"height", timing_size.height},
+                             {"clocks", cost.clocks},
+                             {"median_ms", cost.median_ms},
+                             {"ratio_to_timing_off", ratio}});
+    }
   }
   nlohmann::json scaling_json = nlohmann::json::array();
   if (!scaling.empty()) {
@@ -526,15 +700,24 @@ int run_bench(const Options& options) {
               devices.runtime_version, devices.driver_version, today().c_str());
 
   if (!options.json.empty()) {
-    nlohmann::json report = {{"machine", machine}, {"cases", cases}, {"scaling", scaling_json}, {"skipped", skipped},
-                             {"method", "wall time per frame = render_frame + glFinish with per-phase timing off "
-                                        "(floor: kernels + stream sync); phases: a second pass of 60 frames "
-                                        "with CUDA events / GL timer queries on, medians"}};
+    nlohmann::json report = {
+        {"machine", machine},
+        {"cases", cases},
+        {"timing_cost", timing_json},
+        {"scaling", scaling_json},
+        {"skipped", skipped},
+        {"method",
+         "wall time per frame = render_frame + glFinish + cudaStreamSynchronize with per-phase timing off "
+         "(floor: kernels + stream sync; graphics: the scene's GL work alone; handoff: map + unmap alone; "
+         "bare: the minimal loop with raw CUDA calls); reference_ms = floor + handoff + graphics; phases: a "
+         "second pass of " + std::to_string(kTimedFrames) + " frames (or --bench-frames, if fewer) with "
+         "CUDA events / GL timer queries on, medians"}};
     write_text_file(options.json, report.dump(2) + "\n");
     std::fprintf(stderr, "bench: wrote %s\n", options.json.c_str());
   }
   if (!options.chart.empty()) {
-    write_text_file(options.chart, svg_chart(results, sizes, "interop-lab --bench: " + gpu_name + ", " + today()));
+    write_text_file(options.chart,
+                    svg_chart(results, sizes, scenes, "interop-lab --bench: " + gpu_name + ", " + today()));
     std::fprintf(stderr, "bench: wrote %s\n", options.chart.c_str());
   }
   return 0;

@@ -1,6 +1,7 @@
-// app/bench.hpp — `interop-lab --bench`: every available mode x scene x size, headless, measured
-// against two references taken in the same run: the floor (the same kernel writing plain cudaMalloc
-// memory) and the bare loop (register once, then map -> kernel -> unmap with direct CUDA calls).
+// app/bench.hpp — `interop-lab --bench`: every available mode x scene x size (or the cases --scene,
+// --mode and --size pick), headless, measured against references taken in the same run: the floor
+// (the kernels alone), the hand-off (map + unmap alone), the graphics (the GL work alone) and the bare
+// loop (the minimal correct frame with direct CUDA calls). bench.cpp says how.
 #pragma once
 
 #include "app/cli.hpp"

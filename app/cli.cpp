@@ -416,7 +416,9 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   app.add_flag("--list", options.list, "list scenes, modes and map flags, then exit");
   app.add_flag("--doctor", options.doctor,
                "report CUDA, GL and EGL devices and whether each mode works here, then exit (0: interop works)");
-  app.add_flag("--bench", options.bench, "benchmark every available mode x scene x size headless, then exit");
+  app.add_flag("--bench", options.bench,
+               "benchmark every available mode x scene x size headless, then exit; --scene, --mode and --size "
+               "(or --sizes) pick the cases");
 
   DiffOptions diff;
   std::string max_diff_text, max_fraction_text;
@@ -469,6 +471,15 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
       return usage_error(std::string(bench_only) + " belongs to --bench; add --bench");
   if (options.bench && (options.doctor || !options.screenshot.empty()))
     return usage_error("--bench runs on its own; drop --doctor and --screenshot");
+  if (options.bench) {
+    // --scene, --mode and --size pick the cases to measure; --frames would be silently overruled.
+    if (app.count("--frames") > 0)
+      return usage_error("--frames does not apply to --bench; use --bench-frames N for the measured frames per case");
+    if (app.count("--size") > 0 && app.count("--sizes") > 0)
+      return usage_error("--size and --sizes both pick the benchmark's sizes; give one of them");
+    if (app.count("--size") > 0) options.bench_sizes = {{options.width, options.height}};
+    if (app.count("--scene") > 0) options.bench_scene = options.scene;
+  }
   return result;
 }
 

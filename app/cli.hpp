@@ -66,7 +66,10 @@ struct Options {
   bool doctor = false;  // print the interop report and exit: 0 when CUDA-GL interop works, else 1
 
   bool bench = false;   // benchmark every available mode x scene x size, headless
-  std::vector<BenchSize> bench_sizes;  // --sizes; empty: 1280x720, 1920x1080, 3840x2160, 7680x4320
+  // --sizes, or --size as a list of one; empty: 1280x720, 1920x1080, 3840x2160, 7680x4320
+  std::vector<BenchSize> bench_sizes;
+  std::optional<SceneId> bench_scene;  // --scene with --bench: only this scene; unset: every scene
+  // (--mode with --bench, in `mode`: only that mode besides the references; unset: every available one)
   // Measured frames per case, after a warm-up; unset: up to 300, stopping after 4 s of a slow case.
   std::optional<long long> bench_frames;
   std::string json;     // --json PATH: every number of the benchmark

@@ -63,17 +63,28 @@ class SceneRegistrations {
   std::vector<cudaGraphicsResource_t> m_resources;
 };
 
+// Maps `resources` in one call on `stream` into `mapped`, timed as TimingClocks says: by CUDA events
+// around the call, or on the host (an event before the map costs a context switch on some GPUs).
+inline void timed_map(std::optional<interop::ScopedMap>& mapped, const std::vector<cudaGraphicsResource_t>& resources,
+                      cudaStream_t stream, FrameTimers& timers) {
+  if (timers.clocks().map_on_gpu) {
+    CudaPhase phase(timers, Phase::Map, stream);
+    mapped.emplace(resources, stream);
+  } else {
+    CpuPhase phase(timers, Phase::Map);
+    mapped.emplace(resources, stream);
+  }
+}
+
 // Maps `resources` in one call on the stream, lets `bind(mapped)` fill the views, runs the scene's
-// kernels on them and unmaps; map and kernels are timed on the GPU, unmap on the host (see below).
+// kernels on them and unmaps; the kernels are timed on the GPU, unmap on the host (see below), the map
+// as TimingClocks says.
 template <class Bind>
 void map_compute_unmap(const std::vector<cudaGraphicsResource_t>& resources, cudaStream_t stream, Scene& scene,
                        const FrameInfo& frame, const std::vector<CudaResourceView>& views, FrameTimers& timers,
                        const Bind& bind) {
   std::optional<interop::ScopedMap> mapped;
-  {
-    CudaPhase phase(timers, Phase::Map, stream);
-    mapped.emplace(resources, stream);
-  }
+  timed_map(mapped, resources, stream, timers);
   bind(*mapped);
   {
     CudaPhase phase(timers, Phase::Kernel, stream);

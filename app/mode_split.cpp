@@ -80,10 +80,7 @@ class SplitMode final : public Mode {
 
   void produce(Scene& scene, const FrameInfo& frame, FrameTimers& timers) override {
     std::optional<interop::ScopedMap> mapped;
-    {
-      CudaPhase phase(timers, Phase::Map, m_cuda.stream);
-      mapped.emplace(m_registrations.resources(), m_cuda.stream);
-    }
+    detail::timed_map(mapped, m_registrations.resources(), m_cuda.stream, timers);
     if (has_role(m_specs, ResourceRole::Input)) {
       CudaPhase phase(timers, Phase::CudaCopy, m_cuda.stream);
       for (size_t i = 0; i < m_specs.size(); ++i)

@@ -99,8 +99,16 @@ class Scene {
   // GL work whose result the kernels consume, run before the mode produces the frame (the
   // postprocess scene renders its 3D scene into the texture CUDA reads). Most scenes have none.
   virtual void prepare(const FrameInfo&) {}
-  // Draws into the bound framebuffer (viewport already set to frame.extent).
-  virtual void render(const FrameInfo& frame) = 0;
+  virtual bool has_prepare() const { return false; }
+  // The texture that holds the whole frame when the scene's result is an image the size of the
+  // framebuffer (pattern, postprocess), else 0. The app shows it as it is: headless, that texture IS the
+  // frame (screenshots read it; nothing is drawn); in a window, one full-screen pass copies it to the
+  // back buffer. A full-screen pass costs as much as the kernel and the hand-off together at 4K on some
+  // GPUs, so no scene may add a clear or draw that the frame does not need.
+  virtual GLuint frame_image() const { return 0; }
+  // Draws the frame into the bound framebuffer (viewport already set to frame.extent); only called for
+  // scenes without a frame_image().
+  virtual void render(const FrameInfo&) {}
   // The scene's own controls in the panel (ImGui calls), e.g. the post-process filter.
   virtual void on_ui() {}
 };

@@ -1,6 +1,6 @@
 // app/scene_pattern.cpp — the `pattern` scene: a texture the size of the framebuffer that the kernels
-// rewrite every frame (through a surface object in interop mode), shown 1:1 by a fullscreen triangle.
-// A resize re-creates the texture, so the mode re-registers it.
+// rewrite every frame (through a surface object in interop mode). The texture is the frame itself
+// (Scene::frame_image): the scene draws nothing. A resize re-creates it, so the mode re-registers it.
 #include "app/gl_objects.hpp"
 #include "app/scene.hpp"
 #include "kernels/pattern.hpp"
@@ -12,17 +12,11 @@ class PatternScene final : public Scene {
  public:
   SceneId id() const override { return SceneId::Pattern; }
 
-  void on_attach(Extent extent) override {
-    m_program = create_program("fullscreen.vert", "textured.frag");
-    m_vertex_array = create_vertex_array();  // the fullscreen triangle has no attributes, but core GL needs a VAO
-    on_resize(extent);
-  }
+  void on_attach(Extent extent) override { on_resize(extent); }
 
   void on_detach() override {
     m_resources.clear();
     m_texture = GlTexture();
-    m_vertex_array = GlVertexArray();
-    m_program = GlProgram();
   }
 
   bool resize_recreates_resources() const override { return true; }
@@ -53,15 +47,7 @@ class PatternScene final : public Scene {
     kernels::pattern_cpu(linear_image(views[0].pointer, views[0].pitch), pattern_params(frame));
   }
 
-  void render(const FrameInfo&) override {
-    glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-    glUseProgram(m_program.get());
-    glBindTextureUnit(0, m_texture.get());
-    glBindVertexArray(m_vertex_array.get());
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-    glBindVertexArray(0);
-  }
+  GLuint frame_image() const override { return m_texture.get(); }
 
  private:
   kernels::PatternParams pattern_params(const FrameInfo& frame) const {
@@ -81,8 +67,6 @@ class PatternScene final : public Scene {
 
   Extent m_extent;
   GlTexture m_texture;
-  GlVertexArray m_vertex_array;
-  GlProgram m_program;
   std::vector<ResourceSpec> m_resources;
 };
 

@@ -1,7 +1,8 @@
 // app/scene_postprocess.cpp — the `postprocess` scene: GL renders lit, rotating cubes over a floor into
 // a texture; the kernels read that texture (through a texture object in interop mode) and write a
 // filtered image — Sobel edges or a separable Gaussian blur — into a second texture (through a surface
-// object), which GL shows. Both textures are the size of the framebuffer: a resize re-creates them.
+// object), which is the frame itself (Scene::frame_image). Both textures are the size of the
+// framebuffer: a resize re-creates them.
 #include "app/gl_objects.hpp"
 #include "app/scene.hpp"
 #include "interop/error.hpp"
@@ -67,8 +68,6 @@ class PostprocessScene final : public Scene {
       glVertexArrayAttribBinding(vao, attribute, 0);
     }
     m_lit = create_program("lit.vert", "lit.frag");
-    m_show = create_program("fullscreen.vert", "textured.frag");
-    m_fullscreen = create_vertex_array();
     on_resize(extent);
   }
 
@@ -78,8 +77,6 @@ class PostprocessScene final : public Scene {
     m_host_scratch = {};
     m_filtered = GlTexture();
     m_rendered = OffscreenTarget();
-    m_fullscreen = GlVertexArray();
-    m_show = GlProgram();
     m_lit = GlProgram();
     m_mesh = GlVertexArray();
     m_indices = GlBuffer();
@@ -168,13 +165,8 @@ class PostprocessScene final : public Scene {
     glDisable(GL_DEPTH_TEST);
   }
 
-  void render(const FrameInfo&) override {
-    glUseProgram(m_show.get());
-    glBindTextureUnit(0, m_filtered.get());
-    glBindVertexArray(m_fullscreen.get());
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-    glBindVertexArray(0);
-  }
+  bool has_prepare() const override { return true; }
+  GLuint frame_image() const override { return m_filtered.get(); }
 
   void on_ui() override {
     ImGui::TextUnformatted("filter");
@@ -212,8 +204,6 @@ class PostprocessScene final : public Scene {
   GlVertexArray m_mesh;
   GLsizei m_index_count = 0;
   GlProgram m_lit;
-  GlProgram m_show;
-  GlVertexArray m_fullscreen;
   OffscreenTarget m_rendered;
   GlTexture m_filtered;
   std::vector<ResourceSpec> m_resources;

@@ -159,7 +159,7 @@ void FrameTimers::cuda_begin(Phase phase, cudaStream_t stream) {
   assert(open == kClosed && "FrameTimers::cuda_begin: the phase is already open; call cuda_end() first");
   if (open != kClosed) return;
   open = kUntimed;
-  if (m_cuda_timing == CudaTiming::Off) return;
+  if (m_cuda_timing == CudaTiming::Off || !m_clocks.cuda) return;
   Slot& slot = recording_slot();
   int device = -1;
   if (cudaGetDevice(&device) != cudaSuccess) {
@@ -200,7 +200,11 @@ void FrameTimers::gl_begin(Phase phase) {
   if (m_recording < 0) return;
   assert(m_gl_open < 0 && "FrameTimers::gl_begin: only one GL phase may be open at a time "
                           "(GL_TIME_ELAPSED queries cannot nest); call gl_end() for the open one first");
-  if (m_gl_open >= 0) return;
+  if (m_gl_open >= 0 || m_gl_untimed_open) return;
+  if (!m_clocks.gl) {
+    m_gl_untimed_open = true;
+    return;
+  }
   Slot& slot = recording_slot();
   if (slot.gl_used == slot.gl.size()) {
     slot.gl.reserve(slot.gl.size() + 1);  // before creating: a failed push_back must not leak the query
@@ -218,6 +222,10 @@ void FrameTimers::gl_begin(Phase phase) {
 void FrameTimers::gl_end(Phase phase) {
   static_cast<void>(phase);  // only the assert reads it: the open record knows its phase
   if (m_recording < 0) return;
+  if (m_gl_untimed_open) {
+    m_gl_untimed_open = false;
+    return;
+  }
   assert(m_gl_open >= 0 && "FrameTimers::gl_end without gl_begin: call gl_begin() first");
   if (m_gl_open < 0) return;
   Slot& slot = recording_slot();
@@ -272,6 +280,7 @@ void FrameTimers::note_clock(Slot& slot, Phase phase, Clock clock) {
 void FrameTimers::close_open_phases() {
   // Records left open stay incomplete, so collect() skips them.
   m_cuda_open.fill(kClosed);
+  m_gl_untimed_open = false;
   if (m_gl_open >= 0) {
     glEndQuery(GL_TIME_ELAPSED);  // the next gl_begin could not begin a query while this one is active
     m_gl_open = -1;

@@ -57,6 +57,18 @@ class PhaseWindow {
   std::vector<float> m_sorted;  // scratch for median and p90, kept to avoid an allocation per push
 };
 
+// Which clocks per-phase timing uses. CUDA events and GL timer queries are GPU commands themselves,
+// and on a GPU that time-slices between the GL and the CUDA context one placed where the other
+// context's work is waiting adds a context switch to the frame. `map_on_gpu` brackets
+// cudaGraphicsMapResources with CUDA events (its GPU-side wait for GL shows as map time); off, the map
+// is timed on the host and its GPU-side wait is seen in the frame time only. The benchmark measures
+// what each choice costs (README, Performance).
+struct TimingClocks {
+  bool cuda = true;         // CUDA events around kernels and copies
+  bool gl = true;           // GL_TIME_ELAPSED queries around draws and GL copies
+  bool map_on_gpu = false;  // CUDA events around the map too
+};
+
 // Times the phases of each frame. Up to kSlots frames are in flight: a frame's CUDA events and GL
 // queries are read once they have completed, at a later begin_frame/end_frame, and credited to the
 // tag the frame was begun with, so late results after a mode switch land on the mode that made them.
@@ -103,6 +115,10 @@ class FrameTimers {
   void gl_end(Phase phase);
   // A host-side time measured by the caller (registration calls, CPU kernels, the frame time).
   void cpu_add(Phase phase, double ms);
+
+  // Clocks off make their begin/end calls no-ops (the phase is not recorded). Takes effect at once.
+  void set_clocks(const TimingClocks& clocks) { m_clocks = clocks; }
+  const TimingClocks& clocks() const { return m_clocks; }
 
   // Zero stats when `tag` never recorded `phase` (or not since clear()).
   const PhaseStats& stats(int tag, Phase phase) const;
@@ -167,6 +183,8 @@ class FrameTimers {
   std::array<bool, kPhaseCount> m_next_frame_recorded{};
   std::array<int, kPhaseCount> m_cuda_open;  // record index in the recording slot, kClosed or kUntimed
   int m_gl_open = -1;                        // record index of the open GL phase, -1 when none
+  bool m_gl_untimed_open = false;            // a GL phase is open while GL timing is off
+  TimingClocks m_clocks;
   CudaTiming m_cuda_timing = CudaTiming::Untried;
   std::string m_cuda_off_reason;
   std::map<int, std::array<PhaseWindow, kPhaseCount>> m_stats;  // by tag

@@ -40,19 +40,63 @@ TEST(Bench, MeasuresEveryAvailablePathAndWritesJsonAndChart) {
     EXPECT_GE(entry.at("p90_ms").get<double>(), entry.at("median_ms").get<double>()) << entry.dump();
     if (path == "interop") {
       EXPECT_TRUE(entry.contains("ratio_to_bare_loop")) << entry.dump();
+      // The reference is the sum of the parts measured alone, and the frame is judged against it.
+      const double reference = entry.at("floor_ms").get<double>() + entry.at("handoff_ms").get<double>() +
+                               entry.at("graphics_ms").get<double>();
+      EXPECT_NEAR(entry.at("reference_ms").get<double>(), reference, 1e-9) << entry.dump();
+      EXPECT_NEAR(entry.at("ratio_to_reference").get<double>(), entry.at("median_ms").get<double>() / reference, 1e-9);
+    }
+    // Headless, the pattern image is the frame: there is no GL work to measure alone.
+    if (path == "graphics") {
+      EXPECT_NE(entry.at("scene"), "pattern") << entry.dump();
     }
   }
   EXPECT_TRUE(measured.count("cpu")) << "the cpu mode runs everywhere";
-  for (const std::string path : {"interop", "reregister", "pbo", "split", "staging", "floor", "bare"})
+  for (const std::string path : {"interop", "reregister", "pbo", "split", "staging", "floor", "handoff", "bare"})
     EXPECT_NE(measured.count(path) + skipped.count(path), 0u) << path << " is neither measured nor skipped";
-  // 3 scenes x 2 sizes for every measured path.
-  EXPECT_EQ(report.at("cases").size(), measured.size() * 3 * 2);
+  // 3 scenes x 2 sizes for every measured path; graphics for the two scenes that have GL work headless.
+  EXPECT_EQ(report.at("cases").size(), (measured.size() - 1) * 3 * 2 + 2 * 2);
+  if (measured.count("interop")) {
+    // Every choice of clocks for every scene, at the larger size, and "off" among them.
+    EXPECT_EQ(report.at("timing_cost").size(), 3u * 6u);
+    EXPECT_EQ(report.at("timing_cost").at(0).at("clocks"), "off");
+    EXPECT_EQ(report.at("timing_cost").at(0).at("width"), 320);
+  } else {
+    EXPECT_TRUE(report.at("timing_cost").empty());
+  }
   EXPECT_FALSE(report.at("machine").at("gl_renderer").get<std::string>().empty());
 
   std::ifstream chart(options.chart);
   const std::string svg((std::istreambuf_iterator<char>(chart)), std::istreambuf_iterator<char>());
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("polyline"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// --scene, --mode and --size pick one case: it alone is measured (with the references it is judged by).
+TEST(Bench, FiltersToTheCasesAskedFor) {
+  const labtest::ScratchDir scratch("bench-filter");
+  const lab::ParseResult parsed = [&] {
+    const std::string json = (scratch.path() / "one.json").string();
+    const char* argv[] = {"interop-lab", "--bench",        "--scene", "pattern", "--mode",       "cpu",
+                          "--size",      "64x48",          "--bench-frames", "10", "--json", json.c_str()};
+    return lab::parse_command_line(static_cast<int>(std::size(argv)), argv);
+  }();
+  ASSERT_FALSE(parsed.exit_code) << parsed.output;
+  ASSERT_EQ(lab::run_bench(parsed.options), 0);
+  std::ifstream file(parsed.options.json);
+  const nlohmann::json report = nlohmann::json::parse(file);
+  ASSERT_EQ(report.at("cases").size(), 1u) << report.at("cases").dump();
+  const nlohmann::json& only = report.at("cases").at(0);
+  EXPECT_EQ(only.at("scene"), "pattern");
+  EXPECT_EQ(only.at("path"), "cpu");
+  EXPECT_EQ(only.at("width"), 64);
+  EXPECT_EQ(only.at("height"), 48);
+  EXPECT_TRUE(report.at("scaling").empty());
+  EXPECT_TRUE(report.at("timing_cost").empty());
 }
 
 }  // namespace

@@ -310,3 +310,40 @@ TEST_F(CliScreenshotTest, PathWithoutPngExtensionIsAUsageError) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// --bench takes --scene, --mode and --size as filters; what it would ignore is refused.
+
+namespace {
+
+TEST(CliBenchTest, SceneModeAndSizePickTheCases) {
+  const lab::ParseResult result = parse({"--bench", "--scene", "pattern", "--mode", "cpu", "--size", "64x48"});
+  ASSERT_FALSE(result.exit_code) << result.output;
+  ASSERT_TRUE(result.options.bench_scene.has_value());
+  EXPECT_EQ(*result.options.bench_scene, lab::SceneId::Pattern);
+  EXPECT_EQ(result.options.mode, lab::ModeId::Cpu);
+  ASSERT_EQ(result.options.bench_sizes.size(), 1u);
+  EXPECT_EQ(result.options.bench_sizes[0].width, 64);
+  EXPECT_EQ(result.options.bench_sizes[0].height, 48);
+}
+
+TEST(CliBenchTest, WithoutFiltersEveryCaseRuns) {
+  const lab::ParseResult result = parse({"--bench"});
+  ASSERT_FALSE(result.exit_code) << result.output;
+  EXPECT_FALSE(result.options.bench_scene.has_value());
+  EXPECT_FALSE(result.options.mode.has_value());
+  EXPECT_TRUE(result.options.bench_sizes.empty());
+}
+
+TEST(CliBenchTest, WhatTheBenchWouldIgnoreIsRefused) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--bench", "--frames", "5"},
+                                               std::vector<std::string>{"--bench", "--size", "64x64", "--sizes",
+                                                                        "64x64,128x128"}}) {
+    const lab::ParseResult result = parse(args);
+    ASSERT_TRUE(result.exit_code.has_value()) << "accepted: " << testing::PrintToString(args);
+    EXPECT_EQ(*result.exit_code, 2);
+    EXPECT_NE(result.output.find(args[1]), std::string::npos) << result.output;
+  }
+}
+
+}  // namespace
