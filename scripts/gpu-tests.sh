@@ -12,6 +12,14 @@ set -u
 build_dir=${1:-build/release}
 status=0
 
+# A GPU server must run the GPU tests, not skip them: with INTEROP_LAB_REQUIRE_GPUS set, a test that
+# finds fewer CUDA devices with working interop than that fails instead of skipping.
+if [ -z "${INTEROP_LAB_REQUIRE_GPUS:-}" ] && command -v nvidia-smi >/dev/null; then
+  INTEROP_LAB_REQUIRE_GPUS=$(nvidia-smi --list-gpus 2>/dev/null | grep -c '^GPU ' || true)
+fi
+export INTEROP_LAB_REQUIRE_GPUS=${INTEROP_LAB_REQUIRE_GPUS:-1}
+echo "=== GPU tests must find $INTEROP_LAB_REQUIRE_GPUS CUDA device(s) with GL interop (INTEROP_LAB_REQUIRE_GPUS)"
+
 run() {
   local label=$1
   shift

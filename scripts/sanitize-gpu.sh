@@ -23,6 +23,8 @@
 # memory API, since initcheck cannot see what GL wrote there (the pbo mode's input copy, for one).
 # On a machine without an NVIDIA GPU it says so and exits 0 without running anything.
 set -u
+# It runs only where a GPU is: the GPU tests must run, not skip (tests/support/app_fixture.hpp).
+export INTEROP_LAB_REQUIRE_GPUS=${INTEROP_LAB_REQUIRE_GPUS:-1}
 all_tools=(memcheck racecheck initcheck synccheck)
 tools=()
 build_dir=build/release

@@ -81,7 +81,7 @@ TEST(Doctor, HeadlessWithoutAnNvidiaDriverSaysWhyInteropIsUnavailable) {
 
 TEST(Doctor, HeadlessOnAnNvidiaEglDeviceSaysInteropWorks) {
   const interop::CudaDevices cuda = interop::enumerate_cuda_devices();
-  if (cuda.devices.empty()) GTEST_SKIP() << "needs a CUDA device: " << cuda.error;
+  if (cuda.devices.empty()) LABTEST_NEEDS_GPUS(1, "needs a CUDA device: " << cuda.error);
   const lab::DoctorReport report = lab::collect_doctor_report(headless_options());
   expect_every_section_and_no_bare_unknown_error(report);
   const std::string text = lab::format_doctor_report(report);

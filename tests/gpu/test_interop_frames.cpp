@@ -67,7 +67,7 @@ TEST_P(EveryMode, ProducesTheCpuFrame) {
   const Case c = GetParam();
   lab::App app(labtest::app_options(c.scene, ModeId::Cpu, c.width, c.height));
   if (!app.interop_support().usable)
-    GTEST_SKIP() << "needs a CUDA device whose GL interop works: " << app.interop_support().reason;
+    LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   const long long index = 97;
   const lab::Image cpu_frame = labtest::render(app, index);
   std::vector<kernels::WaveVertex> cpu_vertices;
@@ -112,7 +112,7 @@ INSTANTIATE_TEST_SUITE_P(ScenesAndSizes, EveryMode,
 TEST(InteropResize, ReRegistersTheTextureAndKeepsMatching) {
   lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 640, 360));
   if (!app.interop_support().usable)
-    GTEST_SKIP() << "needs a CUDA device whose GL interop works: " << app.interop_support().reason;
+    LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   ASSERT_TRUE(app.request_mode(ModeId::Interop).available);
   labtest::render(app, 1);
   for (const lab::Extent extent : {lab::Extent{1277, 719}, lab::Extent{0, 0}, lab::Extent{301, 157}}) {
@@ -139,7 +139,7 @@ TEST(InteropResize, ReRegistersTheTextureAndKeepsMatching) {
 TEST(InteropFlags, EveryAllowedCombinationKeepsTheFrame) {
   lab::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 480, 270));
   if (!app.interop_support().usable)
-    GTEST_SKIP() << "needs a CUDA device whose GL interop works: " << app.interop_support().reason;
+    LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   const lab::Image cpu_frame = labtest::render(app, 3);
   for (const ModeId mode : {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split}) {
     ASSERT_TRUE(app.request_mode(mode).available);
@@ -162,7 +162,7 @@ TEST(InteropFlags, EveryAllowedCombinationKeepsTheFrame) {
 TEST(InteropTimings, MapKernelAndUnmapAreMeasuredOnTheGpu) {
   lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 1920, 1080));
   if (!app.interop_support().usable)
-    GTEST_SKIP() << "needs a CUDA device whose GL interop works: " << app.interop_support().reason;
+    LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   for (const ModeId mode : {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split, ModeId::Staging}) {
     ASSERT_TRUE(app.request_mode(mode).available);
     for (long long i = 0; i < 20; ++i) labtest::render(app, i);
@@ -205,7 +205,7 @@ Machine probe_machine() {
 TEST(SplitOneDevice, ComputeDeviceEqualToTheGlDeviceKeepsTheOrdinaryPath) {
   const Machine machine = probe_machine();
   if (!machine.interop_unusable.empty())
-    GTEST_SKIP() << "needs a CUDA device whose GL interop works: " << machine.interop_unusable;
+    LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << machine.interop_unusable);
   lab::Options options = labtest::app_options(SceneId::Pattern, ModeId::Cpu, 640, 360);
   options.mode.reset();  // the default: interop where it works
   options.compute_device = machine.gl_device;
@@ -223,10 +223,10 @@ TEST(SplitOneDevice, ComputeDeviceEqualToTheGlDeviceKeepsTheOrdinaryPath) {
 TEST(SplitTwoDevices, KernelsOnTheOtherGpuProduceTheCpuFrame) {
   const Machine machine = probe_machine();
   if (machine.devices < 2)
-    GTEST_SKIP() << "needs two CUDA devices (GL on one, the kernels on the other); this machine has "
-                 << machine.devices;
+    LABTEST_NEEDS_GPUS(2, "needs two CUDA devices (GL on one, the kernels on the other); this machine has "
+                              << machine.devices);
   if (!machine.interop_unusable.empty())
-    GTEST_SKIP() << "needs a CUDA device whose GL interop works: " << machine.interop_unusable;
+    LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << machine.interop_unusable);
   const int gl_device = machine.gl_device;
   const int compute_device = (gl_device + 1) % static_cast<int>(machine.devices);
   for (const SceneId scene : lab::all_scenes()) {

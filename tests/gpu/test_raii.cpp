@@ -20,7 +20,7 @@ class InteropRaii : public ::testing::Test {
   void SetUp() override {
     m_app = std::make_unique<lab::App>(labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 256, 256));
     if (!m_app->interop_support().usable)
-      GTEST_SKIP() << "needs a CUDA device whose GL interop works: " << m_app->interop_support().reason;
+      LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << m_app->interop_support().reason);
     ASSERT_EQ(interop::live_registrations(), 0);
     m_stream.emplace();
   }

@@ -16,6 +16,11 @@
 
 namespace labtest {
 
+int required_gpus() {
+  const char* required = std::getenv("INTEROP_LAB_REQUIRE_GPUS");
+  return required == nullptr ? 0 : std::atoi(required);
+}
+
 bool use_window() {
   const char* platform = std::getenv("INTEROP_LAB_TEST_PLATFORM");
   return platform != nullptr && std::strcmp(platform, "window") == 0;
