@@ -97,6 +97,19 @@ std::vector<double> time_frames(std::optional<long long> fixed_frames, long long
   return wall_ms;
 }
 
+// Headless the offscreen target takes the size at once; a window gets it from the window system a few
+// events later, or not at all when the screen is smaller.
+void resize_and_wait(App& app, Extent extent) {
+  app.resize(extent);
+  const auto asked = Clock::now();
+  while (app.platform().framebuffer_extent() != extent && seconds_since(asked) < 3.0) app.platform().poll_events();
+  const Extent got = app.platform().framebuffer_extent();
+  if (got != extent)
+    throw std::runtime_error("--bench-window: the window could not be made " + size_text(extent.width, extent.height) +
+                             " (it is " + size_text(got.width, got.height) +
+                             "): measure sizes that fit the screen, or run headless");
+}
+
 // Every frame of the benchmark ends with all its work finished, GL's and CUDA's: glFinish alone could
 // return before CUDA work that no later GL command waits for (a headless image scene draws nothing
 // after its unmap).
@@ -492,7 +505,7 @@ int run_bench(const Options& options) {
     largest_height = std::max(largest_height, size.height);
   }
   Options app_options = options;
-  app_options.headless = true;
+  app_options.headless = !options.bench_window;
   app_options.no_ui = true;
   app_options.mode = ModeId::Cpu;
   app_options.frames = 1;  // animation time from the frame index
@@ -549,7 +562,7 @@ int run_bench(const Options& options) {
   for (const SceneId scene : scenes) {
     app.request_scene(scene);
     for (const BenchSize& size : sizes) {
-      app.resize({size.width, size.height});
+      resize_and_wait(app, {size.width, size.height});
       app.request_mode(ModeId::Cpu);
       app.render_frame();  // the scene at this size, its resources re-created
       finish_frame(app);

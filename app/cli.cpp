@@ -412,6 +412,9 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   for (ValueOption& entry : value_options)
     entry.option = app.add_option(entry.name, entry.value, entry.help)->type_name(entry.type_name);
   app.add_flag("--headless", options.headless, "no window: render offscreen through EGL");
+  app.add_flag("--bench-window", options.bench_window,
+               "with --bench: measure in a window (vsync off, no panel, nothing presented) instead of headless, "
+               "so every frame holds the pass that shows it; the screen must fit the sizes");
   app.add_flag("--no-ui", options.no_ui, "hide the ImGui panel");
   app.add_flag("--list", options.list, "list scenes, modes and map flags, then exit");
   app.add_flag("--doctor", options.doctor,
@@ -466,9 +469,11 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
     if (std::string problem = entry.check(entry.value, options); !problem.empty())
       return usage_error(problem);
   }
-  for (const char* bench_only : {"--sizes", "--bench-frames", "--json", "--chart"})
+  for (const char* bench_only : {"--sizes", "--bench-frames", "--json", "--chart", "--bench-window"})
     if (!options.bench && app.count(bench_only) > 0)
       return usage_error(std::string(bench_only) + " belongs to --bench; add --bench");
+  if (options.bench_window && options.headless)
+    return usage_error("--bench-window measures in a window; drop --headless");
   if (options.bench && (options.doctor || !options.screenshot.empty()))
     return usage_error("--bench runs on its own; drop --doctor and --screenshot");
   if (options.bench) {

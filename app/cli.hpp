@@ -68,6 +68,7 @@ struct Options {
   bool bench = false;   // benchmark every available mode x scene x size, headless
   // --sizes, or --size as a list of one; empty: 1280x720, 1920x1080, 3840x2160, 7680x4320
   std::vector<BenchSize> bench_sizes;
+  bool bench_window = false;  // --bench-window: measure in a window (the show pass in every frame)
   std::optional<SceneId> bench_scene;  // --scene with --bench: only this scene; unset: every scene
   // (--mode with --bench, in `mode`: only that mode besides the references; unset: every available one)
   // Measured frames per case, after a warm-up; unset: up to 300, stopping after 4 s of a slow case.

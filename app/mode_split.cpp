@@ -13,7 +13,9 @@
 // reach each other (peer access enabled at attach), else they go through pinned host memory: a
 // device-to-host copy on one device's stream and a host-to-device copy on the other's, ordered by the
 // same events. Nothing waits on the CPU. With one GPU (compute device == GL device) the same code runs
-// on two streams of one device, which is how its frames are checked where there is only one.
+// on the GL stream alone (the events are then trivially met): kernels on a second stream of the same
+// device made the postprocess frame 2.6 ms slower than interop on an H200 (README, Performance), and a
+// second stream buys nothing on one device.
 #include "app/mode_detail.hpp"
 
 #include "interop/device.hpp"
@@ -32,7 +34,9 @@ namespace {
 class SplitMode final : public Mode {
  public:
   SplitMode(const CudaContext& cuda, const AccessSettings& access)
-      : m_cuda(cuda), m_access(access), m_path(choose_split_path(cuda.compute_device, cuda.device, cuda.split_copy)) {}
+      : m_cuda(cuda), m_access(access), m_path(choose_split_path(cuda.compute_device, cuda.device, cuda.split_copy)) {
+    if (m_cuda.compute_device == m_cuda.device) m_cuda.compute_stream = m_cuda.stream;
+  }
   ~SplitMode() override { on_detach(); }
   SplitMode(const SplitMode&) = delete;
   SplitMode& operator=(const SplitMode&) = delete;

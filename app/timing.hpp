@@ -106,7 +106,8 @@ class FrameTimers {
   // A phase recorded more than once in a frame counts as one sample of the sum (e.g. two copies); all
   // its records in a frame must use the same clock.
   //
-  // cudaEventRecord on `stream` (events with cudaEventDefault, created on first use and reused).
+  // cudaEventRecord on `stream` (events with cudaEventDefault, created on first use and reused). A
+  // phase ends on the stream it began on: its end event completing says its begin has.
   void cuda_begin(Phase phase, cudaStream_t stream);
   void cuda_end(Phase phase, cudaStream_t stream);
   // A GL_TIME_ELAPSED query around the GL commands in between (queries created on first use and reused).
