@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <iomanip>
@@ -332,34 +333,92 @@ ParseResult usage_error(const std::string& message) {
   return result;
 }
 
+// An option that takes a value, as messages about it need it: its name and a valid example.
+struct NamedOption {
+  std::string name;
+  std::string example;
+};
+
 // CLI11 says "--size: 1 required WxH missing" and "--size: At Most 1 required but received 2"; these
-// say what to type instead. Other parse errors (unknown options, stray arguments) read well as they are.
-std::string explain_argument_mismatch(const CLI::ArgumentMismatch& error,
-                                      const std::vector<ValueOption>& value_options) {
+// say what to type instead.
+std::string explain_argument_mismatch(const CLI::ArgumentMismatch& error, const std::vector<NamedOption>& options) {
   const std::string text = error.what();
-  for (const ValueOption& entry : value_options) {
-    if (text.rfind(std::string(entry.name) + ":", 0) != 0) continue;
+  for (const NamedOption& entry : options) {
+    if (text.rfind(entry.name + ":", 0) != 0) continue;
     if (text.find("missing") != std::string::npos)
-      return std::string(entry.name) + " needs a value, e.g. " + entry.name + " " + entry.example;
-    if (text.find("received") != std::string::npos)
-      return std::string(entry.name) + " was given more than once; give it once";
+      return entry.name + " needs a value, e.g. " + entry.name + " " + entry.example;
+    if (text.find("received") != std::string::npos) return entry.name + " was given more than once; give it once";
   }
   return text;
 }
 
-std::string check_diff(DiffOptions& diff, const std::string& max_diff, const std::string& max_fraction) {
-  if (!diff.heatmap.empty())
+constexpr const char* kDiffUsage = "interop-lab diff A.png B.png [--heatmap PATH] [--max-diff N] [--max-fraction F]";
+
+// Levenshtein distance, for "did you mean"; option names are short, so the quadratic table is nothing.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
+    }
+  }
+  return row[b.size()];
+}
+
+// " (did you mean --frames?)" when one of `command`'s long options is a typo away from `name`, else "".
+std::string nearest_option(const std::string& name, const CLI::App& command) {
+  std::string best;
+  size_t best_distance = 3;  // further than two edits is another word, not a typo
+  for (const CLI::Option* option : command.get_options()) {
+    for (const std::string& long_name : option->get_lnames()) {
+      const size_t distance = edit_distance(name, "--" + long_name);
+      if (distance < best_distance) {
+        best_distance = distance;
+        best = "--" + long_name;
+      }
+    }
+  }
+  return best.empty() ? "" : " (did you mean " + best + "?)";
+}
+
+// CLI11's "The following arguments were not expected: x --y" lists every leftover; this names the first,
+// says whether it is an unknown option or a stray argument, and what `command` accepts.
+std::string explain_extras(const CLI::App& command, bool is_diff) {
+  const std::vector<std::string> extras = command.remaining();
+  if (extras.empty()) return "unexpected arguments; see --help";
+  const std::string& extra = extras.front();
+  if (extra.size() > 1 && extra[0] == '-') {
+    const std::string name = extra.substr(0, extra.find('='));
+    if (is_diff)
+      return name + ": unknown option of diff" + nearest_option(name, command) +
+             "; it takes --heatmap, --max-diff and --max-fraction";
+    return name + ": unknown option" + nearest_option(name, command) + "; see --help";
+  }
+  if (is_diff) return shown(extra) + ": one file too many; diff compares two PNG files: " + kDiffUsage;
+  return shown(extra) + ": unexpected argument; interop-lab takes options, or the diff command: " + kDiffUsage;
+}
+
+// An empty value is a usage error like any other bad one: `--max-diff ""` from an unset shell variable
+// must not quietly mean "the default".
+std::string check_diff(DiffOptions& diff, const CLI::App& command, const std::string& max_diff,
+                       const std::string& max_fraction) {
+  if (command.count("--heatmap") > 0)
     if (std::string problem = output_path_problem("--heatmap", diff.heatmap, ".png"); !problem.empty()) return problem;
-  if (!max_diff.empty()) {
+  if (command.count("--max-diff") > 0) {
     long long value = 0;
     if (parse_whole_number(max_diff, value) != NumberParse::Ok || value > 255)
-      return "--max-diff " + shown(max_diff) + ": must be a whole number from 0 to 255";
+      return "--max-diff " + shown(max_diff) + ": must be a whole number from 0 to 255 (e.g. --max-diff 2)";
     diff.max_diff = static_cast<int>(value);
   }
-  if (!max_fraction.empty()) {
+  if (command.count("--max-fraction") > 0) {
     char* end = nullptr;
     const double value = std::strtod(max_fraction.c_str(), &end);
-    if (end == max_fraction.c_str() || *end != '\0' || !(value >= 0.0 && value <= 1.0))
+    if (max_fraction.empty() || end == max_fraction.c_str() || *end != '\0' || !(value >= 0.0 && value <= 1.0))
       return "--max-fraction " + shown(max_fraction) + ": must be a number from 0 to 1 (e.g. 0.001 for 0.1%)";
     diff.max_fraction = value;
   }
@@ -451,13 +510,24 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
     result.output = std::string(version.what()) + "\n";
     return result;
   } catch (const CLI::ArgumentMismatch& error) {
-    return usage_error(explain_argument_mismatch(error, value_options));
+    std::vector<NamedOption> named{{"--heatmap", "heat.png"}, {"--max-diff", "2"}, {"--max-fraction", "0.001"}};
+    for (const ValueOption& entry : value_options) named.push_back({entry.name, entry.example});
+    return usage_error(explain_argument_mismatch(error, named));
+  } catch (const CLI::RequiredError& error) {
+    // Only diff's A and B are required.
+    if (diff_command->parsed()) return usage_error(std::string("diff: needs two PNG files: ") + kDiffUsage);
+    return usage_error(error.what());
+  } catch (const CLI::ExtrasError&) {
+    // CLI11 raises it for the command that was left the extras: diff's own, or the main one's.
+    if (diff_command->parsed() && !diff_command->remaining().empty())
+      return usage_error(explain_extras(*diff_command, true));
+    return usage_error(explain_extras(app, false));
   } catch (const CLI::ParseError& error) {
     return usage_error(error.what());
   }
 
   if (diff_command->parsed()) {
-    if (std::string problem = check_diff(diff, max_diff_text, max_fraction_text); !problem.empty())
+    if (std::string problem = check_diff(diff, *diff_command, max_diff_text, max_fraction_text); !problem.empty())
       return usage_error(problem);
     options.diff = diff;
     return result;

@@ -2,6 +2,7 @@
 // (DESIGN: exit 0 success, 1 runtime failure, 2 usage error) is what tests and scripts rely on.
 #pragma once
 
+#include "app/image_io.hpp"
 #include "interop/access.hpp"
 #include "kernels/postprocess.hpp"
 
@@ -30,9 +31,6 @@ const std::vector<ModeId>& all_modes();
 // One line each, for --list and the panel's tooltips.
 const char* describe(SceneId scene);
 const char* describe(ModeId mode);
-
-// Largest accepted --size edge: the GL_MAX_TEXTURE_SIZE every GL 4.5 driver of note supports.
-constexpr int kMaxImageEdge = 16384;
 
 // `interop-lab diff A.png B.png`: compare two images (exit 0 same, 1 different, 2 error).
 struct DiffOptions {

@@ -1,10 +1,13 @@
 // app/diff.cpp — `interop-lab diff A.png B.png`: reads both images, compares them at --max-diff and
 // --max-fraction, prints the metrics and writes the heat map when asked (also when they match).
-// Exit codes are the diff's own contract: 0 same, 1 different, 2 an input or the heat map failed.
+// Exit codes are the diff's own contract: 0 same, 1 different, 2 an input or the heat map failed, or the
+// heat map would overwrite an input.
 #include "app/diff.hpp"
 
 #include "app/image_compare.hpp"
 #include "app/image_io.hpp"
+
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <optional>
@@ -30,6 +33,8 @@ std::string read_problem(const ImageError& error) {
       return std::string("unreadable input: ") + error.what();
     case ImageError::Kind::Corrupt:
       return std::string("corrupt input: ") + error.what();
+    case ImageError::Kind::TooLarge:
+      return std::string("input too large: ") + error.what();
     case ImageError::Kind::Unwritable:
       break;
   }
@@ -45,9 +50,26 @@ std::optional<Image> read_input(const std::string& path) {
   }
 }
 
+// Whether `output` is the file `input` already is (the same path, a symlink, a hard link): writing the
+// heat map there would replace an input. A path that does not exist yet is no input.
+bool same_file(const std::string& output, const std::string& input) {
+  struct stat output_info {}, input_info {};
+  return stat(output.c_str(), &output_info) == 0 && stat(input.c_str(), &input_info) == 0 &&
+         output_info.st_dev == input_info.st_dev && output_info.st_ino == input_info.st_ino;
+}
+
 }  // namespace
 
 int run_diff(const DiffOptions& options) {
+  // Before reading anything: refusing late would still be right, but refusing first costs nothing.
+  for (const std::string* input : {&options.a, &options.b}) {
+    if (options.heatmap.empty() || !same_file(options.heatmap, *input)) continue;
+    std::fprintf(stderr,
+                 "interop-lab diff: --heatmap %s is the input %s (the same file); writing the heat map would "
+                 "replace it: give another path\n",
+                 options.heatmap.c_str(), input->c_str());
+    return kError;
+  }
   const std::optional<Image> a = read_input(options.a);
   const std::optional<Image> b = read_input(options.b);
   if (!a || !b) return kError;

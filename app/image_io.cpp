@@ -12,7 +12,6 @@
 #include <cassert>
 #include <cctype>
 #include <cerrno>
-#include <climits>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
@@ -112,6 +111,28 @@ bool ends_with(const std::string& name, const std::string& extension) {
   return suffix == extension;
 }
 
+// What a path is when it is not a regular file, for "cannot read x: it is a FIFO".
+const char* file_type_name(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "a special file";
+}
+
+std::string size_text(png_uint_32 width, png_uint_32 height) {
+  return std::to_string(width) + "x" + std::to_string(height);
+}
+
+// Deflate shrinks at best about 1032:1, and a PNG row holds a filter byte plus at least one bit per pixel:
+// a file smaller than this cannot hold a width x height image, whatever its header claims.
+size_t smallest_possible_png(png_uint_32 width, png_uint_32 height) {
+  constexpr size_t kDeflateBestRatio = 1032;
+  const size_t raw_bytes = static_cast<size_t>(height) * (1 + (static_cast<size_t>(width) + 7) / 8);
+  return raw_bytes / kDeflateBestRatio;
+}
+
 }  // namespace
 
 void write_png(const std::string& path, const Image& image) {
@@ -142,49 +163,79 @@ void write_text_file(const std::string& path, const std::string& contents) {
   });
 }
 
-Image read_png(const std::string& path) {
-  struct stat info {};
-  if (stat(path.c_str(), &info) != 0) {
+Image read_png(const std::string& path, size_t max_pixels) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever. fstat on the open
+  // descriptor (not stat on the path before) judges the very file that is then read.
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     const int error = errno;
     const auto kind =
         (error == ENOENT || error == ENOTDIR) ? ImageError::Kind::NotFound : ImageError::Kind::Unreadable;
     throw ImageError(kind, "cannot read " + path + ": " + errno_text(error));
   }
-  if (S_ISDIR(info.st_mode)) {
-    throw ImageError(ImageError::Kind::Unreadable, "cannot read " + path + ": it is a directory");
+  struct stat info {};
+  if (fstat(fd, &info) != 0) {
+    const int error = errno;
+    close(fd);
+    throw ImageError(ImageError::Kind::Unreadable, "cannot read " + path + ": " + errno_text(error));
   }
-  std::unique_ptr<FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
+  if (!S_ISREG(info.st_mode)) {
+    close(fd);
+    throw ImageError(ImageError::Kind::Unreadable, "cannot read " + path + ": it is " +
+                                                       file_type_name(info.st_mode) + ", not a PNG file");
+  }
+  // A regular file never blocks; clearing the flag keeps stdio's reads ordinary.
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::unique_ptr<FILE, FileCloser> file(fdopen(fd, "rb"));
   if (!file) {
-    throw ImageError(ImageError::Kind::Unreadable, "cannot read " + path + ": " + errno_text(errno));
+    const int error = errno;
+    close(fd);
+    throw ImageError(ImageError::Kind::Unreadable, "cannot read " + path + ": " + errno_text(error));
   }
+  return read_png_stream(file.get(), static_cast<size_t>(info.st_size), path, max_pixels);
+}
 
+Image read_png_stream(FILE* file, size_t file_bytes, const std::string& name, size_t max_pixels) {
   png_image png{};
   png.version = PNG_IMAGE_VERSION;
   PngImageGuard guard{png};
   // libpng reports a short read and a failed read alike ("Read Error"); the stream's flags tell them apart.
   const auto fail_read = [&](const char* stage) {
-    if (std::ferror(file.get())) {
-      throw ImageError(ImageError::Kind::Unreadable, "cannot read " + path + ": I/O error (libpng: " +
+    if (std::ferror(file)) {
+      throw ImageError(ImageError::Kind::Unreadable, "cannot read " + name + ": I/O error (libpng: " +
                                                          png.message + ")");
     }
-    const std::string reason = std::feof(file.get()) ? "truncated" : "not a valid PNG";
+    const std::string reason = std::feof(file) ? "truncated" : "not a valid PNG";
     throw ImageError(ImageError::Kind::Corrupt,
-                     path + ": " + reason + " (libpng, " + stage + ": " + png.message + ")");
+                     name + ": " + reason + " (libpng, " + stage + ": " + png.message + ")");
   };
-  if (!png_image_begin_read_from_stdio(&png, file.get())) fail_read("header");
+  if (!png_image_begin_read_from_stdio(&png, file)) fail_read("header");
 
-  if (png.width > static_cast<png_uint_32>(INT_MAX) || png.height > static_cast<png_uint_32>(INT_MAX)) {
-    throw ImageError(ImageError::Kind::Unreadable, path + ": " + std::to_string(png.width) + "x" +
-                                                       std::to_string(png.height) + " is too large to load");
+  // Judged from the header alone, before a byte of pixel memory: a 57-byte file may claim 40000x40000.
+  const std::string claimed = size_text(png.width, png.height);
+  const auto kEdge = static_cast<png_uint_32>(kMaxImageEdge);
+  if (png.width > kEdge || png.height > kEdge) {
+    throw ImageError(ImageError::Kind::TooLarge, name + ": the header says " + claimed +
+                                                     "; images larger than " + std::to_string(kMaxImageEdge) +
+                                                     " pixels per side are refused");
+  }
+  const size_t pixels = static_cast<size_t>(png.width) * png.height;
+  if (pixels > max_pixels) {
+    throw ImageError(ImageError::Kind::TooLarge, name + ": the header says " + claimed + " (" +
+                                                     std::to_string(pixels) + " pixels); at most " +
+                                                     std::to_string(max_pixels) + " pixels are read");
+  }
+  if (file_bytes < smallest_possible_png(png.width, png.height)) {
+    throw ImageError(ImageError::Kind::Corrupt, name + ": truncated: the header says " + claimed + ", which " +
+                                                    std::to_string(file_bytes) + " bytes cannot hold");
   }
   Image image;
   image.width = static_cast<int>(png.width);
   image.height = static_cast<int>(png.height);
   try {
-    image.rgba.resize(static_cast<size_t>(png.width) * png.height * 4);
+    image.rgba.resize(pixels * 4);
   } catch (const std::bad_alloc&) {
-    throw ImageError(ImageError::Kind::Unreadable, path + ": " + std::to_string(png.width) + "x" +
-                                                       std::to_string(png.height) + " is too large to load");
+    throw ImageError(ImageError::Kind::TooLarge, name + ": " + claimed + " is too large to load here");
   }
   // 16-bit files without gAMA/sRGB come from ordinary tools and are sRGB-encoded in practice; libpng's
   // default (linear) would brighten them on the way down to 8 bits.

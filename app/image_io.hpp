@@ -2,12 +2,20 @@
 // write leaves nothing behind, and an existing file is replaced only by a complete one.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace lab {
+
+// Largest image edge the app renders (--size) and reads: the GL_MAX_TEXTURE_SIZE every GL 4.5 driver of
+// note supports.
+constexpr int kMaxImageEdge = 16384;
+// Largest pixel count read_png accepts: every image the app can write (16384 x 16384, 1 GiB as RGBA8).
+constexpr size_t kMaxImagePixels = static_cast<size_t>(kMaxImageEdge) * kMaxImageEdge;
 
 // RGBA8, rows top to bottom (file order). GL reads back bottom row first: see flip_rows.
 struct Image {
@@ -20,7 +28,7 @@ struct Image {
 
 class ImageError : public std::runtime_error {
  public:
-  enum class Kind { NotFound, Unreadable, Corrupt, Unwritable };
+  enum class Kind { NotFound, Unreadable, Corrupt, TooLarge, Unwritable };
   ImageError(Kind kind, const std::string& message) : std::runtime_error(message), m_kind(kind) {}
   Kind kind() const { return m_kind; }
 
@@ -30,9 +38,15 @@ class ImageError : public std::runtime_error {
 
 // Throws ImageError (Unwritable) naming the path and the reason.
 void write_png(const std::string& path, const Image& image);
-// Throws ImageError: NotFound, Unreadable (permissions, a directory), Corrupt (not a PNG, truncated).
-// Any PNG colour type / bit depth is converted to RGBA8.
-Image read_png(const std::string& path);
+// Throws ImageError: NotFound, Unreadable (permissions, anything but a regular file: a directory, a FIFO,
+// a device), Corrupt (not a PNG, truncated), TooLarge. Any PNG colour type / bit depth is converted to RGBA8.
+// The header is judged before any pixel memory is allocated: an edge over kMaxImageEdge, more than
+// `max_pixels`, or more pixels than the file's size can hold even at deflate's best ratio is refused.
+Image read_png(const std::string& path, size_t max_pixels = kMaxImagePixels);
+// read_png's decoder on an open stream of `file_bytes` bytes (`name` in messages); the fuzz target feeds
+// it memory through fmemopen.
+Image read_png_stream(FILE* file, size_t file_bytes, const std::string& name,
+                      size_t max_pixels = kMaxImagePixels);
 
 // Writes a text file (JSON, SVG) the same atomic way; throws ImageError (Unwritable).
 void write_text_file(const std::string& path, const std::string& contents);

@@ -8,13 +8,16 @@
 #
 #   scripts/update-goldens.sh [SCENE...]          (default: wave pattern postprocess)
 #
+# Exit codes: 0 done, 1 a failure (rendering, a golden that cannot be written), 2 a usage error (an unknown
+# scene, or CI=true).
 # Environment: PRESET, BUILD_DIR as in build.sh; INTEROP_LAB=path/to/interop-lab uses that binary instead
-# of building. New images and heat maps of what changed stay in BUILD_DIR/golden-update/.
+# of building; INTEROP_LAB_GOLDEN_DIR writes the goldens there instead of tests/golden (as the tests read
+# them). New images and heat maps of what changed stay in BUILD_DIR/golden-update/.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-golden_dir=$root/tests/golden
+golden_dir=${INTEROP_LAB_GOLDEN_DIR:-$root/tests/golden}
 build_dir=${BUILD_DIR:-build/${PRESET:-release}}
 case "$build_dir" in
   /*) ;;
@@ -25,6 +28,11 @@ say() { echo "update-goldens: $*"; }
 fail() {
   echo "update-goldens: $*" >&2
   exit 1
+}
+usage_error() {
+  echo "update-goldens: $*" >&2
+  echo "usage: scripts/update-goldens.sh [wave|pattern|postprocess]..." >&2
+  exit 2
 }
 
 if [ "${CI:-}" = true ]; then
@@ -48,9 +56,31 @@ goldens=(
 
 wanted=("$@")
 for scene in "${wanted[@]}"; do
-  printf '%s\n' "${goldens[@]}" | awk '{ print $1 }' | grep -qx "$scene" ||
-    fail "unknown scene '$scene'; choose from: wave pattern postprocess"
+  printf '%s\n' "${goldens[@]}" | awk '{ print $1 }' | grep -qx -- "$scene" ||
+    usage_error "unknown scene '$scene'; choose from: wave pattern postprocess"
 done
+
+# Every file this run may replace must be a file (or absent), in a directory it can write: checked before
+# building and rendering, so a directory where a golden should be fails in a second, not as "new golden".
+[ -e "$golden_dir" ] && [ ! -d "$golden_dir" ] && fail "$golden_dir is not a directory"
+for line in "${goldens[@]}"; do
+  read -r scene _ <<<"$line"
+  if [ ${#wanted[@]} -gt 0 ] && ! printf '%s\n' "${wanted[@]}" | grep -qx -- "$scene"; then continue; fi
+  for file in "$golden_dir/$scene.png" "$golden_dir/$scene.json"; do
+    if [ -e "$file" ] && [ ! -f "$file" ]; then
+      fail "$file exists but is not a regular file (a directory?); move it away and run again"
+    fi
+  done
+done
+if [ -d "$golden_dir" ] && [ ! -w "$golden_dir" ]; then fail "$golden_dir is not writable"; fi
+
+# Replaces `target` with `source` through a temporary file beside it; mv -T never moves into a directory
+# that appeared meanwhile. Any failure ends the run (never "new golden" for a file that was not written).
+install_file() {
+  local source=$1 target=$2
+  cp "$source" "$target.tmp" || fail "cannot write $target.tmp"
+  mv -T "$target.tmp" "$target" || { rm -f "$target.tmp"; fail "cannot replace $target"; }
+}
 
 if [ -n "${INTEROP_LAB:-}" ]; then
   app=$INTEROP_LAB
@@ -88,9 +118,9 @@ for line in "${goldens[@]}"; do
   # time = frame / 60 and the screenshot is the last frame: --frames N+1 shows frame N.
   "$app" "${args[@]}" >"$work/$scene.log" 2>&1 || { cat "$work/$scene.log" >&2; fail "rendering $scene failed"; }
 
-  if [ ! -f "$golden" ]; then
+  if [ ! -e "$golden" ]; then
+    install_file "$new" "$golden"
     say "$scene: new golden ($size, frame $frame)"
-    cp "$new" "$golden.tmp" && mv "$golden.tmp" "$golden"
     changed=1
   else
     set +e
@@ -111,7 +141,7 @@ for line in "${goldens[@]}"; do
         *) say "$scene: replaced: $identical" ;;
       esac
       [ $status -le 1 ] && say "  heat map: $work/$scene-heatmap.png"
-      cp "$new" "$golden.tmp" && mv "$golden.tmp" "$golden"
+      install_file "$new" "$golden"
       changed=1
     fi
   fi
@@ -132,11 +162,11 @@ for line in "${goldens[@]}"; do
     echo "  \"interop_lab_version\": \"$version\","
     echo "  \"written_by\": \"scripts/update-goldens.sh\""
     echo "}"
-  } >"$json.tmp"
+  } >"$json.tmp" || fail "cannot write $json.tmp"
   if cmp -s "$json.tmp" "$json"; then
     rm "$json.tmp"
   else
-    mv "$json.tmp" "$json"
+    mv -T "$json.tmp" "$json" || { rm -f "$json.tmp"; fail "cannot replace $json"; }
     say "$scene: wrote $json"
     changed=1
   fi

@@ -11,8 +11,6 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <fstream>
-#include <stdexcept>
 
 namespace labtest {
 
@@ -126,27 +124,22 @@ std::optional<Golden> load_golden(const std::string& dir, lab::SceneId scene, st
     }
   }
   try {
-    std::ifstream file(json_path);
-    const nlohmann::json json = nlohmann::json::parse(file);
-    golden.width = json.at("width").get<int>();
-    golden.height = json.at("height").get<int>();
-    golden.frame = json.at("frame").get<long long>();
-    golden.renderer = json.at("renderer").get<std::string>();
-    golden.version = json.at("interop_lab_version").get<std::string>();
-    const auto read_tolerance = [&json](const char* key) {
-      return Tolerance{json.at(key).at("max_diff").get<int>(), json.at(key).at("max_fraction").get<double>()};
-    };
-    golden.same_renderer = read_tolerance("tolerance");
-    golden.other_renderer = read_tolerance("other_renderer_tolerance");
-    if (json.contains("filter")) {
-      const std::string filter = json.at("filter").get<std::string>();
-      if (filter == kernels::to_string(kernels::Filter::Blur))
-        golden.filter = kernels::Filter::Blur;
-      else if (filter != kernels::to_string(kernels::Filter::Sobel))
-        throw std::runtime_error("unknown filter '" + filter + "'");
-    }
-  } catch (const std::exception& error) {
-    problem = json_path + ": " + error.what() + " (scripts/update-goldens.sh writes it)";
+    const lab::GoldenRecord record = lab::read_golden_json(json_path);
+    if (record.scene != name)
+      throw lab::GoldenError(json_path + ": scene: is \"" + record.scene + "\", not \"" + name + "\"");
+    golden.width = record.width;
+    golden.height = record.height;
+    golden.frame = record.frame;
+    golden.renderer = record.renderer;
+    golden.version = record.version;
+    golden.same_renderer = record.same_renderer;
+    golden.other_renderer = record.other_renderer;
+    if (record.filter == kernels::to_string(kernels::Filter::Blur))
+      golden.filter = kernels::Filter::Blur;
+    else if (!record.filter.empty() && record.filter != kernels::to_string(kernels::Filter::Sobel))
+      throw lab::GoldenError(json_path + ": filter: unknown filter \"" + record.filter + "\"; sobel or blur");
+  } catch (const lab::GoldenError& error) {
+    problem = error.what();
     return std::nullopt;
   }
   try {

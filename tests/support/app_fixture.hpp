@@ -3,6 +3,7 @@
 #pragma once
 
 #include "app/app.hpp"
+#include "app/golden.hpp"
 #include "app/image_compare.hpp"
 #include "app/scene_wave.hpp"
 #include "kernels/postprocess.hpp"
@@ -78,11 +79,8 @@ lab::Image expected_postprocess_frame(lab::App& app, kernels::Filter filter);
 lab::Image expected_frame(lab::App& app, lab::SceneId scene, long long index);
 
 // How far a frame may be from an image: pixels with a channel more than max_diff (/255) apart may make up
-// at most max_fraction of the image.
-struct Tolerance {
-  int max_diff = 0;
-  double max_fraction = 0.0;
-};
+// at most max_fraction of the image. A golden's tolerances are capped (app/golden.hpp); other checks' are not.
+using Tolerance = lab::GoldenTolerance;
 
 // A golden image (tests/golden/<scene>.png) and what its JSON beside it records: how it was rendered
 // and the tolerances it is compared at. scripts/update-goldens.sh writes both; tests only read them.
@@ -108,7 +106,8 @@ struct Golden {
 // `built_in` (the source tree's tests/golden, compiled into the test binary).
 std::string golden_dir(const char* built_in);
 
-// Reads <dir>/<scene>.json and <dir>/<scene>.png. On failure returns nullopt and says why in
+// Reads <dir>/<scene>.json (through lab::read_golden_json, which validates it and caps its tolerances)
+// and <dir>/<scene>.png. On failure returns nullopt and says why in
 // `problem`; a missing golden's problem says how to create it.
 std::optional<Golden> load_golden(const std::string& dir, lab::SceneId scene, std::string& problem);
 

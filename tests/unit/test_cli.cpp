@@ -259,10 +259,32 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"ComputeDeviceNegative", {"--compute-device", "-1"}, {"--compute-device -1", "non-negative integer"}},
         BadInput{"ComputeDeviceText", {"--compute-device", "gpu1"}, {"--compute-device gpu1", "non-negative"}},
         BadInput{"SplitCopyUnknown", {"--split-copy", "nvlink"}, {"--split-copy nvlink", "peer or host"}},
-        BadInput{"UnknownOption", {"--bogus"}, {"--bogus"}},
-        BadInput{"UnknownShortOption", {"-x"}, {"-x"}},
-        BadInput{"StrayArgument", {"stray"}, {"stray"}},
-        BadInput{"StrayAfterOptions", {"--scene", "wave", "pattern"}, {"pattern"}},
+        BadInput{"UnknownOption", {"--bogus"}, {"--bogus: unknown option; see --help"}},
+        BadInput{"UnknownOptionWithValue", {"--frobnicate=3"}, {"--frobnicate: unknown option; see --help"}},
+        BadInput{"UnknownOptionNearAKnownOne", {"--frame", "3"}, {"--frame: unknown option (did you mean --frames?)"}},
+        BadInput{"UnknownShortOption", {"-x"}, {"-x: unknown option"}},
+        BadInput{"StrayArgument", {"stray"}, {"stray: unexpected argument", "interop-lab diff A.png B.png"}},
+        BadInput{"StrayAfterOptions", {"--scene", "wave", "pattern"}, {"pattern: unexpected argument"}},
+        BadInput{"DiffNoFiles", {"diff"}, {"diff: needs two PNG files: interop-lab diff A.png B.png [--heatmap PATH]"}},
+        BadInput{"DiffOneFile", {"diff", "a.png"}, {"diff: needs two PNG files: interop-lab diff A.png B.png"}},
+        BadInput{"DiffThreeFiles", {"diff", "a.png", "b.png", "c.png"}, {"c.png: one file too many", "diff A.png B.png"}},
+        BadInput{"DiffUnknownOption", {"diff", "a.png", "b.png", "--nope"},
+                 {"--nope: unknown option of diff; it takes --heatmap, --max-diff and --max-fraction"}},
+        BadInput{"DiffUnknownOptionNearAKnownOne", {"diff", "a.png", "b.png", "--max-dif", "3"},
+                 {"--max-dif: unknown option of diff (did you mean --max-diff?)"}},
+        BadInput{"DiffMaxDiffTwice", {"diff", "a.png", "b.png", "--max-diff", "2", "--max-diff", "3"},
+                 {"--max-diff was given more than once; give it once"}},
+        BadInput{"DiffMaxFractionTwice", {"diff", "a.png", "b.png", "--max-fraction", "0", "--max-fraction", "0"},
+                 {"--max-fraction was given more than once"}},
+        BadInput{"DiffMaxDiffMissingValue", {"diff", "a.png", "b.png", "--max-diff"},
+                 {"--max-diff needs a value, e.g. --max-diff 2"}},
+        BadInput{"DiffMaxDiffEmpty", {"diff", "a.png", "b.png", "--max-diff", ""}, {"--max-diff '': ", "0 to 255"}},
+        BadInput{"DiffMaxDiffEmptyAfterEquals", {"diff", "a.png", "b.png", "--max-diff="}, {"--max-diff needs a value"}},
+        BadInput{"DiffMaxDiffTooLarge", {"diff", "a.png", "b.png", "--max-diff", "256"}, {"--max-diff 256: ", "0 to 255"}},
+        BadInput{"DiffMaxFractionEmpty", {"diff", "a.png", "b.png", "--max-fraction", ""},
+                 {"--max-fraction '': ", "from 0 to 1"}},
+        BadInput{"DiffMaxFractionOverOne", {"diff", "a.png", "b.png", "--max-fraction", "1.5"}, {"--max-fraction 1.5: "}},
+        BadInput{"DiffHeatmapEmpty", {"diff", "a.png", "b.png", "--heatmap", ""}, {"--heatmap '': ", "empty"}},
         BadInput{"RepeatedOption", {"--scene", "wave", "--scene", "pattern"}, {"--scene", "more than once"}},
         BadInput{"ScreenshotNoDirectory",
                  {"--screenshot", "/nonexistent-interop-lab-dir/out.png"},
@@ -270,6 +292,21 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"ScreenshotMissingValue", {"--screenshot"}, {"--screenshot", "needs a value"}}),
     [](const testing::TestParamInfo<BadInput>& param_info) { return std::string(param_info.param.name); });
 // clang-format on
+
+TEST(CliTest, DiffTakesTwoFilesAndItsTolerances) {
+  lab::ParseResult result = parse({"diff", "a.png", "b.png"});
+  expect_runs(result);
+  ASSERT_TRUE(result.options.diff.has_value());
+  EXPECT_EQ(result.options.diff->a, "a.png");
+  EXPECT_EQ(result.options.diff->b, "b.png");
+  EXPECT_EQ(result.options.diff->max_diff, 2);
+  EXPECT_EQ(result.options.diff->heatmap, "");
+
+  result = parse({"diff", "a.png", "b.png", "--max-diff", "0", "--max-fraction", "0.25"});
+  expect_runs(result);
+  EXPECT_EQ(result.options.diff->max_diff, 0);
+  EXPECT_EQ(result.options.diff->max_fraction, 0.25);
+}
 
 TEST(CliTest, FirstBadValueIsTheOneReported) {
   const lab::ParseResult result = parse({"--frames", "0", "--scene", "nope"});

@@ -4,12 +4,16 @@
 
 #include "app/image_io.hpp"
 #include "tests/support/app_fixture.hpp"
+#include "tests/support/crafted_png.hpp"
 #include "tests/support/scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace fs = std::filesystem;
@@ -102,6 +106,54 @@ TEST_F(DiffTest, AMissingInputIsAnErrorNamingIt) {
   std::swap(diff.a, diff.b);  // the first input missing reads the same
   EXPECT_EQ(run(diff, errors), 2);
   EXPECT_NE(errors.find(path("absent.png")), std::string::npos) << errors;
+}
+
+std::string file_bytes(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// `--heatmap mine.png` with mine.png an input would replace the input with the heat map.
+TEST_F(DiffTest, AHeatmapThatIsAnInputIsRefusedAndTheInputKept) {
+  lab::Image b = checkerboard(40, 30);
+  b.rgba[0] += 50;
+  lab::write_png(path("b.png"), b);
+  fs::create_symlink(path("b.png"), path("link-to-b.png"));
+  fs::create_hard_link(path("a.png"), path("hard-link-to-a.png"));
+  const std::string a_before = file_bytes(path("a.png"));
+  const std::string b_before = file_bytes(path("b.png"));
+  for (const std::string& heatmap : {path("a.png"), path("b.png"), path("link-to-b.png"),
+                                     path("hard-link-to-a.png"), m_scratch.path().string() + "/./a.png"}) {
+    lab::DiffOptions diff = options("b.png");
+    diff.heatmap = heatmap;
+    std::string errors;
+    EXPECT_EQ(run(diff, errors), 2) << heatmap;
+    EXPECT_NE(errors.find("--heatmap " + heatmap + " is the input "), std::string::npos) << errors;
+    EXPECT_NE(errors.find("give another path"), std::string::npos) << errors;
+    EXPECT_EQ(file_bytes(path("a.png")), a_before) << heatmap;
+    EXPECT_EQ(file_bytes(path("b.png")), b_before) << heatmap;
+    EXPECT_TRUE(fs::is_symlink(path("link-to-b.png")));
+  }
+}
+
+TEST_F(DiffTest, AnInputThatIsAFifoIsAnErrorNotAHang) {
+  ASSERT_EQ(mkfifo(path("pipe.png").c_str(), 0600), 0);
+  std::string errors;
+  EXPECT_EQ(run(options("pipe.png"), errors), 2);
+  EXPECT_NE(errors.find(path("pipe.png") + ": it is a FIFO"), std::string::npos) << errors;
+  EXPECT_FALSE(fs::exists(path("heat.png")));
+}
+
+TEST_F(DiffTest, AnInputWhoseHeaderClaimsGigabytesIsAnErrorAtOnce) {
+  const std::vector<uint8_t> bytes = labtest::png_claiming_size(40000, 40000);
+  std::ofstream(path("huge.png"), std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                          static_cast<std::streamsize>(bytes.size()));
+  std::string errors;
+  EXPECT_EQ(run(options("huge.png"), errors), 2);
+  EXPECT_NE(errors.find("input too large: " + path("huge.png") + ": the header says 40000x40000"),
+            std::string::npos)
+      << errors;
+  EXPECT_FALSE(fs::exists(path("heat.png")));
 }
 
 TEST_F(DiffTest, AHeatmapThatCannotBeWrittenIsAnError) {

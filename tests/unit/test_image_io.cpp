@@ -1,17 +1,21 @@
 // tests/unit/test_image_io.cpp — PNG round trips, atomic-write guarantees, read error kinds, output path
 // checks and row flipping. Needs no GPU; each test works in its own temporary directory.
 #include "app/image_io.hpp"
+#include "tests/support/crafted_png.hpp"
 #include "tests/support/scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <png.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <future>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -51,6 +55,17 @@ lab::ImageError::Kind error_kind_of(Call call) {
   }
   ADD_FAILURE() << "expected an ImageError";
   return lab::ImageError::Kind::Corrupt;
+}
+
+// The kind and message of read_png's ImageError for `file`.
+std::pair<lab::ImageError::Kind, std::string> error_message_of(const std::string& file) {
+  try {
+    lab::read_png(file);
+  } catch (const lab::ImageError& error) {
+    return {error.kind(), error.what()};
+  }
+  ADD_FAILURE() << "expected an ImageError from reading " << file;
+  return {lab::ImageError::Kind::Corrupt, ""};
 }
 
 // Root passes every permission check, so tests of permission failures cannot fail as intended there.
@@ -153,6 +168,72 @@ TEST_F(ImageIoTest, ReadMissingFileIsNotFound) {
 TEST_F(ImageIoTest, ReadDirectoryIsUnreadable) {
   fs::create_directory(path("dir.png"));
   EXPECT_EQ(error_kind_of([&] { lab::read_png(path("dir.png")); }), lab::ImageError::Kind::Unreadable);
+}
+
+TEST_F(ImageIoTest, ReadFifoIsRefusedAtOnceNamingWhatItIs) {
+  ASSERT_EQ(mkfifo(path("pipe.png").c_str(), 0600), 0);
+  auto read = std::async(std::launch::async, [&] { return error_message_of(path("pipe.png")); });
+  if (read.wait_for(std::chrono::seconds(5)) == std::future_status::timeout) {
+    // Release the reader blocked in open(): a writer that opens and closes at once gives it end-of-file.
+    close(open(path("pipe.png").c_str(), O_WRONLY));
+    read.wait();
+    FAIL() << "read_png waited for a writer on a FIFO";
+  }
+  const auto [kind, message] = read.get();
+  EXPECT_EQ(kind, lab::ImageError::Kind::Unreadable);
+  EXPECT_NE(message.find(path("pipe.png") + ": it is a FIFO"), std::string::npos) << message;
+}
+
+TEST_F(ImageIoTest, ReadDeviceIsRefusedNamingWhatItIs) {
+  const auto [kind, message] = error_message_of("/dev/zero");
+  EXPECT_EQ(kind, lab::ImageError::Kind::Unreadable);
+  EXPECT_NE(message.find("/dev/zero: it is a character device"), std::string::npos) << message;
+}
+
+TEST_F(ImageIoTest, ReadFollowsASymlinkToAPng) {
+  lab::write_png(path("real.png"), make_noise_image(3, 2, 1));
+  fs::create_symlink(path("real.png"), path("link.png"));
+  EXPECT_EQ(lab::read_png(path("link.png")).rgba, make_noise_image(3, 2, 1).rgba);
+}
+
+// A 57-byte file whose header claims width x height: refused from the header, before any pixel memory.
+void expect_refused_at_once(const std::string& file, uint32_t width, uint32_t height, lab::ImageError::Kind kind,
+                            const std::string& message_part) {
+  const std::vector<uint8_t> bytes = labtest::png_claiming_size(width, height);
+  write_bytes(file, std::vector<char>(bytes.begin(), bytes.end()));
+  const auto started = std::chrono::steady_clock::now();
+  const auto [error_kind, message] = error_message_of(file);
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(error_kind, kind) << message;
+  EXPECT_NE(message.find(message_part), std::string::npos) << message;
+  EXPECT_NE(message.find(file), std::string::npos) << message;
+  EXPECT_LT(elapsed, std::chrono::milliseconds(500)) << width << "x" << height << ": " << message;
+}
+
+TEST_F(ImageIoTest, HeaderBeyondTheEdgeLimitIsRefusedBeforeAllocating) {
+  expect_refused_at_once(path("huge.png"), 40000, 40000, lab::ImageError::Kind::TooLarge,
+                         "the header says 40000x40000; images larger than 16384 pixels per side");
+  expect_refused_at_once(path("wide.png"), 16385, 1, lab::ImageError::Kind::TooLarge, "16385x1");
+  expect_refused_at_once(path("tall.png"), 1, 999999, lab::ImageError::Kind::TooLarge, "1x999999");
+}
+
+TEST_F(ImageIoTest, HeaderWithinTheLimitsButBeyondTheFileSizeIsCorruptAtOnce) {
+  // 1 GiB of RGBA8 claimed by 57 bytes: deflate cannot shrink that far, so no gigabyte is allocated first.
+  expect_refused_at_once(path("bomb.png"), 16384, 16384, lab::ImageError::Kind::Corrupt,
+                         "truncated: the header says 16384x16384, which 57 bytes cannot hold");
+}
+
+TEST_F(ImageIoTest, PixelLimitIsTheCallers) {
+  lab::write_png(path("noise.png"), make_noise_image(100, 50, 1));
+  EXPECT_EQ(lab::read_png(path("noise.png"), 5000).width, 100);
+  try {
+    lab::read_png(path("noise.png"), 4999);
+    FAIL() << "expected ImageError";
+  } catch (const lab::ImageError& error) {
+    EXPECT_EQ(error.kind(), lab::ImageError::Kind::TooLarge);
+    EXPECT_NE(std::string(error.what()).find("100x50 (5000 pixels); at most 4999"), std::string::npos)
+        << error.what();
+  }
 }
 
 TEST_F(ImageIoTest, ReadWithoutPermissionIsUnreadable) {
