@@ -2,6 +2,7 @@
 // live switching and teardown in a fixed order.
 #include "app/app.hpp"
 
+#include "app/signals.hpp"
 #include "app/ui.hpp"
 #include "interop/error.hpp"
 #include "kernels/common.hpp"
@@ -459,6 +460,7 @@ Image App::read_frame() const {
 int App::run() {
   const long long frames = m_options.frames.value_or(m_platform->is_window() ? -1 : kDefaultHeadlessFrames);
   while (m_platform->keep_running() && (frames < 0 || m_frame_index < frames)) {
+    stop_if_requested();  // SIGINT/SIGTERM/SIGHUP: out through main(), tearing down in order
     m_platform->poll_events();
     if (!m_platform->keep_running()) break;
     if (!render_frame()) continue;

@@ -2,6 +2,8 @@
 // keeps setjmp/longjmp inside libpng, away from C++ objects. Needs libpng 1.6.
 #include "app/image_io.hpp"
 
+#include "app/signals.hpp"
+
 #include <png.h>
 
 #include <fcntl.h>
@@ -22,7 +24,14 @@
 namespace lab {
 namespace {
 
-std::string errno_text(int error) { return std::strerror(error); }
+std::string errno_text(int error) {
+  // EFBIG from a regular file means RLIMIT_FSIZE (SIGXFSZ is ignored so the write fails instead of the
+  // process dying); strerror's "File too large" alone does not say which limit.
+  if (error == EFBIG)
+    return std::string(std::strerror(error)) +
+           ": the file size limit (ulimit -f) was reached; raise it, or write a smaller file";
+  return std::strerror(error);
+}
 
 // png_image_free is idempotent and the simplified calls free on their own error paths; this covers the
 // exits (throws) between a successful begin_read and finish_read.
@@ -73,26 +82,39 @@ std::string write_temp(int fd, const std::string& temp_path, const Encode& encod
   const int flush_error = errno;
   const bool closed = std::fclose(file) == 0;
   const int close_error = errno;
-  if (!encode_failure.empty()) {
-    const std::string cause = write_error != 0 ? " (" + errno_text(write_error) + ")" : "";
-    return "writing " + temp_path + ": " + encode_failure + cause;
-  }
-  if (write_error != 0) return "writing " + temp_path + ": " + errno_text(write_error);
+  // The system's reason (ENOSPC, EFBIG) says more than libpng's "Write Error" that follows from it.
+  if (write_error != 0) return errno_text(write_error);
+  if (!encode_failure.empty()) return "writing " + temp_path + ": " + encode_failure;
   if (!flushed) return "writing " + temp_path + ": " + errno_text(flush_error);
   if (!closed) return "closing " + temp_path + ": " + errno_text(close_error);
   return "";
 }
 
 // Temp file beside `path`, `encode` into it, rename over `path`; on any failure nothing is left behind.
+// A stop signal (app/signals.hpp) removes the temporary file from its handler; the writer then stops
+// with Interrupted rather than renaming a file that is gone or reporting the failure its removal caused.
 template <class Encode>
 void write_atomically(const std::string& path, const Encode& encode) {
+  stop_if_requested();
   std::string temp_path;
   const int fd = create_temp_beside(path, temp_path);
   if (fd < 0) {
     const int error = errno;
     fail_write(path, "cannot create a temporary file beside it: " + errno_text(error));
   }
+  const TemporaryFileGuard guard(temp_path);
+  const auto remove_and_stop_if_requested = [&temp_path] {
+    if (stop_signal() == 0) return;
+    unlink(temp_path.c_str());
+    stop_if_requested();
+  };
+  // A signal between open() and the guard found no file to remove: look once it is guarded.
+  if (stop_signal() != 0) {
+    close(fd);
+    remove_and_stop_if_requested();
+  }
   const std::string write_failure = write_temp(fd, temp_path, encode);
+  remove_and_stop_if_requested();
   if (!write_failure.empty()) {
     unlink(temp_path.c_str());
     fail_write(path, write_failure);
@@ -100,6 +122,7 @@ void write_atomically(const std::string& path, const Encode& encode) {
   if (std::rename(temp_path.c_str(), path.c_str()) != 0) {
     const int error = errno;
     unlink(temp_path.c_str());
+    remove_and_stop_if_requested();  // the handler removed it just before the rename
     fail_write(path, "cannot replace it with " + temp_path + ": " + errno_text(error));
   }
 }
