@@ -127,6 +127,27 @@ void write_atomically(const std::string& path, const Encode& encode) {
   }
 }
 
+// Why no file can be created in `dir` (errno `error` from creating `probe` beside `path`), in the words
+// of the limit that was hit and what to do.
+std::string creation_problem(int error, const std::string& dir, const std::string& name,
+                             const std::string& probe) {
+  const std::string reason = std::strerror(error);
+  if (error == ENAMETOOLONG) {
+    const long name_max = pathconf(dir.c_str(), _PC_NAME_MAX);
+    const std::string limit = name_max > 0 ? std::to_string(name_max) : std::to_string(NAME_MAX);
+    if (name_max > 0 && name.size() > static_cast<size_t>(name_max))
+      return "the file name is " + std::to_string(name.size()) + " bytes, more than the " + limit +
+             " this file system allows (" + reason + "); use a shorter name";
+    return "the file name is too long to write atomically: with the temporary suffix it is written under (" +
+           probe.substr(probe.rfind(".tmp-")) + ") it exceeds the " + limit +
+           " bytes this file system allows (" + reason + "); use a name a few characters shorter";
+  }
+  if (error == ENOENT)  // the directory exists (checked before), yet refuses the name: /proc, /sys
+    return "directory " + dir + " accepts no new files (" + reason +
+           "; a virtual file system such as /proc or /sys?); choose another directory";
+  return "cannot create a file in directory " + dir + ": " + reason + "; choose another directory";
+}
+
 bool ends_with(const std::string& name, const std::string& extension) {
   if (name.size() < extension.size()) return false;
   std::string suffix = name.substr(name.size() - extension.size());
@@ -221,6 +242,9 @@ std::string check_png_output_path(const std::string& path) { return check_output
 
 std::string check_output_path(const std::string& path, const std::string& extension) {
   if (path.empty()) return "the output path is empty";
+  if (path.size() >= PATH_MAX)
+    return "the path is " + std::to_string(path.size()) + " bytes, more than the system allows (" +
+           std::to_string(PATH_MAX - 1) + ", " + std::strerror(ENAMETOOLONG) + "); use a shorter path";
   struct stat info {};
   if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return path + " is a directory";
 
@@ -235,8 +259,16 @@ std::string check_output_path(const std::string& path, const std::string& extens
     return "directory " + dir + ": " + errno_text(errno);
   }
   if (!S_ISDIR(info.st_mode)) return dir + " is not a directory";
-  // Creating the temporary file needs search (X) as well as write permission on the directory.
-  if (access(dir.c_str(), W_OK | X_OK) != 0) return "directory " + dir + " is not writable";
+  // Only creating a file tells for sure: root passes every permission check, /proc refuses files in a
+  // directory that looks writable, and a read-only mount or a name too long for the file system shows
+  // only here. The probe is the writer's own temporary name, so a name that fits but leaves no room for
+  // the temporary suffix is caught too.
+  std::string probe;
+  const int fd = create_temp_beside(path, probe);
+  if (fd < 0) return creation_problem(errno, dir, name, probe);
+  const TemporaryFileGuard guard(probe);
+  close(fd);
+  unlink(probe.c_str());
   return "";
 }
 
