@@ -271,6 +271,37 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<BadInput>& param_info) { return std::string(param_info.param.name); });
 // clang-format on
 
+// --list and --doctor answer and exit; what they would ignore is refused, naming the option.
+TEST(CliTest, OptionsThatListAndDoctorIgnoreAreUsageErrors) {
+  const struct {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"--doctor", "--screenshot", "out.png"}, "--screenshot does nothing with --doctor; drop it"},
+      {{"--doctor", "--headless", "--frames", "10"}, "--frames does nothing with --doctor; drop it"},
+      {{"--doctor", "--scene", "pattern"}, "--scene does nothing with --doctor; drop it"},
+      {{"--doctor", "--mode", "cpu"}, "--mode does nothing with --doctor; drop it"},
+      {{"--doctor", "--size", "64x64"}, "--size does nothing with --doctor; drop it"},
+      {{"--doctor", "--no-ui"}, "--no-ui does nothing with --doctor; drop it"},
+      {{"--list", "--screenshot", "out.png"}, "--screenshot does nothing with --list; drop it"},
+      {{"--list", "--headless"}, "--headless does nothing with --list; drop it"},
+      {{"--list", "--doctor"}, "--doctor does nothing with --list; drop it"},
+      {{"--list", "--bench"}, "--bench does nothing with --list; drop it"},
+  };
+  for (const auto& [args, message] : cases) {
+    const lab::ParseResult result = parse(args);
+    ASSERT_EQ(result.exit_code, 2) << args[1];
+    EXPECT_EQ(result.output.substr(0, result.output.find('\n')), "interop-lab: " + message);
+  }
+}
+
+TEST(CliTest, DoctorTakesTheOptionsItReportsOn) {
+  const lab::ParseResult result =
+      parse({"--doctor", "--headless", "--device", "0", "--compute-device", "1", "--split-copy", "host"});
+  expect_runs(result);
+  EXPECT_TRUE(result.options.doctor);
+}
+
 TEST(CliTest, FirstBadValueIsTheOneReported) {
   const lab::ParseResult result = parse({"--frames", "0", "--scene", "nope"});
   ASSERT_EQ(result.exit_code, 2);
