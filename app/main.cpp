@@ -9,11 +9,45 @@
 #include "app/signals.hpp"
 #include "interop/error.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 
 namespace {
+
+// A standard descriptor closed by the caller (`>&-`) would go to the next open(), and what is printed
+// to stdout would land in a PNG or a driver's file. /dev/null opened read-only holds the number: reads
+// see end of file, and writes fail with EBADF as on the closed descriptor, so the check below reports them.
+void hold_closed_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int held = open("/dev/null", O_RDONLY);
+    if (held >= 0 && held != fd) {
+      dup2(held, fd);
+      close(held);
+    }
+  }
+}
+
+// What goes to stdout (--help, --version, --list, the doctor's report, the bench's table, diff's
+// verdict) is the result: when it could not be written (a full disk, /dev/full, a closed stdout) the
+// run failed, though everything else went well.
+int finish_standard_output(int exit_code, int failure_exit_code) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;
+  if (flushed && !std::ferror(stdout)) return exit_code;
+  // An earlier failed write left only the stream's error flag, not its errno.
+  const std::string reason = !flushed && error != 0 ? std::strerror(error) : "a write failed";
+  std::fprintf(stderr, "interop-lab: cannot write to standard output (%s); check where it is redirected\n",
+               reason.c_str());
+  return failure_exit_code;
+}
 
 int stopped_by(int signal) {
   std::fprintf(stderr, "interop-lab: stopped by %s; files not finished were removed\n",
@@ -48,17 +82,19 @@ int run(const lab::Options& options) {
 int main(int argc, char** argv) {
   // First of all, so a stop request during start-up ends the run cleanly too.
   const lab::SignalHandlers signal_handlers;
+  hold_closed_standard_descriptors();
   const lab::ParseResult parsed = lab::parse_command_line(argc, argv);
   if (parsed.exit_code) {
     std::fputs(parsed.output.c_str(), *parsed.exit_code == 0 ? stdout : stderr);
-    return *parsed.exit_code;
+    return *parsed.exit_code == 0 ? finish_standard_output(0, 1) : *parsed.exit_code;
   }
   if (parsed.options.list) {
     std::fputs(lab::list_text().c_str(), stdout);
-    return 0;
+    return finish_standard_output(0, 1);
   }
   const int exit_code = run(parsed.options);
   // A request that came where nothing looks (the doctor has no frame loop) still ends the run as asked.
   if (const int signal = lab::stop_signal(); signal != 0 && exit_code < 128) return stopped_by(signal);
-  return exit_code;
+  // diff's 1 means "the images differ"; its failures are 2.
+  return finish_standard_output(exit_code, parsed.options.diff ? 2 : 1);
 }
