@@ -2,6 +2,7 @@
 // live switching and teardown in a fixed order.
 #include "app/app.hpp"
 
+#include "app/out_of_memory.hpp"
 #include "app/signals.hpp"
 #include "app/ui.hpp"
 #include "interop/error.hpp"
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 #include <utility>
 
 namespace lab {
@@ -447,7 +449,14 @@ Image App::read_frame() const {
   Image image;
   image.width = extent.width;
   image.height = extent.height;
-  image.rgba.resize(static_cast<size_t>(extent.width) * extent.height * 4);
+  const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;
+  try {
+    image.rgba.resize(bytes);
+  } catch (const std::bad_alloc&) {
+    throw_out_of_memory(
+        "reading back the " + std::to_string(extent.width) + "x" + std::to_string(extent.height) + " frame",
+        bytes);
+  }
   glBindFramebuffer(GL_READ_FRAMEBUFFER, m_platform->framebuffer());
   if (m_platform->framebuffer() == 0) glReadBuffer(GL_BACK);  // the back buffer, before the swap
   glPixelStorei(GL_PACK_ALIGNMENT, 4);

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <string>
 
 namespace {
@@ -70,6 +71,13 @@ int run(const lab::Options& options) {
   } catch (const interop::Error& error) {
     std::fprintf(stderr, "interop-lab: %s\n", error.what());
     if (error.sticky()) std::fprintf(stderr, "interop-lab: the CUDA context is lost; restart the process\n");
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // The image-sized buffers say what they are themselves (app/out_of_memory.hpp); this is the rest.
+    std::fprintf(
+        stderr,
+        "interop-lab: out of memory: an allocation failed (std::bad_alloc); use a smaller --size, or free "
+        "memory (other programs, ulimit -v)\n");
     return 1;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "interop-lab: %s\n", error.what());
