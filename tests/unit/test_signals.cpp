@@ -11,10 +11,14 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
+#include <system_error>
+#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -47,6 +51,35 @@ TEST_F(SignalsTest, StopSignalIsRecordedAndRemovesGuardedTemporaryFile) {
   EXPECT_EQ(lab::stop_signal(), SIGTERM);
   EXPECT_FALSE(fs::exists(temporary)) << "the handler must remove a write's temporary file at once";
   EXPECT_THROW(lab::stop_if_requested(), lab::Interrupted);
+}
+
+TEST_F(SignalsTest, StopDuringAWriteRemovesItsTemporaryFileAndStopsTheWriter) {
+  const lab::SignalHandlers handlers;
+  // A watcher raises SIGTERM (handled on its own thread) the moment the temporary file appears, while
+  // libpng is still encoding noise that takes far longer than the watcher's look.
+  std::atomic<bool> seen{false};
+  std::thread watcher([&] {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!seen && std::chrono::steady_clock::now() < give_up) {
+      std::error_code ignored;  // files come and go while the directory is read
+      for (fs::directory_iterator it(m_dir, ignored); it != fs::directory_iterator(); it.increment(ignored)) {
+        if (it->path().filename().string().rfind("out.png.tmp-", 0) != 0) continue;
+        seen = true;
+        raise(SIGTERM);
+        break;
+      }
+    }
+  });
+  int stopped_by = 0;
+  try {
+    lab::write_png(m_scratch.file("out.png"), noise_image(2048, 2048));
+  } catch (const lab::Interrupted& interrupted) {
+    stopped_by = interrupted.signal;
+  }
+  seen = true;
+  watcher.join();
+  EXPECT_EQ(stopped_by, SIGTERM) << "the writer must stop rather than rename a removed file";
+  EXPECT_TRUE(fs::is_empty(m_dir)) << "neither the temporary file nor out.png may be left";
 }
 
 TEST_F(SignalsTest, OnlyGuardedFilesAreRemovedAndGuardsFreeTheirSlots) {
