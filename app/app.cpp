@@ -2,12 +2,15 @@
 // live switching and teardown in a fixed order.
 #include "app/app.hpp"
 
+#include "app/out_of_memory.hpp"
+#include "app/signals.hpp"
 #include "app/ui.hpp"
 #include "interop/error.hpp"
 #include "kernels/common.hpp"
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 #include <utility>
 
 namespace lab {
@@ -468,7 +471,14 @@ Image App::read_frame() const {
   Image image;
   image.width = extent.width;
   image.height = extent.height;
-  image.rgba.resize(static_cast<size_t>(extent.width) * extent.height * 4);
+  const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;
+  try {
+    image.rgba.resize(bytes);
+  } catch (const std::bad_alloc&) {
+    throw_out_of_memory(
+        "reading back the " + std::to_string(extent.width) + "x" + std::to_string(extent.height) + " frame",
+        bytes);
+  }
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
   if (const GLuint frame_image = m_scene->frame_image(); frame_image != 0 && !m_platform->is_window()) {
     glGetTextureImage(frame_image, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(image.rgba.size()),
@@ -488,6 +498,7 @@ Image App::read_frame() const {
 int App::run() {
   const long long frames = m_options.frames.value_or(m_platform->is_window() ? -1 : kDefaultHeadlessFrames);
   while (m_platform->keep_running() && (frames < 0 || m_frame_index < frames)) {
+    stop_if_requested();  // SIGINT/SIGTERM/SIGHUP: out through main(), tearing down in order
     m_platform->poll_events();
     if (!m_platform->keep_running()) break;
     if (!render_frame()) continue;

@@ -11,6 +11,7 @@
 
 #include "app/app.hpp"
 #include "app/image_io.hpp"
+#include "app/signals.hpp"
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
 #include "interop/memory.hpp"
@@ -83,11 +84,15 @@ std::vector<double> time_frames(std::optional<long long> fixed_frames, long long
                                 const std::function<void(long long)>& frame) {
   const auto warm_up_start = Clock::now();
   long long index = 0;
-  while (index < kWarmUpFrames && (index < 2 || seconds_since(warm_up_start) < kWarmUpSeconds)) frame(index++);
+  while (index < kWarmUpFrames && (index < 2 || seconds_since(warm_up_start) < kWarmUpSeconds)) {
+    stop_if_requested();  // SIGINT/SIGTERM/SIGHUP: out through main(), tearing down in order
+    frame(index++);
+  }
   const long long most = fixed_frames.value_or(default_frames);
   std::vector<double> wall_ms;
   const auto started = Clock::now();
   for (long long i = 0; i < most; ++i) {
+    stop_if_requested();
     const auto begin = Clock::now();
     frame(index++);
     wall_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - begin).count());

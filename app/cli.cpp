@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 #include <iomanip>
+#include <iterator>
 #include <limits>
 #include <sstream>
 #include <system_error>
@@ -425,6 +427,27 @@ std::string check_diff(DiffOptions& diff, const CLI::App& command, const std::st
   return "";
 }
 
+// "--screenshot does nothing with --doctor; drop it" for the first option given that --list or --doctor
+// would ignore, else "". The doctor reports on the GL context (--headless) and the devices it is asked
+// about; --list on nothing but the build.
+std::string ignored_option(const CLI::App& app, const Options& options) {
+  const char* const all[] = {"--scene",    "--filter",         "--mode",       "--map-flags", "--size",
+                             "--device",   "--compute-device", "--split-copy", "--frames",    "--screenshot",
+                             "--headless", "--no-ui",          "--doctor",     "--bench"};
+  const char* const doctor_uses[] = {"--device", "--compute-device", "--split-copy", "--headless"};
+  const char* const runner = options.list ? "--list" : options.doctor ? "--doctor" : nullptr;
+  if (runner == nullptr) return "";
+  for (const char* option : all) {
+    if (app.count(option) == 0) continue;
+    const bool used =
+        !options.list && std::any_of(std::begin(doctor_uses), std::end(doctor_uses),
+                                     [option](const char* name) { return std::strcmp(name, option) == 0; });
+    if (!used && std::strcmp(option, runner) != 0)
+      return std::string(option) + " does nothing with " + runner + "; drop it";
+  }
+  return "";
+}
+
 }  // namespace
 
 ParseResult parse_command_line(int argc, const char* const* argv) {
@@ -555,6 +578,9 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
     if (app.count("--size") > 0) options.bench_sizes = {{options.width, options.height}};
     if (app.count("--scene") > 0) options.bench_scene = options.scene;
   }
+  // --list and --doctor answer and exit: an option they would ignore (a --screenshot never written) is
+  // a mistake to point out, not to drop in silence.
+  if (const std::string ignored = ignored_option(app, options); !ignored.empty()) return usage_error(ignored);
   return result;
 }
 

@@ -3,10 +3,21 @@
 
 #include "interop/error.hpp"
 
+#include <cstdio>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace lab {
+namespace {
+
+std::string hex(unsigned int value) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%04X", value);
+  return text;
+}
+
+}  // namespace
 
 GlBuffer create_buffer(size_t bytes, const void* data, GLbitfield flags) {
   GLuint name = 0;
@@ -104,9 +115,13 @@ OffscreenTarget create_offscreen_target(int width, int height) {
   glNamedFramebufferTexture(name, GL_COLOR_ATTACHMENT0, target.color.get(), 0);
   glNamedFramebufferRenderbuffer(name, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, target.depth.get());
   const GLenum status = glCheckNamedFramebufferStatus(name, GL_FRAMEBUFFER);
+  // Both attachments were created without a GL error, so a driver that reports them incomplete (Mesa
+  // does, for a texture whose storage it could not allocate) has in practice run out of memory.
   if (status != GL_FRAMEBUFFER_COMPLETE)
     throw std::runtime_error("offscreen framebuffer " + std::to_string(width) + "x" + std::to_string(height) +
-                             " is incomplete (status " + std::to_string(status) + ")");
+                             " is incomplete (status 0x" + hex(status) +
+                             "), most likely out of memory at this size; use a smaller --size, or free "
+                             "memory (other GPU programs, ulimit -v)");
   target.width = width;
   target.height = height;
   return target;

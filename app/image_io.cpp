@@ -2,6 +2,8 @@
 // keeps setjmp/longjmp inside libpng, away from C++ objects. Needs libpng 1.6.
 #include "app/image_io.hpp"
 
+#include "app/signals.hpp"
+
 #include <png.h>
 
 #include <fcntl.h>
@@ -21,7 +23,14 @@
 namespace lab {
 namespace {
 
-std::string errno_text(int error) { return std::strerror(error); }
+std::string errno_text(int error) {
+  // EFBIG from a regular file means RLIMIT_FSIZE (SIGXFSZ is ignored so the write fails instead of the
+  // process dying); strerror's "File too large" alone does not say which limit.
+  if (error == EFBIG)
+    return std::string(std::strerror(error)) +
+           ": the file size limit (ulimit -f) was reached; raise it, or write a smaller file";
+  return std::strerror(error);
+}
 
 // png_image_free is idempotent and the simplified calls free on their own error paths; this covers the
 // exits (throws) between a successful begin_read and finish_read.
@@ -72,26 +81,39 @@ std::string write_temp(int fd, const std::string& temp_path, const Encode& encod
   const int flush_error = errno;
   const bool closed = std::fclose(file) == 0;
   const int close_error = errno;
-  if (!encode_failure.empty()) {
-    const std::string cause = write_error != 0 ? " (" + errno_text(write_error) + ")" : "";
-    return "writing " + temp_path + ": " + encode_failure + cause;
-  }
-  if (write_error != 0) return "writing " + temp_path + ": " + errno_text(write_error);
+  // The system's reason (ENOSPC, EFBIG) says more than libpng's "Write Error" that follows from it.
+  if (write_error != 0) return errno_text(write_error);
+  if (!encode_failure.empty()) return "writing " + temp_path + ": " + encode_failure;
   if (!flushed) return "writing " + temp_path + ": " + errno_text(flush_error);
   if (!closed) return "closing " + temp_path + ": " + errno_text(close_error);
   return "";
 }
 
 // Temp file beside `path`, `encode` into it, rename over `path`; on any failure nothing is left behind.
+// A stop signal (app/signals.hpp) removes the temporary file from its handler; the writer then stops
+// with Interrupted rather than renaming a file that is gone or reporting the failure its removal caused.
 template <class Encode>
 void write_atomically(const std::string& path, const Encode& encode) {
+  stop_if_requested();
   std::string temp_path;
   const int fd = create_temp_beside(path, temp_path);
   if (fd < 0) {
     const int error = errno;
     fail_write(path, "cannot create a temporary file beside it: " + errno_text(error));
   }
+  const TemporaryFileGuard guard(temp_path);
+  const auto remove_and_stop_if_requested = [&temp_path] {
+    if (stop_signal() == 0) return;
+    unlink(temp_path.c_str());
+    stop_if_requested();
+  };
+  // A signal between open() and the guard found no file to remove: look once it is guarded.
+  if (stop_signal() != 0) {
+    close(fd);
+    remove_and_stop_if_requested();
+  }
   const std::string write_failure = write_temp(fd, temp_path, encode);
+  remove_and_stop_if_requested();
   if (!write_failure.empty()) {
     unlink(temp_path.c_str());
     fail_write(path, write_failure);
@@ -99,8 +121,30 @@ void write_atomically(const std::string& path, const Encode& encode) {
   if (std::rename(temp_path.c_str(), path.c_str()) != 0) {
     const int error = errno;
     unlink(temp_path.c_str());
+    remove_and_stop_if_requested();  // the handler removed it just before the rename
     fail_write(path, "cannot replace it with " + temp_path + ": " + errno_text(error));
   }
+}
+
+// Why no file can be created in `dir` (errno `error` from creating `probe` beside `path`), in the words
+// of the limit that was hit and what to do.
+std::string creation_problem(int error, const std::string& dir, const std::string& name,
+                             const std::string& probe) {
+  const std::string reason = std::strerror(error);
+  if (error == ENAMETOOLONG) {
+    const long name_max = pathconf(dir.c_str(), _PC_NAME_MAX);
+    const std::string limit = name_max > 0 ? std::to_string(name_max) : std::to_string(NAME_MAX);
+    if (name_max > 0 && name.size() > static_cast<size_t>(name_max))
+      return "the file name is " + std::to_string(name.size()) + " bytes, more than the " + limit +
+             " this file system allows (" + reason + "); use a shorter name";
+    return "the file name is too long to write atomically: with the temporary suffix it is written under (" +
+           probe.substr(probe.rfind(".tmp-")) + ") it exceeds the " + limit +
+           " bytes this file system allows (" + reason + "); use a name a few characters shorter";
+  }
+  if (error == ENOENT)  // the directory exists (checked before), yet refuses the name: /proc, /sys
+    return "directory " + dir + " accepts no new files (" + reason +
+           "; a virtual file system such as /proc or /sys?); choose another directory";
+  return "cannot create a file in directory " + dir + ": " + reason + "; choose another directory";
 }
 
 bool ends_with(const std::string& name, const std::string& extension) {
@@ -249,6 +293,9 @@ std::string check_png_output_path(const std::string& path) { return check_output
 
 std::string check_output_path(const std::string& path, const std::string& extension) {
   if (path.empty()) return "the output path is empty";
+  if (path.size() >= PATH_MAX)
+    return "the path is " + std::to_string(path.size()) + " bytes, more than the system allows (" +
+           std::to_string(PATH_MAX - 1) + ", " + std::strerror(ENAMETOOLONG) + "); use a shorter path";
   struct stat info {};
   if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return path + " is a directory";
 
@@ -263,8 +310,16 @@ std::string check_output_path(const std::string& path, const std::string& extens
     return "directory " + dir + ": " + errno_text(errno);
   }
   if (!S_ISDIR(info.st_mode)) return dir + " is not a directory";
-  // Creating the temporary file needs search (X) as well as write permission on the directory.
-  if (access(dir.c_str(), W_OK | X_OK) != 0) return "directory " + dir + " is not writable";
+  // Only creating a file tells for sure: root passes every permission check, /proc refuses files in a
+  // directory that looks writable, and a read-only mount or a name too long for the file system shows
+  // only here. The probe is the writer's own temporary name, so a name that fits but leaves no room for
+  // the temporary suffix is caught too.
+  std::string probe;
+  const int fd = create_temp_beside(path, probe);
+  if (fd < 0) return creation_problem(errno, dir, name, probe);
+  const TemporaryFileGuard guard(probe);
+  close(fd);
+  unlink(probe.c_str());
   return "";
 }
 

@@ -1,31 +1,70 @@
 // app/main.cpp — interop-lab's entry point: parse, run, and map every failure to its exit code
-// (0 success, 1 runtime failure, 2 usage error) with a message that says what to do.
+// (0 success, 1 runtime failure, 2 usage error, 128 + N when signal N stopped it) with a message that
+// says what to do.
 #include "app/app.hpp"
 #include "app/bench.hpp"
 #include "app/cli.hpp"
 #include "app/diff.hpp"
 #include "app/doctor.hpp"
+#include "app/signals.hpp"
 #include "interop/error.hpp"
 
-#include <cstdio>
-#include <exception>
+#include <fcntl.h>
+#include <unistd.h>
 
-int main(int argc, char** argv) {
-  const lab::ParseResult parsed = lab::parse_command_line(argc, argv);
-  if (parsed.exit_code) {
-    std::fputs(parsed.output.c_str(), *parsed.exit_code == 0 ? stdout : stderr);
-    return *parsed.exit_code;
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+
+namespace {
+
+// A standard descriptor closed by the caller (`>&-`) would go to the next open(), and what is printed
+// to stdout would land in a PNG or a driver's file. /dev/null opened read-only holds the number: reads
+// see end of file, and writes fail with EBADF as on the closed descriptor, so the check below reports them.
+void hold_closed_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int held = open("/dev/null", O_RDONLY);
+    if (held >= 0 && held != fd) {
+      dup2(held, fd);
+      close(held);
+    }
   }
-  if (parsed.options.list) {
-    std::fputs(lab::list_text().c_str(), stdout);
-    return 0;
-  }
+}
+
+// What goes to stdout (--help, --version, --list, the doctor's report, the bench's table, diff's
+// verdict) is the result: when it could not be written (a full disk, /dev/full, a closed stdout) the
+// run failed, though everything else went well.
+int finish_standard_output(int exit_code, int failure_exit_code) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;
+  if (flushed && !std::ferror(stdout)) return exit_code;
+  // An earlier failed write left only the stream's error flag, not its errno.
+  const std::string reason = !flushed && error != 0 ? std::strerror(error) : "a write failed";
+  std::fprintf(stderr, "interop-lab: cannot write to standard output (%s); check where it is redirected\n",
+               reason.c_str());
+  return failure_exit_code;
+}
+
+int stopped_by(int signal) {
+  std::fprintf(stderr, "interop-lab: stopped by %s; files not finished were removed\n",
+               lab::signal_name(signal).c_str());
+  return 128 + signal;
+}
+
+int run(const lab::Options& options) {
   try {
-    if (parsed.options.diff) return lab::run_diff(*parsed.options.diff);
-    if (parsed.options.doctor) return lab::run_doctor(parsed.options);
-    if (parsed.options.bench) return lab::run_bench(parsed.options);
-    lab::App app(parsed.options);
+    if (options.diff) return lab::run_diff(*options.diff);
+    if (options.doctor) return lab::run_doctor(options);
+    if (options.bench) return lab::run_bench(options);
+    lab::App app(options);
     return app.run();
+  } catch (const lab::Interrupted& interrupted) {
+    return stopped_by(interrupted.signal);
   } catch (const lab::UsageError& error) {
     std::fprintf(stderr, "interop-lab: %s\n", error.what());
     return 2;
@@ -33,8 +72,37 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "interop-lab: %s\n", error.what());
     if (error.sticky()) std::fprintf(stderr, "interop-lab: the CUDA context is lost; restart the process\n");
     return 1;
+  } catch (const std::bad_alloc&) {
+    // The image-sized buffers say what they are themselves (app/out_of_memory.hpp); this is the rest.
+    std::fprintf(
+        stderr,
+        "interop-lab: out of memory: an allocation failed (std::bad_alloc); use a smaller --size, or free "
+        "memory (other programs, ulimit -v)\n");
+    return 1;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "interop-lab: %s\n", error.what());
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // First of all, so a stop request during start-up ends the run cleanly too.
+  const lab::SignalHandlers signal_handlers;
+  hold_closed_standard_descriptors();
+  const lab::ParseResult parsed = lab::parse_command_line(argc, argv);
+  if (parsed.exit_code) {
+    std::fputs(parsed.output.c_str(), *parsed.exit_code == 0 ? stdout : stderr);
+    return *parsed.exit_code == 0 ? finish_standard_output(0, 1) : *parsed.exit_code;
+  }
+  if (parsed.options.list) {
+    std::fputs(lab::list_text().c_str(), stdout);
+    return finish_standard_output(0, 1);
+  }
+  const int exit_code = run(parsed.options);
+  // A request that came where nothing looks (the doctor has no frame loop) still ends the run as asked.
+  if (const int signal = lab::stop_signal(); signal != 0 && exit_code < 128) return stopped_by(signal);
+  // diff's 1 means "the images differ"; its failures are 2.
+  return finish_standard_output(exit_code, parsed.options.diff ? 2 : 1);
 }

@@ -3,10 +3,13 @@
 // glGetTextureImage). It is the fallback where CUDA-GL interop is unavailable, and the reference
 // every other mode is compared with.
 #include "app/mode.hpp"
+#include "app/out_of_memory.hpp"
 
 #include "interop/error.hpp"
 
 #include <cstdint>
+#include <new>
+#include <string>
 #include <vector>
 
 namespace lab {
@@ -42,7 +45,11 @@ class CpuMode final : public Mode {
     m_has_inputs = false;
     for (const ResourceSpec& spec : m_specs) {
       m_has_inputs = m_has_inputs || spec.role == ResourceRole::Input;
-      m_storage.emplace_back(spec.bytes);
+      try {
+        m_storage.emplace_back(spec.bytes);
+      } catch (const std::bad_alloc&) {
+        throw_out_of_memory(std::string("the cpu mode's copy of the ") + spec.label, spec.bytes);
+      }
       HostResourceView view;
       view.pointer = m_storage.back().data();
       view.bytes = spec.bytes;

@@ -42,6 +42,13 @@ class GlfwPlatform final : public Platform {
       throw std::runtime_error("glad could not load OpenGL 4.5 core functions from the window's context");
     }
     glfwSwapInterval(desc.vsync ? 1 : 0);
+    // The size is asked for once here and then kept up to date by GLFW's callback, run from
+    // poll_events: glfwGetFramebufferSize is a round trip to the X server, which every frame would pay.
+    glfwGetFramebufferSize(m_window, &m_extent.width, &m_extent.height);
+    glfwSetWindowUserPointer(m_window, this);
+    glfwSetFramebufferSizeCallback(m_window, [](GLFWwindow* window, int width, int height) {
+      static_cast<GlfwPlatform*>(glfwGetWindowUserPointer(window))->m_extent = {width, height};
+    });
   }
 
   ~GlfwPlatform() override {
@@ -63,11 +70,7 @@ class GlfwPlatform final : public Platform {
     while (framebuffer_extent().empty() && !glfwWindowShouldClose(m_window)) glfwWaitEventsTimeout(0.1);
   }
 
-  Extent framebuffer_extent() const override {
-    Extent extent;
-    glfwGetFramebufferSize(m_window, &extent.width, &extent.height);
-    return extent;
-  }
+  Extent framebuffer_extent() const override { return m_extent; }
 
   GLuint framebuffer() const override { return 0; }
   // An X window cannot be 0x0: an empty extent minimises it instead, as a user would.
@@ -78,11 +81,17 @@ class GlfwPlatform final : public Platform {
     }
     if (glfwGetWindowAttrib(m_window, GLFW_ICONIFIED)) glfwRestoreWindow(m_window);
     glfwSetWindowSize(m_window, extent.width, extent.height);
+    // The new size comes back as an event: wait for it briefly so that the next frame is drawn at it,
+    // then ask the server once, which settles it when the window manager granted another size.
+    const double deadline = glfwGetTime() + 0.5;
+    while (m_extent != extent && glfwGetTime() < deadline) glfwWaitEventsTimeout(0.01);
+    glfwGetFramebufferSize(m_window, &m_extent.width, &m_extent.height);
   }
   void present() override { glfwSwapBuffers(m_window); }
 
  private:
   GLFWwindow* m_window = nullptr;
+  Extent m_extent;  // the framebuffer's, in pixels; 0x0 while minimised
 };
 
 }  // namespace

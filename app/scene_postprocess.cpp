@@ -4,6 +4,7 @@
 // object), which is the frame itself (Scene::frame_image). Both textures are the size of the
 // framebuffer: a resize re-creates them.
 #include "app/gl_objects.hpp"
+#include "app/out_of_memory.hpp"
 #include "app/scene.hpp"
 #include "interop/error.hpp"
 #include "interop/memory.hpp"
@@ -15,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 namespace lab {
@@ -122,7 +124,12 @@ class PostprocessScene final : public Scene {
   }
 
   void compute_cpu(const FrameInfo&, const std::vector<HostResourceView>& views) override {
-    m_host_scratch.resize(kernels::postprocess_scratch_bytes(m_extent.width, m_extent.height) / sizeof(kernels::Vec4));
+    const size_t scratch_bytes = kernels::postprocess_scratch_bytes(m_extent.width, m_extent.height);
+    try {
+      m_host_scratch.resize(scratch_bytes / sizeof(kernels::Vec4));
+    } catch (const std::bad_alloc&) {
+      throw_out_of_memory("the cpu filter's scratch image", scratch_bytes);
+    }
     const int width = m_extent.width, height = m_extent.height;
     kernels::postprocess_cpu(
         kernels::linear_source(static_cast<const kernels::Rgba8*>(views[0].pointer), views[0].pitch, width, height),

@@ -149,9 +149,17 @@ void check_gl_errors(const char* what, const char* file, int line) {
   GLenum error = glGetError();
   if (error == GL_NO_ERROR) return;
   std::string names = gl_error_name(error);
+  bool out_of_memory = error == GL_OUT_OF_MEMORY;
   // GL queues errors; drain them so the next check reports only its own.
-  for (int i = 0; i < 16 && (error = glGetError()) != GL_NO_ERROR; ++i) names += ", " + gl_error_name(error);
-  throw Error(what, file, line, names, "");
+  for (int i = 0; i < 16 && (error = glGetError()) != GL_NO_ERROR; ++i) {
+    names += ", " + gl_error_name(error);
+    out_of_memory = out_of_memory || error == GL_OUT_OF_MEMORY;
+  }
+  // Textures and buffers are the size of the image, so the size is what to change.
+  throw Error(what, file, line, names,
+              out_of_memory ? "GL is out of memory for objects of this size; use a smaller --size, or free "
+                              "memory (other GPU programs, ulimit -v)"
+                            : "");
 }
 
 }  // namespace detail

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -18,9 +19,18 @@ void parallel_rows(int rows, const Body& body) {
     return;
   }
   std::vector<std::thread> workers;
+  workers.reserve(static_cast<size_t>(threads));
   const int chunk = (rows + threads - 1) / threads;
-  for (int begin = 0; begin < rows; begin += chunk)
-    workers.emplace_back([&body, begin, end = std::min(rows, begin + chunk)] { body(begin, end); });
+  int begin = 0;
+  // A thread that cannot start (no memory for its stack under `ulimit -v`, a process limit) leaves its
+  // rows and the rest to this thread: slower, the same frame, and no started worker left unjoined
+  // (which would end the process in std::terminate).
+  try {
+    for (; begin < rows; begin += chunk)
+      workers.emplace_back([&body, begin, end = std::min(rows, begin + chunk)] { body(begin, end); });
+  } catch (const std::system_error&) {
+  }
+  if (begin < rows) body(begin, rows);
   for (std::thread& worker : workers) worker.join();
 }
 

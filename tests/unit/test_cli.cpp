@@ -308,6 +308,37 @@ TEST(CliTest, DiffTakesTwoFilesAndItsTolerances) {
   EXPECT_EQ(result.options.diff->max_fraction, 0.25);
 }
 
+// --list and --doctor answer and exit; what they would ignore is refused, naming the option.
+TEST(CliTest, OptionsThatListAndDoctorIgnoreAreUsageErrors) {
+  const struct {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"--doctor", "--screenshot", "out.png"}, "--screenshot does nothing with --doctor; drop it"},
+      {{"--doctor", "--headless", "--frames", "10"}, "--frames does nothing with --doctor; drop it"},
+      {{"--doctor", "--scene", "pattern"}, "--scene does nothing with --doctor; drop it"},
+      {{"--doctor", "--mode", "cpu"}, "--mode does nothing with --doctor; drop it"},
+      {{"--doctor", "--size", "64x64"}, "--size does nothing with --doctor; drop it"},
+      {{"--doctor", "--no-ui"}, "--no-ui does nothing with --doctor; drop it"},
+      {{"--list", "--screenshot", "out.png"}, "--screenshot does nothing with --list; drop it"},
+      {{"--list", "--headless"}, "--headless does nothing with --list; drop it"},
+      {{"--list", "--doctor"}, "--doctor does nothing with --list; drop it"},
+      {{"--list", "--bench"}, "--bench does nothing with --list; drop it"},
+  };
+  for (const auto& [args, message] : cases) {
+    const lab::ParseResult result = parse(args);
+    ASSERT_EQ(result.exit_code, 2) << args[1];
+    EXPECT_EQ(result.output.substr(0, result.output.find('\n')), "interop-lab: " + message);
+  }
+}
+
+TEST(CliTest, DoctorTakesTheOptionsItReportsOn) {
+  const lab::ParseResult result =
+      parse({"--doctor", "--headless", "--device", "0", "--compute-device", "1", "--split-copy", "host"});
+  expect_runs(result);
+  EXPECT_TRUE(result.options.doctor);
+}
+
 TEST(CliTest, FirstBadValueIsTheOneReported) {
   const lab::ParseResult result = parse({"--frames", "0", "--scene", "nope"});
   ASSERT_EQ(result.exit_code, 2);
@@ -337,6 +368,54 @@ TEST_F(CliScreenshotTest, PathInAMissingDirectoryIsAUsageError) {
   ASSERT_EQ(result.exit_code, 2);
   EXPECT_NE(result.output.find("--screenshot " + path + ": "), std::string::npos) << result.output;
   EXPECT_EQ(result.options.screenshot, "");
+}
+
+// Each bad output path is refused at parse time with the system's own reason, not after the frames.
+void expect_refused(const std::vector<std::string>& args, const std::string& option_and_path,
+                    const std::string& reason) {
+  const lab::ParseResult result = parse(args);
+  ASSERT_EQ(result.exit_code, 2) << result.output;
+  const std::string message = result.output.substr(0, result.output.find('\n'));
+  EXPECT_EQ(message.rfind("interop-lab: " + option_and_path + ": ", 0), 0u) << message;
+  EXPECT_NE(message.find(reason), std::string::npos) << "'" << reason << "' missing from: " << message;
+}
+
+TEST_F(CliScreenshotTest, DirectoryThatRefusesFilesIsAUsageErrorWithTheReason) {
+  // Root (the tests' user) passes every permission check; /proc refuses new files all the same.
+  expect_refused({"--screenshot", "/proc/interop-lab.png"}, "--screenshot /proc/interop-lab.png",
+                 "No such file or directory");
+  expect_refused({"--bench", "--json", "/proc/bench.json"}, "--json /proc/bench.json",
+                 "No such file or directory");
+  expect_refused({"--bench", "--chart", "/proc/bench.svg"}, "--chart /proc/bench.svg",
+                 "No such file or directory");
+  expect_refused({"diff", "a.png", "b.png", "--heatmap", "/proc/heat.png"}, "--heatmap /proc/heat.png",
+                 "No such file or directory");
+}
+
+TEST_F(CliScreenshotTest, NameLongerThanTheFileSystemAllowsIsAUsageError) {
+  const std::string path = (m_dir / (std::string(300, 'n') + ".png")).string();
+  expect_refused({"--screenshot", path}, "--screenshot " + path, "File name too long");
+  EXPECT_TRUE(std::filesystem::is_empty(m_dir));
+}
+
+TEST_F(CliScreenshotTest, NameWithNoRoomForTheTemporarySuffixIsAUsageError) {
+  // 255 bytes fit the file system, but the atomic write's NAME.tmp-PID-N beside it does not.
+  const std::string path = (m_dir / (std::string(251, 'n') + ".png")).string();
+  expect_refused({"--screenshot", path}, "--screenshot " + path, "File name too long");
+  EXPECT_TRUE(std::filesystem::is_empty(m_dir));
+}
+
+TEST_F(CliScreenshotTest, PathLongerThanPathMaxIsAUsageError) {
+  std::string path = m_dir.string();
+  while (path.size() < 5000) path += "/" + std::string(200, 'd');
+  path += "/out.png";
+  expect_refused({"--screenshot", path}, "--screenshot " + path, "File name too long");
+}
+
+TEST_F(CliScreenshotTest, ParsingLeavesNoProbeFileBehind) {
+  const std::string path = (m_dir / "frame.png").string();
+  expect_runs(parse({"--screenshot", path}));
+  EXPECT_TRUE(std::filesystem::is_empty(m_dir));
 }
 
 TEST_F(CliScreenshotTest, PathWithoutPngExtensionIsAUsageError) {

@@ -359,7 +359,9 @@ TEST_F(ImageIoTest, CheckOutputPathRejectsReadOnlyDirectory) {
   if (!permissions_are_enforced()) GTEST_SKIP() << "running as root, which may write to any directory";
   fs::create_directory(path("ro"));
   fs::permissions(path("ro"), fs::perms::owner_read | fs::perms::owner_exec);
-  EXPECT_EQ(lab::check_png_output_path(path("ro/out.png")), "directory " + path("ro") + " is not writable");
+  EXPECT_EQ(
+      lab::check_png_output_path(path("ro/out.png")),
+      "cannot create a file in directory " + path("ro") + ": Permission denied; choose another directory");
   EXPECT_EQ(error_kind_of([&] { lab::write_png(path("ro/out.png"), make_noise_image(2, 2, 1)); }),
             lab::ImageError::Kind::Unwritable);
   EXPECT_TRUE(fs::is_empty(path("ro")));
