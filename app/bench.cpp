@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <functional>
@@ -164,7 +165,8 @@ Measurement measure_graphics(App& app, std::optional<long long> frames) {
 // cudaGraphicsMapResources of all of them with views for the kernels: what a hand-written sample does.
 class RawRegistrations {
  public:
-  RawRegistrations(const std::vector<ResourceSpec>& specs, cudaStream_t stream)
+  // `surfaces`: output textures are written through surface objects (else only copied into).
+  RawRegistrations(const std::vector<ResourceSpec>& specs, cudaStream_t stream, bool surfaces = true)
       : m_specs(specs), m_stream(stream), m_resources(specs.size(), nullptr), m_arrays(specs.size(), nullptr),
         m_views(specs.size()) {
     try {
@@ -174,9 +176,10 @@ class RawRegistrations {
           INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&m_resources[i], specs[i].gl_name,
                                                           cudaGraphicsRegisterFlagsWriteDiscard));
         } else {
-          const unsigned int flags = output ? cudaGraphicsRegisterFlagsSurfaceLoadStore |
-                                                  cudaGraphicsRegisterFlagsWriteDiscard
-                                            : cudaGraphicsRegisterFlagsReadOnly;
+          const unsigned int flags = !output   ? cudaGraphicsRegisterFlagsReadOnly
+                                     : surfaces ? cudaGraphicsRegisterFlagsSurfaceLoadStore |
+                                                      cudaGraphicsRegisterFlagsWriteDiscard
+                                                : cudaGraphicsRegisterFlagsWriteDiscard;
           INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterImage(&m_resources[i], specs[i].gl_name, GL_TEXTURE_2D, flags));
         }
       }
@@ -194,6 +197,13 @@ class RawRegistrations {
   }
   void unmap() {
     INTEROP_CUDA_CHECK(cudaGraphicsUnmapResources(static_cast<int>(m_resources.size()), m_resources.data(), m_stream));
+  }
+
+  // After map(): resource `i`'s mapped array (a texture).
+  cudaArray_t array(size_t i) const {
+    cudaArray_t array = nullptr;
+    INTEROP_CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, m_resources[i], 0, 0));
+    return array;
   }
 
   // After map(): the mapped pointers, and surface / texture objects of the mapped arrays (kept while
@@ -275,6 +285,124 @@ Measurement measure_bare_loop(App& app, std::optional<long long> frames) {
     finish_frame(app);
   });
   return summarize("bare", wall);
+}
+
+// A mode's own minimal loop: the GL and CUDA work the mode does for a frame, in the same order, with
+// raw calls and nothing around them (interop's is the bare loop). The mode, measured against it, shows
+// what the app's mode code, RAII and timer hooks cost. None for split across two devices.
+std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::optional<long long> frames) {
+  if (mode == ModeId::Interop || (mode == ModeId::Split && app.compute_device() != app.cuda_device()))
+    return std::nullopt;
+  Scene& scene = app.scene();
+  const cudaStream_t stream = app.cuda_stream();
+  const std::vector<ResourceSpec> specs = scene.resources();
+  const Extent extent = app.platform().framebuffer_extent();
+  const auto is = [&](size_t i, ResourceRole role) { return specs[i].role == role; };
+  std::vector<interop::DeviceBuffer> device;
+  std::vector<interop::PinnedHostBuffer> host;
+  std::vector<std::vector<uint8_t>> plain;
+  std::vector<GlBuffer> buffers;
+  std::vector<CudaResourceView> linear;
+  std::vector<HostResourceView> host_views;
+  std::vector<ResourceSpec> buffer_specs;  // pbo: its buffers, registered in place of the GL objects
+  for (const ResourceSpec& spec : specs) {
+    if (mode == ModeId::Staging || mode == ModeId::Split) {
+      device.emplace_back(spec.bytes);
+      linear.push_back(linear_view(device.back().data(), spec));
+    }
+    if (mode == ModeId::Staging) host.emplace_back(spec.bytes);
+    if (mode == ModeId::Cpu) {
+      plain.emplace_back(spec.bytes);  // no CUDA here: ordinary host memory
+      host_views.push_back({plain.back().data(), spec.bytes, linear_pitch(spec)});
+    }
+    if (mode == ModeId::Pbo) {
+      buffers.push_back(create_buffer(spec.bytes, nullptr, 0));
+      ResourceSpec buffer = spec;
+      buffer.kind = ResourceKind::Buffer;
+      buffer.gl_name = buffers.back().get();
+      buffer_specs.push_back(buffer);
+    }
+  }
+  std::optional<RawRegistrations> raw;
+  if (mode == ModeId::Pbo) raw.emplace(buffer_specs, stream);
+  if (mode == ModeId::Split) raw.emplace(specs, stream, false);
+
+  const std::vector<double> wall = time_frames(frames, kDefaultFrames, [&](long long index) {
+    const FrameInfo frame{index, kernels::time_of_frame(index), extent};
+    if (scene.has_prepare()) scene.prepare(frame);
+    switch (mode) {
+      case ModeId::Reregister: {
+        RawRegistrations registered(specs, stream);  // unregisters at the end of the scope, after a sync
+        registered.map();
+        scene.compute_cuda(frame, registered.views(), stream);
+        registered.unmap();
+        break;
+      }
+      case ModeId::Pbo: {
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Input)) copy_gl_object_to_buffer(specs[i], buffers[i].get());
+        raw->map();
+        std::vector<CudaResourceView> views = raw->views();
+        for (size_t i = 0; i < specs.size(); ++i) views[i].pitch = linear_pitch(specs[i]);
+        scene.compute_cuda(frame, views, stream);
+        raw->unmap();
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Output)) copy_buffer_to_gl_object(specs[i], buffers[i].get());
+        break;
+      }
+      case ModeId::Split: {
+        raw->map();
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Input))
+            INTEROP_CUDA_CHECK(cudaMemcpy2DFromArrayAsync(device[i].data(), linear_pitch(specs[i]), raw->array(i), 0, 0,
+                                                          linear_pitch(specs[i]), specs[i].height,
+                                                          cudaMemcpyDeviceToDevice, stream));
+        scene.compute_cuda(frame, linear, stream);
+        for (size_t i = 0; i < specs.size(); ++i) {
+          if (!is(i, ResourceRole::Output)) continue;
+          if (specs[i].kind == ResourceKind::Buffer) {
+            INTEROP_CUDA_CHECK(cudaMemcpyAsync(raw->views()[i].pointer, device[i].data(), specs[i].bytes,
+                                               cudaMemcpyDeviceToDevice, stream));
+          } else {
+            INTEROP_CUDA_CHECK(cudaMemcpy2DToArrayAsync(raw->array(i), 0, 0, device[i].data(), linear_pitch(specs[i]),
+                                                        linear_pitch(specs[i]), specs[i].height,
+                                                        cudaMemcpyDeviceToDevice, stream));
+          }
+        }
+        raw->unmap();
+        break;
+      }
+      case ModeId::Staging: {
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Input)) {
+            download_from_gl(specs[i], host[i].data());
+            INTEROP_CUDA_CHECK(cudaMemcpyAsync(device[i].data(), host[i].data(), specs[i].bytes,
+                                               cudaMemcpyHostToDevice, stream));
+          }
+        scene.compute_cuda(frame, linear, stream);
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Output))
+            INTEROP_CUDA_CHECK(cudaMemcpyAsync(host[i].data(), device[i].data(), specs[i].bytes,
+                                               cudaMemcpyDeviceToHost, stream));
+        INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Output)) upload_to_gl(specs[i], host[i].data());
+        break;
+      }
+      case ModeId::Cpu: {
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Input)) download_from_gl(specs[i], plain[i].data());
+        scene.compute_cpu(frame, host_views);
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Output)) upload_to_gl(specs[i], plain[i].data());
+        break;
+      }
+      case ModeId::Interop: break;
+    }
+    app.show(frame);
+    finish_frame(app);
+  });
+  return summarize(std::string(to_string(mode)) + " ref", wall);
 }
 
 // The frame's own cost is measured with the app's timing off (events and timer queries cost GPU time
@@ -547,7 +675,9 @@ int run_bench(const Options& options) {
     for (const char* path : {"handoff", "bare", "scaling", "timing cost"})
       skipped.push_back({{"path", path}, {"reason", app.interop_support().reason}});
 
-  const size_t per_size = modes.size() + (wants_floor ? 1 : 0) + 1 + (wants_interop_references ? 2 : 0);
+  const size_t own_references = static_cast<size_t>(std::count_if(
+      modes.begin(), modes.end(), [](ModeId mode) { return mode != ModeId::Interop; }));
+  const size_t per_size = modes.size() + own_references + (wants_floor ? 1 : 0) + 1 + (wants_interop_references ? 2 : 0);
   const size_t total = scenes.size() * sizes.size() * per_size + (wants_extras ? 6 + scenes.size() : 0);
   size_t done = 0;
   const auto progress = [&](const std::string& what) {
@@ -594,6 +724,11 @@ int run_bench(const Options& options) {
         record(measure_bare_loop(app, options.bench_frames));
       }
       for (const ModeId mode : modes) {
+        if (mode != ModeId::Interop && (mode == ModeId::Cpu || cuda)) {
+          progress(where + to_string(mode) + "'s own reference loop");
+          if (std::optional<Measurement> own = measure_own_reference(app, mode, options.bench_frames))
+            record(std::move(*own));
+        }
         progress(where + to_string(mode));
         record(measure_mode(app, mode, options.bench_frames));
       }
@@ -623,12 +758,16 @@ int run_bench(const Options& options) {
     const Measurement* m = find(like, path);
     return m ? m->median_ms : 0.0;
   };
-  std::printf("\n%-12s %-10s %-10s %9s %9s %9s %9s %9s %9s  %s\n", "scene", "size", "path", "median ms", "p90 ms",
-              "x ref", "x bare", "timed ms", "x timing", "phases (median ms, timing on)");
+  std::printf("\n%-12s %-10s %-15s %9s %9s %9s %9s %9s %9s %9s  %s\n", "scene", "size", "path", "median ms",
+              "p90 ms", "x ref", "x bare", "x own", "timed ms", "x timing", "phases (median ms, timing on)");
   nlohmann::json cases = nlohmann::json::array();
   const std::vector<std::string> references = {"floor", "handoff", "graphics", "bare"};
   for (const Measurement& m : results) {
-    const bool is_reference = std::find(references.begin(), references.end(), m.path) != references.end();
+    const bool is_reference = std::find(references.begin(), references.end(), m.path) != references.end() ||
+                              (m.path.size() > 4 && m.path.compare(m.path.size() - 4, 4, " ref") == 0);
+    // A mode's own minimal loop; interop's is the bare loop.
+    const double own_ms = is_reference ? 0.0 : m.path == "interop" ? median_of(m, "bare") : median_of(m, (m.path + " ref").c_str());
+    const double to_own = own_ms > 0 ? m.median_ms / own_ms : 0.0;
     const double floor_ms = median_of(m, "floor"), handoff_ms = median_of(m, "handoff");
     const double graphics_ms = median_of(m, "graphics"), bare_ms = median_of(m, "bare");
     // The reference needs the hand-off: only where interop works (the cpu path is judged by itself).
@@ -647,9 +786,9 @@ int run_bench(const Options& options) {
       if (value > 0) std::snprintf(text, sizeof text, format, value);
       return std::string(text);
     };
-    std::printf("%-12s %-10s %-10s %9.3f %9.3f %9s %9s %9s %9s  %s\n", m.scene.c_str(),
+    std::printf("%-12s %-10s %-15s %9.3f %9.3f %9s %9s %9s %9s %9s  %s\n", m.scene.c_str(),
                 size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms, m.p90_ms,
-                number(to_reference, "%.3f").c_str(), number(to_bare, "%.3f").c_str(),
+                number(to_reference, "%.3f").c_str(), number(to_bare, "%.3f").c_str(), number(to_own, "%.3f").c_str(),
                 number(m.timed_median_ms, "%.3f").c_str(), number(timing_cost, "%.3f").c_str(), phases.c_str());
     nlohmann::json entry = {{"scene", m.scene},   {"width", m.width},         {"height", m.height},
                             {"path", m.path},     {"frames", m.frames},       {"median_ms", m.median_ms},
@@ -671,6 +810,10 @@ int run_bench(const Options& options) {
         entry["ratio_to_reference"] = to_reference;
       }
       if (to_bare > 0) entry["ratio_to_bare_loop"] = to_bare;
+      if (to_own > 0) {
+        entry["own_reference_ms"] = own_ms;
+        entry["ratio_to_own_reference"] = to_own;
+      }
     }
     cases.push_back(entry);
   }

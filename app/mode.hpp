@@ -88,4 +88,12 @@ SplitPath choose_split_path(int compute_device, int gl_device, SplitCopy request
 
 std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda, const AccessSettings& access);
 
+// The GL side of the copying modes, shared with the benchmark's reference loops (bench.cpp), which
+// must do the same GL work with none of the modes' code around it. Host memory <-> a spec's GL object
+// (cpu, staging; mode_cpu.cpp), and a GL buffer of spec.bytes <-> it (pbo; mode_pbo.cpp).
+void upload_to_gl(const ResourceSpec& spec, const void* data);
+void download_from_gl(const ResourceSpec& spec, void* data);
+void copy_gl_object_to_buffer(const ResourceSpec& spec, GLuint buffer);
+void copy_buffer_to_gl_object(const ResourceSpec& spec, GLuint buffer);
+
 }  // namespace lab

@@ -13,6 +13,31 @@
 #include <vector>
 
 namespace lab {
+
+// GL object -> a buffer, for what the kernels read.
+void copy_gl_object_to_buffer(const ResourceSpec& spec, GLuint buffer) {
+  if (spec.kind == ResourceKind::Buffer) {
+    glCopyNamedBufferSubData(spec.gl_name, buffer, 0, 0, static_cast<GLsizeiptr>(spec.bytes));
+    return;
+  }
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer);
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glGetTextureImage(spec.gl_name, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(spec.bytes), nullptr);
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+}
+
+// A buffer -> GL object, for what the kernels wrote.
+void copy_buffer_to_gl_object(const ResourceSpec& spec, GLuint buffer) {
+  if (spec.kind == ResourceKind::Buffer) {
+    glCopyNamedBufferSubData(buffer, spec.gl_name, 0, 0, static_cast<GLsizeiptr>(spec.bytes));
+    return;
+  }
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glTextureSubImage2D(spec.gl_name, 0, 0, 0, spec.width, spec.height, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+}
+
 namespace {
 
 class PboMode final : public Mode {
@@ -99,31 +124,8 @@ class PboMode final : public Mode {
     }
   }
 
-  // GL object -> its buffer, for what the kernels read.
-  void copy_into_buffer(size_t i) {
-    const ResourceSpec& spec = m_specs[i];
-    if (spec.kind == ResourceKind::Buffer) {
-      glCopyNamedBufferSubData(spec.gl_name, m_buffers[i].get(), 0, 0, static_cast<GLsizeiptr>(spec.bytes));
-      return;
-    }
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, m_buffers[i].get());
-    glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glGetTextureImage(spec.gl_name, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(spec.bytes), nullptr);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-  }
-
-  // Its buffer -> GL object, for what the kernels wrote.
-  void copy_from_buffer(size_t i) {
-    const ResourceSpec& spec = m_specs[i];
-    if (spec.kind == ResourceKind::Buffer) {
-      glCopyNamedBufferSubData(m_buffers[i].get(), spec.gl_name, 0, 0, static_cast<GLsizeiptr>(spec.bytes));
-      return;
-    }
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, m_buffers[i].get());
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glTextureSubImage2D(spec.gl_name, 0, 0, 0, spec.width, spec.height, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-  }
+  void copy_into_buffer(size_t i) { copy_gl_object_to_buffer(m_specs[i], m_buffers[i].get()); }
+  void copy_from_buffer(size_t i) { copy_buffer_to_gl_object(m_specs[i], m_buffers[i].get()); }
 
   CudaContext m_cuda;
   AccessSettings m_access;

@@ -13,9 +13,6 @@
 namespace lab {
 
 // Host <-> GL transfers shared with the cpu mode (mode_cpu.cpp).
-void upload_to_gl(const ResourceSpec& spec, const void* data);
-void download_from_gl(const ResourceSpec& spec, void* data);
-
 namespace {
 
 class StagingMode final : public Mode {

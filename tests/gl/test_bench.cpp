@@ -46,6 +46,13 @@ TEST(Bench, MeasuresEveryAvailablePathAndWritesJsonAndChart) {
       EXPECT_NEAR(entry.at("reference_ms").get<double>(), reference, 1e-9) << entry.dump();
       EXPECT_NEAR(entry.at("ratio_to_reference").get<double>(), entry.at("median_ms").get<double>() / reference, 1e-9);
     }
+    // Every mode is judged against its own minimal loop, measured beside it (interop's is the bare loop).
+    const bool reference = path == "floor" || path == "handoff" || path == "graphics" || path == "bare" ||
+                           path.find(" ref") != std::string::npos;
+    if (!reference) {
+      EXPECT_TRUE(entry.contains("ratio_to_own_reference")) << entry.dump();
+      EXPECT_TRUE(entry.contains("own_reference_ms")) << entry.dump();
+    }
     // Headless, the pattern image is the frame: there is no GL work to measure alone.
     if (path == "graphics") {
       EXPECT_NE(entry.at("scene"), "pattern") << entry.dump();
@@ -89,8 +96,11 @@ TEST(Bench, FiltersToTheCasesAskedFor) {
   ASSERT_EQ(lab::run_bench(parsed.options), 0);
   std::ifstream file(parsed.options.json);
   const nlohmann::json report = nlohmann::json::parse(file);
-  ASSERT_EQ(report.at("cases").size(), 1u) << report.at("cases").dump();
-  const nlohmann::json& only = report.at("cases").at(0);
+  // The cpu mode and its own reference loop, nothing else.
+  ASSERT_EQ(report.at("cases").size(), 2u) << report.at("cases").dump();
+  EXPECT_EQ(report.at("cases").at(0).at("path"), "cpu ref");
+  const nlohmann::json& only = report.at("cases").at(1);
+  EXPECT_TRUE(only.contains("ratio_to_own_reference")) << only.dump();
   EXPECT_EQ(only.at("scene"), "pattern");
   EXPECT_EQ(only.at("path"), "cpu");
   EXPECT_EQ(only.at("width"), 64);
