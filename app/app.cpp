@@ -96,7 +96,6 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
   } else if (!m_interop.usable) {
     mode = fallback_for(ModeId::Interop);
     m_notice = std::string("interop unavailable, running in ") + to_string(mode) + " mode: " + m_interop.reason;
-    log("CUDA-GL interop is unavailable (" + m_interop.reason + "); running in " + to_string(mode) + " mode");
   }
 
   m_scene = create_scene(options.scene, options);
@@ -105,6 +104,9 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
   m_access.map_access = options.map_flags;
   if (const std::string refusal = check_access(m_scene->resources(), m_access.map_access); !refusal.empty())
     throw UsageError("--map-flags " + std::string(interop::to_string(*options.map_flags)) + ": " + refusal);
+  // Said once every option has been judged, so that a usage error is the only line of a refused run.
+  if (!options.mode && !m_interop.usable)
+    log("CUDA-GL interop is unavailable (" + m_interop.reason + "); running in " + to_string(mode) + " mode");
   attach_mode(mode);
   if (m_platform->is_window()) {
     m_show_program = create_program("fullscreen.vert", "textured.frag");
