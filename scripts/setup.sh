@@ -14,6 +14,7 @@ packages=(
   libegl-dev libopengl-dev libgl-dev            # GL and EGL through glvnd
   libgl1-mesa-dri libegl-mesa0 libglx-mesa0     # Mesa llvmpipe: GL without an NVIDIA GPU
   xvfb xauth                                    # an X server for window tests without a display
+  python3-numpy python3-pytest                  # the Python package's tests (python/tests)
 )
 
 say() { echo "setup: $*" >&2; }

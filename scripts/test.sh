@@ -44,13 +44,30 @@ if [ -n "$skip_reasons" ]; then
   echo "$skip_reasons"
 fi
 
+# The Python package (python/), when it was built: its tests under Debian's Python, which has NumPy and
+# pytest from setup.sh (a python3 earlier on PATH may lack them). Without a GPU its GPU tests skip.
+python_status=0
+python_summary=""
+python_dir=$build_dir/python
+[[ $python_dir = /* ]] || python_dir=$root/$python_dir
+if [ -f "$python_dir/interop_lab/libinterop_lab_bridge.so" ]; then
+  echo "test: the Python package (python/tests, pytest)"
+  python_log="$build_dir/pytest.log"
+  set +e
+  PYTHONPATH="$python_dir" /usr/bin/python3 -m pytest -q -rs "$root/python/tests" 2>&1 | tee "$python_log"
+  python_status=${PIPESTATUS[0]}
+  set -e
+  python_summary=", pytest: $(tail -1 "$python_log" | sed 's/=//g; s/^ *//; s/ *$//')"
+fi
+
 # One line to end on: CTest's own count, plus how many tests skipped (CTest lists them as "(Skipped)").
 counts=$(grep -E 'tests passed, [0-9]+ tests? failed out of' "$log" | tail -1 || true)
 skipped=$(grep -c '(Skipped)$' "$log" || true)
 elapsed=$((SECONDS - started))
-if [ "$status" -eq 0 ]; then
-  echo "test: PASSED — ${counts:-no count from ctest}, $skipped skipped — ${elapsed}s"
+if [ "$status" -eq 0 ] && [ "$python_status" -eq 0 ]; then
+  echo "test: PASSED — ${counts:-no count from ctest}, $skipped skipped${python_summary} — ${elapsed}s"
 else
-  echo "test: FAILED (ctest exit code $status) — ${counts:-no count from ctest}, $skipped skipped — log: $log"
+  echo "test: FAILED (ctest exit code $status, pytest exit code $python_status) — ${counts:-no count from ctest}, $skipped skipped${python_summary} — log: $log"
+  [ "$status" -ne 0 ] || status=$python_status
 fi
 exit "$status"

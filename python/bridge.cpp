@@ -1,0 +1,359 @@
+// python/bridge.cpp — the C ABI of the Python package (python/interop_lab): one headless interop-lab
+// context with a scene, whose GL objects Python code writes between map and unmap. A C ABI, loaded with
+// ctypes, keeps the package independent of the Python version: the same shared library serves
+// Debian's Python 3.11 and a GPU server's 3.12.
+//
+// Every function returns 0 on success, or -1 and leaves the reason in ilab_last_error() (one message per
+// thread). Nothing here throws across the ABI.
+//
+// A frame:  ilab_map (the scene's GL input is rendered first; CUDA modes map every resource in one call
+//           on the caller's stream; the cpu mode reads inputs into host memory) -> the caller writes
+//           -> ilab_unmap (the unmap is queued on the same stream, after the caller's work; the cpu mode
+//           uploads its host memory) -> ilab_read_frame.
+#include "app/app.hpp"
+#include "app/image_compare.hpp"
+#include "app/image_io.hpp"
+#include "interop/error.hpp"
+#include "interop/gl.hpp"
+#include "interop/mapping.hpp"
+#include "kernels/common.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace {
+
+thread_local std::string g_last_error;  // per thread, as errno: the only state outside a context
+
+struct Bridge {
+  std::unique_ptr<lab::App> app;
+  bool cuda = false;  // the resources are registered with CUDA (else: host memory, the cpu path)
+  std::vector<lab::ResourceSpec> specs;
+  std::vector<std::variant<interop::GlBufferRegistration, interop::GlTextureRegistration>> registrations;
+  std::vector<cudaGraphicsResource_t> resources;
+  std::optional<interop::ScopedMap> mapped;
+  std::vector<std::vector<uint8_t>> host;  // the cpu path: one linear copy per resource
+  std::vector<cudaSurfaceObject_t> surfaces;
+  cudaStream_t stream = nullptr;
+  long long frame = 0;
+  bool is_mapped = false;
+  lab::Image last_frame;  // what ilab_read_frame returned last, for ilab_compare_png / ilab_write_png
+};
+
+template <class Body>
+int guarded(Body&& body) {
+  try {
+    body();
+    return 0;
+  } catch (const std::exception& error) {
+    g_last_error = error.what();
+  } catch (...) {
+    g_last_error = "unknown error";
+  }
+  return -1;
+}
+
+void require(bool condition, const std::string& message) {
+  if (!condition) throw std::invalid_argument(message);
+}
+
+void release_surfaces(Bridge& bridge) {
+  for (cudaSurfaceObject_t& surface : bridge.surfaces)
+    if (surface != 0) cudaDestroySurfaceObject(std::exchange(surface, 0));
+}
+
+const lab::ResourceSpec& spec_of(const Bridge& bridge, int index) {
+  require(index >= 0 && index < static_cast<int>(bridge.specs.size()),
+          "resource " + std::to_string(index) + " does not exist: the scene has " +
+              std::to_string(bridge.specs.size()));
+  return bridge.specs[static_cast<size_t>(index)];
+}
+
+void require_mapped(const Bridge& bridge, const char* what) {
+  require(bridge.is_mapped, std::string(what) + " outside a map block: use it inside `with lab.map(): ...`");
+}
+
+}  // namespace
+
+// The library hides everything it links (the app's code) but the C ABI below.
+#pragma GCC visibility push(default)
+extern "C" {
+
+struct ilab_resource_info {
+  char label[64];
+  int kind;  // 0 buffer, 1 2D texture (RGBA8)
+  int role;  // 0 written by the caller (output), 1 read (input)
+  uint64_t bytes;
+  int width, height;
+};
+
+const char* ilab_last_error() { return g_last_error.c_str(); }
+
+// mode: "interop" (register once, map every frame) or "cpu" (host memory, no CUDA).
+int ilab_open(const char* scene, const char* mode, int width, int height, long long frame, void** out) {
+  return guarded([&] {
+    *out = nullptr;
+    const std::optional<lab::SceneId> scene_id = lab::scene_from_string(scene ? scene : "");
+    require(scene_id.has_value(), std::string("scene '") + (scene ? scene : "") + "': use wave, pattern or postprocess");
+    const std::string mode_name = mode ? mode : "";
+    require(mode_name == "interop" || mode_name == "cpu", "mode '" + mode_name + "': use interop or cpu");
+    require(width >= 1 && height >= 1 && width <= lab::kMaxImageEdge && height <= lab::kMaxImageEdge,
+            "size " + std::to_string(width) + "x" + std::to_string(height) + ": each edge from 1 to " +
+                std::to_string(lab::kMaxImageEdge));
+    lab::Options options;
+    options.scene = *scene_id;
+    options.mode = lab::ModeId::Cpu;  // the app's own mode stays idle: the caller produces the frames
+    options.headless = true;
+    options.no_ui = true;
+    options.frames = 1;
+    options.width = width;
+    options.height = height;
+    auto bridge = std::make_unique<Bridge>();
+    bridge->app = std::make_unique<lab::App>(options);
+    bridge->frame = frame;
+    bridge->specs = bridge->app->scene().resources();
+    if (mode_name == "interop") {
+      const lab::ModeAvailability interop = bridge->app->availability(lab::ModeId::Interop);
+      require(interop.available, "interop is unavailable here: " + interop.reason + "; open the lab with mode='cpu'");
+      bridge->cuda = true;
+      for (const lab::ResourceSpec& spec : bridge->specs) {
+        const interop::Access access =
+            spec.role == lab::ResourceRole::Output ? interop::Access::WriteDiscard : interop::Access::ReadOnly;
+        if (spec.kind == lab::ResourceKind::Buffer) {
+          bridge->registrations.emplace_back(interop::GlBufferRegistration({spec.gl_name, access}));
+        } else {
+          interop::TextureRegistrationDesc desc;
+          desc.texture = spec.gl_name;
+          desc.internal_format = spec.internal_format;
+          desc.access = access;
+          desc.surface_load_store = spec.role == lab::ResourceRole::Output;
+          bridge->registrations.emplace_back(interop::GlTextureRegistration(desc));
+        }
+        bridge->resources.push_back(
+            std::visit([](const auto& r) { return r.resource(); }, bridge->registrations.back()));
+      }
+      bridge->surfaces.assign(bridge->specs.size(), 0);
+    } else {
+      for (const lab::ResourceSpec& spec : bridge->specs) bridge->host.emplace_back(spec.bytes);
+    }
+    *out = bridge.release();
+  });
+}
+
+void ilab_close(void* handle) {
+  auto* bridge = static_cast<Bridge*>(handle);
+  if (bridge == nullptr) return;
+  guarded([&] {
+    if (bridge->cuda && bridge->stream != nullptr) cudaStreamSynchronize(bridge->stream);
+    release_surfaces(*bridge);
+    bridge->mapped.reset();
+    bridge->registrations.clear();  // before the scene's GL objects, which die with the app
+    bridge->app.reset();
+  });
+  delete bridge;
+}
+
+int ilab_uses_cuda(void* handle) { return static_cast<Bridge*>(handle)->cuda ? 1 : 0; }
+
+int ilab_resource_count(void* handle) { return static_cast<int>(static_cast<Bridge*>(handle)->specs.size()); }
+
+int ilab_resource_info(void* handle, int index, ilab_resource_info* info) {
+  return guarded([&] {
+    const lab::ResourceSpec& spec = spec_of(*static_cast<Bridge*>(handle), index);
+    std::memset(info, 0, sizeof *info);
+    std::strncpy(info->label, spec.label, sizeof info->label - 1);
+    info->kind = spec.kind == lab::ResourceKind::Buffer ? 0 : 1;
+    info->role = spec.role == lab::ResourceRole::Output ? 0 : 1;
+    info->bytes = spec.bytes;
+    info->width = spec.width;
+    info->height = spec.height;
+  });
+}
+
+// Renders the scene's GL input for frame `frame` (postprocess: the cubes), then makes every resource
+// available: mapped on `stream` (CUDA), or in host memory with inputs read back (cpu).
+int ilab_map(void* handle, long long frame, uintptr_t stream) {
+  return guarded([&] {
+    Bridge& bridge = *static_cast<Bridge*>(handle);
+    require(!bridge.is_mapped, "the lab is mapped already: leave the current `with lab.map()` block first");
+    bridge.frame = frame;
+    lab::Scene& scene = bridge.app->scene();
+    const lab::Extent extent = bridge.app->platform().framebuffer_extent();
+    if (scene.has_prepare()) scene.prepare({frame, kernels::time_of_frame(frame), extent});
+    if (bridge.cuda) {
+      bridge.stream = reinterpret_cast<cudaStream_t>(stream);
+      bridge.mapped.emplace(bridge.resources, bridge.stream);
+    } else {
+      for (size_t i = 0; i < bridge.specs.size(); ++i)
+        if (bridge.specs[i].role == lab::ResourceRole::Input) lab::download_from_gl(bridge.specs[i], bridge.host[i].data());
+      INTEROP_GL_CHECK("reading the scene's input");
+    }
+    bridge.is_mapped = true;
+  });
+}
+
+// Unmaps on the stream given to ilab_map, after everything queued there; the cpu path uploads.
+int ilab_unmap(void* handle) {
+  return guarded([&] {
+    Bridge& bridge = *static_cast<Bridge*>(handle);
+    require(bridge.is_mapped, "unmap without map");
+    bridge.is_mapped = false;
+    if (bridge.cuda) {
+      bridge.mapped->unmap();
+      bridge.mapped.reset();
+    } else {
+      for (size_t i = 0; i < bridge.specs.size(); ++i)
+        if (bridge.specs[i].role == lab::ResourceRole::Output) lab::upload_to_gl(bridge.specs[i], bridge.host[i].data());
+      INTEROP_GL_CHECK("uploading the frame");
+    }
+  });
+}
+
+// A buffer's device pointer (CUDA) or any resource's host memory (cpu), valid until ilab_unmap.
+int ilab_pointer(void* handle, int index, uintptr_t* pointer, uint64_t* bytes) {
+  return guarded([&] {
+    Bridge& bridge = *static_cast<Bridge*>(handle);
+    const lab::ResourceSpec& spec = spec_of(bridge, index);
+    require_mapped(bridge, "a resource's memory");
+    if (!bridge.cuda) {
+      *pointer = reinterpret_cast<uintptr_t>(bridge.host[static_cast<size_t>(index)].data());
+      *bytes = spec.bytes;
+      return;
+    }
+    require(spec.kind == lab::ResourceKind::Buffer,
+            std::string(spec.label) + " is a texture: its cudaArray is not linear memory; use copy_to/copy_from "
+            "or its surface object");
+    const interop::MappedPointer mapped = bridge.mapped->pointer(static_cast<size_t>(index));
+    *pointer = reinterpret_cast<uintptr_t>(mapped.data);
+    *bytes = mapped.size;
+  });
+}
+
+// A written texture's surface object (for the caller's kernels: surf2Dwrite), valid until ilab_unmap.
+int ilab_surface(void* handle, int index, unsigned long long* surface) {
+  return guarded([&] {
+    Bridge& bridge = *static_cast<Bridge*>(handle);
+    const lab::ResourceSpec& spec = spec_of(bridge, index);
+    require_mapped(bridge, "a surface object");
+    require(bridge.cuda, "surface objects need CUDA: open the lab with mode='interop'");
+    require(spec.kind == lab::ResourceKind::Texture2D && spec.role == lab::ResourceRole::Output,
+            std::string(spec.label) + " is no texture the caller writes: surface objects are for those");
+    cudaSurfaceObject_t& kept = bridge.surfaces[static_cast<size_t>(index)];
+    if (kept != 0) INTEROP_CUDA_CHECK(cudaStreamSynchronize(bridge.stream));  // a kernel may still use it
+    if (kept != 0) INTEROP_CUDA_CHECK(cudaDestroySurfaceObject(std::exchange(kept, 0)));
+    cudaResourceDesc resource{};
+    resource.resType = cudaResourceTypeArray;
+    resource.res.array.array = bridge.mapped->array(static_cast<size_t>(index));
+    INTEROP_CUDA_CHECK(cudaCreateSurfaceObject(&kept, &resource));
+    *surface = kept;
+  });
+}
+
+// Copies between a mapped texture and linear device memory (`pitch` bytes a row) on `stream`.
+int ilab_copy_texture(void* handle, int index, uintptr_t device_pointer, uint64_t pitch, int to_texture,
+                      uintptr_t stream) {
+  return guarded([&] {
+    Bridge& bridge = *static_cast<Bridge*>(handle);
+    const lab::ResourceSpec& spec = spec_of(bridge, index);
+    require_mapped(bridge, "copy_to/copy_from");
+    require(bridge.cuda, "texture copies through CUDA need mode='interop'");
+    require(spec.kind == lab::ResourceKind::Texture2D, std::string(spec.label) + " is a buffer: use its array view");
+    const size_t row = static_cast<size_t>(spec.width) * 4;
+    require(pitch >= row, "rows of " + std::to_string(pitch) + " bytes are shorter than the texture's " +
+                              std::to_string(row));
+    cudaArray_t array = bridge.mapped->array(static_cast<size_t>(index));
+    void* pointer = reinterpret_cast<void*>(device_pointer);
+    auto* on = reinterpret_cast<cudaStream_t>(stream);
+    if (to_texture) {
+      INTEROP_CUDA_CHECK(cudaMemcpy2DToArrayAsync(array, 0, 0, pointer, pitch, row, static_cast<size_t>(spec.height),
+                                                  cudaMemcpyDeviceToDevice, on));
+    } else {
+      INTEROP_CUDA_CHECK(cudaMemcpy2DFromArrayAsync(pointer, pitch, array, 0, 0, row, static_cast<size_t>(spec.height),
+                                                    cudaMemcpyDeviceToDevice, on));
+    }
+  });
+}
+
+// Makes `consumer` wait for what is queued on `producer` so far (an event; nothing waits on the host).
+int ilab_order_streams(uintptr_t producer, uintptr_t consumer) {
+  return guarded([&] {
+    if (producer == consumer) return;
+    cudaEvent_t event = nullptr;
+    INTEROP_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    const cudaError_t recorded = cudaEventRecord(event, reinterpret_cast<cudaStream_t>(producer));
+    const cudaError_t waited =
+        recorded == cudaSuccess ? cudaStreamWaitEvent(reinterpret_cast<cudaStream_t>(consumer), event, 0) : recorded;
+    cudaEventDestroy(event);  // released once the wait is satisfied
+    INTEROP_CUDA_CHECK(waited);
+  });
+}
+
+// The device of a pointer (-1: host memory), so Python can refuse another device's arrays.
+int ilab_pointer_device(uintptr_t pointer, int* device) {
+  return guarded([&] {
+    cudaPointerAttributes attributes{};
+    INTEROP_CUDA_CHECK(cudaPointerGetAttributes(&attributes, reinterpret_cast<void*>(pointer)));
+    *device = attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged ? attributes.device : -1;
+  });
+}
+
+int ilab_cuda_device(void* handle) { return static_cast<Bridge*>(handle)->app->cuda_device(); }
+
+// The frame as it would be shown (top row first, RGBA8): `bytes` must be width * height * 4.
+int ilab_read_frame(void* handle, uint8_t* rgba, uint64_t bytes, int* width, int* height) {
+  return guarded([&] {
+    Bridge& bridge = *static_cast<Bridge*>(handle);
+    require(!bridge.is_mapped, "read_frame inside a map block: GL may not touch mapped resources; read after it");
+    const lab::Extent extent = bridge.app->platform().framebuffer_extent();
+    *width = extent.width;
+    *height = extent.height;
+    if (rgba == nullptr) return;  // a size query
+    require(bytes == static_cast<uint64_t>(extent.width) * extent.height * 4, "the frame needs width * height * 4 bytes");
+    const lab::FrameInfo frame{bridge.frame, kernels::time_of_frame(bridge.frame), extent};
+    bridge.app->show(frame);
+    bridge.last_frame = bridge.app->read_frame();
+    std::memcpy(rgba, bridge.last_frame.rgba.data(), bridge.last_frame.rgba.size());
+  });
+}
+
+// Compares the frame read last (ilab_read_frame) with the PNG at `path` by the goldens' rule: a pixel
+// differs when a channel is more than `max_diff` apart; they match while at most `max_fraction` of the
+// pixels differ. Writes the comparer's summary into `report`; *matches is 1 or 0.
+int ilab_compare_png(void* handle, const char* path, int max_diff, double max_fraction, int* matches, char* report,
+                     uint64_t report_size) {
+  return guarded([&] {
+    Bridge& bridge = *static_cast<Bridge*>(handle);
+    require(!bridge.last_frame.rgba.empty(), "no frame read yet: call read_frame first");
+    require(max_diff >= 0 && max_diff <= 255, "max_diff " + std::to_string(max_diff) + ": from 0 to 255");
+    require(max_fraction >= 0.0 && max_fraction <= 1.0, "max_fraction: from 0 to 1");
+    const lab::Image expected = lab::read_png(path ? path : "");
+    require(expected.width == bridge.last_frame.width && expected.height == bridge.last_frame.height,
+            std::string(path) + " is " + std::to_string(expected.width) + "x" + std::to_string(expected.height) +
+                ", the frame " + std::to_string(bridge.last_frame.width) + "x" +
+                std::to_string(bridge.last_frame.height));
+    const lab::ImageDifference difference = lab::compare_images(bridge.last_frame, expected, max_diff);
+    *matches = difference.fraction_over <= max_fraction ? 1 : 0;
+    const std::string text = lab::to_string(difference, max_diff);
+    std::snprintf(report, report_size, "%s", text.c_str());
+  });
+}
+
+// Writes the frame read last as a PNG (atomically, as the app's screenshots).
+int ilab_write_png(void* handle, const char* path) {
+  return guarded([&] {
+    Bridge& bridge = *static_cast<Bridge*>(handle);
+    require(!bridge.last_frame.rgba.empty(), "no frame read yet: call read_frame first");
+    lab::write_png(path ? path : "", bridge.last_frame);
+  });
+}
+
+}  // extern "C"
+#pragma GCC visibility pop

@@ -1,0 +1,359 @@
+"""interop_lab: write into what interop-lab's OpenGL scenes draw, from CuPy, PyTorch, cuda.core, Numba
+or NumPy, without a copy through the host.
+
+    import interop_lab
+    with interop_lab.Lab("pattern", size=(1280, 720)) as lab:     # headless GL + CUDA interop
+        with lab.map(stream=s) as frame:                           # every resource, one map call, on s
+            frame["pattern texture"].copy_from(image, stream=s)    # a texture: copy or surface object
+        picture = lab.read_frame()                                  # (720, 1280, 4) uint8, top row first
+
+What a map block yields, per resource of the scene (Lab.resources lists them):
+
+- a GL *buffer* (the wave scene's vertices): a BufferView with __cuda_array_interface__ (version 3,
+  with the stream) and __dlpack__/__dlpack_device__, so cupy.asarray(view), torch.from_dlpack(view)
+  and cuda.core's StridedMemoryView see the mapped memory itself (float32, one dimension);
+- a GL *texture*: a TextureView. A mapped texture is a cudaArray, whose layout is the driver's and not
+  linear memory, so no array library can index it. It offers copy_to(array) / copy_from(array)
+  (cudaMemcpy2D{From,To}ArrayAsync on the stream) and .surface, a surface object for your own kernels
+  (surf2Dwrite / surf2Dread, e.g. from a CuPy RawKernel).
+
+With mode="cpu" (no CUDA, e.g. CI) every resource is host memory instead: NumPy arrays through the
+buffer protocol and __dlpack__ with a CPU device.
+
+Order: the map and the unmap are queued on the stream you give (a CuPy / PyTorch / cuda.core stream or
+a raw cudaStream_t; default the legacy default stream 0): what you queue there inside the block is
+done before GL uses the resources, and nothing waits on the host. Arrays handed in on another stream
+(their __cuda_array_interface__ names it) are ordered with an event.
+
+Lifetime: after the block every view refuses use with InteropLabError. A CuPy or PyTorch array made
+from a view still points at the mapped memory after the block: using it then is undefined. The lab
+warns (ResourceWarning) when a DLPack tensor of the frame is still alive at the unmap; an array made
+through __cuda_array_interface__ cannot be told from your own reference to the view, so it is not
+reported.
+
+Rows: textures hold their rows as GL does, row 0 at the bottom of the picture; read_frame() returns
+the picture top row first.
+"""
+
+import contextlib
+import ctypes
+import warnings
+
+from . import _dlpack
+from ._native import InteropLabError, ResourceInfo, check, lib
+
+__all__ = ["Lab", "BufferView", "TextureView", "InteropLabError"]
+
+
+def _stream_handle(stream):
+    """A raw cudaStream_t from None, an int, or a CuPy / PyTorch / cuda.core stream."""
+    if stream is None:
+        return 0
+    if isinstance(stream, int):
+        return stream
+    if hasattr(stream, "__cuda_stream__"):  # cuda.core and the CUDA stream protocol
+        return int(stream.__cuda_stream__()[1])
+    for attribute in ("ptr", "cuda_stream", "handle"):  # CuPy, PyTorch, others
+        if hasattr(stream, attribute):
+            return int(getattr(stream, attribute))
+    raise TypeError(
+        f"stream: {type(stream).__name__} is no CUDA stream: pass a CuPy, PyTorch or cuda.core stream, a raw "
+        "cudaStream_t as an int, or None for the default stream"
+    )
+
+
+class _Frame:
+    """What one map block yields: a view per resource, valid until the block ends."""
+
+    def __init__(self, lab, stream):
+        self._lab = lab
+        self._stream = stream
+        self._valid = True
+        self._views = {}
+        for index, info in enumerate(lab.resources):
+            if not lab.uses_cuda:
+                view = _HostView(self, index, info)
+            elif info["kind"] == "buffer":
+                view = BufferView(self, index, info)
+            else:
+                view = TextureView(self, index, info)
+            self._views[info["label"]] = view
+
+    def __getitem__(self, label):
+        self._check()
+        try:
+            return self._views[label]
+        except KeyError:
+            raise KeyError(f"{label!r}: this scene's resources are {sorted(self._views)}") from None
+
+    def __iter__(self):
+        self._check()
+        return iter(self._views.values())
+
+    def _check(self):
+        if not self._valid:
+            raise InteropLabError(
+                "this frame was unmapped when its map block ended: its views point at nothing now; use them inside "
+                "`with lab.map(): ...`"
+            )
+
+
+class _View:
+    def __init__(self, frame, index, info):
+        self._frame = frame
+        self._index = index
+        self.label = info["label"]
+        self.role = info["role"]
+        self.nbytes = info["bytes"]
+        self.width, self.height = info["width"], info["height"]
+
+    def _check(self):
+        self._frame._check()
+
+    def __repr__(self):
+        state = "mapped" if self._frame._valid else "unmapped"
+        return f"<{type(self).__name__} {self.label!r} ({self.role}, {self.nbytes} bytes, {state})>"
+
+
+class BufferView(_View):
+    """A mapped GL buffer as float32 device memory (zero copy), for CUDA array libraries."""
+
+    typestr = "<f4"
+
+    @property
+    def pointer(self):
+        self._check()
+        pointer, size = ctypes.c_size_t(), ctypes.c_uint64()
+        check(lib.ilab_pointer(self._frame._lab._handle, self._index, ctypes.byref(pointer), ctypes.byref(size)))
+        return pointer.value
+
+    @property
+    def shape(self):
+        return (self.nbytes // 4,)
+
+    @property
+    def __cuda_array_interface__(self):
+        # Version 3: `stream` is where the memory was made available; a consumer on another stream
+        # synchronises with it (CuPy and Numba do).
+        return {
+            "shape": self.shape,
+            "typestr": self.typestr,
+            "strides": None,
+            "data": (self.pointer, self.role == "input"),
+            "version": 3,
+            "stream": self._frame._stream or 1,  # 1: the legacy default stream, as the protocol spells it
+        }
+
+    def __dlpack_device__(self):
+        return (_dlpack.kDLCUDA, self._frame._lab.cuda_device)
+
+    def __dlpack__(self, stream=None, **_):
+        pointer = self.pointer
+        # The DLPack handshake: the consumer names its stream; it must see the lab's work on ours.
+        # None: the legacy default stream; -1: the consumer asks for no ordering; 1 and 2: the legacy and the
+        # per-thread default stream.
+        if stream != -1:
+            consumer = 0 if stream in (None, 1, 2) else int(stream)
+            check(lib.ilab_order_streams(self._frame._stream, consumer))
+        return _dlpack.capsule(pointer, self.shape, (1,), self.typestr, _dlpack.kDLCUDA, self._frame._lab.cuda_device,
+                               owner=self._frame)
+
+
+def _device_array(array, view):
+    """(pointer, pitch, stream) of a (height, width, 4) uint8 CUDA array for `view`, or an error naming the fix."""
+    what, lab, width, height = view.label, view._frame._lab, view.width, view.height
+    interface = getattr(array, "__cuda_array_interface__", None)
+    if interface is None:
+        raise TypeError(
+            f"{what}: {type(array).__name__} is no CUDA array: pass a CuPy array, a PyTorch CUDA tensor or another "
+            "object with __cuda_array_interface__ (NumPy arrays live on the host: use mode='cpu' or copy it over)"
+        )
+    shape, typestr = tuple(interface["shape"]), interface["typestr"]
+    if typestr not in ("|u1", "<u1"):
+        raise TypeError(f"{what}: dtype {typestr} where the texture is RGBA8: pass uint8 (e.g. .astype(cupy.uint8))")
+    if 0 in shape:
+        raise ValueError(f"{what}: the array is empty, shape {shape}")
+    if shape != (height, width, 4):
+        raise ValueError(f"{what}: shape {shape} where the texture needs ({height}, {width}, 4)")
+    strides = interface.get("strides")
+    pitch = width * 4
+    if strides is not None:
+        if tuple(strides[1:]) != (4, 1) or strides[0] < width * 4:
+            raise ValueError(
+                f"{what}: strides {tuple(strides)} are not row-major RGBA8 rows (want (pitch >= {width * 4}, 4, 1)): "
+                "pass a C-contiguous array (cupy.ascontiguousarray / tensor.contiguous())"
+            )
+        pitch = strides[0]
+    pointer = interface["data"][0]
+    device = ctypes.c_int()
+    check(lib.ilab_pointer_device(pointer, ctypes.byref(device)))
+    if device.value != lab.cuda_device:
+        where = "the host" if device.value < 0 else f"CUDA device {device.value}"
+        raise ValueError(
+            f"{what}: the array is on {where}, the lab on CUDA device {lab.cuda_device}: allocate it there "
+            f"(with cupy.cuda.Device({lab.cuda_device}): ...)"
+        )
+    array_stream = interface.get("stream")
+    return pointer, pitch, (0 if array_stream in (None, 1, 2) else array_stream)
+
+
+class TextureView(_View):
+    """A mapped GL texture (a cudaArray): copies to and from linear CUDA arrays, or a surface object."""
+
+    @property
+    def __cuda_array_interface__(self):
+        # Array libraries ask for this; a cudaArray has none to give, and a pointer to it as if it were
+        # linear memory would fault (cudaErrorIllegalAddress). Say so instead of an AttributeError.
+        raise InteropLabError(
+            f"{self.label!r} is a texture: its cudaArray is not linear memory, so no ndarray can view it; use "
+            "copy_to(array) / copy_from(array), or .surface in your own kernel"
+        )
+
+    @property
+    def surface(self):
+        """A cudaSurfaceObject_t (an int) of the texture, for your kernels; valid in this map block only."""
+        self._check()
+        surface = ctypes.c_ulonglong()
+        check(lib.ilab_surface(self._frame._lab._handle, self._index, ctypes.byref(surface)))
+        return surface.value
+
+    def _copy(self, array, to_texture, stream):
+        self._check()
+        pointer, pitch, array_stream = _device_array(array, self)
+        ours = self._frame._stream if stream is None else _stream_handle(stream)
+        if ours != self._frame._stream:
+            check(lib.ilab_order_streams(self._frame._stream, ours))  # after the map
+        if array_stream != ours:
+            check(lib.ilab_order_streams(array_stream, ours))  # after the array's producer
+        check(lib.ilab_copy_texture(self._frame._lab._handle, self._index, pointer, pitch, int(to_texture), ours))
+        if ours != self._frame._stream:
+            check(lib.ilab_order_streams(ours, self._frame._stream))  # before the unmap
+
+    def copy_from(self, array, stream=None):
+        """Texture <- a (height, width, 4) uint8 CUDA array, queued on `stream` (default: the map's)."""
+        if self.role != "output":
+            raise InteropLabError(f"{self.label!r} is what GL renders for the kernels to read: copy_to, not copy_from")
+        self._copy(array, True, stream)
+
+    def copy_to(self, array, stream=None):
+        """A (height, width, 4) uint8 CUDA array <- the texture, queued on `stream` (default: the map's)."""
+        self._copy(array, False, stream)
+
+
+class _HostView(_View):
+    """A resource in host memory (mode='cpu'): a NumPy-compatible buffer, uploaded to GL at the unmap."""
+
+    def _memory(self):
+        self._check()
+        pointer, size = ctypes.c_size_t(), ctypes.c_uint64()
+        check(lib.ilab_pointer(self._frame._lab._handle, self._index, ctypes.byref(pointer), ctypes.byref(size)))
+        return (ctypes.c_uint8 * size.value).from_address(pointer.value), pointer.value
+
+    @property
+    def shape(self):
+        return (self.height, self.width, 4) if self.width else (self.nbytes // 4,)
+
+    @property
+    def typestr(self):
+        return "|u1" if self.width else "<f4"
+
+    @property
+    def __array_interface__(self):
+        _, pointer = self._memory()
+        return {"shape": self.shape, "typestr": self.typestr, "data": (pointer, self.role == "input"), "version": 3}
+
+    def __dlpack_device__(self):
+        return (_dlpack.kDLCPU, 0)
+
+    def __dlpack__(self, stream=None, **_):
+        _, pointer = self._memory()
+        strides = (self.width * 4, 4, 1) if self.width else (1,)
+        return _dlpack.capsule(pointer, self.shape, strides, self.typestr, _dlpack.kDLCPU, 0, owner=self._frame)
+
+
+class Lab:
+    """One headless interop-lab context showing `scene` ('wave', 'pattern', 'postprocess') at `size`,
+    whose GL objects you write. mode='interop' registers them with CUDA; mode='cpu' gives host memory."""
+
+    def __init__(self, scene, size=(1280, 720), mode="interop", frame=0):
+        self._handle = None  # set once opened: close() and __del__ see a lab that failed to open as closed
+        width, height = size
+        handle = ctypes.c_void_p()
+        check(lib.ilab_open(scene.encode(), mode.encode(), int(width), int(height), int(frame), ctypes.byref(handle)))
+        self._handle = handle
+        self.scene, self.mode, self.size = scene, mode, (width, height)
+        self.uses_cuda = bool(lib.ilab_uses_cuda(handle))
+        self.cuda_device = lib.ilab_cuda_device(handle)
+        self.resources = []
+        for index in range(lib.ilab_resource_count(handle)):
+            info = ResourceInfo()
+            check(lib.ilab_resource_info(handle, index, ctypes.byref(info)))
+            self.resources.append({
+                "label": info.label.decode(),
+                "kind": "buffer" if info.kind == 0 else "texture",
+                "role": "output" if info.role == 0 else "input",
+                "bytes": info.bytes,
+                "width": info.width,
+                "height": info.height,
+            })
+        self._mapped = None
+
+    def close(self):
+        if self._handle:
+            lib.ilab_close(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    @contextlib.contextmanager
+    def map(self, frame=0, stream=None):
+        """Renders the scene's GL input for `frame`, maps every resource in one call on `stream` and yields
+        the views; unmaps on the same stream when the block ends (also on an exception)."""
+        if not self._handle:
+            raise InteropLabError("the lab is closed")
+        raw = _stream_handle(stream)
+        check(lib.ilab_map(self._handle, int(frame), raw))
+        mapped = _Frame(self, raw)
+        try:
+            yield mapped
+        finally:
+            mapped._valid = False
+            held = _dlpack.alive_for(mapped)
+            check(lib.ilab_unmap(self._handle))
+            if held:
+                warnings.warn(
+                    f"{held} DLPack tensor(s) of this frame are still alive at the unmap: they point at unmapped memory "
+                    "now; copy what you need inside the map block",
+                    ResourceWarning,
+                    stacklevel=3,
+                )
+
+    def read_frame(self):
+        """The frame GL shows now, as a (height, width, 4) uint8 NumPy array (top row first)."""
+        width, height = ctypes.c_int(), ctypes.c_int()
+        check(lib.ilab_read_frame(self._handle, None, 0, ctypes.byref(width), ctypes.byref(height)))
+        buffer = (ctypes.c_uint8 * (width.value * height.value * 4))()
+        check(lib.ilab_read_frame(self._handle, buffer, len(buffer), ctypes.byref(width), ctypes.byref(height)))
+        import numpy
+
+        return numpy.frombuffer(buffer, dtype=numpy.uint8).reshape(height.value, width.value, 4)
+
+    def compare_png(self, path, max_diff=0, max_fraction=0.0):
+        """Compares the frame read last (read_frame) with a PNG by the goldens' rule (a pixel differs when a
+        channel is more than max_diff/255 apart; they match while at most max_fraction of the pixels
+        differ). Returns (matches, the comparer's summary)."""
+        matches, report = ctypes.c_int(), ctypes.create_string_buffer(512)
+        check(lib.ilab_compare_png(self._handle, str(path).encode(), int(max_diff), float(max_fraction),
+                                   ctypes.byref(matches), report, len(report)))
+        return bool(matches.value), report.value.decode()
+
+    def write_png(self, path):
+        """Writes the frame read last as a PNG."""
+        check(lib.ilab_write_png(self._handle, str(path).encode()))

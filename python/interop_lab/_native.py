@@ -1,0 +1,68 @@
+"""ctypes bindings of libinterop_lab_bridge.so (python/bridge.cpp), found beside this file or at
+$INTEROP_LAB_BRIDGE. Every call returns 0 or -1; -1 raises with the library's reason."""
+
+import ctypes
+import os
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class ResourceInfo(ctypes.Structure):
+    _fields_ = [
+        ("label", ctypes.c_char * 64),
+        ("kind", ctypes.c_int),
+        ("role", ctypes.c_int),
+        ("bytes", ctypes.c_uint64),
+        ("width", ctypes.c_int),
+        ("height", ctypes.c_int),
+    ]
+
+
+def _load():
+    path = os.environ.get("INTEROP_LAB_BRIDGE") or os.path.join(_HERE, "libinterop_lab_bridge.so")
+    if not os.path.exists(path):
+        raise ImportError(
+            f"interop_lab: the native library {path} is missing: build the project (scripts/build.sh) and put "
+            "<build>/python on PYTHONPATH, or point INTEROP_LAB_BRIDGE at the library"
+        )
+    lib = ctypes.CDLL(path)
+    handle, u64, uptr = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t
+    signatures = {
+        "ilab_last_error": ([], ctypes.c_char_p),
+        "ilab_open": ([ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_longlong,
+                       ctypes.POINTER(handle)], ctypes.c_int),
+        "ilab_close": ([handle], None),
+        "ilab_uses_cuda": ([handle], ctypes.c_int),
+        "ilab_cuda_device": ([handle], ctypes.c_int),
+        "ilab_resource_count": ([handle], ctypes.c_int),
+        "ilab_resource_info": ([handle, ctypes.c_int, ctypes.POINTER(ResourceInfo)], ctypes.c_int),
+        "ilab_map": ([handle, ctypes.c_longlong, uptr], ctypes.c_int),
+        "ilab_unmap": ([handle], ctypes.c_int),
+        "ilab_pointer": ([handle, ctypes.c_int, ctypes.POINTER(uptr), ctypes.POINTER(u64)], ctypes.c_int),
+        "ilab_surface": ([handle, ctypes.c_int, ctypes.POINTER(ctypes.c_ulonglong)], ctypes.c_int),
+        "ilab_copy_texture": ([handle, ctypes.c_int, uptr, u64, ctypes.c_int, uptr], ctypes.c_int),
+        "ilab_order_streams": ([uptr, uptr], ctypes.c_int),
+        "ilab_pointer_device": ([uptr, ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
+        "ilab_compare_png": ([handle, ctypes.c_char_p, ctypes.c_int, ctypes.c_double, ctypes.POINTER(ctypes.c_int),
+                              ctypes.c_char_p, u64], ctypes.c_int),
+        "ilab_write_png": ([handle, ctypes.c_char_p], ctypes.c_int),
+        "ilab_read_frame": ([handle, ctypes.c_void_p, u64, ctypes.POINTER(ctypes.c_int),
+                             ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
+    }
+    for name, (arguments, result) in signatures.items():
+        function = getattr(lib, name)
+        function.argtypes = arguments
+        function.restype = result
+    return lib
+
+
+lib = _load()
+
+
+class InteropLabError(RuntimeError):
+    """A failure inside interop-lab's native library (CUDA, GL or a refused request), with its reason."""
+
+
+def check(status):
+    if status != 0:
+        raise InteropLabError(lib.ilab_last_error().decode("utf-8", "replace"))

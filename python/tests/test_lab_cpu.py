@@ -1,0 +1,131 @@
+"""interop_lab on the cpu path (host memory, no CUDA): what runs in CI, on Mesa's llvmpipe through EGL.
+The GPU side (CuPy, PyTorch, cuda.core on mapped CUDA memory) is python/tests/test_lab_gpu.py."""
+
+import gc
+import warnings
+
+import numpy
+import pytest
+
+import interop_lab
+from interop_lab import InteropLabError
+
+
+@pytest.fixture
+def pattern_lab():
+    with interop_lab.Lab("pattern", size=(64, 48), mode="cpu") as lab:
+        yield lab
+
+
+def test_resources_describe_the_scene(pattern_lab):
+    assert pattern_lab.resources == [
+        {"label": "pattern texture", "kind": "texture", "role": "output", "bytes": 64 * 48 * 4, "width": 64,
+         "height": 48}
+    ]
+    assert not pattern_lab.uses_cuda
+
+
+def test_what_python_writes_is_the_frame(pattern_lab):
+    rng = numpy.random.default_rng(7)
+    picture = rng.integers(0, 256, size=(48, 64, 4), dtype=numpy.uint8)
+    picture[..., 3] = 255
+    with pattern_lab.map(frame=3) as frame:
+        texture = numpy.asarray(frame["pattern texture"])
+        assert texture.shape == (48, 64, 4) and texture.dtype == numpy.uint8
+        texture[...] = picture
+    shown = pattern_lab.read_frame()
+    # Textures keep GL's row order (row 0 at the bottom); the frame comes back top row first.
+    numpy.testing.assert_array_equal(shown, picture[::-1])
+
+
+def test_dlpack_shares_the_memory(pattern_lab):
+    with pattern_lab.map() as frame:
+        view = frame["pattern texture"]
+        assert view.__dlpack_device__() == (1, 0)  # kDLCPU
+        numpy.asarray(view)[...] = 200
+        through_dlpack = numpy.from_dlpack(view)  # NumPy makes DLPack imports read-only
+        assert through_dlpack.ctypes.data == numpy.asarray(view).ctypes.data  # the same memory, no copy
+        assert through_dlpack[5, 7, 2] == 200
+        del through_dlpack
+    assert (pattern_lab.read_frame() == 200).all()
+
+
+def test_a_dlpack_tensor_alive_at_the_unmap_is_reported(pattern_lab):
+    with pytest.warns(ResourceWarning, match="still alive at the unmap"):
+        with pattern_lab.map() as frame:
+            kept = numpy.from_dlpack(frame["pattern texture"])
+    del kept
+    gc.collect()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pattern_lab.map() as frame:
+            assert numpy.from_dlpack(frame["pattern texture"]).shape == (48, 64, 4)  # dropped inside: no warning
+
+
+def test_views_refuse_use_after_the_block(pattern_lab):
+    with pattern_lab.map() as frame:
+        view = frame["pattern texture"]
+    for use in (lambda: numpy.asarray(view), lambda: view.__dlpack__(), lambda: frame["pattern texture"]):
+        with pytest.raises(InteropLabError, match="unmapped"):
+            use()
+
+
+def test_the_postprocess_input_is_what_gl_rendered():
+    with interop_lab.Lab("postprocess", size=(96, 64), mode="cpu") as lab:
+        labels = [r["label"] for r in lab.resources]
+        assert labels == ["rendered scene", "filtered image"]
+        with lab.map(frame=10) as frame:
+            rendered = numpy.asarray(frame["rendered scene"]).copy()
+            numpy.asarray(frame["filtered image"])[...] = rendered  # show the input as it is
+        # Lit cubes over a floor against a dark background: many distinct colours, not a cleared target.
+        assert len(numpy.unique(rendered.reshape(-1, 4), axis=0)) > 50
+        numpy.testing.assert_array_equal(lab.read_frame(), rendered[::-1])
+
+
+def test_wave_vertices_are_float32_and_drawn():
+    with interop_lab.Lab("wave", size=(128, 96), mode="cpu") as lab:
+        with lab.map() as frame:
+            vertices = numpy.asarray(frame["vertex buffer"])
+            assert vertices.dtype == numpy.float32 and vertices.ndim == 1
+            vertices[...] = 0.0  # every vertex at the origin: nothing but the background is drawn
+        flat = lab.read_frame()
+        assert len(numpy.unique(flat.reshape(-1, 4), axis=0)) == 1
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"scene": "nope"}, "scene 'nope': use wave, pattern or postprocess"),
+        ({"scene": "pattern", "mode": "pbo"}, "mode 'pbo': use interop or cpu"),
+        ({"scene": "pattern", "size": (0, 10)}, "size 0x10"),
+        ({"scene": "pattern", "size": (20000, 10)}, "size 20000x10"),
+    ],
+)
+def test_bad_arguments_say_what_is_accepted(arguments, message):
+    with pytest.raises(InteropLabError, match=message):
+        interop_lab.Lab(**{"mode": "cpu", **arguments})
+
+
+def test_misuse_inside_and_outside_a_block(pattern_lab):
+    with pytest.raises(TypeError, match="no CUDA stream"):
+        with pattern_lab.map(stream="fast"):
+            pass
+    with pattern_lab.map() as frame:
+        with pytest.raises(InteropLabError, match="mapped already"):
+            with pattern_lab.map():
+                pass
+        with pytest.raises(InteropLabError, match="inside a map block"):
+            pattern_lab.read_frame()
+        with pytest.raises(KeyError, match="pattern texture"):
+            frame["vertex buffer"]
+    pattern_lab.read_frame()  # fine again after the block
+
+
+def test_interop_without_a_gpu_says_why():
+    try:
+        lab = interop_lab.Lab("pattern", size=(32, 32), mode="interop")
+    except InteropLabError as error:
+        assert "interop is unavailable here" in str(error) and "mode='cpu'" in str(error)
+    else:
+        lab.close()
+        pytest.skip("CUDA-GL interop works on this machine: test_lab_gpu.py covers it")
