@@ -87,7 +87,7 @@ void require_mapped(const Bridge& bridge, const char* what) {
 #pragma GCC visibility push(default)
 extern "C" {
 
-struct ilab_resource_info {
+struct ilab_resource {
   char label[64];
   int kind;  // 0 buffer, 1 2D texture (RGBA8)
   int role;  // 0 written by the caller (output), 1 read (input)
@@ -165,7 +165,7 @@ int ilab_uses_cuda(void* handle) { return static_cast<Bridge*>(handle)->cuda ? 1
 
 int ilab_resource_count(void* handle) { return static_cast<int>(static_cast<Bridge*>(handle)->specs.size()); }
 
-int ilab_resource_info(void* handle, int index, ilab_resource_info* info) {
+int ilab_resource_info(void* handle, int index, ilab_resource* info) {
   return guarded([&] {
     const lab::ResourceSpec& spec = spec_of(*static_cast<Bridge*>(handle), index);
     std::memset(info, 0, sizeof *info);
@@ -190,6 +190,14 @@ int ilab_map(void* handle, long long frame, uintptr_t stream) {
     if (scene.has_prepare()) scene.prepare({frame, kernels::time_of_frame(frame), extent});
     if (bridge.cuda) {
       bridge.stream = reinterpret_cast<cudaStream_t>(stream);
+      if (bridge.stream != nullptr) {  // the legacy default stream belongs to whichever device is current
+        int stream_device = -1;
+        INTEROP_CUDA_CHECK(cudaStreamGetDevice(bridge.stream, &stream_device));
+        require(stream_device == bridge.app->cuda_device(),
+                "the stream is on CUDA device " + std::to_string(stream_device) + ", the lab on device " +
+                    std::to_string(bridge.app->cuda_device()) + ": create the stream there (e.g. with "
+                    "cupy.cuda.Device(" + std::to_string(bridge.app->cuda_device()) + "): ...)");
+      }
       bridge.mapped.emplace(bridge.resources, bridge.stream);
     } else {
       for (size_t i = 0; i < bridge.specs.size(); ++i)

@@ -131,3 +131,19 @@ def test_bad_inputs_name_the_problem_and_the_fix(cupy):
         with lab.map() as frame:
             with pytest.raises(InteropLabError, match="copy_to, not copy_from"):
                 frame["rendered scene"].copy_from(cupy.zeros((32, 64, 4), dtype=cupy.uint8))
+
+
+def test_a_stream_of_another_device_is_refused(cupy):
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        if int(os.environ.get("INTEROP_LAB_REQUIRE_GPUS", "0") or 0) >= 2:
+            pytest.fail("needs two CUDA devices (INTEROP_LAB_REQUIRE_GPUS=2: this machine must have them)")
+        pytest.skip(f"needs two CUDA devices; this machine has {cupy.cuda.runtime.getDeviceCount()}")
+    with _lab("pattern", (64, 64)) as lab:
+        other = (lab.cuda_device + 1) % cupy.cuda.runtime.getDeviceCount()
+        with cupy.cuda.Device(other):
+            stream = cupy.cuda.Stream(non_blocking=True)
+        with pytest.raises(InteropLabError, match=f"the stream is on CUDA device {other}"):
+            with lab.map(stream=stream):
+                pass
+        with lab.map():  # and the lab still works
+            pass
