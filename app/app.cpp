@@ -3,6 +3,7 @@
 #include "app/app.hpp"
 
 #include "app/out_of_memory.hpp"
+#include "app/remedy.hpp"
 #include "app/signals.hpp"
 #include "app/ui.hpp"
 #include "interop/error.hpp"
@@ -67,7 +68,7 @@ std::string device_refusal(int device, const interop::CudaDevices& cuda) {
 App::App(const Options& options) : m_options(options), m_split_copy(options.split_copy) {
   return_freed_images_to_the_system();
   // Everything the command line names is checked before a window opens or a frame is drawn.
-  m_cuda_devices = interop::enumerate_cuda_devices();
+  m_cuda_devices = lab::probe_cuda_devices();
   const int device_count = static_cast<int>(m_cuda_devices.devices.size());
   for (const auto& [option, ordinal] : {std::pair{"--device", options.device},
                                         std::pair{"--compute-device", options.compute_device}}) {
@@ -95,7 +96,7 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
     if (!options.device && !m_gl_devices.empty()) m_device = m_gl_devices.front();
     INTEROP_CUDA_CHECK(cudaSetDevice(m_device));
     m_stream.emplace();
-    m_interop = interop::probe_gl_interop(m_device);
+    m_interop = lab::probe_gl_interop(m_device);
     create_compute_stream(options.compute_device.value_or(m_device));
   } else {
     m_interop = {false, "no CUDA device: " + m_cuda_devices.error};
@@ -211,7 +212,7 @@ void App::fall_back(const std::string& what, const interop::Error& error) {
 
 void App::attach_next_tier(ModeId failed, const std::string& what, const interop::Error& error) {
   const ModeId next = fallback_for(failed);
-  m_notice = std::string(to_string(failed)) + " failed (" + what + ": " + error.what() + "); now in " +
+  m_notice = std::string(to_string(failed)) + " failed (" + what + ": " + describe(error) + "); now in " +
              to_string(next) + " mode";
   log(m_notice);
   attach_mode(next);
@@ -290,7 +291,7 @@ void App::switch_device(int device) {
   m_stream.emplace();
   create_compute_stream(compute_follows ? m_device : m_compute_device);
   m_timers = std::make_unique<FrameTimers>();
-  m_interop = interop::probe_gl_interop(m_device);
+  m_interop = lab::probe_gl_interop(m_device);
   m_scene->on_attach(m_scene_extent);
   if (availability(mode).available) {
     attach_mode(mode);

@@ -6,6 +6,7 @@
 
 #include "app/app.hpp"
 #include "app/platform.hpp"
+#include "app/remedy.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -323,7 +324,7 @@ DoctorReport collect(const Context& context, const interop::CudaDevices& cuda) {
       interop_lines.lines.push_back({label, value});
     }
     if (findings.cuda_device >= 0) {
-      findings.interop_support = interop::probe_gl_interop(findings.cuda_device);
+      findings.interop_support = lab::probe_gl_interop(findings.cuda_device);
       interop_lines.lines.push_back(
           {"probe (CUDA device " + std::to_string(findings.cuda_device) + ")",
            (findings.interop_support.usable ? "usable: " : "unusable: ") + findings.interop_support.reason});
@@ -483,7 +484,7 @@ DoctorReport collect_doctor_report(const Options& options) {
   context.compute_device = options.compute_device.value_or(-1);
   context.split_copy = options.split_copy;
   // The headless context must come from the EGL device of the CUDA device in use, as App picks it.
-  const interop::CudaDevices cuda = interop::enumerate_cuda_devices();
+  const interop::CudaDevices cuda = lab::probe_cuda_devices();
   const int count = static_cast<int>(cuda.devices.size());
   std::unique_ptr<Platform> platform;
   try {
@@ -518,7 +519,7 @@ DoctorReport collect_doctor_report_for_current_context(int cuda_device, const st
   if (gl_string(GL_VERSION).empty())
     context.gl_error =
         "no GL context is current on this thread: collect the report on the thread that renders";
-  return collect(context, interop::enumerate_cuda_devices());
+  return collect(context, lab::probe_cuda_devices());
 }
 
 std::string format_doctor_report(const DoctorReport& report) {

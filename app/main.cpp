@@ -6,6 +6,7 @@
 #include "app/cli.hpp"
 #include "app/diff.hpp"
 #include "app/doctor.hpp"
+#include "app/remedy.hpp"
 #include "app/signals.hpp"
 #include "interop/error.hpp"
 
@@ -69,7 +70,7 @@ int run(const lab::Options& options) {
     std::fprintf(stderr, "interop-lab: %s\n", error.what());
     return 2;
   } catch (const interop::Error& error) {
-    std::fprintf(stderr, "interop-lab: %s\n", error.what());
+    std::fprintf(stderr, "interop-lab: %s\n", lab::describe(error).c_str());
     if (error.sticky()) std::fprintf(stderr, "interop-lab: the CUDA context is lost; restart the process\n");
     return 1;
   } catch (const std::bad_alloc&) {

@@ -1,4 +1,7 @@
-# Per-target warnings (never global flags): interop_lab_set_warnings(<target>).
+# Per-target warnings (never global flags): interop_lab_set_warnings(<target>). Included by the library's
+# own CMake (interop/CMakeLists.txt), so the library builds without the app's CMake.
+include_guard(GLOBAL)
+
 function(interop_lab_set_warnings target)
   set(cxx_warnings -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wpedantic)
   target_compile_options(${target} PRIVATE

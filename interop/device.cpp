@@ -2,18 +2,13 @@
 #include "interop/device.hpp"
 
 #include "interop/error.hpp"
-#include "interop/gl.hpp"  // cuda_gl_interop.h after glad's gl.h
+#include "interop/gl.hpp"  // cuda_gl_interop.h after the GL loader's header
 
 #include <cstdio>
 
 namespace interop {
 
 namespace {
-
-std::string describe(cudaError_t error, const char* call) {
-  const std::string advice = cuda_error_advice(error, call);
-  return std::string(call) + ": " + cuda_error_name(error) + (advice.empty() ? "" : ": " + advice);
-}
 
 std::string format_uuid(const cudaUUID_t& uuid) {
   const auto* b = reinterpret_cast<const unsigned char*>(uuid.bytes);
@@ -33,14 +28,16 @@ CudaDevices enumerate_cuda_devices() {
   int count = 0;
   if (const cudaError_t error = cudaGetDeviceCount(&count); error != cudaSuccess) {
     cudaGetLastError();
-    result.error = describe(error, "cudaGetDeviceCount");
+    result.error = describe_cuda_error(error, "cudaGetDeviceCount");
+    result.condition = cuda_error_condition(error, "cudaGetDeviceCount");
     return result;
   }
   for (int ordinal = 0; ordinal < count; ++ordinal) {
     cudaDeviceProp properties{};
     if (const cudaError_t error = cudaGetDeviceProperties(&properties, ordinal); error != cudaSuccess) {
       cudaGetLastError();
-      result.error = describe(error, "cudaGetDeviceProperties");
+      result.error = describe_cuda_error(error, "cudaGetDeviceProperties");
+      result.condition = cuda_error_condition(error, "cudaGetDeviceProperties");
       continue;
     }
     CudaDeviceInfo info;
@@ -54,7 +51,10 @@ CudaDevices enumerate_cuda_devices() {
     info.total_memory = properties.totalGlobalMem;
     result.devices.push_back(std::move(info));
   }
-  if (count == 0 && result.error.empty()) result.error = "cudaGetDeviceCount: 0 CUDA devices";
+  if (count == 0 && result.error.empty()) {
+    result.error = "cudaGetDeviceCount: 0 CUDA devices";
+    result.condition = Condition::NoCudaDevice;
+  }
   return result;
 }
 
@@ -67,7 +67,7 @@ GlDevices cuda_devices_for_current_gl(GlDeviceList which) {
   int devices[16] = {};
   if (const cudaError_t error = cudaGLGetDevices(&count, devices, 16, list); error != cudaSuccess) {
     cudaGetLastError();
-    result.error = describe(error, "cudaGLGetDevices");
+    result.error = describe_cuda_error(error, "cudaGLGetDevices");
     return result;
   }
   result.devices.assign(devices, devices + count);
@@ -76,22 +76,33 @@ GlDevices cuda_devices_for_current_gl(GlDeviceList which) {
 
 InteropSupport probe_gl_interop(int ordinal) {
   const CudaDevices cuda = enumerate_cuda_devices();
-  if (cuda.devices.empty()) return {false, "no CUDA device: " + cuda.error};
+  if (cuda.devices.empty())
+    return {false, "no CUDA device: " + cuda.error,
+            cuda.condition == Condition::None ? Condition::NoCudaDevice : cuda.condition};
   if (ordinal < 0 || ordinal >= static_cast<int>(cuda.devices.size()))
-    return {false, "CUDA device " + std::to_string(ordinal) + " does not exist (this machine has " +
-                       std::to_string(cuda.devices.size()) + ")"};
+    return {false,
+            "CUDA device " + std::to_string(ordinal) + " does not exist (this machine has " +
+                std::to_string(cuda.devices.size()) + ")",
+            Condition::InvalidCudaDevice};
   const GlDevices gl = cuda_devices_for_current_gl(GlDeviceList::All);
   const std::string renderer = current_gl_renderer();
-  if (!gl.error.empty()) return {false, "GL (" + renderer + ") is not on a CUDA device: " + gl.error};
+  if (!gl.error.empty())
+    return {false, "GL (" + renderer + ") is not on a CUDA device: " + gl.error, Condition::GlNotOnCudaDevice};
   if (gl.devices.empty())
-    return {false, "GL is rendered by " + renderer +
-                       ", not by an NVIDIA GPU that CUDA can use: run GL on the NVIDIA driver "
-                       "(__GLX_VENDOR_LIBRARY_NAME=nvidia, or --headless), or use --mode cpu"};
+    return {false,
+            "GL is rendered by " + renderer +
+                ", not by an NVIDIA GPU that CUDA can use: create the GL context on the NVIDIA driver "
+                "(GLX with __GLX_VENDOR_LIBRARY_NAME=nvidia, or EGL on the NVIDIA EGL device), or hand results "
+                "to GL through host memory instead of interop",
+            Condition::GlNotOnCudaDevice};
   for (int device : gl.devices)
-    if (device == ordinal) return {true, "CUDA device " + std::to_string(ordinal) + " drives GL (" + renderer + ")"};
-  return {false, "CUDA device " + std::to_string(ordinal) + " (" + cuda.devices[ordinal].name +
-                     ") does not drive the GL context (" + renderer + "); pick --device " +
-                     std::to_string(gl.devices.front()) + ", or use --mode cpu"};
+    if (device == ordinal)
+      return {true, "CUDA device " + std::to_string(ordinal) + " drives GL (" + renderer + ")", Condition::None};
+  return {false,
+          "CUDA device " + std::to_string(ordinal) + " (" + cuda.devices[ordinal].name +
+              ") does not drive the GL context (" + renderer + "); CUDA device " +
+              std::to_string(gl.devices.front()) + " does: use that one for interop",
+          Condition::GlOnAnotherCudaDevice, gl.devices.front()};
 }
 
 ScopedDevice::ScopedDevice(int ordinal) {

@@ -2,6 +2,8 @@
 // current GL context (cudaGLGetDevices). Probing never throws: each answer carries its reason.
 #pragma once
 
+#include "interop/error.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -21,7 +23,8 @@ struct CudaDeviceInfo {
 
 struct CudaDevices {
   std::vector<CudaDeviceInfo> devices;
-  std::string error;  // why there are none ("cudaErrorInsufficientDriver — ..."), "" when the query worked
+  std::string error;  // why there are none ("cudaGetDeviceCount: cudaErrorNoDevice: ..."), "" when the query worked
+  Condition condition = Condition::None;  // what `error` means (NoCudaDevice, CudaDriverMissing, ...)
   int driver_version = 0;   // 13000 for 13.0; 0 when no driver
   int runtime_version = 0;
 };
@@ -39,10 +42,14 @@ struct GlDevices {
 GlDevices cuda_devices_for_current_gl(GlDeviceList which = GlDeviceList::All);
 
 // Whether CUDA device `ordinal` can register resources of the current GL context, and if not why,
-// in a sentence with a remedy.
+// in a sentence with what a program can do about it. `condition` says the same for programs that add
+// remedies of their own: NoCudaDevice / CudaDriverMissing, InvalidCudaDevice, GlNotOnCudaDevice, or
+// GlOnAnotherCudaDevice with `gl_device` the CUDA device that does drive the context.
 struct InteropSupport {
   bool usable = false;
   std::string reason;
+  Condition condition = Condition::None;
+  int gl_device = -1;
 };
 InteropSupport probe_gl_interop(int ordinal);
 

@@ -1,7 +1,9 @@
-// interop/error.cpp — error names, remedies and the throw/report paths behind the macros.
+// interop/error.cpp — error names, conditions, advice and the throw/report paths behind the macros.
 #include "interop/error.hpp"
 
-#include <glad/gl.h>
+#include "interop/config.hpp"
+
+#include INTEROP_LAB_GL_HEADER
 
 #include <cstdio>
 #include <sstream>
@@ -19,20 +21,39 @@ bool is_interop_call(const std::string& call) {
          contains(call, "cudaGraphicsSubResource");
 }
 
+std::string message_of(const ErrorInfo& info) {
+  std::ostringstream message;
+  message << info.call << ": " << info.error_name << " (" << info.file << ":" << info.line << ")";
+  const std::string condition = to_string(info.condition);
+  if (!condition.empty() && condition != info.error_name) message << ": " << condition;
+  if (!info.advice.empty()) message << ": " << info.advice;
+  return message.str();
+}
+
 }  // namespace
 
-Error::Error(std::string call, std::string file, int line, std::string error_name, std::string advice,
-             bool sticky)
-    : std::runtime_error([&] {
-        std::ostringstream message;
-        message << call << ": " << error_name << " (" << file << ":" << line << ")";
-        if (!advice.empty()) message << ": " << advice;
-        return message.str();
-      }()),
-      m_call(std::move(call)),
-      m_error_name(std::move(error_name)),
-      m_advice(std::move(advice)),
-      m_sticky(sticky) {}
+const char* to_string(Condition condition) {
+  switch (condition) {
+    case Condition::None: return "";
+    case Condition::NoCudaDevice: return "no CUDA device";
+    case Condition::CudaDriverMissing: return "no NVIDIA driver for this CUDA runtime";
+    case Condition::InvalidCudaDevice: return "no such CUDA device";
+    case Condition::GlNotOnCudaDevice: return "GL context not on a CUDA device";
+    case Condition::GlOnAnotherCudaDevice: return "GL context on another CUDA device";
+    case Condition::NoCurrentGlContext: return "no current GL context on a CUDA device";
+    case Condition::NotRegistrable: return "GL object not registrable";
+    case Condition::NoStorage: return "GL object without storage";
+    case Condition::AlreadyMapped: return "resource already mapped";
+    case Condition::WrongMappedView: return "wrong view of a mapped resource";
+    case Condition::UnregisterOrder: return "unregistered out of order";
+    case Condition::ContextCorrupt: return "CUDA context corrupt";
+    case Condition::OutOfMemory: return "out of memory";
+    case Condition::InvalidDesc: return "invalid desc";
+  }
+  return "";
+}
+
+Error::Error(ErrorInfo info) : std::runtime_error(message_of(info)), m_info(std::move(info)) {}
 
 std::string cuda_error_name(cudaError_t error) {
   const char* name = cudaGetErrorName(error);
@@ -58,59 +79,88 @@ bool cuda_error_is_sticky(cudaError_t error) {
 }
 
 std::string current_gl_renderer() {
+#ifdef GLAD_GL
+  // glad's function pointers are null until gladLoadGL: no context was ever loaded.
   if (glad_glGetString == nullptr) return "no GL context";
+#endif
+  // Without a current context glGetString returns null (glvnd, Mesa, NVIDIA).
   const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
   return renderer ? renderer : "no GL context";
 }
 
-std::string cuda_error_advice(cudaError_t error, const std::string& call) {
+Condition cuda_error_condition(cudaError_t error, const std::string& call) {
   const bool interop = is_interop_call(call);
   const bool registering = contains(call, "Register") && !contains(call, "Unregister");
   switch (error) {
-    case cudaErrorNoDevice:
-      return "no CUDA device is visible to this process (check nvidia-smi and CUDA_VISIBLE_DEVICES); "
-             "use --mode cpu";
-    case cudaErrorInsufficientDriver:
-      return "no NVIDIA driver new enough for this CUDA runtime is loaded (libcuda.so missing or old); "
-             "install or update the NVIDIA driver, or use --mode cpu";
-    case cudaErrorInvalidDevice:
-      return "that CUDA device ordinal does not exist: --list or --doctor shows the devices";
+    case cudaErrorNoDevice: return Condition::NoCudaDevice;
+    case cudaErrorInsufficientDriver: return Condition::CudaDriverMissing;
+    case cudaErrorInvalidDevice: return Condition::InvalidCudaDevice;
     case cudaErrorOperatingSystem:
     case cudaErrorUnknown:
-      if (interop)
-        return "the GL context is not on an NVIDIA GPU that CUDA can use (renderer: " + current_gl_renderer() +
-               "). Run GL on the NVIDIA driver (__GLX_VENDOR_LIBRARY_NAME=nvidia, or --headless on the EGL "
-               "device platform), or use --mode staging/cpu";
-      return "";
-    case cudaErrorInvalidGraphicsContext:
-      return "no GL context is current on this thread, or it belongs to another GPU (renderer: " +
-             current_gl_renderer() + "); make the context current before registering or mapping";
-    case cudaErrorNotSupported:
-      if (interop)
-        return "this GL object cannot be registered with CUDA: use an RGBA/RG/R texture format (not RGB, "
-               "sRGB or depth) and a supported target";
-      return "";
-    case cudaErrorInvalidValue:
-      if (registering)
-        return "the GL name is not a buffer/texture of that target, or the object has no storage yet "
-               "(glNamedBufferStorage / glTextureStorage2D first)";
-      return "";
-    case cudaErrorAlreadyMapped:
-      return "the resource is already mapped: unmap it (end the ScopedMap) before mapping it again";
+      return interop ? Condition::GlNotOnCudaDevice : Condition::None;
+    case cudaErrorInvalidGraphicsContext: return Condition::NoCurrentGlContext;
+    case cudaErrorNotSupported: return interop ? Condition::NotRegistrable : Condition::None;
+    case cudaErrorInvalidValue: return registering ? Condition::NoStorage : Condition::None;
+    case cudaErrorAlreadyMapped: return Condition::AlreadyMapped;
     case cudaErrorNotMapped:
     case cudaErrorNotMappedAsArray:
     case cudaErrorNotMappedAsPointer:
+      return Condition::WrongMappedView;
+    case cudaErrorMemoryAllocation: return Condition::OutOfMemory;
+    default: break;
+  }
+  if (cuda_error_is_sticky(error)) return Condition::ContextCorrupt;
+  if (interop && contains(call, "Unregister")) return Condition::UnregisterOrder;
+  return Condition::None;
+}
+
+std::string cuda_error_advice(cudaError_t error, const std::string& call) {
+  switch (cuda_error_condition(error, call)) {
+    case Condition::NoCudaDevice:
+      return "none is visible to this process: check nvidia-smi and CUDA_VISIBLE_DEVICES";
+    case Condition::CudaDriverMissing:
+      return "libcuda.so is missing or older than this CUDA runtime: install or update the NVIDIA driver";
+    case Condition::InvalidCudaDevice:
+      return "use an ordinal below cudaGetDeviceCount (interop::enumerate_cuda_devices lists them)";
+    case Condition::GlNotOnCudaDevice:
+      return "GL renders on " + current_gl_renderer() +
+             ", not on an NVIDIA GPU that CUDA can use: create the context on the NVIDIA driver "
+             "(GLX with __GLX_VENDOR_LIBRARY_NAME=nvidia, or EGL on the NVIDIA EGL device), or hand results "
+             "to GL through host memory instead of interop";
+    case Condition::NoCurrentGlContext:
+      return "no GL context is current on this thread, or it belongs to another GPU (renderer: " +
+             current_gl_renderer() + "); make the context current before registering or mapping";
+    case Condition::NotRegistrable:
+      return "use an RGBA/RG/R texture format (not RGB, sRGB or depth) and a supported target";
+    case Condition::NoStorage:
+      return "the GL name is not a buffer/texture of that target, or the object has no storage yet "
+             "(glNamedBufferStorage / glTextureStorage2D first)";
+    case Condition::AlreadyMapped:
+      return "the resource is already mapped: unmap it (end the ScopedMap) before mapping it again";
+    case Condition::WrongMappedView:
       return "ask a mapped resource for the view its registration provides: buffers give pointers, "
              "textures give arrays";
-    default:
+    case Condition::UnregisterOrder:
+      return "a resource must be unmapped before it is unregistered, and unregistered before its GL object "
+             "and context are destroyed";
+    case Condition::ContextCorrupt:
+      return "the CUDA context is corrupt after this error; the process must restart to use CUDA again";
+    case Condition::OutOfMemory:
+      return "the device has too little free memory for this allocation: allocate less, or free memory "
+             "(other GPU programs)";
+    case Condition::GlOnAnotherCudaDevice:
+    case Condition::InvalidDesc:
+    case Condition::None:
       break;
   }
-  if (cuda_error_is_sticky(error))
-    return "the CUDA context is corrupt after this error; the process must restart";
-  if (interop && contains(call, "Unregister"))
-    return "a resource must be unmapped before it is unregistered, and unregistered before its GL object "
-           "and context are destroyed";
   return "";
+}
+
+std::string describe_cuda_error(cudaError_t error, const std::string& call) {
+  const std::string condition = to_string(cuda_error_condition(error, call));
+  const std::string advice = cuda_error_advice(error, call);
+  return call + ": " + cuda_error_name(error) + (condition.empty() ? "" : ": " + condition) +
+         (advice.empty() ? "" : ": " + advice);
 }
 
 std::string gl_error_name(unsigned int gl_error) {
@@ -134,32 +184,46 @@ namespace detail {
 
 void throw_cuda_error(cudaError_t error, const char* call, const char* file, int line) {
   cudaGetLastError();  // clear a non-sticky error so the next call does not report it again
-  throw Error(call, file, line, cuda_error_name(error), cuda_error_advice(error, call),
-              cuda_error_is_sticky(error));
+  ErrorInfo info;
+  info.source = ErrorSource::Cuda;
+  info.call = call;
+  info.file = file;
+  info.line = line;
+  info.code = static_cast<int>(error);
+  info.error_name = cuda_error_name(error);
+  info.condition = cuda_error_condition(error, call);
+  info.advice = cuda_error_advice(error, call);
+  info.sticky = cuda_error_is_sticky(error);
+  throw Error(std::move(info));
 }
 
 void report_cuda_error(cudaError_t error, const char* call, const char* file, int line) {
   cudaGetLastError();
-  const std::string advice = cuda_error_advice(error, call);
-  std::fprintf(stderr, "interop: %s: %s (%s:%d)%s%s\n", call, cuda_error_name(error).c_str(), file, line,
-               advice.empty() ? "" : ": ", advice.c_str());
+  std::fprintf(stderr, "interop: %s (%s:%d)\n", describe_cuda_error(error, call).c_str(), file, line);
 }
 
 void check_gl_errors(const char* what, const char* file, int line) {
   GLenum error = glGetError();
   if (error == GL_NO_ERROR) return;
-  std::string names = gl_error_name(error);
+  ErrorInfo info;
+  info.source = ErrorSource::Gl;
+  info.call = what;
+  info.file = file;
+  info.line = line;
+  info.code = static_cast<int>(error);
+  info.error_name = gl_error_name(error);
   bool out_of_memory = error == GL_OUT_OF_MEMORY;
   // GL queues errors; drain them so the next check reports only its own.
   for (int i = 0; i < 16 && (error = glGetError()) != GL_NO_ERROR; ++i) {
-    names += ", " + gl_error_name(error);
+    info.error_name += ", " + gl_error_name(error);
     out_of_memory = out_of_memory || error == GL_OUT_OF_MEMORY;
   }
-  // Textures and buffers are the size of the image, so the size is what to change.
-  throw Error(what, file, line, names,
-              out_of_memory ? "GL is out of memory for objects of this size; use a smaller --size, or free "
-                              "memory (other GPU programs, ulimit -v)"
-                            : "");
+  if (out_of_memory) {
+    info.condition = Condition::OutOfMemory;
+    info.advice = "GL could not allocate objects of this size: create smaller ones, or free memory (other GPU "
+                  "programs, ulimit -v)";
+  }
+  throw Error(std::move(info));
 }
 
 }  // namespace detail

@@ -1,10 +1,15 @@
-// interop/error.hpp — CUDA and OpenGL failures as exceptions that say what failed and what to do.
+// interop/error.hpp — CUDA and OpenGL failures as exceptions that say what failed, where, what it
+// means (a Condition) and what a program using the library can do about it.
 //
 // Three tiers, as in nvpro's NVVK_CHECK / NVVK_FAIL_RETURN / NVVK_FAIL_REPORT:
 //   INTEROP_CUDA_CHECK(call)   throws interop::Error on failure (the default);
 //   INTEROP_CUDA_PROPAGATE(call) returns the cudaError_t from the enclosing function on failure;
 //   INTEROP_CUDA_REPORT(call)  logs to stderr and continues (destructors: they must not throw).
 // INTEROP_GL_CHECK(what) drains glGetError() after a GL call. No helper ever calls exit().
+//
+// The advice is the library's: it speaks of CUDA, GL, drivers and this API, never of a program's
+// options. A program adds its own remedies by looking at Error::condition() (interop-lab's app maps
+// them to its command line).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -14,31 +19,85 @@
 
 namespace interop {
 
-// An error from CUDA or OpenGL with the call text, where it happened and, where known, a remedy.
+// Which API reported the error.
+enum class ErrorSource {
+  Cuda,  // a CUDA runtime call; Error::code() is its cudaError_t
+  Gl,    // glGetError(); Error::code() is the (first) GLenum
+  Desc,  // a desc refused by validate() before any API was called; code() is 0
+};
+
+// What an error means, whatever call reported it: what a program decides its remedy by.
+enum class Condition {
+  None,                   // nothing is known beyond the error itself
+  NoCudaDevice,           // no CUDA device is visible to this process
+  CudaDriverMissing,      // no NVIDIA driver new enough for this CUDA runtime
+  InvalidCudaDevice,      // a CUDA device ordinal that does not exist
+  GlNotOnCudaDevice,      // the GL context renders on a GPU that CUDA cannot use (or on the CPU)
+  GlOnAnotherCudaDevice,  // GL renders on a CUDA device, but not on the one asked about
+  NoCurrentGlContext,     // no GL context is current on this thread, or it belongs to another GPU
+  NotRegistrable,         // a GL object whose format or target CUDA cannot register
+  NoStorage,              // the GL name is no object of that target, or it has no storage yet
+  AlreadyMapped,          // mapping a resource that is mapped
+  WrongMappedView,        // a pointer asked of a texture, or an array of a buffer
+  UnregisterOrder,        // unregistering a mapped resource, or one whose GL object or context is gone
+  ContextCorrupt,         // a sticky CUDA error: the process must restart to use CUDA again
+  OutOfMemory,            // CUDA or GL could not allocate
+  InvalidDesc,            // a registration desc that validate() refuses
+};
+
+// A few words for the condition ("GL context not on a CUDA device"); "" for Condition::None.
+const char* to_string(Condition condition);
+
+// The facts of one failure.
+struct ErrorInfo {
+  ErrorSource source = ErrorSource::Cuda;
+  std::string call;        // the call's text, "cudaGraphicsGLRegisterImage(&resource, ...)"
+  std::string file;        // where it was made
+  int line = 0;
+  int code = 0;            // the cudaError_t or GLenum
+  std::string error_name;  // "cudaErrorOperatingSystem", "GL_OUT_OF_MEMORY", "invalid desc"
+  Condition condition = Condition::None;
+  std::string advice;      // what a program using the library can do; "" when there is nothing to add
+  bool sticky = false;     // the CUDA context is unusable: the process must restart
+};
+
+// An error from CUDA or OpenGL. what() reads "call: error_name (file:line): condition: advice".
 class Error : public std::runtime_error {
  public:
-  Error(std::string call, std::string file, int line, std::string error_name, std::string advice,
-        bool sticky = false);
+  explicit Error(ErrorInfo info);
 
-  const std::string& call() const { return m_call; }
-  const std::string& error_name() const { return m_error_name; }
-  const std::string& advice() const { return m_advice; }
+  const ErrorInfo& info() const { return m_info; }
+  ErrorSource source() const { return m_info.source; }
+  const std::string& call() const { return m_info.call; }
+  const std::string& file() const { return m_info.file; }
+  int line() const { return m_info.line; }
+  int code() const { return m_info.code; }
+  // The CUDA error, or cudaSuccess when GL or a desc reported it.
+  cudaError_t cuda_error() const {
+    return m_info.source == ErrorSource::Cuda ? static_cast<cudaError_t>(m_info.code) : cudaSuccess;
+  }
+  const std::string& error_name() const { return m_info.error_name; }
+  Condition condition() const { return m_info.condition; }
+  const std::string& advice() const { return m_info.advice; }
   // True for CUDA errors that leave the context unusable: the process must restart.
-  bool sticky() const { return m_sticky; }
+  bool sticky() const { return m_info.sticky; }
 
  private:
-  std::string m_call;
-  std::string m_error_name;
-  std::string m_advice;
-  bool m_sticky = false;
+  ErrorInfo m_info;
 };
 
 // "cudaErrorInvalidValue" for cudaErrorInvalidValue.
 std::string cuda_error_name(cudaError_t error);
 
-// What to do about `error` returned by `call` (the call's text), or "" when there is nothing to add.
-// Interop registration and mapping errors get sentences of their own: a bare error 999 helps nobody.
+// What `error` returned by `call` (the call's text) means. Interop registration and mapping errors get
+// conditions of their own: a bare error 999 helps nobody.
+Condition cuda_error_condition(cudaError_t error, const std::string& call);
+
+// What to do about `error` returned by `call`, or "" when there is nothing to add.
 std::string cuda_error_advice(cudaError_t error, const std::string& call);
+
+// "call: cudaErrorName: condition: advice", for answers that carry the failure as text (device probes).
+std::string describe_cuda_error(cudaError_t error, const std::string& call);
 
 // True for errors after which the CUDA context is corrupt (illegal address, launch failure, ...).
 bool cuda_error_is_sticky(cudaError_t error);

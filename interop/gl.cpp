@@ -159,7 +159,15 @@ unsigned int access_register_flags(Access access) {
 }
 
 void throw_invalid_desc(const std::string& message) {
-  throw Error("validate", __FILE__, __LINE__, "invalid desc", message);
+  ErrorInfo info;
+  info.source = ErrorSource::Desc;
+  info.call = "validate";
+  info.file = __FILE__;
+  info.line = __LINE__;
+  info.error_name = "invalid desc";
+  info.condition = Condition::InvalidDesc;
+  info.advice = message;
+  throw Error(std::move(info));
 }
 }  // namespace
 
@@ -173,31 +181,18 @@ unsigned int register_flags(const TextureRegistrationDesc& desc) {
 }
 
 // ---------------------------------------------------------------------------------------------
+void detail::GraphicsResourceTraits::destroy(Handle resource) noexcept {
+  INTEROP_CUDA_REPORT(cudaGraphicsUnregisterResource(resource));
+  --registration_counter();
+}
+
 GraphicsResource::GraphicsResource(cudaGraphicsResource_t resource) : m_resource(resource) {
   if (m_resource) ++detail::registration_counter();
 }
 
-GraphicsResource::~GraphicsResource() {
-  if (m_resource) {
-    INTEROP_CUDA_REPORT(cudaGraphicsUnregisterResource(m_resource));
-    --detail::registration_counter();
-  }
-}
-
-GraphicsResource::GraphicsResource(GraphicsResource&& other) noexcept
-    : m_resource(std::exchange(other.m_resource, nullptr)) {}
-
-GraphicsResource& GraphicsResource::operator=(GraphicsResource&& other) noexcept {
-  if (this != &other) {
-    GraphicsResource old(std::move(*this));  // unregisters the previous resource on scope exit
-    m_resource = std::exchange(other.m_resource, nullptr);
-  }
-  return *this;
-}
-
 void GraphicsResource::reset() {
   if (!m_resource) return;
-  const cudaGraphicsResource_t resource = std::exchange(m_resource, nullptr);
+  const cudaGraphicsResource_t resource = m_resource.release();
   --detail::registration_counter();
   INTEROP_CUDA_CHECK(cudaGraphicsUnregisterResource(resource));
 }

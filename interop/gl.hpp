@@ -4,18 +4,22 @@
 // a registration must die before its GL object, which must die before the context.
 // Needs: a current GL context on an NVIDIA GPU that the current CUDA device can use
 // (interop/device.hpp checks this); the GL object must already have storage.
+// GL comes from INTEROP_LAB_GL_HEADER (interop/config.hpp; default <glad/gl.h>): bring your own loader
+// by setting it, and the CMake cache variable INTEROP_LAB_GL_TARGET, when configuring the library.
 #pragma once
 
-#include <glad/gl.h>
-// glad's gl.h defines the guards of GL/gl.h, so cuda_gl_interop.h pulls in no second GL header.
+#include "interop/config.hpp"
+
+#include INTEROP_LAB_GL_HEADER
+// The loader's header defines the guards of GL/gl.h, so cuda_gl_interop.h pulls in no second GL header.
 #include <cuda_gl_interop.h>
 
 #include "interop/access.hpp"
+#include "interop/owner.hpp"
 
 #include <string>
 
 namespace interop {
-
 
 struct BufferRegistrationDesc {
   GLuint buffer = 0;  // a GL buffer name with storage (glNamedBufferStorage / glNamedBufferData)
@@ -45,25 +49,27 @@ unsigned int register_flags(const BufferRegistrationDesc& desc);
 unsigned int register_flags(const TextureRegistrationDesc& desc);
 unsigned int map_flags(Access access);
 
+namespace detail {
+struct GraphicsResourceTraits {
+  using Handle = cudaGraphicsResource_t;
+  static void destroy(Handle resource) noexcept;  // cudaGraphicsUnregisterResource, reported
+};
+}  // namespace detail
+
 // One registered graphics resource: unregisters in its destructor. Copy is deleted, move empties
 // the source (so exactly one owner unregisters).
 class GraphicsResource {
  public:
   GraphicsResource() = default;
   explicit GraphicsResource(cudaGraphicsResource_t resource);
-  ~GraphicsResource();
-  GraphicsResource(const GraphicsResource&) = delete;
-  GraphicsResource& operator=(const GraphicsResource&) = delete;
-  GraphicsResource(GraphicsResource&& other) noexcept;
-  GraphicsResource& operator=(GraphicsResource&& other) noexcept;
 
-  cudaGraphicsResource_t get() const { return m_resource; }
-  explicit operator bool() const { return m_resource != nullptr; }
+  cudaGraphicsResource_t get() const { return m_resource.get(); }
+  explicit operator bool() const { return static_cast<bool>(m_resource); }
   // Unregisters now (throws on failure, unlike the destructor, which reports and goes on).
   void reset();
 
  private:
-  cudaGraphicsResource_t m_resource = nullptr;
+  Owner<detail::GraphicsResourceTraits> m_resource;
 };
 
 // A GL buffer registered with CUDA. Borrows the GL buffer: the caller keeps it alive and deletes it

@@ -3,49 +3,65 @@
 // with unified addressing, every 64-bit platform CUDA supports, any device can copy to and from it).
 #pragma once
 
+#include "interop/owner.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 
 namespace interop {
 
+namespace detail {
+struct DeviceAllocation {
+  void* data = nullptr;
+  size_t size = 0;
+  int device = -1;
+  bool operator==(const DeviceAllocation& other) const {
+    return data == other.data && size == other.size && device == other.device;
+  }
+};
+struct DeviceMemoryTraits {
+  using Handle = DeviceAllocation;
+  static void destroy(Handle allocation) noexcept;  // cudaFree
+};
+
+struct HostAllocation {
+  void* data = nullptr;
+  size_t size = 0;
+  bool operator==(const HostAllocation& other) const { return data == other.data && size == other.size; }
+};
+struct PinnedHostMemoryTraits {
+  using Handle = HostAllocation;
+  static void destroy(Handle allocation) noexcept;  // cudaFreeHost
+};
+}  // namespace detail
+
+// Device memory of the current CUDA device. Move-only; a move leaves the source empty.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(size_t bytes);
-  ~DeviceBuffer();
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DeviceBuffer(DeviceBuffer&& other) noexcept;
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
 
-  void* data() const { return m_data; }
-  size_t size() const { return m_size; }
+  void* data() const { return m_memory.get().data; }
+  size_t size() const { return m_memory.get().size; }
   // The CUDA device the memory is on (current at allocation); -1 when empty.
-  int device() const { return m_device; }
+  int device() const { return m_memory.get().device; }
 
  private:
-  void* m_data = nullptr;
-  size_t m_size = 0;
-  int m_device = -1;
+  Owner<detail::DeviceMemoryTraits> m_memory;
 };
 
+// Page-locked host memory. Move-only; a move leaves the source empty.
 class PinnedHostBuffer {
  public:
   PinnedHostBuffer() = default;
   explicit PinnedHostBuffer(size_t bytes);
-  ~PinnedHostBuffer();
-  PinnedHostBuffer(const PinnedHostBuffer&) = delete;
-  PinnedHostBuffer& operator=(const PinnedHostBuffer&) = delete;
-  PinnedHostBuffer(PinnedHostBuffer&& other) noexcept;
-  PinnedHostBuffer& operator=(PinnedHostBuffer&& other) noexcept;
 
-  void* data() const { return m_data; }
-  size_t size() const { return m_size; }
+  void* data() const { return m_memory.get().data; }
+  size_t size() const { return m_memory.get().size; }
 
  private:
-  void* m_data = nullptr;
-  size_t m_size = 0;
+  Owner<detail::PinnedHostMemoryTraits> m_memory;
 };
 
 }  // namespace interop

@@ -1,49 +1,32 @@
-// interop/stream.cpp — Stream.
+// interop/stream.cpp — Stream and Event.
 #include "interop/stream.hpp"
 
 #include "interop/error.hpp"
 
-#include <utility>
-
 namespace interop {
 
-Stream::Stream() { INTEROP_CUDA_CHECK(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking)); }
+namespace detail {
+void StreamTraits::destroy(Handle stream) noexcept { INTEROP_CUDA_REPORT(cudaStreamDestroy(stream)); }
+void EventTraits::destroy(Handle event) noexcept { INTEROP_CUDA_REPORT(cudaEventDestroy(event)); }
+}  // namespace detail
 
-Stream::~Stream() {
-  if (m_stream) INTEROP_CUDA_REPORT(cudaStreamDestroy(m_stream));
+Stream::Stream() {
+  cudaStream_t stream = nullptr;
+  INTEROP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  m_stream = Owner<detail::StreamTraits>(stream);
 }
 
-Stream::Stream(Stream&& other) noexcept : m_stream(std::exchange(other.m_stream, nullptr)) {}
+void Stream::synchronize() const { INTEROP_CUDA_CHECK(cudaStreamSynchronize(get())); }
 
-Stream& Stream::operator=(Stream&& other) noexcept {
-  if (this != &other) {
-    Stream old(std::move(*this));
-    m_stream = std::exchange(other.m_stream, nullptr);
-  }
-  return *this;
-}
-
-void Stream::synchronize() const { INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_stream)); }
-
-Event::Event() { INTEROP_CUDA_CHECK(cudaEventCreateWithFlags(&m_event, cudaEventDisableTiming)); }
-
-Event::~Event() {
-  if (m_event) INTEROP_CUDA_REPORT(cudaEventDestroy(m_event));
-}
-
-Event::Event(Event&& other) noexcept : m_event(std::exchange(other.m_event, nullptr)) {}
-
-Event& Event::operator=(Event&& other) noexcept {
-  if (this != &other) {
-    Event old(std::move(*this));
-    m_event = std::exchange(other.m_event, nullptr);
-  }
-  return *this;
+Event::Event() {
+  cudaEvent_t event = nullptr;
+  INTEROP_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  m_event = Owner<detail::EventTraits>(event);
 }
 
 void Event::order(cudaStream_t recorded_on, cudaStream_t waits) const {
-  INTEROP_CUDA_CHECK(cudaEventRecord(m_event, recorded_on));
-  INTEROP_CUDA_CHECK(cudaStreamWaitEvent(waits, m_event, 0));
+  INTEROP_CUDA_CHECK(cudaEventRecord(get(), recorded_on));
+  INTEROP_CUDA_CHECK(cudaStreamWaitEvent(waits, get(), 0));
 }
 
 }  // namespace interop

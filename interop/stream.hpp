@@ -3,25 +3,33 @@
 // synchronisation; an Event orders two streams (of one device or of two) the same way.
 #pragma once
 
+#include "interop/owner.hpp"
+
 #include <cuda_runtime_api.h>
 
 namespace interop {
 
-// A CUDA stream that is destroyed with its owner.
+namespace detail {
+struct StreamTraits {
+  using Handle = cudaStream_t;
+  static void destroy(Handle stream) noexcept;  // cudaStreamDestroy
+};
+struct EventTraits {
+  using Handle = cudaEvent_t;
+  static void destroy(Handle event) noexcept;  // cudaEventDestroy
+};
+}  // namespace detail
+
+// A CUDA stream that is destroyed with its owner. Move-only; a move leaves the source empty.
 class Stream {
  public:
   Stream();  // cudaStreamNonBlocking: no implicit synchronisation with the legacy default stream
-  ~Stream();
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  Stream(Stream&& other) noexcept;
-  Stream& operator=(Stream&& other) noexcept;
 
-  cudaStream_t get() const { return m_stream; }
+  cudaStream_t get() const { return m_stream.get(); }
   void synchronize() const;
 
  private:
-  cudaStream_t m_stream = nullptr;
+  Owner<detail::StreamTraits> m_stream;
 };
 
 // A CUDA event without timing, for ordering one stream after another (on the same device or not):
@@ -30,19 +38,14 @@ class Stream {
 class Event {
  public:
   Event();  // cudaEventDisableTiming: the cheapest kind, for ordering only
-  ~Event();
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  Event(Event&& other) noexcept;
-  Event& operator=(Event&& other) noexcept;
 
-  cudaEvent_t get() const { return m_event; }
+  cudaEvent_t get() const { return m_event.get(); }
   // cudaEventRecord on `recorded_on`, then cudaStreamWaitEvent(`waits`, ...): work queued on `waits`
   // from now on starts after what was queued on `recorded_on` so far. No host wait.
   void order(cudaStream_t recorded_on, cudaStream_t waits) const;
 
  private:
-  cudaEvent_t m_event = nullptr;
+  Owner<detail::EventTraits> m_event;
 };
 
 }  // namespace interop

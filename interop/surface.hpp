@@ -2,24 +2,33 @@
 // texture). The array of a mapped texture can change between maps: create these per map.
 #pragma once
 
+#include "interop/owner.hpp"
+
 #include <cuda_runtime_api.h>
 
 namespace interop {
 
+namespace detail {
+struct SurfaceObjectTraits {
+  using Handle = cudaSurfaceObject_t;
+  static void destroy(Handle surface) noexcept;  // cudaDestroySurfaceObject
+};
+struct TextureObjectTraits {
+  using Handle = cudaTextureObject_t;
+  static void destroy(Handle texture) noexcept;  // cudaDestroyTextureObject
+};
+}  // namespace detail
+
+// Move-only, as the owners below; a move leaves the source empty.
 class SurfaceObject {
  public:
   SurfaceObject() = default;
   explicit SurfaceObject(cudaArray_t array);  // the array needs cudaArraySurfaceLoadStore
-  ~SurfaceObject();
-  SurfaceObject(const SurfaceObject&) = delete;
-  SurfaceObject& operator=(const SurfaceObject&) = delete;
-  SurfaceObject(SurfaceObject&& other) noexcept;
-  SurfaceObject& operator=(SurfaceObject&& other) noexcept;
 
-  cudaSurfaceObject_t get() const { return m_surface; }
+  cudaSurfaceObject_t get() const { return m_surface.get(); }
 
  private:
-  cudaSurfaceObject_t m_surface = 0;
+  Owner<detail::SurfaceObjectTraits> m_surface;
 };
 
 struct TextureObjectDesc {
@@ -33,16 +42,11 @@ class TextureObject {
  public:
   TextureObject() = default;
   TextureObject(cudaArray_t array, const TextureObjectDesc& desc);
-  ~TextureObject();
-  TextureObject(const TextureObject&) = delete;
-  TextureObject& operator=(const TextureObject&) = delete;
-  TextureObject(TextureObject&& other) noexcept;
-  TextureObject& operator=(TextureObject&& other) noexcept;
 
-  cudaTextureObject_t get() const { return m_texture; }
+  cudaTextureObject_t get() const { return m_texture.get(); }
 
  private:
-  cudaTextureObject_t m_texture = 0;
+  Owner<detail::TextureObjectTraits> m_texture;
 };
 
 }  // namespace interop

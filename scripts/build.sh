@@ -10,6 +10,7 @@
 #   BUILD_DIR   build folder, relative to the project root (default build/<preset>)
 #   BUILD_TYPE  overrides the preset's CMAKE_BUILD_TYPE
 #   CUDAARCHS   CUDA architectures to build, e.g. "90" or "75;90" (default: CMakeLists.txt's list)
+#   CUDACXX     the CUDA compiler (default: /usr/local/cuda/bin/nvcc where it exists, else nvcc on PATH)
 #   CI=true     warnings are errors (INTEROP_LAB_WERROR=ON)
 set -euo pipefail
 
@@ -38,6 +39,9 @@ while [ $# -gt 0 ]; do
 done
 
 bash "$root/scripts/setup.sh"
+# The CUDA compiler is the environment's choice (CMakeLists.txt names no path): the Toolkit's default
+# place unless CUDACXX says otherwise, as setup.sh looked for it.
+if [ -z "${CUDACXX:-}" ] && [ -x /usr/local/cuda/bin/nvcc ]; then export CUDACXX=/usr/local/cuda/bin/nvcc; fi
 
 [ -n "${BUILD_TYPE:-}" ] && configure_args+=("-DCMAKE_BUILD_TYPE=$BUILD_TYPE")
 # CMake reads CUDAARCHS only when it first configures a build folder; passing it on makes a change

@@ -6,6 +6,8 @@
 
 #include "interop/error.hpp"
 
+#include <utility>
+
 namespace {
 
 using lab::ModeId;
@@ -18,8 +20,16 @@ class FailingMode final : public lab::Mode {
   void on_attach(lab::Scene&) override {}
   void on_detach() override {}
   void produce(lab::Scene&, const lab::FrameInfo&, lab::FrameTimers&) override {
-    throw interop::Error("cudaGraphicsMapResources(1, &resource, stream)", __FILE__, __LINE__,
-                         m_sticky ? "cudaErrorIllegalAddress" : "cudaErrorUnknown", "stand-in failure", m_sticky);
+    interop::ErrorInfo info;
+    info.call = "cudaGraphicsMapResources(1, &resource, stream)";
+    info.file = __FILE__;
+    info.line = __LINE__;
+    info.code = m_sticky ? cudaErrorIllegalAddress : cudaErrorUnknown;
+    info.error_name = m_sticky ? "cudaErrorIllegalAddress" : "cudaErrorUnknown";
+    info.condition = m_sticky ? interop::Condition::ContextCorrupt : interop::Condition::GlNotOnCudaDevice;
+    info.advice = "stand-in failure";
+    info.sticky = m_sticky;
+    throw interop::Error(std::move(info));
   }
 
  private:

@@ -1,5 +1,7 @@
-// tests/unit/test_errors.cpp — CUDA/GL error names, remedies and the three error macros. Needs no CUDA
+// tests/unit/test_errors.cpp — CUDA/GL error names, conditions and advice, the three error macros, and the
+// app's command-line remedies on top of them (app/remedy.hpp). Needs no CUDA
 // device and no GL context: cudaGetErrorName works without a driver, and no GL function is loaded.
+#include "app/remedy.hpp"
 #include "interop/error.hpp"
 
 #include <glad/gl.h>
@@ -24,23 +26,26 @@ TEST(CudaErrorNameTest, IsTheEnumeratorName) {
   EXPECT_EQ(interop::cuda_error_name(cudaSuccess), "cudaSuccess");
 }
 
-TEST(CudaErrorAdviceTest, ForeignGlContextNamesTheRendererAndTheFallbackModes) {
-  const std::string advice = interop::cuda_error_advice(
-      cudaErrorOperatingSystem, "cudaGraphicsGLRegisterImage(&resource, texture, GL_TEXTURE_2D, flags)");
-  EXPECT_TRUE(contains(advice, "renderer")) << advice;
-  EXPECT_TRUE(contains(advice, "--mode")) << advice;
+TEST(CudaErrorConditionTest, ForeignGlContextIsNamedAndTheAdviceNamesTheRenderer) {
+  const std::string call = "cudaGraphicsGLRegisterImage(&resource, texture, GL_TEXTURE_2D, flags)";
+  EXPECT_EQ(interop::cuda_error_condition(cudaErrorOperatingSystem, call), interop::Condition::GlNotOnCudaDevice);
+  EXPECT_STREQ(interop::to_string(interop::Condition::GlNotOnCudaDevice), "GL context not on a CUDA device");
+  const std::string advice = interop::cuda_error_advice(cudaErrorOperatingSystem, call);
+  EXPECT_TRUE(contains(advice, "NVIDIA driver")) << advice;
   // No context is current in a unit test, and the advice says so rather than crashing on glGetString.
   EXPECT_TRUE(contains(advice, "no GL context")) << advice;
 }
 
-TEST(CudaErrorAdviceTest, OperatingSystemErrorOutsideInteropGetsNoGuess) {
+TEST(CudaErrorConditionTest, OperatingSystemErrorOutsideInteropGetsNoGuess) {
+  EXPECT_EQ(interop::cuda_error_condition(cudaErrorOperatingSystem, "cudaMalloc(&pointer, bytes)"),
+            interop::Condition::None);
   EXPECT_EQ(interop::cuda_error_advice(cudaErrorOperatingSystem, "cudaMalloc(&pointer, bytes)"), "");
 }
 
 TEST(CudaErrorAdviceTest, DoubleMapSaysAlreadyMapped) {
-  const std::string advice =
-      interop::cuda_error_advice(cudaErrorAlreadyMapped, "cudaGraphicsMapResources(1, &resource, stream)");
-  EXPECT_TRUE(contains(advice, "already mapped")) << advice;
+  const std::string call = "cudaGraphicsMapResources(1, &resource, stream)";
+  EXPECT_EQ(interop::cuda_error_condition(cudaErrorAlreadyMapped, call), interop::Condition::AlreadyMapped);
+  EXPECT_TRUE(contains(interop::cuda_error_advice(cudaErrorAlreadyMapped, call), "already mapped"));
 }
 
 TEST(CudaErrorAdviceTest, RegisteringWithoutStorageSaysToAllocateFirst) {
@@ -50,8 +55,30 @@ TEST(CudaErrorAdviceTest, RegisteringWithoutStorageSaysToAllocateFirst) {
   EXPECT_EQ(interop::cuda_error_advice(cudaErrorInvalidValue, "cudaMemcpy(dst, src, n, kind)"), "");
 }
 
-TEST(CudaErrorAdviceTest, NoDeviceSuggestsCpuMode) {
-  EXPECT_TRUE(contains(interop::cuda_error_advice(cudaErrorNoDevice, "cudaSetDevice(0)"), "--mode cpu"));
+TEST(CudaErrorAdviceTest, NoDeviceSaysWhereToLook) {
+  EXPECT_EQ(interop::cuda_error_condition(cudaErrorNoDevice, "cudaSetDevice(0)"), interop::Condition::NoCudaDevice);
+  EXPECT_TRUE(contains(interop::cuda_error_advice(cudaErrorNoDevice, "cudaSetDevice(0)"), "CUDA_VISIBLE_DEVICES"));
+}
+
+// The library is used by programs with other command lines: its texts name none of interop-lab's options.
+TEST(CudaErrorAdviceTest, NamesNoCommandLineOption) {
+  const char* calls[] = {"cudaSetDevice(0)", "cudaGetDeviceCount(&count)", "cudaMalloc(&pointer, bytes)",
+                         "cudaGraphicsGLRegisterImage(&resource, texture, GL_TEXTURE_2D, flags)",
+                         "cudaGraphicsGLRegisterBuffer(&resource, buffer, 0)", "cudaGLGetDevices(&n, d, 16, l)",
+                         "cudaGraphicsMapResources(1, &resource, stream)",
+                         "cudaGraphicsUnregisterResource(resource)"};
+  for (int code = 0; code <= 1000; ++code)
+    for (const char* call : calls) {
+      const auto error = static_cast<cudaError_t>(code);
+      const std::string text = interop::describe_cuda_error(error, call);
+      EXPECT_FALSE(contains(text, "--")) << text;
+    }
+}
+
+TEST(CudaErrorDescribeTest, SaysCallNameConditionAndAdvice) {
+  const std::string text = interop::describe_cuda_error(cudaErrorNoDevice, "cudaGetDeviceCount");
+  EXPECT_TRUE(contains(text, "cudaGetDeviceCount: cudaErrorNoDevice: no CUDA device: ")) << text;
+  EXPECT_TRUE(contains(text, "nvidia-smi")) << text;
 }
 
 TEST(CudaErrorStickyTest, CorruptingErrorsAreSticky) {
@@ -60,6 +87,8 @@ TEST(CudaErrorStickyTest, CorruptingErrorsAreSticky) {
   EXPECT_FALSE(interop::cuda_error_is_sticky(cudaErrorInvalidValue));
   EXPECT_FALSE(interop::cuda_error_is_sticky(cudaErrorAlreadyMapped));
   EXPECT_TRUE(contains(interop::cuda_error_advice(cudaErrorIllegalAddress, "kernel<<<...>>>"), "restart"));
+  EXPECT_EQ(interop::cuda_error_condition(cudaErrorIllegalAddress, "kernel<<<...>>>"),
+            interop::Condition::ContextCorrupt);
 }
 
 TEST(GlErrorNameTest, KnownErrorsByNameOthersByHex) {
@@ -73,18 +102,76 @@ TEST(CurrentGlRendererTest, SaysWhenThereIsNoContext) {
   EXPECT_EQ(interop::current_gl_renderer(), "no GL context");
 }
 
-TEST(ErrorTest, MessageCarriesCallPlaceNameAndAdvice) {
-  const interop::Error error("cudaMalloc(&p, n)", "buffers.cpp", 42, "cudaErrorMemoryAllocation",
-                             "free something", false);
-  const std::string what = error.what();
-  EXPECT_TRUE(contains(what, "cudaMalloc(&p, n)")) << what;
-  EXPECT_TRUE(contains(what, "buffers.cpp:42")) << what;
-  EXPECT_TRUE(contains(what, "cudaErrorMemoryAllocation")) << what;
-  EXPECT_TRUE(contains(what, "free something")) << what;
+interop::ErrorInfo out_of_memory_info() {
+  interop::ErrorInfo info;
+  info.source = interop::ErrorSource::Cuda;
+  info.call = "cudaMalloc(&p, n)";
+  info.file = "buffers.cpp";
+  info.line = 42;
+  info.code = cudaErrorMemoryAllocation;
+  info.error_name = "cudaErrorMemoryAllocation";
+  info.condition = interop::Condition::OutOfMemory;
+  info.advice = "free something";
+  return info;
+}
+
+TEST(ErrorTest, MessageCarriesCallPlaceNameConditionAndAdvice) {
+  const interop::Error error(out_of_memory_info());
+  EXPECT_STREQ(error.what(), "cudaMalloc(&p, n): cudaErrorMemoryAllocation (buffers.cpp:42): out of memory: free something");
   EXPECT_EQ(error.call(), "cudaMalloc(&p, n)");
+  EXPECT_EQ(error.file(), "buffers.cpp");
+  EXPECT_EQ(error.line(), 42);
+  EXPECT_EQ(error.source(), interop::ErrorSource::Cuda);
+  EXPECT_EQ(error.cuda_error(), cudaErrorMemoryAllocation);
   EXPECT_EQ(error.error_name(), "cudaErrorMemoryAllocation");
+  EXPECT_EQ(error.condition(), interop::Condition::OutOfMemory);
   EXPECT_EQ(error.advice(), "free something");
   EXPECT_FALSE(error.sticky());
+}
+
+TEST(ErrorTest, GlErrorsHaveNoCudaError) {
+  interop::ErrorInfo info;
+  info.source = interop::ErrorSource::Gl;
+  info.call = "glTextureStorage2D";
+  info.code = GL_OUT_OF_MEMORY;
+  info.error_name = "GL_OUT_OF_MEMORY";
+  const interop::Error error(info);
+  EXPECT_EQ(error.cuda_error(), cudaSuccess);
+  EXPECT_EQ(error.code(), GL_OUT_OF_MEMORY);
+}
+
+// The app adds its command line to what the library says (app/remedy.hpp).
+TEST(AppRemedyTest, AddsTheCommandLineToTheLibrarysMessage) {
+  const interop::Error error(out_of_memory_info());
+  const std::string message = lab::describe(error);
+  EXPECT_EQ(message.find(error.what()), 0u) << message;
+  EXPECT_TRUE(contains(message, "use a smaller --size")) << message;
+}
+
+TEST(AppRemedyTest, NamesTheOptionForEachCondition) {
+  using interop::Condition;
+  EXPECT_TRUE(contains(lab::command_line_remedy(Condition::NoCudaDevice), "--mode cpu"));
+  EXPECT_TRUE(contains(lab::command_line_remedy(Condition::CudaDriverMissing), "--mode cpu"));
+  EXPECT_TRUE(contains(lab::command_line_remedy(Condition::InvalidCudaDevice), "--doctor"));
+  const std::string foreign_gl = lab::command_line_remedy(Condition::GlNotOnCudaDevice);
+  EXPECT_TRUE(contains(foreign_gl, "--headless") && contains(foreign_gl, "--mode staging/cpu")) << foreign_gl;
+  EXPECT_TRUE(contains(lab::command_line_remedy(Condition::GlOnAnotherCudaDevice, 1), "--device 1"));
+  EXPECT_EQ(lab::command_line_remedy(Condition::None), "");
+}
+
+// A registration that fails as it does with GL on llvmpipe; the call's name is what classifies it.
+cudaError_t fake_cudaGraphicsGLRegisterImage() { return cudaErrorOperatingSystem; }
+
+TEST(AppRemedyTest, ForeignGlRegistrationSaysWhatTheAppCanDo) {
+  try {
+    INTEROP_CUDA_CHECK(fake_cudaGraphicsGLRegisterImage());
+    FAIL() << "INTEROP_CUDA_CHECK did not throw";
+  } catch (const interop::Error& error) {
+    EXPECT_EQ(error.condition(), interop::Condition::GlNotOnCudaDevice);
+    const std::string message = lab::describe(error);
+    EXPECT_TRUE(contains(message, "GL context not on a CUDA device")) << message;
+    EXPECT_TRUE(contains(message, "--mode staging/cpu")) << message;
+  }
 }
 
 TEST(CudaCheckTest, ThrowsWithCallTextErrorNameAndFile) {
@@ -97,6 +184,7 @@ TEST(CudaCheckTest, ThrowsWithCallTextErrorNameAndFile) {
     EXPECT_TRUE(contains(what, "cudaErrorInvalidValue")) << what;
     EXPECT_TRUE(contains(what, "test_errors.cpp")) << what;
     EXPECT_EQ(error.error_name(), "cudaErrorInvalidValue");
+    EXPECT_EQ(error.cuda_error(), cudaErrorInvalidValue);
     EXPECT_FALSE(error.sticky());
   }
 }

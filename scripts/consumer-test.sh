@@ -1,0 +1,86 @@
+#!/bin/bash
+# scripts/consumer-test.sh — the interop library as other projects use it, each step in a CMake project
+# of its own (never add_subdirectory of the example into this one):
+#   1. configure this repository with the library alone (-DINTEROP_LAB_BUILD_APP=OFF), build it and
+#      `cmake --install` it into a temporary prefix; check the prefix holds the headers, the static
+#      library and the package config, and no app;
+#   2. configure examples/cmake-consumer against that prefix (find_package(interop_lab CONFIG)), build
+#      it and run it: it registers a GL buffer and texture, writes them with CUDA and reads them back
+#      through GL. Without a CUDA device it exits 77 and this script says "skipped" (CI has no GPU);
+#   3. configure examples/add-subdirectory, which adds this repository with add_subdirectory and checks
+#      that only the library is defined (no app, no tests), build it and run it (no GPU needed).
+#
+#   scripts/consumer-test.sh        (CI=true: warnings are errors; CONSUMER_DIR: work folder, default
+#                                    build/consumer, emptied first)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+work=${CONSUMER_DIR:-build/consumer}
+case "$work" in /*) ;; *) work=$root/$work ;; esac
+started=$SECONDS
+
+bash scripts/setup.sh
+if [ -z "${CUDACXX:-}" ] && [ -x /usr/local/cuda/bin/nvcc ]; then export CUDACXX=/usr/local/cuda/bin/nvcc; fi
+# FindCUDAToolkit (in the library's build and in the consumer's find_dependency) looks for nvcc.
+[ -n "${CUDACXX:-}" ] && export CUDAToolkit_ROOT=${CUDAToolkit_ROOT:-$(dirname "$(dirname "$CUDACXX")")}
+werror=()
+[ "${CI:-}" = true ] && werror=(-DINTEROP_LAB_WERROR=ON)
+
+rm -rf "$work"
+mkdir -p "$work"
+prefix=$work/prefix
+
+step() { echo "consumer-test: $*"; }
+configure() {  # configure SOURCE BUILD ARGS...: quiet unless it fails
+  local log=$2.configure.log
+  if ! cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release "${@:3}" >"$log" 2>&1; then
+    cat "$log" >&2
+    step "configuring $1 failed (log: $log)" >&2
+    exit 1
+  fi
+}
+
+step "1. the library alone, installed into $prefix"
+configure . "$work/library" -DINTEROP_LAB_BUILD_APP=OFF -DINTEROP_LAB_BUILD_TESTS=OFF \
+  -DCMAKE_INSTALL_PREFIX="$prefix" "${werror[@]}"
+cmake --build "$work/library" --parallel "$(nproc)"
+cmake --install "$work/library" >"$work/install.log"
+for file in include/interop/gl.hpp include/interop/config.hpp include/interop_lab/glad/gl.h lib/libinterop.a \
+            lib/cmake/interop_lab/interop_labConfig.cmake lib/cmake/interop_lab/interop_labConfigVersion.cmake \
+            lib/cmake/interop_lab/interop_labTargets.cmake; do
+  [ -f "$prefix/$file" ] || { step "the install lacks $file" >&2; exit 1; }
+done
+if [ -e "$prefix/bin/interop-lab" ]; then
+  step "the library-only install holds the app (bin/interop-lab)" >&2
+  exit 1
+fi
+if grep -rn -- '--\(mode\|headless\|doctor\|device\|size\|list\)\b' "$prefix/include/interop"; then
+  step "an installed header names an interop-lab option (above): the library's texts must not" >&2
+  exit 1
+fi
+step "   installed $(wc -l <"$work/library/install_manifest.txt") files"
+
+step "2. examples/cmake-consumer: find_package(interop_lab CONFIG) from the prefix"
+configure examples/cmake-consumer "$work/example" -DCMAKE_PREFIX_PATH="$prefix"
+cmake --build "$work/example"
+set +e
+"$work/example/interop-consumer"
+status=$?
+set -e
+case $status in
+  0) step "   the example ran: CUDA wrote a GL buffer and texture, GL read them back" ;;
+  77) step "   the example built and linked; running it SKIPPED: no CUDA device here (exit 77)" ;;
+  *) step "   the example FAILED (exit $status)" >&2; exit 1 ;;
+esac
+
+step "3. examples/add-subdirectory: the repository through add_subdirectory, the library alone"
+configure examples/add-subdirectory "$work/subdirectory" -DINTEROP_LAB_SOURCE_DIR="$root" "${werror[@]}"
+if cmake --build "$work/subdirectory" --target help | grep -E '^(interop-lab|labapp|kernels|unit_tests)(:| )'; then
+  step "add_subdirectory defined the app or test targets above" >&2
+  exit 1
+fi
+cmake --build "$work/subdirectory" --parallel "$(nproc)"
+"$work/subdirectory/uses-interop"
+
+step "PASSED ($((SECONDS - started))s)"
