@@ -3,6 +3,7 @@
 #include "app/app.hpp"
 
 #include "app/out_of_memory.hpp"
+#include "app/profiling.hpp"
 #include "app/remedy.hpp"
 #include "app/signals.hpp"
 #include "app/ui.hpp"
@@ -85,8 +86,12 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
   } else {
     WindowDesc desc;
     desc.extent = extent;
-    desc.vsync = !options.frames.has_value();  // a fixed frame count runs as fast as it can
+    desc.vsync = options.vsync.value_or(!options.frames.has_value());  // a fixed frame count runs as fast as it can
     m_platform = create_window_platform(desc);
+  }
+  if (gl_debug_wanted(options.gl_debug)) {
+    m_gl_debug = install_gl_debug_output();
+    if (!m_gl_debug) log("--gl-debug: this GL context has no KHR_debug; GL errors are found by glGetError only");
   }
 
   if (device_count > 0) {
@@ -127,10 +132,13 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
   attach_mode(mode);
   if (m_platform->is_window()) {
     m_show_program = create_program("fullscreen.vert", "textured.frag");
-    m_show_vertex_array = create_vertex_array();  // the triangle has no attributes, but core GL needs a VAO
+    m_show_vertex_array = create_vertex_array("show pass");  // the triangle has no attributes, but core GL needs a VAO
   }
   if (m_platform->is_window() && !options.no_ui) {
-    m_panel = std::make_unique<Panel>(m_platform->glfw_window());
+    PanelDesc panel;
+    panel.layout_file = options.layout_file.value_or(default_layout_path());
+    panel.content_scale = m_platform->content_scale();
+    m_panel = std::make_unique<Panel>(m_platform->glfw_window(), panel);
     m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description(),
                                                          m_compute_device, m_split_copy);
   }
@@ -180,6 +188,7 @@ ModeAvailability App::availability(ModeId mode) const {
 }
 
 void App::attach_mode(ModeId mode) {
+  const ProfileScope scope(std::string("attach ") + to_string(mode));
   CudaContext cuda;
   cuda.device = m_device;
   cuda.stream = cuda_stream();
@@ -338,6 +347,7 @@ std::string App::request_register_access(std::optional<interop::Access> access) 
 }
 
 void App::switch_scene(SceneId scene) {
+  const ProfileScope scope(std::string("scene ") + to_string(scene));
   m_mode->on_detach();
   m_scene->on_detach();
   m_scene = create_scene(scene, m_options);
@@ -355,6 +365,9 @@ void App::switch_scene(SceneId scene) {
 }
 
 void App::apply_pending_switches() {
+  if (!m_pending_device && !m_pending_compute_device && !m_pending_split_copy && !m_pending_scene && !m_pending_mode)
+    return;
+  const ProfileScope scope("switch");
   if (m_pending_device) switch_device(*m_pending_device);  // the same device too: re-creates its state
   m_pending_device.reset();
   if (m_pending_compute_device || m_pending_split_copy)
@@ -364,6 +377,7 @@ void App::apply_pending_switches() {
   if (m_pending_scene && *m_pending_scene != m_scene->id()) switch_scene(*m_pending_scene);
   m_pending_scene.reset();
   if (m_pending_mode && *m_pending_mode != m_mode->id()) {
+    const ProfileScope mode_scope(std::string("mode ") + to_string(*m_pending_mode));
     m_mode->on_detach();
     m_mode.reset();
     attach_or_fall_back(*m_pending_mode, "attaching");
@@ -387,6 +401,10 @@ bool App::render_frame() {
   const auto started = std::chrono::steady_clock::now();
   const Extent extent = m_platform->framebuffer_extent();
   if (extent.empty()) return false;  // minimised: nothing to draw, nothing to register
+  // Nsight Systems' frame structure: "frame N" holds the switch, the phases and the panel.
+  const ProfileScope frame_scope("frame " + std::to_string(m_frame_index));
+  // A GL error from before the frame was reported where it happened (INTEROP_GL_CHECK); count this frame's.
+  if (m_gl_debug) take_gl_debug_error();
   apply_pending_switches();
   if (extent != m_scene_extent) {
     if (m_scene->resize_recreates_resources()) {
@@ -427,44 +445,111 @@ bool App::render_frame() {
     show(frame);
   }
   if (m_timing) m_timers->end_frame();
-  if (m_panel) {
-    PanelModel model;
-    model.scene = m_scene->id();
-    model.mode = m_mode->id();
-    for (const ModeId mode : all_modes()) model.modes.push_back(availability(mode));
-    model.extent = extent;
-    model.platform = m_platform->description();
-    model.renderer = interop::current_gl_renderer();
-    model.cuda = device_summary(m_cuda_devices, m_device);
-    model.notice = m_notice;
-    model.device = m_device;
-    model.compute_device = m_compute_device;
-    model.split_copy = m_split_copy;
-    model.transfer = m_mode->transfer();
-    for (const interop::CudaDeviceInfo& info : m_cuda_devices.devices) {
-      const bool drives_gl = std::find(m_gl_devices.begin(), m_gl_devices.end(), info.ordinal) != m_gl_devices.end();
-      model.devices.push_back(std::to_string(info.ordinal) + ": " + info.name + (drives_gl ? " (drives GL)" : ""));
-    }
-    model.access = m_access;
-    model.flags = m_mode->registered_flags();
-    model.timers = m_timers.get();
-    model.doctor = m_doctor ? &*m_doctor : nullptr;
-    model.timing = m_timing;
-    model.scene_ui = [this] { m_scene->on_ui(); };
-    const PanelActions actions = m_panel->draw(model);
-    if (actions.scene) request_scene(*actions.scene);
-    if (actions.mode) request_mode(*actions.mode);
-    if (actions.device) request_device(*actions.device);
-    if (actions.compute_device) request_compute_device(*actions.compute_device);
-    if (actions.split_copy) request_split_copy(*actions.split_copy);
-    if (actions.timing) set_timing(*actions.timing);
-    if (actions.map_access) request_map_access(*actions.map_access);
-    if (actions.register_access) request_register_access(*actions.register_access);
-  }
+  if (m_screenshot_requested) take_numbered_screenshot();  // the scene, before the panel covers it
+  if (m_panel && m_panel_visible) draw_panel(extent);
   m_previous_frame_start = started;
   INTEROP_GL_CHECK("render_frame");
+  if (m_gl_debug)
+    if (const std::string error = take_gl_debug_error(); !error.empty())
+      throw std::runtime_error("GL error in frame " + std::to_string(m_frame_index) + ": " + error +
+                               " (reported by GL debug output, --gl-debug)");
   ++m_frame_index;
   return true;
+}
+
+void App::draw_panel(Extent extent) {
+  PanelModel model;
+  model.scene = m_scene->id();
+  model.mode = m_mode->id();
+  for (const ModeId mode : all_modes()) model.modes.push_back(availability(mode));
+  model.extent = extent;
+  model.platform = m_platform->description();
+  model.renderer = interop::current_gl_renderer();
+  model.cuda = device_summary(m_cuda_devices, m_device);
+  model.notice = m_notice;
+  model.device = m_device;
+  model.compute_device = m_compute_device;
+  model.split_copy = m_split_copy;
+  model.transfer = m_mode->transfer();
+  for (const interop::CudaDeviceInfo& info : m_cuda_devices.devices) {
+    const bool drives_gl = std::find(m_gl_devices.begin(), m_gl_devices.end(), info.ordinal) != m_gl_devices.end();
+    model.devices.push_back(std::to_string(info.ordinal) + ": " + info.name + (drives_gl ? " (drives GL)" : ""));
+  }
+  model.access = m_access;
+  model.flags = m_mode->registered_flags();
+  model.timers = m_timers.get();
+  model.doctor = m_doctor ? &*m_doctor : nullptr;
+  model.timing = m_timing;
+  model.vsync = m_platform->vsync();
+  model.refresh_hz = m_platform->refresh_hz();
+  model.last_screenshot = m_last_screenshot;
+  model.scene_ui = [this] { m_scene->on_ui(); };
+  const PanelActions actions = m_panel->draw(model);
+  if (actions.scene) request_scene(*actions.scene);
+  if (actions.mode) request_mode(*actions.mode);
+  if (actions.device) request_device(*actions.device);
+  if (actions.compute_device) request_compute_device(*actions.compute_device);
+  if (actions.split_copy) request_split_copy(*actions.split_copy);
+  if (actions.timing) set_timing(*actions.timing);
+  if (actions.map_access) request_map_access(*actions.map_access);
+  if (actions.register_access) request_register_access(*actions.register_access);
+  if (actions.vsync) m_platform->set_vsync(*actions.vsync);
+  if (actions.screenshot) request_screenshot();
+}
+
+void App::present() {
+  const ProfileRange range("present");
+  m_platform->present();
+}
+
+void App::process_input() {
+  for (const Platform::KeyPress& press : m_platform->take_key_presses())
+    if (const std::optional<Hotkey> hotkey = hotkey_for(press.key, press.mods)) handle_hotkey(*hotkey);
+}
+
+void App::handle_hotkey(Hotkey hotkey) {
+  switch (hotkey) {
+    case Hotkey::TogglePanel: m_panel_visible = !m_panel_visible; break;
+    case Hotkey::Screenshot: request_screenshot(); break;
+    case Hotkey::Fullscreen: m_platform->toggle_fullscreen(); break;
+    case Hotkey::ToggleVsync: m_platform->set_vsync(!m_platform->vsync()); break;
+    case Hotkey::Quit: m_platform->request_close(); break;
+    case Hotkey::NextScene: {
+      const std::vector<SceneId>& scenes = all_scenes();
+      const SceneId current = m_pending_scene.value_or(m_scene->id());
+      const auto at = std::find(scenes.begin(), scenes.end(), current);
+      request_scene(at + 1 == scenes.end() ? scenes.front() : *(at + 1));
+      break;
+    }
+    case Hotkey::NextMode: {
+      // The next mode that works here, wrapping around; the current one when no other does.
+      const std::vector<ModeId>& modes = all_modes();
+      const ModeId current = m_pending_mode.value_or(m_mode->id());
+      const size_t at = static_cast<size_t>(std::find(modes.begin(), modes.end(), current) - modes.begin());
+      for (size_t step = 1; step < modes.size(); ++step) {
+        const ModeId next = modes[(at + step) % modes.size()];
+        if (availability(next).available) {
+          request_mode(next);
+          break;
+        }
+      }
+      break;
+    }
+  }
+}
+
+void App::take_numbered_screenshot() {
+  m_screenshot_requested = false;
+  const ProfileScope scope("screenshot");
+  const std::string path = next_screenshot_path(m_options.screenshot_dir);
+  try {
+    write_png(path, read_frame());
+    m_last_screenshot = path;
+    m_notice = "wrote " + path;
+  } catch (const ImageError& error) {
+    m_notice = std::string("screenshot failed: ") + error.what();  // the session goes on
+  }
+  log(m_notice);
 }
 
 void App::show(const FrameInfo& frame) {
@@ -519,11 +604,12 @@ int App::run() {
   while (m_platform->keep_running() && (frames < 0 || m_frame_index < frames)) {
     stop_if_requested();  // SIGINT/SIGTERM/SIGHUP: out through main(), tearing down in order
     m_platform->poll_events();
+    process_input();
     if (!m_platform->keep_running()) break;
     if (!render_frame()) continue;
     const bool last = frames >= 0 && m_frame_index == frames;
     if (last && !m_options.screenshot.empty()) m_last_frame = read_frame();
-    m_platform->present();
+    present();
   }
   if (!m_options.screenshot.empty()) write_screenshot();
   return 0;

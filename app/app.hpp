@@ -4,6 +4,7 @@
 
 #include "app/cli.hpp"
 #include "app/doctor.hpp"
+#include "app/hotkeys.hpp"
 #include "app/image_io.hpp"
 #include "app/mode.hpp"
 #include "app/platform.hpp"
@@ -68,7 +69,20 @@ class App {
   // The frame rendered last, read back from the framebuffer (panel included in a window), or headless
   // from the scene's frame_image() when it has one; top row first.
   Image read_frame() const;
-  void present() { m_platform->present(); }
+  void present();
+
+  // The window's keys (app/hotkeys.hpp): handles what was pressed since the last call; run() calls it
+  // after polling events. handle_hotkey does one, as if its key had been pressed.
+  void process_input();
+  void handle_hotkey(Hotkey hotkey);
+  // The screenshot key and button: the next frame, before the panel is drawn over it, goes to the
+  // next free interop-lab-NNNN.png in --screenshot-dir (default: the current folder).
+  void request_screenshot() { m_screenshot_requested = true; }
+  // The file the last screenshot went to; "" before the first.
+  const std::string& last_screenshot() const { return m_last_screenshot; }
+  bool panel_visible() const { return m_panel_visible; }
+  // The panel (null without one: headless or --no-ui), for tests that check its layout.
+  const Panel* panel() const { return m_panel.get(); }
 
   void set_frame_index(long long index) { m_frame_index = index; }
   long long frame_index() const { return m_frame_index; }
@@ -136,6 +150,8 @@ class App {
   void attach_or_fall_back(ModeId mode, const std::string& what);
   FrameInfo frame_info(Extent extent) const;
   void write_screenshot();
+  void take_numbered_screenshot();
+  void draw_panel(Extent extent);
 
   Options m_options;
   interop::CudaDevices m_cuda_devices;
@@ -171,6 +187,10 @@ class App {
   std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point m_previous_frame_start = m_start;
   std::optional<Image> m_last_frame;
+  bool m_panel_visible = true;
+  bool m_screenshot_requested = false;
+  std::string m_last_screenshot;
+  bool m_gl_debug = false;  // GL debug output installed: its errors end the frame with an exception
 };
 
 }  // namespace lab

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -61,6 +62,10 @@ struct Measurement {
   long long frames = 0;
   double median_ms = 0.0, p90_ms = 0.0;
   double timed_median_ms = 0.0;  // modes: the median with per-phase timing on
+  // --bench-repeat: the runs of the case, and the least and most of their medians (median_ms is the
+  // median of the medians, p90_ms the median of the p90s).
+  int runs = 1;
+  double min_median_ms = 0.0, max_median_ms = 0.0;
   std::map<std::string, std::pair<double, double>> phases;  // name -> (median, p90) in ms, timing on
 };
 
@@ -627,6 +632,64 @@ std::string svg_chart(const std::vector<Measurement>& results, const std::vector
   return svg.str();
 }
 
+// 13000 -> "13.0" (CUDA's 1000 * major + 10 * minor); "none" for 0 (no driver or runtime).
+std::string cuda_version_text(int version) {
+  if (version <= 0) return "none";
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+// The NVIDIA kernel module's version ("580.65.06") from /proc/driver/nvidia/version; "" elsewhere.
+std::string nvidia_driver_version() {
+  std::FILE* file = std::fopen("/proc/driver/nvidia/version", "r");
+  if (file == nullptr) return "";
+  char line[512] = {};
+  const bool read = std::fgets(line, sizeof line, file) != nullptr;
+  std::fclose(file);
+  if (!read) return "";
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 ..." : the first word with dots.
+  std::istringstream words(line);
+  for (std::string word; words >> word;)
+    if (word.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(word[0]))) return word;
+  return "";
+}
+
+// "1m 05s" / "12s": what the progress lines show as the time left.
+std::string duration_text(double seconds) {
+  const long whole = std::lround(std::max(0.0, seconds));
+  char text[32];
+  if (whole >= 60)
+    std::snprintf(text, sizeof text, "%ldm %02lds", whole / 60, whole % 60);
+  else
+    std::snprintf(text, sizeof text, "%lds", whole);
+  return text;
+}
+
+// One measurement from `runs` runs of the same case: medians of the medians and of the p90s, the spread
+// of the medians; the phases of the run whose median is the median.
+Measurement combine_runs(std::vector<Measurement> runs) {
+  if (runs.size() == 1) {
+    runs.front().min_median_ms = runs.front().max_median_ms = runs.front().median_ms;
+    return runs.front();
+  }
+  std::vector<double> medians, p90s, timed;
+  for (const Measurement& m : runs) {
+    medians.push_back(m.median_ms);
+    p90s.push_back(m.p90_ms);
+    if (m.timed_median_ms > 0) timed.push_back(m.timed_median_ms);
+  }
+  const double middle = median(medians);
+  Measurement combined = *std::min_element(runs.begin(), runs.end(), [middle](const Measurement& a, const Measurement& b) {
+    return std::fabs(a.median_ms - middle) < std::fabs(b.median_ms - middle);
+  });
+  combined.median_ms = middle;
+  combined.p90_ms = median(p90s);
+  combined.timed_median_ms = timed.empty() ? 0.0 : median(timed);
+  combined.runs = static_cast<int>(runs.size());
+  combined.min_median_ms = *std::min_element(medians.begin(), medians.end());
+  combined.max_median_ms = *std::max_element(medians.begin(), medians.end());
+  return combined;
+}
+
 }  // namespace
 
 int run_bench(const Options& options) {
@@ -657,9 +720,22 @@ int run_bench(const Options& options) {
     } else if (options.mode) {
       throw std::runtime_error(std::string("--mode ") + to_string(mode) + " is unavailable: " + availability.reason);
     } else {
-      std::fprintf(stderr, "bench: skipping %s: %s\n", to_string(mode), availability.reason.c_str());
       skipped.push_back({{"path", to_string(mode)}, {"reason", availability.reason}});
     }
+  }
+  // Each reason once, with the modes it rules out ("skipping interop, pbo and staging: no CUDA device").
+  std::vector<std::pair<std::string, std::vector<std::string>>> reasons;
+  for (const nlohmann::json& skip : skipped) {
+    const std::string reason = skip["reason"].get<std::string>();
+    auto at = std::find_if(reasons.begin(), reasons.end(), [&](const auto& entry) { return entry.first == reason; });
+    if (at == reasons.end()) at = reasons.insert(reasons.end(), {reason, {}});
+    at->second.push_back(skip["path"].get<std::string>());
+  }
+  for (const auto& [reason, paths] : reasons) {
+    std::string names;
+    for (size_t i = 0; i < paths.size(); ++i)
+      names += (i == 0 ? "" : i + 1 == paths.size() ? " and " : ", ") + paths[i];
+    std::fprintf(stderr, "bench: skipping %s: %s\n", names.c_str(), reason.c_str());
   }
   const bool cuda = app.cuda_device() >= 0;
   const bool interop = app.interop_support().usable;
@@ -680,9 +756,22 @@ int run_bench(const Options& options) {
   const size_t per_size = modes.size() + own_references + (wants_floor ? 1 : 0) + 1 + (wants_interop_references ? 2 : 0);
   const size_t total = scenes.size() * sizes.size() * per_size + (wants_extras ? 6 + scenes.size() : 0);
   size_t done = 0;
+  const auto bench_started = std::chrono::steady_clock::now();
+  // "bench [3/12] pattern 64x64 cpu (about 20s left)": the estimate assumes the cases left take as long
+  // as those done, on average (they grow with the size, so early estimates run short).
   const auto progress = [&](const std::string& what) {
+    std::string left;
+    if (done > 0) left = " (about " + duration_text(seconds_since(bench_started) / static_cast<double>(done) *
+                                                     static_cast<double>(total - done)) + " left)";
     ++done;
-    std::fprintf(stderr, "bench [%zu/%zu] %s\n", done, total, what.c_str());
+    const std::string runs = options.bench_repeat > 1 ? " x" + std::to_string(options.bench_repeat) : "";
+    std::fprintf(stderr, "bench [%zu/%zu] %s%s%s\n", done, total, what.c_str(), runs.c_str(), left.c_str());
+  };
+  // Each case measured --bench-repeat times, back to back.
+  const auto repeated = [&](const std::function<Measurement()>& measure) {
+    std::vector<Measurement> runs;
+    for (int run = 0; run < options.bench_repeat; ++run) runs.push_back(measure());
+    return combine_runs(std::move(runs));
   };
 
   // The size the timing cost is measured at: 3840x2160 when it is among the sizes, else the largest.
@@ -706,31 +795,41 @@ int run_bench(const Options& options) {
         m.width = size.width;
         m.height = size.height;
         if (m.frames == 0) return;  // nothing to measure (a headless image scene has no GL work)
-        std::fprintf(stderr, "      %s %s %-10s median %.3f ms, p90 %.3f ms (%lld frames)\n", m.scene.c_str(),
-                     size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms, m.p90_ms, m.frames);
+        std::string spread;
+        if (m.runs > 1) {
+          char text[80];
+          std::snprintf(text, sizeof text, ", %d runs %.3f-%.3f ms", m.runs, m.min_median_ms, m.max_median_ms);
+          spread = text;
+        }
+        std::fprintf(stderr, "      %s %s %-10s median %.3f ms, p90 %.3f ms (%lld frames%s)\n", m.scene.c_str(),
+                     size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms, m.p90_ms, m.frames,
+                     spread.c_str());
         results.push_back(std::move(m));
       };
       const std::string where = std::string(to_string(scene)) + " " + size_text(size.width, size.height) + " ";
       if (wants_floor) {
         progress(where + "floor (kernels alone)");
-        record(measure_floor(app, options.bench_frames));
+        record(repeated([&] { return measure_floor(app, options.bench_frames); }));
       }
       progress(where + "graphics (GL work alone)");
-      record(measure_graphics(app, options.bench_frames));
+      record(repeated([&] { return measure_graphics(app, options.bench_frames); }));
       if (wants_interop_references) {
         progress(where + "hand-off (map + unmap alone)");
-        record(measure_handoff(app, options.bench_frames));
+        record(repeated([&] { return measure_handoff(app, options.bench_frames); }));
         progress(where + "bare loop");
-        record(measure_bare_loop(app, options.bench_frames));
+        record(repeated([&] { return measure_bare_loop(app, options.bench_frames); }));
       }
       for (const ModeId mode : modes) {
         if (mode != ModeId::Interop && (mode == ModeId::Cpu || cuda)) {
           progress(where + to_string(mode) + "'s own reference loop");
-          if (std::optional<Measurement> own = measure_own_reference(app, mode, options.bench_frames))
-            record(std::move(*own));
+          std::vector<Measurement> own_runs;
+          for (int run = 0; run < options.bench_repeat; ++run)
+            if (std::optional<Measurement> own = measure_own_reference(app, mode, options.bench_frames))
+              own_runs.push_back(std::move(*own));
+          if (!own_runs.empty()) record(combine_runs(std::move(own_runs)));
         }
         progress(where + to_string(mode));
-        record(measure_mode(app, mode, options.bench_frames));
+        record(repeated([&] { return measure_mode(app, mode, options.bench_frames); }));
       }
       if (wants_extras && size.width == timing_size.width && size.height == timing_size.height) {
         progress(where + "timing cost (interop, each choice of clocks)");
@@ -758,8 +857,9 @@ int run_bench(const Options& options) {
     const Measurement* m = find(like, path);
     return m ? m->median_ms : 0.0;
   };
-  std::printf("\n%-12s %-10s %-15s %9s %9s %9s %9s %9s %9s %9s  %s\n", "scene", "size", "path", "median ms",
-              "p90 ms", "x ref", "x bare", "x own", "timed ms", "x timing", "phases (median ms, timing on)");
+  const bool repeat = options.bench_repeat > 1;
+  std::printf("\n%-12s %-10s %-15s %9s %s%9s %9s %9s %9s %9s %9s  %s\n", "scene", "size", "path", "median ms",
+              repeat ? "  runs min-max ms  " : "", "p90 ms", "x ref", "x bare", "x own", "timed ms", "x timing", "phases (median ms, timing on)");
   nlohmann::json cases = nlohmann::json::array();
   const std::vector<std::string> references = {"floor", "handoff", "graphics", "bare"};
   for (const Measurement& m : results) {
@@ -786,13 +886,21 @@ int run_bench(const Options& options) {
       if (value > 0) std::snprintf(text, sizeof text, format, value);
       return std::string(text);
     };
-    std::printf("%-12s %-10s %-15s %9.3f %9.3f %9s %9s %9s %9s %9s  %s\n", m.scene.c_str(),
-                size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms, m.p90_ms,
+    char spread[48] = "";
+    if (repeat) std::snprintf(spread, sizeof spread, " %3d %6.3f-%-7.3f ", m.runs, m.min_median_ms, m.max_median_ms);
+    std::printf("%-12s %-10s %-15s %9.3f %s%9.3f %9s %9s %9s %9s %9s  %s\n", m.scene.c_str(),
+                size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms, spread, m.p90_ms,
                 number(to_reference, "%.3f").c_str(), number(to_bare, "%.3f").c_str(), number(to_own, "%.3f").c_str(),
                 number(m.timed_median_ms, "%.3f").c_str(), number(timing_cost, "%.3f").c_str(), phases.c_str());
     nlohmann::json entry = {{"scene", m.scene},   {"width", m.width},         {"height", m.height},
                             {"path", m.path},     {"frames", m.frames},       {"median_ms", m.median_ms},
                             {"p90_ms", m.p90_ms}, {"phases_median_ms", {}},   {"phases_p90_ms", {}}};
+    if (repeat) {
+      entry["runs"] = m.runs;
+      entry["median_of_medians_ms"] = m.median_ms;
+      entry["min_median_ms"] = m.min_median_ms;
+      entry["max_median_ms"] = m.max_median_ms;
+    }
     for (const auto& [name, value] : m.phases) {
       entry["phases_median_ms"][name] = value.first;
       entry["phases_p90_ms"][name] = value.second;
@@ -852,13 +960,19 @@ int run_bench(const Options& options) {
   nlohmann::json machine = {{"gl_renderer", gl_string(GL_RENDERER)},
                             {"gl_version", gl_string(GL_VERSION)},
                             {"platform", app.platform().description()},
-                            {"cuda_driver", devices.driver_version},
-                            {"cuda_runtime", devices.runtime_version},
+                            {"cuda_driver", cuda_version_text(devices.driver_version)},
+                            {"cuda_runtime", cuda_version_text(devices.runtime_version)},
+                            {"nvidia_driver", nvidia_driver_version()},
                             {"date", today()}};
   if (cuda) machine["gpu"] = devices.devices[static_cast<size_t>(app.cuda_device())].name;
   const std::string gpu_name = cuda ? machine["gpu"].get<std::string>() : gl_string(GL_RENDERER);
-  std::printf("\n%s, GL %s, CUDA runtime %d, driver API %d, %s\n", gpu_name.c_str(), gl_string(GL_VERSION).c_str(),
-              devices.runtime_version, devices.driver_version, today().c_str());
+  const std::string nvidia = nvidia_driver_version();
+  const std::string driver = devices.driver_version > 0
+                                 ? "driver supports CUDA " + cuda_version_text(devices.driver_version)
+                                 : std::string("no CUDA driver");
+  std::printf("\n%s, GL %s, CUDA %s (runtime), %s%s, %s\n", gpu_name.c_str(), gl_string(GL_VERSION).c_str(),
+              cuda_version_text(devices.runtime_version).c_str(), driver.c_str(),
+              nvidia.empty() ? "" : (", NVIDIA driver " + nvidia).c_str(), today().c_str());
 
   if (!options.json.empty()) {
     nlohmann::json report = {

@@ -18,6 +18,11 @@
 #include <sstream>
 #include <system_error>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+
 #ifndef INTEROP_LAB_VERSION
 #define INTEROP_LAB_VERSION "0.0.0"  // CMake defines the real one from project(VERSION)
 #endif
@@ -130,9 +135,28 @@ std::string list_text() {
   return text.str();
 }
 
+std::string default_layout_path() {
+  const auto set = [](const char* name) -> std::string {
+    const char* value = std::getenv(name);
+    return value != nullptr ? value : "";
+  };
+  if (const std::string dir = set("INTEROP_LAB_CONFIG_DIR"); !dir.empty()) return dir + "/imgui.ini";
+  if (const std::string dir = set("XDG_CONFIG_HOME"); !dir.empty()) return dir + "/interop-lab/imgui.ini";
+  if (const std::string home = set("HOME"); !home.empty()) return home + "/.config/interop-lab/imgui.ini";
+  return "";
+}
+
 namespace {
 
 constexpr int kUsageErrorExit = 2;
+
+// --help's sections, in the order they are shown.
+constexpr const char* kSceneGroup = "Scene & mode";
+constexpr const char* kWindowGroup = "Window & output";
+constexpr const char* kBenchGroup = "Benchmark";
+constexpr const char* kDiagnosticsGroup = "Diagnostics";
+// app.hpp's kDefaultHeadlessFrames; cli stays free of the app's headers.
+constexpr long long kDefaultHeadlessFramesForHelp = 60;
 
 // "wave or pattern", "interop or cpu": the accepted values, straight from the lists above.
 template <typename Id>
@@ -267,6 +291,12 @@ std::string output_path_problem(const char* option, const std::string& value, co
 }
 
 std::string parse_json(const std::string& value, Options& options) {
+  if (options.doctor) {  // --doctor --json: the report on stdout; a path is not taken
+    if (!value.empty()) return "--json " + value + ": with --doctor, --json takes no path (the report goes to stdout)";
+    options.doctor_json = true;
+    return "";
+  }
+  if (value.empty()) return "--json needs a path with --bench, e.g. --json bench.json";
   if (std::string problem = output_path_problem("--json", value, ".json"); !problem.empty()) return problem;
   options.json = value;
   return "";
@@ -297,9 +327,34 @@ std::string parse_sizes(const std::string& value, Options& options) {
 
 std::string parse_bench_frames(const std::string& value, Options& options) {
   long long frames = 0;
-  if (parse_whole_number(value, frames) != NumberParse::Ok || frames < 10 || frames > 1000000)
-    return "--bench-frames " + shown(value) + ": must be a whole number from 10 to 1000000 (e.g. --bench-frames 300)";
+  if (parse_whole_number(value, frames) != NumberParse::Ok || frames < 1 || frames > 1000000)
+    return "--bench-frames " + shown(value) + ": must be a whole number from 1 to 1000000 (e.g. --bench-frames 300)";
   options.bench_frames = frames;
+  return "";
+}
+
+std::string parse_bench_repeat(const std::string& value, Options& options) {
+  long long repeat = 0;
+  if (parse_whole_number(value, repeat) != NumberParse::Ok || repeat < 1 || repeat > 100)
+    return "--bench-repeat " + shown(value) + ": must be a whole number from 1 to 100 (e.g. --bench-repeat 5)";
+  options.bench_repeat = static_cast<int>(repeat);
+  return "";
+}
+
+std::string parse_vsync(const std::string& value, Options& options) {
+  if (value != "on" && value != "off") return "--vsync " + shown(value) + ": choose on or off";
+  options.vsync = value == "on";
+  return "";
+}
+
+// The folder must exist and take files now: a screenshot taken an hour into a session must not fail.
+std::string parse_screenshot_dir(const std::string& value, Options& options) {
+  std::error_code error;
+  if (value.empty() || !std::filesystem::is_directory(value, error))
+    return "--screenshot-dir " + shown(value) + ": not a directory; give an existing folder (e.g. --screenshot-dir .)";
+  if (access(value.c_str(), W_OK | X_OK) != 0)
+    return "--screenshot-dir " + value + ": " + std::strerror(errno) + "; give a folder you can write to";
+  options.screenshot_dir = value;
   return "";
 }
 
@@ -319,6 +374,7 @@ std::string parse_screenshot(const std::string& value, Options& options) {
 // An option that takes a value. One table registers them with CLI11 and runs their checks, so --help,
 // the "needs a value" message and the validation cannot disagree.
 struct ValueOption {
+  const char* group;  // the --help section
   const char* name;
   const char* type_name;
   std::string help;
@@ -433,7 +489,8 @@ std::string check_diff(DiffOptions& diff, const CLI::App& command, const std::st
 std::string ignored_option(const CLI::App& app, const Options& options) {
   const char* const all[] = {"--scene",    "--filter",         "--mode",       "--map-flags", "--size",
                              "--device",   "--compute-device", "--split-copy", "--frames",    "--screenshot",
-                             "--headless", "--no-ui",          "--doctor",     "--bench"};
+                             "--headless", "--no-ui",          "--doctor",     "--bench",     "--vsync",
+                             "--screenshot-dir"};
   const char* const doctor_uses[] = {"--device", "--compute-device", "--split-copy", "--headless"};
   const char* const runner = options.list ? "--list" : options.doctor ? "--doctor" : nullptr;
   if (runner == nullptr) return "";
@@ -457,53 +514,91 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   // Values arrive as strings and are converted by the checks above: CLI11's own conversion errors
   // ("Could not convert: --frames = x") name neither the accepted range nor an example.
   std::vector<ValueOption> value_options = {
-      {"--scene", "NAME", "what is computed: " + choices(all_scenes()) + " (default wave)", "wave",
+      {kSceneGroup, "--scene", "NAME", "what is computed: " + choices(all_scenes()) + " (default wave)", "wave",
        parse_scene},
-      {"--filter", "NAME", "the postprocess scene's filter: sobel or blur (default sobel)", "sobel", parse_filter},
-      {"--mode", "NAME", "how results reach GL: " + choices(all_modes()) + " (default interop, else cpu)",
+      {kSceneGroup, "--filter", "NAME", "the postprocess scene's filter: sobel or blur (default sobel)", "sobel",
+       parse_filter},
+      {kSceneGroup, "--mode", "NAME",
+       "how results reach GL: " + choices(all_modes()) +
+           " (default: the best that works here: interop, else staging, else cpu, saying why)",
        "interop", parse_mode},
-      {"--map-flags", "FLAGS",
+      {kSceneGroup, "--map-flags", "FLAGS",
        "map flags of every registered resource: none, read-only or write-discard (default: write-discard for "
        "what CUDA writes, read-only for what it reads)",
        "write-discard", parse_map_flags},
-      {"--size", "WxH", "image and window size (default 1280x720)", "1280x720", parse_size},
-      {"--device", "N", "CUDA device ordinal (default: the GPU that drives GL, else 0)", "0", parse_device},
-      {"--compute-device", "N", "CUDA device of the split mode's kernels (default: the --device one)", "1",
-       parse_compute_device},
-      {"--split-copy", "HOW",
+      {kSceneGroup, "--device", "N", "CUDA device ordinal (default: the GPU that drives GL, else 0)", "0",
+       parse_device},
+      {kSceneGroup, "--compute-device", "N", "CUDA device of the split mode's kernels (default: the --device one)",
+       "1", parse_compute_device},
+      {kSceneGroup, "--split-copy", "HOW",
        "how the split mode moves results to the GL device: peer (cudaMemcpyPeerAsync; through host memory where "
        "the devices cannot reach each other) or host (always through pinned host memory) (default peer)",
        "host", parse_split_copy},
-      {"--frames", "N", "render N frames, then exit; time = frame / 60, so runs repeat", "120", parse_frames},
-      {"--screenshot", "PATH", "write the last frame as a PNG", "out.png", parse_screenshot},
-      {"--sizes", "LIST", "with --bench: sizes to measure (default 1280x720,1920x1080,3840x2160,7680x4320)",
-       "1280x720,3840x2160", parse_sizes},
-      {"--bench-frames", "N", "with --bench: measured frames per case, after a warm-up (default: 300, or 4 s of a slow case)", "300",
-       parse_bench_frames},
-      {"--json", "PATH", "with --bench: write every number as JSON", "bench.json", parse_json},
-      {"--chart", "PATH", "with --bench: write an SVG chart of frame time per mode and size", "bench.svg",
-       parse_chart},
+      {kWindowGroup, "--size", "WxH", "image and window size (default 1280x720)", "1280x720", parse_size},
+      {kWindowGroup, "--vsync", "on|off",
+       "wait for the display's refresh in a window (default: on, off with --frames)", "off", parse_vsync},
+      {kWindowGroup, "--frames", "N",
+       "render N frames, then exit; time = frame / 60, so runs repeat (default: until the window closes; " +
+           std::to_string(kDefaultHeadlessFramesForHelp) + " headless)",
+       "120", parse_frames},
+      {kWindowGroup, "--screenshot", "PATH", "write the last frame as a PNG", "out.png", parse_screenshot},
+      {kWindowGroup, "--screenshot-dir", "DIR",
+       "where the screenshot key (F12) and button write interop-lab-0001.png, -0002.png, ... never overwriting "
+       "(default: the current folder)",
+       ".", parse_screenshot_dir},
+      {kBenchGroup, "--sizes", "LIST",
+       "with --bench: sizes to measure (default 1280x720,1920x1080,3840x2160,7680x4320)", "1280x720,3840x2160",
+       parse_sizes},
+      {kBenchGroup, "--bench-frames", "N",
+       "with --bench: measured frames per case, 1 or more, after a warm-up (default: up to 300, stopping after "
+       "4 s of a slow case)",
+       "300", parse_bench_frames},
+      {kBenchGroup, "--bench-repeat", "N",
+       "with --bench: run each case N times (1 to 100); the table shows the median of the medians and their "
+       "min-max spread (default 1)",
+       "5", parse_bench_repeat},
+      {kBenchGroup, "--json", "PATH",
+       "with --bench: write every number as JSON; with --doctor (no PATH): print the report as JSON", "bench.json",
+       parse_json},
+      {kBenchGroup, "--chart", "PATH", "with --bench: write an SVG chart of frame time per mode and size",
+       "bench.svg", parse_chart},
   };
 
   CLI::App app{"interop-lab: see, measure and trust each way a CUDA kernel hands results to OpenGL.",
                "interop-lab"};
   app.get_formatter()->column_width(22);
-  app.set_help_flag("-h,--help", "print this help and exit");
-  app.set_version_flag("--version", std::string("interop-lab ") + INTEROP_LAB_VERSION,
-                       "print the version and exit");
+  for (ValueOption& entry : value_options) {
+    // --bench leads its section: the options after it refine it.
+    if (entry.group == kBenchGroup && app.get_option_no_throw("--bench") == nullptr)
+      app.add_flag("--bench", options.bench,
+                   "benchmark every available mode x scene x size headless, then exit; --scene, --mode and --size "
+                   "(or --sizes) pick the cases")
+          ->group(kBenchGroup);
+    entry.option = app.add_option(entry.name, entry.value, entry.help)->type_name(entry.type_name)->group(entry.group);
+  }
+  // --doctor --json takes no path: the value is optional (the check says when one is needed).
   for (ValueOption& entry : value_options)
-    entry.option = app.add_option(entry.name, entry.value, entry.help)->type_name(entry.type_name);
-  app.add_flag("--headless", options.headless, "no window: render offscreen through EGL");
+    if (std::strcmp(entry.name, "--json") == 0) entry.option->expected(0, 1);
+  app.add_flag("--headless", options.headless, "no window: render offscreen through EGL")->group(kWindowGroup);
+  app.add_flag("--no-ui", options.no_ui, "hide the ImGui panel (and keep its layout file untouched)")
+      ->group(kWindowGroup);
   app.add_flag("--bench-window", options.bench_window,
                "with --bench: measure in a window (vsync off, no panel, nothing presented) instead of headless, "
-               "so every frame holds the pass that shows it; the screen must fit the sizes");
-  app.add_flag("--no-ui", options.no_ui, "hide the ImGui panel");
-  app.add_flag("--list", options.list, "list scenes, modes and map flags, then exit");
+               "so every frame holds the pass that shows it; the screen must fit the sizes")
+      ->group(kBenchGroup);
+  app.add_flag("--list", options.list, "list scenes, modes and map flags, then exit")->group(kDiagnosticsGroup);
   app.add_flag("--doctor", options.doctor,
-               "report CUDA, GL and EGL devices and whether each mode works here, then exit (0: interop works)");
-  app.add_flag("--bench", options.bench,
-               "benchmark every available mode x scene x size headless, then exit; --scene, --mode and --size "
-               "(or --sizes) pick the cases");
+               "report CUDA, GL and EGL devices and whether each mode works here, then exit (0: interop works); "
+               "--json prints it as JSON")
+      ->group(kDiagnosticsGroup);
+  app.add_flag("--gl-debug", options.gl_debug,
+               "GL debug output (KHR_debug): GL errors stop the run with the driver's message (default: on in "
+               "debug builds and with INTEROP_LAB_GL_DEBUG=1)")
+      ->group(kDiagnosticsGroup);
+  // Last, so that the diagnostics section ends with them rather than opening the help.
+  app.set_help_flag("-h,--help", "print this help and exit")->group(kDiagnosticsGroup);
+  app.set_version_flag("--version", std::string("interop-lab ") + INTEROP_LAB_VERSION, "print the version and exit")
+      ->group(kDiagnosticsGroup);
 
   DiffOptions diff;
   std::string max_diff_text, max_fraction_text;
@@ -562,9 +657,15 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
     if (std::string problem = entry.check(entry.value, options); !problem.empty())
       return usage_error(problem);
   }
-  for (const char* bench_only : {"--sizes", "--bench-frames", "--json", "--chart", "--bench-window"})
-    if (!options.bench && app.count(bench_only) > 0)
+  for (const char* bench_only : {"--sizes", "--bench-frames", "--bench-repeat", "--json", "--chart", "--bench-window"})
+    if (!options.bench && app.count(bench_only) > 0 && !(options.doctor && std::strcmp(bench_only, "--json") == 0))
       return usage_error(std::string(bench_only) + " belongs to --bench; add --bench");
+  if (options.vsync && (options.headless || options.bench))
+    return usage_error(std::string("--vsync applies to a window; drop it with ") +
+                       (options.bench ? "--bench (it measures with vsync off)" : "--headless"));
+  if (!options.screenshot_dir.empty() && (options.headless || options.bench))
+    return usage_error(std::string("--screenshot-dir is where a window's screenshot key writes; drop it with ") +
+                       (options.bench ? "--bench" : "--headless"));
   if (options.bench_window && options.headless)
     return usage_error("--bench-window measures in a window; drop --headless");
   if (options.bench && (options.doctor || !options.screenshot.empty()))

@@ -59,9 +59,18 @@ struct Options {
   bool headless = false;
   std::optional<long long> frames;  // render this many frames then exit; time = frame / 60
   std::string screenshot;      // PNG of the last frame; "" for none
+  // --vsync on|off; unset: on in a window, off with --frames (a fixed frame count runs as fast as it can)
+  std::optional<bool> vsync;
+  // --screenshot-dir: where the screenshot hotkey and button write interop-lab-NNNN.png; "" = current folder
+  std::string screenshot_dir;
+  // Where the panel's layout (imgui.ini) is read at start and written at exit. Unset: the user's config
+  // folder (ui_layout_path()); "" = nowhere (tests). Ignored without a panel.
+  std::optional<std::string> layout_file;
+  bool gl_debug = false;  // --gl-debug (or INTEROP_LAB_GL_DEBUG=1, or a debug build): GL debug output on
   bool no_ui = false;
   bool list = false;
   bool doctor = false;  // print the interop report and exit: 0 when CUDA-GL interop works, else 1
+  bool doctor_json = false;  // --doctor --json: the report as one JSON document on stdout
 
   bool bench = false;   // benchmark every available mode x scene x size, headless
   // --sizes, or --size as a list of one; empty: 1280x720, 1920x1080, 3840x2160, 7680x4320
@@ -71,6 +80,7 @@ struct Options {
   // (--mode with --bench, in `mode`: only that mode besides the references; unset: every available one)
   // Measured frames per case, after a warm-up; unset: up to 300, stopping after 4 s of a slow case.
   std::optional<long long> bench_frames;
+  int bench_repeat = 1;  // --bench-repeat: runs of each case; the table shows the median of their medians
   std::string json;     // --json PATH: every number of the benchmark
   std::string chart;    // --chart PATH: an SVG of frame time per mode and size
 
@@ -89,5 +99,10 @@ ParseResult parse_command_line(int argc, const char* const* argv);
 
 // The text of --list (scenes and modes, each with its line).
 std::string list_text();
+
+// The panel's layout file when --no-ui/headless do not turn it off: $INTEROP_LAB_CONFIG_DIR/imgui.ini
+// (tests point it at a scratch folder), else $XDG_CONFIG_HOME/interop-lab/imgui.ini, else
+// ~/.config/interop-lab/imgui.ini; "" when none of them is set.
+std::string default_layout_path();
 
 }  // namespace lab

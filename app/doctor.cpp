@@ -8,6 +8,8 @@
 #include "app/platform.hpp"
 #include "app/remedy.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -550,13 +552,37 @@ std::string doctor_verdict(const DoctorReport& report) {
                                 : report.reason);
 }
 
+std::string doctor_report_json(const DoctorReport& report) {
+  nlohmann::json sections = nlohmann::json::array();
+  for (const DoctorSection& section : report.sections) {
+    nlohmann::json lines = nlohmann::json::array();
+    for (const DoctorLine& line : section.lines) lines.push_back({{"key", line.key}, {"value", line.value}});
+    sections.push_back({{"title", section.title}, {"lines", lines}});
+  }
+  const nlohmann::json document = {
+      {"sections", sections},
+      {"interop_works", report.interop_works},
+      {"cuda_device", report.cuda_device >= 0 ? nlohmann::json(report.cuda_device) : nlohmann::json(nullptr)},
+      {"reason", report.reason},
+      {"verdict", doctor_verdict(report)}};
+  // Replace, not throw, on bytes that are not UTF-8 (a driver's string, an environment variable).
+  return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 int run_doctor(const Options& options) {
   try {
     const DoctorReport report = collect_doctor_report(options);
-    std::fputs(format_doctor_report(report).c_str(), stdout);
+    const std::string text = options.doctor_json ? doctor_report_json(report) : format_doctor_report(report);
+    std::fputs(text.c_str(), stdout);
     std::fflush(stdout);
     return report.interop_works ? 0 : 1;
   } catch (const std::exception& error) {
+    if (options.doctor_json) {
+      DoctorReport stopped;
+      stopped.reason = std::string("the doctor stopped early (") + error.what() + ")";
+      std::fputs(doctor_report_json(stopped).c_str(), stdout);
+      return 1;
+    }
     std::printf("verdict: CUDA-GL interop is unavailable: the doctor stopped early (%s)\n", error.what());
     return 1;
   }

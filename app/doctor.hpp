@@ -42,9 +42,12 @@ DoctorReport collect_doctor_report_for_current_context(int cuda_device, const st
                                                       int compute_device = -1, SplitCopy split_copy = SplitCopy::Peer);
 // The sections as aligned "key  value" lines under each title, then the verdict line.
 std::string format_doctor_report(const DoctorReport& report);
+// The report as one JSON document: {"sections": [{"title", "lines": [{"key", "value"}]}], "interop_works",
+// "cuda_device" (null: none), "reason", "verdict"}.
+std::string doctor_report_json(const DoctorReport& report);
 // "verdict: CUDA-GL interop works (device N)" or "verdict: CUDA-GL interop is unavailable: <reason>".
 std::string doctor_verdict(const DoctorReport& report);
-// Prints the report; returns 0 when CUDA-GL interop works, 1 when it does not.
+// Prints the report (as JSON with --doctor --json); returns 0 when CUDA-GL interop works, 1 when it does not.
 int run_doctor(const Options& options);
 
 // The panel's doctor tab: one collapsing header per section, each a two-column table.

@@ -1,6 +1,8 @@
 // app/gl_objects.cpp — creation helpers for the GL owners.
 #include "app/gl_objects.hpp"
 
+#include "app/profiling.hpp"
+
 #include "interop/error.hpp"
 
 #include <cstdio>
@@ -19,19 +21,21 @@ std::string hex(unsigned int value) {
 
 }  // namespace
 
-GlBuffer create_buffer(size_t bytes, const void* data, GLbitfield flags) {
+GlBuffer create_buffer(size_t bytes, const void* data, GLbitfield flags, const std::string& label) {
   GLuint name = 0;
   glCreateBuffers(1, &name);
   GlBuffer buffer(name);
+  label_gl_object(GL_BUFFER, name, label);
   glNamedBufferStorage(name, static_cast<GLsizeiptr>(bytes), data, flags);
   INTEROP_GL_CHECK("glNamedBufferStorage");
   return buffer;
 }
 
-GlTexture create_texture_2d(GLenum internal_format, int width, int height) {
+GlTexture create_texture_2d(GLenum internal_format, int width, int height, const std::string& label) {
   GLuint name = 0;
   glCreateTextures(GL_TEXTURE_2D, 1, &name);
   GlTexture texture(name);
+  label_gl_object(GL_TEXTURE, name, label);
   glTextureStorage2D(name, 1, internal_format, width, height);
   glTextureParameteri(name, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
   glTextureParameteri(name, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
@@ -41,18 +45,20 @@ GlTexture create_texture_2d(GLenum internal_format, int width, int height) {
   return texture;
 }
 
-GlRenderbuffer create_renderbuffer(GLenum internal_format, int width, int height) {
+GlRenderbuffer create_renderbuffer(GLenum internal_format, int width, int height, const std::string& label) {
   GLuint name = 0;
   glCreateRenderbuffers(1, &name);
   GlRenderbuffer renderbuffer(name);
+  label_gl_object(GL_RENDERBUFFER, name, label);
   glNamedRenderbufferStorage(name, internal_format, width, height);
   INTEROP_GL_CHECK("glNamedRenderbufferStorage");
   return renderbuffer;
 }
 
-GlVertexArray create_vertex_array() {
+GlVertexArray create_vertex_array(const std::string& label) {
   GLuint name = 0;
   glCreateVertexArrays(1, &name);
+  label_gl_object(GL_VERTEX_ARRAY, name, label);
   return GlVertexArray(name);
 }
 
@@ -86,6 +92,7 @@ GlProgram create_program(const char* vertex_shader, const char* fragment_shader)
     throw;
   }
   GlProgram program(glCreateProgram());
+  label_gl_object(GL_PROGRAM, program.get(), std::string(vertex_shader) + " + " + fragment_shader);
   glAttachShader(program.get(), vertex);
   glAttachShader(program.get(), fragment);
   glLinkProgram(program.get());
@@ -105,13 +112,14 @@ GlProgram create_program(const char* vertex_shader, const char* fragment_shader)
   return program;
 }
 
-OffscreenTarget create_offscreen_target(int width, int height) {
+OffscreenTarget create_offscreen_target(int width, int height, const std::string& label) {
   OffscreenTarget target;
-  target.color = create_texture_2d(GL_RGBA8, width, height);
-  target.depth = create_renderbuffer(GL_DEPTH_COMPONENT24, width, height);
+  target.color = create_texture_2d(GL_RGBA8, width, height, label.empty() ? "" : label + " colour");
+  target.depth = create_renderbuffer(GL_DEPTH_COMPONENT24, width, height, label.empty() ? "" : label + " depth");
   GLuint name = 0;
   glCreateFramebuffers(1, &name);
   target.framebuffer = GlFramebuffer(name);
+  label_gl_object(GL_FRAMEBUFFER, name, label);
   glNamedFramebufferTexture(name, GL_COLOR_ATTACHMENT0, target.color.get(), 0);
   glNamedFramebufferRenderbuffer(name, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, target.depth.get());
   const GLenum status = glCheckNamedFramebufferStatus(name, GL_FRAMEBUFFER);

@@ -64,12 +64,14 @@ using GlProgram = GlObject<GlProgramTraits>;
 
 // Immutable storage of `bytes` (glNamedBufferStorage); `flags` e.g. GL_DYNAMIC_STORAGE_BIT so the CPU
 // path can glNamedBufferSubData into it.
-GlBuffer create_buffer(size_t bytes, const void* data, GLbitfield flags);
+// Each helper labels what it creates (glObjectLabel: the name a GL debugger shows) with `label`.
+GlBuffer create_buffer(size_t bytes, const void* data, GLbitfield flags, const std::string& label = "");
 // A 2D texture with one level of immutable storage, nearest filtering, clamped to edge.
-GlTexture create_texture_2d(GLenum internal_format, int width, int height);
-GlRenderbuffer create_renderbuffer(GLenum internal_format, int width, int height);
-GlVertexArray create_vertex_array();
-// Compiles and links two embedded shaders (assets/shaders); throws with the compiler's log.
+GlTexture create_texture_2d(GLenum internal_format, int width, int height, const std::string& label = "");
+GlRenderbuffer create_renderbuffer(GLenum internal_format, int width, int height, const std::string& label = "");
+GlVertexArray create_vertex_array(const std::string& label = "");
+// Compiles and links two embedded shaders (assets/shaders); throws with the compiler's log. Labelled
+// "wave.vert + wave.frag".
 GlProgram create_program(const char* vertex_shader, const char* fragment_shader);
 
 // The GLSL source embedded at build time from assets/shaders/<name>.
@@ -83,6 +85,7 @@ struct OffscreenTarget {
   int width = 0;
   int height = 0;
 };
-OffscreenTarget create_offscreen_target(int width, int height);
+// Labelled `label`, its attachments "<label> colour" and "<label> depth".
+OffscreenTarget create_offscreen_target(int width, int height, const std::string& label = "");
 
 }  // namespace lab

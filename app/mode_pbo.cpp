@@ -52,7 +52,7 @@ class PboMode final : public Mode {
   void on_attach(Scene& scene) override {
     m_specs = scene.resources();
     try {
-      for (const ResourceSpec& spec : m_specs) m_buffers.push_back(create_buffer(spec.bytes, nullptr, 0));
+      for (const ResourceSpec& spec : m_specs) m_buffers.push_back(create_buffer(spec.bytes, nullptr, 0, std::string("pbo for ") + spec.label));
       register_all();
     } catch (...) {
       on_detach();

@@ -44,6 +44,22 @@ class Platform {
   virtual void resize(Extent extent) = 0;
   // Shows the frame (swap buffers); headless, nothing to show.
   virtual void present() = 0;
+
+  // The window's desk: nothing headless.
+  virtual void set_vsync(bool /*on*/) {}
+  virtual bool vsync() const { return false; }
+  // The refresh rate of the monitor the window is on (the primary one while windowed); 0 when unknown.
+  virtual double refresh_hz() const { return 0.0; }
+  // glfwGetWindowContentScale's x: 2 on a 200 % high-DPI monitor.
+  virtual float content_scale() const { return 1.0f; }
+  virtual void toggle_fullscreen() {}
+  virtual void request_close() {}
+  // GLFW key presses (GLFW_KEY_*, with their modifiers) since the last call, oldest first.
+  struct KeyPress {
+    int key = 0;
+    int mods = 0;
+  };
+  virtual std::vector<KeyPress> take_key_presses() { return {}; }
 };
 
 struct WindowDesc {

@@ -120,7 +120,7 @@ class EglPlatform final : public Platform {
   GLuint framebuffer() const override { return m_target.framebuffer.get(); }
 
   void resize(Extent extent) override {
-    m_target = extent.empty() ? OffscreenTarget{} : create_offscreen_target(extent.width, extent.height);
+    m_target = extent.empty() ? OffscreenTarget{} : create_offscreen_target(extent.width, extent.height, "headless framebuffer");
     m_extent = extent;
   }
 

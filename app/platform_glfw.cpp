@@ -6,6 +6,7 @@
 #include <GLFW/glfw3.h>
 
 #include <stdexcept>
+#include <utility>
 
 namespace lab {
 namespace {
@@ -41,13 +42,18 @@ class GlfwPlatform final : public Platform {
       glfwTerminate();
       throw std::runtime_error("glad could not load OpenGL 4.5 core functions from the window's context");
     }
-    glfwSwapInterval(desc.vsync ? 1 : 0);
+    set_vsync(desc.vsync);
     // The size is asked for once here and then kept up to date by GLFW's callback, run from
     // poll_events: glfwGetFramebufferSize is a round trip to the X server, which every frame would pay.
     glfwGetFramebufferSize(m_window, &m_extent.width, &m_extent.height);
     glfwSetWindowUserPointer(m_window, this);
     glfwSetFramebufferSizeCallback(m_window, [](GLFWwindow* window, int width, int height) {
       static_cast<GlfwPlatform*>(glfwGetWindowUserPointer(window))->m_extent = {width, height};
+    });
+    // Installed before the panel's: ImGui's GLFW backend chains to it, so keys reach both.
+    glfwSetKeyCallback(m_window, [](GLFWwindow* window, int key, int /*scancode*/, int action, int mods) {
+      if (action == GLFW_PRESS)
+        static_cast<GlfwPlatform*>(glfwGetWindowUserPointer(window))->m_key_presses.push_back({key, mods});
     });
   }
 
@@ -89,8 +95,51 @@ class GlfwPlatform final : public Platform {
   }
   void present() override { glfwSwapBuffers(m_window); }
 
+  void set_vsync(bool on) override {
+    glfwSwapInterval(on ? 1 : 0);
+    m_vsync = on;
+  }
+  bool vsync() const override { return m_vsync; }
+
+  double refresh_hz() const override {
+    GLFWmonitor* monitor = glfwGetWindowMonitor(m_window);
+    if (monitor == nullptr) monitor = glfwGetPrimaryMonitor();
+    const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
+    return mode ? mode->refreshRate : 0.0;
+  }
+
+  float content_scale() const override {
+    float x = 1.0f, y = 1.0f;
+    glfwGetWindowContentScale(m_window, &x, &y);
+    return x > 0.0f ? x : 1.0f;
+  }
+
+  // Fullscreen on the primary monitor at its current mode (no mode switch); back to the windowed
+  // position and size it had.
+  void toggle_fullscreen() override {
+    if (glfwGetWindowMonitor(m_window) != nullptr) {
+      glfwSetWindowMonitor(m_window, nullptr, m_windowed_x, m_windowed_y, m_windowed.width, m_windowed.height, 0);
+    } else {
+      GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+      const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
+      if (mode == nullptr) return;
+      glfwGetWindowPos(m_window, &m_windowed_x, &m_windowed_y);
+      glfwGetWindowSize(m_window, &m_windowed.width, &m_windowed.height);
+      glfwSetWindowMonitor(m_window, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+    }
+    set_vsync(m_vsync);  // some drivers reset the swap interval with the mode
+  }
+
+  void request_close() override { glfwSetWindowShouldClose(m_window, GLFW_TRUE); }
+
+  std::vector<KeyPress> take_key_presses() override { return std::exchange(m_key_presses, {}); }
+
  private:
   GLFWwindow* m_window = nullptr;
+  bool m_vsync = true;
+  std::vector<KeyPress> m_key_presses;
+  int m_windowed_x = 0, m_windowed_y = 0;
+  Extent m_windowed;  // the window's size before fullscreen
   Extent m_extent;  // the framebuffer's, in pixels; 0x0 while minimised
 };
 

@@ -23,7 +23,7 @@ class PatternScene final : public Scene {
 
   void on_resize(Extent extent) override {
     m_extent = extent;
-    m_texture = create_texture_2d(GL_RGBA8, extent.width, extent.height);
+    m_texture = create_texture_2d(GL_RGBA8, extent.width, extent.height, "pattern image");
     ResourceSpec spec;
     spec.label = "pattern texture";
     spec.kind = ResourceKind::Texture2D;

@@ -58,9 +58,9 @@ class PostprocessScene final : public Scene {
     std::vector<uint32_t> indices;
     cube_mesh(vertices, indices);
     m_index_count = static_cast<GLsizei>(indices.size());
-    m_vertices = create_buffer(vertices.size() * sizeof(LitVertex), vertices.data(), 0);
-    m_indices = create_buffer(indices.size() * sizeof(uint32_t), indices.data(), 0);
-    m_mesh = create_vertex_array();
+    m_vertices = create_buffer(vertices.size() * sizeof(LitVertex), vertices.data(), 0, "cubes vertices");
+    m_indices = create_buffer(indices.size() * sizeof(uint32_t), indices.data(), 0, "cubes indices");
+    m_mesh = create_vertex_array("cubes");
     const GLuint vao = m_mesh.get();
     glVertexArrayVertexBuffer(vao, 0, m_vertices.get(), 0, sizeof(LitVertex));
     glVertexArrayElementBuffer(vao, m_indices.get());
@@ -89,8 +89,8 @@ class PostprocessScene final : public Scene {
 
   void on_resize(Extent extent) override {
     m_extent = extent;
-    m_rendered = create_offscreen_target(extent.width, extent.height);
-    m_filtered = create_texture_2d(GL_RGBA8, extent.width, extent.height);
+    m_rendered = create_offscreen_target(extent.width, extent.height, "postprocess input");
+    m_filtered = create_texture_2d(GL_RGBA8, extent.width, extent.height, "postprocess output");
     const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;
     ResourceSpec input;
     input.label = "rendered scene";

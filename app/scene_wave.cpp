@@ -54,12 +54,12 @@ class WaveScene final : public Scene {
 
   void on_attach(Extent) override {
     const size_t vertex_bytes = sizeof(kernels::WaveVertex) * kWaveGrid * kWaveGrid;
-    m_vertices = create_buffer(vertex_bytes, nullptr, GL_DYNAMIC_STORAGE_BIT);
+    m_vertices = create_buffer(vertex_bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, "wave vertices");
     const std::vector<uint32_t> indices = grid_indices(kWaveGrid, kWaveGrid);
     m_index_count = static_cast<GLsizei>(indices.size());
-    m_indices = create_buffer(indices.size() * sizeof(uint32_t), indices.data(), 0);
+    m_indices = create_buffer(indices.size() * sizeof(uint32_t), indices.data(), 0, "wave indices");
 
-    m_vertex_array = create_vertex_array();
+    m_vertex_array = create_vertex_array("wave mesh");
     const GLuint vao = m_vertex_array.get();
     glVertexArrayVertexBuffer(vao, 0, m_vertices.get(), 0, sizeof(kernels::WaveVertex));
     glVertexArrayElementBuffer(vao, m_indices.get());

@@ -2,6 +2,8 @@
 // GL phases (and their queries' deletion), CUDA calls only for CUDA phases, so CPU-only use needs neither.
 #include "app/timing.hpp"
 
+#include "app/profiling.hpp"
+
 #include "interop/error.hpp"
 
 #include <glad/gl.h>
@@ -411,22 +413,40 @@ void FrameTimers::collect_ready() {
 
 // ---- Scoped phases
 
+// Each guard is also an NVTX range named after its phase (and a GL phase a GL debug group), open while
+// the phase is timed whether timing is on or not, so a profiler sees every phase of every frame.
+
 CudaPhase::CudaPhase(FrameTimers& timers, Phase phase, cudaStream_t stream)
     : m_timers(timers), m_phase(phase), m_stream(stream) {
+  push_profile_range(to_string(phase));
   m_timers.cuda_begin(m_phase, m_stream);
 }
 
-CudaPhase::~CudaPhase() { m_timers.cuda_end(m_phase, m_stream); }
+CudaPhase::~CudaPhase() {
+  m_timers.cuda_end(m_phase, m_stream);
+  pop_profile_range();
+}
 
-GlPhase::GlPhase(FrameTimers& timers, Phase phase) : m_timers(timers), m_phase(phase) {
+GlPhase::GlPhase(FrameTimers& timers, Phase phase)
+    : m_timers(timers), m_phase(phase), m_debug_group(push_gl_debug_group(to_string(phase))) {
+  push_profile_range(to_string(phase));
   m_timers.gl_begin(m_phase);
 }
 
-GlPhase::~GlPhase() { m_timers.gl_end(m_phase); }
+GlPhase::~GlPhase() {
+  m_timers.gl_end(m_phase);
+  pop_profile_range();
+  pop_gl_debug_group(m_debug_group);
+}
 
 CpuPhase::CpuPhase(FrameTimers& timers, Phase phase)
-    : m_timers(timers), m_phase(phase), m_start(std::chrono::steady_clock::now()) {}
+    : m_timers(timers), m_phase(phase), m_start(std::chrono::steady_clock::now()) {
+  push_profile_range(to_string(phase));
+}
 
-CpuPhase::~CpuPhase() { m_timers.cpu_add(m_phase, elapsed_ms(m_start)); }
+CpuPhase::~CpuPhase() {
+  m_timers.cpu_add(m_phase, elapsed_ms(m_start));
+  pop_profile_range();
+}
 
 }  // namespace lab

@@ -191,7 +191,8 @@ class FrameTimers {
   std::map<int, std::array<PhaseWindow, kPhaseCount>> m_stats;  // by tag
 };
 
-// Scoped records: the phase ends when the guard goes out of scope, exceptions included.
+// Scoped records: the phase ends when the guard goes out of scope, exceptions included. Each guard is
+// also an NVTX range named after the phase ("map", "kernel", ...), a GlPhase also a GL debug group.
 class CudaPhase {
  public:
   CudaPhase(FrameTimers& timers, Phase phase, cudaStream_t stream);
@@ -215,6 +216,7 @@ class GlPhase {
  private:
   FrameTimers& m_timers;
   Phase m_phase;
+  bool m_debug_group;  // a GL debug group was pushed (KHR_debug is there)
 };
 
 class CpuPhase {

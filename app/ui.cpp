@@ -7,7 +7,13 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
+#include "app/hotkeys.hpp"
+#include "app/profiling.hpp"
+
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
 
 namespace lab {
 namespace {
@@ -97,11 +103,31 @@ void draw_mode_table(const FrameTimers& timers) {
 
 }  // namespace
 
-Panel::Panel(GLFWwindow* window) {
+Panel::Panel(GLFWwindow* window, const PanelDesc& desc) : m_layout_file(desc.layout_file) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
-  ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini written next to wherever the app was started
+  ImGuiIO& io = ImGui::GetIO();
+  // Never an imgui.ini next to wherever the app was started: the user's config folder, or nothing.
+  io.IniFilename = nullptr;
+  if (!m_layout_file.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(std::filesystem::path(m_layout_file).parent_path(), error);
+    if (error)
+      std::fprintf(stderr, "interop-lab: the panel layout will not be kept: cannot create the folder of %s (%s)\n",
+                   m_layout_file.c_str(), error.message().c_str());
+    else
+      io.IniFilename = m_layout_file.c_str();
+  }
   ImGui::StyleColorsDark();
+  // High DPI: the default font rasterised at the scaled size (sharp, unlike FontGlobalScale), and every
+  // padding and rounding scaled with it.
+  const float scale = desc.content_scale > 0.0f ? desc.content_scale : 1.0f;
+  if (scale != 1.0f) {
+    ImFontConfig font;
+    font.SizePixels = 13.0f * scale;
+    io.Fonts->AddFontDefault(&font);
+    ImGui::GetStyle().ScaleAllSizes(scale);
+  }
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 450");
 }
@@ -113,6 +139,7 @@ Panel::~Panel() {
 }
 
 PanelActions Panel::draw(const PanelModel& model) {
+  const ProfileScope scope("panel");
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
@@ -121,6 +148,8 @@ PanelActions Panel::draw(const PanelModel& model) {
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   // Auto-resized: the panel grows with the timing rows and the mode table as they appear.
   ImGui::Begin("interop-lab", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+  m_x = ImGui::GetWindowPos().x;
+  m_y = ImGui::GetWindowPos().y;
 
   ImGui::TextUnformatted("scene");
   for (const SceneId scene : all_scenes()) {
@@ -194,6 +223,38 @@ PanelActions Panel::draw(const PanelModel& model) {
     if (ImGui::CollapsingHeader("modes compared", ImGuiTreeNodeFlags_DefaultOpen)) draw_mode_table(*model.timers);
   }
 
+  bool vsync = model.vsync;
+  if (ImGui::Checkbox("vsync", &vsync)) actions.vsync = vsync;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("wait for the display's refresh (V, --vsync on|off)");
+  ImGui::SameLine();
+  if (model.vsync && model.timers && model.timers->has(static_cast<int>(model.mode), Phase::Frame)) {
+    const double frame_ms = model.timers->stats(static_cast<int>(model.mode), Phase::Frame).median_ms;
+    if (const int multiple = vsync_multiple(frame_ms, model.refresh_hz); multiple > 0)
+      ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "vsync-bound: frame %.2f ms = %d x %.2f ms (%.0f Hz)",
+                         frame_ms, multiple, 1000.0 / model.refresh_hz, model.refresh_hz);
+    else
+      ImGui::TextDisabled("not vsync-bound (frame %.2f ms)", frame_ms);
+  } else {
+    ImGui::TextDisabled(model.vsync ? "" : "frames as fast as they come");
+  }
+  if (ImGui::Button("screenshot")) actions.screenshot = true;
+  if (!model.last_screenshot.empty()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("last: %s", model.last_screenshot.c_str());
+  }
+
+  if (ImGui::CollapsingHeader("keys")) {
+    if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_SizingFixedFit)) {
+      for (const HotkeyInfo& key : hotkey_list()) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(key.keys);
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(key.what);
+      }
+      ImGui::EndTable();
+    }
+  }
   if (model.doctor && ImGui::CollapsingHeader("doctor")) draw_doctor_report(*model.doctor);
   if (ImGui::CollapsingHeader("system")) {
     ImGui::TextWrapped("GL: %s", model.renderer.c_str());

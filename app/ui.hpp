@@ -35,7 +35,10 @@ struct PanelModel {
   std::vector<RegisteredFlags> flags;  // what the mode registered, with the flags in force
   const FrameTimers* timers = nullptr;
   const DoctorReport* doctor = nullptr;
-  bool timing = true;  // per-phase timing on (it costs about one GL/CUDA context switch a frame)  // gathered once (and after a device switch), not every frame
+  bool timing = true;  // per-phase timing on (it costs about one GL/CUDA context switch a frame)
+  bool vsync = true;
+  double refresh_hz = 0.0;     // of the window's monitor; 0 when unknown
+  std::string last_screenshot;  // the file the last screenshot went to, "" before the first
   std::function<void()> scene_ui;      // the scene's own controls
 };
 
@@ -49,17 +52,34 @@ struct PanelActions {
   // Outer optional: the user changed it; inner: the flags (unset = each resource's best).
   std::optional<std::optional<interop::Access>> map_access;
   std::optional<std::optional<interop::Access>> register_access;
+  std::optional<bool> vsync;
+  bool screenshot = false;  // the screenshot button
+};
+
+struct PanelDesc {
+  // imgui.ini: read when the panel starts, written as ImGui saves (every few seconds of change) and when
+  // it closes; its folder is created. "" keeps the layout in memory only.
+  std::string layout_file;
+  float content_scale = 1.0f;  // glfwGetWindowContentScale: fonts and sizes grow with it
 };
 
 class Panel {
  public:
-  explicit Panel(GLFWwindow* window);
+  Panel(GLFWwindow* window, const PanelDesc& desc);
   ~Panel();
   Panel(const Panel&) = delete;
   Panel& operator=(const Panel&) = delete;
 
   // Builds and draws the panel over the current framebuffer.
   PanelActions draw(const PanelModel& model);
+
+  // Where the panel's window was at the last draw (the layout file moves it), in pixels.
+  float x() const { return m_x; }
+  float y() const { return m_y; }
+
+ private:
+  std::string m_layout_file;  // ImGui keeps a pointer to it: it must outlive the context
+  float m_x = 0.0f, m_y = 0.0f;
 };
 
 }  // namespace lab

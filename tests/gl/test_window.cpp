@@ -69,3 +69,143 @@ TEST_F(WindowTest, ResizesAndReRegistersItsTexture) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The desk: keys through GLFW's key callback (the panel's backend chained in front of the app's), the
+// numbered screenshots, the layout file, vsync.
+
+#include <GLFW/glfw3.h>
+
+#include "app/ui.hpp"
+#include "tests/support/scratch_dir.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+// Presses `key` as the window system would: through the key callback GLFW holds for the window.
+void press(lab::App& app, int key) {
+  GLFWwindow* window = app.platform().glfw_window();
+  const GLFWkeyfun callback = glfwSetKeyCallback(window, nullptr);
+  glfwSetKeyCallback(window, callback);
+  ASSERT_NE(callback, nullptr) << "no key callback on the window";
+  callback(window, key, glfwGetKeyScancode(key), GLFW_PRESS, 0);
+  callback(window, key, glfwGetKeyScancode(key), GLFW_RELEASE, 0);
+  app.process_input();
+}
+
+class DeskWindowTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::getenv("DISPLAY") == nullptr) GTEST_SKIP() << "needs an X display: run under xvfb-run";
+  }
+  lab::Options options() const {
+    lab::Options options = labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 640, 480);
+    options.headless = false;
+    options.no_ui = false;
+    options.screenshot_dir = m_dir.path().string();
+    options.layout_file = (m_dir.path() / "config" / "imgui.ini").string();
+    return options;
+  }
+  labtest::ScratchDir m_dir{"desk"};
+};
+
+TEST_F(DeskWindowTest, TheScreenshotKeyWritesNumberedFilesOfTheScene) {
+  lab::App app(options());
+  labtest::render(app, 1);
+  app.present();
+  press(app, GLFW_KEY_F12);
+  labtest::render(app, 2);
+  app.present();
+  const std::filesystem::path first = m_dir.path() / "interop-lab-0001.png";
+  ASSERT_TRUE(std::filesystem::exists(first)) << "no screenshot after F12";
+  EXPECT_EQ(app.last_screenshot(), first.string());
+  // The scene alone, without the panel drawn over it.
+  const lab::Image shot = lab::read_png(first.string());
+  const lab::Image expected = labtest::expected_pattern_frame(640, 480, 2);
+  ASSERT_EQ(shot.width, 640);
+  int mismatches = 0;
+  for (int y = 0; y < 480; ++y)
+    for (int x = 0; x < 640; ++x) mismatches += std::memcmp(shot.pixel(x, y), expected.pixel(x, y), 4) != 0;
+  EXPECT_EQ(mismatches, 0);
+
+  press(app, GLFW_KEY_P);
+  labtest::render(app, 3);
+  app.present();
+  EXPECT_TRUE(std::filesystem::exists(m_dir.path() / "interop-lab-0002.png"));
+  EXPECT_EQ(app.last_screenshot(), (m_dir.path() / "interop-lab-0002.png").string());
+}
+
+TEST_F(DeskWindowTest, KeysHideThePanelCycleTheSceneAndQuit) {
+  lab::App app(options());
+  labtest::render(app, 1);
+  EXPECT_TRUE(app.panel_visible());
+  press(app, GLFW_KEY_F1);
+  EXPECT_FALSE(app.panel_visible());
+  // Hidden, the whole window is the scene.
+  const lab::Image frame = labtest::render(app, 2);
+  const lab::Image expected = labtest::expected_pattern_frame(640, 480, 2);
+  int mismatches = 0;
+  for (int y = 0; y < 480; ++y)
+    for (int x = 0; x < 640; ++x) mismatches += std::memcmp(frame.pixel(x, y), expected.pixel(x, y), 4) != 0;
+  EXPECT_EQ(mismatches, 0);
+  press(app, GLFW_KEY_TAB);
+  EXPECT_TRUE(app.panel_visible());
+
+  press(app, GLFW_KEY_S);
+  labtest::render(app, 3);
+  EXPECT_EQ(app.scene_id(), lab::SceneId::Postprocess);  // pattern -> postprocess
+  press(app, GLFW_KEY_M);
+  labtest::render(app, 4);
+  EXPECT_EQ(app.mode_id(), lab::ModeId::Cpu) << "cpu is the only mode without a GPU; it wraps to itself";
+
+  EXPECT_TRUE(app.platform().vsync() == false) << "--frames runs with vsync off";
+  press(app, GLFW_KEY_V);
+  EXPECT_TRUE(app.platform().vsync());
+
+  EXPECT_TRUE(app.platform().keep_running());
+  press(app, GLFW_KEY_ESCAPE);
+  EXPECT_FALSE(app.platform().keep_running());
+}
+
+TEST_F(DeskWindowTest, TheLayoutIsWrittenOnExitAndReadOnStart) {
+  const std::filesystem::path layout = m_dir.path() / "config" / "imgui.ini";
+  {
+    lab::App app(options());
+    for (long long i = 0; i < 3; ++i) {
+      labtest::render(app, i);
+      app.present();
+    }
+    ASSERT_NE(app.panel(), nullptr);
+    EXPECT_FLOAT_EQ(app.panel()->x(), 10.0f);  // the first run: where the code puts it
+  }
+  ASSERT_TRUE(std::filesystem::exists(layout)) << "no layout written on exit";
+  std::stringstream text;
+  text << std::ifstream(layout).rdbuf();
+  ASSERT_NE(text.str().find("[Window][interop-lab]"), std::string::npos) << text.str();
+
+  // As if the user had dragged the panel: the next start reads where it was.
+  std::string moved = text.str();
+  const size_t at = moved.find("Pos=", moved.find("[Window][interop-lab]"));
+  ASSERT_NE(at, std::string::npos);
+  moved.replace(at, moved.find('\n', at) - at, "Pos=200,150");
+  std::ofstream(layout) << moved;
+  lab::App app(options());
+  for (long long i = 0; i < 2; ++i) {
+    labtest::render(app, i);
+    app.present();
+  }
+  EXPECT_FLOAT_EQ(app.panel()->x(), 200.0f);
+  EXPECT_FLOAT_EQ(app.panel()->y(), 150.0f);
+}
+
+TEST_F(DeskWindowTest, VsyncOptionWins) {
+  lab::Options with_vsync = options();
+  with_vsync.vsync = true;
+  lab::App app(with_vsync);
+  EXPECT_TRUE(app.platform().vsync()) << "--vsync on with --frames";
+}
+
+}  // namespace

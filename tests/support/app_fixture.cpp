@@ -33,6 +33,7 @@ lab::Options app_options(lab::SceneId scene, lab::ModeId mode, int width, int he
   options.headless = !use_window();
   options.no_ui = true;
   options.frames = 1;
+  options.layout_file = "";  // a test's panel never reads or writes the user's imgui.ini
   return options;
 }
 

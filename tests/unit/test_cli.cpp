@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <string>
@@ -460,6 +461,121 @@ TEST(CliBenchTest, WhatTheBenchWouldIgnoreIsRefused) {
     EXPECT_EQ(*result.exit_code, 2);
     EXPECT_NE(result.output.find(args[1]), std::string::npos) << result.output;
   }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The desk: --help in sections with true defaults, --vsync, --screenshot-dir, --bench-repeat,
+// --bench-frames from 1, --doctor --json, --gl-debug.
+
+namespace {
+
+TEST(CliDeskTest, HelpIsGroupedWithTheDefaultsTheCodeUses) {
+  const lab::ParseResult result = parse({"--help"});
+  ASSERT_EQ(result.exit_code, 0);
+  const std::string& help = result.output;
+  size_t previous = 0;
+  for (const char* group : {"Scene & mode:", "Window & output:", "Benchmark:", "Diagnostics:"}) {
+    const size_t at = help.find(group);
+    ASSERT_NE(at, std::string::npos) << group << " missing from:\n" << help;
+    EXPECT_GT(at, previous) << group << " out of order";
+    previous = at;
+  }
+  EXPECT_NE(help.find("the best that works here: interop, else staging, else cpu"), std::string::npos) << help;
+  EXPECT_NE(help.find("default: on, off with --frames"), std::string::npos) << help;
+  EXPECT_NE(help.find("--bench-repeat N"), std::string::npos) << help;
+  // --bench opens its section, before the options that refine it.
+  EXPECT_LT(help.find("  --bench "), help.find("--sizes")) << help;
+}
+
+TEST(CliDeskTest, VsyncTakesOnOrOff) {
+  EXPECT_FALSE(parse({}).options.vsync.has_value());
+  EXPECT_EQ(parse({"--vsync", "on"}).options.vsync, true);
+  EXPECT_EQ(parse({"--vsync", "off"}).options.vsync, false);
+  for (const char* bad : {"yes", "", "ON", "1"}) {
+    const lab::ParseResult result = parse({"--vsync", bad});
+    ASSERT_EQ(result.exit_code, 2) << bad;
+    EXPECT_NE(result.output.find(": choose on or off"), std::string::npos) << result.output;
+    EXPECT_EQ(result.output.rfind("interop-lab: --vsync ", 0), 0u) << result.output;
+  }
+  for (const char* runner : {"--headless", "--bench"}) {
+    const lab::ParseResult result = parse({"--vsync", "on", runner});
+    ASSERT_EQ(result.exit_code, 2) << runner;
+    EXPECT_NE(result.output.find("--vsync applies to a window"), std::string::npos) << result.output;
+  }
+}
+
+TEST(CliDeskTest, ScreenshotDirMustBeAWritableFolder) {
+  labtest::ScratchDir dir("cli-shots");
+  EXPECT_EQ(parse({"--screenshot-dir", dir.path().string()}).options.screenshot_dir, dir.path().string());
+  const std::string missing = (dir.path() / "absent").string();
+  const lab::ParseResult result = parse({"--screenshot-dir", missing});
+  ASSERT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.output.rfind("interop-lab: --screenshot-dir " + missing + ": not a directory", 0), 0u)
+      << result.output;
+  EXPECT_EQ(parse({"--screenshot-dir", dir.path().string(), "--headless"}).exit_code, 2);
+}
+
+TEST(CliDeskTest, BenchFramesFromOneAndBenchRepeat) {
+  const lab::ParseResult one = parse({"--bench", "--bench-frames", "1"});
+  ASSERT_FALSE(one.exit_code) << one.output;
+  EXPECT_EQ(one.options.bench_frames, 1);
+  EXPECT_EQ(parse({"--bench", "--bench-frames", "5"}).options.bench_frames, 5);
+  EXPECT_EQ(parse({"--bench"}).options.bench_repeat, 1);
+  EXPECT_EQ(parse({"--bench", "--bench-repeat", "3"}).options.bench_repeat, 3);
+  for (const char* bad : {"0", "101", "x", ""}) {
+    const lab::ParseResult result = parse({"--bench", "--bench-repeat", bad});
+    ASSERT_EQ(result.exit_code, 2) << bad;
+    EXPECT_NE(result.output.find("must be a whole number from 1 to 100"), std::string::npos) << result.output;
+  }
+  EXPECT_EQ(parse({"--bench", "--bench-frames", "0"}).exit_code, 2);
+  const lab::ParseResult alone = parse({"--bench-repeat", "3"});
+  ASSERT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.output.find("--bench-repeat belongs to --bench"), std::string::npos) << alone.output;
+}
+
+TEST(CliDeskTest, DoctorJsonTakesNoPath) {
+  const lab::ParseResult result = parse({"--doctor", "--json"});
+  ASSERT_FALSE(result.exit_code) << result.output;
+  EXPECT_TRUE(result.options.doctor_json);
+  EXPECT_TRUE(result.options.json.empty());
+  EXPECT_TRUE(parse({"--doctor", "--json", "--headless"}).options.doctor_json);
+  const lab::ParseResult with_path = parse({"--doctor", "--json", "report.json"});
+  ASSERT_EQ(with_path.exit_code, 2);
+  EXPECT_NE(with_path.output.find("with --doctor, --json takes no path"), std::string::npos) << with_path.output;
+  const lab::ParseResult bench_without_path = parse({"--bench", "--json"});
+  ASSERT_EQ(bench_without_path.exit_code, 2);
+  EXPECT_NE(bench_without_path.output.find("--json needs a path with --bench"), std::string::npos)
+      << bench_without_path.output;
+}
+
+TEST(CliDeskTest, GlDebugIsAFlag) {
+  EXPECT_FALSE(parse({}).options.gl_debug);
+  EXPECT_TRUE(parse({"--gl-debug"}).options.gl_debug);
+}
+
+TEST(CliDeskTest, LayoutFileFollowsTheConfigVariables) {
+  const auto with = [](const char* name, const char* value) {
+    if (value) setenv(name, value, 1); else unsetenv(name);
+  };
+  const char* saved[3];
+  const char* names[3] = {"INTEROP_LAB_CONFIG_DIR", "XDG_CONFIG_HOME", "HOME"};
+  std::string copies[3];
+  for (int i = 0; i < 3; ++i) {
+    const char* value = std::getenv(names[i]);
+    copies[i] = value ? value : "";
+    saved[i] = value ? copies[i].c_str() : nullptr;
+  }
+  with("INTEROP_LAB_CONFIG_DIR", nullptr);
+  with("XDG_CONFIG_HOME", nullptr);
+  with("HOME", "/home/ada");
+  EXPECT_EQ(lab::default_layout_path(), "/home/ada/.config/interop-lab/imgui.ini");
+  with("XDG_CONFIG_HOME", "/xdg");
+  EXPECT_EQ(lab::default_layout_path(), "/xdg/interop-lab/imgui.ini");
+  with("INTEROP_LAB_CONFIG_DIR", "/scratch");
+  EXPECT_EQ(lab::default_layout_path(), "/scratch/imgui.ini");
+  for (int i = 0; i < 3; ++i) with(names[i], saved[i]);
 }
 
 }  // namespace

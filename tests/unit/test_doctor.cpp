@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <imgui.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -301,3 +302,18 @@ TEST(SplitPath, PeerWithinOneDeviceHostWhenAskedOrWhenTheDevicesCannotReachEachO
 }
 
 }  // namespace
+
+// --doctor --json: one document a JSON parser accepts, strings escaped, the verdict included.
+TEST(DoctorJson, IsOneParsableDocumentWithEverySection) {
+  lab::DoctorReport report;
+  report.sections.push_back({"CUDA", {{"driver", "none"}, {"quote \"and\" tab\t", "line one\nline two"}}});
+  report.sections.push_back({"environment", {{"DISPLAY", "\":99\""}, {"odd bytes", std::string("\xff\xfe")}}});
+  report.reason = "no CUDA device: use --mode cpu";
+  const nlohmann::json document = nlohmann::json::parse(lab::doctor_report_json(report));
+  ASSERT_EQ(document["sections"].size(), 2u);
+  EXPECT_EQ(document["sections"][0]["title"], "CUDA");
+  EXPECT_EQ(document["sections"][0]["lines"][1]["value"], "line one\nline two");
+  EXPECT_EQ(document["interop_works"], false);
+  EXPECT_TRUE(document["cuda_device"].is_null());
+  EXPECT_EQ(document["verdict"], "verdict: CUDA-GL interop is unavailable: no CUDA device: use --mode cpu");
+}

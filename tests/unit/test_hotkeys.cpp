@@ -1,0 +1,50 @@
+// tests/unit/test_hotkeys.cpp — the window's keys, screenshot numbering and the vsync-bound test.
+// No window, no GL.
+#include "app/hotkeys.hpp"
+#include "tests/support/scratch_dir.hpp"
+
+#include <GLFW/glfw3.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace {
+
+TEST(HotkeysTest, EachListedHotkeyHasItsKeys) {
+  EXPECT_EQ(lab::hotkey_for(GLFW_KEY_F1, 0), lab::Hotkey::TogglePanel);
+  EXPECT_EQ(lab::hotkey_for(GLFW_KEY_TAB, 0), lab::Hotkey::TogglePanel);
+  EXPECT_EQ(lab::hotkey_for(GLFW_KEY_F12, 0), lab::Hotkey::Screenshot);
+  EXPECT_EQ(lab::hotkey_for(GLFW_KEY_F11, 0), lab::Hotkey::Fullscreen);
+  EXPECT_EQ(lab::hotkey_for(GLFW_KEY_S, 0), lab::Hotkey::NextScene);
+  EXPECT_EQ(lab::hotkey_for(GLFW_KEY_M, GLFW_MOD_SHIFT), lab::Hotkey::NextMode);
+  EXPECT_EQ(lab::hotkey_for(GLFW_KEY_ESCAPE, 0), lab::Hotkey::Quit);
+  EXPECT_EQ(lab::hotkey_for(GLFW_KEY_Q, 0), lab::Hotkey::Quit);
+  EXPECT_FALSE(lab::hotkey_for(GLFW_KEY_Q, GLFW_MOD_CONTROL).has_value());
+  EXPECT_FALSE(lab::hotkey_for(GLFW_KEY_A, 0).has_value());
+  EXPECT_EQ(lab::hotkey_list().size(), 7u);
+}
+
+TEST(HotkeysTest, ScreenshotsAreNumberedPastTheHighestAndNeverOverwrite) {
+  labtest::ScratchDir dir("shots");
+  const std::string folder = dir.path().string();
+  EXPECT_EQ(lab::next_screenshot_path(folder), folder + "/interop-lab-0001.png");
+  std::ofstream(folder + "/interop-lab-0001.png") << "x";
+  EXPECT_EQ(lab::next_screenshot_path(folder), folder + "/interop-lab-0002.png");
+  std::ofstream(folder + "/interop-lab-0007.png") << "x";
+  std::ofstream(folder + "/interop-lab-0009.png.tmp") << "x";  // not a screenshot
+  std::ofstream(folder + "/other-0042.png") << "x";
+  EXPECT_EQ(lab::next_screenshot_path(folder), folder + "/interop-lab-0008.png");
+  std::ofstream(folder + "/interop-lab-9999.png") << "x";
+  EXPECT_EQ(lab::next_screenshot_path(folder), folder + "/interop-lab-10000.png");
+}
+
+TEST(HotkeysTest, VsyncBoundIsAFrameTimeOnAMultipleOfTheRefreshInterval) {
+  EXPECT_EQ(lab::vsync_multiple(16.67, 60.0), 1);
+  EXPECT_EQ(lab::vsync_multiple(33.2, 60.0), 2);
+  EXPECT_EQ(lab::vsync_multiple(6.94, 144.0), 1);
+  EXPECT_EQ(lab::vsync_multiple(12.0, 60.0), 0);  // between intervals: not waiting for vsync
+  EXPECT_EQ(lab::vsync_multiple(3.0, 60.0), 0);   // faster than the display: vsync is off in effect
+  EXPECT_EQ(lab::vsync_multiple(16.67, 0.0), 0);  // refresh rate unknown
+}
+
+}  // namespace
