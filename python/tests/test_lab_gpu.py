@@ -147,3 +147,21 @@ def test_a_stream_of_another_device_is_refused(cupy):
                 pass
         with lab.map():  # and the lab still works
             pass
+
+
+def test_cuda_core_sees_the_mapped_pointer(cupy):
+    try:
+        from cuda.core.utils import StridedMemoryView
+    except ImportError:
+        try:
+            from cuda.core.experimental.utils import StridedMemoryView
+        except ImportError as error:
+            _needs_gpu(f"needs cuda.core: {error}")
+    with _lab("wave", (64, 64)) as lab:
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with lab.map(stream=stream) as frame:
+            view = frame["vertex buffer"]
+            strided = StridedMemoryView(view, stream_ptr=stream.ptr)  # through DLPack or the array interface
+            assert strided.ptr == view.pointer and tuple(strided.shape) == view.shape
+            assert strided.is_device_accessible
+            del strided
