@@ -29,6 +29,9 @@ run() {
 
 run headless "$build_dir/tests/gpu_tests"
 run headless "$build_dir/tests/gl_tests"
+# Vulkan -> CUDA -> Vulkan through imported memory and a timeline semaphore (the validation layer runs
+# where VK_LAYER_PATH finds it).
+[ -x "$build_dir/tests/vulkan_tests" ] && run headless "$build_dir/tests/vulkan_tests"
 if [ -n "${DISPLAY:-}" ]; then
   INTEROP_LAB_TEST_PLATFORM=window run window "$build_dir/tests/gpu_tests"
   INTEROP_LAB_TEST_PLATFORM=window run window "$build_dir/tests/gl_tests"

@@ -15,6 +15,8 @@ packages=(
   libgl1-mesa-dri libegl-mesa0 libglx-mesa0     # Mesa llvmpipe: GL without an NVIDIA GPU
   xvfb xauth                                    # an X server for window tests without a display
   python3-numpy python3-pytest                  # the Python package's tests (python/tests)
+  libvulkan-dev mesa-vulkan-drivers             # Vulkan: headers, loader and lavapipe (Vulkan on the CPU)
+  vulkan-validationlayers                       # the Khronos validation layer, on in the Vulkan tests
 )
 
 say() { echo "setup: $*" >&2; }

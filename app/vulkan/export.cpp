@@ -1,0 +1,373 @@
+// app/vulkan/export.cpp — headless Vulkan device by UUID, exportable buffers and timeline semaphores.
+#include "app/vulkan/export.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <utility>
+
+namespace lab::vulkan {
+namespace {
+
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+std::string result_text(VkResult result) {
+  switch (result) {
+    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
+    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER (no Vulkan driver: install one, "
+                                              "e.g. Debian's mesa-vulkan-drivers, or NVIDIA's ICD)";
+    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
+    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
+    case VK_ERROR_INVALID_EXTERNAL_HANDLE: return "VK_ERROR_INVALID_EXTERNAL_HANDLE";
+    case VK_ERROR_TOO_MANY_OBJECTS: return "VK_ERROR_TOO_MANY_OBJECTS";
+    default: return "VkResult " + std::to_string(static_cast<int>(result));
+  }
+}
+
+void check(VkResult result, const char* call) {
+  if (result != VK_SUCCESS) throw std::runtime_error(std::string("Vulkan: ") + call + ": " + result_text(result));
+}
+
+bool has_extension(VkPhysicalDevice device, const char* name) {
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data());
+  for (const VkExtensionProperties& extension : extensions)
+    if (std::strcmp(extension.extensionName, name) == 0) return true;
+  return false;
+}
+
+bool has_layer(const char* name) {
+  uint32_t count = 0;
+  vkEnumerateInstanceLayerProperties(&count, nullptr);
+  std::vector<VkLayerProperties> layers(count);
+  vkEnumerateInstanceLayerProperties(&count, layers.data());
+  for (const VkLayerProperties& layer : layers)
+    if (std::strcmp(layer.layerName, name) == 0) return true;
+  return false;
+}
+
+VkInstance create_instance(bool validation) {
+  auto application = lab::vulkan::make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
+  application.pApplicationName = "interop-lab";
+  application.apiVersion = VK_API_VERSION_1_2;
+  auto create = lab::vulkan::make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
+  create.pApplicationInfo = &application;
+  const char* layers[] = {kValidationLayer};
+  const char* extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+  if (validation) {
+    create.enabledLayerCount = 1;
+    create.ppEnabledLayerNames = layers;
+    create.enabledExtensionCount = 1;
+    create.ppEnabledExtensionNames = extensions;
+  }
+  VkInstance instance = VK_NULL_HANDLE;
+  check(vkCreateInstance(&create, nullptr, &instance), "vkCreateInstance");
+  return instance;
+}
+
+DeviceInfo describe(VkPhysicalDevice device) {
+  auto id = lab::vulkan::make<VkPhysicalDeviceIDProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES);
+  auto properties = lab::vulkan::make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+  properties.pNext = &id;
+  vkGetPhysicalDeviceProperties2(device, &properties);
+  auto timeline = lab::vulkan::make<VkPhysicalDeviceTimelineSemaphoreFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES);
+  auto features = lab::vulkan::make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  features.pNext = &timeline;
+  vkGetPhysicalDeviceFeatures2(device, &features);
+  DeviceInfo info;
+  info.name = properties.properties.deviceName;
+  std::memcpy(info.uuid.data(), id.deviceUUID, VK_UUID_SIZE);
+  info.api_version = properties.properties.apiVersion;
+  info.external_memory_fd = has_extension(device, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+  info.external_semaphore_fd = has_extension(device, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+  info.timeline_semaphores = timeline.timelineSemaphore == VK_TRUE;
+  return info;
+}
+
+std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
+  uint32_t count = 0;
+  check(vkEnumeratePhysicalDevices(instance, &count, nullptr), "vkEnumeratePhysicalDevices");
+  std::vector<VkPhysicalDevice> devices(count);
+  check(vkEnumeratePhysicalDevices(instance, &count, devices.data()), "vkEnumeratePhysicalDevices");
+  return devices;
+}
+
+}  // namespace
+
+std::string to_string(const Uuid& uuid) {
+  std::string text;
+  char part[3];
+  for (size_t i = 0; i < uuid.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+    std::snprintf(part, sizeof part, "%02x", uuid[i]);
+    text += part;
+  }
+  return text;
+}
+
+std::vector<DeviceInfo> enumerate_devices() {
+  VkInstance instance = create_instance(false);
+  std::vector<DeviceInfo> infos;
+  try {
+    for (VkPhysicalDevice device : physical_devices(instance)) infos.push_back(describe(device));
+  } catch (...) {
+    vkDestroyInstance(instance, nullptr);
+    throw;
+  }
+  vkDestroyInstance(instance, nullptr);
+  return infos;
+}
+
+// ---- Context
+
+VKAPI_ATTR VkBool32 VKAPI_CALL Context::on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                   VkDebugUtilsMessageTypeFlagsEXT,
+                                                   const VkDebugUtilsMessengerCallbackDataEXT* data, void* self) {
+  if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+    ++static_cast<Context*>(self)->m_messages;
+    std::fprintf(stderr, "interop-lab: Vulkan validation: %s\n", data->pMessage);
+  }
+  return VK_FALSE;
+}
+
+Context::Context(const Uuid* uuid) {
+  const bool validation = has_layer(kValidationLayer);
+  m_instance = create_instance(validation);
+  try {
+    if (validation) {
+      auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+          vkGetInstanceProcAddr(m_instance, "vkCreateDebugUtilsMessengerEXT"));
+      auto messenger = lab::vulkan::make<VkDebugUtilsMessengerCreateInfoEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
+      messenger.messageSeverity =
+          VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+      messenger.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                              VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                              VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+      messenger.pfnUserCallback = &Context::on_message;
+      messenger.pUserData = this;
+      if (create_messenger != nullptr)
+        check(create_messenger(m_instance, &messenger, nullptr, &m_messenger), "vkCreateDebugUtilsMessengerEXT");
+    }
+    const std::vector<VkPhysicalDevice> devices = physical_devices(m_instance);
+    if (devices.empty()) throw std::runtime_error("Vulkan: no physical device: install a Vulkan driver");
+    std::string seen;
+    for (VkPhysicalDevice device : devices) {
+      const DeviceInfo info = describe(device);
+      seen += (seen.empty() ? "" : ", ") + info.name + " " + to_string(info.uuid);
+      if (uuid == nullptr || info.uuid == *uuid) {
+        m_physical = device;
+        m_info = info;
+        break;
+      }
+    }
+    if (m_physical == VK_NULL_HANDLE)
+      throw std::runtime_error("Vulkan: no device has the CUDA device's UUID " + to_string(*uuid) +
+                               " (seen: " + seen + "); the Vulkan and CUDA drivers must drive the same GPU");
+    if (!m_info.external_memory_fd)
+      throw std::runtime_error("Vulkan: " + m_info.name + " lacks " VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+    if (!m_info.timeline_semaphores)
+      throw std::runtime_error("Vulkan: " + m_info.name + " has no timeline semaphores (Vulkan 1.2)");
+
+    uint32_t family_count = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(m_physical, &family_count, nullptr);
+    std::vector<VkQueueFamilyProperties> families(family_count);
+    vkGetPhysicalDeviceQueueFamilyProperties(m_physical, &family_count, families.data());
+    m_queue_family = family_count;
+    for (uint32_t i = 0; i < family_count; ++i)
+      if (families[i].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) {
+        m_queue_family = i;
+        break;
+      }
+    if (m_queue_family == family_count) throw std::runtime_error("Vulkan: " + m_info.name + " has no compute queue");
+
+    std::vector<const char*> extensions = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME};
+    if (m_info.external_semaphore_fd) extensions.push_back(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+    const float priority = 1.0f;
+    auto queue = lab::vulkan::make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+    queue.queueFamilyIndex = m_queue_family;
+    queue.queueCount = 1;
+    queue.pQueuePriorities = &priority;
+    auto features12 = lab::vulkan::make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+    features12.timelineSemaphore = VK_TRUE;
+    auto create = lab::vulkan::make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
+    create.pNext = &features12;
+    create.queueCreateInfoCount = 1;
+    create.pQueueCreateInfos = &queue;
+    create.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+    create.ppEnabledExtensionNames = extensions.data();
+    check(vkCreateDevice(m_physical, &create, nullptr, &m_device), "vkCreateDevice");
+    vkGetDeviceQueue(m_device, m_queue_family, 0, &m_queue);
+    auto pool = lab::vulkan::make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+    pool.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+    pool.queueFamilyIndex = m_queue_family;
+    check(vkCreateCommandPool(m_device, &pool, nullptr, &m_pool), "vkCreateCommandPool");
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+Context::~Context() { release(); }
+
+void Context::release() {
+  if (m_device != VK_NULL_HANDLE) {
+    vkDeviceWaitIdle(m_device);
+    if (m_pool != VK_NULL_HANDLE) vkDestroyCommandPool(m_device, m_pool, nullptr);
+    vkDestroyDevice(m_device, nullptr);
+  }
+  if (m_messenger != VK_NULL_HANDLE) {
+    auto destroy_messenger = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(m_instance, "vkDestroyDebugUtilsMessengerEXT"));
+    if (destroy_messenger != nullptr) destroy_messenger(m_instance, m_messenger, nullptr);
+  }
+  if (m_instance != VK_NULL_HANDLE) vkDestroyInstance(m_instance, nullptr);
+  m_pool = VK_NULL_HANDLE;
+  m_device = VK_NULL_HANDLE;
+  m_messenger = VK_NULL_HANDLE;
+  m_instance = VK_NULL_HANDLE;
+}
+
+uint32_t Context::memory_type(uint32_t allowed_types, VkMemoryPropertyFlags properties) const {
+  VkPhysicalDeviceMemoryProperties memory;
+  vkGetPhysicalDeviceMemoryProperties(m_physical, &memory);
+  for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
+    if ((allowed_types & (1u << i)) && (memory.memoryTypes[i].propertyFlags & properties) == properties) return i;
+  throw std::runtime_error("Vulkan: " + m_info.name + " has no memory type with the properties asked for");
+}
+
+VkCommandBuffer Context::begin_commands() {
+  auto allocate = lab::vulkan::make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+  allocate.commandPool = m_pool;
+  allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  allocate.commandBufferCount = 1;
+  VkCommandBuffer commands = VK_NULL_HANDLE;
+  check(vkAllocateCommandBuffers(m_device, &allocate, &commands), "vkAllocateCommandBuffers");
+  auto begin = lab::vulkan::make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  check(vkBeginCommandBuffer(commands, &begin), "vkBeginCommandBuffer");
+  return commands;
+}
+
+void Context::end_and_submit(VkCommandBuffer commands, VkSemaphore semaphore, uint64_t wait_value,
+                             uint64_t signal_value, bool wait_idle) {
+  check(vkEndCommandBuffer(commands), "vkEndCommandBuffer");
+  auto timeline = lab::vulkan::make<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+  timeline.waitSemaphoreValueCount = wait_value ? 1 : 0;
+  timeline.pWaitSemaphoreValues = &wait_value;
+  timeline.signalSemaphoreValueCount = signal_value ? 1 : 0;
+  timeline.pSignalSemaphoreValues = &signal_value;
+  const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  auto submit = lab::vulkan::make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+  submit.pNext = &timeline;
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &commands;
+  if (wait_value) {
+    submit.waitSemaphoreCount = 1;
+    submit.pWaitSemaphores = &semaphore;
+    submit.pWaitDstStageMask = &stage;
+  }
+  if (signal_value) {
+    submit.signalSemaphoreCount = 1;
+    submit.pSignalSemaphores = &semaphore;
+  }
+  // A command buffer still pending is freed with the pool (the context waits for the device first).
+  const VkResult submitted = vkQueueSubmit(m_queue, 1, &submit, VK_NULL_HANDLE);
+  if (submitted != VK_SUCCESS || wait_idle) vkQueueWaitIdle(m_queue);
+  if (submitted != VK_SUCCESS || wait_idle) vkFreeCommandBuffers(m_device, m_pool, 1, &commands);
+  check(submitted, "vkQueueSubmit");
+}
+
+// ---- exportable objects
+
+ExportableBuffer::ExportableBuffer(Context& context, VkDeviceSize size, VkBufferUsageFlags usage) : m_context(context) {
+  VkDevice device = context.device();
+  auto external = lab::vulkan::make<VkExternalMemoryBufferCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
+  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto create = lab::vulkan::make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+  create.pNext = &external;
+  create.size = size;
+  create.usage = usage;
+  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  check(vkCreateBuffer(device, &create, nullptr, &m_buffer), "vkCreateBuffer (exportable)");
+  try {
+    VkMemoryRequirements requirements;
+    vkGetBufferMemoryRequirements(device, m_buffer, &requirements);
+    m_allocation_size = requirements.size;
+    auto dedicated = lab::vulkan::make<VkMemoryDedicatedAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
+    dedicated.buffer = m_buffer;
+    auto export_info = lab::vulkan::make<VkExportMemoryAllocateInfo>(VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO);
+    export_info.pNext = &dedicated;
+    export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    auto allocate = lab::vulkan::make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
+    allocate.pNext = &export_info;
+    allocate.allocationSize = requirements.size;
+    allocate.memoryTypeIndex =
+        context.memory_type(requirements.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    check(vkAllocateMemory(device, &allocate, nullptr, &m_memory), "vkAllocateMemory (exportable)");
+    check(vkBindBufferMemory(device, m_buffer, m_memory, 0), "vkBindBufferMemory");
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+ExportableBuffer::~ExportableBuffer() { release(); }
+
+void ExportableBuffer::release() {
+  if (m_memory != VK_NULL_HANDLE) vkFreeMemory(m_context.device(), std::exchange(m_memory, VK_NULL_HANDLE), nullptr);
+  if (m_buffer != VK_NULL_HANDLE)
+    vkDestroyBuffer(m_context.device(), std::exchange(m_buffer, VK_NULL_HANDLE), nullptr);
+}
+
+int ExportableBuffer::export_fd() const {
+  auto get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(m_context.device(), "vkGetMemoryFdKHR"));
+  if (get_fd == nullptr) throw std::runtime_error("Vulkan: vkGetMemoryFdKHR is missing");
+  auto info = lab::vulkan::make<VkMemoryGetFdInfoKHR>(VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR);
+  info.memory = m_memory;
+  info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  int fd = -1;
+  check(get_fd(m_context.device(), &info, &fd), "vkGetMemoryFdKHR");
+  return fd;
+}
+
+ExportableTimeline::ExportableTimeline(Context& context) : m_context(context) {
+  if (!context.info().external_semaphore_fd)
+    throw std::runtime_error("Vulkan: " + context.info().name + " lacks " VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME
+                             ": its semaphores cannot be exported");
+  auto type = lab::vulkan::make<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  type.initialValue = 0;
+  auto export_info = lab::vulkan::make<VkExportSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO);
+  export_info.pNext = &type;
+  export_info.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto create = lab::vulkan::make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+  create.pNext = &export_info;
+  check(vkCreateSemaphore(context.device(), &create, nullptr, &m_semaphore), "vkCreateSemaphore (exportable)");
+}
+
+ExportableTimeline::~ExportableTimeline() {
+  if (m_semaphore != VK_NULL_HANDLE) vkDestroySemaphore(m_context.device(), m_semaphore, nullptr);
+}
+
+int ExportableTimeline::export_fd() const {
+  auto get_fd =
+      reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(vkGetDeviceProcAddr(m_context.device(), "vkGetSemaphoreFdKHR"));
+  if (get_fd == nullptr) throw std::runtime_error("Vulkan: vkGetSemaphoreFdKHR is missing");
+  auto info = lab::vulkan::make<VkSemaphoreGetFdInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR);
+  info.semaphore = m_semaphore;
+  info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  int fd = -1;
+  check(get_fd(m_context.device(), &info, &fd), "vkGetSemaphoreFdKHR");
+  return fd;
+}
+
+uint64_t ExportableTimeline::value() const {
+  uint64_t value = 0;
+  check(vkGetSemaphoreCounterValue(m_context.device(), m_semaphore, &value), "vkGetSemaphoreCounterValue");
+  return value;
+}
+
+}  // namespace lab::vulkan

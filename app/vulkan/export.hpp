@@ -1,0 +1,132 @@
+// app/vulkan/export.hpp — the Vulkan side of external resource interop: a headless Vulkan device on the
+// GPU whose UUID is a CUDA device's (never matched by ordinal), buffers whose memory is exported as an
+// opaque FD, and timeline semaphores exported the same way, for interop::ExternalMemory and
+// interop::ExternalSemaphore to import. Needs the Vulkan loader (Debian: libvulkan1) and a driver with
+// VK_KHR_external_memory_fd (and VK_KHR_external_semaphore_fd for semaphores); each missing piece is
+// named in the exception. The Khronos validation layer is enabled where it is installed, and every
+// message it reports is counted (validation_messages()).
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lab::vulkan {
+
+using Uuid = std::array<uint8_t, VK_UUID_SIZE>;
+
+// A zeroed Vulkan struct with its sType set: `auto info = make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_...)`.
+template <class T>
+T make(VkStructureType type) {
+  T value{};
+  value.sType = type;
+  return value;
+}
+
+// What the doctor shows of one Vulkan physical device.
+struct DeviceInfo {
+  std::string name;
+  Uuid uuid{};
+  uint32_t api_version = 0;
+  bool external_memory_fd = false;     // VK_KHR_external_memory_fd
+  bool external_semaphore_fd = false;  // VK_KHR_external_semaphore_fd
+  bool timeline_semaphores = false;    // Vulkan 1.2's timelineSemaphore feature
+};
+
+// Every physical device the loader sees; throws std::runtime_error (with what to install) without one.
+std::vector<DeviceInfo> enumerate_devices();
+
+// "a1b2c3d4-..." as CUDA and nvidia-smi print UUIDs.
+std::string to_string(const Uuid& uuid);
+
+class Context {
+ public:
+  // The device whose UUID is `uuid` (a CUDA device's cudaDeviceProp::uuid); null: the first device.
+  // Throws std::runtime_error naming what is missing (loader, device, extension).
+  explicit Context(const Uuid* uuid);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  VkDevice device() const { return m_device; }
+  VkQueue queue() const { return m_queue; }
+  const DeviceInfo& info() const { return m_info; }
+  // Messages the validation layer reported (warnings and errors); 0 when the layer is not installed.
+  int validation_messages() const { return m_messages; }
+  bool validation_enabled() const { return m_messenger != VK_NULL_HANDLE; }
+
+  uint32_t memory_type(uint32_t allowed_types, VkMemoryPropertyFlags properties) const;
+  // Records commands with `record` into a one-time command buffer and submits it, waiting on and
+  // signalling timeline `semaphore` at the given values (0: no wait / no signal), then waits for the
+  // queue to finish it on the host when `wait_idle` (else the command buffer lives until the context).
+  template <class Record>
+  void submit(Record record, VkSemaphore semaphore, uint64_t wait_value, uint64_t signal_value, bool wait_idle) {
+    VkCommandBuffer commands = begin_commands();
+    record(commands);
+    end_and_submit(commands, semaphore, wait_value, signal_value, wait_idle);
+  }
+
+ private:
+  void release();
+  VkCommandBuffer begin_commands();
+  void end_and_submit(VkCommandBuffer commands, VkSemaphore semaphore, uint64_t wait_value, uint64_t signal_value,
+                      bool wait_idle);
+  static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                   VkDebugUtilsMessageTypeFlagsEXT types,
+                                                   const VkDebugUtilsMessengerCallbackDataEXT* data, void* self);
+
+  VkInstance m_instance = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT m_messenger = VK_NULL_HANDLE;
+  VkPhysicalDevice m_physical = VK_NULL_HANDLE;
+  VkDevice m_device = VK_NULL_HANDLE;
+  VkQueue m_queue = VK_NULL_HANDLE;
+  uint32_t m_queue_family = 0;
+  VkCommandPool m_pool = VK_NULL_HANDLE;
+  DeviceInfo m_info;
+  int m_messages = 0;
+};
+
+// A buffer in device memory that can be exported (opaque FD, dedicated allocation), with `usage` bits.
+class ExportableBuffer {
+ public:
+  ExportableBuffer(Context& context, VkDeviceSize size, VkBufferUsageFlags usage);
+  ~ExportableBuffer();
+  ExportableBuffer(const ExportableBuffer&) = delete;
+  ExportableBuffer& operator=(const ExportableBuffer&) = delete;
+
+  VkBuffer buffer() const { return m_buffer; }
+  // The allocation's size (vkGetMemoryRequirements): what the importer must be told.
+  VkDeviceSize allocation_size() const { return m_allocation_size; }
+  // A new FD for the memory each call; the importer owns it once its import succeeds.
+  int export_fd() const;
+
+ private:
+  void release();
+  Context& m_context;
+  VkBuffer m_buffer = VK_NULL_HANDLE;
+  VkDeviceMemory m_memory = VK_NULL_HANDLE;
+  VkDeviceSize m_allocation_size = 0;
+};
+
+// A timeline semaphore that can be exported as an opaque FD.
+class ExportableTimeline {
+ public:
+  explicit ExportableTimeline(Context& context);
+  ~ExportableTimeline();
+  ExportableTimeline(const ExportableTimeline&) = delete;
+  ExportableTimeline& operator=(const ExportableTimeline&) = delete;
+
+  VkSemaphore get() const { return m_semaphore; }
+  int export_fd() const;
+  uint64_t value() const;  // vkGetSemaphoreCounterValue
+
+ private:
+  Context& m_context;
+  VkSemaphore m_semaphore = VK_NULL_HANDLE;
+};
+
+}  // namespace lab::vulkan
