@@ -7,6 +7,7 @@
 #include "app/app.hpp"
 #include "app/platform.hpp"
 #include "app/remedy.hpp"
+#include "interop/external.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -156,6 +157,40 @@ DoctorSection multi_gpu_section(const interop::CudaDevices& cuda, const Context&
   section.lines.push_back({"split mode", choose_split_path(compute, gl_device, context.split_copy).description});
   return section;
 }
+
+}  // namespace
+
+DoctorSection vulkan_section(const std::vector<vulkan::DeviceInfo>& devices, const interop::CudaDevices& cuda,
+                             const std::string& error) {
+  DoctorSection section{"Vulkan", {}};
+  if (!error.empty()) {
+    section.lines.push_back({"devices", "none listed: " + error});
+    return section;
+  }
+  if (devices.empty()) section.lines.push_back({"devices", "none: the Vulkan loader found no driver"});
+  const auto yes_no = [](bool value) { return value ? "yes" : "no"; };
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const vulkan::DeviceInfo& device = devices[i];
+    const std::string uuid = vulkan::to_string(device.uuid);
+    std::string match = "no CUDA device has this UUID";
+    for (const interop::CudaDeviceInfo& info : cuda.devices)
+      if (info.uuid == "GPU-" + uuid) match = "= CUDA device " + std::to_string(info.ordinal);
+    section.lines.push_back({"device " + std::to_string(i), device.name + ", UUID " + uuid + ", " + match});
+    const bool external = device.external_memory_fd && device.external_semaphore_fd && device.timeline_semaphores;
+    section.lines.push_back(
+        {"  external interop",
+         std::string(external ? "ready" : "incomplete") + ": memory FD " + yes_no(device.external_memory_fd) +
+             ", semaphore FD " + yes_no(device.external_semaphore_fd) + ", timeline semaphores " +
+             yes_no(device.timeline_semaphores) + ", Vulkan " + std::to_string(VK_API_VERSION_MAJOR(device.api_version)) +
+             "." + std::to_string(VK_API_VERSION_MINOR(device.api_version))});
+  }
+  section.lines.push_back({"handle types here", interop::handle_type_available(interop::ExternalHandleType::OpaqueFd)
+                                                    ? "opaque FD, timeline FD (POSIX)"
+                                                    : "NT handles: opaque Win32, D3D12 resource and fence, D3D11"});
+  return section;
+}
+
+namespace {
 
 DoctorSection cuda_section(const interop::CudaDevices& cuda, const DoctorFindings& findings,
                            const std::string& device_choice) {
@@ -342,6 +377,16 @@ DoctorReport collect(const Context& context, const interop::CudaDevices& cuda) {
   report.sections.push_back(egl_section(egl_devices, findings.egl_error));
   report.sections.push_back(std::move(interop_lines));
   report.sections.push_back(multi_gpu_section(cuda, context, findings.cuda_device));
+  {
+    std::vector<vulkan::DeviceInfo> vulkan_devices;
+    std::string vulkan_error;
+    try {
+      vulkan_devices = vulkan::enumerate_devices();
+    } catch (const std::exception& error) {
+      vulkan_error = error.what();
+    }
+    report.sections.push_back(vulkan_section(vulkan_devices, cuda, vulkan_error));
+  }
   report.sections.push_back(environment_section(findings.wsl));
 
   DoctorSection modes{"modes", {}};

@@ -1,11 +1,13 @@
 // app/doctor.hpp — `interop-lab --doctor`: why CUDA-GL interop works or does not on this machine.
 // It reports CUDA (driver, runtime, devices), the GL context the app would use, EGL devices and the
 // CUDA device behind each, cudaGLGetDevices (all, current frame, next frame), peer access between CUDA
-// devices and the split mode's path, WSL, the GLX/PRIME/EGL variables in force, and a verdict with a
+// devices and the split mode's path, the Vulkan devices (UUID, the CUDA device with the same UUID, what
+// external interop needs), WSL, the GLX/PRIME/EGL variables in force, and a verdict with a
 // remedy for every mode. The same report is a tab of the panel.
 #pragma once
 
 #include "app/cli.hpp"
+#include "app/vulkan/export.hpp"
 #include "interop/device.hpp"
 
 #include <string>
@@ -54,6 +56,12 @@ int run_doctor(const Options& options);
 void draw_doctor_report(const DoctorReport& report);
 
 // --- The rules behind the advice, pure functions of what was found (tested without a GPU) ---
+
+// The Vulkan section: every Vulkan device with its UUID, the CUDA device with the same UUID (matched by
+// UUID, never by ordinal), and what external interop needs of it (VK_KHR_external_memory_fd,
+// VK_KHR_external_semaphore_fd, timeline semaphores); `error` says why there is no list.
+DoctorSection vulkan_section(const std::vector<vulkan::DeviceInfo>& devices, const interop::CudaDevices& cuda,
+                             const std::string& error);
 
 // WSL, from /proc/sys/kernel/osrelease, /proc/version and whether /dev/dxg exists: either file naming
 // "microsoft" or "WSL" (any case), or /dev/dxg (WSL's GPU paravirtualisation device).

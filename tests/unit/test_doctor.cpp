@@ -317,3 +317,37 @@ TEST(DoctorJson, IsOneParsableDocumentWithEverySection) {
   EXPECT_TRUE(document["cuda_device"].is_null());
   EXPECT_EQ(document["verdict"], "verdict: CUDA-GL interop is unavailable: no CUDA device: use --mode cpu");
 }
+
+namespace {
+
+// The Vulkan section matches devices to CUDA by UUID and says what external interop lacks.
+TEST(DoctorVulkan, DevicesAreMatchedToCudaByUuidAndTheirExternalSupportIsListed) {
+  lab::vulkan::DeviceInfo gpu;
+  gpu.name = "NVIDIA H200";
+  gpu.uuid = {0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef};
+  gpu.api_version = VK_MAKE_API_VERSION(0, 1, 3, 0);
+  gpu.external_memory_fd = gpu.external_semaphore_fd = gpu.timeline_semaphores = true;
+  lab::vulkan::DeviceInfo software = gpu;
+  software.name = "llvmpipe";
+  software.uuid.fill(0x42);
+  software.external_semaphore_fd = false;
+  interop::CudaDevices cuda;
+  interop::CudaDeviceInfo h200;
+  h200.ordinal = 0;
+  h200.uuid = "GPU-12345678-9abc-def0-0123-456789abcdef";
+  cuda.devices.push_back(h200);
+
+  const lab::DoctorSection section = lab::vulkan_section({gpu, software}, cuda, "");
+  ASSERT_GE(section.lines.size(), 5u);
+  EXPECT_EQ(section.title, "Vulkan");
+  EXPECT_EQ(section.lines[0].value, "NVIDIA H200, UUID 12345678-9abc-def0-0123-456789abcdef, = CUDA device 0");
+  EXPECT_EQ(section.lines[1].value.rfind("ready", 0), 0u) << section.lines[1].value;
+  EXPECT_NE(section.lines[2].value.find("no CUDA device has this UUID"), std::string::npos) << section.lines[2].value;
+  EXPECT_NE(section.lines[3].value.find("incomplete: memory FD yes, semaphore FD no"), std::string::npos)
+      << section.lines[3].value;
+
+  const lab::DoctorSection missing = lab::vulkan_section({}, cuda, "Vulkan: vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER");
+  EXPECT_NE(missing.lines.at(0).value.find("VK_ERROR_INCOMPATIBLE_DRIVER"), std::string::npos);
+}
+
+}  // namespace
