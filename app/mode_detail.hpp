@@ -10,7 +10,6 @@
 
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 namespace lab::detail {
@@ -26,7 +25,7 @@ class SceneRegistrations {
       m_registrations.push_back(
           register_resource(spec, resolve_access(access.register_access, spec.role),
                             surfaces && spec.role == ResourceRole::Output));
-      m_resources.push_back(std::visit([](const auto& r) { return r.resource(); }, m_registrations.back()));
+      m_resources.push_back(m_registrations.back().resource());
     }
     apply_map_access(specs, access);
   }
@@ -35,7 +34,7 @@ class SceneRegistrations {
   void apply_map_access(const std::vector<ResourceSpec>& specs, const AccessSettings& access) {
     for (size_t i = 0; i < m_registrations.size(); ++i) {
       const interop::Access wanted = resolve_access(access.map_access, specs[i].role);
-      std::visit([wanted](auto& r) { if (r.map_access() != wanted) r.set_map_access(wanted); }, m_registrations[i]);
+      if (m_registrations[i].map_access() != wanted) m_registrations[i].set_map_access(wanted);
     }
   }
 
@@ -47,9 +46,8 @@ class SceneRegistrations {
   const std::vector<cudaGraphicsResource_t>& resources() const { return m_resources; }
 
  private:
-  using Registration = std::variant<interop::GlBufferRegistration, interop::GlTextureRegistration>;
-
-  static Registration register_resource(const ResourceSpec& spec, interop::Access access, bool surface_load_store) {
+  // Kept as their common base: past registration, buffers and textures are mapped alike.
+  static interop::GlRegistrationBase register_resource(const ResourceSpec& spec, interop::Access access, bool surface_load_store) {
     if (spec.kind == ResourceKind::Buffer) return interop::GlBufferRegistration({spec.gl_name, access});
     interop::TextureRegistrationDesc desc;
     desc.texture = spec.gl_name;
@@ -59,7 +57,7 @@ class SceneRegistrations {
     return interop::GlTextureRegistration(desc);
   }
 
-  std::vector<Registration> m_registrations;
+  std::vector<interop::GlRegistrationBase> m_registrations;
   std::vector<cudaGraphicsResource_t> m_resources;
 };
 
