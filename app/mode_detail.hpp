@@ -61,6 +61,25 @@ class SceneRegistrations {
   std::vector<cudaGraphicsResource_t> m_resources;
 };
 
+// Applies new access settings to a mode's registrations: re-registers when the register flags change
+// (calling `before_unregister` first, so the mode can let work that uses the registered objects
+// finish), else sets the map flags. While nothing is registered it only records them: the next
+// registration applies them.
+template <class BeforeUnregister>
+void apply_access(SceneRegistrations& registrations, const std::vector<ResourceSpec>& specs, bool surfaces,
+                  AccessSettings& current, const AccessSettings& wanted, const BeforeUnregister& before_unregister) {
+  const bool reregister = wanted.register_access != current.register_access;
+  current = wanted;
+  if (registrations.empty()) return;
+  if (reregister) {
+    before_unregister();
+    registrations.clear();
+    registrations.register_all(specs, current, surfaces);
+  } else {
+    registrations.apply_map_access(specs, current);
+  }
+}
+
 // Maps `resources` in one call on `stream` into `mapped`, timed as TimingClocks says: by CUDA events
 // around the call, or on the host (an event before the map costs a context switch on some GPUs).
 inline void timed_map(std::optional<interop::ScopedMap>& mapped, const std::vector<cudaGraphicsResource_t>& resources,
