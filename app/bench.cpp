@@ -12,6 +12,7 @@
 #include "app/app.hpp"
 #include "app/image_io.hpp"
 #include "app/signals.hpp"
+#include "app/statistics.hpp"
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
 #include "interop/memory.hpp"
@@ -43,15 +44,6 @@ constexpr long long kMinFrames = 10;
 constexpr long long kTimedFrames = 60;  // the pass with per-phase timing on
 
 const std::vector<BenchSize> kDefaultSizes = {{1280, 720}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
-
-double percentile(std::vector<double> samples, double p) {
-  if (samples.empty()) return 0.0;
-  std::sort(samples.begin(), samples.end());
-  const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(samples.size())));
-  return samples[std::min(samples.size() - 1, rank == 0 ? 0 : rank - 1)];
-}
-
-double median(const std::vector<double>& samples) { return percentile(samples, 0.5); }
 
 std::string size_text(int width, int height) { return std::to_string(width) + "x" + std::to_string(height); }
 

@@ -3,6 +3,7 @@
 #include "app/timing.hpp"
 
 #include "app/profiling.hpp"
+#include "app/statistics.hpp"
 
 #include "interop/error.hpp"
 
@@ -76,10 +77,8 @@ void PhaseWindow::push(float ms, Clock clock) {
   m_stats.clock = clock;
   m_stats.samples = static_cast<int>(count);
   m_stats.average_ms = static_cast<float>(sum / static_cast<double>(count));
-  m_stats.median_ms = count % 2 == 1 ? m_sorted[count / 2]
-                                     : (m_sorted[count / 2 - 1] + m_sorted[count / 2]) / 2.0f;
-  const size_t p90_rank = (9 * count + 9) / 10;  // ceil(0.9 * count), in integers
-  m_stats.p90_ms = m_sorted[p90_rank - 1];
+  m_stats.median_ms = static_cast<float>(percentile_of_sorted(m_sorted, 0.5));
+  m_stats.p90_ms = static_cast<float>(percentile_of_sorted(m_sorted, 0.9));
 }
 
 void PhaseWindow::clear() {
