@@ -28,6 +28,7 @@ std::optional<ModeId> mode_from_string(const std::string& name);
 // Every value, in the order --list and the panel show them.
 const std::vector<SceneId>& all_scenes();
 const std::vector<ModeId>& all_modes();
+const std::vector<SplitCopy>& all_split_copies();
 // One line each, for --list and the panel's tooltips.
 const char* describe(SceneId scene);
 const char* describe(ModeId mode);

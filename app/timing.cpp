@@ -2,6 +2,7 @@
 // GL phases (and their queries' deletion), CUDA calls only for CUDA phases, so CPU-only use needs neither.
 #include "app/timing.hpp"
 
+#include "app/names.hpp"
 #include "app/profiling.hpp"
 #include "app/statistics.hpp"
 
@@ -27,36 +28,36 @@ double elapsed_ms(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-const char* to_string(Phase phase) {
-  switch (phase) {
-    case Phase::Register: return "register";
-    case Phase::Map: return "map";
-    case Phase::Kernel: return "kernel";
-    case Phase::Unmap: return "unmap";
-    case Phase::Unregister: return "unregister";
-    case Phase::CudaCopy: return "cuda copy";
-    case Phase::GlCopy: return "gl copy";
-    case Phase::Draw: return "draw";
-    case Phase::Frame: return "frame";
-  }
-  return "?";
-}
+namespace {
+
+// The names the panel, the JSON and the NVTX ranges use.
+constexpr NamedValue<Phase> kPhases[] = {
+    {Phase::Register, "register", ""}, {Phase::Map, "map", ""},           {Phase::Kernel, "kernel", ""},
+    {Phase::Unmap, "unmap", ""},       {Phase::Unregister, "unregister", ""}, {Phase::CudaCopy, "cuda copy", ""},
+    {Phase::GlCopy, "gl copy", ""},    {Phase::Draw, "draw", ""},         {Phase::Frame, "frame", ""},
+};
+static_assert(std::size(kPhases) == kPhaseCount, "every Phase needs its name in kPhases");
+
+constexpr NamedValue<Clock> kClocks[] = {
+    {Clock::Cuda, "cuda", "CUDA events on the stream"},
+    {Clock::Gl, "gl", "GL timer queries"},
+    {Clock::Cpu, "cpu", "host wall time"},
+};
+
+}  // namespace
+
+const char* to_string(Phase phase) { return name_of(kPhases, phase); }
 
 const std::array<Phase, kPhaseCount>& all_phases() {
-  static const std::array<Phase, kPhaseCount> phases{
-      Phase::Register, Phase::Map,    Phase::Kernel, Phase::Unmap, Phase::Unregister,
-      Phase::CudaCopy, Phase::GlCopy, Phase::Draw,   Phase::Frame};
+  static const std::array<Phase, kPhaseCount> phases = [] {
+    std::array<Phase, kPhaseCount> values{};
+    for (size_t i = 0; i < values.size(); ++i) values[i] = kPhases[i].value;
+    return values;
+  }();
   return phases;
 }
 
-const char* to_string(Clock clock) {
-  switch (clock) {
-    case Clock::Cuda: return "cuda";
-    case Clock::Gl: return "gl";
-    case Clock::Cpu: return "cpu";
-  }
-  return "?";
-}
+const char* to_string(Clock clock) { return name_of(kClocks, clock); }
 
 // ---- PhaseWindow
 

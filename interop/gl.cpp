@@ -26,17 +26,14 @@ int live_registrations() { return detail::registration_counter().load(); }
 int live_mappings() { return detail::mapping_counter().load(); }
 
 const char* to_string(Access access) {
-  switch (access) {
-    case Access::ReadWrite: return "none";
-    case Access::ReadOnly: return "read-only";
-    case Access::WriteDiscard: return "write-discard";
-  }
+  for (const AccessName& entry : kAccessNames)
+    if (entry.value == access) return entry.name;
   return "?";
 }
 
 std::optional<Access> access_from_string(const std::string& name) {
-  for (const Access access : {Access::ReadWrite, Access::ReadOnly, Access::WriteDiscard})
-    if (name == to_string(access)) return access;
+  for (const AccessName& entry : kAccessNames)
+    if (name == entry.name) return entry.value;
   return std::nullopt;
 }
 
