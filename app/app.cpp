@@ -4,6 +4,7 @@
 
 #include "app/out_of_memory.hpp"
 #include "app/profiling.hpp"
+#include "app/text.hpp"
 #include "app/remedy.hpp"
 #include "app/signals.hpp"
 #include "app/ui.hpp"
@@ -580,7 +581,7 @@ Image App::read_frame() const {
     image.rgba.resize(bytes);
   } catch (const std::bad_alloc&) {
     throw_out_of_memory(
-        "reading back the " + std::to_string(extent.width) + "x" + std::to_string(extent.height) + " frame",
+        "reading back the " + size_text(extent.width, extent.height) + " frame",
         bytes);
   }
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
@@ -625,8 +626,7 @@ void App::write_screenshot() {
     m_last_frame = read_frame();
   }
   write_png(m_options.screenshot, *m_last_frame);
-  log("wrote " + m_options.screenshot + " (" + std::to_string(m_last_frame->width) + "x" +
-      std::to_string(m_last_frame->height) + ", frame " + std::to_string(m_frame_index - 1) + ")");
+  log("wrote " + m_options.screenshot + " (" + size_text(m_last_frame->width, m_last_frame->height) + ", frame " + std::to_string(m_frame_index - 1) + ")");
 }
 
 }  // namespace lab

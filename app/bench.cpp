@@ -10,9 +10,11 @@
 #include "app/bench.hpp"
 
 #include "app/app.hpp"
+#include "app/gl_objects.hpp"
 #include "app/image_io.hpp"
 #include "app/signals.hpp"
 #include "app/statistics.hpp"
+#include "app/text.hpp"
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
 #include "interop/memory.hpp"
@@ -44,8 +46,6 @@ constexpr long long kMinFrames = 10;
 constexpr long long kTimedFrames = 60;  // the pass with per-phase timing on
 
 const std::vector<BenchSize> kDefaultSizes = {{1280, 720}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
-
-std::string size_text(int width, int height) { return std::to_string(width) + "x" + std::to_string(height); }
 
 struct Measurement {
   std::string scene;
@@ -546,11 +546,6 @@ std::string today() {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return text;
-}
-
-std::string gl_string(GLenum name) {
-  const auto* text = reinterpret_cast<const char*>(glGetString(name));
-  return text ? text : "";
 }
 
 // A log-scale line chart of median frame time per path and size, one panel per scene.
