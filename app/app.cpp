@@ -626,7 +626,8 @@ void App::write_screenshot() {
     m_last_frame = read_frame();
   }
   write_png(m_options.screenshot, *m_last_frame);
-  log("wrote " + m_options.screenshot + " (" + size_text(m_last_frame->width, m_last_frame->height) + ", frame " + std::to_string(m_frame_index - 1) + ")");
+  log("wrote " + m_options.screenshot + " (" + size_text(m_last_frame->width, m_last_frame->height) +
+      ", frame " + std::to_string(m_frame_index - 1) + ")");
 }
 
 }  // namespace lab

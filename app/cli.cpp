@@ -226,7 +226,8 @@ std::string parse_frames(const std::string& value, Options& options) {
 
 std::string parse_map_flags(const std::string& value, Options& options) {
   const std::optional<interop::Access> access = value_named(interop::kAccessNames, value);
-  if (!access) return "--map-flags " + shown(value) + ": unknown map flags; choose " + choices_text(interop::kAccessNames);
+  if (!access)
+    return "--map-flags " + shown(value) + ": unknown map flags; choose " + choices_text(interop::kAccessNames);
   options.map_flags = *access;
   return "";
 }

@@ -178,12 +178,14 @@ size_t smallest_possible_png(png_uint_32 width, png_uint_32 height) {
 
 void write_png(const std::string& path, const Image& image) {
   if (image.width <= 0 || image.height <= 0) {
-    fail_write(path, "invalid image size " + size_text(image.width, image.height) + " (width and height must be positive)");
+    fail_write(path, "invalid image size " + size_text(image.width, image.height) +
+                         " (width and height must be positive)");
   }
   const size_t expected = static_cast<size_t>(image.width) * static_cast<size_t>(image.height) * 4;
   if (image.rgba.size() != expected) {
     fail_write(path, "Image.rgba holds " + std::to_string(image.rgba.size()) + " bytes; a " +
-                         size_text(image.width, image.height) + " RGBA8 image needs width*height*4 = " + std::to_string(expected));
+                         size_text(image.width, image.height) +
+                         " RGBA8 image needs width*height*4 = " + std::to_string(expected));
   }
   write_atomically(path, [&image](FILE* file) -> std::string {
     png_image png{};

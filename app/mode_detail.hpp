@@ -47,7 +47,8 @@ class SceneRegistrations {
 
  private:
   // Kept as their common base: past registration, buffers and textures are mapped alike.
-  static interop::GlRegistrationBase register_resource(const ResourceSpec& spec, interop::Access access, bool surface_load_store) {
+  static interop::GlRegistrationBase register_resource(const ResourceSpec& spec, interop::Access access,
+                                                       bool surface_load_store) {
     if (spec.kind == ResourceKind::Buffer) return interop::GlBufferRegistration({spec.gl_name, access});
     interop::TextureRegistrationDesc desc;
     desc.texture = spec.gl_name;
