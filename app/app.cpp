@@ -42,7 +42,7 @@ void log(const std::string& message) { std::fprintf(stderr, "interop-lab: %s\n",
 // their own mmap and unmaps them when freed, but each such free raises the threshold to the freed size
 // (up to 32 MiB), after which images come from the heaps of the main and llvmpipe's threads' arenas,
 // where blocks of ever-different sizes fragment them and the freed middles stay resident. In the window
-// soak test (tests/gl/test_window_soak.cpp) RSS went from 153 MB after 800 resizes to 201 MB after 1800,
+// soak test (tests/window/test_window_soak.cpp) RSS went from 153 MB after 800 resizes to 201 MB after 1800,
 // though heaptrack found only 71 KB leaked at exit (fragmentation, not a leak). Setting the threshold fixes
 // it at glibc's default (128 KiB) and turns the raising off, so an image goes back to the system when it
 // is freed: the same resizes then stay between 125 and 133 MB, and frame times do not change (--bench,
