@@ -972,8 +972,10 @@ int run_bench(const Options& options) {
          "wall time per frame = render_frame + glFinish + cudaStreamSynchronize with per-phase timing off "
          "(floor: kernels + stream sync; graphics: the scene's GL work alone; handoff: map + unmap alone; "
          "bare: the minimal loop with raw CUDA calls); reference_ms = floor + handoff + graphics; phases: a "
-         "second pass of " + std::to_string(kTimedFrames) + " frames (or --bench-frames, if fewer) with "
-         "CUDA events / GL timer queries on, medians"}};
+         "second pass of up to " + std::to_string(kTimedFrames) + " frames (or --bench-frames, if fewer; "
+         "without --bench-frames a slow case stops after " + std::to_string(static_cast<int>(kCaseSeconds)) +
+         " s once " + std::to_string(kMinFrames) + " frames are in) with CUDA events / GL timer queries on, "
+         "medians (interpolated between the two middle frames, app/statistics.hpp)"}};
     write_text_file(options.json, report.dump(2) + "\n");
     std::fprintf(stderr, "bench: wrote %s\n", options.json.c_str());
   }
