@@ -4,6 +4,7 @@
 
 #include "app/out_of_memory.hpp"
 #include "app/profiling.hpp"
+#include "app/text.hpp"
 #include "app/remedy.hpp"
 #include "app/signals.hpp"
 #include "app/ui.hpp"
@@ -41,7 +42,7 @@ void log(const std::string& message) { std::fprintf(stderr, "interop-lab: %s\n",
 // their own mmap and unmaps them when freed, but each such free raises the threshold to the freed size
 // (up to 32 MiB), after which images come from the heaps of the main and llvmpipe's threads' arenas,
 // where blocks of ever-different sizes fragment them and the freed middles stay resident. In the window
-// soak test (tests/gl/test_window_soak.cpp) RSS went from 153 MB after 800 resizes to 201 MB after 1800,
+// soak test (tests/window/test_window_soak.cpp) RSS went from 153 MB after 800 resizes to 201 MB after 1800,
 // though heaptrack found only 71 KB leaked at exit (fragmentation, not a leak). Setting the threshold fixes
 // it at glibc's default (128 KiB) and turns the raising off, so an image goes back to the system when it
 // is freed: the same resizes then stay between 125 and 133 MB, and frame times do not change (--bench,
@@ -580,7 +581,7 @@ Image App::read_frame() const {
     image.rgba.resize(bytes);
   } catch (const std::bad_alloc&) {
     throw_out_of_memory(
-        "reading back the " + std::to_string(extent.width) + "x" + std::to_string(extent.height) + " frame",
+        "reading back the " + size_text(extent.width, extent.height) + " frame",
         bytes);
   }
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
@@ -625,8 +626,8 @@ void App::write_screenshot() {
     m_last_frame = read_frame();
   }
   write_png(m_options.screenshot, *m_last_frame);
-  log("wrote " + m_options.screenshot + " (" + std::to_string(m_last_frame->width) + "x" +
-      std::to_string(m_last_frame->height) + ", frame " + std::to_string(m_frame_index - 1) + ")");
+  log("wrote " + m_options.screenshot + " (" + size_text(m_last_frame->width, m_last_frame->height) +
+      ", frame " + std::to_string(m_frame_index - 1) + ")");
 }
 
 }  // namespace lab

@@ -37,7 +37,7 @@ struct ModeAvailability {
 };
 
 // Whether `mode` can run: cpu always; staging needs a CUDA device (cuda_device >= 0); interop,
-// reregister and pbo need CUDA-GL interop (`interop`, from interop::probe_gl_interop). `cuda_error`
+// reregister, pbo and split need CUDA-GL interop (`interop`, from interop::probe_gl_interop). `cuda_error`
 // says why there is no CUDA device. App::availability and --doctor both judge by this one rule.
 ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::InteropSupport& interop,
                                    const std::string& cuda_error);
@@ -56,7 +56,8 @@ class App {
   App& operator=(const App&) = delete;
 
   // The frame loop: until the window closes or --frames are done. Writes --screenshot at the end.
-  // Returns the process exit code.
+  // Returns 0, the process exit code of a finished run: failures throw (interop::Error, UsageError,
+  // Interrupted), and main() turns each into its exit code.
   int run();
 
   // Renders frame frame_index() (switches requested since the last frame take effect first) and
@@ -110,7 +111,7 @@ class App {
   const AccessSettings& access() const { return m_access; }
   // Attaches a mode made outside the app (a plug-in, or a test double) in place of the current one.
   void use_mode(std::unique_ptr<Mode> mode);
-  // The next tier down when `failed` stops working: interop, reregister, pbo -> staging -> cpu.
+  // The next tier down when `failed` stops working: interop, reregister, pbo, split -> staging -> cpu.
   ModeId fallback_for(ModeId failed) const;
   const std::string& notice() const { return m_notice; }
 

@@ -10,8 +10,11 @@
 #include "app/bench.hpp"
 
 #include "app/app.hpp"
+#include "app/gl_objects.hpp"
 #include "app/image_io.hpp"
 #include "app/signals.hpp"
+#include "app/statistics.hpp"
+#include "app/text.hpp"
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
 #include "interop/memory.hpp"
@@ -43,17 +46,6 @@ constexpr long long kMinFrames = 10;
 constexpr long long kTimedFrames = 60;  // the pass with per-phase timing on
 
 const std::vector<BenchSize> kDefaultSizes = {{1280, 720}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
-
-double percentile(std::vector<double> samples, double p) {
-  if (samples.empty()) return 0.0;
-  std::sort(samples.begin(), samples.end());
-  const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(samples.size())));
-  return samples[std::min(samples.size() - 1, rank == 0 ? 0 : rank - 1)];
-}
-
-double median(const std::vector<double>& samples) { return percentile(samples, 0.5); }
-
-std::string size_text(int width, int height) { return std::to_string(width) + "x" + std::to_string(height); }
 
 struct Measurement {
   std::string scene;
@@ -556,11 +548,6 @@ std::string today() {
   return text;
 }
 
-std::string gl_string(GLenum name) {
-  const auto* text = reinterpret_cast<const char*>(glGetString(name));
-  return text ? text : "";
-}
-
 // A log-scale line chart of median frame time per path and size, one panel per scene.
 std::string svg_chart(const std::vector<Measurement>& results, const std::vector<BenchSize>& sizes,
                       const std::vector<SceneId>& scenes, const std::string& title) {
@@ -985,8 +972,10 @@ int run_bench(const Options& options) {
          "wall time per frame = render_frame + glFinish + cudaStreamSynchronize with per-phase timing off "
          "(floor: kernels + stream sync; graphics: the scene's GL work alone; handoff: map + unmap alone; "
          "bare: the minimal loop with raw CUDA calls); reference_ms = floor + handoff + graphics; phases: a "
-         "second pass of " + std::to_string(kTimedFrames) + " frames (or --bench-frames, if fewer) with "
-         "CUDA events / GL timer queries on, medians"}};
+         "second pass of up to " + std::to_string(kTimedFrames) + " frames (or --bench-frames, if fewer; "
+         "without --bench-frames a slow case stops after " + std::to_string(static_cast<int>(kCaseSeconds)) +
+         " s once " + std::to_string(kMinFrames) + " frames are in) with CUDA events / GL timer queries on, "
+         "medians (interpolated between the two middle frames, app/statistics.hpp)"}};
     write_text_file(options.json, report.dump(2) + "\n");
     std::fprintf(stderr, "bench: wrote %s\n", options.json.c_str());
   }

@@ -4,7 +4,8 @@
 #include "app/cli.hpp"
 
 #include "app/image_io.hpp"
-#include "interop/gl.hpp"
+#include "app/names.hpp"
+#include "interop/access.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -29,96 +30,63 @@
 
 namespace lab {
 
-const char* to_string(SceneId scene) {
-  switch (scene) {
-    case SceneId::Wave:
-      return "wave";
-    case SceneId::Pattern:
-      return "pattern";
-    case SceneId::Postprocess:
-      return "postprocess";
-  }
-  return "?";
-}
+namespace {
 
-const char* to_string(ModeId mode) {
-  switch (mode) {
-    case ModeId::Interop:
-      return "interop";
-    case ModeId::Reregister:
-      return "reregister";
-    case ModeId::Pbo:
-      return "pbo";
-    case ModeId::Split:
-      return "split";
-    case ModeId::Staging:
-      return "staging";
-    case ModeId::Cpu:
-      return "cpu";
-  }
-  return "?";
-}
+constexpr NamedValue<SceneId> kScenes[] = {
+    {SceneId::Wave, "wave",
+     "animated height field: CUDA writes positions + normals into a GL vertex buffer through a mapped pointer"},
+    {SceneId::Pattern, "pattern", "procedural image: CUDA writes a GL texture through a surface object"},
+    {SceneId::Postprocess, "postprocess",
+     "GL renders a lit 3D scene into a texture; CUDA reads it through a texture object and writes a filtered "
+     "image (Sobel edges or a separable blur) through a surface object"},
+};
 
-const char* to_string(SplitCopy copy) { return copy == SplitCopy::Peer ? "peer" : "host"; }
+constexpr NamedValue<ModeId> kModes[] = {
+    {ModeId::Interop, "interop", "register once, map/unmap every frame (the right way)"},
+    {ModeId::Reregister, "reregister",
+     "register + map + unmap + unregister every frame (the anti-pattern, kept to measure it)"},
+    {ModeId::Pbo, "pbo",
+     "CUDA writes a mapped GL buffer, GL copies it into the texture or vertex buffer (the cuda-samples way)"},
+    {ModeId::Split, "split",
+     "CUDA computes on --compute-device into its own memory; cudaMemcpyPeerAsync (or pinned host memory) "
+     "carries it into the GL objects mapped on the GL device (a second GPU for compute)"},
+    {ModeId::Staging, "staging",
+     "CUDA writes device memory, copies it to pinned host memory, GL uploads from host (no interop at all)"},
+    {ModeId::Cpu, "cpu",
+     "no CUDA: the CPU reference of every kernel, uploaded with glTextureSubImage2D/glNamedBufferSubData"},
+};
+
+constexpr NamedValue<SplitCopy> kSplitCopies[] = {
+    {SplitCopy::Peer, "peer", "cudaMemcpyPeerAsync where the devices can reach each other"},
+    {SplitCopy::Host, "host", "always through pinned host memory"},
+};
+
+}  // namespace
+
+const char* to_string(SceneId scene) { return name_of(kScenes, scene); }
+const char* to_string(ModeId mode) { return name_of(kModes, mode); }
+const char* to_string(SplitCopy copy) { return name_of(kSplitCopies, copy); }
 
 const std::vector<SceneId>& all_scenes() {
-  static const std::vector<SceneId> scenes{SceneId::Wave, SceneId::Pattern, SceneId::Postprocess};
+  static const std::vector<SceneId> scenes = values_of(kScenes);
   return scenes;
 }
 
 const std::vector<ModeId>& all_modes() {
-  static const std::vector<ModeId> modes{ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split,
-                                          ModeId::Staging, ModeId::Cpu};
+  static const std::vector<ModeId> modes = values_of(kModes);
   return modes;
 }
 
-std::optional<SceneId> scene_from_string(const std::string& name) {
-  for (SceneId scene : all_scenes())
-    if (name == to_string(scene)) return scene;
-  return std::nullopt;
+const std::vector<SplitCopy>& all_split_copies() {
+  static const std::vector<SplitCopy> copies = values_of(kSplitCopies);
+  return copies;
 }
 
-std::optional<ModeId> mode_from_string(const std::string& name) {
-  for (ModeId mode : all_modes())
-    if (name == to_string(mode)) return mode;
-  return std::nullopt;
-}
+std::optional<SceneId> scene_from_string(const std::string& name) { return value_named(kScenes, name); }
+std::optional<ModeId> mode_from_string(const std::string& name) { return value_named(kModes, name); }
 
-const char* describe(SceneId scene) {
-  switch (scene) {
-    case SceneId::Wave:
-      return "animated height field: CUDA writes positions + normals into a GL vertex buffer through a "
-             "mapped pointer";
-    case SceneId::Pattern:
-      return "procedural image: CUDA writes a GL texture through a surface object";
-    case SceneId::Postprocess:
-      return "GL renders a lit 3D scene into a texture; CUDA reads it through a texture object and writes "
-             "a filtered image (Sobel edges or a separable blur) through a surface object";
-  }
-  return "?";
-}
-
-const char* describe(ModeId mode) {
-  switch (mode) {
-    case ModeId::Interop:
-      return "register once, map/unmap every frame (the right way)";
-    case ModeId::Reregister:
-      return "register + map + unmap + unregister every frame (the anti-pattern, kept to measure it)";
-    case ModeId::Pbo:
-      return "CUDA writes a mapped GL buffer, GL copies it into the texture or vertex buffer "
-             "(the cuda-samples way)";
-    case ModeId::Split:
-      return "CUDA computes on --compute-device into its own memory; cudaMemcpyPeerAsync (or pinned host "
-             "memory) carries it into the GL objects mapped on the GL device (a second GPU for compute)";
-    case ModeId::Staging:
-      return "CUDA writes device memory, copies it to pinned host memory, GL uploads from host "
-             "(no interop at all)";
-    case ModeId::Cpu:
-      return "no CUDA: the CPU reference of every kernel, uploaded with "
-             "glTextureSubImage2D/glNamedBufferSubData";
-  }
-  return "?";
-}
+const char* describe(SceneId scene) { return description_of(kScenes, scene); }
+const char* describe(ModeId mode) { return description_of(kModes, mode); }
 
 std::string list_text() {
   std::ostringstream text;
@@ -129,9 +97,9 @@ std::string list_text() {
   for (ModeId mode : all_modes())
     text << "  " << std::left << std::setw(13) << to_string(mode) << describe(mode) << "\n";
   // The names interop uses itself, so the list cannot drift from what the panel switches.
-  text << "map flags: " << interop::to_string(interop::Access::ReadWrite) << ", "
-       << interop::to_string(interop::Access::ReadOnly) << ", "
-       << interop::to_string(interop::Access::WriteDiscard) << "\n";
+  text << "map flags: ";
+  for (const interop::AccessName& access : interop::kAccessNames)
+    text << access.name << (&access == &interop::kAccessNames[std::size(interop::kAccessNames) - 1] ? "\n" : ", ");
   return text.str();
 }
 
@@ -158,17 +126,6 @@ constexpr const char* kDiagnosticsGroup = "Diagnostics";
 // app.hpp's kDefaultHeadlessFrames; cli stays free of the app's headers.
 constexpr long long kDefaultHeadlessFramesForHelp = 60;
 
-// "wave or pattern", "interop or cpu": the accepted values, straight from the lists above.
-template <typename Id>
-std::string choices(const std::vector<Id>& ids) {
-  std::string text;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (i > 0) text += i + 1 == ids.size() ? " or " : ", ";
-    text += to_string(ids[i]);
-  }
-  return text;
-}
-
 // The value as the user typed it, made visible when it is empty (`--scene ""`).
 std::string shown(const std::string& value) {
   return value.empty() ? "''" : value;
@@ -189,24 +146,21 @@ NumberParse parse_whole_number(const std::string& text, long long& value) {
 // Each check returns "" when the value is good, else the one line of the usage error.
 std::string parse_scene(const std::string& value, Options& options) {
   const std::optional<SceneId> scene = scene_from_string(value);
-  if (!scene) return "--scene " + shown(value) + ": unknown scene; choose " + choices(all_scenes());
+  if (!scene) return "--scene " + shown(value) + ": unknown scene; choose " + choices_text(kScenes);
   options.scene = *scene;
   return "";
 }
 
 std::string parse_filter(const std::string& value, Options& options) {
-  for (const kernels::Filter filter : {kernels::Filter::Sobel, kernels::Filter::Blur}) {
-    if (value != kernels::to_string(filter)) continue;
-    options.filter = filter;
-    return "";
-  }
-  return "--filter " + shown(value) + ": unknown filter; choose " + kernels::to_string(kernels::Filter::Sobel) +
-         " or " + kernels::to_string(kernels::Filter::Blur);
+  const std::optional<kernels::Filter> filter = value_named(kernels::kFilterNames, value);
+  if (!filter) return "--filter " + shown(value) + ": unknown filter; choose " + choices_text(kernels::kFilterNames);
+  options.filter = *filter;
+  return "";
 }
 
 std::string parse_mode(const std::string& value, Options& options) {
   const std::optional<ModeId> mode = mode_from_string(value);
-  if (!mode) return "--mode " + shown(value) + ": unknown mode; choose " + choices(all_modes());
+  if (!mode) return "--mode " + shown(value) + ": unknown mode; choose " + choices_text(kModes);
   options.mode = *mode;
   return "";
 }
@@ -252,12 +206,10 @@ std::string parse_compute_device(const std::string& value, Options& options) {
 }
 
 std::string parse_split_copy(const std::string& value, Options& options) {
-  for (const SplitCopy copy : {SplitCopy::Peer, SplitCopy::Host}) {
-    if (value != to_string(copy)) continue;
-    options.split_copy = copy;
-    return "";
-  }
-  return "--split-copy " + shown(value) + ": choose peer or host";
+  const std::optional<SplitCopy> copy = value_named(kSplitCopies, value);
+  if (!copy) return "--split-copy " + shown(value) + ": choose " + choices_text(kSplitCopies);
+  options.split_copy = *copy;
+  return "";
 }
 
 std::string parse_frames(const std::string& value, Options& options) {
@@ -273,11 +225,9 @@ std::string parse_frames(const std::string& value, Options& options) {
 }
 
 std::string parse_map_flags(const std::string& value, Options& options) {
-  const std::optional<interop::Access> access = interop::access_from_string(value);
+  const std::optional<interop::Access> access = value_named(interop::kAccessNames, value);
   if (!access)
-    return "--map-flags " + shown(value) + ": unknown map flags; choose " +
-           interop::to_string(interop::Access::ReadWrite) + ", " + interop::to_string(interop::Access::ReadOnly) +
-           " or " + interop::to_string(interop::Access::WriteDiscard);
+    return "--map-flags " + shown(value) + ": unknown map flags; choose " + choices_text(interop::kAccessNames);
   options.map_flags = *access;
   return "";
 }
@@ -514,17 +464,17 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   // Values arrive as strings and are converted by the checks above: CLI11's own conversion errors
   // ("Could not convert: --frames = x") name neither the accepted range nor an example.
   std::vector<ValueOption> value_options = {
-      {kSceneGroup, "--scene", "NAME", "what is computed: " + choices(all_scenes()) + " (default wave)", "wave",
+      {kSceneGroup, "--scene", "NAME", "what is computed: " + choices_text(kScenes) + " (default wave)", "wave",
        parse_scene},
-      {kSceneGroup, "--filter", "NAME", "the postprocess scene's filter: sobel or blur (default sobel)", "sobel",
+      {kSceneGroup, "--filter", "NAME", "the postprocess scene's filter: " + choices_text(kernels::kFilterNames) + " (default sobel)", "sobel",
        parse_filter},
       {kSceneGroup, "--mode", "NAME",
-       "how results reach GL: " + choices(all_modes()) +
+       "how results reach GL: " + choices_text(kModes) +
            " (default: the best that works here: interop, else staging, else cpu, saying why)",
        "interop", parse_mode},
       {kSceneGroup, "--map-flags", "FLAGS",
-       "map flags of every registered resource: none, read-only or write-discard (default: write-discard for "
-       "what CUDA writes, read-only for what it reads)",
+       "map flags of every registered resource: " + choices_text(interop::kAccessNames) +
+           " (default: write-discard for what CUDA writes, read-only for what it reads)",
        "write-discard", parse_map_flags},
       {kSceneGroup, "--device", "N", "CUDA device ordinal (default: the GPU that drives GL, else 0)", "0",
        parse_device},

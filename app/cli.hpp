@@ -1,5 +1,5 @@
-// app/cli.hpp — the interop-lab command line: parsing and validation, nothing else. The contract
-// (DESIGN: exit 0 success, 1 runtime failure, 2 usage error) is what tests and scripts rely on.
+// app/cli.hpp — the interop-lab command line: parsing and validation, nothing else. Its exit codes
+// (0 success, 1 runtime failure, 2 usage error; README and --help) are what tests and scripts rely on.
 #pragma once
 
 #include "app/image_io.hpp"
@@ -13,7 +13,7 @@
 namespace lab {
 
 enum class SceneId { Wave, Pattern, Postprocess };
-// Every way a result can reach GL (DESIGN: "the two axes users switch live").
+// Every way a result can reach GL; with the scene, what users switch live in the panel.
 enum class ModeId { Interop, Reregister, Pbo, Split, Staging, Cpu };
 // How the split mode carries results between its compute device and the GL device: Peer is
 // cudaMemcpyPeerAsync where the two can reach each other (else through host memory, said why); Host
@@ -28,6 +28,7 @@ std::optional<ModeId> mode_from_string(const std::string& name);
 // Every value, in the order --list and the panel show them.
 const std::vector<SceneId>& all_scenes();
 const std::vector<ModeId>& all_modes();
+const std::vector<SplitCopy>& all_split_copies();
 // One line each, for --list and the panel's tooltips.
 const char* describe(SceneId scene);
 const char* describe(ModeId mode);
@@ -47,7 +48,8 @@ struct BenchSize {
 struct Options {
   SceneId scene = SceneId::Wave;
   kernels::Filter filter = kernels::Filter::Sobel;  // what the postprocess scene applies
-  std::optional<ModeId> mode;  // unset: interop where it works, else cpu (with the reason printed)
+  // unset: the best that works here, interop, else staging, else cpu (with the reason printed)
+  std::optional<ModeId> mode;
   // Map flags for every registered resource; unset: each resource's best (write-discard for what CUDA
   // writes, read-only for what it reads).
   std::optional<interop::Access> map_flags;

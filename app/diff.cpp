@@ -6,6 +6,7 @@
 
 #include "app/image_compare.hpp"
 #include "app/image_io.hpp"
+#include "app/text.hpp"
 
 #include <sys/stat.h>
 
@@ -20,9 +21,7 @@ constexpr int kSame = 0;
 constexpr int kDifferent = 1;
 constexpr int kError = 2;
 
-std::string size_text(const Image& image) {
-  return std::to_string(image.width) + "x" + std::to_string(image.height);
-}
+std::string size_text(const Image& image) { return lab::size_text(image.width, image.height); }
 
 // read_png's message names the file and the cause; the kind says which of the diff's errors it is.
 std::string read_problem(const ImageError& error) {

@@ -5,8 +5,10 @@
 #include "app/doctor.hpp"
 
 #include "app/app.hpp"
+#include "app/gl_objects.hpp"
 #include "app/platform.hpp"
 #include "app/remedy.hpp"
+#include "app/text.hpp"
 #include "interop/external.hpp"
 
 #include <nlohmann/json.hpp>
@@ -40,9 +42,6 @@ std::string lowercase(std::string text) {
   return text;
 }
 
-bool contains(const std::string& text, const std::string& word) {
-  return text.find(word) != std::string::npos;
-}
 bool contains_any_case(const std::string& text, const std::string& word) {
   return contains(lowercase(text), lowercase(word));
 }
@@ -94,12 +93,6 @@ std::string software_renderer(const std::string& renderer) {
 // By the vendor: WSL's renderer names the NVIDIA GPU too ("D3D12 (NVIDIA ...)") but its GL is Mesa's.
 bool is_nvidia_gl(const std::string& vendor) {
   return contains_any_case(vendor, "nvidia");
-}
-
-std::string gl_string(GLenum name) {
-  if (glad_glGetString == nullptr) return "";
-  const auto* text = reinterpret_cast<const char*>(glGetString(name));
-  return text ? text : "";
 }
 
 std::string no_cuda_device_text(const std::string& cuda_error) {

@@ -2,6 +2,7 @@
 #include "app/gl_objects.hpp"
 
 #include "app/profiling.hpp"
+#include "app/text.hpp"
 
 #include "interop/error.hpp"
 
@@ -11,6 +12,12 @@
 #include <vector>
 
 namespace lab {
+
+std::string gl_string(GLenum name) {
+  if (glad_glGetString == nullptr) return "";
+  const auto* text = reinterpret_cast<const char*>(glGetString(name));
+  return text ? text : "";
+}
 namespace {
 
 std::string hex(unsigned int value) {
@@ -126,7 +133,7 @@ OffscreenTarget create_offscreen_target(int width, int height, const std::string
   // Both attachments were created without a GL error, so a driver that reports them incomplete (Mesa
   // does, for a texture whose storage it could not allocate) has in practice run out of memory.
   if (status != GL_FRAMEBUFFER_COMPLETE)
-    throw std::runtime_error("offscreen framebuffer " + std::to_string(width) + "x" + std::to_string(height) +
+    throw std::runtime_error("offscreen framebuffer " + size_text(width, height) +
                              " is incomplete (status 0x" + hex(status) +
                              "), most likely out of memory at this size; use a smaller --size, or free "
                              "memory (other GPU programs, ulimit -v)");

@@ -10,6 +10,9 @@
 
 namespace lab {
 
+// glGetString's text; "" before any GL was loaded or without a current context (when it returns null).
+std::string gl_string(GLenum name);
+
 template <class Traits>
 class GlObject {
  public:

@@ -1,6 +1,8 @@
 // app/image_compare.cpp — the image comparer, its heat map and its JSON (nlohmann-json).
 #include "app/image_compare.hpp"
 
+#include "app/text.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -15,9 +17,8 @@ namespace {
 
 void check_same_size(const Image& a, const Image& b) {
   if (a.width != b.width || a.height != b.height)
-    throw std::invalid_argument("images differ in size: " + std::to_string(a.width) + "x" +
-                                std::to_string(a.height) + " vs " + std::to_string(b.width) + "x" +
-                                std::to_string(b.height));
+    throw std::invalid_argument("images differ in size: " + size_text(a.width, a.height) + " vs " +
+                                size_text(b.width, b.height));
 }
 
 int max_channel_difference(const uint8_t* a, const uint8_t* b) {

@@ -3,6 +3,7 @@
 #include "app/image_io.hpp"
 
 #include "app/signals.hpp"
+#include "app/text.hpp"
 
 #include <png.h>
 
@@ -165,10 +166,6 @@ const char* file_type_name(mode_t mode) {
   return "a special file";
 }
 
-std::string size_text(png_uint_32 width, png_uint_32 height) {
-  return std::to_string(width) + "x" + std::to_string(height);
-}
-
 // Deflate shrinks at best about 1032:1, and a PNG row holds a filter byte plus at least one bit per pixel:
 // a file smaller than this cannot hold a width x height image, whatever its header claims.
 size_t smallest_possible_png(png_uint_32 width, png_uint_32 height) {
@@ -181,13 +178,13 @@ size_t smallest_possible_png(png_uint_32 width, png_uint_32 height) {
 
 void write_png(const std::string& path, const Image& image) {
   if (image.width <= 0 || image.height <= 0) {
-    fail_write(path, "invalid image size " + std::to_string(image.width) + "x" +
-                         std::to_string(image.height) + " (width and height must be positive)");
+    fail_write(path, "invalid image size " + size_text(image.width, image.height) +
+                         " (width and height must be positive)");
   }
   const size_t expected = static_cast<size_t>(image.width) * static_cast<size_t>(image.height) * 4;
   if (image.rgba.size() != expected) {
     fail_write(path, "Image.rgba holds " + std::to_string(image.rgba.size()) + " bytes; a " +
-                         std::to_string(image.width) + "x" + std::to_string(image.height) +
+                         size_text(image.width, image.height) +
                          " RGBA8 image needs width*height*4 = " + std::to_string(expected));
   }
   write_atomically(path, [&image](FILE* file) -> std::string {

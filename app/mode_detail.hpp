@@ -10,7 +10,6 @@
 
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 namespace lab::detail {
@@ -26,7 +25,7 @@ class SceneRegistrations {
       m_registrations.push_back(
           register_resource(spec, resolve_access(access.register_access, spec.role),
                             surfaces && spec.role == ResourceRole::Output));
-      m_resources.push_back(std::visit([](const auto& r) { return r.resource(); }, m_registrations.back()));
+      m_resources.push_back(m_registrations.back().resource());
     }
     apply_map_access(specs, access);
   }
@@ -35,7 +34,7 @@ class SceneRegistrations {
   void apply_map_access(const std::vector<ResourceSpec>& specs, const AccessSettings& access) {
     for (size_t i = 0; i < m_registrations.size(); ++i) {
       const interop::Access wanted = resolve_access(access.map_access, specs[i].role);
-      std::visit([wanted](auto& r) { if (r.map_access() != wanted) r.set_map_access(wanted); }, m_registrations[i]);
+      if (m_registrations[i].map_access() != wanted) m_registrations[i].set_map_access(wanted);
     }
   }
 
@@ -47,9 +46,9 @@ class SceneRegistrations {
   const std::vector<cudaGraphicsResource_t>& resources() const { return m_resources; }
 
  private:
-  using Registration = std::variant<interop::GlBufferRegistration, interop::GlTextureRegistration>;
-
-  static Registration register_resource(const ResourceSpec& spec, interop::Access access, bool surface_load_store) {
+  // Kept as their common base: past registration, buffers and textures are mapped alike.
+  static interop::GlRegistrationBase register_resource(const ResourceSpec& spec, interop::Access access,
+                                                       bool surface_load_store) {
     if (spec.kind == ResourceKind::Buffer) return interop::GlBufferRegistration({spec.gl_name, access});
     interop::TextureRegistrationDesc desc;
     desc.texture = spec.gl_name;
@@ -59,9 +58,28 @@ class SceneRegistrations {
     return interop::GlTextureRegistration(desc);
   }
 
-  std::vector<Registration> m_registrations;
+  std::vector<interop::GlRegistrationBase> m_registrations;
   std::vector<cudaGraphicsResource_t> m_resources;
 };
+
+// Applies new access settings to a mode's registrations: re-registers when the register flags change
+// (calling `before_unregister` first, so the mode can let work that uses the registered objects
+// finish), else sets the map flags. While nothing is registered it only records them: the next
+// registration applies them.
+template <class BeforeUnregister>
+void apply_access(SceneRegistrations& registrations, const std::vector<ResourceSpec>& specs, bool surfaces,
+                  AccessSettings& current, const AccessSettings& wanted, const BeforeUnregister& before_unregister) {
+  const bool reregister = wanted.register_access != current.register_access;
+  current = wanted;
+  if (registrations.empty()) return;
+  if (reregister) {
+    before_unregister();
+    registrations.clear();
+    registrations.register_all(specs, current, surfaces);
+  } else {
+    registrations.apply_map_access(specs, current);
+  }
+}
 
 // Maps `resources` in one call on `stream` into `mapped`, timed as TimingClocks says: by CUDA events
 // around the call, or on the host (an event before the map costs a context switch on some GPUs).

@@ -84,17 +84,11 @@ class GraphicsMode final : public Mode {
   }
 
   void apply_access(const AccessSettings& access) override {
-    const bool reregister = access.register_access != m_access.register_access;
-    m_access = access;
-    if (m_registrations.empty()) return;  // applied at the next registration
-    if (reregister) {
+    detail::apply_access(m_registrations, m_specs, true, m_access, access, [this] {
+      // The surface/texture objects name the arrays of the registrations about to go.
       INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));
       for (ArrayBinding& binding : m_bindings) binding = ArrayBinding{};
-      m_registrations.clear();
-      m_registrations.register_all(m_specs, m_access, true);
-    } else {
-      m_registrations.apply_map_access(m_specs, m_access);
-    }
+    });
   }
 
   std::vector<RegisteredFlags> registered_flags() const override {

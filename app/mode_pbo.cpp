@@ -52,8 +52,15 @@ class PboMode final : public Mode {
   void on_attach(Scene& scene) override {
     m_specs = scene.resources();
     try {
-      for (const ResourceSpec& spec : m_specs) m_buffers.push_back(create_buffer(spec.bytes, nullptr, 0, std::string("pbo for ") + spec.label));
-      register_all();
+      for (const ResourceSpec& spec : m_specs) {
+        m_buffers.push_back(create_buffer(spec.bytes, nullptr, 0, std::string("pbo for ") + spec.label));
+        // What CUDA registers is the buffer, in the scene object's role (so its flags resolve alike).
+        ResourceSpec buffer_spec = spec;
+        buffer_spec.kind = ResourceKind::Buffer;
+        buffer_spec.gl_name = m_buffers.back().get();
+        m_buffer_specs.push_back(buffer_spec);
+      }
+      m_registrations.register_all(m_buffer_specs, m_access, false);
     } catch (...) {
       on_detach();
       throw;
@@ -62,8 +69,8 @@ class PboMode final : public Mode {
   }
 
   void on_detach() override {
-    m_resources.clear();
     m_registrations.clear();  // before the buffers they name
+    m_buffer_specs.clear();
     m_buffers.clear();
     m_views.clear();
     m_specs.clear();
@@ -75,7 +82,7 @@ class PboMode final : public Mode {
       for (size_t i = 0; i < m_specs.size(); ++i)
         if (m_specs[i].role == ResourceRole::Input) copy_into_buffer(i);
     }
-    detail::map_compute_unmap(m_resources, m_cuda.stream, scene, frame, m_views, timers,
+    detail::map_compute_unmap(m_registrations.resources(), m_cuda.stream, scene, frame, m_views, timers,
                               [this](const interop::ScopedMap& mapped) {
                                 for (size_t i = 0; i < m_specs.size(); ++i) {
                                   const interop::MappedPointer pointer = mapped.pointer(i);
@@ -91,16 +98,8 @@ class PboMode final : public Mode {
   }
 
   void apply_access(const AccessSettings& access) override {
-    const bool reregister = access.register_access != m_access.register_access;
-    m_access = access;
-    if (m_registrations.empty()) return;
-    if (reregister) {
-      m_resources.clear();
-      m_registrations.clear();
-      register_all();
-    } else {
-      apply_map_access();
-    }
+    // Unmapped buffers with no surface objects on them: nothing to wait for before unregistering.
+    detail::apply_access(m_registrations, m_buffer_specs, false, m_access, access, [] {});
   }
 
   std::vector<RegisteredFlags> registered_flags() const override {
@@ -108,22 +107,6 @@ class PboMode final : public Mode {
   }
 
  private:
-  void register_all() {
-    for (size_t i = 0; i < m_specs.size(); ++i) {
-      m_registrations.emplace_back(interop::BufferRegistrationDesc{
-          m_buffers[i].get(), resolve_access(m_access.register_access, m_specs[i].role)});
-      m_resources.push_back(m_registrations.back().resource());
-    }
-    apply_map_access();
-  }
-
-  void apply_map_access() {
-    for (size_t i = 0; i < m_registrations.size(); ++i) {
-      const interop::Access access = resolve_access(m_access.map_access, m_specs[i].role);
-      if (m_registrations[i].map_access() != access) m_registrations[i].set_map_access(access);
-    }
-  }
-
   void copy_into_buffer(size_t i) { copy_gl_object_to_buffer(m_specs[i], m_buffers[i].get()); }
   void copy_from_buffer(size_t i) { copy_buffer_to_gl_object(m_specs[i], m_buffers[i].get()); }
 
@@ -131,8 +114,8 @@ class PboMode final : public Mode {
   AccessSettings m_access;
   std::vector<ResourceSpec> m_specs;
   std::vector<GlBuffer> m_buffers;
-  std::vector<interop::GlBufferRegistration> m_registrations;
-  std::vector<cudaGraphicsResource_t> m_resources;
+  std::vector<ResourceSpec> m_buffer_specs;  // m_specs with each GL object replaced by its buffer
+  detail::SceneRegistrations m_registrations;
   std::vector<CudaResourceView> m_views;
 };
 

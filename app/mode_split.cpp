@@ -126,16 +126,9 @@ class SplitMode final : public Mode {
   }
 
   void apply_access(const AccessSettings& access) override {
-    const bool reregister = access.register_access != m_access.register_access;
-    m_access = access;
-    if (m_registrations.empty()) return;
-    if (reregister) {
+    detail::apply_access(m_registrations, m_specs, false, m_access, access, [this] {
       INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));  // copies into the arrays in flight
-      m_registrations.clear();
-      m_registrations.register_all(m_specs, m_access, false);
-    } else {
-      m_registrations.apply_map_access(m_specs, m_access);
-    }
+    });
   }
 
   std::vector<RegisteredFlags> registered_flags() const override {

@@ -177,9 +177,9 @@ class PostprocessScene final : public Scene {
 
   void on_ui() override {
     ImGui::TextUnformatted("filter");
-    for (kernels::Filter filter : {kernels::Filter::Sobel, kernels::Filter::Blur}) {
+    for (const kernels::FilterName& filter : kernels::kFilterNames) {
       ImGui::SameLine();
-      if (ImGui::RadioButton(kernels::to_string(filter), m_params.filter == filter)) m_params.filter = filter;
+      if (ImGui::RadioButton(filter.name, m_params.filter == filter.value)) m_params.filter = filter.value;
     }
     if (m_params.filter == kernels::Filter::Blur) ImGui::SliderInt("radius", &m_params.blur_radius, 1, 16);
   }

@@ -2,7 +2,9 @@
 // GL phases (and their queries' deletion), CUDA calls only for CUDA phases, so CPU-only use needs neither.
 #include "app/timing.hpp"
 
+#include "app/names.hpp"
 #include "app/profiling.hpp"
+#include "app/statistics.hpp"
 
 #include "interop/error.hpp"
 
@@ -26,36 +28,36 @@ double elapsed_ms(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-const char* to_string(Phase phase) {
-  switch (phase) {
-    case Phase::Register: return "register";
-    case Phase::Map: return "map";
-    case Phase::Kernel: return "kernel";
-    case Phase::Unmap: return "unmap";
-    case Phase::Unregister: return "unregister";
-    case Phase::CudaCopy: return "cuda copy";
-    case Phase::GlCopy: return "gl copy";
-    case Phase::Draw: return "draw";
-    case Phase::Frame: return "frame";
-  }
-  return "?";
-}
+namespace {
+
+// The names the panel, the JSON and the NVTX ranges use.
+constexpr NamedValue<Phase> kPhases[] = {
+    {Phase::Register, "register", ""}, {Phase::Map, "map", ""},           {Phase::Kernel, "kernel", ""},
+    {Phase::Unmap, "unmap", ""},       {Phase::Unregister, "unregister", ""}, {Phase::CudaCopy, "cuda copy", ""},
+    {Phase::GlCopy, "gl copy", ""},    {Phase::Draw, "draw", ""},         {Phase::Frame, "frame", ""},
+};
+static_assert(std::size(kPhases) == kPhaseCount, "every Phase needs its name in kPhases");
+
+constexpr NamedValue<Clock> kClocks[] = {
+    {Clock::Cuda, "cuda", "CUDA events on the stream"},
+    {Clock::Gl, "gl", "GL timer queries"},
+    {Clock::Cpu, "cpu", "host wall time"},
+};
+
+}  // namespace
+
+const char* to_string(Phase phase) { return name_of(kPhases, phase); }
 
 const std::array<Phase, kPhaseCount>& all_phases() {
-  static const std::array<Phase, kPhaseCount> phases{
-      Phase::Register, Phase::Map,    Phase::Kernel, Phase::Unmap, Phase::Unregister,
-      Phase::CudaCopy, Phase::GlCopy, Phase::Draw,   Phase::Frame};
+  static const std::array<Phase, kPhaseCount> phases = [] {
+    std::array<Phase, kPhaseCount> values{};
+    for (size_t i = 0; i < values.size(); ++i) values[i] = kPhases[i].value;
+    return values;
+  }();
   return phases;
 }
 
-const char* to_string(Clock clock) {
-  switch (clock) {
-    case Clock::Cuda: return "cuda";
-    case Clock::Gl: return "gl";
-    case Clock::Cpu: return "cpu";
-  }
-  return "?";
-}
+const char* to_string(Clock clock) { return name_of(kClocks, clock); }
 
 // ---- PhaseWindow
 
@@ -76,10 +78,8 @@ void PhaseWindow::push(float ms, Clock clock) {
   m_stats.clock = clock;
   m_stats.samples = static_cast<int>(count);
   m_stats.average_ms = static_cast<float>(sum / static_cast<double>(count));
-  m_stats.median_ms = count % 2 == 1 ? m_sorted[count / 2]
-                                     : (m_sorted[count / 2 - 1] + m_sorted[count / 2]) / 2.0f;
-  const size_t p90_rank = (9 * count + 9) / 10;  // ceil(0.9 * count), in integers
-  m_stats.p90_ms = m_sorted[p90_rank - 1];
+  m_stats.median_ms = static_cast<float>(percentile_of_sorted(m_sorted, 0.5));
+  m_stats.p90_ms = static_cast<float>(percentile_of_sorted(m_sorted, 0.9));
 }
 
 void PhaseWindow::clear() {

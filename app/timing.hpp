@@ -34,8 +34,8 @@ const char* to_string(Clock clock);  // "cuda", "gl", "cpu"
 struct PhaseStats {
   float last_ms = 0.0f;
   float average_ms = 0.0f;     // mean of the window
-  float median_ms = 0.0f;      // of the window; the mean of the two middle samples when even
-  float p90_ms = 0.0f;         // nearest rank: the smallest sample >= 90 % of the window
+  float median_ms = 0.0f;      // of the window, as app/statistics.hpp defines it (as the benchmark's)
+  float p90_ms = 0.0f;         // of the window, interpolated between the closest ranks (statistics.hpp)
   int samples = 0;             // in the window, at most kWindow
   std::vector<float> history;  // the window, oldest first (ImGui::PlotLines takes it as it is)
   Clock clock = Clock::Cpu;    // of the last sample

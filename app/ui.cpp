@@ -23,18 +23,12 @@ constexpr Phase kShownPhases[] = {Phase::Register, Phase::Map,    Phase::Kernel,
 
 // A flags choice: unset (each resource's best) or one of the three.
 std::optional<std::optional<interop::Access>> flags_combo(const char* label, std::optional<interop::Access> current) {
-  const char* names[] = {"best per resource", interop::to_string(interop::Access::ReadWrite),
-                         interop::to_string(interop::Access::ReadOnly),
-                         interop::to_string(interop::Access::WriteDiscard)};
-  const std::optional<interop::Access> values[] = {std::nullopt, interop::Access::ReadWrite, interop::Access::ReadOnly,
-                                                   interop::Access::WriteDiscard};
-  int index = 0;
-  for (int i = 0; i < 4; ++i)
-    if (values[i] == current) index = i;
+  constexpr const char* kBest = "best per resource";
   std::optional<std::optional<interop::Access>> picked;
-  if (ImGui::BeginCombo(label, names[index])) {
-    for (int i = 0; i < 4; ++i)
-      if (ImGui::Selectable(names[i], i == index) && i != index) picked = values[i];
+  if (ImGui::BeginCombo(label, current ? interop::to_string(*current) : kBest)) {
+    if (ImGui::Selectable(kBest, !current) && current) picked = std::optional<interop::Access>{};
+    for (const interop::AccessName& entry : interop::kAccessNames)
+      if (ImGui::Selectable(entry.name, current == entry.value) && current != entry.value) picked = entry.value;
     ImGui::EndCombo();
   }
   return picked;
@@ -193,7 +187,7 @@ PanelActions Panel::draw(const PanelModel& model) {
   }
   if (model.mode == ModeId::Split) {
     ImGui::TextUnformatted("copy");
-    for (const SplitCopy copy : {SplitCopy::Peer, SplitCopy::Host}) {
+    for (const SplitCopy copy : all_split_copies()) {
       ImGui::SameLine();
       if (ImGui::RadioButton(to_string(copy), copy == model.split_copy) && copy != model.split_copy)
         actions.split_copy = copy;

@@ -26,17 +26,14 @@ int live_registrations() { return detail::registration_counter().load(); }
 int live_mappings() { return detail::mapping_counter().load(); }
 
 const char* to_string(Access access) {
-  switch (access) {
-    case Access::ReadWrite: return "none";
-    case Access::ReadOnly: return "read-only";
-    case Access::WriteDiscard: return "write-discard";
-  }
+  for (const AccessName& entry : kAccessNames)
+    if (entry.value == access) return entry.name;
   return "?";
 }
 
 std::optional<Access> access_from_string(const std::string& name) {
-  for (const Access access : {Access::ReadWrite, Access::ReadOnly, Access::WriteDiscard})
-    if (name == to_string(access)) return access;
+  for (const AccessName& entry : kAccessNames)
+    if (name == entry.name) return entry.value;
   return std::nullopt;
 }
 
@@ -198,35 +195,33 @@ void GraphicsResource::reset() {
 }
 
 // ---------------------------------------------------------------------------------------------
-GlBufferRegistration::GlBufferRegistration(const BufferRegistrationDesc& desc) : m_desc(desc) {
+cudaGraphicsResource_t detail::register_gl_object(const BufferRegistrationDesc& desc) {
   if (std::string problem = validate(desc); !problem.empty()) throw_invalid_desc(problem);
   cudaGraphicsResource_t resource = nullptr;
   INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&resource, desc.buffer, register_flags(desc)));
-  m_resource = GraphicsResource(resource);
-  m_map_access = desc.access;
+  return resource;
 }
 
-void GlBufferRegistration::set_map_access(Access access) {
-  INTEROP_CUDA_CHECK(cudaGraphicsResourceSetMapFlags(m_resource.get(), map_flags(access)));
+cudaGraphicsResource_t detail::register_gl_object(TextureRegistrationDesc& desc) {
+  if (desc.internal_format == 0 && desc.target != GL_RENDERBUFFER && desc.texture != 0 &&
+      desc.target != GL_TEXTURE_CUBE_MAP) {
+    GLint format = 0;
+    glGetTextureLevelParameteriv(desc.texture, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+    INTEROP_GL_CHECK("glGetTextureLevelParameteriv(GL_TEXTURE_INTERNAL_FORMAT)");
+    desc.internal_format = static_cast<GLenum>(format);
+  }
+  if (std::string problem = validate(desc); !problem.empty()) throw_invalid_desc(problem);
+  cudaGraphicsResource_t resource = nullptr;
+  INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterImage(&resource, desc.texture, desc.target, register_flags(desc)));
+  return resource;
+}
+
+void GlRegistrationBase::adopt(cudaGraphicsResource_t resource, Access access) {
+  m_resource = GraphicsResource(resource);
   m_map_access = access;
 }
 
-GlTextureRegistration::GlTextureRegistration(const TextureRegistrationDesc& desc) : m_desc(desc) {
-  if (m_desc.internal_format == 0 && m_desc.target != GL_RENDERBUFFER && m_desc.texture != 0 &&
-      m_desc.target != GL_TEXTURE_CUBE_MAP) {
-    GLint format = 0;
-    glGetTextureLevelParameteriv(m_desc.texture, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
-    INTEROP_GL_CHECK("glGetTextureLevelParameteriv(GL_TEXTURE_INTERNAL_FORMAT)");
-    m_desc.internal_format = static_cast<GLenum>(format);
-  }
-  if (std::string problem = validate(m_desc); !problem.empty()) throw_invalid_desc(problem);
-  cudaGraphicsResource_t resource = nullptr;
-  INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterImage(&resource, m_desc.texture, m_desc.target, register_flags(m_desc)));
-  m_resource = GraphicsResource(resource);
-  m_map_access = m_desc.access;
-}
-
-void GlTextureRegistration::set_map_access(Access access) {
+void GlRegistrationBase::set_map_access(Access access) {
   INTEROP_CUDA_CHECK(cudaGraphicsResourceSetMapFlags(m_resource.get(), map_flags(access)));
   m_map_access = access;
 }

@@ -72,44 +72,55 @@ class GraphicsResource {
   Owner<detail::GraphicsResourceTraits> m_resource;
 };
 
-// A GL buffer registered with CUDA. Borrows the GL buffer: the caller keeps it alive and deletes it
-// only after this registration is destroyed.
-class GlBufferRegistration {
+// What every GL registration has, whatever kind of object it registers: the resource and the map
+// flags it is set to. Containers of registrations of both kinds hold this type (a scene's buffers and
+// textures mapped in one call); the desc a registration was made from matters only while registering.
+class GlRegistrationBase {
  public:
-  GlBufferRegistration() = default;
-  explicit GlBufferRegistration(const BufferRegistrationDesc& desc);
+  GlRegistrationBase() = default;
 
   cudaGraphicsResource_t resource() const { return m_resource.get(); }
-  const BufferRegistrationDesc& desc() const { return m_desc; }
   explicit operator bool() const { return static_cast<bool>(m_resource); }
   // Changes how the next map treats the contents (cudaGraphicsResourceSetMapFlags); the resource
   // must not be mapped.
   void set_map_access(Access access);
   Access map_access() const { return m_map_access; }
 
+ protected:
+  // Takes ownership of a registration made with `access` (its register flags are its first map flags).
+  void adopt(cudaGraphicsResource_t resource, Access access);
+
  private:
-  BufferRegistrationDesc m_desc;
   Access m_map_access = Access::ReadWrite;
   GraphicsResource m_resource;
 };
 
-// A GL texture (or renderbuffer) registered with CUDA; mapped, it yields cudaArrays. Borrows the texture.
-class GlTextureRegistration {
+namespace detail {
+// Validates the desc (throwing interop::Error with validate()'s message) and registers its GL object.
+// The texture overload first completes an internal_format of 0 from the texture.
+cudaGraphicsResource_t register_gl_object(const BufferRegistrationDesc& desc);
+cudaGraphicsResource_t register_gl_object(TextureRegistrationDesc& desc);
+}  // namespace detail
+
+// A GL object registered with CUDA, as its desc says: a buffer (mapped, it yields a pointer) or a
+// texture / renderbuffer (mapped, it yields cudaArrays). Borrows the GL object: the caller keeps it
+// alive and deletes it only after this registration is destroyed. Copy is deleted, move empties the
+// source.
+template <class Desc>
+class GlRegistration : public GlRegistrationBase {
  public:
-  GlTextureRegistration() = default;
-  explicit GlTextureRegistration(const TextureRegistrationDesc& desc);
+  GlRegistration() = default;
+  explicit GlRegistration(const Desc& desc) : m_desc(desc) { adopt(detail::register_gl_object(m_desc), m_desc.access); }
 
-  cudaGraphicsResource_t resource() const { return m_resource.get(); }
-  const TextureRegistrationDesc& desc() const { return m_desc; }
-  explicit operator bool() const { return static_cast<bool>(m_resource); }
-  void set_map_access(Access access);
-  Access map_access() const { return m_map_access; }
+  // The desc as registered (a texture's internal_format filled in when it was 0).
+  const Desc& desc() const { return m_desc; }
 
  private:
-  TextureRegistrationDesc m_desc;
-  Access m_map_access = Access::ReadWrite;
-  GraphicsResource m_resource;
+  Desc m_desc;
 };
+
+using GlBufferRegistration = GlRegistration<BufferRegistrationDesc>;
+using GlTextureRegistration = GlRegistration<TextureRegistrationDesc>;
 
 // Resources registered and mapped through this library and not yet released, process-wide. Tests
 // and the app's leak checks read them: the CUDA runtime offers no way to enumerate registrations.

@@ -13,7 +13,17 @@
 namespace kernels {
 
 enum class Filter { Sobel, Blur };
-const char* to_string(Filter filter);  // "sobel", "blur"
+// Every filter with its name (as --filter and the panel spell it), in the order they are offered.
+struct FilterName {
+  Filter value;
+  const char* name;
+  const char* description;
+};
+inline constexpr FilterName kFilterNames[] = {
+    {Filter::Sobel, "sobel", "Sobel edge magnitude"},
+    {Filter::Blur, "blur", "separable Gaussian blur"},
+};
+const char* to_string(Filter filter);  // the name in kFilterNames
 
 constexpr int kMaxBlurRadius = 32;
 

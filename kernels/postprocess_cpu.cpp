@@ -17,12 +17,8 @@ std::string size_text(int width, int height) {
 }  // namespace
 
 const char* to_string(Filter filter) {
-  switch (filter) {
-    case Filter::Sobel:
-      return "sobel";
-    case Filter::Blur:
-      return "blur";
-  }
+  for (const FilterName& entry : kFilterNames)
+    if (entry.value == filter) return entry.name;
   return "unknown";
 }
 

@@ -26,7 +26,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 namespace {
@@ -37,7 +36,7 @@ struct Bridge {
   std::unique_ptr<lab::App> app;
   bool cuda = false;  // the resources are registered with CUDA (else: host memory, the cpu path)
   std::vector<lab::ResourceSpec> specs;
-  std::vector<std::variant<interop::GlBufferRegistration, interop::GlTextureRegistration>> registrations;
+  std::vector<interop::GlRegistrationBase> registrations;  // buffers and textures, in the specs' order
   std::vector<cudaGraphicsResource_t> resources;
   std::optional<interop::ScopedMap> mapped;
   std::vector<std::vector<uint8_t>> host;  // the cpu path: one linear copy per resource
@@ -137,8 +136,7 @@ int ilab_open(const char* scene, const char* mode, int width, int height, long l
           desc.surface_load_store = spec.role == lab::ResourceRole::Output;
           bridge->registrations.emplace_back(interop::GlTextureRegistration(desc));
         }
-        bridge->resources.push_back(
-            std::visit([](const auto& r) { return r.resource(); }, bridge->registrations.back()));
+        bridge->resources.push_back(bridge->registrations.back().resource());
       }
       bridge->surfaces.assign(bridge->specs.size(), 0);
     } else {

@@ -257,6 +257,8 @@ TEST(DoctorRemedies, NoGlContextPassesOnTheReason) {
 }
 
 // The panel's tab builds its widgets from any report (no renderer needed: the draw lists are only built).
+// What it drew is read back through ImGui's text log (LogToClipboard; without a backend the clipboard is
+// ImGui's own buffer): the verdict, every section's header, and the lines of the sections open at first.
 TEST(DoctorPanel, DrawsEverySectionWithoutARenderer) {
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
@@ -268,15 +270,26 @@ TEST(DoctorPanel, DrawsEverySectionWithoutARenderer) {
   for (const bool works : {true, false}) {
     lab::DoctorReport report = sample_report();
     report.interop_works = works;
-    // A new window is hidden on its first frame while ImGui measures it: draw two.
+    // A new window is hidden on its first frame while ImGui measures it: draw two, log the second.
     for (int frame = 0; frame < 2; ++frame) {
       ImGui::NewFrame();
       ImGui::Begin("doctor");
+      if (frame == 1) ImGui::LogToClipboard();
       lab::draw_doctor_report(report);
+      if (frame == 1) ImGui::LogFinish();
       ImGui::End();
       ImGui::Render();
     }
     EXPECT_GT(ImGui::GetDrawData()->TotalVtxCount, 0);
+    const std::string drawn = ImGui::GetClipboardText();
+    EXPECT_TRUE(has(drawn, lab::doctor_verdict(report))) << drawn;
+    for (const lab::DoctorSection& section : report.sections) {
+      // Collapsing headers are logged as "### title ###".
+      EXPECT_TRUE(has(drawn, "### " + section.title + " ###")) << section.title << " missing in\n" << drawn;
+      const bool open_first = section.title == "remedies" || section.title == "modes";
+      for (const lab::DoctorLine& line : section.lines)
+        EXPECT_EQ(has(drawn, line.key), open_first) << line.key << " in " << section.title << ":\n" << drawn;
+    }
   }
   ImGui::DestroyContext();
 }

@@ -1,5 +1,9 @@
 // tests/unit/test_timing.cpp — frame timing: window statistics, per-frame sums, tags, clear() and the
 // ring of frames in flight, through the CPU-only paths. No GL; CUDA only where a device happens to exist.
+// The window's median and p90 are app/statistics.hpp's, as the benchmark's: linear interpolation
+// between the two closest ranks (numpy's default), so an even count's median is the mean of the two
+// middle samples.
+#include "app/statistics.hpp"
 #include "app/timing.hpp"
 
 #include <gtest/gtest.h>
@@ -33,6 +37,17 @@ void cpu_frame(FrameTimers& timers, int tag, Phase phase, double ms) {
   timers.end_frame();
 }
 
+// The definition itself, as the benchmark uses it on doubles.
+TEST(StatisticsTest, MedianAndPercentileInterpolateBetweenTheClosestRanks) {
+  EXPECT_DOUBLE_EQ(lab::median(std::vector<double>{}), 0.0);
+  EXPECT_DOUBLE_EQ(lab::median(std::vector<double>{4.0}), 4.0);
+  EXPECT_DOUBLE_EQ(lab::median(std::vector<double>{9.0, 1.0, 5.0}), 5.0);
+  EXPECT_DOUBLE_EQ(lab::median(std::vector<double>{4.0, 1.0, 3.0, 2.0}), 2.5);  // not 2, the lower middle
+  EXPECT_DOUBLE_EQ(lab::percentile(std::vector<double>{1.0, 2.0, 3.0, 4.0, 5.0}, 0.9), 4.6);
+  EXPECT_DOUBLE_EQ(lab::percentile(std::vector<double>{1.0, 2.0, 3.0}, 0.0), 1.0);
+  EXPECT_DOUBLE_EQ(lab::percentile(std::vector<double>{1.0, 2.0, 3.0}, 1.0), 3.0);
+}
+
 TEST(PhaseWindowTest, EmptyWindowIsAllZero) {
   const PhaseWindow window;
   const PhaseStats& stats = window.stats();
@@ -58,7 +73,7 @@ TEST(PhaseWindowTest, OddCountTakesTheMiddleSample) {
   EXPECT_FLOAT_EQ(stats.last_ms, 8.0f);
   EXPECT_FLOAT_EQ(stats.average_ms, 4.0f);
   EXPECT_FLOAT_EQ(stats.median_ms, 3.0f);
-  EXPECT_FLOAT_EQ(stats.p90_ms, 8.0f);  // rank ceil(2.7) = 3 of 3
+  EXPECT_FLOAT_EQ(stats.p90_ms, 7.0f);  // position 0.9 * 2 = 1.8: 3 + 0.8 * (8 - 3)
 }
 
 TEST(PhaseWindowTest, EvenCountAveragesTheTwoMiddleSamples) {
@@ -69,15 +84,15 @@ TEST(PhaseWindowTest, EvenCountAveragesTheTwoMiddleSamples) {
   EXPECT_FLOAT_EQ(stats.last_ms, 5.0f);
   EXPECT_FLOAT_EQ(stats.average_ms, 5.5f);
   EXPECT_FLOAT_EQ(stats.median_ms, 5.5f);
-  EXPECT_FLOAT_EQ(stats.p90_ms, 9.0f);  // nearest rank: the 9th of 10
+  EXPECT_FLOAT_EQ(stats.p90_ms, 9.1f);  // position 0.9 * 9 = 8.1, between the 9th and 10th
   EXPECT_EQ(stats.history, samples);
 }
 
-TEST(PhaseWindowTest, P90IsTheNearestRankOfAHundred) {
+TEST(PhaseWindowTest, P90InterpolatesBetweenTheClosestRanksOfAHundred) {
   std::vector<float> samples(100);
   std::iota(samples.begin(), samples.end(), 1.0f);
   const PhaseStats stats = window_of(samples).stats();
-  EXPECT_FLOAT_EQ(stats.p90_ms, 90.0f);
+  EXPECT_FLOAT_EQ(stats.p90_ms, 90.1f);  // position 0.9 * 99 = 89.1: 90 + 0.1
   EXPECT_FLOAT_EQ(stats.median_ms, 50.5f);
   EXPECT_FLOAT_EQ(stats.average_ms, 50.5f);
 }
@@ -101,10 +116,10 @@ TEST(PhaseWindowTest, OldestSamplesLeaveAfterAFullWindow) {
   EXPECT_FLOAT_EQ(stats.history.front(), static_cast<float>(extra + 1));
   EXPECT_FLOAT_EQ(stats.history.back(), static_cast<float>(kWindow + extra));
   EXPECT_FLOAT_EQ(stats.last_ms, static_cast<float>(kWindow + extra));
-  // 31..150: mean and median 90.5; nearest rank 108 of 120 is 30 + 108.
+  // 31..150: mean and median 90.5; p90 at position 0.9 * 119 = 107.1, between 138 and 139.
   EXPECT_FLOAT_EQ(stats.average_ms, 90.5f);
   EXPECT_FLOAT_EQ(stats.median_ms, 90.5f);
-  EXPECT_FLOAT_EQ(stats.p90_ms, 138.0f);
+  EXPECT_FLOAT_EQ(stats.p90_ms, 138.1f);
 }
 
 TEST(PhaseWindowTest, ClearEmptiesTheWindow) {

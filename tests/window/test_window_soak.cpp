@@ -1,4 +1,4 @@
-// tests/gl/test_window_soak.cpp — 2000 resizes of the app's window (with its panel) to pseudo-random
+// tests/window/test_window_soak.cpp — 2000 resizes of the app's window (with its panel) to pseudo-random
 // sizes from 1x1 to 2500x1500, a frame rendered and presented after each, the scene switched every 50.
 // Host memory must level off, and where a CUDA device drives GL, registrations, mappings and device
 // memory must come back to what they were after the first batch. Without a window manager (Xvfb) X

@@ -1,4 +1,4 @@
-// tests/gl/test_window_golden.cpp — the pattern golden through the real path a user sees: a GLFW window
+// tests/window/test_window_golden.cpp — the pattern golden through the real path a user sees: a GLFW window
 // (Xvfb in CI) with the panel drawn over the scene. Right of the panel the window must show the golden
 // within its tolerance; where the panel is, it must not.
 #include "tests/support/app_fixture.hpp"

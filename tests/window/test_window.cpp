@@ -1,4 +1,4 @@
-// tests/gl/test_window.cpp — the app in a real GLFW window with its panel (Xvfb in CI): the scene
+// tests/window/test_window.cpp — the app in a real GLFW window with its panel (Xvfb in CI): the scene
 // region matches the kernel's frame pixel for pixel, the panel region was drawn over it, and the
 // window resizes.
 #include "tests/support/app_fixture.hpp"
