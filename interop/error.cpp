@@ -227,4 +227,16 @@ void check_gl_errors(const char* what, const char* file, int line) {
 }
 
 }  // namespace detail
+void detail::throw_invalid_desc(const char* call, const std::string& message, const char* file, int line) {
+  ErrorInfo info;
+  info.source = ErrorSource::Desc;
+  info.call = call;
+  info.file = file;
+  info.line = line;
+  info.error_name = "invalid desc";
+  info.condition = Condition::InvalidDesc;
+  info.advice = message;
+  throw Error(std::move(info));
+}
+
 }  // namespace interop

@@ -113,6 +113,8 @@ namespace detail {
 [[noreturn]] void throw_cuda_error(cudaError_t error, const char* call, const char* file, int line);
 void report_cuda_error(cudaError_t error, const char* call, const char* file, int line);
 void check_gl_errors(const char* what, const char* file, int line);
+// A desc refused before any CUDA or GL call: Condition::InvalidDesc, validate()'s message as the advice.
+[[noreturn]] void throw_invalid_desc(const char* call, const std::string& message, const char* file, int line);
 }  // namespace detail
 
 }  // namespace interop

@@ -20,15 +20,7 @@ bool memory_type(ExternalHandleType type) {
 }
 
 void throw_invalid_desc(const char* call, const std::string& message) {
-  ErrorInfo info;
-  info.source = ErrorSource::Desc;
-  info.call = call;
-  info.file = __FILE__;
-  info.line = __LINE__;
-  info.error_name = "invalid desc";
-  info.condition = Condition::InvalidDesc;
-  info.advice = message;
-  throw Error(std::move(info));
+  detail::throw_invalid_desc(call, message, __FILE__, __LINE__);
 }
 
 std::string handle_problem(const char* desc, ExternalHandleType type, int fd, const void* win32_handle) {

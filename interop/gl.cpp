@@ -155,17 +155,6 @@ unsigned int access_register_flags(Access access) {
   return cudaGraphicsRegisterFlagsNone;
 }
 
-void throw_invalid_desc(const std::string& message) {
-  ErrorInfo info;
-  info.source = ErrorSource::Desc;
-  info.call = "validate";
-  info.file = __FILE__;
-  info.line = __LINE__;
-  info.error_name = "invalid desc";
-  info.condition = Condition::InvalidDesc;
-  info.advice = message;
-  throw Error(std::move(info));
-}
 }  // namespace
 
 unsigned int register_flags(const BufferRegistrationDesc& desc) { return access_register_flags(desc.access); }
@@ -196,7 +185,8 @@ void GraphicsResource::reset() {
 
 // ---------------------------------------------------------------------------------------------
 cudaGraphicsResource_t detail::register_gl_object(const BufferRegistrationDesc& desc) {
-  if (std::string problem = validate(desc); !problem.empty()) throw_invalid_desc(problem);
+  if (std::string problem = validate(desc); !problem.empty())
+    detail::throw_invalid_desc("validate", problem, __FILE__, __LINE__);
   cudaGraphicsResource_t resource = nullptr;
   INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&resource, desc.buffer, register_flags(desc)));
   return resource;
@@ -210,7 +200,8 @@ cudaGraphicsResource_t detail::register_gl_object(TextureRegistrationDesc& desc)
     INTEROP_GL_CHECK("glGetTextureLevelParameteriv(GL_TEXTURE_INTERNAL_FORMAT)");
     desc.internal_format = static_cast<GLenum>(format);
   }
-  if (std::string problem = validate(desc); !problem.empty()) throw_invalid_desc(problem);
+  if (std::string problem = validate(desc); !problem.empty())
+    detail::throw_invalid_desc("validate", problem, __FILE__, __LINE__);
   cudaGraphicsResource_t resource = nullptr;
   INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterImage(&resource, desc.texture, desc.target, register_flags(desc)));
   return resource;
