@@ -22,13 +22,13 @@ namespace lab {
 
 std::unique_ptr<Scene> create_wave_scene();
 std::unique_ptr<Scene> create_pattern_scene();
-std::unique_ptr<Scene> create_postprocess_scene(const Options& options);
+std::unique_ptr<Scene> create_postprocess_scene(kernels::Filter filter);
 
-std::unique_ptr<Scene> create_scene(SceneId id, const Options& options) {
+std::unique_ptr<Scene> create_scene(SceneId id, kernels::Filter filter) {
   switch (id) {
     case SceneId::Wave: return create_wave_scene();
     case SceneId::Pattern: return create_pattern_scene();
-    case SceneId::Postprocess: return create_postprocess_scene(options);
+    case SceneId::Postprocess: return create_postprocess_scene(filter);
   }
   throw std::invalid_argument("unknown scene");
 }
@@ -121,7 +121,7 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
     m_notice = std::string("interop unavailable, running in ") + to_string(mode) + " mode: " + m_interop.reason;
   }
 
-  m_scene = create_scene(options.scene, options);
+  m_scene = create_scene(options.scene, options.filter);
   m_scene_extent = m_platform->framebuffer_extent();
   m_scene->on_attach(m_scene_extent);
   m_access.map_access = options.map_flags;
@@ -159,30 +159,6 @@ App::~App() {
   m_platform.reset();  // the GL context, last
 }
 
-ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::InteropSupport& interop,
-                                   const std::string& cuda_error) {
-  const std::string no_device =
-      "no CUDA device: " + (cuda_error.empty() ? "none is visible to this process (check nvidia-smi and "
-                                                 "CUDA_VISIBLE_DEVICES); use --mode cpu"
-                                               : cuda_error);
-  switch (mode) {
-    case ModeId::Cpu: return {true, ""};
-    case ModeId::Staging:
-      if (cuda_device >= 0) return {true, ""};
-      return {false, no_device};
-    case ModeId::Interop:
-    case ModeId::Reregister:
-    case ModeId::Pbo:
-    case ModeId::Split:
-      if (cuda_device < 0) return {false, no_device};
-      if (interop.usable) return {true, ""};
-      if (interop.reason.empty())
-        return {false, "CUDA-GL interop was not probed for this GL context: --doctor says why it cannot work; "
-                       "use --mode staging or cpu"};
-      return {false, interop.reason};
-  }
-  return {false, "mode " + std::to_string(static_cast<int>(mode)) + " is none of --list's modes: pick one of those"};
-}
 
 ModeAvailability App::availability(ModeId mode) const {
   return mode_availability(mode, m_device, m_interop, m_cuda_devices.error);
@@ -351,7 +327,7 @@ void App::switch_scene(SceneId scene) {
   const ProfileScope scope(std::string("scene ") + to_string(scene));
   m_mode->on_detach();
   m_scene->on_detach();
-  m_scene = create_scene(scene, m_options);
+  m_scene = create_scene(scene, m_options.filter);
   m_scene_extent = m_platform->framebuffer_extent();
   m_scene->on_attach(m_scene_extent);
   // Flags chosen for the last scene may not suit this one (read-only on what it writes): start afresh.

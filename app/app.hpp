@@ -31,17 +31,6 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct ModeAvailability {
-  bool available = false;
-  std::string reason;  // why not, with a remedy
-};
-
-// Whether `mode` can run: cpu always; staging needs a CUDA device (cuda_device >= 0); interop,
-// reregister, pbo and split need CUDA-GL interop (`interop`, from interop::probe_gl_interop). `cuda_error`
-// says why there is no CUDA device. App::availability and --doctor both judge by this one rule.
-ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::InteropSupport& interop,
-                                   const std::string& cuda_error);
-
 // "" when CUDA device `device` exists, else why not: "this machine has 1 CUDA device(s), 0 to 0".
 std::string device_refusal(int device, const interop::CudaDevices& cuda);
 

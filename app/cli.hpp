@@ -3,6 +3,7 @@
 #pragma once
 
 #include "app/image_io.hpp"
+#include "app/vocabulary.hpp"
 #include "interop/access.hpp"
 #include "kernels/postprocess.hpp"
 
@@ -11,27 +12,6 @@
 #include <vector>
 
 namespace lab {
-
-enum class SceneId { Wave, Pattern, Postprocess };
-// Every way a result can reach GL; with the scene, what users switch live in the panel.
-enum class ModeId { Interop, Reregister, Pbo, Split, Staging, Cpu };
-// How the split mode carries results between its compute device and the GL device: Peer is
-// cudaMemcpyPeerAsync where the two can reach each other (else through host memory, said why); Host
-// always goes through pinned host memory.
-enum class SplitCopy { Peer, Host };
-
-const char* to_string(SceneId scene);
-const char* to_string(ModeId mode);
-const char* to_string(SplitCopy copy);
-std::optional<SceneId> scene_from_string(const std::string& name);
-std::optional<ModeId> mode_from_string(const std::string& name);
-// Every value, in the order --list and the panel show them.
-const std::vector<SceneId>& all_scenes();
-const std::vector<ModeId>& all_modes();
-const std::vector<SplitCopy>& all_split_copies();
-// One line each, for --list and the panel's tooltips.
-const char* describe(SceneId scene);
-const char* describe(ModeId mode);
 
 // `interop-lab diff A.png B.png`: compare two images (exit 0 same, 1 different, 2 error).
 struct DiffOptions {

@@ -59,4 +59,29 @@ std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda, const Acce
   throw std::invalid_argument("unknown mode");
 }
 
+ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::InteropSupport& interop,
+                                   const std::string& cuda_error) {
+  const std::string no_device =
+      "no CUDA device: " + (cuda_error.empty() ? "none is visible to this process (check nvidia-smi and "
+                                                 "CUDA_VISIBLE_DEVICES); use --mode cpu"
+                                               : cuda_error);
+  switch (mode) {
+    case ModeId::Cpu: return {true, ""};
+    case ModeId::Staging:
+      if (cuda_device >= 0) return {true, ""};
+      return {false, no_device};
+    case ModeId::Interop:
+    case ModeId::Reregister:
+    case ModeId::Pbo:
+    case ModeId::Split:
+      if (cuda_device < 0) return {false, no_device};
+      if (interop.usable) return {true, ""};
+      if (interop.reason.empty())
+        return {false, "CUDA-GL interop was not probed for this GL context: --doctor says why it cannot work; "
+                       "use --mode staging or cpu"};
+      return {false, interop.reason};
+  }
+  return {false, "mode " + std::to_string(static_cast<int>(mode)) + " is none of --list's modes: pick one of those"};
+}
+
 }  // namespace lab

@@ -14,6 +14,7 @@
 #include "app/scene.hpp"
 #include "app/timing.hpp"
 #include "interop/access.hpp"
+#include "interop/device.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -23,6 +24,17 @@
 #include <vector>
 
 namespace lab {
+
+struct ModeAvailability {
+  bool available = false;
+  std::string reason;  // why not, with a remedy
+};
+
+// Whether `mode` can run: cpu always; staging needs a CUDA device (cuda_device >= 0); interop,
+// reregister, pbo and split need CUDA-GL interop (`interop`, from interop::probe_gl_interop). `cuda_error`
+// says why there is no CUDA device. App::availability and --doctor both judge by this one rule.
+ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::InteropSupport& interop,
+                                   const std::string& cuda_error);
 
 // Register and map flags for every resource a mode registers. Unset: the best for each resource's role
 // (write-discard for what CUDA writes, read-only for what it reads).

@@ -7,8 +7,9 @@
 // no kernels. Both attach and detach while the app runs.
 #pragma once
 
-#include "app/cli.hpp"
 #include "app/platform.hpp"
+#include "app/vocabulary.hpp"
+#include "kernels/postprocess.hpp"
 
 #include <cuda_runtime_api.h>
 #include <glad/gl.h>
@@ -113,6 +114,7 @@ class Scene {
   virtual void on_ui() {}
 };
 
-std::unique_ptr<Scene> create_scene(SceneId id, const Options& options);
+// `filter` is the postprocess scene's (the others ignore it).
+std::unique_ptr<Scene> create_scene(SceneId id, kernels::Filter filter);
 
 }  // namespace lab

@@ -220,8 +220,8 @@ class PostprocessScene final : public Scene {
 
 }  // namespace
 
-std::unique_ptr<Scene> create_postprocess_scene(const Options& options) {
-  return std::make_unique<PostprocessScene>(options.filter);
+std::unique_ptr<Scene> create_postprocess_scene(kernels::Filter filter) {
+  return std::make_unique<PostprocessScene>(filter);
 }
 
 }  // namespace lab

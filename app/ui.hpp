@@ -4,8 +4,9 @@
 // app itself.
 #pragma once
 
-#include "app/app.hpp"
 #include "app/doctor.hpp"
+#include "app/mode.hpp"
+#include "app/platform.hpp"
 #include "app/timing.hpp"
 
 #include <functional>
