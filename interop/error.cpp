@@ -226,8 +226,7 @@ void check_gl_errors(const char* what, const char* file, int line) {
   throw Error(std::move(info));
 }
 
-}  // namespace detail
-void detail::throw_invalid_desc(const char* call, const std::string& message, const char* file, int line) {
+void throw_invalid_desc(const char* call, const std::string& message, const char* file, int line) {
   ErrorInfo info;
   info.source = ErrorSource::Desc;
   info.call = call;
@@ -238,5 +237,7 @@ void detail::throw_invalid_desc(const char* call, const std::string& message, co
   info.advice = message;
   throw Error(std::move(info));
 }
+
+}  // namespace detail
 
 }  // namespace interop
