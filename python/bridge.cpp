@@ -13,8 +13,8 @@
 #include "app/app.hpp"
 #include "app/image_compare.hpp"
 #include "app/image_io.hpp"
+#include "app/mode_detail.hpp"
 #include "interop/error.hpp"
-#include "interop/gl.hpp"
 #include "interop/mapping.hpp"
 #include "kernels/common.hpp"
 
@@ -36,8 +36,7 @@ struct Bridge {
   std::unique_ptr<lab::App> app;
   bool cuda = false;  // the resources are registered with CUDA (else: host memory, the cpu path)
   std::vector<lab::ResourceSpec> specs;
-  std::vector<interop::GlRegistrationBase> registrations;  // buffers and textures, in the specs' order
-  std::vector<cudaGraphicsResource_t> resources;
+  lab::detail::SceneRegistrations registrations;  // buffers and textures, in the specs' order
   std::optional<interop::ScopedMap> mapped;
   std::vector<std::vector<uint8_t>> host;  // the cpu path: one linear copy per resource
   std::vector<cudaSurfaceObject_t> surfaces;
@@ -123,21 +122,9 @@ int ilab_open(const char* scene, const char* mode, int width, int height, long l
       const lab::ModeAvailability interop = bridge->app->availability(lab::ModeId::Interop);
       require(interop.available, "interop is unavailable here: " + interop.reason + "; open the lab with mode='cpu'");
       bridge->cuda = true;
-      for (const lab::ResourceSpec& spec : bridge->specs) {
-        const interop::Access access =
-            spec.role == lab::ResourceRole::Output ? interop::Access::WriteDiscard : interop::Access::ReadOnly;
-        if (spec.kind == lab::ResourceKind::Buffer) {
-          bridge->registrations.emplace_back(interop::GlBufferRegistration({spec.gl_name, access}));
-        } else {
-          interop::TextureRegistrationDesc desc;
-          desc.texture = spec.gl_name;
-          desc.internal_format = spec.internal_format;
-          desc.access = access;
-          desc.surface_load_store = spec.role == lab::ResourceRole::Output;
-          bridge->registrations.emplace_back(interop::GlTextureRegistration(desc));
-        }
-        bridge->resources.push_back(bridge->registrations.back().resource());
-      }
+      // As the interop mode registers them: each object's best flags for its role, surfaces for what the
+      // caller writes.
+      bridge->registrations.register_all(bridge->specs, lab::AccessSettings{}, true);
       bridge->surfaces.assign(bridge->specs.size(), 0);
     } else {
       for (const lab::ResourceSpec& spec : bridge->specs) bridge->host.emplace_back(spec.bytes);
@@ -196,7 +183,7 @@ int ilab_map(void* handle, long long frame, uintptr_t stream) {
                     std::to_string(bridge.app->cuda_device()) + ": create the stream there (e.g. with "
                     "cupy.cuda.Device(" + std::to_string(bridge.app->cuda_device()) + "): ...)");
       }
-      bridge.mapped.emplace(bridge.resources, bridge.stream);
+      bridge.mapped.emplace(bridge.registrations.resources(), bridge.stream);
     } else {
       for (size_t i = 0; i < bridge.specs.size(); ++i)
         if (bridge.specs[i].role == lab::ResourceRole::Input) lab::download_from_gl(bridge.specs[i], bridge.host[i].data());
