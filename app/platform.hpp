@@ -4,6 +4,7 @@
 #pragma once
 
 #include "app/gl_objects.hpp"
+#include "app/vocabulary.hpp"
 
 #include <glad/gl.h>
 
@@ -14,14 +15,6 @@
 struct GLFWwindow;
 
 namespace lab {
-
-struct Extent {
-  int width = 0;
-  int height = 0;
-  bool empty() const { return width <= 0 || height <= 0; }
-  bool operator==(const Extent& other) const { return width == other.width && height == other.height; }
-  bool operator!=(const Extent& other) const { return !(*this == other); }
-};
 
 class Platform {
  public:

@@ -1,7 +1,7 @@
 // app/vocabulary.hpp — the words the whole app shares: what is computed (SceneId), how results cross
-// (ModeId), how the split mode copies (SplitCopy), with their names and one-line descriptions. The
-// command line, the scenes, the modes, the panel, the bench and the doctor all speak it; it depends on
-// nothing of theirs. The name tables are in cli.cpp (app/names.hpp's NamedValue).
+// (ModeId), how the split mode copies (SplitCopy), with their names and one-line descriptions, and the
+// size of a frame (Extent). The command line, the scenes, the modes, the panel, the bench and the doctor
+// all speak it; it depends on nothing of theirs. The name tables are in cli.cpp (app/names.hpp's NamedValue).
 #pragma once
 
 #include <optional>
@@ -9,6 +9,15 @@
 #include <vector>
 
 namespace lab {
+
+// A frame's size in pixels: the window's framebuffer or the headless target.
+struct Extent {
+  int width = 0;
+  int height = 0;
+  bool empty() const { return width <= 0 || height <= 0; }
+  bool operator==(const Extent& other) const { return width == other.width && height == other.height; }
+  bool operator!=(const Extent& other) const { return !(*this == other); }
+};
 
 enum class SceneId { Wave, Pattern, Postprocess };
 // Every way a result can reach GL; with the scene, what users switch live in the panel.
