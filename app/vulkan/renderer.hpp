@@ -1,0 +1,101 @@
+// app/vulkan/renderer.hpp — the Vulkan backend's drawing: the resources a scene's kernels use (created
+// from ResourceDesc, exportable for CUDA when the mode asks), an offscreen frame target (RGBA8 colour +
+// depth), the three scene draws of app/scene_compute.hpp, host <-> resource copies for the copying modes,
+// and passes submitted with the semaphores a mode hands in (CUDA's external semaphores wait on and
+// signal the same ones).
+//
+// Conventions every backend keeps, so all APIs give the same picture and the same screenshot:
+//   - rows: row 0 of every image is the BOTTOM of the picture, as in GL (the frame target is drawn
+//     with a positive-height viewport and GL clip-space matrices, so memory rows match GL's; meshes
+//     counter-clockwise in GL are VK_FRONT_FACE_CLOCKWISE here; the vertex shaders remap GL's -w..w
+//     depth to Vulkan's 0..w). read_frame() flips, so its Image is top row first like App::read_frame.
+//   - a scene whose DrawPlan is ShowImage has no draw headless: that image is the frame (read_frame
+//     reads it), as in GL.
+//   - images shared with CUDA (exportable) stay in VK_IMAGE_LAYOUT_GENERAL between passes, and each pass
+//     that touches them acquires them from VK_QUEUE_FAMILY_EXTERNAL and releases them to it at the end,
+//     so CUDA's accesses between passes are ordered by the semaphores alone.
+//
+// Needs the Vulkan loader and a Vulkan 1.2 device (lavapipe in CI); SPIR-V compiled from
+// assets/shaders/vulkan/*.{vert,frag} at build time (glslc).
+#pragma once
+
+#include "app/image_io.hpp"
+#include "app/scene_compute.hpp"
+#include "app/vulkan/export.hpp"
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace lab::vulkan {
+
+// A semaphore a pass waits on or signals: timeline (value > 0) or binary (value 0).
+struct SemaphoreSignal {
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  uint64_t value = 0;
+};
+struct PassSync {
+  std::vector<SemaphoreSignal> wait;    // waited on before the pass's first command (all stages)
+  std::vector<SemaphoreSignal> signal;  // signalled when the pass's commands are done
+};
+
+// One resource of the scene, as the renderer created it.
+struct Resource {
+  ResourceDesc desc;
+  VkBuffer buffer = VK_NULL_HANDLE;  // ResourceKind::Buffer
+  VkImage image = VK_NULL_HANDLE;    // ResourceKind::Texture2D: VK_FORMAT_R8G8B8A8_UNORM, optimal tiling
+  VkDeviceMemory memory = VK_NULL_HANDLE;  // a dedicated allocation
+  VkDeviceSize allocation_size = 0;        // what an importer must be told (vkGetMemoryRequirements)
+  bool exportable = false;
+};
+
+class Renderer {
+ public:
+  // Offscreen frame target of `extent` on `context`'s device (the context outlives the renderer).
+  Renderer(Context& context, Extent extent);
+  ~Renderer();  // waits for the device to be idle, then destroys everything it created
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  Context& context() { return m_context; }
+  Extent extent() const;
+  // Re-creates the frame target (waits idle first). Resources are the caller's to re-create.
+  void resize(Extent extent);
+
+  // The scene's resources, in the order of SceneCompute::resources(); replaces the previous set (waits
+  // idle first). exportable: memory exported as an opaque FD with a dedicated allocation (images) —
+  // what CUDA imports in the external mode. Usage covers what the draws, copies and CUDA need.
+  void create_resources(const std::vector<ResourceDesc>& descs, bool exportable);
+  void destroy_resources();
+  const std::vector<Resource>& resources() const;
+  // A new FD for resources()[index]'s memory; the importer owns it once its import succeeds.
+  int export_fd(int index) const;
+
+  // The copying modes (cpu, staging): `data` (desc.bytes, rows tightly packed, row 0 first) is copied
+  // into a host-visible staging buffer now and into the resource at the start of the next pass.
+  void upload(int index, const void* data);
+  // Copies resources()[index] into `data` (desc.bytes) and waits for it: call after the pass that wrote it.
+  void download(int index, void* data);
+
+  // The postprocess scene's 3D input: the cubes of `view` into image resources()[target], cleared first.
+  // One submission.
+  void draw_cubes(int target, const CubesView& view, const PassSync& sync);
+  // The frame: plan.draw == LitMesh draws the wave mesh from resources()[plan.mesh_resource] with
+  // `view_projection` into the frame target (cleared to kClearColor); ShowImage has nothing to draw
+  // headless (the pass still runs: pending uploads, the sync, ownership transfers). One submission.
+  void draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, const PassSync& sync);
+
+  // The frame drawn last, top row first: the frame target, or for a ShowImage plan its image. Waits
+  // for the device.
+  Image read_frame(const DrawPlan& plan);
+  void wait_idle();
+
+ private:
+  struct State;
+  Context& m_context;
+  std::unique_ptr<State> m_state;
+};
+
+}  // namespace lab::vulkan
