@@ -49,6 +49,7 @@ struct Resource {
   VkDeviceMemory memory = VK_NULL_HANDLE;  // a dedicated allocation
   VkDeviceSize allocation_size = 0;        // what an importer must be told (vkGetMemoryRequirements)
   bool exportable = false;
+  bool dedicated = false;  // VkMemoryDedicatedAllocateInfo: an importer must say so (cudaExternalMemoryDedicated)
 };
 
 class Renderer {

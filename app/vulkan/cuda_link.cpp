@@ -1,0 +1,191 @@
+// app/vulkan/cuda_link.cpp — imports the Vulkan renderer's exported memory and semaphores into CUDA and
+// hands out each frame's waits and signals (see cuda_link.hpp for the order and the ownership rules).
+#include "app/vulkan/cuda_link.hpp"
+
+#include "interop/error.hpp"
+
+#include <unistd.h>
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace lab::vulkan {
+
+namespace {
+
+void check(VkResult result, const char* call) {
+  if (result != VK_SUCCESS) throw std::runtime_error(std::string("Vulkan: ") + call + " failed (VkResult " +
+                                                     std::to_string(static_cast<int>(result)) + ")");
+}
+
+// Imports `fd` with `import`; the FD belongs to CUDA once that succeeds, and is closed here if it throws.
+template <class Import>
+auto import_fd(int fd, Import import) {
+  try {
+    return import(fd);
+  } catch (...) {
+    close(fd);
+    throw;
+  }
+}
+
+}  // namespace
+
+ExportableSemaphore::ExportableSemaphore(Context& context, interop::SemaphoreKind kind)
+    : m_context(context), m_kind(kind) {
+  if (!context.info().external_semaphore_fd)
+    throw std::runtime_error("Vulkan: " + context.info().name + " lacks " VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME
+                             ": its semaphores cannot be exported to CUDA");
+  if (kind == interop::SemaphoreKind::Timeline && !context.info().timeline_semaphores)
+    throw std::runtime_error("Vulkan: " + context.info().name +
+                             " lacks timeline semaphores (Vulkan 1.2 timelineSemaphore); use binary semaphores");
+  auto type = make<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+  type.semaphoreType =
+      kind == interop::SemaphoreKind::Timeline ? VK_SEMAPHORE_TYPE_TIMELINE : VK_SEMAPHORE_TYPE_BINARY;
+  type.initialValue = 0;
+  auto export_info = make<VkExportSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO);
+  export_info.pNext = &type;
+  export_info.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto create = make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+  create.pNext = &export_info;
+  check(vkCreateSemaphore(context.device(), &create, nullptr, &m_semaphore), "vkCreateSemaphore (exportable)");
+}
+
+ExportableSemaphore::~ExportableSemaphore() {
+  if (m_semaphore != VK_NULL_HANDLE) vkDestroySemaphore(m_context.device(), m_semaphore, nullptr);
+}
+
+int ExportableSemaphore::export_fd() const {
+  auto get_fd =
+      reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(vkGetDeviceProcAddr(m_context.device(), "vkGetSemaphoreFdKHR"));
+  if (get_fd == nullptr) throw std::runtime_error("Vulkan: vkGetSemaphoreFdKHR is missing");
+  auto info = make<VkSemaphoreGetFdInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR);
+  info.semaphore = m_semaphore;
+  info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  int fd = -1;
+  check(get_fd(m_context.device(), &info, &fd), "vkGetSemaphoreFdKHR");
+  return fd;
+}
+
+namespace {
+
+interop::ExternalSemaphore import_semaphore(const ExportableSemaphore& semaphore) {
+  return import_fd(semaphore.export_fd(), [&](int fd) {
+    interop::ExternalSemaphoreDesc desc;
+    desc.type = semaphore.kind() == interop::SemaphoreKind::Timeline ? interop::ExternalHandleType::TimelineFd
+                                                                     : interop::ExternalHandleType::OpaqueFd;
+    desc.fd = fd;
+    return interop::ExternalSemaphore(desc);
+  });
+}
+
+}  // namespace
+
+CudaLink::CudaLink(Renderer& renderer, interop::SemaphoreKind kind)
+    : m_renderer(renderer), m_kind(kind), m_graphics_done(renderer.context(), kind) {
+  if (kind == interop::SemaphoreKind::Binary) m_cuda_done.emplace(renderer.context(), kind);
+  m_cuda_graphics_done = import_semaphore(m_graphics_done);
+  if (m_cuda_done) m_cuda_cuda_done = import_semaphore(*m_cuda_done);
+
+  const std::vector<Resource>& resources = renderer.resources();
+  m_imported.resize(resources.size());
+  m_views.resize(resources.size());
+  for (size_t index = 0; index < resources.size(); ++index) {
+    const Resource& resource = resources[index];
+    if (!resource.exportable)
+      throw std::logic_error(std::string("CudaLink: resource \"") + resource.desc.label +
+                             "\" was not created exportable; call Renderer::create_resources(descs, true)");
+    const bool image = resource.desc.kind == ResourceKind::Texture2D;
+    Imported& imported = m_imported[index];
+    imported.memory = import_fd(renderer.export_fd(static_cast<int>(index)), [&](int fd) {
+      interop::ExternalMemoryDesc desc;
+      desc.type = interop::ExternalHandleType::OpaqueFd;
+      desc.fd = fd;
+      desc.size = resource.allocation_size;
+      desc.dedicated = resource.dedicated;
+      return interop::ExternalMemory(desc);
+    });
+    CudaResourceView& view = m_views[index];
+    view.bytes = resource.desc.bytes;
+    if (!image) {
+      imported.buffer = imported.memory.map_buffer(0, resource.desc.bytes);
+      view.pointer = imported.buffer.data();
+      continue;
+    }
+    // Exactly the VkImage: RGBA8 UNORM, width x height, one level; it is a colour attachment, and the
+    // kernels write it through surfaces.
+    interop::MipmappedArrayDesc array;
+    array.format = cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsigned);
+    array.extent = {static_cast<size_t>(resource.desc.width), static_cast<size_t>(resource.desc.height), 0};
+    array.levels = 1;
+    array.flags = cudaArraySurfaceLoadStore | cudaArrayColorAttachment;
+    imported.array = imported.memory.map_mipmapped_array(array);
+    if (resource.desc.role == ResourceRole::Output) {
+      imported.surface = interop::SurfaceObject(imported.array.level(0));
+      view.surface = imported.surface.get();
+    } else {
+      interop::TextureObjectDesc texture;
+      texture.read_mode = cudaReadModeNormalizedFloat;  // RGBA8 texels arrive as float4 in [0, 1]
+      imported.texture = interop::TextureObject(imported.array.level(0), texture);
+      view.texture = imported.texture.get();
+    }
+  }
+}
+
+CudaLink::~CudaLink() {
+  // Neither side may still use what is released below: Vulkan's queue and every CUDA stream of the
+  // device go idle first. Errors are ignored here: a destructor has no one to tell.
+  m_renderer.wait_idle();
+  cudaDeviceSynchronize();
+}
+
+PassSync CudaLink::cubes_pass() {
+  PassSync sync;
+  if (m_kind == interop::SemaphoreKind::Timeline) {
+    m_graphics_value = ++m_value;
+    sync.signal.push_back({m_graphics_done.get(), m_graphics_value});
+  } else {
+    sync.signal.push_back({m_graphics_done.get(), 0});
+    m_graphics_signalled = true;
+  }
+  return sync;
+}
+
+void CudaLink::cuda_acquire(cudaStream_t stream) {
+  if (m_kind == interop::SemaphoreKind::Timeline) {
+    // Value 0 before the first frame's graphics pass: already reached.
+    m_cuda_graphics_done.wait(stream, m_graphics_value);
+  } else if (m_graphics_signalled) {
+    m_cuda_graphics_done.wait(stream);
+    m_graphics_signalled = false;
+  }
+}
+
+void CudaLink::cuda_release(cudaStream_t stream) {
+  if (m_kind == interop::SemaphoreKind::Timeline) {
+    m_cuda_graphics_done.signal(stream, ++m_value);
+  } else {
+    m_cuda_cuda_done.signal(stream);
+  }
+}
+
+PassSync CudaLink::frame_pass(bool prepared) {
+  PassSync sync;
+  if (m_kind == interop::SemaphoreKind::Timeline) {
+    sync.wait.push_back({m_graphics_done.get(), m_value});
+    if (!prepared) {
+      m_graphics_value = ++m_value;
+      sync.signal.push_back({m_graphics_done.get(), m_graphics_value});
+    }
+  } else {
+    sync.wait.push_back({m_cuda_done->get(), 0});
+    if (!prepared) {
+      sync.signal.push_back({m_graphics_done.get(), 0});
+      m_graphics_signalled = true;
+    }
+  }
+  return sync;
+}
+
+}  // namespace lab::vulkan

@@ -1,0 +1,101 @@
+// app/vulkan/cuda_link.hpp — the CUDA half of the Vulkan `external` mode: every resource the Vulkan
+// renderer created exportable is imported into CUDA once (buffers as device pointers, images as
+// mipmapped arrays with a surface object to write or a texture object to read), and a pair of
+// semaphores orders each frame without map/unmap:
+//
+//   [draw_cubes]  Vulkan signals "graphics done"      (the postprocess scene's input is rendered)
+//   CUDA          waits "graphics done" -> kernels -> signals "CUDA done"
+//   [draw_frame]  Vulkan waits "CUDA done", draws; for scenes without draw_cubes it also signals
+//                 "graphics done" for the next frame: its draw reads what CUDA overwrites next.
+//
+// Timeline: one exported timeline semaphore carries both directions, one increasing value per step (two
+// per frame). Binary: two exported binary semaphores, one per direction. Both are imported into CUDA
+// as interop::ExternalSemaphore.
+//
+// Ownership: each FD that Vulkan exports is handed to CUDA's import, which owns it from then on (never
+// closed here); an FD whose import throws is closed here. Teardown (the destructor): the device and the
+// stream are idle first (the caller's wait_idle + cudaStreamSynchronize), then surface/texture objects,
+// mapped buffers and arrays, the imported memory and semaphores, and only then the Vulkan semaphores;
+// the renderer frees the Vulkan memory after this object is gone.
+#pragma once
+
+#include "app/scene_compute.hpp"
+#include "app/vulkan/renderer.hpp"
+#include "interop/external.hpp"
+#include "interop/surface.hpp"
+
+#include <cuda_runtime_api.h>
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace lab::vulkan {
+
+// A Vulkan semaphore (binary or timeline) whose payload can be exported as an opaque FD.
+class ExportableSemaphore {
+ public:
+  ExportableSemaphore(Context& context, interop::SemaphoreKind kind);
+  ~ExportableSemaphore();
+  ExportableSemaphore(const ExportableSemaphore&) = delete;
+  ExportableSemaphore& operator=(const ExportableSemaphore&) = delete;
+
+  VkSemaphore get() const { return m_semaphore; }
+  interop::SemaphoreKind kind() const { return m_kind; }
+  // A new FD each call; the importer owns it once its import succeeds.
+  int export_fd() const;
+
+ private:
+  Context& m_context;
+  interop::SemaphoreKind m_kind;
+  VkSemaphore m_semaphore = VK_NULL_HANDLE;
+};
+
+class CudaLink {
+ public:
+  // Imports renderer.resources() (created with exportable = true) into the current CUDA device and
+  // creates the semaphores of `kind`. Throws interop::Error or std::runtime_error naming what failed.
+  CudaLink(Renderer& renderer, interop::SemaphoreKind kind);
+  ~CudaLink();
+  CudaLink(const CudaLink&) = delete;
+  CudaLink& operator=(const CudaLink&) = delete;
+
+  // views()[i] is renderer.resources()[i] as the kernels take it: buffers as `pointer`, Output images
+  // as `surface`, Input images as `texture` (RGBA8 read as normalised float4).
+  const std::vector<CudaResourceView>& views() const { return m_views; }
+  interop::SemaphoreKind kind() const { return m_kind; }
+
+  // One frame, in this order; cubes_pass only for a scene that renders its input with draw_cubes
+  // (`prepared`).
+  PassSync cubes_pass();                        // what draw_cubes waits on and signals
+  void cuda_acquire(cudaStream_t stream);       // CUDA waits until graphics is done with the resources
+  void cuda_release(cudaStream_t stream);       // CUDA signals that the kernels are done
+  PassSync frame_pass(bool prepared);           // what draw_frame waits on and signals
+
+  // The timeline's last value used (0 before the first frame; binary: 0).
+  uint64_t timeline_value() const { return m_value; }
+
+ private:
+  struct Imported {
+    interop::ExternalMemory memory;
+    interop::ExternalBuffer buffer;
+    interop::ExternalMipmappedArray array;
+    interop::SurfaceObject surface;
+    interop::TextureObject texture;
+  };
+  // Declaration order is teardown order reversed: the CUDA objects go before the Vulkan semaphores.
+  Renderer& m_renderer;
+  interop::SemaphoreKind m_kind;
+  ExportableSemaphore m_graphics_done;              // timeline: the only semaphore; binary: graphics -> CUDA
+  std::optional<ExportableSemaphore> m_cuda_done;   // binary only: CUDA -> graphics
+  interop::ExternalSemaphore m_cuda_graphics_done;  // the imports of the two above
+  interop::ExternalSemaphore m_cuda_cuda_done;
+  std::vector<Imported> m_imported;
+  std::vector<CudaResourceView> m_views;
+  uint64_t m_value = 0;               // timeline: the value signalled last
+  uint64_t m_graphics_value = 0;      // timeline: what CUDA waits for this frame
+  bool m_graphics_signalled = false;  // binary: a signal of m_graphics_done is pending for CUDA
+};
+
+}  // namespace lab::vulkan
