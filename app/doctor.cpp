@@ -5,6 +5,7 @@
 #include "app/doctor.hpp"
 
 #include "app/app.hpp"
+#include "app/gl_external.hpp"
 #include "app/gl_objects.hpp"
 #include "app/platform.hpp"
 #include "app/remedy.hpp"
@@ -185,6 +186,28 @@ DoctorSection vulkan_section(const std::vector<vulkan::DeviceInfo>& devices, con
 
 namespace {
 
+// The GL context's side of the external mode: the import extensions, and which CUDA device GL runs on
+// by UUID (GL_DEVICE_UUID_EXT).
+std::vector<DoctorLine> gl_external_lines(const GlExternalSupport& support, const interop::CudaDevices& cuda) {
+  const auto yes_no = [](bool value) { return value ? "yes" : "no"; };
+  std::vector<DoctorLine> lines;
+  lines.push_back({"external memory", std::string("memory FD ") + yes_no(support.memory_fd) + ", semaphore FD " +
+                                          yes_no(support.semaphore_fd) + ", timeline semaphores " +
+                                          yes_no(support.timeline) +
+                                          (support.memory_fd ? "" : " (the GL external mode needs memory FD)")});
+  for (size_t i = 0; i < support.device_uuids.size(); ++i) {
+    vulkan::Uuid uuid;
+    std::copy(support.device_uuids[i].begin(), support.device_uuids[i].end(), uuid.begin());
+    const std::string text = vulkan::to_string(uuid);
+    // GL, Vulkan and CUDA share memory only on one device: the same UUID in all three.
+    std::string match = "no CUDA device has this UUID";
+    for (const interop::CudaDeviceInfo& info : cuda.devices)
+      if (info.uuid == "GPU-" + text) match = "= CUDA device " + std::to_string(info.ordinal);
+    lines.push_back({"GL device UUID", text + ", " + match});
+  }
+  return lines;
+}
+
 DoctorSection cuda_section(const interop::CudaDevices& cuda, const DoctorFindings& findings,
                            const std::string& device_choice) {
   DoctorSection section{"CUDA", {}};
@@ -301,6 +324,7 @@ DoctorReport collect(const Context& context, const interop::CudaDevices& cuda) {
     gl.lines.push_back({"GL_VENDOR", findings.gl_vendor});
     gl.lines.push_back({"GL_RENDERER", findings.gl_renderer});
     gl.lines.push_back({"GL_VERSION", gl_string(GL_VERSION)});
+    for (const DoctorLine& line : gl_external_lines(query_gl_external_support(), cuda)) gl.lines.push_back(line);
   } else {
     gl.lines.push_back({"error", context.gl_error});
   }
