@@ -8,7 +8,9 @@
 #      it and run it: it registers a GL buffer and texture, writes them with CUDA and reads them back
 #      through GL. Without a CUDA device it exits 77 and this script says "skipped" (CI has no GPU);
 #   3. configure examples/add-subdirectory, which adds this repository with add_subdirectory and checks
-#      that only the library is defined (no app, no tests), build it and run it (no GPU needed).
+#      that only the library is defined (no app, no tests), build it and run it (no GPU needed);
+#   4. the same with the project's own GL loader (libepoxy) and the shared CUDA runtime: the library must
+#      include <epoxy/gl.h>, create no glad target, and its user must link libcudart.so.
 #
 #   scripts/consumer-test.sh        (CI=true: warnings are errors; CONSUMER_DIR: work folder, default
 #                                    build/consumer, emptied first)
@@ -82,5 +84,19 @@ if cmake --build "$work/subdirectory" --target help | grep -E '^(interop-lab|lab
 fi
 cmake --build "$work/subdirectory" --parallel "$(nproc)"
 "$work/subdirectory/uses-interop"
+
+step "4. the same with the project's own GL loader (libepoxy) and the shared CUDA runtime"
+configure examples/add-subdirectory "$work/epoxy" -DINTEROP_LAB_SOURCE_DIR="$root" -DUSE_EPOXY=ON "${werror[@]}"
+cmake --build "$work/epoxy" --parallel "$(nproc)"
+if ! grep -q 'epoxy/gl.h' "$work/epoxy/interop-lab/interop/include/interop/config.hpp"; then
+  step "   the library's config.hpp does not include <epoxy/gl.h>" >&2
+  exit 1
+fi
+if ! ldd "$work/epoxy/uses-interop" | grep -q 'libcudart\.so'; then
+  step "   uses-interop does not link the shared CUDA runtime (libcudart.so)" >&2
+  exit 1
+fi
+"$work/epoxy/uses-interop"
+step "   built with <epoxy/gl.h>, no glad target, linked to $(ldd "$work/epoxy/uses-interop" | grep -o 'libcudart\.so[.0-9]*' | head -1)"
 
 step "PASSED ($((SECONDS - started))s)"

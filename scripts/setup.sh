@@ -9,6 +9,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config  # toolchain (CMake 3.25 + Ninja)
   python3-glad                                  # generates the GL and EGL loaders at build time
+  libepoxy-dev                                  # a GL loader a library user may bring instead (consumer test)
   libglfw3-dev libimgui-dev libstb-dev          # window, panel (libimgui.a needs libstb)
   libglm-dev libcli11-dev libpng-dev nlohmann-json3-dev libgtest-dev
   libegl-dev libopengl-dev libgl-dev            # GL and EGL through glvnd
