@@ -1,6 +1,9 @@
 // app/hotkeys.cpp — the key table, screenshot numbering and the vsync-bound test.
 #include "app/hotkeys.hpp"
 
+// GLFW's key codes only: GLFW_INCLUDE_NONE keeps its header from including a GL header, so this file
+// needs no GL and no GLFW library (labcore: app/CMakeLists.txt).
+#define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
 #include <cmath>
