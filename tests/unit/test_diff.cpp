@@ -3,7 +3,7 @@
 #include "app/diff.hpp"
 
 #include "app/image_io.hpp"
-#include "tests/support/app_fixture.hpp"
+#include "tests/support/image_fixture.hpp"
 #include "tests/support/crafted_png.hpp"
 #include "tests/support/scratch_dir.hpp"
 

@@ -5,7 +5,7 @@
 
 #include "app/image_compare.hpp"
 #include "app/image_io.hpp"
-#include "tests/support/app_fixture.hpp"
+#include "tests/support/image_fixture.hpp"
 #include "tests/support/scratch_dir.hpp"
 
 #include <gtest/gtest.h>

@@ -3,6 +3,7 @@
 #include "app/hotkeys.hpp"
 #include "tests/support/scratch_dir.hpp"
 
+#define GLFW_INCLUDE_NONE  // the key codes, no GL header
 #include <GLFW/glfw3.h>
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // tests/unit/test_image_compare.cpp — the image comparer the frame tests rely on, its heat map and its
 // JSON.
 #include "app/image_compare.hpp"
-#include "tests/support/app_fixture.hpp"
+#include "tests/support/image_fixture.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
