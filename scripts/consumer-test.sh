@@ -78,7 +78,7 @@ esac
 
 step "3. examples/add-subdirectory: the repository through add_subdirectory, the library alone"
 configure examples/add-subdirectory "$work/subdirectory" -DINTEROP_LAB_SOURCE_DIR="$root" "${werror[@]}"
-if cmake --build "$work/subdirectory" --target help | grep -E '^(interop-lab|labapp|kernels|unit_tests)(:| )'; then
+if cmake --build "$work/subdirectory" --target help | grep -E '^(interop-lab|labapp|labcore|kernels|unit_tests)(:| )'; then
   step "add_subdirectory defined the app or test targets above" >&2
   exit 1
 fi
