@@ -32,8 +32,8 @@ namespace {
 
 // The names the panel, the JSON and the NVTX ranges use.
 constexpr NamedValue<Phase> kPhases[] = {
-    {Phase::Register, "register", ""}, {Phase::Map, "map", ""},           {Phase::Kernel, "kernel", ""},
-    {Phase::Unmap, "unmap", ""},       {Phase::Unregister, "unregister", ""}, {Phase::CudaCopy, "cuda copy", ""},
+    {Phase::Register, "register", ""}, {Phase::Map, "map", ""},           {Phase::Wait, "wait", ""},
+    {Phase::Kernel, "kernel", ""},     {Phase::Signal, "signal", ""},     {Phase::Unmap, "unmap", ""},       {Phase::Unregister, "unregister", ""}, {Phase::CudaCopy, "cuda copy", ""},
     {Phase::GlCopy, "gl copy", ""},    {Phase::Draw, "draw", ""},         {Phase::Frame, "frame", ""},
 };
 static_assert(std::size(kPhases) == kPhaseCount, "every Phase needs its name in kPhases");

@@ -13,13 +13,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <system_error>
 
 namespace lab {
 namespace {
 
-constexpr Phase kShownPhases[] = {Phase::Register, Phase::Map,    Phase::Kernel, Phase::Unmap, Phase::Unregister,
-                                  Phase::CudaCopy, Phase::GlCopy, Phase::Draw,   Phase::Frame};
+constexpr Phase kShownPhases[] = {Phase::Register, Phase::Map,      Phase::Wait,   Phase::Kernel,
+                                  Phase::Signal,   Phase::Unmap,    Phase::Unregister, Phase::CudaCopy,
+                                  Phase::GlCopy,   Phase::Draw,     Phase::Frame};
 
 // A flags choice: unset (each resource's best) or one of the three.
 std::optional<std::optional<interop::Access>> flags_combo(const char* label, std::optional<interop::Access> current) {
@@ -71,8 +73,9 @@ void draw_timings(const FrameTimers& timers, ModeId mode) {
 
 // Every mode seen in this scene, side by side: averages over each mode's last frames.
 void draw_mode_table(const FrameTimers& timers) {
-  const Phase columns[] = {Phase::Map, Phase::Kernel, Phase::Unmap, Phase::CudaCopy, Phase::GlCopy, Phase::Frame};
-  if (!ImGui::BeginTable("modes", 7, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
+  const Phase columns[] = {Phase::Map,    Phase::Wait,   Phase::Kernel, Phase::Signal,
+                           Phase::Unmap,  Phase::CudaCopy, Phase::GlCopy, Phase::Frame};
+  if (!ImGui::BeginTable("modes", 1 + static_cast<int>(std::size(columns)), ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
     return;
   ImGui::TableSetupColumn("mode (avg ms)");
   for (const Phase phase : columns) ImGui::TableSetupColumn(to_string(phase));

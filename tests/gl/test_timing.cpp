@@ -121,8 +121,8 @@ TEST(PhaseWindowTest, ClearEmptiesTheWindow) {
 }
 
 TEST(PhaseTest, EveryPhaseHasItsOwnName) {
-  const std::vector<std::string> expected{"register", "map",     "kernel", "unmap", "unregister",
-                                          "cuda copy", "gl copy", "draw",   "frame"};
+  const std::vector<std::string> expected{"register",   "map",       "wait",    "kernel", "signal", "unmap",
+                                          "unregister", "cuda copy", "gl copy", "draw",   "frame"};
   std::vector<std::string> names;
   for (Phase phase : lab::all_phases()) names.push_back(lab::to_string(phase));
   EXPECT_EQ(names, expected);
