@@ -73,6 +73,12 @@ class CudaLink {
   void cuda_release(cudaStream_t stream);       // CUDA signals that the kernels are done
   PassSync frame_pass(bool prepared);           // what draw_frame waits on and signals
 
+  // The Vulkan semaphores behind the frame's waits and signals, for a third party that imports them too
+  // (GL, in the GL external mode): "graphics done" (the timeline itself), and "CUDA done" (binary only;
+  // null for a timeline).
+  const ExportableSemaphore& graphics_done() const { return m_graphics_done; }
+  const ExportableSemaphore* cuda_done() const { return m_cuda_done ? &*m_cuda_done : nullptr; }
+
   // The timeline's last value used (0 before the first frame; binary: 0).
   uint64_t timeline_value() const { return m_value; }
 
