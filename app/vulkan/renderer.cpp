@@ -518,7 +518,7 @@ struct Renderer::State {
 
   ImageObject frame_color;
   Target frame;
-  uint64_t frame_drawn_by = 0;  // 0 until the first draw_frame with a LitMesh plan
+  bool frame_drawn = false;  // by a LitMesh draw_frame at the current extent
   Buffer readback;              // host-visible, grown to the largest read-back
 
   std::vector<Resource> resources;
@@ -774,7 +774,7 @@ void Renderer::State::create_frame_target(Extent extent) {
                                 std::to_string(extent.height) + ": both sides must be > 0");
   frame = Target();
   frame_color = ImageObject();
-  frame_drawn_by = 0;
+  frame_drawn = false;
   frame_color = create_image(context, extent, kColorFormat,
                              VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                              VK_IMAGE_ASPECT_COLOR_BIT, false);
@@ -1001,8 +1001,8 @@ void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection
     vkCmdDrawIndexed(commands, state.wave_index_count, 1, 0, 0, 0);
     vkCmdEndRenderPass(commands);
   });
-  const uint64_t serial = state.submit_pass(buffer, sync);
-  if (plan.draw == SceneDraw::LitMesh) state.frame_drawn_by = serial;
+  state.submit_pass(buffer, sync);
+  if (plan.draw == SceneDraw::LitMesh) state.frame_drawn = true;
 }
 
 Image Renderer::read_frame(const DrawPlan& plan) {
@@ -1018,7 +1018,7 @@ Image Renderer::read_frame(const DrawPlan& plan) {
     image.rgba.resize(resource.desc.bytes);
     download(plan.image_resource, image.rgba.data());
   } else {
-    if (state.frame_drawn_by == 0)
+    if (!state.frame_drawn)
       throw std::logic_error("Renderer::read_frame: no frame drawn at this extent yet; call draw_frame first");
     const Extent extent = state.frame.extent;
     image.width = extent.width;
