@@ -73,25 +73,24 @@ constexpr NamedValue<SplitCopy> kSplitCopies[] = {
     {SplitCopy::Host, "host", "always through pinned host memory"},
 };
 
-// Which modes each API has; the order is --list's and the panel's.
-const std::vector<ModeId> kGlModes = {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split,
-                                      ModeId::Staging, ModeId::Cpu,        ModeId::External};
-const std::vector<ModeId> kVulkanModes = {ModeId::External, ModeId::Staging, ModeId::Cpu};
-const std::vector<ModeId> kD3d11Modes = {ModeId::Interop, ModeId::Reregister, ModeId::Staging, ModeId::Cpu,
-                                         ModeId::External};
-const std::vector<ModeId> kD3d12Modes = {ModeId::External, ModeId::Staging, ModeId::Cpu};
-
 }  // namespace
 
+// Which modes each API has, in the order --list and the API's panel show them.
 const std::vector<ModeId>& modes_of(GraphicsApi api) {
-  switch (api) {
-    case GraphicsApi::Gl: return kGlModes;
-    case GraphicsApi::Vulkan: return kVulkanModes;
-    case GraphicsApi::D3d11: return kD3d11Modes;
-    case GraphicsApi::D3d12: return kD3d12Modes;
-  }
+  static const std::vector<ModeId> gl = {ModeId::Interop, ModeId::Reregister, ModeId::Pbo,     ModeId::Split,
+                                         ModeId::Staging, ModeId::Cpu,        ModeId::External};
+  static const std::vector<ModeId> vulkan = {ModeId::External, ModeId::Staging, ModeId::Cpu};
+  static const std::vector<ModeId> d3d11 = {ModeId::Interop, ModeId::Reregister, ModeId::Staging, ModeId::Cpu,
+                                            ModeId::External};
+  static const std::vector<ModeId> d3d12 = {ModeId::External, ModeId::Staging, ModeId::Cpu};
   static const std::vector<ModeId> none;
-  return none;
+  switch (api) {
+    case GraphicsApi::Gl: return gl;
+    case GraphicsApi::Vulkan: return vulkan;
+    case GraphicsApi::D3d11: return d3d11;
+    case GraphicsApi::D3d12: return d3d12;
+  }
+  return none;  // a cast from a bad integer
 }
 
 bool has_mode(GraphicsApi api, ModeId mode) {
