@@ -36,7 +36,6 @@ class App {
   int run();
 
   ModeId mode_id() const { return m_mode->id(); }
-  const Context& context() const { return *m_context; }
   int cuda_device() const { return m_cuda.device; }
 
  private:
