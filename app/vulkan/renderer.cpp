@@ -87,15 +87,16 @@ constexpr Use kAnyEarlierWork{VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMO
 constexpr Use kOutsideBefore{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0};
 constexpr Use kOutsideAfter{VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0};
 
+// Members are destroyed in reverse order: the object before its memory, a view before its image.
 struct Buffer {
-  UniqueBuffer buffer;
   Allocation allocation;
+  UniqueBuffer buffer;
   void* mapped = nullptr;  // host-visible buffers stay mapped for life (vkFreeMemory unmaps)
 };
 
 struct ImageObject {
-  UniqueImage image;
   Allocation allocation;
+  UniqueImage image;
   UniqueImageView view;
 };
 
