@@ -46,15 +46,15 @@ bool has_layer(const char* name) {
   return false;
 }
 
-VkInstance create_instance(bool validation, Validation checks) {
+VkInstance create_instance(bool validation, const ContextOptions& options) {
   auto application = lab::vulkan::make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
   application.pApplicationName = "interop-lab";
   application.apiVersion = VK_API_VERSION_1_2;
   auto create = lab::vulkan::make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
   create.pApplicationInfo = &application;
   const char* layers[] = {kValidationLayer};
-  // VK_EXT_validation_features is the layer's own extension: present wherever the layer is.
-  const char* extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
+  std::vector<const char*> extensions;
+  for (const std::string& extension : options.surface_extensions) extensions.push_back(extension.c_str());
   const VkValidationFeatureEnableEXT synchronization = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
   auto features = lab::vulkan::make<VkValidationFeaturesEXT>(VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT);
   features.enabledValidationFeatureCount = 1;
@@ -62,13 +62,15 @@ VkInstance create_instance(bool validation, Validation checks) {
   if (validation) {
     create.enabledLayerCount = 1;
     create.ppEnabledLayerNames = layers;
-    create.enabledExtensionCount = 1;
-    create.ppEnabledExtensionNames = extensions;
-    if (checks == Validation::Synchronization) {
-      create.enabledExtensionCount = 2;
+    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    if (options.validation == Validation::Synchronization) {
+      // The layer's own extension: present wherever the layer is.
+      extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
       create.pNext = &features;
     }
   }
+  create.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  create.ppEnabledExtensionNames = extensions.data();
   VkInstance instance = VK_NULL_HANDLE;
   check(vkCreateInstance(&create, nullptr, &instance), "vkCreateInstance");
   return instance;
@@ -119,7 +121,7 @@ std::string to_string(const Uuid& uuid) {
 }
 
 std::vector<DeviceInfo> enumerate_devices() {
-  VkInstance instance = create_instance(false, Validation::Standard);
+  VkInstance instance = create_instance(false, ContextOptions{});
   std::vector<DeviceInfo> infos;
   try {
     for (VkPhysicalDevice device : physical_devices(instance)) infos.push_back(describe(device));
@@ -143,9 +145,9 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Context::on_message(VkDebugUtilsMessageSeverityFl
   return VK_FALSE;
 }
 
-Context::Context(const Uuid* uuid, Validation validation_checks) : m_validation(validation_checks) {
+Context::Context(const Uuid* uuid, const ContextOptions& options) : m_validation(options.validation) {
   const bool validation = has_layer(kValidationLayer);
-  m_instance = create_instance(validation, validation_checks);
+  m_instance = create_instance(validation, options);
   try {
     if (validation) {
       auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
@@ -196,6 +198,13 @@ Context::Context(const Uuid* uuid, Validation validation_checks) : m_validation(
 
     std::vector<const char*> extensions = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME};
     if (m_info.external_semaphore_fd) extensions.push_back(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+    if (!options.surface_extensions.empty()) {
+      if (!has_extension(m_physical, VK_KHR_SWAPCHAIN_EXTENSION_NAME))
+        throw std::runtime_error("Vulkan: " + m_info.name + " lacks " VK_KHR_SWAPCHAIN_EXTENSION_NAME
+                                 ": it cannot present to a window; run headless");
+      extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+      m_presentation = true;
+    }
     const float priority = 1.0f;
     auto queue = lab::vulkan::make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
     queue.queueFamilyIndex = m_queue_family;

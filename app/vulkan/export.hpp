@@ -53,15 +53,23 @@ void check(VkResult result, const char* call);
 // slow, for tests.
 enum class Validation { Standard, Synchronization };
 
+struct ContextOptions {
+  Validation validation = Validation::Standard;
+  // The instance extensions a window's surface needs (glfwGetRequiredInstanceExtensions). When given, the
+  // device also gets VK_KHR_swapchain, so a Presenter can show frames in that window.
+  std::vector<std::string> surface_extensions;
+};
+
 class Context {
  public:
   // The device whose UUID is `uuid` (a CUDA device's cudaDeviceProp::uuid); null: the first device.
   // Throws std::runtime_error naming what is missing (loader, device, extension).
-  explicit Context(const Uuid* uuid, Validation validation = Validation::Standard);
+  explicit Context(const Uuid* uuid, const ContextOptions& options = {});
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
+  VkInstance instance() const { return m_instance; }
   VkPhysicalDevice physical_device() const { return m_physical; }
   VkDevice device() const { return m_device; }
   VkQueue queue() const { return m_queue; }
@@ -74,6 +82,8 @@ class Context {
   int validation_messages() const { return m_messages; }
   bool validation_enabled() const { return m_messenger != VK_NULL_HANDLE; }
   bool synchronization_validation() const { return validation_enabled() && m_validation == Validation::Synchronization; }
+  // Made with ContextOptions::surface_extensions: VK_KHR_swapchain is on.
+  bool presentation() const { return m_presentation; }
 
   uint32_t memory_type(uint32_t allowed_types, VkMemoryPropertyFlags properties) const;
   // Records commands with `record` into a one-time command buffer and submits it, waiting on and
@@ -105,6 +115,7 @@ class Context {
   VkCommandPool m_pool = VK_NULL_HANDLE;
   DeviceInfo m_info;
   Validation m_validation = Validation::Standard;
+  bool m_presentation = false;
   int m_messages = 0;
 };
 

@@ -121,7 +121,9 @@ class VulkanRendererTest : public ::testing::Test {
  protected:
   void SetUp() override {
     try {
-      m_context = std::make_unique<Context>(nullptr, lab::vulkan::Validation::Synchronization);
+      lab::vulkan::ContextOptions options;
+      options.validation = lab::vulkan::Validation::Synchronization;
+      m_context = std::make_unique<Context>(nullptr, options);
     } catch (const std::runtime_error& error) {
       GTEST_SKIP() << "needs a Vulkan driver with external memory: " << error.what();
     }
