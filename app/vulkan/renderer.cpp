@@ -1039,6 +1039,50 @@ Image Renderer::read_frame(const DrawPlan& plan) {
   return image;
 }
 
+void Renderer::show(const DrawPlan& plan, VkImage target, Extent extent,
+                    const std::function<void(VkCommandBuffer)>& then, const PassSync& sync) {
+  State& state = *m_state;
+  std::vector<Touch> touches;
+  VkImage source = state.frame_color.image.get();
+  VkImageLayout source_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;  // where the frame pass leaves it
+  Extent source_extent = state.frame.extent;
+  if (plan.draw == SceneDraw::ShowImage) {
+    const Resource& resource = state.resources.at(static_cast<size_t>(plan.image_resource));
+    if (resource.image == VK_NULL_HANDLE)
+      throw std::invalid_argument(std::string("DrawPlan.image_resource names \"") + resource.desc.label +
+                                  "\", a buffer; ShowImage shows a Texture2D resource");
+    touches.push_back({plan.image_resource, kCopyRead});
+    source = resource.image;
+    source_layout = kCopyRead.layout;
+    source_extent = {resource.desc.width, resource.desc.height};
+  } else if (!state.frame_drawn) {
+    throw std::logic_error("Renderer::show: no frame drawn at this extent yet; call draw_frame first");
+  }
+
+  VkCommandBuffer buffer = state.begin_pass();
+  state.record_resources(buffer, state.touches_with_uploads(touches), [&](VkCommandBuffer commands) {
+    // The wait on the caller's semaphores (the swapchain's acquire) covers every stage; the layout change
+    // discards what the presentation engine left.
+    const Use blit_write{VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                         VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL};
+    Barriers barriers;
+    barriers.image(target, Use{VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED}, blit_write,
+                   VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+    barriers.record(commands);
+    VkImageBlit blit{};
+    blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    // Memory row 0 is the bottom of the picture (GL's order); a swapchain's row 0 is the top of the window.
+    blit.srcOffsets[0] = {0, source_extent.height, 0};
+    blit.srcOffsets[1] = {source_extent.width, 0, 1};
+    blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    blit.dstOffsets[0] = {0, 0, 0};
+    blit.dstOffsets[1] = {extent.width, extent.height, 1};
+    vkCmdBlitImage(commands, source, source_layout, target, blit_write.layout, 1, &blit, VK_FILTER_NEAREST);
+    then(commands);
+  });
+  state.submit_pass(buffer, sync);
+}
+
 void Renderer::wait_idle() { m_state->wait_for(m_state->submitted); }
 
 }  // namespace lab::vulkan
