@@ -55,7 +55,8 @@ VkInstance create_instance(bool validation, const ContextOptions& options) {
   const char* layers[] = {kValidationLayer};
   std::vector<const char*> extensions;
   for (const std::string& extension : options.surface_extensions) extensions.push_back(extension.c_str());
-  const VkValidationFeatureEnableEXT synchronization = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  const VkValidationFeatureEnableEXT synchronization =
+      VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
   auto features = lab::vulkan::make<VkValidationFeaturesEXT>(VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT);
   features.enabledValidationFeatureCount = 1;
   features.pEnabledValidationFeatures = &synchronization;
@@ -106,7 +107,8 @@ std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
 }  // namespace
 
 void check(VkResult result, const char* call) {
-  if (result != VK_SUCCESS) throw std::runtime_error(std::string("Vulkan: ") + call + ": " + result_text(result));
+  if (result != VK_SUCCESS)
+    throw std::runtime_error(std::string("Vulkan: ") + call + ": " + result_text(result));
 }
 
 std::string to_string(const Uuid& uuid) {
@@ -200,7 +202,8 @@ Context::Context(const Uuid* uuid, const ContextOptions& options) : m_validation
     if (m_info.external_semaphore_fd) extensions.push_back(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
     if (!options.surface_extensions.empty()) {
       if (!has_extension(m_physical, VK_KHR_SWAPCHAIN_EXTENSION_NAME))
-        throw std::runtime_error("Vulkan: " + m_info.name + " lacks " VK_KHR_SWAPCHAIN_EXTENSION_NAME
+        throw std::runtime_error("Vulkan: " + m_info.name +
+                                 " lacks " VK_KHR_SWAPCHAIN_EXTENSION_NAME
                                  ": it cannot present to a window; run headless");
       extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
       m_presentation = true;
@@ -342,20 +345,24 @@ void ExportableBuffer::release() {
     vkDestroyBuffer(m_context.device(), std::exchange(m_buffer, VK_NULL_HANDLE), nullptr);
 }
 
-int ExportableBuffer::export_fd() const { return export_memory_fd(m_context, m_memory); }
+int ExportableBuffer::export_fd() const {
+  return export_memory_fd(m_context, m_memory);
+}
 
-Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage image, VkMemoryPropertyFlags properties,
-                              bool exportable) {
+Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage image,
+                              VkMemoryPropertyFlags properties, bool exportable) {
   VkDevice device = context.device();
   VkMemoryRequirements requirements;
   if (buffer != VK_NULL_HANDLE)
     vkGetBufferMemoryRequirements(device, buffer, &requirements);
   else
     vkGetImageMemoryRequirements(device, image, &requirements);
-  auto dedicated = lab::vulkan::make<VkMemoryDedicatedAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
+  auto dedicated =
+      lab::vulkan::make<VkMemoryDedicatedAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
   dedicated.buffer = buffer;
   dedicated.image = image;
-  auto export_info = lab::vulkan::make<VkExportMemoryAllocateInfo>(VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO);
+  auto export_info =
+      lab::vulkan::make<VkExportMemoryAllocateInfo>(VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO);
   export_info.pNext = &dedicated;
   export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
   auto allocate = lab::vulkan::make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
@@ -374,7 +381,8 @@ Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage i
 }
 
 int export_memory_fd(const Context& context, VkDeviceMemory memory) {
-  auto get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(context.device(), "vkGetMemoryFdKHR"));
+  auto get_fd =
+      reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(context.device(), "vkGetMemoryFdKHR"));
   if (get_fd == nullptr) throw std::runtime_error("Vulkan: vkGetMemoryFdKHR is missing");
   auto info = lab::vulkan::make<VkMemoryGetFdInfoKHR>(VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR);
   info.memory = memory;

@@ -81,7 +81,9 @@ class Context {
   // Messages the validation layer reported (warnings and errors); 0 when the layer is not installed.
   int validation_messages() const { return m_messages; }
   bool validation_enabled() const { return m_messenger != VK_NULL_HANDLE; }
-  bool synchronization_validation() const { return validation_enabled() && m_validation == Validation::Synchronization; }
+  bool synchronization_validation() const {
+    return validation_enabled() && m_validation == Validation::Synchronization;
+  }
   // Made with ContextOptions::surface_extensions: VK_KHR_swapchain is on.
   bool presentation() const { return m_presentation; }
 
@@ -144,7 +146,8 @@ class Unique {
   Handle get() const { return m_handle; }
   explicit operator bool() const { return m_handle != VK_NULL_HANDLE; }
   void reset() {
-    if (m_handle != VK_NULL_HANDLE) Destroy(m_device, std::exchange(m_handle, Handle(VK_NULL_HANDLE)), nullptr);
+    if (m_handle != VK_NULL_HANDLE)
+      Destroy(m_device, std::exchange(m_handle, Handle(VK_NULL_HANDLE)), nullptr);
   }
 
  private:
@@ -174,8 +177,8 @@ struct Allocation {
   UniqueMemory memory;
   VkDeviceSize size = 0;  // vkGet*MemoryRequirements: what an importer must be told
 };
-Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage image, VkMemoryPropertyFlags properties,
-                              bool exportable);
+Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage image,
+                              VkMemoryPropertyFlags properties, bool exportable);
 
 // A new opaque FD for `memory` (allocated exportable); the importer owns it once its import succeeds.
 int export_memory_fd(const Context& context, VkDeviceMemory memory);

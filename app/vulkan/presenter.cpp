@@ -9,8 +9,8 @@
 
 #define GLFW_INCLUDE_VULKAN
 #include <GLFW/glfw3.h>
-#include <imgui.h>
 #include <backends/imgui_impl_vulkan.h>
+#include <imgui.h>
 
 #include <algorithm>
 #include <array>
@@ -109,7 +109,8 @@ UniqueRenderPass create_overlay_pass(VkDevice device, VkFormat format) {
 
 // ImGui's backend reports its own Vulkan failures here: logged, as it cannot unwind through ImGui's frame.
 void report_imgui_result(VkResult result) {
-  if (result != VK_SUCCESS) std::fprintf(stderr, "interop-lab: ImGui's Vulkan backend: VkResult %d\n", result);
+  if (result != VK_SUCCESS)
+    std::fprintf(stderr, "interop-lab: ImGui's Vulkan backend: VkResult %d\n", result);
 }
 
 }  // namespace
@@ -145,7 +146,7 @@ struct Presenter::State {
   bool out_of_date = false;
 
   std::array<UniqueSemaphore, kFramesInFlight> acquired;  // signalled by vkAcquireNextImageKHR
-  UniqueSemaphore shown;                                   // timeline: value n once frame n's pass is done
+  UniqueSemaphore shown;                                  // timeline: value n once frame n's pass is done
   uint64_t frames = 0;
 
   UniqueDescriptorPool ui_pool;
@@ -158,14 +159,16 @@ Presenter::State::State(Renderer& renderer, GLFWwindow* window_, bool with_ui)
       window(window_),
       surface(renderer.context().instance(), window_) {
   if (!context.presentation())
-    throw std::logic_error("Presenter: the Context was made without ContextOptions::surface_extensions; pass "
-                           "lab::vulkan::surface_extensions() there");
+    throw std::logic_error(
+        "Presenter: the Context was made without ContextOptions::surface_extensions; pass "
+        "lab::vulkan::surface_extensions() there");
   VkBool32 supported = VK_FALSE;
   check(vkGetPhysicalDeviceSurfaceSupportKHR(context.physical_device(), context.queue_family(), surface.get(),
                                              &supported),
         "vkGetPhysicalDeviceSurfaceSupportKHR");
   if (supported != VK_TRUE)
-    throw std::runtime_error("Vulkan: " + context.info().name + "'s queue cannot present to this window; run headless");
+    throw std::runtime_error("Vulkan: " + context.info().name +
+                             "'s queue cannot present to this window; run headless");
   format = choose_format(context, surface.get());
   overlay_pass = create_overlay_pass(device, format.format);
   for (UniqueSemaphore& semaphore : acquired) semaphore = create_semaphore(device, VK_SEMAPHORE_TYPE_BINARY);
@@ -175,8 +178,10 @@ Presenter::State::State(Renderer& renderer, GLFWwindow* window_, bool with_ui)
   create_swapchain({std::max(width, 1), std::max(height, 1)});
 
   if (!with_ui) return;
-  const VkDescriptorPoolSize font{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1};  // ImGui's one: the font atlas
-  auto pool_info = lab::vulkan::make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+  const VkDescriptorPoolSize font{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                  1};  // ImGui's one: the font atlas
+  auto pool_info =
+      lab::vulkan::make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
   pool_info.maxSets = 1;
   pool_info.poolSizeCount = 1;
   pool_info.pPoolSizes = &font;
@@ -198,8 +203,8 @@ Presenter::State::State(Renderer& renderer, GLFWwindow* window_, bool with_ui)
     throw std::runtime_error("ImGui_ImplVulkan_Init failed (was ImGui::CreateContext called?)");
   try {
     renderer.wait_idle();  // the font upload runs on the same queue, outside the renderer's passes
-    context.submit([](VkCommandBuffer commands) { ImGui_ImplVulkan_CreateFontsTexture(commands); }, VK_NULL_HANDLE,
-                   0, 0, true);
+    context.submit([](VkCommandBuffer commands) { ImGui_ImplVulkan_CreateFontsTexture(commands); },
+                   VK_NULL_HANDLE, 0, 0, true);
   } catch (...) {
     ImGui_ImplVulkan_Shutdown();  // ~State does not run for a constructor that throws
     throw;
@@ -218,7 +223,8 @@ void Presenter::State::create_swapchain(Extent wanted) {
   check(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(context.physical_device(), surface.get(), &capabilities),
         "vkGetPhysicalDeviceSurfaceCapabilitiesKHR");
   if (!(capabilities.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT))
-    throw std::runtime_error("Vulkan: the window's swapchain images cannot be copied into (no TRANSFER_DST usage)");
+    throw std::runtime_error(
+        "Vulkan: the window's swapchain images cannot be copied into (no TRANSFER_DST usage)");
   VkExtent2D size = capabilities.currentExtent;
   if (size.width == UINT32_MAX) {  // the surface takes the swapchain's size
     size.width = std::clamp(static_cast<uint32_t>(wanted.width), capabilities.minImageExtent.width,
@@ -230,9 +236,9 @@ void Presenter::State::create_swapchain(Extent wanted) {
   uint32_t image_count = capabilities.minImageCount + 1;  // one to draw while the others are shown
   if (capabilities.maxImageCount > 0) image_count = std::min(image_count, capabilities.maxImageCount);
   VkCompositeAlphaFlagBitsKHR alpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
-  for (VkCompositeAlphaFlagBitsKHR option : {VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR, VK_COMPOSITE_ALPHA_INHERIT_BIT_KHR,
-                                             VK_COMPOSITE_ALPHA_PRE_MULTIPLIED_BIT_KHR,
-                                             VK_COMPOSITE_ALPHA_POST_MULTIPLIED_BIT_KHR})
+  for (VkCompositeAlphaFlagBitsKHR option :
+       {VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR, VK_COMPOSITE_ALPHA_INHERIT_BIT_KHR,
+        VK_COMPOSITE_ALPHA_PRE_MULTIPLIED_BIT_KHR, VK_COMPOSITE_ALPHA_POST_MULTIPLIED_BIT_KHR})
     if (capabilities.supportedCompositeAlpha & option) {
       alpha = option;
       break;
@@ -275,7 +281,8 @@ void Presenter::State::create_swapchain(Extent wanted) {
     VkImageView view = VK_NULL_HANDLE;
     check(vkCreateImageView(device, &view_info, nullptr, &view), "vkCreateImageView (swapchain)");
     views.emplace_back(device, view);
-    auto framebuffer_info = lab::vulkan::make<VkFramebufferCreateInfo>(VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO);
+    auto framebuffer_info =
+        lab::vulkan::make<VkFramebufferCreateInfo>(VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO);
     framebuffer_info.renderPass = overlay_pass.get();
     framebuffer_info.attachmentCount = 1;
     framebuffer_info.pAttachments = &view;
@@ -283,7 +290,8 @@ void Presenter::State::create_swapchain(Extent wanted) {
     framebuffer_info.height = size.height;
     framebuffer_info.layers = 1;
     VkFramebuffer framebuffer = VK_NULL_HANDLE;
-    check(vkCreateFramebuffer(device, &framebuffer_info, nullptr, &framebuffer), "vkCreateFramebuffer (swapchain)");
+    check(vkCreateFramebuffer(device, &framebuffer_info, nullptr, &framebuffer),
+          "vkCreateFramebuffer (swapchain)");
     framebuffers.emplace_back(device, framebuffer);
     rendered.push_back(create_semaphore(device, VK_SEMAPHORE_TYPE_BINARY));
   }
@@ -297,7 +305,9 @@ Presenter::Presenter(Renderer& renderer, GLFWwindow* window, bool ui)
 
 Presenter::~Presenter() = default;
 
-Extent Presenter::extent() const { return m_state->extent; }
+Extent Presenter::extent() const {
+  return m_state->extent;
+}
 
 void Presenter::begin_ui_frame() {
   if (!m_state->ui)
@@ -328,8 +338,8 @@ bool Presenter::present(const DrawPlan& plan, ImDrawData* ui) {
   }
   VkSemaphore acquired = state.acquired[slot].get();
   uint32_t index = 0;
-  const VkResult acquire =
-      vkAcquireNextImageKHR(state.device, state.swapchain.get(), UINT64_MAX, acquired, VK_NULL_HANDLE, &index);
+  const VkResult acquire = vkAcquireNextImageKHR(state.device, state.swapchain.get(), UINT64_MAX, acquired,
+                                                 VK_NULL_HANDLE, &index);
   if (acquire == VK_ERROR_OUT_OF_DATE_KHR) {  // nothing was signalled: try again at the next present
     state.out_of_date = true;
     return false;
@@ -347,7 +357,8 @@ bool Presenter::present(const DrawPlan& plan, ImDrawData* ui) {
         auto begin = lab::vulkan::make<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
         begin.renderPass = state.overlay_pass.get();
         begin.framebuffer = state.framebuffers[index].get();
-        begin.renderArea = {{0, 0}, {static_cast<uint32_t>(state.extent.width), static_cast<uint32_t>(state.extent.height)}};
+        begin.renderArea = {
+            {0, 0}, {static_cast<uint32_t>(state.extent.width), static_cast<uint32_t>(state.extent.height)}};
         vkCmdBeginRenderPass(commands, &begin, VK_SUBPASS_CONTENTS_INLINE);
         if (ui != nullptr && state.ui) ImGui_ImplVulkan_RenderDrawData(ui, commands);
         vkCmdEndRenderPass(commands);

@@ -30,7 +30,8 @@ class Presenter {
   Presenter(const Presenter&) = delete;
   Presenter& operator=(const Presenter&) = delete;
 
-  // With `ui`: the Vulkan backend's part of ImGui's new frame (before ImGui_ImplGlfw_NewFrame, ImGui::NewFrame).
+  // With `ui`: the Vulkan backend's share of a new ImGui frame; call it before ImGui_ImplGlfw_NewFrame
+  // and ImGui::NewFrame.
   void begin_ui_frame();
   // Shows what Renderer::read_frame(plan) would read, scaled to the window, with `ui` (ImGui::GetDrawData(),
   // or null) drawn over it. Re-creates the swapchain first when the window's size changed. Returns false

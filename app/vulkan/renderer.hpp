@@ -95,8 +95,8 @@ class Renderer {
   // way up and scaled to `extent` (nearest), into `target` (a swapchain image; what it held is discarded)
   // and leaves it in VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, then records `then` into the same command
   // buffer (the presenter's overlay, which leaves the image ready to present). Sync as for the draws.
-  void show(const DrawPlan& plan, VkImage target, Extent extent, const std::function<void(VkCommandBuffer)>& then,
-            const PassSync& sync);
+  void show(const DrawPlan& plan, VkImage target, Extent extent,
+            const std::function<void(VkCommandBuffer)>& then, const PassSync& sync);
   void wait_idle();
 
  private:

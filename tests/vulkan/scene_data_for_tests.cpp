@@ -38,10 +38,12 @@ CubeMesh cube_mesh() {
   for (const auto& n : normals) {
     // Two axes spanning the face, chosen so (u x v) == n keeps the winding counter-clockwise.
     const glm::vec3 normal(n[0], n[1], n[2]);
-    const glm::vec3 u = std::abs(normal.y) > 0.5f ? glm::vec3(0, 0, normal.y) : glm::vec3(-normal.z, 0, normal.x);
+    const glm::vec3 u =
+        std::abs(normal.y) > 0.5f ? glm::vec3(0, 0, normal.y) : glm::vec3(-normal.z, 0, normal.x);
     const glm::vec3 v = glm::cross(normal, u);
     const uint32_t base = static_cast<uint32_t>(mesh.vertices.size());
-    for (const auto& [a, b] : {std::pair{-1.f, -1.f}, std::pair{1.f, -1.f}, std::pair{1.f, 1.f}, std::pair{-1.f, 1.f}}) {
+    for (const auto& [a, b] :
+         {std::pair{-1.f, -1.f}, std::pair{1.f, -1.f}, std::pair{1.f, 1.f}, std::pair{-1.f, 1.f}}) {
       const glm::vec3 p = 0.5f * (normal + a * u + b * v);
       mesh.vertices.push_back({{p.x, p.y, p.z}, {normal.x, normal.y, normal.z}});
     }
@@ -64,7 +66,8 @@ CubesView cubes_view(Extent extent, float time) {
   constexpr int kCubes = 7;
   for (int i = 0; i < kCubes; ++i) {
     const float angle = time * 0.6f + static_cast<float>(i) * glm::two_pi<float>() / kCubes;
-    glm::mat4 model = glm::translate(glm::mat4(1.0f), glm::vec3(1.6f * std::cos(angle), 0.0f, 1.6f * std::sin(angle)));
+    glm::mat4 model =
+        glm::translate(glm::mat4(1.0f), glm::vec3(1.6f * std::cos(angle), 0.0f, 1.6f * std::sin(angle)));
     model = glm::rotate(model, time * (0.8f + 0.15f * static_cast<float>(i)), glm::vec3(0.3f, 1.0f, 0.2f));
     model = glm::scale(model, glm::vec3(0.6f));
     const float hue = static_cast<float>(i) / kCubes;

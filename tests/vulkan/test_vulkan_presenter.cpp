@@ -156,9 +156,9 @@ TEST(VulkanPresenter, ShowsBothPlansRightWayUpWithThePanelAndFollowsTheWindowSiz
     vertices.bytes = sizeof(kernels::WaveVertex) * lab::kWaveGrid * lab::kWaveGrid;
     renderer.create_resources({texture, vertices}, false);
     std::vector<kernels::Rgba8> pixels(static_cast<size_t>(frame.width) * frame.height);
-    kernels::pattern_cpu(
-        kernels::linear_target(pixels.data(), static_cast<size_t>(frame.width) * 4, frame.width, frame.height),
-        {frame.width, frame.height, 0.5f});
+    kernels::pattern_cpu(kernels::linear_target(pixels.data(), static_cast<size_t>(frame.width) * 4,
+                                                frame.width, frame.height),
+                         {frame.width, frame.height, 0.5f});
     renderer.upload(0, pixels.data());
     kernels::WaveParams wave;
     wave.grid_x = wave.grid_z = lab::kWaveGrid;
