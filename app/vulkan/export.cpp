@@ -46,29 +46,32 @@ bool has_layer(const char* name) {
   return false;
 }
 
-VkInstance create_instance(bool validation, Validation checks) {
+VkInstance create_instance(bool validation, const ContextOptions& options) {
   auto application = lab::vulkan::make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
   application.pApplicationName = "interop-lab";
   application.apiVersion = VK_API_VERSION_1_2;
   auto create = lab::vulkan::make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
   create.pApplicationInfo = &application;
   const char* layers[] = {kValidationLayer};
-  // VK_EXT_validation_features is the layer's own extension: present wherever the layer is.
-  const char* extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
-  const VkValidationFeatureEnableEXT synchronization = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  std::vector<const char*> extensions;
+  for (const std::string& extension : options.surface_extensions) extensions.push_back(extension.c_str());
+  const VkValidationFeatureEnableEXT synchronization =
+      VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
   auto features = lab::vulkan::make<VkValidationFeaturesEXT>(VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT);
   features.enabledValidationFeatureCount = 1;
   features.pEnabledValidationFeatures = &synchronization;
   if (validation) {
     create.enabledLayerCount = 1;
     create.ppEnabledLayerNames = layers;
-    create.enabledExtensionCount = 1;
-    create.ppEnabledExtensionNames = extensions;
-    if (checks == Validation::Synchronization) {
-      create.enabledExtensionCount = 2;
+    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    if (options.validation == Validation::Synchronization) {
+      // The layer's own extension: present wherever the layer is.
+      extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
       create.pNext = &features;
     }
   }
+  create.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  create.ppEnabledExtensionNames = extensions.data();
   VkInstance instance = VK_NULL_HANDLE;
   check(vkCreateInstance(&create, nullptr, &instance), "vkCreateInstance");
   return instance;
@@ -104,7 +107,8 @@ std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
 }  // namespace
 
 void check(VkResult result, const char* call) {
-  if (result != VK_SUCCESS) throw std::runtime_error(std::string("Vulkan: ") + call + ": " + result_text(result));
+  if (result != VK_SUCCESS)
+    throw std::runtime_error(std::string("Vulkan: ") + call + ": " + result_text(result));
 }
 
 std::string to_string(const Uuid& uuid) {
@@ -119,7 +123,7 @@ std::string to_string(const Uuid& uuid) {
 }
 
 std::vector<DeviceInfo> enumerate_devices() {
-  VkInstance instance = create_instance(false, Validation::Standard);
+  VkInstance instance = create_instance(false, ContextOptions{});
   std::vector<DeviceInfo> infos;
   try {
     for (VkPhysicalDevice device : physical_devices(instance)) infos.push_back(describe(device));
@@ -143,9 +147,9 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Context::on_message(VkDebugUtilsMessageSeverityFl
   return VK_FALSE;
 }
 
-Context::Context(const Uuid* uuid, Validation validation_checks) : m_validation(validation_checks) {
+Context::Context(const Uuid* uuid, const ContextOptions& options) : m_validation(options.validation) {
   const bool validation = has_layer(kValidationLayer);
-  m_instance = create_instance(validation, validation_checks);
+  m_instance = create_instance(validation, options);
   try {
     if (validation) {
       auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
@@ -196,6 +200,14 @@ Context::Context(const Uuid* uuid, Validation validation_checks) : m_validation(
 
     std::vector<const char*> extensions = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME};
     if (m_info.external_semaphore_fd) extensions.push_back(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+    if (!options.surface_extensions.empty()) {
+      if (!has_extension(m_physical, VK_KHR_SWAPCHAIN_EXTENSION_NAME))
+        throw std::runtime_error("Vulkan: " + m_info.name +
+                                 " lacks " VK_KHR_SWAPCHAIN_EXTENSION_NAME
+                                 ": it cannot present to a window; run headless");
+      extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+      m_presentation = true;
+    }
     const float priority = 1.0f;
     auto queue = lab::vulkan::make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
     queue.queueFamilyIndex = m_queue_family;
@@ -333,20 +345,24 @@ void ExportableBuffer::release() {
     vkDestroyBuffer(m_context.device(), std::exchange(m_buffer, VK_NULL_HANDLE), nullptr);
 }
 
-int ExportableBuffer::export_fd() const { return export_memory_fd(m_context, m_memory); }
+int ExportableBuffer::export_fd() const {
+  return export_memory_fd(m_context, m_memory);
+}
 
-Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage image, VkMemoryPropertyFlags properties,
-                              bool exportable) {
+Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage image,
+                              VkMemoryPropertyFlags properties, bool exportable) {
   VkDevice device = context.device();
   VkMemoryRequirements requirements;
   if (buffer != VK_NULL_HANDLE)
     vkGetBufferMemoryRequirements(device, buffer, &requirements);
   else
     vkGetImageMemoryRequirements(device, image, &requirements);
-  auto dedicated = lab::vulkan::make<VkMemoryDedicatedAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
+  auto dedicated =
+      lab::vulkan::make<VkMemoryDedicatedAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
   dedicated.buffer = buffer;
   dedicated.image = image;
-  auto export_info = lab::vulkan::make<VkExportMemoryAllocateInfo>(VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO);
+  auto export_info =
+      lab::vulkan::make<VkExportMemoryAllocateInfo>(VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO);
   export_info.pNext = &dedicated;
   export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
   auto allocate = lab::vulkan::make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
@@ -365,7 +381,8 @@ Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage i
 }
 
 int export_memory_fd(const Context& context, VkDeviceMemory memory) {
-  auto get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(context.device(), "vkGetMemoryFdKHR"));
+  auto get_fd =
+      reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(context.device(), "vkGetMemoryFdKHR"));
   if (get_fd == nullptr) throw std::runtime_error("Vulkan: vkGetMemoryFdKHR is missing");
   auto info = lab::vulkan::make<VkMemoryGetFdInfoKHR>(VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR);
   info.memory = memory;

@@ -53,15 +53,23 @@ void check(VkResult result, const char* call);
 // slow, for tests.
 enum class Validation { Standard, Synchronization };
 
+struct ContextOptions {
+  Validation validation = Validation::Standard;
+  // The instance extensions a window's surface needs (glfwGetRequiredInstanceExtensions). When given, the
+  // device also gets VK_KHR_swapchain, so a Presenter can show frames in that window.
+  std::vector<std::string> surface_extensions;
+};
+
 class Context {
  public:
   // The device whose UUID is `uuid` (a CUDA device's cudaDeviceProp::uuid); null: the first device.
   // Throws std::runtime_error naming what is missing (loader, device, extension).
-  explicit Context(const Uuid* uuid, Validation validation = Validation::Standard);
+  explicit Context(const Uuid* uuid, const ContextOptions& options = {});
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
+  VkInstance instance() const { return m_instance; }
   VkPhysicalDevice physical_device() const { return m_physical; }
   VkDevice device() const { return m_device; }
   VkQueue queue() const { return m_queue; }
@@ -73,7 +81,11 @@ class Context {
   // Messages the validation layer reported (warnings and errors); 0 when the layer is not installed.
   int validation_messages() const { return m_messages; }
   bool validation_enabled() const { return m_messenger != VK_NULL_HANDLE; }
-  bool synchronization_validation() const { return validation_enabled() && m_validation == Validation::Synchronization; }
+  bool synchronization_validation() const {
+    return validation_enabled() && m_validation == Validation::Synchronization;
+  }
+  // Made with ContextOptions::surface_extensions: VK_KHR_swapchain is on.
+  bool presentation() const { return m_presentation; }
 
   uint32_t memory_type(uint32_t allowed_types, VkMemoryPropertyFlags properties) const;
   // Records commands with `record` into a one-time command buffer and submits it, waiting on and
@@ -105,6 +117,7 @@ class Context {
   VkCommandPool m_pool = VK_NULL_HANDLE;
   DeviceInfo m_info;
   Validation m_validation = Validation::Standard;
+  bool m_presentation = false;
   int m_messages = 0;
 };
 
@@ -133,7 +146,8 @@ class Unique {
   Handle get() const { return m_handle; }
   explicit operator bool() const { return m_handle != VK_NULL_HANDLE; }
   void reset() {
-    if (m_handle != VK_NULL_HANDLE) Destroy(m_device, std::exchange(m_handle, Handle(VK_NULL_HANDLE)), nullptr);
+    if (m_handle != VK_NULL_HANDLE)
+      Destroy(m_device, std::exchange(m_handle, Handle(VK_NULL_HANDLE)), nullptr);
   }
 
  private:
@@ -163,8 +177,8 @@ struct Allocation {
   UniqueMemory memory;
   VkDeviceSize size = 0;  // vkGet*MemoryRequirements: what an importer must be told
 };
-Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage image, VkMemoryPropertyFlags properties,
-                              bool exportable);
+Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage image,
+                              VkMemoryPropertyFlags properties, bool exportable);
 
 // A new opaque FD for `memory` (allocated exportable); the importer owns it once its import succeeds.
 int export_memory_fd(const Context& context, VkDeviceMemory memory);

@@ -45,12 +45,12 @@ constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;
 // Command buffers recorded while earlier ones may still run; the host waits for the oldest beyond this.
 constexpr size_t kPassesInFlight = 3;
 
-constexpr VkBufferUsageFlags kResourceBufferUsage = VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
-                                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                                    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-constexpr VkImageUsageFlags kResourceImageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
-                                                  VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                                                  VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+constexpr VkBufferUsageFlags kResourceBufferUsage =
+    VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+constexpr VkImageUsageFlags kResourceImageUsage =
+    VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT |
+    VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
 
 // The push constants and the uniform block of assets/shaders/vulkan (std430 / std140 offsets).
 struct WavePush {
@@ -79,7 +79,8 @@ constexpr Use kCopyRead{VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_
                         VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL};
 constexpr Use kVertexRead{VK_PIPELINE_STAGE_VERTEX_INPUT_BIT, VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT};
 // The cubes render pass takes its target in GENERAL and leaves it there (create_render_pass).
-constexpr Use kAttachmentWrite{VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT};
+constexpr Use kAttachmentWrite{VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                               VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT};
 // Whatever came before, in earlier passes: the source scope of a resource's first barrier in a pass.
 constexpr Use kAnyEarlierWork{VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT};
 // Nothing: the source of an acquire from VK_QUEUE_FAMILY_EXTERNAL (the caller's semaphores order it) and
@@ -87,15 +88,16 @@ constexpr Use kAnyEarlierWork{VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMO
 constexpr Use kOutsideBefore{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0};
 constexpr Use kOutsideAfter{VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0};
 
+// Members are destroyed in reverse order: the object before its memory, a view before its image.
 struct Buffer {
-  UniqueBuffer buffer;
   Allocation allocation;
+  UniqueBuffer buffer;
   void* mapped = nullptr;  // host-visible buffers stay mapped for life (vkFreeMemory unmaps)
 };
 
 struct ImageObject {
-  UniqueImage image;
   Allocation allocation;
+  UniqueImage image;
   UniqueImageView view;
 };
 
@@ -108,9 +110,9 @@ struct Target {
 
 // What the renderer keeps per resource beyond the public Resource.
 struct OwnedResource {
-  Buffer buffer;        // ResourceKind::Buffer
-  ImageObject image;    // ResourceKind::Texture2D
-  Buffer staging;       // host-visible, desc.bytes: upload() writes it, the next pass copies it
+  Buffer buffer;      // ResourceKind::Buffer
+  ImageObject image;  // ResourceKind::Texture2D
+  Buffer staging;     // host-visible, desc.bytes: upload() writes it, the next pass copies it
   bool upload_pending = false;
   uint64_t staging_read_by = 0;  // the serial of the pass that last copied from the staging buffer
   Target cubes_target;           // depth + framebuffer, made by the first draw_cubes into this image
@@ -118,8 +120,8 @@ struct OwnedResource {
 
 Buffer create_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFlags usage,
                      VkMemoryPropertyFlags properties, bool exportable) {
-  auto external =
-      lab::vulkan::make<VkExternalMemoryBufferCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
+  auto external = lab::vulkan::make<VkExternalMemoryBufferCreateInfo>(
+      VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
   external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
   auto create = lab::vulkan::make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
   create.pNext = exportable ? &external : nullptr;
@@ -139,15 +141,16 @@ Buffer create_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFla
 
 // Host-visible and coherent, so neither writes before a submission nor reads after a wait need flushes.
 Buffer create_host_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFlags usage) {
-  return create_buffer(context, size, usage, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                       false);
+  return create_buffer(context, size, usage,
+                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, false);
 }
 
 void require_exportable_image(const Context& context, VkImageUsageFlags usage) {
   auto external = lab::vulkan::make<VkPhysicalDeviceExternalImageFormatInfo>(
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO);
   external.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  auto format = lab::vulkan::make<VkPhysicalDeviceImageFormatInfo2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2);
+  auto format = lab::vulkan::make<VkPhysicalDeviceImageFormatInfo2>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2);
   format.pNext = &external;
   format.format = kColorFormat;
   format.type = VK_IMAGE_TYPE_2D;
@@ -157,11 +160,14 @@ void require_exportable_image(const Context& context, VkImageUsageFlags usage) {
       lab::vulkan::make<VkExternalImageFormatProperties>(VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES);
   auto properties = lab::vulkan::make<VkImageFormatProperties2>(VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2);
   properties.pNext = &external_properties;
-  const VkResult result = vkGetPhysicalDeviceImageFormatProperties2(context.physical_device(), &format, &properties);
-  const VkExternalMemoryFeatureFlags features = external_properties.externalMemoryProperties.externalMemoryFeatures;
+  const VkResult result =
+      vkGetPhysicalDeviceImageFormatProperties2(context.physical_device(), &format, &properties);
+  const VkExternalMemoryFeatureFlags features =
+      external_properties.externalMemoryProperties.externalMemoryFeatures;
   if (result != VK_SUCCESS || !(features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
-    throw std::runtime_error("Vulkan: " + context.info().name +
-                             " cannot export RGBA8 images as opaque FDs; use a copying mode (staging or cpu)");
+    throw std::runtime_error(
+        "Vulkan: " + context.info().name +
+        " cannot export RGBA8 images as opaque FDs; use a copying mode (staging or cpu)");
 }
 
 ImageObject create_image(const Context& context, Extent extent, VkFormat format, VkImageUsageFlags usage,
@@ -185,7 +191,8 @@ ImageObject create_image(const Context& context, Extent extent, VkFormat format,
   check(vkCreateImage(context.device(), &create, nullptr, &handle), "vkCreateImage");
   ImageObject image;
   image.image = UniqueImage(context.device(), handle);
-  image.allocation = allocate_dedicated(context, VK_NULL_HANDLE, handle, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, exportable);
+  image.allocation =
+      allocate_dedicated(context, VK_NULL_HANDLE, handle, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, exportable);
   auto view = lab::vulkan::make<VkImageViewCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO);
   view.image = handle;
   view.viewType = VK_IMAGE_VIEW_TYPE_2D;
@@ -204,7 +211,8 @@ VkFormat choose_depth_format(const Context& context) {
     vkGetPhysicalDeviceFormatProperties(context.physical_device(), format, &properties);
     if (properties.optimalTilingFeatures & VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT) return format;
   }
-  throw std::runtime_error("Vulkan: " + context.info().name + " has no 24- or 32-bit depth attachment format");
+  throw std::runtime_error("Vulkan: " + context.info().name +
+                           " has no 24- or 32-bit depth attachment format");
 }
 
 // One colour attachment (RGBA8) and one depth attachment, both cleared. The frame target's colour ends in
@@ -227,7 +235,8 @@ UniqueRenderPass create_render_pass(VkDevice device, VkFormat depth_format, bool
   attachments[1].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
   attachments[1].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   attachments[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
-  const VkAttachmentReference color{0, frame_target ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL};
+  const VkAttachmentReference color{
+      0, frame_target ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL};
   const VkAttachmentReference depth{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
   VkSubpassDescription subpass{};
   subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
@@ -307,8 +316,8 @@ UniquePipeline create_pipeline(VkDevice device, const PipelineDesc& desc) {
       {0, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(LitVertex, position)},
       {1, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(LitVertex, normal)},
   }};
-  auto vertex_input =
-      lab::vulkan::make<VkPipelineVertexInputStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO);
+  auto vertex_input = lab::vulkan::make<VkPipelineVertexInputStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO);
   vertex_input.vertexBindingDescriptionCount = 1;
   vertex_input.pVertexBindingDescriptions = &binding;
   vertex_input.vertexAttributeDescriptionCount = static_cast<uint32_t>(attributes.size());
@@ -316,8 +325,8 @@ UniquePipeline create_pipeline(VkDevice device, const PipelineDesc& desc) {
   auto assembly = lab::vulkan::make<VkPipelineInputAssemblyStateCreateInfo>(
       VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO);
   assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
-  auto viewport =
-      lab::vulkan::make<VkPipelineViewportStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO);
+  auto viewport = lab::vulkan::make<VkPipelineViewportStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO);
   viewport.viewportCount = 1;
   viewport.scissorCount = 1;
   auto raster = lab::vulkan::make<VkPipelineRasterizationStateCreateInfo>(
@@ -335,19 +344,20 @@ UniquePipeline create_pipeline(VkDevice device, const PipelineDesc& desc) {
   depth.depthWriteEnable = VK_TRUE;
   depth.depthCompareOp = VK_COMPARE_OP_LESS;  // GL's default, which the GL scenes keep
   VkPipelineColorBlendAttachmentState blend_attachment{};
-  blend_attachment.colorWriteMask =
-      VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
-  auto blend =
-      lab::vulkan::make<VkPipelineColorBlendStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO);
+  blend_attachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+                                    VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+  auto blend = lab::vulkan::make<VkPipelineColorBlendStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO);
   blend.attachmentCount = 1;
   blend.pAttachments = &blend_attachment;
   const std::array<VkDynamicState, 2> dynamic_states{VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
-  auto dynamic =
-      lab::vulkan::make<VkPipelineDynamicStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO);
+  auto dynamic = lab::vulkan::make<VkPipelineDynamicStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO);
   dynamic.dynamicStateCount = static_cast<uint32_t>(dynamic_states.size());
   dynamic.pDynamicStates = dynamic_states.data();
 
-  auto create = lab::vulkan::make<VkGraphicsPipelineCreateInfo>(VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO);
+  auto create =
+      lab::vulkan::make<VkGraphicsPipelineCreateInfo>(VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO);
   create.stageCount = static_cast<uint32_t>(stages.size());
   create.pStages = stages.data();
   create.pVertexInputState = &vertex_input;
@@ -362,7 +372,8 @@ UniquePipeline create_pipeline(VkDevice device, const PipelineDesc& desc) {
   create.renderPass = desc.render_pass;
   create.subpass = 0;
   VkPipeline pipeline = VK_NULL_HANDLE;
-  check(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &create, nullptr, &pipeline), "vkCreateGraphicsPipelines");
+  check(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &create, nullptr, &pipeline),
+        "vkCreateGraphicsPipelines");
   return UniquePipeline(device, pipeline);
 }
 
@@ -408,14 +419,16 @@ void set_viewport(VkCommandBuffer commands, Extent extent) {
   vkCmdSetScissor(commands, 0, 1, &scissor);
 }
 
-void begin_render_pass(VkCommandBuffer commands, VkRenderPass pass, const Target& target, const float (&clear)[3]) {
+void begin_render_pass(VkCommandBuffer commands, VkRenderPass pass, const Target& target,
+                       const float (&clear)[3]) {
   std::array<VkClearValue, 2> clears{};
   clears[0].color = {{clear[0], clear[1], clear[2], 1.0f}};
   clears[1].depthStencil = {1.0f, 0};
   auto begin = lab::vulkan::make<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
   begin.renderPass = pass;
   begin.framebuffer = target.framebuffer.get();
-  begin.renderArea = {{0, 0}, {static_cast<uint32_t>(target.extent.width), static_cast<uint32_t>(target.extent.height)}};
+  begin.renderArea = {
+      {0, 0}, {static_cast<uint32_t>(target.extent.width), static_cast<uint32_t>(target.extent.height)}};
   begin.clearValueCount = static_cast<uint32_t>(clears.size());
   begin.pClearValues = clears.data();
   vkCmdBeginRenderPass(commands, &begin, VK_SUBPASS_CONTENTS_INLINE);
@@ -451,10 +464,11 @@ class Barriers {
   }
   void record(VkCommandBuffer commands) {
     if (m_buffers.empty() && m_images.empty()) return;
-    vkCmdPipelineBarrier(commands, m_source ? m_source : VkPipelineStageFlags{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT},
-                         m_destination ? m_destination : VkPipelineStageFlags{VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT}, 0, 0, nullptr,
-                         static_cast<uint32_t>(m_buffers.size()), m_buffers.data(),
-                         static_cast<uint32_t>(m_images.size()), m_images.data());
+    vkCmdPipelineBarrier(
+        commands, m_source ? m_source : VkPipelineStageFlags{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT},
+        m_destination ? m_destination : VkPipelineStageFlags{VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT}, 0, 0,
+        nullptr, static_cast<uint32_t>(m_buffers.size()), m_buffers.data(),
+        static_cast<uint32_t>(m_images.size()), m_images.data());
     m_buffers.clear();
     m_images.clear();
     m_source = m_destination = 0;
@@ -519,7 +533,7 @@ struct Renderer::State {
   ImageObject frame_color;
   Target frame;
   bool frame_drawn = false;  // by a LitMesh draw_frame at the current extent
-  Buffer readback;              // host-visible, grown to the largest read-back
+  Buffer readback;           // host-visible, grown to the largest read-back
 
   std::vector<Resource> resources;
   std::vector<OwnedResource> owned;
@@ -543,7 +557,8 @@ struct Renderer::State {
 
 Renderer::State::State(Context& context_) : context(context_), device(context_.device()) {
   if (!context.queue_has_graphics())
-    throw std::runtime_error("Vulkan: " + context.info().name + " has no graphics queue; the renderer needs one");
+    throw std::runtime_error("Vulkan: " + context.info().name +
+                             " has no graphics queue; the renderer needs one");
   depth_format = choose_depth_format(context);
 
   auto pool_info = lab::vulkan::make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
@@ -552,7 +567,8 @@ Renderer::State::State(Context& context_) : context(context_), device(context_.d
   VkCommandPool pool_handle = VK_NULL_HANDLE;
   check(vkCreateCommandPool(device, &pool_info, nullptr, &pool_handle), "vkCreateCommandPool");
   pool = UniqueCommandPool(device, pool_handle);
-  auto allocate = lab::vulkan::make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+  auto allocate =
+      lab::vulkan::make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
   allocate.commandPool = pool.get();
   allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   allocate.commandBufferCount = static_cast<uint32_t>(command_buffers.size());
@@ -579,7 +595,8 @@ Renderer::State::State(Context& context_) : context(context_), device(context_.d
   set_layout.bindingCount = 1;
   set_layout.pBindings = &camera_binding;
   VkDescriptorSetLayout set_layout_handle = VK_NULL_HANDLE;
-  check(vkCreateDescriptorSetLayout(device, &set_layout, nullptr, &set_layout_handle), "vkCreateDescriptorSetLayout");
+  check(vkCreateDescriptorSetLayout(device, &set_layout, nullptr, &set_layout_handle),
+        "vkCreateDescriptorSetLayout");
   camera_set_layout = UniqueDescriptorSetLayout(device, set_layout_handle);
   const VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1};
   auto descriptor_pool_info =
@@ -591,15 +608,17 @@ Renderer::State::State(Context& context_) : context(context_), device(context_.d
   check(vkCreateDescriptorPool(device, &descriptor_pool_info, nullptr, &descriptor_pool_handle),
         "vkCreateDescriptorPool");
   descriptor_pool = UniqueDescriptorPool(device, descriptor_pool_handle);
-  auto set_info = lab::vulkan::make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
+  auto set_info =
+      lab::vulkan::make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
   set_info.descriptorPool = descriptor_pool.get();
   set_info.descriptorSetCount = 1;
   set_info.pSetLayouts = &set_layout_handle;
   check(vkAllocateDescriptorSets(device, &set_info, &camera_set), "vkAllocateDescriptorSets");
 
   wave_layout = create_pipeline_layout(device, nullptr, VK_SHADER_STAGE_VERTEX_BIT, sizeof(WavePush));
-  cubes_layout = create_pipeline_layout(device, &set_layout_handle,
-                                        VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(CubePush));
+  cubes_layout =
+      create_pipeline_layout(device, &set_layout_handle,
+                             VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(CubePush));
   {
     const UniqueShaderModule vertex = create_shader(device, kWaveVert);
     const UniqueShaderModule fragment = create_shader(device, kWaveFrag);
@@ -631,8 +650,8 @@ Renderer::State::State(Context& context_) : context(context_), device(context_.d
   const CubeMesh cube = cube_mesh();
   cube_index_count = static_cast<uint32_t>(cube.indices.size());
   const VkBufferUsageFlags index_usage = VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-  wave_indices = create_buffer(context, wave.size() * sizeof(uint32_t), index_usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
-                               false);
+  wave_indices = create_buffer(context, wave.size() * sizeof(uint32_t), index_usage,
+                               VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, false);
   cube_indices = create_buffer(context, cube.indices.size() * sizeof(uint32_t), index_usage,
                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, false);
   cube_vertices = create_buffer(context, cube.vertices.size() * sizeof(LitVertex),
@@ -672,7 +691,8 @@ uint64_t Renderer::State::submit_pass(VkCommandBuffer buffer, const PassSync& sy
   signal_values.push_back(serial);
   const std::vector<VkPipelineStageFlags> wait_stages(waits.size(), VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
 
-  auto timeline = lab::vulkan::make<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+  auto timeline =
+      lab::vulkan::make<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
   timeline.waitSemaphoreValueCount = static_cast<uint32_t>(wait_values.size());
   timeline.pWaitSemaphoreValues = wait_values.data();
   timeline.signalSemaphoreValueCount = static_cast<uint32_t>(signal_values.size());
@@ -715,9 +735,11 @@ std::vector<Touch> Renderer::State::touches_with_uploads(std::vector<Touch> touc
 // Records, around `record` (the pass's own commands): acquiring each touched resource (or ordering it
 // after earlier passes), its pending upload, and releasing it again when exportable.
 template <class Record>
-void Renderer::State::record_resources(VkCommandBuffer buffer, const std::vector<Touch>& touches, Record record) {
+void Renderer::State::record_resources(VkCommandBuffer buffer, const std::vector<Touch>& touches,
+                                       Record record) {
   const uint32_t family = context.queue_family();
-  auto add = [&](Barriers& barriers, const Resource& resource, Use before, Use after, uint32_t from, uint32_t to) {
+  auto add = [&](Barriers& barriers, const Resource& resource, Use before, Use after, uint32_t from,
+                 uint32_t to) {
     if (resource.buffer != VK_NULL_HANDLE)
       barriers.buffer(resource.buffer, before, after, from, to);
     else
@@ -745,10 +767,13 @@ void Renderer::State::record_resources(VkCommandBuffer buffer, const std::vector
     } else {
       VkBufferImageCopy region{};
       region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-      region.imageExtent = {static_cast<uint32_t>(resource.desc.width), static_cast<uint32_t>(resource.desc.height), 1};
-      vkCmdCopyBufferToImage(buffer, own.staging.buffer.get(), resource.image, kUploadWrite.layout, 1, &region);
+      region.imageExtent = {static_cast<uint32_t>(resource.desc.width),
+                            static_cast<uint32_t>(resource.desc.height), 1};
+      vkCmdCopyBufferToImage(buffer, own.staging.buffer.get(), resource.image, kUploadWrite.layout, 1,
+                             &region);
     }
-    if (touch.use) add(barriers, resource, kUploadWrite, touch.use, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+    if (touch.use)
+      add(barriers, resource, kUploadWrite, touch.use, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
     own.upload_pending = false;
     own.staging_read_by = submitted + 1;  // this pass
   }
@@ -805,8 +830,9 @@ const void* Renderer::State::read_back(VkDeviceSize bytes, const std::vector<Tou
   record_resources(buffer, touches_with_uploads(touches), [&](VkCommandBuffer commands) {
     copy(commands, readback.buffer.get());
     Barriers to_host;
-    to_host.buffer(readback.buffer.get(), kUploadWrite, Use{VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT},
-                   VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+    to_host.buffer(readback.buffer.get(), kUploadWrite,
+                   Use{VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT}, VK_QUEUE_FAMILY_IGNORED,
+                   VK_QUEUE_FAMILY_IGNORED);
     to_host.record(commands);
   });
   wait_for(submit_pass(buffer, {}));
@@ -815,7 +841,8 @@ const void* Renderer::State::read_back(VkDeviceSize bytes, const std::vector<Tou
 
 // ---- Renderer
 
-Renderer::Renderer(Context& context, Extent extent) : m_context(context), m_state(std::make_unique<State>(context)) {
+Renderer::Renderer(Context& context, Extent extent)
+    : m_context(context), m_state(std::make_unique<State>(context)) {
   m_state->create_frame_target(extent);
 }
 
@@ -824,7 +851,9 @@ Renderer::~Renderer() {
   vkDeviceWaitIdle(m_context.device());
 }
 
-Extent Renderer::extent() const { return m_state->frame.extent; }
+Extent Renderer::extent() const {
+  return m_state->frame.extent;
+}
 
 void Renderer::resize(Extent extent) {
   wait_idle();
@@ -833,8 +862,9 @@ void Renderer::resize(Extent extent) {
 
 void Renderer::create_resources(const std::vector<ResourceDesc>& descs, bool exportable) {
   for (size_t i = 0; i < descs.size(); ++i) validate(descs[i], i);
-  const bool any_image = std::any_of(descs.begin(), descs.end(),
-                                     [](const ResourceDesc& desc) { return desc.kind == ResourceKind::Texture2D; });
+  const bool any_image = std::any_of(descs.begin(), descs.end(), [](const ResourceDesc& desc) {
+    return desc.kind == ResourceKind::Texture2D;
+  });
   if (exportable && any_image) require_exportable_image(m_context, kResourceImageUsage);
   destroy_resources();
 
@@ -846,8 +876,8 @@ void Renderer::create_resources(const std::vector<ResourceDesc>& descs, bool exp
       resource.desc = desc;
       resource.exportable = exportable;
       if (desc.kind == ResourceKind::Buffer) {
-        own.buffer = create_buffer(m_context, desc.bytes, kResourceBufferUsage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
-                                   exportable);
+        own.buffer = create_buffer(m_context, desc.bytes, kResourceBufferUsage,
+                                   VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, exportable);
         resource.buffer = own.buffer.buffer.get();
         resource.memory = own.buffer.allocation.memory.get();
         resource.allocation_size = own.buffer.allocation.size;
@@ -858,8 +888,8 @@ void Renderer::create_resources(const std::vector<ResourceDesc>& descs, bool exp
         resource.memory = own.image.allocation.memory.get();
         resource.allocation_size = own.image.allocation.size;
       }
-      own.staging = create_host_buffer(m_context, desc.bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                                                  VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+      own.staging = create_host_buffer(m_context, desc.bytes,
+                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT);
       state.owned.push_back(std::move(own));
       state.resources.push_back(resource);
     }
@@ -895,7 +925,9 @@ void Renderer::destroy_resources() {
   m_state->owned.clear();
 }
 
-const std::vector<Resource>& Renderer::resources() const { return m_state->resources; }
+const std::vector<Resource>& Renderer::resources() const {
+  return m_state->resources;
+}
 
 int Renderer::export_fd(int index) const {
   const Resource& resource = m_state->resources.at(static_cast<size_t>(index));
@@ -914,8 +946,8 @@ void Renderer::upload(int index, const void* data) {
 
 void Renderer::download(int index, void* data) {
   const Resource& resource = m_state->resources.at(static_cast<size_t>(index));
-  const void* bytes =
-      m_state->read_back(resource.desc.bytes, {{index, kCopyRead}}, [&](VkCommandBuffer commands, VkBuffer target) {
+  const void* bytes = m_state->read_back(
+      resource.desc.bytes, {{index, kCopyRead}}, [&](VkCommandBuffer commands, VkBuffer target) {
         const Resource& source = resource;
         if (source.buffer != VK_NULL_HANDLE) {
           const VkBufferCopy region{0, 0, source.desc.bytes};
@@ -923,7 +955,8 @@ void Renderer::download(int index, void* data) {
         } else {
           VkBufferImageCopy region{};
           region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-          region.imageExtent = {static_cast<uint32_t>(source.desc.width), static_cast<uint32_t>(source.desc.height), 1};
+          region.imageExtent = {static_cast<uint32_t>(source.desc.width),
+                                static_cast<uint32_t>(source.desc.height), 1};
           vkCmdCopyImageToBuffer(commands, source.image, kCopyRead.layout, target, 1, &region);
         }
       });
@@ -938,42 +971,44 @@ void Renderer::draw_cubes(int target, const CubesView& view, const PassSync& syn
                                 "\" is a buffer; the cubes are drawn into a Texture2D resource");
   OwnedResource& own = state.owned[static_cast<size_t>(target)];
   if (!own.cubes_target.framebuffer)
-    own.cubes_target = create_target(m_context, {resource.desc.width, resource.desc.height}, state.depth_format,
-                                     state.cubes_pass.get(), own.image.view.get());
+    own.cubes_target = create_target(m_context, {resource.desc.width, resource.desc.height},
+                                     state.depth_format, state.cubes_pass.get(), own.image.view.get());
 
   VkCommandBuffer buffer = state.begin_pass();
-  state.record_resources(buffer, state.touches_with_uploads({{target, kAttachmentWrite}}), [&](VkCommandBuffer commands) {
-    // The camera goes in through the command stream, so no host write races an earlier pass reading it.
-    const Use uniform_read{VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-                           VK_ACCESS_UNIFORM_READ_BIT};
-    Barriers barriers;
-    barriers.buffer(state.camera.buffer.get(), Use{uniform_read.stage, 0}, kUploadWrite, VK_QUEUE_FAMILY_IGNORED,
-                    VK_QUEUE_FAMILY_IGNORED);
-    barriers.record(commands);
-    CameraBlock camera;
-    camera.view_projection = view.view_projection;
-    camera.eye = view.eye;
-    vkCmdUpdateBuffer(commands, state.camera.buffer.get(), 0, sizeof(camera), &camera);
-    barriers.buffer(state.camera.buffer.get(), kUploadWrite, uniform_read, VK_QUEUE_FAMILY_IGNORED,
-                    VK_QUEUE_FAMILY_IGNORED);
-    barriers.record(commands);
+  state.record_resources(
+      buffer, state.touches_with_uploads({{target, kAttachmentWrite}}), [&](VkCommandBuffer commands) {
+        // The camera goes in through the command stream, so no host write races an earlier pass reading it.
+        const Use uniform_read{VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+                               VK_ACCESS_UNIFORM_READ_BIT};
+        Barriers barriers;
+        barriers.buffer(state.camera.buffer.get(), Use{uniform_read.stage, 0}, kUploadWrite,
+                        VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+        barriers.record(commands);
+        CameraBlock camera;
+        camera.view_projection = view.view_projection;
+        camera.eye = view.eye;
+        vkCmdUpdateBuffer(commands, state.camera.buffer.get(), 0, sizeof(camera), &camera);
+        barriers.buffer(state.camera.buffer.get(), kUploadWrite, uniform_read, VK_QUEUE_FAMILY_IGNORED,
+                        VK_QUEUE_FAMILY_IGNORED);
+        barriers.record(commands);
 
-    begin_render_pass(commands, state.cubes_pass.get(), own.cubes_target, kCubesClearColor);
-    vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, state.cubes_pipeline.get());
-    vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, state.cubes_layout.get(), 0, 1,
-                            &state.camera_set, 0, nullptr);
-    const VkDeviceSize offset = 0;
-    VkBuffer vertices = state.cube_vertices.buffer.get();
-    vkCmdBindVertexBuffers(commands, 0, 1, &vertices, &offset);
-    vkCmdBindIndexBuffer(commands, state.cube_indices.buffer.get(), 0, VK_INDEX_TYPE_UINT32);
-    for (const CubeInstance& cube : view.cubes) {
-      CubePush push{cube.model, cube.color};
-      vkCmdPushConstants(commands, state.cubes_layout.get(), VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT,
-                         0, sizeof(push), &push);
-      vkCmdDrawIndexed(commands, state.cube_index_count, 1, 0, 0, 0);
-    }
-    vkCmdEndRenderPass(commands);
-  });
+        begin_render_pass(commands, state.cubes_pass.get(), own.cubes_target, kCubesClearColor);
+        vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, state.cubes_pipeline.get());
+        vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, state.cubes_layout.get(), 0, 1,
+                                &state.camera_set, 0, nullptr);
+        const VkDeviceSize offset = 0;
+        VkBuffer vertices = state.cube_vertices.buffer.get();
+        vkCmdBindVertexBuffers(commands, 0, 1, &vertices, &offset);
+        vkCmdBindIndexBuffer(commands, state.cube_indices.buffer.get(), 0, VK_INDEX_TYPE_UINT32);
+        for (const CubeInstance& cube : view.cubes) {
+          CubePush push{cube.model, cube.color};
+          vkCmdPushConstants(commands, state.cubes_layout.get(),
+                             VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push),
+                             &push);
+          vkCmdDrawIndexed(commands, state.cube_index_count, 1, 0, 0, 0);
+        }
+        vkCmdEndRenderPass(commands);
+      });
   state.submit_pass(buffer, sync);
 }
 
@@ -1019,25 +1054,73 @@ Image Renderer::read_frame(const DrawPlan& plan) {
     download(plan.image_resource, image.rgba.data());
   } else {
     if (!state.frame_drawn)
-      throw std::logic_error("Renderer::read_frame: no frame drawn at this extent yet; call draw_frame first");
+      throw std::logic_error(
+          "Renderer::read_frame: no frame drawn at this extent yet; call draw_frame first");
     const Extent extent = state.frame.extent;
     image.width = extent.width;
     image.height = extent.height;
     image.rgba.resize(static_cast<size_t>(extent.width) * extent.height * 4);
     // The frame target is never shared, and its render pass already made its writes visible to copies.
-    const void* bytes = state.read_back(image.rgba.size(), {}, [&](VkCommandBuffer commands, VkBuffer target) {
-      VkBufferImageCopy region{};
-      region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-      region.imageExtent = {static_cast<uint32_t>(extent.width), static_cast<uint32_t>(extent.height), 1};
-      vkCmdCopyImageToBuffer(commands, state.frame_color.image.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target, 1,
-                             &region);
-    });
+    const void* bytes =
+        state.read_back(image.rgba.size(), {}, [&](VkCommandBuffer commands, VkBuffer target) {
+          VkBufferImageCopy region{};
+          region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+          region.imageExtent = {static_cast<uint32_t>(extent.width), static_cast<uint32_t>(extent.height), 1};
+          vkCmdCopyImageToBuffer(commands, state.frame_color.image.get(),
+                                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target, 1, &region);
+        });
     std::memcpy(image.rgba.data(), bytes, image.rgba.size());
   }
   flip_rows(image);  // memory rows are GL's, bottom first; an Image is top first
   return image;
 }
 
-void Renderer::wait_idle() { m_state->wait_for(m_state->submitted); }
+void Renderer::show(const DrawPlan& plan, VkImage target, Extent extent,
+                    const std::function<void(VkCommandBuffer)>& then, const PassSync& sync) {
+  State& state = *m_state;
+  std::vector<Touch> touches;
+  VkImage source = state.frame_color.image.get();
+  VkImageLayout source_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;  // where the frame pass leaves it
+  Extent source_extent = state.frame.extent;
+  if (plan.draw == SceneDraw::ShowImage) {
+    const Resource& resource = state.resources.at(static_cast<size_t>(plan.image_resource));
+    if (resource.image == VK_NULL_HANDLE)
+      throw std::invalid_argument(std::string("DrawPlan.image_resource names \"") + resource.desc.label +
+                                  "\", a buffer; ShowImage shows a Texture2D resource");
+    touches.push_back({plan.image_resource, kCopyRead});
+    source = resource.image;
+    source_layout = kCopyRead.layout;
+    source_extent = {resource.desc.width, resource.desc.height};
+  } else if (!state.frame_drawn) {
+    throw std::logic_error("Renderer::show: no frame drawn at this extent yet; call draw_frame first");
+  }
+
+  VkCommandBuffer buffer = state.begin_pass();
+  state.record_resources(buffer, state.touches_with_uploads(touches), [&](VkCommandBuffer commands) {
+    // The wait on the caller's semaphores (the swapchain's acquire) covers every stage; the layout change
+    // discards what the presentation engine left.
+    const Use blit_write{VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                         VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL};
+    Barriers barriers;
+    barriers.image(target, Use{VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED}, blit_write,
+                   VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+    barriers.record(commands);
+    VkImageBlit blit{};
+    blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    // Memory row 0 is the bottom of the picture (GL's order); a swapchain's row 0 is the top of the window.
+    blit.srcOffsets[0] = {0, source_extent.height, 0};
+    blit.srcOffsets[1] = {source_extent.width, 0, 1};
+    blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    blit.dstOffsets[0] = {0, 0, 0};
+    blit.dstOffsets[1] = {extent.width, extent.height, 1};
+    vkCmdBlitImage(commands, source, source_layout, target, blit_write.layout, 1, &blit, VK_FILTER_NEAREST);
+    then(commands);
+  });
+  state.submit_pass(buffer, sync);
+}
+
+void Renderer::wait_idle() {
+  m_state->wait_for(m_state->submitted);
+}
 
 }  // namespace lab::vulkan

@@ -26,6 +26,7 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -90,6 +91,12 @@ class Renderer {
   // The frame drawn last, top row first: the frame target, or for a ShowImage plan its image. Waits
   // for the device.
   Image read_frame(const DrawPlan& plan);
+  // In a window (app/vulkan/presenter.hpp): one pass that blits what read_frame(plan) would return, right
+  // way up and scaled to `extent` (nearest), into `target` (a swapchain image; what it held is discarded)
+  // and leaves it in VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, then records `then` into the same command
+  // buffer (the presenter's overlay, which leaves the image ready to present). Sync as for the draws.
+  void show(const DrawPlan& plan, VkImage target, Extent extent,
+            const std::function<void(VkCommandBuffer)>& then, const PassSync& sync);
   void wait_idle();
 
  private:

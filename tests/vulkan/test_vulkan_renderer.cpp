@@ -32,8 +32,9 @@
 // GL app's app/scene.hpp, which defines the same types as app/scene_compute.hpp until the scenes move
 // onto the latter; then this declaration gives way to the #include.
 namespace labtest {
-std::string check_against(const lab::Image& actual, const lab::Image& expected, const lab::GoldenTolerance& tolerance,
-                          const std::string& name, const std::string& what);
+std::string check_against(const lab::Image& actual, const lab::Image& expected,
+                          const lab::GoldenTolerance& tolerance, const std::string& name,
+                          const std::string& what);
 }  // namespace labtest
 
 namespace {
@@ -65,10 +66,11 @@ Golden load_golden(const std::string& scene) {
 // llvmpipe report the same name), so the golden's other-renderer tolerance applies.
 void expect_matches_golden(const lab::Image& frame, const Golden& golden, const std::string& name,
                            const Context& context) {
-  const std::string what = "the golden " + golden.png_path + " (rendered through GL by " + golden.record.renderer +
-                           "; this frame through Vulkan by " + context.info().name +
+  const std::string what = "the golden " + golden.png_path + " (rendered through GL by " +
+                           golden.record.renderer + "; this frame through Vulkan by " + context.info().name +
                            ", so at the other-renderer tolerance)";
-  const std::string problem = labtest::check_against(frame, golden.image, golden.record.other_renderer, name, what);
+  const std::string problem =
+      labtest::check_against(frame, golden.image, golden.record.other_renderer, name, what);
   EXPECT_TRUE(problem.empty()) << problem;
 }
 
@@ -121,13 +123,16 @@ class VulkanRendererTest : public ::testing::Test {
  protected:
   void SetUp() override {
     try {
-      m_context = std::make_unique<Context>(nullptr, lab::vulkan::Validation::Synchronization);
+      lab::vulkan::ContextOptions options;
+      options.validation = lab::vulkan::Validation::Synchronization;
+      m_context = std::make_unique<Context>(nullptr, options);
     } catch (const std::runtime_error& error) {
       GTEST_SKIP() << "needs a Vulkan driver with external memory: " << error.what();
     }
     if (!m_context->validation_enabled())
-      std::printf("[   NOTE   ] the Khronos validation layer is not installed (Debian: vulkan-validationlayers): "
-                  "nothing validates these passes\n");
+      std::printf(
+          "[   NOTE   ] the Khronos validation layer is not installed (Debian: vulkan-validationlayers): "
+          "nothing validates these passes\n");
   }
   void TearDown() override {
     if (m_context) {
@@ -160,11 +165,12 @@ TEST_P(VulkanRendererFrames, PatternMatchesTheGlGolden) {
   const Golden golden = load_golden("pattern");
   const lab::Extent extent = golden.extent();
   Renderer renderer(*m_context, extent);
-  renderer.create_resources({texture_desc("pattern texture", extent, lab::ResourceRole::Output)}, exportable());
+  renderer.create_resources({texture_desc("pattern texture", extent, lab::ResourceRole::Output)},
+                            exportable());
   std::vector<kernels::Rgba8> pixels(static_cast<size_t>(extent.width) * extent.height);
-  kernels::pattern_cpu(
-      kernels::linear_target(pixels.data(), static_cast<size_t>(extent.width) * 4, extent.width, extent.height),
-      {extent.width, extent.height, kernels::time_of_frame(golden.record.frame)});
+  kernels::pattern_cpu(kernels::linear_target(pixels.data(), static_cast<size_t>(extent.width) * 4,
+                                              extent.width, extent.height),
+                       {extent.width, extent.height, kernels::time_of_frame(golden.record.frame)});
   renderer.upload(0, pixels.data());
   renderer.draw_frame(show_image(0), glm::mat4(1.0f), {});
   expect_matches_golden(renderer.read_frame(show_image(0)), golden, name("pattern"), *m_context);
@@ -190,8 +196,8 @@ TEST_P(VulkanRendererFrames, PostprocessMatchesTheGlGolden) {
   std::vector<kernels::Vec4> scratch(kernels::postprocess_scratch_bytes(extent.width, extent.height) /
                                      sizeof(kernels::Vec4));
   kernels::postprocess_cpu(kernels::linear_source(rendered.data(), pitch, extent.width, extent.height),
-                           kernels::linear_target(filtered.data(), pitch, extent.width, extent.height), params,
-                           scratch.data());
+                           kernels::linear_target(filtered.data(), pitch, extent.width, extent.height),
+                           params, scratch.data());
   renderer.upload(1, filtered.data());
   renderer.draw_frame(show_image(1), glm::mat4(1.0f), {});
   expect_matches_golden(renderer.read_frame(show_image(1)), golden, name("postprocess"), *m_context);
@@ -205,7 +211,8 @@ INSTANTIATE_TEST_SUITE_P(Memory, VulkanRendererFrames, ::testing::Values(false, 
 TEST_F(VulkanRendererTest, ExportableResourcesExportTheirMemory) {
   const lab::Extent extent{64, 32};
   Renderer renderer(*m_context, extent);
-  renderer.create_resources({wave_vertices_desc(), texture_desc("image", extent, lab::ResourceRole::Output)}, true);
+  renderer.create_resources({wave_vertices_desc(), texture_desc("image", extent, lab::ResourceRole::Output)},
+                            true);
   ASSERT_EQ(renderer.resources().size(), 2u);
   for (int index = 0; index < 2; ++index) {
     const lab::vulkan::Resource& resource = renderer.resources()[static_cast<size_t>(index)];
@@ -295,7 +302,8 @@ TEST_F(VulkanRendererTest, InvalidDescsAreRefusedNamingTheField) {
     FAIL() << "a texture whose bytes are not width * height * 4 was accepted";
   } catch (const std::invalid_argument& error) {
     const std::string message = error.what();
-    EXPECT_NE(message.find("ResourceDesc[1] (\"pattern texture\").bytes is 100"), std::string::npos) << message;
+    EXPECT_NE(message.find("ResourceDesc[1] (\"pattern texture\").bytes is 100"), std::string::npos)
+        << message;
     EXPECT_NE(message.find("width * height * 4 = 1024"), std::string::npos) << message;
   }
   EXPECT_TRUE(renderer.resources().empty());
