@@ -20,14 +20,17 @@
 namespace lab::vulkan {
 namespace {
 
-void log(const std::string& message) { std::fprintf(stderr, "interop-lab: %s\n", message.c_str()); }
+void log(const std::string& message) {
+  std::fprintf(stderr, "interop-lab: %s\n", message.c_str());
+}
 
 // The Vulkan device that is CUDA device `device`: the same GPU, matched by UUID (never by ordinal).
 Uuid uuid_of_cuda_device(int device) {
   cudaDeviceProp properties{};
   INTEROP_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
   Uuid uuid;
-  static_assert(sizeof(properties.uuid.bytes) == std::tuple_size<Uuid>::value, "CUDA and Vulkan UUIDs differ");
+  static_assert(sizeof(properties.uuid.bytes) == std::tuple_size<Uuid>::value,
+                "CUDA and Vulkan UUIDs differ");
   std::memcpy(uuid.data(), properties.uuid.bytes, uuid.size());
   return uuid;
 }
@@ -84,7 +87,8 @@ App::App(const Options& options) : m_options(options), m_extent{options.width, o
   const ModeId mode = options.mode.value_or(m_cuda.device >= 0 ? ModeId::Staging : ModeId::Cpu);
   if (const ModeAvailability availability = mode_availability(mode, m_cuda, m_cuda_devices.error);
       !availability.available)
-    throw std::runtime_error(std::string("--mode ") + to_string(mode) + " is unavailable: " + availability.reason);
+    throw std::runtime_error(std::string("--mode ") + to_string(mode) +
+                             " is unavailable: " + availability.reason);
 
   ContextOptions context_options;
   if (!options.headless) {
@@ -171,7 +175,9 @@ bool App::render_frame(long long index) {
   return true;
 }
 
-Image App::read_frame() { return m_renderer->read_frame(m_plan); }
+Image App::read_frame() {
+  return m_renderer->read_frame(m_plan);
+}
 
 int App::run() {
   const long long frames = m_options.frames.value_or(m_window ? -1 : kDefaultHeadlessFrames);

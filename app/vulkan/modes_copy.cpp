@@ -121,7 +121,11 @@ class StagingMode final : public Mode {
 
 }  // namespace
 
-std::unique_ptr<Mode> create_cpu_mode() { return std::make_unique<CpuMode>(); }
-std::unique_ptr<Mode> create_staging_mode(const CudaContext& cuda) { return std::make_unique<StagingMode>(cuda); }
+std::unique_ptr<Mode> create_cpu_mode() {
+  return std::make_unique<CpuMode>();
+}
+std::unique_ptr<Mode> create_staging_mode(const CudaContext& cuda) {
+  return std::make_unique<StagingMode>(cuda);
+}
 
 }  // namespace lab::vulkan

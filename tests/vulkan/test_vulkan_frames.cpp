@@ -36,10 +36,10 @@ std::string vulkan_missing() {
   }
 }
 
-#define NEEDS_VULKAN()                                                          \
-  do {                                                                          \
-    if (const std::string missing = vulkan_missing(); !missing.empty())         \
-      GTEST_SKIP() << "needs a Vulkan driver: " << missing;                     \
+#define NEEDS_VULKAN()                                                  \
+  do {                                                                  \
+    if (const std::string missing = vulkan_missing(); !missing.empty()) \
+      GTEST_SKIP() << "needs a Vulkan driver: " << missing;             \
   } while (0)
 
 lab::Options vulkan_options(SceneId scene, std::optional<ModeId> mode, int width, int height) {
@@ -117,7 +117,8 @@ TEST(VulkanFrames, DefaultModeIsStagingWithACudaDeviceElseCpu) {
 TEST(VulkanFrames, StagingMatchesCpu) {
   NEEDS_VULKAN();
   lab::Options probe = vulkan_options(SceneId::Postprocess, ModeId::Cpu, 96, 64);
-  if (lab::vulkan::App(probe).cuda_device() < 0) LABTEST_NEEDS_GPUS(1, "needs a CUDA device for the staging mode");
+  if (lab::vulkan::App(probe).cuda_device() < 0)
+    LABTEST_NEEDS_GPUS(1, "needs a CUDA device for the staging mode");
   for (const SceneId scene : lab::all_scenes()) {
     SCOPED_TRACE(lab::to_string(scene));
     lab::Image frames[2];
@@ -130,9 +131,9 @@ TEST(VulkanFrames, StagingMatchesCpu) {
     }
     // The same rasteriser draws both; the kernels' GPU and CPU rounding may differ by one step, as in
     // tests/gpu's interop frames against cpu frames.
-    const std::string difference = labtest::check_against(frames[1], frames[0], {1, 0.0},
-                                                          std::string("vulkan-staging-") + lab::to_string(scene),
-                                                          "the Vulkan cpu frame");
+    const std::string difference = labtest::check_against(
+        frames[1], frames[0], {1, 0.0}, std::string("vulkan-staging-") + lab::to_string(scene),
+        "the Vulkan cpu frame");
     EXPECT_TRUE(difference.empty()) << difference;
   }
 }
@@ -180,7 +181,8 @@ TEST(VulkanFrames, AResizeHeadlessRecreatesTheResources) {
 // it follows the window's size.
 TEST(VulkanFrames, InAWindowTheFramesAreTheSameAndFollowItsSize) {
   NEEDS_VULKAN();
-  if (std::getenv("DISPLAY") == nullptr) GTEST_SKIP() << "needs a display (DISPLAY is unset; CI runs under Xvfb)";
+  if (std::getenv("DISPLAY") == nullptr)
+    GTEST_SKIP() << "needs a display (DISPLAY is unset; CI runs under Xvfb)";
   lab::Options options = vulkan_options(SceneId::Pattern, ModeId::Cpu, 64, 48);
   options.headless = false;
   lab::vulkan::App app(options);
@@ -204,8 +206,9 @@ TEST(VulkanFrames, RefusesTheExternalModeUntilItIsBuilt) {
     lab::vulkan::App app(vulkan_options(SceneId::Wave, ModeId::External, 32, 32));
     ADD_FAILURE() << "--mode external was accepted";
   } catch (const std::runtime_error& error) {
-    EXPECT_NE(std::string(error.what()).find("--mode external is unavailable: external on vulkan is not built yet"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(error.what()).find("--mode external is unavailable: external on vulkan is not built yet"),
+        std::string::npos)
         << error.what();
   }
 }
