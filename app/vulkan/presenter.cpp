@@ -316,6 +316,9 @@ void Presenter::begin_ui_frame() {
 }
 
 bool Presenter::present(const DrawPlan& plan, ImDrawData* ui) {
+  // Checked before an image is acquired: an acquired image must be presented.
+  const std::string missing = m_renderer.missing_frame(plan);
+  if (!missing.empty()) throw std::logic_error("Presenter::present: " + missing);
   State& state = *m_state;
   int width = 0, height = 0;
   glfwGetFramebufferSize(state.window, &width, &height);

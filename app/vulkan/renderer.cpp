@@ -1040,22 +1040,32 @@ void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection
   if (plan.draw == SceneDraw::LitMesh) state.frame_drawn = true;
 }
 
+std::string Renderer::missing_frame(const DrawPlan& plan) const {
+  const State& state = *m_state;
+  if (plan.draw == SceneDraw::LitMesh)
+    return state.frame_drawn ? "" : "no frame drawn at this extent yet; call draw_frame first";
+  if (plan.image_resource < 0 || static_cast<size_t>(plan.image_resource) >= state.resources.size())
+    return "DrawPlan.image_resource is " + std::to_string(plan.image_resource) + ", but there are " +
+           std::to_string(state.resources.size()) + " resources";
+  const Resource& resource = state.resources[static_cast<size_t>(plan.image_resource)];
+  if (resource.image == VK_NULL_HANDLE)
+    return std::string("DrawPlan.image_resource names \"") + resource.desc.label +
+           "\", a buffer; ShowImage shows a Texture2D resource";
+  return "";
+}
+
 Image Renderer::read_frame(const DrawPlan& plan) {
+  const std::string missing = missing_frame(plan);
+  if (!missing.empty()) throw std::logic_error("Renderer::read_frame: " + missing);
   State& state = *m_state;
   Image image;
   if (plan.draw == SceneDraw::ShowImage) {
-    const Resource& resource = state.resources.at(static_cast<size_t>(plan.image_resource));
-    if (resource.image == VK_NULL_HANDLE)
-      throw std::invalid_argument(std::string("DrawPlan.image_resource names \"") + resource.desc.label +
-                                  "\", a buffer; ShowImage shows a Texture2D resource");
+    const Resource& resource = state.resources[static_cast<size_t>(plan.image_resource)];
     image.width = resource.desc.width;
     image.height = resource.desc.height;
     image.rgba.resize(resource.desc.bytes);
     download(plan.image_resource, image.rgba.data());
   } else {
-    if (!state.frame_drawn)
-      throw std::logic_error(
-          "Renderer::read_frame: no frame drawn at this extent yet; call draw_frame first");
     const Extent extent = state.frame.extent;
     image.width = extent.width;
     image.height = extent.height;
@@ -1077,22 +1087,19 @@ Image Renderer::read_frame(const DrawPlan& plan) {
 
 void Renderer::show(const DrawPlan& plan, VkImage target, Extent extent,
                     const std::function<void(VkCommandBuffer)>& then, const PassSync& sync) {
+  const std::string missing = missing_frame(plan);
+  if (!missing.empty()) throw std::logic_error("Renderer::show: " + missing);
   State& state = *m_state;
   std::vector<Touch> touches;
   VkImage source = state.frame_color.image.get();
   VkImageLayout source_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;  // where the frame pass leaves it
   Extent source_extent = state.frame.extent;
   if (plan.draw == SceneDraw::ShowImage) {
-    const Resource& resource = state.resources.at(static_cast<size_t>(plan.image_resource));
-    if (resource.image == VK_NULL_HANDLE)
-      throw std::invalid_argument(std::string("DrawPlan.image_resource names \"") + resource.desc.label +
-                                  "\", a buffer; ShowImage shows a Texture2D resource");
+    const Resource& resource = state.resources[static_cast<size_t>(plan.image_resource)];
     touches.push_back({plan.image_resource, kCopyRead});
     source = resource.image;
     source_layout = kCopyRead.layout;
     source_extent = {resource.desc.width, resource.desc.height};
-  } else if (!state.frame_drawn) {
-    throw std::logic_error("Renderer::show: no frame drawn at this extent yet; call draw_frame first");
   }
 
   VkCommandBuffer buffer = state.begin_pass();

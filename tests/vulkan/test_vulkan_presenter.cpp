@@ -165,9 +165,12 @@ TEST(VulkanPresenter, ShowsBothPlansRightWayUpWithThePanelAndFollowsTheWindowSiz
     std::vector<kernels::WaveVertex> mesh(static_cast<size_t>(kernels::wave_vertex_count(wave)));
     kernels::wave_cpu(mesh.data(), wave);
     renderer.upload(1, mesh.data());
-    renderer.draw_frame(lit_mesh(1), lab::wave_view_projection(frame), {});
 
     Presenter presenter(renderer, window.get(), true);
+    // Refused before a swapchain image is acquired, so the next present still works.
+    EXPECT_THROW(presenter.present(lit_mesh(1), nullptr), std::logic_error) << "no frame drawn yet";
+    EXPECT_THROW(presenter.present(show_image(1), nullptr), std::logic_error) << "resource 1 is a buffer";
+    renderer.draw_frame(lit_mesh(1), lab::wave_view_projection(frame), {});
     for (int i = 0; i < 4; ++i) {
       glfwPollEvents();
       presenter.begin_ui_frame();

@@ -293,6 +293,20 @@ TEST_F(VulkanRendererTest, ResizeDrawsAtTheNewExtent) {
   EXPECT_NE(wide.pixel(48, 20)[2], 26);
 }
 
+TEST_F(VulkanRendererTest, ReadFrameSaysWhatIsMissing) {
+  Renderer renderer(*m_context, {16, 16});
+  renderer.create_resources({wave_vertices_desc()}, false);
+  EXPECT_NE(renderer.missing_frame(lit_mesh(0)).find("call draw_frame first"), std::string::npos);
+  EXPECT_NE(renderer.missing_frame(show_image(0)).find("names \"vertex buffer\", a buffer"), std::string::npos);
+  EXPECT_NE(renderer.missing_frame(show_image(3)).find("image_resource is 3, but there are 1 resources"),
+            std::string::npos);
+  EXPECT_THROW(renderer.read_frame(show_image(0)), std::logic_error);
+  const std::vector<kernels::WaveVertex> vertices = wave_vertices(0);
+  renderer.upload(0, vertices.data());
+  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection({16, 16}), {});
+  EXPECT_EQ(renderer.missing_frame(lit_mesh(0)), "");
+}
+
 TEST_F(VulkanRendererTest, InvalidDescsAreRefusedNamingTheField) {
   Renderer renderer(*m_context, {16, 16});
   lab::ResourceDesc texture = texture_desc("pattern texture", {16, 16}, lab::ResourceRole::Output);
