@@ -297,7 +297,8 @@ TEST_F(VulkanRendererTest, ReadFrameSaysWhatIsMissing) {
   Renderer renderer(*m_context, {16, 16});
   renderer.create_resources({wave_vertices_desc()}, false);
   EXPECT_NE(renderer.missing_frame(lit_mesh(0)).find("call draw_frame first"), std::string::npos);
-  EXPECT_NE(renderer.missing_frame(show_image(0)).find("names \"vertex buffer\", a buffer"), std::string::npos);
+  EXPECT_NE(renderer.missing_frame(show_image(0)).find("names \"vertex buffer\", a buffer"),
+            std::string::npos);
   EXPECT_NE(renderer.missing_frame(show_image(3)).find("image_resource is 3, but there are 1 resources"),
             std::string::npos);
   EXPECT_THROW(renderer.read_frame(show_image(0)), std::logic_error);
