@@ -346,7 +346,8 @@ TEST_F(VulkanRendererTest, FramesInFlightReuseNothingTooEarly) {
     alone.draw_frame(lit_mesh(0), camera, {});
     return alone.read_frame(lit_mesh(0));
   }();
-  EXPECT_NE(first_frame_alone.rgba, expected.rgba) << "frames 0 and 70 must differ for this test to mean anything";
+  EXPECT_NE(first_frame_alone.rgba, expected.rgba)
+      << "frames 0 and 70 must differ for this test to mean anything";
 }
 
 // upload() writes a staging buffer the previous upload's pass may still have to copy: it waits for that
