@@ -506,6 +506,17 @@ void validate(const ResourceDesc& desc, size_t index) {
                                 std::to_string(static_cast<size_t>(desc.width) * desc.height * 4));
 }
 
+void validate(const PassSync& sync) {
+  const auto check_list = [](const std::vector<SemaphoreSignal>& list, const char* name) {
+    for (size_t i = 0; i < list.size(); ++i)
+      if (list[i].semaphore == VK_NULL_HANDLE)
+        throw std::invalid_argument(std::string("PassSync.") + name + "[" + std::to_string(i) +
+                                    "].semaphore is VK_NULL_HANDLE; leave the entry out instead");
+  };
+  check_list(sync.wait, "wait");
+  check_list(sync.signal, "signal");
+}
+
 }  // namespace
 
 struct Renderer::State {
@@ -964,6 +975,7 @@ void Renderer::download(int index, void* data) {
 }
 
 void Renderer::draw_cubes(int target, const CubesView& view, const PassSync& sync) {
+  validate(sync);
   State& state = *m_state;
   const Resource& resource = state.resources.at(static_cast<size_t>(target));
   if (resource.image == VK_NULL_HANDLE)
@@ -1013,6 +1025,7 @@ void Renderer::draw_cubes(int target, const CubesView& view, const PassSync& syn
 }
 
 void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, const PassSync& sync) {
+  validate(sync);
   State& state = *m_state;
   std::vector<Touch> touches;
   if (plan.draw == SceneDraw::LitMesh) {
@@ -1089,6 +1102,7 @@ void Renderer::show(const DrawPlan& plan, VkImage target, Extent extent,
                     const std::function<void(VkCommandBuffer)>& then, const PassSync& sync) {
   const std::string missing = missing_frame(plan);
   if (!missing.empty()) throw std::logic_error("Renderer::show: " + missing);
+  validate(sync);
   State& state = *m_state;
   std::vector<Touch> touches;
   VkImage source = state.frame_color.image.get();

@@ -421,6 +421,17 @@ TEST_F(VulkanRendererTest, InvalidDescsAreRefusedNamingTheField) {
   empty.bytes = 0;
   EXPECT_THROW(renderer.create_resources({empty}, false), std::invalid_argument);
   EXPECT_THROW(Renderer(*m_context, {0, 16}), std::invalid_argument);
+
+  lab::vulkan::PassSync sync;
+  sync.signal.push_back({VK_NULL_HANDLE, 1});
+  renderer.create_resources({wave_vertices_desc()}, false);
+  try {
+    renderer.draw_frame(lit_mesh(0), glm::mat4(1.0f), sync);
+    FAIL() << "a null semaphore was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("PassSync.signal[0].semaphore is VK_NULL_HANDLE"), std::string::npos)
+        << error.what();
+  }
 }
 
 }  // namespace
