@@ -429,7 +429,8 @@ TEST_F(VulkanRendererTest, InvalidDescsAreRefusedNamingTheField) {
     renderer.draw_frame(lit_mesh(0), glm::mat4(1.0f), sync);
     FAIL() << "a null semaphore was accepted";
   } catch (const std::invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find("PassSync.signal[0].semaphore is VK_NULL_HANDLE"), std::string::npos)
+    EXPECT_NE(std::string(error.what()).find("PassSync.signal[0].semaphore is VK_NULL_HANDLE"),
+              std::string::npos)
         << error.what();
   }
 }
