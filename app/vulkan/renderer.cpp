@@ -119,7 +119,7 @@ struct OwnedResource {
 };
 
 Buffer create_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFlags usage,
-                     VkMemoryPropertyFlags properties, bool exportable) {
+                     VkMemoryPropertyFlags properties, bool exportable, VkMemoryPropertyFlags preferred = 0) {
   auto external = lab::vulkan::make<VkExternalMemoryBufferCreateInfo>(
       VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
   external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
@@ -132,7 +132,7 @@ Buffer create_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFla
   check(vkCreateBuffer(context.device(), &create, nullptr, &handle), "vkCreateBuffer");
   Buffer buffer;
   buffer.buffer = UniqueBuffer(context.device(), handle);
-  buffer.allocation = allocate_dedicated(context, handle, VK_NULL_HANDLE, properties, exportable);
+  buffer.allocation = allocate_dedicated(context, handle, VK_NULL_HANDLE, properties, exportable, preferred);
   if (properties & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
     check(vkMapMemory(context.device(), buffer.allocation.memory.get(), 0, VK_WHOLE_SIZE, 0, &buffer.mapped),
           "vkMapMemory");
@@ -143,6 +143,14 @@ Buffer create_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFla
 Buffer create_host_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFlags usage) {
   return create_buffer(context, size, usage,
                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, false);
+}
+
+// Read-backs take cached memory where there is such: the host reads every byte, and reading uncached
+// (write-combined) memory is many times slower on a discrete GPU's system-memory heap.
+Buffer create_readback_buffer(const Context& context, VkDeviceSize size) {
+  return create_buffer(context, size, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, false,
+                       VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
 }
 
 void require_exportable_image(const Context& context, VkImageUsageFlags usage) {
@@ -835,7 +843,7 @@ const void* Renderer::State::read_back(VkDeviceSize bytes, const std::vector<Tou
   // Every read-back waits for its pass, so no pass still writes the old buffer.
   if (!readback.buffer || readback.allocation.size < bytes) {
     readback = Buffer();
-    readback = create_host_buffer(context, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+    readback = create_readback_buffer(context, bytes);
   }
   VkCommandBuffer buffer = begin_pass();
   record_resources(buffer, touches_with_uploads(touches), [&](VkCommandBuffer commands) {
@@ -899,8 +907,7 @@ void Renderer::create_resources(const std::vector<ResourceDesc>& descs, bool exp
         resource.memory = own.image.allocation.memory.get();
         resource.allocation_size = own.image.allocation.size;
       }
-      own.staging = create_host_buffer(m_context, desc.bytes,
-                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+      own.staging = create_host_buffer(m_context, desc.bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
       state.owned.push_back(std::move(own));
       state.resources.push_back(resource);
     }
