@@ -204,7 +204,8 @@ TEST(VulkanPresenter, ShowsBothPlansRightWayUpWithThePanelAndFollowsTheWindowSiz
             if (shown.pixel(x, y)[c] != expected.pixel(x / 2, y / 2)[c]) ++mismatches;
     }
     EXPECT_EQ(mismatches, 0) << "the window's pixels differ from the frame (top-left red: window "
-                             << int(shown.pixel(0, 0)[0]) << ", frame " << int(expected.pixel(0, 0)[0]) << ")";
+                             << int(shown.pixel(0, 0)[0]) << ", frame " << int(expected.pixel(0, 0)[0])
+                             << ")";
 
     glfwSetWindowSize(window.get(), 400, 300);
     ASSERT_TRUE(wait_for_size(window.get(), {400, 300})) << "the window did not take its new size";
