@@ -178,8 +178,8 @@ Presenter::State::State(Renderer& renderer, GLFWwindow* window_, bool with_ui)
   create_swapchain({std::max(width, 1), std::max(height, 1)});
 
   if (!with_ui) return;
-  const VkDescriptorPoolSize font{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                                  1};  // ImGui's one: the font atlas
+  // ImGui's backend allocates one descriptor set: its font atlas.
+  const VkDescriptorPoolSize font{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1};
   auto pool_info =
       lab::vulkan::make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
   pool_info.maxSets = 1;
