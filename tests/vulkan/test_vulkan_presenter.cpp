@@ -2,7 +2,7 @@
 // (Xvfb with lavapipe in CI): frames of both plans shown with the ImGui panel over them, the swapchain
 // following the window's size, what reaches the window read back through X11 and compared with the frame,
 // and the validation layer (synchronization validation on) reporting nothing. Skips with the reason
-// without a display or without Vulkan presentation.
+// without a display, or where the Vulkan device cannot present to it.
 #include "app/vulkan/presenter.hpp"
 #include "kernels/pattern.hpp"
 #include "kernels/wave.hpp"
@@ -166,7 +166,18 @@ TEST(VulkanPresenter, ShowsBothPlansRightWayUpWithThePanelAndFollowsTheWindowSiz
     kernels::wave_cpu(mesh.data(), wave);
     renderer.upload(1, mesh.data());
 
-    Presenter presenter(renderer, window.get(), true);
+    std::unique_ptr<Presenter> presenter_owner;
+    try {
+      presenter_owner = std::make_unique<Presenter>(renderer, window.get(), true);
+    } catch (const std::runtime_error& error) {
+      // A device that cannot present to this X server (NVIDIA's Vulkan under Xvfb, say) lacks something;
+      // any other failure is the presenter's own.
+      const std::string why = error.what();
+      if (why.find("cannot present") == std::string::npos && why.find("glfwCreateWindowSurface") == std::string::npos)
+        throw;
+      GTEST_SKIP() << "needs a Vulkan device that presents to this display: " << why;
+    }
+    Presenter& presenter = *presenter_owner;
     // Refused before a swapchain image is acquired, so the next present still works.
     EXPECT_THROW(presenter.present(lit_mesh(1), nullptr), std::logic_error) << "no frame drawn yet";
     EXPECT_THROW(presenter.present(show_image(1), nullptr), std::logic_error) << "resource 1 is a buffer";
