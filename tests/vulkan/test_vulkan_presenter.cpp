@@ -173,7 +173,8 @@ TEST(VulkanPresenter, ShowsBothPlansRightWayUpWithThePanelAndFollowsTheWindowSiz
       // A device that cannot present to this X server (NVIDIA's Vulkan under Xvfb, say) lacks something;
       // any other failure is the presenter's own.
       const std::string why = error.what();
-      if (why.find("cannot present") == std::string::npos && why.find("glfwCreateWindowSurface") == std::string::npos)
+      if (why.find("cannot present") == std::string::npos &&
+          why.find("glfwCreateWindowSurface") == std::string::npos)
         throw;
       GTEST_SKIP() << "needs a Vulkan device that presents to this display: " << why;
     }
