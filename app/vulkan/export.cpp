@@ -253,11 +253,17 @@ void Context::release() {
   m_instance = VK_NULL_HANDLE;
 }
 
-uint32_t Context::memory_type(uint32_t allowed_types, VkMemoryPropertyFlags properties) const {
+std::optional<uint32_t> Context::find_memory_type(uint32_t allowed_types,
+                                                  VkMemoryPropertyFlags properties) const {
   VkPhysicalDeviceMemoryProperties memory;
   vkGetPhysicalDeviceMemoryProperties(m_physical, &memory);
   for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
     if ((allowed_types & (1u << i)) && (memory.memoryTypes[i].propertyFlags & properties) == properties) return i;
+  return std::nullopt;
+}
+
+uint32_t Context::memory_type(uint32_t allowed_types, VkMemoryPropertyFlags properties) const {
+  if (const std::optional<uint32_t> type = find_memory_type(allowed_types, properties)) return *type;
   throw std::runtime_error("Vulkan: " + m_info.name + " has no memory type with the properties asked for");
 }
 
@@ -350,7 +356,8 @@ int ExportableBuffer::export_fd() const {
 }
 
 Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage image,
-                              VkMemoryPropertyFlags properties, bool exportable) {
+                              VkMemoryPropertyFlags properties, bool exportable,
+                              VkMemoryPropertyFlags preferred) {
   VkDevice device = context.device();
   VkMemoryRequirements requirements;
   if (buffer != VK_NULL_HANDLE)
@@ -368,7 +375,9 @@ Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage i
   auto allocate = lab::vulkan::make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
   allocate.pNext = exportable ? static_cast<const void*>(&export_info) : static_cast<const void*>(&dedicated);
   allocate.allocationSize = requirements.size;
-  allocate.memoryTypeIndex = context.memory_type(requirements.memoryTypeBits, properties);
+  const std::optional<uint32_t> best =
+      context.find_memory_type(requirements.memoryTypeBits, properties | preferred);
+  allocate.memoryTypeIndex = best ? *best : context.memory_type(requirements.memoryTypeBits, properties);
   VkDeviceMemory memory = VK_NULL_HANDLE;
   check(vkAllocateMemory(device, &allocate, nullptr, &memory),
         exportable ? "vkAllocateMemory (exportable, dedicated)" : "vkAllocateMemory (dedicated)");

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -87,7 +88,10 @@ class Context {
   // Made with ContextOptions::surface_extensions: VK_KHR_swapchain is on.
   bool presentation() const { return m_presentation; }
 
+  // The first of `allowed_types` (a memoryTypeBits mask) that has all of `properties`; throws without one.
   uint32_t memory_type(uint32_t allowed_types, VkMemoryPropertyFlags properties) const;
+  // The same, or none.
+  std::optional<uint32_t> find_memory_type(uint32_t allowed_types, VkMemoryPropertyFlags properties) const;
   // Records commands with `record` into a one-time command buffer and submits it, waiting on and
   // signalling timeline `semaphore` at the given values (0: no wait / no signal), then waits for the
   // queue to finish it on the host when `wait_idle` (else the command buffer lives until the context).
@@ -177,8 +181,10 @@ struct Allocation {
   UniqueMemory memory;
   VkDeviceSize size = 0;  // vkGet*MemoryRequirements: what an importer must be told
 };
+// `preferred` properties are had where a memory type has them too (e.g. HOST_CACHED for read-backs).
 Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage image,
-                              VkMemoryPropertyFlags properties, bool exportable);
+                              VkMemoryPropertyFlags properties, bool exportable,
+                              VkMemoryPropertyFlags preferred = 0);
 
 // A new opaque FD for `memory` (allocated exportable); the importer owns it once its import succeeds.
 int export_memory_fd(const Context& context, VkDeviceMemory memory);

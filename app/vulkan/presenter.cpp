@@ -178,8 +178,8 @@ Presenter::State::State(Renderer& renderer, GLFWwindow* window_, bool with_ui)
   create_swapchain({std::max(width, 1), std::max(height, 1)});
 
   if (!with_ui) return;
-  const VkDescriptorPoolSize font{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                                  1};  // ImGui's one: the font atlas
+  // ImGui's backend allocates one descriptor set: its font atlas.
+  const VkDescriptorPoolSize font{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1};
   auto pool_info =
       lab::vulkan::make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
   pool_info.maxSets = 1;
@@ -316,6 +316,9 @@ void Presenter::begin_ui_frame() {
 }
 
 bool Presenter::present(const DrawPlan& plan, ImDrawData* ui) {
+  // Checked before an image is acquired: an acquired image must be presented.
+  const std::string missing = m_renderer.missing_frame(plan);
+  if (!missing.empty()) throw std::logic_error("Presenter::present: " + missing);
   State& state = *m_state;
   int width = 0, height = 0;
   glfwGetFramebufferSize(state.window, &width, &height);

@@ -35,7 +35,8 @@ class Presenter {
   void begin_ui_frame();
   // Shows what Renderer::read_frame(plan) would read, scaled to the window, with `ui` (ImGui::GetDrawData(),
   // or null) drawn over it. Re-creates the swapchain first when the window's size changed. Returns false
-  // when nothing was shown: the window is minimised (0 x 0).
+  // when nothing was shown: the window is minimised (0 x 0). Throws std::logic_error when the renderer
+  // has no frame for `plan` (Renderer::missing_frame).
   bool present(const DrawPlan& plan, ImDrawData* ui);
   // The swapchain's size: the window's framebuffer at the last present.
   Extent extent() const;

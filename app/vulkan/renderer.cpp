@@ -119,7 +119,7 @@ struct OwnedResource {
 };
 
 Buffer create_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFlags usage,
-                     VkMemoryPropertyFlags properties, bool exportable) {
+                     VkMemoryPropertyFlags properties, bool exportable, VkMemoryPropertyFlags preferred = 0) {
   auto external = lab::vulkan::make<VkExternalMemoryBufferCreateInfo>(
       VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
   external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
@@ -132,7 +132,7 @@ Buffer create_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFla
   check(vkCreateBuffer(context.device(), &create, nullptr, &handle), "vkCreateBuffer");
   Buffer buffer;
   buffer.buffer = UniqueBuffer(context.device(), handle);
-  buffer.allocation = allocate_dedicated(context, handle, VK_NULL_HANDLE, properties, exportable);
+  buffer.allocation = allocate_dedicated(context, handle, VK_NULL_HANDLE, properties, exportable, preferred);
   if (properties & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
     check(vkMapMemory(context.device(), buffer.allocation.memory.get(), 0, VK_WHOLE_SIZE, 0, &buffer.mapped),
           "vkMapMemory");
@@ -143,6 +143,14 @@ Buffer create_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFla
 Buffer create_host_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFlags usage) {
   return create_buffer(context, size, usage,
                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, false);
+}
+
+// Read-backs take cached memory where there is such: the host reads every byte, and reading uncached
+// (write-combined) memory is many times slower on a discrete GPU's system-memory heap.
+Buffer create_readback_buffer(const Context& context, VkDeviceSize size) {
+  return create_buffer(context, size, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, false,
+                       VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
 }
 
 void require_exportable_image(const Context& context, VkImageUsageFlags usage) {
@@ -506,6 +514,17 @@ void validate(const ResourceDesc& desc, size_t index) {
                                 std::to_string(static_cast<size_t>(desc.width) * desc.height * 4));
 }
 
+void validate(const PassSync& sync) {
+  const auto check_list = [](const std::vector<SemaphoreSignal>& list, const char* name) {
+    for (size_t i = 0; i < list.size(); ++i)
+      if (list[i].semaphore == VK_NULL_HANDLE)
+        throw std::invalid_argument(std::string("PassSync.") + name + "[" + std::to_string(i) +
+                                    "].semaphore is VK_NULL_HANDLE; leave the entry out instead");
+  };
+  check_list(sync.wait, "wait");
+  check_list(sync.signal, "signal");
+}
+
 }  // namespace
 
 struct Renderer::State {
@@ -824,7 +843,7 @@ const void* Renderer::State::read_back(VkDeviceSize bytes, const std::vector<Tou
   // Every read-back waits for its pass, so no pass still writes the old buffer.
   if (!readback.buffer || readback.allocation.size < bytes) {
     readback = Buffer();
-    readback = create_host_buffer(context, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+    readback = create_readback_buffer(context, bytes);
   }
   VkCommandBuffer buffer = begin_pass();
   record_resources(buffer, touches_with_uploads(touches), [&](VkCommandBuffer commands) {
@@ -888,8 +907,7 @@ void Renderer::create_resources(const std::vector<ResourceDesc>& descs, bool exp
         resource.memory = own.image.allocation.memory.get();
         resource.allocation_size = own.image.allocation.size;
       }
-      own.staging = create_host_buffer(m_context, desc.bytes,
-                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+      own.staging = create_host_buffer(m_context, desc.bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
       state.owned.push_back(std::move(own));
       state.resources.push_back(resource);
     }
@@ -964,6 +982,7 @@ void Renderer::download(int index, void* data) {
 }
 
 void Renderer::draw_cubes(int target, const CubesView& view, const PassSync& sync) {
+  validate(sync);
   State& state = *m_state;
   const Resource& resource = state.resources.at(static_cast<size_t>(target));
   if (resource.image == VK_NULL_HANDLE)
@@ -1013,6 +1032,7 @@ void Renderer::draw_cubes(int target, const CubesView& view, const PassSync& syn
 }
 
 void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, const PassSync& sync) {
+  validate(sync);
   State& state = *m_state;
   std::vector<Touch> touches;
   if (plan.draw == SceneDraw::LitMesh) {
@@ -1040,22 +1060,32 @@ void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection
   if (plan.draw == SceneDraw::LitMesh) state.frame_drawn = true;
 }
 
+std::string Renderer::missing_frame(const DrawPlan& plan) const {
+  const State& state = *m_state;
+  if (plan.draw == SceneDraw::LitMesh)
+    return state.frame_drawn ? "" : "no frame drawn at this extent yet; call draw_frame first";
+  if (plan.image_resource < 0 || static_cast<size_t>(plan.image_resource) >= state.resources.size())
+    return "DrawPlan.image_resource is " + std::to_string(plan.image_resource) + ", but there are " +
+           std::to_string(state.resources.size()) + " resources";
+  const Resource& resource = state.resources[static_cast<size_t>(plan.image_resource)];
+  if (resource.image == VK_NULL_HANDLE)
+    return std::string("DrawPlan.image_resource names \"") + resource.desc.label +
+           "\", a buffer; ShowImage shows a Texture2D resource";
+  return "";
+}
+
 Image Renderer::read_frame(const DrawPlan& plan) {
+  const std::string missing = missing_frame(plan);
+  if (!missing.empty()) throw std::logic_error("Renderer::read_frame: " + missing);
   State& state = *m_state;
   Image image;
   if (plan.draw == SceneDraw::ShowImage) {
-    const Resource& resource = state.resources.at(static_cast<size_t>(plan.image_resource));
-    if (resource.image == VK_NULL_HANDLE)
-      throw std::invalid_argument(std::string("DrawPlan.image_resource names \"") + resource.desc.label +
-                                  "\", a buffer; ShowImage shows a Texture2D resource");
+    const Resource& resource = state.resources[static_cast<size_t>(plan.image_resource)];
     image.width = resource.desc.width;
     image.height = resource.desc.height;
     image.rgba.resize(resource.desc.bytes);
     download(plan.image_resource, image.rgba.data());
   } else {
-    if (!state.frame_drawn)
-      throw std::logic_error(
-          "Renderer::read_frame: no frame drawn at this extent yet; call draw_frame first");
     const Extent extent = state.frame.extent;
     image.width = extent.width;
     image.height = extent.height;
@@ -1077,22 +1107,20 @@ Image Renderer::read_frame(const DrawPlan& plan) {
 
 void Renderer::show(const DrawPlan& plan, VkImage target, Extent extent,
                     const std::function<void(VkCommandBuffer)>& then, const PassSync& sync) {
+  const std::string missing = missing_frame(plan);
+  if (!missing.empty()) throw std::logic_error("Renderer::show: " + missing);
+  validate(sync);
   State& state = *m_state;
   std::vector<Touch> touches;
   VkImage source = state.frame_color.image.get();
   VkImageLayout source_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;  // where the frame pass leaves it
   Extent source_extent = state.frame.extent;
   if (plan.draw == SceneDraw::ShowImage) {
-    const Resource& resource = state.resources.at(static_cast<size_t>(plan.image_resource));
-    if (resource.image == VK_NULL_HANDLE)
-      throw std::invalid_argument(std::string("DrawPlan.image_resource names \"") + resource.desc.label +
-                                  "\", a buffer; ShowImage shows a Texture2D resource");
+    const Resource& resource = state.resources[static_cast<size_t>(plan.image_resource)];
     touches.push_back({plan.image_resource, kCopyRead});
     source = resource.image;
     source_layout = kCopyRead.layout;
     source_extent = {resource.desc.width, resource.desc.height};
-  } else if (!state.frame_drawn) {
-    throw std::logic_error("Renderer::show: no frame drawn at this extent yet; call draw_frame first");
   }
 
   VkCommandBuffer buffer = state.begin_pass();

@@ -2,7 +2,7 @@
 // (Xvfb with lavapipe in CI): frames of both plans shown with the ImGui panel over them, the swapchain
 // following the window's size, what reaches the window read back through X11 and compared with the frame,
 // and the validation layer (synchronization validation on) reporting nothing. Skips with the reason
-// without a display or without Vulkan presentation.
+// without a display, or where the Vulkan device cannot present to it.
 #include "app/vulkan/presenter.hpp"
 #include "kernels/pattern.hpp"
 #include "kernels/wave.hpp"
@@ -107,9 +107,9 @@ lab::Image capture(GLFWwindow* window, lab::Extent extent) {
     for (int x = 0; x < extent.width; ++x) {
       const unsigned long pixel = XGetPixel(image, x, y);
       uint8_t* out = &captured.rgba[(static_cast<size_t>(y) * extent.width + x) * 4];
-      out[0] = static_cast<uint8_t>((pixel & image->red_mask) >> 16);
-      out[1] = static_cast<uint8_t>((pixel & image->green_mask) >> 8);
-      out[2] = static_cast<uint8_t>(pixel & image->blue_mask);
+      out[0] = static_cast<uint8_t>((pixel & image->red_mask) >> __builtin_ctzl(image->red_mask));
+      out[1] = static_cast<uint8_t>((pixel & image->green_mask) >> __builtin_ctzl(image->green_mask));
+      out[2] = static_cast<uint8_t>((pixel & image->blue_mask) >> __builtin_ctzl(image->blue_mask));
       out[3] = 255;
     }
   XDestroyImage(image);
@@ -165,9 +165,24 @@ TEST(VulkanPresenter, ShowsBothPlansRightWayUpWithThePanelAndFollowsTheWindowSiz
     std::vector<kernels::WaveVertex> mesh(static_cast<size_t>(kernels::wave_vertex_count(wave)));
     kernels::wave_cpu(mesh.data(), wave);
     renderer.upload(1, mesh.data());
-    renderer.draw_frame(lit_mesh(1), lab::wave_view_projection(frame), {});
 
-    Presenter presenter(renderer, window.get(), true);
+    std::unique_ptr<Presenter> presenter_owner;
+    try {
+      presenter_owner = std::make_unique<Presenter>(renderer, window.get(), true);
+    } catch (const std::runtime_error& error) {
+      // A device that cannot present to this X server (NVIDIA's Vulkan under Xvfb, say) lacks something;
+      // any other failure is the presenter's own.
+      const std::string why = error.what();
+      if (why.find("cannot present") == std::string::npos &&
+          why.find("glfwCreateWindowSurface") == std::string::npos)
+        throw;
+      GTEST_SKIP() << "needs a Vulkan device that presents to this display: " << why;
+    }
+    Presenter& presenter = *presenter_owner;
+    // Refused before a swapchain image is acquired, so the next present still works.
+    EXPECT_THROW(presenter.present(lit_mesh(1), nullptr), std::logic_error) << "no frame drawn yet";
+    EXPECT_THROW(presenter.present(show_image(1), nullptr), std::logic_error) << "resource 1 is a buffer";
+    renderer.draw_frame(lit_mesh(1), lab::wave_view_projection(frame), {});
     for (int i = 0; i < 4; ++i) {
       glfwPollEvents();
       presenter.begin_ui_frame();
@@ -185,16 +200,24 @@ TEST(VulkanPresenter, ShowsBothPlansRightWayUpWithThePanelAndFollowsTheWindowSiz
     // Without the panel, what reaches the window is the pattern, top row first, each texel 2x2.
     ASSERT_TRUE(presenter.present(show_image(0), nullptr));
     renderer.wait_idle();
-    lab::Image expected = renderer.read_frame(show_image(0));
-    const lab::Image shown = capture(window.get(), presenter.extent());
-    ASSERT_EQ(shown.width, 320) << "XGetImage failed";
-    int mismatches = 0;
-    for (int y = 0; y < shown.height; ++y)
-      for (int x = 0; x < shown.width; ++x)
-        for (int c = 0; c < 3; ++c)
-          if (shown.pixel(x, y)[c] != expected.pixel(x / 2, y / 2)[c]) ++mismatches;
-    EXPECT_EQ(mismatches, 0) << "the window's pixels differ from the frame (first row of the window: "
-                             << int(shown.pixel(0, 0)[0]) << " vs " << int(expected.pixel(0, 0)[0]) << ")";
+    const lab::Image expected = renderer.read_frame(show_image(0));
+    // The window system may take the image a moment after vkQueuePresentKHR returns: look again for up to
+    // a second; a wrong picture never matches.
+    lab::Image shown;
+    int mismatches = -1;
+    for (int tries = 0; tries < 50 && mismatches != 0; ++tries) {
+      if (tries > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      shown = capture(window.get(), presenter.extent());
+      ASSERT_EQ(shown.width, 320) << "XGetImage failed";
+      mismatches = 0;
+      for (int y = 0; y < shown.height; ++y)
+        for (int x = 0; x < shown.width; ++x)
+          for (int c = 0; c < 3; ++c)
+            if (shown.pixel(x, y)[c] != expected.pixel(x / 2, y / 2)[c]) ++mismatches;
+    }
+    EXPECT_EQ(mismatches, 0) << "the window's pixels differ from the frame (top-left red: window "
+                             << int(shown.pixel(0, 0)[0]) << ", frame " << int(expected.pixel(0, 0)[0])
+                             << ")";
 
     glfwSetWindowSize(window.get(), 400, 300);
     ASSERT_TRUE(wait_for_size(window.get(), {400, 300})) << "the window did not take its new size";

@@ -17,10 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #ifndef INTEROP_LAB_GOLDEN_DIR
@@ -293,6 +296,112 @@ TEST_F(VulkanRendererTest, ResizeDrawsAtTheNewExtent) {
   EXPECT_NE(wide.pixel(48, 20)[2], 26);
 }
 
+// What upload() puts in comes back out of download() unchanged, for both kinds, local and exportable.
+TEST_F(VulkanRendererTest, UploadsAndDownloadsRoundTrip) {
+  const lab::Extent extent{37, 19};  // rows of 148 bytes: no padding hides in a 4-byte multiple
+  for (const bool exportable : {false, true}) {
+    SCOPED_TRACE(exportable ? "exportable" : "local");
+    Renderer renderer(*m_context, extent);
+    renderer.create_resources({wave_vertices_desc(), texture_desc("image", extent, lab::ResourceRole::Input)},
+                              exportable);
+    const std::vector<kernels::WaveVertex> vertices = wave_vertices(11);
+    std::vector<uint8_t> texels(static_cast<size_t>(extent.width) * extent.height * 4);
+    for (size_t i = 0; i < texels.size(); ++i) texels[i] = static_cast<uint8_t>(i * 7 + i / 148);
+    renderer.upload(0, vertices.data());
+    renderer.upload(1, texels.data());
+    std::vector<kernels::WaveVertex> vertices_back(vertices.size());
+    std::vector<uint8_t> texels_back(texels.size());
+    renderer.download(0, vertices_back.data());
+    renderer.download(1, texels_back.data());
+    EXPECT_EQ(std::memcmp(vertices_back.data(), vertices.data(), vertices.size() * sizeof(vertices[0])), 0);
+    EXPECT_EQ(texels_back, texels);
+  }
+}
+
+// More frames than the renderer keeps command buffers for, none waited for: a command buffer is recorded
+// again only once its pass is done (the validation layer would report a reset of a pending one), and the
+// last frame equals the same frame drawn alone.
+TEST_F(VulkanRendererTest, FramesInFlightReuseNothingTooEarly) {
+  const lab::Extent extent{96, 64};
+  const glm::mat4 camera = lab::wave_view_projection(extent);
+  Renderer renderer(*m_context, extent);
+  renderer.create_resources({wave_vertices_desc()}, true);
+  for (long long frame = 0; frame < 8; ++frame) {
+    const std::vector<kernels::WaveVertex> vertices = wave_vertices(frame * 10);
+    renderer.upload(0, vertices.data());
+    renderer.draw_frame(lit_mesh(0), camera, {});
+  }
+  const lab::Image last = renderer.read_frame(lit_mesh(0));
+
+  Renderer alone(*m_context, extent);
+  alone.create_resources({wave_vertices_desc()}, false);
+  const std::vector<kernels::WaveVertex> vertices = wave_vertices(70);
+  alone.upload(0, vertices.data());
+  alone.draw_frame(lit_mesh(0), camera, {});
+  const lab::Image expected = alone.read_frame(lit_mesh(0));
+  EXPECT_EQ(last.rgba, expected.rgba);
+  const lab::Image first_frame_alone = [&] {
+    const std::vector<kernels::WaveVertex> first = wave_vertices(0);
+    alone.upload(0, first.data());
+    alone.draw_frame(lit_mesh(0), camera, {});
+    return alone.read_frame(lit_mesh(0));
+  }();
+  EXPECT_NE(first_frame_alone.rgba, expected.rgba)
+      << "frames 0 and 70 must differ for this test to mean anything";
+}
+
+// upload() writes a staging buffer the previous upload's pass may still have to copy: it waits for that
+// pass. Here the pass is held back by the caller's semaphore until a thread signals it.
+TEST_F(VulkanRendererTest, AnUploadWaitsForThePassStillReadingItsStagingBuffer) {
+  VkDevice device = m_context->device();
+  auto type = lab::vulkan::make<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  auto create = lab::vulkan::make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+  create.pNext = &type;
+  VkSemaphore handle = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateSemaphore(device, &create, nullptr, &handle), VK_SUCCESS);
+  const lab::vulkan::UniqueSemaphore gate(device, handle);
+
+  const lab::Extent extent{32, 32};
+  Renderer renderer(*m_context, extent);
+  renderer.create_resources({wave_vertices_desc()}, false);
+  const std::vector<kernels::WaveVertex> first = wave_vertices(0), second = wave_vertices(30);
+  renderer.upload(0, first.data());
+  lab::vulkan::PassSync held;
+  held.wait.push_back({handle, 1});
+  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection(extent), held);
+
+  std::thread opener([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto signal = lab::vulkan::make<VkSemaphoreSignalInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO);
+    signal.semaphore = handle;
+    signal.value = 1;
+    vkSignalSemaphore(device, &signal);
+  });
+  renderer.upload(0, second.data());  // returns once the held pass has copied `first`
+  uint64_t value = 0;
+  vkGetSemaphoreCounterValue(device, handle, &value);
+  opener.join();
+  EXPECT_EQ(value, 1u) << "upload() overwrote the staging buffer while a pass had still to copy it";
+  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection(extent), {});
+  renderer.wait_idle();
+}
+
+TEST_F(VulkanRendererTest, ReadFrameSaysWhatIsMissing) {
+  Renderer renderer(*m_context, {16, 16});
+  renderer.create_resources({wave_vertices_desc()}, false);
+  EXPECT_NE(renderer.missing_frame(lit_mesh(0)).find("call draw_frame first"), std::string::npos);
+  EXPECT_NE(renderer.missing_frame(show_image(0)).find("names \"vertex buffer\", a buffer"),
+            std::string::npos);
+  EXPECT_NE(renderer.missing_frame(show_image(3)).find("image_resource is 3, but there are 1 resources"),
+            std::string::npos);
+  EXPECT_THROW(renderer.read_frame(show_image(0)), std::logic_error);
+  const std::vector<kernels::WaveVertex> vertices = wave_vertices(0);
+  renderer.upload(0, vertices.data());
+  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection({16, 16}), {});
+  EXPECT_EQ(renderer.missing_frame(lit_mesh(0)), "");
+}
+
 TEST_F(VulkanRendererTest, InvalidDescsAreRefusedNamingTheField) {
   Renderer renderer(*m_context, {16, 16});
   lab::ResourceDesc texture = texture_desc("pattern texture", {16, 16}, lab::ResourceRole::Output);
@@ -312,6 +421,18 @@ TEST_F(VulkanRendererTest, InvalidDescsAreRefusedNamingTheField) {
   empty.bytes = 0;
   EXPECT_THROW(renderer.create_resources({empty}, false), std::invalid_argument);
   EXPECT_THROW(Renderer(*m_context, {0, 16}), std::invalid_argument);
+
+  lab::vulkan::PassSync sync;
+  sync.signal.push_back({VK_NULL_HANDLE, 1});
+  renderer.create_resources({wave_vertices_desc()}, false);
+  try {
+    renderer.draw_frame(lit_mesh(0), glm::mat4(1.0f), sync);
+    FAIL() << "a null semaphore was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("PassSync.signal[0].semaphore is VK_NULL_HANDLE"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 }  // namespace
