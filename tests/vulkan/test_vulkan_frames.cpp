@@ -185,7 +185,19 @@ TEST(VulkanFrames, InAWindowTheFramesAreTheSameAndFollowItsSize) {
     GTEST_SKIP() << "needs a display (DISPLAY is unset; CI runs under Xvfb)";
   lab::Options options = vulkan_options(SceneId::Pattern, ModeId::Cpu, 64, 48);
   options.headless = false;
-  lab::vulkan::App app(options);
+  std::unique_ptr<lab::vulkan::App> app_owner;
+  try {
+    app_owner = std::make_unique<lab::vulkan::App>(options);
+  } catch (const std::runtime_error& error) {
+    // A device that cannot present to this X server (NVIDIA's Vulkan under Xvfb, say) lacks something, as
+    // in the presenter's own test; any other failure is the app's.
+    const std::string why = error.what();
+    if (why.find("cannot present") == std::string::npos &&
+        why.find("glfwCreateWindowSurface") == std::string::npos)
+      throw;
+    GTEST_SKIP() << "needs a Vulkan device that presents to this display: " << why;
+  }
+  lab::vulkan::App& app = *app_owner;
   ASSERT_TRUE(app.windowed());
   ASSERT_TRUE(app.render_frame(3));
   const lab::Extent first = app.extent();
