@@ -18,6 +18,8 @@ packages=(
   python3-numpy python3-pytest                  # the Python package's tests (python/tests)
   libvulkan-dev mesa-vulkan-drivers             # Vulkan: headers, loader and lavapipe (Vulkan on the CPU)
   vulkan-validationlayers                       # the Khronos validation layer, on in the Vulkan tests
+  glslc                                         # compiles the Vulkan shaders (GLSL -> SPIR-V) at build time
+  libx11-dev                                    # vulkan_tests reads the Vulkan presenter's window back (Xlib)
 )
 
 say() { echo "setup: $*" >&2; }

@@ -14,11 +14,6 @@ namespace lab::vulkan {
 
 namespace {
 
-void check(VkResult result, const char* call) {
-  if (result != VK_SUCCESS) throw std::runtime_error(std::string("Vulkan: ") + call + " failed (VkResult " +
-                                                     std::to_string(static_cast<int>(result)) + ")");
-}
-
 // Imports `fd` with `import`; the FD belongs to CUDA once that succeeds, and is closed here if it throws.
 template <class Import>
 auto import_fd(int fd, Import import) {
@@ -29,46 +24,6 @@ auto import_fd(int fd, Import import) {
     throw;
   }
 }
-
-}  // namespace
-
-ExportableSemaphore::ExportableSemaphore(Context& context, interop::SemaphoreKind kind)
-    : m_context(context), m_kind(kind) {
-  if (!context.info().external_semaphore_fd)
-    throw std::runtime_error("Vulkan: " + context.info().name + " lacks " VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME
-                             ": its semaphores cannot be exported to CUDA");
-  if (kind == interop::SemaphoreKind::Timeline && !context.info().timeline_semaphores)
-    throw std::runtime_error("Vulkan: " + context.info().name +
-                             " lacks timeline semaphores (Vulkan 1.2 timelineSemaphore); use binary semaphores");
-  auto type = make<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
-  type.semaphoreType =
-      kind == interop::SemaphoreKind::Timeline ? VK_SEMAPHORE_TYPE_TIMELINE : VK_SEMAPHORE_TYPE_BINARY;
-  type.initialValue = 0;
-  auto export_info = make<VkExportSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO);
-  export_info.pNext = &type;
-  export_info.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-  auto create = make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
-  create.pNext = &export_info;
-  check(vkCreateSemaphore(context.device(), &create, nullptr, &m_semaphore), "vkCreateSemaphore (exportable)");
-}
-
-ExportableSemaphore::~ExportableSemaphore() {
-  if (m_semaphore != VK_NULL_HANDLE) vkDestroySemaphore(m_context.device(), m_semaphore, nullptr);
-}
-
-int ExportableSemaphore::export_fd() const {
-  auto get_fd =
-      reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(vkGetDeviceProcAddr(m_context.device(), "vkGetSemaphoreFdKHR"));
-  if (get_fd == nullptr) throw std::runtime_error("Vulkan: vkGetSemaphoreFdKHR is missing");
-  auto info = make<VkSemaphoreGetFdInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR);
-  info.semaphore = m_semaphore;
-  info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-  int fd = -1;
-  check(get_fd(m_context.device(), &info, &fd), "vkGetSemaphoreFdKHR");
-  return fd;
-}
-
-namespace {
 
 interop::ExternalSemaphore import_semaphore(const ExportableSemaphore& semaphore) {
   return import_fd(semaphore.export_fd(), [&](int fd) {

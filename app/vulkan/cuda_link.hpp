@@ -33,25 +33,6 @@
 
 namespace lab::vulkan {
 
-// A Vulkan semaphore (binary or timeline) whose payload can be exported as an opaque FD.
-class ExportableSemaphore {
- public:
-  ExportableSemaphore(Context& context, interop::SemaphoreKind kind);
-  ~ExportableSemaphore();
-  ExportableSemaphore(const ExportableSemaphore&) = delete;
-  ExportableSemaphore& operator=(const ExportableSemaphore&) = delete;
-
-  VkSemaphore get() const { return m_semaphore; }
-  interop::SemaphoreKind kind() const { return m_kind; }
-  // A new FD each call; the importer owns it once its import succeeds.
-  int export_fd() const;
-
- private:
-  Context& m_context;
-  interop::SemaphoreKind m_kind;
-  VkSemaphore m_semaphore = VK_NULL_HANDLE;
-};
-
 class CudaLink {
  public:
   // Imports renderer.resources() (created with exportable = true) into the current CUDA device and

@@ -62,11 +62,11 @@ TEST(VulkanExport, TimelineSemaphoresExportOrSayWhatIsMissing) {
   std::unique_ptr<Context> context = open_or_skip(nullptr, why);
   if (!context) GTEST_SKIP() << "needs a Vulkan driver with external memory: " << why;
   if (!context->info().external_semaphore_fd) {
-    EXPECT_THROW(lab::vulkan::ExportableTimeline{*context}, std::runtime_error);
+    EXPECT_THROW(lab::vulkan::ExportableSemaphore(*context, interop::SemaphoreKind::Timeline), std::runtime_error);
     GTEST_SKIP() << context->info().name << " has no " VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME
                  << " (Mesa's lavapipe lacks it): semaphores cannot be shared with CUDA or GL there";
   }
-  lab::vulkan::ExportableTimeline timeline(*context);
+  lab::vulkan::ExportableSemaphore timeline(*context, interop::SemaphoreKind::Timeline);
   const int fd = timeline.export_fd();
   ASSERT_GE(fd, 0);
   close(fd);
@@ -89,7 +89,7 @@ TEST(VulkanCudaExternal, RoundTripThroughImportedMemoryAndTimelineSemaphore) {
   constexpr VkDeviceSize kBytes = 4 << 20;
   lab::vulkan::ExportableBuffer shared(*context, kBytes,
                                        VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT);
-  lab::vulkan::ExportableTimeline timeline(*context);
+  lab::vulkan::ExportableSemaphore timeline(*context, interop::SemaphoreKind::Timeline);
 
   // Host-visible memory Vulkan copies the result into.
   VkBuffer staging = VK_NULL_HANDLE;
