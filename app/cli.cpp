@@ -274,6 +274,18 @@ std::string parse_split_copy(const std::string& value, Options& options) {
   return "";
 }
 
+constexpr NamedValue<interop::SemaphoreKind> kSemaphoreKinds[] = {
+    {interop::SemaphoreKind::Timeline, "timeline", "one timeline semaphore, one value per step"},
+    {interop::SemaphoreKind::Binary, "binary", "two binary semaphores, one per direction"},
+};
+
+std::string parse_semaphores(const std::string& value, Options& options) {
+  const std::optional<interop::SemaphoreKind> kind = value_named(kSemaphoreKinds, value);
+  if (!kind) return "--semaphores " + shown(value) + ": choose " + choices_text(kSemaphoreKinds);
+  options.semaphores = *kind;
+  return "";
+}
+
 std::string parse_frames(const std::string& value, Options& options) {
   long long frames = 0;
   const NumberParse parse = parse_whole_number(value, frames);
@@ -502,6 +514,12 @@ std::string check_gl_only_options(const CLI::App& app, const Options& options) {
   return "";
 }
 
+// --semaphores only means something to the external mode.
+std::string check_semaphores_option(const CLI::App& app, const Options& options) {
+  if (app.count("--semaphores") == 0 || options.bench || options.mode == ModeId::External) return "";
+  return "--semaphores applies to --mode external; add --mode external or drop it";
+}
+
 // CLI11's "The following arguments were not expected: x --y" lists every leftover; this names the first,
 // says whether it is an unknown option or a stray argument, and what `command` accepts.
 std::string explain_extras(const CLI::App& command, bool is_diff) {
@@ -598,6 +616,10 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
        "how the split mode moves results to the GL device: peer (cudaMemcpyPeerAsync; through host memory where "
        "the devices cannot reach each other) or host (always through pinned host memory) (default peer)",
        "host", parse_split_copy},
+      {kSceneGroup, "--semaphores", "KIND",
+       "what orders the external mode's frames: timeline (one timeline semaphore, a value per step) or binary "
+       "(two binary semaphores) (default timeline)",
+       "binary", parse_semaphores},
       {kWindowGroup, "--size", "WxH", "image and window size (default 1280x720)", "1280x720", parse_size},
       {kWindowGroup, "--vsync", "on|off",
        "wait for the display's refresh in a window (default: on, off with --frames)", "off", parse_vsync},
@@ -723,6 +745,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   }
   if (std::string problem = check_mode_of_api(options); !problem.empty()) return usage_error(problem);
   if (std::string problem = check_gl_only_options(app, options); !problem.empty()) return usage_error(problem);
+  if (std::string problem = check_semaphores_option(app, options); !problem.empty()) return usage_error(problem);
   for (const char* bench_only : {"--sizes", "--bench-frames", "--bench-repeat", "--json", "--chart", "--bench-window"})
     if (!options.bench && app.count(bench_only) > 0 && !(options.doctor && std::strcmp(bench_only, "--json") == 0))
       return usage_error(std::string(bench_only) + " belongs to --bench; add --bench");

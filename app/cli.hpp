@@ -5,6 +5,7 @@
 #include "app/image_io.hpp"
 #include "app/vocabulary.hpp"
 #include "interop/access.hpp"
+#include "interop/external.hpp"
 #include "kernels/postprocess.hpp"
 
 #include <optional>
@@ -40,6 +41,9 @@ struct Options {
   std::optional<int> device;   // CUDA device ordinal; unset: the one that drives GL, else 0
   std::optional<int> compute_device;  // the split mode's kernels; unset: the same device as GL's
   SplitCopy split_copy = SplitCopy::Peer;
+  // --semaphores: what orders the external mode's frames, one timeline (a value per step) or two binary
+  // semaphores
+  interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;
   bool headless = false;
   std::optional<long long> frames;  // render this many frames then exit; time = frame / 60
   std::string screenshot;      // PNG of the last frame; "" for none

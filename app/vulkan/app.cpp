@@ -81,6 +81,7 @@ App::App(const Options& options) : m_options(options), m_extent{options.width, o
       throw UsageError("--device " + std::to_string(*options.device) + ": " + refusal);
   if (!m_cuda_devices.devices.empty()) {
     m_cuda.device = options.device.value_or(0);
+    m_cuda.semaphores = options.semaphores;
     INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
   }
   // Judged before any Vulkan work, so a refused mode is the only line of the run.

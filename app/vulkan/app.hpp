@@ -49,6 +49,8 @@ class App {
 
   ModeId mode_id() const { return m_mode->id(); }
   int cuda_device() const { return m_cuda.device; }
+  // What the Khronos validation layer reported so far (0 without the layer installed).
+  int validation_messages() const { return m_context->validation_messages(); }
 
  private:
   struct Window;  // the GLFW window of a run without --headless (app.cpp)

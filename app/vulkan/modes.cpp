@@ -7,6 +7,7 @@ namespace lab::vulkan {
 
 std::unique_ptr<Mode> create_cpu_mode();
 std::unique_ptr<Mode> create_staging_mode(const CudaContext& cuda);
+std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
 
 ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error) {
   if (!has_mode(GraphicsApi::Vulkan, mode))
@@ -19,10 +20,9 @@ ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const s
     case ModeId::Cpu:
       return {true, ""};
     case ModeId::Staging:
+    case ModeId::External:
       if (cuda.device >= 0) return {true, ""};
       return {false, no_device};
-    case ModeId::External:
-      return {false, "external on vulkan is not built yet; use --mode staging or cpu"};
     default:
       break;
   }
@@ -39,6 +39,8 @@ std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
       return create_cpu_mode();
     case ModeId::Staging:
       return create_staging_mode(cuda);
+    case ModeId::External:
+      return create_external_mode(cuda, cuda.semaphores);
     default:
       break;
   }

@@ -5,8 +5,7 @@
 //             (inputs the other way: Renderer::download, then to the device)          modes_copy.cpp
 //   cpu       the CPU reference writes host memory; Renderer::upload (no CUDA at all)    modes_copy.cpp
 //   external  Vulkan allocates exportable memory and semaphores, CUDA imports them once; each frame
-//             CUDA waits on a semaphore, runs the kernels and signals: not built yet (availability
-//             says so)
+//             CUDA waits on a semaphore, runs the kernels and signals               mode_external.cpp
 //
 // A frame is: the cubes pass (scenes with DrawPlan::cubes_target) with cubes_sync(), produce(), then the
 // frame pass with frame_sync(). The copying modes need no semaphores (Renderer::download waits, and
@@ -17,6 +16,7 @@
 #include "app/scene_compute.hpp"
 #include "app/vocabulary.hpp"
 #include "app/vulkan/renderer.hpp"
+#include "interop/external.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -50,10 +50,13 @@ class Mode {
 struct CudaContext {
   int device = -1;  // -1: no CUDA device
   cudaStream_t stream = nullptr;
+  interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;  // the external mode's (--semaphores)
 };
 
 // Whether `mode` runs on Vulkan here: cpu always; staging needs a CUDA device (cuda_error says why there
-// is none); external is not built yet; the modes of other APIs never (modes_of(GraphicsApi::Vulkan)).
+// is none); external too, and what it needs of the Vulkan device (semaphore export, timelines) is said
+// by the exception attach throws where it is missing; the modes of other APIs never
+// (modes_of(GraphicsApi::Vulkan)).
 ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error);
 
 // The mode `id`; throws std::runtime_error with the reason when it is unavailable.

@@ -139,6 +139,15 @@ TEST(CliTest, SplitModeTakesAComputeDeviceAndACopyPath) {
   EXPECT_EQ(result.options.split_copy, lab::SplitCopy::Host);
 }
 
+TEST(CliTest, TheExternalModeTakesASemaphoreKind) {
+  lab::ParseResult result = parse({"--api", "vulkan", "--mode", "external"});
+  expect_runs(result);
+  EXPECT_EQ(result.options.semaphores, interop::SemaphoreKind::Timeline) << "the default";
+  result = parse({"--api", "vulkan", "--mode", "external", "--semaphores", "binary"});
+  expect_runs(result);
+  EXPECT_EQ(result.options.semaphores, interop::SemaphoreKind::Binary);
+}
+
 TEST(CliTest, FramesIsAPositiveCount) {
   lab::ParseResult result = parse({"--frames", "1"});
   expect_runs(result);
@@ -344,7 +353,11 @@ INSTANTIATE_TEST_SUITE_P(
                  {"--bench covers --api gl; Vulkan's benchmark is not built yet"}},
         BadInput{"MapFlagsOnVulkan", {"--api", "vulkan", "--map-flags", "none"},
                  {"--map-flags applies to --api gl; drop it with --api vulkan"}},
-        BadInput{"ApiWithList", {"--list", "--api", "vulkan"}, {"--api does nothing with --list; drop it"}}),
+        BadInput{"ApiWithList", {"--list", "--api", "vulkan"}, {"--api does nothing with --list; drop it"}},
+        BadInput{"SemaphoresWithoutExternal", {"--api", "vulkan", "--semaphores", "binary"},
+                 {"--semaphores applies to --mode external"}},
+        BadInput{"SemaphoresUnknown", {"--mode", "external", "--semaphores", "counting"},
+                 {"--semaphores counting", "choose timeline or binary"}}),
     [](const testing::TestParamInfo<BadInput>& param_info) { return std::string(param_info.param.name); });
 // clang-format on
 
