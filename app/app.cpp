@@ -2,6 +2,7 @@
 // live switching and teardown in a fixed order.
 #include "app/app.hpp"
 
+#include "app/gl_external.hpp"
 #include "app/out_of_memory.hpp"
 #include "app/profiling.hpp"
 #include "app/text.hpp"
@@ -103,9 +104,11 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
     INTEROP_CUDA_CHECK(cudaSetDevice(m_device));
     m_stream.emplace();
     m_interop = lab::probe_gl_interop(m_device);
+    m_external = probe_gl_external(m_device);
     create_compute_stream(options.compute_device.value_or(m_device));
   } else {
     m_interop = {false, "no CUDA device: " + m_cuda_devices.error};
+    m_external = {false, "no CUDA device: " + m_cuda_devices.error};
   }
   m_timers = std::make_unique<FrameTimers>();
 
@@ -161,7 +164,7 @@ App::~App() {
 
 
 ModeAvailability App::availability(ModeId mode) const {
-  return mode_availability(mode, m_device, m_interop, m_cuda_devices.error);
+  return mode_availability(mode, m_device, m_interop, m_cuda_devices.error, m_external);
 }
 
 void App::attach_mode(ModeId mode) {
@@ -172,6 +175,7 @@ void App::attach_mode(ModeId mode) {
   cuda.compute_device = m_compute_device;
   cuda.compute_stream = m_compute_stream ? m_compute_stream->get() : nullptr;
   cuda.split_copy = m_split_copy;
+  cuda.semaphores = m_options.semaphores;
   std::unique_ptr<Mode> next = create_mode(mode, cuda, m_access);
   next->on_attach(*m_scene);
   m_mode = std::move(next);
@@ -278,6 +282,7 @@ void App::switch_device(int device) {
   create_compute_stream(compute_follows ? m_device : m_compute_device);
   m_timers = std::make_unique<FrameTimers>();
   m_interop = lab::probe_gl_interop(m_device);
+  m_external = probe_gl_external(m_device);
   m_scene->on_attach(m_scene_extent);
   if (availability(mode).available) {
     attach_mode(mode);
@@ -342,7 +347,8 @@ void App::switch_scene(SceneId scene) {
 }
 
 void App::apply_pending_switches() {
-  if (!m_pending_device && !m_pending_compute_device && !m_pending_split_copy && !m_pending_scene && !m_pending_mode)
+  if (!m_pending_device && !m_pending_compute_device && !m_pending_split_copy && !m_pending_semaphores &&
+      !m_pending_scene && !m_pending_mode)
     return;
   const ProfileScope scope("switch");
   if (m_pending_device) switch_device(*m_pending_device);  // the same device too: re-creates its state
@@ -351,6 +357,18 @@ void App::apply_pending_switches() {
     switch_split(m_pending_compute_device.value_or(m_compute_device), m_pending_split_copy.value_or(m_split_copy));
   m_pending_compute_device.reset();
   m_pending_split_copy.reset();
+  if (m_pending_semaphores && *m_pending_semaphores != m_options.semaphores) {
+    m_options.semaphores = *m_pending_semaphores;
+    if (m_mode->id() == ModeId::External) {
+      m_mode->on_detach();
+      m_mode.reset();
+      attach_or_fall_back(ModeId::External, std::string("attaching with ") +
+                                                (m_options.semaphores == interop::SemaphoreKind::Timeline
+                                                     ? "a timeline semaphore"
+                                                     : "binary semaphores"));
+    }
+  }
+  m_pending_semaphores.reset();
   if (m_pending_scene && *m_pending_scene != m_scene->id()) switch_scene(*m_pending_scene);
   m_pending_scene.reset();
   if (m_pending_mode && *m_pending_mode != m_mode->id()) {

@@ -88,6 +88,9 @@ class App {
   // The compute device stays where it is when request_device moves GL's, unless it was the same one.
   std::string request_compute_device(int device);
   void request_split_copy(SplitCopy copy);
+  // What orders the external mode's frames (re-attached at the next frame when it runs).
+  void request_semaphores(interop::SemaphoreKind kind) { m_pending_semaphores = kind; }
+  interop::SemaphoreKind semaphores() const { return m_options.semaphores; }
   int compute_device() const { return m_compute_device; }
   SplitCopy split_copy() const { return m_split_copy; }
   // The CUDA devices that drive the GL context (cudaGLGetDevices), as probed at start.
@@ -151,6 +154,7 @@ class App {
   // panel, mode (registrations), scene (GL objects), stream, platform (the GL context) last.
   std::unique_ptr<Platform> m_platform;
   interop::InteropSupport m_interop;
+  interop::InteropSupport m_external;  // whether the GL external mode can run (probe_gl_external)
   std::optional<interop::Stream> m_stream;
   int m_compute_device = -1;                        // the split mode's kernels; -1: no CUDA device
   std::optional<interop::Stream> m_compute_stream;  // on m_compute_device
@@ -171,6 +175,7 @@ class App {
   std::optional<int> m_pending_device;
   std::optional<int> m_pending_compute_device;
   std::optional<SplitCopy> m_pending_split_copy;
+  std::optional<interop::SemaphoreKind> m_pending_semaphores;
   std::optional<SceneId> m_pending_scene;
   std::optional<ModeId> m_pending_mode;
   Extent m_scene_extent;

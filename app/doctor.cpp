@@ -398,7 +398,7 @@ DoctorReport collect(const Context& context, const interop::CudaDevices& cuda) {
     std::vector<vulkan::DeviceInfo> vulkan_devices;
     std::string vulkan_error;
     try {
-      vulkan_devices = vulkan::enumerate_devices();
+      vulkan_devices = vulkan::on_own_thread([] { return vulkan::enumerate_devices(); });  // keeps GL current
     } catch (const std::exception& error) {
       vulkan_error = error.what();
     }
@@ -408,9 +408,12 @@ DoctorReport collect(const Context& context, const interop::CudaDevices& cuda) {
 
   DoctorSection modes{"modes", {}};
   const std::string cuda_error = findings.device_error.empty() ? cuda.error : findings.device_error;
+  // The GL external mode's needs, judged on this context as the app judges them.
+  interop::InteropSupport external{false, "no GL context: " + context.gl_error};
+  if (has_context) external = probe_gl_external(findings.cuda_device);
   for (const ModeId mode : modes_of(GraphicsApi::Gl)) {
     const ModeAvailability availability =
-        mode_availability(mode, findings.cuda_device, findings.interop_support, cuda_error);
+        mode_availability(mode, findings.cuda_device, findings.interop_support, cuda_error, external);
     modes.lines.push_back(
         {to_string(mode), availability.available ? "available" : "unavailable: " + availability.reason});
   }

@@ -4,7 +4,10 @@
 #include "app/profiling.hpp"
 #include "interop/error.hpp"
 
+#include <cuda_runtime_api.h>
 #include <unistd.h>
+
+#include <cstring>
 
 namespace lab {
 
@@ -37,6 +40,27 @@ GlExternalSupport query_gl_external_support() {
   return support;
 }
 
+interop::InteropSupport probe_gl_external(int cuda_device) {
+  using Condition = interop::Condition;
+  if (cuda_device < 0) return {false, "no CUDA device", Condition::NoCudaDevice};
+  const GlExternalSupport support = query_gl_external_support();
+  const std::string renderer = gl_string(GL_RENDERER);
+  std::string missing = support.memory_missing();
+  if (missing.empty()) missing = support.semaphore_missing(false);
+  if (!missing.empty())
+    return {false, "GL (" + renderer + ") lacks " + missing + ": the external mode needs it; use --api vulkan",
+            Condition::None};
+  cudaDeviceProp properties{};
+  if (cudaGetDeviceProperties(&properties, cuda_device) != cudaSuccess)
+    return {false, "cudaGetDeviceProperties failed for CUDA device " + std::to_string(cuda_device), Condition::None};
+  for (const GlUuid& uuid : support.device_uuids)
+    if (std::memcmp(uuid.data(), properties.uuid.bytes, uuid.size()) == 0) return {true, "", Condition::None};
+  return {false,
+          "GL (" + renderer + ") does not run on CUDA device " + std::to_string(cuda_device) +
+              " (no GL_DEVICE_UUID_EXT equals its UUID): memory is shared only on one device",
+          Condition::GlNotOnCudaDevice};
+}
+
 GlMemoryObject import_memory_fd(int fd, uint64_t size, bool dedicated) {
   GLuint name = 0;
   glCreateMemoryObjectsEXT(1, &name);
@@ -55,13 +79,12 @@ GlMemoryObject import_memory_fd(int fd, uint64_t size, bool dedicated) {
   return memory;
 }
 
-GlTexture texture_from_memory(const GlMemoryObject& memory, int width, int height, uint64_t offset,
-                              const std::string& label) {
+GlTexture texture_from_memory(GLuint memory, int width, int height, uint64_t offset, const std::string& label) {
   GLuint name = 0;
   glCreateTextures(GL_TEXTURE_2D, 1, &name);
   GlTexture texture(name);
   label_gl_object(GL_TEXTURE, name, label);
-  glTextureStorageMem2DEXT(name, 1, GL_RGBA8, width, height, memory.get(), offset);
+  glTextureStorageMem2DEXT(name, 1, GL_RGBA8, width, height, memory, offset);
   glTextureParameteri(name, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
   glTextureParameteri(name, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
   glTextureParameteri(name, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
@@ -70,12 +93,12 @@ GlTexture texture_from_memory(const GlMemoryObject& memory, int width, int heigh
   return texture;
 }
 
-GlBuffer buffer_from_memory(const GlMemoryObject& memory, uint64_t size, uint64_t offset, const std::string& label) {
+GlBuffer buffer_from_memory(GLuint memory, uint64_t size, uint64_t offset, const std::string& label) {
   GLuint name = 0;
   glCreateBuffers(1, &name);
   GlBuffer buffer(name);
   label_gl_object(GL_BUFFER, name, label);
-  glNamedBufferStorageMemEXT(name, static_cast<GLsizeiptr>(size), memory.get(), offset);
+  glNamedBufferStorageMemEXT(name, static_cast<GLsizeiptr>(size), memory, offset);
   INTEROP_GL_CHECK("glNamedBufferStorageMemEXT");
   return buffer;
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "app/gl_objects.hpp"
+#include "interop/device.hpp"
 
 #include <glad/gl.h>
 
@@ -45,15 +46,18 @@ struct GlExternalSupport {
 // Needs a current GL context with glad loaded.
 GlExternalSupport query_gl_external_support();
 
+// Whether the GL external mode can run with the current GL context and CUDA device `cuda_device`: GL
+// imports memory and semaphores as FDs and runs on that very device (GL_DEVICE_UUID_EXT equal to the CUDA
+// device's UUID). What Vulkan lacks is said when the mode attaches.
+interop::InteropSupport probe_gl_external(int cuda_device);
+
 // Imports `size` bytes of memory exported as an opaque FD; `dedicated`: the exporter made a dedicated
 // allocation (GL_DEDICATED_MEMORY_OBJECT_EXT must then be set before the import). Throws
 // std::runtime_error naming the GL error.
 GlMemoryObject import_memory_fd(int fd, uint64_t size, bool dedicated);
 // An immutable RGBA8 texture / a buffer whose storage is `memory` at `offset`.
-GlTexture texture_from_memory(const GlMemoryObject& memory, int width, int height, uint64_t offset,
-                              const std::string& label = "");
-GlBuffer buffer_from_memory(const GlMemoryObject& memory, uint64_t size, uint64_t offset,
-                            const std::string& label = "");
+GlTexture texture_from_memory(GLuint memory, int width, int height, uint64_t offset, const std::string& label = "");
+GlBuffer buffer_from_memory(GLuint memory, uint64_t size, uint64_t offset, const std::string& label = "");
 // Imports a semaphore exported as an opaque FD; `timeline`: a timeline semaphore (GL_NV_timeline_semaphore).
 GlSemaphore import_semaphore_fd(int fd, bool timeline);
 

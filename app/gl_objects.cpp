@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lab {
@@ -120,8 +121,13 @@ GlProgram create_program(const char* vertex_shader, const char* fragment_shader)
 }
 
 OffscreenTarget create_offscreen_target(int width, int height, const std::string& label) {
+  return create_offscreen_target(create_texture_2d(GL_RGBA8, width, height, label.empty() ? "" : label + " colour"),
+                                 width, height, label);
+}
+
+OffscreenTarget create_offscreen_target(GlTexture color, int width, int height, const std::string& label) {
   OffscreenTarget target;
-  target.color = create_texture_2d(GL_RGBA8, width, height, label.empty() ? "" : label + " colour");
+  target.color = std::move(color);
   target.depth = create_renderbuffer(GL_DEPTH_COMPONENT24, width, height, label.empty() ? "" : label + " depth");
   GLuint name = 0;
   glCreateFramebuffers(1, &name);

@@ -90,5 +90,7 @@ struct OffscreenTarget {
 };
 // Labelled `label`, its attachments "<label> colour" and "<label> depth".
 OffscreenTarget create_offscreen_target(int width, int height, const std::string& label = "");
+// The same around `color`, an RGBA8 texture of width x height made elsewhere (e.g. in imported memory).
+OffscreenTarget create_offscreen_target(GlTexture color, int width, int height, const std::string& label = "");
 
 }  // namespace lab

@@ -13,6 +13,7 @@ std::unique_ptr<Mode> create_pbo_mode(const CudaContext& cuda, const AccessSetti
 std::unique_ptr<Mode> create_split_mode(const CudaContext& cuda, const AccessSettings& access);
 std::unique_ptr<Mode> create_staging_mode(const CudaContext& cuda);
 std::unique_ptr<Mode> create_cpu_mode();
+std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
 
 interop::Access best_access(ResourceRole role) {
   return role == ResourceRole::Input ? interop::Access::ReadOnly : interop::Access::WriteDiscard;
@@ -55,13 +56,13 @@ std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda, const Acce
     case ModeId::Split: return create_split_mode(cuda, access);
     case ModeId::Staging: return create_staging_mode(cuda);
     case ModeId::Cpu: return create_cpu_mode();
-    case ModeId::External: throw std::runtime_error(mode_availability(id, cuda.device, {}, "").reason);
+    case ModeId::External: return create_external_mode(cuda, cuda.semaphores);
   }
   throw std::invalid_argument("unknown mode");
 }
 
 ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::InteropSupport& interop,
-                                   const std::string& cuda_error) {
+                                   const std::string& cuda_error, const interop::InteropSupport& external) {
   const std::string no_device =
       "no CUDA device: " + (cuda_error.empty() ? "none is visible to this process (check nvidia-smi and "
                                                  "CUDA_VISIBLE_DEVICES); use --mode cpu"
@@ -82,9 +83,12 @@ ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::
                        "use --mode staging or cpu"};
       return {false, interop.reason};
     case ModeId::External:
-      // Ranked with interop (the fallback order treats it so), but GL's half is not written yet.
       if (cuda_device < 0) return {false, no_device};
-      return {false, "external on gl (GL_EXT_memory_object_fd) is not built yet; use --api vulkan for external"};
+      if (external.usable) return {true, ""};
+      if (external.reason.empty())
+        return {false, "the GL external mode was not probed for this GL context: --doctor says what it needs; "
+                       "use --api vulkan for external"};
+      return {false, external.reason};
   }
   return {false, "mode " + std::to_string(static_cast<int>(mode)) + " is none of --list's modes: pick one of those"};
 }

@@ -9,6 +9,8 @@
 //               device, device to device (cudaMemcpyPeerAsync) or through pinned host memory
 //   staging     kernels write cudaMalloc memory; copied to pinned host memory; GL uploads from there
 //   cpu         the CPU reference writes host memory; GL uploads from there (no CUDA at all)
+//   external    Vulkan allocates the scene's resources and semaphores; GL and CUDA both import them; each
+//               frame GL signals -> CUDA waits, computes, signals -> GL waits (no register, no map/unmap)
 //   external    GL allocates exportable memory and semaphores that CUDA imports (not built for GL yet:
 //               mode_availability says so; --api vulkan has it)
 #pragma once
@@ -17,6 +19,7 @@
 #include "app/timing.hpp"
 #include "interop/access.hpp"
 #include "interop/device.hpp"
+#include "interop/external.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -28,11 +31,12 @@
 namespace lab {
 
 // Whether `mode` can run on GL: cpu always; staging needs a CUDA device (cuda_device >= 0); interop,
-// reregister, pbo and split need CUDA-GL interop (`interop`, from interop::probe_gl_interop); external is
-// not built for GL yet (it needs a CUDA device all the same). `cuda_error` says why there is no CUDA
-// device. App::availability and --doctor both judge by this one rule.
+// reregister, pbo and split need CUDA-GL interop (`interop`, from interop::probe_gl_interop); external
+// needs GL's import of memory and semaphores on the CUDA device (`external`, from probe_gl_external;
+// unprobed: unavailable, saying so). `cuda_error` says why there is no CUDA device. App::availability and
+// --doctor both judge by this one rule.
 ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::InteropSupport& interop,
-                                   const std::string& cuda_error);
+                                   const std::string& cuda_error, const interop::InteropSupport& external = {});
 
 // Register and map flags for every resource a mode registers. Unset: the best for each resource's role
 // (write-discard for what CUDA writes, read-only for what it reads).
@@ -86,6 +90,7 @@ struct CudaContext {
   int compute_device = 0;
   cudaStream_t compute_stream = nullptr;
   SplitCopy split_copy = SplitCopy::Peer;
+  interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;  // the external mode's (--semaphores)
 };
 
 // The way the split mode takes from `compute_device` to `gl_device` when `requested` is asked for.

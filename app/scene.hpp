@@ -9,6 +9,7 @@
 // know no registration; modes know no kernels. Both attach and detach while the app runs.
 #pragma once
 
+#include "app/gl_objects.hpp"
 #include "app/platform.hpp"
 #include "app/scene_compute.hpp"
 #include "app/vocabulary.hpp"
@@ -18,6 +19,7 @@
 #include <glad/gl.h>
 
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -70,6 +72,12 @@ class Scene {
   virtual void render(const FrameInfo&) {}
   // The scene's own controls in the panel (ImGui calls), e.g. the post-process filter.
   virtual void on_ui() {}
+
+  // Re-creates the objects in resources() (and nothing else) in `memory`: one GL memory object per
+  // resource, imported from the API that allocated it (the external mode), textures through
+  // glTextureStorageMem2DEXT and buffers through glNamedBufferStorageMemEXT; null puts them back in GL's
+  // own storage. Their GL names change: read resources() again afterwards.
+  virtual void place_resources(const std::vector<GLuint>* memory) = 0;
 };
 
 // What the three GL scenes share: the compute is their SceneCompute's, and resources() lists the GL
@@ -89,8 +97,18 @@ class ComputedScene : public Scene {
     m_compute->compute_cpu(frame, views);
   }
   void on_ui() override { m_compute->on_ui(); }
+  void place_resources(const std::vector<GLuint>* memory) override {
+    m_memory = memory != nullptr ? *memory : std::vector<GLuint>{};
+    recreate_resources();
+  }
 
  protected:
+  // Re-creates the objects of resources() where resource_texture / resource_buffer now put them.
+  virtual void recreate_resources() = 0;
+  // resources()[index]'s object: in GL's own storage, or in the memory place_resources handed in.
+  GlTexture resource_texture(size_t index, int width, int height, const std::string& label) const;
+  GlBuffer resource_buffer(size_t index, size_t bytes, GLbitfield flags, const std::string& label) const;
+
   SceneCompute& compute() { return *m_compute; }
   const SceneCompute& compute() const { return *m_compute; }
 
@@ -98,6 +116,7 @@ class ComputedScene : public Scene {
 
  private:
   std::unique_ptr<SceneCompute> m_compute;
+  std::vector<GLuint> m_memory;  // place_resources' memory objects; empty: GL's own storage
 };
 
 // `filter` is the postprocess scene's (the others ignore it).

@@ -22,13 +22,20 @@ class PatternScene final : public ComputedScene {
   void on_resize(Extent extent) override {
     const std::vector<ResourceDesc> descs = compute().resources(extent);
     const ResourceDesc& image = descs.at(static_cast<size_t>(compute().draw_plan().image_resource));
-    m_texture = create_texture_2d(GL_RGBA8, image.width, image.height, "pattern image");
+    m_extent = extent;
+    m_texture = GlTexture();  // freed first: at 8K it is 133 MB
+    m_texture = resource_texture(static_cast<size_t>(compute().draw_plan().image_resource), image.width,
+                                 image.height, "pattern image");
     m_resources = {gl_resource_spec(image, m_texture.get())};
   }
 
   GLuint frame_image() const override { return m_texture.get(); }
 
+ protected:
+  void recreate_resources() override { on_resize(m_extent); }
+
  private:
+  Extent m_extent;
   GlTexture m_texture;
 };
 

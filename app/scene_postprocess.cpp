@@ -54,8 +54,14 @@ class PostprocessScene final : public ComputedScene {
     m_extent = extent;
     const DrawPlan plan = compute().draw_plan();
     const std::vector<ResourceDesc> descs = compute().resources(extent);
-    m_rendered = create_offscreen_target(extent.width, extent.height, "postprocess input");
-    m_filtered = create_texture_2d(GL_RGBA8, extent.width, extent.height, "postprocess output");
+    // Freed before the new ones are made: at 8K each is 133 MB.
+    m_rendered = OffscreenTarget();
+    m_filtered = GlTexture();
+    m_rendered = create_offscreen_target(resource_texture(static_cast<size_t>(plan.cubes_target), extent.width,
+                                                          extent.height, "postprocess input colour"),
+                                         extent.width, extent.height, "postprocess input");
+    m_filtered = resource_texture(static_cast<size_t>(plan.image_resource), extent.width, extent.height,
+                                  "postprocess output");
     m_resources.clear();
     for (size_t i = 0; i < descs.size(); ++i) {
       const int index = static_cast<int>(i);
@@ -66,6 +72,8 @@ class PostprocessScene final : public ComputedScene {
     }
     compute().release_scratch();  // re-allocated at the new size on the next frame
   }
+
+  void recreate_resources() override { on_resize(m_extent); }
 
   // The 3D scene, into the texture the kernels read.
   void prepare(const FrameInfo& frame) override {

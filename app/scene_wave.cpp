@@ -18,16 +18,13 @@ class WaveScene final : public ComputedScene {
   WaveScene() : ComputedScene(create_scene_compute(SceneId::Wave, kernels::Filter::Sobel)) {}
 
   void on_attach(Extent extent) override {
-    const std::vector<ResourceDesc> descs = compute().resources(extent);
-    const ResourceDesc& mesh = descs.at(static_cast<size_t>(compute().draw_plan().mesh_resource));
-    m_vertices = create_buffer(mesh.bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, "wave vertices");
+    m_extent = extent;
     const std::vector<uint32_t> indices = wave_mesh_indices();
     m_index_count = static_cast<GLsizei>(indices.size());
     m_indices = create_buffer(indices.size() * sizeof(uint32_t), indices.data(), 0, "wave indices");
 
     m_vertex_array = create_vertex_array("wave mesh");
     const GLuint vao = m_vertex_array.get();
-    glVertexArrayVertexBuffer(vao, 0, m_vertices.get(), 0, sizeof(kernels::WaveVertex));
     glVertexArrayElementBuffer(vao, m_indices.get());
     glEnableVertexArrayAttrib(vao, 0);
     glVertexArrayAttribFormat(vao, 0, 3, GL_FLOAT, GL_FALSE, offsetof(kernels::WaveVertex, position));
@@ -36,8 +33,7 @@ class WaveScene final : public ComputedScene {
     glVertexArrayAttribFormat(vao, 1, 3, GL_FLOAT, GL_FALSE, offsetof(kernels::WaveVertex, normal));
     glVertexArrayAttribBinding(vao, 1, 0);
     m_program = create_program("wave.vert", "wave.frag");
-
-    m_resources = {gl_resource_spec(mesh, m_vertices.get())};
+    recreate_resources();
   }
 
   void on_detach() override {
@@ -51,6 +47,16 @@ class WaveScene final : public ComputedScene {
   // The mesh does not depend on the window (resize_recreates_resources() is false): a resize only
   // changes the camera's aspect ratio, which render() computes each frame.
   void on_resize(Extent) override {}
+
+  // The vertex buffer the kernels write, bound to the mesh's vertex array.
+  void recreate_resources() override {
+    const std::vector<ResourceDesc> descs = compute().resources(m_extent);
+    const size_t index = static_cast<size_t>(compute().draw_plan().mesh_resource);
+    m_vertices = GlBuffer();
+    m_vertices = resource_buffer(index, descs.at(index).bytes, GL_DYNAMIC_STORAGE_BIT, "wave vertices");
+    glVertexArrayVertexBuffer(m_vertex_array.get(), 0, m_vertices.get(), 0, sizeof(kernels::WaveVertex));
+    m_resources = {gl_resource_spec(descs.at(index), m_vertices.get())};
+  }
 
   void render(const FrameInfo& frame) override {
     glClearColor(kClearColor[0], kClearColor[1], kClearColor[2], 1.0f);
@@ -66,6 +72,7 @@ class WaveScene final : public ComputedScene {
   }
 
  private:
+  Extent m_extent;
   GlBuffer m_vertices;
   GlBuffer m_indices;
   GlVertexArray m_vertex_array;

@@ -13,6 +13,7 @@
 #include <vulkan/vulkan.h>
 
 #include <array>
+#include <future>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -41,6 +42,15 @@ struct DeviceInfo {
   bool external_semaphore_fd = false;  // VK_KHR_external_semaphore_fd
   bool timeline_semaphores = false;    // Vulkan 1.2's timelineSemaphore feature
 };
+
+// Runs `work` on a thread of its own and returns what it returns (or rethrows what it throws). NVIDIA's
+// Vulkan driver (580 series) leaves the calling thread without its current GL context once a VkInstance is
+// destroyed; code that runs beside a GL context (the doctor, the GL external mode) creates and destroys
+// its Vulkan instances through this, so GL's context stays current on its own thread.
+template <class Work>
+auto on_own_thread(Work work) {
+  return std::async(std::launch::async, std::move(work)).get();
+}
 
 // Every physical device the loader sees; throws std::runtime_error (with what to install) without one.
 std::vector<DeviceInfo> enumerate_devices();

@@ -103,16 +103,29 @@ TEST(ModeAvailability, ADeviceWithoutInteropRunsStagingButNotTheInteropModes) {
 }
 
 TEST(ModeAvailability, EveryModeButExternalRunsWhereInteropWorks) {
+  const interop::InteropSupport works{true, "CUDA device 1 drives GL"};
   for (const lab::ModeId mode : lab::modes_of(lab::GraphicsApi::Gl)) {
-    const lab::ModeAvailability verdict = lab::mode_availability(mode, 1, {true, "CUDA device 1 drives GL"}, "");
+    const lab::ModeAvailability verdict = lab::mode_availability(mode, 1, works, "");
     if (mode == lab::ModeId::External) {
-      EXPECT_FALSE(verdict.available);
-      EXPECT_TRUE(has(verdict.reason, "external on gl (GL_EXT_memory_object_fd) is not built yet; use --api vulkan"))
-          << verdict.reason;
+      EXPECT_FALSE(verdict.available) << "external was never probed";
+      EXPECT_TRUE(has(verdict.reason, "the GL external mode was not probed")) << verdict.reason;
     } else {
       EXPECT_TRUE(verdict.available) << lab::to_string(mode);
     }
   }
+}
+
+// External has needs of its own (GL's import extensions, GL on the CUDA device), judged apart from
+// map/unmap interop: either can work without the other, and its reason is the probe's.
+TEST(ModeAvailability, ExternalFollowsItsOwnProbe) {
+  const interop::InteropSupport works{true, "CUDA device 0 drives GL"};
+  const interop::InteropSupport lacking{false, "GL (llvmpipe) lacks GL_EXT_semaphore_fd: the external mode needs it"};
+  EXPECT_TRUE(lab::mode_availability(lab::ModeId::External, 0, works, "", works).available);
+  const lab::ModeAvailability refused = lab::mode_availability(lab::ModeId::External, 0, works, "", lacking);
+  EXPECT_FALSE(refused.available);
+  EXPECT_EQ(refused.reason, lacking.reason);
+  EXPECT_TRUE(lab::mode_availability(lab::ModeId::External, 0, {false, "no interop"}, "", works).available);
+  EXPECT_FALSE(lab::mode_availability(lab::ModeId::External, -1, works, "no driver", works).available);
 }
 
 TEST(Wsl, IsDetectedFromTheKernelReleaseTheVersionOrDevDxg) {

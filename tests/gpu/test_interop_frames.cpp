@@ -23,27 +23,34 @@ constexpr float kVertexTolerance = 1e-4f;
 constexpr int kMeshPixelThreshold = 8;
 constexpr double kMeshMaxFraction = 0.001;
 
-// Every CUDA path: each mode, and the split mode by both of its copies.
+// Every CUDA path: each mode, the split mode by both of its copies, and the external mode with both kinds
+// of semaphore.
 struct CudaPath {
   ModeId mode;
   lab::SplitCopy copy = lab::SplitCopy::Peer;
+  interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;
 };
 constexpr CudaPath kCudaPaths[] = {{ModeId::Interop},
                                    {ModeId::Reregister},
                                    {ModeId::Pbo},
                                    {ModeId::Split, lab::SplitCopy::Peer},
                                    {ModeId::Split, lab::SplitCopy::Host},
-                                   {ModeId::Staging}};
+                                   {ModeId::Staging},
+                                   {ModeId::External, lab::SplitCopy::Peer, interop::SemaphoreKind::Timeline},
+                                   {ModeId::External, lab::SplitCopy::Peer, interop::SemaphoreKind::Binary}};
 
 std::string path_name(const CudaPath& path) {
-  return std::string(lab::to_string(path.mode)) +
-         (path.mode == ModeId::Split ? std::string(" (") + lab::to_string(path.copy) + ")" : "");
+  if (path.mode == ModeId::Split) return std::string("split (") + lab::to_string(path.copy) + ")";
+  if (path.mode == ModeId::External)
+    return path.semaphores == interop::SemaphoreKind::Timeline ? "external (timeline)" : "external (binary)";
+  return lab::to_string(path.mode);
 }
 
 // Switches `app` to `path` (taking effect at its next frame).
 void use_path(lab::App& app, const CudaPath& path) {
   app.request_split_copy(path.copy);
-  ASSERT_TRUE(app.request_mode(path.mode).available) << path_name(path);
+  app.request_semaphores(path.semaphores);
+  ASSERT_TRUE(app.request_mode(path.mode).available) << path_name(path) << ": " << app.availability(path.mode).reason;
 }
 
 struct Case {
@@ -163,8 +170,9 @@ TEST(InteropTimings, MapKernelAndUnmapAreMeasuredOnTheGpu) {
   lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 1920, 1080));
   if (!app.interop_support().usable)
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
-  for (const ModeId mode : {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split, ModeId::Staging}) {
-    ASSERT_TRUE(app.request_mode(mode).available);
+  for (const ModeId mode :
+       {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split, ModeId::Staging, ModeId::External}) {
+    ASSERT_TRUE(app.request_mode(mode).available) << lab::to_string(mode) << ": " << app.availability(mode).reason;
     for (long long i = 0; i < 20; ++i) labtest::render(app, i);
   }
   app.timers().flush();
@@ -183,6 +191,10 @@ TEST(InteropTimings, MapKernelAndUnmapAreMeasuredOnTheGpu) {
   for (const lab::Phase phase : {lab::Phase::Map, lab::Phase::Kernel, lab::Phase::CudaCopy, lab::Phase::Unmap})
     EXPECT_GE(samples(ModeId::Split, phase), 19) << "split: " << lab::to_string(phase);
   EXPECT_EQ(samples(ModeId::Staging, lab::Phase::Map), 0) << "staging maps nothing";
+  // The external mode's hand-off is a semaphore wait and signal, not a map and unmap.
+  for (const lab::Phase phase : {lab::Phase::Wait, lab::Phase::Kernel, lab::Phase::Signal})
+    EXPECT_GE(samples(ModeId::External, phase), 19) << "external: " << lab::to_string(phase);
+  EXPECT_EQ(samples(ModeId::External, lab::Phase::Map), 0) << "external maps nothing";
   EXPECT_GT(app.timers().stats(static_cast<int>(ModeId::Interop), lab::Phase::Kernel).average_ms, 0.0f);
 }
 

@@ -62,7 +62,7 @@ TEST(VulkanToGl, BufferFilledByVulkanReadsBackInGl) {
                                                            /*dedicated=*/true);
   lab::GlBuffer gl_buffer;
   try {
-    gl_buffer = lab::buffer_from_memory(memory, kBytes, 0, "imported from Vulkan");
+    gl_buffer = lab::buffer_from_memory(memory.get(), kBytes, 0, "imported from Vulkan");
   } catch (const interop::Error& error) {
     // Mesa 22.3's llvmpipe takes the FD (glImportMemoryFdEXT succeeds) but cannot place a buffer in
     // lavapipe's memory; any other driver must.
@@ -111,7 +111,7 @@ TEST(VulkanToGl, CudaWritesWhatGlReadsInOneVulkanAllocation) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 
   const lab::GlMemoryObject gl_memory = lab::import_memory_fd(buffer.export_fd(), buffer.allocation_size(), true);
-  const lab::GlBuffer gl_buffer = lab::buffer_from_memory(gl_memory, kBytes, 0, "shared with CUDA");
+  const lab::GlBuffer gl_buffer = lab::buffer_from_memory(gl_memory.get(), kBytes, 0, "shared with CUDA");
   std::vector<uint8_t> bytes(kBytes, 0);
   glGetNamedBufferSubData(gl_buffer.get(), 0, static_cast<GLsizeiptr>(kBytes), bytes.data());
   ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
