@@ -100,7 +100,8 @@ class App {
   const AccessSettings& access() const { return m_access; }
   // Attaches a mode made outside the app (a plug-in, or a test double) in place of the current one.
   void use_mode(std::unique_ptr<Mode> mode);
-  // The next tier down when `failed` stops working: interop, reregister, pbo, split -> staging -> cpu.
+  // The next tier down when `failed` stops working: interop, reregister, pbo, split, external -> staging
+  // -> cpu.
   ModeId fallback_for(ModeId failed) const;
   const std::string& notice() const { return m_notice; }
 

@@ -32,6 +32,7 @@
 #include <functional>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 namespace lab {
 namespace {
@@ -395,6 +396,8 @@ std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::opt
         break;
       }
       case ModeId::Interop: break;
+      case ModeId::External:  // never measured: App::availability refuses it on GL before any case runs
+        throw std::logic_error("the external mode has no GL reference loop");
     }
     app.show(frame);
     finish_frame(app);

@@ -30,6 +30,14 @@ namespace lab {
 
 namespace {
 
+constexpr NamedValue<GraphicsApi> kApis[] = {
+    {GraphicsApi::Gl, "gl", "OpenGL 4.6 core: a GLFW window, or headless through EGL"},
+    {GraphicsApi::Vulkan, "vulkan",
+     "Vulkan 1.2, headless: memory and semaphores exported to CUDA, or copies through host memory"},
+    {GraphicsApi::D3d11, "d3d11", "Direct3D 11 (Windows only)"},
+    {GraphicsApi::D3d12, "d3d12", "Direct3D 12 (Windows only)"},
+};
+
 constexpr NamedValue<SceneId> kScenes[] = {
     {SceneId::Wave, "wave",
      "animated height field: CUDA writes positions + normals into a GL vertex buffer through a mapped pointer"},
@@ -51,7 +59,11 @@ constexpr NamedValue<ModeId> kModes[] = {
     {ModeId::Staging, "staging",
      "CUDA writes device memory, copies it to pinned host memory, GL uploads from host (no interop at all)"},
     {ModeId::Cpu, "cpu",
-     "no CUDA: the CPU reference of every kernel, uploaded with glTextureSubImage2D/glNamedBufferSubData"},
+     "no CUDA: the CPU reference of every kernel, uploaded with glTextureSubImage2D/glNamedBufferSubData "
+     "(or the API's own upload)"},
+    {ModeId::External, "external",
+     "the graphics API allocates exportable memory and semaphores, CUDA imports them once; every frame CUDA "
+     "waits on a semaphore, runs the kernels and signals (no register, no map/unmap)"},
 };
 
 constexpr NamedValue<SplitCopy> kSplitCopies[] = {
@@ -59,11 +71,51 @@ constexpr NamedValue<SplitCopy> kSplitCopies[] = {
     {SplitCopy::Host, "host", "always through pinned host memory"},
 };
 
+// Which modes each API has; the order is --list's and the panel's.
+const std::vector<ModeId> kGlModes = {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split,
+                                      ModeId::Staging, ModeId::Cpu,        ModeId::External};
+const std::vector<ModeId> kVulkanModes = {ModeId::External, ModeId::Staging, ModeId::Cpu};
+const std::vector<ModeId> kD3d11Modes = {ModeId::Interop, ModeId::Reregister, ModeId::Staging, ModeId::Cpu,
+                                         ModeId::External};
+const std::vector<ModeId> kD3d12Modes = {ModeId::External, ModeId::Staging, ModeId::Cpu};
+
 }  // namespace
 
+const std::vector<ModeId>& modes_of(GraphicsApi api) {
+  switch (api) {
+    case GraphicsApi::Gl: return kGlModes;
+    case GraphicsApi::Vulkan: return kVulkanModes;
+    case GraphicsApi::D3d11: return kD3d11Modes;
+    case GraphicsApi::D3d12: return kD3d12Modes;
+  }
+  static const std::vector<ModeId> none;
+  return none;
+}
+
+bool has_mode(GraphicsApi api, ModeId mode) {
+  const std::vector<ModeId>& modes = modes_of(api);
+  return std::find(modes.begin(), modes.end(), mode) != modes.end();
+}
+
+const char* display_name(GraphicsApi api) {
+  switch (api) {
+    case GraphicsApi::Gl: return "OpenGL";
+    case GraphicsApi::Vulkan: return "Vulkan";
+    case GraphicsApi::D3d11: return "Direct3D 11";
+    case GraphicsApi::D3d12: return "Direct3D 12";
+  }
+  return "?";
+}
+
+const char* to_string(GraphicsApi api) { return name_of(kApis, api); }
 const char* to_string(SceneId scene) { return name_of(kScenes, scene); }
 const char* to_string(ModeId mode) { return name_of(kModes, mode); }
 const char* to_string(SplitCopy copy) { return name_of(kSplitCopies, copy); }
+
+const std::vector<GraphicsApi>& all_apis() {
+  static const std::vector<GraphicsApi> apis = values_of(kApis);
+  return apis;
+}
 
 const std::vector<SceneId>& all_scenes() {
   static const std::vector<SceneId> scenes = values_of(kScenes);
@@ -80,9 +132,11 @@ const std::vector<SplitCopy>& all_split_copies() {
   return copies;
 }
 
+std::optional<GraphicsApi> api_from_string(const std::string& name) { return value_named(kApis, name); }
 std::optional<SceneId> scene_from_string(const std::string& name) { return value_named(kScenes, name); }
 std::optional<ModeId> mode_from_string(const std::string& name) { return value_named(kModes, name); }
 
+const char* describe(GraphicsApi api) { return description_of(kApis, api); }
 const char* describe(SceneId scene) { return description_of(kScenes, scene); }
 const char* describe(ModeId mode) { return description_of(kModes, mode); }
 
@@ -94,6 +148,14 @@ std::string list_text() {
   text << "modes:\n";
   for (ModeId mode : all_modes())
     text << "  " << std::left << std::setw(13) << to_string(mode) << describe(mode) << "\n";
+  text << "graphics APIs (--api) and their modes:\n";
+  for (GraphicsApi api : all_apis()) {
+    text << "  " << std::left << std::setw(13) << to_string(api) << describe(api) << "\n"
+         << "  " << std::setw(13) << "" << "modes: ";
+    const std::vector<ModeId>& modes = modes_of(api);
+    for (size_t i = 0; i < modes.size(); ++i) text << (i == 0 ? "" : ", ") << to_string(modes[i]);
+    text << "\n";
+  }
   // The names interop uses itself, so the list cannot drift from what the panel switches.
   text << "map flags: ";
   for (const interop::AccessName& access : interop::kAccessNames)
@@ -392,6 +454,52 @@ std::string nearest_option(const std::string& name, const CLI::App& command) {
   return best.empty() ? "" : " (did you mean " + best + "?)";
 }
 
+// " (did you mean vulkan?)" when one of `table`'s names is a typo away from `value`, else "".
+template <class Entry, size_t N>
+std::string nearest_name(const std::string& value, const Entry (&table)[N]) {
+  std::string best;
+  size_t best_distance = 3;  // further than two edits is another word, not a typo
+  for (const Entry& entry : table) {
+    const size_t distance = edit_distance(value, entry.name);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = entry.name;
+    }
+  }
+  return best.empty() ? "" : " (did you mean " + best + "?)";
+}
+
+std::string parse_api(const std::string& value, Options& options) {
+  const std::optional<GraphicsApi> api = api_from_string(value);
+  if (!api)
+    return "--api " + shown(value) + ": unknown graphics API" + nearest_name(value, kApis) + "; choose " +
+           choices_text(kApis);
+  options.api = *api;
+  return "";
+}
+
+// "--mode pbo is not a mode of --api vulkan; its modes are external, staging or cpu", else "".
+std::string check_mode_of_api(const Options& options) {
+  if (!options.mode || has_mode(options.api, *options.mode)) return "";
+  const std::vector<ModeId>& modes = modes_of(options.api);
+  std::string names;
+  for (size_t i = 0; i < modes.size(); ++i)
+    names += std::string(i == 0 ? "" : i + 1 == modes.size() ? " or " : ", ") + to_string(modes[i]);
+  return std::string("--mode ") + to_string(*options.mode) + " is not a mode of --api " + to_string(options.api) +
+         "; its modes are " + names;
+}
+
+// The options only the GL backend reads; with another API they would be dropped in silence.
+std::string check_gl_only_options(const CLI::App& app, const Options& options) {
+  if (options.api == GraphicsApi::Gl) return "";
+  if (options.bench)
+    return std::string("--bench covers --api gl; ") + display_name(options.api) + "'s benchmark is not built yet";
+  for (const char* gl_only : {"--map-flags", "--compute-device", "--split-copy", "--gl-debug"})
+    if (app.count(gl_only) > 0)
+      return std::string(gl_only) + " applies to --api gl; drop it with --api " + to_string(options.api);
+  return "";
+}
+
 // CLI11's "The following arguments were not expected: x --y" lists every leftover; this names the first,
 // says whether it is an unknown option or a stray argument, and what `command` accepts.
 std::string explain_extras(const CLI::App& command, bool is_diff) {
@@ -435,10 +543,10 @@ std::string check_diff(DiffOptions& diff, const CLI::App& command, const std::st
 // would ignore, else "". The doctor reports on the GL context (--headless) and the devices it is asked
 // about; --list on nothing but the build.
 std::string ignored_option(const CLI::App& app, const Options& options) {
-  const char* const all[] = {"--scene",    "--filter",         "--mode",       "--map-flags", "--size",
-                             "--device",   "--compute-device", "--split-copy", "--frames",    "--screenshot",
-                             "--headless", "--no-ui",          "--doctor",     "--bench",     "--vsync",
-                             "--screenshot-dir"};
+  const char* const all[] = {"--api",        "--scene",  "--filter",         "--mode",       "--map-flags",
+                             "--size",       "--device", "--compute-device", "--split-copy", "--frames",
+                             "--screenshot", "--headless", "--no-ui",        "--doctor",     "--bench",
+                             "--vsync",      "--screenshot-dir"};
   const char* const doctor_uses[] = {"--device", "--compute-device", "--split-copy", "--headless"};
   const char* const runner = options.list ? "--list" : options.doctor ? "--doctor" : nullptr;
   if (runner == nullptr) return "";
@@ -462,13 +570,19 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   // Values arrive as strings and are converted by the checks above: CLI11's own conversion errors
   // ("Could not convert: --frames = x") name neither the accepted range nor an example.
   std::vector<ValueOption> value_options = {
+      {kSceneGroup, "--api", "NAME",
+       "the graphics API that owns the resources and draws the frames: " + choices_text(kApis) +
+           " (default gl); vulkan runs --headless only; d3d11 and d3d12 are Windows only; --list shows each "
+           "API's modes",
+       "vulkan", parse_api},
       {kSceneGroup, "--scene", "NAME", "what is computed: " + choices_text(kScenes) + " (default wave)", "wave",
        parse_scene},
       {kSceneGroup, "--filter", "NAME", "the postprocess scene's filter: " + choices_text(kernels::kFilterNames) + " (default sobel)", "sobel",
        parse_filter},
       {kSceneGroup, "--mode", "NAME",
-       "how results reach GL: " + choices_text(kModes) +
-           " (default: the best that works here: interop, else staging, else cpu, saying why)",
+       "how results reach the graphics API: " + choices_text(kModes) +
+           ", of those the --api has (default with gl: the best that works here: interop, else staging, else "
+           "cpu, saying why; with vulkan: staging with a CUDA device, else cpu)",
        "interop", parse_mode},
       {kSceneGroup, "--map-flags", "FLAGS",
        "map flags of every registered resource: " + choices_text(interop::kAccessNames) +
@@ -520,7 +634,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
     if (entry.group == kBenchGroup && app.get_option_no_throw("--bench") == nullptr)
       app.add_flag("--bench", options.bench,
                    "benchmark every available mode x scene x size headless, then exit; --scene, --mode and --size "
-                   "(or --sizes) pick the cases")
+                   "(or --sizes) pick the cases; --api gl only (Vulkan's benchmark is not built yet)")
           ->group(kBenchGroup);
     entry.option = app.add_option(entry.name, entry.value, entry.help)->type_name(entry.type_name)->group(entry.group);
   }
@@ -605,6 +719,8 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
     if (std::string problem = entry.check(entry.value, options); !problem.empty())
       return usage_error(problem);
   }
+  if (std::string problem = check_mode_of_api(options); !problem.empty()) return usage_error(problem);
+  if (std::string problem = check_gl_only_options(app, options); !problem.empty()) return usage_error(problem);
   for (const char* bench_only : {"--sizes", "--bench-frames", "--bench-repeat", "--json", "--chart", "--bench-window"})
     if (!options.bench && app.count(bench_only) > 0 && !(options.doctor && std::strcmp(bench_only, "--json") == 0))
       return usage_error(std::string(bench_only) + " belongs to --bench; add --bench");

@@ -26,9 +26,11 @@ struct BenchSize {
 };
 
 struct Options {
+  GraphicsApi api = GraphicsApi::Gl;  // --api: which backend runs (main.cpp dispatches on it)
   SceneId scene = SceneId::Wave;
   kernels::Filter filter = kernels::Filter::Sobel;  // what the postprocess scene applies
-  // unset: the best that works here, interop, else staging, else cpu (with the reason printed)
+  // one of modes_of(api); unset: with gl, the best that works here, interop, else staging, else cpu (with
+  // the reason printed); with vulkan, staging where a CUDA device is, else cpu
   std::optional<ModeId> mode;
   // Map flags for every registered resource; unset: each resource's best (write-discard for what CUDA
   // writes, read-only for what it reads).
@@ -79,7 +81,7 @@ struct ParseResult {
 
 ParseResult parse_command_line(int argc, const char* const* argv);
 
-// The text of --list (scenes and modes, each with its line).
+// The text of --list (scenes, modes, the graphics APIs with their modes, map flags).
 std::string list_text();
 
 // The panel's layout file when --no-ui/headless do not turn it off: $INTEROP_LAB_CONFIG_DIR/imgui.ini

@@ -384,7 +384,7 @@ DoctorReport collect(const Context& context, const interop::CudaDevices& cuda) {
 
   DoctorSection modes{"modes", {}};
   const std::string cuda_error = findings.device_error.empty() ? cuda.error : findings.device_error;
-  for (const ModeId mode : all_modes()) {
+  for (const ModeId mode : modes_of(GraphicsApi::Gl)) {
     const ModeAvailability availability =
         mode_availability(mode, findings.cuda_device, findings.interop_support, cuda_error);
     modes.lines.push_back(

@@ -46,8 +46,23 @@ int run(const lab::Options& options) {
     if (options.diff) return lab::run_diff(*options.diff);
     if (options.doctor) return lab::run_doctor(options);
     if (options.bench) return lab::run_bench(options);
-    lab::App app(options);
-    return app.run();
+    switch (options.api) {
+      case lab::GraphicsApi::Gl: {
+        lab::App app(options);
+        return app.run();
+      }
+      case lab::GraphicsApi::Vulkan:
+        std::fprintf(stderr, "interop-lab: the Vulkan backend's frame loop is not built yet; use --api gl\n");
+        return 1;
+      case lab::GraphicsApi::D3d11:
+      case lab::GraphicsApi::D3d12:
+        // This build has no Direct3D backend: said as a failure of the run, not as a usage error, since
+        // the same command line is right on Windows.
+        std::fprintf(stderr, "interop-lab: %s is available on Windows only; use --api gl or --api vulkan here\n",
+                     lab::display_name(options.api));
+        return 1;
+    }
+    return 1;
   } catch (const lab::Interrupted& interrupted) {
     return stopped_by(interrupted.signal);
   } catch (const lab::UsageError& error) {

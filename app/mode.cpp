@@ -55,6 +55,7 @@ std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda, const Acce
     case ModeId::Split: return create_split_mode(cuda, access);
     case ModeId::Staging: return create_staging_mode(cuda);
     case ModeId::Cpu: return create_cpu_mode();
+    case ModeId::External: throw std::runtime_error(mode_availability(id, cuda.device, {}, "").reason);
   }
   throw std::invalid_argument("unknown mode");
 }
@@ -80,6 +81,10 @@ ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::
         return {false, "CUDA-GL interop was not probed for this GL context: --doctor says why it cannot work; "
                        "use --mode staging or cpu"};
       return {false, interop.reason};
+    case ModeId::External:
+      // Ranked with interop (the fallback order treats it so), but GL's half is not written yet.
+      if (cuda_device < 0) return {false, no_device};
+      return {false, "external on gl (GL_EXT_memory_object_fd) is not built yet; use --api vulkan for external"};
   }
   return {false, "mode " + std::to_string(static_cast<int>(mode)) + " is none of --list's modes: pick one of those"};
 }

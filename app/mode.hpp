@@ -9,6 +9,8 @@
 //               device, device to device (cudaMemcpyPeerAsync) or through pinned host memory
 //   staging     kernels write cudaMalloc memory; copied to pinned host memory; GL uploads from there
 //   cpu         the CPU reference writes host memory; GL uploads from there (no CUDA at all)
+//   external    GL allocates exportable memory and semaphores that CUDA imports (not built for GL yet:
+//               mode_availability says so; --api vulkan has it)
 #pragma once
 
 #include "app/scene.hpp"
@@ -25,14 +27,10 @@
 
 namespace lab {
 
-struct ModeAvailability {
-  bool available = false;
-  std::string reason;  // why not, with a remedy
-};
-
-// Whether `mode` can run: cpu always; staging needs a CUDA device (cuda_device >= 0); interop,
-// reregister, pbo and split need CUDA-GL interop (`interop`, from interop::probe_gl_interop). `cuda_error`
-// says why there is no CUDA device. App::availability and --doctor both judge by this one rule.
+// Whether `mode` can run on GL: cpu always; staging needs a CUDA device (cuda_device >= 0); interop,
+// reregister, pbo and split need CUDA-GL interop (`interop`, from interop::probe_gl_interop); external is
+// not built for GL yet (it needs a CUDA device all the same). `cuda_error` says why there is no CUDA
+// device. App::availability and --doctor both judge by this one rule.
 ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::InteropSupport& interop,
                                    const std::string& cuda_error);
 

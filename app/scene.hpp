@@ -1,13 +1,16 @@
-// app/scene.hpp — a scene says WHAT is computed; a mode (app/mode.hpp) says HOW the result reaches GL.
+// app/scene.hpp — the GL half of a scene: the GL objects its SceneCompute's resources live in, and the
+// GL draws around the kernels. WHAT is computed, and on which resources, is the SceneCompute's
+// (app/scene_compute.hpp, no GL); a mode (app/mode.hpp) says HOW the results reach the GL objects.
 //
-// A scene owns the GL objects it draws and lists those that CUDA (or the CPU reference) writes or
-// reads each frame as ResourceSpecs. A mode makes each one available to the scene's kernels as a
-// CudaResourceView (mapped pointer, surface or texture object, or linear device memory) or a
-// HostResourceView, and the scene runs its kernels on them. Scenes know no registration; modes know
-// no kernels. Both attach and detach while the app runs.
+// A scene lists the GL objects that CUDA (or the CPU reference) writes or reads each frame as
+// ResourceSpecs: the SceneCompute's ResourceDesc with the GL object's name. A mode makes each one
+// available to the kernels as a CudaResourceView (mapped pointer, surface or texture object, or linear
+// device memory) or a HostResourceView, and the scene forwards the views to its SceneCompute. Scenes
+// know no registration; modes know no kernels. Both attach and detach while the app runs.
 #pragma once
 
 #include "app/platform.hpp"
+#include "app/scene_compute.hpp"
 #include "app/vocabulary.hpp"
 #include "kernels/postprocess.hpp"
 
@@ -15,68 +18,23 @@
 #include <glad/gl.h>
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace lab {
 
-struct FrameInfo {
-  long long index = 0;
-  float time = 0.0f;  // seconds of animation: index / 60 when --frames is given, else wall time
-  Extent extent;
-};
-
-enum class ResourceKind { Buffer, Texture2D };
-// Seen from the kernels: an Output is written every frame in full, an Input only read.
-enum class ResourceRole { Output, Input };
-
-struct ResourceSpec {
-  const char* label = "";          // "vertex buffer", "rendered scene": for the panel and messages
-  ResourceKind kind = ResourceKind::Buffer;
-  ResourceRole role = ResourceRole::Output;
+// A ResourceDesc as GL holds it.
+struct ResourceSpec : ResourceDesc {
   GLuint gl_name = 0;
-  size_t bytes = 0;                // buffers: size; textures: width * height * 4
-  int width = 0, height = 0;       // textures
   GLenum internal_format = GL_RGBA8;
 };
 
-// Bytes between rows when a texture sits in linear memory (tightly packed RGBA8); 0 for buffers.
-inline size_t linear_pitch(const ResourceSpec& spec) {
-  return spec.kind == ResourceKind::Texture2D ? static_cast<size_t>(spec.width) * 4 : 0;
+inline ResourceSpec gl_resource_spec(const ResourceDesc& desc, GLuint gl_name) {
+  ResourceSpec spec;
+  static_cast<ResourceDesc&>(spec) = desc;
+  spec.gl_name = gl_name;
+  return spec;
 }
-
-// One resource as a CUDA kernel gets it this frame. Which fields are set depends on the mode:
-// buffers always come as `pointer`; textures as `surface` (Output) / `texture` (Input) when the GL
-// texture itself is mapped, or as linear memory (`pointer` + `pitch`) when the mode copies.
-struct CudaResourceView {
-  void* pointer = nullptr;
-  size_t bytes = 0;
-  size_t pitch = 0;
-  cudaSurfaceObject_t surface = 0;
-  cudaTextureObject_t texture = 0;
-};
-
-// Whether any of `specs` plays `role` (e.g. whether a mode has inputs to bring to the kernels).
-inline bool has_role(const std::vector<ResourceSpec>& specs, ResourceRole role) {
-  for (const ResourceSpec& spec : specs)
-    if (spec.role == role) return true;
-  return false;
-}
-
-// `spec` as the kernels see it when it lives in linear device memory at `pointer` (a mode's copy).
-inline CudaResourceView linear_view(void* pointer, const ResourceSpec& spec) {
-  CudaResourceView view;
-  view.pointer = pointer;
-  view.bytes = spec.bytes;
-  view.pitch = linear_pitch(spec);
-  return view;
-}
-
-// One resource in host memory, for the CPU reference.
-struct HostResourceView {
-  void* pointer = nullptr;
-  size_t bytes = 0;
-  size_t pitch = 0;
-};
 
 class Scene {
  public:
@@ -112,6 +70,34 @@ class Scene {
   virtual void render(const FrameInfo&) {}
   // The scene's own controls in the panel (ImGui calls), e.g. the post-process filter.
   virtual void on_ui() {}
+};
+
+// What the three GL scenes share: the compute is their SceneCompute's, and resources() lists the GL
+// objects they created for its ResourceDescs, in the same order.
+class ComputedScene : public Scene {
+ public:
+  explicit ComputedScene(std::unique_ptr<SceneCompute> compute) : m_compute(std::move(compute)) {}
+
+  SceneId id() const override { return m_compute->id(); }
+  bool resize_recreates_resources() const override { return m_compute->resize_recreates_resources(); }
+  const std::vector<ResourceSpec>& resources() const override { return m_resources; }
+  void compute_cuda(const FrameInfo& frame, const std::vector<CudaResourceView>& views,
+                    cudaStream_t stream) override {
+    m_compute->compute_cuda(frame, views, stream);
+  }
+  void compute_cpu(const FrameInfo& frame, const std::vector<HostResourceView>& views) override {
+    m_compute->compute_cpu(frame, views);
+  }
+  void on_ui() override { m_compute->on_ui(); }
+
+ protected:
+  SceneCompute& compute() { return *m_compute; }
+  const SceneCompute& compute() const { return *m_compute; }
+
+  std::vector<ResourceSpec> m_resources;
+
+ private:
+  std::unique_ptr<SceneCompute> m_compute;
 };
 
 // `filter` is the postprocess scene's (the others ignore it).

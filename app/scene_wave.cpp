@@ -1,61 +1,27 @@
-// app/scene_wave.cpp — the `wave` scene: a 256x256 height-field mesh whose vertex buffer (positions
-// + normals) the kernels rewrite every frame; GL draws it lit, with a fixed camera.
-#include "app/scene_wave.hpp"
-
+// app/scene_wave.cpp — the `wave` scene in GL: the vertex buffer of the 256x256 height field, which the
+// kernels (app/scene_compute.cpp) rewrite every frame, drawn lit with the scene's fixed camera.
 #include "app/gl_objects.hpp"
 #include "app/scene.hpp"
 #include "kernels/wave.hpp"
 
-#include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/type_ptr.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace lab {
-
-glm::mat4 wave_view_projection(Extent extent) {
-  const float aspect = static_cast<float>(extent.width) / static_cast<float>(extent.height);
-  const glm::mat4 projection = glm::perspective(glm::radians(45.0f), aspect, 0.1f, 20.0f);
-  const glm::mat4 view = glm::lookAt(glm::vec3(0.0f, 1.5f, 2.2f), glm::vec3(0.0f, -0.1f, 0.0f),
-                                     glm::vec3(0.0f, 1.0f, 0.0f));
-  return projection * view;
-}
-
 namespace {
 
-kernels::WaveParams wave_params(const FrameInfo& frame) {
-  kernels::WaveParams params;
-  params.grid_x = kWaveGrid;
-  params.grid_z = kWaveGrid;
-  params.time = frame.time;
-  return params;
-}
-
-// Two triangles per grid cell, counter-clockwise seen from above.
-std::vector<uint32_t> grid_indices(int grid_x, int grid_z) {
-  std::vector<uint32_t> indices;
-  indices.reserve(static_cast<size_t>(grid_x - 1) * (grid_z - 1) * 6);
-  for (int j = 0; j + 1 < grid_z; ++j) {
-    for (int i = 0; i + 1 < grid_x; ++i) {
-      const uint32_t a = static_cast<uint32_t>(j * grid_x + i);
-      const uint32_t b = a + 1;
-      const uint32_t c = a + static_cast<uint32_t>(grid_x);
-      const uint32_t d = c + 1;
-      indices.insert(indices.end(), {a, c, b, b, c, d});
-    }
-  }
-  return indices;
-}
-
-class WaveScene final : public Scene {
+class WaveScene final : public ComputedScene {
  public:
-  SceneId id() const override { return SceneId::Wave; }
+  WaveScene() : ComputedScene(create_scene_compute(SceneId::Wave, kernels::Filter::Sobel)) {}
 
-  void on_attach(Extent) override {
-    const size_t vertex_bytes = sizeof(kernels::WaveVertex) * kWaveGrid * kWaveGrid;
-    m_vertices = create_buffer(vertex_bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, "wave vertices");
-    const std::vector<uint32_t> indices = grid_indices(kWaveGrid, kWaveGrid);
+  void on_attach(Extent extent) override {
+    const std::vector<ResourceDesc> descs = compute().resources(extent);
+    const ResourceDesc& mesh = descs.at(static_cast<size_t>(compute().draw_plan().mesh_resource));
+    m_vertices = create_buffer(mesh.bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, "wave vertices");
+    const std::vector<uint32_t> indices = wave_mesh_indices();
     m_index_count = static_cast<GLsizei>(indices.size());
     m_indices = create_buffer(indices.size() * sizeof(uint32_t), indices.data(), 0, "wave indices");
 
@@ -71,13 +37,7 @@ class WaveScene final : public Scene {
     glVertexArrayAttribBinding(vao, 1, 0);
     m_program = create_program("wave.vert", "wave.frag");
 
-    ResourceSpec spec;
-    spec.label = "vertex buffer";
-    spec.kind = ResourceKind::Buffer;
-    spec.role = ResourceRole::Output;
-    spec.gl_name = m_vertices.get();
-    spec.bytes = vertex_bytes;
-    m_resources = {spec};
+    m_resources = {gl_resource_spec(mesh, m_vertices.get())};
   }
 
   void on_detach() override {
@@ -88,20 +48,9 @@ class WaveScene final : public Scene {
     m_vertices = GlBuffer();
   }
 
-  // The mesh does not depend on the window: a resize only changes the camera's aspect ratio.
-  bool resize_recreates_resources() const override { return false; }
+  // The mesh does not depend on the window (resize_recreates_resources() is false): a resize only
+  // changes the camera's aspect ratio, which render() computes each frame.
   void on_resize(Extent) override {}
-
-  const std::vector<ResourceSpec>& resources() const override { return m_resources; }
-
-  void compute_cuda(const FrameInfo& frame, const std::vector<CudaResourceView>& views,
-                    cudaStream_t stream) override {
-    kernels::wave_cuda(static_cast<kernels::WaveVertex*>(views[0].pointer), wave_params(frame), stream);
-  }
-
-  void compute_cpu(const FrameInfo& frame, const std::vector<HostResourceView>& views) override {
-    kernels::wave_cpu(static_cast<kernels::WaveVertex*>(views[0].pointer), wave_params(frame));
-  }
 
   void render(const FrameInfo& frame) override {
     glClearColor(kClearColor[0], kClearColor[1], kClearColor[2], 1.0f);
@@ -122,7 +71,6 @@ class WaveScene final : public Scene {
   GlVertexArray m_vertex_array;
   GlProgram m_program;
   GLsizei m_index_count = 0;
-  std::vector<ResourceSpec> m_resources;
 };
 
 }  // namespace

@@ -145,6 +145,8 @@ PanelActions Panel::draw(const PanelModel& model) {
   m_x = ImGui::GetWindowPos().x;
   m_y = ImGui::GetWindowPos().y;
 
+  // The panel is the GL backend's: the other APIs run headless (--api).
+  ImGui::Text("graphics API: %s (%s)", to_string(GraphicsApi::Gl), display_name(GraphicsApi::Gl));
   ImGui::TextUnformatted("scene");
   for (const SceneId scene : all_scenes()) {
     ImGui::SameLine();

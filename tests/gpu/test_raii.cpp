@@ -118,7 +118,11 @@ TEST_F(InteropRaii, MapFlagsChangeBetweenFrames) {
 // a hundred times leaves no registration, no mapping and no device memory behind.
 TEST_F(InteropRaii, AHundredModeSwitchesLeaveNothingBehind) {
   m_app->request_scene(lab::SceneId::Postprocess);  // an input and an output texture, and scratch memory
-  for (const lab::ModeId mode : lab::all_modes()) {  // first use allocates CUDA's own working memory
+  // GL's modes but external, which is not built for GL yet (its availability says so).
+  std::vector<lab::ModeId> modes;
+  for (const lab::ModeId mode : lab::modes_of(lab::GraphicsApi::Gl))
+    if (mode != lab::ModeId::External) modes.push_back(mode);
+  for (const lab::ModeId mode : modes) {  // first use allocates CUDA's own working memory
     ASSERT_TRUE(m_app->request_mode(mode).available) << lab::to_string(mode);
     labtest::render(*m_app, 0);
   }
@@ -126,7 +130,6 @@ TEST_F(InteropRaii, AHundredModeSwitchesLeaveNothingBehind) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   size_t free_before = 0, total = 0;
   ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
-  const std::vector<lab::ModeId>& modes = lab::all_modes();
   for (int i = 0; i < 100; ++i) {
     m_app->request_mode(modes[static_cast<size_t>(i) % modes.size()]);
     if (i % 10 == 0 && !m_app->platform().is_window()) m_app->resize({256 + i, 256 - i});

@@ -5,7 +5,7 @@
 #include "app/app.hpp"
 #include "app/golden.hpp"
 #include "app/image_compare.hpp"
-#include "app/scene_wave.hpp"
+#include "app/scene_compute.hpp"
 #include "kernels/postprocess.hpp"
 #include "kernels/wave.hpp"
 

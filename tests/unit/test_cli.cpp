@@ -63,6 +63,41 @@ TEST(CliTest, EveryModePassesByName) {
   EXPECT_EQ(parse({"--mode", "cpu"}).options.mode, lab::ModeId::Cpu);
 }
 
+TEST(CliTest, EveryApiPassesByNameWithEachOfItsModes) {
+  EXPECT_EQ(parse({}).options.api, lab::GraphicsApi::Gl);
+  for (lab::GraphicsApi api : lab::all_apis()) {
+    SCOPED_TRACE(lab::to_string(api));
+    EXPECT_EQ(lab::api_from_string(lab::to_string(api)), api);
+    ASSERT_FALSE(lab::modes_of(api).empty());
+    for (lab::ModeId mode : lab::modes_of(api)) {
+      const lab::ParseResult result = parse({"--api", lab::to_string(api), "--mode", lab::to_string(mode)});
+      expect_runs(result);
+      EXPECT_EQ(result.options.api, api);
+      EXPECT_EQ(result.options.mode, mode);
+    }
+  }
+}
+
+// The table the parser, --list, the doctor and availability all read.
+TEST(CliTest, EachApiHasItsModes) {
+  const auto names = [](lab::GraphicsApi api) {
+    std::string text;
+    for (lab::ModeId mode : lab::modes_of(api)) text += std::string(text.empty() ? "" : " ") + lab::to_string(mode);
+    return text;
+  };
+  EXPECT_EQ(names(lab::GraphicsApi::Gl), "interop reregister pbo split staging cpu external");
+  EXPECT_EQ(names(lab::GraphicsApi::Vulkan), "external staging cpu");
+  EXPECT_EQ(names(lab::GraphicsApi::D3d11), "interop reregister staging cpu external");
+  EXPECT_EQ(names(lab::GraphicsApi::D3d12), "external staging cpu");
+  // Every mode belongs to some API, and has_mode agrees with the table.
+  for (lab::ModeId mode : lab::all_modes()) {
+    SCOPED_TRACE(lab::to_string(mode));
+    EXPECT_TRUE(lab::has_mode(lab::GraphicsApi::Gl, mode));
+    EXPECT_EQ(lab::has_mode(lab::GraphicsApi::Vulkan, mode),
+              mode == lab::ModeId::External || mode == lab::ModeId::Staging || mode == lab::ModeId::Cpu);
+  }
+}
+
 TEST(CliTest, SizeIsWidthByHeight) {
   lab::ParseResult result = parse({"--size", "640x480"});
   expect_runs(result);
@@ -199,6 +234,13 @@ TEST(CliTest, ListTextNamesEverySceneAndMode) {
     EXPECT_NE(text.find(lab::describe(mode)), std::string::npos);
   }
   EXPECT_NE(text.find("map flags: none, read-only, write-discard"), std::string::npos) << text;
+  for (lab::GraphicsApi api : lab::all_apis()) {
+    EXPECT_NE(text.find("  " + std::string(lab::to_string(api)) + " "), std::string::npos) << text;
+    EXPECT_NE(text.find(lab::describe(api)), std::string::npos) << text;
+  }
+  EXPECT_NE(text.find("vulkan"), std::string::npos);
+  EXPECT_NE(text.find("modes: external, staging, cpu\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("modes: interop, reregister, pbo, split, staging, cpu, external\n"), std::string::npos) << text;
   EXPECT_NE(std::string(lab::describe(lab::SceneId::Pattern)).find("surface object"), std::string::npos);
   EXPECT_NE(std::string(lab::describe(lab::ModeId::Cpu)).find("no CUDA"), std::string::npos);
 }
@@ -290,7 +332,19 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"ScreenshotNoDirectory",
                  {"--screenshot", "/nonexistent-interop-lab-dir/out.png"},
                  {"--screenshot /nonexistent-interop-lab-dir/out.png: "}},
-        BadInput{"ScreenshotMissingValue", {"--screenshot"}, {"--screenshot", "needs a value"}}),
+        BadInput{"ScreenshotMissingValue", {"--screenshot"}, {"--screenshot", "needs a value"}},
+        BadInput{"ApiUnknown", {"--api", "opengl"}, {"--api opengl", "unknown graphics API", "gl, vulkan, d3d11 or d3d12"}},
+        BadInput{"ApiTypo", {"--api", "vulkn"}, {"--api vulkn", "(did you mean vulkan?)", "choose gl"}},
+        BadInput{"ApiEmpty", {"--api", ""}, {"--api '': unknown graphics API"}},
+        BadInput{"ModeNotOfVulkan", {"--api", "vulkan", "--mode", "pbo"},
+                 {"--mode pbo is not a mode of --api vulkan", "its modes are external, staging or cpu"}},
+        BadInput{"ModeNotOfD3d12", {"--mode", "interop", "--api", "d3d12"},
+                 {"--mode interop is not a mode of --api d3d12", "external, staging or cpu"}},
+        BadInput{"BenchOnVulkan", {"--bench", "--api", "vulkan"},
+                 {"--bench covers --api gl; Vulkan's benchmark is not built yet"}},
+        BadInput{"MapFlagsOnVulkan", {"--api", "vulkan", "--map-flags", "none"},
+                 {"--map-flags applies to --api gl; drop it with --api vulkan"}},
+        BadInput{"ApiWithList", {"--list", "--api", "vulkan"}, {"--api does nothing with --list; drop it"}}),
     [](const testing::TestParamInfo<BadInput>& param_info) { return std::string(param_info.param.name); });
 // clang-format on
 
