@@ -28,18 +28,59 @@ echo "windows-cross: built the Windows pieces with mingw-w64 -Werror in $((SECON
 # Wine's wined3d drawing through Mesa's llvmpipe.
 wine=$(command -v wine64 || true)
 [ -n "$wine" ] || wine=/usr/lib/wine/wine64
+wineserver=$(command -v wineserver || true)
+[ -n "$wineserver" ] || wineserver=/usr/lib/wine/wineserver
 if [ ! -x "$wine" ]; then
   echo "windows-cross: SKIPPED the Wine runs: no wine64 (apt-get install wine64; scripts/setup.sh does)"
   exit 0
 fi
+if ! command -v xvfb-run >/dev/null; then
+  echo "windows-cross: SKIPPED the Wine runs: no xvfb-run for Wine's X server (apt-get install xvfb)"
+  exit 0
+fi
 export WINEPREFIX="$root/$build_dir/wineprefix" WINEDEBUG=-all
-run_windows() { xvfb-run -a -s "-screen 0 1280x1024x24" "$wine" "$@"; }
+# One X server per run; the Wine server is stopped before the X server goes, so it does not complain.
+run_windows() {
+  xvfb-run -a -s "-screen 0 1280x1024x24" bash -c '"$@"; status=$?; "$WINESERVER" -k 2>/dev/null; exit $status' \
+    run_windows "$wine" "$@"
+}
+export WINESERVER=$wineserver
+
+if [ ! -d "$WINEPREFIX" ]; then
+  # Its messages (64-bit Wine without the 32-bit half) say nothing about the runs below.
+  run_windows wineboot --init >/dev/null 2>&1 || true
+fi
 
 failed=0
 if run_windows "$build_dir/os_win32_check.exe"; then
   echo "windows-cross: os_win32_check passed under Wine (atomic replace, exclusive create, stop signals)"
 else
   echo "windows-cross: os_win32_check FAILED under Wine"
+  failed=1
+fi
+
+# Every golden's scene, drawn by the Direct3D 11 backend with the scenes' CPU reference, judged by the
+# Linux build's windows_frame_check (the goldens' own comparison) at their tolerance for another renderer.
+linux_build=${LINUX_BUILD_DIR:-build/release}
+if [ -f "$linux_build/build.ninja" ]; then
+  cmake --build "$linux_build" --target windows_frame_check >/dev/null
+else
+  BUILD_DIR=$linux_build bash scripts/build.sh -DINTEROP_LAB_BUILD_TESTS=ON --target windows_frame_check >/dev/null
+fi
+frame_check="$linux_build/tests/windows_frame_check"
+frames="$build_dir/frames"
+rm -rf "$frames"
+mkdir -p "$frames"
+while read -r scene width height frame filter; do
+  scene_args=("$scene" "$width" "$height" "$frame")
+  [ -z "$filter" ] || scene_args+=("$filter")
+  # A frame that fails says why on stderr; the comparison below then reports it missing.
+  run_windows "$build_dir/d3d11_frames.exe" "$frames/$scene.rgba" "${scene_args[@]}" || true
+done < <("$frame_check" list tests/golden)
+if "$frame_check" compare tests/golden "$frames"; then
+  echo "windows-cross: Direct3D 11 frames under Wine match every golden"
+else
+  echo "windows-cross: Direct3D 11 frames under Wine: some FAILED (see above; actual and heat map in $frames)"
   failed=1
 fi
 exit $failed

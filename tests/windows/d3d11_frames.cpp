@@ -1,0 +1,105 @@
+// tests/windows/d3d11_frames.cpp — renders one scene's cpu-mode frame with the Direct3D 11 backend and
+// writes it as raw RGBA8 (top row first, width * height * 4 bytes), for the goldens' comparison on the
+// Linux side (windows_frame_check). No CUDA: the scene's CPU reference (SceneCompute::compute_cpu, the
+// same code the app runs) computes, app/d3d11/renderer draws, as the app's cpu mode does in GL:
+//   draw the cubes (postprocess) -> download them -> compute_cpu -> upload the outputs -> draw -> read.
+// scripts/windows-cross.sh runs it under Wine for every golden in tests/golden.
+//
+//   d3d11_frames OUT.rgba SCENE WIDTH HEIGHT FRAME [FILTER]
+// Exit 0 written, 1 failed (the reason on stderr), 2 usage.
+#include "app/d3d11/renderer.hpp"
+#include "app/scene_compute.hpp"
+#include "kernels/common.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct SceneName {
+  lab::SceneId id;
+  const char* name;
+};
+constexpr SceneName kScenes[] = {
+    {lab::SceneId::Wave, "wave"}, {lab::SceneId::Pattern, "pattern"}, {lab::SceneId::Postprocess, "postprocess"}};
+
+std::optional<lab::SceneId> scene_from(const char* name) {
+  for (const SceneName& scene : kScenes)
+    if (std::strcmp(name, scene.name) == 0) return scene.id;
+  return std::nullopt;
+}
+
+std::optional<kernels::Filter> filter_from(const char* name) {
+  for (const kernels::FilterName& filter : kernels::kFilterNames)
+    if (std::strcmp(name, filter.name) == 0) return filter.value;
+  return std::nullopt;
+}
+
+std::optional<int> positive(const char* text) {
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (end == text || *end != 0 || value < 0 || value > 16384) return std::nullopt;
+  return static_cast<int>(value);
+}
+
+lab::Image render(lab::SceneId id, kernels::Filter filter, lab::Extent extent, int frame_index, std::string& adapter) {
+  lab::d3d11::Device device = lab::d3d11::create_device({});
+  adapter = device.adapter;
+  lab::d3d11::Renderer renderer(device, extent);
+  const std::unique_ptr<lab::SceneCompute> scene = lab::create_scene_compute(id, filter);
+  const std::vector<lab::ResourceDesc> descs = scene->resources(extent);
+  renderer.create_resources(descs);
+  const lab::DrawPlan plan = scene->draw_plan();
+
+  lab::FrameInfo frame;
+  frame.index = frame_index;
+  frame.time = kernels::time_of_frame(frame_index);
+  frame.extent = extent;
+  std::vector<std::vector<unsigned char>> memory(descs.size());
+  std::vector<lab::HostResourceView> views(descs.size());
+  for (size_t i = 0; i < descs.size(); ++i) {
+    memory[i].resize(descs[i].bytes);
+    views[i] = {memory[i].data(), descs[i].bytes, lab::linear_pitch(descs[i])};
+  }
+  if (plan.cubes_target >= 0) {
+    renderer.draw_cubes(plan.cubes_target, lab::cubes_view(extent, frame.time));
+    renderer.download(plan.cubes_target, memory[static_cast<size_t>(plan.cubes_target)].data());
+  }
+  scene->compute_cpu(frame, views);
+  for (size_t i = 0; i < descs.size(); ++i)
+    if (descs[i].role == lab::ResourceRole::Output) renderer.upload(static_cast<int>(i), memory[i].data());
+  renderer.draw_frame(plan, lab::wave_view_projection(extent));
+  return renderer.read_frame(plan);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto usage = [] {
+    std::fprintf(stderr, "usage: d3d11_frames OUT.rgba wave|pattern|postprocess WIDTH HEIGHT FRAME [sobel|blur]\n");
+    return 2;
+  };
+  if (argc != 6 && argc != 7) return usage();
+  const std::optional<lab::SceneId> scene = scene_from(argv[2]);
+  const std::optional<int> width = positive(argv[3]), height = positive(argv[4]), frame = positive(argv[5]);
+  const std::optional<kernels::Filter> filter = argc == 7 ? filter_from(argv[6]) : kernels::Filter::Sobel;
+  if (!scene || !width || !height || !frame || *width == 0 || *height == 0 || !filter) return usage();
+  try {
+    std::string adapter;
+    const lab::Image image = render(*scene, *filter, {*width, *height}, *frame, adapter);
+    FILE* out = std::fopen(argv[1], "wb");
+    if (out == nullptr) throw std::runtime_error(std::string("cannot write ") + argv[1]);
+    const bool written = std::fwrite(image.rgba.data(), 1, image.rgba.size(), out) == image.rgba.size();
+    if (std::fclose(out) != 0 || !written) throw std::runtime_error(std::string("writing ") + argv[1] + " failed");
+    std::printf("d3d11_frames: %s %dx%d frame %d on %s: %s\n", argv[2], *width, *height, *frame, adapter.c_str(), argv[1]);
+    return 0;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "d3d11_frames: %s: %s\n", argv[2], error.what());
+    return 1;
+  }
+}
