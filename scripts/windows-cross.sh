@@ -59,6 +59,13 @@ else
   failed=1
 fi
 
+if run_windows "$build_dir/d3d11_device_check.exe"; then
+  echo "windows-cross: d3d11_device_check passed under Wine (adapter by LUID, registrations up to the CUDA call)"
+else
+  echo "windows-cross: d3d11_device_check FAILED under Wine"
+  failed=1
+fi
+
 # Every golden's scene, drawn by the Direct3D 11 backend with the scenes' CPU reference, judged by the
 # Linux build's windows_frame_check (the goldens' own comparison) at their tolerance for another renderer.
 linux_build=${LINUX_BUILD_DIR:-build/release}
