@@ -133,17 +133,27 @@ ComPtr<ID3DBlob> compile(const char* file, const char* entry, const char* target
 }
 
 // Both meshes are position + normal, 6 floats a vertex (kernels::WaveVertex, LitVertex).
-Pipeline make_pipeline(ID3D11Device* device, const char* file, UINT constant_bytes) {
+constexpr D3D11_INPUT_ELEMENT_DESC kMeshVertex[] = {
+    {"POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 0, D3D11_INPUT_PER_VERTEX_DATA, 0},
+    {"NORMAL", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 12, D3D11_INPUT_PER_VERTEX_DATA, 0},
+};
+// ShowImage's triangle: clip-space corners.
+constexpr D3D11_INPUT_ELEMENT_DESC kCornerVertex[] = {
+    {"POSITION", 0, DXGI_FORMAT_R32G32_FLOAT, 0, 0, D3D11_INPUT_PER_VERTEX_DATA, 0},
+};
+constexpr float kCoveringTriangle[] = {-1.0f, -1.0f, 3.0f, -1.0f, -1.0f, 3.0f};
+
+template <size_t N>
+Pipeline make_pipeline(ID3D11Device* device, const char* file, const D3D11_INPUT_ELEMENT_DESC (&elements)[N],
+                       UINT constant_bytes) {
   Pipeline pipeline;
   const ComPtr<ID3DBlob> vertex = compile(file, "vertex_main", "vs_5_0");
   const ComPtr<ID3DBlob> pixel = compile(file, "pixel_main", "ps_5_0");
   LAB_D3D_CHECK(device->CreateVertexShader(vertex->GetBufferPointer(), vertex->GetBufferSize(), nullptr, &pipeline.vertex));
   LAB_D3D_CHECK(device->CreatePixelShader(pixel->GetBufferPointer(), pixel->GetBufferSize(), nullptr, &pipeline.pixel));
-  const D3D11_INPUT_ELEMENT_DESC elements[] = {
-      {"POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 0, D3D11_INPUT_PER_VERTEX_DATA, 0},
-      {"NORMAL", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 12, D3D11_INPUT_PER_VERTEX_DATA, 0},
-  };
-  LAB_D3D_CHECK(device->CreateInputLayout(elements, 2, vertex->GetBufferPointer(), vertex->GetBufferSize(), &pipeline.layout));
+  LAB_D3D_CHECK(device->CreateInputLayout(elements, static_cast<UINT>(N), vertex->GetBufferPointer(),
+                                          vertex->GetBufferSize(), &pipeline.layout));
+  if (constant_bytes == 0) return pipeline;
   D3D11_BUFFER_DESC constants{};
   constants.ByteWidth = constant_bytes;
   constants.Usage = D3D11_USAGE_DEFAULT;
@@ -228,6 +238,9 @@ struct Renderer::State {
 
   Pipeline wave;
   Pipeline lit;
+  Pipeline show;
+  ComPtr<ID3D11Buffer> show_corners;
+  std::vector<ComPtr<ID3D11ShaderResourceView>> resource_views;  // ShowImage's, made on first use
   ComPtr<ID3D11Buffer> wave_indices;
   UINT wave_index_count = 0;
   ComPtr<ID3D11Buffer> cube_vertices, cube_indices;
@@ -239,8 +252,10 @@ struct Renderer::State {
 Renderer::Renderer(Device& device, Extent extent) : m_device(device), m_state(std::make_unique<State>()) {
   ID3D11Device* d3d = device.device.Get();
   State& s = *m_state;
-  s.wave = make_pipeline(d3d, "wave.hlsl", sizeof(WaveConstants));
-  s.lit = make_pipeline(d3d, "lit.hlsl", sizeof(CubeConstants));
+  s.wave = make_pipeline(d3d, "wave.hlsl", kMeshVertex, sizeof(WaveConstants));
+  s.lit = make_pipeline(d3d, "lit.hlsl", kMeshVertex, sizeof(CubeConstants));
+  s.show = make_pipeline(d3d, "show.hlsl", kCornerVertex, 0);
+  s.show_corners = make_buffer(d3d, sizeof kCoveringTriangle, D3D11_BIND_VERTEX_BUFFER, kCoveringTriangle);
 
   const std::vector<uint32_t> indices = wave_mesh_indices();
   s.wave_index_count = static_cast<UINT>(indices.size());
@@ -302,11 +317,14 @@ void Renderer::create_resources(const std::vector<ResourceDesc>& descs) {
     s.resources.push_back(std::move(resource));
   }
   s.resource_targets.resize(s.resources.size());
+  s.resource_views.resize(s.resources.size());
 }
 
 void Renderer::destroy_resources() {
   m_device.context->OMSetRenderTargets(0, nullptr, nullptr);
+  m_device.context->PSSetShaderResources(0, 0, nullptr);
   m_state->resource_targets.clear();
+  m_state->resource_views.clear();
   m_state->resources.clear();
 }
 
@@ -421,10 +439,42 @@ void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection
   context->OMSetRenderTargets(0, nullptr, nullptr);
 }
 
-Image Renderer::read_frame(const DrawPlan& plan) {
+void Renderer::draw_image(int index) {
   State& s = *m_state;
-  ID3D11Texture2D* source = s.frame.Get();
-  if (plan.draw == SceneDraw::ShowImage) source = s.resources.at(static_cast<size_t>(plan.image_resource)).texture.Get();
+  const Resource& image = s.resources.at(static_cast<size_t>(index));
+  if (!image.texture) throw std::invalid_argument("Renderer::draw_image: the image must be a texture resource");
+  ComPtr<ID3D11ShaderResourceView>& view = s.resource_views[static_cast<size_t>(index)];
+  if (!view) LAB_D3D_CHECK(m_device.device->CreateShaderResourceView(image.texture.Get(), nullptr, &view));
+  ID3D11DeviceContext* context = m_device.context.Get();
+  // Every pixel is written: no clear, no depth.
+  context->OMSetRenderTargets(1, s.frame_target.colour.GetAddressOf(), nullptr);
+  const D3D11_VIEWPORT viewport{0.0f, 0.0f, static_cast<float>(s.extent.width), static_cast<float>(s.extent.height),
+                                0.0f, 1.0f};
+  context->RSSetViewports(1, &viewport);
+  context->RSSetState(s.no_culling.Get());
+  context->OMSetDepthStencilState(nullptr, 0);
+  context->IASetPrimitiveTopology(D3D11_PRIMITIVE_TOPOLOGY_TRIANGLELIST);
+  context->IASetInputLayout(s.show.layout.Get());
+  const UINT stride = 2 * sizeof(float), offset = 0;
+  context->IASetVertexBuffers(0, 1, s.show_corners.GetAddressOf(), &stride, &offset);
+  context->VSSetShader(s.show.vertex.Get(), nullptr, 0);
+  context->PSSetShader(s.show.pixel.Get(), nullptr, 0);
+  context->PSSetShaderResources(0, 1, view.GetAddressOf());
+  context->Draw(3, 0);
+  ID3D11ShaderResourceView* none = nullptr;
+  context->PSSetShaderResources(0, 1, &none);  // the image may be written next (upload, CUDA)
+  context->OMSetRenderTargets(0, nullptr, nullptr);
+}
+
+Image Renderer::read_frame(const DrawPlan& plan) {
+  if (plan.draw == SceneDraw::ShowImage)
+    return read_texture(m_state->resources.at(static_cast<size_t>(plan.image_resource)).texture.Get());
+  return read_target();
+}
+
+Image Renderer::read_target() { return read_texture(m_state->frame.Get()); }
+
+Image Renderer::read_texture(ID3D11Texture2D* source) {
   D3D11_TEXTURE2D_DESC desc{};
   source->GetDesc(&desc);
   desc.Usage = D3D11_USAGE_STAGING;

@@ -14,7 +14,7 @@
 //     meshes counter-clockwise in GL are clockwise on the render target here: FrontCounterClockwise =
 //     FALSE with back faces culled. The shaders also remap GL's -w..w depth to Direct3D's 0..w.
 //   - a scene whose DrawPlan is ShowImage has no draw headless: that image is the frame (read_frame reads
-//     it), as in GL.
+//     it), as in GL; draw_image is the draw a window needs.
 //
 // Needs d3d11, dxgi and d3dcompiler_47 (Windows; Wine has all three): the HLSL of assets/shaders/hlsl is
 // compiled at run time with D3DCompile.
@@ -97,10 +97,18 @@ class Renderer {
   // `view_projection` into the frame target (cleared to kClearColor); ShowImage draws nothing headless.
   void draw_frame(const DrawPlan& plan, const glm::mat4& view_projection);
 
+  // ShowImage's draw: texture resources()[index] into the frame target as it is, texel (x, y) on pixel
+  // (x, y) (what a window shows; headless the image itself is the frame). Sizes must match.
+  void draw_image(int index);
+
   // The frame drawn last, top row first: the frame target, or for a ShowImage plan its image.
   Image read_frame(const DrawPlan& plan);
+  // The frame target as drawn, top row first, whatever the plan.
+  Image read_target();
 
  private:
+  Image read_texture(ID3D11Texture2D* texture);
+
   struct State;
   Device& m_device;
   std::unique_ptr<State> m_state;

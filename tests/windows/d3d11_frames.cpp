@@ -3,6 +3,8 @@
 // Linux side (windows_frame_check). No CUDA: the scene's CPU reference (SceneCompute::compute_cpu, the
 // same code the app runs) computes, app/d3d11/renderer draws, as the app's cpu mode does in GL:
 //   draw the cubes (postprocess) -> download them -> compute_cpu -> upload the outputs -> draw -> read.
+// A ShowImage scene's image is also drawn as a window would show it (draw_image), which must reproduce it
+// exactly.
 // scripts/windows-cross.sh runs it under Wine for every golden in tests/golden.
 //
 //   d3d11_frames OUT.rgba SCENE WIDTH HEIGHT FRAME [FILTER]
@@ -16,6 +18,7 @@
 #include <cstring>
 #include <exception>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -47,7 +50,8 @@ std::optional<int> positive(const char* text) {
   return static_cast<int>(value);
 }
 
-lab::Image render(lab::SceneId id, kernels::Filter filter, lab::Extent extent, int frame_index, std::string& adapter) {
+lab::Image render(lab::SceneId id, kernels::Filter filter, lab::Extent extent, int frame_index, std::string& adapter,
+                  std::string& checked) {
   lab::d3d11::Device device = lab::d3d11::create_device({});
   adapter = device.adapter;
   lab::d3d11::Renderer renderer(device, extent);
@@ -74,7 +78,15 @@ lab::Image render(lab::SceneId id, kernels::Filter filter, lab::Extent extent, i
   for (size_t i = 0; i < descs.size(); ++i)
     if (descs[i].role == lab::ResourceRole::Output) renderer.upload(static_cast<int>(i), memory[i].data());
   renderer.draw_frame(plan, lab::wave_view_projection(extent));
-  return renderer.read_frame(plan);
+  lab::Image image = renderer.read_frame(plan);
+  if (plan.draw == lab::SceneDraw::ShowImage) {
+    // What a window shows of it: drawn into the frame target, it must be the image, byte for byte.
+    renderer.draw_image(plan.image_resource);
+    if (renderer.read_target().rgba != image.rgba)
+      throw std::runtime_error("the ShowImage draw (draw_image) did not reproduce its image exactly");
+    checked = "; its ShowImage draw reproduces it exactly";
+  }
+  return image;
 }
 
 }  // namespace
@@ -90,13 +102,14 @@ int main(int argc, char** argv) {
   const std::optional<kernels::Filter> filter = argc == 7 ? filter_from(argv[6]) : kernels::Filter::Sobel;
   if (!scene || !width || !height || !frame || *width == 0 || *height == 0 || !filter) return usage();
   try {
-    std::string adapter;
-    const lab::Image image = render(*scene, *filter, {*width, *height}, *frame, adapter);
+    std::string adapter, checked;
+    const lab::Image image = render(*scene, *filter, {*width, *height}, *frame, adapter, checked);
     FILE* out = std::fopen(argv[1], "wb");
     if (out == nullptr) throw std::runtime_error(std::string("cannot write ") + argv[1]);
     const bool written = std::fwrite(image.rgba.data(), 1, image.rgba.size(), out) == image.rgba.size();
     if (std::fclose(out) != 0 || !written) throw std::runtime_error(std::string("writing ") + argv[1] + " failed");
-    std::printf("d3d11_frames: %s %dx%d frame %d on %s: %s\n", argv[2], *width, *height, *frame, adapter.c_str(), argv[1]);
+    std::printf("d3d11_frames: %s %dx%d frame %d on %s: %s%s\n", argv[2], *width, *height, *frame, adapter.c_str(),
+                argv[1], checked.c_str());
     return 0;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "d3d11_frames: %s: %s\n", argv[2], error.what());
