@@ -21,7 +21,8 @@ if [ ! -f "$build_dir/build.ninja" ]; then
     -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64-x86_64.cmake" >/dev/null
 fi
 cmake --build "$build_dir" --parallel "$(nproc)"
-echo "windows-cross: built the Windows pieces with mingw-w64 -Werror in $((SECONDS - started))s"
+echo "windows-cross: built the Windows pieces with mingw-w64 -Werror in $((SECONDS - started))s (the app and interop" \
+  "libraries compile for Windows; the D3D11 backend and the checks below link)"
 
 # Wine: Debian's wine64 installs its loader outside PATH. A prefix of its own inside the build folder
 # keeps ~/.wine untouched (its first start takes about 10 s). Direct3D needs an X server: Xvfb, with
