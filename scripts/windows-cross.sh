@@ -22,7 +22,7 @@ if [ ! -f "$build_dir/build.ninja" ]; then
 fi
 cmake --build "$build_dir" --parallel "$(nproc)"
 echo "windows-cross: built the Windows pieces with mingw-w64 -Werror in $((SECONDS - started))s (the app and interop" \
-  "libraries compile for Windows; the D3D11 backend and the checks below link)"
+  "libraries compile for Windows; the D3D11 and D3D12 backends and the checks below link)"
 
 # Wine: Debian's wine64 installs its loader outside PATH. A prefix of its own inside the build folder
 # keeps ~/.wine untouched (its first start takes about 10 s). Direct3D needs an X server: Xvfb, with
@@ -67,8 +67,9 @@ else
   failed=1
 fi
 
-# Every golden's scene, drawn by the Direct3D 11 backend with the scenes' CPU reference, judged by the
-# Linux build's windows_frame_check (the goldens' own comparison) at their tolerance for another renderer.
+# Every golden's scene, drawn by the Direct3D 11 and 12 backends with the scenes' CPU reference (D3D12
+# through Wine's vkd3d on lavapipe), judged by the Linux build's windows_frame_check (the goldens' own
+# comparison) at their tolerance for another renderer.
 linux_build=${LINUX_BUILD_DIR:-build/release}
 if [ -f "$linux_build/build.ninja" ]; then
   cmake --build "$linux_build" --target windows_frame_check >/dev/null
@@ -76,19 +77,21 @@ else
   BUILD_DIR=$linux_build bash scripts/build.sh -DINTEROP_LAB_BUILD_TESTS=ON --target windows_frame_check >/dev/null
 fi
 frame_check="$linux_build/tests/windows_frame_check"
-frames="$build_dir/frames"
-rm -rf "$frames"
-mkdir -p "$frames"
-while read -r scene width height frame filter; do
-  scene_args=("$scene" "$width" "$height" "$frame")
-  [ -z "$filter" ] || scene_args+=("$filter")
-  # A frame that fails says why on stderr; the comparison below then reports it missing.
-  run_windows "$build_dir/d3d11_frames.exe" "$frames/$scene.rgba" "${scene_args[@]}" || true
-done < <("$frame_check" list tests/golden)
-if "$frame_check" compare tests/golden "$frames"; then
-  echo "windows-cross: Direct3D 11 frames under Wine match every golden"
-else
-  echo "windows-cross: Direct3D 11 frames under Wine: some FAILED (see above; actual and heat map in $frames)"
-  failed=1
-fi
+for api in d3d11 d3d12; do
+  frames="$build_dir/frames/$api"
+  rm -rf "$frames"
+  mkdir -p "$frames"
+  while read -r scene width height frame filter; do
+    scene_args=("$scene" "$width" "$height" "$frame")
+    [ -z "$filter" ] || scene_args+=("$filter")
+    # A frame that fails says why on stderr; the comparison below then reports it missing.
+    run_windows "$build_dir/d3d_frames.exe" "$api" "$frames/$scene.rgba" "${scene_args[@]}" || true
+  done < <("$frame_check" list tests/golden)
+  if "$frame_check" compare tests/golden "$frames" "$api"; then
+    echo "windows-cross: $api frames under Wine match every golden"
+  else
+    echo "windows-cross: $api frames under Wine: some FAILED (see above; actual and heat map in $frames)"
+    failed=1
+  fi
+done
 exit $failed

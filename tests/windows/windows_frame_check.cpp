@@ -1,11 +1,12 @@
-// tests/windows/windows_frame_check.cpp — the Linux half of the Direct3D 11 proof: lists the goldens
-// (tests/golden/*.json) for scripts/windows-cross.sh to render under Wine with d3d11_frames.exe, then
+// tests/windows/windows_frame_check.cpp — the Linux half of the Direct3D proof: lists the goldens
+// (tests/golden/*.json) for scripts/windows-cross.sh to render under Wine with d3d_frames.exe, then
 // judges each raw frame it wrote against its golden with the project's own comparison (app/golden.hpp,
 // app/image_compare.hpp), at the golden's tolerance for another renderer. One line per scene; a failure
 // leaves <scene>-actual.png, <scene>-heatmap.png and <scene>-metrics.json beside the frames.
 //
 //   windows_frame_check list GOLDEN_DIR             "scene width height frame [filter]" per golden
-//   windows_frame_check compare GOLDEN_DIR FRAMES   judge FRAMES/<scene>.rgba (top row first, RGBA8)
+//   windows_frame_check compare GOLDEN_DIR FRAMES LABEL   judge FRAMES/<scene>.rgba (top row first,
+//                                                         RGBA8); LABEL ("d3d11") starts each line
 // Exit 0 every frame within its tolerance, 1 any not (or missing), 2 usage or unreadable goldens.
 #include "app/golden.hpp"
 #include "app/image_compare.hpp"
@@ -46,7 +47,7 @@ lab::Image read_raw_frame(const fs::path& path, const lab::GoldenRecord& record,
   lab::Image image;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    problem = "no frame at " + path.string() + " (d3d11_frames failed: its message is above)";
+    problem = "no frame at " + path.string() + " (d3d_frames failed: its message is above)";
     return image;
   }
   image.rgba.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -63,11 +64,11 @@ lab::Image read_raw_frame(const fs::path& path, const lab::GoldenRecord& record,
   return image;
 }
 
-int compare(const fs::path& golden_dir, const fs::path& frames) {
+int compare(const fs::path& golden_dir, const fs::path& frames, const std::string& label) {
   int failed = 0;
   for (const Golden& golden : read_goldens(golden_dir)) {
     const lab::GoldenRecord& record = golden.record;
-    const std::string what = "d3d11 " + record.scene + " " + std::to_string(record.width) + "x" +
+    const std::string what = label + " " + record.scene + " " + std::to_string(record.width) + "x" +
                              std::to_string(record.height) + " frame " + std::to_string(record.frame);
     std::string problem;
     const lab::Image actual = read_raw_frame(frames / (record.scene + ".rgba"), record, problem);
@@ -108,11 +109,11 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
-    if (argc == 4 && std::strcmp(argv[1], "compare") == 0) return compare(argv[2], argv[3]);
+    if (argc == 5 && std::strcmp(argv[1], "compare") == 0) return compare(argv[2], argv[3], argv[4]);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "windows_frame_check: %s\n", error.what());
     return 2;
   }
-  std::fprintf(stderr, "usage: windows_frame_check list GOLDEN_DIR | compare GOLDEN_DIR FRAMES_DIR\n");
+  std::fprintf(stderr, "usage: windows_frame_check list GOLDEN_DIR | compare GOLDEN_DIR FRAMES_DIR LABEL\n");
   return 2;
 }

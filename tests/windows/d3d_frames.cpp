@@ -1,15 +1,16 @@
-// tests/windows/d3d11_frames.cpp — renders one scene's cpu-mode frame with the Direct3D 11 backend and
+// tests/windows/d3d_frames.cpp — renders one scene's cpu-mode frame with the Direct3D 11 or 12 backend and
 // writes it as raw RGBA8 (top row first, width * height * 4 bytes), for the goldens' comparison on the
 // Linux side (windows_frame_check). No CUDA: the scene's CPU reference (SceneCompute::compute_cpu, the
-// same code the app runs) computes, app/d3d11/renderer draws, as the app's cpu mode does in GL:
+// same code the app runs) computes, app/d3d11 or app/d3d12 draws, as the app's cpu mode does in GL:
 //   draw the cubes (postprocess) -> download them -> compute_cpu -> upload the outputs -> draw -> read.
 // A ShowImage scene's image is also drawn as a window would show it (draw_image), which must reproduce it
 // exactly.
-// scripts/windows-cross.sh runs it under Wine for every golden in tests/golden.
+// scripts/windows-cross.sh runs it under Wine for every golden in tests/golden and both APIs.
 //
-//   d3d11_frames OUT.rgba SCENE WIDTH HEIGHT FRAME [FILTER]
+//   d3d_frames d3d11|d3d12 OUT.rgba SCENE WIDTH HEIGHT FRAME [FILTER]
 // Exit 0 written, 1 failed (the reason on stderr), 2 usage.
 #include "app/d3d11/renderer.hpp"
+#include "app/d3d12/renderer.hpp"
 #include "app/scene_compute.hpp"
 #include "kernels/common.hpp"
 
@@ -50,11 +51,13 @@ std::optional<int> positive(const char* text) {
   return static_cast<int>(value);
 }
 
-lab::Image render(lab::SceneId id, kernels::Filter filter, lab::Extent extent, int frame_index, std::string& adapter,
-                  std::string& checked) {
-  lab::d3d11::Device device = lab::d3d11::create_device({});
+// Both backends have the same calls (app/d3d11/renderer.hpp, app/d3d12/renderer.hpp).
+template <class Device, class Renderer, class DeviceDesc>
+lab::Image render(Device (*create_device)(const DeviceDesc&), lab::SceneId id, kernels::Filter filter, lab::Extent extent,
+                  int frame_index, std::string& adapter, std::string& checked) {
+  Device device = create_device({});
   adapter = device.adapter;
-  lab::d3d11::Renderer renderer(device, extent);
+  Renderer renderer(device, extent);
   const std::unique_ptr<lab::SceneCompute> scene = lab::create_scene_compute(id, filter);
   const std::vector<lab::ResourceDesc> descs = scene->resources(extent);
   renderer.create_resources(descs);
@@ -93,26 +96,36 @@ lab::Image render(lab::SceneId id, kernels::Filter filter, lab::Extent extent, i
 
 int main(int argc, char** argv) {
   const auto usage = [] {
-    std::fprintf(stderr, "usage: d3d11_frames OUT.rgba wave|pattern|postprocess WIDTH HEIGHT FRAME [sobel|blur]\n");
+    std::fprintf(stderr, "usage: d3d_frames d3d11|d3d12 OUT.rgba wave|pattern|postprocess WIDTH HEIGHT FRAME [sobel|blur]\n");
     return 2;
   };
-  if (argc != 6 && argc != 7) return usage();
-  const std::optional<lab::SceneId> scene = scene_from(argv[2]);
-  const std::optional<int> width = positive(argv[3]), height = positive(argv[4]), frame = positive(argv[5]);
-  const std::optional<kernels::Filter> filter = argc == 7 ? filter_from(argv[6]) : kernels::Filter::Sobel;
-  if (!scene || !width || !height || !frame || *width == 0 || *height == 0 || !filter) return usage();
+  if (argc != 7 && argc != 8) return usage();
+  const std::string api = argv[1];
+  const char* path = argv[2];
+  const std::optional<lab::SceneId> scene = scene_from(argv[3]);
+  const std::optional<int> width = positive(argv[4]), height = positive(argv[5]), frame = positive(argv[6]);
+  const std::optional<kernels::Filter> filter = argc == 8 ? filter_from(argv[7]) : kernels::Filter::Sobel;
+  if ((api != "d3d11" && api != "d3d12") || !scene || !width || !height || !frame || *width == 0 || *height == 0 ||
+      !filter)
+    return usage();
   try {
     std::string adapter, checked;
-    const lab::Image image = render(*scene, *filter, {*width, *height}, *frame, adapter, checked);
-    FILE* out = std::fopen(argv[1], "wb");
-    if (out == nullptr) throw std::runtime_error(std::string("cannot write ") + argv[1]);
+    const lab::Extent extent{*width, *height};
+    const lab::Image image =
+        api == "d3d11"
+            ? render<lab::d3d11::Device, lab::d3d11::Renderer>(lab::d3d11::create_device, *scene, *filter, extent, *frame,
+                                                               adapter, checked)
+            : render<lab::d3d12::Device, lab::d3d12::Renderer>(lab::d3d12::create_device, *scene, *filter, extent, *frame,
+                                                               adapter, checked);
+    FILE* out = std::fopen(path, "wb");
+    if (out == nullptr) throw std::runtime_error(std::string("cannot write ") + path);
     const bool written = std::fwrite(image.rgba.data(), 1, image.rgba.size(), out) == image.rgba.size();
-    if (std::fclose(out) != 0 || !written) throw std::runtime_error(std::string("writing ") + argv[1] + " failed");
-    std::printf("d3d11_frames: %s %dx%d frame %d on %s: %s%s\n", argv[2], *width, *height, *frame, adapter.c_str(),
-                argv[1], checked.c_str());
+    if (std::fclose(out) != 0 || !written) throw std::runtime_error(std::string("writing ") + path + " failed");
+    std::printf("d3d_frames: %s %s %dx%d frame %d on %s: %s%s\n", api.c_str(), argv[3], *width, *height, *frame,
+                adapter.c_str(), path, checked.c_str());
     return 0;
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "d3d11_frames: %s: %s\n", argv[2], error.what());
+    std::fprintf(stderr, "d3d_frames: %s %s: %s\n", api.c_str(), argv[3], error.what());
     return 1;
   }
 }
