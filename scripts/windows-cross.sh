@@ -60,10 +60,10 @@ else
   failed=1
 fi
 
-if run_windows "$build_dir/d3d11_device_check.exe"; then
-  echo "windows-cross: d3d11_device_check passed under Wine (adapter by LUID, registrations up to the CUDA call)"
+if run_windows "$build_dir/d3d_device_check.exe"; then
+  echo "windows-cross: d3d_device_check passed under Wine (D3D11/D3D12 adapter by LUID, D3D11 registrations up to the CUDA call)"
 else
-  echo "windows-cross: d3d11_device_check FAILED under Wine"
+  echo "windows-cross: d3d_device_check FAILED under Wine"
   failed=1
 fi
 

@@ -35,11 +35,15 @@ std::string narrow(const wchar_t* wide) {
   return text;
 }
 
+std::string luid_text(const LUID& luid) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%08lX%08lX", static_cast<unsigned long>(luid.HighPart),
+                static_cast<unsigned long>(luid.LowPart));
+  return text;
+}
+
 std::string adapter_name(const DXGI_ADAPTER_DESC1& desc) {
-  char luid[32];
-  std::snprintf(luid, sizeof luid, "0x%08lX%08lX", static_cast<unsigned long>(desc.AdapterLuid.HighPart),
-                static_cast<unsigned long>(desc.AdapterLuid.LowPart));
-  return narrow(desc.Description) + " (LUID " + luid + ")";
+  return narrow(desc.Description) + " (LUID " + luid_text(desc.AdapterLuid) + ")";
 }
 
 }  // namespace
@@ -58,7 +62,8 @@ Device create_device(const DeviceDesc& desc) {
       DXGI_ADAPTER_DESC1 other_desc{};
       for (UINT i = 0; factory->EnumAdapters1(i, &other) != DXGI_ERROR_NOT_FOUND; ++i)
         if (SUCCEEDED(other->GetDesc1(&other_desc))) seen += (seen.empty() ? "" : ", ") + adapter_name(other_desc);
-      throw std::runtime_error("no DXGI adapter has the CUDA device's LUID (adapters: " + (seen.empty() ? "none" : seen) +
+      throw std::runtime_error("no DXGI adapter has the CUDA device's LUID " + luid_text(luid) +
+                               " (adapters: " + (seen.empty() ? "none" : seen) +
                                "); a GPU in TCC mode has no graphics: switch it to WDDM (nvidia-smi -dm 0)");
     }
     LAB_D3D_CHECK(D3D12CreateDevice(adapter.Get(), D3D_FEATURE_LEVEL_11_0, IID_PPV_ARGS(&created.device)));

@@ -1,4 +1,4 @@
-// tests/windows/cuda_free.cpp — what the CUDA-free Windows test executables (d3d11_frames, d3d11_device_check)
+// tests/windows/cuda_free.cpp — what the CUDA-free Windows test executables (d3d_frames, d3d_device_check)
 // link in place of the CUDA runtime, the CUDA kernels, the interop library's device memory and GL
 // registrations, and Dear ImGui. There is no Windows CUDA runtime on the Linux machine that builds them, and
 // no reason to build ImGui for tests without a panel.

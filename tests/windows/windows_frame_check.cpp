@@ -42,7 +42,7 @@ std::vector<Golden> read_goldens(const fs::path& dir) {
   return goldens;
 }
 
-// The frame d3d11_frames wrote, or an empty image when it wrote none of the right size (said why).
+// The frame d3d_frames wrote, or an empty image when it wrote none of the right size (said why).
 lab::Image read_raw_frame(const fs::path& path, const lab::GoldenRecord& record, std::string& problem) {
   lab::Image image;
   std::ifstream in(path, std::ios::binary);

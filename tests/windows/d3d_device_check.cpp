@@ -1,10 +1,11 @@
-// tests/windows/d3d11_device_check.cpp — the Direct3D 11 device choice (app/d3d11/renderer) and the
-// D3D11 registrations (interop/d3d11) on a real D3D11 runtime: Wine's under scripts/windows-cross.sh, or
-// Windows. CUDA-free (tests/windows/cuda_free.cpp answers as a machine without a CUDA device), so it checks
+// tests/windows/d3d_device_check.cpp — the Direct3D 11 and 12 device choice (app/d3d11, app/d3d12) and
+// the D3D11 registrations (interop/d3d11) on real Direct3D runtimes: Wine's under scripts/windows-cross.sh,
+// or Windows. CUDA-free (tests/windows/cuda_free.cpp answers as a machine without a CUDA device), so it checks
 // everything up to the CUDA call: the adapter picked by LUID, the facts read from live resources, the
 // validation that refuses before CUDA, and that an accepted resource reaches cudaGraphicsD3D11RegisterResource
 // and its failure comes back as interop::Error. One line per check; exit 1 when any fails.
 #include "app/d3d11/renderer.hpp"
+#include "app/d3d12/renderer.hpp"
 #include "app/scene_compute.hpp"
 #include "interop/d3d11.hpp"
 #include "interop/error.hpp"
@@ -45,26 +46,29 @@ std::array<unsigned char, 8> first_adapter_luid() {
   return luid;
 }
 
-void check_device_choice() {
-  const lab::d3d11::Device default_device = lab::d3d11::create_device({});
-  check(default_device.device != nullptr, "a device on the default adapter", default_device.adapter);
+// The same three cases for either backend's create_device.
+template <class Device, class DeviceDesc>
+void check_device_choice(const char* api, Device (*create_device)(const DeviceDesc&)) {
+  const std::string prefix = std::string(api) + ": ";
+  const Device default_device = create_device({});
+  check(default_device.device != nullptr, prefix + "a device on the default adapter", default_device.adapter);
 
-  lab::d3d11::DeviceDesc by_luid;
+  DeviceDesc by_luid;
   by_luid.adapter_luid = first_adapter_luid();
-  const lab::d3d11::Device chosen = lab::d3d11::create_device(by_luid);
+  const Device chosen = create_device(by_luid);
   check(chosen.device != nullptr && chosen.adapter == default_device.adapter,
-        "the adapter with a given LUID (the CUDA device's, on a GPU machine)", chosen.adapter);
+        prefix + "the adapter with a given LUID (the CUDA device's, on a GPU machine)", chosen.adapter);
 
-  lab::d3d11::DeviceDesc unknown;
+  DeviceDesc unknown;
   unknown.adapter_luid = std::array<unsigned char, 8>{0xde, 0xad, 0xbe, 0xef, 0x7f, 0x00, 0x00, 0x00};
   std::string message;
   try {
-    lab::d3d11::create_device(unknown);
+    create_device(unknown);
   } catch (const std::exception& error) {
     message = error.what();
   }
   check(contains(message, "no DXGI adapter has the CUDA device's LUID") && contains(message, default_device.adapter),
-        "a LUID no adapter has is refused, naming the adapters seen", message);
+        prefix + "a LUID no adapter has is refused, naming the adapters seen", message);
 }
 
 void check_registrations() {
@@ -125,11 +129,12 @@ void check_registrations() {
 
 int main() {
   try {
-    check_device_choice();
+    check_device_choice("d3d11", lab::d3d11::create_device);
+    check_device_choice("d3d12", lab::d3d12::create_device);
     check_registrations();
   } catch (const std::exception& error) {
     check(false, "no unexpected failure", error.what());
   }
-  std::printf("d3d11_device_check: %s (%d failed)\n", g_failures == 0 ? "passed" : "FAILED", g_failures);
+  std::printf("d3d_device_check: %s (%d failed)\n", g_failures == 0 ? "passed" : "FAILED", g_failures);
   return g_failures == 0 ? 0 : 1;
 }
