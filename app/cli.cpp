@@ -33,7 +33,8 @@ namespace {
 constexpr NamedValue<GraphicsApi> kApis[] = {
     {GraphicsApi::Gl, "gl", "OpenGL 4.6 core: a GLFW window, or headless through EGL"},
     {GraphicsApi::Vulkan, "vulkan",
-     "Vulkan 1.2, headless: memory and semaphores exported to CUDA, or copies through host memory"},
+     "Vulkan 1.2, in a GLFW window (no panel yet) or headless: memory and semaphores exported to CUDA, or "
+     "copies through host memory"},
     {GraphicsApi::D3d11, "d3d11", "Direct3D 11 (Windows only)"},
     {GraphicsApi::D3d12, "d3d12", "Direct3D 12 (Windows only)"},
 };
@@ -71,25 +72,24 @@ constexpr NamedValue<SplitCopy> kSplitCopies[] = {
     {SplitCopy::Host, "host", "always through pinned host memory"},
 };
 
-// Which modes each API has; the order is --list's and the panel's.
-const std::vector<ModeId> kGlModes = {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split,
-                                      ModeId::Staging, ModeId::Cpu,        ModeId::External};
-const std::vector<ModeId> kVulkanModes = {ModeId::External, ModeId::Staging, ModeId::Cpu};
-const std::vector<ModeId> kD3d11Modes = {ModeId::Interop, ModeId::Reregister, ModeId::Staging, ModeId::Cpu,
-                                         ModeId::External};
-const std::vector<ModeId> kD3d12Modes = {ModeId::External, ModeId::Staging, ModeId::Cpu};
-
 }  // namespace
 
+// Which modes each API has, in the order --list and the API's panel show them.
 const std::vector<ModeId>& modes_of(GraphicsApi api) {
-  switch (api) {
-    case GraphicsApi::Gl: return kGlModes;
-    case GraphicsApi::Vulkan: return kVulkanModes;
-    case GraphicsApi::D3d11: return kD3d11Modes;
-    case GraphicsApi::D3d12: return kD3d12Modes;
-  }
+  static const std::vector<ModeId> gl = {ModeId::Interop, ModeId::Reregister, ModeId::Pbo,     ModeId::Split,
+                                         ModeId::Staging, ModeId::Cpu,        ModeId::External};
+  static const std::vector<ModeId> vulkan = {ModeId::External, ModeId::Staging, ModeId::Cpu};
+  static const std::vector<ModeId> d3d11 = {ModeId::Interop, ModeId::Reregister, ModeId::Staging, ModeId::Cpu,
+                                            ModeId::External};
+  static const std::vector<ModeId> d3d12 = {ModeId::External, ModeId::Staging, ModeId::Cpu};
   static const std::vector<ModeId> none;
-  return none;
+  switch (api) {
+    case GraphicsApi::Gl: return gl;
+    case GraphicsApi::Vulkan: return vulkan;
+    case GraphicsApi::D3d11: return d3d11;
+    case GraphicsApi::D3d12: return d3d12;
+  }
+  return none;  // a cast from a bad integer
 }
 
 bool has_mode(GraphicsApi api, ModeId mode) {
@@ -572,7 +572,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   std::vector<ValueOption> value_options = {
       {kSceneGroup, "--api", "NAME",
        "the graphics API that owns the resources and draws the frames: " + choices_text(kApis) +
-           " (default gl); vulkan runs --headless only; d3d11 and d3d12 are Windows only; --list shows each "
+           " (default gl); vulkan has no panel yet; d3d11 and d3d12 are Windows only; --list shows each "
            "API's modes",
        "vulkan", parse_api},
       {kSceneGroup, "--scene", "NAME", "what is computed: " + choices_text(kScenes) + " (default wave)", "wave",

@@ -9,6 +9,7 @@
 #include "app/os.hpp"
 #include "app/remedy.hpp"
 #include "app/signals.hpp"
+#include "app/vulkan/app.hpp"
 #include "interop/error.hpp"
 
 #include <cerrno>
@@ -51,9 +52,7 @@ int run(const lab::Options& options) {
         lab::App app(options);
         return app.run();
       }
-      case lab::GraphicsApi::Vulkan:
-        std::fprintf(stderr, "interop-lab: the Vulkan backend's frame loop is not built yet; use --api gl\n");
-        return 1;
+      case lab::GraphicsApi::Vulkan: return lab::vulkan::run_app(options);
       case lab::GraphicsApi::D3d11:
       case lab::GraphicsApi::D3d12:
         // This build has no Direct3D backend: said as a failure of the run, not as a usage error, since

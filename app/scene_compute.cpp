@@ -10,9 +10,9 @@
 #include "kernels/pattern.hpp"
 #include "kernels/wave.hpp"
 
+#include <imgui.h>
 #include <glm/gtc/constants.hpp>
 #include <glm/gtc/matrix_transform.hpp>
-#include <imgui.h>
 
 #include <array>
 #include <cmath>
@@ -41,8 +41,8 @@ std::vector<uint32_t> wave_mesh_indices() {
 glm::mat4 wave_view_projection(Extent extent) {
   const float aspect = static_cast<float>(extent.width) / static_cast<float>(extent.height);
   const glm::mat4 projection = glm::perspective(glm::radians(45.0f), aspect, 0.1f, 20.0f);
-  const glm::mat4 view = glm::lookAt(glm::vec3(0.0f, 1.5f, 2.2f), glm::vec3(0.0f, -0.1f, 0.0f),
-                                     glm::vec3(0.0f, 1.0f, 0.0f));
+  const glm::mat4 view =
+      glm::lookAt(glm::vec3(0.0f, 1.5f, 2.2f), glm::vec3(0.0f, -0.1f, 0.0f), glm::vec3(0.0f, 1.0f, 0.0f));
   return projection * view;
 }
 
@@ -54,10 +54,12 @@ CubeMesh cube_mesh() {
   for (const auto& n : normals) {
     // Two axes spanning the face, chosen so (u x v) == n keeps the winding counter-clockwise.
     const glm::vec3 normal(n[0], n[1], n[2]);
-    const glm::vec3 u = std::abs(normal.y) > 0.5f ? glm::vec3(0, 0, normal.y) : glm::vec3(-normal.z, 0, normal.x);
+    const glm::vec3 u =
+        std::abs(normal.y) > 0.5f ? glm::vec3(0, 0, normal.y) : glm::vec3(-normal.z, 0, normal.x);
     const glm::vec3 v = glm::cross(normal, u);
     const uint32_t base = static_cast<uint32_t>(mesh.vertices.size());
-    for (const auto& [a, b] : {std::pair{-1.f, -1.f}, std::pair{1.f, -1.f}, std::pair{1.f, 1.f}, std::pair{-1.f, 1.f}}) {
+    for (const auto& [a, b] :
+         {std::pair{-1.f, -1.f}, std::pair{1.f, -1.f}, std::pair{1.f, 1.f}, std::pair{-1.f, 1.f}}) {
       const glm::vec3 p = 0.5f * (normal + a * u + b * v);
       mesh.vertices.push_back({{p.x, p.y, p.z}, {normal.x, normal.y, normal.z}});
     }
@@ -73,13 +75,14 @@ CubesView cubes_view(Extent extent, float time) {
   view.view_projection = glm::perspective(glm::radians(45.0f), aspect, 0.1f, 50.0f) *
                          glm::lookAt(view.eye, glm::vec3(0.0f, 0.3f, 0.0f), glm::vec3(0.0f, 1.0f, 0.0f));
   // The floor: a flat, wide cube.
-  view.cubes.push_back(
-      {glm::scale(glm::translate(glm::mat4(1.0f), glm::vec3(0.0f, -0.55f, 0.0f)), glm::vec3(8.0f, 0.1f, 8.0f)),
-       glm::vec3(0.35f, 0.37f, 0.40f)});
+  view.cubes.push_back({glm::scale(glm::translate(glm::mat4(1.0f), glm::vec3(0.0f, -0.55f, 0.0f)),
+                                   glm::vec3(8.0f, 0.1f, 8.0f)),
+                        glm::vec3(0.35f, 0.37f, 0.40f)});
   constexpr int kCubes = 7;
   for (int i = 0; i < kCubes; ++i) {
     const float angle = time * 0.6f + static_cast<float>(i) * glm::two_pi<float>() / kCubes;
-    glm::mat4 model = glm::translate(glm::mat4(1.0f), glm::vec3(1.6f * std::cos(angle), 0.0f, 1.6f * std::sin(angle)));
+    glm::mat4 model =
+        glm::translate(glm::mat4(1.0f), glm::vec3(1.6f * std::cos(angle), 0.0f, 1.6f * std::sin(angle)));
     model = glm::rotate(model, time * (0.8f + 0.15f * static_cast<float>(i)), glm::vec3(0.3f, 1.0f, 0.2f));
     model = glm::scale(model, glm::vec3(0.6f));
     const float hue = static_cast<float>(i) / kCubes;
@@ -87,8 +90,9 @@ CubesView cubes_view(Extent extent, float time) {
                                            0.5f + 0.5f * std::cos(6.2832f * (hue - 0.33f)),
                                            0.5f + 0.5f * std::cos(6.2832f * (hue - 0.67f)))});
   }
-  view.cubes.push_back({glm::rotate(glm::scale(glm::mat4(1.0f), glm::vec3(0.9f)), time * 0.4f, glm::vec3(0, 1, 0)),
-                        glm::vec3(0.9f, 0.9f, 0.85f)});
+  view.cubes.push_back(
+      {glm::rotate(glm::scale(glm::mat4(1.0f), glm::vec3(0.9f)), time * 0.4f, glm::vec3(0, 1, 0)),
+       glm::vec3(0.9f, 0.9f, 0.85f)});
   return view;
 }
 
@@ -240,7 +244,8 @@ class PostprocessCompute final : public SceneCompute {
       throw_out_of_memory("the cpu filter's scratch image", scratch_bytes);
     }
     kernels::postprocess_cpu(
-        kernels::linear_source(static_cast<const kernels::Rgba8*>(views[0].pointer), views[0].pitch, width, height),
+        kernels::linear_source(static_cast<const kernels::Rgba8*>(views[0].pointer), views[0].pitch, width,
+                               height),
         kernels::linear_target(static_cast<kernels::Rgba8*>(views[1].pointer), views[1].pitch, width, height),
         m_params, m_host_scratch.data());
   }
@@ -276,9 +281,12 @@ class PostprocessCompute final : public SceneCompute {
 
 std::unique_ptr<SceneCompute> create_scene_compute(SceneId id, kernels::Filter filter) {
   switch (id) {
-    case SceneId::Wave: return std::make_unique<WaveCompute>();
-    case SceneId::Pattern: return std::make_unique<PatternCompute>();
-    case SceneId::Postprocess: return std::make_unique<PostprocessCompute>(filter);
+    case SceneId::Wave:
+      return std::make_unique<WaveCompute>();
+    case SceneId::Pattern:
+      return std::make_unique<PatternCompute>();
+    case SceneId::Postprocess:
+      return std::make_unique<PostprocessCompute>(filter);
   }
   throw std::invalid_argument("unknown scene");
 }

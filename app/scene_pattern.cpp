@@ -34,6 +34,8 @@ class PatternScene final : public ComputedScene {
 
 }  // namespace
 
-std::unique_ptr<Scene> create_pattern_scene() { return std::make_unique<PatternScene>(); }
+std::unique_ptr<Scene> create_pattern_scene() {
+  return std::make_unique<PatternScene>();
+}
 
 }  // namespace lab

@@ -22,8 +22,10 @@ class PostprocessScene final : public ComputedScene {
   void on_attach(Extent extent) override {
     const CubeMesh mesh = cube_mesh();
     m_index_count = static_cast<GLsizei>(mesh.indices.size());
-    m_vertices = create_buffer(mesh.vertices.size() * sizeof(LitVertex), mesh.vertices.data(), 0, "cubes vertices");
-    m_indices = create_buffer(mesh.indices.size() * sizeof(uint32_t), mesh.indices.data(), 0, "cubes indices");
+    m_vertices =
+        create_buffer(mesh.vertices.size() * sizeof(LitVertex), mesh.vertices.data(), 0, "cubes vertices");
+    m_indices =
+        create_buffer(mesh.indices.size() * sizeof(uint32_t), mesh.indices.data(), 0, "cubes indices");
     m_mesh = create_vertex_array("cubes");
     const GLuint vao = m_mesh.get();
     glVertexArrayVertexBuffer(vao, 0, m_vertices.get(), 0, sizeof(LitVertex));
@@ -57,7 +59,7 @@ class PostprocessScene final : public ComputedScene {
     m_resources.clear();
     for (size_t i = 0; i < descs.size(); ++i) {
       const int index = static_cast<int>(i);
-      const GLuint name = index == plan.cubes_target ? m_rendered.color.get()
+      const GLuint name = index == plan.cubes_target     ? m_rendered.color.get()
                           : index == plan.image_resource ? m_filtered.get()
                                                          : 0;
       m_resources.push_back(gl_resource_spec(descs[i], name));

@@ -75,6 +75,8 @@ class WaveScene final : public ComputedScene {
 
 }  // namespace
 
-std::unique_ptr<Scene> create_wave_scene() { return std::make_unique<WaveScene>(); }
+std::unique_ptr<Scene> create_wave_scene() {
+  return std::make_unique<WaveScene>();
+}
 
 }  // namespace lab

@@ -1,8 +1,9 @@
 // app/vocabulary.hpp — the words the whole app shares: which graphics API shows the frames
 // (GraphicsApi), what is computed (SceneId), how results cross (ModeId) and which modes each API has
 // (modes_of), how the split mode copies (SplitCopy), with their names and one-line descriptions, and
-// the size of a frame (Extent). The command line, the scenes, the modes, the panel, the bench and the doctor
-// all speak it; it depends on nothing of theirs. The name tables are in cli.cpp (app/names.hpp's NamedValue).
+// the size of a frame (Extent). The command line, the scenes, the modes, the panel, the bench and the
+// doctor all speak it; it depends on nothing of theirs. The name tables are in cli.cpp (app/names.hpp's
+// NamedValue).
 #pragma once
 
 #include <optional>

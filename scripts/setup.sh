@@ -17,6 +17,8 @@ packages=(
   python3-numpy python3-pytest                  # the Python package's tests (python/tests)
   libvulkan-dev mesa-vulkan-drivers             # Vulkan: headers, loader and lavapipe (Vulkan on the CPU)
   vulkan-validationlayers                       # the Khronos validation layer, on in the Vulkan tests
+  glslc                                         # compiles the Vulkan shaders (GLSL -> SPIR-V) at build time
+  libx11-dev                                    # vulkan_tests reads the Vulkan presenter's window back (Xlib)
   g++-mingw-w64-x86-64-posix wine64            # the Windows pieces cross-built and run (scripts/windows-cross.sh)
 )
 

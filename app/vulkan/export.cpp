@@ -1,4 +1,5 @@
-// app/vulkan/export.cpp — headless Vulkan device by UUID, exportable buffers and timeline semaphores.
+// app/vulkan/export.cpp — headless Vulkan device by UUID, dedicated (exportable) allocations, exportable
+// buffers and timeline semaphores.
 #include "app/vulkan/export.hpp"
 
 #include <cstdio>
@@ -25,10 +26,6 @@ std::string result_text(VkResult result) {
   }
 }
 
-void check(VkResult result, const char* call) {
-  if (result != VK_SUCCESS) throw std::runtime_error(std::string("Vulkan: ") + call + ": " + result_text(result));
-}
-
 bool has_extension(VkPhysicalDevice device, const char* name) {
   uint32_t count = 0;
   vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr);
@@ -49,20 +46,32 @@ bool has_layer(const char* name) {
   return false;
 }
 
-VkInstance create_instance(bool validation) {
+VkInstance create_instance(bool validation, const ContextOptions& options) {
   auto application = lab::vulkan::make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
   application.pApplicationName = "interop-lab";
   application.apiVersion = VK_API_VERSION_1_2;
   auto create = lab::vulkan::make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
   create.pApplicationInfo = &application;
   const char* layers[] = {kValidationLayer};
-  const char* extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+  std::vector<const char*> extensions;
+  for (const std::string& extension : options.surface_extensions) extensions.push_back(extension.c_str());
+  const VkValidationFeatureEnableEXT synchronization =
+      VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  auto features = lab::vulkan::make<VkValidationFeaturesEXT>(VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT);
+  features.enabledValidationFeatureCount = 1;
+  features.pEnabledValidationFeatures = &synchronization;
   if (validation) {
     create.enabledLayerCount = 1;
     create.ppEnabledLayerNames = layers;
-    create.enabledExtensionCount = 1;
-    create.ppEnabledExtensionNames = extensions;
+    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    if (options.validation == Validation::Synchronization) {
+      // The layer's own extension: present wherever the layer is.
+      extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+      create.pNext = &features;
+    }
   }
+  create.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  create.ppEnabledExtensionNames = extensions.data();
   VkInstance instance = VK_NULL_HANDLE;
   check(vkCreateInstance(&create, nullptr, &instance), "vkCreateInstance");
   return instance;
@@ -97,6 +106,11 @@ std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
 
 }  // namespace
 
+void check(VkResult result, const char* call) {
+  if (result != VK_SUCCESS)
+    throw std::runtime_error(std::string("Vulkan: ") + call + ": " + result_text(result));
+}
+
 std::string to_string(const Uuid& uuid) {
   std::string text;
   char part[3];
@@ -109,7 +123,7 @@ std::string to_string(const Uuid& uuid) {
 }
 
 std::vector<DeviceInfo> enumerate_devices() {
-  VkInstance instance = create_instance(false);
+  VkInstance instance = create_instance(false, ContextOptions{});
   std::vector<DeviceInfo> infos;
   try {
     for (VkPhysicalDevice device : physical_devices(instance)) infos.push_back(describe(device));
@@ -133,9 +147,9 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Context::on_message(VkDebugUtilsMessageSeverityFl
   return VK_FALSE;
 }
 
-Context::Context(const Uuid* uuid) {
+Context::Context(const Uuid* uuid, const ContextOptions& options) : m_validation(options.validation) {
   const bool validation = has_layer(kValidationLayer);
-  m_instance = create_instance(validation);
+  m_instance = create_instance(validation, options);
   try {
     if (validation) {
       auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
@@ -175,16 +189,25 @@ Context::Context(const Uuid* uuid) {
     vkGetPhysicalDeviceQueueFamilyProperties(m_physical, &family_count, nullptr);
     std::vector<VkQueueFamilyProperties> families(family_count);
     vkGetPhysicalDeviceQueueFamilyProperties(m_physical, &family_count, families.data());
+    // A graphics family where there is one (the renderer draws on this queue), else a compute one.
     m_queue_family = family_count;
-    for (uint32_t i = 0; i < family_count; ++i)
-      if (families[i].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) {
-        m_queue_family = i;
-        break;
-      }
+    for (VkQueueFlags wanted : {VkQueueFlags{VK_QUEUE_GRAPHICS_BIT}, VkQueueFlags{VK_QUEUE_COMPUTE_BIT}}) {
+      for (uint32_t i = 0; i < family_count && m_queue_family == family_count; ++i)
+        if (families[i].queueFlags & wanted) m_queue_family = i;
+    }
     if (m_queue_family == family_count) throw std::runtime_error("Vulkan: " + m_info.name + " has no compute queue");
+    m_queue_graphics = (families[m_queue_family].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0;
 
     std::vector<const char*> extensions = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME};
     if (m_info.external_semaphore_fd) extensions.push_back(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+    if (!options.surface_extensions.empty()) {
+      if (!has_extension(m_physical, VK_KHR_SWAPCHAIN_EXTENSION_NAME))
+        throw std::runtime_error("Vulkan: " + m_info.name +
+                                 " lacks " VK_KHR_SWAPCHAIN_EXTENSION_NAME
+                                 ": it cannot present to a window; run headless");
+      extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+      m_presentation = true;
+    }
     const float priority = 1.0f;
     auto queue = lab::vulkan::make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
     queue.queueFamilyIndex = m_queue_family;
@@ -230,11 +253,17 @@ void Context::release() {
   m_instance = VK_NULL_HANDLE;
 }
 
-uint32_t Context::memory_type(uint32_t allowed_types, VkMemoryPropertyFlags properties) const {
+std::optional<uint32_t> Context::find_memory_type(uint32_t allowed_types,
+                                                  VkMemoryPropertyFlags properties) const {
   VkPhysicalDeviceMemoryProperties memory;
   vkGetPhysicalDeviceMemoryProperties(m_physical, &memory);
   for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
     if ((allowed_types & (1u << i)) && (memory.memoryTypes[i].propertyFlags & properties) == properties) return i;
+  return std::nullopt;
+}
+
+uint32_t Context::memory_type(uint32_t allowed_types, VkMemoryPropertyFlags properties) const {
+  if (const std::optional<uint32_t> type = find_memory_type(allowed_types, properties)) return *type;
   throw std::runtime_error("Vulkan: " + m_info.name + " has no memory type with the properties asked for");
 }
 
@@ -323,13 +352,52 @@ void ExportableBuffer::release() {
 }
 
 int ExportableBuffer::export_fd() const {
-  auto get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(m_context.device(), "vkGetMemoryFdKHR"));
+  return export_memory_fd(m_context, m_memory);
+}
+
+Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage image,
+                              VkMemoryPropertyFlags properties, bool exportable,
+                              VkMemoryPropertyFlags preferred) {
+  VkDevice device = context.device();
+  VkMemoryRequirements requirements;
+  if (buffer != VK_NULL_HANDLE)
+    vkGetBufferMemoryRequirements(device, buffer, &requirements);
+  else
+    vkGetImageMemoryRequirements(device, image, &requirements);
+  auto dedicated =
+      lab::vulkan::make<VkMemoryDedicatedAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
+  dedicated.buffer = buffer;
+  dedicated.image = image;
+  auto export_info =
+      lab::vulkan::make<VkExportMemoryAllocateInfo>(VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO);
+  export_info.pNext = &dedicated;
+  export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto allocate = lab::vulkan::make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
+  allocate.pNext = exportable ? static_cast<const void*>(&export_info) : static_cast<const void*>(&dedicated);
+  allocate.allocationSize = requirements.size;
+  const std::optional<uint32_t> best =
+      context.find_memory_type(requirements.memoryTypeBits, properties | preferred);
+  allocate.memoryTypeIndex = best ? *best : context.memory_type(requirements.memoryTypeBits, properties);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  check(vkAllocateMemory(device, &allocate, nullptr, &memory),
+        exportable ? "vkAllocateMemory (exportable, dedicated)" : "vkAllocateMemory (dedicated)");
+  Allocation allocation{UniqueMemory(device, memory), requirements.size};
+  if (buffer != VK_NULL_HANDLE)
+    check(vkBindBufferMemory(device, buffer, memory, 0), "vkBindBufferMemory");
+  else
+    check(vkBindImageMemory(device, image, memory, 0), "vkBindImageMemory");
+  return allocation;
+}
+
+int export_memory_fd(const Context& context, VkDeviceMemory memory) {
+  auto get_fd =
+      reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(context.device(), "vkGetMemoryFdKHR"));
   if (get_fd == nullptr) throw std::runtime_error("Vulkan: vkGetMemoryFdKHR is missing");
   auto info = lab::vulkan::make<VkMemoryGetFdInfoKHR>(VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR);
-  info.memory = m_memory;
+  info.memory = memory;
   info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
   int fd = -1;
-  check(get_fd(m_context.device(), &info, &fd), "vkGetMemoryFdKHR");
+  check(get_fd(context.device(), &info, &fd), "vkGetMemoryFdKHR");
   return fd;
 }
 

@@ -4,15 +4,18 @@
 // interop::ExternalSemaphore to import. Needs the Vulkan loader (Debian: libvulkan1) and a driver with
 // VK_KHR_external_memory_fd (and VK_KHR_external_semaphore_fd for semaphores); each missing piece is
 // named in the exception. The Khronos validation layer is enabled where it is installed, and every
-// message it reports is counted (validation_messages()).
+// message it reports is counted (validation_messages()). Also the pieces the renderer builds on: one
+// move-only owner per Vulkan object (Unique), and dedicated, optionally exportable, allocations.
 #pragma once
 
 #include <vulkan/vulkan.h>
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lab::vulkan {
@@ -43,23 +46,52 @@ std::vector<DeviceInfo> enumerate_devices();
 // "a1b2c3d4-..." as CUDA and nvidia-smi print UUIDs.
 std::string to_string(const Uuid& uuid);
 
+// Throws std::runtime_error "Vulkan: <call>: <result's name>" unless `result` is VK_SUCCESS.
+void check(VkResult result, const char* call);
+
+// What the validation layer checks, where it is installed. Synchronization adds its synchronization
+// validation (hazards between commands and submissions that lack a barrier or semaphore): thorough and
+// slow, for tests.
+enum class Validation { Standard, Synchronization };
+
+struct ContextOptions {
+  Validation validation = Validation::Standard;
+  // The instance extensions a window's surface needs (glfwGetRequiredInstanceExtensions). When given, the
+  // device also gets VK_KHR_swapchain, so a Presenter can show frames in that window.
+  std::vector<std::string> surface_extensions;
+};
+
 class Context {
  public:
   // The device whose UUID is `uuid` (a CUDA device's cudaDeviceProp::uuid); null: the first device.
   // Throws std::runtime_error naming what is missing (loader, device, extension).
-  explicit Context(const Uuid* uuid);
+  explicit Context(const Uuid* uuid, const ContextOptions& options = {});
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
+  VkInstance instance() const { return m_instance; }
+  VkPhysicalDevice physical_device() const { return m_physical; }
   VkDevice device() const { return m_device; }
   VkQueue queue() const { return m_queue; }
+  // The queue's family: one with graphics where the device has one (every family with graphics can
+  // also transfer), else compute only.
+  uint32_t queue_family() const { return m_queue_family; }
+  bool queue_has_graphics() const { return m_queue_graphics; }
   const DeviceInfo& info() const { return m_info; }
   // Messages the validation layer reported (warnings and errors); 0 when the layer is not installed.
   int validation_messages() const { return m_messages; }
   bool validation_enabled() const { return m_messenger != VK_NULL_HANDLE; }
+  bool synchronization_validation() const {
+    return validation_enabled() && m_validation == Validation::Synchronization;
+  }
+  // Made with ContextOptions::surface_extensions: VK_KHR_swapchain is on.
+  bool presentation() const { return m_presentation; }
 
+  // The first of `allowed_types` (a memoryTypeBits mask) that has all of `properties`; throws without one.
   uint32_t memory_type(uint32_t allowed_types, VkMemoryPropertyFlags properties) const;
+  // The same, or none.
+  std::optional<uint32_t> find_memory_type(uint32_t allowed_types, VkMemoryPropertyFlags properties) const;
   // Records commands with `record` into a one-time command buffer and submits it, waiting on and
   // signalling timeline `semaphore` at the given values (0: no wait / no signal), then waits for the
   // queue to finish it on the host when `wait_idle` (else the command buffer lives until the context).
@@ -85,10 +117,77 @@ class Context {
   VkDevice m_device = VK_NULL_HANDLE;
   VkQueue m_queue = VK_NULL_HANDLE;
   uint32_t m_queue_family = 0;
+  bool m_queue_graphics = false;
   VkCommandPool m_pool = VK_NULL_HANDLE;
   DeviceInfo m_info;
+  Validation m_validation = Validation::Standard;
+  bool m_presentation = false;
   int m_messages = 0;
 };
+
+// Owns one object of a VkDevice and destroys it with `Destroy` (vkDestroyBuffer, vkFreeMemory, ...).
+// Move-only; a moved-from or default Unique holds VK_NULL_HANDLE and destroys nothing. The device is
+// borrowed: it must outlive the object.
+template <class Handle, void(VKAPI_PTR* Destroy)(VkDevice, Handle, const VkAllocationCallbacks*)>
+class Unique {
+ public:
+  Unique() = default;
+  Unique(VkDevice device, Handle handle) : m_device(device), m_handle(handle) {}
+  ~Unique() { reset(); }
+  Unique(Unique&& other) noexcept
+      : m_device(other.m_device), m_handle(std::exchange(other.m_handle, Handle(VK_NULL_HANDLE))) {}
+  Unique& operator=(Unique&& other) noexcept {
+    if (this != &other) {
+      reset();
+      m_device = other.m_device;
+      m_handle = std::exchange(other.m_handle, Handle(VK_NULL_HANDLE));
+    }
+    return *this;
+  }
+  Unique(const Unique&) = delete;
+  Unique& operator=(const Unique&) = delete;
+
+  Handle get() const { return m_handle; }
+  explicit operator bool() const { return m_handle != VK_NULL_HANDLE; }
+  void reset() {
+    if (m_handle != VK_NULL_HANDLE)
+      Destroy(m_device, std::exchange(m_handle, Handle(VK_NULL_HANDLE)), nullptr);
+  }
+
+ private:
+  VkDevice m_device = VK_NULL_HANDLE;
+  Handle m_handle = VK_NULL_HANDLE;
+};
+
+using UniqueBuffer = Unique<VkBuffer, vkDestroyBuffer>;
+using UniqueImage = Unique<VkImage, vkDestroyImage>;
+using UniqueImageView = Unique<VkImageView, vkDestroyImageView>;
+using UniqueMemory = Unique<VkDeviceMemory, vkFreeMemory>;
+using UniqueSemaphore = Unique<VkSemaphore, vkDestroySemaphore>;
+using UniqueCommandPool = Unique<VkCommandPool, vkDestroyCommandPool>;
+using UniqueRenderPass = Unique<VkRenderPass, vkDestroyRenderPass>;
+using UniqueFramebuffer = Unique<VkFramebuffer, vkDestroyFramebuffer>;
+using UniqueShaderModule = Unique<VkShaderModule, vkDestroyShaderModule>;
+using UniqueDescriptorSetLayout = Unique<VkDescriptorSetLayout, vkDestroyDescriptorSetLayout>;
+using UniqueDescriptorPool = Unique<VkDescriptorPool, vkDestroyDescriptorPool>;
+using UniquePipelineLayout = Unique<VkPipelineLayout, vkDestroyPipelineLayout>;
+using UniquePipeline = Unique<VkPipeline, vkDestroyPipeline>;
+
+// A dedicated allocation for exactly one buffer or image (the other is VK_NULL_HANDLE), bound to it. With
+// `exportable` its memory can be exported as an opaque FD (the object must have been created with
+// VkExternalMemory{Buffer,Image}CreateInfo for that handle type): what CUDA imports, and what CUDA's
+// import requires of an image (cudaExternalMemoryDedicated).
+struct Allocation {
+  UniqueMemory memory;
+  VkDeviceSize size = 0;  // vkGet*MemoryRequirements: what an importer must be told
+};
+// `preferred` properties are had where a memory type has them too (e.g. HOST_CACHED for read-backs).
+Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage image,
+                              VkMemoryPropertyFlags properties, bool exportable,
+                              VkMemoryPropertyFlags preferred = 0);
+
+// A new opaque FD for `memory` (allocated exportable); the importer owns it once its import succeeds.
+int export_memory_fd(const Context& context, VkDeviceMemory memory);
 
 // A buffer in device memory that can be exported (opaque FD, dedicated allocation), with `usage` bits.
 class ExportableBuffer {

@@ -26,7 +26,9 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace lab::vulkan {
@@ -88,8 +90,17 @@ class Renderer {
   void draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, const PassSync& sync);
 
   // The frame drawn last, top row first: the frame target, or for a ShowImage plan its image. Waits
-  // for the device.
+  // for the device. Throws std::logic_error with missing_frame(plan) when there is none.
   Image read_frame(const DrawPlan& plan);
+  // What read_frame and show lack for `plan`, "" when nothing: a LitMesh frame drawn at this extent, a
+  // ShowImage plan's texture resource.
+  std::string missing_frame(const DrawPlan& plan) const;
+  // In a window (app/vulkan/presenter.hpp): one pass that blits what read_frame(plan) would return, right
+  // way up and scaled to `extent` (nearest), into `target` (a swapchain image; what it held is discarded)
+  // and leaves it in VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, then records `then` into the same command
+  // buffer (the presenter's overlay, which leaves the image ready to present). Sync as for the draws.
+  void show(const DrawPlan& plan, VkImage target, Extent extent,
+            const std::function<void(VkCommandBuffer)>& then, const PassSync& sync);
   void wait_idle();
 
  private:

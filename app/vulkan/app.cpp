@@ -1,0 +1,212 @@
+// app/vulkan/app.cpp — start-up (CUDA devices, the window, the Vulkan device, mode choice), the frame
+// loop and the screenshot of the Vulkan backend, and its teardown in a fixed order.
+#include "app/vulkan/app.hpp"
+
+#include "app/app.hpp"
+#include "app/remedy.hpp"
+#include "app/signals.hpp"
+#include "app/text.hpp"
+#include "interop/error.hpp"
+#include "kernels/common.hpp"
+
+#include <GLFW/glfw3.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace lab::vulkan {
+namespace {
+
+void log(const std::string& message) {
+  std::fprintf(stderr, "interop-lab: %s\n", message.c_str());
+}
+
+// The Vulkan device that is CUDA device `device`: the same GPU, matched by UUID (never by ordinal).
+Uuid uuid_of_cuda_device(int device) {
+  cudaDeviceProp properties{};
+  INTEROP_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
+  Uuid uuid;
+  static_assert(sizeof(properties.uuid.bytes) == std::tuple_size<Uuid>::value,
+                "CUDA and Vulkan UUIDs differ");
+  std::memcpy(uuid.data(), properties.uuid.bytes, uuid.size());
+  return uuid;
+}
+
+std::string glfw_error_text() {
+  const char* description = nullptr;
+  const int code = glfwGetError(&description);
+  if (code == GLFW_NO_ERROR) return "GLFW gave no reason";
+  return description ? description : "GLFW error " + std::to_string(code);
+}
+
+}  // namespace
+
+// A GLFW window without a GL context (GLFW_NO_API): the presenter makes its Vulkan surface.
+struct App::Window {
+  explicit Window(Extent extent) {
+    if (glfwInit() != GLFW_TRUE)
+      throw std::runtime_error("cannot open a window: " + glfw_error_text() +
+                               ". Without a display, run under Xvfb (xvfb-run) or use --headless");
+    if (glfwVulkanSupported() != GLFW_TRUE) {
+      const std::string reason = glfw_error_text();
+      glfwTerminate();
+      throw std::runtime_error("GLFW finds no Vulkan loader for a window (" + reason +
+                               "): install libvulkan1, or use --headless");
+    }
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
+    handle = glfwCreateWindow(extent.width, extent.height, "interop-lab (Vulkan)", nullptr, nullptr);
+    if (handle == nullptr) {
+      const std::string reason = glfw_error_text();
+      glfwTerminate();
+      throw std::runtime_error("cannot create a window: " + reason + "; use --headless");
+    }
+  }
+  ~Window() {
+    glfwDestroyWindow(handle);
+    glfwTerminate();
+  }
+  Window(const Window&) = delete;
+  Window& operator=(const Window&) = delete;
+
+  GLFWwindow* handle = nullptr;
+};
+
+App::App(const Options& options) : m_options(options), m_extent{options.width, options.height} {
+  m_cuda_devices = probe_cuda_devices();
+  if (options.device)
+    if (const std::string refusal = device_refusal(*options.device, m_cuda_devices); !refusal.empty())
+      throw UsageError("--device " + std::to_string(*options.device) + ": " + refusal);
+  if (!m_cuda_devices.devices.empty()) {
+    m_cuda.device = options.device.value_or(0);
+    INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
+  }
+  // Judged before any Vulkan work, so a refused mode is the only line of the run.
+  const ModeId mode = options.mode.value_or(m_cuda.device >= 0 ? ModeId::Staging : ModeId::Cpu);
+  if (const ModeAvailability availability = mode_availability(mode, m_cuda, m_cuda_devices.error);
+      !availability.available)
+    throw std::runtime_error(std::string("--mode ") + to_string(mode) +
+                             " is unavailable: " + availability.reason);
+
+  ContextOptions context_options;
+  if (!options.headless) {
+    m_window = std::make_unique<Window>(m_extent);
+    context_options.surface_extensions = surface_extensions();
+    int width = 0, height = 0;
+    glfwGetFramebufferSize(m_window->handle, &width, &height);  // the window manager may have its say
+    if (width > 0 && height > 0) m_extent = {width, height};
+  }
+  // The CUDA device's own GPU, so CUDA can import what Vulkan exports; without CUDA, the first device.
+  if (m_cuda.device >= 0) {
+    const Uuid uuid = uuid_of_cuda_device(m_cuda.device);
+    m_context = std::make_unique<Context>(&uuid, context_options);
+    m_stream.emplace();
+    m_cuda.stream = m_stream->get();
+  } else {
+    m_context = std::make_unique<Context>(nullptr, context_options);
+  }
+  m_renderer = std::make_unique<Renderer>(*m_context, m_extent);
+  if (m_window) m_presenter = std::make_unique<Presenter>(*m_renderer, m_window->handle, false);
+  m_scene = create_scene_compute(options.scene, options.filter);
+  m_plan = m_scene->draw_plan();
+  m_mode = create_mode(mode, m_cuda);
+  m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_exportable_resources());
+  m_mode->attach(*m_renderer);
+}
+
+App::~App() {
+  if (m_mode) m_mode->detach();
+  m_mode.reset();
+  m_scene.reset();
+  m_presenter.reset();
+  if (m_renderer) m_renderer->destroy_resources();
+  m_renderer.reset();
+  m_stream.reset();
+  m_context.reset();
+  m_window.reset();
+}
+
+void App::resize(Extent extent) {
+  if (m_window) {
+    glfwSetWindowSize(m_window->handle, extent.width, extent.height);
+    return;
+  }
+  apply_extent(extent);
+}
+
+bool App::follow_window_size() {
+  glfwPollEvents();
+  int width = 0, height = 0;
+  glfwGetFramebufferSize(m_window->handle, &width, &height);
+  const Extent extent{width, height};
+  if (extent.empty()) return false;
+  apply_extent(extent);
+  return true;
+}
+
+void App::apply_extent(Extent extent) {
+  if (extent == m_extent) return;
+  if (m_scene->resize_recreates_resources()) {
+    m_mode->detach();  // its copies or imports go before the resources they belong to
+    m_renderer->resize(extent);
+    m_scene->release_scratch();
+    m_renderer->create_resources(m_scene->resources(extent), m_mode->needs_exportable_resources());
+    m_mode->attach(*m_renderer);
+  } else {
+    m_renderer->resize(extent);
+  }
+  m_extent = extent;
+}
+
+bool App::render_frame(long long index) {
+  if (m_window && !follow_window_size()) return false;
+  // As the GL app: a fixed frame count or no window repeats exactly; a window's animation runs on time.
+  const float time = m_options.frames || !m_window
+                         ? kernels::time_of_frame(index)
+                         : std::chrono::duration<float>(std::chrono::steady_clock::now() - m_start).count();
+  const FrameInfo frame{index, time, m_extent};
+  if (m_plan.cubes_target >= 0)
+    m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time), m_mode->cubes_sync(frame));
+  m_mode->produce(*m_renderer, *m_scene, frame);
+  m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), m_mode->frame_sync(frame));
+  if (m_presenter) m_presenter->present(m_plan, nullptr);
+  return true;
+}
+
+Image App::read_frame() {
+  return m_renderer->read_frame(m_plan);
+}
+
+int App::run() {
+  const long long frames = m_options.frames.value_or(m_window ? -1 : kDefaultHeadlessFrames);
+  long long index = 0;
+  while (frames < 0 || index < frames) {
+    stop_if_requested();  // SIGINT/SIGTERM/SIGHUP: out through main(), tearing down in order
+    if (m_window && glfwWindowShouldClose(m_window->handle)) break;
+    if (render_frame(index)) {
+      ++index;
+    } else {
+      glfwWaitEventsTimeout(0.1);  // minimised: nothing to draw until it comes back
+    }
+  }
+  if (m_options.screenshot.empty()) return 0;
+  if (index == 0) {
+    log("no frame to write to " + m_options.screenshot + " (the window was closed before the first)");
+    return 0;
+  }
+  // The frame shown last: the one of --frames, or the one on screen when the window was closed.
+  const Image frame = read_frame();
+  write_png(m_options.screenshot, frame);
+  log("wrote " + m_options.screenshot + " (" + size_text(frame.width, frame.height) + ", frame " +
+      std::to_string(index - 1) + ")");
+  return 0;
+}
+
+int run_app(const Options& options) {
+  App app(options);
+  return app.run();
+}
+
+}  // namespace lab::vulkan

@@ -1,0 +1,83 @@
+// app/vulkan/app.hpp — interop-lab on Vulkan (--api vulkan): the Vulkan device (the CUDA device's own,
+// matched by UUID, where there is one), the Vulkan renderer, a scene's SceneCompute and a Vulkan mode;
+// headless, or in a GLFW window through the presenter (app/vulkan/presenter.hpp). Renders --frames
+// frames (in a window: until it closes) with the same frame times as the GL app and writes --screenshot
+// the same way. No panel and no benchmark yet. Tests drive it frame by frame.
+#pragma once
+
+#include "app/cli.hpp"
+#include "app/image_io.hpp"
+#include "app/scene_compute.hpp"
+#include "app/vulkan/export.hpp"
+#include "app/vulkan/modes.hpp"
+#include "app/vulkan/presenter.hpp"
+#include "app/vulkan/renderer.hpp"
+#include "interop/device.hpp"
+#include "interop/stream.hpp"
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+namespace lab::vulkan {
+
+class App {
+ public:
+  // Checks the options (--device, the mode), opens the window (without --headless) and the Vulkan
+  // device and attaches the scene and the mode. Throws UsageError for a bad --device, std::runtime_error
+  // with the missing piece (no display, no Vulkan loader, no device, a mode unavailable here).
+  explicit App(const Options& options);
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  // Renders frame `index` at the current size: time = index / 60 with --frames or headless, as in the
+  // GL app, else the seconds since start. In a window, follows the window's size first and shows the
+  // frame; returns false when nothing was drawn (minimised: 0x0).
+  bool render_frame(long long index);
+  // Headless: re-creates the frame (and the resources that depend on its size) now; in a window: asks
+  // for a new window size, which the next frame follows.
+  void resize(Extent extent);
+  Extent extent() const { return m_extent; }
+  bool windowed() const { return m_window != nullptr; }
+  // The frame rendered last, top row first, without the window around it (as lab::App::read_frame
+  // headless).
+  Image read_frame();
+  // --frames frames (default: kDefaultHeadlessFrames headless, until the window closes in one), then
+  // --screenshot. Returns 0; failures throw.
+  int run();
+
+  ModeId mode_id() const { return m_mode->id(); }
+  int cuda_device() const { return m_cuda.device; }
+
+ private:
+  struct Window;  // the GLFW window of a run without --headless (app.cpp)
+
+  // In a window: handles its events and follows its framebuffer's size. False while it is minimised.
+  bool follow_window_size();
+  // Makes `extent` the frame's size: the frame target, and the scene's resources where they depend on it
+  // (the mode detaches from the old ones first).
+  void apply_extent(Extent extent);
+
+  Options m_options;
+  Extent m_extent;
+  std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+  interop::CudaDevices m_cuda_devices;
+  CudaContext m_cuda;
+  // Declaration order is teardown order in reverse (and ~App() detaches the mode first): the mode's
+  // copies and imports, the scene's scratch memory, the swapchain, the renderer's resources, the
+  // stream, the device, the window.
+  std::unique_ptr<Window> m_window;
+  std::unique_ptr<Context> m_context;
+  std::optional<interop::Stream> m_stream;
+  std::unique_ptr<Renderer> m_renderer;
+  std::unique_ptr<Presenter> m_presenter;
+  std::unique_ptr<SceneCompute> m_scene;
+  DrawPlan m_plan;
+  std::unique_ptr<Mode> m_mode;
+};
+
+// main()'s entry for --api vulkan: App(options).run().
+int run_app(const Options& options);
+
+}  // namespace lab::vulkan

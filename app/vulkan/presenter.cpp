@@ -1,0 +1,387 @@
+// app/vulkan/presenter.cpp — a GLFW window's surface and FIFO swapchain, Renderer::show into its images, and
+// Dear ImGui's Vulkan backend in an overlay render pass that leaves each image ready to present.
+//
+// Per frame: acquire an image (signals one of kFramesInFlight binary semaphores), one renderer pass that
+// waits for it, blits the frame, draws the panel and signals the image's own "rendered" semaphore (and the
+// presenter's timeline, so a slot's acquire semaphore is reused only after the pass that waited on it), then
+// vkQueuePresentKHR waiting for "rendered".
+#include "app/vulkan/presenter.hpp"
+
+#define GLFW_INCLUDE_VULKAN
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_vulkan.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <stdexcept>
+
+namespace lab::vulkan {
+namespace {
+
+constexpr uint32_t kFramesInFlight = 2;
+
+using UniqueSwapchain = Unique<VkSwapchainKHR, vkDestroySwapchainKHR>;
+
+// The window's surface; a surface belongs to the instance, not the device, so Unique does not fit.
+class Surface {
+ public:
+  Surface(VkInstance instance, GLFWwindow* window) : m_instance(instance) {
+    check(glfwCreateWindowSurface(instance, window, nullptr, &m_surface), "glfwCreateWindowSurface");
+  }
+  ~Surface() { vkDestroySurfaceKHR(m_instance, m_surface, nullptr); }
+  Surface(const Surface&) = delete;
+  Surface& operator=(const Surface&) = delete;
+  VkSurfaceKHR get() const { return m_surface; }
+
+ private:
+  VkInstance m_instance;
+  VkSurfaceKHR m_surface = VK_NULL_HANDLE;
+};
+
+// 8-bit UNORM, as the frames are: they hold display values already (GL's default framebuffer is not sRGB).
+VkSurfaceFormatKHR choose_format(const Context& context, VkSurfaceKHR surface) {
+  uint32_t count = 0;
+  check(vkGetPhysicalDeviceSurfaceFormatsKHR(context.physical_device(), surface, &count, nullptr),
+        "vkGetPhysicalDeviceSurfaceFormatsKHR");
+  std::vector<VkSurfaceFormatKHR> formats(count);
+  check(vkGetPhysicalDeviceSurfaceFormatsKHR(context.physical_device(), surface, &count, formats.data()),
+        "vkGetPhysicalDeviceSurfaceFormatsKHR");
+  for (VkFormat wanted : {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM})
+    for (const VkSurfaceFormatKHR& format : formats)
+      if (format.format == wanted && format.colorSpace == VK_COLOR_SPACE_SRGB_NONLINEAR_KHR) return format;
+  throw std::runtime_error("Vulkan: the window's surface offers no B8G8R8A8_UNORM or R8G8B8A8_UNORM format");
+}
+
+UniqueSemaphore create_semaphore(VkDevice device, VkSemaphoreType type) {
+  auto timeline = lab::vulkan::make<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+  timeline.semaphoreType = type;
+  auto create = lab::vulkan::make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+  create.pNext = &timeline;
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  check(vkCreateSemaphore(device, &create, nullptr, &semaphore), "vkCreateSemaphore");
+  return UniqueSemaphore(device, semaphore);
+}
+
+// The panel's pass: it keeps the blitted frame (LOAD) and leaves the image ready to present.
+UniqueRenderPass create_overlay_pass(VkDevice device, VkFormat format) {
+  VkAttachmentDescription attachment{};
+  attachment.format = format;
+  attachment.samples = VK_SAMPLE_COUNT_1_BIT;
+  attachment.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+  attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  attachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  attachment.initialLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;  // where Renderer::show leaves it
+  attachment.finalLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+  const VkAttachmentReference color{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  VkSubpassDescription subpass{};
+  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpass.colorAttachmentCount = 1;
+  subpass.pColorAttachments = &color;
+  std::array<VkSubpassDependency, 2> dependencies{};
+  // In: the blit's writes, before the panel blends over them.
+  dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
+  dependencies[0].dstSubpass = 0;
+  dependencies[0].srcStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
+  dependencies[0].srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  dependencies[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dependencies[0].dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  // Out: presentation waits on the pass's semaphore, which covers every stage.
+  dependencies[1].srcSubpass = 0;
+  dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
+  dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  dependencies[1].dstStageMask = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+  dependencies[1].dstAccessMask = 0;
+  auto create = lab::vulkan::make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
+  create.attachmentCount = 1;
+  create.pAttachments = &attachment;
+  create.subpassCount = 1;
+  create.pSubpasses = &subpass;
+  create.dependencyCount = static_cast<uint32_t>(dependencies.size());
+  create.pDependencies = dependencies.data();
+  VkRenderPass pass = VK_NULL_HANDLE;
+  check(vkCreateRenderPass(device, &create, nullptr, &pass), "vkCreateRenderPass (overlay)");
+  return UniqueRenderPass(device, pass);
+}
+
+// ImGui's backend reports its own Vulkan failures here: logged, as it cannot unwind through ImGui's frame.
+void report_imgui_result(VkResult result) {
+  if (result != VK_SUCCESS)
+    std::fprintf(stderr, "interop-lab: ImGui's Vulkan backend: VkResult %d\n", result);
+}
+
+}  // namespace
+
+std::vector<std::string> surface_extensions() {
+  if (glfwVulkanSupported() != GLFW_TRUE)
+    throw std::runtime_error("GLFW finds no Vulkan loader (Debian: libvulkan1) or no window surface support");
+  uint32_t count = 0;
+  const char** names = glfwGetRequiredInstanceExtensions(&count);
+  return std::vector<std::string>(names, names + count);
+}
+
+struct Presenter::State {
+  State(Renderer& renderer, GLFWwindow* window, bool ui);
+  ~State();
+  void create_swapchain(Extent extent);
+
+  Context& context;
+  VkDevice device;
+  GLFWwindow* window;
+  Surface surface;
+  VkSurfaceFormatKHR format{};
+  UniqueRenderPass overlay_pass;
+
+  // The swapchain and what exists per image.
+  Extent extent;
+  uint32_t min_image_count = 0;
+  UniqueSwapchain swapchain;
+  std::vector<VkImage> images;  // the swapchain's own
+  std::vector<UniqueImageView> views;
+  std::vector<UniqueFramebuffer> framebuffers;
+  std::vector<UniqueSemaphore> rendered;  // signalled by the pass into image i, waited on by its present
+  bool out_of_date = false;
+
+  std::array<UniqueSemaphore, kFramesInFlight> acquired;  // signalled by vkAcquireNextImageKHR
+  UniqueSemaphore shown;                                  // timeline: value n once frame n's pass is done
+  uint64_t frames = 0;
+
+  UniqueDescriptorPool ui_pool;
+  bool ui = false;
+};
+
+Presenter::State::State(Renderer& renderer, GLFWwindow* window_, bool with_ui)
+    : context(renderer.context()),
+      device(renderer.context().device()),
+      window(window_),
+      surface(renderer.context().instance(), window_) {
+  if (!context.presentation())
+    throw std::logic_error(
+        "Presenter: the Context was made without ContextOptions::surface_extensions; pass "
+        "lab::vulkan::surface_extensions() there");
+  VkBool32 supported = VK_FALSE;
+  check(vkGetPhysicalDeviceSurfaceSupportKHR(context.physical_device(), context.queue_family(), surface.get(),
+                                             &supported),
+        "vkGetPhysicalDeviceSurfaceSupportKHR");
+  if (supported != VK_TRUE)
+    throw std::runtime_error("Vulkan: " + context.info().name +
+                             "'s queue cannot present to this window; run headless");
+  format = choose_format(context, surface.get());
+  overlay_pass = create_overlay_pass(device, format.format);
+  for (UniqueSemaphore& semaphore : acquired) semaphore = create_semaphore(device, VK_SEMAPHORE_TYPE_BINARY);
+  shown = create_semaphore(device, VK_SEMAPHORE_TYPE_TIMELINE);
+  int width = 0, height = 0;
+  glfwGetFramebufferSize(window, &width, &height);
+  create_swapchain({std::max(width, 1), std::max(height, 1)});
+
+  if (!with_ui) return;
+  // ImGui's backend allocates one descriptor set: its font atlas.
+  const VkDescriptorPoolSize font{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1};
+  auto pool_info =
+      lab::vulkan::make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+  pool_info.maxSets = 1;
+  pool_info.poolSizeCount = 1;
+  pool_info.pPoolSizes = &font;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  check(vkCreateDescriptorPool(device, &pool_info, nullptr, &pool), "vkCreateDescriptorPool (ImGui)");
+  ui_pool = UniqueDescriptorPool(device, pool);
+  ImGui_ImplVulkan_InitInfo init{};
+  init.Instance = context.instance();
+  init.PhysicalDevice = context.physical_device();
+  init.Device = device;
+  init.QueueFamily = context.queue_family();
+  init.Queue = context.queue();
+  init.DescriptorPool = pool;
+  init.MinImageCount = std::max(min_image_count, 2u);
+  init.ImageCount = std::max(static_cast<uint32_t>(images.size()), init.MinImageCount);
+  init.MSAASamples = VK_SAMPLE_COUNT_1_BIT;
+  init.CheckVkResultFn = &report_imgui_result;
+  if (!ImGui_ImplVulkan_Init(&init, overlay_pass.get()))
+    throw std::runtime_error("ImGui_ImplVulkan_Init failed (was ImGui::CreateContext called?)");
+  try {
+    renderer.wait_idle();  // the font upload runs on the same queue, outside the renderer's passes
+    context.submit([](VkCommandBuffer commands) { ImGui_ImplVulkan_CreateFontsTexture(commands); },
+                   VK_NULL_HANDLE, 0, 0, true);
+  } catch (...) {
+    ImGui_ImplVulkan_Shutdown();  // ~State does not run for a constructor that throws
+    throw;
+  }
+  ImGui_ImplVulkan_DestroyFontUploadObjects();
+  ui = true;
+}
+
+Presenter::State::~State() {
+  vkDeviceWaitIdle(device);
+  if (ui) ImGui_ImplVulkan_Shutdown();
+}
+
+void Presenter::State::create_swapchain(Extent wanted) {
+  VkSurfaceCapabilitiesKHR capabilities;
+  check(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(context.physical_device(), surface.get(), &capabilities),
+        "vkGetPhysicalDeviceSurfaceCapabilitiesKHR");
+  if (!(capabilities.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT))
+    throw std::runtime_error(
+        "Vulkan: the window's swapchain images cannot be copied into (no TRANSFER_DST usage)");
+  VkExtent2D size = capabilities.currentExtent;
+  if (size.width == UINT32_MAX) {  // the surface takes the swapchain's size
+    size.width = std::clamp(static_cast<uint32_t>(wanted.width), capabilities.minImageExtent.width,
+                            capabilities.maxImageExtent.width);
+    size.height = std::clamp(static_cast<uint32_t>(wanted.height), capabilities.minImageExtent.height,
+                             capabilities.maxImageExtent.height);
+  }
+  min_image_count = capabilities.minImageCount;
+  uint32_t image_count = capabilities.minImageCount + 1;  // one to draw while the others are shown
+  if (capabilities.maxImageCount > 0) image_count = std::min(image_count, capabilities.maxImageCount);
+  VkCompositeAlphaFlagBitsKHR alpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
+  for (VkCompositeAlphaFlagBitsKHR option :
+       {VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR, VK_COMPOSITE_ALPHA_INHERIT_BIT_KHR,
+        VK_COMPOSITE_ALPHA_PRE_MULTIPLIED_BIT_KHR, VK_COMPOSITE_ALPHA_POST_MULTIPLIED_BIT_KHR})
+    if (capabilities.supportedCompositeAlpha & option) {
+      alpha = option;
+      break;
+    }
+
+  auto create = lab::vulkan::make<VkSwapchainCreateInfoKHR>(VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR);
+  create.surface = surface.get();
+  create.minImageCount = image_count;
+  create.imageFormat = format.format;
+  create.imageColorSpace = format.colorSpace;
+  create.imageExtent = size;
+  create.imageArrayLayers = 1;
+  create.imageUsage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+  create.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  create.preTransform = capabilities.currentTransform;
+  create.compositeAlpha = alpha;
+  create.presentMode = VK_PRESENT_MODE_FIFO_KHR;  // every device has it; frames pace to the display
+  create.clipped = VK_TRUE;
+  create.oldSwapchain = swapchain.get();
+  VkSwapchainKHR handle = VK_NULL_HANDLE;
+  check(vkCreateSwapchainKHR(device, &create, nullptr, &handle), "vkCreateSwapchainKHR");
+  // The old swapchain's objects go first (the caller waited for the device), then the old swapchain itself.
+  framebuffers.clear();
+  views.clear();
+  rendered.clear();
+  swapchain = UniqueSwapchain(device, handle);
+  extent = {static_cast<int>(size.width), static_cast<int>(size.height)};
+  out_of_date = false;
+
+  uint32_t count = 0;
+  check(vkGetSwapchainImagesKHR(device, handle, &count, nullptr), "vkGetSwapchainImagesKHR");
+  images.resize(count);
+  check(vkGetSwapchainImagesKHR(device, handle, &count, images.data()), "vkGetSwapchainImagesKHR");
+  for (VkImage image : images) {
+    auto view_info = lab::vulkan::make<VkImageViewCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO);
+    view_info.image = image;
+    view_info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    view_info.format = format.format;
+    view_info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    VkImageView view = VK_NULL_HANDLE;
+    check(vkCreateImageView(device, &view_info, nullptr, &view), "vkCreateImageView (swapchain)");
+    views.emplace_back(device, view);
+    auto framebuffer_info =
+        lab::vulkan::make<VkFramebufferCreateInfo>(VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO);
+    framebuffer_info.renderPass = overlay_pass.get();
+    framebuffer_info.attachmentCount = 1;
+    framebuffer_info.pAttachments = &view;
+    framebuffer_info.width = size.width;
+    framebuffer_info.height = size.height;
+    framebuffer_info.layers = 1;
+    VkFramebuffer framebuffer = VK_NULL_HANDLE;
+    check(vkCreateFramebuffer(device, &framebuffer_info, nullptr, &framebuffer),
+          "vkCreateFramebuffer (swapchain)");
+    framebuffers.emplace_back(device, framebuffer);
+    rendered.push_back(create_semaphore(device, VK_SEMAPHORE_TYPE_BINARY));
+  }
+  if (ui) ImGui_ImplVulkan_SetMinImageCount(std::max(min_image_count, 2u));
+}
+
+// ---- Presenter
+
+Presenter::Presenter(Renderer& renderer, GLFWwindow* window, bool ui)
+    : m_renderer(renderer), m_state(std::make_unique<State>(renderer, window, ui)) {}
+
+Presenter::~Presenter() = default;
+
+Extent Presenter::extent() const {
+  return m_state->extent;
+}
+
+void Presenter::begin_ui_frame() {
+  if (!m_state->ui)
+    throw std::logic_error("Presenter::begin_ui_frame: this presenter was made without ui; pass ui = true");
+  ImGui_ImplVulkan_NewFrame();
+}
+
+bool Presenter::present(const DrawPlan& plan, ImDrawData* ui) {
+  // Checked before an image is acquired: an acquired image must be presented.
+  const std::string missing = m_renderer.missing_frame(plan);
+  if (!missing.empty()) throw std::logic_error("Presenter::present: " + missing);
+  State& state = *m_state;
+  int width = 0, height = 0;
+  glfwGetFramebufferSize(state.window, &width, &height);
+  if (width == 0 || height == 0) return false;  // minimised: no swapchain image can have that size
+  if (state.out_of_date || Extent{width, height} != state.extent) {
+    vkDeviceWaitIdle(state.device);
+    state.create_swapchain({width, height});
+  }
+
+  // The acquire semaphore of this slot was waited on by the pass of frame (frames - kFramesInFlight + 1).
+  const size_t slot = static_cast<size_t>(state.frames % kFramesInFlight);
+  if (state.frames >= kFramesInFlight) {
+    VkSemaphore shown = state.shown.get();
+    const uint64_t value = state.frames - kFramesInFlight + 1;
+    auto wait = lab::vulkan::make<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
+    wait.semaphoreCount = 1;
+    wait.pSemaphores = &shown;
+    wait.pValues = &value;
+    check(vkWaitSemaphores(state.device, &wait, UINT64_MAX), "vkWaitSemaphores");
+  }
+  VkSemaphore acquired = state.acquired[slot].get();
+  uint32_t index = 0;
+  const VkResult acquire = vkAcquireNextImageKHR(state.device, state.swapchain.get(), UINT64_MAX, acquired,
+                                                 VK_NULL_HANDLE, &index);
+  if (acquire == VK_ERROR_OUT_OF_DATE_KHR) {  // nothing was signalled: try again at the next present
+    state.out_of_date = true;
+    return false;
+  }
+  if (acquire != VK_SUBOPTIMAL_KHR) check(acquire, "vkAcquireNextImageKHR");
+
+  const uint64_t frame = ++state.frames;
+  PassSync sync;
+  sync.wait.push_back({acquired, 0});
+  sync.signal.push_back({state.rendered[index].get(), 0});
+  sync.signal.push_back({state.shown.get(), frame});
+  m_renderer.show(
+      plan, state.images[index], state.extent,
+      [&](VkCommandBuffer commands) {
+        auto begin = lab::vulkan::make<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
+        begin.renderPass = state.overlay_pass.get();
+        begin.framebuffer = state.framebuffers[index].get();
+        begin.renderArea = {
+            {0, 0}, {static_cast<uint32_t>(state.extent.width), static_cast<uint32_t>(state.extent.height)}};
+        vkCmdBeginRenderPass(commands, &begin, VK_SUBPASS_CONTENTS_INLINE);
+        if (ui != nullptr && state.ui) ImGui_ImplVulkan_RenderDrawData(ui, commands);
+        vkCmdEndRenderPass(commands);
+      },
+      sync);
+
+  VkSemaphore rendered = state.rendered[index].get();
+  VkSwapchainKHR swapchain = state.swapchain.get();
+  auto present = lab::vulkan::make<VkPresentInfoKHR>(VK_STRUCTURE_TYPE_PRESENT_INFO_KHR);
+  present.waitSemaphoreCount = 1;
+  present.pWaitSemaphores = &rendered;
+  present.swapchainCount = 1;
+  present.pSwapchains = &swapchain;
+  present.pImageIndices = &index;
+  const VkResult presented = vkQueuePresentKHR(state.context.queue(), &present);
+  if (presented == VK_ERROR_OUT_OF_DATE_KHR || presented == VK_SUBOPTIMAL_KHR || acquire == VK_SUBOPTIMAL_KHR)
+    state.out_of_date = true;
+  else
+    check(presented, "vkQueuePresentKHR");
+  return true;
+}
+
+}  // namespace lab::vulkan

@@ -1,0 +1,1154 @@
+// app/vulkan/renderer.cpp — the Vulkan backend's drawing (app/vulkan/renderer.hpp): the scene's resources
+// (dedicated allocations, exportable as opaque FDs), an offscreen frame target, the wave mesh and the lit
+// cubes drawn through classic render passes, uploads through persistent staging buffers, and passes
+// submitted with the caller's semaphores.
+//
+// How a pass is ordered against what came before it:
+//   - every pass is one command buffer that also signals the renderer's own timeline semaphore (its
+//     serial), so the host knows when a command buffer or a staging buffer may be reused, and read-backs
+//     wait for exactly their pass;
+//   - a resource a pass touches is, when exportable, acquired from VK_QUEUE_FAMILY_EXTERNAL at the start
+//     and released to it at the end (CUDA's work between passes is ordered by the caller's semaphores);
+//     otherwise one barrier orders it after everything submitted before;
+//   - images are in VK_IMAGE_LAYOUT_GENERAL between passes (what CUDA expects of what it imports); inside
+//     a pass a copy moves its image to the TRANSFER_*_OPTIMAL layout and back, the render passes theirs.
+// Needs a device whose queue has graphics (Context picks one) and Vulkan 1.2 (timeline semaphores).
+#include "app/vulkan/renderer.hpp"
+
+#include "kernels/wave.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace lab::vulkan {
+namespace {
+
+// SPIR-V compiled from assets/shaders/vulkan at build time (glslc -mfmt=c: a C initialiser list).
+constexpr uint32_t kWaveVert[] =
+#include "wave.vert.spv.inc"
+    ;
+constexpr uint32_t kWaveFrag[] =
+#include "wave.frag.spv.inc"
+    ;
+constexpr uint32_t kLitVert[] =
+#include "lit.vert.spv.inc"
+    ;
+constexpr uint32_t kLitFrag[] =
+#include "lit.frag.spv.inc"
+    ;
+
+constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;
+// Command buffers recorded while earlier ones may still run; the host waits for the oldest beyond this.
+constexpr size_t kPassesInFlight = 3;
+
+constexpr VkBufferUsageFlags kResourceBufferUsage =
+    VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+constexpr VkImageUsageFlags kResourceImageUsage =
+    VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT |
+    VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+
+// The push constants and the uniform block of assets/shaders/vulkan (std430 / std140 offsets).
+struct WavePush {
+  glm::mat4 view_projection;
+};
+struct CubePush {
+  glm::mat4 model;
+  glm::vec3 color;
+};
+struct CameraBlock {
+  glm::mat4 view_projection;
+  glm::vec3 eye;
+  float padding = 0.0f;
+};
+
+// How a pass uses a resource: the stages, accesses and (images) layout its barriers name.
+struct Use {
+  VkPipelineStageFlags stage = 0;
+  VkAccessFlags access = 0;
+  VkImageLayout layout = VK_IMAGE_LAYOUT_GENERAL;
+  explicit operator bool() const { return stage != 0; }
+};
+constexpr Use kUploadWrite{VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL};
+constexpr Use kCopyRead{VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+                        VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL};
+constexpr Use kVertexRead{VK_PIPELINE_STAGE_VERTEX_INPUT_BIT, VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT};
+// The cubes render pass takes its target in GENERAL and leaves it there (create_render_pass).
+constexpr Use kAttachmentWrite{VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                               VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT};
+// Whatever came before, in earlier passes: the source scope of a resource's first barrier in a pass.
+constexpr Use kAnyEarlierWork{VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT};
+// Nothing: the source of an acquire from VK_QUEUE_FAMILY_EXTERNAL (the caller's semaphores order it) and
+// the destination of a release to it.
+constexpr Use kOutsideBefore{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0};
+constexpr Use kOutsideAfter{VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0};
+
+// Members are destroyed in reverse order: the object before its memory, a view before its image.
+struct Buffer {
+  Allocation allocation;
+  UniqueBuffer buffer;
+  void* mapped = nullptr;  // host-visible buffers stay mapped for life (vkFreeMemory unmaps)
+};
+
+struct ImageObject {
+  Allocation allocation;
+  UniqueImage image;
+  UniqueImageView view;
+};
+
+// A depth image with its view, and the framebuffer that pairs it with a colour view.
+struct Target {
+  Extent extent;
+  ImageObject depth;
+  UniqueFramebuffer framebuffer;
+};
+
+// What the renderer keeps per resource beyond the public Resource.
+struct OwnedResource {
+  Buffer buffer;      // ResourceKind::Buffer
+  ImageObject image;  // ResourceKind::Texture2D
+  Buffer staging;     // host-visible, desc.bytes: upload() writes it, the next pass copies it
+  bool upload_pending = false;
+  uint64_t staging_read_by = 0;  // the serial of the pass that last copied from the staging buffer
+  Target cubes_target;           // depth + framebuffer, made by the first draw_cubes into this image
+};
+
+Buffer create_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFlags usage,
+                     VkMemoryPropertyFlags properties, bool exportable, VkMemoryPropertyFlags preferred = 0) {
+  auto external = lab::vulkan::make<VkExternalMemoryBufferCreateInfo>(
+      VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
+  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto create = lab::vulkan::make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+  create.pNext = exportable ? &external : nullptr;
+  create.size = size;
+  create.usage = usage;
+  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkBuffer handle = VK_NULL_HANDLE;
+  check(vkCreateBuffer(context.device(), &create, nullptr, &handle), "vkCreateBuffer");
+  Buffer buffer;
+  buffer.buffer = UniqueBuffer(context.device(), handle);
+  buffer.allocation = allocate_dedicated(context, handle, VK_NULL_HANDLE, properties, exportable, preferred);
+  if (properties & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
+    check(vkMapMemory(context.device(), buffer.allocation.memory.get(), 0, VK_WHOLE_SIZE, 0, &buffer.mapped),
+          "vkMapMemory");
+  return buffer;
+}
+
+// Host-visible and coherent, so neither writes before a submission nor reads after a wait need flushes.
+Buffer create_host_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFlags usage) {
+  return create_buffer(context, size, usage,
+                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, false);
+}
+
+// Read-backs take cached memory where there is such: the host reads every byte, and reading uncached
+// (write-combined) memory is many times slower on a discrete GPU's system-memory heap.
+Buffer create_readback_buffer(const Context& context, VkDeviceSize size) {
+  return create_buffer(context, size, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, false,
+                       VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+}
+
+void require_exportable_image(const Context& context, VkImageUsageFlags usage) {
+  auto external = lab::vulkan::make<VkPhysicalDeviceExternalImageFormatInfo>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO);
+  external.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto format = lab::vulkan::make<VkPhysicalDeviceImageFormatInfo2>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2);
+  format.pNext = &external;
+  format.format = kColorFormat;
+  format.type = VK_IMAGE_TYPE_2D;
+  format.tiling = VK_IMAGE_TILING_OPTIMAL;
+  format.usage = usage;
+  auto external_properties =
+      lab::vulkan::make<VkExternalImageFormatProperties>(VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES);
+  auto properties = lab::vulkan::make<VkImageFormatProperties2>(VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2);
+  properties.pNext = &external_properties;
+  const VkResult result =
+      vkGetPhysicalDeviceImageFormatProperties2(context.physical_device(), &format, &properties);
+  const VkExternalMemoryFeatureFlags features =
+      external_properties.externalMemoryProperties.externalMemoryFeatures;
+  if (result != VK_SUCCESS || !(features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
+    throw std::runtime_error(
+        "Vulkan: " + context.info().name +
+        " cannot export RGBA8 images as opaque FDs; use a copying mode (staging or cpu)");
+}
+
+ImageObject create_image(const Context& context, Extent extent, VkFormat format, VkImageUsageFlags usage,
+                         VkImageAspectFlags aspect, bool exportable) {
+  auto external =
+      lab::vulkan::make<VkExternalMemoryImageCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO);
+  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto create = lab::vulkan::make<VkImageCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO);
+  create.pNext = exportable ? &external : nullptr;
+  create.imageType = VK_IMAGE_TYPE_2D;
+  create.format = format;
+  create.extent = {static_cast<uint32_t>(extent.width), static_cast<uint32_t>(extent.height), 1};
+  create.mipLevels = 1;
+  create.arrayLayers = 1;
+  create.samples = VK_SAMPLE_COUNT_1_BIT;
+  create.tiling = VK_IMAGE_TILING_OPTIMAL;
+  create.usage = usage;
+  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  create.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  VkImage handle = VK_NULL_HANDLE;
+  check(vkCreateImage(context.device(), &create, nullptr, &handle), "vkCreateImage");
+  ImageObject image;
+  image.image = UniqueImage(context.device(), handle);
+  image.allocation =
+      allocate_dedicated(context, VK_NULL_HANDLE, handle, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, exportable);
+  auto view = lab::vulkan::make<VkImageViewCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO);
+  view.image = handle;
+  view.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  view.format = format;
+  view.subresourceRange = {aspect, 0, 1, 0, 1};
+  VkImageView view_handle = VK_NULL_HANDLE;
+  check(vkCreateImageView(context.device(), &view, nullptr, &view_handle), "vkCreateImageView");
+  image.view = UniqueImageView(context.device(), view_handle);
+  return image;
+}
+
+VkFormat choose_depth_format(const Context& context) {
+  for (VkFormat format : {VK_FORMAT_D32_SFLOAT, VK_FORMAT_X8_D24_UNORM_PACK32, VK_FORMAT_D24_UNORM_S8_UINT,
+                          VK_FORMAT_D32_SFLOAT_S8_UINT}) {
+    VkFormatProperties properties;
+    vkGetPhysicalDeviceFormatProperties(context.physical_device(), format, &properties);
+    if (properties.optimalTilingFeatures & VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT) return format;
+  }
+  throw std::runtime_error("Vulkan: " + context.info().name +
+                           " has no 24- or 32-bit depth attachment format");
+}
+
+// One colour attachment (RGBA8) and one depth attachment, both cleared. The frame target's colour ends in
+// TRANSFER_SRC_OPTIMAL for read_frame; a resource image is GENERAL before and after (it is shared).
+UniqueRenderPass create_render_pass(VkDevice device, VkFormat depth_format, bool frame_target) {
+  std::array<VkAttachmentDescription, 2> attachments{};
+  attachments[0].format = kColorFormat;
+  attachments[0].samples = VK_SAMPLE_COUNT_1_BIT;
+  attachments[0].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+  attachments[0].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  attachments[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  attachments[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  attachments[0].initialLayout = frame_target ? VK_IMAGE_LAYOUT_UNDEFINED : VK_IMAGE_LAYOUT_GENERAL;
+  attachments[0].finalLayout = frame_target ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL;
+  attachments[1].format = depth_format;
+  attachments[1].samples = VK_SAMPLE_COUNT_1_BIT;
+  attachments[1].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+  attachments[1].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  attachments[1].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  attachments[1].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  attachments[1].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  attachments[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+  const VkAttachmentReference color{
+      0, frame_target ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL};
+  const VkAttachmentReference depth{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+  VkSubpassDescription subpass{};
+  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpass.colorAttachmentCount = 1;
+  subpass.pColorAttachments = &color;
+  subpass.pDepthStencilAttachment = &depth;
+
+  constexpr VkPipelineStageFlags kAttachmentStages = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+                                                     VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+                                                     VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+  constexpr VkAccessFlags kAttachmentWrites =
+      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+  std::array<VkSubpassDependency, 2> dependencies{};
+  // In: the previous pass's attachment writes (the depth image is reused every pass) and, for the frame
+  // target, read_frame's copy of the last frame, before this pass clears them.
+  dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
+  dependencies[0].dstSubpass = 0;
+  dependencies[0].srcStageMask = kAttachmentStages | (frame_target ? VK_PIPELINE_STAGE_TRANSFER_BIT : 0);
+  dependencies[0].srcAccessMask = kAttachmentWrites;
+  dependencies[0].dstStageMask = kAttachmentStages;
+  dependencies[0].dstAccessMask = kAttachmentWrites | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT;
+  // Out: the frame target's colour to read_frame's copy; a resource image to the barrier after the pass.
+  dependencies[1].srcSubpass = 0;
+  dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
+  dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  dependencies[1].dstStageMask =
+      frame_target ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dependencies[1].dstAccessMask = frame_target ? VK_ACCESS_TRANSFER_READ_BIT : 0;
+
+  auto create = lab::vulkan::make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
+  create.attachmentCount = static_cast<uint32_t>(attachments.size());
+  create.pAttachments = attachments.data();
+  create.subpassCount = 1;
+  create.pSubpasses = &subpass;
+  create.dependencyCount = static_cast<uint32_t>(dependencies.size());
+  create.pDependencies = dependencies.data();
+  VkRenderPass pass = VK_NULL_HANDLE;
+  check(vkCreateRenderPass(device, &create, nullptr, &pass), "vkCreateRenderPass");
+  return UniqueRenderPass(device, pass);
+}
+
+template <size_t N>
+UniqueShaderModule create_shader(VkDevice device, const uint32_t (&words)[N]) {
+  auto create = lab::vulkan::make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+  create.codeSize = sizeof(words);
+  create.pCode = words;
+  VkShaderModule module = VK_NULL_HANDLE;
+  check(vkCreateShaderModule(device, &create, nullptr, &module), "vkCreateShaderModule");
+  return UniqueShaderModule(device, module);
+}
+
+// The scenes' one pipeline shape: 2 x vec3 vertices (WaveVertex and LitVertex alike), triangles, depth
+// test LESS with writes, viewport and scissor set per pass. GL's counter-clockwise front faces are
+// clockwise here: the positive-height viewport keeps GL's rows, which mirrors the winding Vulkan sees.
+struct PipelineDesc {
+  VkShaderModule vertex = VK_NULL_HANDLE;
+  VkShaderModule fragment = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkRenderPass render_pass = VK_NULL_HANDLE;
+  VkCullModeFlags cull = VK_CULL_MODE_NONE;
+};
+
+UniquePipeline create_pipeline(VkDevice device, const PipelineDesc& desc) {
+  static_assert(sizeof(kernels::WaveVertex) == sizeof(LitVertex), "both meshes use one vertex layout");
+  std::array<VkPipelineShaderStageCreateInfo, 2> stages{};
+  for (auto& stage : stages) stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+  stages[0].module = desc.vertex;
+  stages[0].pName = "main";
+  stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+  stages[1].module = desc.fragment;
+  stages[1].pName = "main";
+
+  const VkVertexInputBindingDescription binding{0, sizeof(LitVertex), VK_VERTEX_INPUT_RATE_VERTEX};
+  const std::array<VkVertexInputAttributeDescription, 2> attributes{{
+      {0, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(LitVertex, position)},
+      {1, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(LitVertex, normal)},
+  }};
+  auto vertex_input = lab::vulkan::make<VkPipelineVertexInputStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO);
+  vertex_input.vertexBindingDescriptionCount = 1;
+  vertex_input.pVertexBindingDescriptions = &binding;
+  vertex_input.vertexAttributeDescriptionCount = static_cast<uint32_t>(attributes.size());
+  vertex_input.pVertexAttributeDescriptions = attributes.data();
+  auto assembly = lab::vulkan::make<VkPipelineInputAssemblyStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO);
+  assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+  auto viewport = lab::vulkan::make<VkPipelineViewportStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO);
+  viewport.viewportCount = 1;
+  viewport.scissorCount = 1;
+  auto raster = lab::vulkan::make<VkPipelineRasterizationStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO);
+  raster.polygonMode = VK_POLYGON_MODE_FILL;
+  raster.cullMode = desc.cull;
+  raster.frontFace = VK_FRONT_FACE_CLOCKWISE;
+  raster.lineWidth = 1.0f;
+  auto multisample = lab::vulkan::make<VkPipelineMultisampleStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO);
+  multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+  auto depth = lab::vulkan::make<VkPipelineDepthStencilStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO);
+  depth.depthTestEnable = VK_TRUE;
+  depth.depthWriteEnable = VK_TRUE;
+  depth.depthCompareOp = VK_COMPARE_OP_LESS;  // GL's default, which the GL scenes keep
+  VkPipelineColorBlendAttachmentState blend_attachment{};
+  blend_attachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+                                    VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+  auto blend = lab::vulkan::make<VkPipelineColorBlendStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO);
+  blend.attachmentCount = 1;
+  blend.pAttachments = &blend_attachment;
+  const std::array<VkDynamicState, 2> dynamic_states{VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+  auto dynamic = lab::vulkan::make<VkPipelineDynamicStateCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO);
+  dynamic.dynamicStateCount = static_cast<uint32_t>(dynamic_states.size());
+  dynamic.pDynamicStates = dynamic_states.data();
+
+  auto create =
+      lab::vulkan::make<VkGraphicsPipelineCreateInfo>(VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO);
+  create.stageCount = static_cast<uint32_t>(stages.size());
+  create.pStages = stages.data();
+  create.pVertexInputState = &vertex_input;
+  create.pInputAssemblyState = &assembly;
+  create.pViewportState = &viewport;
+  create.pRasterizationState = &raster;
+  create.pMultisampleState = &multisample;
+  create.pDepthStencilState = &depth;
+  create.pColorBlendState = &blend;
+  create.pDynamicState = &dynamic;
+  create.layout = desc.layout;
+  create.renderPass = desc.render_pass;
+  create.subpass = 0;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  check(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &create, nullptr, &pipeline),
+        "vkCreateGraphicsPipelines");
+  return UniquePipeline(device, pipeline);
+}
+
+UniquePipelineLayout create_pipeline_layout(VkDevice device, const VkDescriptorSetLayout* set_layout,
+                                            VkShaderStageFlags push_stages, uint32_t push_bytes) {
+  const VkPushConstantRange push{push_stages, 0, push_bytes};
+  auto create = lab::vulkan::make<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
+  create.setLayoutCount = set_layout != nullptr ? 1 : 0;
+  create.pSetLayouts = set_layout;
+  create.pushConstantRangeCount = 1;
+  create.pPushConstantRanges = &push;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  check(vkCreatePipelineLayout(device, &create, nullptr, &layout), "vkCreatePipelineLayout");
+  return UniquePipelineLayout(device, layout);
+}
+
+Target create_target(const Context& context, Extent extent, VkFormat depth_format, VkRenderPass pass,
+                     VkImageView color) {
+  Target target;
+  target.extent = extent;
+  target.depth = create_image(context, extent, depth_format, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                              VK_IMAGE_ASPECT_DEPTH_BIT, false);
+  const std::array<VkImageView, 2> views{color, target.depth.view.get()};
+  auto create = lab::vulkan::make<VkFramebufferCreateInfo>(VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO);
+  create.renderPass = pass;
+  create.attachmentCount = static_cast<uint32_t>(views.size());
+  create.pAttachments = views.data();
+  create.width = static_cast<uint32_t>(extent.width);
+  create.height = static_cast<uint32_t>(extent.height);
+  create.layers = 1;
+  VkFramebuffer framebuffer = VK_NULL_HANDLE;
+  check(vkCreateFramebuffer(context.device(), &create, nullptr, &framebuffer), "vkCreateFramebuffer");
+  target.framebuffer = UniqueFramebuffer(context.device(), framebuffer);
+  return target;
+}
+
+// Positive height: clip y = -1 lands on row 0, as in GL (see renderer.hpp).
+void set_viewport(VkCommandBuffer commands, Extent extent) {
+  const VkViewport viewport{0.0f, 0.0f, static_cast<float>(extent.width), static_cast<float>(extent.height),
+                            0.0f, 1.0f};
+  const VkRect2D scissor{{0, 0}, {static_cast<uint32_t>(extent.width), static_cast<uint32_t>(extent.height)}};
+  vkCmdSetViewport(commands, 0, 1, &viewport);
+  vkCmdSetScissor(commands, 0, 1, &scissor);
+}
+
+void begin_render_pass(VkCommandBuffer commands, VkRenderPass pass, const Target& target,
+                       const float (&clear)[3]) {
+  std::array<VkClearValue, 2> clears{};
+  clears[0].color = {{clear[0], clear[1], clear[2], 1.0f}};
+  clears[1].depthStencil = {1.0f, 0};
+  auto begin = lab::vulkan::make<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
+  begin.renderPass = pass;
+  begin.framebuffer = target.framebuffer.get();
+  begin.renderArea = {
+      {0, 0}, {static_cast<uint32_t>(target.extent.width), static_cast<uint32_t>(target.extent.height)}};
+  begin.clearValueCount = static_cast<uint32_t>(clears.size());
+  begin.pClearValues = clears.data();
+  vkCmdBeginRenderPass(commands, &begin, VK_SUBPASS_CONTENTS_INLINE);
+  set_viewport(commands, target.extent);
+}
+
+// The barriers of one vkCmdPipelineBarrier, gathered resource by resource.
+class Barriers {
+ public:
+  void buffer(VkBuffer buffer, Use before, Use after, uint32_t from_family, uint32_t to_family) {
+    auto barrier = lab::vulkan::make<VkBufferMemoryBarrier>(VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER);
+    barrier.srcAccessMask = before.access;
+    barrier.dstAccessMask = after.access;
+    barrier.srcQueueFamilyIndex = from_family;
+    barrier.dstQueueFamilyIndex = to_family;
+    barrier.buffer = buffer;
+    barrier.size = VK_WHOLE_SIZE;
+    m_buffers.push_back(barrier);
+    add_stages(before, after);
+  }
+  void image(VkImage image, Use before, Use after, uint32_t from_family, uint32_t to_family) {
+    auto barrier = lab::vulkan::make<VkImageMemoryBarrier>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER);
+    barrier.srcAccessMask = before.access;
+    barrier.dstAccessMask = after.access;
+    barrier.oldLayout = before.layout;
+    barrier.newLayout = after.layout;
+    barrier.srcQueueFamilyIndex = from_family;
+    barrier.dstQueueFamilyIndex = to_family;
+    barrier.image = image;
+    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    m_images.push_back(barrier);
+    add_stages(before, after);
+  }
+  void record(VkCommandBuffer commands) {
+    if (m_buffers.empty() && m_images.empty()) return;
+    vkCmdPipelineBarrier(
+        commands, m_source ? m_source : VkPipelineStageFlags{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT},
+        m_destination ? m_destination : VkPipelineStageFlags{VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT}, 0, 0,
+        nullptr, static_cast<uint32_t>(m_buffers.size()), m_buffers.data(),
+        static_cast<uint32_t>(m_images.size()), m_images.data());
+    m_buffers.clear();
+    m_images.clear();
+    m_source = m_destination = 0;
+  }
+
+ private:
+  void add_stages(Use before, Use after) {
+    m_source |= before.stage;
+    m_destination |= after.stage;
+  }
+  std::vector<VkBufferMemoryBarrier> m_buffers;
+  std::vector<VkImageMemoryBarrier> m_images;
+  VkPipelineStageFlags m_source = 0, m_destination = 0;
+};
+
+// A resource a pass works on: uploaded at its start when an upload is pending, then used as `use` (or
+// not at all: a pass that only uploads).
+struct Touch {
+  int index = -1;
+  Use use;
+};
+
+void validate(const ResourceDesc& desc, size_t index) {
+  const std::string name = "ResourceDesc[" + std::to_string(index) + "] (\"" + desc.label + "\")";
+  if (desc.kind == ResourceKind::Buffer) {
+    if (desc.bytes == 0) throw std::invalid_argument(name + ".bytes is 0: a buffer needs a size");
+    return;
+  }
+  if (desc.width <= 0 || desc.height <= 0)
+    throw std::invalid_argument(name + ".width and .height are " + std::to_string(desc.width) + "x" +
+                                std::to_string(desc.height) + ": a texture needs both > 0");
+  if (desc.bytes != static_cast<size_t>(desc.width) * static_cast<size_t>(desc.height) * 4)
+    throw std::invalid_argument(name + ".bytes is " + std::to_string(desc.bytes) +
+                                "; an RGBA8 texture needs width * height * 4 = " +
+                                std::to_string(static_cast<size_t>(desc.width) * desc.height * 4));
+}
+
+void validate(const PassSync& sync) {
+  const auto check_list = [](const std::vector<SemaphoreSignal>& list, const char* name) {
+    for (size_t i = 0; i < list.size(); ++i)
+      if (list[i].semaphore == VK_NULL_HANDLE)
+        throw std::invalid_argument(std::string("PassSync.") + name + "[" + std::to_string(i) +
+                                    "].semaphore is VK_NULL_HANDLE; leave the entry out instead");
+  };
+  check_list(sync.wait, "wait");
+  check_list(sync.signal, "signal");
+}
+
+}  // namespace
+
+struct Renderer::State {
+  explicit State(Context& context);
+
+  Context& context;
+  VkDevice device;
+  VkFormat depth_format;
+
+  UniqueCommandPool pool;
+  std::array<VkCommandBuffer, kPassesInFlight> command_buffers{};
+  std::array<uint64_t, kPassesInFlight> command_serial{};  // the pass each command buffer recorded last
+  UniqueSemaphore progress;                                // timeline: value n once pass n has finished
+  uint64_t submitted = 0;                                  // the last pass's serial
+
+  UniqueRenderPass frame_pass, cubes_pass;
+  UniqueDescriptorSetLayout camera_set_layout;
+  UniqueDescriptorPool descriptor_pool;
+  VkDescriptorSet camera_set = VK_NULL_HANDLE;  // freed with the pool
+  UniquePipelineLayout wave_layout, cubes_layout;
+  UniquePipeline wave_pipeline, cubes_pipeline;
+  Buffer wave_indices, cube_vertices, cube_indices, camera;
+  uint32_t wave_index_count = 0, cube_index_count = 0;
+
+  ImageObject frame_color;
+  Target frame;
+  bool frame_drawn = false;  // by a LitMesh draw_frame at the current extent
+  Buffer readback;           // host-visible, grown to the largest read-back
+
+  std::vector<Resource> resources;
+  std::vector<OwnedResource> owned;
+
+  // ---- passes
+  VkCommandBuffer begin_pass();
+  uint64_t submit_pass(VkCommandBuffer commands, const PassSync& sync);
+  void wait_for(uint64_t serial);
+  template <class Record>
+  void record_resources(VkCommandBuffer commands, const std::vector<Touch>& touches, Record record);
+  // The pending uploads, with what the pass itself does to other resources.
+  std::vector<Touch> touches_with_uploads(std::vector<Touch> touches) const;
+
+  void create_frame_target(Extent extent);
+  void upload_static(Buffer& buffer, const void* data, VkDeviceSize bytes, Use use);
+  // One pass that copies into the read-back buffer (`copy(commands, buffer)`), with `touches` acquired
+  // around it, then waits for it; returns the mapped bytes.
+  template <class Copy>
+  const void* read_back(VkDeviceSize bytes, const std::vector<Touch>& touches, Copy copy);
+};
+
+Renderer::State::State(Context& context_) : context(context_), device(context_.device()) {
+  if (!context.queue_has_graphics())
+    throw std::runtime_error("Vulkan: " + context.info().name +
+                             " has no graphics queue; the renderer needs one");
+  depth_format = choose_depth_format(context);
+
+  auto pool_info = lab::vulkan::make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+  pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool_info.queueFamilyIndex = context.queue_family();
+  VkCommandPool pool_handle = VK_NULL_HANDLE;
+  check(vkCreateCommandPool(device, &pool_info, nullptr, &pool_handle), "vkCreateCommandPool");
+  pool = UniqueCommandPool(device, pool_handle);
+  auto allocate =
+      lab::vulkan::make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+  allocate.commandPool = pool.get();
+  allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  allocate.commandBufferCount = static_cast<uint32_t>(command_buffers.size());
+  check(vkAllocateCommandBuffers(device, &allocate, command_buffers.data()), "vkAllocateCommandBuffers");
+
+  auto timeline = lab::vulkan::make<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+  timeline.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  auto semaphore = lab::vulkan::make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+  semaphore.pNext = &timeline;
+  VkSemaphore progress_handle = VK_NULL_HANDLE;
+  check(vkCreateSemaphore(device, &semaphore, nullptr, &progress_handle), "vkCreateSemaphore (timeline)");
+  progress = UniqueSemaphore(device, progress_handle);
+
+  frame_pass = create_render_pass(device, depth_format, true);
+  cubes_pass = create_render_pass(device, depth_format, false);
+
+  VkDescriptorSetLayoutBinding camera_binding{};
+  camera_binding.binding = 0;
+  camera_binding.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+  camera_binding.descriptorCount = 1;
+  camera_binding.stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+  auto set_layout =
+      lab::vulkan::make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+  set_layout.bindingCount = 1;
+  set_layout.pBindings = &camera_binding;
+  VkDescriptorSetLayout set_layout_handle = VK_NULL_HANDLE;
+  check(vkCreateDescriptorSetLayout(device, &set_layout, nullptr, &set_layout_handle),
+        "vkCreateDescriptorSetLayout");
+  camera_set_layout = UniqueDescriptorSetLayout(device, set_layout_handle);
+  const VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1};
+  auto descriptor_pool_info =
+      lab::vulkan::make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+  descriptor_pool_info.maxSets = 1;
+  descriptor_pool_info.poolSizeCount = 1;
+  descriptor_pool_info.pPoolSizes = &pool_size;
+  VkDescriptorPool descriptor_pool_handle = VK_NULL_HANDLE;
+  check(vkCreateDescriptorPool(device, &descriptor_pool_info, nullptr, &descriptor_pool_handle),
+        "vkCreateDescriptorPool");
+  descriptor_pool = UniqueDescriptorPool(device, descriptor_pool_handle);
+  auto set_info =
+      lab::vulkan::make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
+  set_info.descriptorPool = descriptor_pool.get();
+  set_info.descriptorSetCount = 1;
+  set_info.pSetLayouts = &set_layout_handle;
+  check(vkAllocateDescriptorSets(device, &set_info, &camera_set), "vkAllocateDescriptorSets");
+
+  wave_layout = create_pipeline_layout(device, nullptr, VK_SHADER_STAGE_VERTEX_BIT, sizeof(WavePush));
+  cubes_layout =
+      create_pipeline_layout(device, &set_layout_handle,
+                             VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(CubePush));
+  {
+    const UniqueShaderModule vertex = create_shader(device, kWaveVert);
+    const UniqueShaderModule fragment = create_shader(device, kWaveFrag);
+    wave_pipeline = create_pipeline(
+        device, {vertex.get(), fragment.get(), wave_layout.get(), frame_pass.get(), VK_CULL_MODE_NONE});
+  }
+  {
+    const UniqueShaderModule vertex = create_shader(device, kLitVert);
+    const UniqueShaderModule fragment = create_shader(device, kLitFrag);
+    cubes_pipeline = create_pipeline(
+        device, {vertex.get(), fragment.get(), cubes_layout.get(), cubes_pass.get(), VK_CULL_MODE_BACK_BIT});
+  }
+
+  camera = create_buffer(context, sizeof(CameraBlock),
+                         VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, false);
+  const VkDescriptorBufferInfo camera_info{camera.buffer.get(), 0, sizeof(CameraBlock)};
+  auto write = lab::vulkan::make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+  write.dstSet = camera_set;
+  write.dstBinding = 0;
+  write.descriptorCount = 1;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+  write.pBufferInfo = &camera_info;
+  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+
+  // The meshes never change: uploaded once, read as vertex input ever after.
+  const std::vector<uint32_t> wave = wave_mesh_indices();
+  wave_index_count = static_cast<uint32_t>(wave.size());
+  const CubeMesh cube = cube_mesh();
+  cube_index_count = static_cast<uint32_t>(cube.indices.size());
+  const VkBufferUsageFlags index_usage = VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  wave_indices = create_buffer(context, wave.size() * sizeof(uint32_t), index_usage,
+                               VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, false);
+  cube_indices = create_buffer(context, cube.indices.size() * sizeof(uint32_t), index_usage,
+                               VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, false);
+  cube_vertices = create_buffer(context, cube.vertices.size() * sizeof(LitVertex),
+                                VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, false);
+  const Use index_read{VK_PIPELINE_STAGE_VERTEX_INPUT_BIT, VK_ACCESS_INDEX_READ_BIT};
+  upload_static(wave_indices, wave.data(), wave.size() * sizeof(uint32_t), index_read);
+  upload_static(cube_indices, cube.indices.data(), cube.indices.size() * sizeof(uint32_t), index_read);
+  upload_static(cube_vertices, cube.vertices.data(), cube.vertices.size() * sizeof(LitVertex), kVertexRead);
+}
+
+VkCommandBuffer Renderer::State::begin_pass() {
+  const size_t slot = static_cast<size_t>(submitted % kPassesInFlight);
+  wait_for(command_serial[slot]);
+  VkCommandBuffer buffer = command_buffers[slot];
+  check(vkResetCommandBuffer(buffer, 0), "vkResetCommandBuffer");
+  auto begin = lab::vulkan::make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  check(vkBeginCommandBuffer(buffer, &begin), "vkBeginCommandBuffer");
+  return buffer;
+}
+
+uint64_t Renderer::State::submit_pass(VkCommandBuffer buffer, const PassSync& sync) {
+  check(vkEndCommandBuffer(buffer), "vkEndCommandBuffer");
+  const uint64_t serial = submitted + 1;
+  std::vector<VkSemaphore> waits, signals;
+  std::vector<uint64_t> wait_values, signal_values;  // binary semaphores ignore theirs
+  for (const SemaphoreSignal& wait : sync.wait) {
+    waits.push_back(wait.semaphore);
+    wait_values.push_back(wait.value);
+  }
+  for (const SemaphoreSignal& signal : sync.signal) {
+    signals.push_back(signal.semaphore);
+    signal_values.push_back(signal.value);
+  }
+  signals.push_back(progress.get());
+  signal_values.push_back(serial);
+  const std::vector<VkPipelineStageFlags> wait_stages(waits.size(), VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+
+  auto timeline =
+      lab::vulkan::make<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+  timeline.waitSemaphoreValueCount = static_cast<uint32_t>(wait_values.size());
+  timeline.pWaitSemaphoreValues = wait_values.data();
+  timeline.signalSemaphoreValueCount = static_cast<uint32_t>(signal_values.size());
+  timeline.pSignalSemaphoreValues = signal_values.data();
+  auto submit = lab::vulkan::make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+  submit.pNext = &timeline;
+  submit.waitSemaphoreCount = static_cast<uint32_t>(waits.size());
+  submit.pWaitSemaphores = waits.data();
+  submit.pWaitDstStageMask = wait_stages.data();
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &buffer;
+  submit.signalSemaphoreCount = static_cast<uint32_t>(signals.size());
+  submit.pSignalSemaphores = signals.data();
+  check(vkQueueSubmit(context.queue(), 1, &submit, VK_NULL_HANDLE), "vkQueueSubmit");
+  submitted = serial;
+  command_serial[static_cast<size_t>((serial - 1) % kPassesInFlight)] = serial;
+  return serial;
+}
+
+void Renderer::State::wait_for(uint64_t serial) {
+  if (serial == 0) return;
+  VkSemaphore semaphore = progress.get();
+  auto wait = lab::vulkan::make<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
+  wait.semaphoreCount = 1;
+  wait.pSemaphores = &semaphore;
+  wait.pValues = &serial;
+  check(vkWaitSemaphores(device, &wait, UINT64_MAX), "vkWaitSemaphores");
+}
+
+std::vector<Touch> Renderer::State::touches_with_uploads(std::vector<Touch> touches) const {
+  for (size_t i = 0; i < owned.size(); ++i) {
+    if (!owned[i].upload_pending) continue;
+    const bool listed = std::any_of(touches.begin(), touches.end(),
+                                    [&](const Touch& touch) { return touch.index == static_cast<int>(i); });
+    if (!listed) touches.push_back({static_cast<int>(i), Use{}});
+  }
+  return touches;
+}
+
+// Records, around `record` (the pass's own commands): acquiring each touched resource (or ordering it
+// after earlier passes), its pending upload, and releasing it again when exportable.
+template <class Record>
+void Renderer::State::record_resources(VkCommandBuffer buffer, const std::vector<Touch>& touches,
+                                       Record record) {
+  const uint32_t family = context.queue_family();
+  auto add = [&](Barriers& barriers, const Resource& resource, Use before, Use after, uint32_t from,
+                 uint32_t to) {
+    if (resource.buffer != VK_NULL_HANDLE)
+      barriers.buffer(resource.buffer, before, after, from, to);
+    else
+      barriers.image(resource.image, before, after, from, to);
+  };
+
+  Barriers barriers;
+  for (const Touch& touch : touches) {
+    const Resource& resource = resources[static_cast<size_t>(touch.index)];
+    const Use first = owned[static_cast<size_t>(touch.index)].upload_pending ? kUploadWrite : touch.use;
+    if (resource.exportable)
+      add(barriers, resource, kOutsideBefore, first, VK_QUEUE_FAMILY_EXTERNAL, family);
+    else
+      add(barriers, resource, kAnyEarlierWork, first, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+  }
+  barriers.record(buffer);
+
+  for (const Touch& touch : touches) {
+    OwnedResource& own = owned[static_cast<size_t>(touch.index)];
+    if (!own.upload_pending) continue;
+    const Resource& resource = resources[static_cast<size_t>(touch.index)];
+    if (resource.buffer != VK_NULL_HANDLE) {
+      const VkBufferCopy region{0, 0, resource.desc.bytes};
+      vkCmdCopyBuffer(buffer, own.staging.buffer.get(), resource.buffer, 1, &region);
+    } else {
+      VkBufferImageCopy region{};
+      region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+      region.imageExtent = {static_cast<uint32_t>(resource.desc.width),
+                            static_cast<uint32_t>(resource.desc.height), 1};
+      vkCmdCopyBufferToImage(buffer, own.staging.buffer.get(), resource.image, kUploadWrite.layout, 1,
+                             &region);
+    }
+    if (touch.use)
+      add(barriers, resource, kUploadWrite, touch.use, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+    own.upload_pending = false;
+    own.staging_read_by = submitted + 1;  // this pass
+  }
+  barriers.record(buffer);
+
+  record(buffer);
+
+  // Back to GENERAL, and out to VK_QUEUE_FAMILY_EXTERNAL when shared.
+  for (const Touch& touch : touches) {
+    const Resource& resource = resources[static_cast<size_t>(touch.index)];
+    const Use last = touch.use ? touch.use : kUploadWrite;
+    if (resource.exportable)
+      add(barriers, resource, last, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
+    else if (resource.image != VK_NULL_HANDLE && last.layout != VK_IMAGE_LAYOUT_GENERAL)
+      add(barriers, resource, last, Use{last.stage, 0}, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+  }
+  barriers.record(buffer);
+}
+
+void Renderer::State::create_frame_target(Extent extent) {
+  if (extent.width <= 0 || extent.height <= 0)
+    throw std::invalid_argument("Renderer extent is " + std::to_string(extent.width) + "x" +
+                                std::to_string(extent.height) + ": both sides must be > 0");
+  frame = Target();
+  frame_color = ImageObject();
+  frame_drawn = false;
+  frame_color = create_image(context, extent, kColorFormat,
+                             VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                             VK_IMAGE_ASPECT_COLOR_BIT, false);
+  frame = create_target(context, extent, depth_format, frame_pass.get(), frame_color.view.get());
+}
+
+// Through a temporary staging buffer, waited for: only at construction.
+void Renderer::State::upload_static(Buffer& target, const void* data, VkDeviceSize bytes, Use use) {
+  Buffer staging = create_host_buffer(context, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
+  std::memcpy(staging.mapped, data, static_cast<size_t>(bytes));
+  VkCommandBuffer buffer = begin_pass();
+  const VkBufferCopy region{0, 0, bytes};
+  vkCmdCopyBuffer(buffer, staging.buffer.get(), target.buffer.get(), 1, &region);
+  Barriers barriers;
+  barriers.buffer(target.buffer.get(), kUploadWrite, use, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+  barriers.record(buffer);
+  wait_for(submit_pass(buffer, {}));
+}
+
+template <class Copy>
+const void* Renderer::State::read_back(VkDeviceSize bytes, const std::vector<Touch>& touches, Copy copy) {
+  // Every read-back waits for its pass, so no pass still writes the old buffer.
+  if (!readback.buffer || readback.allocation.size < bytes) {
+    readback = Buffer();
+    readback = create_readback_buffer(context, bytes);
+  }
+  VkCommandBuffer buffer = begin_pass();
+  record_resources(buffer, touches_with_uploads(touches), [&](VkCommandBuffer commands) {
+    copy(commands, readback.buffer.get());
+    Barriers to_host;
+    to_host.buffer(readback.buffer.get(), kUploadWrite,
+                   Use{VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT}, VK_QUEUE_FAMILY_IGNORED,
+                   VK_QUEUE_FAMILY_IGNORED);
+    to_host.record(commands);
+  });
+  wait_for(submit_pass(buffer, {}));
+  return readback.mapped;
+}
+
+// ---- Renderer
+
+Renderer::Renderer(Context& context, Extent extent)
+    : m_context(context), m_state(std::make_unique<State>(context)) {
+  m_state->create_frame_target(extent);
+}
+
+Renderer::~Renderer() {
+  // Nothing may be destroyed while a pass still uses it; the members then go in reverse order.
+  vkDeviceWaitIdle(m_context.device());
+}
+
+Extent Renderer::extent() const {
+  return m_state->frame.extent;
+}
+
+void Renderer::resize(Extent extent) {
+  wait_idle();
+  m_state->create_frame_target(extent);
+}
+
+void Renderer::create_resources(const std::vector<ResourceDesc>& descs, bool exportable) {
+  for (size_t i = 0; i < descs.size(); ++i) validate(descs[i], i);
+  const bool any_image = std::any_of(descs.begin(), descs.end(), [](const ResourceDesc& desc) {
+    return desc.kind == ResourceKind::Texture2D;
+  });
+  if (exportable && any_image) require_exportable_image(m_context, kResourceImageUsage);
+  destroy_resources();
+
+  State& state = *m_state;
+  try {
+    for (const ResourceDesc& desc : descs) {
+      OwnedResource own;
+      Resource resource;
+      resource.desc = desc;
+      resource.exportable = exportable;
+      if (desc.kind == ResourceKind::Buffer) {
+        own.buffer = create_buffer(m_context, desc.bytes, kResourceBufferUsage,
+                                   VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, exportable);
+        resource.buffer = own.buffer.buffer.get();
+        resource.memory = own.buffer.allocation.memory.get();
+        resource.allocation_size = own.buffer.allocation.size;
+      } else {
+        own.image = create_image(m_context, {desc.width, desc.height}, kColorFormat, kResourceImageUsage,
+                                 VK_IMAGE_ASPECT_COLOR_BIT, exportable);
+        resource.image = own.image.image.get();
+        resource.memory = own.image.allocation.memory.get();
+        resource.allocation_size = own.image.allocation.size;
+      }
+      own.staging = create_host_buffer(m_context, desc.bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
+      state.owned.push_back(std::move(own));
+      state.resources.push_back(resource);
+    }
+
+    // Images enter GENERAL, their layout for life; exportable resources then start out released to
+    // VK_QUEUE_FAMILY_EXTERNAL, the state every pass finds them in.
+    VkCommandBuffer buffer = state.begin_pass();
+    Barriers barriers;
+    for (const Resource& resource : state.resources)
+      if (resource.image != VK_NULL_HANDLE)
+        barriers.image(resource.image, Use{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED},
+                       kAnyEarlierWork, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+    barriers.record(buffer);
+    const uint32_t family = m_context.queue_family();
+    for (const Resource& resource : state.resources) {
+      if (!resource.exportable) continue;
+      if (resource.buffer != VK_NULL_HANDLE)
+        barriers.buffer(resource.buffer, kAnyEarlierWork, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
+      else
+        barriers.image(resource.image, kAnyEarlierWork, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
+    }
+    barriers.record(buffer);
+    state.wait_for(state.submit_pass(buffer, {}));
+  } catch (...) {
+    destroy_resources();
+    throw;
+  }
+}
+
+void Renderer::destroy_resources() {
+  wait_idle();
+  m_state->resources.clear();
+  m_state->owned.clear();
+}
+
+const std::vector<Resource>& Renderer::resources() const {
+  return m_state->resources;
+}
+
+int Renderer::export_fd(int index) const {
+  const Resource& resource = m_state->resources.at(static_cast<size_t>(index));
+  if (!resource.exportable)
+    throw std::logic_error(std::string("Renderer::export_fd: resource \"") + resource.desc.label +
+                           "\" was not created exportable; call create_resources(descs, true)");
+  return export_memory_fd(m_context, resource.memory);
+}
+
+void Renderer::upload(int index, const void* data) {
+  OwnedResource& own = m_state->owned.at(static_cast<size_t>(index));
+  m_state->wait_for(own.staging_read_by);  // the pass that copied the previous upload must be done
+  std::memcpy(own.staging.mapped, data, m_state->resources[static_cast<size_t>(index)].desc.bytes);
+  own.upload_pending = true;
+}
+
+void Renderer::download(int index, void* data) {
+  const Resource& resource = m_state->resources.at(static_cast<size_t>(index));
+  const void* bytes = m_state->read_back(
+      resource.desc.bytes, {{index, kCopyRead}}, [&](VkCommandBuffer commands, VkBuffer target) {
+        const Resource& source = resource;
+        if (source.buffer != VK_NULL_HANDLE) {
+          const VkBufferCopy region{0, 0, source.desc.bytes};
+          vkCmdCopyBuffer(commands, source.buffer, target, 1, &region);
+        } else {
+          VkBufferImageCopy region{};
+          region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+          region.imageExtent = {static_cast<uint32_t>(source.desc.width),
+                                static_cast<uint32_t>(source.desc.height), 1};
+          vkCmdCopyImageToBuffer(commands, source.image, kCopyRead.layout, target, 1, &region);
+        }
+      });
+  std::memcpy(data, bytes, resource.desc.bytes);
+}
+
+void Renderer::draw_cubes(int target, const CubesView& view, const PassSync& sync) {
+  validate(sync);
+  State& state = *m_state;
+  const Resource& resource = state.resources.at(static_cast<size_t>(target));
+  if (resource.image == VK_NULL_HANDLE)
+    throw std::invalid_argument(std::string("Renderer::draw_cubes: resource \"") + resource.desc.label +
+                                "\" is a buffer; the cubes are drawn into a Texture2D resource");
+  OwnedResource& own = state.owned[static_cast<size_t>(target)];
+  if (!own.cubes_target.framebuffer)
+    own.cubes_target = create_target(m_context, {resource.desc.width, resource.desc.height},
+                                     state.depth_format, state.cubes_pass.get(), own.image.view.get());
+
+  VkCommandBuffer buffer = state.begin_pass();
+  state.record_resources(
+      buffer, state.touches_with_uploads({{target, kAttachmentWrite}}), [&](VkCommandBuffer commands) {
+        // The camera goes in through the command stream, so no host write races an earlier pass reading it.
+        const Use uniform_read{VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+                               VK_ACCESS_UNIFORM_READ_BIT};
+        Barriers barriers;
+        barriers.buffer(state.camera.buffer.get(), Use{uniform_read.stage, 0}, kUploadWrite,
+                        VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+        barriers.record(commands);
+        CameraBlock camera;
+        camera.view_projection = view.view_projection;
+        camera.eye = view.eye;
+        vkCmdUpdateBuffer(commands, state.camera.buffer.get(), 0, sizeof(camera), &camera);
+        barriers.buffer(state.camera.buffer.get(), kUploadWrite, uniform_read, VK_QUEUE_FAMILY_IGNORED,
+                        VK_QUEUE_FAMILY_IGNORED);
+        barriers.record(commands);
+
+        begin_render_pass(commands, state.cubes_pass.get(), own.cubes_target, kCubesClearColor);
+        vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, state.cubes_pipeline.get());
+        vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, state.cubes_layout.get(), 0, 1,
+                                &state.camera_set, 0, nullptr);
+        const VkDeviceSize offset = 0;
+        VkBuffer vertices = state.cube_vertices.buffer.get();
+        vkCmdBindVertexBuffers(commands, 0, 1, &vertices, &offset);
+        vkCmdBindIndexBuffer(commands, state.cube_indices.buffer.get(), 0, VK_INDEX_TYPE_UINT32);
+        for (const CubeInstance& cube : view.cubes) {
+          CubePush push{cube.model, cube.color};
+          vkCmdPushConstants(commands, state.cubes_layout.get(),
+                             VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(push),
+                             &push);
+          vkCmdDrawIndexed(commands, state.cube_index_count, 1, 0, 0, 0);
+        }
+        vkCmdEndRenderPass(commands);
+      });
+  state.submit_pass(buffer, sync);
+}
+
+void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, const PassSync& sync) {
+  validate(sync);
+  State& state = *m_state;
+  std::vector<Touch> touches;
+  if (plan.draw == SceneDraw::LitMesh) {
+    const Resource& mesh = state.resources.at(static_cast<size_t>(plan.mesh_resource));
+    if (mesh.buffer == VK_NULL_HANDLE)
+      throw std::invalid_argument(std::string("DrawPlan.mesh_resource names \"") + mesh.desc.label +
+                                  "\", a texture; the wave mesh is a Buffer resource");
+    touches.push_back({plan.mesh_resource, kVertexRead});
+  }
+  VkCommandBuffer buffer = state.begin_pass();
+  state.record_resources(buffer, state.touches_with_uploads(touches), [&](VkCommandBuffer commands) {
+    if (plan.draw != SceneDraw::LitMesh) return;
+    begin_render_pass(commands, state.frame_pass.get(), state.frame, kClearColor);
+    vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, state.wave_pipeline.get());
+    const WavePush push{view_projection};
+    vkCmdPushConstants(commands, state.wave_layout.get(), VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push), &push);
+    const VkDeviceSize offset = 0;
+    VkBuffer vertices = state.resources[static_cast<size_t>(plan.mesh_resource)].buffer;
+    vkCmdBindVertexBuffers(commands, 0, 1, &vertices, &offset);
+    vkCmdBindIndexBuffer(commands, state.wave_indices.buffer.get(), 0, VK_INDEX_TYPE_UINT32);
+    vkCmdDrawIndexed(commands, state.wave_index_count, 1, 0, 0, 0);
+    vkCmdEndRenderPass(commands);
+  });
+  state.submit_pass(buffer, sync);
+  if (plan.draw == SceneDraw::LitMesh) state.frame_drawn = true;
+}
+
+std::string Renderer::missing_frame(const DrawPlan& plan) const {
+  const State& state = *m_state;
+  if (plan.draw == SceneDraw::LitMesh)
+    return state.frame_drawn ? "" : "no frame drawn at this extent yet; call draw_frame first";
+  if (plan.image_resource < 0 || static_cast<size_t>(plan.image_resource) >= state.resources.size())
+    return "DrawPlan.image_resource is " + std::to_string(plan.image_resource) + ", but there are " +
+           std::to_string(state.resources.size()) + " resources";
+  const Resource& resource = state.resources[static_cast<size_t>(plan.image_resource)];
+  if (resource.image == VK_NULL_HANDLE)
+    return std::string("DrawPlan.image_resource names \"") + resource.desc.label +
+           "\", a buffer; ShowImage shows a Texture2D resource";
+  return "";
+}
+
+Image Renderer::read_frame(const DrawPlan& plan) {
+  const std::string missing = missing_frame(plan);
+  if (!missing.empty()) throw std::logic_error("Renderer::read_frame: " + missing);
+  State& state = *m_state;
+  Image image;
+  if (plan.draw == SceneDraw::ShowImage) {
+    const Resource& resource = state.resources[static_cast<size_t>(plan.image_resource)];
+    image.width = resource.desc.width;
+    image.height = resource.desc.height;
+    image.rgba.resize(resource.desc.bytes);
+    download(plan.image_resource, image.rgba.data());
+  } else {
+    const Extent extent = state.frame.extent;
+    image.width = extent.width;
+    image.height = extent.height;
+    image.rgba.resize(static_cast<size_t>(extent.width) * extent.height * 4);
+    // The frame target is never shared, and its render pass already made its writes visible to copies.
+    const void* bytes =
+        state.read_back(image.rgba.size(), {}, [&](VkCommandBuffer commands, VkBuffer target) {
+          VkBufferImageCopy region{};
+          region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+          region.imageExtent = {static_cast<uint32_t>(extent.width), static_cast<uint32_t>(extent.height), 1};
+          vkCmdCopyImageToBuffer(commands, state.frame_color.image.get(),
+                                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target, 1, &region);
+        });
+    std::memcpy(image.rgba.data(), bytes, image.rgba.size());
+  }
+  flip_rows(image);  // memory rows are GL's, bottom first; an Image is top first
+  return image;
+}
+
+void Renderer::show(const DrawPlan& plan, VkImage target, Extent extent,
+                    const std::function<void(VkCommandBuffer)>& then, const PassSync& sync) {
+  const std::string missing = missing_frame(plan);
+  if (!missing.empty()) throw std::logic_error("Renderer::show: " + missing);
+  validate(sync);
+  State& state = *m_state;
+  std::vector<Touch> touches;
+  VkImage source = state.frame_color.image.get();
+  VkImageLayout source_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;  // where the frame pass leaves it
+  Extent source_extent = state.frame.extent;
+  if (plan.draw == SceneDraw::ShowImage) {
+    const Resource& resource = state.resources[static_cast<size_t>(plan.image_resource)];
+    touches.push_back({plan.image_resource, kCopyRead});
+    source = resource.image;
+    source_layout = kCopyRead.layout;
+    source_extent = {resource.desc.width, resource.desc.height};
+  }
+
+  VkCommandBuffer buffer = state.begin_pass();
+  state.record_resources(buffer, state.touches_with_uploads(touches), [&](VkCommandBuffer commands) {
+    // The wait on the caller's semaphores (the swapchain's acquire) covers every stage; the layout change
+    // discards what the presentation engine left.
+    const Use blit_write{VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                         VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL};
+    Barriers barriers;
+    barriers.image(target, Use{VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED}, blit_write,
+                   VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+    barriers.record(commands);
+    VkImageBlit blit{};
+    blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    // Memory row 0 is the bottom of the picture (GL's order); a swapchain's row 0 is the top of the window.
+    blit.srcOffsets[0] = {0, source_extent.height, 0};
+    blit.srcOffsets[1] = {source_extent.width, 0, 1};
+    blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    blit.dstOffsets[0] = {0, 0, 0};
+    blit.dstOffsets[1] = {extent.width, extent.height, 1};
+    vkCmdBlitImage(commands, source, source_layout, target, blit_write.layout, 1, &blit, VK_FILTER_NEAREST);
+    then(commands);
+  });
+  state.submit_pass(buffer, sync);
+}
+
+void Renderer::wait_idle() {
+  m_state->wait_for(m_state->submitted);
+}
+
+}  // namespace lab::vulkan

@@ -1,0 +1,216 @@
+// tests/vulkan/test_vulkan_frames.cpp — the Vulkan backend (--api vulkan) shows the frames the GL one
+// shows: every scene in cpu mode against its golden (tests/golden, at the tolerance for another
+// renderer: a different API rasterises the wave and the cubes) and against the GL app's cpu frame of
+// the same options; the pattern, which no rasteriser touches, byte for byte against the kernel's CPU
+// reference (so the row order is GL's), after a resize too, headless and in a window (Xvfb in CI). The
+// staging mode against the cpu mode where a GPU is. Without a
+// Vulkan driver the tests skip with the reason; the staging test needs a CUDA device whose GPU Vulkan
+// also drives (and fails where INTEROP_LAB_REQUIRE_GPUS says one must be there).
+#include "tests/support/app_fixture.hpp"
+
+#include "app/vulkan/app.hpp"
+#include "app/vulkan/export.hpp"
+
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#ifndef INTEROP_LAB_GOLDEN_DIR
+#error "the vulkan_tests target defines INTEROP_LAB_GOLDEN_DIR (the source tree's tests/golden)"
+#endif
+
+namespace {
+
+using lab::ModeId;
+using lab::SceneId;
+
+// "" when this machine has a Vulkan device, else why not (the Context's own message).
+std::string vulkan_missing() {
+  try {
+    lab::vulkan::Context context(nullptr);
+    return "";
+  } catch (const std::runtime_error& error) {
+    return error.what();
+  }
+}
+
+#define NEEDS_VULKAN()                                                  \
+  do {                                                                  \
+    if (const std::string missing = vulkan_missing(); !missing.empty()) \
+      GTEST_SKIP() << "needs a Vulkan driver: " << missing;             \
+  } while (0)
+
+lab::Options vulkan_options(SceneId scene, std::optional<ModeId> mode, int width, int height) {
+  lab::Options options = labtest::app_options(scene, ModeId::Cpu, width, height);
+  options.api = lab::GraphicsApi::Vulkan;
+  options.mode = mode;
+  options.headless = true;
+  return options;
+}
+
+class VulkanGolden : public ::testing::TestWithParam<SceneId> {};
+
+TEST_P(VulkanGolden, CpuModeRendersTheGoldenAndTheGlFrame) {
+  NEEDS_VULKAN();
+  const SceneId scene = GetParam();
+  std::string problem;
+  const std::optional<labtest::Golden> golden =
+      labtest::load_golden(labtest::golden_dir(INTEROP_LAB_GOLDEN_DIR), scene, problem);
+  ASSERT_TRUE(golden) << problem;
+
+  lab::Options options = vulkan_options(scene, ModeId::Cpu, golden->width, golden->height);
+  options.filter = golden->filter;
+  lab::Image vulkan_frame;
+  {
+    lab::vulkan::App app(options);
+    ASSERT_EQ(app.mode_id(), ModeId::Cpu);
+    app.render_frame(golden->frame);
+    vulkan_frame = app.read_frame();
+  }
+  ASSERT_EQ(vulkan_frame.width, golden->width);
+  ASSERT_EQ(vulkan_frame.height, golden->height);
+  const std::string name = std::string("vulkan-") + lab::to_string(scene) + "-cpu";
+  const std::string against_golden =
+      labtest::check_against(vulkan_frame, golden->image, golden->other_renderer, name,
+                             "the golden " + golden->png_path + " (rendered by " + golden->renderer +
+                                 " through GL; this run through Vulkan, so at the other-renderer tolerance)");
+  EXPECT_TRUE(against_golden.empty()) << against_golden;
+
+  lab::Options gl_options = labtest::app_options(scene, ModeId::Cpu, golden->width, golden->height);
+  gl_options.filter = golden->filter;
+  lab::App gl_app(gl_options);
+  const lab::Image gl_frame = labtest::render(gl_app, golden->frame);
+  const std::string against_gl = labtest::check_against(vulkan_frame, gl_frame, golden->other_renderer,
+                                                        name + "-vs-gl", "the GL app's cpu frame");
+  EXPECT_TRUE(against_gl.empty()) << against_gl;
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, VulkanGolden,
+                         ::testing::Values(SceneId::Wave, SceneId::Pattern, SceneId::Postprocess),
+                         [](const ::testing::TestParamInfo<SceneId>& scene) {
+                           return std::string(lab::to_string(scene.param));
+                         });
+
+// No rasteriser between the kernel and the frame: Vulkan must show the CPU reference's bytes exactly,
+// top row first, at a size whose rows are no multiple of anything convenient.
+TEST(VulkanFrames, ThePatternIsTheKernelsOwnBytes) {
+  NEEDS_VULKAN();
+  lab::vulkan::App app(vulkan_options(SceneId::Pattern, ModeId::Cpu, 67, 43));
+  for (const long long index : {0LL, 31LL}) {
+    app.render_frame(index);
+    const lab::Image frame = app.read_frame();
+    const lab::Image expected = labtest::expected_pattern_frame(67, 43, index);
+    ASSERT_EQ(frame.width, expected.width);
+    ASSERT_EQ(frame.height, expected.height);
+    EXPECT_TRUE(frame.rgba == expected.rgba) << "frame " << index << " differs from pattern_cpu's";
+  }
+}
+
+TEST(VulkanFrames, DefaultModeIsStagingWithACudaDeviceElseCpu) {
+  NEEDS_VULKAN();
+  lab::vulkan::App app(vulkan_options(SceneId::Pattern, std::nullopt, 32, 32));
+  EXPECT_EQ(app.mode_id(), app.cuda_device() >= 0 ? ModeId::Staging : ModeId::Cpu);
+}
+
+TEST(VulkanFrames, StagingMatchesCpu) {
+  NEEDS_VULKAN();
+  lab::Options probe = vulkan_options(SceneId::Postprocess, ModeId::Cpu, 96, 64);
+  if (lab::vulkan::App(probe).cuda_device() < 0)
+    LABTEST_NEEDS_GPUS(1, "needs a CUDA device for the staging mode");
+  for (const SceneId scene : lab::all_scenes()) {
+    SCOPED_TRACE(lab::to_string(scene));
+    lab::Image frames[2];
+    int slot = 0;
+    for (const ModeId mode : {ModeId::Cpu, ModeId::Staging}) {
+      lab::vulkan::App app(vulkan_options(scene, mode, 96, 64));
+      ASSERT_EQ(app.mode_id(), mode);
+      app.render_frame(12);
+      frames[slot++] = app.read_frame();
+    }
+    // The same rasteriser draws both; the kernels' GPU and CPU rounding may differ by one step, as in
+    // tests/gpu's interop frames against cpu frames.
+    const std::string difference = labtest::check_against(
+        frames[1], frames[0], {1, 0.0}, std::string("vulkan-staging-") + lab::to_string(scene),
+        "the Vulkan cpu frame");
+    EXPECT_TRUE(difference.empty()) << difference;
+  }
+}
+
+// The modes of --api vulkan and nothing else; staging only with a CUDA device; external not yet.
+TEST(VulkanModes, AvailabilityFollowsTheApisModes) {
+  const lab::vulkan::CudaContext no_cuda{-1, nullptr};
+  const lab::vulkan::CudaContext cuda{0, nullptr};
+  const std::string no_driver = "cudaGetDeviceCount: cudaErrorInsufficientDriver: install the NVIDIA driver";
+  for (const ModeId mode : lab::all_modes()) {
+    SCOPED_TRACE(lab::to_string(mode));
+    const lab::ModeAvailability without = lab::vulkan::mode_availability(mode, no_cuda, no_driver);
+    const lab::ModeAvailability with = lab::vulkan::mode_availability(mode, cuda, "");
+    if (!lab::has_mode(lab::GraphicsApi::Vulkan, mode)) {
+      EXPECT_FALSE(without.available);
+      EXPECT_FALSE(with.available);
+      EXPECT_NE(with.reason.find("is not a mode of --api vulkan"), std::string::npos) << with.reason;
+    } else if (mode == ModeId::Cpu) {
+      EXPECT_TRUE(without.available);
+      EXPECT_TRUE(with.available);
+    } else if (mode == ModeId::Staging) {
+      EXPECT_FALSE(without.available);
+      EXPECT_NE(without.reason.find(no_driver), std::string::npos) << without.reason;
+      EXPECT_TRUE(with.available);
+    } else {
+      EXPECT_FALSE(with.available);
+      EXPECT_NE(with.reason.find("external on vulkan is not built yet"), std::string::npos) << with.reason;
+    }
+  }
+}
+
+// A new size re-creates the frame and the resources sized by it; the kernels then fill the new ones.
+TEST(VulkanFrames, AResizeHeadlessRecreatesTheResources) {
+  NEEDS_VULKAN();
+  lab::vulkan::App app(vulkan_options(SceneId::Pattern, ModeId::Cpu, 64, 48));
+  app.render_frame(0);
+  app.resize({81, 50});
+  ASSERT_TRUE(app.render_frame(1));
+  EXPECT_EQ(app.extent(), (lab::Extent{81, 50}));
+  const lab::Image frame = app.read_frame();
+  EXPECT_TRUE(frame.rgba == labtest::expected_pattern_frame(81, 50, 1).rgba) << "the frame after the resize";
+}
+
+// Without --headless: a window (Xvfb in CI) that shows the frames; the frame read back is the same, and
+// it follows the window's size.
+TEST(VulkanFrames, InAWindowTheFramesAreTheSameAndFollowItsSize) {
+  NEEDS_VULKAN();
+  if (std::getenv("DISPLAY") == nullptr)
+    GTEST_SKIP() << "needs a display (DISPLAY is unset; CI runs under Xvfb)";
+  lab::Options options = vulkan_options(SceneId::Pattern, ModeId::Cpu, 64, 48);
+  options.headless = false;
+  lab::vulkan::App app(options);
+  ASSERT_TRUE(app.windowed());
+  ASSERT_TRUE(app.render_frame(3));
+  const lab::Extent first = app.extent();
+  EXPECT_TRUE(app.read_frame().rgba == labtest::expected_pattern_frame(first.width, first.height, 3).rgba);
+  app.resize({96, 72});
+  lab::Extent resized;
+  for (int attempt = 0; attempt < 50 && resized != lab::Extent{96, 72}; ++attempt) {  // the X server's pace
+    ASSERT_TRUE(app.render_frame(4));
+    resized = app.extent();
+  }
+  ASSERT_EQ(resized, (lab::Extent{96, 72})) << "the window's new size never reached the frame";
+  EXPECT_TRUE(app.read_frame().rgba == labtest::expected_pattern_frame(96, 72, 4).rgba);
+}
+
+// Refusals come before any device is opened, with what to do.
+TEST(VulkanFrames, RefusesTheExternalModeUntilItIsBuilt) {
+  try {
+    lab::vulkan::App app(vulkan_options(SceneId::Wave, ModeId::External, 32, 32));
+    ADD_FAILURE() << "--mode external was accepted";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(
+        std::string(error.what()).find("--mode external is unavailable: external on vulkan is not built yet"),
+        std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace

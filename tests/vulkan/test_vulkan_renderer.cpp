@@ -1,0 +1,438 @@
+// tests/vulkan/test_vulkan_renderer.cpp — the Vulkan renderer (app/vulkan/renderer.hpp) on any Vulkan
+// driver (lavapipe in CI): each scene's frame, with its data from the kernels' CPU reference, against the
+// GL golden (tests/golden/<scene>.png) at the golden's tolerance for another renderer; exported memory;
+// passes ordered by the caller's semaphores; desc validation. The frames are drawn twice, once with
+// resources in local memory and once exportable (the acquire / release to VK_QUEUE_FAMILY_EXTERNAL the
+// external mode relies on). The Khronos validation layer, with synchronization validation, runs where it
+// is installed, and every test ends with it having reported nothing. Without a Vulkan driver the tests
+// skip with the reason.
+#include "app/golden.hpp"
+#include "app/image_compare.hpp"
+#include "app/vulkan/renderer.hpp"
+#include "kernels/pattern.hpp"
+#include "kernels/postprocess.hpp"
+#include "kernels/wave.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#ifndef INTEROP_LAB_GOLDEN_DIR
+#error "the vulkan_tests target defines INTEROP_LAB_GOLDEN_DIR (the source tree's tests/golden)"
+#endif
+
+// tests/support/app_fixture.hpp's golden comparison (failures leave actual.png, heatmap.png and
+// metrics.json in the folder the message names). That header cannot be included here yet: it brings in the
+// GL app's app/scene.hpp, which defines the same types as app/scene_compute.hpp until the scenes move
+// onto the latter; then this declaration gives way to the #include.
+namespace labtest {
+std::string check_against(const lab::Image& actual, const lab::Image& expected,
+                          const lab::GoldenTolerance& tolerance, const std::string& name,
+                          const std::string& what);
+}  // namespace labtest
+
+namespace {
+
+using lab::vulkan::Context;
+using lab::vulkan::Renderer;
+
+struct Golden {
+  lab::GoldenRecord record;
+  std::string png_path;
+  lab::Image image;
+  lab::Extent extent() const { return {record.width, record.height}; }
+};
+
+// tests/golden/<scene>.{json,png} ($INTEROP_LAB_GOLDEN_DIR overrides the folder). A missing or invalid
+// golden throws, which fails the test with the path.
+Golden load_golden(const std::string& scene) {
+  const char* from_environment = std::getenv("INTEROP_LAB_GOLDEN_DIR");
+  const std::string dir =
+      from_environment != nullptr && *from_environment != '\0' ? from_environment : INTEROP_LAB_GOLDEN_DIR;
+  Golden golden;
+  golden.record = lab::read_golden_json(dir + "/" + scene + ".json");
+  golden.png_path = dir + "/" + golden.record.image;
+  golden.image = lab::read_png(golden.png_path);
+  return golden;
+}
+
+// The golden was rendered through GL; Vulkan is another renderer even on the same device (lavapipe and
+// llvmpipe report the same name), so the golden's other-renderer tolerance applies.
+void expect_matches_golden(const lab::Image& frame, const Golden& golden, const std::string& name,
+                           const Context& context) {
+  const std::string what = "the golden " + golden.png_path + " (rendered through GL by " +
+                           golden.record.renderer + "; this frame through Vulkan by " + context.info().name +
+                           ", so at the other-renderer tolerance)";
+  const std::string problem =
+      labtest::check_against(frame, golden.image, golden.record.other_renderer, name, what);
+  EXPECT_TRUE(problem.empty()) << problem;
+}
+
+lab::ResourceDesc texture_desc(const char* label, lab::Extent extent, lab::ResourceRole role) {
+  lab::ResourceDesc desc;
+  desc.label = label;
+  desc.kind = lab::ResourceKind::Texture2D;
+  desc.role = role;
+  desc.width = extent.width;
+  desc.height = extent.height;
+  desc.bytes = static_cast<size_t>(extent.width) * extent.height * 4;
+  return desc;
+}
+
+lab::ResourceDesc wave_vertices_desc() {
+  lab::ResourceDesc desc;
+  desc.label = "vertex buffer";
+  desc.kind = lab::ResourceKind::Buffer;
+  desc.bytes = sizeof(kernels::WaveVertex) * lab::kWaveGrid * lab::kWaveGrid;
+  return desc;
+}
+
+std::vector<kernels::WaveVertex> wave_vertices(long long frame) {
+  kernels::WaveParams params;
+  params.grid_x = lab::kWaveGrid;
+  params.grid_z = lab::kWaveGrid;
+  params.time = kernels::time_of_frame(frame);
+  std::vector<kernels::WaveVertex> vertices(static_cast<size_t>(kernels::wave_vertex_count(params)));
+  kernels::wave_cpu(vertices.data(), params);
+  return vertices;
+}
+
+lab::DrawPlan show_image(int image) {
+  lab::DrawPlan plan;
+  plan.draw = lab::SceneDraw::ShowImage;
+  plan.image_resource = image;
+  return plan;
+}
+
+lab::DrawPlan lit_mesh(int mesh) {
+  lab::DrawPlan plan;
+  plan.draw = lab::SceneDraw::LitMesh;
+  plan.mesh_resource = mesh;
+  return plan;
+}
+
+// A context with the validation layer (synchronization validation on), or a skip with the reason; every
+// test ends with the layer having reported nothing.
+class VulkanRendererTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    try {
+      lab::vulkan::ContextOptions options;
+      options.validation = lab::vulkan::Validation::Synchronization;
+      m_context = std::make_unique<Context>(nullptr, options);
+    } catch (const std::runtime_error& error) {
+      GTEST_SKIP() << "needs a Vulkan driver with external memory: " << error.what();
+    }
+    if (!m_context->validation_enabled())
+      std::printf(
+          "[   NOTE   ] the Khronos validation layer is not installed (Debian: vulkan-validationlayers): "
+          "nothing validates these passes\n");
+  }
+  void TearDown() override {
+    if (m_context) {
+      EXPECT_EQ(m_context->validation_messages(), 0) << "the validation layer's messages are printed above";
+    }
+  }
+  std::unique_ptr<Context> m_context;
+};
+
+// The scenes' frames, with resources in local memory (false) and exportable (true).
+class VulkanRendererFrames : public VulkanRendererTest, public ::testing::WithParamInterface<bool> {
+ protected:
+  bool exportable() const { return GetParam(); }
+  std::string name(const char* scene) const {
+    return std::string("vulkan-") + scene + (exportable() ? "-exportable" : "-local");
+  }
+};
+
+TEST_P(VulkanRendererFrames, WaveMatchesTheGlGolden) {
+  const Golden golden = load_golden("wave");
+  Renderer renderer(*m_context, golden.extent());
+  renderer.create_resources({wave_vertices_desc()}, exportable());
+  const std::vector<kernels::WaveVertex> vertices = wave_vertices(golden.record.frame);
+  renderer.upload(0, vertices.data());
+  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection(golden.extent()), {});
+  expect_matches_golden(renderer.read_frame(lit_mesh(0)), golden, name("wave"), *m_context);
+}
+
+TEST_P(VulkanRendererFrames, PatternMatchesTheGlGolden) {
+  const Golden golden = load_golden("pattern");
+  const lab::Extent extent = golden.extent();
+  Renderer renderer(*m_context, extent);
+  renderer.create_resources({texture_desc("pattern texture", extent, lab::ResourceRole::Output)},
+                            exportable());
+  std::vector<kernels::Rgba8> pixels(static_cast<size_t>(extent.width) * extent.height);
+  kernels::pattern_cpu(kernels::linear_target(pixels.data(), static_cast<size_t>(extent.width) * 4,
+                                              extent.width, extent.height),
+                       {extent.width, extent.height, kernels::time_of_frame(golden.record.frame)});
+  renderer.upload(0, pixels.data());
+  renderer.draw_frame(show_image(0), glm::mat4(1.0f), {});
+  expect_matches_golden(renderer.read_frame(show_image(0)), golden, name("pattern"), *m_context);
+}
+
+// The postprocess scene as the copying modes run it: the cubes drawn into the input, downloaded, filtered
+// by the CPU reference, uploaded into the output, which is the frame.
+TEST_P(VulkanRendererFrames, PostprocessMatchesTheGlGolden) {
+  const Golden golden = load_golden("postprocess");
+  const lab::Extent extent = golden.extent();
+  Renderer renderer(*m_context, extent);
+  renderer.create_resources({texture_desc("rendered scene", extent, lab::ResourceRole::Input),
+                             texture_desc("filtered image", extent, lab::ResourceRole::Output)},
+                            exportable());
+  renderer.draw_cubes(0, lab::cubes_view(extent, kernels::time_of_frame(golden.record.frame)), {});
+  const size_t pitch = static_cast<size_t>(extent.width) * 4;
+  std::vector<kernels::Rgba8> rendered(static_cast<size_t>(extent.width) * extent.height);
+  renderer.download(0, rendered.data());
+
+  std::vector<kernels::Rgba8> filtered(rendered.size());
+  kernels::PostprocessParams params;
+  params.filter = golden.record.filter == "blur" ? kernels::Filter::Blur : kernels::Filter::Sobel;
+  std::vector<kernels::Vec4> scratch(kernels::postprocess_scratch_bytes(extent.width, extent.height) /
+                                     sizeof(kernels::Vec4));
+  kernels::postprocess_cpu(kernels::linear_source(rendered.data(), pitch, extent.width, extent.height),
+                           kernels::linear_target(filtered.data(), pitch, extent.width, extent.height),
+                           params, scratch.data());
+  renderer.upload(1, filtered.data());
+  renderer.draw_frame(show_image(1), glm::mat4(1.0f), {});
+  expect_matches_golden(renderer.read_frame(show_image(1)), golden, name("postprocess"), *m_context);
+}
+
+INSTANTIATE_TEST_SUITE_P(Memory, VulkanRendererFrames, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& exportable) {
+                           return std::string(exportable.param ? "Exportable" : "Local");
+                         });
+
+TEST_F(VulkanRendererTest, ExportableResourcesExportTheirMemory) {
+  const lab::Extent extent{64, 32};
+  Renderer renderer(*m_context, extent);
+  renderer.create_resources({wave_vertices_desc(), texture_desc("image", extent, lab::ResourceRole::Output)},
+                            true);
+  ASSERT_EQ(renderer.resources().size(), 2u);
+  for (int index = 0; index < 2; ++index) {
+    const lab::vulkan::Resource& resource = renderer.resources()[static_cast<size_t>(index)];
+    SCOPED_TRACE(resource.desc.label);
+    EXPECT_TRUE(resource.exportable);
+    EXPECT_GE(resource.allocation_size, resource.desc.bytes) << "the importer is told this size";
+    const int fd = renderer.export_fd(index);
+    ASSERT_GE(fd, 0);
+    struct stat status {};
+    EXPECT_EQ(fstat(fd, &status), 0) << "vkGetMemoryFdKHR returned " << fd << ", which is no open file";
+    close(fd);  // nobody imported it: it is still ours to close
+  }
+  EXPECT_NE(renderer.resources()[0].buffer, VK_NULL_HANDLE);
+  EXPECT_NE(renderer.resources()[1].image, VK_NULL_HANDLE);
+
+  renderer.create_resources({wave_vertices_desc()}, false);
+  EXPECT_THROW(renderer.export_fd(0), std::logic_error) << "local memory has nothing to export";
+}
+
+// The pass waits for the caller's timeline value before it runs, and signals the caller's value when done:
+// what lets CUDA's external semaphores order its kernels against the passes.
+TEST_F(VulkanRendererTest, APassWaitsForAndSignalsTheCallersSemaphores) {
+  VkDevice device = m_context->device();
+  auto type = lab::vulkan::make<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  auto create = lab::vulkan::make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+  create.pNext = &type;
+  VkSemaphore handle = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateSemaphore(device, &create, nullptr, &handle), VK_SUCCESS);
+  const lab::vulkan::UniqueSemaphore timeline(device, handle);
+  auto value = [&] {
+    uint64_t current = 0;
+    lab::vulkan::check(vkGetSemaphoreCounterValue(device, handle, &current), "vkGetSemaphoreCounterValue");
+    return current;
+  };
+
+  const lab::Extent extent{64, 48};
+  Renderer renderer(*m_context, extent);
+  renderer.create_resources({wave_vertices_desc()}, false);
+  const std::vector<kernels::WaveVertex> vertices = wave_vertices(0);
+  renderer.upload(0, vertices.data());
+  lab::vulkan::PassSync sync;
+  sync.wait.push_back({handle, 1});
+  sync.signal.push_back({handle, 2});
+  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection(extent), sync);
+  EXPECT_EQ(value(), 0u) << "the pass ran before the value it waits for was signalled";
+
+  auto signal = lab::vulkan::make<VkSemaphoreSignalInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO);
+  signal.semaphore = handle;
+  signal.value = 1;
+  ASSERT_EQ(vkSignalSemaphore(device, &signal), VK_SUCCESS);
+  renderer.wait_idle();
+  EXPECT_EQ(value(), 2u);
+  const lab::Image frame = renderer.read_frame(lit_mesh(0));
+  EXPECT_EQ(frame.width, 64);
+  EXPECT_EQ(frame.height, 48);
+}
+
+TEST_F(VulkanRendererTest, ResizeDrawsAtTheNewExtent) {
+  Renderer renderer(*m_context, {64, 48});
+  renderer.create_resources({wave_vertices_desc()}, false);
+  const std::vector<kernels::WaveVertex> vertices = wave_vertices(3);
+  renderer.upload(0, vertices.data());
+  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection({64, 48}), {});
+  const lab::Image small = renderer.read_frame(lit_mesh(0));
+
+  renderer.resize({96, 40});
+  EXPECT_EQ(renderer.extent(), (lab::Extent{96, 40}));
+  EXPECT_THROW(renderer.read_frame(lit_mesh(0)), std::logic_error) << "nothing drawn at the new extent yet";
+  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection({96, 40}), {});
+  const lab::Image wide = renderer.read_frame(lit_mesh(0));
+  EXPECT_EQ(small.width, 64);
+  EXPECT_EQ(wide.width, 96);
+  EXPECT_EQ(wide.height, 40);
+  // The background corner is the clear colour, the centre the lit wave.
+  EXPECT_EQ(wide.pixel(0, 0)[0], 20);
+  EXPECT_EQ(wide.pixel(0, 0)[2], 26);
+  EXPECT_NE(wide.pixel(48, 20)[2], 26);
+}
+
+// What upload() puts in comes back out of download() unchanged, for both kinds, local and exportable.
+TEST_F(VulkanRendererTest, UploadsAndDownloadsRoundTrip) {
+  const lab::Extent extent{37, 19};  // rows of 148 bytes: no padding hides in a 4-byte multiple
+  for (const bool exportable : {false, true}) {
+    SCOPED_TRACE(exportable ? "exportable" : "local");
+    Renderer renderer(*m_context, extent);
+    renderer.create_resources({wave_vertices_desc(), texture_desc("image", extent, lab::ResourceRole::Input)},
+                              exportable);
+    const std::vector<kernels::WaveVertex> vertices = wave_vertices(11);
+    std::vector<uint8_t> texels(static_cast<size_t>(extent.width) * extent.height * 4);
+    for (size_t i = 0; i < texels.size(); ++i) texels[i] = static_cast<uint8_t>(i * 7 + i / 148);
+    renderer.upload(0, vertices.data());
+    renderer.upload(1, texels.data());
+    std::vector<kernels::WaveVertex> vertices_back(vertices.size());
+    std::vector<uint8_t> texels_back(texels.size());
+    renderer.download(0, vertices_back.data());
+    renderer.download(1, texels_back.data());
+    EXPECT_EQ(std::memcmp(vertices_back.data(), vertices.data(), vertices.size() * sizeof(vertices[0])), 0);
+    EXPECT_EQ(texels_back, texels);
+  }
+}
+
+// More frames than the renderer keeps command buffers for, none waited for: a command buffer is recorded
+// again only once its pass is done (the validation layer would report a reset of a pending one), and the
+// last frame equals the same frame drawn alone.
+TEST_F(VulkanRendererTest, FramesInFlightReuseNothingTooEarly) {
+  const lab::Extent extent{96, 64};
+  const glm::mat4 camera = lab::wave_view_projection(extent);
+  Renderer renderer(*m_context, extent);
+  renderer.create_resources({wave_vertices_desc()}, true);
+  for (long long frame = 0; frame < 8; ++frame) {
+    const std::vector<kernels::WaveVertex> vertices = wave_vertices(frame * 10);
+    renderer.upload(0, vertices.data());
+    renderer.draw_frame(lit_mesh(0), camera, {});
+  }
+  const lab::Image last = renderer.read_frame(lit_mesh(0));
+
+  Renderer alone(*m_context, extent);
+  alone.create_resources({wave_vertices_desc()}, false);
+  const std::vector<kernels::WaveVertex> vertices = wave_vertices(70);
+  alone.upload(0, vertices.data());
+  alone.draw_frame(lit_mesh(0), camera, {});
+  const lab::Image expected = alone.read_frame(lit_mesh(0));
+  EXPECT_EQ(last.rgba, expected.rgba);
+  const lab::Image first_frame_alone = [&] {
+    const std::vector<kernels::WaveVertex> first = wave_vertices(0);
+    alone.upload(0, first.data());
+    alone.draw_frame(lit_mesh(0), camera, {});
+    return alone.read_frame(lit_mesh(0));
+  }();
+  EXPECT_NE(first_frame_alone.rgba, expected.rgba)
+      << "frames 0 and 70 must differ for this test to mean anything";
+}
+
+// upload() writes a staging buffer the previous upload's pass may still have to copy: it waits for that
+// pass. Here the pass is held back by the caller's semaphore until a thread signals it.
+TEST_F(VulkanRendererTest, AnUploadWaitsForThePassStillReadingItsStagingBuffer) {
+  VkDevice device = m_context->device();
+  auto type = lab::vulkan::make<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  auto create = lab::vulkan::make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+  create.pNext = &type;
+  VkSemaphore handle = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateSemaphore(device, &create, nullptr, &handle), VK_SUCCESS);
+  const lab::vulkan::UniqueSemaphore gate(device, handle);
+
+  const lab::Extent extent{32, 32};
+  Renderer renderer(*m_context, extent);
+  renderer.create_resources({wave_vertices_desc()}, false);
+  const std::vector<kernels::WaveVertex> first = wave_vertices(0), second = wave_vertices(30);
+  renderer.upload(0, first.data());
+  lab::vulkan::PassSync held;
+  held.wait.push_back({handle, 1});
+  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection(extent), held);
+
+  std::thread opener([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto signal = lab::vulkan::make<VkSemaphoreSignalInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO);
+    signal.semaphore = handle;
+    signal.value = 1;
+    vkSignalSemaphore(device, &signal);
+  });
+  renderer.upload(0, second.data());  // returns once the held pass has copied `first`
+  uint64_t value = 0;
+  vkGetSemaphoreCounterValue(device, handle, &value);
+  opener.join();
+  EXPECT_EQ(value, 1u) << "upload() overwrote the staging buffer while a pass had still to copy it";
+  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection(extent), {});
+  renderer.wait_idle();
+}
+
+TEST_F(VulkanRendererTest, ReadFrameSaysWhatIsMissing) {
+  Renderer renderer(*m_context, {16, 16});
+  renderer.create_resources({wave_vertices_desc()}, false);
+  EXPECT_NE(renderer.missing_frame(lit_mesh(0)).find("call draw_frame first"), std::string::npos);
+  EXPECT_NE(renderer.missing_frame(show_image(0)).find("names \"vertex buffer\", a buffer"),
+            std::string::npos);
+  EXPECT_NE(renderer.missing_frame(show_image(3)).find("image_resource is 3, but there are 1 resources"),
+            std::string::npos);
+  EXPECT_THROW(renderer.read_frame(show_image(0)), std::logic_error);
+  const std::vector<kernels::WaveVertex> vertices = wave_vertices(0);
+  renderer.upload(0, vertices.data());
+  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection({16, 16}), {});
+  EXPECT_EQ(renderer.missing_frame(lit_mesh(0)), "");
+}
+
+TEST_F(VulkanRendererTest, InvalidDescsAreRefusedNamingTheField) {
+  Renderer renderer(*m_context, {16, 16});
+  lab::ResourceDesc texture = texture_desc("pattern texture", {16, 16}, lab::ResourceRole::Output);
+  texture.bytes = 100;
+  try {
+    renderer.create_resources({wave_vertices_desc(), texture}, false);
+    FAIL() << "a texture whose bytes are not width * height * 4 was accepted";
+  } catch (const std::invalid_argument& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("ResourceDesc[1] (\"pattern texture\").bytes is 100"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("width * height * 4 = 1024"), std::string::npos) << message;
+  }
+  EXPECT_TRUE(renderer.resources().empty());
+
+  lab::ResourceDesc empty = wave_vertices_desc();
+  empty.bytes = 0;
+  EXPECT_THROW(renderer.create_resources({empty}, false), std::invalid_argument);
+  EXPECT_THROW(Renderer(*m_context, {0, 16}), std::invalid_argument);
+
+  lab::vulkan::PassSync sync;
+  sync.signal.push_back({VK_NULL_HANDLE, 1});
+  renderer.create_resources({wave_vertices_desc()}, false);
+  try {
+    renderer.draw_frame(lit_mesh(0), glm::mat4(1.0f), sync);
+    FAIL() << "a null semaphore was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("PassSync.signal[0].semaphore is VK_NULL_HANDLE"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
