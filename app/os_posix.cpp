@@ -13,14 +13,18 @@
 
 namespace lab::os {
 
-int process_id() { return static_cast<int>(getpid()); }
+int process_id() {
+  return static_cast<int>(getpid());
+}
 
 // open()'s mode (unlike mkstemp's fixed 0600) lets the umask decide the permissions, as for any new file.
 int create_new_file(const std::string& path) {
   return open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 }
 
-int open_for_reading(const std::string& path) { return open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC); }
+int open_for_reading(const std::string& path) {
+  return open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+}
 
 namespace {
 const char* file_type_name(mode_t mode) {
@@ -50,9 +54,13 @@ FILE* stream_from(int fd, const char* mode) {
   return fdopen(fd, mode);
 }
 
-void close_file(int fd) { close(fd); }
+void close_file(int fd) {
+  close(fd);
+}
 
-int remove_file(const char* path) { return unlink(path); }
+int remove_file(const char* path) {
+  return unlink(path);
+}
 
 std::string replace_file(const std::string& from, const std::string& to) {
   if (std::rename(from.c_str(), to.c_str()) == 0) return "";
@@ -91,7 +99,9 @@ void hold_closed_standard_descriptors() {
 // it at glibc's default (128 KiB) and turns the raising off, so an image goes back to the system when it
 // is freed: the same resizes then stay between 125 and 133 MB, and frame times do not change (--bench,
 // cpu mode, llvmpipe). Setting it again (a second App) changes nothing.
-void return_freed_images_to_the_system() { mallopt(M_MMAP_THRESHOLD, 128 * 1024); }
+void return_freed_images_to_the_system() {
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+}
 
 namespace {
 constexpr int kHandled[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
@@ -123,7 +133,8 @@ StopSignalHandlers::StopSignalHandlers(void (*handler)(int)) : m_saved(std::make
 }
 
 StopSignalHandlers::~StopSignalHandlers() {
-  for (size_t i = 0; i < m_saved->previous.size(); ++i) sigaction(kHandled[i], &m_saved->previous[i], nullptr);
+  for (size_t i = 0; i < m_saved->previous.size(); ++i)
+    sigaction(kHandled[i], &m_saved->previous[i], nullptr);
 }
 
 void end_by_signal(int signal) {

@@ -33,9 +33,9 @@ std::wstring widen(const std::string& utf8) {
 // The system's words for a Win32 error, without the trailing line break FormatMessage adds.
 std::string system_message(DWORD error) {
   char* text = nullptr;
-  const DWORD length = FormatMessageA(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM |
-                                          FORMAT_MESSAGE_IGNORE_INSERTS,
-                                      nullptr, error, 0, reinterpret_cast<char*>(&text), 0, nullptr);
+  const DWORD length = FormatMessageA(
+      FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr,
+      error, 0, reinterpret_cast<char*>(&text), 0, nullptr);
   std::string message = length > 0 ? std::string(text, length) : "Windows error " + std::to_string(error);
   LocalFree(text);
   while (!message.empty() && (message.back() == '\n' || message.back() == '\r' || message.back() == ' '))
@@ -45,7 +45,9 @@ std::string system_message(DWORD error) {
 
 }  // namespace
 
-int process_id() { return static_cast<int>(GetCurrentProcessId()); }
+int process_id() {
+  return static_cast<int>(GetCurrentProcessId());
+}
 
 int create_new_file(const std::string& path) {
   return _wopen(widen(path).c_str(), _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY | _O_NOINHERIT,
@@ -74,11 +76,17 @@ int file_status(int fd, FileStatus& status) {
   return 0;
 }
 
-FILE* stream_from(int fd, const char* mode) { return _fdopen(fd, mode); }
+FILE* stream_from(int fd, const char* mode) {
+  return _fdopen(fd, mode);
+}
 
-void close_file(int fd) { _close(fd); }
+void close_file(int fd) {
+  _close(fd);
+}
 
-int remove_file(const char* path) { return _wunlink(widen(path).c_str()); }
+int remove_file(const char* path) {
+  return _wunlink(widen(path).c_str());
+}
 
 // rename() on Windows refuses an existing target; MoveFileExW replaces it in one step within a volume
 // (the temporary file is always beside its target). WRITE_THROUGH: it returns once the move is on disk.
@@ -89,7 +97,9 @@ std::string replace_file(const std::string& from, const std::string& to) {
 }
 
 // NTFS, ReFS and exFAT allow 255 UTF-16 units a name; a UTF-8 byte count over that is refused for sure.
-long max_file_name_bytes(const std::string& /*directory*/) { return 255; }
+long max_file_name_bytes(const std::string& /*directory*/) {
+  return 255;
+}
 
 // Windows' access check cannot tell for sure (ACLs, a read-only medium): creating the file will. This
 // refuses only what is certainly not writable.

@@ -25,34 +25,59 @@ struct DxgiFormatName {
 // ones it does not, so that messages name both. Values are DXGI_FORMAT's (checked against dxgiformat.h
 // where Direct3D's headers exist, below).
 constexpr DxgiFormatName kDxgiFormats[] = {
-    {2, "DXGI_FORMAT_R32G32B32A32_FLOAT", true}, {3, "DXGI_FORMAT_R32G32B32A32_UINT", true},
-    {4, "DXGI_FORMAT_R32G32B32A32_SINT", true},  {10, "DXGI_FORMAT_R16G16B16A16_FLOAT", true},
-    {11, "DXGI_FORMAT_R16G16B16A16_UNORM", true}, {12, "DXGI_FORMAT_R16G16B16A16_UINT", true},
-    {13, "DXGI_FORMAT_R16G16B16A16_SNORM", true}, {14, "DXGI_FORMAT_R16G16B16A16_SINT", true},
-    {16, "DXGI_FORMAT_R32G32_FLOAT", true},      {17, "DXGI_FORMAT_R32G32_UINT", true},
-    {18, "DXGI_FORMAT_R32G32_SINT", true},       {28, "DXGI_FORMAT_R8G8B8A8_UNORM", true},
-    {30, "DXGI_FORMAT_R8G8B8A8_UINT", true},     {31, "DXGI_FORMAT_R8G8B8A8_SNORM", true},
-    {32, "DXGI_FORMAT_R8G8B8A8_SINT", true},     {34, "DXGI_FORMAT_R16G16_FLOAT", true},
-    {35, "DXGI_FORMAT_R16G16_UNORM", true},      {36, "DXGI_FORMAT_R16G16_UINT", true},
-    {37, "DXGI_FORMAT_R16G16_SNORM", true},      {38, "DXGI_FORMAT_R16G16_SINT", true},
-    {41, "DXGI_FORMAT_R32_FLOAT", true},         {42, "DXGI_FORMAT_R32_UINT", true},
-    {43, "DXGI_FORMAT_R32_SINT", true},          {49, "DXGI_FORMAT_R8G8_UNORM", true},
-    {50, "DXGI_FORMAT_R8G8_UINT", true},         {51, "DXGI_FORMAT_R8G8_SNORM", true},
-    {52, "DXGI_FORMAT_R8G8_SINT", true},         {54, "DXGI_FORMAT_R16_FLOAT", true},
-    {56, "DXGI_FORMAT_R16_UNORM", true},         {57, "DXGI_FORMAT_R16_UINT", true},
-    {58, "DXGI_FORMAT_R16_SNORM", true},         {59, "DXGI_FORMAT_R16_SINT", true},
-    {61, "DXGI_FORMAT_R8_UNORM", true},          {62, "DXGI_FORMAT_R8_UINT", true},
-    {63, "DXGI_FORMAT_R8_SNORM", true},          {64, "DXGI_FORMAT_R8_SINT", true},
+    {2, "DXGI_FORMAT_R32G32B32A32_FLOAT", true},
+    {3, "DXGI_FORMAT_R32G32B32A32_UINT", true},
+    {4, "DXGI_FORMAT_R32G32B32A32_SINT", true},
+    {10, "DXGI_FORMAT_R16G16B16A16_FLOAT", true},
+    {11, "DXGI_FORMAT_R16G16B16A16_UNORM", true},
+    {12, "DXGI_FORMAT_R16G16B16A16_UINT", true},
+    {13, "DXGI_FORMAT_R16G16B16A16_SNORM", true},
+    {14, "DXGI_FORMAT_R16G16B16A16_SINT", true},
+    {16, "DXGI_FORMAT_R32G32_FLOAT", true},
+    {17, "DXGI_FORMAT_R32G32_UINT", true},
+    {18, "DXGI_FORMAT_R32G32_SINT", true},
+    {28, "DXGI_FORMAT_R8G8B8A8_UNORM", true},
+    {30, "DXGI_FORMAT_R8G8B8A8_UINT", true},
+    {31, "DXGI_FORMAT_R8G8B8A8_SNORM", true},
+    {32, "DXGI_FORMAT_R8G8B8A8_SINT", true},
+    {34, "DXGI_FORMAT_R16G16_FLOAT", true},
+    {35, "DXGI_FORMAT_R16G16_UNORM", true},
+    {36, "DXGI_FORMAT_R16G16_UINT", true},
+    {37, "DXGI_FORMAT_R16G16_SNORM", true},
+    {38, "DXGI_FORMAT_R16G16_SINT", true},
+    {41, "DXGI_FORMAT_R32_FLOAT", true},
+    {42, "DXGI_FORMAT_R32_UINT", true},
+    {43, "DXGI_FORMAT_R32_SINT", true},
+    {49, "DXGI_FORMAT_R8G8_UNORM", true},
+    {50, "DXGI_FORMAT_R8G8_UINT", true},
+    {51, "DXGI_FORMAT_R8G8_SNORM", true},
+    {52, "DXGI_FORMAT_R8G8_SINT", true},
+    {54, "DXGI_FORMAT_R16_FLOAT", true},
+    {56, "DXGI_FORMAT_R16_UNORM", true},
+    {57, "DXGI_FORMAT_R16_UINT", true},
+    {58, "DXGI_FORMAT_R16_SNORM", true},
+    {59, "DXGI_FORMAT_R16_SINT", true},
+    {61, "DXGI_FORMAT_R8_UNORM", true},
+    {62, "DXGI_FORMAT_R8_UINT", true},
+    {63, "DXGI_FORMAT_R8_SNORM", true},
+    {64, "DXGI_FORMAT_R8_SINT", true},
     {87, "DXGI_FORMAT_B8G8R8A8_UNORM", true},
     // Not registrable: three channels, packed, sRGB-encoded, typeless (CUDA needs the channel type to
     // describe the array), depth and stencil.
-    {0, "DXGI_FORMAT_UNKNOWN", false},           {1, "DXGI_FORMAT_R32G32B32A32_TYPELESS", false},
-    {6, "DXGI_FORMAT_R32G32B32_FLOAT", false},   {9, "DXGI_FORMAT_R16G16B16A16_TYPELESS", false},
-    {24, "DXGI_FORMAT_R10G10B10A2_UNORM", false}, {26, "DXGI_FORMAT_R11G11B10_FLOAT", false},
-    {27, "DXGI_FORMAT_R8G8B8A8_TYPELESS", false}, {29, "DXGI_FORMAT_R8G8B8A8_UNORM_SRGB", false},
-    {39, "DXGI_FORMAT_R32_TYPELESS", false},     {40, "DXGI_FORMAT_D32_FLOAT", false},
-    {45, "DXGI_FORMAT_D24_UNORM_S8_UINT", false}, {55, "DXGI_FORMAT_D16_UNORM", false},
-    {85, "DXGI_FORMAT_B5G6R5_UNORM", false},     {88, "DXGI_FORMAT_B8G8R8X8_UNORM", false},
+    {0, "DXGI_FORMAT_UNKNOWN", false},
+    {1, "DXGI_FORMAT_R32G32B32A32_TYPELESS", false},
+    {6, "DXGI_FORMAT_R32G32B32_FLOAT", false},
+    {9, "DXGI_FORMAT_R16G16B16A16_TYPELESS", false},
+    {24, "DXGI_FORMAT_R10G10B10A2_UNORM", false},
+    {26, "DXGI_FORMAT_R11G11B10_FLOAT", false},
+    {27, "DXGI_FORMAT_R8G8B8A8_TYPELESS", false},
+    {29, "DXGI_FORMAT_R8G8B8A8_UNORM_SRGB", false},
+    {39, "DXGI_FORMAT_R32_TYPELESS", false},
+    {40, "DXGI_FORMAT_D32_FLOAT", false},
+    {45, "DXGI_FORMAT_D24_UNORM_S8_UINT", false},
+    {55, "DXGI_FORMAT_D16_UNORM", false},
+    {85, "DXGI_FORMAT_B5G6R5_UNORM", false},
+    {88, "DXGI_FORMAT_B8G8R8X8_UNORM", false},
     {91, "DXGI_FORMAT_B8G8R8A8_UNORM_SRGB", false},
 };
 
@@ -65,14 +90,25 @@ const DxgiFormatName* find_format(uint32_t format) {
 // The registrable format closest to one that is not, for the message.
 const char* suggested_format(uint32_t format) {
   switch (format) {
-    case 6: return "DXGI_FORMAT_R32G32B32A32_FLOAT";
-    case 26: return "DXGI_FORMAT_R16G16B16A16_FLOAT";
-    case 40: case 45: case 55: return "DXGI_FORMAT_R32_FLOAT (copy the depth into a colour texture first)";
-    case 39: return "DXGI_FORMAT_R32_FLOAT (or create the texture with a typed format)";
-    case 1: return "DXGI_FORMAT_R32G32B32A32_FLOAT (or create the texture with a typed format)";
-    case 9: return "DXGI_FORMAT_R16G16B16A16_FLOAT (or create the texture with a typed format)";
-    case 91: case 88: return "DXGI_FORMAT_B8G8R8A8_UNORM";
-    default: return "DXGI_FORMAT_R8G8B8A8_UNORM";
+    case 6:
+      return "DXGI_FORMAT_R32G32B32A32_FLOAT";
+    case 26:
+      return "DXGI_FORMAT_R16G16B16A16_FLOAT";
+    case 40:
+    case 45:
+    case 55:
+      return "DXGI_FORMAT_R32_FLOAT (copy the depth into a colour texture first)";
+    case 39:
+      return "DXGI_FORMAT_R32_FLOAT (or create the texture with a typed format)";
+    case 1:
+      return "DXGI_FORMAT_R32G32B32A32_FLOAT (or create the texture with a typed format)";
+    case 9:
+      return "DXGI_FORMAT_R16G16B16A16_FLOAT (or create the texture with a typed format)";
+    case 91:
+    case 88:
+      return "DXGI_FORMAT_B8G8R8A8_UNORM";
+    default:
+      return "DXGI_FORMAT_R8G8B8A8_UNORM";
   }
 }
 
@@ -85,20 +121,29 @@ constexpr uint32_t kMiscSharedNtHandle = 0x800;
 
 std::string usage_name(uint32_t usage) {
   switch (usage) {
-    case 0: return "D3D11_USAGE_DEFAULT";
-    case 1: return "D3D11_USAGE_IMMUTABLE";
-    case 2: return "D3D11_USAGE_DYNAMIC";
-    case 3: return "D3D11_USAGE_STAGING";
-    default: return "D3D11_USAGE " + std::to_string(usage);
+    case 0:
+      return "D3D11_USAGE_DEFAULT";
+    case 1:
+      return "D3D11_USAGE_IMMUTABLE";
+    case 2:
+      return "D3D11_USAGE_DYNAMIC";
+    case 3:
+      return "D3D11_USAGE_STAGING";
+    default:
+      return "D3D11_USAGE " + std::to_string(usage);
   }
 }
 
 const char* dimension_name(D3d11Dimension dimension) {
   switch (dimension) {
-    case D3d11Dimension::Buffer: return "buffer";
-    case D3d11Dimension::Texture1D: return "Texture1D";
-    case D3d11Dimension::Texture2D: return "Texture2D";
-    case D3d11Dimension::Texture3D: return "Texture3D";
+    case D3d11Dimension::Buffer:
+      return "buffer";
+    case D3d11Dimension::Texture1D:
+      return "Texture1D";
+    case D3d11Dimension::Texture2D:
+      return "Texture2D";
+    case D3d11Dimension::Texture3D:
+      return "Texture3D";
   }
   return "resource";
 }
@@ -133,7 +178,8 @@ std::string validate(const D3d11ResourceFacts& facts, const D3d11RegistrationUse
            " cannot be registered with CUDA; bind it as D3D11_BIND_SHADER_RESOURCE, D3D11_BIND_RENDER_TARGET "
            "or D3D11_BIND_UNORDERED_ACCESS (copy the depth into a DXGI_FORMAT_R32_FLOAT texture)";
   if (buffer) {
-    if (facts.byte_width == 0) return "D3d11ResourceFacts.byte_width is 0: CUDA registers buffers with storage";
+    if (facts.byte_width == 0)
+      return "D3d11ResourceFacts.byte_width is 0: CUDA registers buffers with storage";
     if (use.surface_load_store || use.texture_gather)
       return "D3d11RegistrationUse: surface_load_store and texture_gather are for textures; a buffer is "
              "mapped as a pointer";
@@ -142,7 +188,8 @@ std::string validate(const D3d11ResourceFacts& facts, const D3d11RegistrationUse
   if (!dxgi_format_registrable(facts.format))
     return "D3d11ResourceFacts.format: " + dxgi_format_name(facts.format) +
            " cannot be registered with CUDA (it takes 1, 2 or 4 channels of 8, 16 or 32-bit integer or "
-           "float data); use " + suggested_format(facts.format);
+           "float data); use " +
+           suggested_format(facts.format);
   if (facts.sample_count > 1)
     return "D3d11ResourceFacts.sample_count is " + std::to_string(facts.sample_count) +
            ": a multisampled texture cannot be registered with CUDA; resolve it (ResolveSubresource) into a "
@@ -157,11 +204,11 @@ std::string validate(const D3d11ResourceFacts& facts, const D3d11RegistrationUse
 }
 
 unsigned int register_flags(const D3d11RegistrationUse& use) {
-  unsigned int flags = 0;  // cudaGraphicsRegisterFlagsNone
-  if (use.access == Access::ReadOnly) flags |= 1;       // cudaGraphicsRegisterFlagsReadOnly
-  if (use.access == Access::WriteDiscard) flags |= 2;   // cudaGraphicsRegisterFlagsWriteDiscard
-  if (use.surface_load_store) flags |= 4;               // cudaGraphicsRegisterFlagsSurfaceLoadStore
-  if (use.texture_gather) flags |= 8;                   // cudaGraphicsRegisterFlagsTextureGather
+  unsigned int flags = 0;                              // cudaGraphicsRegisterFlagsNone
+  if (use.access == Access::ReadOnly) flags |= 1;      // cudaGraphicsRegisterFlagsReadOnly
+  if (use.access == Access::WriteDiscard) flags |= 2;  // cudaGraphicsRegisterFlagsWriteDiscard
+  if (use.surface_load_store) flags |= 4;              // cudaGraphicsRegisterFlagsSurfaceLoadStore
+  if (use.texture_gather) flags |= 8;                  // cudaGraphicsRegisterFlagsTextureGather
   return flags;
 }
 
@@ -169,13 +216,17 @@ unsigned int register_flags(const D3d11RegistrationUse& use) {
 
 // The numbers above are Direct3D's and CUDA's.
 static_assert(DXGI_FORMAT_R8G8B8A8_UNORM == 28 && DXGI_FORMAT_B8G8R8A8_UNORM == 87 &&
-              DXGI_FORMAT_R32G32B32A32_FLOAT == 2 && DXGI_FORMAT_R8_SINT == 64 && DXGI_FORMAT_D32_FLOAT == 40 &&
-              DXGI_FORMAT_R16_SINT == 59 && DXGI_FORMAT_B8G8R8A8_UNORM_SRGB == 91 && DXGI_FORMAT_R11G11B10_FLOAT == 26);
+              DXGI_FORMAT_R32G32B32A32_FLOAT == 2 && DXGI_FORMAT_R8_SINT == 64 &&
+              DXGI_FORMAT_D32_FLOAT == 40 && DXGI_FORMAT_R16_SINT == 59 &&
+              DXGI_FORMAT_B8G8R8A8_UNORM_SRGB == 91 && DXGI_FORMAT_R11G11B10_FLOAT == 26);
 static_assert(D3D11_USAGE_DEFAULT == kUsageDefault && D3D11_BIND_DEPTH_STENCIL == kBindDepthStencil &&
-              D3D11_RESOURCE_MISC_SHARED == kMiscShared && D3D11_RESOURCE_MISC_SHARED_KEYEDMUTEX == kMiscSharedKeyedMutex &&
+              D3D11_RESOURCE_MISC_SHARED == kMiscShared &&
+              D3D11_RESOURCE_MISC_SHARED_KEYEDMUTEX == kMiscSharedKeyedMutex &&
               D3D11_RESOURCE_MISC_SHARED_NTHANDLE == kMiscSharedNtHandle);
-static_assert(static_cast<uint32_t>(D3D11_RESOURCE_DIMENSION_BUFFER) == static_cast<uint32_t>(D3d11Dimension::Buffer) &&
-              static_cast<uint32_t>(D3D11_RESOURCE_DIMENSION_TEXTURE3D) == static_cast<uint32_t>(D3d11Dimension::Texture3D));
+static_assert(static_cast<uint32_t>(D3D11_RESOURCE_DIMENSION_BUFFER) ==
+                  static_cast<uint32_t>(D3d11Dimension::Buffer) &&
+              static_cast<uint32_t>(D3D11_RESOURCE_DIMENSION_TEXTURE3D) ==
+                  static_cast<uint32_t>(D3d11Dimension::Texture3D));
 static_assert(cudaGraphicsRegisterFlagsReadOnly == 1 && cudaGraphicsRegisterFlagsWriteDiscard == 2 &&
               cudaGraphicsRegisterFlagsSurfaceLoadStore == 4 && cudaGraphicsRegisterFlagsTextureGather == 8);
 
@@ -231,7 +282,8 @@ D3d11ResourceFacts facts_of(ID3D11Resource* resource) {
 
 std::string validate(const D3d11BufferRegistrationDesc& desc) {
   if (desc.buffer == nullptr)
-    return "D3d11BufferRegistrationDesc.buffer is null: create the buffer (ID3D11Device::CreateBuffer) before "
+    return "D3d11BufferRegistrationDesc.buffer is null: create the buffer (ID3D11Device::CreateBuffer) "
+           "before "
            "registering it";
   D3d11RegistrationUse use;
   use.access = desc.access;
@@ -276,8 +328,12 @@ cudaGraphicsResource_t detail::register_d3d11_object(const D3d11TextureRegistrat
   return register_resource(desc.texture, register_flags(desc.use));
 }
 
-Access detail::access_of(const D3d11BufferRegistrationDesc& desc) { return desc.access; }
-Access detail::access_of(const D3d11TextureRegistrationDesc& desc) { return desc.use.access; }
+Access detail::access_of(const D3d11BufferRegistrationDesc& desc) {
+  return desc.access;
+}
+Access detail::access_of(const D3d11TextureRegistrationDesc& desc) {
+  return desc.use.access;
+}
 
 void detail::set_map_flags(cudaGraphicsResource_t resource, Access access) {
   unsigned int flags = cudaGraphicsMapFlagsNone;
@@ -298,8 +354,8 @@ std::vector<int> cuda_devices_of(ID3D11Device* device) {
   }
   std::vector<int> devices(static_cast<size_t>(count));
   unsigned int found = 0;
-  const cudaError_t error = cudaD3D11GetDevices(&found, devices.data(), static_cast<unsigned int>(devices.size()),
-                                                device, cudaD3D11DeviceListAll);
+  const cudaError_t error = cudaD3D11GetDevices(
+      &found, devices.data(), static_cast<unsigned int>(devices.size()), device, cudaD3D11DeviceListAll);
   // No CUDA device behind the D3D11 device (WARP, another vendor) is an answer, not a failure.
   if (error == cudaErrorNoDevice) {
     cudaGetLastError();

@@ -106,7 +106,9 @@ class D3d11Registration {
  public:
   D3d11Registration() = default;
   explicit D3d11Registration(const Desc& desc)
-      : m_desc(desc), m_resource(detail::register_d3d11_object(desc)), m_map_access(detail::access_of(desc)) {}
+      : m_desc(desc),
+        m_resource(detail::register_d3d11_object(desc)),
+        m_map_access(detail::access_of(desc)) {}
 
   cudaGraphicsResource_t resource() const { return m_resource.get(); }
   explicit operator bool() const { return static_cast<bool>(m_resource); }

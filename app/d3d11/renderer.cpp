@@ -24,7 +24,8 @@ std::string hresult_text(HRESULT result) {
 }
 
 void check(HRESULT result, const char* call) {
-  if (FAILED(result)) throw std::runtime_error(std::string(call) + " failed: HRESULT " + hresult_text(result));
+  if (FAILED(result))
+    throw std::runtime_error(std::string(call) + " failed: HRESULT " + hresult_text(result));
 }
 #define LAB_D3D_CHECK(call) check((call), #call)
 
@@ -42,13 +43,15 @@ std::string luid_text(const LUID& luid) {
 }
 
 ComPtr<ID3D11Device> try_create(IDXGIAdapter* adapter, D3D_DRIVER_TYPE type, UINT flags,
-                                ComPtr<ID3D11DeviceContext>& context, D3D_FEATURE_LEVEL& level, HRESULT& result) {
+                                ComPtr<ID3D11DeviceContext>& context, D3D_FEATURE_LEVEL& level,
+                                HRESULT& result) {
   static constexpr D3D_FEATURE_LEVEL kLevels[] = {D3D_FEATURE_LEVEL_11_1, D3D_FEATURE_LEVEL_11_0};
   ComPtr<ID3D11Device> device;
-  result = D3D11CreateDevice(adapter, type, nullptr, flags, kLevels, 2, D3D11_SDK_VERSION, &device, &level, &context);
+  result = D3D11CreateDevice(adapter, type, nullptr, flags, kLevels, 2, D3D11_SDK_VERSION, &device, &level,
+                             &context);
   if (result == E_INVALIDARG)  // Direct3D 11.0 runtimes do not know 11_1 and refuse the whole list
-    result = D3D11CreateDevice(adapter, type, nullptr, flags, kLevels + 1, 1, D3D11_SDK_VERSION, &device, &level,
-                               &context);
+    result = D3D11CreateDevice(adapter, type, nullptr, flags, kLevels + 1, 1, D3D11_SDK_VERSION, &device,
+                               &level, &context);
   return SUCCEEDED(result) ? device : nullptr;
 }
 
@@ -66,7 +69,8 @@ Device create_device(const DeviceDesc& desc) {
     for (UINT i = 0; factory->EnumAdapters1(i, &adapter) != DXGI_ERROR_NOT_FOUND; ++i) {
       DXGI_ADAPTER_DESC1 adapter_desc{};
       LAB_D3D_CHECK(adapter->GetDesc1(&adapter_desc));
-      const std::string name = narrow(adapter_desc.Description) + " (LUID " + luid_text(adapter_desc.AdapterLuid) + ")";
+      const std::string name =
+          narrow(adapter_desc.Description) + " (LUID " + luid_text(adapter_desc.AdapterLuid) + ")";
       if (std::memcmp(&adapter_desc.AdapterLuid, desc.adapter_luid->data(), sizeof(LUID)) != 0) {
         seen += (seen.empty() ? "" : ", ") + name;
         continue;
@@ -80,11 +84,12 @@ Device create_device(const DeviceDesc& desc) {
     }
     LUID wanted{};
     std::memcpy(&wanted, desc.adapter_luid->data(), sizeof wanted);
-    throw std::runtime_error("no DXGI adapter has the CUDA device's LUID " + luid_text(wanted) + " (adapters: " +
-                             (seen.empty() ? "none" : seen) +
+    throw std::runtime_error("no DXGI adapter has the CUDA device's LUID " + luid_text(wanted) +
+                             " (adapters: " + (seen.empty() ? "none" : seen) +
                              "); a GPU in TCC mode has no graphics: switch it to WDDM (nvidia-smi -dm 0)");
   }
-  created.device = try_create(nullptr, D3D_DRIVER_TYPE_HARDWARE, flags, created.context, created.feature_level, result);
+  created.device =
+      try_create(nullptr, D3D_DRIVER_TYPE_HARDWARE, flags, created.context, created.feature_level, result);
   if (created.device) {
     created.adapter = "default adapter";
     ComPtr<IDXGIDevice> dxgi_device;
@@ -92,14 +97,17 @@ Device create_device(const DeviceDesc& desc) {
     DXGI_ADAPTER_DESC adapter_desc{};
     if (SUCCEEDED(created.device.As(&dxgi_device)) && SUCCEEDED(dxgi_device->GetAdapter(&adapter)) &&
         SUCCEEDED(adapter->GetDesc(&adapter_desc)))
-      created.adapter = narrow(adapter_desc.Description) + " (LUID " + luid_text(adapter_desc.AdapterLuid) + ")";
+      created.adapter =
+          narrow(adapter_desc.Description) + " (LUID " + luid_text(adapter_desc.AdapterLuid) + ")";
     return created;
   }
   const HRESULT hardware_result = result;
-  created.device = try_create(nullptr, D3D_DRIVER_TYPE_WARP, flags, created.context, created.feature_level, result);
+  created.device =
+      try_create(nullptr, D3D_DRIVER_TYPE_WARP, flags, created.context, created.feature_level, result);
   if (!created.device)
-    throw std::runtime_error("D3D11CreateDevice failed on the default adapter (HRESULT " + hresult_text(hardware_result) +
-                             ") and on WARP (HRESULT " + hresult_text(result) + ")");
+    throw std::runtime_error("D3D11CreateDevice failed on the default adapter (HRESULT " +
+                             hresult_text(hardware_result) + ") and on WARP (HRESULT " +
+                             hresult_text(result) + ")");
   created.adapter = "WARP (Direct3D on the CPU)";
   return created;
 }
@@ -121,13 +129,15 @@ struct Pipeline {
 ComPtr<ID3DBlob> compile(const char* file, const char* entry, const char* target) {
   const char* source = hlsl_source(file);
   ComPtr<ID3DBlob> code, errors;
-  const HRESULT result = D3DCompile(source, std::strlen(source), file, nullptr, nullptr, entry, target,
-                                    D3DCOMPILE_ENABLE_STRICTNESS | D3DCOMPILE_OPTIMIZATION_LEVEL3, 0, &code, &errors);
+  const HRESULT result =
+      D3DCompile(source, std::strlen(source), file, nullptr, nullptr, entry, target,
+                 D3DCOMPILE_ENABLE_STRICTNESS | D3DCOMPILE_OPTIMIZATION_LEVEL3, 0, &code, &errors);
   if (FAILED(result)) {
-    std::string message = errors ? std::string(static_cast<const char*>(errors->GetBufferPointer()),
-                                               errors->GetBufferSize())
-                                 : "HRESULT " + hresult_text(result);
-    throw std::runtime_error(std::string("D3DCompile ") + file + " (" + entry + ", " + target + "): " + message);
+    std::string message =
+        errors ? std::string(static_cast<const char*>(errors->GetBufferPointer()), errors->GetBufferSize())
+               : "HRESULT " + hresult_text(result);
+    throw std::runtime_error(std::string("D3DCompile ") + file + " (" + entry + ", " + target +
+                             "): " + message);
   }
   return code;
 }
@@ -149,8 +159,10 @@ Pipeline make_pipeline(ID3D11Device* device, const char* file, const D3D11_INPUT
   Pipeline pipeline;
   const ComPtr<ID3DBlob> vertex = compile(file, "vertex_main", "vs_5_0");
   const ComPtr<ID3DBlob> pixel = compile(file, "pixel_main", "ps_5_0");
-  LAB_D3D_CHECK(device->CreateVertexShader(vertex->GetBufferPointer(), vertex->GetBufferSize(), nullptr, &pipeline.vertex));
-  LAB_D3D_CHECK(device->CreatePixelShader(pixel->GetBufferPointer(), pixel->GetBufferSize(), nullptr, &pipeline.pixel));
+  LAB_D3D_CHECK(device->CreateVertexShader(vertex->GetBufferPointer(), vertex->GetBufferSize(), nullptr,
+                                           &pipeline.vertex));
+  LAB_D3D_CHECK(
+      device->CreatePixelShader(pixel->GetBufferPointer(), pixel->GetBufferSize(), nullptr, &pipeline.pixel));
   LAB_D3D_CHECK(device->CreateInputLayout(elements, static_cast<UINT>(N), vertex->GetBufferPointer(),
                                           vertex->GetBufferSize(), &pipeline.layout));
   if (constant_bytes == 0) return pipeline;
@@ -201,7 +213,8 @@ Target make_target(ID3D11Device* device, ID3D11Texture2D* colour, Extent extent)
   Target target;
   target.extent = extent;
   LAB_D3D_CHECK(device->CreateRenderTargetView(colour, nullptr, &target.colour));
-  target.depth_texture = make_texture(device, extent, DXGI_FORMAT_D24_UNORM_S8_UINT, D3D11_BIND_DEPTH_STENCIL);
+  target.depth_texture =
+      make_texture(device, extent, DXGI_FORMAT_D24_UNORM_S8_UINT, D3D11_BIND_DEPTH_STENCIL);
   LAB_D3D_CHECK(device->CreateDepthStencilView(target.depth_texture.Get(), nullptr, &target.depth));
   return target;
 }
@@ -225,7 +238,9 @@ struct CubeConstants {
 static_assert(sizeof(WaveConstants) % 16 == 0 && sizeof(CubeConstants) % 16 == 0,
               "constant buffers are whole 16-byte registers");
 
-void copy_matrix(float (&to)[16], const glm::mat4& from) { std::memcpy(to, &from[0][0], sizeof to); }
+void copy_matrix(float (&to)[16], const glm::mat4& from) {
+  std::memcpy(to, &from[0][0], sizeof to);
+}
 
 }  // namespace
 
@@ -234,7 +249,8 @@ struct Renderer::State {
   ComPtr<ID3D11Texture2D> frame;  // RGBA8, the frame target
   Target frame_target;
   std::vector<Resource> resources;
-  std::vector<Target> resource_targets;  // for the textures that draw_cubes renders into; empty views otherwise
+  std::vector<Target>
+      resource_targets;  // for the textures that draw_cubes renders into; empty views otherwise
 
   Pipeline wave;
   Pipeline lit;
@@ -259,14 +275,14 @@ Renderer::Renderer(Device& device, Extent extent) : m_device(device), m_state(st
 
   const std::vector<uint32_t> indices = wave_mesh_indices();
   s.wave_index_count = static_cast<UINT>(indices.size());
-  s.wave_indices = make_buffer(d3d, static_cast<UINT>(indices.size() * sizeof(uint32_t)), D3D11_BIND_INDEX_BUFFER,
-                               indices.data());
+  s.wave_indices = make_buffer(d3d, static_cast<UINT>(indices.size() * sizeof(uint32_t)),
+                               D3D11_BIND_INDEX_BUFFER, indices.data());
   const CubeMesh cube = cube_mesh();
   s.cube_index_count = static_cast<UINT>(cube.indices.size());
   s.cube_vertices = make_buffer(d3d, static_cast<UINT>(cube.vertices.size() * sizeof(LitVertex)),
                                 D3D11_BIND_VERTEX_BUFFER, cube.vertices.data());
-  s.cube_indices = make_buffer(d3d, static_cast<UINT>(cube.indices.size() * sizeof(uint32_t)), D3D11_BIND_INDEX_BUFFER,
-                               cube.indices.data());
+  s.cube_indices = make_buffer(d3d, static_cast<UINT>(cube.indices.size() * sizeof(uint32_t)),
+                               D3D11_BIND_INDEX_BUFFER, cube.indices.data());
 
   // GL's defaults and the scenes' states: depth test LESS, solid fill, no multisampling, depth clip on.
   D3D11_RASTERIZER_DESC raster{};
@@ -291,7 +307,9 @@ Renderer::~Renderer() {
   m_device.context->Flush();
 }
 
-Extent Renderer::extent() const { return m_state->extent; }
+Extent Renderer::extent() const {
+  return m_state->extent;
+}
 
 void Renderer::resize(Extent extent) {
   State& s = *m_state;
@@ -309,10 +327,12 @@ void Renderer::create_resources(const std::vector<ResourceDesc>& descs) {
     Resource resource;
     resource.desc = desc;
     if (desc.kind == ResourceKind::Buffer) {
-      resource.buffer = make_buffer(m_device.device.Get(), static_cast<UINT>(desc.bytes), D3D11_BIND_VERTEX_BUFFER, nullptr);
+      resource.buffer = make_buffer(m_device.device.Get(), static_cast<UINT>(desc.bytes),
+                                    D3D11_BIND_VERTEX_BUFFER, nullptr);
     } else {
-      resource.texture = make_texture(m_device.device.Get(), {desc.width, desc.height}, DXGI_FORMAT_R8G8B8A8_UNORM,
-                                      D3D11_BIND_SHADER_RESOURCE | D3D11_BIND_RENDER_TARGET | D3D11_BIND_UNORDERED_ACCESS);
+      resource.texture =
+          make_texture(m_device.device.Get(), {desc.width, desc.height}, DXGI_FORMAT_R8G8B8A8_UNORM,
+                       D3D11_BIND_SHADER_RESOURCE | D3D11_BIND_RENDER_TARGET | D3D11_BIND_UNORDERED_ACCESS);
     }
     s.resources.push_back(std::move(resource));
   }
@@ -328,7 +348,9 @@ void Renderer::destroy_resources() {
   m_state->resources.clear();
 }
 
-const std::vector<Resource>& Renderer::resources() const { return m_state->resources; }
+const std::vector<Resource>& Renderer::resources() const {
+  return m_state->resources;
+}
 
 void Renderer::upload(int index, const void* data) {
   const Resource& resource = m_state->resources.at(static_cast<size_t>(index));
@@ -375,17 +397,21 @@ void Renderer::download(int index, void* data) {
 void Renderer::draw_cubes(int target_index, const CubesView& view) {
   State& s = *m_state;
   const Resource& resource = s.resources.at(static_cast<size_t>(target_index));
-  if (!resource.texture) throw std::invalid_argument("Renderer::draw_cubes: the target must be a texture resource");
+  if (!resource.texture)
+    throw std::invalid_argument("Renderer::draw_cubes: the target must be a texture resource");
   Target& target = s.resource_targets[static_cast<size_t>(target_index)];
-  if (!target.colour) target = make_target(m_device.device.Get(), resource.texture.Get(), {resource.desc.width, resource.desc.height});
+  if (!target.colour)
+    target = make_target(m_device.device.Get(), resource.texture.Get(),
+                         {resource.desc.width, resource.desc.height});
 
   ID3D11DeviceContext* context = m_device.context.Get();
   const float clear[4] = {kCubesClearColor[0], kCubesClearColor[1], kCubesClearColor[2], 1.0f};
   context->ClearRenderTargetView(target.colour.Get(), clear);
   context->ClearDepthStencilView(target.depth.Get(), D3D11_CLEAR_DEPTH, 1.0f, 0);
   context->OMSetRenderTargets(1, target.colour.GetAddressOf(), target.depth.Get());
-  const D3D11_VIEWPORT viewport{0.0f, 0.0f, static_cast<float>(target.extent.width),
-                                static_cast<float>(target.extent.height), 0.0f, 1.0f};
+  const D3D11_VIEWPORT viewport{
+      0.0f, 0.0f, static_cast<float>(target.extent.width), static_cast<float>(target.extent.height),
+      0.0f, 1.0f};
   context->RSSetViewports(1, &viewport);
   context->RSSetState(s.back_face_culling.Get());
   context->OMSetDepthStencilState(s.depth_test.Get(), 0);
@@ -419,8 +445,8 @@ void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection
   context->ClearRenderTargetView(s.frame_target.colour.Get(), clear);
   context->ClearDepthStencilView(s.frame_target.depth.Get(), D3D11_CLEAR_DEPTH, 1.0f, 0);
   context->OMSetRenderTargets(1, s.frame_target.colour.GetAddressOf(), s.frame_target.depth.Get());
-  const D3D11_VIEWPORT viewport{0.0f, 0.0f, static_cast<float>(s.extent.width), static_cast<float>(s.extent.height),
-                                0.0f, 1.0f};
+  const D3D11_VIEWPORT viewport{
+      0.0f, 0.0f, static_cast<float>(s.extent.width), static_cast<float>(s.extent.height), 0.0f, 1.0f};
   context->RSSetViewports(1, &viewport);
   context->RSSetState(s.no_culling.Get());
   context->OMSetDepthStencilState(s.depth_test.Get(), 0);
@@ -442,14 +468,15 @@ void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection
 void Renderer::draw_image(int index) {
   State& s = *m_state;
   const Resource& image = s.resources.at(static_cast<size_t>(index));
-  if (!image.texture) throw std::invalid_argument("Renderer::draw_image: the image must be a texture resource");
+  if (!image.texture)
+    throw std::invalid_argument("Renderer::draw_image: the image must be a texture resource");
   ComPtr<ID3D11ShaderResourceView>& view = s.resource_views[static_cast<size_t>(index)];
   if (!view) LAB_D3D_CHECK(m_device.device->CreateShaderResourceView(image.texture.Get(), nullptr, &view));
   ID3D11DeviceContext* context = m_device.context.Get();
   // Every pixel is written: no clear, no depth.
   context->OMSetRenderTargets(1, s.frame_target.colour.GetAddressOf(), nullptr);
-  const D3D11_VIEWPORT viewport{0.0f, 0.0f, static_cast<float>(s.extent.width), static_cast<float>(s.extent.height),
-                                0.0f, 1.0f};
+  const D3D11_VIEWPORT viewport{
+      0.0f, 0.0f, static_cast<float>(s.extent.width), static_cast<float>(s.extent.height), 0.0f, 1.0f};
   context->RSSetViewports(1, &viewport);
   context->RSSetState(s.no_culling.Get());
   context->OMSetDepthStencilState(nullptr, 0);
@@ -472,7 +499,9 @@ Image Renderer::read_frame(const DrawPlan& plan) {
   return read_target();
 }
 
-Image Renderer::read_target() { return read_texture(m_state->frame.Get()); }
+Image Renderer::read_target() {
+  return read_texture(m_state->frame.Get());
+}
 
 Image Renderer::read_texture(ID3D11Texture2D* source) {
   D3D11_TEXTURE2D_DESC desc{};
@@ -493,7 +522,8 @@ Image Renderer::read_texture(ID3D11Texture2D* source) {
   const size_t row_bytes = static_cast<size_t>(image.width) * 4;
   // Memory row 0 is the bottom of the picture (GL's order); the Image starts at the top.
   for (int row = 0; row < image.height; ++row)
-    std::memcpy(&image.rgba[static_cast<size_t>(image.height - 1 - row) * row_bytes], mapped_row(mapped, row), row_bytes);
+    std::memcpy(&image.rgba[static_cast<size_t>(image.height - 1 - row) * row_bytes], mapped_row(mapped, row),
+                row_bytes);
   m_device.context->Unmap(staging.Get(), 0);
   return image;
 }

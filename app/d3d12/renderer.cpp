@@ -25,7 +25,8 @@ std::string hresult_text(HRESULT result) {
 }
 
 void check(HRESULT result, const char* call) {
-  if (FAILED(result)) throw std::runtime_error(std::string(call) + " failed: HRESULT " + hresult_text(result));
+  if (FAILED(result))
+    throw std::runtime_error(std::string(call) + " failed: HRESULT " + hresult_text(result));
 }
 #define LAB_D3D_CHECK(call) check((call), #call)
 
@@ -61,7 +62,8 @@ Device create_device(const DeviceDesc& desc) {
       ComPtr<IDXGIAdapter1> other;
       DXGI_ADAPTER_DESC1 other_desc{};
       for (UINT i = 0; factory->EnumAdapters1(i, &other) != DXGI_ERROR_NOT_FOUND; ++i)
-        if (SUCCEEDED(other->GetDesc1(&other_desc))) seen += (seen.empty() ? "" : ", ") + adapter_name(other_desc);
+        if (SUCCEEDED(other->GetDesc1(&other_desc)))
+          seen += (seen.empty() ? "" : ", ") + adapter_name(other_desc);
       throw std::runtime_error("no DXGI adapter has the CUDA device's LUID " + luid_text(luid) +
                                " (adapters: " + (seen.empty() ? "none" : seen) +
                                "); a GPU in TCC mode has no graphics: switch it to WDDM (nvidia-smi -dm 0)");
@@ -73,7 +75,8 @@ Device create_device(const DeviceDesc& desc) {
   }
   DXGI_ADAPTER_DESC1 adapter_desc{};
   if (!adapter) factory->EnumAdapterByLuid(created.device->GetAdapterLuid(), IID_PPV_ARGS(&adapter));
-  created.adapter = adapter && SUCCEEDED(adapter->GetDesc1(&adapter_desc)) ? adapter_name(adapter_desc) : "unknown adapter";
+  created.adapter =
+      adapter && SUCCEEDED(adapter->GetDesc1(&adapter_desc)) ? adapter_name(adapter_desc) : "unknown adapter";
   D3D12_COMMAND_QUEUE_DESC queue{};
   queue.Type = D3D12_COMMAND_LIST_TYPE_DIRECT;
   LAB_D3D_CHECK(created.device->CreateCommandQueue(&queue, IID_PPV_ARGS(&created.queue)));
@@ -98,7 +101,9 @@ struct CubeConstants {
 };
 constexpr UINT kRootConstants = sizeof(CubeConstants) / 4;
 
-void copy_matrix(float (&to)[16], const glm::mat4& from) { std::memcpy(to, &from[0][0], sizeof to); }
+void copy_matrix(float (&to)[16], const glm::mat4& from) {
+  std::memcpy(to, &from[0][0], sizeof to);
+}
 
 // Closes the fence's event handle.
 struct EventHandle {
@@ -114,12 +119,15 @@ struct EventHandle {
 ComPtr<ID3DBlob> compile(const char* file, const char* entry, const char* target) {
   const char* source = hlsl_source(file);
   ComPtr<ID3DBlob> code, errors;
-  const HRESULT result = D3DCompile(source, std::strlen(source), file, nullptr, nullptr, entry, target,
-                                    D3DCOMPILE_ENABLE_STRICTNESS | D3DCOMPILE_OPTIMIZATION_LEVEL3, 0, &code, &errors);
+  const HRESULT result =
+      D3DCompile(source, std::strlen(source), file, nullptr, nullptr, entry, target,
+                 D3DCOMPILE_ENABLE_STRICTNESS | D3DCOMPILE_OPTIMIZATION_LEVEL3, 0, &code, &errors);
   if (FAILED(result)) {
-    std::string message = errors ? std::string(static_cast<const char*>(errors->GetBufferPointer()), errors->GetBufferSize())
-                                 : "HRESULT " + hresult_text(result);
-    throw std::runtime_error(std::string("D3DCompile ") + file + " (" + entry + ", " + target + "): " + message);
+    std::string message =
+        errors ? std::string(static_cast<const char*>(errors->GetBufferPointer()), errors->GetBufferSize())
+               : "HRESULT " + hresult_text(result);
+    throw std::runtime_error(std::string("D3DCompile ") + file + " (" + entry + ", " + target +
+                             "): " + message);
   }
   return code;
 }
@@ -192,7 +200,8 @@ constexpr D3D12_INPUT_ELEMENT_DESC kMeshVertex[] = {
 
 template <size_t N>
 ComPtr<ID3D12PipelineState> make_pipeline(ID3D12Device* device, ID3D12RootSignature* root, const char* file,
-                                          const D3D12_INPUT_ELEMENT_DESC (&elements)[N], D3D12_CULL_MODE cull) {
+                                          const D3D12_INPUT_ELEMENT_DESC (&elements)[N],
+                                          D3D12_CULL_MODE cull) {
   const ComPtr<ID3DBlob> vertex = compile(file, "vertex_main", "vs_5_0");
   const ComPtr<ID3DBlob> pixel = compile(file, "pixel_main", "ps_5_0");
   D3D12_GRAPHICS_PIPELINE_STATE_DESC desc{};
@@ -230,13 +239,16 @@ ComPtr<ID3D12RootSignature> make_root_signature(ID3D12Device* device) {
   desc.pParameters = parameters;
   desc.Flags = D3D12_ROOT_SIGNATURE_FLAG_ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT;
   ComPtr<ID3DBlob> serialized, errors;
-  const HRESULT result = D3D12SerializeRootSignature(&desc, D3D_ROOT_SIGNATURE_VERSION_1, &serialized, &errors);
+  const HRESULT result =
+      D3D12SerializeRootSignature(&desc, D3D_ROOT_SIGNATURE_VERSION_1, &serialized, &errors);
   if (FAILED(result))
-    throw std::runtime_error("D3D12SerializeRootSignature: " +
-                             (errors ? std::string(static_cast<const char*>(errors->GetBufferPointer()), errors->GetBufferSize())
-                                     : hresult_text(result)));
+    throw std::runtime_error(
+        "D3D12SerializeRootSignature: " +
+        (errors ? std::string(static_cast<const char*>(errors->GetBufferPointer()), errors->GetBufferSize())
+                : hresult_text(result)));
   ComPtr<ID3D12RootSignature> root;
-  LAB_D3D_CHECK(device->CreateRootSignature(0, serialized->GetBufferPointer(), serialized->GetBufferSize(), IID_PPV_ARGS(&root)));
+  LAB_D3D_CHECK(device->CreateRootSignature(0, serialized->GetBufferPointer(), serialized->GetBufferSize(),
+                                            IID_PPV_ARGS(&root)));
   return root;
 }
 
@@ -261,7 +273,8 @@ ID3D12GraphicsCommandList* begin(ID3D12CommandAllocator* allocator, ID3D12Graphi
 }
 
 // Closes, submits and waits for the call's work.
-void submit_and_wait(Device& device, ID3D12GraphicsCommandList* list, ID3D12Fence* fence, UINT64& value, HANDLE event) {
+void submit_and_wait(Device& device, ID3D12GraphicsCommandList* list, ID3D12Fence* fence, UINT64& value,
+                     HANDLE event) {
   LAB_D3D_CHECK(list->Close());
   ID3D12CommandList* lists[] = {list};
   device.queue->ExecuteCommandLists(1, lists);
@@ -307,12 +320,12 @@ struct Renderer::State {
   }
 };
 
-
 Renderer::Renderer(Device& device, Extent extent) : m_device(device), m_state(std::make_unique<State>()) {
   ID3D12Device* d3d = device.device.Get();
   State& s = *m_state;
   LAB_D3D_CHECK(d3d->CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT, IID_PPV_ARGS(&s.allocator)));
-  LAB_D3D_CHECK(d3d->CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, s.allocator.Get(), nullptr, IID_PPV_ARGS(&s.list)));
+  LAB_D3D_CHECK(d3d->CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_DIRECT, s.allocator.Get(), nullptr,
+                                       IID_PPV_ARGS(&s.list)));
   LAB_D3D_CHECK(s.list->Close());
   LAB_D3D_CHECK(d3d->CreateFence(0, D3D12_FENCE_FLAG_NONE, IID_PPV_ARGS(&s.fence)));
 
@@ -338,12 +351,15 @@ Renderer::Renderer(Device& device, Extent extent) : m_device(device), m_state(st
 Renderer::~Renderer() {
   // Nothing recorded may still run when the resources go: signal once more and wait.
   State& s = *m_state;
-  if (SUCCEEDED(m_device.queue->Signal(s.fence.Get(), ++s.fence_value)) && s.fence->GetCompletedValue() < s.fence_value &&
+  if (SUCCEEDED(m_device.queue->Signal(s.fence.Get(), ++s.fence_value)) &&
+      s.fence->GetCompletedValue() < s.fence_value &&
       SUCCEEDED(s.fence->SetEventOnCompletion(s.fence_value, s.fence_event.handle)))
     WaitForSingleObject(s.fence_event.handle, INFINITE);
 }
 
-Extent Renderer::extent() const { return m_state->extent; }
+Extent Renderer::extent() const {
+  return m_state->extent;
+}
 
 void Renderer::resize(Extent extent) {
   State& s = *m_state;
@@ -351,10 +367,12 @@ void Renderer::resize(Extent extent) {
   D3D12_CLEAR_VALUE depth_clear{};
   depth_clear.Format = kDepthFormat;
   depth_clear.DepthStencil.Depth = 1.0f;
-  s.frame = committed(d3d, D3D12_HEAP_TYPE_DEFAULT, texture_desc(extent, kColourFormat, D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET),
+  s.frame = committed(d3d, D3D12_HEAP_TYPE_DEFAULT,
+                      texture_desc(extent, kColourFormat, D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET),
                       D3D12_RESOURCE_STATE_RENDER_TARGET);
   s.frame_state = D3D12_RESOURCE_STATE_RENDER_TARGET;
-  s.frame_depth = committed(d3d, D3D12_HEAP_TYPE_DEFAULT, texture_desc(extent, kDepthFormat, D3D12_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL),
+  s.frame_depth = committed(d3d, D3D12_HEAP_TYPE_DEFAULT,
+                            texture_desc(extent, kDepthFormat, D3D12_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL),
                             D3D12_RESOURCE_STATE_DEPTH_WRITE, &depth_clear);
   d3d->CreateRenderTargetView(s.frame.Get(), nullptr, s.rtv(0));
   d3d->CreateDepthStencilView(s.frame_depth.Get(), nullptr, s.dsv(0));
@@ -362,7 +380,8 @@ void Renderer::resize(Extent extent) {
 }
 
 void Renderer::create_resources(const std::vector<ResourceDesc>& descs) {
-  if (descs.size() + 1 > kViewSlots) throw std::invalid_argument("Renderer::create_resources: too many resources");
+  if (descs.size() + 1 > kViewSlots)
+    throw std::invalid_argument("Renderer::create_resources: too many resources");
   destroy_resources();
   State& s = *m_state;
   ID3D12Device* d3d = m_device.device.Get();
@@ -370,11 +389,11 @@ void Renderer::create_resources(const std::vector<ResourceDesc>& descs) {
     Resource resource;
     resource.desc = desc;
     resource.state = D3D12_RESOURCE_STATE_COPY_DEST;
-    const D3D12_RESOURCE_DESC d3d_desc =
-        desc.kind == ResourceKind::Buffer
-            ? buffer_desc(desc.bytes)
-            : texture_desc({desc.width, desc.height}, kColourFormat,
-                           D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET | D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS);
+    const D3D12_RESOURCE_DESC d3d_desc = desc.kind == ResourceKind::Buffer
+                                             ? buffer_desc(desc.bytes)
+                                             : texture_desc({desc.width, desc.height}, kColourFormat,
+                                                            D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET |
+                                                                D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS);
     resource.resource = committed(d3d, D3D12_HEAP_TYPE_DEFAULT, d3d_desc, resource.state);
     s.resources.push_back(std::move(resource));
   }
@@ -386,7 +405,9 @@ void Renderer::destroy_resources() {
   m_state->resources.clear();
 }
 
-const std::vector<Resource>& Renderer::resources() const { return m_state->resources; }
+const std::vector<Resource>& Renderer::resources() const {
+  return m_state->resources;
+}
 
 void Renderer::upload(int index, const void* data) {
   State& s = *m_state;
@@ -426,8 +447,9 @@ void Renderer::upload(int index, const void* data) {
 
 namespace {
 // Copies `resource` (a buffer of `bytes`, or a texture of `extent`) into `data` rows tightly packed.
-void read_back(Device& device, ID3D12GraphicsCommandList* list, ID3D12Resource* resource, D3D12_RESOURCE_STATES& state,
-               size_t bytes, int height, void* data, ID3D12Fence* fence, UINT64& value, HANDLE event) {
+void read_back(Device& device, ID3D12GraphicsCommandList* list, ID3D12Resource* resource,
+               D3D12_RESOURCE_STATES& state, size_t bytes, int height, void* data, ID3D12Fence* fence,
+               UINT64& value, HANDLE event) {
   ID3D12Device* d3d = device.device.Get();
   const D3D12_RESOURCE_DESC desc = resource->GetDesc();
   transition(list, resource, state, D3D12_RESOURCE_STATE_COPY_SOURCE);
@@ -459,7 +481,8 @@ void read_back(Device& device, ID3D12GraphicsCommandList* list, ID3D12Resource* 
     const size_t row_bytes = bytes / static_cast<size_t>(height);
     for (int row = 0; row < height; ++row)
       std::memcpy(static_cast<uint8_t*>(data) + static_cast<size_t>(row) * row_bytes,
-                  mapped + footprint.Offset + static_cast<size_t>(row) * footprint.Footprint.RowPitch, row_bytes);
+                  mapped + footprint.Offset + static_cast<size_t>(row) * footprint.Footprint.RowPitch,
+                  row_bytes);
   }
   const D3D12_RANGE nothing_written{0, 0};
   readback->Unmap(0, &nothing_written);
@@ -470,8 +493,8 @@ void Renderer::download(int index, void* data) {
   State& s = *m_state;
   Resource& resource = s.resources.at(static_cast<size_t>(index));
   ID3D12GraphicsCommandList* list = begin(s.allocator.Get(), s.list.Get());
-  read_back(m_device, list, resource.resource.Get(), resource.state, resource.desc.bytes, std::max(resource.desc.height, 1),
-            data, s.fence.Get(), s.fence_value, s.fence_event.handle);
+  read_back(m_device, list, resource.resource.Get(), resource.state, resource.desc.bytes,
+            std::max(resource.desc.height, 1), data, s.fence.Get(), s.fence_value, s.fence_event.handle);
 }
 
 void Renderer::draw_cubes(int target_index, const CubesView& view) {
@@ -487,7 +510,8 @@ void Renderer::draw_cubes(int target_index, const CubesView& view) {
     depth_clear.Format = kDepthFormat;
     depth_clear.DepthStencil.Depth = 1.0f;
     depth = committed(d3d, D3D12_HEAP_TYPE_DEFAULT,
-                      texture_desc({target.desc.width, target.desc.height}, kDepthFormat, D3D12_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL),
+                      texture_desc({target.desc.width, target.desc.height}, kDepthFormat,
+                                   D3D12_RESOURCE_FLAG_ALLOW_DEPTH_STENCIL),
                       D3D12_RESOURCE_STATE_DEPTH_WRITE, &depth_clear);
     d3d->CreateRenderTargetView(target.resource.Get(), nullptr, s.rtv(slot));
     d3d->CreateDepthStencilView(depth.Get(), nullptr, s.dsv(slot));
@@ -499,16 +523,18 @@ void Renderer::draw_cubes(int target_index, const CubesView& view) {
   list->ClearRenderTargetView(rtv, clear, 0, nullptr);
   list->ClearDepthStencilView(dsv, D3D12_CLEAR_FLAG_DEPTH, 1.0f, 0, 0, nullptr);
   list->OMSetRenderTargets(1, &rtv, FALSE, &dsv);
-  const D3D12_VIEWPORT viewport{0.0f, 0.0f, static_cast<float>(target.desc.width), static_cast<float>(target.desc.height),
-                                0.0f, 1.0f};
+  const D3D12_VIEWPORT viewport{
+      0.0f, 0.0f, static_cast<float>(target.desc.width), static_cast<float>(target.desc.height), 0.0f, 1.0f};
   const D3D12_RECT scissor{0, 0, target.desc.width, target.desc.height};
   list->RSSetViewports(1, &viewport);
   list->RSSetScissorRects(1, &scissor);
   list->SetGraphicsRootSignature(s.root.Get());
   list->SetPipelineState(s.lit.Get());
   list->IASetPrimitiveTopology(D3D_PRIMITIVE_TOPOLOGY_TRIANGLELIST);
-  const D3D12_VERTEX_BUFFER_VIEW vertices{s.cube_vertices->GetGPUVirtualAddress(), s.cube_vertex_bytes, sizeof(LitVertex)};
-  const D3D12_INDEX_BUFFER_VIEW indices{s.cube_indices->GetGPUVirtualAddress(), s.cube_index_count * 4, DXGI_FORMAT_R32_UINT};
+  const D3D12_VERTEX_BUFFER_VIEW vertices{s.cube_vertices->GetGPUVirtualAddress(), s.cube_vertex_bytes,
+                                          sizeof(LitVertex)};
+  const D3D12_INDEX_BUFFER_VIEW indices{s.cube_indices->GetGPUVirtualAddress(), s.cube_index_count * 4,
+                                        DXGI_FORMAT_R32_UINT};
   list->IASetVertexBuffers(0, 1, &vertices);
   list->IASetIndexBuffer(&indices);
   for (const CubeInstance& cube : view.cubes) {
@@ -535,16 +561,18 @@ void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection
   list->ClearRenderTargetView(rtv, clear, 0, nullptr);
   list->ClearDepthStencilView(dsv, D3D12_CLEAR_FLAG_DEPTH, 1.0f, 0, 0, nullptr);
   list->OMSetRenderTargets(1, &rtv, FALSE, &dsv);
-  const D3D12_VIEWPORT viewport{0.0f, 0.0f, static_cast<float>(s.extent.width), static_cast<float>(s.extent.height), 0.0f, 1.0f};
+  const D3D12_VIEWPORT viewport{
+      0.0f, 0.0f, static_cast<float>(s.extent.width), static_cast<float>(s.extent.height), 0.0f, 1.0f};
   const D3D12_RECT scissor{0, 0, s.extent.width, s.extent.height};
   list->RSSetViewports(1, &viewport);
   list->RSSetScissorRects(1, &scissor);
   list->SetGraphicsRootSignature(s.root.Get());
   list->SetPipelineState(s.wave.Get());
   list->IASetPrimitiveTopology(D3D_PRIMITIVE_TOPOLOGY_TRIANGLELIST);
-  const D3D12_VERTEX_BUFFER_VIEW vertices{mesh.resource->GetGPUVirtualAddress(), static_cast<UINT>(mesh.desc.bytes),
-                                          6 * sizeof(float)};
-  const D3D12_INDEX_BUFFER_VIEW indices{s.wave_indices->GetGPUVirtualAddress(), s.wave_index_count * 4, DXGI_FORMAT_R32_UINT};
+  const D3D12_VERTEX_BUFFER_VIEW vertices{mesh.resource->GetGPUVirtualAddress(),
+                                          static_cast<UINT>(mesh.desc.bytes), 6 * sizeof(float)};
+  const D3D12_INDEX_BUFFER_VIEW indices{s.wave_indices->GetGPUVirtualAddress(), s.wave_index_count * 4,
+                                        DXGI_FORMAT_R32_UINT};
   list->IASetVertexBuffers(0, 1, &vertices);
   list->IASetIndexBuffer(&indices);
   float constants[16];
@@ -579,8 +607,8 @@ Image flipped_image(const std::vector<uint8_t>& rows, int width, int height) {
   const size_t row_bytes = static_cast<size_t>(width) * 4;
   // Memory row 0 is the bottom of the picture (GL's order); the Image starts at the top.
   for (int row = 0; row < height; ++row)
-    std::memcpy(&image.rgba[static_cast<size_t>(height - 1 - row) * row_bytes], &rows[static_cast<size_t>(row) * row_bytes],
-                row_bytes);
+    std::memcpy(&image.rgba[static_cast<size_t>(height - 1 - row) * row_bytes],
+                &rows[static_cast<size_t>(row) * row_bytes], row_bytes);
   return image;
 }
 }  // namespace
@@ -591,8 +619,8 @@ Image Renderer::read_frame(const DrawPlan& plan) {
   Resource& image = s.resources.at(static_cast<size_t>(plan.image_resource));
   std::vector<uint8_t> rows(image.desc.bytes);
   ID3D12GraphicsCommandList* list = begin(s.allocator.Get(), s.list.Get());
-  read_back(m_device, list, image.resource.Get(), image.state, image.desc.bytes, image.desc.height, rows.data(),
-            s.fence.Get(), s.fence_value, s.fence_event.handle);
+  read_back(m_device, list, image.resource.Get(), image.state, image.desc.bytes, image.desc.height,
+            rows.data(), s.fence.Get(), s.fence_value, s.fence_event.handle);
   return flipped_image(rows, image.desc.width, image.desc.height);
 }
 
@@ -600,8 +628,8 @@ Image Renderer::read_target() {
   State& s = *m_state;
   std::vector<uint8_t> rows(static_cast<size_t>(s.extent.width) * s.extent.height * 4);
   ID3D12GraphicsCommandList* list = begin(s.allocator.Get(), s.list.Get());
-  read_back(m_device, list, s.frame.Get(), s.frame_state, rows.size(), s.extent.height, rows.data(), s.fence.Get(),
-            s.fence_value, s.fence_event.handle);
+  read_back(m_device, list, s.frame.Get(), s.frame_state, rows.size(), s.extent.height, rows.data(),
+            s.fence.Get(), s.fence_value, s.fence_event.handle);
   return flipped_image(rows, s.extent.width, s.extent.height);
 }
 

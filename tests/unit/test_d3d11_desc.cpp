@@ -35,7 +35,9 @@ interop::D3d11ResourceFacts vertex_buffer(uint64_t bytes) {
   return facts;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST(D3d11DescTest, Rgba8RenderTargetAndVertexBufferAreRegistrable) {
   interop::D3d11RegistrationUse write;
@@ -49,7 +51,9 @@ TEST(D3d11DescTest, ThreeChannelAndSrgbFormatsAreRefusedWithTheFormatToUse) {
   interop::D3d11ResourceFacts facts = rgba8_render_target();
   facts.format = kR32G32B32Float;
   std::string message = interop::validate(facts, {});
-  EXPECT_TRUE(contains(message, "D3d11ResourceFacts.format: DXGI_FORMAT_R32G32B32_FLOAT cannot be registered")) << message;
+  EXPECT_TRUE(
+      contains(message, "D3d11ResourceFacts.format: DXGI_FORMAT_R32G32B32_FLOAT cannot be registered"))
+      << message;
   EXPECT_TRUE(contains(message, "use DXGI_FORMAT_R32G32B32A32_FLOAT")) << message;
   facts.format = kR8G8B8A8UnormSrgb;
   message = interop::validate(facts, {});
@@ -60,7 +64,8 @@ TEST(D3d11DescTest, ThreeChannelAndSrgbFormatsAreRefusedWithTheFormatToUse) {
 TEST(D3d11DescTest, DepthStencilIsRefusedByBindFlagAndFormat) {
   interop::D3d11ResourceFacts facts = rgba8_render_target();
   facts.bind_flags = kBindDepthStencil;
-  EXPECT_TRUE(contains(interop::validate(facts, {}), "D3d11ResourceFacts.bind_flags: a D3D11_BIND_DEPTH_STENCIL"));
+  EXPECT_TRUE(
+      contains(interop::validate(facts, {}), "D3d11ResourceFacts.bind_flags: a D3D11_BIND_DEPTH_STENCIL"));
   facts.bind_flags = kBindShaderResource;
   facts.format = kD24UnormS8Uint;
   const std::string message = interop::validate(facts, {});
@@ -95,7 +100,8 @@ TEST(D3d11DescTest, UseThatContradictsItsAccessIsRefused) {
   interop::D3d11RegistrationUse use;
   use.surface_load_store = true;
   use.access = interop::Access::ReadOnly;
-  EXPECT_TRUE(contains(interop::validate(rgba8_render_target(), use), "surface writes need ReadWrite or WriteDiscard"));
+  EXPECT_TRUE(contains(interop::validate(rgba8_render_target(), use),
+                       "surface writes need ReadWrite or WriteDiscard"));
   use = {};
   use.texture_gather = true;
   use.access = interop::Access::WriteDiscard;
@@ -107,13 +113,13 @@ TEST(D3d11DescTest, RegisterFlagsAreCudasFlags) {
   EXPECT_EQ(interop::register_flags(use), static_cast<unsigned>(cudaGraphicsRegisterFlagsNone));
   use.access = interop::Access::ReadOnly;
   use.texture_gather = true;
-  EXPECT_EQ(interop::register_flags(use),
-            static_cast<unsigned>(cudaGraphicsRegisterFlagsReadOnly | cudaGraphicsRegisterFlagsTextureGather));
+  EXPECT_EQ(interop::register_flags(use), static_cast<unsigned>(cudaGraphicsRegisterFlagsReadOnly |
+                                                                cudaGraphicsRegisterFlagsTextureGather));
   use.access = interop::Access::WriteDiscard;
   use.texture_gather = false;
   use.surface_load_store = true;
-  EXPECT_EQ(interop::register_flags(use),
-            static_cast<unsigned>(cudaGraphicsRegisterFlagsWriteDiscard | cudaGraphicsRegisterFlagsSurfaceLoadStore));
+  EXPECT_EQ(interop::register_flags(use), static_cast<unsigned>(cudaGraphicsRegisterFlagsWriteDiscard |
+                                                                cudaGraphicsRegisterFlagsSurfaceLoadStore));
 }
 
 TEST(D3d11DescTest, FormatNamesAndTheRegistrableSet) {

@@ -35,7 +35,9 @@ cudaError_t CUDARTAPI cudaGetDeviceCount(int* count) {
   *count = 0;
   return cudaErrorNoDevice;
 }
-cudaError_t CUDARTAPI cudaGetLastError() { return cudaSuccess; }
+cudaError_t CUDARTAPI cudaGetLastError() {
+  return cudaSuccess;
+}
 const char* CUDARTAPI cudaGetErrorName(cudaError_t error) {
   return error == cudaErrorNoDevice ? "cudaErrorNoDevice" : "cudaError (CUDA-free test build)";
 }
@@ -49,12 +51,16 @@ cudaError_t CUDARTAPI cudaD3D11GetDevices(unsigned int* count, int* /*devices*/,
   return cudaErrorNoDevice;
 }
 cudaError_t CUDARTAPI cudaGraphicsD3D11RegisterResource(struct cudaGraphicsResource** resource,
-                                                        ID3D11Resource* /*d3d_resource*/, unsigned int /*flags*/) {
+                                                        ID3D11Resource* /*d3d_resource*/,
+                                                        unsigned int /*flags*/) {
   *resource = nullptr;
   return cudaErrorNoDevice;
 }
-cudaError_t CUDARTAPI cudaGraphicsUnregisterResource(cudaGraphicsResource_t /*resource*/) { return cudaErrorNoDevice; }
-cudaError_t CUDARTAPI cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t /*resource*/, unsigned int /*flags*/) {
+cudaError_t CUDARTAPI cudaGraphicsUnregisterResource(cudaGraphicsResource_t /*resource*/) {
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t /*resource*/,
+                                                      unsigned int /*flags*/) {
   return cudaErrorNoDevice;
 }
 }
@@ -67,8 +73,12 @@ std::atomic<int>& registration_counter() {
   return count;
 }
 }  // namespace detail
-DeviceBuffer::DeviceBuffer(size_t /*bytes*/) { not_in_this_build("interop::DeviceBuffer"); }
-void detail::DeviceMemoryTraits::destroy(Handle /*allocation*/) noexcept { not_in_this_build("cudaFree"); }
+DeviceBuffer::DeviceBuffer(size_t /*bytes*/) {
+  not_in_this_build("interop::DeviceBuffer");
+}
+void detail::DeviceMemoryTraits::destroy(Handle /*allocation*/) noexcept {
+  not_in_this_build("cudaFree");
+}
 }  // namespace interop
 
 // ---- The scenes' CUDA launchers and panel controls: never reached ---------------------------------
@@ -79,17 +89,24 @@ void wave_cuda(WaveVertex* /*vertices*/, const WaveParams& /*params*/, cudaStrea
 void pattern_cuda(ImageTarget /*target*/, const PatternParams& /*params*/, cudaStream_t /*stream*/) {
   not_in_this_build("kernels::pattern_cuda");
 }
-void postprocess_cuda(const ImageSource& /*source*/, const ImageTarget& /*target*/, const PostprocessParams& /*params*/,
-                      Vec4* /*scratch*/, cudaStream_t /*stream*/) {
+void postprocess_cuda(const ImageSource& /*source*/, const ImageTarget& /*target*/,
+                      const PostprocessParams& /*params*/, Vec4* /*scratch*/, cudaStream_t /*stream*/) {
   not_in_this_build("kernels::postprocess_cuda");
 }
 }  // namespace kernels
 
 namespace ImGui {
-void TextUnformatted(const char* /*text*/, const char* /*text_end*/) { not_in_this_build("ImGui::TextUnformatted"); }
-void SameLine(float /*offset_from_start_x*/, float /*spacing*/) { not_in_this_build("ImGui::SameLine"); }
-bool RadioButton(const char* /*label*/, bool /*active*/) { not_in_this_build("ImGui::RadioButton"); }
-bool SliderInt(const char* /*label*/, int* /*v*/, int /*v_min*/, int /*v_max*/, const char* /*format*/, int /*flags*/) {
+void TextUnformatted(const char* /*text*/, const char* /*text_end*/) {
+  not_in_this_build("ImGui::TextUnformatted");
+}
+void SameLine(float /*offset_from_start_x*/, float /*spacing*/) {
+  not_in_this_build("ImGui::SameLine");
+}
+bool RadioButton(const char* /*label*/, bool /*active*/) {
+  not_in_this_build("ImGui::RadioButton");
+}
+bool SliderInt(const char* /*label*/, int* /*v*/, int /*v_min*/, int /*v_max*/, const char* /*format*/,
+               int /*flags*/) {
   not_in_this_build("ImGui::SliderInt");
 }
 }  // namespace ImGui

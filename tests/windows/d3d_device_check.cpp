@@ -1,9 +1,10 @@
 // tests/windows/d3d_device_check.cpp — the Direct3D 11 and 12 device choice (app/d3d11, app/d3d12) and
 // the D3D11 registrations (interop/d3d11) on real Direct3D runtimes: Wine's under scripts/windows-cross.sh,
-// or Windows. CUDA-free (tests/windows/cuda_free.cpp answers as a machine without a CUDA device), so it checks
-// everything up to the CUDA call: the adapter picked by LUID, the facts read from live resources, the
-// validation that refuses before CUDA, and that an accepted resource reaches cudaGraphicsD3D11RegisterResource
-// and its failure comes back as interop::Error. One line per check; exit 1 when any fails.
+// or Windows. CUDA-free (tests/windows/cuda_free.cpp answers as a machine without a CUDA device), so it
+// checks everything up to the CUDA call: the adapter picked by LUID, the facts read from live resources, the
+// validation that refuses before CUDA, and that an accepted resource reaches
+// cudaGraphicsD3D11RegisterResource and its failure comes back as interop::Error. One line per check; exit 1
+// when any fails.
 #include "app/d3d11/renderer.hpp"
 #include "app/d3d12/renderer.hpp"
 #include "app/scene_compute.hpp"
@@ -32,7 +33,9 @@ void check(bool ok, const std::string& what, const std::string& detail = "") {
   if (!ok) ++g_failures;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 // The first DXGI adapter's LUID, as cudaDeviceProp::luid would give it.
 std::array<unsigned char, 8> first_adapter_luid() {
@@ -40,8 +43,8 @@ std::array<unsigned char, 8> first_adapter_luid() {
   lab::d3d11::ComPtr<IDXGIAdapter1> adapter;
   DXGI_ADAPTER_DESC1 desc{};
   std::array<unsigned char, 8> luid{};
-  if (SUCCEEDED(CreateDXGIFactory1(IID_PPV_ARGS(&factory))) && SUCCEEDED(factory->EnumAdapters1(0, &adapter)) &&
-      SUCCEEDED(adapter->GetDesc1(&desc)))
+  if (SUCCEEDED(CreateDXGIFactory1(IID_PPV_ARGS(&factory))) &&
+      SUCCEEDED(factory->EnumAdapters1(0, &adapter)) && SUCCEEDED(adapter->GetDesc1(&desc)))
     std::memcpy(luid.data(), &desc.AdapterLuid, luid.size());
   return luid;
 }
@@ -67,7 +70,8 @@ void check_device_choice(const char* api, Device (*create_device)(const DeviceDe
   } catch (const std::exception& error) {
     message = error.what();
   }
-  check(contains(message, "no DXGI adapter has the CUDA device's LUID") && contains(message, default_device.adapter),
+  check(contains(message, "no DXGI adapter has the CUDA device's LUID") &&
+            contains(message, default_device.adapter),
         prefix + "a LUID no adapter has is refused, naming the adapters seen", message);
 }
 
@@ -97,7 +101,8 @@ void check_registrations() {
   try {
     interop::D3d11TextureRegistration registration(accepted);
   } catch (const interop::Error& error) {
-    reached = error.cuda_error() == cudaErrorNoDevice ? error.call() : std::string("wrong error: ") + error.what();
+    reached =
+        error.cuda_error() == cudaErrorNoDevice ? error.call() : std::string("wrong error: ") + error.what();
   }
   check(contains(reached, "cudaGraphicsD3D11RegisterResource"),
         "a valid texture is registered (here CUDA answers: no device)", reached);
@@ -113,16 +118,20 @@ void check_registrations() {
   depth_desc.SampleDesc.Count = 1;
   depth_desc.BindFlags = D3D11_BIND_DEPTH_STENCIL;
   lab::d3d11::ComPtr<ID3D11Texture2D> depth;
-  check(SUCCEEDED(device.device->CreateTexture2D(&depth_desc, nullptr, &depth)), "a depth texture is created");
+  check(SUCCEEDED(device.device->CreateTexture2D(&depth_desc, nullptr, &depth)),
+        "a depth texture is created");
   interop::D3d11TextureRegistrationDesc refused;
   refused.texture = depth.Get();
   std::string refusal;
   try {
     interop::D3d11TextureRegistration registration(refused);
   } catch (const interop::Error& error) {
-    refusal = error.source() == interop::ErrorSource::Desc ? error.what() : std::string("not refused first: ") + error.what();
+    refusal = error.source() == interop::ErrorSource::Desc
+                  ? error.what()
+                  : std::string("not refused first: ") + error.what();
   }
-  check(contains(refusal, "D3D11_BIND_DEPTH_STENCIL"), "a depth texture is refused before CUDA, with the fix", refusal);
+  check(contains(refusal, "D3D11_BIND_DEPTH_STENCIL"), "a depth texture is refused before CUDA, with the fix",
+        refusal);
 }
 
 }  // namespace

@@ -29,8 +29,9 @@ struct SceneName {
   lab::SceneId id;
   const char* name;
 };
-constexpr SceneName kScenes[] = {
-    {lab::SceneId::Wave, "wave"}, {lab::SceneId::Pattern, "pattern"}, {lab::SceneId::Postprocess, "postprocess"}};
+constexpr SceneName kScenes[] = {{lab::SceneId::Wave, "wave"},
+                                 {lab::SceneId::Pattern, "pattern"},
+                                 {lab::SceneId::Postprocess, "postprocess"}};
 
 std::optional<lab::SceneId> scene_from(const char* name) {
   for (const SceneName& scene : kScenes)
@@ -53,8 +54,8 @@ std::optional<int> positive(const char* text) {
 
 // Both backends have the same calls (app/d3d11/renderer.hpp, app/d3d12/renderer.hpp).
 template <class Device, class Renderer, class DeviceDesc>
-lab::Image render(Device (*create_device)(const DeviceDesc&), lab::SceneId id, kernels::Filter filter, lab::Extent extent,
-                  int frame_index, std::string& adapter, std::string& checked) {
+lab::Image render(Device (*create_device)(const DeviceDesc&), lab::SceneId id, kernels::Filter filter,
+                  lab::Extent extent, int frame_index, std::string& adapter, std::string& checked) {
   Device device = create_device({});
   adapter = device.adapter;
   Renderer renderer(device, extent);
@@ -96,7 +97,9 @@ lab::Image render(Device (*create_device)(const DeviceDesc&), lab::SceneId id, k
 
 int main(int argc, char** argv) {
   const auto usage = [] {
-    std::fprintf(stderr, "usage: d3d_frames d3d11|d3d12 OUT.rgba wave|pattern|postprocess WIDTH HEIGHT FRAME [sobel|blur]\n");
+    std::fprintf(
+        stderr,
+        "usage: d3d_frames d3d11|d3d12 OUT.rgba wave|pattern|postprocess WIDTH HEIGHT FRAME [sobel|blur]\n");
     return 2;
   };
   if (argc != 7 && argc != 8) return usage();
@@ -105,24 +108,24 @@ int main(int argc, char** argv) {
   const std::optional<lab::SceneId> scene = scene_from(argv[3]);
   const std::optional<int> width = positive(argv[4]), height = positive(argv[5]), frame = positive(argv[6]);
   const std::optional<kernels::Filter> filter = argc == 8 ? filter_from(argv[7]) : kernels::Filter::Sobel;
-  if ((api != "d3d11" && api != "d3d12") || !scene || !width || !height || !frame || *width == 0 || *height == 0 ||
-      !filter)
+  if ((api != "d3d11" && api != "d3d12") || !scene || !width || !height || !frame || *width == 0 ||
+      *height == 0 || !filter)
     return usage();
   try {
     std::string adapter, checked;
     const lab::Extent extent{*width, *height};
     const lab::Image image =
-        api == "d3d11"
-            ? render<lab::d3d11::Device, lab::d3d11::Renderer>(lab::d3d11::create_device, *scene, *filter, extent, *frame,
-                                                               adapter, checked)
-            : render<lab::d3d12::Device, lab::d3d12::Renderer>(lab::d3d12::create_device, *scene, *filter, extent, *frame,
-                                                               adapter, checked);
+        api == "d3d11" ? render<lab::d3d11::Device, lab::d3d11::Renderer>(
+                             lab::d3d11::create_device, *scene, *filter, extent, *frame, adapter, checked)
+                       : render<lab::d3d12::Device, lab::d3d12::Renderer>(
+                             lab::d3d12::create_device, *scene, *filter, extent, *frame, adapter, checked);
     FILE* out = std::fopen(path, "wb");
     if (out == nullptr) throw std::runtime_error(std::string("cannot write ") + path);
     const bool written = std::fwrite(image.rgba.data(), 1, image.rgba.size(), out) == image.rgba.size();
-    if (std::fclose(out) != 0 || !written) throw std::runtime_error(std::string("writing ") + path + " failed");
-    std::printf("d3d_frames: %s %s %dx%d frame %d on %s: %s%s\n", api.c_str(), argv[3], *width, *height, *frame,
-                adapter.c_str(), path, checked.c_str());
+    if (std::fclose(out) != 0 || !written)
+      throw std::runtime_error(std::string("writing ") + path + " failed");
+    std::printf("d3d_frames: %s %s %dx%d frame %d on %s: %s%s\n", api.c_str(), argv[3], *width, *height,
+                *frame, adapter.c_str(), path, checked.c_str());
     return 0;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "d3d_frames: %s %s: %s\n", api.c_str(), argv[3], error.what());

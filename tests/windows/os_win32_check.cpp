@@ -36,7 +36,8 @@ void write_through_descriptor(int fd, const std::string& text) {
 
 int main() {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("interop-lab-os-check-" + std::to_string(lab::os::process_id()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("interop-lab-os-check-" + std::to_string(lab::os::process_id()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string target = (dir / "frame.png").string();
@@ -61,12 +62,14 @@ int main() {
   lab::os::FileStatus status;
   const int status_error = reader >= 0 ? lab::os::file_status(reader, status) : -1;
   check(status_error == 0 && status.regular && status.size == 9,
-        "file_status of a regular file: regular, 9 bytes", std::string(status.kind) + ", " + std::to_string(status.size));
+        "file_status of a regular file: regular, 9 bytes",
+        std::string(status.kind) + ", " + std::to_string(status.size));
   if (reader >= 0) lab::os::close_file(reader);
   const int directory = lab::os::open_for_reading(dir.string());
   check(directory < 0, "open_for_reading refuses a directory (the C runtime cannot open one)");
 
-  check(lab::os::directory_refuses_files(dir.string()) == 0, "directory_refuses_files accepts a writable folder");
+  check(lab::os::directory_refuses_files(dir.string()) == 0,
+        "directory_refuses_files accepts a writable folder");
   check(lab::os::directory_refuses_files((dir / "missing").string()) == ENOENT,
         "directory_refuses_files names a missing folder ENOENT");
 
