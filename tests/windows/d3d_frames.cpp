@@ -8,7 +8,8 @@
 // scripts/windows-cross.sh runs it under Wine for every golden in tests/golden and both APIs.
 //
 //   d3d_frames d3d11|d3d12 OUT.rgba SCENE WIDTH HEIGHT FRAME [FILTER]
-// Exit 0 written, 1 failed (the reason on stderr), 2 usage.
+// Exit 0 written, 1 failed (the reason on stderr), 2 usage, 77 no device of that API here (skipped: what is
+// missing on stdout).
 #include "app/d3d11/renderer.hpp"
 #include "app/d3d12/renderer.hpp"
 #include "app/scene_compute.hpp"
@@ -52,11 +53,21 @@ std::optional<int> positive(const char* text) {
   return static_cast<int>(value);
 }
 
+// No device at all: not this code's failure but the machine's (exit 77, said what is missing).
+struct NoDevice : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // Both backends have the same calls (app/d3d11/renderer.hpp, app/d3d12/renderer.hpp).
 template <class Device, class Renderer, class DeviceDesc>
 lab::Image render(Device (*create_device)(const DeviceDesc&), lab::SceneId id, kernels::Filter filter,
                   lab::Extent extent, int frame_index, std::string& adapter, std::string& checked) {
-  Device device = create_device({});
+  Device device;
+  try {
+    device = create_device({});
+  } catch (const std::exception& error) {
+    throw NoDevice(error.what());
+  }
   adapter = device.adapter;
   Renderer renderer(device, extent);
   const std::unique_ptr<lab::SceneCompute> scene = lab::create_scene_compute(id, filter);
@@ -127,6 +138,13 @@ int main(int argc, char** argv) {
     std::printf("d3d_frames: %s %s %dx%d frame %d on %s: %s%s\n", api.c_str(), argv[3], *width, *height,
                 *frame, adapter.c_str(), path, checked.c_str());
     return 0;
+  } catch (const NoDevice& error) {
+    std::printf("d3d_frames: SKIPPED %s: no %s device here (%s); %s\n", argv[3], api.c_str(), error.what(),
+                api == "d3d12"
+                    ? "Wine's Direct3D 12 runs on Vulkan (vkd3d): it needs a Vulkan driver, e.g. "
+                      "mesa-vulkan-drivers (lavapipe) and libvulkan1"
+                    : "Wine's Direct3D 11 runs on OpenGL: it needs an X server (xvfb-run) and Mesa");
+    return 77;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "d3d_frames: %s %s: %s\n", api.c_str(), argv[3], error.what());
     return 1;

@@ -65,8 +65,14 @@ lab::Image read_raw_frame(const fs::path& path, const lab::GoldenRecord& record,
 }
 
 int compare(const fs::path& golden_dir, const fs::path& frames, const std::string& label) {
+  const std::vector<Golden> goldens = read_goldens(golden_dir);
+  if (goldens.empty()) {
+    std::printf("%s: FAILED: no goldens (*.json) in %s to compare with\n", label.c_str(),
+                golden_dir.string().c_str());
+    return 1;
+  }
   int failed = 0;
-  for (const Golden& golden : read_goldens(golden_dir)) {
+  for (const Golden& golden : goldens) {
     const lab::GoldenRecord& record = golden.record;
     const std::string what = label + " " + record.scene + " " + std::to_string(record.width) + "x" +
                              std::to_string(record.height) + " frame " + std::to_string(record.frame);
