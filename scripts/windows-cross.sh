@@ -1,7 +1,7 @@
 #!/bin/bash
 # scripts/windows-cross.sh — builds the Windows pieces of interop-lab on Linux with mingw-w64
-# (tests/windows, -Werror) into build/windows, and runs what Wine can run. Prints one summary line per
-# check and a last `windows-cross:` line; exit 0 when everything built and every run passed or was
+# (tests/windows, -Werror) into build/windows, and runs what Wine can run. Prints one `windows-cross:` line
+# per check and a last one with the totals; exit 0 when everything built and every run passed or was
 # skipped with its reason.
 #
 # Needs g++-mingw-w64-x86-64-posix, wine64 and xvfb (scripts/setup.sh installs them), the CUDA Toolkit's
@@ -42,6 +42,7 @@ fi
 export WINEPREFIX="$root/$build_dir/wineprefix" WINEDEBUG=-all
 # One X server per run; the Wine server is stopped before the X server goes, so it does not complain.
 run_windows() {
+  # shellcheck disable=SC2016  # expanded by the inner bash, inside the X server's lifetime
   xvfb-run -a -s "-screen 0 1280x1024x24" bash -c '"$@"; status=$?; "$WINESERVER" -k 2>/dev/null; exit $status' \
     run_windows "$wine" "$@"
 }
@@ -52,19 +53,22 @@ if [ ! -d "$WINEPREFIX" ]; then
   run_windows wineboot --init >/dev/null 2>&1 || true
 fi
 
-failed=0
+passed=0 failed=0 skipped=0
 if run_windows "$build_dir/os_win32_check.exe"; then
   echo "windows-cross: os_win32_check passed under Wine (atomic replace, exclusive create, stop signals)"
+  passed=$((passed + 1))
 else
   echo "windows-cross: os_win32_check FAILED under Wine"
-  failed=1
+  failed=$((failed + 1))
 fi
 
 if run_windows "$build_dir/d3d_device_check.exe"; then
-  echo "windows-cross: d3d_device_check passed under Wine (D3D11/D3D12 adapter by LUID, D3D11 registrations up to the CUDA call)"
+  echo "windows-cross: d3d_device_check passed under Wine (D3D11/D3D12 adapter by LUID, D3D11 registrations" \
+    "up to the CUDA call)"
+  passed=$((passed + 1))
 else
   echo "windows-cross: d3d_device_check FAILED under Wine"
-  failed=1
+  failed=$((failed + 1))
 fi
 
 # Every golden's scene, drawn by the Direct3D 11 and 12 backends with the scenes' CPU reference (D3D12
@@ -81,7 +85,7 @@ for api in d3d11 d3d12; do
   frames="$build_dir/frames/$api"
   rm -rf "$frames"
   mkdir -p "$frames"
-  skipped=0
+  no_device=0
   while read -r scene width height frame filter; do
     scene_args=("$scene" "$width" "$height" "$frame")
     [ -z "$filter" ] || scene_args+=("$filter")
@@ -89,15 +93,18 @@ for api in d3d11 d3d12; do
     # has no device of the API, and the message said what is missing.
     status=0
     run_windows "$build_dir/d3d_frames.exe" "$api" "$frames/$scene.rgba" "${scene_args[@]}" || status=$?
-    [ "$status" -ne 77 ] || skipped=1
+    [ "$status" -ne 77 ] || no_device=1
   done < <("$frame_check" list tests/golden)
-  if [ "$skipped" -eq 1 ]; then
+  if [ "$no_device" -eq 1 ]; then
     echo "windows-cross: SKIPPED the $api frames: Wine has no $api device here (the reason is above)"
+    skipped=$((skipped + 1))
   elif "$frame_check" compare tests/golden "$frames" "$api"; then
     echo "windows-cross: $api frames under Wine match every golden"
+    passed=$((passed + 1))
   else
     echo "windows-cross: $api frames under Wine: some FAILED (see above; actual and heat map in $frames)"
-    failed=1
+    failed=$((failed + 1))
   fi
 done
-exit $failed
+echo "windows-cross: $passed passed, $failed failed, $skipped skipped under Wine ($((SECONDS - started))s in all)"
+[ "$failed" -eq 0 ]
