@@ -3,6 +3,7 @@
 #include "app/app.hpp"
 
 #include "app/gl_external.hpp"
+#include "app/os.hpp"
 #include "app/out_of_memory.hpp"
 #include "app/profiling.hpp"
 #include "app/text.hpp"
@@ -11,8 +12,6 @@
 #include "app/ui.hpp"
 #include "interop/error.hpp"
 #include "kernels/common.hpp"
-
-#include <malloc.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -38,19 +37,6 @@ namespace {
 
 void log(const std::string& message) { std::fprintf(stderr, "interop-lab: %s\n", message.c_str()); }
 
-// Every resize frees and allocates image-sized blocks: llvmpipe's textures, renderbuffers and window
-// buffers, the cpu mode's copies, the filter's scratch. glibc serves blocks over M_MMAP_THRESHOLD with
-// their own mmap and unmaps them when freed, but each such free raises the threshold to the freed size
-// (up to 32 MiB), after which images come from the heaps of the main and llvmpipe's threads' arenas,
-// where blocks of ever-different sizes fragment them and the freed middles stay resident. In the window
-// soak test (tests/window/test_window_soak.cpp) RSS went from 153 MB after 800 resizes to 201 MB after 1800,
-// though heaptrack found only 71 KB leaked at exit (fragmentation, not a leak). Setting the threshold fixes
-// it at glibc's default (128 KiB) and turns the raising off, so an image goes back to the system when it
-// is freed: the same resizes then stay between 125 and 133 MB, and frame times do not change (--bench,
-// cpu mode, llvmpipe). Process-wide, set before the platform starts the driver's threads; setting it
-// again (a second App) changes nothing.
-void return_freed_images_to_the_system() { mallopt(M_MMAP_THRESHOLD, 128 * 1024); }
-
 std::string device_summary(const interop::CudaDevices& cuda, int device) {
   if (device < 0) return "CUDA: no device";
   const interop::CudaDeviceInfo& info = cuda.devices[static_cast<size_t>(device)];
@@ -69,7 +55,7 @@ std::string device_refusal(int device, const interop::CudaDevices& cuda) {
 }
 
 App::App(const Options& options) : m_options(options), m_split_copy(options.split_copy) {
-  return_freed_images_to_the_system();
+  os::return_freed_images_to_the_system();  // before the platform starts the driver's threads
   // Everything the command line names is checked before a window opens or a frame is drawn.
   m_cuda_devices = lab::probe_cuda_devices();
   const int device_count = static_cast<int>(m_cuda_devices.devices.size());

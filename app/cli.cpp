@@ -5,6 +5,7 @@
 
 #include "app/image_io.hpp"
 #include "app/names.hpp"
+#include "app/os.hpp"
 #include "interop/access.hpp"
 
 #include <CLI/CLI.hpp>
@@ -18,9 +19,6 @@
 #include <limits>
 #include <sstream>
 #include <system_error>
-
-#include <unistd.h>
-
 #include <cerrno>
 #include <filesystem>
 
@@ -376,8 +374,8 @@ std::string parse_screenshot_dir(const std::string& value, Options& options) {
   std::error_code error;
   if (value.empty() || !std::filesystem::is_directory(value, error))
     return "--screenshot-dir " + shown(value) + ": not a directory; give an existing folder (e.g. --screenshot-dir .)";
-  if (access(value.c_str(), W_OK | X_OK) != 0)
-    return "--screenshot-dir " + value + ": " + std::strerror(errno) + "; give a folder you can write to";
+  if (const int refused = os::directory_refuses_files(value); refused != 0)
+    return "--screenshot-dir " + value + ": " + std::strerror(refused) + "; give a folder you can write to";
   options.screenshot_dir = value;
   return "";
 }

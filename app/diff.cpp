@@ -8,11 +8,11 @@
 #include "app/image_io.hpp"
 #include "app/text.hpp"
 
-#include <sys/stat.h>
-
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <system_error>
 
 namespace lab {
 namespace {
@@ -51,10 +51,10 @@ std::optional<Image> read_input(const std::string& path) {
 
 // Whether `output` is the file `input` already is (the same path, a symlink, a hard link): writing the
 // heat map there would replace an input. A path that does not exist yet is no input.
+// (std::filesystem::equivalent compares the device and inode, or Windows' volume and file index.)
 bool same_file(const std::string& output, const std::string& input) {
-  struct stat output_info {}, input_info {};
-  return stat(output.c_str(), &output_info) == 0 && stat(input.c_str(), &input_info) == 0 &&
-         output_info.st_dev == input_info.st_dev && output_info.st_ino == input_info.st_ino;
+  std::error_code error;
+  return std::filesystem::equivalent(output, input, error) && !error;
 }
 
 }  // namespace

@@ -2,14 +2,11 @@
 // keeps setjmp/longjmp inside libpng, away from C++ objects. Needs libpng 1.6.
 #include "app/image_io.hpp"
 
+#include "app/os.hpp"
 #include "app/signals.hpp"
 #include "app/text.hpp"
 
 #include <png.h>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cassert>
@@ -18,8 +15,10 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <new>
+#include <system_error>
 
 namespace lab {
 namespace {
@@ -44,15 +43,15 @@ struct FileCloser {
   void operator()(FILE* file) const { std::fclose(file); }
 };
 
-// Temporary file beside `path`, so the final rename stays on one file system and is atomic. O_EXCL
-// rather than a process-wide counter makes the name unique across threads and processes; open()'s mode
-// (unlike mkstemp's fixed 0600) lets the umask decide the final file's permissions, as for any new file.
+// Temporary file beside `path`, so the final rename stays on one file system and is atomic. Exclusive
+// creation rather than a process-wide counter makes the name unique across threads and processes; the
+// umask decides the final file's permissions, as for any new file (app/os.hpp).
 int create_temp_beside(const std::string& path, std::string& temp_path) {
-  const std::string prefix = path + ".tmp-" + std::to_string(getpid()) + "-";
+  const std::string prefix = path + ".tmp-" + std::to_string(os::process_id()) + "-";
   constexpr int kAttempts = 1000;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     temp_path = prefix + std::to_string(attempt);
-    const int fd = open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    const int fd = os::create_new_file(temp_path);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   errno = EEXIST;
@@ -67,10 +66,10 @@ int create_temp_beside(const std::string& path, std::string& temp_path) {
 // or the reason. `encode` returns "" or its own reason.
 template <class Encode>
 std::string write_temp(int fd, const std::string& temp_path, const Encode& encode) {
-  FILE* file = fdopen(fd, "wb");
+  FILE* file = os::stream_from(fd, "wb");
   if (!file) {
     const int error = errno;
-    close(fd);
+    os::close_file(fd);
     return "cannot open temporary file " + temp_path + ": " + errno_text(error);
   }
   errno = 0;
@@ -105,25 +104,24 @@ void write_atomically(const std::string& path, const Encode& encode) {
   const TemporaryFileGuard guard(temp_path);
   const auto remove_and_stop_if_requested = [&temp_path] {
     if (stop_signal() == 0) return;
-    unlink(temp_path.c_str());
+    os::remove_file(temp_path.c_str());
     stop_if_requested();
   };
   // A signal between open() and the guard found no file to remove: look once it is guarded.
   if (stop_signal() != 0) {
-    close(fd);
+    os::close_file(fd);
     remove_and_stop_if_requested();
   }
   const std::string write_failure = write_temp(fd, temp_path, encode);
   remove_and_stop_if_requested();
   if (!write_failure.empty()) {
-    unlink(temp_path.c_str());
+    os::remove_file(temp_path.c_str());
     fail_write(path, write_failure);
   }
-  if (std::rename(temp_path.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    unlink(temp_path.c_str());
+  if (const std::string replace_failure = os::replace_file(temp_path, path); !replace_failure.empty()) {
+    os::remove_file(temp_path.c_str());
     remove_and_stop_if_requested();  // the handler removed it just before the rename
-    fail_write(path, "cannot replace it with " + temp_path + ": " + errno_text(error));
+    fail_write(path, "cannot replace it with " + temp_path + ": " + replace_failure);
   }
 }
 
@@ -133,9 +131,9 @@ std::string creation_problem(int error, const std::string& dir, const std::strin
                              const std::string& probe) {
   const std::string reason = std::strerror(error);
   if (error == ENAMETOOLONG) {
-    const long name_max = pathconf(dir.c_str(), _PC_NAME_MAX);
-    const std::string limit = name_max > 0 ? std::to_string(name_max) : std::to_string(NAME_MAX);
-    if (name_max > 0 && name.size() > static_cast<size_t>(name_max))
+    const long name_max = os::max_file_name_bytes(dir);
+    const std::string limit = std::to_string(name_max);
+    if (name.size() > static_cast<size_t>(name_max))
       return "the file name is " + std::to_string(name.size()) + " bytes, more than the " + limit +
              " this file system allows (" + reason + "); use a shorter name";
     return "the file name is too long to write atomically: with the temporary suffix it is written under (" +
@@ -154,16 +152,6 @@ bool ends_with(const std::string& name, const std::string& extension) {
   std::transform(suffix.begin(), suffix.end(), suffix.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return suffix == extension;
-}
-
-// What a path is when it is not a regular file, for "cannot read x: it is a FIFO".
-const char* file_type_name(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  return "a special file";
 }
 
 // Deflate shrinks at best about 1032:1, and a PNG row holds a filter byte plus at least one bit per pixel:
@@ -205,35 +193,32 @@ void write_text_file(const std::string& path, const std::string& contents) {
 }
 
 Image read_png(const std::string& path, size_t max_pixels) {
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever. fstat on the open
-  // descriptor (not stat on the path before) judges the very file that is then read.
-  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  // Never waiting: opening a FIFO for reading would otherwise wait for a writer, forever. The status of
+  // the open descriptor (not of the path before) judges the very file that is then read.
+  const int fd = os::open_for_reading(path);
   if (fd < 0) {
     const int error = errno;
     const auto kind =
         (error == ENOENT || error == ENOTDIR) ? ImageError::Kind::NotFound : ImageError::Kind::Unreadable;
     throw ImageError(kind, "cannot read " + path + ": " + errno_text(error));
   }
-  struct stat info {};
-  if (fstat(fd, &info) != 0) {
-    const int error = errno;
-    close(fd);
+  os::FileStatus status;
+  if (const int error = os::file_status(fd, status); error != 0) {
+    os::close_file(fd);
     throw ImageError(ImageError::Kind::Unreadable, "cannot read " + path + ": " + errno_text(error));
   }
-  if (!S_ISREG(info.st_mode)) {
-    close(fd);
-    throw ImageError(ImageError::Kind::Unreadable, "cannot read " + path + ": it is " +
-                                                       file_type_name(info.st_mode) + ", not a PNG file");
+  if (!status.regular) {
+    os::close_file(fd);
+    throw ImageError(ImageError::Kind::Unreadable, "cannot read " + path + ": it is " + status.kind +
+                                                       ", not a PNG file");
   }
-  // A regular file never blocks; clearing the flag keeps stdio's reads ordinary.
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  std::unique_ptr<FILE, FileCloser> file(fdopen(fd, "rb"));
+  std::unique_ptr<FILE, FileCloser> file(os::stream_from(fd, "rb"));
   if (!file) {
     const int error = errno;
-    close(fd);
+    os::close_file(fd);
     throw ImageError(ImageError::Kind::Unreadable, "cannot read " + path + ": " + errno_text(error));
   }
-  return read_png_stream(file.get(), static_cast<size_t>(info.st_size), path, max_pixels);
+  return read_png_stream(file.get(), static_cast<size_t>(status.size), path, max_pixels);
 }
 
 Image read_png_stream(FILE* file, size_t file_bytes, const std::string& name, size_t max_pixels) {
@@ -290,11 +275,11 @@ std::string check_png_output_path(const std::string& path) { return check_output
 
 std::string check_output_path(const std::string& path, const std::string& extension) {
   if (path.empty()) return "the output path is empty";
-  if (path.size() >= PATH_MAX)
+  if (path.size() >= os::kMaxPathBytes)
     return "the path is " + std::to_string(path.size()) + " bytes, more than the system allows (" +
-           std::to_string(PATH_MAX - 1) + ", " + std::strerror(ENAMETOOLONG) + "); use a shorter path";
-  struct stat info {};
-  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return path + " is a directory";
+           std::to_string(os::kMaxPathBytes - 1) + ", " + std::strerror(ENAMETOOLONG) + "); use a shorter path";
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) return path + " is a directory";
 
   const size_t slash = path.rfind('/');
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -302,11 +287,10 @@ std::string check_output_path(const std::string& path, const std::string& extens
   if (name.empty()) return path + " names a directory; give a file name ending in " + extension;
   if (!ends_with(name, extension)) return path + ": the file name must end in " + extension;
 
-  if (stat(dir.c_str(), &info) != 0) {
-    if (errno == ENOENT) return "directory " + dir + " does not exist";
-    return "directory " + dir + ": " + errno_text(errno);
-  }
-  if (!S_ISDIR(info.st_mode)) return dir + " is not a directory";
+  const std::filesystem::file_status dir_status = std::filesystem::status(dir, error);
+  if (error == std::errc::no_such_file_or_directory) return "directory " + dir + " does not exist";
+  if (error) return "directory " + dir + ": " + error.message();
+  if (dir_status.type() != std::filesystem::file_type::directory) return dir + " is not a directory";
   // Only creating a file tells for sure: root passes every permission check, /proc refuses files in a
   // directory that looks writable, and a read-only mount or a name too long for the file system shows
   // only here. The probe is the writer's own temporary name, so a name that fits but leaves no room for
@@ -315,8 +299,8 @@ std::string check_output_path(const std::string& path, const std::string& extens
   const int fd = create_temp_beside(path, probe);
   if (fd < 0) return creation_problem(errno, dir, name, probe);
   const TemporaryFileGuard guard(probe);
-  close(fd);
-  unlink(probe.c_str());
+  os::close_file(fd);
+  os::remove_file(probe.c_str());
   return "";
 }
 

@@ -6,13 +6,11 @@
 #include "app/cli.hpp"
 #include "app/diff.hpp"
 #include "app/doctor.hpp"
+#include "app/os.hpp"
 #include "app/remedy.hpp"
 #include "app/signals.hpp"
 #include "app/vulkan/app.hpp"
 #include "interop/error.hpp"
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -22,20 +20,6 @@
 #include <string>
 
 namespace {
-
-// A standard descriptor closed by the caller (`>&-`) would go to the next open(), and what is printed
-// to stdout would land in a PNG or a driver's file. /dev/null opened read-only holds the number: reads
-// see end of file, and writes fail with EBADF as on the closed descriptor, so the check below reports them.
-void hold_closed_standard_descriptors() {
-  for (int fd = 0; fd <= 2; ++fd) {
-    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
-    const int held = open("/dev/null", O_RDONLY);
-    if (held >= 0 && held != fd) {
-      dup2(held, fd);
-      close(held);
-    }
-  }
-}
 
 // What goes to stdout (--help, --version, --list, the doctor's report, the bench's table, diff's
 // verdict) is the result: when it could not be written (a full disk, /dev/full, a closed stdout) the
@@ -105,7 +89,9 @@ int run(const lab::Options& options) {
 int main(int argc, char** argv) {
   // First of all, so a stop request during start-up ends the run cleanly too.
   const lab::SignalHandlers signal_handlers;
-  hold_closed_standard_descriptors();
+  // A standard descriptor closed by the caller (`>&-`) would go to the next file opened, and what is
+  // printed to stdout would land in a PNG or a driver's file; finish_standard_output reports the writes.
+  lab::os::hold_closed_standard_descriptors();
   const lab::ParseResult parsed = lab::parse_command_line(argc, argv);
   if (parsed.exit_code) {
     std::fputs(parsed.output.c_str(), *parsed.exit_code == 0 ? stdout : stderr);

@@ -1,9 +1,8 @@
 // app/signals.cpp — the stop flag, the table of temporary files a handler removes, and the handlers.
 // Everything the handler touches is a lock-free atomic or a fixed buffer, and it calls only
-// async-signal-safe functions (unlink, sigaction, raise).
+// async-signal-safe functions (os::remove_file and os::end_by_signal: unlink, sigaction, raise). Installing
+// the handlers is the system's part (app/os.hpp).
 #include "app/signals.hpp"
-
-#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -23,7 +22,7 @@ enum SlotState : int { Free, Filling, Armed, Removing };
 constexpr int kSlots = 16;
 struct TemporaryFileSlot {
   std::atomic<int> state{Free};
-  char path[PATH_MAX];
+  char path[os::kMaxPathBytes];
 };
 TemporaryFileSlot g_temporary_files[kSlots];
 
@@ -31,7 +30,7 @@ void remove_temporary_files() {
   for (TemporaryFileSlot& slot : g_temporary_files) {
     int armed = Armed;
     if (!slot.state.compare_exchange_strong(armed, Removing)) continue;
-    unlink(slot.path);
+    os::remove_file(slot.path);
     slot.state.store(Armed);
   }
 }
@@ -42,12 +41,10 @@ extern "C" void on_stop_signal(int signal) {
   int none = 0;
   if (!g_stop_signal.compare_exchange_strong(none, signal)) {
     // A second request: the user insists (or the first stop hangs). End now, by the signal's own
-    // default action, so the parent sees the signal; the files were removed above.
-    struct sigaction default_action {};
-    default_action.sa_handler = SIG_DFL;
-    sigemptyset(&default_action.sa_mask);
-    sigaction(signal, &default_action, nullptr);
-    raise(signal);
+    // default action, so the parent sees the signal; the files were removed above. (Windows' C runtime
+    // puts the default action back before calling a handler, so there the second request ends the
+    // process without coming here.)
+    os::end_by_signal(signal);
   }
   errno = saved_errno;
 }
@@ -56,28 +53,11 @@ extern "C" void on_stop_signal(int signal) {
 
 SignalHandlers::SignalHandlers() {
   g_stop_signal.store(0);
-  struct sigaction action {};
-  action.sa_handler = on_stop_signal;
-  // SA_RESTART: a signal in the middle of a read or write resumes it rather than failing it with EINTR.
-  action.sa_flags = SA_RESTART;
-  sigemptyset(&action.sa_mask);
-  for (const int signal : kHandled) sigaddset(&action.sa_mask, signal);  // one handler at a time
-  for (size_t i = 0; i < m_previous.size(); ++i) {
-    const int signal = kHandled[i];
-    sigaction(signal, nullptr, &m_previous[i]);
-    if (signal == SIGXFSZ) {
-      struct sigaction ignore {};
-      ignore.sa_handler = SIG_IGN;
-      sigemptyset(&ignore.sa_mask);
-      sigaction(signal, &ignore, nullptr);
-    } else if (m_previous[i].sa_handler != SIG_IGN) {
-      sigaction(signal, &action, nullptr);
-    }
-  }
+  m_handlers.emplace(on_stop_signal);
 }
 
 SignalHandlers::~SignalHandlers() {
-  for (size_t i = 0; i < m_previous.size(); ++i) sigaction(kHandled[i], &m_previous[i], nullptr);
+  m_handlers.reset();  // the previous handlers first: a signal until then still counts, and is cleared
   g_stop_signal.store(0);
 }
 
@@ -91,10 +71,18 @@ std::string signal_name(int signal) {
       return "SIGINT";
     case SIGTERM:
       return "SIGTERM";
+#ifdef SIGHUP
     case SIGHUP:
       return "SIGHUP";
+#endif
+#ifdef SIGXFSZ
     case SIGXFSZ:
       return "SIGXFSZ";
+#endif
+#ifdef SIGBREAK
+    case SIGBREAK:
+      return "SIGBREAK";
+#endif
     default:
       return "signal " + std::to_string(signal);
   }
@@ -105,7 +93,7 @@ void stop_if_requested() {
 }
 
 TemporaryFileGuard::TemporaryFileGuard(const std::string& path) noexcept {
-  if (path.size() >= PATH_MAX) return;  // open() refused it too: there is no such file to guard
+  if (path.size() >= os::kMaxPathBytes) return;  // open() refused it too: there is no such file to guard
   for (int i = 0; i < kSlots; ++i) {
     int free = Free;
     if (!g_temporary_files[i].state.compare_exchange_strong(free, Filling)) continue;

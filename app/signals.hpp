@@ -10,9 +10,11 @@
 // handler can reach nothing else.
 #pragma once
 
+#include "app/os.hpp"
+
 #include <signal.h>
 
-#include <array>
+#include <optional>
 #include <string>
 
 namespace lab {
@@ -28,11 +30,10 @@ class SignalHandlers {
   SignalHandlers& operator=(const SignalHandlers&) = delete;
 
  private:
-  static constexpr int kHandled[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
-  std::array<struct sigaction, sizeof kHandled / sizeof kHandled[0]> m_previous{};
+  std::optional<os::StopSignalHandlers> m_handlers;  // the system's part (app/os.hpp)
 };
 
-// The signal that asked the process to stop (SIGINT, SIGTERM or SIGHUP), or 0.
+// The signal that asked the process to stop (SIGINT, SIGTERM or SIGHUP; Windows: SIGBREAK for SIGHUP), or 0.
 int stop_signal();
 
 // "SIGTERM"; "signal N" for others.

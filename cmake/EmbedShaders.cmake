@@ -1,6 +1,10 @@
-# Writes OUTPUT: a C++ file defining lab::shader_source(name) over the GLSL files in SOURCES, so the
-# binary needs no asset folder at run time. Run as: cmake -DOUTPUT=... -DSOURCES=a;b -P EmbedShaders.cmake
-set(body "// Generated from assets/shaders by cmake/EmbedShaders.cmake. Do not edit.\n#include <cstring>\n#include <stdexcept>\n#include <string>\n\nnamespace lab {\n\nconst char* shader_source(const char* name) {\n")
+# Writes OUTPUT: a C++ file defining lab::shader_source(name) (or lab::<FUNCTION>(name)) over the shader
+# files in SOURCES, so the binary needs no asset folder at run time.
+# Run as: cmake -DOUTPUT=... -DSOURCES=a;b [-DFUNCTION=hlsl_source] -P EmbedShaders.cmake
+if(NOT DEFINED FUNCTION)
+  set(FUNCTION shader_source)
+endif()
+set(body "// Generated from assets/shaders by cmake/EmbedShaders.cmake. Do not edit.\n#include <cstring>\n#include <stdexcept>\n#include <string>\n\nnamespace lab {\n\nconst char* ${FUNCTION}(const char* name) {\n")
 foreach(source IN LISTS SOURCES)
   get_filename_component(name ${source} NAME)
   file(READ ${source} text)

@@ -1,5 +1,13 @@
+# Windows (vcpkg.json): vcpkg's imgui port, built with the glfw, win32, dx11, dx12 and opengl3 backends,
+# gives the target itself.
+if(WIN32)
+  find_package(imgui CONFIG REQUIRED)
+  return()
+endif()
+
 # Debian's libimgui.a holds Dear ImGui 1.86 with its GLFW and OpenGL3 backends. It needs stb
 # (pkg-config says -lstb); the static libstb.a is linked so the binary carries no libstb.so dependency.
+find_package(PkgConfig REQUIRED)
 pkg_check_modules(IMGUI REQUIRED imgui)
 find_library(IMGUI_LIBRARY NAMES libimgui.a imgui REQUIRED)
 find_library(STB_STATIC_LIBRARY NAMES libstb.a stb REQUIRED)

@@ -20,6 +20,7 @@ packages=(
   vulkan-validationlayers                       # the Khronos validation layer, on in the Vulkan tests
   glslc                                         # compiles the Vulkan shaders (GLSL -> SPIR-V) at build time
   libx11-dev                                    # vulkan_tests reads the Vulkan presenter's window back (Xlib)
+  g++-mingw-w64-x86-64-posix wine64            # the Windows pieces cross-built and run (scripts/windows-cross.sh)
 )
 
 say() { echo "setup: $*" >&2; }

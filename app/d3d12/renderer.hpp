@@ -1,0 +1,91 @@
+// app/d3d12/renderer.hpp — the Direct3D 12 backend's drawing: a device on the adapter of the CUDA device
+// (by LUID), the resources a scene's kernels use (committed resources created from ResourceDesc), an
+// offscreen frame target (RGBA8 colour + depth), the scene draws of app/scene_compute.hpp, and host <->
+// resource copies for the copying modes. The same shape as app/d3d11/renderer.hpp, whose HLSL it shares
+// (assets/shaders/hlsl; the constants are root constants here) and whose conventions it keeps: memory
+// rows are GL's (the shaders negate clip y; GL's counter-clockwise front faces are clockwise here), only
+// read_frame() flips, and a ShowImage plan's image is the frame headless.
+//
+// Each call records one command list and waits for it on the queue's fence before returning: simple and
+// enough for the cpu mode and the tests. What the external mode needs (shared committed resources and a
+// shared fence that CUDA imports, interop/external.hpp) is the next step.
+//
+// Needs d3d12, dxgi and d3dcompiler_47 (Windows 10 or later; Wine runs it through vkd3d on Vulkan).
+#pragma once
+
+#include "app/image_io.hpp"
+#include "app/scene_compute.hpp"
+
+// mingw-w64's d3d12.h calls the methods that return a structure (GetDesc, Get*DescriptorHandleForHeapStart)
+// with GCC's convention for returning it unless this is defined, and d3d12.dll (Windows' or Wine's)
+// implements Microsoft's: a descriptor handle then comes back as garbage. MSVC's headers ignore it.
+#ifndef WIDL_EXPLICIT_AGGREGATE_RETURNS
+#define WIDL_EXPLICIT_AGGREGATE_RETURNS
+#endif
+#include <d3d12.h>
+#include <dxgi1_4.h>
+#include <wrl/client.h>
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lab::d3d12 {
+
+using Microsoft::WRL::ComPtr;
+
+struct DeviceDesc {
+  // The adapter whose LUID this is (cudaDeviceProp::luid); unset: the default adapter, else WARP.
+  std::optional<std::array<unsigned char, 8>> adapter_luid;
+};
+
+struct Device {
+  ComPtr<ID3D12Device> device;
+  ComPtr<ID3D12CommandQueue> queue;  // direct
+  std::string adapter;               // "NVIDIA H200 (LUID 0x...)", "WARP"
+};
+
+// Throws std::runtime_error naming the adapters seen when no adapter has the LUID, or what failed.
+Device create_device(const DeviceDesc& desc);
+
+// One resource of the scene: a committed resource in the default heap; textures R8G8B8A8_UNORM that can
+// be render targets and unordered-access views (what CUDA's external memory import maps as a surface).
+struct Resource {
+  ResourceDesc desc;
+  ComPtr<ID3D12Resource> resource;
+  D3D12_RESOURCE_STATES state = D3D12_RESOURCE_STATE_COMMON;  // as the renderer last left it
+};
+
+class Renderer {
+ public:
+  Renderer(Device& device, Extent extent);  // the device outlives the renderer
+  ~Renderer();                              // waits for the queue first
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  Extent extent() const;
+  void resize(Extent extent);
+
+  void create_resources(const std::vector<ResourceDesc>& descs);
+  void destroy_resources();
+  const std::vector<Resource>& resources() const;
+
+  void upload(int index, const void* data);  // desc.bytes, rows tightly packed, row 0 first
+  void download(int index, void* data);
+
+  void draw_cubes(int target, const CubesView& view);
+  void draw_frame(const DrawPlan& plan, const glm::mat4& view_projection);
+  void draw_image(int index);  // ShowImage's: the image copied into the frame target (same size)
+
+  Image read_frame(const DrawPlan& plan);  // top row first
+  Image read_target();
+
+ private:
+  struct State;
+  Device& m_device;
+  std::unique_ptr<State> m_state;
+};
+
+}  // namespace lab::d3d12

@@ -1,0 +1,112 @@
+// tests/windows/cuda_free.cpp — what the CUDA-free Windows test executables (d3d_frames, d3d_device_check)
+// link in place of the CUDA runtime, the CUDA kernels, the interop library's device memory and GL
+// registrations, and Dear ImGui. There is no Windows CUDA runtime on the Linux machine that builds them, and
+// no reason to build ImGui for tests without a panel.
+//   - The CUDA runtime functions the code under test calls answer as on a machine without a CUDA device
+//     (cudaErrorNoDevice), so what interop/d3d11.cpp does up to and after each CUDA call is what runs.
+//   - app/scene_compute.cpp is compiled whole, but only its CPU reference runs: its CUDA launchers, device
+//     memory and panel controls, if ever reached, say so and abort.
+#include "interop/memory.hpp"
+#include "kernels/pattern.hpp"
+#include "kernels/postprocess.hpp"
+#include "kernels/wave.hpp"
+
+#include <cuda_d3d11_interop.h>
+#include <imgui.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+[[noreturn]] void not_in_this_build(const char* what) {
+  std::fprintf(stderr, "%s was called, but this CUDA-free test build has neither CUDA nor a panel\n", what);
+  std::abort();
+}
+}  // namespace
+
+// ---- The CUDA runtime of a machine without a CUDA device --------------------------------------------
+extern "C" {
+cudaError_t CUDARTAPI cudaGetDevice(int* device) {
+  *device = -1;
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaGetDeviceCount(int* count) {
+  *count = 0;
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaGetLastError() {
+  return cudaSuccess;
+}
+const char* CUDARTAPI cudaGetErrorName(cudaError_t error) {
+  return error == cudaErrorNoDevice ? "cudaErrorNoDevice" : "cudaError (CUDA-free test build)";
+}
+cudaError_t CUDARTAPI cudaD3D11GetDevice(int* device, IDXGIAdapter* /*adapter*/) {
+  *device = -1;
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaD3D11GetDevices(unsigned int* count, int* /*devices*/, unsigned int /*capacity*/,
+                                          ID3D11Device* /*device*/, enum cudaD3D11DeviceList /*list*/) {
+  *count = 0;
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaGraphicsD3D11RegisterResource(struct cudaGraphicsResource** resource,
+                                                        ID3D11Resource* /*d3d_resource*/,
+                                                        unsigned int /*flags*/) {
+  *resource = nullptr;
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaGraphicsUnregisterResource(cudaGraphicsResource_t /*resource*/) {
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t /*resource*/,
+                                                      unsigned int /*flags*/) {
+  return cudaErrorNoDevice;
+}
+}
+
+namespace interop {
+namespace detail {
+// gl.cpp's counter (no GL registrations here).
+std::atomic<int>& registration_counter() {
+  static std::atomic<int> count{0};
+  return count;
+}
+}  // namespace detail
+DeviceBuffer::DeviceBuffer(size_t /*bytes*/) {
+  not_in_this_build("interop::DeviceBuffer");
+}
+void detail::DeviceMemoryTraits::destroy(Handle /*allocation*/) noexcept {
+  not_in_this_build("cudaFree");
+}
+}  // namespace interop
+
+// ---- The scenes' CUDA launchers and panel controls: never reached ---------------------------------
+namespace kernels {
+void wave_cuda(WaveVertex* /*vertices*/, const WaveParams& /*params*/, cudaStream_t /*stream*/) {
+  not_in_this_build("kernels::wave_cuda");
+}
+void pattern_cuda(ImageTarget /*target*/, const PatternParams& /*params*/, cudaStream_t /*stream*/) {
+  not_in_this_build("kernels::pattern_cuda");
+}
+void postprocess_cuda(const ImageSource& /*source*/, const ImageTarget& /*target*/,
+                      const PostprocessParams& /*params*/, Vec4* /*scratch*/, cudaStream_t /*stream*/) {
+  not_in_this_build("kernels::postprocess_cuda");
+}
+}  // namespace kernels
+
+namespace ImGui {
+void TextUnformatted(const char* /*text*/, const char* /*text_end*/) {
+  not_in_this_build("ImGui::TextUnformatted");
+}
+void SameLine(float /*offset_from_start_x*/, float /*spacing*/) {
+  not_in_this_build("ImGui::SameLine");
+}
+bool RadioButton(const char* /*label*/, bool /*active*/) {
+  not_in_this_build("ImGui::RadioButton");
+}
+bool SliderInt(const char* /*label*/, int* /*v*/, int /*v_min*/, int /*v_max*/, const char* /*format*/,
+               int /*flags*/) {
+  not_in_this_build("ImGui::SliderInt");
+}
+}  // namespace ImGui
