@@ -1,11 +1,11 @@
 // app/gl_external.cpp — imports of exported memory and semaphores into GL (see gl_external.hpp).
 #include "app/gl_external.hpp"
 
+#include "app/os.hpp"
 #include "app/profiling.hpp"
 #include "interop/error.hpp"
 
 #include <cuda_runtime_api.h>
-#include <unistd.h>
 
 #include <cstring>
 
@@ -73,7 +73,7 @@ GlMemoryObject import_memory_fd(int fd, uint64_t size, bool dedicated) {
   try {
     INTEROP_GL_CHECK("glImportMemoryFdEXT");
   } catch (...) {
-    close(fd);  // the import failed: the FD was not taken
+    os::close_file(fd);  // the import failed: the FD was not taken
     throw;
   }
   return memory;
@@ -116,7 +116,7 @@ GlSemaphore import_semaphore_fd(int fd, bool timeline) {
   try {
     INTEROP_GL_CHECK("glImportSemaphoreFdEXT");
   } catch (...) {
-    close(fd);
+    os::close_file(fd);
     throw;
   }
   return semaphore;

@@ -2,9 +2,9 @@
 // hands out each frame's waits and signals (see cuda_link.hpp for the order and the ownership rules).
 #include "app/vulkan/cuda_link.hpp"
 
+#include "app/os.hpp"
 #include "interop/error.hpp"
 
-#include <unistd.h>
 
 #include <stdexcept>
 #include <string>
@@ -20,7 +20,7 @@ auto import_fd(int fd, Import import) {
   try {
     return import(fd);
   } catch (...) {
-    close(fd);
+    os::close_file(fd);
     throw;
   }
 }
