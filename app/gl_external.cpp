@@ -105,13 +105,16 @@ GlBuffer buffer_from_memory(GLuint memory, uint64_t size, uint64_t offset, const
 
 GlSemaphore import_semaphore_fd(int fd, bool timeline) {
   GLuint name = 0;
-  glGenSemaphoresEXT(1, &name);
-  GlSemaphore semaphore(name);
   if (timeline) {
-    // The type must be set before the import (GL_NV_timeline_semaphore).
+    // A timeline's type is set on a created (not merely generated) object, before the import
+    // (GL_NV_timeline_semaphore: glCreateSemaphoresNV, then GL_SEMAPHORE_TYPE_NV).
+    glCreateSemaphoresNV(1, &name);
     const GLint type = GL_SEMAPHORE_TYPE_TIMELINE_NV;
     glSemaphoreParameterivNV(name, GL_SEMAPHORE_TYPE_NV, &type);
+  } else {
+    glGenSemaphoresEXT(1, &name);
   }
+  GlSemaphore semaphore(name);
   glImportSemaphoreFdEXT(name, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
   try {
     INTEROP_GL_CHECK("glImportSemaphoreFdEXT");
