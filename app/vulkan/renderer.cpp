@@ -894,6 +894,7 @@ void Renderer::create_resources(const std::vector<ResourceDesc>& descs, bool exp
       Resource resource;
       resource.desc = desc;
       resource.exportable = exportable;
+      resource.dedicated = true;  // allocate_dedicated: every resource has its own allocation
       if (desc.kind == ResourceKind::Buffer) {
         own.buffer = create_buffer(m_context, desc.bytes, kResourceBufferUsage,
                                    VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, exportable);

@@ -222,6 +222,9 @@ TEST_F(VulkanRendererTest, ExportableResourcesExportTheirMemory) {
     SCOPED_TRACE(resource.desc.label);
     EXPECT_TRUE(resource.exportable);
     EXPECT_GE(resource.allocation_size, resource.desc.bytes) << "the importer is told this size";
+    // Importers must be told (cudaExternalMemoryDedicated, GL_DEDICATED_MEMORY_OBJECT_EXT): NVIDIA's GL
+    // reads an image it takes for a sub-allocation in another layout than the one Vulkan wrote.
+    EXPECT_TRUE(resource.dedicated) << "every resource has an allocation of its own";
     const int fd = renderer.export_fd(index);
     ASSERT_GE(fd, 0);
     struct stat status {};
