@@ -3,6 +3,7 @@
 // window resizes.
 #include "tests/support/app_fixture.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -82,6 +83,7 @@ TEST_F(WindowTest, ResizesAndReRegistersItsTexture) {
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace {
 
@@ -157,17 +159,21 @@ TEST_F(DeskWindowTest, KeysHideThePanelCycleTheSceneAndQuit) {
   press(app, GLFW_KEY_S);
   labtest::render(app, 3);
   EXPECT_EQ(app.scene_id(), lab::SceneId::Postprocess);  // pattern -> postprocess
-  // From cpu, the last of --list's modes, the key wraps to the first mode that works here: interop on a
-  // GPU that drives GL, cpu itself on a machine without one.
-  lab::ModeId wrapped = lab::ModeId::Cpu;
-  for (const lab::ModeId mode : lab::all_modes())
+  // From cpu the key goes to the next of --list's modes that works here, wrapping around: external on a
+  // GPU whose GL imports Vulkan memory, else interop where CUDA drives GL, cpu itself on a machine without.
+  const std::vector<lab::ModeId>& modes = lab::all_modes();
+  const size_t cpu = static_cast<size_t>(std::find(modes.begin(), modes.end(), lab::ModeId::Cpu) - modes.begin());
+  lab::ModeId next = lab::ModeId::Cpu;
+  for (size_t step = 1; step <= modes.size(); ++step) {
+    const lab::ModeId mode = modes[(cpu + step) % modes.size()];
     if (app.availability(mode).available) {
-      wrapped = mode;
+      next = mode;
       break;
     }
+  }
   press(app, GLFW_KEY_M);
   labtest::render(app, 4);
-  EXPECT_EQ(app.mode_id(), wrapped) << "the next mode that works here after cpu, wrapping around";
+  EXPECT_EQ(app.mode_id(), next) << "the next mode that works here after cpu, wrapping around";
 
   EXPECT_TRUE(app.platform().vsync() == false) << "--frames runs with vsync off";
   press(app, GLFW_KEY_V);
