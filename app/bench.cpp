@@ -75,32 +75,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Runs `frame(i)` for the warm-up (kWarmUpFrames, or kWarmUpSeconds of a slow case) and then the
-// measured frames: exactly `fixed_frames` when given (--bench-frames), else up to `default_frames`,
-// stopping after kCaseSeconds once kMinFrames are in. Returns the wall time of each measured frame.
-// `frame` must end with everything it queued finished (glFinish / stream sync).
-std::vector<double> time_frames(std::optional<long long> fixed_frames, long long default_frames,
-                                const std::function<void(long long)>& frame) {
-  const auto warm_up_start = Clock::now();
-  long long index = 0;
-  while (index < kWarmUpFrames && (index < 2 || seconds_since(warm_up_start) < kWarmUpSeconds)) {
-    stop_if_requested();  // SIGINT/SIGTERM/SIGHUP: out through main(), tearing down in order
-    frame(index++);
-  }
-  const long long most = fixed_frames.value_or(default_frames);
-  std::vector<double> wall_ms;
-  const auto started = Clock::now();
-  for (long long i = 0; i < most; ++i) {
-    stop_if_requested();
-    const auto begin = Clock::now();
-    frame(index++);
-    wall_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - begin).count());
-    if (!fixed_frames && seconds_since(started) > kCaseSeconds && static_cast<long long>(wall_ms.size()) >= kMinFrames)
-      break;
-  }
-  return wall_ms;
-}
-
 // Headless the offscreen target takes the size at once; a window gets it from the window system a few
 // events later, or not at all when the screen is smaller.
 void resize_and_wait(App& app, Extent extent) {
@@ -135,7 +109,7 @@ Measurement measure_floor(App& app, std::optional<long long> frames) {
     views.push_back(linear_view(memory.back().data(), spec));
   }
   const Extent extent = app.platform().framebuffer_extent();
-  const std::vector<double> wall = time_frames(frames, kDefaultFrames, [&](long long i) {
+  const std::vector<double> wall = time_frames(frames, [&](long long i) {
     scene.compute_cuda({i, kernels::time_of_frame(i), extent}, views, stream);
     INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
   });
@@ -150,7 +124,7 @@ Measurement measure_graphics(App& app, std::optional<long long> frames) {
   const Extent extent = app.platform().framebuffer_extent();
   const bool draws = scene.frame_image() == 0 || app.platform().is_window();
   if (!scene.has_prepare() && !draws) return summarize("graphics", {});
-  const std::vector<double> wall = time_frames(frames, kDefaultFrames, [&](long long index) {
+  const std::vector<double> wall = time_frames(frames, [&](long long index) {
     const FrameInfo frame{index, kernels::time_of_frame(index), extent};
     if (scene.has_prepare()) scene.prepare(frame);
     app.show(frame);
@@ -257,7 +231,7 @@ class RawRegistrations {
 // The hand-off alone: map and unmap the scene's registered objects, no kernel, no GL work.
 Measurement measure_handoff(App& app, std::optional<long long> frames) {
   RawRegistrations raw(app.scene().resources(), app.cuda_stream());
-  const std::vector<double> wall = time_frames(frames, kDefaultFrames, [&](long long) {
+  const std::vector<double> wall = time_frames(frames, [&](long long) {
     raw.map();
     raw.unmap();
     finish_frame(app);
@@ -273,7 +247,7 @@ Measurement measure_bare_loop(App& app, std::optional<long long> frames) {
   const cudaStream_t stream = app.cuda_stream();
   RawRegistrations raw(scene.resources(), stream);
   const Extent extent = app.platform().framebuffer_extent();
-  const std::vector<double> wall = time_frames(frames, kDefaultFrames, [&](long long index) {
+  const std::vector<double> wall = time_frames(frames, [&](long long index) {
     const FrameInfo frame{index, kernels::time_of_frame(index), extent};
     if (scene.has_prepare()) scene.prepare(frame);
     raw.map();
@@ -328,7 +302,7 @@ std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::opt
   if (mode == ModeId::Pbo) raw.emplace(buffer_specs, stream);
   if (mode == ModeId::Split) raw.emplace(specs, stream, false);
 
-  const std::vector<double> wall = time_frames(frames, kDefaultFrames, [&](long long index) {
+  const std::vector<double> wall = time_frames(frames, [&](long long index) {
     const FrameInfo frame{index, kernels::time_of_frame(index), extent};
     if (scene.has_prepare()) scene.prepare(frame);
     switch (mode) {
@@ -419,10 +393,10 @@ Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames)
     finish_frame(app);
   };
   app.set_timing(false);
-  const std::vector<double> wall = time_frames(frames, kDefaultFrames, run);
+  const std::vector<double> wall = time_frames(frames, run);
   app.set_timing(true);
-  const std::vector<double> timed_wall = frames ? time_frames(std::min(kTimedFrames, *frames), kTimedFrames, run)
-                                                : time_frames(std::nullopt, kTimedFrames, run);
+  const std::vector<double> timed_wall = frames ? time_frames(std::min(kTimedFrames, *frames), run, kTimedFrames)
+                                                : time_frames(std::nullopt, run, kTimedFrames);
   app.timers().flush();
   Measurement m = summarize(to_string(mode), wall);
   m.timed_median_ms = median(timed_wall);
@@ -462,7 +436,7 @@ std::vector<TimingCost> measure_timing_cost(App& app, std::optional<long long> f
   for (const Choice& choice : choices) {
     app.set_timing(choice.on);
     app.timers().set_clocks(choice.clocks);
-    const std::vector<double> wall = time_frames(frames, kDefaultFrames, [&](long long i) {
+    const std::vector<double> wall = time_frames(frames, [&](long long i) {
       app.set_frame_index(i);
       app.render_frame();
       finish_frame(app);
@@ -523,7 +497,7 @@ std::vector<ScalingResult> measure_scaling(App& app, int width, int height, std:
     };
     for (const bool one_call : {true, false}) {
       progress(std::to_string(count) + " texture(s), " + (one_call ? "one map call" : "one map call each"));
-      const std::vector<double> wall = time_frames(frames, kDefaultFrames, [&](long long index) {
+      const std::vector<double> wall = time_frames(frames, [&](long long index) {
         if (one_call) {
           INTEROP_CUDA_CHECK(cudaGraphicsMapResources(count, resources.data(), stream));
           for (size_t i = 0; i < resources.size(); ++i) write_tile(i, index);
@@ -683,6 +657,29 @@ Measurement combine_runs(std::vector<Measurement> runs) {
 }
 
 }  // namespace
+
+std::vector<double> time_frames(std::optional<long long> fixed_frames, const std::function<void(long long)>& frame,
+                                long long default_frames) {
+  const auto warm_up_start = std::chrono::steady_clock::now();
+  long long index = 0;
+  while (index < kWarmUpFrames && (index < 2 || seconds_since(warm_up_start) < kWarmUpSeconds)) {
+    stop_if_requested();  // SIGINT/SIGTERM/SIGHUP: out through main(), tearing down in order
+    frame(index++);
+  }
+  const long long most = fixed_frames.value_or(default_frames);
+  std::vector<double> wall_ms;
+  const auto started = std::chrono::steady_clock::now();
+  for (long long i = 0; i < most; ++i) {
+    stop_if_requested();
+    const auto begin = std::chrono::steady_clock::now();
+    frame(index++);
+    wall_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count());
+    if (!fixed_frames && seconds_since(started) > kCaseSeconds && static_cast<long long>(wall_ms.size()) >= kMinFrames)
+      break;
+  }
+  return wall_ms;
+}
+
 
 int run_bench(const Options& options) {
   const std::vector<BenchSize> sizes = options.bench_sizes.empty() ? kDefaultSizes : options.bench_sizes;

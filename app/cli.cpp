@@ -504,8 +504,12 @@ std::string check_mode_of_api(const Options& options) {
 // The options only the GL backend reads; with another API they would be dropped in silence.
 std::string check_gl_only_options(const CLI::App& app, const Options& options) {
   if (options.api == GraphicsApi::Gl) return "";
-  if (options.bench)
-    return std::string("--bench covers --api gl; ") + display_name(options.api) + "'s benchmark is not built yet";
+  if (options.bench && options.api != GraphicsApi::Vulkan)
+    return std::string("--bench covers --api gl and vulkan; ") + display_name(options.api) + "'s benchmark is not built yet";
+  // Vulkan's benchmark prints its table and writes --json; the rest is the GL benchmark's.
+  for (const char* gl_bench_only : {"--chart", "--bench-repeat", "--bench-window"})
+    if (app.count(gl_bench_only) > 0)
+      return std::string(gl_bench_only) + " applies to --api gl's benchmark; drop it with --api " + to_string(options.api);
   for (const char* gl_only : {"--map-flags", "--compute-device", "--split-copy", "--gl-debug"})
     if (app.count(gl_only) > 0)
       return std::string(gl_only) + " applies to --api gl; drop it with --api " + to_string(options.api);
@@ -656,7 +660,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
     if (entry.group == kBenchGroup && app.get_option_no_throw("--bench") == nullptr)
       app.add_flag("--bench", options.bench,
                    "benchmark every available mode x scene x size headless, then exit; --scene, --mode and --size "
-                   "(or --sizes) pick the cases; --api gl only (Vulkan's benchmark is not built yet)")
+                   "(or --sizes) pick the cases; with --api vulkan: its modes (external with both semaphore kinds, staging, cpu)")
           ->group(kBenchGroup);
     entry.option = app.add_option(entry.name, entry.value, entry.help)->type_name(entry.type_name)->group(entry.group);
   }

@@ -3,6 +3,7 @@
 // says what to do.
 #include "app/app.hpp"
 #include "app/bench.hpp"
+#include "app/vulkan/bench.hpp"
 #include "app/cli.hpp"
 #include "app/diff.hpp"
 #include "app/doctor.hpp"
@@ -46,7 +47,7 @@ int run(const lab::Options& options) {
   try {
     if (options.diff) return lab::run_diff(*options.diff);
     if (options.doctor) return lab::run_doctor(options);
-    if (options.bench) return lab::run_bench(options);
+    if (options.bench) return options.api == lab::GraphicsApi::Vulkan ? lab::vulkan::run_bench(options) : lab::run_bench(options);
     switch (options.api) {
       case lab::GraphicsApi::Gl: {
         lab::App app(options);

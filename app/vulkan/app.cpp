@@ -176,6 +176,11 @@ bool App::render_frame(long long index) {
   return true;
 }
 
+void App::finish() {
+  m_renderer->wait_idle();
+  if (m_stream) INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_stream->get()));
+}
+
 Image App::read_frame() {
   return m_renderer->read_frame(m_plan);
 }

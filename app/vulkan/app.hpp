@@ -2,7 +2,7 @@
 // matched by UUID, where there is one), the Vulkan renderer, a scene's SceneCompute and a Vulkan mode;
 // headless, or in a GLFW window through the presenter (app/vulkan/presenter.hpp). Renders --frames
 // frames (in a window: until it closes) with the same frame times as the GL app and writes --screenshot
-// the same way. No panel and no benchmark yet. Tests drive it frame by frame.
+// the same way; --bench measures its modes (app/vulkan/bench.hpp). No panel yet. Tests drive it frame by frame.
 #pragma once
 
 #include "app/cli.hpp"
@@ -40,6 +40,9 @@ class App {
   void resize(Extent extent);
   Extent extent() const { return m_extent; }
   bool windowed() const { return m_window != nullptr; }
+  // Waits until the Vulkan queue and the CUDA stream have done everything queued so far (the benchmark
+  // ends each frame with it).
+  void finish();
   // The frame rendered last, top row first, without the window around it (as lab::App::read_frame
   // headless).
   Image read_frame();
