@@ -259,7 +259,16 @@ void Presenter::State::create_swapchain(Extent wanted) {
   create.clipped = VK_TRUE;
   create.oldSwapchain = swapchain.get();
   VkSwapchainKHR handle = VK_NULL_HANDLE;
-  check(vkCreateSwapchainKHR(device, &create, nullptr, &handle), "vkCreateSwapchainKHR");
+  // A driver whose window system integration does not reach this X server (NVIDIA's Vulkan on an Xvfb
+  // that runs Mesa's GLX, as on a GPU server without a display) says yes to surface support and then fails
+  // here with VK_ERROR_UNKNOWN or VK_ERROR_INITIALIZATION_FAILED.
+  if (const VkResult result = vkCreateSwapchainKHR(device, &create, nullptr, &handle);
+      result == VK_ERROR_UNKNOWN || result == VK_ERROR_INITIALIZATION_FAILED)
+    throw std::runtime_error("Vulkan: " + context.info().name +
+                             " cannot present to this display (vkCreateSwapchainKHR: VkResult " +
+                             std::to_string(static_cast<int>(result)) + "); run headless");
+  else
+    check(result, "vkCreateSwapchainKHR");
   // The old swapchain's objects go first (the caller waited for the device), then the old swapchain itself.
   framebuffers.clear();
   views.clear();
