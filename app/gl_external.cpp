@@ -85,10 +85,7 @@ GlTexture texture_from_memory(GLuint memory, int width, int height, uint64_t off
   GlTexture texture(name);
   label_gl_object(GL_TEXTURE, name, label);
   glTextureStorageMem2DEXT(name, 1, GL_RGBA8, width, height, memory, offset);
-  glTextureParameteri(name, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-  glTextureParameteri(name, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-  glTextureParameteri(name, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-  glTextureParameteri(name, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  set_nearest_clamped(name);
   INTEROP_GL_CHECK("glTextureStorageMem2DEXT");
   return texture;
 }

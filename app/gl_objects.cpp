@@ -45,12 +45,16 @@ GlTexture create_texture_2d(GLenum internal_format, int width, int height, const
   GlTexture texture(name);
   label_gl_object(GL_TEXTURE, name, label);
   glTextureStorage2D(name, 1, internal_format, width, height);
-  glTextureParameteri(name, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-  glTextureParameteri(name, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-  glTextureParameteri(name, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-  glTextureParameteri(name, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  set_nearest_clamped(name);
   INTEROP_GL_CHECK("glTextureStorage2D");
   return texture;
+}
+
+void set_nearest_clamped(GLuint texture) {
+  glTextureParameteri(texture, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTextureParameteri(texture, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTextureParameteri(texture, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTextureParameteri(texture, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
 }
 
 GlRenderbuffer create_renderbuffer(GLenum internal_format, int width, int height, const std::string& label) {

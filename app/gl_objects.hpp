@@ -71,6 +71,8 @@ using GlProgram = GlObject<GlProgramTraits>;
 GlBuffer create_buffer(size_t bytes, const void* data, GLbitfield flags, const std::string& label = "");
 // A 2D texture with one level of immutable storage, nearest filtering, clamped to edge.
 GlTexture create_texture_2d(GLenum internal_format, int width, int height, const std::string& label = "");
+// What create_texture_2d sets on every texture it makes: nearest filtering, clamped to edge.
+void set_nearest_clamped(GLuint texture);
 GlRenderbuffer create_renderbuffer(GLenum internal_format, int width, int height, const std::string& label = "");
 GlVertexArray create_vertex_array(const std::string& label = "");
 // Compiles and links two embedded shaders (assets/shaders); throws with the compiler's log. Labelled

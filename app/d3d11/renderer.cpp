@@ -3,6 +3,8 @@
 // and the code, and what was created so far is released by its ComPtr.
 #include "app/d3d11/renderer.hpp"
 
+#include "app/d3d11/dxgi.hpp"
+
 #include <d3dcompiler.h>
 #include <dxgi1_2.h>
 
@@ -10,37 +12,15 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace lab {
-const char* hlsl_source(const char* name);  // assets/shaders/hlsl, embedded at build time
-}
-
 namespace lab::d3d11 {
 namespace {
 
-std::string hresult_text(HRESULT result) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08lX", static_cast<unsigned long>(result));
-  return text;
-}
-
-void check(HRESULT result, const char* call) {
-  if (FAILED(result))
-    throw std::runtime_error(std::string(call) + " failed: HRESULT " + hresult_text(result));
-}
-#define LAB_D3D_CHECK(call) check((call), #call)
-
-std::string narrow(const wchar_t* wide) {
-  std::string text;
-  for (; *wide != 0; ++wide) text.push_back(*wide < 128 ? static_cast<char>(*wide) : '?');
-  return text;
-}
-
-std::string luid_text(const LUID& luid) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%08lX%08lX", static_cast<unsigned long>(luid.HighPart),
-                static_cast<unsigned long>(luid.LowPart));
-  return text;
-}
+using d3d::adapter_name;
+using d3d::check;
+using d3d::compile;
+using d3d::copy_matrix;
+using d3d::hresult_text;
+using d3d::luid_text;
 
 ComPtr<ID3D11Device> try_create(IDXGIAdapter* adapter, D3D_DRIVER_TYPE type, UINT flags,
                                 ComPtr<ID3D11DeviceContext>& context, D3D_FEATURE_LEVEL& level,
@@ -70,7 +50,7 @@ Device create_device(const DeviceDesc& desc) {
       DXGI_ADAPTER_DESC1 adapter_desc{};
       LAB_D3D_CHECK(adapter->GetDesc1(&adapter_desc));
       const std::string name =
-          narrow(adapter_desc.Description) + " (LUID " + luid_text(adapter_desc.AdapterLuid) + ")";
+          adapter_name(adapter_desc.Description, adapter_desc.AdapterLuid);
       if (std::memcmp(&adapter_desc.AdapterLuid, desc.adapter_luid->data(), sizeof(LUID)) != 0) {
         seen += (seen.empty() ? "" : ", ") + name;
         continue;
@@ -97,8 +77,7 @@ Device create_device(const DeviceDesc& desc) {
     DXGI_ADAPTER_DESC adapter_desc{};
     if (SUCCEEDED(created.device.As(&dxgi_device)) && SUCCEEDED(dxgi_device->GetAdapter(&adapter)) &&
         SUCCEEDED(adapter->GetDesc(&adapter_desc)))
-      created.adapter =
-          narrow(adapter_desc.Description) + " (LUID " + luid_text(adapter_desc.AdapterLuid) + ")";
+      created.adapter = adapter_name(adapter_desc.Description, adapter_desc.AdapterLuid);
     return created;
   }
   const HRESULT hardware_result = result;
@@ -125,22 +104,6 @@ struct Pipeline {
   ComPtr<ID3D11InputLayout> layout;
   ComPtr<ID3D11Buffer> constants;
 };
-
-ComPtr<ID3DBlob> compile(const char* file, const char* entry, const char* target) {
-  const char* source = hlsl_source(file);
-  ComPtr<ID3DBlob> code, errors;
-  const HRESULT result =
-      D3DCompile(source, std::strlen(source), file, nullptr, nullptr, entry, target,
-                 D3DCOMPILE_ENABLE_STRICTNESS | D3DCOMPILE_OPTIMIZATION_LEVEL3, 0, &code, &errors);
-  if (FAILED(result)) {
-    std::string message =
-        errors ? std::string(static_cast<const char*>(errors->GetBufferPointer()), errors->GetBufferSize())
-               : "HRESULT " + hresult_text(result);
-    throw std::runtime_error(std::string("D3DCompile ") + file + " (" + entry + ", " + target +
-                             "): " + message);
-  }
-  return code;
-}
 
 // Both meshes are position + normal, 6 floats a vertex (kernels::WaveVertex, LitVertex).
 constexpr D3D11_INPUT_ELEMENT_DESC kMeshVertex[] = {
@@ -237,10 +200,6 @@ struct CubeConstants {
 };
 static_assert(sizeof(WaveConstants) % 16 == 0 && sizeof(CubeConstants) % 16 == 0,
               "constant buffers are whole 16-byte registers");
-
-void copy_matrix(float (&to)[16], const glm::mat4& from) {
-  std::memcpy(to, &from[0][0], sizeof to);
-}
 
 }  // namespace
 

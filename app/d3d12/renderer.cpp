@@ -3,6 +3,8 @@
 // and the code, and what was created so far is released by its ComPtr.
 #include "app/d3d12/renderer.hpp"
 
+#include "app/d3d11/dxgi.hpp"
+
 #include <d3dcompiler.h>
 
 #include <algorithm>
@@ -11,41 +13,14 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace lab {
-const char* hlsl_source(const char* name);  // assets/shaders/hlsl, embedded at build time
-}
-
 namespace lab::d3d12 {
 namespace {
 
-std::string hresult_text(HRESULT result) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08lX", static_cast<unsigned long>(result));
-  return text;
-}
-
-void check(HRESULT result, const char* call) {
-  if (FAILED(result))
-    throw std::runtime_error(std::string(call) + " failed: HRESULT " + hresult_text(result));
-}
-#define LAB_D3D_CHECK(call) check((call), #call)
-
-std::string narrow(const wchar_t* wide) {
-  std::string text;
-  for (; *wide != 0; ++wide) text.push_back(*wide < 128 ? static_cast<char>(*wide) : '?');
-  return text;
-}
-
-std::string luid_text(const LUID& luid) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%08lX%08lX", static_cast<unsigned long>(luid.HighPart),
-                static_cast<unsigned long>(luid.LowPart));
-  return text;
-}
-
-std::string adapter_name(const DXGI_ADAPTER_DESC1& desc) {
-  return narrow(desc.Description) + " (LUID " + luid_text(desc.AdapterLuid) + ")";
-}
+using d3d::adapter_name;
+using d3d::compile;
+using d3d::copy_matrix;
+using d3d::hresult_text;
+using d3d::luid_text;
 
 }  // namespace
 
@@ -63,7 +38,7 @@ Device create_device(const DeviceDesc& desc) {
       DXGI_ADAPTER_DESC1 other_desc{};
       for (UINT i = 0; factory->EnumAdapters1(i, &other) != DXGI_ERROR_NOT_FOUND; ++i)
         if (SUCCEEDED(other->GetDesc1(&other_desc)))
-          seen += (seen.empty() ? "" : ", ") + adapter_name(other_desc);
+          seen += (seen.empty() ? "" : ", ") + adapter_name(other_desc.Description, other_desc.AdapterLuid);
       throw std::runtime_error("no DXGI adapter has the CUDA device's LUID " + luid_text(luid) +
                                " (adapters: " + (seen.empty() ? "none" : seen) +
                                "); a GPU in TCC mode has no graphics: switch it to WDDM (nvidia-smi -dm 0)");
@@ -76,7 +51,9 @@ Device create_device(const DeviceDesc& desc) {
   DXGI_ADAPTER_DESC1 adapter_desc{};
   if (!adapter) factory->EnumAdapterByLuid(created.device->GetAdapterLuid(), IID_PPV_ARGS(&adapter));
   created.adapter =
-      adapter && SUCCEEDED(adapter->GetDesc1(&adapter_desc)) ? adapter_name(adapter_desc) : "unknown adapter";
+      adapter && SUCCEEDED(adapter->GetDesc1(&adapter_desc))
+          ? adapter_name(adapter_desc.Description, adapter_desc.AdapterLuid)
+          : "unknown adapter";
   D3D12_COMMAND_QUEUE_DESC queue{};
   queue.Type = D3D12_COMMAND_LIST_TYPE_DIRECT;
   LAB_D3D_CHECK(created.device->CreateCommandQueue(&queue, IID_PPV_ARGS(&created.queue)));
@@ -101,10 +78,6 @@ struct CubeConstants {
 };
 constexpr UINT kRootConstants = sizeof(CubeConstants) / 4;
 
-void copy_matrix(float (&to)[16], const glm::mat4& from) {
-  std::memcpy(to, &from[0][0], sizeof to);
-}
-
 // Closes the fence's event handle.
 struct EventHandle {
   HANDLE handle = nullptr;
@@ -115,22 +88,6 @@ struct EventHandle {
   EventHandle(const EventHandle&) = delete;
   EventHandle& operator=(const EventHandle&) = delete;
 };
-
-ComPtr<ID3DBlob> compile(const char* file, const char* entry, const char* target) {
-  const char* source = hlsl_source(file);
-  ComPtr<ID3DBlob> code, errors;
-  const HRESULT result =
-      D3DCompile(source, std::strlen(source), file, nullptr, nullptr, entry, target,
-                 D3DCOMPILE_ENABLE_STRICTNESS | D3DCOMPILE_OPTIMIZATION_LEVEL3, 0, &code, &errors);
-  if (FAILED(result)) {
-    std::string message =
-        errors ? std::string(static_cast<const char*>(errors->GetBufferPointer()), errors->GetBufferSize())
-               : "HRESULT " + hresult_text(result);
-    throw std::runtime_error(std::string("D3DCompile ") + file + " (" + entry + ", " + target +
-                             "): " + message);
-  }
-  return code;
-}
 
 D3D12_HEAP_PROPERTIES heap(D3D12_HEAP_TYPE type) {
   D3D12_HEAP_PROPERTIES properties{};
