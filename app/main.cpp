@@ -1,12 +1,12 @@
 // app/main.cpp — interop-lab's entry point: parse, run, and map every failure to its exit code
 // (0 success, 1 runtime failure, 2 usage error, 128 + N when signal N stopped it) with a message that
 // says what to do.
-#include "app/app.hpp"
-#include "app/bench.hpp"
+#include "app/gl/app.hpp"
+#include "app/gl/bench.hpp"
 #include "app/vulkan/bench.hpp"
 #include "app/cli.hpp"
 #include "app/diff.hpp"
-#include "app/doctor.hpp"
+#include "app/gl/doctor.hpp"
 #include "app/os.hpp"
 #include "app/remedy.hpp"
 #include "app/signals.hpp"

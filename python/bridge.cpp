@@ -10,10 +10,10 @@
 //           on the caller's stream; the cpu mode reads inputs into host memory) -> the caller writes
 //           -> ilab_unmap (the unmap is queued on the same stream, after the caller's work; the cpu mode
 //           uploads its host memory) -> ilab_read_frame.
-#include "app/app.hpp"
+#include "app/gl/app.hpp"
 #include "app/image_compare.hpp"
 #include "app/image_io.hpp"
-#include "app/mode_detail.hpp"
+#include "app/gl/mode_detail.hpp"
 #include "interop/error.hpp"
 #include "interop/mapping.hpp"
 #include "kernels/common.hpp"

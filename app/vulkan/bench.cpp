@@ -6,7 +6,7 @@
 // scene and size: what copying through host memory costs next to sharing the memory.
 #include "app/vulkan/bench.hpp"
 
-#include "app/bench.hpp"
+#include "app/gl/bench.hpp"
 #include "app/image_io.hpp"
 #include "app/statistics.hpp"
 #include "app/text.hpp"

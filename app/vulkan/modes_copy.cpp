@@ -2,7 +2,7 @@
 // memory, which Renderer::upload copies into the resources; no CUDA at all) and `staging` (the kernels
 // write cudaMalloc memory, which comes to pinned host memory and is uploaded from there). What the
 // kernels read comes the other way, Renderer::download after the cubes pass. The same hand-offs as the
-// GL modes of the same names (app/mode_cpu.cpp, app/mode_staging.cpp), so their frames agree.
+// GL modes of the same names (app/gl/mode_cpu.cpp, app/gl/mode_staging.cpp), so their frames agree.
 #include "app/out_of_memory.hpp"
 #include "app/vulkan/modes.hpp"
 #include "interop/error.hpp"

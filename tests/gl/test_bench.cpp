@@ -3,7 +3,7 @@
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/scratch_dir.hpp"
 
-#include "app/bench.hpp"
+#include "app/gl/bench.hpp"
 
 #include <nlohmann/json.hpp>
 

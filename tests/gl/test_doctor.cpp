@@ -1,9 +1,9 @@
 // tests/gl/test_doctor.cpp — the doctor's rules on made-up findings (no GPU, no GL context): the
 // report's layout, which modes are available, WSL detection, the remedies and the verdict's reason, and
-// the panel drawn without a renderer. In gl_tests because the doctor is the GL app's (app/doctor.cpp
+// the panel drawn without a renderer. In gl_tests because the doctor is the GL app's (app/gl/doctor.cpp
 // probes the platforms it reports on); test_doctor_gl.cpp runs it on a real context.
-#include "app/app.hpp"
-#include "app/doctor.hpp"
+#include "app/gl/app.hpp"
+#include "app/gl/doctor.hpp"
 
 #include <gtest/gtest.h>
 #include <imgui.h>

@@ -1,10 +1,10 @@
 // tests/gl/test_timing.cpp — frame timing: window statistics, per-frame sums, tags, clear() and the
 // ring of frames in flight, through the CPU-only paths. No GL context; CUDA only where a device happens
-// to exist. In gl_tests because app/timing.cpp is the GL app's (its GL phases are timer queries).
+// to exist. In gl_tests because app/gl/timing.cpp is the GL app's (its GL phases are timer queries).
 // The window's median and p90 are app/statistics.hpp's, as the benchmark's: linear interpolation
 // between the two closest ranks (numpy's default), so an even count's median is the mean of the two
 // middle samples.
-#include "app/timing.hpp"
+#include "app/gl/timing.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // frames, and misuse becomes an interop::Error that says what to do.
 #include "tests/support/app_fixture.hpp"
 
-#include "app/gl_objects.hpp"
+#include "app/gl/gl_objects.hpp"
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
 #include "interop/mapping.hpp"

@@ -6,8 +6,8 @@
 // that a failure: NVIDIA's GL and Vulkan drivers have everything).
 #include "tests/support/app_fixture.hpp"
 
-#include "app/gl_external.hpp"
-#include "app/platform.hpp"
+#include "app/gl/gl_external.hpp"
+#include "app/gl/platform.hpp"
 #include "app/vulkan/export.hpp"
 #include "interop/device.hpp"
 #include "interop/error.hpp"

@@ -32,7 +32,7 @@
 
 // tests/support/app_fixture.hpp's golden comparison (failures leave actual.png, heatmap.png and
 // metrics.json in the folder the message names). That header cannot be included here yet: it brings in the
-// GL app's app/scene.hpp, which defines the same types as app/scene_compute.hpp until the scenes move
+// GL app's app/gl/scene.hpp, which defines the same types as app/scene_compute.hpp until the scenes move
 // onto the latter; then this declaration gives way to the #include.
 namespace labtest {
 std::string check_against(const lab::Image& actual, const lab::Image& expected,

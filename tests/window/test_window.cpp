@@ -77,7 +77,7 @@ TEST_F(WindowTest, ResizesAndReRegistersItsTexture) {
 
 #include <GLFW/glfw3.h>
 
-#include "app/ui.hpp"
+#include "app/gl/ui.hpp"
 #include "tests/support/scratch_dir.hpp"
 
 #include <filesystem>

@@ -1,0 +1,992 @@
+// app/gl/bench.cpp — `interop-lab --bench`. One headless App runs every available mode of every scene at
+// every size (or the cases --scene, --mode and --size pick); each frame is timed end to end
+// (render_frame + glFinish + stream sync, so every mode pays for all it queued) and per phase (CUDA
+// events, GL timer queries). References measured in the same run, on the same GL objects: the floor
+// (the scene's kernels writing plain cudaMalloc memory), the graphics (the GL work the frame needs,
+// alone), the hand-off (map + unmap alone), and the bare loop (the minimal correct frame with raw CUDA
+// calls: the scene's GL input -> map -> the same kernels -> unmap -> show). A mode is judged against
+// floor + hand-off + graphics and against the bare loop. Last, what per-phase timing costs with each
+// choice of clocks, and 1, 4 and 16 textures of the same total size mapped one by one or in one call.
+#include "app/gl/bench.hpp"
+
+#include "app/gl/app.hpp"
+#include "app/gl/gl_objects.hpp"
+#include "app/image_io.hpp"
+#include "app/signals.hpp"
+#include "app/statistics.hpp"
+#include "app/text.hpp"
+#include "interop/error.hpp"
+#include "interop/gl.hpp"
+#include "interop/memory.hpp"
+#include "kernels/pattern.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace lab {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kWarmUpFrames = 20;
+constexpr double kWarmUpSeconds = 1.0;  // a slow case (the CPU path at 8K) warms up for this long at most
+constexpr long long kDefaultFrames = 300;
+constexpr double kCaseSeconds = 4.0;  // without --bench-frames, a slow case stops measuring after this
+constexpr long long kMinFrames = 10;
+constexpr long long kTimedFrames = 60;  // the pass with per-phase timing on
+
+const std::vector<BenchSize> kDefaultSizes = {{1280, 720}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
+
+struct Measurement {
+  std::string scene;
+  std::string path;  // a mode name, "floor" or "bare"
+  int width = 0, height = 0;
+  long long frames = 0;
+  double median_ms = 0.0, p90_ms = 0.0;
+  double timed_median_ms = 0.0;  // modes: the median with per-phase timing on
+  // --bench-repeat: the runs of the case, and the least and most of their medians (median_ms is the
+  // median of the medians, p90_ms the median of the p90s).
+  int runs = 1;
+  double min_median_ms = 0.0, max_median_ms = 0.0;
+  std::map<std::string, std::pair<double, double>> phases;  // name -> (median, p90) in ms, timing on
+};
+
+Measurement summarize(std::string path, const std::vector<double>& wall_ms) {
+  Measurement m;
+  m.path = std::move(path);
+  m.frames = static_cast<long long>(wall_ms.size());
+  m.median_ms = median(wall_ms);
+  m.p90_ms = percentile(wall_ms, 0.9);
+  return m;
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Headless the offscreen target takes the size at once; a window gets it from the window system a few
+// events later, or not at all when the screen is smaller.
+void resize_and_wait(App& app, Extent extent) {
+  app.resize(extent);
+  const auto asked = Clock::now();
+  while (app.platform().framebuffer_extent() != extent && seconds_since(asked) < 3.0) app.platform().poll_events();
+  const Extent got = app.platform().framebuffer_extent();
+  if (got != extent)
+    throw std::runtime_error("--bench-window: the window could not be made " + size_text(extent.width, extent.height) +
+                             " (it is " + size_text(got.width, got.height) +
+                             "): measure sizes that fit the screen, or run headless");
+}
+
+// Every frame of the benchmark ends with all its work finished, GL's and CUDA's: glFinish alone could
+// return before CUDA work that no later GL command waits for (a headless image scene draws nothing
+// after its unmap).
+void finish_frame(App& app) {
+  glFinish();
+  if (const cudaStream_t stream = app.cuda_stream()) INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+// The floor: the scene's own kernels (compute_cuda) on plain cudaMalloc memory of the same sizes,
+// each frame waited for. No GL, no interop.
+Measurement measure_floor(App& app, std::optional<long long> frames) {
+  Scene& scene = app.scene();
+  const cudaStream_t stream = app.cuda_stream();
+  std::vector<interop::DeviceBuffer> memory;
+  std::vector<CudaResourceView> views;
+  for (const ResourceSpec& spec : scene.resources()) {
+    memory.emplace_back(spec.bytes);
+    INTEROP_CUDA_CHECK(cudaMemsetAsync(memory.back().data(), 0, spec.bytes, stream));
+    views.push_back(linear_view(memory.back().data(), spec));
+  }
+  const Extent extent = app.platform().framebuffer_extent();
+  const std::vector<double> wall = time_frames(frames, [&](long long i) {
+    scene.compute_cuda({i, kernels::time_of_frame(i), extent}, views, stream);
+    INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  });
+  return summarize("floor", wall);
+}
+
+// The GL work a frame cannot do without, alone: the scene's own rendering of what the kernels read
+// (postprocess: the cubes) and its draw or show pass (app.show: the wave mesh; nothing for a headless
+// image, which is the frame). Empty samples when there is none.
+Measurement measure_graphics(App& app, std::optional<long long> frames) {
+  Scene& scene = app.scene();
+  const Extent extent = app.platform().framebuffer_extent();
+  const bool draws = scene.frame_image() == 0 || app.platform().is_window();
+  if (!scene.has_prepare() && !draws) return summarize("graphics", {});
+  const std::vector<double> wall = time_frames(frames, [&](long long index) {
+    const FrameInfo frame{index, kernels::time_of_frame(index), extent};
+    if (scene.has_prepare()) scene.prepare(frame);
+    app.show(frame);
+    glFinish();
+  });
+  return summarize("graphics", wall);
+}
+
+// The scene's GL objects registered with raw CUDA calls (no interop:: types), and per frame one
+// cudaGraphicsMapResources of all of them with views for the kernels: what a hand-written sample does.
+class RawRegistrations {
+ public:
+  // `surfaces`: output textures are written through surface objects (else only copied into).
+  RawRegistrations(const std::vector<ResourceSpec>& specs, cudaStream_t stream, bool surfaces = true)
+      : m_specs(specs), m_stream(stream), m_resources(specs.size(), nullptr), m_arrays(specs.size(), nullptr),
+        m_views(specs.size()) {
+    try {
+      for (size_t i = 0; i < specs.size(); ++i) {
+        const bool output = specs[i].role == ResourceRole::Output;
+        if (specs[i].kind == ResourceKind::Buffer) {
+          INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&m_resources[i], specs[i].gl_name,
+                                                          cudaGraphicsRegisterFlagsWriteDiscard));
+        } else {
+          const unsigned int flags = !output   ? cudaGraphicsRegisterFlagsReadOnly
+                                     : surfaces ? cudaGraphicsRegisterFlagsSurfaceLoadStore |
+                                                      cudaGraphicsRegisterFlagsWriteDiscard
+                                                : cudaGraphicsRegisterFlagsWriteDiscard;
+          INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterImage(&m_resources[i], specs[i].gl_name, GL_TEXTURE_2D, flags));
+        }
+      }
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  ~RawRegistrations() { release(); }
+  RawRegistrations(const RawRegistrations&) = delete;
+  RawRegistrations& operator=(const RawRegistrations&) = delete;
+
+  void map() {
+    INTEROP_CUDA_CHECK(cudaGraphicsMapResources(static_cast<int>(m_resources.size()), m_resources.data(), m_stream));
+  }
+  void unmap() {
+    INTEROP_CUDA_CHECK(cudaGraphicsUnmapResources(static_cast<int>(m_resources.size()), m_resources.data(), m_stream));
+  }
+
+  // After map(): resource `i`'s mapped array (a texture).
+  cudaArray_t array(size_t i) const {
+    cudaArray_t array = nullptr;
+    INTEROP_CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, m_resources[i], 0, 0));
+    return array;
+  }
+
+  // After map(): the mapped pointers, and surface / texture objects of the mapped arrays (kept while
+  // the array stays the same).
+  const std::vector<CudaResourceView>& views() {
+    for (size_t i = 0; i < m_specs.size(); ++i) {
+      CudaResourceView& view = m_views[i];
+      if (m_specs[i].kind == ResourceKind::Buffer) {
+        INTEROP_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&view.pointer, &view.bytes, m_resources[i]));
+        continue;
+      }
+      cudaArray_t array = nullptr;
+      INTEROP_CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, m_resources[i], 0, 0));
+      if (array == m_arrays[i]) continue;
+      m_arrays[i] = array;
+      cudaResourceDesc resource{};
+      resource.resType = cudaResourceTypeArray;
+      resource.res.array.array = array;
+      if (m_specs[i].role == ResourceRole::Output) {
+        if (view.surface) INTEROP_CUDA_CHECK(cudaDestroySurfaceObject(view.surface));
+        INTEROP_CUDA_CHECK(cudaCreateSurfaceObject(&view.surface, &resource));
+      } else {
+        cudaTextureDesc texture{};
+        texture.addressMode[0] = texture.addressMode[1] = cudaAddressModeClamp;
+        texture.filterMode = cudaFilterModePoint;
+        texture.readMode = cudaReadModeNormalizedFloat;
+        if (view.texture) INTEROP_CUDA_CHECK(cudaDestroyTextureObject(view.texture));
+        INTEROP_CUDA_CHECK(cudaCreateTextureObject(&view.texture, &resource, &texture, nullptr));
+      }
+    }
+    return m_views;
+  }
+
+ private:
+  void release() {
+    cudaStreamSynchronize(m_stream);
+    for (CudaResourceView& view : m_views) {
+      if (view.surface) cudaDestroySurfaceObject(view.surface);
+      if (view.texture) cudaDestroyTextureObject(view.texture);
+      view = CudaResourceView{};
+    }
+    for (cudaGraphicsResource_t& resource : m_resources)
+      if (resource) cudaGraphicsUnregisterResource(std::exchange(resource, nullptr));
+  }
+
+  std::vector<ResourceSpec> m_specs;
+  cudaStream_t m_stream;
+  std::vector<cudaGraphicsResource_t> m_resources;
+  std::vector<cudaArray_t> m_arrays;
+  std::vector<CudaResourceView> m_views;
+};
+
+// The hand-off alone: map and unmap the scene's registered objects, no kernel, no GL work.
+Measurement measure_handoff(App& app, std::optional<long long> frames) {
+  RawRegistrations raw(app.scene().resources(), app.cuda_stream());
+  const std::vector<double> wall = time_frames(frames, [&](long long) {
+    raw.map();
+    raw.unmap();
+    finish_frame(app);
+  });
+  return summarize("handoff", wall);
+}
+
+// The bare loop, the minimal correct frame: the scene's GL rendering of its input (if any) -> map ->
+// the same kernels -> unmap -> show (nothing headless for an image scene), with raw CUDA calls and none
+// of the app's mode, ScopedMap, RAII or timer code around it.
+Measurement measure_bare_loop(App& app, std::optional<long long> frames) {
+  Scene& scene = app.scene();
+  const cudaStream_t stream = app.cuda_stream();
+  RawRegistrations raw(scene.resources(), stream);
+  const Extent extent = app.platform().framebuffer_extent();
+  const std::vector<double> wall = time_frames(frames, [&](long long index) {
+    const FrameInfo frame{index, kernels::time_of_frame(index), extent};
+    if (scene.has_prepare()) scene.prepare(frame);
+    raw.map();
+    scene.compute_cuda(frame, raw.views(), stream);
+    raw.unmap();
+    app.show(frame);
+    finish_frame(app);
+  });
+  return summarize("bare", wall);
+}
+
+// A mode's own minimal loop: the GL and CUDA work the mode does for a frame, in the same order, with
+// raw calls and nothing around them (interop's is the bare loop). The mode, measured against it, shows
+// what the app's mode code, RAII and timer hooks cost. None for split across two devices, and none for
+// external: its frame already is five calls on objects made at attach (GL signal, CUDA wait, kernels,
+// CUDA signal, GL wait), with nothing per frame for a raw loop to leave out.
+std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::optional<long long> frames) {
+  if (mode == ModeId::Interop || mode == ModeId::External ||
+      (mode == ModeId::Split && app.compute_device() != app.cuda_device()))
+    return std::nullopt;
+  Scene& scene = app.scene();
+  const cudaStream_t stream = app.cuda_stream();
+  const std::vector<ResourceSpec> specs = scene.resources();
+  const Extent extent = app.platform().framebuffer_extent();
+  const auto is = [&](size_t i, ResourceRole role) { return specs[i].role == role; };
+  std::vector<interop::DeviceBuffer> device;
+  std::vector<interop::PinnedHostBuffer> host;
+  std::vector<std::vector<uint8_t>> plain;
+  std::vector<GlBuffer> buffers;
+  std::vector<CudaResourceView> linear;
+  std::vector<HostResourceView> host_views;
+  std::vector<ResourceSpec> buffer_specs;  // pbo: its buffers, registered in place of the GL objects
+  for (const ResourceSpec& spec : specs) {
+    if (mode == ModeId::Staging || mode == ModeId::Split) {
+      device.emplace_back(spec.bytes);
+      linear.push_back(linear_view(device.back().data(), spec));
+    }
+    if (mode == ModeId::Staging) host.emplace_back(spec.bytes);
+    if (mode == ModeId::Cpu) {
+      plain.emplace_back(spec.bytes);  // no CUDA here: ordinary host memory
+      host_views.push_back({plain.back().data(), spec.bytes, linear_pitch(spec)});
+    }
+    if (mode == ModeId::Pbo) {
+      buffers.push_back(create_buffer(spec.bytes, nullptr, 0));
+      ResourceSpec buffer = spec;
+      buffer.kind = ResourceKind::Buffer;
+      buffer.gl_name = buffers.back().get();
+      buffer_specs.push_back(buffer);
+    }
+  }
+  std::optional<RawRegistrations> raw;
+  if (mode == ModeId::Pbo) raw.emplace(buffer_specs, stream);
+  if (mode == ModeId::Split) raw.emplace(specs, stream, false);
+
+  const std::vector<double> wall = time_frames(frames, [&](long long index) {
+    const FrameInfo frame{index, kernels::time_of_frame(index), extent};
+    if (scene.has_prepare()) scene.prepare(frame);
+    switch (mode) {
+      case ModeId::Reregister: {
+        RawRegistrations registered(specs, stream);  // unregisters at the end of the scope, after a sync
+        registered.map();
+        scene.compute_cuda(frame, registered.views(), stream);
+        registered.unmap();
+        break;
+      }
+      case ModeId::Pbo: {
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Input)) copy_gl_object_to_buffer(specs[i], buffers[i].get());
+        raw->map();
+        std::vector<CudaResourceView> views = raw->views();
+        for (size_t i = 0; i < specs.size(); ++i) views[i].pitch = linear_pitch(specs[i]);
+        scene.compute_cuda(frame, views, stream);
+        raw->unmap();
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Output)) copy_buffer_to_gl_object(specs[i], buffers[i].get());
+        break;
+      }
+      case ModeId::Split: {
+        raw->map();
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Input))
+            INTEROP_CUDA_CHECK(cudaMemcpy2DFromArrayAsync(device[i].data(), linear_pitch(specs[i]), raw->array(i), 0, 0,
+                                                          linear_pitch(specs[i]), specs[i].height,
+                                                          cudaMemcpyDeviceToDevice, stream));
+        scene.compute_cuda(frame, linear, stream);
+        for (size_t i = 0; i < specs.size(); ++i) {
+          if (!is(i, ResourceRole::Output)) continue;
+          if (specs[i].kind == ResourceKind::Buffer) {
+            INTEROP_CUDA_CHECK(cudaMemcpyAsync(raw->views()[i].pointer, device[i].data(), specs[i].bytes,
+                                               cudaMemcpyDeviceToDevice, stream));
+          } else {
+            INTEROP_CUDA_CHECK(cudaMemcpy2DToArrayAsync(raw->array(i), 0, 0, device[i].data(), linear_pitch(specs[i]),
+                                                        linear_pitch(specs[i]), specs[i].height,
+                                                        cudaMemcpyDeviceToDevice, stream));
+          }
+        }
+        raw->unmap();
+        break;
+      }
+      case ModeId::Staging: {
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Input)) {
+            download_from_gl(specs[i], host[i].data());
+            INTEROP_CUDA_CHECK(cudaMemcpyAsync(device[i].data(), host[i].data(), specs[i].bytes,
+                                               cudaMemcpyHostToDevice, stream));
+          }
+        scene.compute_cuda(frame, linear, stream);
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Output))
+            INTEROP_CUDA_CHECK(cudaMemcpyAsync(host[i].data(), device[i].data(), specs[i].bytes,
+                                               cudaMemcpyDeviceToHost, stream));
+        INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Output)) upload_to_gl(specs[i], host[i].data());
+        break;
+      }
+      case ModeId::Cpu: {
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Input)) download_from_gl(specs[i], plain[i].data());
+        scene.compute_cpu(frame, host_views);
+        for (size_t i = 0; i < specs.size(); ++i)
+          if (is(i, ResourceRole::Output)) upload_to_gl(specs[i], plain[i].data());
+        break;
+      }
+      case ModeId::Interop:
+      case ModeId::External: break;  // returned above
+    }
+    app.show(frame);
+    finish_frame(app);
+  });
+  return summarize(std::string(to_string(mode)) + " ref", wall);
+}
+
+// The frame's own cost is measured with the app's timing off (events and timer queries cost GPU time
+// of their own); a second, shorter pass with timing on gives the phases and what timing adds.
+Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames) {
+  app.request_mode(mode);
+  app.render_frame();  // attaches the mode
+  finish_frame(app);
+  const auto run = [&](long long i) {
+    app.set_frame_index(i);
+    app.render_frame();
+    finish_frame(app);
+  };
+  app.set_timing(false);
+  const std::vector<double> wall = time_frames(frames, run);
+  app.set_timing(true);
+  const std::vector<double> timed_wall = frames ? time_frames(std::min(kTimedFrames, *frames), run, kTimedFrames)
+                                                : time_frames(std::nullopt, run, kTimedFrames);
+  app.timers().flush();
+  Measurement m = summarize(to_string(mode), wall);
+  m.timed_median_ms = median(timed_wall);
+  for (const Phase phase : all_phases()) {
+    if (phase == Phase::Frame || !app.timers().has(static_cast<int>(mode), phase)) continue;
+    const PhaseStats& stats = app.timers().stats(static_cast<int>(mode), phase);
+    m.phases[to_string(phase)] = {stats.median_ms, stats.p90_ms};
+  }
+  return m;
+}
+
+// What per-phase timing costs an interop frame with each choice of clocks (TimingClocks), against the
+// same frames with timing off, measured back to back.
+struct TimingCost {
+  std::string scene;
+  std::string clocks;  // "off", "cuda + gl", ...
+  double median_ms = 0.0;
+};
+
+std::vector<TimingCost> measure_timing_cost(App& app, std::optional<long long> frames) {
+  struct Choice {
+    const char* name;
+    bool on;
+    TimingClocks clocks;
+  };
+  const Choice choices[] = {
+      {"off", false, {}},
+      {"default: kernel events + gl queries, map on the host", true, TimingClocks{true, true, false}},
+      {"map events + kernel events + gl queries", true, TimingClocks{true, true, true}},
+      {"map events + kernel events", true, TimingClocks{true, false, true}},
+      {"kernel events only", true, TimingClocks{true, false, false}},
+      {"gl queries only", true, TimingClocks{false, true, false}},
+  };
+  std::vector<TimingCost> costs;
+  app.request_mode(ModeId::Interop);
+  const TimingClocks before = app.timers().clocks();
+  for (const Choice& choice : choices) {
+    app.set_timing(choice.on);
+    app.timers().set_clocks(choice.clocks);
+    const std::vector<double> wall = time_frames(frames, [&](long long i) {
+      app.set_frame_index(i);
+      app.render_frame();
+      finish_frame(app);
+    });
+    costs.push_back({to_string(app.scene_id()), choice.name, median(wall)});
+  }
+  app.timers().set_clocks(before);
+  app.set_timing(true);
+  return costs;
+}
+
+struct ScalingResult {
+  int textures = 0;
+  bool one_call = false;
+  double median_ms = 0.0, p90_ms = 0.0;
+};
+
+// n textures tiling width x height, written by the pattern kernel through surfaces; mapped in one
+// cudaGraphicsMapResources call or one call each.
+std::vector<ScalingResult> measure_scaling(App& app, int width, int height, std::optional<long long> frames,
+                                           const std::function<void(const std::string&)>& progress) {
+  std::vector<ScalingResult> results;
+  const cudaStream_t stream = app.cuda_stream();
+  for (const int tiles_per_side : {1, 2, 4}) {
+    const int count = tiles_per_side * tiles_per_side;
+    const int tile_width = width / tiles_per_side, tile_height = height / tiles_per_side;
+    std::vector<GlTexture> textures;
+    std::vector<interop::GlTextureRegistration> registrations;
+    std::vector<cudaGraphicsResource_t> resources;
+    for (int i = 0; i < count; ++i) {
+      textures.push_back(create_texture_2d(GL_RGBA8, tile_width, tile_height));
+      interop::TextureRegistrationDesc desc;
+      desc.texture = textures.back().get();
+      desc.internal_format = GL_RGBA8;
+      desc.access = interop::Access::WriteDiscard;
+      desc.surface_load_store = true;
+      registrations.emplace_back(desc);
+      resources.push_back(registrations.back().resource());
+    }
+    std::vector<cudaArray_t> arrays(resources.size(), nullptr);
+    std::vector<cudaSurfaceObject_t> surfaces(resources.size(), 0);
+    const auto write_tile = [&](size_t i, long long index) {
+      cudaArray_t array = nullptr;
+      INTEROP_CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, resources[i], 0, 0));
+      if (array != arrays[i]) {
+        if (surfaces[i]) INTEROP_CUDA_CHECK(cudaDestroySurfaceObject(surfaces[i]));
+        cudaResourceDesc resource{};
+        resource.resType = cudaResourceTypeArray;
+        resource.res.array.array = array;
+        INTEROP_CUDA_CHECK(cudaCreateSurfaceObject(&surfaces[i], &resource));
+        arrays[i] = array;
+      }
+      kernels::ImageTarget target;
+      target.surface = surfaces[i];
+      target.width = tile_width;
+      target.height = tile_height;
+      kernels::pattern_cuda(target, {tile_width, tile_height, kernels::time_of_frame(index)}, stream);
+    };
+    for (const bool one_call : {true, false}) {
+      progress(std::to_string(count) + " texture(s), " + (one_call ? "one map call" : "one map call each"));
+      const std::vector<double> wall = time_frames(frames, [&](long long index) {
+        if (one_call) {
+          INTEROP_CUDA_CHECK(cudaGraphicsMapResources(count, resources.data(), stream));
+          for (size_t i = 0; i < resources.size(); ++i) write_tile(i, index);
+          INTEROP_CUDA_CHECK(cudaGraphicsUnmapResources(count, resources.data(), stream));
+        } else {
+          for (size_t i = 0; i < resources.size(); ++i) {
+            INTEROP_CUDA_CHECK(cudaGraphicsMapResources(1, &resources[i], stream));
+            write_tile(i, index);
+            INTEROP_CUDA_CHECK(cudaGraphicsUnmapResources(1, &resources[i], stream));
+          }
+        }
+        glFinish();
+      });
+      results.push_back({count, one_call, median(wall), percentile(wall, 0.9)});
+    }
+    INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (cudaSurfaceObject_t surface : surfaces)
+      if (surface) INTEROP_CUDA_CHECK(cudaDestroySurfaceObject(surface));
+  }
+  return results;
+}
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+// A log-scale line chart of median frame time per path and size, one panel per scene.
+std::string svg_chart(const std::vector<Measurement>& results, const std::vector<BenchSize>& sizes,
+                      const std::vector<SceneId>& scenes, const std::string& title) {
+  const std::vector<std::string> paths = {"floor", "bare", "interop", "reregister", "pbo", "split", "staging", "cpu"};
+  const std::map<std::string, const char*> colours = {
+      {"floor", "#555555"}, {"bare", "#999999"}, {"interop", "#2a9d3f"}, {"reregister", "#d1495b"},
+      {"pbo", "#edae49"},   {"split", "#3d5a80"}, {"staging", "#00798c"}, {"cpu", "#7b5ea7"}};
+  double lowest = 1e9, highest = 1e-9;
+  for (const Measurement& m : results) {
+    lowest = std::min(lowest, m.median_ms);
+    highest = std::max(highest, m.median_ms);
+  }
+  const double log_low = std::floor(std::log10(std::max(lowest, 1e-3)));
+  const double log_high = std::ceil(std::log10(std::max(highest, 1e-3)));
+  const double decades = std::max(1.0, log_high - log_low);
+  const int panel_width = 360, panel_height = 300, left = 70, top = 50, gap = 110;
+  const int width = left + static_cast<int>(scenes.size()) * (panel_width + gap) + 110;
+  const int height = top + panel_height + 70;
+  std::ostringstream svg;
+  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='" << width << "' height='" << height
+      << "' font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n"
+      << "<text x='" << left << "' y='22' font-size='15'>" << title << "</text>\n";
+  for (size_t s = 0; s < scenes.size(); ++s) {
+    const int x0 = left + static_cast<int>(s) * (panel_width + gap);
+    const auto x_of = [&](size_t i) {
+      return x0 + (sizes.size() == 1 ? panel_width / 2.0 : static_cast<double>(i) * panel_width / (sizes.size() - 1));
+    };
+    const auto y_of = [&](double ms) {
+      return top + panel_height - (std::log10(std::max(ms, 1e-3)) - log_low) / decades * panel_height;
+    };
+    svg << "<text x='" << x0 << "' y='" << top - 8 << "' font-weight='bold'>" << to_string(scenes[s]) << "</text>\n"
+        << "<rect x='" << x0 << "' y='" << top << "' width='" << panel_width << "' height='" << panel_height
+        << "' fill='none' stroke='#ccc'/>\n";
+    for (double d = log_low; d <= log_low + decades + 1e-9; d += 1.0) {
+      const double y = y_of(std::pow(10.0, d));
+      svg << "<line x1='" << x0 << "' x2='" << x0 + panel_width << "' y1='" << y << "' y2='" << y
+          << "' stroke='#eee'/>\n<text x='" << x0 - 6 << "' y='" << y + 4 << "' text-anchor='end'>"
+          << std::pow(10.0, d) << " ms</text>\n";
+    }
+    for (size_t i = 0; i < sizes.size(); ++i)
+      svg << "<text x='" << x_of(i) << "' y='" << top + panel_height + 18 << "' text-anchor='middle'>"
+          << size_text(sizes[i].width, sizes[i].height) << "</text>\n";
+    for (const std::string& path : paths) {
+      std::string points;
+      for (size_t i = 0; i < sizes.size(); ++i)
+        for (const Measurement& m : results)
+          if (m.scene == to_string(scenes[s]) && m.path == path && m.width == sizes[i].width &&
+              m.height == sizes[i].height)
+            points += std::to_string(x_of(i)) + "," + std::to_string(y_of(m.median_ms)) + " ";
+      if (points.empty()) continue;
+      const bool reference = path == "floor" || path == "bare";
+      svg << "<polyline fill='none' stroke='" << colours.at(path) << "' stroke-width='2'"
+          << (reference ? " stroke-dasharray='5,4'" : "") << " points='" << points << "'/>\n";
+    }
+  }
+  int legend_y = top + 10;
+  const int legend_x = left + static_cast<int>(scenes.size()) * (panel_width + gap) - 20;
+  for (const std::string& path : paths) {
+    bool present = false;
+    for (const Measurement& m : results) present = present || m.path == path;
+    if (!present) continue;
+    svg << "<line x1='" << legend_x << "' x2='" << legend_x + 24 << "' y1='" << legend_y << "' y2='" << legend_y
+        << "' stroke='" << colours.at(path) << "' stroke-width='3'/><text x='" << legend_x + 30 << "' y='"
+        << legend_y + 4 << "'>" << path << "</text>\n";
+    legend_y += 20;
+  }
+  svg << "<text x='" << left << "' y='" << height - 12
+      << "'>median wall time per frame (ms, log scale); dashed: floor and bare loop</text>\n</svg>\n";
+  return svg.str();
+}
+
+// 13000 -> "13.0" (CUDA's 1000 * major + 10 * minor); "none" for 0 (no driver or runtime).
+std::string cuda_version_text(int version) {
+  if (version <= 0) return "none";
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+// The NVIDIA kernel module's version ("580.65.06") from /proc/driver/nvidia/version; "" elsewhere.
+std::string nvidia_driver_version() {
+  std::FILE* file = std::fopen("/proc/driver/nvidia/version", "r");
+  if (file == nullptr) return "";
+  char line[512] = {};
+  const bool read = std::fgets(line, sizeof line, file) != nullptr;
+  std::fclose(file);
+  if (!read) return "";
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 ..." : the first word with dots.
+  std::istringstream words(line);
+  for (std::string word; words >> word;)
+    if (word.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(word[0]))) return word;
+  return "";
+}
+
+// "1m 05s" / "12s": what the progress lines show as the time left.
+std::string duration_text(double seconds) {
+  const long whole = std::lround(std::max(0.0, seconds));
+  char text[32];
+  if (whole >= 60)
+    std::snprintf(text, sizeof text, "%ldm %02lds", whole / 60, whole % 60);
+  else
+    std::snprintf(text, sizeof text, "%lds", whole);
+  return text;
+}
+
+// One measurement from `runs` runs of the same case: medians of the medians and of the p90s, the spread
+// of the medians; the phases of the run whose median is the median.
+Measurement combine_runs(std::vector<Measurement> runs) {
+  if (runs.size() == 1) {
+    runs.front().min_median_ms = runs.front().max_median_ms = runs.front().median_ms;
+    return runs.front();
+  }
+  std::vector<double> medians, p90s, timed;
+  for (const Measurement& m : runs) {
+    medians.push_back(m.median_ms);
+    p90s.push_back(m.p90_ms);
+    if (m.timed_median_ms > 0) timed.push_back(m.timed_median_ms);
+  }
+  const double middle = median(medians);
+  Measurement combined = *std::min_element(runs.begin(), runs.end(), [middle](const Measurement& a, const Measurement& b) {
+    return std::fabs(a.median_ms - middle) < std::fabs(b.median_ms - middle);
+  });
+  combined.median_ms = middle;
+  combined.p90_ms = median(p90s);
+  combined.timed_median_ms = timed.empty() ? 0.0 : median(timed);
+  combined.runs = static_cast<int>(runs.size());
+  combined.min_median_ms = *std::min_element(medians.begin(), medians.end());
+  combined.max_median_ms = *std::max_element(medians.begin(), medians.end());
+  return combined;
+}
+
+}  // namespace
+
+std::vector<double> time_frames(std::optional<long long> fixed_frames, const std::function<void(long long)>& frame,
+                                long long default_frames) {
+  const auto warm_up_start = std::chrono::steady_clock::now();
+  long long index = 0;
+  while (index < kWarmUpFrames && (index < 2 || seconds_since(warm_up_start) < kWarmUpSeconds)) {
+    stop_if_requested();  // SIGINT/SIGTERM/SIGHUP: out through main(), tearing down in order
+    frame(index++);
+  }
+  const long long most = fixed_frames.value_or(default_frames);
+  std::vector<double> wall_ms;
+  const auto started = std::chrono::steady_clock::now();
+  for (long long i = 0; i < most; ++i) {
+    stop_if_requested();
+    const auto begin = std::chrono::steady_clock::now();
+    frame(index++);
+    wall_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count());
+    if (!fixed_frames && seconds_since(started) > kCaseSeconds && static_cast<long long>(wall_ms.size()) >= kMinFrames)
+      break;
+  }
+  return wall_ms;
+}
+
+
+int run_bench(const Options& options) {
+  const std::vector<BenchSize> sizes = options.bench_sizes.empty() ? kDefaultSizes : options.bench_sizes;
+  const std::vector<SceneId> scenes = options.bench_scene ? std::vector<SceneId>{*options.bench_scene} : all_scenes();
+  int largest_width = 0, largest_height = 0;
+  for (const BenchSize& size : sizes) {
+    largest_width = std::max(largest_width, size.width);
+    largest_height = std::max(largest_height, size.height);
+  }
+  Options app_options = options;
+  app_options.headless = !options.bench_window;
+  app_options.no_ui = true;
+  app_options.mode = ModeId::Cpu;
+  app_options.frames = 1;  // animation time from the frame index
+  app_options.scene = scenes.front();
+  app_options.width = sizes.front().width;
+  app_options.height = sizes.front().height;
+  App app(app_options);
+
+  std::vector<ModeId> modes;
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const ModeId mode : all_modes()) {
+    if (options.mode && mode != *options.mode) continue;
+    const ModeAvailability availability = app.availability(mode);
+    if (availability.available) {
+      modes.push_back(mode);
+    } else if (options.mode) {
+      throw std::runtime_error(std::string("--mode ") + to_string(mode) + " is unavailable: " + availability.reason);
+    } else {
+      skipped.push_back({{"path", to_string(mode)}, {"reason", availability.reason}});
+    }
+  }
+  // Each reason once, with the modes it rules out ("skipping interop, pbo and staging: no CUDA device").
+  std::vector<std::pair<std::string, std::vector<std::string>>> reasons;
+  for (const nlohmann::json& skip : skipped) {
+    const std::string reason = skip["reason"].get<std::string>();
+    auto at = std::find_if(reasons.begin(), reasons.end(), [&](const auto& entry) { return entry.first == reason; });
+    if (at == reasons.end()) at = reasons.insert(reasons.end(), {reason, {}});
+    at->second.push_back(skip["path"].get<std::string>());
+  }
+  for (const auto& [reason, paths] : reasons) {
+    std::string names;
+    for (size_t i = 0; i < paths.size(); ++i)
+      names += (i == 0 ? "" : i + 1 == paths.size() ? " and " : ", ") + paths[i];
+    std::fprintf(stderr, "bench: skipping %s: %s\n", names.c_str(), reason.c_str());
+  }
+  const bool cuda = app.cuda_device() >= 0;
+  const bool interop = app.interop_support().usable;
+  // With --mode, only that mode's references: the floor for any CUDA mode, the interop ones for a mode
+  // that maps GL objects. The hand-off scaling and the timing cost belong to the full run.
+  const bool one_mode = options.mode.has_value();
+  const bool wants_floor = cuda && (!one_mode || *options.mode != ModeId::Cpu);
+  const bool wants_interop_references =
+      interop && (!one_mode || (*options.mode != ModeId::Cpu && *options.mode != ModeId::Staging));
+  const bool wants_extras = interop && !one_mode && !options.bench_scene;
+  if (!cuda) skipped.push_back({{"path", "floor"}, {"reason", "no CUDA device"}});
+  if (!interop)
+    for (const char* path : {"handoff", "bare", "scaling", "timing cost"})
+      skipped.push_back({{"path", path}, {"reason", app.interop_support().reason}});
+
+  const size_t own_references = static_cast<size_t>(std::count_if(
+      modes.begin(), modes.end(), [](ModeId mode) { return mode != ModeId::Interop; }));
+  const size_t per_size = modes.size() + own_references + (wants_floor ? 1 : 0) + 1 + (wants_interop_references ? 2 : 0);
+  const size_t total = scenes.size() * sizes.size() * per_size + (wants_extras ? 6 + scenes.size() : 0);
+  size_t done = 0;
+  const auto bench_started = std::chrono::steady_clock::now();
+  // "bench [3/12] pattern 64x64 cpu (about 20s left)": the estimate assumes the cases left take as long
+  // as those done, on average (they grow with the size, so early estimates run short).
+  const auto progress = [&](const std::string& what) {
+    std::string left;
+    if (done > 0) left = " (about " + duration_text(seconds_since(bench_started) / static_cast<double>(done) *
+                                                     static_cast<double>(total - done)) + " left)";
+    ++done;
+    const std::string runs = options.bench_repeat > 1 ? " x" + std::to_string(options.bench_repeat) : "";
+    std::fprintf(stderr, "bench [%zu/%zu] %s%s%s\n", done, total, what.c_str(), runs.c_str(), left.c_str());
+  };
+  // Each case measured --bench-repeat times, back to back.
+  const auto repeated = [&](const std::function<Measurement()>& measure) {
+    std::vector<Measurement> runs;
+    for (int run = 0; run < options.bench_repeat; ++run) runs.push_back(measure());
+    return combine_runs(std::move(runs));
+  };
+
+  // The size the timing cost is measured at: 3840x2160 when it is among the sizes, else the largest.
+  BenchSize timing_size = sizes.front();
+  for (const BenchSize& size : sizes)
+    if (size.width * size.height > timing_size.width * timing_size.height) timing_size = size;
+  for (const BenchSize& size : sizes)
+    if (size.width == 3840 && size.height == 2160) timing_size = size;
+
+  std::vector<Measurement> results;
+  std::vector<TimingCost> timing_costs;
+  for (const SceneId scene : scenes) {
+    app.request_scene(scene);
+    for (const BenchSize& size : sizes) {
+      resize_and_wait(app, {size.width, size.height});
+      app.request_mode(ModeId::Cpu);
+      app.render_frame();  // the scene at this size, its resources re-created
+      finish_frame(app);
+      const auto record = [&](Measurement m) {
+        m.scene = to_string(scene);
+        m.width = size.width;
+        m.height = size.height;
+        if (m.frames == 0) return;  // nothing to measure (a headless image scene has no GL work)
+        std::string spread;
+        if (m.runs > 1) {
+          char text[80];
+          std::snprintf(text, sizeof text, ", %d runs %.3f-%.3f ms", m.runs, m.min_median_ms, m.max_median_ms);
+          spread = text;
+        }
+        std::fprintf(stderr, "      %s %s %-10s median %.3f ms, p90 %.3f ms (%lld frames%s)\n", m.scene.c_str(),
+                     size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms, m.p90_ms, m.frames,
+                     spread.c_str());
+        results.push_back(std::move(m));
+      };
+      const std::string where = std::string(to_string(scene)) + " " + size_text(size.width, size.height) + " ";
+      if (wants_floor) {
+        progress(where + "floor (kernels alone)");
+        record(repeated([&] { return measure_floor(app, options.bench_frames); }));
+      }
+      progress(where + "graphics (GL work alone)");
+      record(repeated([&] { return measure_graphics(app, options.bench_frames); }));
+      if (wants_interop_references) {
+        progress(where + "hand-off (map + unmap alone)");
+        record(repeated([&] { return measure_handoff(app, options.bench_frames); }));
+        progress(where + "bare loop");
+        record(repeated([&] { return measure_bare_loop(app, options.bench_frames); }));
+      }
+      for (const ModeId mode : modes) {
+        if (mode != ModeId::Interop && (mode == ModeId::Cpu || cuda)) {
+          progress(where + to_string(mode) + "'s own reference loop");
+          std::vector<Measurement> own_runs;
+          for (int run = 0; run < options.bench_repeat; ++run)
+            if (std::optional<Measurement> own = measure_own_reference(app, mode, options.bench_frames))
+              own_runs.push_back(std::move(*own));
+          if (!own_runs.empty()) record(combine_runs(std::move(own_runs)));
+        }
+        progress(where + to_string(mode));
+        record(repeated([&] { return measure_mode(app, mode, options.bench_frames); }));
+      }
+      if (wants_extras && size.width == timing_size.width && size.height == timing_size.height) {
+        progress(where + "timing cost (interop, each choice of clocks)");
+        for (TimingCost& cost : measure_timing_cost(app, options.bench_frames)) timing_costs.push_back(cost);
+      }
+    }
+  }
+  app.request_mode(ModeId::Cpu);
+  app.render_frame();
+
+  std::vector<ScalingResult> scaling;
+  const int scaling_width = std::min(largest_width, 3840), scaling_height = std::min(largest_height, 2160);
+  if (wants_extras)
+    scaling = measure_scaling(app, scaling_width, scaling_height, options.bench_frames,
+                              [&](const std::string& what) { progress("scaling " + what); });
+
+  // The table. reference = floor + hand-off + graphics: the kernels, one hand-off and the GL work the
+  // frame needs, each measured alone; a mode's frame against it says what the rest of the path costs.
+  const auto find = [&](const Measurement& like, const char* path) -> const Measurement* {
+    for (const Measurement& m : results)
+      if (m.scene == like.scene && m.width == like.width && m.height == like.height && m.path == path) return &m;
+    return nullptr;
+  };
+  const auto median_of = [&](const Measurement& like, const char* path) {
+    const Measurement* m = find(like, path);
+    return m ? m->median_ms : 0.0;
+  };
+  const bool repeat = options.bench_repeat > 1;
+  std::printf("\n%-12s %-10s %-15s %9s %s%9s %9s %9s %9s %9s %9s  %s\n", "scene", "size", "path", "median ms",
+              repeat ? "  runs min-max ms  " : "", "p90 ms", "x ref", "x bare", "x own", "timed ms", "x timing", "phases (median ms, timing on)");
+  nlohmann::json cases = nlohmann::json::array();
+  const std::vector<std::string> references = {"floor", "handoff", "graphics", "bare"};
+  for (const Measurement& m : results) {
+    const bool is_reference = std::find(references.begin(), references.end(), m.path) != references.end() ||
+                              (m.path.size() > 4 && m.path.compare(m.path.size() - 4, 4, " ref") == 0);
+    // A mode's own minimal loop; interop's is the bare loop.
+    const double own_ms = is_reference ? 0.0 : m.path == "interop" ? median_of(m, "bare") : median_of(m, (m.path + " ref").c_str());
+    const double to_own = own_ms > 0 ? m.median_ms / own_ms : 0.0;
+    const double floor_ms = median_of(m, "floor"), handoff_ms = median_of(m, "handoff");
+    const double graphics_ms = median_of(m, "graphics"), bare_ms = median_of(m, "bare");
+    // The reference needs the hand-off: only where interop works (the cpu path is judged by itself).
+    const double reference_ms = handoff_ms > 0 ? floor_ms + handoff_ms + graphics_ms : 0.0;
+    const double to_reference = !is_reference && reference_ms > 0 ? m.median_ms / reference_ms : 0.0;
+    const double to_bare = !is_reference && bare_ms > 0 ? m.median_ms / bare_ms : 0.0;
+    const double timing_cost = m.timed_median_ms > 0 && m.median_ms > 0 ? m.timed_median_ms / m.median_ms : 0.0;
+    std::string phases;
+    for (const auto& [name, value] : m.phases) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%s %.3f  ", name.c_str(), value.first);
+      phases += text;
+    }
+    const auto number = [](double value, const char* format) {
+      char text[24] = "-";
+      if (value > 0) std::snprintf(text, sizeof text, format, value);
+      return std::string(text);
+    };
+    char spread[48] = "";
+    if (repeat) std::snprintf(spread, sizeof spread, " %3d %6.3f-%-7.3f ", m.runs, m.min_median_ms, m.max_median_ms);
+    std::printf("%-12s %-10s %-15s %9.3f %s%9.3f %9s %9s %9s %9s %9s  %s\n", m.scene.c_str(),
+                size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms, spread, m.p90_ms,
+                number(to_reference, "%.3f").c_str(), number(to_bare, "%.3f").c_str(), number(to_own, "%.3f").c_str(),
+                number(m.timed_median_ms, "%.3f").c_str(), number(timing_cost, "%.3f").c_str(), phases.c_str());
+    nlohmann::json entry = {{"scene", m.scene},   {"width", m.width},         {"height", m.height},
+                            {"path", m.path},     {"frames", m.frames},       {"median_ms", m.median_ms},
+                            {"p90_ms", m.p90_ms}, {"phases_median_ms", {}},   {"phases_p90_ms", {}}};
+    if (repeat) {
+      entry["runs"] = m.runs;
+      entry["median_of_medians_ms"] = m.median_ms;
+      entry["min_median_ms"] = m.min_median_ms;
+      entry["max_median_ms"] = m.max_median_ms;
+    }
+    for (const auto& [name, value] : m.phases) {
+      entry["phases_median_ms"][name] = value.first;
+      entry["phases_p90_ms"][name] = value.second;
+    }
+    if (m.timed_median_ms > 0) {
+      entry["median_ms_with_phase_timing"] = m.timed_median_ms;
+      entry["ratio_phase_timing_on_to_off"] = timing_cost;
+    }
+    if (!is_reference) {
+      if (floor_ms > 0) entry["floor_ms"] = floor_ms;
+      if (handoff_ms > 0) entry["handoff_ms"] = handoff_ms;
+      entry["graphics_ms"] = graphics_ms;
+      if (reference_ms > 0) {
+        entry["reference_ms"] = reference_ms;
+        entry["ratio_to_reference"] = to_reference;
+      }
+      if (to_bare > 0) entry["ratio_to_bare_loop"] = to_bare;
+      if (to_own > 0) {
+        entry["own_reference_ms"] = own_ms;
+        entry["ratio_to_own_reference"] = to_own;
+      }
+    }
+    cases.push_back(entry);
+  }
+  nlohmann::json timing_json = nlohmann::json::array();
+  if (!timing_costs.empty()) {
+    std::printf("\nper-phase timing cost, interop at %s, median ms per frame (x: against timing off)\n",
+                size_text(timing_size.width, timing_size.height).c_str());
+    double off_ms = 0.0;
+    for (const TimingCost& cost : timing_costs) {
+      if (cost.clocks == "off") off_ms = cost.median_ms;
+      const double ratio = off_ms > 0 ? cost.median_ms / off_ms : 0.0;
+      std::printf("  %-12s %-55s %8.3f ms  x%.3f\n", cost.scene.c_str(), cost.clocks.c_str(), cost.median_ms, ratio);
+      timing_json.push_back({{"scene", cost.scene},
+                             {"width", timing_size.width},
+                             {"height", timing_size.height},
+                             {"clocks", cost.clocks},
+                             {"median_ms", cost.median_ms},
+                             {"ratio_to_timing_off", ratio}});
+    }
+  }
+  nlohmann::json scaling_json = nlohmann::json::array();
+  if (!scaling.empty()) {
+    std::printf("\nhand-off scaling: %s in 1, 4 or 16 textures, pattern kernel, median ms per frame\n",
+                size_text(scaling_width, scaling_height).c_str());
+    for (const ScalingResult& s : scaling) {
+      std::printf("  %2d texture(s), %-18s %8.3f ms (p90 %.3f)\n", s.textures,
+                  s.one_call ? "one map call:" : "one call each:", s.median_ms, s.p90_ms);
+      scaling_json.push_back({{"textures", s.textures},
+                              {"map", s.one_call ? "one call" : "one call each"},
+                              {"median_ms", s.median_ms},
+                              {"p90_ms", s.p90_ms}});
+    }
+  }
+
+  const interop::CudaDevices& devices = app.cuda_devices();
+  nlohmann::json machine = {{"gl_renderer", gl_string(GL_RENDERER)},
+                            {"gl_version", gl_string(GL_VERSION)},
+                            {"platform", app.platform().description()},
+                            {"cuda_driver", cuda_version_text(devices.driver_version)},
+                            {"cuda_runtime", cuda_version_text(devices.runtime_version)},
+                            {"nvidia_driver", nvidia_driver_version()},
+                            {"date", today()}};
+  if (cuda) machine["gpu"] = devices.devices[static_cast<size_t>(app.cuda_device())].name;
+  const std::string gpu_name = cuda ? machine["gpu"].get<std::string>() : gl_string(GL_RENDERER);
+  const std::string nvidia = nvidia_driver_version();
+  const std::string driver = devices.driver_version > 0
+                                 ? "driver supports CUDA " + cuda_version_text(devices.driver_version)
+                                 : std::string("no CUDA driver");
+  std::printf("\n%s, GL %s, CUDA %s (runtime), %s%s, %s\n", gpu_name.c_str(), gl_string(GL_VERSION).c_str(),
+              cuda_version_text(devices.runtime_version).c_str(), driver.c_str(),
+              nvidia.empty() ? "" : (", NVIDIA driver " + nvidia).c_str(), today().c_str());
+
+  if (!options.json.empty()) {
+    nlohmann::json report = {
+        {"machine", machine},
+        {"cases", cases},
+        {"timing_cost", timing_json},
+        {"scaling", scaling_json},
+        {"skipped", skipped},
+        {"method",
+         "wall time per frame = render_frame + glFinish + cudaStreamSynchronize with per-phase timing off "
+         "(floor: kernels + stream sync; graphics: the scene's GL work alone; handoff: map + unmap alone; "
+         "bare: the minimal loop with raw CUDA calls); reference_ms = floor + handoff + graphics; phases: a "
+         "second pass of up to " + std::to_string(kTimedFrames) + " frames (or --bench-frames, if fewer; "
+         "without --bench-frames a slow case stops after " + std::to_string(static_cast<int>(kCaseSeconds)) +
+         " s once " + std::to_string(kMinFrames) + " frames are in) with CUDA events / GL timer queries on, "
+         "medians (interpolated between the two middle frames, app/statistics.hpp)"}};
+    write_text_file(options.json, report.dump(2) + "\n");
+    std::fprintf(stderr, "bench: wrote %s\n", options.json.c_str());
+  }
+  if (!options.chart.empty()) {
+    write_text_file(options.chart,
+                    svg_chart(results, sizes, scenes, "interop-lab --bench: " + gpu_name + ", " + today()));
+    std::fprintf(stderr, "bench: wrote %s\n", options.chart.c_str());
+  }
+  return 0;
+}
+
+}  // namespace lab
