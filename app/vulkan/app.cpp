@@ -10,7 +10,9 @@
 #include "kernels/common.hpp"
 
 #include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
 #include <cuda_runtime_api.h>
+#include <imgui.h>
 
 #include <cstdio>
 #include <cstring>
@@ -74,6 +76,23 @@ struct App::Window {
   GLFWwindow* handle = nullptr;
 };
 
+// Dear ImGui's context over the window (its Vulkan backend belongs to the presenter). No layout file:
+// the Vulkan panel has nothing to remember yet.
+struct App::Panel {
+  explicit Panel(GLFWwindow* window) {
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = nullptr;
+    ImGui_ImplGlfw_InitForVulkan(window, true);
+  }
+  ~Panel() {
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+  }
+  Panel(const Panel&) = delete;
+  Panel& operator=(const Panel&) = delete;
+};
+
 App::App(const Options& options) : m_options(options), m_extent{options.width, options.height} {
   m_cuda_devices = probe_cuda_devices();
   if (options.device)
@@ -109,7 +128,10 @@ App::App(const Options& options) : m_options(options), m_extent{options.width, o
     m_context = std::make_unique<Context>(nullptr, context_options);
   }
   m_renderer = std::make_unique<Renderer>(*m_context, m_extent);
-  if (m_window) m_presenter = std::make_unique<Presenter>(*m_renderer, m_window->handle, false);
+  if (m_window) {
+    if (!options.no_ui) m_panel = std::make_unique<Panel>(m_window->handle);
+    m_presenter = std::make_unique<Presenter>(*m_renderer, m_window->handle, m_panel != nullptr);
+  }
   m_scene = create_scene_compute(options.scene, options.filter);
   m_plan = m_scene->draw_plan();
   m_mode = create_mode(mode, m_cuda);
@@ -122,6 +144,7 @@ App::~App() {
   m_mode.reset();
   m_scene.reset();
   m_presenter.reset();
+  m_panel.reset();
   if (m_renderer) m_renderer->destroy_resources();
   m_renderer.reset();
   m_stream.reset();
@@ -172,8 +195,42 @@ bool App::render_frame(long long index) {
     m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time), m_mode->cubes_sync(frame));
   m_mode->produce(*m_renderer, *m_scene, frame);
   m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), m_mode->frame_sync(frame));
-  if (m_presenter) m_presenter->present(m_plan, nullptr);
+  if (m_presenter) {
+    const auto now = std::chrono::steady_clock::now();
+    const float frame_ms = std::chrono::duration<float, std::milli>(now - m_previous_frame).count();
+    m_previous_frame = now;
+    m_frame_ms = m_frame_ms == 0.0f ? frame_ms : 0.9f * m_frame_ms + 0.1f * frame_ms;
+    ImDrawData* ui = nullptr;
+    if (m_panel) {
+      m_presenter->begin_ui_frame();
+      ImGui_ImplGlfw_NewFrame();
+      ImGui::NewFrame();
+      draw_panel();
+      ImGui::Render();
+      ui = ImGui::GetDrawData();
+    }
+    m_presenter->present(m_plan, ui);
+  }
   return true;
+}
+
+void App::draw_panel() {
+  ImGui::SetNextWindowPos(ImVec2(10.0f, 10.0f), ImGuiCond_FirstUseEver);
+  ImGui::Begin("interop-lab", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+  ImGui::Text("graphics API  vulkan (%s)", m_context->info().name.c_str());
+  ImGui::Text("CUDA device   %s", m_cuda.device >= 0 ? std::to_string(m_cuda.device).c_str() : "none");
+  ImGui::Text("scene         %s", to_string(m_scene->id()));
+  const bool external = m_mode->id() == ModeId::External;
+  ImGui::Text("mode          %s%s", to_string(m_mode->id()),
+              !external ? ""
+              : m_cuda.semaphores == interop::SemaphoreKind::Timeline ? " (a timeline semaphore)"
+                                                                       : " (binary semaphores)");
+  ImGui::Text("size          %s", size_text(m_extent.width, m_extent.height).c_str());
+  ImGui::Text("frame         %.2f ms", static_cast<double>(m_frame_ms));
+  ImGui::Text("validation    %d messages", m_context->validation_messages());
+  ImGui::TextDisabled("scene and mode: --scene, --mode (switching live is the GL panel's)");
+  m_scene->on_ui();
+  ImGui::End();
 }
 
 void App::finish() {

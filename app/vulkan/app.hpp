@@ -2,7 +2,7 @@
 // matched by UUID, where there is one), the Vulkan renderer, a scene's SceneCompute and a Vulkan mode;
 // headless, or in a GLFW window through the presenter (app/vulkan/presenter.hpp). Renders --frames
 // frames (in a window: until it closes) with the same frame times as the GL app and writes --screenshot
-// the same way; --bench measures its modes (app/vulkan/bench.hpp). No panel yet. Tests drive it frame by frame.
+// the same way, with a panel in the window; --bench measures its modes (app/vulkan/bench.hpp). Tests drive it frame by frame.
 #pragma once
 
 #include "app/cli.hpp"
@@ -57,9 +57,13 @@ class App {
 
  private:
   struct Window;  // the GLFW window of a run without --headless (app.cpp)
+  struct Panel;   // its Dear ImGui context (app.cpp)
 
   // In a window: handles its events and follows its framebuffer's size. False while it is minimised.
   bool follow_window_size();
+  // The window's panel: the device, scene, mode, size, frame time and validation count, and the scene's
+  // own controls (the postprocess filter).
+  void draw_panel();
   // Makes `extent` the frame's size: the frame target, and the scene's resources where they depend on it
   // (the mode detaches from the old ones first).
   void apply_extent(Extent extent);
@@ -67,6 +71,8 @@ class App {
   Options m_options;
   Extent m_extent;
   std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point m_previous_frame = m_start;
+  float m_frame_ms = 0.0f;  // start to start of the last two frames, smoothed, for the panel
   interop::CudaDevices m_cuda_devices;
   CudaContext m_cuda;
   // Declaration order is teardown order in reverse (and ~App() detaches the mode first): the mode's
@@ -76,6 +82,7 @@ class App {
   std::unique_ptr<Context> m_context;
   std::optional<interop::Stream> m_stream;
   std::unique_ptr<Renderer> m_renderer;
+  std::unique_ptr<Panel> m_panel;  // before the presenter, which shuts ImGui's Vulkan backend down first
   std::unique_ptr<Presenter> m_presenter;
   std::unique_ptr<SceneCompute> m_scene;
   DrawPlan m_plan;

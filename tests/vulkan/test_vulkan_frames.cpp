@@ -196,6 +196,7 @@ TEST(VulkanFrames, InAWindowTheFramesAreTheSameAndFollowItsSize) {
     GTEST_SKIP() << "needs a display (DISPLAY is unset; CI runs under Xvfb)";
   lab::Options options = vulkan_options(SceneId::Pattern, ModeId::Cpu, 64, 48);
   options.headless = false;
+  options.no_ui = false;  // the panel draws over the window; read_frame is the frame without it
   std::unique_ptr<lab::vulkan::App> app_owner;
   try {
     app_owner = std::make_unique<lab::vulkan::App>(options);
