@@ -233,6 +233,12 @@ void App::draw_panel() {
   ImGui::End();
 }
 
+void App::render_graphics_only(long long index) {
+  const FrameInfo frame{index, kernels::time_of_frame(index), m_extent};
+  if (m_plan.cubes_target >= 0) m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time), {});
+  m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), {});
+}
+
 void App::finish() {
   m_renderer->wait_idle();
   if (m_stream) INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_stream->get()));

@@ -40,6 +40,9 @@ class App {
   void resize(Extent extent);
   Extent extent() const { return m_extent; }
   bool windowed() const { return m_window != nullptr; }
+  // The Vulkan passes of frame `index` alone (the cubes pass where the scene has one, then the frame
+  // pass), without the mode: what the benchmark calls the graphics work of a frame. Headless only.
+  void render_graphics_only(long long index);
   // Waits until the Vulkan queue and the CUDA stream have done everything queued so far (the benchmark
   // ends each frame with it).
   void finish();

@@ -1,9 +1,11 @@
 // app/vulkan/bench.cpp — `interop-lab --bench --api vulkan`: every Vulkan mode that runs here (external
 // with a timeline semaphore and with binary semaphores, staging, cpu) x scene x size, headless, timed as
 // the GL benchmark times its cases (lab::time_frames: warm-up, then up to 300 frames or 4 s). Each frame
-// ends with the Vulkan queue idle and the CUDA stream synchronised, so it holds all of its own work. The
-// table gives each case's median and p90, and its ratio to the external (timeline) frame of the same
-// scene and size: what copying through host memory costs next to sharing the memory.
+// ends with the Vulkan queue idle and the CUDA stream synchronised, so it holds all of its own work.
+// As in the GL benchmark, the parts are measured alone in the same run: the floor (the scene's kernels on
+// plain cudaMalloc memory) and the graphics (the Vulkan passes alone, no mode), and every mode is judged
+// against their sum (x ref) and against the external (timeline) frame of the same scene and size (x
+// external: what copying through host memory costs next to sharing the memory).
 #include "app/vulkan/bench.hpp"
 
 #include "app/gl/bench.hpp"
@@ -11,6 +13,10 @@
 #include "app/statistics.hpp"
 #include "app/text.hpp"
 #include "app/vulkan/app.hpp"
+#include "kernels/common.hpp"
+#include "interop/error.hpp"
+#include "interop/memory.hpp"
+#include "interop/stream.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -39,7 +45,32 @@ struct Result {
   int width = 0, height = 0;
   long long frames = 0;
   double median_ms = 0.0, p90_ms = 0.0;
+  double reference_ms = 0.0;  // modes: floor + graphics of the same scene and size (0: none)
 };
+
+// The scene's kernels alone on cudaMalloc memory of its resources' sizes, each frame waited for; 0 frames
+// without a CUDA device.
+std::vector<double> time_floor(const Options& options, SceneId scene, Extent extent) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();  // the failed probe leaves its error for the next call
+    return {};
+  }
+  INTEROP_CUDA_CHECK(cudaSetDevice(options.device.value_or(0)));
+  const std::unique_ptr<SceneCompute> compute = create_scene_compute(scene, options.filter);
+  const interop::Stream stream;
+  std::vector<interop::DeviceBuffer> memory;
+  std::vector<CudaResourceView> views;
+  for (const ResourceDesc& desc : compute->resources(extent)) {
+    memory.emplace_back(desc.bytes);
+    INTEROP_CUDA_CHECK(cudaMemsetAsync(memory.back().data(), 0, desc.bytes, stream.get()));
+    views.push_back(linear_view(memory.back().data(), desc));
+  }
+  return time_frames(options.bench_frames, [&](long long index) {
+    compute->compute_cuda({index, kernels::time_of_frame(index), extent}, views, stream.get());
+    INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  });
+}
 
 }  // namespace
 
@@ -47,11 +78,54 @@ int run_bench(const Options& options) {
   const std::vector<BenchSize> sizes =
       options.bench_sizes.empty() ? std::vector<BenchSize>{{1280, 720}, {1920, 1080}, {3840, 2160}} : options.bench_sizes;
   std::vector<Result> results;
-  std::printf("\n%-12s %-10s %-20s %10s %9s %12s\n", "scene", "size", "path", "median ms", "p90 ms", "x external");
+  std::printf("\n%-12s %-10s %-20s %10s %9s %8s %12s\n", "scene", "size", "path", "median ms", "p90 ms", "x ref",
+              "x external");
+  const auto print = [](const Result& r, const char* to_reference, const char* to_external) {
+    std::printf("%-12s %-10s %-20s %10.3f %9.3f %8s %12s\n", r.scene.c_str(), size_text(r.width, r.height).c_str(),
+                r.path.c_str(), r.median_ms, r.p90_ms, to_reference, to_external);
+    std::fflush(stdout);
+  };
+  const auto ratio = [](double value, double to, char (&text)[32]) -> const char* {
+    std::snprintf(text, sizeof text, "-");
+    if (to > 0) std::snprintf(text, sizeof text, "%.3f", value / to);
+    return text;
+  };
   for (const SceneId scene : all_scenes()) {
     if (options.bench_scene && *options.bench_scene != scene) continue;
     for (const BenchSize& size : sizes) {
+      const Extent extent{size.width, size.height};
       double external_ms = 0.0;
+      // The parts alone: the kernels (floor) and the Vulkan passes (graphics, in a cpu-mode app whose
+      // mode is never asked to produce).
+      std::fprintf(stderr, "bench: vulkan %s %dx%d floor and graphics\n", to_string(scene), size.width, size.height);
+      const std::vector<double> floor_wall = time_floor(options, scene, extent);
+      double reference_ms = 0.0;
+      char none[32] = "-";
+      if (!floor_wall.empty()) {
+        Result floor{to_string(scene), "floor", size.width, size.height, static_cast<long long>(floor_wall.size()),
+                     median(floor_wall), percentile(floor_wall, 0.9)};
+        print(floor, none, none);
+        results.push_back(floor);
+        reference_ms += floor.median_ms;
+      }
+      {
+        Options graphics_run = options;
+        graphics_run.headless = true;
+        graphics_run.scene = scene;
+        graphics_run.mode = ModeId::Cpu;
+        graphics_run.width = size.width;
+        graphics_run.height = size.height;
+        App app(graphics_run);
+        const std::vector<double> wall = time_frames(options.bench_frames, [&](long long index) {
+          app.render_graphics_only(index);
+          app.finish();
+        });
+        Result graphics{to_string(scene), "graphics", size.width, size.height, static_cast<long long>(wall.size()),
+                        median(wall), percentile(wall, 0.9)};
+        print(graphics, none, none);
+        results.push_back(graphics);
+        reference_ms += graphics.median_ms;
+      }
       for (const Case& c : kCases) {
         if (options.mode && *options.mode != c.mode) continue;
         Options run = options;
@@ -77,21 +151,27 @@ int run_bench(const Options& options) {
                       median(wall), percentile(wall, 0.9)};
         if (c.mode == ModeId::External && c.semaphores == interop::SemaphoreKind::Timeline)
           external_ms = result.median_ms;
-        char ratio[32] = "-";
-        if (external_ms > 0) std::snprintf(ratio, sizeof ratio, "%.3f", result.median_ms / external_ms);
-        std::printf("%-12s %-10s %-20s %10.3f %9.3f %12s\n", result.scene.c_str(),
-                    size_text(size.width, size.height).c_str(), c.path, result.median_ms, result.p90_ms,
-                    ratio);
-        std::fflush(stdout);
+        // The cpu mode runs no kernel on the GPU: the floor does not describe it.
+        char to_reference[32], to_external[32];
+        print(result, c.mode == ModeId::Cpu ? none : ratio(result.median_ms, reference_ms, to_reference),
+              ratio(result.median_ms, external_ms, to_external));
+        result.reference_ms = c.mode == ModeId::Cpu ? 0.0 : reference_ms;
         results.push_back(result);
       }
     }
   }
   if (!options.json.empty()) {
     nlohmann::json cases = nlohmann::json::array();
-    for (const Result& r : results)
-      cases.push_back({{"api", "vulkan"}, {"scene", r.scene}, {"path", r.path}, {"width", r.width},
-                       {"height", r.height}, {"frames", r.frames}, {"median_ms", r.median_ms}, {"p90_ms", r.p90_ms}});
+    for (const Result& r : results) {
+      nlohmann::json entry = {{"api", "vulkan"},   {"scene", r.scene},         {"path", r.path},
+                              {"width", r.width},  {"height", r.height},       {"frames", r.frames},
+                              {"median_ms", r.median_ms}, {"p90_ms", r.p90_ms}};
+      if (r.reference_ms > 0) {
+        entry["reference_ms"] = r.reference_ms;
+        entry["ratio_to_reference"] = r.median_ms / r.reference_ms;
+      }
+      cases.push_back(entry);
+    }
     write_text_file(options.json, nlohmann::json{{"cases", cases}}.dump(2) + "\n");
   }
   return 0;
