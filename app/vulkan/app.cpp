@@ -184,7 +184,36 @@ void App::apply_extent(Extent extent) {
   m_extent = extent;
 }
 
+ModeAvailability App::request_mode(ModeId mode) {
+  ModeAvailability availability = mode_availability(mode, m_cuda, m_cuda_devices.error);
+  if (availability.available) m_pending_mode = mode;
+  return availability;
+}
+
+void App::apply_switches() {
+  const std::optional<SceneId> scene =
+      m_pending_scene && *m_pending_scene != m_scene->id() ? m_pending_scene : std::nullopt;
+  const ModeId mode = m_pending_mode.value_or(m_mode->id());
+  const bool semaphores = m_pending_semaphores && *m_pending_semaphores != m_cuda.semaphores;
+  if (m_pending_semaphores) m_cuda.semaphores = *m_pending_semaphores;
+  m_pending_scene.reset();
+  m_pending_mode.reset();
+  m_pending_semaphores.reset();
+  if (!scene && mode == m_mode->id() && !(semaphores && mode == ModeId::External)) return;
+  m_mode->detach();  // its copies or imports go before the resources they belong to
+  m_mode.reset();
+  if (scene) {
+    m_scene = create_scene_compute(*scene, m_options.filter);
+    m_plan = m_scene->draw_plan();
+  }
+  m_mode = create_mode(mode, m_cuda);
+  // Re-created whole: a new scene has other resources, and external needs them exportable.
+  m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_exportable_resources());
+  m_mode->attach(*m_renderer);
+}
+
 bool App::render_frame(long long index) {
+  apply_switches();
   if (m_window && !follow_window_size()) return false;
   // As the GL app: a fixed frame count or no window repeats exactly; a window's animation runs on time.
   const float time = m_options.frames || !m_window
@@ -228,7 +257,31 @@ void App::draw_panel() {
   ImGui::Text("size          %s", size_text(m_extent.width, m_extent.height).c_str());
   ImGui::Text("frame         %.2f ms", static_cast<double>(m_frame_ms));
   ImGui::Text("validation    %d messages", m_context->validation_messages());
-  ImGui::TextDisabled("scene and mode: --scene, --mode (switching live is the GL panel's)");
+  ImGui::Separator();
+  ImGui::TextUnformatted("scene");
+  for (const SceneId scene : all_scenes()) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(to_string(scene), m_scene->id() == scene)) request_scene(scene);
+  }
+  ImGui::TextUnformatted("mode ");
+  for (const ModeId mode : modes_of(GraphicsApi::Vulkan)) {
+    ImGui::SameLine();
+    const ModeAvailability availability = mode_availability(mode, m_cuda, m_cuda_devices.error);
+    ImGui::BeginDisabled(!availability.available);
+    if (ImGui::RadioButton(to_string(mode), m_mode->id() == mode)) request_mode(mode);
+    ImGui::EndDisabled();
+    if (!availability.available && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("%s", availability.reason.c_str());
+  }
+  if (m_mode->id() == ModeId::External) {
+    ImGui::TextUnformatted("semaphores");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("timeline", m_cuda.semaphores == interop::SemaphoreKind::Timeline))
+      request_semaphores(interop::SemaphoreKind::Timeline);
+    ImGui::SameLine();
+    if (ImGui::RadioButton("binary", m_cuda.semaphores == interop::SemaphoreKind::Binary))
+      request_semaphores(interop::SemaphoreKind::Binary);
+  }
   m_scene->on_ui();
   ImGui::End();
 }

@@ -53,6 +53,14 @@ class App {
   // --screenshot. Returns 0; failures throw.
   int run();
 
+  // Switches that take effect at the start of the next frame (the panel's buttons call them): the scene
+  // (its resources re-created), the mode, and the external mode's semaphores. A mode that cannot run here
+  // is refused with its reason, and nothing changes.
+  void request_scene(SceneId scene) { m_pending_scene = scene; }
+  ModeAvailability request_mode(ModeId mode);
+  void request_semaphores(interop::SemaphoreKind kind) { m_pending_semaphores = kind; }
+  SceneId scene_id() const { return m_scene->id(); }
+  interop::SemaphoreKind semaphores() const { return m_cuda.semaphores; }
   ModeId mode_id() const { return m_mode->id(); }
   int cuda_device() const { return m_cuda.device; }
   // What the Khronos validation layer reported so far (0 without the layer installed).
@@ -67,6 +75,8 @@ class App {
   // The window's panel: the device, scene, mode, size, frame time and validation count, and the scene's
   // own controls (the postprocess filter).
   void draw_panel();
+  // Applies the requested switches: detach the mode, re-create what changed, attach.
+  void apply_switches();
   // Makes `extent` the frame's size: the frame target, and the scene's resources where they depend on it
   // (the mode detaches from the old ones first).
   void apply_extent(Extent extent);
@@ -90,6 +100,9 @@ class App {
   std::unique_ptr<SceneCompute> m_scene;
   DrawPlan m_plan;
   std::unique_ptr<Mode> m_mode;
+  std::optional<SceneId> m_pending_scene;
+  std::optional<ModeId> m_pending_mode;
+  std::optional<interop::SemaphoreKind> m_pending_semaphores;
 };
 
 // main()'s entry for --api vulkan: App(options).run().

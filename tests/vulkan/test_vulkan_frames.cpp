@@ -16,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #ifndef INTEROP_LAB_GOLDEN_DIR
 #error "the vulkan_tests target defines INTEROP_LAB_GOLDEN_DIR (the source tree's tests/golden)"
@@ -222,6 +223,47 @@ TEST(VulkanFrames, InAWindowTheFramesAreTheSameAndFollowItsSize) {
   }
   ASSERT_EQ(resized, (lab::Extent{96, 72})) << "the window's new size never reached the frame";
   EXPECT_TRUE(app.read_frame().rgba == labtest::expected_pattern_frame(96, 72, 4).rgba);
+}
+
+// The panel's switches, as it calls them: a scene switch re-creates the resources, and the next frame is
+// the new scene's, exactly as a fresh run of it draws it; a mode of another API is refused with its reason;
+// on a GPU the CUDA modes, and the external mode's semaphores, switch live and keep the cpu frame.
+TEST(VulkanFrames, ScenesModesAndSemaphoresSwitchLive) {
+  NEEDS_VULKAN();
+  lab::vulkan::App app(vulkan_options(SceneId::Pattern, ModeId::Cpu, 96, 64));
+  app.render_frame(3);
+  app.request_scene(SceneId::Postprocess);
+  app.render_frame(7);
+  EXPECT_EQ(app.scene_id(), SceneId::Postprocess);
+  const lab::Image switched = app.read_frame();
+  lab::vulkan::App fresh(vulkan_options(SceneId::Postprocess, ModeId::Cpu, 96, 64));
+  fresh.render_frame(7);
+  const lab::Image expected = fresh.read_frame();
+  EXPECT_TRUE(switched.rgba == expected.rgba) << "the frame after the switch differs from a fresh run's";
+
+  const lab::ModeAvailability pbo = app.request_mode(ModeId::Pbo);
+  EXPECT_FALSE(pbo.available);
+  EXPECT_NE(pbo.reason.find("is not a mode of --api vulkan"), std::string::npos) << pbo.reason;
+  app.render_frame(7);
+  EXPECT_EQ(app.mode_id(), ModeId::Cpu) << "a refused mode changes nothing";
+
+  if (app.cuda_device() < 0) return;  // the CUDA half below needs a GPU
+  for (const auto& [mode, semaphores] :
+       {std::pair{ModeId::Staging, interop::SemaphoreKind::Timeline},
+        std::pair{ModeId::External, interop::SemaphoreKind::Timeline},
+        std::pair{ModeId::External, interop::SemaphoreKind::Binary}}) {
+    SCOPED_TRACE(std::string(lab::to_string(mode)) +
+                 (semaphores == interop::SemaphoreKind::Timeline ? " timeline" : " binary"));
+    ASSERT_TRUE(app.request_mode(mode).available);
+    app.request_semaphores(semaphores);
+    app.render_frame(7);
+    EXPECT_EQ(app.mode_id(), mode);
+    EXPECT_EQ(app.semaphores(), semaphores);
+    const std::string difference = labtest::check_against(app.read_frame(), expected, {1, 0.0},
+                                                          "vulkan-switch-postprocess", "a fresh cpu run");
+    EXPECT_TRUE(difference.empty()) << difference;
+  }
+  EXPECT_EQ(app.validation_messages(), 0);
 }
 
 // Without a CUDA device the external mode is refused before any Vulkan work, saying why; with one but a
