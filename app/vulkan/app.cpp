@@ -200,16 +200,30 @@ void App::apply_switches() {
   m_pending_mode.reset();
   m_pending_semaphores.reset();
   if (!scene && mode == m_mode->id() && !(semaphores && mode == ModeId::External)) return;
+  const ModeId previous = m_mode->id();
   m_mode->detach();  // its copies or imports go before the resources they belong to
   m_mode.reset();
   if (scene) {
     m_scene = create_scene_compute(*scene, m_options.filter);
     m_plan = m_scene->draw_plan();
   }
-  m_mode = create_mode(mode, m_cuda);
-  // Re-created whole: a new scene has other resources, and external needs them exportable.
-  m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_exportable_resources());
-  m_mode->attach(*m_renderer);
+  const auto attach = [this](ModeId id) {
+    m_mode = create_mode(id, m_cuda);
+    // Re-created whole: a new scene has other resources, and external needs them exportable.
+    m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_exportable_resources());
+    m_mode->attach(*m_renderer);
+  };
+  try {
+    attach(mode);
+    m_notice.clear();
+  } catch (const std::runtime_error& error) {
+    // What availability could not judge before the device was asked (lavapipe exports no semaphores):
+    // said in the panel and on stderr, and the mode that ran before runs on.
+    m_notice = std::string(to_string(mode)) + " cannot run here: " + error.what();
+    std::fprintf(stderr, "interop-lab: %s; staying in %s\n", m_notice.c_str(), to_string(previous));
+    if (m_mode) m_mode->detach();
+    attach(previous);
+  }
 }
 
 bool App::render_frame(long long index) {
@@ -282,6 +296,7 @@ void App::draw_panel() {
     if (ImGui::RadioButton("binary", m_cuda.semaphores == interop::SemaphoreKind::Binary))
       request_semaphores(interop::SemaphoreKind::Binary);
   }
+  if (!m_notice.empty()) ImGui::TextWrapped("%s", m_notice.c_str());
   m_scene->on_ui();
   ImGui::End();
 }

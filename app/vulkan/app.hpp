@@ -18,6 +18,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace lab::vulkan {
 
@@ -55,11 +56,13 @@ class App {
 
   // Switches that take effect at the start of the next frame (the panel's buttons call them): the scene
   // (its resources re-created), the mode, and the external mode's semaphores. A mode that cannot run here
-  // is refused with its reason, and nothing changes.
+  // is refused with its reason, and nothing changes; one whose attach fails (a driver without semaphore
+  // export) leaves the previous mode running and says why (notice()).
   void request_scene(SceneId scene) { m_pending_scene = scene; }
   ModeAvailability request_mode(ModeId mode);
   void request_semaphores(interop::SemaphoreKind kind) { m_pending_semaphores = kind; }
   SceneId scene_id() const { return m_scene->id(); }
+  const std::string& notice() const { return m_notice; }
   interop::SemaphoreKind semaphores() const { return m_cuda.semaphores; }
   ModeId mode_id() const { return m_mode->id(); }
   int cuda_device() const { return m_cuda.device; }
@@ -103,6 +106,7 @@ class App {
   std::optional<SceneId> m_pending_scene;
   std::optional<ModeId> m_pending_mode;
   std::optional<interop::SemaphoreKind> m_pending_semaphores;
+  std::string m_notice;  // why the last switch did not happen, for the panel
 };
 
 // main()'s entry for --api vulkan: App(options).run().
