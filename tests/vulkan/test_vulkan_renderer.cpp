@@ -6,6 +6,8 @@
 // external mode relies on). The Khronos validation layer, with synchronization validation, runs where it
 // is installed, and every test ends with it having reported nothing. Without a Vulkan driver the tests
 // skip with the reason.
+#include "tests/support/app_fixture.hpp"
+
 #include "app/golden.hpp"
 #include "app/image_compare.hpp"
 #include "app/vulkan/renderer.hpp"
@@ -22,58 +24,45 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #ifndef INTEROP_LAB_GOLDEN_DIR
 #error "the vulkan_tests target defines INTEROP_LAB_GOLDEN_DIR (the source tree's tests/golden)"
 #endif
 
-// tests/support/app_fixture.hpp's golden comparison (failures leave actual.png, heatmap.png and
-// metrics.json in the folder the message names). That header cannot be included here yet: it brings in the
-// GL app's app/gl/scene.hpp, which defines the same types as app/scene_compute.hpp until the scenes move
-// onto the latter; then this declaration gives way to the #include.
-namespace labtest {
-std::string check_against(const lab::Image& actual, const lab::Image& expected,
-                          const lab::GoldenTolerance& tolerance, const std::string& name,
-                          const std::string& what);
-}  // namespace labtest
-
 namespace {
 
 using lab::vulkan::Context;
 using lab::vulkan::Renderer;
 
-struct Golden {
-  lab::GoldenRecord record;
-  std::string png_path;
-  lab::Image image;
-  lab::Extent extent() const { return {record.width, record.height}; }
-};
+using labtest::Golden;
 
-// tests/golden/<scene>.{json,png} ($INTEROP_LAB_GOLDEN_DIR overrides the folder). A missing or invalid
-// golden throws, which fails the test with the path.
-Golden load_golden(const std::string& scene) {
-  const char* from_environment = std::getenv("INTEROP_LAB_GOLDEN_DIR");
-  const std::string dir =
-      from_environment != nullptr && *from_environment != '\0' ? from_environment : INTEROP_LAB_GOLDEN_DIR;
-  Golden golden;
-  golden.record = lab::read_golden_json(dir + "/" + scene + ".json");
-  golden.png_path = dir + "/" + golden.record.image;
-  golden.image = lab::read_png(golden.png_path);
-  return golden;
+// tests/golden/<scene>.{json,png} through the fixtures' loader ($INTEROP_LAB_GOLDEN_DIR overrides the
+// folder). A missing or invalid golden throws, which fails the test with the path.
+Golden load_golden(lab::SceneId scene) {
+  std::string problem;
+  std::optional<Golden> golden =
+      labtest::load_golden(labtest::golden_dir(INTEROP_LAB_GOLDEN_DIR), scene, problem);
+  if (!golden) throw std::runtime_error(problem);
+  return std::move(*golden);
 }
+
+lab::Extent extent_of(const Golden& golden) { return {golden.width, golden.height}; }
 
 // The golden was rendered through GL; Vulkan is another renderer even on the same device (lavapipe and
 // llvmpipe report the same name), so the golden's other-renderer tolerance applies.
 void expect_matches_golden(const lab::Image& frame, const Golden& golden, const std::string& name,
                            const Context& context) {
   const std::string what = "the golden " + golden.png_path + " (rendered through GL by " +
-                           golden.record.renderer + "; this frame through Vulkan by " + context.info().name +
+                           golden.renderer + "; this frame through Vulkan by " + context.info().name +
                            ", so at the other-renderer tolerance)";
   const std::string problem =
-      labtest::check_against(frame, golden.image, golden.record.other_renderer, name, what);
+      labtest::check_against(frame, golden.image, golden.other_renderer, name, what);
   EXPECT_TRUE(problem.empty()) << problem;
 }
 
@@ -94,16 +83,6 @@ lab::ResourceDesc wave_vertices_desc() {
   desc.kind = lab::ResourceKind::Buffer;
   desc.bytes = sizeof(kernels::WaveVertex) * lab::kWaveGrid * lab::kWaveGrid;
   return desc;
-}
-
-std::vector<kernels::WaveVertex> wave_vertices(long long frame) {
-  kernels::WaveParams params;
-  params.grid_x = lab::kWaveGrid;
-  params.grid_z = lab::kWaveGrid;
-  params.time = kernels::time_of_frame(frame);
-  std::vector<kernels::WaveVertex> vertices(static_cast<size_t>(kernels::wave_vertex_count(params)));
-  kernels::wave_cpu(vertices.data(), params);
-  return vertices;
 }
 
 lab::DrawPlan show_image(int image) {
@@ -155,25 +134,25 @@ class VulkanRendererFrames : public VulkanRendererTest, public ::testing::WithPa
 };
 
 TEST_P(VulkanRendererFrames, WaveMatchesTheGlGolden) {
-  const Golden golden = load_golden("wave");
-  Renderer renderer(*m_context, golden.extent());
+  const Golden golden = load_golden(lab::SceneId::Wave);
+  Renderer renderer(*m_context, extent_of(golden));
   renderer.create_resources({wave_vertices_desc()}, exportable());
-  const std::vector<kernels::WaveVertex> vertices = wave_vertices(golden.record.frame);
+  const std::vector<kernels::WaveVertex> vertices = labtest::expected_wave_vertices(golden.frame);
   renderer.upload(0, vertices.data());
-  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection(golden.extent()), {});
+  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection(extent_of(golden)), {});
   expect_matches_golden(renderer.read_frame(lit_mesh(0)), golden, name("wave"), *m_context);
 }
 
 TEST_P(VulkanRendererFrames, PatternMatchesTheGlGolden) {
-  const Golden golden = load_golden("pattern");
-  const lab::Extent extent = golden.extent();
+  const Golden golden = load_golden(lab::SceneId::Pattern);
+  const lab::Extent extent = extent_of(golden);
   Renderer renderer(*m_context, extent);
   renderer.create_resources({texture_desc("pattern texture", extent, lab::ResourceRole::Output)},
                             exportable());
   std::vector<kernels::Rgba8> pixels(static_cast<size_t>(extent.width) * extent.height);
   kernels::pattern_cpu(kernels::linear_target(pixels.data(), static_cast<size_t>(extent.width) * 4,
                                               extent.width, extent.height),
-                       {extent.width, extent.height, kernels::time_of_frame(golden.record.frame)});
+                       {extent.width, extent.height, kernels::time_of_frame(golden.frame)});
   renderer.upload(0, pixels.data());
   renderer.draw_frame(show_image(0), glm::mat4(1.0f), {});
   expect_matches_golden(renderer.read_frame(show_image(0)), golden, name("pattern"), *m_context);
@@ -182,20 +161,20 @@ TEST_P(VulkanRendererFrames, PatternMatchesTheGlGolden) {
 // The postprocess scene as the copying modes run it: the cubes drawn into the input, downloaded, filtered
 // by the CPU reference, uploaded into the output, which is the frame.
 TEST_P(VulkanRendererFrames, PostprocessMatchesTheGlGolden) {
-  const Golden golden = load_golden("postprocess");
-  const lab::Extent extent = golden.extent();
+  const Golden golden = load_golden(lab::SceneId::Postprocess);
+  const lab::Extent extent = extent_of(golden);
   Renderer renderer(*m_context, extent);
   renderer.create_resources({texture_desc("rendered scene", extent, lab::ResourceRole::Input),
                              texture_desc("filtered image", extent, lab::ResourceRole::Output)},
                             exportable());
-  renderer.draw_cubes(0, lab::cubes_view(extent, kernels::time_of_frame(golden.record.frame)), {});
+  renderer.draw_cubes(0, lab::cubes_view(extent, kernels::time_of_frame(golden.frame)), {});
   const size_t pitch = static_cast<size_t>(extent.width) * 4;
   std::vector<kernels::Rgba8> rendered(static_cast<size_t>(extent.width) * extent.height);
   renderer.download(0, rendered.data());
 
   std::vector<kernels::Rgba8> filtered(rendered.size());
   kernels::PostprocessParams params;
-  params.filter = golden.record.filter == "blur" ? kernels::Filter::Blur : kernels::Filter::Sobel;
+  params.filter = golden.filter;
   std::vector<kernels::Vec4> scratch(kernels::postprocess_scratch_bytes(extent.width, extent.height) /
                                      sizeof(kernels::Vec4));
   kernels::postprocess_cpu(kernels::linear_source(rendered.data(), pitch, extent.width, extent.height),
@@ -258,7 +237,7 @@ TEST_F(VulkanRendererTest, APassWaitsForAndSignalsTheCallersSemaphores) {
   const lab::Extent extent{64, 48};
   Renderer renderer(*m_context, extent);
   renderer.create_resources({wave_vertices_desc()}, false);
-  const std::vector<kernels::WaveVertex> vertices = wave_vertices(0);
+  const std::vector<kernels::WaveVertex> vertices = labtest::expected_wave_vertices(0);
   renderer.upload(0, vertices.data());
   lab::vulkan::PassSync sync;
   sync.wait.push_back({handle, 1});
@@ -280,7 +259,7 @@ TEST_F(VulkanRendererTest, APassWaitsForAndSignalsTheCallersSemaphores) {
 TEST_F(VulkanRendererTest, ResizeDrawsAtTheNewExtent) {
   Renderer renderer(*m_context, {64, 48});
   renderer.create_resources({wave_vertices_desc()}, false);
-  const std::vector<kernels::WaveVertex> vertices = wave_vertices(3);
+  const std::vector<kernels::WaveVertex> vertices = labtest::expected_wave_vertices(3);
   renderer.upload(0, vertices.data());
   renderer.draw_frame(lit_mesh(0), lab::wave_view_projection({64, 48}), {});
   const lab::Image small = renderer.read_frame(lit_mesh(0));
@@ -307,7 +286,7 @@ TEST_F(VulkanRendererTest, UploadsAndDownloadsRoundTrip) {
     Renderer renderer(*m_context, extent);
     renderer.create_resources({wave_vertices_desc(), texture_desc("image", extent, lab::ResourceRole::Input)},
                               exportable);
-    const std::vector<kernels::WaveVertex> vertices = wave_vertices(11);
+    const std::vector<kernels::WaveVertex> vertices = labtest::expected_wave_vertices(11);
     std::vector<uint8_t> texels(static_cast<size_t>(extent.width) * extent.height * 4);
     for (size_t i = 0; i < texels.size(); ++i) texels[i] = static_cast<uint8_t>(i * 7 + i / 148);
     renderer.upload(0, vertices.data());
@@ -330,7 +309,7 @@ TEST_F(VulkanRendererTest, FramesInFlightReuseNothingTooEarly) {
   Renderer renderer(*m_context, extent);
   renderer.create_resources({wave_vertices_desc()}, true);
   for (long long frame = 0; frame < 8; ++frame) {
-    const std::vector<kernels::WaveVertex> vertices = wave_vertices(frame * 10);
+    const std::vector<kernels::WaveVertex> vertices = labtest::expected_wave_vertices(frame * 10);
     renderer.upload(0, vertices.data());
     renderer.draw_frame(lit_mesh(0), camera, {});
   }
@@ -338,13 +317,13 @@ TEST_F(VulkanRendererTest, FramesInFlightReuseNothingTooEarly) {
 
   Renderer alone(*m_context, extent);
   alone.create_resources({wave_vertices_desc()}, false);
-  const std::vector<kernels::WaveVertex> vertices = wave_vertices(70);
+  const std::vector<kernels::WaveVertex> vertices = labtest::expected_wave_vertices(70);
   alone.upload(0, vertices.data());
   alone.draw_frame(lit_mesh(0), camera, {});
   const lab::Image expected = alone.read_frame(lit_mesh(0));
   EXPECT_EQ(last.rgba, expected.rgba);
   const lab::Image first_frame_alone = [&] {
-    const std::vector<kernels::WaveVertex> first = wave_vertices(0);
+    const std::vector<kernels::WaveVertex> first = labtest::expected_wave_vertices(0);
     alone.upload(0, first.data());
     alone.draw_frame(lit_mesh(0), camera, {});
     return alone.read_frame(lit_mesh(0));
@@ -368,7 +347,7 @@ TEST_F(VulkanRendererTest, AnUploadWaitsForThePassStillReadingItsStagingBuffer) 
   const lab::Extent extent{32, 32};
   Renderer renderer(*m_context, extent);
   renderer.create_resources({wave_vertices_desc()}, false);
-  const std::vector<kernels::WaveVertex> first = wave_vertices(0), second = wave_vertices(30);
+  const std::vector<kernels::WaveVertex> first = labtest::expected_wave_vertices(0), second = labtest::expected_wave_vertices(30);
   renderer.upload(0, first.data());
   lab::vulkan::PassSync held;
   held.wait.push_back({handle, 1});
@@ -399,7 +378,7 @@ TEST_F(VulkanRendererTest, ReadFrameSaysWhatIsMissing) {
   EXPECT_NE(renderer.missing_frame(show_image(3)).find("image_resource is 3, but there are 1 resources"),
             std::string::npos);
   EXPECT_THROW(renderer.read_frame(show_image(0)), std::logic_error);
-  const std::vector<kernels::WaveVertex> vertices = wave_vertices(0);
+  const std::vector<kernels::WaveVertex> vertices = labtest::expected_wave_vertices(0);
   renderer.upload(0, vertices.data());
   renderer.draw_frame(lit_mesh(0), lab::wave_view_projection({16, 16}), {});
   EXPECT_EQ(renderer.missing_frame(lit_mesh(0)), "");
