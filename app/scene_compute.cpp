@@ -138,12 +138,7 @@ class WaveCompute final : public SceneCompute {
   // The mesh does not depend on the frame's size: a resize only changes the camera's aspect ratio.
   bool resize_recreates_resources() const override { return false; }
 
-  DrawPlan draw_plan() const override {
-    DrawPlan plan;
-    plan.draw = SceneDraw::LitMesh;
-    plan.mesh_resource = 0;
-    return plan;
-  }
+  DrawPlan draw_plan() const override { return lit_mesh_plan(0); }
 
   void compute_cuda(const FrameInfo& frame, const std::vector<CudaResourceView>& views,
                     cudaStream_t stream) override {
@@ -176,12 +171,7 @@ class PatternCompute final : public SceneCompute {
 
   bool resize_recreates_resources() const override { return true; }
 
-  DrawPlan draw_plan() const override {
-    DrawPlan plan;
-    plan.draw = SceneDraw::ShowImage;
-    plan.image_resource = 0;
-    return plan;
-  }
+  DrawPlan draw_plan() const override { return show_image_plan(0); }
 
   void compute_cuda(const FrameInfo& frame, const std::vector<CudaResourceView>& views,
                     cudaStream_t stream) override {
@@ -214,9 +204,7 @@ class PostprocessCompute final : public SceneCompute {
   bool resize_recreates_resources() const override { return true; }
 
   DrawPlan draw_plan() const override {
-    DrawPlan plan;
-    plan.draw = SceneDraw::ShowImage;
-    plan.image_resource = 1;
+    DrawPlan plan = show_image_plan(1);
     plan.cubes_target = 0;
     return plan;
   }

@@ -97,6 +97,20 @@ struct DrawPlan {
   int cubes_target = -1;
 };
 
+// The two frame draws' plans, without a cubes pass (set cubes_target for one).
+inline DrawPlan show_image_plan(int image_resource) {
+  DrawPlan plan;
+  plan.draw = SceneDraw::ShowImage;
+  plan.image_resource = image_resource;
+  return plan;
+}
+inline DrawPlan lit_mesh_plan(int mesh_resource) {
+  DrawPlan plan;
+  plan.draw = SceneDraw::LitMesh;
+  plan.mesh_resource = mesh_resource;
+  return plan;
+}
+
 // The wave mesh: kWaveGrid x kWaveGrid vertices of kernels::WaveVertex (position, normal: 6 floats),
 // drawn as indexed triangles, counter-clockwise seen from above; cleared to kClearColor first, depth test
 // on, no culling; wave.vert/wave.frag light it (kernels::wave_shade is the same formula).

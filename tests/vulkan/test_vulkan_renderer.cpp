@@ -85,20 +85,6 @@ lab::ResourceDesc wave_vertices_desc() {
   return desc;
 }
 
-lab::DrawPlan show_image(int image) {
-  lab::DrawPlan plan;
-  plan.draw = lab::SceneDraw::ShowImage;
-  plan.image_resource = image;
-  return plan;
-}
-
-lab::DrawPlan lit_mesh(int mesh) {
-  lab::DrawPlan plan;
-  plan.draw = lab::SceneDraw::LitMesh;
-  plan.mesh_resource = mesh;
-  return plan;
-}
-
 // A context with the validation layer (synchronization validation on), or a skip with the reason; every
 // test ends with the layer having reported nothing.
 class VulkanRendererTest : public ::testing::Test {
@@ -139,8 +125,8 @@ TEST_P(VulkanRendererFrames, WaveMatchesTheGlGolden) {
   renderer.create_resources({wave_vertices_desc()}, exportable());
   const std::vector<kernels::WaveVertex> vertices = labtest::expected_wave_vertices(golden.frame);
   renderer.upload(0, vertices.data());
-  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection(extent_of(golden)), {});
-  expect_matches_golden(renderer.read_frame(lit_mesh(0)), golden, name("wave"), *m_context);
+  renderer.draw_frame(lab::lit_mesh_plan(0), lab::wave_view_projection(extent_of(golden)), {});
+  expect_matches_golden(renderer.read_frame(lab::lit_mesh_plan(0)), golden, name("wave"), *m_context);
 }
 
 TEST_P(VulkanRendererFrames, PatternMatchesTheGlGolden) {
@@ -154,8 +140,8 @@ TEST_P(VulkanRendererFrames, PatternMatchesTheGlGolden) {
                                               extent.width, extent.height),
                        {extent.width, extent.height, kernels::time_of_frame(golden.frame)});
   renderer.upload(0, pixels.data());
-  renderer.draw_frame(show_image(0), glm::mat4(1.0f), {});
-  expect_matches_golden(renderer.read_frame(show_image(0)), golden, name("pattern"), *m_context);
+  renderer.draw_frame(lab::show_image_plan(0), glm::mat4(1.0f), {});
+  expect_matches_golden(renderer.read_frame(lab::show_image_plan(0)), golden, name("pattern"), *m_context);
 }
 
 // The postprocess scene as the copying modes run it: the cubes drawn into the input, downloaded, filtered
@@ -181,8 +167,8 @@ TEST_P(VulkanRendererFrames, PostprocessMatchesTheGlGolden) {
                            kernels::linear_target(filtered.data(), pitch, extent.width, extent.height),
                            params, scratch.data());
   renderer.upload(1, filtered.data());
-  renderer.draw_frame(show_image(1), glm::mat4(1.0f), {});
-  expect_matches_golden(renderer.read_frame(show_image(1)), golden, name("postprocess"), *m_context);
+  renderer.draw_frame(lab::show_image_plan(1), glm::mat4(1.0f), {});
+  expect_matches_golden(renderer.read_frame(lab::show_image_plan(1)), golden, name("postprocess"), *m_context);
 }
 
 INSTANTIATE_TEST_SUITE_P(Memory, VulkanRendererFrames, ::testing::Values(false, true),
@@ -242,7 +228,7 @@ TEST_F(VulkanRendererTest, APassWaitsForAndSignalsTheCallersSemaphores) {
   lab::vulkan::PassSync sync;
   sync.wait.push_back({handle, 1});
   sync.signal.push_back({handle, 2});
-  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection(extent), sync);
+  renderer.draw_frame(lab::lit_mesh_plan(0), lab::wave_view_projection(extent), sync);
   EXPECT_EQ(value(), 0u) << "the pass ran before the value it waits for was signalled";
 
   auto signal = lab::vulkan::make<VkSemaphoreSignalInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO);
@@ -251,7 +237,7 @@ TEST_F(VulkanRendererTest, APassWaitsForAndSignalsTheCallersSemaphores) {
   ASSERT_EQ(vkSignalSemaphore(device, &signal), VK_SUCCESS);
   renderer.wait_idle();
   EXPECT_EQ(value(), 2u);
-  const lab::Image frame = renderer.read_frame(lit_mesh(0));
+  const lab::Image frame = renderer.read_frame(lab::lit_mesh_plan(0));
   EXPECT_EQ(frame.width, 64);
   EXPECT_EQ(frame.height, 48);
 }
@@ -261,14 +247,14 @@ TEST_F(VulkanRendererTest, ResizeDrawsAtTheNewExtent) {
   renderer.create_resources({wave_vertices_desc()}, false);
   const std::vector<kernels::WaveVertex> vertices = labtest::expected_wave_vertices(3);
   renderer.upload(0, vertices.data());
-  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection({64, 48}), {});
-  const lab::Image small = renderer.read_frame(lit_mesh(0));
+  renderer.draw_frame(lab::lit_mesh_plan(0), lab::wave_view_projection({64, 48}), {});
+  const lab::Image small = renderer.read_frame(lab::lit_mesh_plan(0));
 
   renderer.resize({96, 40});
   EXPECT_EQ(renderer.extent(), (lab::Extent{96, 40}));
-  EXPECT_THROW(renderer.read_frame(lit_mesh(0)), std::logic_error) << "nothing drawn at the new extent yet";
-  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection({96, 40}), {});
-  const lab::Image wide = renderer.read_frame(lit_mesh(0));
+  EXPECT_THROW(renderer.read_frame(lab::lit_mesh_plan(0)), std::logic_error) << "nothing drawn at the new extent yet";
+  renderer.draw_frame(lab::lit_mesh_plan(0), lab::wave_view_projection({96, 40}), {});
+  const lab::Image wide = renderer.read_frame(lab::lit_mesh_plan(0));
   EXPECT_EQ(small.width, 64);
   EXPECT_EQ(wide.width, 96);
   EXPECT_EQ(wide.height, 40);
@@ -311,22 +297,22 @@ TEST_F(VulkanRendererTest, FramesInFlightReuseNothingTooEarly) {
   for (long long frame = 0; frame < 8; ++frame) {
     const std::vector<kernels::WaveVertex> vertices = labtest::expected_wave_vertices(frame * 10);
     renderer.upload(0, vertices.data());
-    renderer.draw_frame(lit_mesh(0), camera, {});
+    renderer.draw_frame(lab::lit_mesh_plan(0), camera, {});
   }
-  const lab::Image last = renderer.read_frame(lit_mesh(0));
+  const lab::Image last = renderer.read_frame(lab::lit_mesh_plan(0));
 
   Renderer alone(*m_context, extent);
   alone.create_resources({wave_vertices_desc()}, false);
   const std::vector<kernels::WaveVertex> vertices = labtest::expected_wave_vertices(70);
   alone.upload(0, vertices.data());
-  alone.draw_frame(lit_mesh(0), camera, {});
-  const lab::Image expected = alone.read_frame(lit_mesh(0));
+  alone.draw_frame(lab::lit_mesh_plan(0), camera, {});
+  const lab::Image expected = alone.read_frame(lab::lit_mesh_plan(0));
   EXPECT_EQ(last.rgba, expected.rgba);
   const lab::Image first_frame_alone = [&] {
     const std::vector<kernels::WaveVertex> first = labtest::expected_wave_vertices(0);
     alone.upload(0, first.data());
-    alone.draw_frame(lit_mesh(0), camera, {});
-    return alone.read_frame(lit_mesh(0));
+    alone.draw_frame(lab::lit_mesh_plan(0), camera, {});
+    return alone.read_frame(lab::lit_mesh_plan(0));
   }();
   EXPECT_NE(first_frame_alone.rgba, expected.rgba)
       << "frames 0 and 70 must differ for this test to mean anything";
@@ -351,7 +337,7 @@ TEST_F(VulkanRendererTest, AnUploadWaitsForThePassStillReadingItsStagingBuffer) 
   renderer.upload(0, first.data());
   lab::vulkan::PassSync held;
   held.wait.push_back({handle, 1});
-  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection(extent), held);
+  renderer.draw_frame(lab::lit_mesh_plan(0), lab::wave_view_projection(extent), held);
 
   std::thread opener([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -365,23 +351,23 @@ TEST_F(VulkanRendererTest, AnUploadWaitsForThePassStillReadingItsStagingBuffer) 
   vkGetSemaphoreCounterValue(device, handle, &value);
   opener.join();
   EXPECT_EQ(value, 1u) << "upload() overwrote the staging buffer while a pass had still to copy it";
-  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection(extent), {});
+  renderer.draw_frame(lab::lit_mesh_plan(0), lab::wave_view_projection(extent), {});
   renderer.wait_idle();
 }
 
 TEST_F(VulkanRendererTest, ReadFrameSaysWhatIsMissing) {
   Renderer renderer(*m_context, {16, 16});
   renderer.create_resources({wave_vertices_desc()}, false);
-  EXPECT_NE(renderer.missing_frame(lit_mesh(0)).find("call draw_frame first"), std::string::npos);
-  EXPECT_NE(renderer.missing_frame(show_image(0)).find("names \"vertex buffer\", a buffer"),
+  EXPECT_NE(renderer.missing_frame(lab::lit_mesh_plan(0)).find("call draw_frame first"), std::string::npos);
+  EXPECT_NE(renderer.missing_frame(lab::show_image_plan(0)).find("names \"vertex buffer\", a buffer"),
             std::string::npos);
-  EXPECT_NE(renderer.missing_frame(show_image(3)).find("image_resource is 3, but there are 1 resources"),
+  EXPECT_NE(renderer.missing_frame(lab::show_image_plan(3)).find("image_resource is 3, but there are 1 resources"),
             std::string::npos);
-  EXPECT_THROW(renderer.read_frame(show_image(0)), std::logic_error);
+  EXPECT_THROW(renderer.read_frame(lab::show_image_plan(0)), std::logic_error);
   const std::vector<kernels::WaveVertex> vertices = labtest::expected_wave_vertices(0);
   renderer.upload(0, vertices.data());
-  renderer.draw_frame(lit_mesh(0), lab::wave_view_projection({16, 16}), {});
-  EXPECT_EQ(renderer.missing_frame(lit_mesh(0)), "");
+  renderer.draw_frame(lab::lit_mesh_plan(0), lab::wave_view_projection({16, 16}), {});
+  EXPECT_EQ(renderer.missing_frame(lab::lit_mesh_plan(0)), "");
 }
 
 TEST_F(VulkanRendererTest, InvalidDescsAreRefusedNamingTheField) {
@@ -408,7 +394,7 @@ TEST_F(VulkanRendererTest, InvalidDescsAreRefusedNamingTheField) {
   sync.signal.push_back({VK_NULL_HANDLE, 1});
   renderer.create_resources({wave_vertices_desc()}, false);
   try {
-    renderer.draw_frame(lit_mesh(0), glm::mat4(1.0f), sync);
+    renderer.draw_frame(lab::lit_mesh_plan(0), glm::mat4(1.0f), sync);
     FAIL() << "a null semaphore was accepted";
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("PassSync.signal[0].semaphore is VK_NULL_HANDLE"),
