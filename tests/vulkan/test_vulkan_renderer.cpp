@@ -333,7 +333,8 @@ TEST_F(VulkanRendererTest, AnUploadWaitsForThePassStillReadingItsStagingBuffer) 
   const lab::Extent extent{32, 32};
   Renderer renderer(*m_context, extent);
   renderer.create_resources({wave_vertices_desc()}, false);
-  const std::vector<kernels::WaveVertex> first = labtest::expected_wave_vertices(0), second = labtest::expected_wave_vertices(30);
+  const std::vector<kernels::WaveVertex> first = labtest::expected_wave_vertices(0);
+  const std::vector<kernels::WaveVertex> second = labtest::expected_wave_vertices(30);
   renderer.upload(0, first.data());
   lab::vulkan::PassSync held;
   held.wait.push_back({handle, 1});
