@@ -1,0 +1,53 @@
+// app/d3d11/modes.hpp — how a scene's results reach the Direct3D 11 renderer's resources: the D3D11
+// backend's modes (modes_of(GraphicsApi::D3d11)), one small interface so that each lives in its own file.
+//
+//   cpu       the CPU reference writes host memory; Renderer::upload (no CUDA at all)       mode_cpu.cpp
+//   staging, interop, reregister, external: the CUDA modes, in the build with CUDA
+//
+// A frame is: the cubes pass (scenes with DrawPlan::cubes_target), produce(), then the frame pass.
+// Direct3D 11 orders its own work on the immediate context, so the interface passes no fences.
+// A build without CUDA (the mingw-w64 cross build that checks Direct3D under Wine) makes only the cpu
+// mode (cpu_only.cpp); the build with CUDA links the factory that makes every mode.
+#pragma once
+
+#include "app/d3d11/renderer.hpp"
+#include "app/scene_compute.hpp"
+#include "app/vocabulary.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+
+namespace lab::d3d11 {
+
+// The CUDA device a CUDA mode works on and the stream of every frame on it.
+struct CudaContext {
+  int device = -1;  // -1: no CUDA device / CUDA-free build
+  cudaStream_t stream = nullptr;
+};
+
+class Mode {
+ public:
+  virtual ~Mode() = default;
+  virtual ModeId id() const = 0;
+  // Whether the renderer must create the scene's resources shared (keyed mutex on D3D11 /
+  // D3D12_HEAP_FLAG_SHARED) for CUDA's external-memory import.
+  virtual bool needs_shared_resources() const { return false; }
+  // Allocates / registers / imports what renderer.resources() need; a failure halfway releases what was
+  // done and rethrows.
+  virtual void attach(Renderer& renderer) = 0;
+  // Releases all of it, after the work in flight is done; before the resources go.
+  virtual void detach() = 0;
+  // Makes renderer.resources() hold frame's results; the cubes pass (DrawPlan::cubes_target) is already
+  // drawn.
+  virtual void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame) = 0;
+};
+
+// Whether `mode` runs on Direct3D 11 here (cuda_error: why there is no CUDA device, when there is none).
+ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error);
+
+// The mode `id`; throws std::runtime_error with the reason when it is unavailable.
+std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda);
+
+}  // namespace lab::d3d11

@@ -1,0 +1,45 @@
+// app/d3d12/app.hpp — interop-lab on Direct3D 12 (--api d3d12): app/d3d11/app_core.hpp's App over the
+// Direct3D 12 device, renderer and modes (app/d3d12/renderer.hpp, app/d3d12/modes.hpp). Windows 10 or later.
+#pragma once
+
+#include "app/cli.hpp"
+#include "app/d3d11/app_core.hpp"
+#include "app/d3d12/modes.hpp"
+#include "app/d3d12/renderer.hpp"
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lab::d3d12 {
+
+// What app_core.hpp's App needs of Direct3D 12.
+struct Direct3D12 {
+  static constexpr GraphicsApi kApi = GraphicsApi::D3d12;
+  using Device = d3d12::Device;
+  using DeviceDesc = d3d12::DeviceDesc;
+  using Renderer = d3d12::Renderer;
+  using Mode = d3d12::Mode;
+  using CudaContext = d3d12::CudaContext;
+
+  static Device create_device(const DeviceDesc& desc) { return d3d12::create_device(desc); }
+  static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error) {
+    return d3d12::mode_availability(mode, cuda, cuda_error);
+  }
+  static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
+    return d3d12::create_mode(id, cuda);
+  }
+  // The renderer creates unshared resources only, which is what every mode but external needs.
+  static void create_resources(Renderer& renderer, const std::vector<ResourceDesc>& descs, bool shared) {
+    if (shared) throw std::runtime_error("the Direct3D 12 renderer cannot create shared resources yet");
+    renderer.create_resources(descs);
+  }
+};
+
+using App = d3d::App<Direct3D12>;
+
+// main()'s entry for --api d3d12: App(options).run().
+int run_app(const Options& options);
+
+}  // namespace lab::d3d12
