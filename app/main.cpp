@@ -1,17 +1,31 @@
 // app/main.cpp — interop-lab's entry point: parse, run, and map every failure to its exit code
 // (0 success, 1 runtime failure, 2 usage error, 128 + N when signal N stopped it) with a message that
 // says what to do.
-#include "app/gl/app.hpp"
-#include "app/gl/bench.hpp"
-#include "app/vulkan/bench.hpp"
 #include "app/cli.hpp"
 #include "app/diff.hpp"
-#include "app/gl/doctor.hpp"
 #include "app/os.hpp"
 #include "app/remedy.hpp"
 #include "app/signals.hpp"
-#include "app/vulkan/app.hpp"
 #include "interop/error.hpp"
+
+// Which graphics APIs this executable has, CMake's choice (app/CMakeLists.txt; tests/windows builds one
+// with Direct3D only, without CUDA, to check the Direct3D backends under Wine).
+#if !defined(INTEROP_LAB_WITH_GL) || !defined(INTEROP_LAB_WITH_VULKAN) || !defined(INTEROP_LAB_WITH_D3D)
+#error "define INTEROP_LAB_WITH_GL, INTEROP_LAB_WITH_VULKAN and INTEROP_LAB_WITH_D3D to 0 or 1 (app/CMakeLists.txt)"
+#endif
+#if INTEROP_LAB_WITH_GL
+#include "app/gl/app.hpp"
+#include "app/gl/bench.hpp"
+#include "app/gl/doctor.hpp"
+#endif
+#if INTEROP_LAB_WITH_VULKAN
+#include "app/vulkan/app.hpp"
+#include "app/vulkan/bench.hpp"
+#endif
+#if INTEROP_LAB_WITH_D3D
+#include "app/d3d11/app.hpp"
+#include "app/d3d12/app.hpp"
+#endif
 
 #include <cerrno>
 #include <cstdio>
@@ -43,24 +57,69 @@ int stopped_by(int signal) {
   return 128 + signal;
 }
 
+bool built_with(lab::GraphicsApi api) {
+  switch (api) {
+    case lab::GraphicsApi::Gl: return INTEROP_LAB_WITH_GL;
+    case lab::GraphicsApi::Vulkan: return INTEROP_LAB_WITH_VULKAN;
+    case lab::GraphicsApi::D3d11:
+    case lab::GraphicsApi::D3d12: return INTEROP_LAB_WITH_D3D;
+  }
+  return false;
+}
+
+// `what` (a graphics API, the doctor, the bench) is not in this executable: said as a failure of the run,
+// not as a usage error, since the same command line is right for another build. Says what it has.
+int not_in_this_build(const std::string& what) {
+  std::string built;
+  for (const lab::GraphicsApi api : lab::all_apis())
+    if (built_with(api)) built += std::string(built.empty() ? "" : " and ") + "--api " + lab::to_string(api);
+  std::fprintf(stderr, "interop-lab: %s is not in this build of interop-lab; it has %s\n", what.c_str(),
+               built.c_str());
+  return 1;
+}
+
+int api_not_in_this_build(lab::GraphicsApi api) {
+#ifndef _WIN32
+  if (api == lab::GraphicsApi::D3d11 || api == lab::GraphicsApi::D3d12) {
+    std::fprintf(stderr, "interop-lab: %s is available on Windows only; use --api gl or --api vulkan here\n",
+                 lab::display_name(api));
+    return 1;
+  }
+#endif
+  return not_in_this_build(std::string("--api ") + lab::to_string(api) + " (" + lab::display_name(api) + ")");
+}
+
 int run(const lab::Options& options) {
   try {
     if (options.diff) return lab::run_diff(*options.diff);
+#if INTEROP_LAB_WITH_GL
     if (options.doctor) return lab::run_doctor(options);
-    if (options.bench) return options.api == lab::GraphicsApi::Vulkan ? lab::vulkan::run_bench(options) : lab::run_bench(options);
+#else
+    if (options.doctor) return not_in_this_build("--doctor");
+#endif
+    if (options.bench) {
+#if INTEROP_LAB_WITH_GL && INTEROP_LAB_WITH_VULKAN
+      return options.api == lab::GraphicsApi::Vulkan ? lab::vulkan::run_bench(options) : lab::run_bench(options);
+#else
+      return not_in_this_build("--bench");
+#endif
+    }
+    if (!built_with(options.api)) return api_not_in_this_build(options.api);
     switch (options.api) {
+#if INTEROP_LAB_WITH_GL
       case lab::GraphicsApi::Gl: {
         lab::App app(options);
         return app.run();
       }
+#endif
+#if INTEROP_LAB_WITH_VULKAN
       case lab::GraphicsApi::Vulkan: return lab::vulkan::run_app(options);
-      case lab::GraphicsApi::D3d11:
-      case lab::GraphicsApi::D3d12:
-        // This build has no Direct3D backend: said as a failure of the run, not as a usage error, since
-        // the same command line is right on Windows.
-        std::fprintf(stderr, "interop-lab: %s is available on Windows only; use --api gl or --api vulkan here\n",
-                     lab::display_name(options.api));
-        return 1;
+#endif
+#if INTEROP_LAB_WITH_D3D
+      case lab::GraphicsApi::D3d11: return lab::d3d11::run_app(options);
+      case lab::GraphicsApi::D3d12: return lab::d3d12::run_app(options);
+#endif
+      default: break;  // not built: answered above
     }
     return 1;
   } catch (const lab::Interrupted& interrupted) {
