@@ -21,6 +21,7 @@ packages=(
   glslc                                         # compiles the Vulkan shaders (GLSL -> SPIR-V) at build time
   libx11-dev                                    # vulkan_tests reads the Vulkan presenter's window back (Xlib)
   g++-mingw-w64-x86-64-posix wine64            # the Windows pieces cross-built and run (scripts/windows-cross.sh)
+  dpkg-dev xz-utils bzip2                       # apt-get source: Debian's libpng and zlib built for Windows (windows-deps.sh)
 )
 
 say() { echo "setup: $*" >&2; }
@@ -63,11 +64,20 @@ for package in "${packages[@]}"; do
     missing+=("$package")
   fi
 done
-if [ ${#missing[@]} -eq 0 ]; then
+# scripts/windows-deps.sh fetches Debian's source packages (apt-get source), which needs deb-src entries:
+# where apt has no source index (its lists hold no *_Sources file), one is added for the same mirror and
+# suites as debian.sources. (Globbing the lists is instant; `apt-get indextargets` takes a second.)
+binary_sources=/etc/apt/sources.list.d/debian.sources
+source_entries=/etc/apt/sources.list.d/interop-lab-src.sources
+needs_source_entries=1
+for index in /var/lib/apt/lists/*_Sources*; do
+  [ -f "$index" ] && needs_source_entries=0
+  break
+done
+if [ ${#missing[@]} -eq 0 ] && [ "$needs_source_entries" -eq 0 ]; then
   exit 0
 fi
 
-say "installing ${#missing[@]} missing package(s): ${missing[*]}"
 if [ "$(id -u)" -eq 0 ]; then
   as_root=()
 elif command -v sudo >/dev/null; then
@@ -75,12 +85,28 @@ elif command -v sudo >/dev/null; then
   if [ -t 0 ]; then as_root=(sudo); else as_root=(sudo -n); fi
 else
   say "not root and no sudo: as root, run"
+  [ "$needs_source_entries" -eq 0 ] ||
+    say "  sed 's/^Types: deb\$/Types: deb-src/' $binary_sources > $source_entries"
   say "  apt-get update && apt-get install --no-install-recommends ${missing[*]}"
   exit 1
 fi
 
+if [ "$needs_source_entries" -eq 1 ]; then
+  if [ ! -f "$binary_sources" ]; then
+    say "apt has no deb-src entries and there is no $binary_sources to copy them from: add a deb-src line for"
+    say "bookworm (scripts/windows-deps.sh runs apt-get source)"
+    exit 1
+  fi
+  say "adding deb-src entries ($source_entries) for scripts/windows-deps.sh's apt-get source"
+  sed 's/^Types: deb$/Types: deb-src/' "$binary_sources" | "${as_root[@]}" tee "$source_entries" >/dev/null
+fi
 apt_options=(-q -o Dpkg::Use-Pty=0)
 "${as_root[@]}" apt-get "${apt_options[@]}" update >/dev/null
+if [ ${#missing[@]} -eq 0 ]; then
+  say "done (deb-src entries added)"
+  exit 0
+fi
+say "installing ${#missing[@]} missing package(s): ${missing[*]}"
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
   apt-get "${apt_options[@]}" install -y --no-install-recommends "${missing[@]}" \
   | grep -E 'newly installed' || true

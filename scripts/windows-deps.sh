@@ -1,0 +1,82 @@
+#!/bin/bash
+# scripts/windows-deps.sh — builds the libraries the Windows interop-lab.exe links (zlib and libpng) for
+# 64-bit Windows with mingw-w64, from Debian's own source packages: `apt-get source` fetches them (with
+# Debian's patches applied by dpkg-source), nothing third-party is kept in the repository. Static
+# libraries and headers go to one prefix, which tests/windows finds them in (-DWINDOWS_DEPS_PREFIX).
+# scripts/windows-cross.sh calls it.
+#
+# Downloads and builds once: each package's sources stay in DEPS_DIR/downloads (later runs need no
+# network), and a stamp per built version in the prefix skips the build (a new Debian version rebuilds).
+# Needs a deb-src entry for bookworm, dpkg-dev, xz-utils and bzip2 (scripts/setup.sh adds and installs them),
+# and g++-mingw-w64-x86-64-posix, cmake and ninja.
+# Environment: DEPS_DIR (default build/windows-deps); the prefix is DEPS_DIR/prefix. Prints the prefix.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+deps_dir=$(realpath -m "${DEPS_DIR:-build/windows-deps}")
+prefix=$deps_dir/prefix
+toolchain=$root/cmake/mingw-w64-x86_64.cmake
+triplet=x86_64-w64-mingw32
+mkdir -p "$deps_dir/downloads" "$deps_dir/src" "$prefix"
+
+say() { echo "windows-deps: $*" >&2; }
+
+# The source package's .dsc in downloads, fetched from bookworm (not bookworm-security, whose .dsc files the
+# mirror may not carry) when there is none yet.
+fetch() {
+  local package=$1 dsc
+  dsc=$(find "$deps_dir/downloads" -maxdepth 1 -name "${package}_*.dsc" | sort -V | tail -n 1)
+  if [ -z "$dsc" ]; then
+    say "fetching the Debian source package $package (bookworm)"
+    if ! (cd "$deps_dir/downloads" && apt-get source --download-only "$package/bookworm" >/dev/null 2>"$deps_dir/downloads/$package.log"); then
+      cat "$deps_dir/downloads/$package.log" >&2
+      say "apt-get source $package/bookworm failed: it needs a deb-src line for bookworm (scripts/setup.sh adds one)"
+      exit 1
+    fi
+    dsc=$(find "$deps_dir/downloads" -maxdepth 1 -name "${package}_*.dsc" | sort -V | tail -n 1)
+  fi
+  echo "$dsc"
+}
+
+# Unpacks `dsc` afresh into src/ (dpkg-source applies Debian's patches) and prints the folder.
+unpack() {
+  local dsc=$1 name
+  name=$(basename "$dsc" .dsc)
+  rm -rf "$deps_dir/src/$name"
+  dpkg-source --no-check -x "$dsc" "$deps_dir/src/$name" >/dev/null
+  echo "$deps_dir/src/$name"
+}
+
+# zlib: its own configure builds the static libz.a with the cross compiler (CHOST picks the mingw tools).
+dsc=$(fetch zlib)
+stamp=$prefix/.built-$(basename "$dsc" .dsc)
+if [ ! -f "$stamp" ]; then
+  say "building $(basename "$dsc" .dsc) for Windows"
+  source_dir=$(unpack "$dsc")
+  (
+    cd "$source_dir"
+    CHOST=$triplet CC=$triplet-gcc-posix AR=$triplet-ar RANLIB=$triplet-ranlib \
+      ./configure --static --prefix="$prefix" >/dev/null
+    make -j"$(nproc)" libz.a >/dev/null
+    make install >/dev/null
+  )
+  touch "$stamp"
+fi
+
+# libpng: its CMake build, static only, against that zlib.
+dsc=$(fetch libpng1.6)
+stamp=$prefix/.built-$(basename "$dsc" .dsc)
+if [ ! -f "$stamp" ]; then
+  say "building $(basename "$dsc" .dsc) for Windows"
+  source_dir=$(unpack "$dsc")
+  cmake -S "$source_dir" -B "$source_dir/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_INSTALL_PREFIX="$prefix" \
+    -DPNG_SHARED=OFF -DPNG_STATIC=ON -DPNG_TESTS=OFF -DPNG_EXECUTABLES=OFF \
+    -DZLIB_LIBRARY="$prefix/lib/libz.a" -DZLIB_INCLUDE_DIR="$prefix/include" >/dev/null
+  cmake --build "$source_dir/build" --parallel "$(nproc)" >/dev/null
+  cmake --install "$source_dir/build" >/dev/null
+  touch "$stamp"
+fi
+
+echo "$prefix"
