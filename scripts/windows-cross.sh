@@ -5,7 +5,8 @@
 # skipped with its reason.
 #
 # Needs g++-mingw-w64-x86-64-posix, wine64 and xvfb (scripts/setup.sh installs them), the CUDA Toolkit's
-# headers (/usr/local/cuda/include, or CUDA_INCLUDE_DIR) and python3-glad.
+# headers (/usr/local/cuda/include, or CUDA_INCLUDE_DIR), python3-glad, and for interop-lab.exe's libpng and
+# zlib Debian's source packages (scripts/windows-deps.sh, cached in build/windows-deps).
 # Environment: BUILD_DIR (default build/windows).
 set -euo pipefail
 
@@ -16,13 +17,13 @@ started=$SECONDS
 
 bash scripts/setup.sh
 
-if [ ! -f "$build_dir/build.ninja" ]; then
-  cmake -S tests/windows -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64-x86_64.cmake" >/dev/null
-fi
+# libpng and zlib for interop-lab.exe, from Debian's source packages (built once, then cached).
+deps_prefix=$(bash scripts/windows-deps.sh)
+cmake -S tests/windows -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64-x86_64.cmake" -DWINDOWS_DEPS_PREFIX="$deps_prefix" >/dev/null
 cmake --build "$build_dir" --parallel "$(nproc)"
 echo "windows-cross: built the Windows pieces with mingw-w64 -Werror in $((SECONDS - started))s (the app and interop" \
-  "libraries compile for Windows; the D3D11 and D3D12 backends and the checks below link)"
+  "libraries compile for Windows; the D3D11 and D3D12 backends, interop-lab.exe and the checks below link)"
 
 # Wine: Debian's wine64 installs its loader outside PATH. A prefix of its own inside the build folder
 # keeps ~/.wine untouched (its first start takes about 10 s). Direct3D needs an X server: Xvfb, with
@@ -72,39 +73,104 @@ else
 fi
 
 # Every golden's scene, drawn by the Direct3D 11 and 12 backends with the scenes' CPU reference (D3D12
-# through Wine's vkd3d on lavapipe), judged by the Linux build's windows_frame_check (the goldens' own
-# comparison) at their tolerance for another renderer.
+# through Wine's vkd3d on lavapipe) twice: by d3d_frames.exe (one frame, and the ShowImage draw a window
+# uses) and by the app, interop-lab.exe --mode cpu, rendering up to the golden's frame and writing its
+# --screenshot. The Linux build's windows_frame_check judges both (the goldens' own comparison) at their
+# tolerance for another renderer; its interop-lab answers for the command line below.
 linux_build=${LINUX_BUILD_DIR:-build/release}
 if [ -f "$linux_build/build.ninja" ]; then
-  cmake --build "$linux_build" --target windows_frame_check >/dev/null
+  cmake --build "$linux_build" --target windows_frame_check interop-lab >/dev/null
 else
-  BUILD_DIR=$linux_build bash scripts/build.sh -DINTEROP_LAB_BUILD_TESTS=ON --target windows_frame_check >/dev/null
+  BUILD_DIR=$linux_build bash scripts/build.sh -DINTEROP_LAB_BUILD_TESTS=ON --target windows_frame_check \
+    --target interop-lab >/dev/null
 fi
 frame_check="$linux_build/tests/windows_frame_check"
+linux_app="$linux_build/app/interop-lab"
+app="$build_dir/interop-lab.exe"
 for api in d3d11 d3d12; do
   frames="$build_dir/frames/$api"
-  rm -rf "$frames"
-  mkdir -p "$frames"
+  app_frames="$build_dir/app-frames/$api"
+  rm -rf "$frames" "$app_frames"
+  mkdir -p "$frames" "$app_frames"
   no_device=0
   while read -r scene width height frame filter; do
     scene_args=("$scene" "$width" "$height" "$frame")
-    [ -z "$filter" ] || scene_args+=("$filter")
+    app_args=(--api "$api" --headless --mode cpu --scene "$scene" --size "${width}x$height" --frames $((frame + 1))
+              --screenshot "$app_frames/$scene.png")
+    [ -z "$filter" ] || { scene_args+=("$filter"); app_args+=(--filter "$filter"); }
     # A frame that fails says why on stderr; the comparison below then reports it missing. 77: this Wine
-    # has no device of the API, and the message said what is missing.
+    # has no device of the API, and the message said what is missing (the app would fail the same way).
     status=0
     run_windows "$build_dir/d3d_frames.exe" "$api" "$frames/$scene.rgba" "${scene_args[@]}" || status=$?
     [ "$status" -ne 77 ] || no_device=1
+    [ "$no_device" -eq 1 ] || run_windows "$app" "${app_args[@]}" || true
   done < <("$frame_check" list tests/golden)
   if [ "$no_device" -eq 1 ]; then
-    echo "windows-cross: SKIPPED the $api frames: Wine has no $api device here (the reason is above)"
-    skipped=$((skipped + 1))
-  elif "$frame_check" compare tests/golden "$frames" "$api"; then
-    echo "windows-cross: $api frames under Wine match every golden"
+    echo "windows-cross: SKIPPED the $api frames (d3d_frames.exe and interop-lab.exe): Wine has no $api device" \
+      "here (the reason is above)"
+    skipped=$((skipped + 2))
+    continue
+  fi
+  if "$frame_check" compare tests/golden "$frames" "$api"; then
+    echo "windows-cross: $api frames under Wine (d3d_frames.exe) match every golden"
     passed=$((passed + 1))
   else
-    echo "windows-cross: $api frames under Wine: some FAILED (see above; actual and heat map in $frames)"
+    echo "windows-cross: $api frames under Wine (d3d_frames.exe): some FAILED (see above; actual and heat map in $frames)"
+    failed=$((failed + 1))
+  fi
+  if "$frame_check" compare tests/golden "$app_frames" "interop-lab.exe --api $api"; then
+    echo "windows-cross: interop-lab.exe --api $api --mode cpu screenshots under Wine match every golden"
+    passed=$((passed + 1))
+  else
+    echo "windows-cross: interop-lab.exe --api $api --mode cpu screenshots under Wine: some FAILED (see above;" \
+      "actual and heat map in $app_frames)"
     failed=$((failed + 1))
   fi
 done
+
+# interop-lab.exe's command line under Wine: --list and --version the same as the Linux build's (one parser,
+# one table, both systems); the CUDA modes refused because this build has no CUDA (exit 1, saying so); a bad
+# --api a usage error (exit 2); the APIs not built in refused, naming the ones that are (exit 1).
+cli_problems=()
+# expect_run EXIT PATTERN ARGS...: the app exits EXIT and its output matches the extended regex PATTERN.
+expect_run() {
+  local expected=$1 pattern=$2 output status=0
+  shift 2
+  output=$(run_windows "$app" "$@" 2>&1) || status=$?
+  if [ "$status" -ne "$expected" ] || ! grep -Eq -- "$pattern" <<<"$output"; then
+    cli_problems+=("interop-lab.exe $*: exit $status (expected $expected), output: $output")
+  fi
+}
+# same_as_linux ARGS...: the app's stdout (without Windows' CRs) is the Linux app's.
+same_as_linux() {
+  local windows linux status=0
+  windows=$(run_windows "$app" "$@" | tr -d '\r') || status=$?
+  linux=$("$linux_app" "$@")
+  if [ "$status" -ne 0 ] || [ "$windows" != "$linux" ]; then
+    cli_problems+=("interop-lab.exe $* (exit $status) differs from the Linux build's: $(diff <(echo "$linux") \
+      <(echo "$windows") | head -n 8)")
+  fi
+}
+same_as_linux --list
+same_as_linux --version
+for mode in staging interop reregister external; do
+  expect_run 1 "^interop-lab: --mode $mode is unavailable: this interop-lab.exe was built without CUDA.*--mode $mode needs a CUDA build" \
+    --api d3d11 --headless --mode "$mode" --frames 1
+done
+expect_run 1 "built without CUDA.*--mode external needs a CUDA build" --api d3d12 --headless --mode external --frames 1
+expect_run 2 "^interop-lab: --api nope: unknown graphics API" --api nope --headless
+for api in vulkan gl; do
+  expect_run 1 "^interop-lab: --api $api .* is not in this build of interop-lab; it has --api d3d11 and --api d3d12" \
+    --api "$api" --headless --mode cpu --frames 1
+done
+if [ ${#cli_problems[@]} -eq 0 ]; then
+  echo "windows-cross: interop-lab.exe's command line under Wine: --list and --version as the Linux build's, the" \
+    "CUDA modes refused (no CUDA in this build), --api nope a usage error, gl and vulkan not in this build"
+  passed=$((passed + 1))
+else
+  printf '%s\n' "${cli_problems[@]}"
+  echo "windows-cross: interop-lab.exe's command line under Wine: ${#cli_problems[@]} check(s) FAILED (above)"
+  failed=$((failed + 1))
+fi
 echo "windows-cross: $passed passed, $failed failed, $skipped skipped under Wine ($((SECONDS - started))s in all)"
 [ "$failed" -eq 0 ]

@@ -1,11 +1,12 @@
-// tests/windows/cuda_free.cpp — what the CUDA-free Windows test executables (d3d_frames, d3d_device_check)
-// link in place of the CUDA runtime, the CUDA kernels, the interop library's device memory and GL
+// tests/windows/cuda_free.cpp — what the CUDA-free Windows executables (d3d_frames, d3d_device_check, and
+// interop-lab.exe with Direct3D only) link in place of the CUDA runtime, the CUDA kernels, the interop library's device memory and GL
 // registrations, and Dear ImGui. There is no Windows CUDA runtime on the Linux machine that builds them, and
 // no reason to build ImGui for tests without a panel.
 //   - The CUDA runtime functions the code under test calls answer as on a machine without a CUDA device
 //     (cudaErrorNoDevice), so what interop/d3d11.cpp does up to and after each CUDA call is what runs.
 //   - app/scene_compute.cpp is compiled whole, but only its CPU reference runs: its CUDA launchers, device
 //     memory and panel controls, if ever reached, say so and abort.
+#include "interop/gl.hpp"  // cuda_gl_interop.h, after the GL loader's header
 #include "interop/memory.hpp"
 #include "kernels/pattern.hpp"
 #include "kernels/postprocess.hpp"
@@ -37,6 +38,59 @@ cudaError_t CUDARTAPI cudaGetDeviceCount(int* count) {
 }
 cudaError_t CUDARTAPI cudaGetLastError() {
   return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaRuntimeGetVersion(int* version) {
+  *version = 0;
+  return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaDriverGetVersion(int* version) {
+  *version = 0;  // what the runtime says without a driver
+  return cudaSuccess;
+}
+// Reached only with a device, which there is none of: the app's and interop's device code links.
+cudaError_t CUDARTAPI cudaSetDevice(int /*device*/) {
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaGetDeviceProperties(cudaDeviceProp* /*properties*/, int /*device*/) {
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaDeviceGetPCIBusId(char* /*bus_id*/, int /*length*/, int /*device*/) {
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaDeviceCanAccessPeer(int* can_access, int /*device*/, int /*peer*/) {
+  *can_access = 0;
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaDeviceEnablePeerAccess(int /*peer*/, unsigned int /*flags*/) {
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaGLGetDevices(unsigned int* count, int* /*devices*/, unsigned int /*capacity*/,
+                                       enum cudaGLDeviceList /*list*/) {
+  *count = 0;
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int /*flags*/) {
+  *stream = nullptr;
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t /*stream*/) {
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t /*stream*/) {
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t /*stream*/, cudaEvent_t /*event*/, unsigned int /*flags*/) {
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int /*flags*/) {
+  *event = nullptr;
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t /*event*/) {
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t /*event*/, cudaStream_t /*stream*/) {
+  return cudaErrorNoDevice;
 }
 const char* CUDARTAPI cudaGetErrorName(cudaError_t error) {
   return error == cudaErrorNoDevice ? "cudaErrorNoDevice" : "cudaError (CUDA-free test build)";

@@ -1,12 +1,14 @@
 // tests/windows/windows_frame_check.cpp — the Linux half of the Direct3D proof: lists the goldens
-// (tests/golden/*.json) for scripts/windows-cross.sh to render under Wine with d3d_frames.exe, then
-// judges each raw frame it wrote against its golden with the project's own comparison (app/golden.hpp,
-// app/image_compare.hpp), at the golden's tolerance for another renderer. One line per scene; a failure
-// leaves <scene>-actual.png, <scene>-heatmap.png and <scene>-metrics.json beside the frames.
+// (tests/golden/*.json) for scripts/windows-cross.sh to render under Wine (with d3d_frames.exe, and with
+// interop-lab.exe's --screenshot), then judges each frame against its golden with the project's own
+// comparison (app/golden.hpp, app/image_compare.hpp), at the golden's tolerance for another renderer. One
+// line per scene; a failure leaves <scene>-actual.png, <scene>-heatmap.png and <scene>-metrics.json beside
+// the frames.
 //
 //   windows_frame_check list GOLDEN_DIR             "scene width height frame [filter]" per golden
-//   windows_frame_check compare GOLDEN_DIR FRAMES LABEL   judge FRAMES/<scene>.rgba (top row first,
-//                                                         RGBA8); LABEL ("d3d11") starts each line
+//   windows_frame_check compare GOLDEN_DIR FRAMES LABEL   judge FRAMES/<scene>.png (a screenshot), else
+//                                                         FRAMES/<scene>.rgba (raw RGBA8, top row first);
+//                                                         LABEL ("d3d11") starts each line
 // Exit 0 every frame within its tolerance, 1 any not (or missing), 2 usage or unreadable goldens.
 #include "app/golden.hpp"
 #include "app/image_compare.hpp"
@@ -42,12 +44,30 @@ std::vector<Golden> read_goldens(const fs::path& dir) {
   return goldens;
 }
 
-// The frame d3d_frames wrote, or an empty image when it wrote none of the right size (said why).
-lab::Image read_raw_frame(const fs::path& path, const lab::GoldenRecord& record, std::string& problem) {
+// The frame interop-lab.exe (<scene>.png) or d3d_frames (<scene>.rgba) wrote, or an empty image when
+// there is none of the right size (said why).
+lab::Image read_frame(const fs::path& frames, const lab::GoldenRecord& record, std::string& problem) {
   lab::Image image;
+  const fs::path png = frames / (record.scene + ".png");
+  const fs::path path = frames / (record.scene + ".rgba");
+  if (fs::exists(png)) {
+    try {
+      image = lab::read_png(png.string());
+    } catch (const std::exception& error) {  // this frame's failure, not the goldens'
+      problem = error.what();
+      return {};
+    }
+    if (image.width != record.width || image.height != record.height) {
+      problem = png.string() + " is " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+                "; the golden is " + std::to_string(record.width) + "x" + std::to_string(record.height);
+      image.rgba.clear();
+    }
+    return image;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    problem = "no frame at " + path.string() + " (d3d_frames failed: its message is above)";
+    problem = "no frame at " + png.string() + " or " + path.string() + " (what should have written it failed: its "
+              "message is above)";
     return image;
   }
   image.rgba.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -77,7 +97,7 @@ int compare(const fs::path& golden_dir, const fs::path& frames, const std::strin
     const std::string what = label + " " + record.scene + " " + std::to_string(record.width) + "x" +
                              std::to_string(record.height) + " frame " + std::to_string(record.frame);
     std::string problem;
-    const lab::Image actual = read_raw_frame(frames / (record.scene + ".rgba"), record, problem);
+    const lab::Image actual = read_frame(frames, record, problem);
     if (actual.rgba.empty()) {
       std::printf("%s: FAILED: %s\n", what.c_str(), problem.c_str());
       ++failed;
