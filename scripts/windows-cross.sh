@@ -141,18 +141,19 @@ expect_run() {
     cli_problems+=("interop-lab.exe $*: exit $status (expected $expected), output: $output")
   fi
 }
-# same_as_linux ARGS...: the app's stdout (without Windows' CRs) is the Linux app's.
+# same_as_linux ARGS...: the app's stdout (without Windows' CRs) and exit code are the Linux app's.
 same_as_linux() {
-  local windows linux status=0
+  local windows linux status=0 linux_status=0
   windows=$(run_windows "$app" "$@" | tr -d '\r') || status=$?
-  linux=$("$linux_app" "$@")
-  if [ "$status" -ne 0 ] || [ "$windows" != "$linux" ]; then
-    cli_problems+=("interop-lab.exe $* (exit $status) differs from the Linux build's: $(diff <(echo "$linux") \
-      <(echo "$windows") | head -n 8)")
+  linux=$("$linux_app" "$@") || linux_status=$?
+  if [ "$status" -ne "$linux_status" ] || [ "$windows" != "$linux" ]; then
+    cli_problems+=("interop-lab.exe $* (exit $status, Linux $linux_status) differs from the Linux build's:" \
+      "$(diff <(echo "$linux") <(echo "$windows") | head -n 8)")
   fi
 }
 same_as_linux --list
 same_as_linux --version
+same_as_linux diff tests/golden/wave.png tests/golden/postprocess.png  # libpng and the comparison on Windows
 for mode in staging interop reregister external; do
   expect_run 1 "^interop-lab: --mode $mode is unavailable: this interop-lab.exe was built without CUDA.*--mode $mode needs a CUDA build" \
     --api d3d11 --headless --mode "$mode" --frames 1
@@ -164,7 +165,7 @@ for api in vulkan gl; do
     --api "$api" --headless --mode cpu --frames 1
 done
 if [ ${#cli_problems[@]} -eq 0 ]; then
-  echo "windows-cross: interop-lab.exe's command line under Wine: --list and --version as the Linux build's, the" \
+  echo "windows-cross: interop-lab.exe's command line under Wine: --list, --version and diff as the Linux build's, the" \
     "CUDA modes refused (no CUDA in this build), --api nope a usage error, gl and vulkan not in this build"
   passed=$((passed + 1))
 else
