@@ -1,6 +1,6 @@
 #!/bin/bash
-# scripts/windows-deps.sh — builds the libraries the Windows interop-lab.exe links (zlib and libpng) for
-# 64-bit Windows with mingw-w64, from Debian's own source packages: `apt-get source` fetches them (with
+# scripts/windows-deps.sh — builds the libraries the Windows interop-lab.exe links (zlib and libpng for its
+# PNGs, GLFW and Dear ImGui for its window and panel) for 64-bit Windows with mingw-w64, from Debian's own source packages: `apt-get source` fetches them (with
 # Debian's patches applied by dpkg-source), nothing third-party is kept in the repository. Static
 # libraries and headers go to one prefix, which tests/windows finds them in (-DWINDOWS_DEPS_PREFIX).
 # scripts/windows-cross.sh calls it.
@@ -76,6 +76,43 @@ if [ ! -f "$stamp" ]; then
     -DZLIB_LIBRARY="$prefix/lib/libz.a" -DZLIB_INCLUDE_DIR="$prefix/include" >/dev/null
   cmake --build "$source_dir/build" --parallel "$(nproc)" >/dev/null
   cmake --install "$source_dir/build" >/dev/null
+  touch "$stamp"
+fi
+
+# GLFW: its CMake build, static, without its examples, tests and documentation.
+dsc=$(fetch glfw3)
+stamp=$prefix/.built-$(basename "$dsc" .dsc)
+if [ ! -f "$stamp" ]; then
+  say "building $(basename "$dsc" .dsc) for Windows"
+  source_dir=$(unpack "$dsc")
+  cmake -S "$source_dir" -B "$source_dir/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_INSTALL_PREFIX="$prefix" -DBUILD_SHARED_LIBS=OFF \
+    -DGLFW_BUILD_EXAMPLES=OFF -DGLFW_BUILD_TESTS=OFF -DGLFW_BUILD_DOCS=OFF >/dev/null
+  cmake --build "$source_dir/build" --parallel "$(nproc)" >/dev/null
+  cmake --install "$source_dir/build" >/dev/null
+  touch "$stamp"
+fi
+
+# Dear ImGui: Debian's Makefile builds the Linux backends against the system's stb; for Windows, the core,
+# the GLFW backend and the Direct3D 11 backend are compiled here (with ImGui's own stb headers, which the
+# source package holds) into libimgui.a, the headers laid out as Debian's (include/imgui, backends/).
+dsc=$(fetch imgui)
+stamp=$prefix/.built-$(basename "$dsc" .dsc)
+if [ ! -f "$stamp" ]; then
+  say "building $(basename "$dsc" .dsc) for Windows"
+  source_dir=$(unpack "$dsc")
+  objects=()
+  for source in imgui imgui_draw imgui_tables imgui_widgets backends/imgui_impl_glfw backends/imgui_impl_dx11; do
+    # -w: GCC 12 warns falsely in imgui_draw.cpp (-Wstringop-overflow); not our code to change.
+    $triplet-g++-posix -std=c++17 -O2 -w -I"$source_dir" -I"$prefix/include" -c "$source_dir/$source.cpp" \
+      -o "$source_dir/$(basename "$source").o"
+    objects+=("$source_dir/$(basename "$source").o")
+  done
+  rm -f "$prefix/lib/libimgui.a"
+  $triplet-ar rcs "$prefix/lib/libimgui.a" "${objects[@]}"
+  mkdir -p "$prefix/include/imgui/backends"
+  cp "$source_dir"/*.h "$prefix/include/imgui/"
+  cp "$source_dir"/backends/imgui_impl_glfw.h "$source_dir"/backends/imgui_impl_dx11.h "$prefix/include/imgui/backends/"
   touch "$stamp"
 fi
 
