@@ -1,10 +1,12 @@
 // app/d3d11/app.hpp — interop-lab on Direct3D 11 (--api d3d11): app/d3d11/app_core.hpp's App over the
-// Direct3D 11 device, renderer and modes (app/d3d11/renderer.hpp, app/d3d11/modes.hpp). Windows only.
+// Direct3D 11 device, renderer, modes and window output (app/d3d11/renderer.hpp, app/d3d11/modes.hpp,
+// app/d3d11/presenter.hpp). Windows only.
 #pragma once
 
 #include "app/cli.hpp"
 #include "app/d3d11/app_core.hpp"
 #include "app/d3d11/modes.hpp"
+#include "app/d3d11/presenter.hpp"
 #include "app/d3d11/renderer.hpp"
 
 #include <memory>
@@ -17,6 +19,7 @@ namespace lab::d3d11 {
 // What app_core.hpp's App needs of Direct3D 11.
 struct Direct3D11 {
   static constexpr GraphicsApi kApi = GraphicsApi::D3d11;
+  static constexpr bool kHasWindow = true;
   using Device = d3d11::Device;
   using DeviceDesc = d3d11::DeviceDesc;
   using Renderer = d3d11::Renderer;
@@ -29,6 +32,10 @@ struct Direct3D11 {
   }
   static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
     return d3d11::create_mode(id, cuda);
+  }
+  static std::unique_ptr<d3d::Presenter> create_presenter(Renderer& renderer, HWND window, Extent extent,
+                                                          bool with_ui, bool vsync) {
+    return std::make_unique<Presenter>(renderer, window, extent, with_ui, vsync);
   }
   // The renderer creates unshared resources only, which is what every mode but external needs.
   static void create_resources(Renderer& renderer, const std::vector<ResourceDesc>& descs, bool shared) {

@@ -424,6 +424,10 @@ void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection
   context->OMSetRenderTargets(0, nullptr, nullptr);
 }
 
+ID3D11Texture2D* Renderer::frame_texture() const {
+  return m_state->frame.Get();
+}
+
 void Renderer::draw_image(int index) {
   State& s = *m_state;
   const Resource& image = s.resources.at(static_cast<size_t>(index));

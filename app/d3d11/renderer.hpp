@@ -105,6 +105,8 @@ class Renderer {
   Image read_frame(const DrawPlan& plan);
   // The frame target as drawn, top row first, whatever the plan.
   Image read_target();
+  // The frame target's texture (RGBA8, GL's rows; shader resource), for a window to show (borrowed).
+  ID3D11Texture2D* frame_texture() const;
 
  private:
   Image read_texture(ID3D11Texture2D* texture);

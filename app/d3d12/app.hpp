@@ -17,6 +17,7 @@ namespace lab::d3d12 {
 // What app_core.hpp's App needs of Direct3D 12.
 struct Direct3D12 {
   static constexpr GraphicsApi kApi = GraphicsApi::D3d12;
+  static constexpr bool kHasWindow = false;  // no swap chain yet: --headless only
   using Device = d3d12::Device;
   using DeviceDesc = d3d12::DeviceDesc;
   using Renderer = d3d12::Renderer;

@@ -1,11 +1,12 @@
 // tests/windows/cuda_free.cpp — what the CUDA-free Windows executables (d3d_frames, d3d_device_check, and
-// interop-lab.exe with Direct3D only) link in place of the CUDA runtime, the CUDA kernels, the interop library's device memory and GL
-// registrations, and Dear ImGui. There is no Windows CUDA runtime on the Linux machine that builds them, and
-// no reason to build ImGui for tests without a panel.
+// interop-lab.exe with Direct3D only) link in place of the CUDA runtime, the CUDA kernels and the interop
+// library's device memory and GL registrations. There is no Windows CUDA runtime on the Linux machine that
+// builds them. (The checks without a panel link no_panel.cpp for ImGui.)
 //   - The CUDA runtime functions the code under test calls answer as on a machine without a CUDA device
-//     (cudaErrorNoDevice), so what interop/d3d11.cpp does up to and after each CUDA call is what runs.
-//   - app/scene_compute.cpp is compiled whole, but only its CPU reference runs: its CUDA launchers, device
-//     memory and panel controls, if ever reached, say so and abort.
+//     (cudaErrorNoDevice), so what interop/d3d11.cpp and the app's device probe do up to and after each
+//     CUDA call is what runs.
+//   - app/scene_compute.cpp is compiled whole, but only its CPU reference runs: its CUDA launchers and device
+//     memory, if ever reached, say so and abort.
 #include "interop/gl.hpp"  // cuda_gl_interop.h, after the GL loader's header
 #include "interop/memory.hpp"
 #include "kernels/pattern.hpp"
@@ -13,7 +14,6 @@
 #include "kernels/wave.hpp"
 
 #include <cuda_d3d11_interop.h>
-#include <imgui.h>
 
 #include <atomic>
 #include <cstdio>
@@ -21,7 +21,7 @@
 
 namespace {
 [[noreturn]] void not_in_this_build(const char* what) {
-  std::fprintf(stderr, "%s was called, but this CUDA-free test build has neither CUDA nor a panel\n", what);
+  std::fprintf(stderr, "%s was called, but this build has no CUDA\n", what);
   std::abort();
 }
 }  // namespace
@@ -135,7 +135,7 @@ void detail::DeviceMemoryTraits::destroy(Handle /*allocation*/) noexcept {
 }
 }  // namespace interop
 
-// ---- The scenes' CUDA launchers and panel controls: never reached ---------------------------------
+// ---- The scenes' CUDA launchers: never reached --------------------------------------------------------
 namespace kernels {
 void wave_cuda(WaveVertex* /*vertices*/, const WaveParams& /*params*/, cudaStream_t /*stream*/) {
   not_in_this_build("kernels::wave_cuda");
@@ -149,18 +149,3 @@ void postprocess_cuda(const ImageSource& /*source*/, const ImageTarget& /*target
 }
 }  // namespace kernels
 
-namespace ImGui {
-void TextUnformatted(const char* /*text*/, const char* /*text_end*/) {
-  not_in_this_build("ImGui::TextUnformatted");
-}
-void SameLine(float /*offset_from_start_x*/, float /*spacing*/) {
-  not_in_this_build("ImGui::SameLine");
-}
-bool RadioButton(const char* /*label*/, bool /*active*/) {
-  not_in_this_build("ImGui::RadioButton");
-}
-bool SliderInt(const char* /*label*/, int* /*v*/, int /*v_min*/, int /*v_max*/, const char* /*format*/,
-               int /*flags*/) {
-  not_in_this_build("ImGui::SliderInt");
-}
-}  // namespace ImGui

@@ -1,0 +1,155 @@
+// app/d3d11/presenter.cpp — the Direct3D 11 swap chain, the present pass and the panel's draw
+// (app/d3d11/presenter.hpp).
+#include "app/d3d11/presenter.hpp"
+
+#include "app/d3d11/dxgi.hpp"
+
+#include <backends/imgui_impl_dx11.h>
+#include <imgui.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace lab::d3d11 {
+namespace {
+
+struct PresentConstants {  // present.hlsl's cbuffer, padded to a constant buffer's 16 bytes
+  int32_t frame_height;
+  int32_t padding[3];
+};
+
+}  // namespace
+
+Presenter::Presenter(Renderer& renderer, HWND window, Extent extent, bool with_ui, bool vsync)
+    : m_renderer(renderer), m_device(renderer.device()), m_extent(extent), m_vsync(vsync) {
+  ID3D11Device* d3d = m_device.device.Get();
+  // The swap chain comes from the factory of the device's own adapter (a flip-model swap chain must).
+  ComPtr<IDXGIDevice> dxgi_device;
+  LAB_D3D_CHECK(m_device.device.As(&dxgi_device));
+  ComPtr<IDXGIAdapter> adapter;
+  LAB_D3D_CHECK(dxgi_device->GetAdapter(&adapter));
+  ComPtr<IDXGIFactory2> factory;
+  LAB_D3D_CHECK(adapter->GetParent(IID_PPV_ARGS(&factory)));
+  DXGI_SWAP_CHAIN_DESC1 desc{};
+  desc.Width = static_cast<UINT>(extent.width);
+  desc.Height = static_cast<UINT>(extent.height);
+  desc.Format = DXGI_FORMAT_R8G8B8A8_UNORM;  // the frame target's format: the present pass copies texels
+  desc.SampleDesc.Count = 1;
+  desc.BufferUsage = DXGI_USAGE_RENDER_TARGET_OUTPUT;
+  desc.BufferCount = 2;
+  desc.SwapEffect = DXGI_SWAP_EFFECT_FLIP_DISCARD;
+  LAB_D3D_CHECK(factory->CreateSwapChainForHwnd(d3d, window, &desc, nullptr, nullptr, &m_swap_chain));
+  LAB_D3D_CHECK(factory->MakeWindowAssociation(window, DXGI_MWA_NO_ALT_ENTER));  // GLFW owns the window's keys
+  create_back_buffer_view();
+
+  const ComPtr<ID3DBlob> vertex = d3d::compile("present.hlsl", "vertex_main", "vs_5_0");
+  const ComPtr<ID3DBlob> pixel = d3d::compile("present.hlsl", "pixel_main", "ps_5_0");
+  LAB_D3D_CHECK(d3d->CreateVertexShader(vertex->GetBufferPointer(), vertex->GetBufferSize(), nullptr, &m_vertex));
+  LAB_D3D_CHECK(d3d->CreatePixelShader(pixel->GetBufferPointer(), pixel->GetBufferSize(), nullptr, &m_pixel));
+  D3D11_RASTERIZER_DESC rasterizer{};
+  rasterizer.FillMode = D3D11_FILL_SOLID;
+  rasterizer.CullMode = D3D11_CULL_NONE;  // the covering triangle's winding is no concern
+  rasterizer.DepthClipEnable = TRUE;
+  LAB_D3D_CHECK(d3d->CreateRasterizerState(&rasterizer, &m_no_culling));
+  D3D11_BUFFER_DESC constants{};
+  constants.ByteWidth = sizeof(PresentConstants);
+  constants.Usage = D3D11_USAGE_DEFAULT;
+  constants.BindFlags = D3D11_BIND_CONSTANT_BUFFER;
+  LAB_D3D_CHECK(d3d->CreateBuffer(&constants, nullptr, &m_constants));
+
+  if (with_ui) {
+    if (!ImGui_ImplDX11_Init(d3d, m_device.context.Get()))
+      throw std::runtime_error("ImGui_ImplDX11_Init failed: the panel cannot draw on this device; use --no-ui");
+    m_with_ui = true;
+  }
+}
+
+Presenter::~Presenter() {
+  if (m_with_ui) ImGui_ImplDX11_Shutdown();
+  m_device.context->OMSetRenderTargets(0, nullptr, nullptr);
+}
+
+void Presenter::create_back_buffer_view() {
+  ComPtr<ID3D11Texture2D> back_buffer;
+  LAB_D3D_CHECK(m_swap_chain->GetBuffer(0, IID_PPV_ARGS(&back_buffer)));
+  LAB_D3D_CHECK(m_device.device->CreateRenderTargetView(back_buffer.Get(), nullptr, &m_back_buffer_view));
+}
+
+void Presenter::resize(Extent extent) {
+  if (extent == m_extent) return;
+  // ResizeBuffers needs every reference to the old buffers gone, the bound view included.
+  m_device.context->OMSetRenderTargets(0, nullptr, nullptr);
+  m_back_buffer_view.Reset();
+  LAB_D3D_CHECK(m_swap_chain->ResizeBuffers(0, static_cast<UINT>(extent.width), static_cast<UINT>(extent.height),
+                                            DXGI_FORMAT_UNKNOWN, 0));
+  create_back_buffer_view();
+  m_extent = extent;
+}
+
+void Presenter::begin_ui_frame() {
+  ImGui_ImplDX11_NewFrame();
+}
+
+void Presenter::draw(const DrawPlan& plan, ImDrawData* ui) {
+  // A ShowImage scene draws nothing headless; in a window its image goes into the frame target first.
+  if (plan.draw == SceneDraw::ShowImage) m_renderer.draw_image(plan.image_resource);
+  ID3D11Texture2D* frame = m_renderer.frame_texture();
+  if (frame != m_frame_view_of) {
+    m_frame_view.Reset();
+    LAB_D3D_CHECK(m_device.device->CreateShaderResourceView(frame, nullptr, &m_frame_view));
+    m_frame_view_of = frame;
+  }
+  ID3D11DeviceContext* context = m_device.context.Get();
+  const PresentConstants constants{m_renderer.extent().height, {}};
+  context->UpdateSubresource(m_constants.Get(), 0, nullptr, &constants, 0, 0);
+  context->OMSetRenderTargets(1, m_back_buffer_view.GetAddressOf(), nullptr);
+  const D3D11_VIEWPORT viewport{
+      0.0f, 0.0f, static_cast<float>(m_extent.width), static_cast<float>(m_extent.height), 0.0f, 1.0f};
+  context->RSSetViewports(1, &viewport);
+  context->RSSetState(m_no_culling.Get());
+  context->OMSetDepthStencilState(nullptr, 0);
+  context->OMSetBlendState(nullptr, nullptr, 0xffffffffu);
+  context->IASetPrimitiveTopology(D3D11_PRIMITIVE_TOPOLOGY_TRIANGLELIST);
+  context->IASetInputLayout(nullptr);
+  context->VSSetShader(m_vertex.Get(), nullptr, 0);
+  context->PSSetShader(m_pixel.Get(), nullptr, 0);
+  context->PSSetShaderResources(0, 1, m_frame_view.GetAddressOf());
+  context->PSSetConstantBuffers(0, 1, m_constants.GetAddressOf());
+  context->Draw(3, 0);
+  ID3D11ShaderResourceView* none = nullptr;
+  context->PSSetShaderResources(0, 1, &none);  // the renderer draws into the frame target next frame
+  if (ui != nullptr) ImGui_ImplDX11_RenderDrawData(ui);
+}
+
+Image Presenter::read_back_buffer() {
+  ComPtr<ID3D11Texture2D> back_buffer;
+  LAB_D3D_CHECK(m_swap_chain->GetBuffer(0, IID_PPV_ARGS(&back_buffer)));
+  D3D11_TEXTURE2D_DESC desc{};
+  back_buffer->GetDesc(&desc);
+  desc.Usage = D3D11_USAGE_STAGING;
+  desc.BindFlags = 0;
+  desc.CPUAccessFlags = D3D11_CPU_ACCESS_READ;
+  desc.MiscFlags = 0;
+  ComPtr<ID3D11Texture2D> staging;
+  LAB_D3D_CHECK(m_device.device->CreateTexture2D(&desc, nullptr, &staging));
+  m_device.context->CopyResource(staging.Get(), back_buffer.Get());
+  D3D11_MAPPED_SUBRESOURCE mapped{};
+  LAB_D3D_CHECK(m_device.context->Map(staging.Get(), 0, D3D11_MAP_READ, 0, &mapped));
+  Image image;
+  image.width = static_cast<int>(desc.Width);
+  image.height = static_cast<int>(desc.Height);
+  image.rgba.resize(static_cast<size_t>(image.width) * image.height * 4);
+  const size_t row_bytes = static_cast<size_t>(image.width) * 4;
+  // The back buffer's row 0 is the top of the window: the Image's order already.
+  for (int row = 0; row < image.height; ++row)
+    std::memcpy(&image.rgba[static_cast<size_t>(row) * row_bytes],
+                static_cast<const uint8_t*>(mapped.pData) + static_cast<size_t>(row) * mapped.RowPitch, row_bytes);
+  m_device.context->Unmap(staging.Get(), 0);
+  return image;
+}
+
+void Presenter::present() {
+  LAB_D3D_CHECK(m_swap_chain->Present(m_vsync ? 1 : 0, 0));
+}
+
+}  // namespace lab::d3d11

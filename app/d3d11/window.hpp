@@ -1,0 +1,67 @@
+// app/d3d11/window.hpp — what a Direct3D app needs around a window, for both APIs (app/d3d11/app_core.hpp):
+// a GLFW window without a client API (Direct3D draws through a DXGI swap chain on its HWND), Dear ImGui's
+// context over it (GLFW's ImGui backend; the API's own ImGui backend belongs to the presenter), and the
+// Presenter interface each API implements (app/d3d11/presenter.hpp). Windows only; needs GLFW and Dear ImGui.
+#pragma once
+
+#include "app/image_io.hpp"
+#include "app/scene_compute.hpp"
+
+#include <windows.h>
+
+struct GLFWwindow;
+struct ImDrawData;
+
+namespace lab::d3d {
+
+class Window {
+ public:
+  // Throws std::runtime_error with GLFW's reason when there is no window to be had.
+  Window(Extent extent, const char* title);
+  ~Window();
+  Window(const Window&) = delete;
+  Window& operator=(const Window&) = delete;
+
+  GLFWwindow* handle() const { return m_handle; }
+  HWND hwnd() const;
+  // Handles the window's events; its framebuffer's size then (0x0 while minimised).
+  Extent poll();
+  // Sleeps until an event comes or `seconds` pass (while minimised, nothing is drawn).
+  void wait(double seconds);
+  bool should_close() const;
+
+ private:
+  GLFWwindow* m_handle = nullptr;
+};
+
+// Dear ImGui's context and its GLFW backend over `window`. No layout file: the Direct3D panel has nothing to
+// remember yet.
+class Panel {
+ public:
+  explicit Panel(const Window& window);
+  ~Panel();
+  Panel(const Panel&) = delete;
+  Panel& operator=(const Panel&) = delete;
+
+  // GLFW's half of a new ImGui frame (input, size); after the presenter's begin_ui_frame, before
+  // ImGui::NewFrame.
+  void begin_frame();
+};
+
+// Shows the renderer's frames in a window: one per API.
+class Presenter {
+ public:
+  virtual ~Presenter() = default;
+  // Makes the swap chain's buffers `extent` (the window's framebuffer).
+  virtual void resize(Extent extent) = 0;
+  // The API's ImGui backend starts a frame (before ImGui_ImplGlfw_NewFrame and ImGui::NewFrame).
+  virtual void begin_ui_frame() = 0;
+  // Draws the frame of `plan` (the renderer's frame target, or a ShowImage plan's image) into the back
+  // buffer upright, then `ui` over it when not null. Call present() after.
+  virtual void draw(const DrawPlan& plan, ImDrawData* ui) = 0;
+  // The back buffer as draw() left it, top row first: what the window shows.
+  virtual Image read_back_buffer() = 0;
+  virtual void present() = 0;
+};
+
+}  // namespace lab::d3d
