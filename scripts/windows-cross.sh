@@ -72,6 +72,21 @@ else
   failed=$((failed + 1))
 fi
 
+status=0
+run_windows "$build_dir/d3d_app_check.exe" || status=$?
+if [ "$status" -eq 0 ]; then
+  echo "windows-cross: d3d_app_check passed under Wine (the D3D11 and D3D12 apps' live scene and mode switches" \
+    "give a fresh run's frames; a CUDA mode refused, the cpu mode running on)"
+  passed=$((passed + 1))
+elif [ "$status" -eq 77 ]; then
+  echo "windows-cross: d3d_app_check SKIPPED an API under Wine (no device of it here: the reason is above); the" \
+    "other passed"
+  skipped=$((skipped + 1))
+else
+  echo "windows-cross: d3d_app_check FAILED under Wine"
+  failed=$((failed + 1))
+fi
+
 # Every golden's scene, drawn by the Direct3D 11 and 12 backends with the scenes' CPU reference (D3D12
 # through Wine's vkd3d on lavapipe) twice: by d3d_frames.exe (one frame, and the ShowImage draw a window
 # uses) and by the app, interop-lab.exe --mode cpu, rendering up to the golden's frame and writing its
