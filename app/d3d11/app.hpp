@@ -19,7 +19,7 @@ namespace lab::d3d11 {
 // What app_core.hpp's App needs of Direct3D 11.
 struct Direct3D11 {
   static constexpr GraphicsApi kApi = GraphicsApi::D3d11;
-  static constexpr bool kHasWindow = true;
+  static constexpr bool kHasPanel = true;
   using Device = d3d11::Device;
   using DeviceDesc = d3d11::DeviceDesc;
   using Renderer = d3d11::Renderer;
@@ -33,8 +33,9 @@ struct Direct3D11 {
   static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
     return d3d11::create_mode(id, cuda);
   }
-  static std::unique_ptr<d3d::Presenter> create_presenter(Renderer& renderer, HWND window, Extent extent,
-                                                          bool with_ui, bool vsync) {
+  static std::unique_ptr<d3d::Presenter> create_presenter(Renderer& renderer, Device& device, HWND window,
+                                                          Extent extent, bool with_ui, bool vsync) {
+    (void)device;  // the renderer's
     return std::make_unique<Presenter>(renderer, window, extent, with_ui, vsync);
   }
   // The renderer creates unshared resources only, which is what every mode but external needs.

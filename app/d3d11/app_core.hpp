@@ -4,7 +4,7 @@
 // and Vulkan apps' frame times, and the screenshot. `Backend` names one API's types and calls
 // (app/d3d11/app.hpp's Direct3D11, app/d3d12/app.hpp's Direct3D12), so neither app repeats the other.
 // Headless, or in a GLFW window (app/d3d11/window.hpp) through the API's presenter, with a panel that
-// switches scene and mode live, where the API has one (Backend::kHasWindow; Direct3D 12 has none yet).
+// switches scene and mode live where the API has one (Backend::kHasPanel; Direct3D 12 has none yet).
 // Needs the CUDA runtime's API (the build without CUDA links a runtime that finds no device), GLFW, Dear
 // ImGui and Windows.
 #pragma once
@@ -122,10 +122,6 @@ inline std::array<unsigned char, 8> luid_of_cuda_device(int device) {
 
 template <class Backend>
 App<Backend>::App(const Options& options) : m_options(options), m_extent{options.width, options.height} {
-  if (!options.headless && !Backend::kHasWindow)
-    throw std::runtime_error(std::string(display_name(Backend::kApi)) +
-                             " has no window in this build yet; add --headless (the frames and --screenshot "
-                             "are the same)");
   m_cuda_devices = probe_cuda_devices();
   if (options.device)
     if (const std::string refusal = device_refusal(*options.device, m_cuda_devices); !refusal.empty())
@@ -153,12 +149,13 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   }
   m_device = Backend::create_device(desc);
   m_renderer = std::make_unique<Renderer>(m_device, m_extent);
-  if constexpr (Backend::kHasWindow) {
-    if (m_window) {
-      if (!options.no_ui) m_panel = std::make_unique<Panel>(*m_window);
-      const bool vsync = options.vsync.value_or(!options.frames.has_value());  // --frames: as fast as it can
-      m_presenter = Backend::create_presenter(*m_renderer, m_window->hwnd(), m_extent, m_panel != nullptr, vsync);
-    }
+  if (m_window) {
+    if (!options.no_ui && Backend::kHasPanel) m_panel = std::make_unique<Panel>(*m_window);
+    if (!options.no_ui && !Backend::kHasPanel)
+      detail::log(std::string(display_name(Backend::kApi)) + "'s window has no panel yet");
+    const bool vsync = options.vsync.value_or(!options.frames.has_value());  // --frames: as fast as it can
+    m_presenter = Backend::create_presenter(*m_renderer, m_device, m_window->hwnd(), m_extent, m_panel != nullptr,
+                                            vsync);
   }
   m_scene = create_scene_compute(options.scene, options.filter);
   m_plan = m_scene->draw_plan();

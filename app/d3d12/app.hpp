@@ -1,10 +1,12 @@
 // app/d3d12/app.hpp — interop-lab on Direct3D 12 (--api d3d12): app/d3d11/app_core.hpp's App over the
-// Direct3D 12 device, renderer and modes (app/d3d12/renderer.hpp, app/d3d12/modes.hpp). Windows 10 or later.
+// Direct3D 12 device, renderer, modes and window output (app/d3d12/renderer.hpp, app/d3d12/modes.hpp,
+// app/d3d12/presenter.hpp: no panel). Windows 10 or later.
 #pragma once
 
 #include "app/cli.hpp"
 #include "app/d3d11/app_core.hpp"
 #include "app/d3d12/modes.hpp"
+#include "app/d3d12/presenter.hpp"
 #include "app/d3d12/renderer.hpp"
 
 #include <memory>
@@ -17,7 +19,7 @@ namespace lab::d3d12 {
 // What app_core.hpp's App needs of Direct3D 12.
 struct Direct3D12 {
   static constexpr GraphicsApi kApi = GraphicsApi::D3d12;
-  static constexpr bool kHasWindow = false;  // no swap chain yet: --headless only
+  static constexpr bool kHasPanel = false;  // app/d3d12/presenter.hpp says why
   using Device = d3d12::Device;
   using DeviceDesc = d3d12::DeviceDesc;
   using Renderer = d3d12::Renderer;
@@ -30,6 +32,10 @@ struct Direct3D12 {
   }
   static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
     return d3d12::create_mode(id, cuda);
+  }
+  static std::unique_ptr<d3d::Presenter> create_presenter(Renderer& renderer, Device& device, HWND window,
+                                                          Extent extent, bool /*with_ui*/, bool vsync) {
+    return std::make_unique<Presenter>(renderer, device, window, extent, vsync);
   }
   // The renderer creates unshared resources only, which is what every mode but external needs.
   static void create_resources(Renderer& renderer, const std::vector<ResourceDesc>& descs, bool shared) {

@@ -590,4 +590,41 @@ Image Renderer::read_target() {
   return flipped_image(rows, s.extent.width, s.extent.height);
 }
 
+void Renderer::copy_frame_upright(ID3D12Resource* target, D3D12_RESOURCE_STATES state) {
+  State& s = *m_state;
+  ID3D12GraphicsCommandList* list = begin(s.allocator.Get(), s.list.Get());
+  D3D12_RESOURCE_STATES target_state = state;
+  transition(list, s.frame.Get(), s.frame_state, D3D12_RESOURCE_STATE_COPY_SOURCE);
+  transition(list, target, target_state, D3D12_RESOURCE_STATE_COPY_DEST);
+  D3D12_TEXTURE_COPY_LOCATION to{};
+  to.pResource = target;
+  to.Type = D3D12_TEXTURE_COPY_TYPE_SUBRESOURCE_INDEX;
+  D3D12_TEXTURE_COPY_LOCATION from{};
+  from.pResource = s.frame.Get();
+  from.Type = D3D12_TEXTURE_COPY_TYPE_SUBRESOURCE_INDEX;
+  for (int row = 0; row < s.extent.height; ++row) {
+    const D3D12_BOX line{0, static_cast<UINT>(row), 0, static_cast<UINT>(s.extent.width), static_cast<UINT>(row + 1), 1};
+    list->CopyTextureRegion(&to, 0, static_cast<UINT>(s.extent.height - 1 - row), 0, &from, &line);
+  }
+  transition(list, target, target_state, state);
+  submit_and_wait(m_device, list, s.fence.Get(), s.fence_value, s.fence_event.handle);
+}
+
+Image Renderer::read_window_buffer(ID3D12Resource* target, D3D12_RESOURCE_STATES state) {
+  State& s = *m_state;
+  const D3D12_RESOURCE_DESC desc = target->GetDesc();
+  Image image;
+  image.width = static_cast<int>(desc.Width);
+  image.height = static_cast<int>(desc.Height);
+  image.rgba.resize(static_cast<size_t>(image.width) * image.height * 4);
+  D3D12_RESOURCE_STATES target_state = state;
+  ID3D12GraphicsCommandList* list = begin(s.allocator.Get(), s.list.Get());
+  read_back(m_device, list, target, target_state, image.rgba.size(), image.height, image.rgba.data(),
+            s.fence.Get(), s.fence_value, s.fence_event.handle);
+  list = begin(s.allocator.Get(), s.list.Get());
+  transition(list, target, target_state, state);
+  submit_and_wait(m_device, list, s.fence.Get(), s.fence_value, s.fence_event.handle);
+  return image;
+}
+
 }  // namespace lab::d3d12

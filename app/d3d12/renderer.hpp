@@ -82,6 +82,13 @@ class Renderer {
   Image read_frame(const DrawPlan& plan);  // top row first
   Image read_target();
 
+  // A window's present (app/d3d12/presenter.cpp): the frame target copied upright into `target`, a swap
+  // chain's back buffer of the same size and format in `state` (and left in it). Row by row: the frame keeps
+  // GL's rows, a copy cannot flip, and a textured draw reads zeros under Wine's vkd3d (see draw_image).
+  void copy_frame_upright(ID3D12Resource* target, D3D12_RESOURCE_STATES state);
+  // `target` (a back buffer in `state`, left in it) read back as it is: row 0 is the window's top row.
+  Image read_window_buffer(ID3D12Resource* target, D3D12_RESOURCE_STATES state);
+
  private:
   struct State;
   Device& m_device;
