@@ -72,8 +72,15 @@ else
   failed=$((failed + 1))
 fi
 
+# Its "SKIPPED <api>:" lines (no device of the API in this Wine, and why) skip that API's runs below too.
 status=0
-run_windows "$build_dir/d3d_app_check.exe" || status=$?
+app_check_output=$(run_windows "$build_dir/d3d_app_check.exe") || status=$?
+echo "$app_check_output"
+for api in d3d11 d3d12; do
+  no_device=0
+  ! grep -q "^SKIPPED $api:" <<<"$app_check_output" || no_device=1
+  printf -v "no_${api}_device" %d "$no_device"
+done
 if [ "$status" -eq 0 ]; then
   echo "windows-cross: d3d_app_check passed under Wine (the D3D11 and D3D12 apps' live scene and mode switches" \
     "give a fresh run's frames; a CUDA mode refused, the cpu mode running on)"
@@ -88,10 +95,9 @@ else
 fi
 
 # Every golden's scene, drawn by the Direct3D 11 and 12 backends with the scenes' CPU reference (D3D12
-# through Wine's vkd3d on lavapipe) twice: by d3d_frames.exe (one frame, and the ShowImage draw a window
-# uses) and by the app, interop-lab.exe --mode cpu, rendering up to the golden's frame and writing its
-# --screenshot. The Linux build's windows_frame_check judges both (the goldens' own comparison) at their
-# tolerance for another renderer; its interop-lab answers for the command line below.
+# through Wine's vkd3d on lavapipe) by the app, interop-lab.exe --headless --mode cpu, rendering up to the
+# golden's frame and writing its --screenshot. The Linux build's windows_frame_check judges them (the goldens'
+# own comparison) at their tolerance for another renderer; its interop-lab answers for the command line below.
 linux_build=${LINUX_BUILD_DIR:-build/release}
 if [ -f "$linux_build/build.ninja" ]; then
   cmake --build "$linux_build" --target windows_frame_check interop-lab >/dev/null
@@ -103,51 +109,38 @@ frame_check="$linux_build/tests/windows_frame_check"
 linux_app="$linux_build/app/interop-lab"
 app="$build_dir/interop-lab.exe"
 for api in d3d11 d3d12; do
-  frames="$build_dir/frames/$api"
-  app_frames="$build_dir/app-frames/$api"
-  rm -rf "$frames" "$app_frames"
-  mkdir -p "$frames" "$app_frames"
-  no_device=0
-  while read -r scene width height frame filter; do
-    scene_args=("$scene" "$width" "$height" "$frame")
-    app_args=(--api "$api" --headless --mode cpu --scene "$scene" --size "${width}x$height" --frames $((frame + 1))
-              --screenshot "$app_frames/$scene.png")
-    [ -z "$filter" ] || { scene_args+=("$filter"); app_args+=(--filter "$filter"); }
-    # A frame that fails says why on stderr; the comparison below then reports it missing. 77: this Wine
-    # has no device of the API, and the message said what is missing (the app would fail the same way).
-    status=0
-    run_windows "$build_dir/d3d_frames.exe" "$api" "$frames/$scene.rgba" "${scene_args[@]}" || status=$?
-    [ "$status" -ne 77 ] || no_device=1
-    [ "$no_device" -eq 1 ] || run_windows "$app" "${app_args[@]}" || true
-  done < <("$frame_check" list tests/golden)
-  printf -v "no_${api}_device" %d "$no_device"  # the windows below skip with it
-  if [ "$no_device" -eq 1 ]; then
-    echo "windows-cross: SKIPPED the $api frames (d3d_frames.exe and interop-lab.exe): Wine has no $api device" \
-      "here (the reason is above)"
-    skipped=$((skipped + 2))
+  no_device_here=no_${api}_device
+  if [ "${!no_device_here}" -eq 1 ]; then
+    echo "windows-cross: SKIPPED the $api frames: Wine has no $api device here (d3d_app_check said why, above)"
+    skipped=$((skipped + 1))
     continue
   fi
-  if "$frame_check" compare tests/golden "$frames" "$api"; then
-    echo "windows-cross: $api frames under Wine (d3d_frames.exe) match every golden"
-    passed=$((passed + 1))
-  else
-    echo "windows-cross: $api frames under Wine (d3d_frames.exe): some FAILED (see above; actual and heat map in $frames)"
-    failed=$((failed + 1))
-  fi
+  app_frames="$build_dir/app-frames/$api"
+  rm -rf "$app_frames"
+  mkdir -p "$app_frames"
+  while read -r scene width height frame filter; do
+    app_args=(--api "$api" --headless --mode cpu --scene "$scene" --size "${width}x$height" --frames $((frame + 1))
+              --screenshot "$app_frames/$scene.png")
+    [ -z "$filter" ] || app_args+=(--filter "$filter")
+    # A run that fails says why on stderr; the comparison below then reports its screenshot missing.
+    run_windows "$app" "${app_args[@]}" || true
+  done < <("$frame_check" list tests/golden)
   if "$frame_check" compare tests/golden "$app_frames" "interop-lab.exe --api $api"; then
-    echo "windows-cross: interop-lab.exe --api $api --mode cpu screenshots under Wine match every golden"
+    echo "windows-cross: interop-lab.exe --api $api --headless --mode cpu screenshots under Wine match every golden"
     passed=$((passed + 1))
   else
-    echo "windows-cross: interop-lab.exe --api $api --mode cpu screenshots under Wine: some FAILED (see above;" \
-      "actual and heat map in $app_frames)"
+    echo "windows-cross: interop-lab.exe --api $api --headless --mode cpu screenshots under Wine: some FAILED (see" \
+      "above; actual and heat map in $app_frames)"
     failed=$((failed + 1))
   fi
 done
 
 # The Direct3D windows (GLFW, a DXGI flip-model swap chain, the frame put upright into the back buffer: drawn
 # in D3D11, copied row by row in D3D12) under Wine in Xvfb: every golden's scene with --no-ui, its --screenshot
-# read from the back buffer (what the window shows) and judged against the golden; then, in D3D11, one with
-# the panel, whose screenshot must differ from the same frame without it (the panel was drawn over it).
+# read from the back buffer (what the window shows), judged against the golden and against the headless
+# screenshot, which it must equal byte for byte (the frame shown texel for pixel; a ShowImage scene's image
+# through the renderer's draw_image); then, in D3D11, one with the panel, whose screenshot must differ from
+# the same frame without it (the panel was drawn over it).
 check_window() {
   local api=$1 window_frames="$build_dir/window-frames/$1" panel_scene="" panel_args=() window_args=() status=0
   rm -rf "$window_frames"
@@ -158,9 +151,16 @@ check_window() {
     run_windows "$app" "${window_args[@]}" --no-ui --screenshot "$window_frames/$scene.png" || true
     [ -n "$panel_scene" ] || { panel_scene=$scene; panel_args=("${window_args[@]}"); }
   done < <("$frame_check" list tests/golden)
-  if "$frame_check" compare tests/golden "$window_frames" "interop-lab.exe --api $api in a window"; then
+  local not_exact=()
+  for shown in "$window_frames"/*.png; do
+    "$linux_app" diff "$shown" "$build_dir/app-frames/$api/$(basename "$shown")" --max-diff 0 >/dev/null ||
+      not_exact+=("$(basename "$shown" .png)")
+  done
+  [ ${#not_exact[@]} -eq 0 ] || echo "the window's ${not_exact[*]} differ from the headless screenshots"
+  if "$frame_check" compare tests/golden "$window_frames" "interop-lab.exe --api $api in a window" &&
+    [ ${#not_exact[@]} -eq 0 ]; then
     echo "windows-cross: interop-lab.exe --api $api in a window (--no-ui) under Wine: what the window shows" \
-      "matches every golden"
+      "matches every golden and is the headless frame byte for byte"
     passed=$((passed + 1))
   else
     echo "windows-cross: interop-lab.exe --api $api in a window under Wine: some FAILED (see above; actual and" \
@@ -183,8 +183,8 @@ check_window() {
 }
 for api in d3d11 d3d12; do
   no_device_here=no_${api}_device
-  if [ "${!no_device_here:-0}" -eq 1 ]; then
-    echo "windows-cross: SKIPPED the $api window: Wine has no $api device here (the reason is above)"
+  if [ "${!no_device_here}" -eq 1 ]; then
+    echo "windows-cross: SKIPPED the $api window: Wine has no $api device here (d3d_app_check said why, above)"
     skipped=$((skipped + 1))
   else
     check_window "$api"

@@ -1,7 +1,7 @@
-// tests/windows/cuda_free.cpp — what the CUDA-free Windows executables (d3d_frames, d3d_device_check, and
+// tests/windows/cuda_free.cpp — what the CUDA-free Windows executables (d3d_device_check, d3d_app_check and
 // interop-lab.exe with Direct3D only) link in place of the CUDA runtime, the CUDA kernels and the interop
 // library's device memory and GL registrations. There is no Windows CUDA runtime on the Linux machine that
-// builds them. (The checks without a panel link no_panel.cpp for ImGui.)
+// builds them. (The check without a panel links no_panel.cpp for ImGui.)
 //   - The CUDA runtime functions the code under test calls answer as on a machine without a CUDA device
 //     (cudaErrorNoDevice), so what interop/d3d11.cpp and the app's device probe do up to and after each
 //     CUDA call is what runs.

@@ -1,5 +1,5 @@
 // tests/windows/no_panel.cpp — the Dear ImGui calls of the scenes' panel controls (SceneCompute::on_ui), for
-// the Windows checks that have no panel (d3d_frames, d3d_device_check): no reason to build ImGui into them.
+// the Windows check that has no panel (d3d_device_check): no reason to build ImGui into it.
 // interop-lab.exe links the real ImGui instead. If ever reached, they say so and abort.
 #include <imgui.h>
 

@@ -1,14 +1,13 @@
 // tests/windows/windows_frame_check.cpp — the Linux half of the Direct3D proof: lists the goldens
-// (tests/golden/*.json) for scripts/windows-cross.sh to render under Wine (with d3d_frames.exe, and with
-// interop-lab.exe's --screenshot), then judges each frame against its golden with the project's own
+// (tests/golden/*.json) for scripts/windows-cross.sh to render under Wine with interop-lab.exe's
+// --screenshot, then judges each screenshot against its golden with the project's own
 // comparison (app/golden.hpp, app/image_compare.hpp), at the golden's tolerance for another renderer. One
 // line per scene; a failure leaves <scene>-actual.png, <scene>-heatmap.png and <scene>-metrics.json beside
 // the frames.
 //
 //   windows_frame_check list GOLDEN_DIR             "scene width height frame [filter]" per golden
-//   windows_frame_check compare GOLDEN_DIR FRAMES LABEL   judge FRAMES/<scene>.png (a screenshot), else
-//                                                         FRAMES/<scene>.rgba (raw RGBA8, top row first);
-//                                                         LABEL ("d3d11") starts each line
+//   windows_frame_check compare GOLDEN_DIR FRAMES LABEL   judge FRAMES/<scene>.png; LABEL
+//                                                         ("interop-lab.exe --api d3d11") starts each line
 // Exit 0 every frame within its tolerance, 1 any not (or missing), 2 usage or unreadable goldens.
 #include "app/golden.hpp"
 #include "app/image_compare.hpp"
@@ -19,8 +18,6 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -44,43 +41,25 @@ std::vector<Golden> read_goldens(const fs::path& dir) {
   return goldens;
 }
 
-// The frame interop-lab.exe (<scene>.png) or d3d_frames (<scene>.rgba) wrote, or an empty image when
-// there is none of the right size (said why).
+// The screenshot interop-lab.exe wrote, or an empty image when there is none of the golden's size (said why).
 lab::Image read_frame(const fs::path& frames, const lab::GoldenRecord& record, std::string& problem) {
-  lab::Image image;
   const fs::path png = frames / (record.scene + ".png");
-  const fs::path path = frames / (record.scene + ".rgba");
-  if (fs::exists(png)) {
-    try {
-      image = lab::read_png(png.string());
-    } catch (const std::exception& error) {  // this frame's failure, not the goldens'
-      problem = error.what();
-      return {};
-    }
-    if (image.width != record.width || image.height != record.height) {
-      problem = png.string() + " is " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-                "; the golden is " + std::to_string(record.width) + "x" + std::to_string(record.height);
-      image.rgba.clear();
-    }
-    return image;
+  if (!fs::exists(png)) {
+    problem = "no screenshot at " + png.string() + " (the run failed: its message is above)";
+    return {};
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    problem = "no frame at " + png.string() + " or " + path.string() + " (what should have written it failed: its "
-              "message is above)";
-    return image;
+  lab::Image image;
+  try {
+    image = lab::read_png(png.string());
+  } catch (const std::exception& error) {  // this frame's failure, not the goldens'
+    problem = error.what();
+    return {};
   }
-  image.rgba.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  const size_t expected = static_cast<size_t>(record.width) * record.height * 4;
-  if (image.rgba.size() != expected) {
-    problem = path.string() + " holds " + std::to_string(image.rgba.size()) + " bytes; " +
-              std::to_string(record.width) + "x" + std::to_string(record.height) + " RGBA8 is " +
-              std::to_string(expected);
-    image.rgba.clear();
-    return image;
+  if (image.width != record.width || image.height != record.height) {
+    problem = png.string() + " is " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+              "; the golden is " + std::to_string(record.width) + "x" + std::to_string(record.height);
+    return {};
   }
-  image.width = record.width;
-  image.height = record.height;
   return image;
 }
 
