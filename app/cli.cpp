@@ -183,8 +183,6 @@ constexpr const char* kSceneGroup = "Scene & mode";
 constexpr const char* kWindowGroup = "Window & output";
 constexpr const char* kBenchGroup = "Benchmark";
 constexpr const char* kDiagnosticsGroup = "Diagnostics";
-// app.hpp's kDefaultHeadlessFrames; cli stays free of the app's headers.
-constexpr long long kDefaultHeadlessFramesForHelp = 60;
 
 // The value as the user typed it, made visible when it is empty (`--scene ""`).
 std::string shown(const std::string& value) {
@@ -627,7 +625,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
        "wait for the display's refresh in a window (default: on, off with --frames)", "off", parse_vsync},
       {kWindowGroup, "--frames", "N",
        "render N frames, then exit; time = frame / 60, so runs repeat (default: until the window closes; " +
-           std::to_string(kDefaultHeadlessFramesForHelp) + " headless)",
+           std::to_string(kDefaultHeadlessFrames) + " headless)",
        "120", parse_frames},
       {kWindowGroup, "--screenshot", "PATH", "write the last frame as a PNG", "out.png", parse_screenshot},
       {kWindowGroup, "--screenshot-dir", "DIR",

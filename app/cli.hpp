@@ -9,10 +9,20 @@
 #include "kernels/postprocess.hpp"
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace lab {
+
+// A bad value that only the machine can judge (e.g. --device 99): exit code 2, like a parse error.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Frames rendered headless without --frames: enough for a steady picture, then exit (every API's app).
+constexpr long long kDefaultHeadlessFrames = 60;
 
 // `interop-lab diff A.png B.png`: compare two images (exit 0 same, 1 different, 2 error).
 struct DiffOptions {

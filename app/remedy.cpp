@@ -55,4 +55,12 @@ interop::InteropSupport probe_gl_interop(int ordinal) {
   return support;
 }
 
+std::string device_refusal(int device, const interop::CudaDevices& cuda) {
+  const int count = static_cast<int>(cuda.devices.size());
+  if (count == 0) return "this machine has no CUDA device (" + cuda.error + ")";
+  if (device < 0 || device >= count)
+    return "this machine has " + std::to_string(count) + " CUDA device(s), 0 to " + std::to_string(count - 1);
+  return "";
+}
+
 }  // namespace lab

@@ -21,6 +21,9 @@ std::string describe(const interop::Error& error);
 // interop::enumerate_cuda_devices(), its `error` ending with the command line's remedy.
 interop::CudaDevices probe_cuda_devices();
 
+// "" when CUDA device `device` exists, else why not: "this machine has 1 CUDA device(s), 0 to 0".
+std::string device_refusal(int device, const interop::CudaDevices& cuda);
+
 // interop::probe_gl_interop(ordinal), its `reason` ending with the command line's remedy.
 interop::InteropSupport probe_gl_interop(int ordinal);
 

@@ -46,14 +46,6 @@ std::string device_summary(const interop::CudaDevices& cuda, int device) {
 
 }  // namespace
 
-std::string device_refusal(int device, const interop::CudaDevices& cuda) {
-  const int count = static_cast<int>(cuda.devices.size());
-  if (count == 0) return "this machine has no CUDA device (" + cuda.error + ")";
-  if (device < 0 || device >= count)
-    return "this machine has " + std::to_string(count) + " CUDA device(s), 0 to " + std::to_string(count - 1);
-  return "";
-}
-
 App::App(const Options& options) : m_options(options), m_split_copy(options.split_copy) {
   os::return_freed_images_to_the_system();  // before the platform starts the driver's threads
   // Everything the command line names is checked before a window opens or a frame is drawn.

@@ -6,6 +6,7 @@
 #include "app/gl/doctor.hpp"
 #include "app/hotkeys.hpp"
 #include "app/image_io.hpp"
+#include "app/remedy.hpp"
 #include "app/gl/mode.hpp"
 #include "app/gl/platform.hpp"
 #include "app/gl/scene.hpp"
@@ -24,18 +25,6 @@
 namespace lab {
 
 class Panel;
-
-// A bad value that only the machine can judge (e.g. --device 99): exit code 2, like a parse error.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// "" when CUDA device `device` exists, else why not: "this machine has 1 CUDA device(s), 0 to 0".
-std::string device_refusal(int device, const interop::CudaDevices& cuda);
-
-// Frames rendered headless without --frames: enough for a steady picture, then exit.
-constexpr long long kDefaultHeadlessFrames = 60;
 
 class App {
  public:

@@ -8,7 +8,7 @@
 // external: what copying through host memory costs next to sharing the memory).
 #include "app/vulkan/bench.hpp"
 
-#include "app/gl/bench.hpp"
+#include "app/bench_timing.hpp"
 #include "app/image_io.hpp"
 #include "app/statistics.hpp"
 #include "app/text.hpp"
