@@ -116,6 +116,10 @@ DxgiReport dxgi_report(const DxgiFacts& dxgi, const std::vector<CudaDeviceFacts>
   std::vector<DxgiLine>& lines = report.lines;
   // What an adapter without a CUDA device can still run: staging needs a CUDA device anywhere.
   const std::string elsewhere = cuda.empty() ? "cpu mode only" : "staging or cpu mode only";
+  if (!dxgi.wine_version.empty())
+    lines.push_back({"Wine", dxgi.wine_version + ": the adapters below are Wine's stand-ins (the name, ids and LUID "
+                                                 "are made up; the host's GL or Vulkan driver draws), and CUDA does "
+                                                 "not run under Wine"});
   if (!dxgi.error.empty()) {
     lines.push_back({"adapters", "none listed: " + dxgi.error});
   } else if (dxgi.adapters.empty()) {

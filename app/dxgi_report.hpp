@@ -40,6 +40,9 @@ struct DxgiAdapterFacts {
 struct DxgiFacts {
   std::vector<DxgiAdapterFacts> adapters;
   std::string error;  // why no adapter could be listed (CreateDXGIFactory1 failed); "" when they were
+  // Wine's version (ntdll's wine_get_version) when this runs under Wine, else "": its adapters are
+  // stand-ins (a made-up GPU and LUID over the host's GL or Vulkan driver), never flagged as software.
+  std::string wine_version;
 };
 
 inline constexpr const char* kDxgiSectionTitle = "Direct3D / DXGI";

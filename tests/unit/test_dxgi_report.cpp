@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -47,6 +48,13 @@ DxgiAdapterFacts warp_adapter() {
   return adapter;
 }
 
+// DXGI's answer when it lists `adapters`, outside Wine.
+DxgiFacts listed(std::vector<DxgiAdapterFacts> adapters) {
+  DxgiFacts dxgi;
+  dxgi.adapters = std::move(adapters);
+  return dxgi;
+}
+
 CudaDeviceFacts cuda_device(int ordinal, const std::string& name, const lab::Luid& luid) {
   CudaDeviceFacts device;
   device.ordinal = ordinal;
@@ -69,7 +77,7 @@ std::string line(const DxgiReport& report, const std::string& key, int occurrenc
 }
 
 TEST(DxgiReportTest, TheCudaDeviceWithAnAdaptersLuidIsThatAdapterAndInteropIsPossible) {
-  const DxgiFacts dxgi{{nvidia_adapter("NVIDIA H200", kH200Luid), warp_adapter()}, ""};
+  const DxgiFacts dxgi = listed({nvidia_adapter("NVIDIA H200", kH200Luid), warp_adapter()});
   const DxgiReport report = lab::dxgi_report(dxgi, {cuda_device(0, "NVIDIA H200", kH200Luid)});
 
   ASSERT_EQ(report.adapter_cuda_devices.size(), 2u);
@@ -90,7 +98,7 @@ TEST(DxgiReportTest, TheCudaDeviceWithAnAdaptersLuidIsThatAdapterAndInteropIsPos
 }
 
 TEST(DxgiReportTest, SoftwareAdapterSaysItHasNoCudaDeviceAndWhatStillRuns) {
-  const DxgiFacts dxgi{{nvidia_adapter("NVIDIA H200", kH200Luid), warp_adapter()}, ""};
+  const DxgiFacts dxgi = listed({nvidia_adapter("NVIDIA H200", kH200Luid), warp_adapter()});
   const DxgiReport report = lab::dxgi_report(dxgi, {cuda_device(0, "NVIDIA H200", kH200Luid)});
 
   const std::string warp = line(report, "adapter 1");
@@ -105,7 +113,7 @@ TEST(DxgiReportTest, SoftwareAdapterSaysItHasNoCudaDeviceAndWhatStillRuns) {
 TEST(DxgiReportTest, DevicesAreMatchedByLuidNeverByOrdinalOrName) {
   // CUDA orders devices fastest first, DXGI by its own rules: device 0 is adapter 1 here. The second
   // device's name is adapter 0's description, but its LUID is no adapter's.
-  const DxgiFacts dxgi{{nvidia_adapter("NVIDIA L40", kL40Luid), nvidia_adapter("NVIDIA H200", kH200Luid)}, ""};
+  const DxgiFacts dxgi = listed({nvidia_adapter("NVIDIA L40", kL40Luid), nvidia_adapter("NVIDIA H200", kH200Luid)});
   const lab::Luid other{0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
   const DxgiReport report =
       lab::dxgi_report(dxgi, {cuda_device(0, "NVIDIA H200", kH200Luid), cuda_device(1, "NVIDIA L40", other)});
@@ -123,7 +131,7 @@ TEST(DxgiReportTest, TccDeviceIsRefusedWithTheWayToWddmAndNeverMatched) {
   CudaDeviceFacts tcc = cuda_device(1, "NVIDIA H200", kH200Luid);
   tcc.tcc = true;
   tcc.pci_bus_id = "0000:3B:00.0";
-  const DxgiFacts dxgi{{nvidia_adapter("NVIDIA H200", kH200Luid)}, ""};
+  const DxgiFacts dxgi = listed({nvidia_adapter("NVIDIA H200", kH200Luid)});
   const DxgiReport report = lab::dxgi_report(dxgi, {tcc});
 
   EXPECT_TRUE(report.adapter_cuda_devices[0].empty());
@@ -143,7 +151,7 @@ TEST(DxgiReportTest, TccDeviceIsRefusedWithTheWayToWddmAndNeverMatched) {
 TEST(DxgiReportTest, TccDeviceWithoutPciBusIdSaysNvidiaSmiCountsDifferently) {
   CudaDeviceFacts tcc = cuda_device(2, "NVIDIA H200", kH200Luid);
   tcc.tcc = true;
-  const DxgiReport report = lab::dxgi_report({{nvidia_adapter("NVIDIA L40", kL40Luid)}, ""}, {tcc});
+  const DxgiReport report = lab::dxgi_report(listed({nvidia_adapter("NVIDIA L40", kL40Luid)}), {tcc});
   const std::string refusal = line(report, "CUDA device 2");
   EXPECT_TRUE(contains(refusal, "nvidia-smi -L")) << refusal;
   EXPECT_TRUE(contains(refusal, "CUDA ordinal 2")) << refusal;
@@ -152,7 +160,7 @@ TEST(DxgiReportTest, TccDeviceWithoutPciBusIdSaysNvidiaSmiCountsDifferently) {
 TEST(DxgiReportTest, CudaDeviceNoAdapterListsIsReportedAsSuchNotGuessed) {
   // An MCDM (compute-only) GPU has a LUID, but DXGI does not enumerate it.
   const lab::Luid mcdm{0x77, 0x66, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
-  const DxgiFacts dxgi{{nvidia_adapter("NVIDIA H200", kH200Luid)}, ""};
+  const DxgiFacts dxgi = listed({nvidia_adapter("NVIDIA H200", kH200Luid)});
   const DxgiReport report = lab::dxgi_report(dxgi, {cuda_device(0, "NVIDIA H200", mcdm)});
 
   EXPECT_EQ(report.unlisted_devices, std::vector<int>{0});
@@ -166,12 +174,22 @@ TEST(DxgiReportTest, CudaDeviceNoAdapterListsIsReportedAsSuchNotGuessed) {
 }
 
 TEST(DxgiReportTest, WithoutCudaDevicesEveryAdapterIsCpuModeOnly) {
-  const DxgiReport report = lab::dxgi_report({{nvidia_adapter("NVIDIA H200", kH200Luid), warp_adapter()}, ""}, {});
+  const DxgiReport report = lab::dxgi_report(listed({nvidia_adapter("NVIDIA H200", kH200Luid), warp_adapter()}), {});
   EXPECT_EQ(line(report, "  CUDA", 0), "no CUDA device (interop modes unavailable on this adapter; cpu mode only)");
   EXPECT_TRUE(contains(line(report, "  CUDA", 1), "cpu mode only")) << line(report, "  CUDA", 1);
   EXPECT_TRUE(contains(line(report, "CUDA devices"), "none")) << line(report, "CUDA devices");
   EXPECT_EQ(report.interop_device, -1);
   EXPECT_TRUE(contains(report.reason, "no CUDA device")) << report.reason;
+}
+
+TEST(DxgiReportTest, UnderWineTheAdaptersAreSaidToBeStandIns) {
+  DxgiFacts dxgi = listed({nvidia_adapter("NVIDIA GeForce GTX 470", kH200Luid)});
+  EXPECT_TRUE(lab::dxgi_report(dxgi, {}).lines.front().key != "Wine");
+  dxgi.wine_version = "Wine 8.0";
+  const DxgiReport report = lab::dxgi_report(dxgi, {});
+  EXPECT_EQ(report.lines.front().key, "Wine");  // before the adapters it qualifies
+  EXPECT_TRUE(contains(report.lines.front().value, "Wine 8.0: the adapters below are Wine's stand-ins"))
+      << report.lines.front().value;
 }
 
 TEST(DxgiReportTest, AdapterWithoutDirect3DDeviceGivesNoInterop) {
@@ -180,7 +198,7 @@ TEST(DxgiReportTest, AdapterWithoutDirect3DDeviceGivesNoInterop) {
   adapter.d3d11_error = "D3D11CreateDevice failed: HRESULT 0x887A0004";
   adapter.d3d12 = false;
   adapter.d3d12_error = "HRESULT 0x887A0004";
-  const DxgiReport report = lab::dxgi_report({{adapter}, ""}, {cuda_device(0, "NVIDIA H200", kH200Luid)});
+  const DxgiReport report = lab::dxgi_report(listed({adapter}), {cuda_device(0, "NVIDIA H200", kH200Luid)});
 
   EXPECT_EQ(report.adapter_cuda_devices[0], std::vector<int>{0});
   EXPECT_EQ(report.interop_device, -1);
@@ -195,14 +213,15 @@ TEST(DxgiReportTest, NodesOfALinkedAdapterAreAllItsCudaDevices) {
   CudaDeviceFacts second = cuda_device(1, "NVIDIA H200", kH200Luid);
   second.node_mask = 2;
   const DxgiReport report =
-      lab::dxgi_report({{nvidia_adapter("NVIDIA H200", kH200Luid)}, ""}, {cuda_device(0, "NVIDIA H200", kH200Luid), second});
+      lab::dxgi_report(listed({nvidia_adapter("NVIDIA H200", kH200Luid)}), {cuda_device(0, "NVIDIA H200", kH200Luid), second});
   EXPECT_EQ(report.adapter_cuda_devices[0], (std::vector<int>{0, 1}));
   EXPECT_TRUE(contains(line(report, "  CUDA"), "CUDA device 1 (NVIDIA H200, node mask 0x0002)")) << line(report, "  CUDA");
 }
 
 TEST(DxgiReportTest, FailedEnumerationSaysWhy) {
-  const DxgiReport report =
-      lab::dxgi_report({{}, "CreateDXGIFactory1 failed: HRESULT 0x80004005"}, {cuda_device(0, "NVIDIA H200", kH200Luid)});
+  DxgiFacts dxgi;
+  dxgi.error = "CreateDXGIFactory1 failed: HRESULT 0x80004005";
+  const DxgiReport report = lab::dxgi_report(dxgi, {cuda_device(0, "NVIDIA H200", kH200Luid)});
   EXPECT_TRUE(contains(line(report, "adapters"), "none listed: CreateDXGIFactory1 failed")) << line(report, "adapters");
   EXPECT_EQ(report.unlisted_devices, std::vector<int>{0});
   EXPECT_TRUE(contains(report.reason, "HRESULT 0x80004005")) << report.reason;
@@ -217,7 +236,7 @@ TEST(DxgiReportTest, FeatureLevelsAndLuidsPrintAsWindowsToolsDo) {
 }
 
 TEST(DxgiReportTest, SectionLinesAlignTheirValues) {
-  const DxgiReport report = lab::dxgi_report({{nvidia_adapter("NVIDIA H200", kH200Luid)}, ""},
+  const DxgiReport report = lab::dxgi_report(listed({nvidia_adapter("NVIDIA H200", kH200Luid)}),
                                              {cuda_device(0, "NVIDIA H200", kH200Luid)});
   const std::vector<std::string> text = lab::format_dxgi_section(report.lines);
   ASSERT_EQ(text.size(), report.lines.size() + 1);
