@@ -10,11 +10,16 @@ namespace {
 
 const char* vendor_name(unsigned vendor_id) {
   switch (vendor_id) {
-    case 0x10DE: return "NVIDIA";
-    case 0x1002: return "AMD";
-    case 0x8086: return "Intel";
-    case 0x1414: return "Microsoft";
-    default: return nullptr;
+    case 0x10DE:
+      return "NVIDIA";
+    case 0x1002:
+      return "AMD";
+    case 0x8086:
+      return "Intel";
+    case 0x1414:
+      return "Microsoft";
+    default:
+      return nullptr;
   }
 }
 
@@ -44,8 +49,8 @@ std::string wddm_command(const CudaDeviceFacts& device) {
 
 std::string tcc_refusal(const CudaDeviceFacts& device) {
   return "CUDA device " + std::to_string(device.ordinal) +
-         " is in TCC mode: no graphics interop with Direct3D or GL; switch it to WDDM (" + wddm_command(device) +
-         ", as administrator, then reboot) or use --mode staging/cpu";
+         " is in TCC mode: no graphics interop with Direct3D or GL; switch it to WDDM (" +
+         wddm_command(device) + ", as administrator, then reboot) or use --mode staging/cpu";
 }
 
 bool has_direct3d_device(const DxgiAdapterFacts& adapter) {
@@ -55,9 +60,9 @@ bool has_direct3d_device(const DxgiAdapterFacts& adapter) {
 std::string adapter_line(const DxgiAdapterFacts& adapter) {
   const char* vendor = vendor_name(adapter.vendor_id);
   std::string text = adapter.description + ", vendor " + hex4(adapter.vendor_id) +
-                     (vendor ? std::string(" (") + vendor + ")" : "") + ", device " + hex4(adapter.device_id) +
-                     ", LUID " + luid_hex(adapter.luid) + ", " + memory_text(adapter.dedicated_video_memory) +
-                     " dedicated";
+                     (vendor ? std::string(" (") + vendor + ")" : "") + ", device " +
+                     hex4(adapter.device_id) + ", LUID " + luid_hex(adapter.luid) + ", " +
+                     memory_text(adapter.dedicated_video_memory) + " dedicated";
   if (adapter.software) text += ", software adapter (renders on the CPU)";
   return text;
 }
@@ -117,9 +122,10 @@ DxgiReport dxgi_report(const DxgiFacts& dxgi, const std::vector<CudaDeviceFacts>
   // What an adapter without a CUDA device can still run: staging needs a CUDA device anywhere.
   const std::string elsewhere = cuda.empty() ? "cpu mode only" : "staging or cpu mode only";
   if (!dxgi.wine_version.empty())
-    lines.push_back({"Wine", dxgi.wine_version + ": the adapters below are Wine's stand-ins (the name, ids and LUID "
-                                                 "are made up; the host's GL or Vulkan driver draws), and CUDA does "
-                                                 "not run under Wine"});
+    lines.push_back({"Wine", dxgi.wine_version +
+                                 ": the adapters below are Wine's stand-ins (the name, ids and LUID "
+                                 "are made up; the host's GL or Vulkan driver draws), and CUDA does "
+                                 "not run under Wine"});
   if (!dxgi.error.empty()) {
     lines.push_back({"adapters", "none listed: " + dxgi.error});
   } else if (dxgi.adapters.empty()) {
@@ -131,43 +137,50 @@ DxgiReport dxgi_report(const DxgiFacts& dxgi, const std::vector<CudaDeviceFacts>
     lines.push_back({"  Direct3D", direct3d_line(adapter)});
     std::string match;
     for (int ordinal : report.adapter_cuda_devices[a]) {
-      const auto device = std::find_if(cuda.begin(), cuda.end(),
-                                       [ordinal](const CudaDeviceFacts& facts) { return facts.ordinal == ordinal; });
+      const auto device = std::find_if(cuda.begin(), cuda.end(), [ordinal](const CudaDeviceFacts& facts) {
+        return facts.ordinal == ordinal;
+      });
       match += (match.empty() ? "= CUDA device " : ", CUDA device ") + std::to_string(ordinal) + " (" +
                device->name + ", node mask " + hex4(device->node_mask) + ")";
     }
     if (match.empty())
-      match = adapter.software ? "no CUDA device: a software adapter (interop modes unavailable on this adapter; " +
-                                     elsewhere + ")"
-                               : "no CUDA device (interop modes unavailable on this adapter; " + elsewhere + ")";
+      match = adapter.software
+                  ? "no CUDA device: a software adapter (interop modes unavailable on this adapter; " +
+                        elsewhere + ")"
+                  : "no CUDA device (interop modes unavailable on this adapter; " + elsewhere + ")";
     else if (!has_direct3d_device(adapter))
       match += ", but Direct3D creates no device on it: no interop here";
     lines.push_back({"  CUDA", match});
   }
 
-  if (cuda.empty()) lines.push_back({"CUDA devices", "none (interop and staging modes need one; cpu mode only)"});
+  if (cuda.empty())
+    lines.push_back({"CUDA devices", "none (interop and staging modes need one; cpu mode only)"});
   for (size_t d = 0; d < cuda.size(); ++d) {
     const CudaDeviceFacts& device = cuda[d];
     std::string value;
     if (device.tcc) {
       value = device.name + ": " + tcc_refusal(device);
     } else if (adapter_of[d] >= 0) {
-      value = device.name + ", LUID " + luid_hex(device.luid) + " = adapter " + std::to_string(adapter_of[d]) +
-              " (" + dxgi.adapters[static_cast<size_t>(adapter_of[d])].description + ")";
+      value = device.name + ", LUID " + luid_hex(device.luid) + " = adapter " +
+              std::to_string(adapter_of[d]) + " (" +
+              dxgi.adapters[static_cast<size_t>(adapter_of[d])].description + ")";
     } else {
       // Never guessed from the name or the ordinal: only the LUID says which adapter a device is.
-      value = device.name + ", LUID " + luid_hex(device.luid) +
-              ": no DXGI adapter has this LUID (a compute-only device, such as one in MCDM mode, or one of "
-              "another session is not listed by DXGI): no Direct3D interop with it; use --mode staging/cpu, or "
-              "switch it to WDDM (" + wddm_command(device) + ", as administrator, then reboot)";
+      value =
+          device.name + ", LUID " + luid_hex(device.luid) +
+          ": no DXGI adapter has this LUID (a compute-only device, such as one in MCDM mode, or one of "
+          "another session is not listed by DXGI): no Direct3D interop with it; use --mode staging/cpu, or "
+          "switch it to WDDM (" +
+          wddm_command(device) + ", as administrator, then reboot)";
     }
     lines.push_back({"CUDA device " + std::to_string(device.ordinal), value});
   }
 
   if (report.interop_device >= 0) {
-    lines.push_back({"verdict", "Direct3D interop possible: CUDA device " + std::to_string(report.interop_device) +
-                                    " on adapter " + std::to_string(report.interop_adapter) + " (" +
-                                    dxgi.adapters[static_cast<size_t>(report.interop_adapter)].description + ")"});
+    lines.push_back(
+        {"verdict", "Direct3D interop possible: CUDA device " + std::to_string(report.interop_device) +
+                        " on adapter " + std::to_string(report.interop_adapter) + " (" +
+                        dxgi.adapters[static_cast<size_t>(report.interop_adapter)].description + ")"});
     return report;
   }
   if (cuda.empty())
@@ -175,12 +188,14 @@ DxgiReport dxgi_report(const DxgiFacts& dxgi, const std::vector<CudaDeviceFacts>
   else if (!dxgi.error.empty())
     report.reason = "no DXGI adapter could be listed (" + dxgi.error + "); use --mode cpu";
   else if (report.tcc_devices.size() == cuda.size())
-    report.reason = cuda.size() == 1 ? tcc_refusal(cuda.front())
-                                     : "every CUDA device is in TCC mode: switch one to WDDM (see its line) or use "
-                                       "--mode staging/cpu";
+    report.reason = cuda.size() == 1
+                        ? tcc_refusal(cuda.front())
+                        : "every CUDA device is in TCC mode: switch one to WDDM (see its line) or use "
+                          "--mode staging/cpu";
   else if (!report.unlisted_devices.empty() || !report.tcc_devices.empty())
-    report.reason = "no DXGI adapter with a Direct3D device has a CUDA device's LUID (see the CUDA device lines); "
-                    "use --mode staging/cpu";
+    report.reason =
+        "no DXGI adapter with a Direct3D device has a CUDA device's LUID (see the CUDA device lines); "
+        "use --mode staging/cpu";
   else
     report.reason = "the adapters of the CUDA devices create no Direct3D device; use --mode staging/cpu";
   lines.push_back({"verdict", "Direct3D interop is unavailable: " + report.reason});

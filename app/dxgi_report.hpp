@@ -17,10 +17,10 @@ using Luid = std::array<unsigned char, 8>;  // a LUID's 8 bytes as cudaDevicePro
 struct CudaDeviceFacts {
   int ordinal = -1;
   std::string name;
-  Luid luid{};                // cudaDeviceProp::luid; undefined in TCC mode, so never matched there
-  unsigned node_mask = 0;     // cudaDeviceProp::luidDeviceNodeMask: the node of a linked adapter
-  bool tcc = false;           // cudaDeviceProp::tccDriver
-  std::string pci_bus_id;     // "0000:3B:00.0" (cudaDeviceGetPCIBusId), for nvidia-smi -i; "" unknown
+  Luid luid{};             // cudaDeviceProp::luid; undefined in TCC mode, so never matched there
+  unsigned node_mask = 0;  // cudaDeviceProp::luidDeviceNodeMask: the node of a linked adapter
+  bool tcc = false;        // cudaDeviceProp::tccDriver
+  std::string pci_bus_id;  // "0000:3B:00.0" (cudaDeviceGetPCIBusId), for nvidia-smi -i; "" unknown
 };
 
 // One DXGI adapter (IDXGIFactory1::EnumAdapters1) and what Direct3D creates on it.
@@ -30,7 +30,7 @@ struct DxgiAdapterFacts {
   unsigned device_id = 0;
   Luid luid{};
   unsigned long long dedicated_video_memory = 0;  // bytes
-  bool software = false;           // DXGI_ADAPTER_FLAG_SOFTWARE, or Microsoft's Basic Render Driver (WARP)
+  bool software = false;             // DXGI_ADAPTER_FLAG_SOFTWARE, or Microsoft's Basic Render Driver (WARP)
   unsigned d3d11_feature_level = 0;  // D3D_FEATURE_LEVEL (0xb000 = 11_0); 0: D3D11CreateDevice failed
   std::string d3d11_error;           // why, when it failed
   bool d3d12 = false;                // D3D12CreateDevice(adapter, 11_0) succeeds
@@ -57,12 +57,12 @@ struct DxgiReport {
   // For each adapter (same order as DxgiFacts::adapters): the CUDA devices with its LUID (several: the
   // nodes of a linked adapter).
   std::vector<std::vector<int>> adapter_cuda_devices;
-  std::vector<int> tcc_devices;        // CUDA devices in TCC mode: no graphics interop at all
-  std::vector<int> unlisted_devices;   // not TCC, but no adapter has their LUID (MCDM, another session)
-  int interop_device = -1;             // the first CUDA device Direct3D interop can use; -1: none
-  int interop_adapter = -1;            // its adapter
-  std::string reason;                  // why Direct3D interop is unavailable, with a remedy; "" when usable
-  std::vector<DxgiLine> lines;         // the doctor's section, verdict last
+  std::vector<int> tcc_devices;       // CUDA devices in TCC mode: no graphics interop at all
+  std::vector<int> unlisted_devices;  // not TCC, but no adapter has their LUID (MCDM, another session)
+  int interop_device = -1;            // the first CUDA device Direct3D interop can use; -1: none
+  int interop_adapter = -1;           // its adapter
+  std::string reason;                 // why Direct3D interop is unavailable, with a remedy; "" when usable
+  std::vector<DxgiLine> lines;        // the doctor's section, verdict last
 };
 
 DxgiReport dxgi_report(const DxgiFacts& dxgi, const std::vector<CudaDeviceFacts>& cuda);

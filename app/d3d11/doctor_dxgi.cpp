@@ -31,13 +31,15 @@ unsigned d3d11_feature_level(IDXGIAdapter1* adapter, std::string& error) {
                                       D3D_FEATURE_LEVEL_9_3,  D3D_FEATURE_LEVEL_9_2,  D3D_FEATURE_LEVEL_9_1};
   D3D_FEATURE_LEVEL level{};
   // No device out: the runtime only says which level it would create.
-  HRESULT result = D3D11CreateDevice(adapter, D3D_DRIVER_TYPE_UNKNOWN, nullptr, 0, levels,
-                                     static_cast<UINT>(std::size(levels)), D3D11_SDK_VERSION, nullptr, &level, nullptr);
+  HRESULT result =
+      D3D11CreateDevice(adapter, D3D_DRIVER_TYPE_UNKNOWN, nullptr, 0, levels,
+                        static_cast<UINT>(std::size(levels)), D3D11_SDK_VERSION, nullptr, &level, nullptr);
   if (result == E_INVALIDARG) {
     // A runtime older than 12_0 (or 11_1) refuses a list that names it: ask again from 11_0 down.
     const D3D_FEATURE_LEVEL* from_11_0 = levels + 3;
     result = D3D11CreateDevice(adapter, D3D_DRIVER_TYPE_UNKNOWN, nullptr, 0, from_11_0,
-                               static_cast<UINT>(std::size(levels) - 3), D3D11_SDK_VERSION, nullptr, &level, nullptr);
+                               static_cast<UINT>(std::size(levels) - 3), D3D11_SDK_VERSION, nullptr, &level,
+                               nullptr);
   }
   if (FAILED(result)) {
     error = "D3D11CreateDevice failed: HRESULT " + hresult_text(result);
@@ -74,8 +76,8 @@ DxgiFacts gather_dxgi_facts() {
     DXGI_ADAPTER_DESC1 desc{};
     if (SUCCEEDED(result)) result = adapter->GetDesc1(&desc);
     if (FAILED(result)) {
-      facts.error = "adapter " + std::to_string(index) + " (IDXGIFactory1::EnumAdapters1, GetDesc1): HRESULT " +
-                    hresult_text(result);
+      facts.error = "adapter " + std::to_string(index) +
+                    " (IDXGIFactory1::EnumAdapters1, GetDesc1): HRESULT " + hresult_text(result);
       break;
     }
     DxgiAdapterFacts adapter_facts;
@@ -89,7 +91,8 @@ DxgiFacts gather_dxgi_facts() {
                              (desc.VendorId == kMicrosoftVendor && desc.DeviceId == kBasicRenderDriver);
     adapter_facts.d3d11_feature_level = d3d11_feature_level(adapter.Get(), adapter_facts.d3d11_error);
     // A null device pointer makes D3D12CreateDevice a capability check (S_FALSE when it would succeed).
-    const HRESULT d3d12 = D3D12CreateDevice(adapter.Get(), D3D_FEATURE_LEVEL_11_0, __uuidof(ID3D12Device), nullptr);
+    const HRESULT d3d12 =
+        D3D12CreateDevice(adapter.Get(), D3D_FEATURE_LEVEL_11_0, __uuidof(ID3D12Device), nullptr);
     adapter_facts.d3d12 = SUCCEEDED(d3d12);
     if (FAILED(d3d12)) adapter_facts.d3d12_error = "D3D12CreateDevice failed: HRESULT " + hresult_text(d3d12);
     facts.adapters.push_back(std::move(adapter_facts));

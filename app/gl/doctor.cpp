@@ -163,7 +163,7 @@ DoctorSection dxgi_section(const interop::CudaDevices& cuda) {
   std::vector<CudaDeviceFacts> facts;
   for (const interop::CudaDeviceInfo& info : cuda.devices) {
     cudaDeviceProp properties{};
-    // A device the CUDA section listed but that answers no properties now is left out, not described by guess.
+    // A device listed but without properties now is left out, not described by guess.
     if (cudaGetDeviceProperties(&properties, info.ordinal) != cudaSuccess) continue;
     CudaDeviceFacts device;
     device.ordinal = info.ordinal;

@@ -86,13 +86,16 @@ TEST(DxgiReportTest, TheCudaDeviceWithAnAdaptersLuidIsThatAdapterAndInteropIsPos
   EXPECT_EQ(report.interop_device, 0);
   EXPECT_EQ(report.interop_adapter, 0);
   EXPECT_EQ(report.reason, "");
-  EXPECT_TRUE(contains(line(report, "adapter 0"), "NVIDIA H200, vendor 0x10DE (NVIDIA), device 0x2335, LUID "
-                                                  "0x0000000000012345, 141.0 GiB dedicated"))
+  EXPECT_TRUE(contains(line(report, "adapter 0"),
+                       "NVIDIA H200, vendor 0x10DE (NVIDIA), device 0x2335, LUID "
+                       "0x0000000000012345, 141.0 GiB dedicated"))
       << line(report, "adapter 0");
-  EXPECT_TRUE(contains(line(report, "  Direct3D"), "D3D11 feature level 12_1; D3D12 yes")) << line(report, "  Direct3D");
+  EXPECT_TRUE(contains(line(report, "  Direct3D"), "D3D11 feature level 12_1; D3D12 yes"))
+      << line(report, "  Direct3D");
   EXPECT_TRUE(contains(line(report, "  CUDA"), "= CUDA device 0 (NVIDIA H200, node mask 0x0001)"))
       << line(report, "  CUDA");
-  EXPECT_TRUE(contains(line(report, "CUDA device 0"), "= adapter 0 (NVIDIA H200)")) << line(report, "CUDA device 0");
+  EXPECT_TRUE(contains(line(report, "CUDA device 0"), "= adapter 0 (NVIDIA H200)"))
+      << line(report, "CUDA device 0");
   EXPECT_TRUE(contains(line(report, "verdict"), "Direct3D interop possible: CUDA device 0 on adapter 0"))
       << line(report, "verdict");
 }
@@ -113,7 +116,8 @@ TEST(DxgiReportTest, SoftwareAdapterSaysItHasNoCudaDeviceAndWhatStillRuns) {
 TEST(DxgiReportTest, DevicesAreMatchedByLuidNeverByOrdinalOrName) {
   // CUDA orders devices fastest first, DXGI by its own rules: device 0 is adapter 1 here. The second
   // device's name is adapter 0's description, but its LUID is no adapter's.
-  const DxgiFacts dxgi = listed({nvidia_adapter("NVIDIA L40", kL40Luid), nvidia_adapter("NVIDIA H200", kH200Luid)});
+  const DxgiFacts dxgi =
+      listed({nvidia_adapter("NVIDIA L40", kL40Luid), nvidia_adapter("NVIDIA H200", kH200Luid)});
   const lab::Luid other{0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
   const DxgiReport report =
       lab::dxgi_report(dxgi, {cuda_device(0, "NVIDIA H200", kH200Luid), cuda_device(1, "NVIDIA L40", other)});
@@ -123,7 +127,8 @@ TEST(DxgiReportTest, DevicesAreMatchedByLuidNeverByOrdinalOrName) {
   EXPECT_EQ(report.unlisted_devices, std::vector<int>{1});
   EXPECT_EQ(report.interop_device, 0);
   EXPECT_EQ(report.interop_adapter, 1);
-  EXPECT_TRUE(contains(line(report, "CUDA device 0"), "= adapter 1 (NVIDIA H200)")) << line(report, "CUDA device 0");
+  EXPECT_TRUE(contains(line(report, "CUDA device 0"), "= adapter 1 (NVIDIA H200)"))
+      << line(report, "CUDA device 0");
 }
 
 TEST(DxgiReportTest, TccDeviceIsRefusedWithTheWayToWddmAndNeverMatched) {
@@ -138,13 +143,15 @@ TEST(DxgiReportTest, TccDeviceIsRefusedWithTheWayToWddmAndNeverMatched) {
   EXPECT_EQ(report.tcc_devices, std::vector<int>{1});
   EXPECT_EQ(report.interop_device, -1);
   const std::string refusal = line(report, "CUDA device 1");
-  EXPECT_TRUE(contains(refusal, "CUDA device 1 is in TCC mode: no graphics interop with Direct3D or GL; switch it "
-                                "to WDDM (nvidia-smi -i 0000:3B:00.0 -dm 0"))
+  EXPECT_TRUE(contains(refusal,
+                       "CUDA device 1 is in TCC mode: no graphics interop with Direct3D or GL; switch it "
+                       "to WDDM (nvidia-smi -i 0000:3B:00.0 -dm 0"))
       << refusal;
   EXPECT_TRUE(contains(refusal, "or use --mode staging/cpu")) << refusal;
   // The only device: the verdict is its refusal.
   EXPECT_TRUE(contains(report.reason, "CUDA device 1 is in TCC mode")) << report.reason;
-  EXPECT_TRUE(contains(line(report, "verdict"), "Direct3D interop is unavailable: CUDA device 1 is in TCC mode"))
+  EXPECT_TRUE(
+      contains(line(report, "verdict"), "Direct3D interop is unavailable: CUDA device 1 is in TCC mode"))
       << line(report, "verdict");
 }
 
@@ -174,8 +181,10 @@ TEST(DxgiReportTest, CudaDeviceNoAdapterListsIsReportedAsSuchNotGuessed) {
 }
 
 TEST(DxgiReportTest, WithoutCudaDevicesEveryAdapterIsCpuModeOnly) {
-  const DxgiReport report = lab::dxgi_report(listed({nvidia_adapter("NVIDIA H200", kH200Luid), warp_adapter()}), {});
-  EXPECT_EQ(line(report, "  CUDA", 0), "no CUDA device (interop modes unavailable on this adapter; cpu mode only)");
+  const DxgiReport report =
+      lab::dxgi_report(listed({nvidia_adapter("NVIDIA H200", kH200Luid), warp_adapter()}), {});
+  EXPECT_EQ(line(report, "  CUDA", 0),
+            "no CUDA device (interop modes unavailable on this adapter; cpu mode only)");
   EXPECT_TRUE(contains(line(report, "  CUDA", 1), "cpu mode only")) << line(report, "  CUDA", 1);
   EXPECT_TRUE(contains(line(report, "CUDA devices"), "none")) << line(report, "CUDA devices");
   EXPECT_EQ(report.interop_device, -1);
@@ -202,8 +211,9 @@ TEST(DxgiReportTest, AdapterWithoutDirect3DDeviceGivesNoInterop) {
 
   EXPECT_EQ(report.adapter_cuda_devices[0], std::vector<int>{0});
   EXPECT_EQ(report.interop_device, -1);
-  EXPECT_TRUE(contains(line(report, "  Direct3D"), "D3D11 no device (D3D11CreateDevice failed: HRESULT 0x887A0004); "
-                                                   "D3D12 no (HRESULT 0x887A0004)"))
+  EXPECT_TRUE(contains(line(report, "  Direct3D"),
+                       "D3D11 no device (D3D11CreateDevice failed: HRESULT 0x887A0004); "
+                       "D3D12 no (HRESULT 0x887A0004)"))
       << line(report, "  Direct3D");
   EXPECT_TRUE(contains(line(report, "  CUDA"), "Direct3D creates no device on it")) << line(report, "  CUDA");
   EXPECT_FALSE(report.reason.empty());
@@ -212,17 +222,19 @@ TEST(DxgiReportTest, AdapterWithoutDirect3DDeviceGivesNoInterop) {
 TEST(DxgiReportTest, NodesOfALinkedAdapterAreAllItsCudaDevices) {
   CudaDeviceFacts second = cuda_device(1, "NVIDIA H200", kH200Luid);
   second.node_mask = 2;
-  const DxgiReport report =
-      lab::dxgi_report(listed({nvidia_adapter("NVIDIA H200", kH200Luid)}), {cuda_device(0, "NVIDIA H200", kH200Luid), second});
+  const DxgiReport report = lab::dxgi_report(listed({nvidia_adapter("NVIDIA H200", kH200Luid)}),
+                                             {cuda_device(0, "NVIDIA H200", kH200Luid), second});
   EXPECT_EQ(report.adapter_cuda_devices[0], (std::vector<int>{0, 1}));
-  EXPECT_TRUE(contains(line(report, "  CUDA"), "CUDA device 1 (NVIDIA H200, node mask 0x0002)")) << line(report, "  CUDA");
+  EXPECT_TRUE(contains(line(report, "  CUDA"), "CUDA device 1 (NVIDIA H200, node mask 0x0002)"))
+      << line(report, "  CUDA");
 }
 
 TEST(DxgiReportTest, FailedEnumerationSaysWhy) {
   DxgiFacts dxgi;
   dxgi.error = "CreateDXGIFactory1 failed: HRESULT 0x80004005";
   const DxgiReport report = lab::dxgi_report(dxgi, {cuda_device(0, "NVIDIA H200", kH200Luid)});
-  EXPECT_TRUE(contains(line(report, "adapters"), "none listed: CreateDXGIFactory1 failed")) << line(report, "adapters");
+  EXPECT_TRUE(contains(line(report, "adapters"), "none listed: CreateDXGIFactory1 failed"))
+      << line(report, "adapters");
   EXPECT_EQ(report.unlisted_devices, std::vector<int>{0});
   EXPECT_TRUE(contains(report.reason, "HRESULT 0x80004005")) << report.reason;
 }

@@ -22,7 +22,8 @@ using Microsoft::WRL::ComPtr;
 struct Checks {
   int failures = 0;
   void check(bool ok, const std::string& what, const std::string& detail = "") {
-    std::printf("%s %s%s%s\n", ok ? "ok  " : "FAIL", what.c_str(), detail.empty() ? "" : ": ", detail.c_str());
+    std::printf("%s %s%s%s\n", ok ? "ok  " : "FAIL", what.c_str(), detail.empty() ? "" : ": ",
+                detail.c_str());
     if (!ok) ++failures;
   }
 };
@@ -34,8 +35,8 @@ bool contains(const std::string& text, const std::string& part) {
 // Adapter `index` as DXGI describes it, read here rather than through the code under test.
 bool adapter_desc(UINT index, DXGI_ADAPTER_DESC1& desc, ComPtr<IDXGIAdapter1>& adapter) {
   ComPtr<IDXGIFactory1> factory;
-  return SUCCEEDED(CreateDXGIFactory1(IID_PPV_ARGS(&factory))) && SUCCEEDED(factory->EnumAdapters1(index, &adapter)) &&
-         SUCCEEDED(adapter->GetDesc1(&desc));
+  return SUCCEEDED(CreateDXGIFactory1(IID_PPV_ARGS(&factory))) &&
+         SUCCEEDED(factory->EnumAdapters1(index, &adapter)) && SUCCEEDED(adapter->GetDesc1(&desc));
 }
 
 // The feature level of a D3D11 device created on `adapter` (the same list, kept this time); 0 when none.
@@ -44,8 +45,8 @@ unsigned created_feature_level(IDXGIAdapter1* adapter) {
                                       D3D_FEATURE_LEVEL_10_0, D3D_FEATURE_LEVEL_9_3,  D3D_FEATURE_LEVEL_9_2,
                                       D3D_FEATURE_LEVEL_9_1};
   ComPtr<ID3D11Device> device;
-  if (FAILED(D3D11CreateDevice(adapter, D3D_DRIVER_TYPE_UNKNOWN, nullptr, 0, levels, 7, D3D11_SDK_VERSION, &device,
-                               nullptr, nullptr)))
+  if (FAILED(D3D11CreateDevice(adapter, D3D_DRIVER_TYPE_UNKNOWN, nullptr, 0, levels, 7, D3D11_SDK_VERSION,
+                               &device, nullptr, nullptr)))
     return 0;
   return static_cast<unsigned>(device->GetFeatureLevel());
 }
@@ -60,8 +61,8 @@ int main(int argc, char** argv) {
     std::printf("%s\n", line.c_str());
   std::printf("\n");
   if (facts.adapters.empty()) {
-    std::printf("SKIP DXGI lists no adapter here: %s\n", facts.error.empty() ? "EnumAdapters1(0) found none"
-                                                                             : facts.error.c_str());
+    std::printf("SKIP DXGI lists no adapter here: %s\n",
+                facts.error.empty() ? "EnumAdapters1(0) found none" : facts.error.c_str());
     return 77;
   }
 
@@ -80,7 +81,8 @@ int main(int argc, char** argv) {
     }
     // The report's byte-wise LUID text against the LUID structure's own.
     checks.check(lab::luid_hex(adapter.luid) == lab::d3d::luid_text(desc.AdapterLuid),
-                 name + ": LUID as DXGI gives it", lab::luid_hex(adapter.luid) + " vs " + lab::d3d::luid_text(desc.AdapterLuid));
+                 name + ": LUID as DXGI gives it",
+                 lab::luid_hex(adapter.luid) + " vs " + lab::d3d::luid_text(desc.AdapterLuid));
     // The capability check (no device out) against a device really created.
     const unsigned created = created_feature_level(live.Get());
     checks.check(created == 0 || adapter.d3d11_feature_level >= created,
@@ -105,13 +107,16 @@ int main(int argc, char** argv) {
   unlisted.name = "a CUDA device no adapter lists";
   unlisted.luid = {0xde, 0xad, 0xbe, 0xef, 0x7f, 0x00, 0x00, 0x00};
   const lab::DxgiReport report = lab::dxgi_report(facts, {matching, unlisted});
-  checks.check(report.adapter_cuda_devices[0] == std::vector<int>{0}, "CUDA device with adapter 0's LUID is adapter 0");
-  checks.check(report.unlisted_devices == std::vector<int>{1}, "CUDA device with an unknown LUID is unlisted");
+  checks.check(report.adapter_cuda_devices[0] == std::vector<int>{0},
+               "CUDA device with adapter 0's LUID is adapter 0");
+  checks.check(report.unlisted_devices == std::vector<int>{1},
+               "CUDA device with an unknown LUID is unlisted");
   const std::string verdict = report.lines.back().value;
   const bool direct3d = facts.adapters[0].d3d11_feature_level != 0 || facts.adapters[0].d3d12;
   if (direct3d)
-    checks.check(report.interop_adapter == 0 && contains(verdict, "interop possible: CUDA device 0 on adapter 0"),
-                 "verdict names the matched device", verdict);
+    checks.check(
+        report.interop_adapter == 0 && contains(verdict, "interop possible: CUDA device 0 on adapter 0"),
+        "verdict names the matched device", verdict);
   else
     checks.check(report.interop_adapter == -1 && contains(verdict, "unavailable"),
                  "verdict: no interop on an adapter without a Direct3D device", verdict);
