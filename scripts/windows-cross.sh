@@ -71,6 +71,22 @@ else
   failed=$((failed + 1))
 fi
 
+# The doctor's Direct3D/DXGI section on Wine's adapters, for no CUDA device. 77: DXGI lists no adapter
+# here, and the check printed why.
+status=0
+run_windows "$build_dir/dxgi_doctor_check.exe" --under-wine || status=$?
+if [ "$status" -eq 0 ]; then
+  echo "windows-cross: dxgi_doctor_check passed under Wine (DXGI adapters with LUID and D3D11 feature level," \
+    "CUDA devices matched by LUID)"
+  passed=$((passed + 1))
+elif [ "$status" -eq 77 ]; then
+  echo "windows-cross: SKIPPED dxgi_doctor_check: Wine lists no DXGI adapter here (the reason is above)"
+  skipped=$((skipped + 1))
+else
+  echo "windows-cross: dxgi_doctor_check FAILED under Wine"
+  failed=$((failed + 1))
+fi
+
 # Every golden's scene, drawn by the Direct3D 11 and 12 backends with the scenes' CPU reference (D3D12
 # through Wine's vkd3d on lavapipe), judged by the Linux build's windows_frame_check (the goldens' own
 # comparison) at their tolerance for another renderer.

@@ -20,6 +20,8 @@ std::string hresult_text(HRESULT result);
 void check(HRESULT result, const char* call);
 #define LAB_D3D_CHECK(call) ::lab::d3d::check((call), #call)
 
+// A wide string as ASCII, other characters as '?' (adapter descriptions).
+std::string narrow(const wchar_t* wide);
 // The adapter's description (ASCII; other characters as '?') and its LUID: "NVIDIA H200 (LUID 0x...)".
 std::string adapter_name(const wchar_t* description, const LUID& luid);
 std::string luid_text(const LUID& luid);
