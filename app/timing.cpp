@@ -32,7 +32,7 @@ namespace {
 constexpr NamedValue<Phase> kPhases[] = {
     {Phase::Register, "register", ""}, {Phase::Map, "map", ""},           {Phase::Wait, "wait", ""},
     {Phase::Kernel, "kernel", ""},     {Phase::Signal, "signal", ""},     {Phase::Unmap, "unmap", ""},       {Phase::Unregister, "unregister", ""}, {Phase::CudaCopy, "cuda copy", ""},
-    {Phase::GlCopy, "gl copy", ""},    {Phase::Draw, "draw", ""},         {Phase::Frame, "frame", ""},
+    {Phase::GlCopy, "gl copy", ""},    {Phase::VulkanCopy, "vulkan copy", ""}, {Phase::Draw, "draw", ""},         {Phase::Frame, "frame", ""},
 };
 static_assert(std::size(kPhases) == kPhaseCount, "every Phase needs its name in kPhases");
 

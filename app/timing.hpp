@@ -24,9 +24,10 @@ namespace lab {
 // (seen on an H200: a 0.5 ms copy read 68 ms beside a long GL clear), so compare medians, not samples.
 // Wait and Signal are the external mode's hand-off: CUDA waiting on the graphics API's semaphore, and
 // signalling its own, where the map modes have Map and Unmap.
-enum class Phase { Register, Map, Wait, Kernel, Signal, Unmap, Unregister, CudaCopy, GlCopy, Draw, Frame };
-constexpr int kPhaseCount = 11;
-// "register", "map", "wait", "kernel", "signal", "unmap", "unregister", "cuda copy", "gl copy", "draw", "frame"
+enum class Phase { Register, Map, Wait, Kernel, Signal, Unmap, Unregister, CudaCopy, GlCopy, VulkanCopy, Draw, Frame };
+constexpr int kPhaseCount = 12;
+// "register", "map", "wait", "kernel", "signal", "unmap", "unregister", "cuda copy", "gl copy", "vulkan copy",
+// "draw", "frame"
 const char* to_string(Phase phase);
 // Every phase, in the order the panel lists them.
 const std::array<Phase, kPhaseCount>& all_phases();

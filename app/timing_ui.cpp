@@ -15,7 +15,7 @@ namespace {
 
 constexpr Phase kShownPhases[] = {Phase::Register, Phase::Map,      Phase::Wait,   Phase::Kernel,
                                   Phase::Signal,   Phase::Unmap,    Phase::Unregister, Phase::CudaCopy,
-                                  Phase::GlCopy,   Phase::Draw,     Phase::Frame};
+                                  Phase::GlCopy,   Phase::VulkanCopy, Phase::Draw,   Phase::Frame};
 
 }  // namespace
 
@@ -55,9 +55,15 @@ void draw_timings(const FrameTimers& timers, ModeId mode) {
 }
 
 void draw_mode_table(const FrameTimers& timers) {
-  const Phase columns[] = {Phase::Map,    Phase::Wait,   Phase::Kernel, Phase::Signal,
-                           Phase::Unmap,  Phase::CudaCopy, Phase::GlCopy, Phase::Frame};
-  if (!ImGui::BeginTable("modes", 1 + static_cast<int>(std::size(columns)), ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
+  // The phases some mode recorded (an API's own copy phase, the external mode's semaphores), in this order.
+  std::vector<Phase> columns;
+  for (const Phase phase : {Phase::Map, Phase::Wait, Phase::Kernel, Phase::Signal, Phase::Unmap, Phase::CudaCopy,
+                            Phase::GlCopy, Phase::VulkanCopy, Phase::Frame}) {
+    const auto recorded = [&](ModeId mode) { return timers.has(static_cast<int>(mode), phase); };
+    if (std::any_of(all_modes().begin(), all_modes().end(), recorded)) columns.push_back(phase);
+  }
+  if (!ImGui::BeginTable("modes", 1 + static_cast<int>(columns.size()),
+                         ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
     return;
   ImGui::TableSetupColumn("mode (avg ms)");
   for (const Phase phase : columns) ImGui::TableSetupColumn(to_string(phase));

@@ -116,6 +116,7 @@ int run_bench(const Options& options) {
         graphics_run.width = size.width;
         graphics_run.height = size.height;
         App app(graphics_run);
+        app.set_timing(false);
         const std::vector<double> wall = time_frames(options.bench_frames, [&](long long index) {
           app.render_graphics_only(index);
           app.finish();
@@ -139,6 +140,7 @@ int run_bench(const Options& options) {
         std::optional<App> app;
         try {
           app.emplace(run);
+          app->set_timing(false);  // wall time of the frame alone, as the GL benchmark's modes
         } catch (const std::runtime_error& error) {
           std::fprintf(stderr, "bench: %s skipped: %s\n", c.path, error.what());
           continue;

@@ -46,10 +46,17 @@ class CpuMode final : public Mode {
     m_descs.clear();
   }
 
-  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame) override {
-    for (size_t i = 0; i < m_descs.size(); ++i)
-      if (m_descs[i].role == ResourceRole::Input) renderer.download(static_cast<int>(i), m_storage[i].data());
-    scene.compute_cpu(frame, m_views);
+  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
+    for (size_t i = 0; i < m_descs.size(); ++i) {
+      if (m_descs[i].role != ResourceRole::Input) continue;
+      GraphicsPhase phase(timers, Phase::VulkanCopy);
+      renderer.download(static_cast<int>(i), m_storage[i].data());
+    }
+    {
+      CpuPhase phase(timers, Phase::Kernel);
+      scene.compute_cpu(frame, m_views);
+    }
+    // The uploads are copied into the resources at the start of the next pass: timed as part of its draw.
     for (size_t i = 0; i < m_descs.size(); ++i)
       if (m_descs[i].role == ResourceRole::Output) renderer.upload(static_cast<int>(i), m_storage[i].data());
   }
@@ -92,19 +99,29 @@ class StagingMode final : public Mode {
     m_descs.clear();
   }
 
-  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame) override {
+  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
     for (size_t i = 0; i < m_descs.size(); ++i) {
       if (m_descs[i].role != ResourceRole::Input) continue;
-      renderer.download(static_cast<int>(i), m_host[i].data());
+      {
+        GraphicsPhase phase(timers, Phase::VulkanCopy);
+        renderer.download(static_cast<int>(i), m_host[i].data());
+      }
+      CudaPhase phase(timers, Phase::CudaCopy, m_cuda.stream);
       INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_device[i].data(), m_host[i].data(), m_descs[i].bytes,
                                          cudaMemcpyHostToDevice, m_cuda.stream));
     }
-    scene.compute_cuda(frame, m_views, m_cuda.stream);
-    INTEROP_CUDA_CHECK(cudaGetLastError());
-    for (size_t i = 0; i < m_descs.size(); ++i)
-      if (m_descs[i].role == ResourceRole::Output)
-        INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_host[i].data(), m_device[i].data(), m_descs[i].bytes,
-                                           cudaMemcpyDeviceToHost, m_cuda.stream));
+    {
+      CudaPhase phase(timers, Phase::Kernel, m_cuda.stream);
+      scene.compute_cuda(frame, m_views, m_cuda.stream);
+      INTEROP_CUDA_CHECK(cudaGetLastError());
+    }
+    {
+      CudaPhase phase(timers, Phase::CudaCopy, m_cuda.stream);
+      for (size_t i = 0; i < m_descs.size(); ++i)
+        if (m_descs[i].role == ResourceRole::Output)
+          INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_host[i].data(), m_device[i].data(), m_descs[i].bytes,
+                                             cudaMemcpyDeviceToHost, m_cuda.stream));
+    }
     // Renderer::upload reads the host memory when it is called: the copies must be complete.
     INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));
     for (size_t i = 0; i < m_descs.size(); ++i)

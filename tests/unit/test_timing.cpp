@@ -125,13 +125,14 @@ TEST(PhaseWindowTest, ClearEmptiesTheWindow) {
 
 TEST(PhaseTest, EveryPhaseHasItsOwnName) {
   const std::vector<std::string> expected{"register",   "map",       "wait",    "kernel", "signal", "unmap",
-                                          "unregister", "cuda copy", "gl copy", "draw",   "frame"};
+                                          "unregister", "cuda copy", "gl copy", "vulkan copy", "draw", "frame"};
   std::vector<std::string> names;
   for (Phase phase : lab::all_phases()) names.push_back(lab::to_string(phase));
   EXPECT_EQ(names, expected);
   EXPECT_EQ(static_cast<int>(lab::all_phases().back()), lab::kPhaseCount - 1);
   EXPECT_STREQ(lab::to_string(lab::Clock::Cuda), "cuda");
   EXPECT_STREQ(lab::to_string(lab::Clock::Gl), "gl");
+  EXPECT_STREQ(lab::to_string(lab::Clock::Vulkan), "vulkan");
   EXPECT_STREQ(lab::to_string(lab::Clock::Cpu), "cpu");
 }
 
