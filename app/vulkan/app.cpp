@@ -6,6 +6,7 @@
 #include "app/signals.hpp"
 #include "app/text.hpp"
 #include "app/timing_ui.hpp"
+#include "app/vulkan/cuda_link.hpp"
 #include "interop/error.hpp"
 #include "kernels/common.hpp"
 
@@ -26,17 +27,6 @@ namespace {
 
 void log(const std::string& message) {
   std::fprintf(stderr, "interop-lab: %s\n", message.c_str());
-}
-
-// The Vulkan device that is CUDA device `device`: the same GPU, matched by UUID (never by ordinal).
-Uuid uuid_of_cuda_device(int device) {
-  cudaDeviceProp properties{};
-  INTEROP_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
-  Uuid uuid;
-  static_assert(sizeof(properties.uuid.bytes) == std::tuple_size<Uuid>::value,
-                "CUDA and Vulkan UUIDs differ");
-  std::memcpy(uuid.data(), properties.uuid.bytes, uuid.size());
-  return uuid;
 }
 
 std::string glfw_error_text() {
@@ -147,7 +137,7 @@ App::App(const Options& options) : m_options(options), m_extent{options.width, o
   }
   // The CUDA device's own GPU, so CUDA can import what Vulkan exports; without CUDA, the first device.
   if (m_cuda.device >= 0) {
-    const Uuid uuid = uuid_of_cuda_device(m_cuda.device);
+    const Uuid uuid = cuda_device_uuid(m_cuda.device);
     m_context = std::make_unique<Context>(&uuid, context_options);
     m_stream.emplace();
     m_cuda.stream = m_stream->get();

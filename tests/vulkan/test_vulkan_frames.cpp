@@ -12,6 +12,7 @@
 #include "app/hotkeys.hpp"
 #include "app/image_io.hpp"
 #include "app/vulkan/app.hpp"
+#include "app/vulkan/bench_bare.hpp"
 #include "app/vulkan/export.hpp"
 
 #include <filesystem>
@@ -383,6 +384,28 @@ TEST(VulkanFrames, KeysSwitchSceneAndModeAndTakeNumberedScreenshots) {
     EXPECT_TRUE(lab::vulkan::mode_availability(app.mode_id(), {app.cuda_device(), nullptr}, "").available);
   }
   EXPECT_EQ(app.validation_messages(), 0);
+}
+
+// The benchmark's bare loop (raw CUDA calls, no app layers) is a correct external frame: after its frames
+// it shows what the cpu mode shows for the same frame, in every scene.
+TEST(VulkanFrames, TheBenchmarksBareLoopDrawsTheCpuFrame) {
+  NEEDS_VULKAN();
+  if (lab::vulkan::App(vulkan_options(SceneId::Pattern, ModeId::Cpu, 32, 32)).cuda_device() < 0)
+    LABTEST_NEEDS_GPUS(1, "the bare loop imports into CUDA: needs a CUDA device");
+  for (const SceneId scene : lab::all_scenes()) {
+    SCOPED_TRACE(lab::to_string(scene));
+    lab::Options options = vulkan_options(scene, ModeId::Cpu, 96, 64);
+    options.bench_frames = 3;
+    lab::vulkan::BareFrame last;
+    EXPECT_EQ(lab::vulkan::time_bare_loop(options, scene, {96, 64}, &last).size(), 3u);
+    ASSERT_GE(last.index, 3);  // the warm-up's frames, then the measured ones
+    lab::vulkan::App reference(options);
+    reference.render_frame(last.index);
+    const std::string difference = labtest::check_against(last.image, reference.read_frame(), {1, 0.0},
+                                                          std::string("vulkan-bare-") + lab::to_string(scene),
+                                                          "the Vulkan cpu frame");
+    EXPECT_TRUE(difference.empty()) << difference;
+  }
 }
 
 }  // namespace
