@@ -9,8 +9,8 @@
 // The mode is app/external_mode.hpp's; its CUDA side is KeyedMutexLink. Teardown (detach): CUDA's work is
 // done first (the stream), Direct3D gives the mutexes back, then the surface/texture objects, mapped
 // buffers and arrays, the imported memory and the semaphores go; the renderer releases the Direct3D
-// resources after this. Needs the D3D11 device on the CUDA device's
-// adapter (checked in attach) and Windows 10's NT-handle sharing.
+// resources after this. Needs the D3D11 device on the CUDA device's adapter (checked in attach) and
+// Windows 10's NT-handle sharing.
 #include "app/cuda_views.hpp"
 #include "app/d3d11/cuda_modes.hpp"
 #include "app/d3d_handoff.hpp"
