@@ -168,18 +168,37 @@ std::vector<uint8_t> pattern(size_t bytes, int seed) {
   return data;
 }
 
+// Either renderer's scene resources created shared at 64x32; false (said, skipped) where this Direct3D
+// refuses them.
+template <class Renderer>
+bool create_shared_resources(Renderer& renderer, const std::string& what) {
+  try {
+    renderer.create_resources(buffer_and_texture_descs({64, 32}), true);
+    return true;
+  } catch (const std::exception& error) {
+    skip(what, error.what());
+    return false;
+  }
+}
+
+// Either renderer's upload and download of resources()[index] give back what went in.
+template <class Renderer>
+void check_round_trip(Renderer& renderer, int index, const std::string& name) {
+  const size_t bytes = renderer.resources()[static_cast<size_t>(index)].desc.bytes;
+  const std::vector<uint8_t> data = pattern(bytes, index);
+  std::vector<uint8_t> back(bytes);
+  renderer.upload(index, data.data());
+  renderer.download(index, back.data());
+  check(back == data, name + ": the renderer's upload and download work on it");
+}
+
 // D3D11: each resource shared with a keyed mutex (the external mode's), its NT handle, and the renderer's
 // copies while this device holds the mutex, as the mode makes it.
 void check_shared_d3d11() {
   lab::d3d11::Device device = lab::d3d11::create_device({});
-  const lab::Extent extent{64, 32};
-  lab::d3d11::Renderer renderer(device, extent);
-  try {
-    renderer.create_resources(buffer_and_texture_descs(extent), true);
-  } catch (const std::exception& error) {
-    skip("d3d11: shared resources with keyed mutexes (the external mode's)", error.what());
+  lab::d3d11::Renderer renderer(device, {64, 32});
+  if (!create_shared_resources(renderer, "d3d11: shared resources with keyed mutexes (the external mode's)"))
     return;
-  }
   const std::vector<lab::d3d11::Resource>& resources = renderer.resources();
   for (size_t i = 0; i < resources.size(); ++i) {
     const lab::d3d11::Resource& resource = resources[i];
@@ -209,11 +228,7 @@ void check_shared_d3d11() {
       check(acquired == S_OK, name + ": this device acquires its keyed mutex with key 0",
             lab::d3d::hresult_text(acquired));
     }
-    const std::vector<uint8_t> data = pattern(resource.desc.bytes, static_cast<int>(i));
-    std::vector<uint8_t> back(resource.desc.bytes);
-    renderer.upload(static_cast<int>(i), data.data());
-    renderer.download(static_cast<int>(i), back.data());
-    check(back == data, name + ": the renderer's upload and download work on it");
+    check_round_trip(renderer, static_cast<int>(i), name);
     if (mutex) {
       const HRESULT released = mutex->ReleaseSync(1);
       check(released == S_OK, name + ": released with key 1 (CUDA's key in the mode)",
@@ -227,7 +242,7 @@ void check_shared_d3d11() {
     }
   }
 
-  renderer.create_resources(buffer_and_texture_descs(extent));
+  renderer.create_resources(buffer_and_texture_descs({64, 32}));
   std::string refusal;
   try {
     renderer.export_handle(0);
@@ -248,14 +263,8 @@ void check_shared_d3d12() {
     skip("d3d12: no device here, so its shared resources are not checked", error.what());
     return;
   }
-  const lab::Extent extent{64, 32};
-  lab::d3d12::Renderer renderer(device, extent);
-  try {
-    renderer.create_resources(buffer_and_texture_descs(extent), true);
-  } catch (const std::exception& error) {
-    skip("d3d12: shared committed resources (the external mode's)", error.what());
-    return;
-  }
+  lab::d3d12::Renderer renderer(device, {64, 32});
+  if (!create_shared_resources(renderer, "d3d12: shared committed resources (the external mode's)")) return;
   const std::vector<lab::d3d12::Resource>& resources = renderer.resources();
   for (size_t i = 0; i < resources.size(); ++i) {
     const lab::d3d12::Resource& resource = resources[i];
@@ -270,11 +279,7 @@ void check_shared_d3d12() {
     check(allocation.SizeInBytes >= resource.desc.bytes,
           name + "'s allocation holds its data (the size CUDA's import is given)",
           std::to_string(allocation.SizeInBytes) + " bytes for " + std::to_string(resource.desc.bytes));
-    const std::vector<uint8_t> data = pattern(resource.desc.bytes, static_cast<int>(i));
-    std::vector<uint8_t> back(resource.desc.bytes);
-    renderer.upload(static_cast<int>(i), data.data());
-    renderer.download(static_cast<int>(i), back.data());
-    check(back == data, name + ": the renderer's upload and download work on it");
+    check_round_trip(renderer, static_cast<int>(i), name);
     try {
       const lab::d3d::SharedHandle handle = renderer.export_handle(resource.resource.Get());
       check(handle.get() != nullptr, name + " exports an NT handle (ID3D12Device::CreateSharedHandle)");
