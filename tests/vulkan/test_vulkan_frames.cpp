@@ -229,6 +229,12 @@ TEST(VulkanFrames, InAWindowTheFramesAreTheSameAndFollowItsSize) {
   }
   ASSERT_EQ(resized, (lab::Extent{96, 72})) << "the window's new size never reached the frame";
   EXPECT_TRUE(app.read_frame().rgba == labtest::expected_pattern_frame(96, 72, 4).rgba);
+  // The panel, its timings (timestamps around the show pass too) and vsync off: still no validation message.
+  app.handle_hotkey(lab::Hotkey::ToggleVsync);
+  for (int frame = 5; frame < 9; ++frame) ASSERT_TRUE(app.render_frame(frame));
+  app.timers().flush();
+  EXPECT_EQ(app.timers().stats(static_cast<int>(ModeId::Cpu), lab::Phase::Draw).clock, lab::Clock::Vulkan);
+  EXPECT_EQ(app.validation_messages(), 0);
 }
 
 // The panel's switches, as it calls them: a scene switch re-creates the resources, and the next frame is
