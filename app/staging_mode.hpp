@@ -12,19 +12,22 @@
 #pragma once
 
 #include "app/scene_compute.hpp"
+#include "app/timing.hpp"
 #include "interop/error.hpp"
 #include "interop/memory.hpp"
 
 #include <cuda_runtime_api.h>
 
+#include <optional>
 #include <vector>
 
 namespace lab {
 
-template <class Mode, class Renderer>
+template <class Mode, class Renderer, class... Timers>
 class StagingMode final : public Mode {
  public:
-  explicit StagingMode(cudaStream_t stream) : m_stream(stream) {}
+  explicit StagingMode(cudaStream_t stream, Phase graphics_copy = Phase::GlCopy)
+      : m_stream(stream), m_graphics_copy(graphics_copy) {}
   ~StagingMode() override { detach(); }
   StagingMode(const StagingMode&) = delete;
   StagingMode& operator=(const StagingMode&) = delete;
@@ -54,21 +57,42 @@ class StagingMode final : public Mode {
     m_descs.clear();
   }
 
-  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame) override {
+  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame, Timers&... timers) override {
     for (int i : indices_of(ResourceRole::Input)) {
-      renderer.download(i, host(i));
+      {
+        std::optional<GraphicsPhase> phase;
+        if constexpr (sizeof...(Timers) > 0) phase.emplace(timers..., m_graphics_copy);
+        renderer.download(i, host(i));
+      }
+      const auto timed = cuda_phase(Phase::CudaCopy, timers...);
       INTEROP_CUDA_CHECK(cudaMemcpyAsync(device(i), host(i), bytes(i), cudaMemcpyHostToDevice, m_stream));
     }
-    scene.compute_cuda(frame, m_views, m_stream);
-    INTEROP_CUDA_CHECK(cudaGetLastError());  // a failed launch, reported at its frame
-    for (int i : indices_of(ResourceRole::Output))
-      INTEROP_CUDA_CHECK(cudaMemcpyAsync(host(i), device(i), bytes(i), cudaMemcpyDeviceToHost, m_stream));
+    {
+      const auto timed = cuda_phase(Phase::Kernel, timers...);
+      scene.compute_cuda(frame, m_views, m_stream);
+      INTEROP_CUDA_CHECK(cudaGetLastError());  // a failed launch, reported at its frame
+    }
+    {
+      const auto timed = cuda_phase(Phase::CudaCopy, timers...);
+      for (int i : indices_of(ResourceRole::Output))
+        INTEROP_CUDA_CHECK(cudaMemcpyAsync(host(i), device(i), bytes(i), cudaMemcpyDeviceToHost, m_stream));
+    }
     // The renderer reads the host memory when upload is called: the copies must be complete.
     INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_stream));
     for (int i : indices_of(ResourceRole::Output)) renderer.upload(i, host(i));
   }
 
  private:
+  // A CudaPhase on the stream where there are timers, nothing where there are none.
+  // (Returned as a prvalue: C++17 constructs it in the caller's variable, so a guard needs no move.)
+  std::optional<CudaPhase> cuda_phase(Phase phase, Timers&... timers) const {
+    if constexpr (sizeof...(Timers) > 0) {
+      return std::optional<CudaPhase>(std::in_place, timers..., phase, m_stream);
+    } else {
+      static_cast<void>(phase);
+      return std::nullopt;
+    }
+  }
   std::vector<int> indices_of(ResourceRole role) const {
     std::vector<int> indices;
     for (size_t i = 0; i < m_descs.size(); ++i)
@@ -80,6 +104,7 @@ class StagingMode final : public Mode {
   size_t bytes(int i) const { return m_descs[static_cast<size_t>(i)].bytes; }
 
   cudaStream_t m_stream;
+  Phase m_graphics_copy;  // what the downloads are timed as (the backend's own copy phase)
   std::vector<ResourceDesc> m_descs;
   std::vector<interop::DeviceBuffer> m_device;
   std::vector<interop::PinnedHostBuffer> m_host;
