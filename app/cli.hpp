@@ -21,7 +21,7 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Frames rendered headless without --frames: enough for a steady picture, then exit.
+// Frames rendered headless without --frames: enough for a steady picture, then exit (every API's app).
 constexpr long long kDefaultHeadlessFrames = 60;
 
 // `interop-lab diff A.png B.png`: compare two images (exit 0 same, 1 different, 2 error).

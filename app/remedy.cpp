@@ -49,18 +49,18 @@ interop::CudaDevices probe_cuda_devices() {
   return cuda;
 }
 
+interop::InteropSupport probe_gl_interop(int ordinal) {
+  interop::InteropSupport support = interop::probe_gl_interop(ordinal);
+  if (!support.usable) support.reason = with_remedy(support.reason, command_line_remedy(support.condition, support.gl_device));
+  return support;
+}
+
 std::string device_refusal(int device, const interop::CudaDevices& cuda) {
   const int count = static_cast<int>(cuda.devices.size());
   if (count == 0) return "this machine has no CUDA device (" + cuda.error + ")";
   if (device < 0 || device >= count)
     return "this machine has " + std::to_string(count) + " CUDA device(s), 0 to " + std::to_string(count - 1);
   return "";
-}
-
-interop::InteropSupport probe_gl_interop(int ordinal) {
-  interop::InteropSupport support = interop::probe_gl_interop(ordinal);
-  if (!support.usable) support.reason = with_remedy(support.reason, command_line_remedy(support.condition, support.gl_device));
-  return support;
 }
 
 }  // namespace lab

@@ -72,7 +72,24 @@ else
   failed=$((failed + 1))
 fi
 
-# Its "SKIPPED <api>:" lines (no device of the API in this Wine, and why) skip that API's runs below too.
+# The doctor's Direct3D/DXGI section on Wine's adapters, for no CUDA device. 77: DXGI lists no adapter
+# here, and the check printed why.
+status=0
+run_windows "$build_dir/dxgi_doctor_check.exe" --under-wine || status=$?
+if [ "$status" -eq 0 ]; then
+  echo "windows-cross: dxgi_doctor_check passed under Wine (DXGI adapters with LUID and D3D11 feature level," \
+    "CUDA devices matched by LUID)"
+  passed=$((passed + 1))
+elif [ "$status" -eq 77 ]; then
+  echo "windows-cross: SKIPPED dxgi_doctor_check: Wine lists no DXGI adapter here (the reason is above)"
+  skipped=$((skipped + 1))
+else
+  echo "windows-cross: dxgi_doctor_check FAILED under Wine"
+  failed=$((failed + 1))
+fi
+
+# The Direct3D apps' live switches. Its "SKIPPED <api>:" lines (no device of the API in this Wine, and why)
+# skip that API's runs below too.
 status=0
 app_check_output=$(run_windows "$build_dir/d3d_app_check.exe") || status=$?
 echo "$app_check_output"

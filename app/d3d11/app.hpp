@@ -10,9 +10,7 @@
 #include "app/d3d11/renderer.hpp"
 
 #include <memory>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
 namespace lab::d3d11 {
 
@@ -37,11 +35,6 @@ struct Direct3D11 {
                                                           Extent extent, bool with_ui, bool vsync) {
     (void)device;  // the renderer's
     return std::make_unique<Presenter>(renderer, window, extent, with_ui, vsync);
-  }
-  // The renderer creates unshared resources only, which is what every mode but external needs.
-  static void create_resources(Renderer& renderer, const std::vector<ResourceDesc>& descs, bool shared) {
-    if (shared) throw std::runtime_error("the Direct3D 11 renderer cannot create shared resources yet");
-    renderer.create_resources(descs);
   }
 };
 

@@ -160,7 +160,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   m_scene = create_scene_compute(options.scene, options.filter);
   m_plan = m_scene->draw_plan();
   m_mode = Backend::create_mode(mode, m_cuda);
-  Backend::create_resources(*m_renderer, m_scene->resources(m_extent), m_mode->needs_shared_resources());
+  m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_shared_resources());
   m_mode->attach(*m_renderer);
 }
 
@@ -200,7 +200,7 @@ void App<Backend>::apply_switches() {
   const auto attach = [this](ModeId id) {
     m_mode = Backend::create_mode(id, m_cuda);
     // Re-created whole: a new scene has other resources, and a CUDA mode may need them shared.
-    Backend::create_resources(*m_renderer, m_scene->resources(m_extent), m_mode->needs_shared_resources());
+    m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_shared_resources());
     m_mode->attach(*m_renderer);
   };
   try {
@@ -223,7 +223,7 @@ void App<Backend>::apply_extent(Extent extent) {
     m_mode->detach();  // its copies or imports go before the resources they belong to
     m_renderer->resize(extent);
     m_scene->release_scratch();
-    Backend::create_resources(*m_renderer, m_scene->resources(extent), m_mode->needs_shared_resources());
+    m_renderer->create_resources(m_scene->resources(extent), m_mode->needs_shared_resources());
     m_mode->attach(*m_renderer);
   } else {
     m_renderer->resize(extent);

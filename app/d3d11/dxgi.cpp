@@ -23,15 +23,11 @@ void check(HRESULT result, const char* call) {
   if (FAILED(result)) throw std::runtime_error(std::string(call) + " failed: HRESULT " + hresult_text(result));
 }
 
-namespace {
-
 std::string narrow(const wchar_t* wide) {
   std::string text;
   for (; *wide != 0; ++wide) text.push_back(*wide < 128 ? static_cast<char>(*wide) : '?');
   return text;
 }
-
-}  // namespace
 
 std::string luid_text(const LUID& luid) {
   char text[32];

@@ -11,6 +11,7 @@
 #include <glm/mat4x4.hpp>
 
 #include <string>
+#include <utility>
 
 namespace lab::d3d {
 
@@ -20,9 +21,34 @@ std::string hresult_text(HRESULT result);
 void check(HRESULT result, const char* call);
 #define LAB_D3D_CHECK(call) ::lab::d3d::check((call), #call)
 
+// A wide string as ASCII, other characters as '?' (adapter descriptions).
+std::string narrow(const wchar_t* wide);
 // The adapter's description (ASCII; other characters as '?') and its LUID: "NVIDIA H200 (LUID 0x...)".
 std::string adapter_name(const wchar_t* description, const LUID& luid);
 std::string luid_text(const LUID& luid);
+
+// An NT handle this process owns (what CreateSharedHandle returns), closed with CloseHandle by its
+// destructor. Move-only. CUDA's imports of NT handles do not take them over, unlike POSIX file descriptors:
+// the CUDA Runtime API reference leaves closing them to the caller once the import is done.
+class SharedHandle {
+ public:
+  SharedHandle() = default;
+  explicit SharedHandle(HANDLE handle) : m_handle(handle) {}
+  ~SharedHandle() {
+    if (m_handle != nullptr) CloseHandle(m_handle);
+  }
+  SharedHandle(const SharedHandle&) = delete;
+  SharedHandle& operator=(const SharedHandle&) = delete;
+  SharedHandle(SharedHandle&& other) noexcept : m_handle(std::exchange(other.m_handle, nullptr)) {}
+  SharedHandle& operator=(SharedHandle&& other) noexcept {
+    std::swap(m_handle, other.m_handle);
+    return *this;
+  }
+  HANDLE get() const { return m_handle; }
+
+ private:
+  HANDLE m_handle = nullptr;
+};
 
 // A column-major matrix as an HLSL constant buffer takes it (the shaders read it as column_major).
 void copy_matrix(float (&to)[16], const glm::mat4& from);

@@ -137,11 +137,13 @@ Pipeline make_pipeline(ID3D11Device* device, const char* file, const D3D11_INPUT
   return pipeline;
 }
 
-ComPtr<ID3D11Buffer> make_buffer(ID3D11Device* device, UINT bytes, UINT bind, const void* data) {
+ComPtr<ID3D11Buffer> make_buffer(ID3D11Device* device, UINT bytes, UINT bind, const void* data,
+                                 UINT misc = 0) {
   D3D11_BUFFER_DESC desc{};
   desc.ByteWidth = bytes;
   desc.Usage = D3D11_USAGE_DEFAULT;
   desc.BindFlags = bind;
+  desc.MiscFlags = misc;
   D3D11_SUBRESOURCE_DATA initial{};
   initial.pSysMem = data;
   ComPtr<ID3D11Buffer> buffer;
@@ -149,7 +151,8 @@ ComPtr<ID3D11Buffer> make_buffer(ID3D11Device* device, UINT bytes, UINT bind, co
   return buffer;
 }
 
-ComPtr<ID3D11Texture2D> make_texture(ID3D11Device* device, Extent extent, DXGI_FORMAT format, UINT bind) {
+ComPtr<ID3D11Texture2D> make_texture(ID3D11Device* device, Extent extent, DXGI_FORMAT format, UINT bind,
+                                     UINT misc = 0) {
   D3D11_TEXTURE2D_DESC desc{};
   desc.Width = static_cast<UINT>(extent.width);
   desc.Height = static_cast<UINT>(extent.height);
@@ -159,6 +162,7 @@ ComPtr<ID3D11Texture2D> make_texture(ID3D11Device* device, Extent extent, DXGI_F
   desc.SampleDesc.Count = 1;
   desc.Usage = D3D11_USAGE_DEFAULT;
   desc.BindFlags = bind;
+  desc.MiscFlags = misc;
   ComPtr<ID3D11Texture2D> texture;
   LAB_D3D_CHECK(device->CreateTexture2D(&desc, nullptr, &texture));
   return texture;
@@ -279,19 +283,21 @@ void Renderer::resize(Extent extent) {
   s.extent = extent;
 }
 
-void Renderer::create_resources(const std::vector<ResourceDesc>& descs) {
+void Renderer::create_resources(const std::vector<ResourceDesc>& descs, bool shared) {
   destroy_resources();
   State& s = *m_state;
+  const UINT misc = shared ? D3D11_RESOURCE_MISC_SHARED_NTHANDLE | D3D11_RESOURCE_MISC_SHARED_KEYEDMUTEX : 0;
   for (const ResourceDesc& desc : descs) {
     Resource resource;
     resource.desc = desc;
+    resource.shared = shared;
     if (desc.kind == ResourceKind::Buffer) {
       resource.buffer = make_buffer(m_device.device.Get(), static_cast<UINT>(desc.bytes),
-                                    D3D11_BIND_VERTEX_BUFFER, nullptr);
+                                    D3D11_BIND_VERTEX_BUFFER, nullptr, misc);
     } else {
-      resource.texture =
-          make_texture(m_device.device.Get(), {desc.width, desc.height}, DXGI_FORMAT_R8G8B8A8_UNORM,
-                       D3D11_BIND_SHADER_RESOURCE | D3D11_BIND_RENDER_TARGET | D3D11_BIND_UNORDERED_ACCESS);
+      resource.texture = make_texture(
+          m_device.device.Get(), {desc.width, desc.height}, DXGI_FORMAT_R8G8B8A8_UNORM,
+          D3D11_BIND_SHADER_RESOURCE | D3D11_BIND_RENDER_TARGET | D3D11_BIND_UNORDERED_ACCESS, misc);
     }
     s.resources.push_back(std::move(resource));
   }
@@ -309,6 +315,19 @@ void Renderer::destroy_resources() {
 
 const std::vector<Resource>& Renderer::resources() const {
   return m_state->resources;
+}
+
+d3d::SharedHandle Renderer::export_handle(int index) const {
+  const Resource& resource = m_state->resources.at(static_cast<size_t>(index));
+  if (!resource.shared)
+    throw std::logic_error(std::string("Renderer::export_handle: \"") + resource.desc.label +
+                           "\" was not created shared; call create_resources(descs, true)");
+  ComPtr<IDXGIResource1> dxgi_resource;
+  LAB_D3D_CHECK(resource.get()->QueryInterface(IID_PPV_ARGS(&dxgi_resource)));
+  HANDLE handle = nullptr;
+  LAB_D3D_CHECK(dxgi_resource->CreateSharedHandle(
+      nullptr, DXGI_SHARED_RESOURCE_READ | DXGI_SHARED_RESOURCE_WRITE, nullptr, &handle));
+  return d3d::SharedHandle(handle);
 }
 
 void Renderer::upload(int index, const void* data) {

@@ -20,6 +20,7 @@
 // compiled at run time with D3DCompile.
 #pragma once
 
+#include "app/d3d11/dxgi.hpp"
 #include "app/image_io.hpp"
 #include "app/scene_compute.hpp"
 
@@ -59,11 +60,14 @@ Device create_device(const DeviceDesc& desc);
 // One resource of the scene, as the renderer created it: buffers with D3D11_BIND_VERTEX_BUFFER (the wave
 // mesh draws from it), textures DXGI_FORMAT_R8G8B8A8_UNORM bound as shader resource, render target and
 // unordered access. D3D11_USAGE_DEFAULT and unshared, which is what cudaGraphicsD3D11RegisterResource
-// accepts (interop/d3d11.hpp validates the same facts).
+// accepts (interop/d3d11.hpp validates the same facts); or `shared` for the external mode.
 struct Resource {
   ResourceDesc desc;
   ComPtr<ID3D11Buffer> buffer;
   ComPtr<ID3D11Texture2D> texture;
+  // D3D11_RESOURCE_MISC_SHARED_NTHANDLE | D3D11_RESOURCE_MISC_SHARED_KEYEDMUTEX: another API opens it
+  // through export_handle(), and this device may use it only while it holds its keyed mutex.
+  bool shared = false;
   ID3D11Resource* get() const;  // the buffer or the texture, for registration and copies (borrowed)
 };
 
@@ -80,10 +84,14 @@ class Renderer {
   // Re-creates the frame target. Resources are the caller's to re-create.
   void resize(Extent extent);
 
-  // The scene's resources, in the order of SceneCompute::resources(); replaces the previous set.
-  void create_resources(const std::vector<ResourceDesc>& descs);
+  // The scene's resources, in the order of SceneCompute::resources(); replaces the previous set. `shared`:
+  // as Resource::shared says (what CUDA's external memory imports, with a keyed mutex).
+  void create_resources(const std::vector<ResourceDesc>& descs, bool shared = false);
   void destroy_resources();
   const std::vector<Resource>& resources() const;
+  // A new NT handle to resources()[index], which must be shared (IDXGIResource1::CreateSharedHandle, read
+  // and write): what CUDA imports as the resource's memory and as its keyed mutex.
+  d3d::SharedHandle export_handle(int index) const;
 
   // The copying modes: `data` (desc.bytes, rows tightly packed, row 0 first) into the resource.
   void upload(int index, const void* data);

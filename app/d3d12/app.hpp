@@ -10,9 +10,7 @@
 #include "app/d3d12/renderer.hpp"
 
 #include <memory>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
 namespace lab::d3d12 {
 
@@ -36,11 +34,6 @@ struct Direct3D12 {
   static std::unique_ptr<d3d::Presenter> create_presenter(Renderer& renderer, Device& device, HWND window,
                                                           Extent extent, bool /*with_ui*/, bool vsync) {
     return std::make_unique<Presenter>(renderer, device, window, extent, vsync);
-  }
-  // The renderer creates unshared resources only, which is what every mode but external needs.
-  static void create_resources(Renderer& renderer, const std::vector<ResourceDesc>& descs, bool shared) {
-    if (shared) throw std::runtime_error("the Direct3D 12 renderer cannot create shared resources yet");
-    renderer.create_resources(descs);
   }
 };
 

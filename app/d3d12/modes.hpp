@@ -2,12 +2,12 @@
 // backend's modes (modes_of(GraphicsApi::D3d12)), one small interface so that each lives in its own file.
 //
 //   cpu       the CPU reference writes host memory; Renderer::upload (no CUDA at all)       mode_cpu.cpp
-//   staging, external: the CUDA modes, in the build with CUDA
+//   staging, external: the CUDA modes (cuda_modes.hpp), in a build with CUDA
 //
 // A frame is: the cubes pass (scenes with DrawPlan::cubes_target), produce(), then the frame pass.
 // Each Renderer call waits for its command list on the queue's fence, so the interface passes none.
-// A build without CUDA (the mingw-w64 cross build that checks Direct3D under Wine) makes only the cpu
-// mode (cpu_only.cpp); the build with CUDA links the factory that makes every mode.
+// The factory (create_mode, mode_availability): modes.cpp in a build with CUDA, cpu_only.cpp in one
+// without (the mingw-w64 cross build that checks Direct3D under Wine), which makes the cpu mode only.
 #pragma once
 
 #include "app/d3d12/renderer.hpp"

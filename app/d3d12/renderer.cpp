@@ -121,11 +121,12 @@ D3D12_RESOURCE_DESC texture_desc(Extent extent, DXGI_FORMAT format, D3D12_RESOUR
 }
 
 ComPtr<ID3D12Resource> committed(ID3D12Device* device, D3D12_HEAP_TYPE type, const D3D12_RESOURCE_DESC& desc,
-                                 D3D12_RESOURCE_STATES state, const D3D12_CLEAR_VALUE* clear = nullptr) {
+                                 D3D12_RESOURCE_STATES state, const D3D12_CLEAR_VALUE* clear = nullptr,
+                                 D3D12_HEAP_FLAGS heap_flags = D3D12_HEAP_FLAG_NONE) {
   const D3D12_HEAP_PROPERTIES properties = heap(type);
   ComPtr<ID3D12Resource> resource;
-  LAB_D3D_CHECK(device->CreateCommittedResource(&properties, D3D12_HEAP_FLAG_NONE, &desc, state, clear,
-                                                IID_PPV_ARGS(&resource)));
+  LAB_D3D_CHECK(
+      device->CreateCommittedResource(&properties, heap_flags, &desc, state, clear, IID_PPV_ARGS(&resource)));
   return resource;
 }
 
@@ -336,22 +337,28 @@ void Renderer::resize(Extent extent) {
   s.extent = extent;
 }
 
-void Renderer::create_resources(const std::vector<ResourceDesc>& descs) {
+void Renderer::create_resources(const std::vector<ResourceDesc>& descs, bool shared) {
   if (descs.size() + 1 > kViewSlots)
     throw std::invalid_argument("Renderer::create_resources: too many resources");
   destroy_resources();
   State& s = *m_state;
   ID3D12Device* d3d = m_device.device.Get();
+  // Shared textures: simultaneous access (Resource::shared says why); buffers have it implicitly.
+  const D3D12_RESOURCE_FLAGS texture_sharing =
+      shared ? D3D12_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS : D3D12_RESOURCE_FLAG_NONE;
   for (const ResourceDesc& desc : descs) {
     Resource resource;
     resource.desc = desc;
-    resource.state = D3D12_RESOURCE_STATE_COPY_DEST;
-    const D3D12_RESOURCE_DESC d3d_desc = desc.kind == ResourceKind::Buffer
-                                             ? buffer_desc(desc.bytes)
-                                             : texture_desc({desc.width, desc.height}, kColourFormat,
-                                                            D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET |
-                                                                D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS);
-    resource.resource = committed(d3d, D3D12_HEAP_TYPE_DEFAULT, d3d_desc, resource.state);
+    resource.shared = shared;
+    resource.state = shared ? D3D12_RESOURCE_STATE_COMMON : D3D12_RESOURCE_STATE_COPY_DEST;
+    const D3D12_RESOURCE_DESC d3d_desc =
+        desc.kind == ResourceKind::Buffer
+            ? buffer_desc(desc.bytes)
+            : texture_desc({desc.width, desc.height}, kColourFormat,
+                           D3D12_RESOURCE_FLAG_ALLOW_RENDER_TARGET |
+                               D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS | texture_sharing);
+    resource.resource = committed(d3d, D3D12_HEAP_TYPE_DEFAULT, d3d_desc, resource.state, nullptr,
+                                  shared ? D3D12_HEAP_FLAG_SHARED : D3D12_HEAP_FLAG_NONE);
     s.resources.push_back(std::move(resource));
   }
   s.resource_depths.resize(s.resources.size());
@@ -364,6 +371,25 @@ void Renderer::destroy_resources() {
 
 const std::vector<Resource>& Renderer::resources() const {
   return m_state->resources;
+}
+
+d3d::SharedHandle Renderer::export_handle(ID3D12DeviceChild* object) {
+  HANDLE handle = nullptr;
+  LAB_D3D_CHECK(m_device.device->CreateSharedHandle(object, nullptr, GENERIC_ALL, nullptr, &handle));
+  return d3d::SharedHandle(handle);
+}
+
+void Renderer::signal(ID3D12Fence* fence, uint64_t value) {
+  // Every call above has waited for its work, and buffers and simultaneous-access textures decay to the
+  // common state when their command list completes: that is the state the other API gets them in and the
+  // next barrier starts from.
+  for (Resource& resource : m_state->resources)
+    if (resource.shared) resource.state = D3D12_RESOURCE_STATE_COMMON;
+  LAB_D3D_CHECK(m_device.queue->Signal(fence, value));
+}
+
+void Renderer::wait(ID3D12Fence* fence, uint64_t value) {
+  LAB_D3D_CHECK(m_device.queue->Wait(fence, value));
 }
 
 void Renderer::upload(int index, const void* data) {

@@ -7,12 +7,13 @@
 // read_frame() flips, and a ShowImage plan's image is the frame headless.
 //
 // Each call records one command list and waits for it on the queue's fence before returning: simple and
-// enough for the cpu mode and the tests. What the external mode needs (shared committed resources and a
-// shared fence that CUDA imports, interop/external.hpp) is the next step.
+// enough for the cpu mode and the tests. The external mode adds shared committed resources and a shared
+// fence that CUDA imports (interop/external.hpp), and orders CUDA's work with signal() and wait().
 //
 // Needs d3d12, dxgi and d3dcompiler_47 (Windows 10 or later; Wine runs it through vkd3d on Vulkan).
 #pragma once
 
+#include "app/d3d11/dxgi.hpp"
 #include "app/image_io.hpp"
 #include "app/scene_compute.hpp"
 
@@ -56,6 +57,10 @@ struct Resource {
   ResourceDesc desc;
   ComPtr<ID3D12Resource> resource;
   D3D12_RESOURCE_STATES state = D3D12_RESOURCE_STATE_COMMON;  // as the renderer last left it
+  // D3D12_HEAP_FLAG_SHARED, for another API to open through export_handle(); textures also
+  // D3D12_RESOURCE_FLAG_ALLOW_SIMULTANEOUS_ACCESS, so that they decay to the common state after each
+  // command list, as buffers do, and keep no compressed layout that the other API would not know.
+  bool shared = false;
 };
 
 class Renderer {
@@ -65,12 +70,22 @@ class Renderer {
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
 
+  Device& device() { return m_device; }
   Extent extent() const;
   void resize(Extent extent);
 
-  void create_resources(const std::vector<ResourceDesc>& descs);
+  void create_resources(const std::vector<ResourceDesc>& descs, bool shared = false);
   void destroy_resources();
   const std::vector<Resource>& resources() const;
+  // A new NT handle to a shared object of the device: a resource created shared, or a fence created with
+  // D3D12_FENCE_FLAG_SHARED (ID3D12Device::CreateSharedHandle, GENERIC_ALL).
+  d3d::SharedHandle export_handle(ID3D12DeviceChild* object);
+
+  // The queue signals `fence` with `value` once the work submitted so far is done, and hands the shared
+  // resources over in the common state; the next work waits until `fence` reaches `value`. Another API
+  // (CUDA, through the fence it imported) waits for and signals the values in between.
+  void signal(ID3D12Fence* fence, uint64_t value);
+  void wait(ID3D12Fence* fence, uint64_t value);
 
   void upload(int index, const void* data);  // desc.bytes, rows tightly packed, row 0 first
   void download(int index, void* data);

@@ -88,7 +88,7 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
     m_interop = {false, "no CUDA device: " + m_cuda_devices.error};
     m_external = {false, "no CUDA device: " + m_cuda_devices.error};
   }
-  m_timers = std::make_unique<FrameTimers>();
+  m_timers = std::make_unique<FrameTimers>(gl_timer_queries());
 
   // Without --mode: the best tier that works here, interop -> staging -> cpu, saying why not higher.
   ModeId mode = ModeId::Interop;
@@ -197,7 +197,7 @@ void App::attach_or_fall_back(ModeId mode, const std::string& what) {
 
 void App::set_timing(bool enabled) {
   // Host-side phases recorded while timing was off wait for a frame that never came: start afresh.
-  if (enabled && !m_timing) m_timers = std::make_unique<FrameTimers>();
+  if (enabled && !m_timing) m_timers = std::make_unique<FrameTimers>(gl_timer_queries());
   m_timing = enabled;
 }
 
@@ -258,7 +258,7 @@ void App::switch_device(int device) {
   INTEROP_CUDA_CHECK(cudaSetDevice(m_device));
   m_stream.emplace();
   create_compute_stream(compute_follows ? m_device : m_compute_device);
-  m_timers = std::make_unique<FrameTimers>();
+  m_timers = std::make_unique<FrameTimers>(gl_timer_queries());
   m_interop = lab::probe_gl_interop(m_device);
   m_external = probe_gl_external(m_device);
   m_scene->on_attach(m_scene_extent);

@@ -6,6 +6,7 @@
 #include "app/gl/doctor.hpp"
 #include "app/hotkeys.hpp"
 #include "app/image_io.hpp"
+#include "app/remedy.hpp"
 #include "app/gl/mode.hpp"
 #include "app/gl/platform.hpp"
 #include "app/gl/scene.hpp"

@@ -9,6 +9,7 @@
 // choice of clocks, and 1, 4 and 16 textures of the same total size mapped one by one or in one call.
 #include "app/gl/bench.hpp"
 
+#include "app/bench_timing.hpp"
 #include "app/gl/app.hpp"
 #include "app/gl/gl_objects.hpp"
 #include "app/image_io.hpp"
@@ -39,11 +40,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kWarmUpFrames = 20;
-constexpr double kWarmUpSeconds = 1.0;  // a slow case (the CPU path at 8K) warms up for this long at most
 constexpr long long kDefaultFrames = 300;
-constexpr double kCaseSeconds = 4.0;  // without --bench-frames, a slow case stops measuring after this
-constexpr long long kMinFrames = 10;
 constexpr long long kTimedFrames = 60;  // the pass with per-phase timing on
 
 const std::vector<BenchSize> kDefaultSizes = {{1280, 720}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
@@ -658,29 +655,6 @@ Measurement combine_runs(std::vector<Measurement> runs) {
 
 }  // namespace
 
-std::vector<double> time_frames(std::optional<long long> fixed_frames, const std::function<void(long long)>& frame,
-                                long long default_frames) {
-  const auto warm_up_start = std::chrono::steady_clock::now();
-  long long index = 0;
-  while (index < kWarmUpFrames && (index < 2 || seconds_since(warm_up_start) < kWarmUpSeconds)) {
-    stop_if_requested();  // SIGINT/SIGTERM/SIGHUP: out through main(), tearing down in order
-    frame(index++);
-  }
-  const long long most = fixed_frames.value_or(default_frames);
-  std::vector<double> wall_ms;
-  const auto started = std::chrono::steady_clock::now();
-  for (long long i = 0; i < most; ++i) {
-    stop_if_requested();
-    const auto begin = std::chrono::steady_clock::now();
-    frame(index++);
-    wall_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count());
-    if (!fixed_frames && seconds_since(started) > kCaseSeconds && static_cast<long long>(wall_ms.size()) >= kMinFrames)
-      break;
-  }
-  return wall_ms;
-}
-
-
 int run_bench(const Options& options) {
   const std::vector<BenchSize> sizes = options.bench_sizes.empty() ? kDefaultSizes : options.bench_sizes;
   const std::vector<SceneId> scenes = options.bench_scene ? std::vector<SceneId>{*options.bench_scene} : all_scenes();
@@ -975,8 +949,8 @@ int run_bench(const Options& options) {
          "(floor: kernels + stream sync; graphics: the scene's GL work alone; handoff: map + unmap alone; "
          "bare: the minimal loop with raw CUDA calls); reference_ms = floor + handoff + graphics; phases: a "
          "second pass of up to " + std::to_string(kTimedFrames) + " frames (or --bench-frames, if fewer; "
-         "without --bench-frames a slow case stops after " + std::to_string(static_cast<int>(kCaseSeconds)) +
-         " s once " + std::to_string(kMinFrames) + " frames are in) with CUDA events / GL timer queries on, "
+         "without --bench-frames a slow case stops after " + std::to_string(static_cast<int>(kBenchCaseSeconds)) +
+         " s once " + std::to_string(kMinBenchFrames) + " frames are in) with CUDA events / GL timer queries on, "
          "medians (interpolated between the two middle frames, app/statistics.hpp)"}};
     write_text_file(options.json, report.dump(2) + "\n");
     std::fprintf(stderr, "bench: wrote %s\n", options.json.c_str());

@@ -14,6 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
+#ifdef _WIN32
+#include "app/d3d11/doctor_dxgi.hpp"
+#include <cstring>
+#endif
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -151,6 +156,30 @@ DoctorSection multi_gpu_section(const interop::CudaDevices& cuda, const Context&
   section.lines.push_back({"split mode", choose_split_path(compute, gl_device, context.split_copy).description});
   return section;
 }
+
+#ifdef _WIN32
+// The DXGI adapters and the CUDA device with each one's LUID (app/dxgi_report.hpp says how it is judged).
+DoctorSection dxgi_section(const interop::CudaDevices& cuda) {
+  std::vector<CudaDeviceFacts> facts;
+  for (const interop::CudaDeviceInfo& info : cuda.devices) {
+    cudaDeviceProp properties{};
+    // A device listed but without properties now is left out, not described by guess.
+    if (cudaGetDeviceProperties(&properties, info.ordinal) != cudaSuccess) continue;
+    CudaDeviceFacts device;
+    device.ordinal = info.ordinal;
+    device.name = info.name;
+    std::memcpy(device.luid.data(), properties.luid, device.luid.size());
+    device.node_mask = properties.luidDeviceNodeMask;
+    device.tcc = properties.tccDriver != 0;
+    device.pci_bus_id = info.pci_bus_id;
+    facts.push_back(std::move(device));
+  }
+  DoctorSection section{kDxgiSectionTitle, {}};
+  for (DxgiLine& line : d3d::dxgi_doctor_report(facts).lines)
+    section.lines.push_back({std::move(line.key), std::move(line.value)});
+  return section;
+}
+#endif
 
 }  // namespace
 
@@ -404,6 +433,9 @@ DoctorReport collect(const Context& context, const interop::CudaDevices& cuda) {
     }
     report.sections.push_back(vulkan_section(vulkan_devices, cuda, vulkan_error));
   }
+#ifdef _WIN32
+  report.sections.push_back(dxgi_section(cuda));
+#endif
   report.sections.push_back(environment_section(findings.wsl));
 
   DoctorSection modes{"modes", {}};

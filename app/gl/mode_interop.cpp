@@ -5,23 +5,15 @@
 //               nothing waits on the CPU. This is the right way.
 //   reregister  the same, but registers before and unregisters after every frame: the anti-pattern,
 //               kept to measure what it costs.
+#include "app/cuda_views.hpp"
 #include "app/gl/mode_detail.hpp"
 
 #include "interop/error.hpp"
-#include "interop/surface.hpp"
 
 #include <vector>
 
 namespace lab {
 namespace {
-
-// A mapped texture's cudaArray is usually the same every frame, so its surface / texture object is
-// kept and re-created only when the array changes.
-struct ArrayBinding {
-  cudaArray_t array = nullptr;
-  interop::SurfaceObject surface;
-  interop::TextureObject texture;
-};
 
 class GraphicsMode final : public Mode {
  public:
@@ -36,8 +28,7 @@ class GraphicsMode final : public Mode {
 
   void on_attach(Scene& scene) override {
     m_specs = scene.resources();
-    m_views.assign(m_specs.size(), CudaResourceView{});
-    m_bindings.resize(m_specs.size());
+    m_mapped.resize(m_specs.size());
     if (reregisters()) return;  // registers in produce()
     try {
       m_registrations.register_all(m_specs, m_access, true);
@@ -48,11 +39,8 @@ class GraphicsMode final : public Mode {
   }
 
   void on_detach() override {
-    // Surface/texture objects may still be used by queued kernels: let them finish first.
-    if (!m_bindings.empty()) INTEROP_CUDA_REPORT(cudaStreamSynchronize(m_cuda.stream));
-    m_bindings.clear();
-    m_registrations.clear();  // before the scene may delete the GL objects
-    m_views.clear();
+    m_mapped.clear(m_cuda.stream);  // waits for the kernels that may still use its objects
+    m_registrations.clear();        // before the scene may delete the GL objects
     m_specs.clear();
   }
 
@@ -61,24 +49,15 @@ class GraphicsMode final : public Mode {
       CpuPhase phase(timers, Phase::Register);
       m_registrations.register_all(m_specs, m_access, true);
     }
-    detail::map_compute_unmap(m_registrations.resources(), m_cuda.stream, scene, frame, m_views, timers,
-                              [this](const interop::ScopedMap& mapped) {
-                                for (size_t i = 0; i < m_specs.size(); ++i) {
-                                  if (m_specs[i].kind == ResourceKind::Buffer) {
-                                    const interop::MappedPointer pointer = mapped.pointer(i);
-                                    m_views[i].pointer = pointer.data;
-                                    m_views[i].bytes = pointer.size;
-                                  } else {
-                                    bind_array(i, mapped.array(i));
-                                  }
-                                }
-                              });
+    detail::map_compute_unmap(
+        m_registrations.resources(), m_cuda.stream, scene, frame, m_mapped.views(), timers,
+        [this](const interop::ScopedMap& mapped) { m_mapped.bind(mapped, m_specs, m_cuda.stream); });
     if (reregisters()) {
       // The arrays die with their registrations, and their surface/texture objects must outlive the
       // kernels that use them: wait first (outside the timed phase, so it times the calls alone).
       INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));
       CpuPhase phase(timers, Phase::Unregister);
-      for (ArrayBinding& binding : m_bindings) binding = ArrayBinding{};
+      m_mapped.forget_arrays();
       m_registrations.clear();
     }
   }
@@ -87,7 +66,7 @@ class GraphicsMode final : public Mode {
     detail::apply_access(m_registrations, m_specs, true, m_access, access, [this] {
       // The surface/texture objects name the arrays of the registrations about to go.
       INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));
-      for (ArrayBinding& binding : m_bindings) binding = ArrayBinding{};
+      m_mapped.forget_arrays();
     });
   }
 
@@ -96,31 +75,12 @@ class GraphicsMode final : public Mode {
   }
 
  private:
-  void bind_array(size_t index, cudaArray_t array) {
-    ArrayBinding& binding = m_bindings[index];
-    if (binding.array != array) {
-      if (binding.array != nullptr) INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));
-      binding = ArrayBinding{};
-      binding.array = array;
-      if (m_specs[index].role == ResourceRole::Output) {
-        binding.surface = interop::SurfaceObject(array);
-      } else {
-        interop::TextureObjectDesc desc;
-        desc.read_mode = cudaReadModeNormalizedFloat;  // RGBA8 texels arrive as float4 in [0, 1]
-        binding.texture = interop::TextureObject(array, desc);
-      }
-    }
-    m_views[index].surface = binding.surface.get();
-    m_views[index].texture = binding.texture.get();
-  }
-
   ModeId m_id;
   CudaContext m_cuda;
   AccessSettings m_access;
   std::vector<ResourceSpec> m_specs;
   detail::SceneRegistrations m_registrations;
-  std::vector<ArrayBinding> m_bindings;
-  std::vector<CudaResourceView> m_views;
+  MappedViews m_mapped;
 };
 
 }  // namespace

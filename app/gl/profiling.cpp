@@ -1,7 +1,5 @@
-// app/gl/profiling.cpp — NVTX ranges, GL debug groups and labels, the KHR_debug callback.
+// app/gl/profiling.cpp — GL debug groups and labels, the KHR_debug callback.
 #include "app/gl/profiling.hpp"
-
-#include <nvtx3/nvToolsExt.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -10,12 +8,6 @@
 
 namespace lab {
 namespace {
-
-nvtxDomainHandle_t domain() {
-  // Created on first use: NVTX loads the profiler's injection library then, not at static initialisation.
-  static const nvtxDomainHandle_t handle = nvtxDomainCreateA("interop-lab");
-  return handle;
-}
 
 bool has_khr_debug() { return glad_glPushDebugGroup != nullptr && glad_glObjectLabel != nullptr; }
 
@@ -56,21 +48,6 @@ void GLAPIENTRY on_gl_debug_message(GLenum /*source*/, GLenum type, GLuint id, G
 }
 
 }  // namespace
-
-ProfileRange::ProfileRange(const char* name) { push_profile_range(name); }
-
-ProfileRange::~ProfileRange() { pop_profile_range(); }
-
-void push_profile_range(const char* name) {
-  nvtxEventAttributes_t attributes{};
-  attributes.version = NVTX_VERSION;
-  attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
-  attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
-  attributes.message.ascii = name;
-  nvtxDomainRangePushEx(domain(), &attributes);
-}
-
-void pop_profile_range() { nvtxDomainRangePop(domain()); }
 
 bool push_gl_debug_group(const char* name) {
   if (!has_khr_debug()) return false;

@@ -1,26 +1,18 @@
 // app/gl/profiling.hpp — what profilers and GL debuggers see of the app. NVTX ranges in the "interop-lab"
-// domain (Nsight Systems: one range per frame, per phase, per switch), GL debug groups (Nsight Graphics,
+// domain (app/profile_range.hpp: Nsight Systems), GL debug groups (Nsight Graphics,
 // RenderDoc, apitrace: the same names in the GL call list), object labels on every GL object the app
 // creates, and the KHR_debug message callback that turns GL errors into the app's error reporting.
 // Needs the NVTX v3 headers (CUDA::nvtx3, header-only: without a profiler attached a range is one
 // branch) and, for the GL parts, a current GL 4.3+ context; each GL call is skipped where it is absent.
 #pragma once
 
+#include "app/profile_range.hpp"
+
 #include <glad/gl.h>
 
 #include <string>
 
 namespace lab {
-
-// An NVTX range for the scope. NVTX copies the name when the range opens.
-class ProfileRange {
- public:
-  explicit ProfileRange(const char* name);
-  explicit ProfileRange(const std::string& name) : ProfileRange(name.c_str()) {}
-  ~ProfileRange();
-  ProfileRange(const ProfileRange&) = delete;
-  ProfileRange& operator=(const ProfileRange&) = delete;
-};
 
 // A GL debug group for the scope (glPushDebugGroup / glPopDebugGroup); nothing without KHR_debug.
 class GlDebugGroup {
@@ -35,9 +27,7 @@ class GlDebugGroup {
   bool m_pushed = false;
 };
 
-// The same as free calls, for guards whose header stays free of GL and NVTX (app/gl/timing's phases).
-void push_profile_range(const char* name);
-void pop_profile_range();
+// The same as free calls, for guards whose header stays free of GL (app/gl/timing.hpp's GlPhase).
 // glPushDebugGroup where KHR_debug is there; returns whether it pushed (pass that to the pop).
 bool push_gl_debug_group(const char* name);
 void pop_gl_debug_group(bool pushed);

@@ -2,10 +2,11 @@
 // loop and the screenshot of the Vulkan backend, and its teardown in a fixed order.
 #include "app/vulkan/app.hpp"
 
-#include "app/gl/app.hpp"
 #include "app/remedy.hpp"
 #include "app/signals.hpp"
 #include "app/text.hpp"
+#include "app/timing_ui.hpp"
+#include "app/vulkan/cuda_link.hpp"
 #include "interop/error.hpp"
 #include "kernels/common.hpp"
 
@@ -14,27 +15,18 @@
 #include <cuda_runtime_api.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace lab::vulkan {
 namespace {
 
 void log(const std::string& message) {
   std::fprintf(stderr, "interop-lab: %s\n", message.c_str());
-}
-
-// The Vulkan device that is CUDA device `device`: the same GPU, matched by UUID (never by ordinal).
-Uuid uuid_of_cuda_device(int device) {
-  cudaDeviceProp properties{};
-  INTEROP_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
-  Uuid uuid;
-  static_assert(sizeof(properties.uuid.bytes) == std::tuple_size<Uuid>::value,
-                "CUDA and Vulkan UUIDs differ");
-  std::memcpy(uuid.data(), properties.uuid.bytes, uuid.size());
-  return uuid;
 }
 
 std::string glfw_error_text() {
@@ -46,8 +38,13 @@ std::string glfw_error_text() {
 
 }  // namespace
 
-// A GLFW window without a GL context (GLFW_NO_API): the presenter makes its Vulkan surface.
+// A GLFW window without a GL context (GLFW_NO_API): the presenter makes its Vulkan surface. Key presses
+// queue up for the frame loop (ImGui's GLFW backend, installed after this, chains to the callback).
 struct App::Window {
+  struct KeyPress {
+    int key = 0;
+    int mods = 0;
+  };
   explicit Window(Extent extent) {
     if (glfwInit() != GLFW_TRUE)
       throw std::runtime_error("cannot open a window: " + glfw_error_text() +
@@ -65,6 +62,10 @@ struct App::Window {
       glfwTerminate();
       throw std::runtime_error("cannot create a window: " + reason + "; use --headless");
     }
+    glfwSetWindowUserPointer(handle, this);
+    glfwSetKeyCallback(handle, [](GLFWwindow* window, int key, int /*scancode*/, int action, int mods) {
+      if (action == GLFW_PRESS) static_cast<Window*>(glfwGetWindowUserPointer(window))->presses.push_back({key, mods});
+    });
   }
   ~Window() {
     glfwDestroyWindow(handle);
@@ -73,7 +74,23 @@ struct App::Window {
   Window(const Window&) = delete;
   Window& operator=(const Window&) = delete;
 
+  // Between the window and the primary monitor's full screen; the windowed place and size come back.
+  void toggle_fullscreen() {
+    if (glfwGetWindowMonitor(handle) != nullptr) {
+      glfwSetWindowMonitor(handle, nullptr, windowed_at[0], windowed_at[1], windowed_at[2], windowed_at[3], 0);
+      return;
+    }
+    GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+    const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
+    if (mode == nullptr) return;  // no monitor to fill (a headless X server without RandR)
+    glfwGetWindowPos(handle, &windowed_at[0], &windowed_at[1]);
+    glfwGetWindowSize(handle, &windowed_at[2], &windowed_at[3]);
+    glfwSetWindowMonitor(handle, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+  }
+
   GLFWwindow* handle = nullptr;
+  std::vector<KeyPress> presses;
+  int windowed_at[4] = {0, 0, 0, 0};  // x, y, width, height before full screen
 };
 
 // Dear ImGui's context over the window (its Vulkan backend belongs to the presenter). No layout file:
@@ -120,7 +137,7 @@ App::App(const Options& options) : m_options(options), m_extent{options.width, o
   }
   // The CUDA device's own GPU, so CUDA can import what Vulkan exports; without CUDA, the first device.
   if (m_cuda.device >= 0) {
-    const Uuid uuid = uuid_of_cuda_device(m_cuda.device);
+    const Uuid uuid = cuda_device_uuid(m_cuda.device);
     m_context = std::make_unique<Context>(&uuid, context_options);
     m_stream.emplace();
     m_cuda.stream = m_stream->get();
@@ -128,9 +145,12 @@ App::App(const Options& options) : m_options(options), m_extent{options.width, o
     m_context = std::make_unique<Context>(nullptr, context_options);
   }
   m_renderer = std::make_unique<Renderer>(*m_context, m_extent);
+  m_timers = std::make_unique<FrameTimers>(m_renderer->timer_queries());
   if (m_window) {
     if (!options.no_ui) m_panel = std::make_unique<Panel>(m_window->handle);
-    m_presenter = std::make_unique<Presenter>(*m_renderer, m_window->handle, m_panel != nullptr);
+    // As the GL app: vsync on in a window, off with --frames (a fixed count runs as fast as it can).
+    m_presenter = std::make_unique<Presenter>(*m_renderer, m_window->handle, m_panel != nullptr,
+                                              options.vsync.value_or(!options.frames));
   }
   m_scene = create_scene_compute(options.scene, options.filter);
   m_plan = m_scene->draw_plan();
@@ -145,6 +165,7 @@ App::~App() {
   m_scene.reset();
   m_presenter.reset();
   m_panel.reset();
+  m_timers.reset();  // their queries are the renderer's
   if (m_renderer) m_renderer->destroy_resources();
   m_renderer.reset();
   m_stream.reset();
@@ -206,6 +227,7 @@ void App::apply_switches() {
   if (scene) {
     m_scene = create_scene_compute(*scene, m_options.filter);
     m_plan = m_scene->draw_plan();
+    m_timers->clear();  // another scene's timings compare with nothing here
   }
   const auto attach = [this](ModeId id) {
     m_mode = create_mode(id, m_cuda);
@@ -228,33 +250,101 @@ void App::apply_switches() {
 
 bool App::render_frame(long long index) {
   apply_switches();
-  if (m_window && !follow_window_size()) return false;
+  if (m_window) {
+    if (!follow_window_size()) return false;
+    std::vector<Window::KeyPress> presses;
+    presses.swap(m_window->presses);
+    for (const Window::KeyPress& press : presses)
+      if (const std::optional<Hotkey> hotkey = hotkey_for(press.key, press.mods)) handle_hotkey(*hotkey);
+    apply_switches();  // what a key asked for, in this frame
+  }
   // As the GL app: a fixed frame count or no window repeats exactly; a window's animation runs on time.
+  const auto started = std::chrono::steady_clock::now();
   const float time = m_options.frames || !m_window
                          ? kernels::time_of_frame(index)
-                         : std::chrono::duration<float>(std::chrono::steady_clock::now() - m_start).count();
+                         : std::chrono::duration<float>(started - m_start).count();
   const FrameInfo frame{index, time, m_extent};
-  if (m_plan.cubes_target >= 0)
-    m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time), m_mode->cubes_sync(frame));
-  m_mode->produce(*m_renderer, *m_scene, frame);
-  m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), m_mode->frame_sync(frame));
-  if (m_presenter) {
-    const auto now = std::chrono::steady_clock::now();
-    const float frame_ms = std::chrono::duration<float, std::milli>(now - m_previous_frame).count();
-    m_previous_frame = now;
-    m_frame_ms = m_frame_ms == 0.0f ? frame_ms : 0.9f * m_frame_ms + 0.1f * frame_ms;
-    ImDrawData* ui = nullptr;
-    if (m_panel) {
-      m_presenter->begin_ui_frame();
-      ImGui_ImplGlfw_NewFrame();
-      ImGui::NewFrame();
-      draw_panel();
-      ImGui::Render();
-      ui = ImGui::GetDrawData();
-    }
-    m_presenter->present(m_plan, ui);
+  // Frame time: start to start, so it holds everything, present and vsync included.
+  if (m_timing && m_frame_before)
+    m_timers->cpu_add(Phase::Frame, std::chrono::duration<double, std::milli>(started - m_previous_frame).count());
+  if (m_timing) m_timers->begin_frame(static_cast<int>(m_mode->id()));
+  if (m_plan.cubes_target >= 0) {
+    const PassSync sync = m_mode->cubes_sync(frame);
+    GraphicsPhase phase(*m_timers, Phase::Draw);
+    m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time), sync);
   }
+  m_mode->produce(*m_renderer, *m_scene, frame, *m_timers);
+  {
+    const PassSync sync = m_mode->frame_sync(frame);
+    GraphicsPhase phase(*m_timers, Phase::Draw);
+    m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), sync);
+    if (m_presenter) {
+      ImDrawData* ui = nullptr;
+      if (m_panel && m_panel_visible) {
+        m_presenter->begin_ui_frame();
+        ImGui_ImplGlfw_NewFrame();
+        ImGui::NewFrame();
+        draw_panel();
+        ImGui::Render();
+        ui = ImGui::GetDrawData();
+      }
+      m_presenter->present(m_plan, ui);
+    }
+  }
+  if (m_timing) m_timers->end_frame();
+  m_previous_frame = started;
+  m_frame_before = true;
   return true;
+}
+
+void App::set_timing(bool enabled) {
+  if (enabled && !m_timing) m_timers = std::make_unique<FrameTimers>(m_renderer->timer_queries());
+  m_timing = enabled;
+  m_frame_before = false;  // a frame time across the switch would hold the switch
+}
+
+void App::handle_hotkey(Hotkey hotkey) {
+  switch (hotkey) {
+    case Hotkey::TogglePanel: m_panel_visible = !m_panel_visible; break;
+    case Hotkey::Screenshot: take_numbered_screenshot(); break;
+    case Hotkey::Fullscreen:
+      if (m_window) m_window->toggle_fullscreen();
+      break;
+    case Hotkey::ToggleVsync:
+      if (m_presenter) m_presenter->set_vsync(!m_presenter->vsync());
+      break;
+    case Hotkey::Quit:
+      if (m_window) glfwSetWindowShouldClose(m_window->handle, GLFW_TRUE);
+      break;
+    case Hotkey::NextScene: {
+      const std::vector<SceneId>& scenes = all_scenes();
+      const auto at = std::find(scenes.begin(), scenes.end(), m_scene->id());
+      request_scene(at + 1 == scenes.end() ? scenes.front() : *(at + 1));
+      break;
+    }
+    case Hotkey::NextMode: {
+      // The next mode that runs here, in modes_of order, wrapping around.
+      const std::vector<ModeId>& modes = modes_of(GraphicsApi::Vulkan);
+      const auto at = std::find(modes.begin(), modes.end(), m_mode->id());
+      const size_t from = static_cast<size_t>(at - modes.begin());
+      for (size_t step = 1; step < modes.size(); ++step)
+        if (request_mode(modes[(from + step) % modes.size()]).available) break;
+      break;
+    }
+  }
+}
+
+void App::take_numbered_screenshot() {
+  const std::string path = next_screenshot_path(m_options.screenshot_dir);
+  try {
+    write_png(path, read_frame());
+    m_last_screenshot = path;
+    log("wrote " + path);
+  } catch (const std::exception& error) {
+    // A key press must not end the run: said in the panel and on stderr.
+    m_last_screenshot = "not written: " + std::string(error.what());
+    log("screenshot " + m_last_screenshot);
+  }
 }
 
 void App::draw_panel() {
@@ -269,7 +359,8 @@ void App::draw_panel() {
               : m_cuda.semaphores == interop::SemaphoreKind::Timeline ? " (a timeline semaphore)"
                                                                        : " (binary semaphores)");
   ImGui::Text("size          %s", size_text(m_extent.width, m_extent.height).c_str());
-  ImGui::Text("frame         %.2f ms", static_cast<double>(m_frame_ms));
+  if (m_presenter)
+    ImGui::Text("present       %s%s", m_presenter->present_mode(), m_presenter->vsync() ? " (vsync)" : "");
   ImGui::Text("validation    %d messages", m_context->validation_messages());
   ImGui::Separator();
   ImGui::TextUnformatted("scene");
@@ -298,6 +389,22 @@ void App::draw_panel() {
   }
   if (!m_notice.empty()) ImGui::TextWrapped("%s", m_notice.c_str());
   m_scene->on_ui();
+  if (ImGui::CollapsingHeader("timings", ImGuiTreeNodeFlags_DefaultOpen)) {
+    bool timing = m_timing;
+    if (ImGui::Checkbox("time each phase", &timing)) set_timing(timing);
+    if (m_timing) {
+      draw_timings(*m_timers, m_mode->id());
+      if (!m_renderer->timestamp_reason().empty())
+        ImGui::TextDisabled("draw untimed: %s", m_renderer->timestamp_reason().c_str());
+      if (!m_timers->cuda_timing_off_reason().empty())
+        ImGui::TextDisabled("CUDA phases untimed: %s", m_timers->cuda_timing_off_reason().c_str());
+    }
+  }
+  if (m_timing && ImGui::CollapsingHeader("modes compared")) draw_mode_table(*m_timers);
+  if (ImGui::CollapsingHeader("keys")) {
+    for (const HotkeyInfo& key : hotkey_list()) ImGui::Text("%-12s %s", key.keys, key.what);
+  }
+  if (!m_last_screenshot.empty()) ImGui::TextWrapped("screenshot %s", m_last_screenshot.c_str());
   ImGui::End();
 }
 

@@ -6,8 +6,10 @@
 #pragma once
 
 #include "app/cli.hpp"
+#include "app/hotkeys.hpp"
 #include "app/image_io.hpp"
 #include "app/scene_compute.hpp"
+#include "app/timing.hpp"
 #include "app/vulkan/export.hpp"
 #include "app/vulkan/modes.hpp"
 #include "app/vulkan/presenter.hpp"
@@ -69,15 +71,28 @@ class App {
   // What the Khronos validation layer reported so far (0 without the layer installed).
   int validation_messages() const { return m_context->validation_messages(); }
 
+  // Per-phase timing of every frame, as in the GL app: the mode's phases (wait, kernel, signal, the
+  // copies) on CUDA events or the host clock, the Vulkan passes (draw, vulkan copy) on Vulkan timestamps,
+  // the frame start to start; tagged by mode, cleared on a scene switch. On by default; the benchmark
+  // turns it off.
+  void set_timing(bool enabled);
+  bool timing() const { return m_timing; }
+  const FrameTimers& timers() const { return *m_timers; }
+  FrameTimers& timers() { return *m_timers; }  // tests flush it
+  // The window's keys (app/hotkeys.hpp), as a key press would: tests call it directly.
+  void handle_hotkey(Hotkey hotkey);
+
  private:
   struct Window;  // the GLFW window of a run without --headless (app.cpp)
   struct Panel;   // its Dear ImGui context (app.cpp)
 
   // In a window: handles its events and follows its framebuffer's size. False while it is minimised.
   bool follow_window_size();
-  // The window's panel: the device, scene, mode, size, frame time and validation count, and the scene's
-  // own controls (the postprocess filter).
+  // The window's panel: the device, scene, mode, size, frame time and validation count, the scene's own
+  // controls (the postprocess filter), the per-phase timings and the keys.
   void draw_panel();
+  // F12: the frame as --screenshot would write it, to the next free interop-lab-NNNN.png.
+  void take_numbered_screenshot();
   // Applies the requested switches: detach the mode, re-create what changed, attach.
   void apply_switches();
   // Makes `extent` the frame's size: the frame target, and the scene's resources where they depend on it
@@ -88,7 +103,7 @@ class App {
   Extent m_extent;
   std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point m_previous_frame = m_start;
-  float m_frame_ms = 0.0f;  // start to start of the last two frames, smoothed, for the panel
+  bool m_frame_before = false;  // m_previous_frame is a frame's start
   interop::CudaDevices m_cuda_devices;
   CudaContext m_cuda;
   // Declaration order is teardown order in reverse (and ~App() detaches the mode first): the mode's
@@ -98,6 +113,8 @@ class App {
   std::unique_ptr<Context> m_context;
   std::optional<interop::Stream> m_stream;
   std::unique_ptr<Renderer> m_renderer;
+  std::unique_ptr<FrameTimers> m_timers;  // their Vulkan queries belong to the renderer
+  bool m_timing = true;
   std::unique_ptr<Panel> m_panel;  // before the presenter, which shuts ImGui's Vulkan backend down first
   std::unique_ptr<Presenter> m_presenter;
   std::unique_ptr<SceneCompute> m_scene;
@@ -107,6 +124,8 @@ class App {
   std::optional<ModeId> m_pending_mode;
   std::optional<interop::SemaphoreKind> m_pending_semaphores;
   std::string m_notice;  // why the last switch did not happen, for the panel
+  bool m_panel_visible = true;
+  std::string m_last_screenshot;  // what F12 wrote last, for the panel
 };
 
 // main()'s entry for --api vulkan: App(options).run().

@@ -4,15 +4,18 @@
 // ends with the Vulkan queue idle and the CUDA stream synchronised, so it holds all of its own work.
 // As in the GL benchmark, the parts are measured alone in the same run: the floor (the scene's kernels on
 // plain cudaMalloc memory) and the graphics (the Vulkan passes alone, no mode), and every mode is judged
-// against their sum (x ref) and against the external (timeline) frame of the same scene and size (x
-// external: what copying through host memory costs next to sharing the memory).
+// against their sum (x ref), against the bare loop (x bare: the external frame written with raw CUDA
+// calls and nothing of the app, app/vulkan/bench_bare.hpp: what the app's own layers cost) and against the
+// external (timeline) frame of the same scene and size (x external: what copying through host memory
+// costs next to sharing the memory).
 #include "app/vulkan/bench.hpp"
 
-#include "app/gl/bench.hpp"
+#include "app/bench_timing.hpp"
 #include "app/image_io.hpp"
 #include "app/statistics.hpp"
 #include "app/text.hpp"
 #include "app/vulkan/app.hpp"
+#include "app/vulkan/bench_bare.hpp"
 #include "kernels/common.hpp"
 #include "interop/error.hpp"
 #include "interop/memory.hpp"
@@ -46,6 +49,7 @@ struct Result {
   long long frames = 0;
   double median_ms = 0.0, p90_ms = 0.0;
   double reference_ms = 0.0;  // modes: floor + graphics of the same scene and size (0: none)
+  double bare_ms = 0.0;       // CUDA modes: the bare loop of the same scene and size (0: none)
 };
 
 // The scene's kernels alone on cudaMalloc memory of its resources' sizes, each frame waited for; 0 frames
@@ -78,11 +82,12 @@ int run_bench(const Options& options) {
   const std::vector<BenchSize> sizes =
       options.bench_sizes.empty() ? std::vector<BenchSize>{{1280, 720}, {1920, 1080}, {3840, 2160}} : options.bench_sizes;
   std::vector<Result> results;
-  std::printf("\n%-12s %-10s %-20s %10s %9s %8s %12s\n", "scene", "size", "path", "median ms", "p90 ms", "x ref",
-              "x external");
-  const auto print = [](const Result& r, const char* to_reference, const char* to_external) {
-    std::printf("%-12s %-10s %-20s %10.3f %9.3f %8s %12s\n", r.scene.c_str(), size_text(r.width, r.height).c_str(),
-                r.path.c_str(), r.median_ms, r.p90_ms, to_reference, to_external);
+  std::printf("\n%-12s %-10s %-20s %10s %9s %8s %8s %12s\n", "scene", "size", "path", "median ms", "p90 ms",
+              "x ref", "x bare", "x external");
+  const auto print = [](const Result& r, const char* to_reference, const char* to_bare, const char* to_external) {
+    std::printf("%-12s %-10s %-20s %10.3f %9.3f %8s %8s %12s\n", r.scene.c_str(),
+                size_text(r.width, r.height).c_str(), r.path.c_str(), r.median_ms, r.p90_ms, to_reference, to_bare,
+                to_external);
     std::fflush(stdout);
   };
   const auto ratio = [](double value, double to, char (&text)[32]) -> const char* {
@@ -104,7 +109,7 @@ int run_bench(const Options& options) {
       if (!floor_wall.empty()) {
         Result floor{to_string(scene), "floor", size.width, size.height, static_cast<long long>(floor_wall.size()),
                      median(floor_wall), percentile(floor_wall, 0.9)};
-        print(floor, none, none);
+        print(floor, none, none, none);
         results.push_back(floor);
         reference_ms += floor.median_ms;
       }
@@ -116,15 +121,32 @@ int run_bench(const Options& options) {
         graphics_run.width = size.width;
         graphics_run.height = size.height;
         App app(graphics_run);
+        app.set_timing(false);
         const std::vector<double> wall = time_frames(options.bench_frames, [&](long long index) {
           app.render_graphics_only(index);
           app.finish();
         });
         Result graphics{to_string(scene), "graphics", size.width, size.height, static_cast<long long>(wall.size()),
                         median(wall), percentile(wall, 0.9)};
-        print(graphics, none, none);
+        print(graphics, none, none, none);
         results.push_back(graphics);
         reference_ms += graphics.median_ms;
+      }
+      double bare_ms = 0.0;
+      if (!floor_wall.empty()) {
+        std::fprintf(stderr, "bench: vulkan %s %dx%d bare loop\n", to_string(scene), size.width, size.height);
+        try {
+          const std::vector<double> wall = time_bare_loop(options, scene, extent);
+          Result bare{to_string(scene), "bare", size.width, size.height, static_cast<long long>(wall.size()),
+                      median(wall), percentile(wall, 0.9)};
+          char to_reference[32];
+          print(bare, ratio(bare.median_ms, reference_ms, to_reference), none, none);
+          bare.reference_ms = reference_ms;
+          results.push_back(bare);
+          bare_ms = bare.median_ms;
+        } catch (const std::runtime_error& error) {
+          std::fprintf(stderr, "bench: bare loop skipped: %s\n", error.what());
+        }
       }
       for (const Case& c : kCases) {
         if (options.mode && *options.mode != c.mode) continue;
@@ -139,6 +161,7 @@ int run_bench(const Options& options) {
         std::optional<App> app;
         try {
           app.emplace(run);
+          app->set_timing(false);  // wall time of the frame alone, as the GL benchmark's modes
         } catch (const std::runtime_error& error) {
           std::fprintf(stderr, "bench: %s skipped: %s\n", c.path, error.what());
           continue;
@@ -152,10 +175,12 @@ int run_bench(const Options& options) {
         if (c.mode == ModeId::External && c.semaphores == interop::SemaphoreKind::Timeline)
           external_ms = result.median_ms;
         // The cpu mode runs no kernel on the GPU: the floor does not describe it.
-        char to_reference[32], to_external[32];
+        char to_reference[32], to_bare[32], to_external[32];
         print(result, c.mode == ModeId::Cpu ? none : ratio(result.median_ms, reference_ms, to_reference),
+              c.mode == ModeId::Cpu ? none : ratio(result.median_ms, bare_ms, to_bare),
               ratio(result.median_ms, external_ms, to_external));
         result.reference_ms = c.mode == ModeId::Cpu ? 0.0 : reference_ms;
+        result.bare_ms = c.mode == ModeId::Cpu ? 0.0 : bare_ms;
         results.push_back(result);
       }
     }
@@ -169,6 +194,10 @@ int run_bench(const Options& options) {
       if (r.reference_ms > 0) {
         entry["reference_ms"] = r.reference_ms;
         entry["ratio_to_reference"] = r.median_ms / r.reference_ms;
+      }
+      if (r.bare_ms > 0) {
+        entry["bare_ms"] = r.bare_ms;
+        entry["ratio_to_bare"] = r.median_ms / r.bare_ms;
       }
       cases.push_back(entry);
     }

@@ -5,8 +5,9 @@
 #include "app/os.hpp"
 #include "interop/error.hpp"
 
-
+#include <cstring>
 #include <stdexcept>
+#include <tuple>
 #include <string>
 #include <utility>
 
@@ -36,6 +37,15 @@ interop::ExternalSemaphore import_semaphore(const ExportableSemaphore& semaphore
 }
 
 }  // namespace
+
+Uuid cuda_device_uuid(int device) {
+  cudaDeviceProp properties{};
+  INTEROP_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
+  Uuid uuid;
+  static_assert(sizeof(properties.uuid.bytes) == std::tuple_size<Uuid>::value, "CUDA and Vulkan UUIDs differ");
+  std::memcpy(uuid.data(), properties.uuid.bytes, uuid.size());
+  return uuid;
+}
 
 CudaLink::CudaLink(Renderer& renderer, interop::SemaphoreKind kind)
     : m_renderer(renderer), m_kind(kind), m_graphics_done(renderer.context(), kind) {

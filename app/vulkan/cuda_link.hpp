@@ -33,6 +33,10 @@
 
 namespace lab::vulkan {
 
+// The UUID of CUDA device `device` (cudaDeviceProp::uuid): the Vulkan device that is the same GPU has it
+// as its deviceUUID (Context's `uuid`; matched by UUID, never by ordinal).
+Uuid cuda_device_uuid(int device);
+
 class CudaLink {
  public:
   // Imports renderer.resources() (created with exportable = true) into the current CUDA device and

@@ -184,6 +184,7 @@ using UniqueDescriptorSetLayout = Unique<VkDescriptorSetLayout, vkDestroyDescrip
 using UniqueDescriptorPool = Unique<VkDescriptorPool, vkDestroyDescriptorPool>;
 using UniquePipelineLayout = Unique<VkPipelineLayout, vkDestroyPipelineLayout>;
 using UniquePipeline = Unique<VkPipeline, vkDestroyPipeline>;
+using UniqueQueryPool = Unique<VkQueryPool, vkDestroyQueryPool>;
 
 // A dedicated allocation for exactly one buffer or image (the other is VK_NULL_HANDLE), bound to it. With
 // `exportable` its memory can be exported as an opaque FD (the object must have been created with

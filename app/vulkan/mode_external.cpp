@@ -37,10 +37,19 @@ class ExternalMode final : public Mode {
     return m_link->cubes_pass();
   }
 
-  void produce(Renderer&, SceneCompute& scene, const FrameInfo& frame) override {
-    m_link->cuda_acquire(m_cuda.stream);
-    scene.compute_cuda(frame, m_link->views(), m_cuda.stream);
-    INTEROP_CUDA_CHECK(cudaGetLastError());
+  // Wait and signal are timed with CUDA events on the stream: the wait's time is how long the stream stood
+  // until Vulkan's signal (the cubes pass, or the previous frame's pass) arrived.
+  void produce(Renderer&, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
+    {
+      CudaPhase phase(timers, Phase::Wait, m_cuda.stream);
+      m_link->cuda_acquire(m_cuda.stream);
+    }
+    {
+      CudaPhase phase(timers, Phase::Kernel, m_cuda.stream);
+      scene.compute_cuda(frame, m_link->views(), m_cuda.stream);
+      INTEROP_CUDA_CHECK(cudaGetLastError());
+    }
+    CudaPhase phase(timers, Phase::Signal, m_cuda.stream);
     m_link->cuda_release(m_cuda.stream);
   }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "app/scene_compute.hpp"
+#include "app/timing.hpp"
 #include "app/vocabulary.hpp"
 #include "app/vulkan/renderer.hpp"
 #include "interop/external.hpp"
@@ -38,8 +39,8 @@ class Mode {
   // Releases all of it, after the work in flight is done. Must run before the resources are destroyed.
   virtual void detach() = 0;
   // Makes the renderer's resources hold `frame`'s results of `scene`, reading its inputs after the cubes
-  // pass.
-  virtual void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame) = 0;
+  // pass. Records its phases in `timers` (kernel, the copies, the external mode's wait and signal).
+  virtual void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) = 0;
 
   // What the cubes pass and the frame pass wait on and signal this frame.
   virtual PassSync cubes_sync(const FrameInfo&) { return {}; }

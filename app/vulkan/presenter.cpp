@@ -124,7 +124,7 @@ std::vector<std::string> surface_extensions() {
 }
 
 struct Presenter::State {
-  State(Renderer& renderer, GLFWwindow* window, bool ui);
+  State(Renderer& renderer, GLFWwindow* window, bool ui, bool vsync);
   ~State();
   void create_swapchain(Extent extent);
 
@@ -144,6 +144,8 @@ struct Presenter::State {
   std::vector<UniqueFramebuffer> framebuffers;
   std::vector<UniqueSemaphore> rendered;  // signalled by the pass into image i, waited on by its present
   bool out_of_date = false;
+  bool vsync = true;
+  VkPresentModeKHR present_mode = VK_PRESENT_MODE_FIFO_KHR;
 
   std::array<UniqueSemaphore, kFramesInFlight> acquired;  // signalled by vkAcquireNextImageKHR
   UniqueSemaphore shown;                                  // timeline: value n once frame n's pass is done
@@ -153,11 +155,12 @@ struct Presenter::State {
   bool ui = false;
 };
 
-Presenter::State::State(Renderer& renderer, GLFWwindow* window_, bool with_ui)
+Presenter::State::State(Renderer& renderer, GLFWwindow* window_, bool with_ui, bool vsync_)
     : context(renderer.context()),
       device(renderer.context().device()),
       window(window_),
-      surface(renderer.context().instance(), window_) {
+      surface(renderer.context().instance(), window_),
+      vsync(vsync_) {
   if (!context.presentation())
     throw std::logic_error(
         "Presenter: the Context was made without ContextOptions::surface_extensions; pass "
@@ -244,6 +247,20 @@ void Presenter::State::create_swapchain(Extent wanted) {
       break;
     }
 
+  present_mode = VK_PRESENT_MODE_FIFO_KHR;  // every surface has it; frames pace to the display
+  if (!vsync) {
+    uint32_t mode_count = 0;
+    check(vkGetPhysicalDeviceSurfacePresentModesKHR(context.physical_device(), surface.get(), &mode_count, nullptr),
+          "vkGetPhysicalDeviceSurfacePresentModesKHR");
+    std::vector<VkPresentModeKHR> modes(mode_count);
+    check(vkGetPhysicalDeviceSurfacePresentModesKHR(context.physical_device(), surface.get(), &mode_count,
+                                                    modes.data()),
+          "vkGetPhysicalDeviceSurfacePresentModesKHR");
+    // MAILBOX first: as fast as IMMEDIATE without tearing.
+    for (VkPresentModeKHR unpaced : {VK_PRESENT_MODE_IMMEDIATE_KHR, VK_PRESENT_MODE_MAILBOX_KHR})
+      if (std::find(modes.begin(), modes.end(), unpaced) != modes.end()) present_mode = unpaced;
+  }
+
   auto create = lab::vulkan::make<VkSwapchainCreateInfoKHR>(VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR);
   create.surface = surface.get();
   create.minImageCount = image_count;
@@ -255,7 +272,7 @@ void Presenter::State::create_swapchain(Extent wanted) {
   create.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
   create.preTransform = capabilities.currentTransform;
   create.compositeAlpha = alpha;
-  create.presentMode = VK_PRESENT_MODE_FIFO_KHR;  // every device has it; frames pace to the display
+  create.presentMode = present_mode;
   create.clipped = VK_TRUE;
   create.oldSwapchain = swapchain.get();
   VkSwapchainKHR handle = VK_NULL_HANDLE;
@@ -309,13 +326,31 @@ void Presenter::State::create_swapchain(Extent wanted) {
 
 // ---- Presenter
 
-Presenter::Presenter(Renderer& renderer, GLFWwindow* window, bool ui)
-    : m_renderer(renderer), m_state(std::make_unique<State>(renderer, window, ui)) {}
+Presenter::Presenter(Renderer& renderer, GLFWwindow* window, bool ui, bool vsync)
+    : m_renderer(renderer), m_state(std::make_unique<State>(renderer, window, ui, vsync)) {}
 
 Presenter::~Presenter() = default;
 
 Extent Presenter::extent() const {
   return m_state->extent;
+}
+
+void Presenter::set_vsync(bool vsync) {
+  if (vsync == m_state->vsync) return;
+  m_state->vsync = vsync;
+  m_state->out_of_date = true;
+}
+
+bool Presenter::vsync() const {
+  return m_state->vsync;
+}
+
+const char* Presenter::present_mode() const {
+  switch (m_state->present_mode) {
+    case VK_PRESENT_MODE_MAILBOX_KHR: return "mailbox";
+    case VK_PRESENT_MODE_IMMEDIATE_KHR: return "immediate";
+    default: return "fifo";
+  }
 }
 
 void Presenter::begin_ui_frame() {

@@ -1,5 +1,6 @@
 // app/vulkan/presenter.hpp — shows the Vulkan renderer's frames in a GLFW window: a VkSurfaceKHR of the
-// window (made with GLFW_NO_API), a FIFO swapchain re-created when the window's size changes, each frame
+// window (made with GLFW_NO_API), a swapchain (FIFO with vsync, else MAILBOX or IMMEDIATE where the
+// surface has one) re-created when the window's size or the vsync choice changes, each frame
 // blitted right way up by Renderer::show, and Dear ImGui's Vulkan backend (Debian's libimgui.a) drawing
 // the panel over it. Needs a Context made with surface_extensions() (ContextOptions), on a device that
 // can present to the window.
@@ -25,7 +26,9 @@ class Presenter {
   // Presents `renderer`'s frames in `window`; both are borrowed and must outlive the presenter. With `ui`
   // it initialises ImGui's Vulkan backend for this swapchain (the caller has made the ImGui context and
   // initialised its GLFW backend with ImGui_ImplGlfw_InitForVulkan) and shuts it down again.
-  Presenter(Renderer& renderer, GLFWwindow* window, bool ui);
+  // `vsync`: frames pace to the display (FIFO); off, they are shown as they come (MAILBOX, else IMMEDIATE,
+  // else FIFO where the surface has neither).
+  Presenter(Renderer& renderer, GLFWwindow* window, bool ui, bool vsync = true);
   ~Presenter();  // waits for the device, then destroys the swapchain and the surface
   Presenter(const Presenter&) = delete;
   Presenter& operator=(const Presenter&) = delete;
@@ -40,6 +43,11 @@ class Presenter {
   bool present(const DrawPlan& plan, ImDrawData* ui);
   // The swapchain's size: the window's framebuffer at the last present.
   Extent extent() const;
+  // Takes effect at the next present (the swapchain is re-created).
+  void set_vsync(bool vsync);
+  bool vsync() const;
+  // The swapchain's present mode: "fifo", "mailbox", "immediate".
+  const char* present_mode() const;
 
  private:
   struct State;

@@ -19,8 +19,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cstddef>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -557,6 +559,28 @@ struct Renderer::State {
   std::vector<Resource> resources;
   std::vector<OwnedResource> owned;
 
+  // ---- GPU time of passes (Renderer::timer_queries): while a query is open, each pass writes a
+  // timestamp at its start and one at its end into a pair of queries that the open query owns until it
+  // is begun again or destroyed. Pairs live in pools of kPairsPerPool, made as more are needed.
+  static constexpr uint32_t kPairsPerPool = 32;
+  struct TimedPass {
+    uint32_t pair = 0;
+    uint64_t serial = 0;
+  };
+  struct Timing {
+    double period_ns = 0.0;     // VkPhysicalDeviceLimits::timestampPeriod
+    uint64_t valid_mask = 0;    // the queue's timestampValidBits as a mask; 0: no timestamps
+    std::string reason;         // why there are none
+    std::vector<UniqueQueryPool> pools;
+    std::vector<uint32_t> free_pairs;
+    std::vector<std::vector<TimedPass>> queries;  // by query id - 1
+    int open = -1;                                // the open query's index, -1 when none
+    std::optional<uint32_t> pass_pair;            // the pair of the pass being recorded
+  } timing;
+  uint32_t take_pair();
+  void release_pairs(std::vector<TimedPass>& passes);
+  uint64_t completed_serial();
+
   // ---- passes
   VkCommandBuffer begin_pass();
   uint64_t submit_pass(VkCommandBuffer commands, const PassSync& sync);
@@ -690,10 +714,27 @@ VkCommandBuffer Renderer::State::begin_pass() {
   auto begin = lab::vulkan::make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   check(vkBeginCommandBuffer(buffer, &begin), "vkBeginCommandBuffer");
+  timing.pass_pair.reset();
+  if (timing.open >= 0) {
+    const uint32_t pair = take_pair();
+    VkQueryPool query_pool = timing.pools[pair / kPairsPerPool].get();
+    const uint32_t first = (pair % kPairsPerPool) * 2;
+    vkCmdResetQueryPool(buffer, query_pool, first, 2);
+    // TOP_OF_PIPE: the pass's first command may start only after its semaphore waits, which it follows.
+    vkCmdWriteTimestamp(buffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, query_pool, first);
+    timing.pass_pair = pair;
+  }
   return buffer;
 }
 
 uint64_t Renderer::State::submit_pass(VkCommandBuffer buffer, const PassSync& sync) {
+  if (timing.pass_pair) {
+    const uint32_t pair = *timing.pass_pair;
+    vkCmdWriteTimestamp(buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timing.pools[pair / kPairsPerPool].get(),
+                        (pair % kPairsPerPool) * 2 + 1);
+    timing.queries[static_cast<size_t>(timing.open)].push_back({pair, submitted + 1});
+    timing.pass_pair.reset();
+  }
   check(vkEndCommandBuffer(buffer), "vkEndCommandBuffer");
   const uint64_t serial = submitted + 1;
   std::vector<VkSemaphore> waits, signals;
@@ -860,10 +901,104 @@ const void* Renderer::State::read_back(VkDeviceSize bytes, const std::vector<Tou
 
 // ---- Renderer
 
+uint32_t Renderer::State::take_pair() {
+  if (timing.free_pairs.empty()) {
+    auto info = lab::vulkan::make<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
+    info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    info.queryCount = kPairsPerPool * 2;
+    VkQueryPool query_pool = VK_NULL_HANDLE;
+    check(vkCreateQueryPool(device, &info, nullptr, &query_pool), "vkCreateQueryPool");
+    timing.pools.emplace_back(device, query_pool);
+    const uint32_t base = static_cast<uint32_t>(timing.pools.size() - 1) * kPairsPerPool;
+    for (uint32_t i = kPairsPerPool; i > 0; --i) timing.free_pairs.push_back(base + i - 1);
+  }
+  const uint32_t pair = timing.free_pairs.back();
+  timing.free_pairs.pop_back();
+  return pair;
+}
+
+void Renderer::State::release_pairs(std::vector<TimedPass>& passes) {
+  // A pair may be written again only once its pass is done: its reset and writes come later in the queue
+  // than the pass, so queue order alone keeps the two apart.
+  for (const TimedPass& pass : passes) timing.free_pairs.push_back(pass.pair);
+  passes.clear();
+}
+
+uint64_t Renderer::State::completed_serial() {
+  uint64_t value = 0;
+  check(vkGetSemaphoreCounterValue(device, progress.get(), &value), "vkGetSemaphoreCounterValue");
+  return value;
+}
+
+class Renderer::TimerQueries final : public GpuTimerQueries {
+ public:
+  explicit TimerQueries(State& state) : m_state(state) {}
+  Clock clock() const override { return Clock::Vulkan; }
+  unsigned int create() override {
+    m_state.timing.queries.emplace_back();
+    return static_cast<unsigned int>(m_state.timing.queries.size());
+  }
+  void begin(unsigned int query) override {
+    assert(m_state.timing.open < 0 && "Vulkan timer queries cannot nest: end the open one first");
+    m_state.release_pairs(passes(query));  // read already, or dropped by FrameTimers
+    m_state.timing.open = static_cast<int>(query - 1);
+  }
+  void end(unsigned int) override { m_state.timing.open = -1; }
+  bool available(unsigned int query) override {
+    const std::vector<State::TimedPass>& timed = passes(query);
+    return timed.empty() || timed.back().serial <= m_state.completed_serial();
+  }
+  double elapsed_ms(unsigned int query) override {
+    std::vector<State::TimedPass>& timed = passes(query);
+    if (timed.empty()) return 0.0;
+    m_state.wait_for(timed.back().serial);
+    double ns = 0.0;
+    for (const State::TimedPass& pass : timed) {
+      std::array<uint64_t, 2> stamps{};
+      check(vkGetQueryPoolResults(m_state.device, m_state.timing.pools[pass.pair / State::kPairsPerPool].get(),
+                                  (pass.pair % State::kPairsPerPool) * 2, 2, sizeof(stamps), stamps.data(),
+                                  sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+            "vkGetQueryPoolResults");
+      ns += static_cast<double>((stamps[1] - stamps[0]) & m_state.timing.valid_mask) * m_state.timing.period_ns;
+    }
+    return ns * 1e-6;
+  }
+  void destroy(const std::vector<unsigned int>& queries, bool) override {
+    m_state.timing.open = -1;
+    for (unsigned int query : queries) m_state.release_pairs(passes(query));
+  }
+
+ private:
+  std::vector<State::TimedPass>& passes(unsigned int query) {
+    return m_state.timing.queries.at(static_cast<size_t>(query - 1));
+  }
+  State& m_state;
+};
+
 Renderer::Renderer(Context& context, Extent extent)
     : m_context(context), m_state(std::make_unique<State>(context)) {
   m_state->create_frame_target(extent);
+  uint32_t family_count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(context.physical_device(), &family_count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(family_count);
+  vkGetPhysicalDeviceQueueFamilyProperties(context.physical_device(), &family_count, families.data());
+  VkPhysicalDeviceProperties properties{};
+  vkGetPhysicalDeviceProperties(context.physical_device(), &properties);
+  const uint32_t bits = families.at(context.queue_family()).timestampValidBits;
+  if (bits == 0) {
+    m_state->timing.reason = context.info().name + "'s queue writes no timestamps (timestampValidBits 0)";
+  } else {
+    m_state->timing.valid_mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    m_state->timing.period_ns = static_cast<double>(properties.limits.timestampPeriod);
+  }
 }
+
+std::unique_ptr<GpuTimerQueries> Renderer::timer_queries() {
+  if (m_state->timing.valid_mask == 0) return nullptr;
+  return std::make_unique<TimerQueries>(*m_state);
+}
+
+const std::string& Renderer::timestamp_reason() const { return m_state->timing.reason; }
 
 Renderer::~Renderer() {
   // Nothing may be destroyed while a pass still uses it; the members then go in reverse order.

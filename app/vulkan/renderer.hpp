@@ -21,6 +21,7 @@
 
 #include "app/image_io.hpp"
 #include "app/scene_compute.hpp"
+#include "app/timing.hpp"
 #include "app/vulkan/export.hpp"
 
 #include <vulkan/vulkan.h>
@@ -104,7 +105,15 @@ class Renderer {
             const std::function<void(VkCommandBuffer)>& then, const PassSync& sync);
   void wait_idle();
 
+  // The GPU time of the passes submitted while a query is open (draw_cubes, draw_frame, show, and the
+  // copies of download), from timestamps written at each pass's start and end: FrameTimers'
+  // graphics clock on Vulkan (Clock::Vulkan). nullptr where the queue writes no timestamps
+  // (timestampValidBits 0); timestamp_reason() then says so. The queries must go before the renderer.
+  std::unique_ptr<GpuTimerQueries> timer_queries();
+  const std::string& timestamp_reason() const;
+
  private:
+  class TimerQueries;
   struct State;
   Context& m_context;
   std::unique_ptr<State> m_state;

@@ -7,9 +7,15 @@
 // Vulkan driver the tests skip with the reason; the staging test needs a CUDA device whose GPU Vulkan
 // also drives (and fails where INTEROP_LAB_REQUIRE_GPUS says one must be there).
 #include "tests/support/app_fixture.hpp"
+#include "tests/support/scratch_dir.hpp"
 
+#include "app/hotkeys.hpp"
+#include "app/image_io.hpp"
 #include "app/vulkan/app.hpp"
+#include "app/vulkan/bench_bare.hpp"
 #include "app/vulkan/export.hpp"
+
+#include <filesystem>
 
 #include <cstdlib>
 #include <memory>
@@ -223,6 +229,12 @@ TEST(VulkanFrames, InAWindowTheFramesAreTheSameAndFollowItsSize) {
   }
   ASSERT_EQ(resized, (lab::Extent{96, 72})) << "the window's new size never reached the frame";
   EXPECT_TRUE(app.read_frame().rgba == labtest::expected_pattern_frame(96, 72, 4).rgba);
+  // The panel, its timings (timestamps around the show pass too) and vsync off: still no validation message.
+  app.handle_hotkey(lab::Hotkey::ToggleVsync);
+  for (int frame = 5; frame < 9; ++frame) ASSERT_TRUE(app.render_frame(frame));
+  app.timers().flush();
+  EXPECT_EQ(app.timers().stats(static_cast<int>(ModeId::Cpu), lab::Phase::Draw).clock, lab::Clock::Vulkan);
+  EXPECT_EQ(app.validation_messages(), 0);
 }
 
 // The panel's switches, as it calls them: a scene switch re-creates the resources, and the next frame is
@@ -277,6 +289,128 @@ TEST(VulkanFrames, TheExternalModeSaysWhatIsMissing) {
     EXPECT_TRUE(why.find("--mode external is unavailable: no CUDA device") != std::string::npos ||
                 why.find("lacks") != std::string::npos)
         << why;
+  }
+}
+
+// The panel's timings: every phase a mode records shows up on its own clock, frame after frame, with
+// the Vulkan passes timed by their own timestamps (draw; the cpu and staging modes' read-back of the cubes
+// as "vulkan copy"), the mode's work on the host (cpu) or on CUDA events (staging, external), and nothing
+// the mode does not do. Zero validation messages with the queries in every pass.
+struct ExpectedPhases {
+  ModeId mode;
+  std::vector<std::pair<lab::Phase, lab::Clock>> recorded;
+  std::vector<lab::Phase> absent;
+};
+
+void expect_phases(const ExpectedPhases& expected) {
+  constexpr int kFrames = 8;
+  SCOPED_TRACE(lab::to_string(expected.mode));
+  lab::vulkan::App app(vulkan_options(SceneId::Postprocess, expected.mode, 96, 64));
+  ASSERT_TRUE(app.timing()) << "timing is on by default, as in the GL app";
+  for (int index = 0; index < kFrames; ++index) app.render_frame(index);
+  app.timers().flush();
+  const int tag = static_cast<int>(expected.mode);
+  for (const auto& [phase, clock] : expected.recorded) {
+    SCOPED_TRACE(lab::to_string(phase));
+    const lab::PhaseStats& stats = app.timers().stats(tag, phase);
+    // The frame time is start to start: the first frame has none.
+    EXPECT_EQ(stats.samples, phase == lab::Phase::Frame ? kFrames - 1 : kFrames);
+    EXPECT_EQ(stats.clock, clock);
+    EXPECT_GE(stats.median_ms, 0.0f);
+  }
+  for (const lab::Phase phase : expected.absent) EXPECT_FALSE(app.timers().has(tag, phase)) << lab::to_string(phase);
+  EXPECT_EQ(app.validation_messages(), 0);
+}
+
+TEST(VulkanFrames, TheCpuModesPhasesAreTimedOnTheirClocks) {
+  NEEDS_VULKAN();
+  using lab::Clock;
+  using lab::Phase;
+  expect_phases({ModeId::Cpu,
+                 {{Phase::Draw, Clock::Vulkan}, {Phase::VulkanCopy, Clock::Vulkan}, {Phase::Kernel, Clock::Cpu},
+                  {Phase::Frame, Clock::Cpu}},
+                 {Phase::Wait, Phase::Signal, Phase::CudaCopy}});
+}
+
+TEST(VulkanFrames, TheCudaModesPhasesAreTimedOnTheirClocks) {
+  NEEDS_VULKAN();
+  if (lab::vulkan::App(vulkan_options(SceneId::Postprocess, ModeId::Cpu, 32, 32)).cuda_device() < 0)
+    LABTEST_NEEDS_GPUS(1, "the staging and external modes need a CUDA device");
+  using lab::Clock;
+  using lab::Phase;
+  expect_phases({ModeId::Staging,
+                 {{Phase::Draw, Clock::Vulkan}, {Phase::VulkanCopy, Clock::Vulkan}, {Phase::Kernel, Clock::Cuda},
+                  {Phase::CudaCopy, Clock::Cuda}, {Phase::Frame, Clock::Cpu}},
+                 {Phase::Wait, Phase::Signal}});
+  expect_phases({ModeId::External,
+                 {{Phase::Draw, Clock::Vulkan}, {Phase::Wait, Clock::Cuda}, {Phase::Kernel, Clock::Cuda},
+                  {Phase::Signal, Clock::Cuda}, {Phase::Frame, Clock::Cpu}},
+                 {Phase::VulkanCopy, Phase::CudaCopy, Phase::Map}});
+}
+
+// The bench turns timing off: nothing is recorded then, and turning it on again starts afresh.
+TEST(VulkanFrames, TimingOffRecordsNothing) {
+  NEEDS_VULKAN();
+  lab::vulkan::App app(vulkan_options(SceneId::Wave, ModeId::Cpu, 64, 48));
+  app.set_timing(false);
+  for (int index = 0; index < 3; ++index) app.render_frame(index);
+  app.timers().flush();
+  EXPECT_FALSE(app.timers().has(static_cast<int>(ModeId::Cpu), lab::Phase::Draw));
+  app.set_timing(true);
+  app.render_frame(3);
+  app.timers().flush();
+  EXPECT_EQ(app.timers().stats(static_cast<int>(ModeId::Cpu), lab::Phase::Draw).samples, 1);
+}
+
+// The window's keys, as a key press calls them: the next scene and the next mode that runs here, at the
+// next frame; F12 writes the frame as --screenshot would, to the next numbered file.
+TEST(VulkanFrames, KeysSwitchSceneAndModeAndTakeNumberedScreenshots) {
+  NEEDS_VULKAN();
+  const labtest::ScratchDir folder("vulkan-keys");
+  lab::Options options = vulkan_options(SceneId::Wave, ModeId::Cpu, 64, 48);
+  options.screenshot_dir = folder.path().string();
+  lab::vulkan::App app(options);
+  app.render_frame(0);
+  app.handle_hotkey(lab::Hotkey::NextScene);
+  app.render_frame(1);
+  EXPECT_EQ(app.scene_id(), SceneId::Pattern);
+  app.handle_hotkey(lab::Hotkey::Screenshot);
+  const std::filesystem::path first = folder.path() / "interop-lab-0001.png";
+  ASSERT_TRUE(std::filesystem::exists(first));
+  EXPECT_TRUE(lab::read_png(first.string()).rgba == labtest::expected_pattern_frame(64, 48, 1).rgba);
+  app.handle_hotkey(lab::Hotkey::Screenshot);
+  EXPECT_TRUE(std::filesystem::exists(folder.path() / "interop-lab-0002.png")) << "a second press never overwrites";
+
+  app.handle_hotkey(lab::Hotkey::NextMode);
+  app.render_frame(2);
+  if (app.cuda_device() < 0) {
+    EXPECT_EQ(app.mode_id(), ModeId::Cpu) << "without CUDA no other Vulkan mode runs";
+  } else {
+    EXPECT_NE(app.mode_id(), ModeId::Cpu);
+    EXPECT_TRUE(lab::vulkan::mode_availability(app.mode_id(), {app.cuda_device(), nullptr}, "").available);
+  }
+  EXPECT_EQ(app.validation_messages(), 0);
+}
+
+// The benchmark's bare loop (raw CUDA calls, no app layers) is a correct external frame: after its frames
+// it shows what the cpu mode shows for the same frame, in every scene.
+TEST(VulkanFrames, TheBenchmarksBareLoopDrawsTheCpuFrame) {
+  NEEDS_VULKAN();
+  if (lab::vulkan::App(vulkan_options(SceneId::Pattern, ModeId::Cpu, 32, 32)).cuda_device() < 0)
+    LABTEST_NEEDS_GPUS(1, "the bare loop imports into CUDA: needs a CUDA device");
+  for (const SceneId scene : lab::all_scenes()) {
+    SCOPED_TRACE(lab::to_string(scene));
+    lab::Options options = vulkan_options(scene, ModeId::Cpu, 96, 64);
+    options.bench_frames = 3;
+    lab::vulkan::BareFrame last;
+    EXPECT_EQ(lab::vulkan::time_bare_loop(options, scene, {96, 64}, &last).size(), 3u);
+    ASSERT_GE(last.index, 3);  // the warm-up's frames, then the measured ones
+    lab::vulkan::App reference(options);
+    reference.render_frame(last.index);
+    const std::string difference = labtest::check_against(last.image, reference.read_frame(), {1, 0.0},
+                                                          std::string("vulkan-bare-") + lab::to_string(scene),
+                                                          "the Vulkan cpu frame");
+    EXPECT_TRUE(difference.empty()) << difference;
   }
 }
 

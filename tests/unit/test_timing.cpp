@@ -1,14 +1,17 @@
-// tests/gl/test_timing.cpp — frame timing: window statistics, per-frame sums, tags, clear() and the
-// ring of frames in flight, through the CPU-only paths. No GL context; CUDA only where a device happens
-// to exist. In gl_tests because app/gl/timing.cpp is the GL app's (its GL phases are timer queries).
+// tests/unit/test_timing.cpp — frame timing: window statistics, per-frame sums, tags, clear() and the
+// ring of frames in flight, through the CPU-only paths and graphics phases timed by scripted timer
+// queries (a graphics API's are GpuTimerQueries; GL's and Vulkan's are tested with their APIs). No GL
+// context; CUDA only where a device happens to exist.
 // The window's median and p90 are app/statistics.hpp's, as the benchmark's: linear interpolation
 // between the two closest ranks (numpy's default), so an even count's median is the mean of the two
 // middle samples.
-#include "app/gl/timing.hpp"
+#include "app/timing.hpp"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
+#include <memory>
 #include <numeric>
 #include <set>
 #include <string>
@@ -122,13 +125,14 @@ TEST(PhaseWindowTest, ClearEmptiesTheWindow) {
 
 TEST(PhaseTest, EveryPhaseHasItsOwnName) {
   const std::vector<std::string> expected{"register",   "map",       "wait",    "kernel", "signal", "unmap",
-                                          "unregister", "cuda copy", "gl copy", "draw",   "frame"};
+                                          "unregister", "cuda copy", "gl copy", "vulkan copy", "draw", "frame"};
   std::vector<std::string> names;
   for (Phase phase : lab::all_phases()) names.push_back(lab::to_string(phase));
   EXPECT_EQ(names, expected);
   EXPECT_EQ(static_cast<int>(lab::all_phases().back()), lab::kPhaseCount - 1);
   EXPECT_STREQ(lab::to_string(lab::Clock::Cuda), "cuda");
   EXPECT_STREQ(lab::to_string(lab::Clock::Gl), "gl");
+  EXPECT_STREQ(lab::to_string(lab::Clock::Vulkan), "vulkan");
   EXPECT_STREQ(lab::to_string(lab::Clock::Cpu), "cpu");
 }
 
@@ -313,6 +317,131 @@ TEST(FrameTimersTest, CudaPhasesAreTimedWithADeviceAndNoOpsWithout) {
     EXPECT_GE(timers.stats(0, Phase::Kernel).last_ms, 0.0f);
   }
   EXPECT_TRUE(timers.has(0, Phase::Register));  // CPU timing does not depend on CUDA's
+}
+
+// Timer queries whose results the test decides: each query's time is what `next_ms` held at its end,
+// and it is available once `available_through` reaches its creation order.
+struct ScriptedQueries {
+  double next_ms = 0.0;
+  unsigned int available_through = 0;
+  std::map<unsigned int, double> measured;
+  std::vector<unsigned int> destroyed;
+  unsigned int created = 0;
+  int open = 0;  // begun and not ended
+};
+
+class ScriptedTimerQueries final : public lab::GpuTimerQueries {
+ public:
+  explicit ScriptedTimerQueries(ScriptedQueries& script) : m_script(script) {}
+  lab::Clock clock() const override { return lab::Clock::Vulkan; }
+  unsigned int create() override { return ++m_script.created; }
+  void begin(unsigned int) override { ++m_script.open; }
+  void end(unsigned int query) override {
+    --m_script.open;
+    m_script.measured[query] = m_script.next_ms;
+  }
+  bool available(unsigned int query) override { return query <= m_script.available_through; }
+  double elapsed_ms(unsigned int query) override { return m_script.measured.at(query); }
+  void destroy(const std::vector<unsigned int>& queries, bool open) override {
+    m_script.destroyed = queries;
+    if (open) --m_script.open;
+  }
+
+ private:
+  ScriptedQueries& m_script;
+};
+
+TEST(FrameTimersTest, GraphicsPhasesAreSummedPerFrameOnTheirApisClock) {
+  ScriptedQueries script;
+  script.available_through = 100;
+  FrameTimers timers(std::make_unique<ScriptedTimerQueries>(script));
+  timers.begin_frame(3);
+  script.next_ms = 0.25;
+  { const lab::GraphicsPhase phase(timers, Phase::Draw); }
+  script.next_ms = 0.5;
+  { const lab::GraphicsPhase phase(timers, Phase::Draw); }
+  timers.end_frame();
+  ASSERT_TRUE(timers.has(3, Phase::Draw));
+  EXPECT_FLOAT_EQ(timers.stats(3, Phase::Draw).last_ms, 0.75f);
+  EXPECT_EQ(timers.stats(3, Phase::Draw).clock, lab::Clock::Vulkan);
+  EXPECT_EQ(script.created, 2u);
+  EXPECT_EQ(script.open, 0);
+}
+
+TEST(FrameTimersTest, AFrameWaitsForItsGraphicsQueriesAndLaterFramesWaitBehindIt) {
+  ScriptedQueries script;
+  FrameTimers timers(std::make_unique<ScriptedTimerQueries>(script));
+  for (int frame = 0; frame < 2; ++frame) {
+    timers.begin_frame(0);
+    script.next_ms = 1.0 + frame;
+    { const lab::GraphicsPhase phase(timers, Phase::Draw); }
+    timers.cpu_add(Phase::Frame, 10.0);
+    timers.end_frame();
+  }
+  // Neither query is done: nothing is collected, not even the host-timed frame (histories stay in order).
+  EXPECT_FALSE(timers.has(0, Phase::Draw));
+  EXPECT_FALSE(timers.has(0, Phase::Frame));
+  script.available_through = 1;  // the first frame's query
+  timers.begin_frame(0);
+  timers.end_frame();
+  EXPECT_EQ(timers.stats(0, Phase::Draw).samples, 1);
+  EXPECT_FLOAT_EQ(timers.stats(0, Phase::Draw).last_ms, 1.0f);
+  timers.flush();  // reads the second one whether available or not
+  EXPECT_EQ(timers.stats(0, Phase::Draw).samples, 2);
+  EXPECT_FLOAT_EQ(timers.stats(0, Phase::Draw).last_ms, 2.0f);
+}
+
+TEST(FrameTimersTest, QueriesAreReusedOnceReadAndDestroyedWithTheTimers) {
+  ScriptedQueries script;
+  script.available_through = 1000;
+  {
+    FrameTimers timers(std::make_unique<ScriptedTimerQueries>(script));
+    for (int frame = 0; frame < 3 * FrameTimers::kSlots; ++frame) {
+      timers.begin_frame(0);
+      { const lab::GraphicsPhase phase(timers, Phase::Draw); }
+      timers.end_frame();
+    }
+    EXPECT_EQ(timers.stats(0, Phase::Draw).samples, 3 * FrameTimers::kSlots);
+  }
+  // One query per slot, reused frame after frame, and all of them deleted at the end.
+  EXPECT_EQ(script.created, static_cast<unsigned int>(FrameTimers::kSlots));
+  EXPECT_EQ(script.destroyed.size(), static_cast<size_t>(FrameTimers::kSlots));
+}
+
+TEST(FrameTimersTest, GraphicsPhasesAreNotTimedWithTheirClockOffOrWithoutQueries) {
+  ScriptedQueries script;
+  script.available_through = 100;
+  FrameTimers timers(std::make_unique<ScriptedTimerQueries>(script));
+  lab::TimingClocks clocks;
+  clocks.graphics = false;
+  timers.set_clocks(clocks);
+  timers.begin_frame(0);
+  { const lab::GraphicsPhase phase(timers, Phase::Draw); }
+  timers.end_frame();
+  EXPECT_FALSE(timers.has(0, Phase::Draw));
+  EXPECT_EQ(script.created, 0u);
+
+  FrameTimers without_queries;
+  without_queries.begin_frame(0);
+  { const lab::GraphicsPhase phase(without_queries, Phase::Draw); }
+  without_queries.cpu_add(Phase::Frame, 1.0);
+  without_queries.end_frame();
+  EXPECT_FALSE(without_queries.has(0, Phase::Draw));
+  EXPECT_TRUE(without_queries.has(0, Phase::Frame));
+}
+
+TEST(FrameTimersTest, AFrameThatThrowsWithAGraphicsPhaseOpenEndsItsQuery) {
+  ScriptedQueries script;
+  script.available_through = 100;
+  FrameTimers timers(std::make_unique<ScriptedTimerQueries>(script));
+  timers.begin_frame(0);
+  timers.graphics_begin(Phase::Draw);  // and the frame never ends it (it threw)
+  EXPECT_EQ(script.open, 1);
+  timers.begin_frame(0);  // drops the frame, ending the query so the next one can begin
+  EXPECT_EQ(script.open, 0);
+  { const lab::GraphicsPhase phase(timers, Phase::Draw); }
+  timers.end_frame();
+  EXPECT_EQ(timers.stats(0, Phase::Draw).samples, 1);
 }
 
 }  // namespace

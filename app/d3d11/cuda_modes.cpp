@@ -1,0 +1,41 @@
+// app/d3d11/cuda_modes.cpp — the factory of the Direct3D 11 backend's CUDA modes and what decides whether
+// they run (cuda_modes.hpp). staging is app/staging_mode.hpp's, as every copying backend's.
+#include "app/d3d11/cuda_modes.hpp"
+
+#include "app/d3d_handoff.hpp"
+#include "app/staging_mode.hpp"
+#include "interop/d3d11.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace lab::d3d11 {
+
+std::unique_ptr<Mode> create_interop_mode(ModeId id, const CudaContext& cuda);  // interop, reregister
+std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda);
+
+std::unique_ptr<Mode> create_cuda_mode(ModeId id, const CudaContext& cuda) {
+  switch (id) {
+    case ModeId::Interop:
+    case ModeId::Reregister:
+      return create_interop_mode(id, cuda);
+    case ModeId::Staging:
+      return std::make_unique<StagingMode<Mode, Renderer>>(cuda.stream);
+    case ModeId::External:
+      return create_external_mode(cuda);
+    default:
+      return nullptr;
+  }
+}
+
+ModeAvailability cuda_mode_availability(ModeId id, const CudaContext& cuda, const std::string& cuda_error,
+                                        const Device* device) {
+  return lab::cuda_mode_availability(
+      GraphicsApi::D3d11, id, cuda.device, cuda_error, device != nullptr ? &device->adapter : nullptr,
+      [&](const CudaAdapterFacts&) {
+        const std::vector<int> devices = interop::cuda_devices_of(device->device.Get());
+        return std::find(devices.begin(), devices.end(), cuda.device) != devices.end();
+      });
+}
+
+}  // namespace lab::d3d11

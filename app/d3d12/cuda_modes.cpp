@@ -1,0 +1,31 @@
+// app/d3d12/cuda_modes.cpp — the factory of the Direct3D 12 backend's CUDA modes and what decides whether
+// they run (cuda_modes.hpp). staging is app/staging_mode.hpp's, as every copying backend's.
+#include "app/d3d12/cuda_modes.hpp"
+
+#include "app/d3d_handoff.hpp"
+#include "app/staging_mode.hpp"
+
+#include <cstring>
+
+namespace lab::d3d12 {
+
+std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda);
+
+std::unique_ptr<Mode> create_cuda_mode(ModeId id, const CudaContext& cuda) {
+  if (id == ModeId::Staging) return std::make_unique<StagingMode<Mode, Renderer>>(cuda.stream);
+  if (id == ModeId::External) return create_external_mode(cuda);
+  return nullptr;  // cpu, and the modes Direct3D 12 does not have
+}
+
+ModeAvailability cuda_mode_availability(ModeId id, const CudaContext& cuda, const std::string& cuda_error,
+                                        const Device* device) {
+  // CUDA has no D3D12 device query: the adapter's LUID is the CUDA device's, or it is another GPU.
+  return lab::cuda_mode_availability(GraphicsApi::D3d12, id, cuda.device, cuda_error,
+                                     device != nullptr ? &device->adapter : nullptr,
+                                     [&](const CudaAdapterFacts& facts) {
+                                       const LUID luid = device->device->GetAdapterLuid();
+                                       return std::memcmp(&luid, facts.cuda_luid.data(), sizeof luid) == 0;
+                                     });
+}
+
+}  // namespace lab::d3d12

@@ -1,0 +1,153 @@
+// app/vulkan/bench_bare.cpp — the bare external loop (bench_bare.hpp). Deliberately raw: no interop::
+// types, no CudaLink, no Mode, no FrameTimers; only what a frame cannot do without. Cleanup is by hand
+// in reverse order, once the device and the stream are idle; an FD whose import failed is closed here,
+// one whose import succeeded belongs to CUDA (as the CUDA Runtime API states for opaque FDs).
+#include "app/vulkan/bench_bare.hpp"
+
+#include "app/bench_timing.hpp"
+#include "app/os.hpp"
+#include "app/vulkan/cuda_link.hpp"
+#include "app/vulkan/export.hpp"
+#include "app/vulkan/renderer.hpp"
+#include "interop/error.hpp"
+#include "kernels/common.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+
+namespace lab::vulkan {
+namespace {
+
+// What the loop created in CUDA, released in reverse order by its destructor.
+struct RawImports {
+  std::vector<cudaExternalMemory_t> memories;
+  std::vector<void*> pointers;  // mapped buffers (freed with cudaFree)
+  std::vector<cudaMipmappedArray_t> arrays;
+  std::vector<cudaSurfaceObject_t> surfaces;
+  std::vector<cudaTextureObject_t> textures;
+  cudaExternalSemaphore_t semaphore = nullptr;
+  cudaStream_t stream = nullptr;
+
+  RawImports() = default;
+  RawImports(const RawImports&) = delete;
+  RawImports& operator=(const RawImports&) = delete;
+  ~RawImports() {
+    if (stream) cudaStreamSynchronize(stream);
+    for (cudaTextureObject_t texture : textures) cudaDestroyTextureObject(texture);
+    for (cudaSurfaceObject_t surface : surfaces) cudaDestroySurfaceObject(surface);
+    for (cudaMipmappedArray_t array : arrays) cudaFreeMipmappedArray(array);
+    for (void* pointer : pointers) cudaFree(pointer);
+    for (cudaExternalMemory_t memory : memories) cudaDestroyExternalMemory(memory);
+    if (semaphore) cudaDestroyExternalSemaphore(semaphore);
+    if (stream) cudaStreamDestroy(stream);
+  }
+};
+
+}  // namespace
+
+std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Extent extent, BareFrame* last) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();
+    throw std::runtime_error("no CUDA device");
+  }
+  const int device = options.device.value_or(0);
+  INTEROP_CUDA_CHECK(cudaSetDevice(device));
+  const Uuid uuid = cuda_device_uuid(device);
+  Context context(&uuid);
+  Renderer renderer(context, extent);
+  const std::unique_ptr<SceneCompute> scene = create_scene_compute(scene_id, options.filter);
+  const DrawPlan plan = scene->draw_plan();
+  renderer.create_resources(scene->resources(extent), true);
+  ExportableSemaphore timeline(context, interop::SemaphoreKind::Timeline);
+  std::vector<CudaResourceView> views;
+  {
+    RawImports cuda;
+    INTEROP_CUDA_CHECK(cudaStreamCreateWithFlags(&cuda.stream, cudaStreamNonBlocking));
+    cudaExternalSemaphoreHandleDesc semaphore_desc{};
+    semaphore_desc.type = cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd;
+    semaphore_desc.handle.fd = timeline.export_fd();
+    if (const cudaError_t error = cudaImportExternalSemaphore(&cuda.semaphore, &semaphore_desc); error != cudaSuccess) {
+      os::close_file(semaphore_desc.handle.fd);
+      INTEROP_CUDA_CHECK(error);
+    }
+    for (size_t index = 0; index < renderer.resources().size(); ++index) {
+      const Resource& resource = renderer.resources()[index];
+      cudaExternalMemoryHandleDesc memory_desc{};
+      memory_desc.type = cudaExternalMemoryHandleTypeOpaqueFd;
+      memory_desc.handle.fd = renderer.export_fd(static_cast<int>(index));
+      memory_desc.size = resource.allocation_size;
+      memory_desc.flags = resource.dedicated ? cudaExternalMemoryDedicated : 0;
+      cudaExternalMemory_t memory = nullptr;
+      if (const cudaError_t error = cudaImportExternalMemory(&memory, &memory_desc); error != cudaSuccess) {
+        os::close_file(memory_desc.handle.fd);
+        INTEROP_CUDA_CHECK(error);
+      }
+      cuda.memories.push_back(memory);
+      CudaResourceView view;
+      view.bytes = resource.desc.bytes;
+      if (resource.desc.kind == ResourceKind::Buffer) {
+        cudaExternalMemoryBufferDesc buffer{};
+        buffer.size = resource.desc.bytes;
+        INTEROP_CUDA_CHECK(cudaExternalMemoryGetMappedBuffer(&view.pointer, memory, &buffer));
+        cuda.pointers.push_back(view.pointer);
+      } else {
+        cudaExternalMemoryMipmappedArrayDesc array_desc{};
+        array_desc.formatDesc = cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsigned);
+        array_desc.extent = {static_cast<size_t>(resource.desc.width), static_cast<size_t>(resource.desc.height), 0};
+        array_desc.flags = cudaArraySurfaceLoadStore | cudaArrayColorAttachment;
+        array_desc.numLevels = 1;
+        cudaMipmappedArray_t mipmapped = nullptr;
+        INTEROP_CUDA_CHECK(cudaExternalMemoryGetMappedMipmappedArray(&mipmapped, memory, &array_desc));
+        cuda.arrays.push_back(mipmapped);
+        cudaArray_t level = nullptr;
+        INTEROP_CUDA_CHECK(cudaGetMipmappedArrayLevel(&level, mipmapped, 0));
+        cudaResourceDesc array_resource{};
+        array_resource.resType = cudaResourceTypeArray;
+        array_resource.res.array.array = level;
+        if (resource.desc.role == ResourceRole::Output) {
+          INTEROP_CUDA_CHECK(cudaCreateSurfaceObject(&view.surface, &array_resource));
+          cuda.surfaces.push_back(view.surface);
+        } else {
+          cudaTextureDesc texture{};
+          texture.readMode = cudaReadModeNormalizedFloat;
+          texture.filterMode = cudaFilterModePoint;
+          texture.addressMode[0] = texture.addressMode[1] = cudaAddressModeClamp;
+          INTEROP_CUDA_CHECK(cudaCreateTextureObject(&view.texture, &array_resource, &texture, nullptr));
+          cuda.textures.push_back(view.texture);
+        }
+      }
+      views.push_back(view);
+    }
+
+    uint64_t value = 0;
+    const glm::mat4 view_projection = wave_view_projection(extent);
+    std::vector<double> wall = time_frames(options.bench_frames, [&](long long index) {
+      const FrameInfo frame{index, kernels::time_of_frame(index), extent};
+      if (last) last->index = index;
+      uint64_t graphics_done = value;  // the previous frame pass's signal, or 0
+      if (plan.cubes_target >= 0) {
+        graphics_done = ++value;
+        renderer.draw_cubes(plan.cubes_target, cubes_view(extent, frame.time), {{}, {{timeline.get(), graphics_done}}});
+      }
+      cudaExternalSemaphoreWaitParams wait{};
+      wait.params.fence.value = graphics_done;
+      INTEROP_CUDA_CHECK(cudaWaitExternalSemaphoresAsync(&cuda.semaphore, &wait, 1, cuda.stream));
+      scene->compute_cuda(frame, views, cuda.stream);
+      cudaExternalSemaphoreSignalParams signal{};
+      signal.params.fence.value = ++value;
+      INTEROP_CUDA_CHECK(cudaSignalExternalSemaphoresAsync(&cuda.semaphore, &signal, 1, cuda.stream));
+      PassSync frame_sync{{{timeline.get(), value}}, {}};
+      if (plan.cubes_target < 0) frame_sync.signal.push_back({timeline.get(), ++value});  // its draw reads what CUDA writes next
+      renderer.draw_frame(plan, view_projection, frame_sync);
+      renderer.wait_idle();
+      INTEROP_CUDA_CHECK(cudaStreamSynchronize(cuda.stream));
+    });
+    renderer.wait_idle();
+    if (last) last->image = renderer.read_frame(plan);
+    return wall;  // ~RawImports releases CUDA's side before the semaphore and the renderer's memory go
+  }
+}
+
+}  // namespace lab::vulkan

@@ -1,0 +1,28 @@
+// app/vulkan/bench_bare.hpp — the Vulkan benchmark's bare loop: the external mode's frame written as a
+// hand-written sample would write it, with raw CUDA runtime calls and nothing of the app around them, so
+// the benchmark can say what the app's own layers cost (its "x bare" column).
+#pragma once
+
+#include "app/cli.hpp"
+#include "app/image_io.hpp"
+#include "app/scene_compute.hpp"
+
+#include <vector>
+
+namespace lab::vulkan {
+
+// One headless Vulkan device (CUDA device options.device's GPU) and renderer at `extent`, the scene's
+// resources created exportable and imported into CUDA with cudaImportExternalMemory, one timeline
+// semaphore imported with cudaImportExternalSemaphore. Each frame: [cubes pass signals] ->
+// cudaWaitExternalSemaphoresAsync -> the scene's kernels -> cudaSignalExternalSemaphoresAsync -> the frame
+// pass waits; then the queue idle and the stream synchronised, as every case of the benchmark. Returns
+// each measured frame's wall time (lab::time_frames); throws with the reason where it cannot run (no CUDA
+// device, a Vulkan driver without the external extensions). `last`, when given, receives the frame drawn
+// last and its index (the warm-up's length varies): the tests hold it against the cpu frame.
+struct BareFrame {
+  long long index = -1;
+  Image image;  // top row first, as App::read_frame
+};
+std::vector<double> time_bare_loop(const Options& options, SceneId scene, Extent extent, BareFrame* last = nullptr);
+
+}  // namespace lab::vulkan
