@@ -11,7 +11,7 @@
 // Which graphics APIs this executable has, CMake's choice (app/CMakeLists.txt; tests/windows builds one
 // with Direct3D only, without CUDA, to check the Direct3D backends under Wine).
 #if !defined(INTEROP_LAB_WITH_GL) || !defined(INTEROP_LAB_WITH_VULKAN) || !defined(INTEROP_LAB_WITH_D3D)
-#error "define INTEROP_LAB_WITH_GL, INTEROP_LAB_WITH_VULKAN and INTEROP_LAB_WITH_D3D to 0 or 1 (app/CMakeLists.txt)"
+#error "define INTEROP_LAB_WITH_GL, _VULKAN and _D3D to 0 or 1 (app/CMakeLists.txt)"
 #endif
 #if INTEROP_LAB_WITH_GL
 #include "app/gl/app.hpp"

@@ -25,7 +25,8 @@ struct Direct3D11 {
   using CudaContext = d3d11::CudaContext;
 
   static Device create_device(const DeviceDesc& desc) { return d3d11::create_device(desc); }
-  static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error) {
+  static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda,
+                                            const std::string& cuda_error) {
     return d3d11::mode_availability(mode, cuda, cuda_error);
   }
   static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {

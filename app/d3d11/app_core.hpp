@@ -134,10 +134,12 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   const ModeId mode = options.mode.value_or(m_cuda.device >= 0 ? ModeId::Staging : ModeId::Cpu);
   if (const ModeAvailability availability = Backend::mode_availability(mode, m_cuda, m_cuda_devices.error);
       !availability.available)
-    throw std::runtime_error(std::string("--mode ") + to_string(mode) + " is unavailable: " + availability.reason);
+    throw std::runtime_error(std::string("--mode ") + to_string(mode) +
+                             " is unavailable: " + availability.reason);
 
   if (!options.headless) {
-    m_window = std::make_unique<Window>(m_extent, (std::string("interop-lab (") + display_name(Backend::kApi) + ")").c_str());
+    m_window = std::make_unique<Window>(
+        m_extent, (std::string("interop-lab (") + display_name(Backend::kApi) + ")").c_str());
     const Extent framebuffer = m_window->poll();  // the window manager may have its say
     if (!framebuffer.empty()) m_extent = framebuffer;
   }
@@ -154,8 +156,8 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
     if (!options.no_ui && !Backend::kHasPanel)
       detail::log(std::string(display_name(Backend::kApi)) + "'s window has no panel yet");
     const bool vsync = options.vsync.value_or(!options.frames.has_value());  // --frames: as fast as it can
-    m_presenter = Backend::create_presenter(*m_renderer, m_device, m_window->hwnd(), m_extent, m_panel != nullptr,
-                                            vsync);
+    m_presenter = Backend::create_presenter(*m_renderer, m_device, m_window->hwnd(), m_extent,
+                                            m_panel != nullptr, vsync);
   }
   m_scene = create_scene_compute(options.scene, options.filter);
   m_plan = m_scene->draw_plan();

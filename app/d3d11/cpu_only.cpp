@@ -22,14 +22,16 @@ namespace d3d11 {
 
 std::unique_ptr<Mode> create_cpu_mode();
 
-ModeAvailability mode_availability(ModeId mode, const CudaContext& /*cuda*/, const std::string& /*cuda_error*/) {
+ModeAvailability mode_availability(ModeId mode, const CudaContext& /*cuda*/,
+                                   const std::string& /*cuda_error*/) {
   return d3d::cpu_only_availability(GraphicsApi::D3d11, mode);
 }
 
 std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
   const ModeAvailability availability = mode_availability(id, cuda, "");
   if (!availability.available)
-    throw std::runtime_error(std::string("--mode ") + to_string(id) + " is unavailable: " + availability.reason);
+    throw std::runtime_error(std::string("--mode ") + to_string(id) +
+                             " is unavailable: " + availability.reason);
   return create_cpu_mode();
 }
 

@@ -33,18 +33,21 @@ Presenter::Presenter(Renderer& renderer, HWND window, Extent extent, bool with_u
   DXGI_SWAP_CHAIN_DESC1 desc{};
   desc.Width = static_cast<UINT>(extent.width);
   desc.Height = static_cast<UINT>(extent.height);
-  desc.Format = DXGI_FORMAT_R8G8B8A8_UNORM;  // the frame target's format: the present pass copies texels
+  // The frame target's format: the present pass copies its texels.
+  desc.Format = DXGI_FORMAT_R8G8B8A8_UNORM;
   desc.SampleDesc.Count = 1;
   desc.BufferUsage = DXGI_USAGE_RENDER_TARGET_OUTPUT;
   desc.BufferCount = 2;
   desc.SwapEffect = DXGI_SWAP_EFFECT_FLIP_DISCARD;
   LAB_D3D_CHECK(factory->CreateSwapChainForHwnd(d3d, window, &desc, nullptr, nullptr, &m_swap_chain));
-  LAB_D3D_CHECK(factory->MakeWindowAssociation(window, DXGI_MWA_NO_ALT_ENTER));  // GLFW owns the window's keys
+  // GLFW owns the window's keys (no Alt+Enter fullscreen behind its back).
+  LAB_D3D_CHECK(factory->MakeWindowAssociation(window, DXGI_MWA_NO_ALT_ENTER));
   create_back_buffer_view();
 
   const ComPtr<ID3DBlob> vertex = d3d::compile("present.hlsl", "vertex_main", "vs_5_0");
   const ComPtr<ID3DBlob> pixel = d3d::compile("present.hlsl", "pixel_main", "ps_5_0");
-  LAB_D3D_CHECK(d3d->CreateVertexShader(vertex->GetBufferPointer(), vertex->GetBufferSize(), nullptr, &m_vertex));
+  LAB_D3D_CHECK(
+      d3d->CreateVertexShader(vertex->GetBufferPointer(), vertex->GetBufferSize(), nullptr, &m_vertex));
   LAB_D3D_CHECK(d3d->CreatePixelShader(pixel->GetBufferPointer(), pixel->GetBufferSize(), nullptr, &m_pixel));
   D3D11_RASTERIZER_DESC rasterizer{};
   rasterizer.FillMode = D3D11_FILL_SOLID;
@@ -59,7 +62,8 @@ Presenter::Presenter(Renderer& renderer, HWND window, Extent extent, bool with_u
 
   if (with_ui) {
     if (!ImGui_ImplDX11_Init(d3d, m_device.context.Get()))
-      throw std::runtime_error("ImGui_ImplDX11_Init failed: the panel cannot draw on this device; use --no-ui");
+      throw std::runtime_error(
+          "ImGui_ImplDX11_Init failed: the panel cannot draw on this device; use --no-ui");
     m_with_ui = true;
   }
 }
@@ -80,8 +84,8 @@ void Presenter::resize(Extent extent) {
   // ResizeBuffers needs every reference to the old buffers gone, the bound view included.
   m_device.context->OMSetRenderTargets(0, nullptr, nullptr);
   m_back_buffer_view.Reset();
-  LAB_D3D_CHECK(m_swap_chain->ResizeBuffers(0, static_cast<UINT>(extent.width), static_cast<UINT>(extent.height),
-                                            DXGI_FORMAT_UNKNOWN, 0));
+  LAB_D3D_CHECK(m_swap_chain->ResizeBuffers(0, static_cast<UINT>(extent.width),
+                                            static_cast<UINT>(extent.height), DXGI_FORMAT_UNKNOWN, 0));
   create_back_buffer_view();
   m_extent = extent;
 }
@@ -143,7 +147,8 @@ Image Presenter::read_back_buffer() {
   // The back buffer's row 0 is the top of the window: the Image's order already.
   for (int row = 0; row < image.height; ++row)
     std::memcpy(&image.rgba[static_cast<size_t>(row) * row_bytes],
-                static_cast<const uint8_t*>(mapped.pData) + static_cast<size_t>(row) * mapped.RowPitch, row_bytes);
+                static_cast<const uint8_t*>(mapped.pData) + static_cast<size_t>(row) * mapped.RowPitch,
+                row_bytes);
   m_device.context->Unmap(staging.Get(), 0);
   return image;
 }

@@ -9,14 +9,16 @@ namespace lab::d3d12 {
 
 std::unique_ptr<Mode> create_cpu_mode();
 
-ModeAvailability mode_availability(ModeId mode, const CudaContext& /*cuda*/, const std::string& /*cuda_error*/) {
+ModeAvailability mode_availability(ModeId mode, const CudaContext& /*cuda*/,
+                                   const std::string& /*cuda_error*/) {
   return d3d::cpu_only_availability(GraphicsApi::D3d12, mode);
 }
 
 std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
   const ModeAvailability availability = mode_availability(id, cuda, "");
   if (!availability.available)
-    throw std::runtime_error(std::string("--mode ") + to_string(id) + " is unavailable: " + availability.reason);
+    throw std::runtime_error(std::string("--mode ") + to_string(id) +
+                             " is unavailable: " + availability.reason);
   return create_cpu_mode();
 }
 

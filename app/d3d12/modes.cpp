@@ -1,8 +1,8 @@
 // app/d3d12/modes.cpp — the Direct3D 12 mode factory of a build with CUDA: the cpu mode (mode_cpu.cpp) and
 // the CUDA modes (cuda_modes.hpp), judged by cuda_mode_availability. A build without CUDA links
 // cpu_only.cpp instead.
-#include "app/d3d12/cuda_modes.hpp"
 #include "app/d3d12/modes.hpp"
+#include "app/d3d12/cuda_modes.hpp"
 
 #include <stdexcept>
 
@@ -20,7 +20,8 @@ ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const s
 std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
   const ModeAvailability availability = mode_availability(id, cuda, "");
   if (!availability.available)
-    throw std::runtime_error(std::string("--mode ") + to_string(id) + " is unavailable: " + availability.reason);
+    throw std::runtime_error(std::string("--mode ") + to_string(id) +
+                             " is unavailable: " + availability.reason);
   if (id == ModeId::Cpu) return create_cpu_mode();
   std::unique_ptr<Mode> mode = create_cuda_mode(id, cuda);
   if (!mode)

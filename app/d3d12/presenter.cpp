@@ -14,16 +14,19 @@ Presenter::Presenter(Renderer& renderer, Device& device, HWND window, Extent ext
   DXGI_SWAP_CHAIN_DESC1 desc{};
   desc.Width = static_cast<UINT>(extent.width);
   desc.Height = static_cast<UINT>(extent.height);
-  desc.Format = DXGI_FORMAT_R8G8B8A8_UNORM;  // the frame target's format: the copies take its texels as they are
+  // The frame target's format: the copies take its texels as they are.
+  desc.Format = DXGI_FORMAT_R8G8B8A8_UNORM;
   desc.SampleDesc.Count = 1;
   desc.BufferUsage = DXGI_USAGE_RENDER_TARGET_OUTPUT;
   desc.BufferCount = 2;
   desc.SwapEffect = DXGI_SWAP_EFFECT_FLIP_DISCARD;  // Direct3D 12 swap chains are flip-model only
   ComPtr<IDXGISwapChain1> swap_chain;
   // Direct3D 12 presents through the queue, not the device.
-  LAB_D3D_CHECK(factory->CreateSwapChainForHwnd(m_device.queue.Get(), window, &desc, nullptr, nullptr, &swap_chain));
+  LAB_D3D_CHECK(
+      factory->CreateSwapChainForHwnd(m_device.queue.Get(), window, &desc, nullptr, nullptr, &swap_chain));
   LAB_D3D_CHECK(swap_chain.As(&m_swap_chain));
-  LAB_D3D_CHECK(factory->MakeWindowAssociation(window, DXGI_MWA_NO_ALT_ENTER));  // GLFW owns the window's keys
+  // GLFW owns the window's keys (no Alt+Enter fullscreen behind its back).
+  LAB_D3D_CHECK(factory->MakeWindowAssociation(window, DXGI_MWA_NO_ALT_ENTER));
   LAB_D3D_CHECK(m_device.device->CreateFence(0, D3D12_FENCE_FLAG_NONE, IID_PPV_ARGS(&m_fence)));
 }
 
@@ -49,7 +52,8 @@ void Presenter::wait_idle() {
 
 ID3D12Resource* Presenter::back_buffer() {
   if (!m_back_buffer)
-    LAB_D3D_CHECK(m_swap_chain->GetBuffer(m_swap_chain->GetCurrentBackBufferIndex(), IID_PPV_ARGS(&m_back_buffer)));
+    LAB_D3D_CHECK(
+        m_swap_chain->GetBuffer(m_swap_chain->GetCurrentBackBufferIndex(), IID_PPV_ARGS(&m_back_buffer)));
   return m_back_buffer.Get();
 }
 
@@ -58,8 +62,8 @@ void Presenter::resize(Extent extent) {
   // ResizeBuffers needs the queue idle and no reference to the old buffers.
   m_back_buffer.Reset();
   wait_idle();
-  LAB_D3D_CHECK(m_swap_chain->ResizeBuffers(0, static_cast<UINT>(extent.width), static_cast<UINT>(extent.height),
-                                            DXGI_FORMAT_UNKNOWN, 0));
+  LAB_D3D_CHECK(m_swap_chain->ResizeBuffers(0, static_cast<UINT>(extent.width),
+                                            static_cast<UINT>(extent.height), DXGI_FORMAT_UNKNOWN, 0));
   m_extent = extent;
 }
 

@@ -629,7 +629,8 @@ void Renderer::copy_frame_upright(ID3D12Resource* target, D3D12_RESOURCE_STATES 
   from.pResource = s.frame.Get();
   from.Type = D3D12_TEXTURE_COPY_TYPE_SUBRESOURCE_INDEX;
   for (int row = 0; row < s.extent.height; ++row) {
-    const D3D12_BOX line{0, static_cast<UINT>(row), 0, static_cast<UINT>(s.extent.width), static_cast<UINT>(row + 1), 1};
+    const D3D12_BOX line{
+        0, static_cast<UINT>(row), 0, static_cast<UINT>(s.extent.width), static_cast<UINT>(row + 1), 1};
     list->CopyTextureRegion(&to, 0, static_cast<UINT>(s.extent.height - 1 - row), 0, &from, &line);
   }
   transition(list, target, target_state, state);

@@ -79,7 +79,8 @@ cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t /*stream*/) {
 cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t /*stream*/) {
   return cudaErrorNoDevice;
 }
-cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t /*stream*/, cudaEvent_t /*event*/, unsigned int /*flags*/) {
+cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t /*stream*/, cudaEvent_t /*event*/,
+                                          unsigned int /*flags*/) {
   return cudaErrorNoDevice;
 }
 cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int /*flags*/) {

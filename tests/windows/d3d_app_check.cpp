@@ -1,9 +1,9 @@
-// tests/windows/d3d_app_check.cpp — the Direct3D apps' live switches (app/d3d11/app_core.hpp, what the panel's
-// buttons call), for both APIs, headless, under Wine (scripts/windows-cross.sh) or on Windows: a scene or mode
-// switched between frames must give the frame that a fresh run of that scene gives, byte for byte, and a CUDA
-// mode must be refused with the reason while the running mode stays. Linked as interop-lab.exe is (no CUDA:
-// tests/windows/cuda_free.cpp). One line per check; exit 0 all passed, 1 any failed, 77 no device of an API
-// here (said which; the other API is still checked).
+// tests/windows/d3d_app_check.cpp — the Direct3D apps' live switches (app/d3d11/app_core.hpp, what the
+// panel's buttons call), for both APIs, headless, under Wine (scripts/windows-cross.sh) or on Windows: a
+// scene or mode switched between frames must give the frame that a fresh run of that scene gives, byte for
+// byte, and a CUDA mode must be refused with the reason while the running mode stays. Linked as
+// interop-lab.exe is (no CUDA: tests/windows/cuda_free.cpp). One line per check; exit 0 all passed, 1 any
+// failed, 77 no device of an API here (said which; the other API is still checked).
 #include "app/d3d11/app.hpp"
 #include "app/d3d12/app.hpp"
 
@@ -16,7 +16,8 @@ namespace {
 struct Checks {
   int failed = 0;
   void check(bool ok, const std::string& what, const std::string& detail = "") {
-    std::printf("%s %s%s%s\n", ok ? "ok  " : "FAIL", what.c_str(), detail.empty() ? "" : ": ", detail.c_str());
+    std::printf("%s %s%s%s\n", ok ? "ok  " : "FAIL", what.c_str(), detail.empty() ? "" : ": ",
+                detail.c_str());
     if (!ok) ++failed;
   }
 };
@@ -54,8 +55,9 @@ void check_switches(lab::GraphicsApi api, Checks& checks) {
     const bool switched = app.scene_id() == scene;
     const lab::Image frame = app.read_frame();
     const bool same = frame.rgba == fresh_frame<App>(api, scene, index).rgba;
-    checks.check(switched && same, prefix + "switched to " + lab::to_string(scene) + " at frame " +
-                                       std::to_string(index) + ", the frame is a fresh run's",
+    checks.check(switched && same,
+                 prefix + "switched to " + lab::to_string(scene) + " at frame " + std::to_string(index) +
+                     ", the frame is a fresh run's",
                  switched ? (same ? "" : "the frames differ") : "the scene did not switch");
     ++index;
   }
@@ -74,8 +76,8 @@ void check_switches(lab::GraphicsApi api, Checks& checks) {
 
 // Runs `check` on `api` when a device of it can be created here; false when none can (said why).
 template <class DeviceDesc, class Device, class Check>
-bool run_where_there_is_a_device(lab::GraphicsApi api, Device (*create_device)(const DeviceDesc&), Check check,
-                                 Checks& checks) {
+bool run_where_there_is_a_device(lab::GraphicsApi api, Device (*create_device)(const DeviceDesc&),
+                                 Check check, Checks& checks) {
   try {
     create_device({});
   } catch (const std::exception& error) {
