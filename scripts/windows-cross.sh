@@ -99,8 +99,8 @@ for api in d3d11 d3d12; do
   printf -v "no_${api}_device" %d "$no_device"
 done
 if [ "$status" -eq 0 ]; then
-  echo "windows-cross: d3d_app_check passed under Wine (the D3D11 and D3D12 apps' live scene and mode switches" \
-    "give a fresh run's frames; a CUDA mode refused, the cpu mode running on)"
+  echo "windows-cross: d3d_app_check passed under Wine (the D3D11 and D3D12 apps' live scene, mode and size" \
+    "switches, headless and in a window, give a fresh run's frames; a CUDA mode refused, the cpu mode running on)"
   passed=$((passed + 1))
 elif [ "$status" -eq 77 ]; then
   echo "windows-cross: d3d_app_check SKIPPED an API under Wine (no device of it here: the reason is above); the" \

@@ -56,8 +56,14 @@ class App {
   // seconds since start. In a window, follows its size first and shows the frame with the panel; returns
   // false when nothing was drawn (minimised).
   bool render_frame(long long index);
+  // Headless: makes the frame `extent` now (the frame target, and the scene's resources where they depend on
+  // it); in a window the window's size rules, and this asks it for `extent`.
+  void resize(Extent extent);
   // The frame rendered last, top row first (a ShowImage scene's image is the frame), without the window.
   Image read_frame() { return m_renderer->read_frame(m_plan); }
+  // In a window: what it shows of the frame rendered last (its back buffer before it is presented, the panel
+  // included), top row first. Empty headless.
+  Image read_window() { return m_presenter ? m_presenter->read_back_buffer() : Image{}; }
   // --frames frames (default: kDefaultHeadlessFrames headless, until the window closes in one), then
   // --screenshot: headless the frame, in a window what the window showed last, panel included. Returns 0;
   // failures throw.
@@ -67,6 +73,7 @@ class App {
   // the mode. A mode that cannot run here is refused with its reason and nothing changes.
   void request_scene(SceneId scene) { m_pending_scene = scene; }
   ModeAvailability request_mode(ModeId mode);
+  Extent extent() const { return m_extent; }
   ModeId mode_id() const { return m_mode->id(); }
   SceneId scene_id() const { return m_scene->id(); }
   const std::string& adapter() const { return m_device.adapter; }
@@ -235,6 +242,15 @@ void App<Backend>::apply_extent(Extent extent) {
 }
 
 template <class Backend>
+void App<Backend>::resize(Extent extent) {
+  if (m_window) {
+    m_window->request_size(extent);
+    return;
+  }
+  apply_extent(extent);
+}
+
+template <class Backend>
 bool App<Backend>::render_frame(long long index) {
   apply_switches();
   if (m_window) {
@@ -316,7 +332,7 @@ int App<Backend>::run() {
     if (m_presenter) {
       // The back buffer before it is presented (a flip-model swap chain discards it then): on the last
       // frame of --frames, or on every frame while the window may close any time.
-      if (screenshot && (frames < 0 || index + 1 == frames)) shown = m_presenter->read_back_buffer();
+      if (screenshot && (frames < 0 || index + 1 == frames)) shown = read_window();
       m_presenter->present();
     }
     ++index;

@@ -51,6 +51,10 @@ Extent Window::poll() {
   return {width, height};
 }
 
+void Window::request_size(Extent extent) {
+  glfwSetWindowSize(m_handle, extent.width, extent.height);
+}
+
 void Window::wait(double seconds) {
   glfwWaitEventsTimeout(seconds);
 }

@@ -26,6 +26,8 @@ class Window {
   HWND hwnd() const;
   // Handles the window's events; its framebuffer's size then (0x0 while minimised).
   Extent poll();
+  // Asks for a client area of `extent`; poll() then says what the window got.
+  void request_size(Extent extent);
   // Sleeps until an event comes or `seconds` pass (while minimised, nothing is drawn).
   void wait(double seconds);
   bool should_close() const;

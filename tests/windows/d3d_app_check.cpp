@@ -1,11 +1,13 @@
-// tests/windows/d3d_app_check.cpp — the Direct3D apps' live switches (app/d3d11/app_core.hpp, what the
-// panel's buttons call), for both APIs, headless, under Wine (scripts/windows-cross.sh) or on Windows: a
-// scene or mode switched between frames must give the frame that a fresh run of that scene gives, byte for
-// byte, and a CUDA mode must be refused with the reason while the running mode stays. Linked as
-// interop-lab.exe is (no CUDA: tests/windows/cuda_free.cpp). One line per check; exit 0 all passed, 1 any
-// failed, 77 no device of an API here (said which; the other API is still checked).
+// tests/windows/d3d_app_check.cpp — the Direct3D apps' live switches and resizes (app/d3d11/app_core.hpp:
+// what the panel's buttons and a window's size call), for both APIs, under Wine (scripts/windows-cross.sh)
+// or on Windows: a scene, mode or size switched between frames must give the frame that a fresh run with
+// it gives, byte for byte, headless and in a window (its back buffer read back), and a CUDA mode must be
+// refused with the reason while the running mode stays. Linked as interop-lab.exe is (no CUDA:
+// tests/windows/cuda_free.cpp). One line per check; exit 0 all passed, 1 any failed, 77 no device of an
+// API here (said which; the other API is still checked).
 #include "app/d3d11/app.hpp"
 #include "app/d3d12/app.hpp"
+#include "app/text.hpp"
 
 #include <cstdio>
 #include <exception>
@@ -67,6 +69,47 @@ void check_switches(lab::GraphicsApi api, Checks& checks) {
   checks.check(!staging.available && app.mode_id() == lab::ModeId::Cpu &&
                    staging.reason.find("built without CUDA") != std::string::npos,
                prefix + "staging refused, cpu runs on", staging.reason);
+  // Resized between frames: the frame is a fresh run's at the new size (the frame target re-created, and
+  // the pattern's image with it, the mode attached anew; the wave's mesh stays).
+  for (const lab::SceneId scene : {lab::SceneId::Pattern, lab::SceneId::Wave}) {
+    app.request_scene(scene);
+    app.render_frame(index);
+    app.resize({96, 64});
+    app.render_frame(index);
+    lab::Options resized = headless(api, scene);
+    resized.width = 96;
+    resized.height = 64;
+    App fresh(resized);
+    fresh.render_frame(index);
+    const lab::Image frame = app.read_frame();
+    checks.check(frame.width == 96 && frame.height == 64 && frame.rgba == fresh.read_frame().rgba,
+                 prefix + "resized to 96x64 in " + lab::to_string(scene) + ", the frame is a fresh run's");
+    app.resize({160, 90});
+  }
+  // In a window (no panel), resized: the swap chain follows, and what the window shows is a fresh headless
+  // run's frame. (Larger
+  // than the headless checks' 96x64: Windows keeps a window with a title bar wider than that.)
+  lab::Options windowed = headless(api, lab::SceneId::Pattern);
+  windowed.headless = false;
+  windowed.no_ui = true;
+  {
+    App window(windowed);
+    window.render_frame(0);
+    window.resize({240, 135});
+    // The window manager (Wine's, in Xvfb) may take a few events to apply it.
+    for (long long frame = 1; frame <= 20 && window.extent() != lab::Extent{240, 135}; ++frame)
+      window.render_frame(frame);
+    window.render_frame(21);
+    lab::Options resized = headless(api, lab::SceneId::Pattern);
+    resized.width = 240;
+    resized.height = 135;
+    App fresh(resized);
+    fresh.render_frame(21);
+    checks.check(
+        window.extent() == lab::Extent{240, 135} && window.read_window().rgba == fresh.read_frame().rgba,
+        prefix + "a window resized to 240x135 shows a fresh run's frame (its back buffer read back)",
+        lab::size_text(window.extent().width, window.extent().height));
+  }
   // The running mode asked for again: no switch, the next frame as a fresh run's.
   app.request_mode(lab::ModeId::Cpu);
   app.render_frame(index + 1);
