@@ -665,7 +665,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   // --doctor --json takes no path: the value is optional (the check says when one is needed).
   for (ValueOption& entry : value_options)
     if (std::strcmp(entry.name, "--json") == 0) entry.option->expected(0, 1);
-  app.add_flag("--headless", options.headless, "no window: render offscreen through EGL")->group(kWindowGroup);
+  app.add_flag("--headless", options.headless, "no window: render offscreen (GL through EGL, Vulkan and Direct3D without a surface)")->group(kWindowGroup);
   app.add_flag("--no-ui", options.no_ui, "hide the ImGui panel (and keep its layout file untouched)")
       ->group(kWindowGroup);
   app.add_flag("--bench-window", options.bench_window,

@@ -1,5 +1,6 @@
 // app/d3d11/modes.hpp — how a scene's results reach the Direct3D 11 renderer's resources: the D3D11
-// backend's modes (modes_of(GraphicsApi::D3d11)), one small interface so that each lives in its own file.
+// backend's modes (modes_of(GraphicsApi::D3d11)),
+// one small interface (app/d3d11/mode_interface.hpp) so that each lives in its own file.
 //
 //   cpu       the CPU reference writes host memory; Renderer::upload (no CUDA at all)       mode_cpu.cpp
 //   staging, interop, reregister, external: the CUDA modes (cuda_modes.hpp), in a build with CUDA
@@ -11,38 +12,15 @@
 #pragma once
 
 #include "app/d3d11/renderer.hpp"
-#include "app/scene_compute.hpp"
-#include "app/vocabulary.hpp"
-
-#include <cuda_runtime_api.h>
+#include "app/d3d11/mode_interface.hpp"
 
 #include <memory>
 #include <string>
 
 namespace lab::d3d11 {
 
-// The CUDA device a CUDA mode works on and the stream of every frame on it.
-struct CudaContext {
-  int device = -1;  // -1: no CUDA device / CUDA-free build
-  cudaStream_t stream = nullptr;
-};
-
-class Mode {
- public:
-  virtual ~Mode() = default;
-  virtual ModeId id() const = 0;
-  // Whether the renderer must create the scene's resources shared (keyed mutex on D3D11 /
-  // D3D12_HEAP_FLAG_SHARED) for CUDA's external-memory import.
-  virtual bool needs_shared_resources() const { return false; }
-  // Allocates / registers / imports what renderer.resources() need; a failure halfway releases what was
-  // done and rethrows.
-  virtual void attach(Renderer& renderer) = 0;
-  // Releases all of it, after the work in flight is done; before the resources go.
-  virtual void detach() = 0;
-  // Makes renderer.resources() hold frame's results; the cubes pass (DrawPlan::cubes_target) is already
-  // drawn.
-  virtual void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame) = 0;
-};
+using CudaContext = d3d::CudaContext;
+using Mode = d3d::Mode<Renderer>;
 
 // Whether `mode` runs on Direct3D 11 here (cuda_error: why there is no CUDA device, when there is none).
 ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error);
