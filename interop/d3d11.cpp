@@ -204,11 +204,11 @@ std::string validate(const D3d11ResourceFacts& facts, const D3d11RegistrationUse
 }
 
 unsigned int register_flags(const D3d11RegistrationUse& use) {
-  unsigned int flags = 0;                              // cudaGraphicsRegisterFlagsNone
-  if (use.access == Access::ReadOnly) flags |= 1;      // cudaGraphicsRegisterFlagsReadOnly
-  if (use.access == Access::WriteDiscard) flags |= 2;  // cudaGraphicsRegisterFlagsWriteDiscard
-  if (use.surface_load_store) flags |= 4;              // cudaGraphicsRegisterFlagsSurfaceLoadStore
-  if (use.texture_gather) flags |= 8;                  // cudaGraphicsRegisterFlagsTextureGather
+  // cudaGraphicsD3D11RegisterResource takes hints only (the CUDA reference lists none, surface load/store
+  // and texture gather); the access becomes the resource's map flags once it is registered.
+  unsigned int flags = 0;                  // cudaGraphicsRegisterFlagsNone
+  if (use.surface_load_store) flags |= 4;  // cudaGraphicsRegisterFlagsSurfaceLoadStore
+  if (use.texture_gather) flags |= 8;      // cudaGraphicsRegisterFlagsTextureGather
   return flags;
 }
 
@@ -306,10 +306,20 @@ void detail::D3d11ResourceTraits::destroy(Handle resource) noexcept {
 }
 
 namespace {
-cudaGraphicsResource_t register_resource(ID3D11Resource* resource, unsigned int flags) {
+// Registers with the hints of `use` and makes its access the resource's map flags; a failure of the
+// latter unregisters again, so nothing stays registered.
+cudaGraphicsResource_t register_resource(ID3D11Resource* resource, const D3d11RegistrationUse& use) {
   cudaGraphicsResource_t registered = nullptr;
-  INTEROP_CUDA_CHECK(cudaGraphicsD3D11RegisterResource(&registered, resource, flags));
+  INTEROP_CUDA_CHECK(cudaGraphicsD3D11RegisterResource(&registered, resource, register_flags(use)));
   ++detail::registration_counter();
+  if (use.access != Access::ReadWrite) {
+    try {
+      detail::set_map_flags(registered, use.access);
+    } catch (...) {
+      detail::D3d11ResourceTraits::destroy(registered);
+      throw;
+    }
+  }
   return registered;
 }
 }  // namespace
@@ -319,13 +329,13 @@ cudaGraphicsResource_t detail::register_d3d11_object(const D3d11BufferRegistrati
     throw_invalid_desc("validate", problem, __FILE__, __LINE__);
   D3d11RegistrationUse use;
   use.access = desc.access;
-  return register_resource(desc.buffer, register_flags(use));
+  return register_resource(desc.buffer, use);
 }
 
 cudaGraphicsResource_t detail::register_d3d11_object(const D3d11TextureRegistrationDesc& desc) {
   if (std::string problem = validate(desc); !problem.empty())
     throw_invalid_desc("validate", problem, __FILE__, __LINE__);
-  return register_resource(desc.texture, register_flags(desc.use));
+  return register_resource(desc.texture, desc.use);
 }
 
 Access detail::access_of(const D3d11BufferRegistrationDesc& desc) {

@@ -65,7 +65,9 @@ std::string dxgi_format_name(uint32_t format);
 // 8, 16 or 32-bit integer or floating-point data (the CUDA Runtime API reference's rule).
 bool dxgi_format_registrable(uint32_t format);
 
-// The cudaGraphicsRegisterFlags a use asks for.
+// The cudaGraphicsRegisterFlags a use asks for: its hints (surface load/store, texture gather). The
+// access is not among them (cudaGraphicsD3D11RegisterResource takes no read-only or write-discard flag):
+// a registration applies it as the resource's map flags (cudaGraphicsResourceSetMapFlags).
 unsigned int register_flags(const D3d11RegistrationUse& use);
 
 #ifdef _WIN32

@@ -7,9 +7,9 @@
 //               later work; nothing waits on the CPU.
 //   reregister  the same, but registers before and unregisters after every frame: the anti-pattern,
 //               kept to measure what it costs.
-// Map flags: read-only for what the kernels read, write-discard for what they overwrite. They are set
-// with cudaGraphicsResourceSetMapFlags: cudaGraphicsD3D11RegisterResource takes no read-only or
-// write-discard flag, only the surface load/store hint that written textures need.
+// Map flags: read-only for what the kernels read, write-discard for what they overwrite (the registration
+// applies them with cudaGraphicsResourceSetMapFlags: cudaGraphicsD3D11RegisterResource takes no read-only
+// or write-discard flag, only the surface load/store hint that written textures need).
 // Needs the D3D11 device on the CUDA device's adapter (checked in attach).
 #include "app/cuda_views.hpp"
 #include "app/d3d11/cuda_modes.hpp"
@@ -38,16 +38,13 @@ Registration register_resource(const Resource& resource) {
   Registration registration;
   const interop::Access access = map_access(resource.desc.role);
   if (resource.buffer) {
-    registration.buffer =
-        interop::D3d11BufferRegistration({resource.buffer.Get(), interop::Access::ReadWrite});
-    registration.buffer.set_map_access(access);
+    registration.buffer = interop::D3d11BufferRegistration({resource.buffer.Get(), access});
   } else {
     interop::D3d11TextureRegistrationDesc desc;
     desc.texture = resource.texture.Get();
-    desc.use.access = interop::Access::ReadWrite;  // the register flags; the map flags follow
+    desc.use.access = access;
     desc.use.surface_load_store = resource.desc.role == ResourceRole::Output;
     registration.texture = interop::D3d11TextureRegistration(desc);
-    registration.texture.set_map_access(access);
   }
   return registration;
 }

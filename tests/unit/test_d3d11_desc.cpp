@@ -108,18 +108,17 @@ TEST(D3d11DescTest, UseThatContradictsItsAccessIsRefused) {
   EXPECT_TRUE(contains(interop::validate(rgba8_render_target(), use), "a gathered texture is read"));
 }
 
-TEST(D3d11DescTest, RegisterFlagsAreCudasFlags) {
+// cudaGraphicsD3D11RegisterResource takes the hints only; the access goes to the map flags instead.
+TEST(D3d11DescTest, RegisterFlagsAreCudasHintsWithoutTheAccess) {
   interop::D3d11RegistrationUse use;
   EXPECT_EQ(interop::register_flags(use), static_cast<unsigned>(cudaGraphicsRegisterFlagsNone));
   use.access = interop::Access::ReadOnly;
   use.texture_gather = true;
-  EXPECT_EQ(interop::register_flags(use), static_cast<unsigned>(cudaGraphicsRegisterFlagsReadOnly |
-                                                                cudaGraphicsRegisterFlagsTextureGather));
+  EXPECT_EQ(interop::register_flags(use), static_cast<unsigned>(cudaGraphicsRegisterFlagsTextureGather));
   use.access = interop::Access::WriteDiscard;
   use.texture_gather = false;
   use.surface_load_store = true;
-  EXPECT_EQ(interop::register_flags(use), static_cast<unsigned>(cudaGraphicsRegisterFlagsWriteDiscard |
-                                                                cudaGraphicsRegisterFlagsSurfaceLoadStore));
+  EXPECT_EQ(interop::register_flags(use), static_cast<unsigned>(cudaGraphicsRegisterFlagsSurfaceLoadStore));
 }
 
 TEST(D3d11DescTest, FormatNamesAndTheRegistrableSet) {
