@@ -60,20 +60,20 @@ class StagingMode final : public Mode {
   void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame, Timers&... timers) override {
     for (int i : indices_of(ResourceRole::Input)) {
       {
-        std::optional<GraphicsPhase> phase;
+        std::optional<typename TimedGuards<Timers...>::Graphics> phase;
         if constexpr (sizeof...(Timers) > 0) phase.emplace(timers..., m_graphics_copy);
         renderer.download(i, host(i));
       }
-      const auto timed = cuda_phase(Phase::CudaCopy, timers...);
+      [[maybe_unused]] const auto timed = cuda_phase(Phase::CudaCopy, timers...);
       INTEROP_CUDA_CHECK(cudaMemcpyAsync(device(i), host(i), bytes(i), cudaMemcpyHostToDevice, m_stream));
     }
     {
-      const auto timed = cuda_phase(Phase::Kernel, timers...);
+      [[maybe_unused]] const auto timed = cuda_phase(Phase::Kernel, timers...);
       scene.compute_cuda(frame, m_views, m_stream);
       INTEROP_CUDA_CHECK(cudaGetLastError());  // a failed launch, reported at its frame
     }
     {
-      const auto timed = cuda_phase(Phase::CudaCopy, timers...);
+      [[maybe_unused]] const auto timed = cuda_phase(Phase::CudaCopy, timers...);
       for (int i : indices_of(ResourceRole::Output))
         INTEROP_CUDA_CHECK(cudaMemcpyAsync(host(i), device(i), bytes(i), cudaMemcpyDeviceToHost, m_stream));
     }
@@ -85,7 +85,7 @@ class StagingMode final : public Mode {
  private:
   // A CudaPhase on the stream where there are timers, nothing where there are none.
   // (Returned as a prvalue: C++17 constructs it in the caller's variable, so a guard needs no move.)
-  std::optional<CudaPhase> cuda_phase(Phase phase, Timers&... timers) const {
+  std::optional<typename TimedGuards<Timers...>::Cuda> cuda_phase(Phase phase, Timers&... timers) const {
     if constexpr (sizeof...(Timers) > 0) {
       return std::optional<CudaPhase>(std::in_place, timers..., phase, m_stream);
     } else {
