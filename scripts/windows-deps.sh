@@ -1,6 +1,6 @@
 #!/bin/bash
 # scripts/windows-deps.sh — builds the libraries the Windows interop-lab.exe links (zlib and libpng for its
-# PNGs, GLFW and Dear ImGui for its window and panel) for 64-bit Windows with mingw-w64, from Debian's own source packages: `apt-get source` fetches them (with
+# PNGs, GLFW and Dear ImGui with its Direct3D 11 and 12 backends for its window and panel) for 64-bit Windows with mingw-w64, from Debian's own source packages: `apt-get source` fetches them (with
 # Debian's patches applied by dpkg-source), nothing third-party is kept in the repository. Static
 # libraries and headers go to one prefix, which tests/windows finds them in (-DWINDOWS_DEPS_PREFIX).
 # scripts/windows-cross.sh calls it.
@@ -94,25 +94,42 @@ if [ ! -f "$stamp" ]; then
 fi
 
 # Dear ImGui: Debian's Makefile builds the Linux backends against the system's stb; for Windows, the core,
-# the GLFW backend and the Direct3D 11 backend are compiled here (with ImGui's own stb headers, which the
-# source package holds) into libimgui.a, the headers laid out as Debian's (include/imgui, backends/).
+# the GLFW backend and the Direct3D 11 and 12 backends are compiled here (with ImGui's own stb headers, which
+# the source package holds) into libimgui.a, the headers laid out as Debian's (include/imgui, backends/). The
+# stamp names the backends, so a prefix built with fewer is rebuilt.
+imgui_backends=(imgui_impl_glfw imgui_impl_dx11 imgui_impl_dx12)
 dsc=$(fetch imgui)
-stamp=$prefix/.built-$(basename "$dsc" .dsc)
+stamp=$prefix/.built-$(basename "$dsc" .dsc)-$(IFS=-; echo "${imgui_backends[*]}")
 if [ ! -f "$stamp" ]; then
-  say "building $(basename "$dsc" .dsc) for Windows"
+  say "building $(basename "$dsc" .dsc) for Windows (${imgui_backends[*]})"
   source_dir=$(unpack "$dsc")
+  # The Direct3D 12 backend loads D3D12SerializeRootSignature from d3d12.dll through Microsoft's pointer type,
+  # which mingw-w64's d3d12.h does not declare (it has only the versioned one's): declared here, before it.
+  d3d12_compat=$source_dir/mingw_d3d12_compat.h
+  cat >"$d3d12_compat" <<'HEADER'
+#include <d3d12.h>
+typedef HRESULT(WINAPI* PFN_D3D12_SERIALIZE_ROOT_SIGNATURE)(const D3D12_ROOT_SIGNATURE_DESC*, D3D_ROOT_SIGNATURE_VERSION,
+                                                           ID3DBlob**, ID3DBlob**);
+HEADER
   objects=()
-  for source in imgui imgui_draw imgui_tables imgui_widgets backends/imgui_impl_glfw backends/imgui_impl_dx11; do
+  for source in imgui imgui_draw imgui_tables imgui_widgets "${imgui_backends[@]/#/backends/}"; do
+    extra=()
+    [ "$source" != backends/imgui_impl_dx12 ] || extra=(-include "$d3d12_compat")
     # -w: GCC 12 warns falsely in imgui_draw.cpp (-Wstringop-overflow); not our code to change.
-    $triplet-g++-posix -std=c++17 -O2 -w -I"$source_dir" -I"$prefix/include" -c "$source_dir/$source.cpp" \
-      -o "$source_dir/$(basename "$source").o"
+    # WIDL_EXPLICIT_AGGREGATE_RETURNS: d3d12.h's structure-returning methods with Microsoft's convention, as
+    # app/d3d12/renderer.hpp has them.
+    $triplet-g++-posix -std=c++17 -O2 -w -DWIDL_EXPLICIT_AGGREGATE_RETURNS "${extra[@]}" -I"$source_dir" \
+      -I"$prefix/include" -c "$source_dir/$source.cpp" -o "$source_dir/$(basename "$source").o"
     objects+=("$source_dir/$(basename "$source").o")
   done
   rm -f "$prefix/lib/libimgui.a"
   $triplet-ar rcs "$prefix/lib/libimgui.a" "${objects[@]}"
   mkdir -p "$prefix/include/imgui/backends"
   cp "$source_dir"/*.h "$prefix/include/imgui/"
-  cp "$source_dir"/backends/imgui_impl_glfw.h "$source_dir"/backends/imgui_impl_dx11.h "$prefix/include/imgui/backends/"
+  for backend in "${imgui_backends[@]}"; do
+    cp "$source_dir/backends/$backend.h" "$prefix/include/imgui/backends/"
+  done
+  rm -f "$prefix"/.built-imgui_*
   touch "$stamp"
 fi
 
