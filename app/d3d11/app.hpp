@@ -17,7 +17,6 @@ namespace lab::d3d11 {
 // What app_core.hpp's App needs of Direct3D 11.
 struct Direct3D11 {
   static constexpr GraphicsApi kApi = GraphicsApi::D3d11;
-  static constexpr bool kHasPanel = true;
   using Device = d3d11::Device;
   using DeviceDesc = d3d11::DeviceDesc;
   using Renderer = d3d11::Renderer;

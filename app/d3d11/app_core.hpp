@@ -4,13 +4,14 @@
 // and Vulkan apps' frame times, and the screenshot. `Backend` names one API's types and calls
 // (app/d3d11/app.hpp's Direct3D11, app/d3d12/app.hpp's Direct3D12), so neither app repeats the other.
 // Headless, or in a GLFW window (app/d3d11/window.hpp) through the API's presenter, with a panel that
-// switches scene and mode live where the API has one (Backend::kHasPanel; Direct3D 12 has none yet).
+// switches scene and mode live and the keys of app/hotkeys.hpp (handle_hotkey), as the GL and Vulkan windows.
 // Needs the CUDA runtime's API (the build without CUDA links a runtime that finds no device), GLFW, Dear
 // ImGui and Windows.
 #pragma once
 
 #include "app/cli.hpp"
 #include "app/d3d11/window.hpp"
+#include "app/hotkeys.hpp"
 #include "app/image_io.hpp"
 #include "app/remedy.hpp"
 #include "app/scene_compute.hpp"
@@ -24,6 +25,7 @@
 #include <cuda_runtime_api.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -32,6 +34,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace lab::d3d {
 
@@ -53,8 +56,9 @@ class App {
   App& operator=(const App&) = delete;
 
   // Renders frame `index`: time = index / 60 with --frames or headless, as the GL and Vulkan apps, else the
-  // seconds since start. In a window, follows its size first and shows the frame with the panel; returns
-  // false when nothing was drawn (minimised).
+  // seconds since start. In a window, follows its size first, handles the keys pressed since the last frame
+  // (what they switch applies to this frame) and shows the frame with the panel; returns false when nothing
+  // was drawn (minimised).
   bool render_frame(long long index);
   // Headless: makes the frame `extent` now (the frame target, and the scene's resources where they depend on
   // it); in a window the window's size rules, and this asks it for `extent`.
@@ -73,6 +77,12 @@ class App {
   // the mode. A mode that cannot run here is refused with its reason and nothing changes.
   void request_scene(SceneId scene) { m_pending_scene = scene; }
   ModeAvailability request_mode(ModeId mode);
+  // What a key of app/hotkeys.hpp does, as its press in the window would (checks call it directly): the panel
+  // hidden or shown; F12's screenshot of read_frame() to the next free interop-lab-NNNN.png of
+  // --screenshot-dir now (a failure is said on stderr and in the panel, and the run goes on); full screen;
+  // the next scene, or the next mode of the API that runs here (both wrapping, from the next frame on); vsync
+  // on or off from the next present; the window closed, so run() ends. Those of a window do nothing headless.
+  void handle_hotkey(Hotkey hotkey);
   Extent extent() const { return m_extent; }
   ModeId mode_id() const { return m_mode->id(); }
   SceneId scene_id() const { return m_scene->id(); }
@@ -83,6 +93,13 @@ class App {
   // Makes `extent` the frame's size: the frame target, and the scene's resources where they depend on it.
   void apply_extent(Extent extent);
   void draw_panel();
+  void take_numbered_screenshot();
+  // Fullscreen, Quit and ToggleVsync, in a window.
+  void handle_window_hotkey(Hotkey hotkey);
+  // NextScene's: the scene after `scene` in all_scenes(), wrapping.
+  static SceneId scene_after(SceneId scene);
+  // NextMode's (handle_hotkey says what).
+  void request_next_mode();
 
   Options m_options;
   Extent m_extent;
@@ -105,7 +122,9 @@ class App {
   std::unique_ptr<Mode> m_mode;
   std::optional<SceneId> m_pending_scene;
   std::optional<ModeId> m_pending_mode;
-  std::string m_notice;  // why the last switch did not happen, for the panel
+  std::string m_notice;           // why the last switch did not happen, for the panel
+  bool m_panel_visible = true;    // F1 or Tab
+  std::string m_last_screenshot;  // what F12 wrote last, or why it did not, for the panel
 };
 
 namespace detail {
@@ -159,9 +178,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   m_device = Backend::create_device(desc);
   m_renderer = std::make_unique<Renderer>(m_device, m_extent);
   if (m_window) {
-    if (!options.no_ui && Backend::kHasPanel) m_panel = std::make_unique<Panel>(*m_window);
-    if (!options.no_ui && !Backend::kHasPanel)
-      detail::log(std::string(display_name(Backend::kApi)) + "'s window has no panel yet");
+    if (!options.no_ui) m_panel = std::make_unique<Panel>(*m_window);
     const bool vsync = options.vsync.value_or(!options.frames.has_value());  // --frames: as fast as it can
     m_presenter = Backend::create_presenter(*m_renderer, m_device, m_window->hwnd(), m_extent,
                                             m_panel != nullptr, vsync);
@@ -189,6 +206,69 @@ ModeAvailability App<Backend>::request_mode(ModeId mode) {
   ModeAvailability availability = Backend::mode_availability(mode, m_cuda, m_cuda_devices.error);
   if (availability.available) m_pending_mode = mode;
   return availability;
+}
+
+template <class Backend>
+void App<Backend>::handle_hotkey(Hotkey hotkey) {
+  switch (hotkey) {
+    case Hotkey::NextScene:
+      request_scene(scene_after(m_pending_scene.value_or(m_scene->id())));
+      break;
+    case Hotkey::NextMode:
+      request_next_mode();
+      break;
+    case Hotkey::Screenshot:
+      take_numbered_screenshot();
+      break;
+    case Hotkey::TogglePanel:
+      m_panel_visible = !m_panel_visible;
+      break;
+    case Hotkey::Fullscreen:
+    case Hotkey::Quit:
+    case Hotkey::ToggleVsync:
+      if (m_window) handle_window_hotkey(hotkey);  // a window's own: headless there is nothing to do
+      break;
+  }
+}
+
+template <class Backend>
+void App<Backend>::handle_window_hotkey(Hotkey hotkey) {
+  if (hotkey == Hotkey::Fullscreen) m_window->toggle_fullscreen();
+  if (hotkey == Hotkey::Quit) m_window->request_close();
+  if (hotkey == Hotkey::ToggleVsync) m_presenter->set_vsync(!m_presenter->vsync());  // a window has one
+}
+
+template <class Backend>
+SceneId App<Backend>::scene_after(SceneId scene) {
+  const std::vector<SceneId>& scenes = all_scenes();
+  const auto at = std::find(scenes.begin(), scenes.end(), scene);
+  return at == scenes.end() || at + 1 == scenes.end() ? scenes.front() : *(at + 1);
+}
+
+template <class Backend>
+void App<Backend>::request_next_mode() {
+  // The first mode after the running (or already requested) one, in modes_of's order and wrapping, that
+  // runs here; with none, the running mode stays.
+  const std::vector<ModeId>& modes = modes_of(Backend::kApi);
+  const size_t count = modes.size();
+  const size_t current = static_cast<size_t>(
+      std::find(modes.begin(), modes.end(), m_pending_mode.value_or(m_mode->id())) - modes.begin());
+  for (size_t offset = 1; offset < count; ++offset)
+    if (request_mode(modes[(current + offset) % count]).available) return;
+}
+
+template <class Backend>
+void App<Backend>::take_numbered_screenshot() {
+  const std::string path = next_screenshot_path(m_options.screenshot_dir);
+  try {
+    write_png(path, read_frame());
+    m_last_screenshot = path;
+    detail::log("wrote " + path);
+  } catch (const std::exception& error) {
+    // A key press must not end the run.
+    m_last_screenshot = "not written: " + std::string(error.what());
+    detail::log("screenshot " + m_last_screenshot);
+  }
 }
 
 template <class Backend>
@@ -257,6 +337,8 @@ bool App<Backend>::render_frame(long long index) {
     const Extent framebuffer = m_window->poll();
     if (framebuffer.empty()) return false;  // minimised
     apply_extent(framebuffer);
+    for (const Hotkey hotkey : m_window->take_hotkeys()) handle_hotkey(hotkey);
+    apply_switches();  // what a key asked for, in this frame
   }
   // As the GL and Vulkan apps: a fixed frame count or no window repeats exactly; a window's animation runs
   // on time.
@@ -273,7 +355,7 @@ bool App<Backend>::render_frame(long long index) {
   m_previous_frame = now;
   m_frame_ms = m_frame_ms == 0.0f ? frame_ms : 0.9f * m_frame_ms + 0.1f * frame_ms;
   ImDrawData* ui = nullptr;
-  if (m_panel) {
+  if (m_panel && m_panel_visible) {
     m_presenter->begin_ui_frame();
     m_panel->begin_frame();
     ImGui::NewFrame();
@@ -295,6 +377,7 @@ void App<Backend>::draw_panel() {
   ImGui::Text("mode          %s", to_string(m_mode->id()));
   ImGui::Text("size          %s", size_text(m_extent.width, m_extent.height).c_str());
   ImGui::Text("frame         %.2f ms", static_cast<double>(m_frame_ms));
+  ImGui::Text("vsync         %s", m_presenter->vsync() ? "on" : "off");
   ImGui::Separator();
   ImGui::TextUnformatted("scene");
   for (const SceneId scene : all_scenes()) {
@@ -313,6 +396,9 @@ void App<Backend>::draw_panel() {
   }
   if (!m_notice.empty()) ImGui::TextWrapped("%s", m_notice.c_str());
   m_scene->on_ui();
+  if (ImGui::CollapsingHeader("keys"))
+    for (const HotkeyInfo& key : hotkey_list()) ImGui::Text("%-12s %s", key.keys, key.what);
+  if (!m_last_screenshot.empty()) ImGui::TextWrapped("screenshot %s", m_last_screenshot.c_str());
   ImGui::End();
 }
 

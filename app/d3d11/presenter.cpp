@@ -21,7 +21,7 @@ struct PresentConstants {  // present.hlsl's cbuffer, padded to a constant buffe
 }  // namespace
 
 Presenter::Presenter(Renderer& renderer, HWND window, Extent extent, bool with_ui, bool vsync)
-    : m_renderer(renderer), m_device(renderer.device()), m_extent(extent), m_vsync(vsync) {
+    : d3d::Presenter(vsync), m_renderer(renderer), m_device(renderer.device()), m_extent(extent) {
   ID3D11Device* d3d = m_device.device.Get();
   // The swap chain comes from the factory of the device's own adapter (a flip-model swap chain must).
   ComPtr<IDXGIDevice> dxgi_device;
@@ -154,7 +154,7 @@ Image Presenter::read_back_buffer() {
 }
 
 void Presenter::present() {
-  LAB_D3D_CHECK(m_swap_chain->Present(m_vsync ? 1 : 0, 0));
+  LAB_D3D_CHECK(m_swap_chain->Present(sync_interval(), 0));
 }
 
 }  // namespace lab::d3d11

@@ -20,9 +20,6 @@ class Presenter final : public d3d::Presenter {
   // waits for the display's refresh.
   Presenter(Renderer& renderer, HWND window, Extent extent, bool with_ui, bool vsync);
   ~Presenter() override;
-  Presenter(const Presenter&) = delete;
-  Presenter& operator=(const Presenter&) = delete;
-
   void resize(Extent extent) override;
   void begin_ui_frame() override;
   void draw(const DrawPlan& plan, ImDrawData* ui) override;
@@ -36,7 +33,6 @@ class Presenter final : public d3d::Presenter {
   Device& m_device;
   Extent m_extent;
   bool m_with_ui = false;
-  bool m_vsync = true;
   ComPtr<IDXGISwapChain1> m_swap_chain;
   ComPtr<ID3D11RenderTargetView> m_back_buffer_view;
   ComPtr<ID3D11VertexShader> m_vertex;

@@ -1,13 +1,17 @@
 // app/d3d11/window.hpp — what a Direct3D app needs around a window, for both APIs (app/d3d11/app_core.hpp):
-// a GLFW window without a client API (Direct3D draws through a DXGI swap chain on its HWND), Dear ImGui's
-// context over it (GLFW's ImGui backend; the API's own ImGui backend belongs to the presenter), and the
-// Presenter interface each API implements (app/d3d11/presenter.hpp). Windows only; needs GLFW and Dear ImGui.
+// a GLFW window without a client API (Direct3D draws through a DXGI swap chain on its HWND) whose key presses
+// queue up as app/hotkeys.hpp's hotkeys, Dear ImGui's context over it (GLFW's ImGui backend; the API's own
+// ImGui backend belongs to the presenter), and the Presenter interface each API implements
+// (app/d3d11/presenter.hpp). Windows only; needs GLFW and Dear ImGui.
 #pragma once
 
+#include "app/hotkeys.hpp"
 #include "app/image_io.hpp"
 #include "app/scene_compute.hpp"
 
 #include <windows.h>
+
+#include <vector>
 
 struct GLFWwindow;
 struct ImDrawData;
@@ -16,7 +20,8 @@ namespace lab::d3d {
 
 class Window {
  public:
-  // Throws std::runtime_error with GLFW's reason when there is no window to be had.
+  // Throws std::runtime_error with GLFW's reason when there is no window to be had. Its key callback is
+  // installed first, so the Panel's ImGui backend (installed after) chains to it.
   Window(Extent extent, const char* title);
   ~Window();
   Window(const Window&) = delete;
@@ -31,9 +36,22 @@ class Window {
   // Sleeps until an event comes or `seconds` pass (while minimised, nothing is drawn).
   void wait(double seconds);
   bool should_close() const;
+  // What Esc or Q does: should_close() is true from now on.
+  void request_close();
+  // Between the window and full screen on the monitor that holds the window's centre (at its current video
+  // mode); the window's place and size come back after.
+  void toggle_fullscreen();
+  // The hotkeys pressed since the last call (poll() and wait() gather them), oldest first.
+  std::vector<Hotkey> take_hotkeys();
 
  private:
+  struct WindowedRect {
+    int x = 0, y = 0, width = 0, height = 0;
+  };
+
   GLFWwindow* m_handle = nullptr;
+  std::vector<Hotkey> m_hotkeys;
+  WindowedRect m_windowed;  // where the window was before full screen
 };
 
 // Dear ImGui's context and its GLFW backend over `window`. No layout file: the Direct3D panel has nothing to
@@ -50,10 +68,19 @@ class Panel {
   void begin_frame();
 };
 
-// Shows the renderer's frames in a window: one per API.
+// Shows the renderer's frames in a window: one per API. Both present through a DXGI flip-model swap chain,
+// whose sync interval is the vsync switch kept here.
 class Presenter {
  public:
+  // vsync: Present waits for the display's refresh.
+  explicit Presenter(bool vsync) : m_vsync(vsync) {}
   virtual ~Presenter() = default;
+  Presenter(const Presenter&) = delete;
+  Presenter& operator=(const Presenter&) = delete;
+
+  bool vsync() const { return m_vsync; }
+  // From the next present() on.
+  void set_vsync(bool vsync) { m_vsync = vsync; }
   // Makes the swap chain's buffers `extent` (the window's framebuffer).
   virtual void resize(Extent extent) = 0;
   // The API's ImGui backend starts a frame (before ImGui_ImplGlfw_NewFrame and ImGui::NewFrame).
@@ -64,6 +91,15 @@ class Presenter {
   // The back buffer as draw() left it, top row first: what the window shows.
   virtual Image read_back_buffer() = 0;
   virtual void present() = 0;
+
+ protected:
+  // IDXGISwapChain::Present's: 1 waits for one vertical blank; 0 presents at once (the flip model then
+  // replaces a queued frame with the newer one rather than tearing, which needs the tearing flag, not asked
+  // for here).
+  UINT sync_interval() const { return m_vsync ? 1u : 0u; }
+
+ private:
+  bool m_vsync = true;
 };
 
 }  // namespace lab::d3d

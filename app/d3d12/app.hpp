@@ -1,6 +1,6 @@
 // app/d3d12/app.hpp — interop-lab on Direct3D 12 (--api d3d12): app/d3d11/app_core.hpp's App over the
 // Direct3D 12 device, renderer, modes and window output (app/d3d12/renderer.hpp, app/d3d12/modes.hpp,
-// app/d3d12/presenter.hpp: no panel). Windows 10 or later.
+// app/d3d12/presenter.hpp). Windows 10 or later.
 #pragma once
 
 #include "app/cli.hpp"
@@ -17,7 +17,6 @@ namespace lab::d3d12 {
 // What app_core.hpp's App needs of Direct3D 12.
 struct Direct3D12 {
   static constexpr GraphicsApi kApi = GraphicsApi::D3d12;
-  static constexpr bool kHasPanel = false;  // app/d3d12/presenter.hpp says why
   using Device = d3d12::Device;
   using DeviceDesc = d3d12::DeviceDesc;
   using Renderer = d3d12::Renderer;
@@ -33,8 +32,8 @@ struct Direct3D12 {
     return d3d12::create_mode(id, cuda);
   }
   static std::unique_ptr<d3d::Presenter> create_presenter(Renderer& renderer, Device& device, HWND window,
-                                                          Extent extent, bool /*with_ui*/, bool vsync) {
-    return std::make_unique<Presenter>(renderer, device, window, extent, vsync);
+                                                          Extent extent, bool with_ui, bool vsync) {
+    return std::make_unique<Presenter>(renderer, device, window, extent, with_ui, vsync);
   }
 };
 
