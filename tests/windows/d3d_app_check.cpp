@@ -2,16 +2,26 @@
 // what the panel's buttons and a window's size call), for both APIs, under Wine (scripts/windows-cross.sh)
 // or on Windows: a scene, mode or size switched between frames must give the frame that a fresh run with
 // it gives, byte for byte, headless and in a window (its back buffer read back), and a CUDA mode must be
-// refused with the reason while the running mode stays. Linked as interop-lab.exe is (no CUDA:
+// refused with the reason while the running mode stays. The window's keys (App::handle_hotkey, and Esc
+// posted to the window as a key press), and the panel drawn over the window's frame, nowhere else. Linked
+// as interop-lab.exe is (no CUDA:
 // tests/windows/cuda_free.cpp). One line per check; exit 0 all passed, 1 any failed, 77 no device of an
 // API here (said which; the other API is still checked).
 #include "app/d3d11/app.hpp"
 #include "app/d3d12/app.hpp"
 #include "app/text.hpp"
 
+#include <imgui.h>
+#include <imgui_internal.h>  // ImGui::FindWindowByName: where the panel is
+#include <windows.h>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -117,6 +127,175 @@ void check_switches(lab::GraphicsApi api, Checks& checks) {
                prefix + "the running mode asked for again, the next frame is a fresh run's");
 }
 
+// A fresh folder for the screenshots of `api`'s checks, under the temporary folder.
+std::filesystem::path fresh_folder(lab::GraphicsApi api, const char* what) {
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() /
+                                       (std::string("interop-lab-") + lab::to_string(api) + "-" + what);
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  return folder;
+}
+
+bool same_image(const lab::Image& a, const lab::Image& b) {
+  return a.width == b.width && a.height == b.height && a.rgba == b.rgba;
+}
+
+// Wine's ntdll exports wine_get_version; Windows' does not.
+bool under_wine() {
+  const HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+  return ntdll != nullptr && GetProcAddress(ntdll, "wine_get_version") != nullptr;
+}
+
+// The keys, through App::handle_hotkey as a key press calls it: headless, the next scene at the next frame,
+// F12's numbered screenshots, the next mode; in a window, Esc pressed (a WM_KEYDOWN posted to it, through
+// GLFW's key callback) ends run().
+template <class App>
+void check_hotkeys(lab::GraphicsApi api, Checks& checks) {
+  const std::string prefix = std::string(lab::to_string(api)) + ": ";
+  const std::filesystem::path folder = fresh_folder(api, "hotkeys");
+  lab::Options options = headless(api, lab::SceneId::Wave);
+  options.screenshot_dir = folder.string();
+  App app(options);
+  app.render_frame(0);
+  // all_scenes()' order, wrapping: the one after wave.
+  const std::vector<lab::SceneId>& scenes = lab::all_scenes();
+  const size_t wave_at =
+      static_cast<size_t>(std::find(scenes.begin(), scenes.end(), lab::SceneId::Wave) - scenes.begin());
+  const lab::SceneId next_scene = scenes[(wave_at + 1) % scenes.size()];
+  app.handle_hotkey(lab::Hotkey::NextScene);
+  app.render_frame(1);
+  const bool scene_switched = app.scene_id() == next_scene;
+  checks.check(scene_switched && same_image(app.read_frame(), fresh_frame<App>(api, next_scene, 1)),
+               prefix + "NextScene: " + lab::to_string(next_scene) + " at the next frame, a fresh run's",
+               scene_switched ? "" : std::string("the scene is ") + lab::to_string(app.scene_id()));
+
+  // F12 twice, a frame apart: 0001 then 0002, each the frame read_frame() gave when it was pressed.
+  const lab::Image first = app.read_frame();
+  app.handle_hotkey(lab::Hotkey::Screenshot);
+  app.render_frame(2);
+  const lab::Image second = app.read_frame();
+  app.handle_hotkey(lab::Hotkey::Screenshot);
+  const std::filesystem::path first_path = folder / "interop-lab-0001.png";
+  const std::filesystem::path second_path = folder / "interop-lab-0002.png";
+  const bool written = std::filesystem::exists(first_path) && std::filesystem::exists(second_path);
+  checks.check(written && same_image(lab::read_png(first_path.string()), first) &&
+                   same_image(lab::read_png(second_path.string()), second) && !same_image(first, second),
+               prefix + "F12 twice wrote interop-lab-0001.png then -0002.png, each the frame of its press",
+               written ? "" : "missing in " + folder.string());
+
+  // A screenshot that cannot be written (its folder is a file): said, and the run goes on.
+  lab::Options unwritable = headless(api, lab::SceneId::Pattern);
+  unwritable.screenshot_dir = first_path.string();
+  bool went_on = false;
+  try {
+    App blocked(unwritable);
+    blocked.render_frame(0);
+    blocked.handle_hotkey(lab::Hotkey::Screenshot);
+    went_on = blocked.render_frame(1);
+  } catch (const std::exception& error) {
+    std::printf("     the unwritable screenshot threw: %s\n", error.what());
+  }
+  checks.check(went_on, prefix + "F12 into a folder that is a file: no throw, the next frame renders");
+
+  // Without CUDA only cpu runs here: NextMode finds no other mode and the frames go on as a fresh run's.
+  app.handle_hotkey(lab::Hotkey::NextMode);
+  app.render_frame(3);
+  const bool still_cpu = app.mode_id() == lab::ModeId::Cpu;
+  checks.check(still_cpu && same_image(app.read_frame(), fresh_frame<App>(api, next_scene, 3)),
+               prefix + "NextMode without CUDA stays in cpu, the frame a fresh run's",
+               still_cpu ? "" : std::string("the mode is ") + lab::to_string(app.mode_id()));
+
+  // Esc pressed in a window (posted as Windows would: WM_KEYDOWN, the Esc scan code 1 in bits 16-23), with
+  // 1000 frames to go: the key is read at frame 0's events, so run() ends after frame 0, whose screenshot
+  // is then written. Ignored, the screenshot would be frame 999's.
+  lab::Options windowed = headless(api, lab::SceneId::Wave);
+  windowed.headless = false;
+  windowed.no_ui = true;
+  windowed.frames = 1000;
+  windowed.screenshot = (folder / "quit.png").string();
+  App window(windowed);
+  const std::string title = std::string("interop-lab (") + lab::display_name(api) + ")";
+  const HWND hwnd = FindWindowA(nullptr, title.c_str());
+  const bool posted = hwnd != nullptr && PostMessageW(hwnd, WM_KEYDOWN, VK_ESCAPE, (1 << 16) | 1) != 0;
+  const int status = window.run();
+  lab::Options fresh_options = headless(api, lab::SceneId::Wave);
+  fresh_options.width = window.extent().width;
+  fresh_options.height = window.extent().height;
+  App fresh(fresh_options);
+  fresh.render_frame(0);
+  const bool shot = std::filesystem::exists(windowed.screenshot);
+  const bool frame_zero = shot && same_image(lab::read_png(windowed.screenshot), fresh.read_frame());
+  checks.check(posted && status == 0 && frame_zero,
+               prefix + "Esc pressed in a window of 1000 frames: run() ended after frame 0",
+               !posted       ? "no window titled '" + title + "' to post Esc to"
+               : !shot       ? "no screenshot written"
+               : !frame_zero ? "its screenshot is not frame 0"
+                             : "");
+}
+
+// In a window with the panel: what the window shows outside the panel's rectangle (ImGui's window
+// "interop-lab") is the headless frame byte for byte; inside, the panel shows. Under Wine, Direct3D 12's
+// panel may draw nothing visible (vkd3d reads zeros through the descriptor table ImGui samples its font
+// with): said, not failed. Then F1 hides the panel: the whole window is the frame.
+template <class App>
+void check_panel(lab::GraphicsApi api, Checks& checks) {
+  const std::string prefix = std::string(lab::to_string(api)) + ": ";
+  lab::Options options = headless(api, lab::SceneId::Wave);
+  options.headless = false;
+  options.width = 320;
+  options.height = 240;
+  App window(options);
+  // ImGui hides a new auto-sized window for its first frame, while it measures it.
+  for (long long frame = 0; frame < 3; ++frame) window.render_frame(frame);
+  const lab::Image shown = window.read_window();
+  lab::Options fresh_options = headless(api, lab::SceneId::Wave);
+  fresh_options.width = shown.width;
+  fresh_options.height = shown.height;
+  App fresh(fresh_options);
+  fresh.render_frame(2);
+  const lab::Image frame = fresh.read_frame();
+  const ImGuiWindow* panel = ImGui::FindWindowByName("interop-lab");
+  if (panel == nullptr || shown.width != frame.width || shown.height != frame.height) {
+    checks.check(
+        false, prefix + "the panel in a window",
+        panel == nullptr ? "ImGui has no window 'interop-lab'" : "the window and the frame differ in size");
+    return;
+  }
+  const int left = static_cast<int>(std::floor(panel->Pos.x));
+  const int top = static_cast<int>(std::floor(panel->Pos.y));
+  const int right = static_cast<int>(std::ceil(panel->Pos.x + panel->Size.x));
+  const int bottom = static_cast<int>(std::ceil(panel->Pos.y + panel->Size.y));
+  long long changed_inside = 0, changed_outside = 0;
+  for (int y = 0; y < shown.height; ++y)
+    for (int x = 0; x < shown.width; ++x) {
+      const size_t at = (static_cast<size_t>(y) * shown.width + x) * 4;
+      if (std::equal(&shown.rgba[at], &shown.rgba[at] + 4, &frame.rgba[at])) continue;
+      const bool inside = x >= left && x < right && y >= top && y < bottom;
+      ++(inside ? changed_inside : changed_outside);
+    }
+  const std::string rectangle = std::to_string(right - left) + "x" + std::to_string(bottom - top) + " at " +
+                                std::to_string(left) + "," + std::to_string(top);
+  const bool may_be_invisible = api == lab::GraphicsApi::D3d12 && under_wine();
+  checks.check(changed_outside == 0 && (changed_inside > 0 || may_be_invisible),
+               prefix + "the panel (" + rectangle +
+                   ") over the window's frame, which is the headless frame outside it",
+               std::to_string(changed_inside) + " pixels of the panel's rectangle differ from the frame, " +
+                   std::to_string(changed_outside) + " outside it" +
+                   (changed_inside == 0 ? " (nothing of the panel visible)" : ""));
+  window.handle_hotkey(lab::Hotkey::TogglePanel);
+  window.render_frame(3);
+  fresh.render_frame(3);
+  checks.check(same_image(window.read_window(), fresh.read_frame()),
+               prefix + "F1 hid the panel: the window shows the headless frame");
+}
+// Everything above for one API.
+template <class App>
+void check_app(lab::GraphicsApi api, Checks& checks) {
+  check_switches<App>(api, checks);
+  check_hotkeys<App>(api, checks);
+  check_panel<App>(api, checks);
+}
+
 // Runs `check` on `api` when a device of it can be created here; false when none can (said why).
 template <class DeviceDesc, class Device, class Check>
 bool run_where_there_is_a_device(lab::GraphicsApi api, Device (*create_device)(const DeviceDesc&),
@@ -141,9 +320,9 @@ bool run_where_there_is_a_device(lab::GraphicsApi api, Device (*create_device)(c
 int main() {
   Checks checks;
   const bool d3d11 = run_where_there_is_a_device(lab::GraphicsApi::D3d11, lab::d3d11::create_device,
-                                                 check_switches<lab::d3d11::App>, checks);
+                                                 check_app<lab::d3d11::App>, checks);
   const bool d3d12 = run_where_there_is_a_device(lab::GraphicsApi::D3d12, lab::d3d12::create_device,
-                                                 check_switches<lab::d3d12::App>, checks);
+                                                 check_app<lab::d3d12::App>, checks);
   std::printf("d3d_app_check: %s (%d failed)\n", checks.failed == 0 ? "passed" : "FAILED", checks.failed);
   if (checks.failed != 0) return 1;
   return d3d11 && d3d12 ? 0 : 77;
