@@ -233,7 +233,8 @@ void check_hotkeys(lab::GraphicsApi api, Checks& checks) {
                              : "");
 }
 
-// In a window with the panel: what the window shows outside the panel's rectangle (ImGui's window
+// In a window with the panel: the API's ImGui backend made its pipeline and font; what the window shows
+// outside the panel's rectangle (ImGui's window
 // "interop-lab") is the headless frame byte for byte; inside, the panel shows. Under Wine, Direct3D 12's
 // panel may draw nothing visible (vkd3d reads zeros through the descriptor table ImGui samples its font
 // with): said, not failed. Then F1 hides the panel: the whole window is the frame.
@@ -275,7 +276,10 @@ void check_panel(lab::GraphicsApi api, Checks& checks) {
     }
   const std::string rectangle = std::to_string(right - left) + "x" + std::to_string(bottom - top) + " at " +
                                 std::to_string(left) + "," + std::to_string(top);
-  const bool may_be_invisible = api == lab::GraphicsApi::D3d12 && under_wine();
+  // The API's ImGui backend made its pipeline and font texture (the font's id is set last), so it drew.
+  const bool backend_ready = ImGui::GetIO().Fonts->TexID != nullptr;
+  checks.check(backend_ready, prefix + "ImGui's backend made its pipeline and font texture");
+  const bool may_be_invisible = api == lab::GraphicsApi::D3d12 && under_wine() && backend_ready;
   checks.check(changed_outside == 0 && (changed_inside > 0 || may_be_invisible),
                prefix + "the panel (" + rectangle +
                    ") over the window's frame, which is the headless frame outside it",
