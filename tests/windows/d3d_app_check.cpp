@@ -234,10 +234,10 @@ void check_hotkeys(lab::GraphicsApi api, Checks& checks) {
 }
 
 // In a window with the panel: the API's ImGui backend made its pipeline and font; what the window shows
-// outside the panel's rectangle (ImGui's window
-// "interop-lab") is the headless frame byte for byte; inside, the panel shows. Under Wine, Direct3D 12's
-// panel may draw nothing visible (vkd3d reads zeros through the descriptor table ImGui samples its font
-// with): said, not failed. Then F1 hides the panel: the whole window is the frame.
+// outside the panel's rectangle (ImGui's window "interop-lab") is the headless frame byte for byte; inside,
+// the panel shows. Under Wine, Direct3D 12's panel may draw nothing visible (vkd3d reads zeros through the
+// descriptor table ImGui samples its font with): said, not failed. Then F1 hides the panel: the whole window
+// is the frame.
 template <class App>
 void check_panel(lab::GraphicsApi api, Checks& checks) {
   const std::string prefix = std::string(lab::to_string(api)) + ": ";
