@@ -84,6 +84,8 @@ class App {
   // on or off from the next present; the window closed, so run() ends. Those of a window do nothing headless.
   void handle_hotkey(Hotkey hotkey);
   Extent extent() const { return m_extent; }
+  // In a window: whether its presents wait for the display's refresh (--vsync, then V). False headless.
+  bool vsync() const { return m_presenter && m_presenter->vsync(); }
   ModeId mode_id() const { return m_mode->id(); }
   SceneId scene_id() const { return m_scene->id(); }
   const std::string& adapter() const { return m_device.adapter; }

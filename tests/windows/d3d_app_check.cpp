@@ -11,6 +11,8 @@
 #include "app/d3d12/app.hpp"
 #include "app/text.hpp"
 
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>  // the monitor F11 fills
 #include <imgui.h>
 #include <imgui_internal.h>  // ImGui::FindWindowByName: where the panel is
 #include <windows.h>
@@ -291,6 +293,45 @@ void check_panel(lab::GraphicsApi api, Checks& checks) {
   fresh.render_frame(3);
   checks.check(same_image(window.read_window(), fresh.read_frame()),
                prefix + "F1 hid the panel: the window shows the headless frame");
+
+  // V: off (--frames runs as fast as it can), on, off again; headless there is nothing to switch.
+  const bool vsync_before = window.vsync();
+  window.handle_hotkey(lab::Hotkey::ToggleVsync);
+  const bool vsync_after = window.vsync();
+  window.handle_hotkey(lab::Hotkey::ToggleVsync);
+  fresh.handle_hotkey(lab::Hotkey::ToggleVsync);
+  checks.check(!vsync_before && vsync_after && !window.vsync() && !fresh.vsync(),
+               prefix + "V switched the window's vsync on and off again (headless: no vsync to switch)");
+
+  // F11: the window fills the monitor (Xvfb's screen under Wine) and shows the headless frame at that size,
+  // then comes back to its size.
+  GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+  const GLFWvidmode* mode = monitor != nullptr ? glfwGetVideoMode(monitor) : nullptr;
+  if (mode == nullptr) {
+    std::printf("     no monitor to fill: F11 not checked\n");
+    return;
+  }
+  const lab::Extent windowed = window.extent(), screen{mode->width, mode->height};
+  window.handle_hotkey(lab::Hotkey::Fullscreen);
+  // The window manager (Wine's, in Xvfb) may take a few events to apply it.
+  long long index = 4;
+  for (; index < 24 && window.extent() != screen; ++index) window.render_frame(index);
+  window.render_frame(index);
+  lab::Options screen_options = headless(api, lab::SceneId::Wave);
+  screen_options.width = screen.width;
+  screen_options.height = screen.height;
+  App screen_fresh(screen_options);
+  screen_fresh.render_frame(index);
+  const lab::Extent filled = window.extent();
+  checks.check(filled == screen && same_image(window.read_window(), screen_fresh.read_frame()),
+               prefix + "F11 filled the " + lab::size_text(screen.width, screen.height) +
+                   " monitor with the headless frame at its size",
+               lab::size_text(filled.width, filled.height));
+  window.handle_hotkey(lab::Hotkey::Fullscreen);
+  for (++index; index < 48 && window.extent() != windowed; ++index) window.render_frame(index);
+  checks.check(window.extent() == windowed,
+               prefix + "F11 again: the window is back at " + lab::size_text(windowed.width, windowed.height),
+               lab::size_text(window.extent().width, window.extent().height));
 }
 // Everything above for one API.
 template <class App>
