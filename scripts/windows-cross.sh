@@ -101,8 +101,8 @@ done
 if [ "$status" -eq 0 ]; then
   echo "windows-cross: d3d_app_check passed under Wine (the D3D11 and D3D12 apps' live scene, mode and size" \
     "switches, headless and in a window, give a fresh run's frames; a CUDA mode refused, the cpu mode running on;" \
-    "the keys: next scene, F12's numbered screenshots, next mode, Esc ending the run; the panel over the frame" \
-    "only, hidden by F1)"
+    "the keys: next scene, F12's numbered screenshots, next mode, Esc ending the run, V, F11 filling the screen" \
+    "and back; the panel over the frame only, hidden by F1)"
   passed=$((passed + 1))
 elif [ "$status" -eq 77 ]; then
   echo "windows-cross: d3d_app_check SKIPPED an API under Wine (no device of it here: the reason is above); the" \
@@ -158,7 +158,7 @@ done
 # in D3D11, copied row by row in D3D12) under Wine in Xvfb: every golden's scene with --no-ui, its --screenshot
 # read from the back buffer (what the window shows), judged against the golden and against the headless
 # screenshot, which it must equal byte for byte (the frame shown texel for pixel; a ShowImage scene's image
-# through the renderer's draw_image); then one with the panel. In D3D11 its screenshot must differ from the
+# through the renderer's draw_image); then one with the panel and vsync on. In D3D11 its screenshot must differ from the
 # same frame without it (the panel was drawn over it). In D3D12 it must run; its screenshot may equal the frame
 # without it, since under Wine's vkd3d ImGui's font reads zeros through its descriptor table, and the line says
 # which was seen (d3d_app_check checks that the frame outside the panel's rectangle is untouched).
@@ -190,24 +190,26 @@ check_window() {
   fi
   local panel_shot="$window_frames/panel/$panel_scene.png" without_panel="$window_frames/$panel_scene.png"
   local compared=0  # diff: 0 the same, 1 different, 2 a screenshot missing or unreadable
-  run_windows "$app" "${panel_args[@]}" --screenshot "$panel_shot" || status=$?
+  # --vsync on: the one run whose presents wait for the display (sync interval 1), --frames' default being off.
+  run_windows "$app" "${panel_args[@]}" --vsync on --screenshot "$panel_shot" || status=$?
   "$linux_app" diff "$panel_shot" "$without_panel" >/dev/null 2>&1 || compared=$?
   if [ "$status" -ne 0 ] || [ "$compared" -gt 1 ]; then
-    echo "windows-cross: interop-lab.exe --api $api in a window with the panel under Wine FAILED (exit $status;" \
-      "its screenshot $panel_shot or the one without the panel, $without_panel, is missing or unreadable)"
+    echo "windows-cross: interop-lab.exe --api $api in a window with the panel (vsync on) under Wine FAILED" \
+      "(exit $status; its screenshot $panel_shot or the one without the panel, $without_panel, is missing or" \
+      "unreadable)"
     failed=$((failed + 1))
   elif [ "$compared" -eq 1 ]; then
-    echo "windows-cross: interop-lab.exe --api $api in a window with the panel under Wine: it ran and the panel" \
-      "shows over the $panel_scene frame"
+    echo "windows-cross: interop-lab.exe --api $api in a window with the panel (vsync on) under Wine: it ran and" \
+      "the panel shows over the $panel_scene frame"
     passed=$((passed + 1))
   elif [ "$api" = d3d12 ]; then
-    echo "windows-cross: interop-lab.exe --api d3d12 in a window with the panel under Wine: it ran; the panel drew" \
-      "nothing visible (vkd3d reads zeros through ImGui's descriptor table), the window shows the $panel_scene" \
-      "frame byte for byte"
+    echo "windows-cross: interop-lab.exe --api d3d12 in a window with the panel (vsync on) under Wine: it ran;" \
+      "the panel drew nothing visible (vkd3d reads zeros through ImGui's descriptor table), the window shows the" \
+      "$panel_scene frame byte for byte"
     passed=$((passed + 1))
   else
-    echo "windows-cross: interop-lab.exe --api $api in a window with the panel under Wine FAILED: it ran, but" \
-      "$panel_shot shows no panel over $without_panel"
+    echo "windows-cross: interop-lab.exe --api $api in a window with the panel (vsync on) under Wine FAILED: it" \
+      "ran, but $panel_shot shows no panel over $without_panel"
     failed=$((failed + 1))
   fi
 }
