@@ -193,25 +193,23 @@ check_window() {
   # --vsync on: the one run whose presents wait for the display (sync interval 1), --frames' default being off.
   run_windows "$app" "${panel_args[@]}" --vsync on --screenshot "$panel_shot" || status=$?
   "$linux_app" diff "$panel_shot" "$without_panel" >/dev/null 2>&1 || compared=$?
+  local verdict
   if [ "$status" -ne 0 ] || [ "$compared" -gt 1 ]; then
-    echo "windows-cross: interop-lab.exe --api $api in a window with the panel (vsync on) under Wine FAILED" \
-      "(exit $status; its screenshot $panel_shot or the one without the panel, $without_panel, is missing or" \
-      "unreadable)"
-    failed=$((failed + 1))
+    verdict="FAILED (exit $status; its screenshot $panel_shot or the one without the panel, $without_panel, is"
+    verdict+=" missing or unreadable)"
   elif [ "$compared" -eq 1 ]; then
-    echo "windows-cross: interop-lab.exe --api $api in a window with the panel (vsync on) under Wine: it ran and" \
-      "the panel shows over the $panel_scene frame"
-    passed=$((passed + 1))
+    verdict="it ran and the panel shows over the $panel_scene frame"
   elif [ "$api" = d3d12 ]; then
-    echo "windows-cross: interop-lab.exe --api d3d12 in a window with the panel (vsync on) under Wine: it ran;" \
-      "the panel drew nothing visible (vkd3d reads zeros through ImGui's descriptor table), the window shows the" \
-      "$panel_scene frame byte for byte"
-    passed=$((passed + 1))
+    verdict="it ran; the panel drew nothing visible (vkd3d reads zeros through ImGui's descriptor table), the"
+    verdict+=" window shows the $panel_scene frame byte for byte"
   else
-    echo "windows-cross: interop-lab.exe --api $api in a window with the panel (vsync on) under Wine FAILED: it" \
-      "ran, but $panel_shot shows no panel over $without_panel"
-    failed=$((failed + 1))
+    verdict="FAILED: it ran, but $panel_shot shows no panel over $without_panel"
   fi
+  echo "windows-cross: interop-lab.exe --api $api in a window with the panel (vsync on) under Wine: $verdict"
+  case $verdict in
+    FAILED*) failed=$((failed + 1)) ;;
+    *) passed=$((passed + 1)) ;;
+  esac
 }
 for api in d3d11 d3d12; do
   no_device_here=no_${api}_device
