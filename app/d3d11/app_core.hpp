@@ -13,6 +13,7 @@
 #include "app/d3d11/window.hpp"
 #include "app/hotkeys.hpp"
 #include "app/image_io.hpp"
+#include "app/mode_switch.hpp"
 #include "app/remedy.hpp"
 #include "app/scene_compute.hpp"
 #include "app/signals.hpp"
@@ -294,17 +295,9 @@ void App<Backend>::apply_switches() {
     m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_shared_resources());
     m_mode->attach(*m_renderer);
   };
-  try {
-    attach(mode);
-    m_notice.clear();
-  } catch (const std::runtime_error& error) {
-    // What availability could not judge before the device was asked: said in the panel and on stderr, and
-    // the mode that ran before runs on.
-    m_notice = std::string(to_string(mode)) + " cannot run here: " + error.what();
-    detail::log(m_notice + "; staying in " + to_string(previous));
+  m_notice = attach_or_keep(mode, previous, attach, [this] {
     if (m_mode) m_mode->detach();
-    attach(previous);
-  }
+  });
 }
 
 template <class Backend>

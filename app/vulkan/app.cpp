@@ -2,6 +2,7 @@
 // loop and the screenshot of the Vulkan backend, and its teardown in a fixed order.
 #include "app/vulkan/app.hpp"
 
+#include "app/mode_switch.hpp"
 #include "app/remedy.hpp"
 #include "app/signals.hpp"
 #include "app/text.hpp"
