@@ -8,7 +8,6 @@
 #include <imgui.h>
 
 #include <cstdint>
-#include <cstring>
 
 namespace lab::d3d11 {
 namespace {
@@ -128,29 +127,7 @@ void Presenter::draw(const DrawPlan& plan, ImDrawData* ui) {
 Image Presenter::read_back_buffer() {
   ComPtr<ID3D11Texture2D> back_buffer;
   LAB_D3D_CHECK(m_swap_chain->GetBuffer(0, IID_PPV_ARGS(&back_buffer)));
-  D3D11_TEXTURE2D_DESC desc{};
-  back_buffer->GetDesc(&desc);
-  desc.Usage = D3D11_USAGE_STAGING;
-  desc.BindFlags = 0;
-  desc.CPUAccessFlags = D3D11_CPU_ACCESS_READ;
-  desc.MiscFlags = 0;
-  ComPtr<ID3D11Texture2D> staging;
-  LAB_D3D_CHECK(m_device.device->CreateTexture2D(&desc, nullptr, &staging));
-  m_device.context->CopyResource(staging.Get(), back_buffer.Get());
-  D3D11_MAPPED_SUBRESOURCE mapped{};
-  LAB_D3D_CHECK(m_device.context->Map(staging.Get(), 0, D3D11_MAP_READ, 0, &mapped));
-  Image image;
-  image.width = static_cast<int>(desc.Width);
-  image.height = static_cast<int>(desc.Height);
-  image.rgba.resize(static_cast<size_t>(image.width) * image.height * 4);
-  const size_t row_bytes = static_cast<size_t>(image.width) * 4;
-  // The back buffer's row 0 is the top of the window: the Image's order already.
-  for (int row = 0; row < image.height; ++row)
-    std::memcpy(&image.rgba[static_cast<size_t>(row) * row_bytes],
-                static_cast<const uint8_t*>(mapped.pData) + static_cast<size_t>(row) * mapped.RowPitch,
-                row_bytes);
-  m_device.context->Unmap(staging.Get(), 0);
-  return image;
+  return read_texture(m_device, back_buffer.Get(), MemoryRows::TopFirst);
 }
 
 void Presenter::present() {

@@ -486,6 +486,11 @@ Image Renderer::read_target() {
 }
 
 Image Renderer::read_texture(ID3D11Texture2D* source) {
+  // Memory row 0 is the bottom of the picture (GL's order); the Image starts at the top.
+  return d3d11::read_texture(m_device, source, MemoryRows::BottomFirst);
+}
+
+Image read_texture(Device& device, ID3D11Texture2D* source, MemoryRows rows) {
   D3D11_TEXTURE2D_DESC desc{};
   source->GetDesc(&desc);
   desc.Usage = D3D11_USAGE_STAGING;
@@ -493,20 +498,20 @@ Image Renderer::read_texture(ID3D11Texture2D* source) {
   desc.CPUAccessFlags = D3D11_CPU_ACCESS_READ;
   desc.MiscFlags = 0;
   ComPtr<ID3D11Texture2D> staging;
-  LAB_D3D_CHECK(m_device.device->CreateTexture2D(&desc, nullptr, &staging));
-  m_device.context->CopyResource(staging.Get(), source);
+  LAB_D3D_CHECK(device.device->CreateTexture2D(&desc, nullptr, &staging));
+  device.context->CopyResource(staging.Get(), source);
   D3D11_MAPPED_SUBRESOURCE mapped{};
-  LAB_D3D_CHECK(m_device.context->Map(staging.Get(), 0, D3D11_MAP_READ, 0, &mapped));
+  LAB_D3D_CHECK(device.context->Map(staging.Get(), 0, D3D11_MAP_READ, 0, &mapped));
   Image image;
   image.width = static_cast<int>(desc.Width);
   image.height = static_cast<int>(desc.Height);
   image.rgba.resize(static_cast<size_t>(image.width) * image.height * 4);
   const size_t row_bytes = static_cast<size_t>(image.width) * 4;
-  // Memory row 0 is the bottom of the picture (GL's order); the Image starts at the top.
-  for (int row = 0; row < image.height; ++row)
-    std::memcpy(&image.rgba[static_cast<size_t>(image.height - 1 - row) * row_bytes], mapped_row(mapped, row),
-                row_bytes);
-  m_device.context->Unmap(staging.Get(), 0);
+  for (int row = 0; row < image.height; ++row) {
+    const int image_row = rows == MemoryRows::BottomFirst ? image.height - 1 - row : row;
+    std::memcpy(&image.rgba[static_cast<size_t>(image_row) * row_bytes], mapped_row(mapped, row), row_bytes);
+  }
+  device.context->Unmap(staging.Get(), 0);
   return image;
 }
 

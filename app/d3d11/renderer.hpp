@@ -57,6 +57,12 @@ struct Device {
 // Throws std::runtime_error naming the adapters seen when no adapter has the LUID, or what failed.
 Device create_device(const DeviceDesc& desc);
 
+// Which way a texture's memory rows run: the renderer's images keep GL's order (row 0 at the bottom), a
+// swap chain's back buffer has row 0 at the top of the window.
+enum class MemoryRows { BottomFirst, TopFirst };
+// An RGBA8 texture read back through a staging copy (waits for it), as an Image with its top row first.
+Image read_texture(Device& device, ID3D11Texture2D* texture, MemoryRows rows);
+
 // One resource of the scene, as the renderer created it: buffers with D3D11_BIND_VERTEX_BUFFER (the wave
 // mesh draws from it), textures DXGI_FORMAT_R8G8B8A8_UNORM bound as shader resource, render target and
 // unordered access. D3D11_USAGE_DEFAULT and unshared, which is what cudaGraphicsD3D11RegisterResource
