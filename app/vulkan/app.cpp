@@ -194,15 +194,7 @@ bool App::follow_window_size() {
 
 void App::apply_extent(Extent extent) {
   if (extent == m_extent) return;
-  if (m_scene->resize_recreates_resources()) {
-    m_mode->detach();  // its copies or imports go before the resources they belong to
-    m_renderer->resize(extent);
-    m_scene->release_scratch();
-    m_renderer->create_resources(m_scene->resources(extent), m_mode->needs_exportable_resources());
-    m_mode->attach(*m_renderer);
-  } else {
-    m_renderer->resize(extent);
-  }
+  resize_under_mode(*m_renderer, *m_scene, *m_mode, extent, m_mode->needs_exportable_resources());
   m_extent = extent;
 }
 
