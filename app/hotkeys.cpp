@@ -1,4 +1,4 @@
-// app/hotkeys.cpp — the key table, screenshot numbering and the vsync-bound test.
+// app/hotkeys.cpp — the key table, what the keys pick next, numbered screenshots and the vsync-bound test.
 #include "app/hotkeys.hpp"
 
 // GLFW's key codes only: GLFW_INCLUDE_NONE keeps its header from including a GL header, so this file
@@ -6,6 +6,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -72,6 +73,34 @@ int vsync_multiple(double frame_ms, double refresh_hz) {
   return std::fabs(intervals - static_cast<double>(nearest)) <= 0.06 * static_cast<double>(nearest)
              ? static_cast<int>(nearest)
              : 0;
+}
+
+SceneId scene_after(SceneId scene) {
+  const std::vector<SceneId>& scenes = all_scenes();
+  const auto at = std::find(scenes.begin(), scenes.end(), scene);
+  return at == scenes.end() || at + 1 == scenes.end() ? scenes.front() : *(at + 1);
+}
+
+std::optional<ModeId> mode_after(ModeId mode, const std::vector<ModeId>& modes,
+                                 const std::function<bool(ModeId)>& runs) {
+  const size_t count = modes.size();
+  const size_t at = static_cast<size_t>(std::find(modes.begin(), modes.end(), mode) - modes.begin());
+  for (size_t step = 1; step < count; ++step)
+    if (const ModeId next = modes[(at + step) % count]; runs(next)) return next;
+  return std::nullopt;
+}
+
+std::string take_numbered_screenshot(const std::string& dir, const Image& image) {
+  const std::string path = next_screenshot_path(dir);
+  try {
+    write_png(path, image);
+    std::fprintf(stderr, "interop-lab: wrote %s\n", path.c_str());
+    return path;
+  } catch (const ImageError& error) {
+    const std::string failed = std::string("not written: ") + error.what();
+    std::fprintf(stderr, "interop-lab: screenshot %s\n", failed.c_str());
+    return failed;
+  }
 }
 
 }  // namespace lab

@@ -40,12 +40,14 @@ if ! command -v xvfb-run >/dev/null; then
   echo "windows-cross: SKIPPED the Wine runs: no xvfb-run for Wine's X server (apt-get install xvfb)"
   exit 0
 fi
-export WINEPREFIX="$root/$build_dir/wineprefix" WINEDEBUG=-all
-# One X server per run; the Wine server is stopped before the X server goes, so it does not complain.
+# winedbg off: a program that faults ends with an error instead of waiting in Wine's debugger.
+export WINEPREFIX="$root/$build_dir/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="winedbg.exe=d"
+# One X server per run; the Wine server is stopped before the X server goes, so it does not complain. No
+# run may take more than 10 minutes (the slowest takes about 30 s): a hang fails the run, never the CI.
 run_windows() {
   # shellcheck disable=SC2016  # expanded by the inner bash, inside the X server's lifetime
-  xvfb-run -a -s "-screen 0 1280x1024x24" bash -c '"$@"; status=$?; "$WINESERVER" -k 2>/dev/null; exit $status' \
-    run_windows "$wine" "$@"
+  timeout 600 xvfb-run -a -s "-screen 0 1280x1024x24" \
+    bash -c '"$@"; status=$?; "$WINESERVER" -k 2>/dev/null; exit $status' run_windows "$wine" "$@"
 }
 export WINESERVER=$wineserver
 
@@ -91,8 +93,20 @@ fi
 # The Direct3D apps' live switches, their keys and their panels. Its "SKIPPED <api>:" lines (no device of the API in this Wine, and why)
 # skip that API's runs below too.
 status=0
-app_check_output=$(run_windows "$build_dir/d3d_app_check.exe") || status=$?
+app_check_output=$(run_windows "$build_dir/d3d_app_check.exe" 2>&1) || status=$?
 echo "$app_check_output"
+# Wine 8.0 on a busy machine could fault in a thread of its own after a window closed (execute access to an
+# unmapped address, every check so far passed; d3d_app_check now holds GLFW's joystick libraries loaded,
+# after which it was not seen again): should it happen, one more run, said in the line below. A check
+# that failed, or a second fault, fails.
+wine_fault=""
+if [ "$status" -ne 0 ] && [ "$status" -ne 77 ] && grep -q "Unhandled page fault" <<<"$app_check_output" &&
+  ! grep -q "^FAIL" <<<"$app_check_output"; then
+  wine_fault=" (on its second run: the first ended in a fault in Wine's own thread after its checks so far passed)"
+  status=0
+  app_check_output=$(run_windows "$build_dir/d3d_app_check.exe" 2>&1) || status=$?
+  echo "$app_check_output"
+fi
 for api in d3d11 d3d12; do
   no_device=0
   ! grep -q "^SKIPPED $api:" <<<"$app_check_output" || no_device=1
@@ -102,7 +116,7 @@ if [ "$status" -eq 0 ]; then
   echo "windows-cross: d3d_app_check passed under Wine (the D3D11 and D3D12 apps' live scene, mode and size" \
     "switches, headless and in a window, give a fresh run's frames; a CUDA mode refused, the cpu mode running on;" \
     "the keys: next scene, F12's numbered screenshots, next mode, Esc ending the run, V, F11 filling the screen" \
-    "and back; the panel over the frame only, hidden by F1)"
+    "and back; the panel over the frame only, hidden by F1)$wine_fault"
   passed=$((passed + 1))
 elif [ "$status" -eq 77 ]; then
   echo "windows-cross: d3d_app_check SKIPPED an API under Wine (no device of it here: the reason is above); the" \

@@ -96,13 +96,8 @@ class App {
   // Makes `extent` the frame's size: the frame target, and the scene's resources where they depend on it.
   void apply_extent(Extent extent);
   void draw_panel();
-  void take_numbered_screenshot();
   // Fullscreen, Quit and ToggleVsync, in a window.
   void handle_window_hotkey(Hotkey hotkey);
-  // NextScene's: the scene after `scene` in all_scenes(), wrapping.
-  static SceneId scene_after(SceneId scene);
-  // NextMode's (handle_hotkey says what).
-  void request_next_mode();
 
   Options m_options;
   Extent m_extent;
@@ -218,10 +213,13 @@ void App<Backend>::handle_hotkey(Hotkey hotkey) {
       request_scene(scene_after(m_pending_scene.value_or(m_scene->id())));
       break;
     case Hotkey::NextMode:
-      request_next_mode();
+      // The first mode after the running (or already requested) one, in modes_of's order and wrapping,
+      // that runs here (request_mode asks each); with none, the running mode stays.
+      mode_after(m_pending_mode.value_or(m_mode->id()), modes_of(Backend::kApi),
+                 [this](ModeId mode) { return request_mode(mode).available; });
       break;
     case Hotkey::Screenshot:
-      take_numbered_screenshot();
+      m_last_screenshot = take_numbered_screenshot(m_options.screenshot_dir, read_frame());
       break;
     case Hotkey::TogglePanel:
       m_panel_visible = !m_panel_visible;
@@ -239,39 +237,6 @@ void App<Backend>::handle_window_hotkey(Hotkey hotkey) {
   if (hotkey == Hotkey::Fullscreen) m_window->toggle_fullscreen();
   if (hotkey == Hotkey::Quit) m_window->request_close();
   if (hotkey == Hotkey::ToggleVsync) m_presenter->set_vsync(!m_presenter->vsync());  // a window has one
-}
-
-template <class Backend>
-SceneId App<Backend>::scene_after(SceneId scene) {
-  const std::vector<SceneId>& scenes = all_scenes();
-  const auto at = std::find(scenes.begin(), scenes.end(), scene);
-  return at == scenes.end() || at + 1 == scenes.end() ? scenes.front() : *(at + 1);
-}
-
-template <class Backend>
-void App<Backend>::request_next_mode() {
-  // The first mode after the running (or already requested) one, in modes_of's order and wrapping, that
-  // runs here; with none, the running mode stays.
-  const std::vector<ModeId>& modes = modes_of(Backend::kApi);
-  const size_t count = modes.size();
-  const size_t current = static_cast<size_t>(
-      std::find(modes.begin(), modes.end(), m_pending_mode.value_or(m_mode->id())) - modes.begin());
-  for (size_t offset = 1; offset < count; ++offset)
-    if (request_mode(modes[(current + offset) % count]).available) return;
-}
-
-template <class Backend>
-void App<Backend>::take_numbered_screenshot() {
-  const std::string path = next_screenshot_path(m_options.screenshot_dir);
-  try {
-    write_png(path, read_frame());
-    m_last_screenshot = path;
-    detail::log("wrote " + path);
-  } catch (const std::exception& error) {
-    // A key press must not end the run.
-    m_last_screenshot = "not written: " + std::string(error.what());
-    detail::log("screenshot " + m_last_screenshot);
-  }
 }
 
 template <class Backend>

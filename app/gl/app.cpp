@@ -487,27 +487,14 @@ void App::handle_hotkey(Hotkey hotkey) {
     case Hotkey::Fullscreen: m_platform->toggle_fullscreen(); break;
     case Hotkey::ToggleVsync: m_platform->set_vsync(!m_platform->vsync()); break;
     case Hotkey::Quit: m_platform->request_close(); break;
-    case Hotkey::NextScene: {
-      const std::vector<SceneId>& scenes = all_scenes();
-      const SceneId current = m_pending_scene.value_or(m_scene->id());
-      const auto at = std::find(scenes.begin(), scenes.end(), current);
-      request_scene(at + 1 == scenes.end() ? scenes.front() : *(at + 1));
-      break;
-    }
-    case Hotkey::NextMode: {
+    case Hotkey::NextScene: request_scene(scene_after(m_pending_scene.value_or(m_scene->id()))); break;
+    case Hotkey::NextMode:
       // The next mode that works here, wrapping around; the current one when no other does.
-      const std::vector<ModeId>& modes = all_modes();
-      const ModeId current = m_pending_mode.value_or(m_mode->id());
-      const size_t at = static_cast<size_t>(std::find(modes.begin(), modes.end(), current) - modes.begin());
-      for (size_t step = 1; step < modes.size(); ++step) {
-        const ModeId next = modes[(at + step) % modes.size()];
-        if (availability(next).available) {
-          request_mode(next);
-          break;
-        }
-      }
+      if (const std::optional<ModeId> next =
+              mode_after(m_pending_mode.value_or(m_mode->id()), all_modes(),
+                         [this](ModeId mode) { return availability(mode).available; }))
+        request_mode(*next);
       break;
-    }
   }
 }
 

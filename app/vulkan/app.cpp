@@ -299,7 +299,7 @@ void App::set_timing(bool enabled) {
 void App::handle_hotkey(Hotkey hotkey) {
   switch (hotkey) {
     case Hotkey::TogglePanel: m_panel_visible = !m_panel_visible; break;
-    case Hotkey::Screenshot: take_numbered_screenshot(); break;
+    case Hotkey::Screenshot: m_last_screenshot = take_numbered_screenshot(m_options.screenshot_dir, read_frame()); break;
     case Hotkey::Fullscreen:
       if (m_window) m_window->toggle_fullscreen();
       break;
@@ -309,34 +309,12 @@ void App::handle_hotkey(Hotkey hotkey) {
     case Hotkey::Quit:
       if (m_window) glfwSetWindowShouldClose(m_window->handle, GLFW_TRUE);
       break;
-    case Hotkey::NextScene: {
-      const std::vector<SceneId>& scenes = all_scenes();
-      const auto at = std::find(scenes.begin(), scenes.end(), m_scene->id());
-      request_scene(at + 1 == scenes.end() ? scenes.front() : *(at + 1));
+    case Hotkey::NextScene: request_scene(scene_after(m_pending_scene.value_or(m_scene->id()))); break;
+    case Hotkey::NextMode:
+      // The next mode that runs here, in modes_of order, wrapping around (request_mode asks each).
+      mode_after(m_pending_mode.value_or(m_mode->id()), modes_of(GraphicsApi::Vulkan),
+                 [this](ModeId mode) { return request_mode(mode).available; });
       break;
-    }
-    case Hotkey::NextMode: {
-      // The next mode that runs here, in modes_of order, wrapping around.
-      const std::vector<ModeId>& modes = modes_of(GraphicsApi::Vulkan);
-      const auto at = std::find(modes.begin(), modes.end(), m_mode->id());
-      const size_t from = static_cast<size_t>(at - modes.begin());
-      for (size_t step = 1; step < modes.size(); ++step)
-        if (request_mode(modes[(from + step) % modes.size()]).available) break;
-      break;
-    }
-  }
-}
-
-void App::take_numbered_screenshot() {
-  const std::string path = next_screenshot_path(m_options.screenshot_dir);
-  try {
-    write_png(path, read_frame());
-    m_last_screenshot = path;
-    log("wrote " + path);
-  } catch (const std::exception& error) {
-    // A key press must not end the run: said in the panel and on stderr.
-    m_last_screenshot = "not written: " + std::string(error.what());
-    log("screenshot " + m_last_screenshot);
   }
 }
 

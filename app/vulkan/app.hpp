@@ -91,8 +91,6 @@ class App {
   // The window's panel: the device, scene, mode, size, frame time and validation count, the scene's own
   // controls (the postprocess filter), the per-phase timings and the keys.
   void draw_panel();
-  // F12: the frame as --screenshot would write it, to the next free interop-lab-NNNN.png.
-  void take_numbered_screenshot();
   // Applies the requested switches: detach the mode, re-create what changed, attach.
   void apply_switches();
   // Makes `extent` the frame's size: the frame target, and the scene's resources where they depend on it

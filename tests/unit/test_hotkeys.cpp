@@ -49,3 +49,38 @@ TEST(HotkeysTest, VsyncBoundIsAFrameTimeOnAMultipleOfTheRefreshInterval) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(HotkeyPicks, NextSceneWrapsAroundEveryScene) {
+  const std::vector<lab::SceneId>& scenes = lab::all_scenes();
+  for (size_t i = 0; i < scenes.size(); ++i)
+    EXPECT_EQ(lab::scene_after(scenes[i]), scenes[(i + 1) % scenes.size()]);
+}
+
+TEST(HotkeyPicks, NextModeIsTheFirstThatRunsAfterTheCurrentOneWrapping) {
+  using lab::ModeId;
+  const std::vector<ModeId> modes = {ModeId::External, ModeId::Staging, ModeId::Cpu};
+  const auto runs_but_staging = [](ModeId mode) { return mode != ModeId::Staging; };
+  EXPECT_EQ(lab::mode_after(ModeId::External, modes, runs_but_staging), ModeId::Cpu);
+  EXPECT_EQ(lab::mode_after(ModeId::Cpu, modes, runs_but_staging), ModeId::External);
+  EXPECT_EQ(lab::mode_after(ModeId::Cpu, modes, [](ModeId) { return false; }), std::nullopt)
+      << "with no other mode running, the running one stays";
+  std::vector<ModeId> asked;
+  lab::mode_after(ModeId::Staging, modes, [&](ModeId mode) {
+    asked.push_back(mode);
+    return false;
+  });
+  EXPECT_EQ(asked, (std::vector<ModeId>{ModeId::Cpu, ModeId::External})) << "each other mode once, in order";
+}
+
+TEST(HotkeyPicks, ANumberedScreenshotThatCannotBeWrittenSaysWhyAndDoesNotThrow) {
+  lab::Image image;
+  image.width = 2;
+  image.height = 1;
+  image.rgba.assign(8, 255);
+  const std::string shown = lab::take_numbered_screenshot("/nonexistent-interop-lab-folder/deeper", image);
+  EXPECT_EQ(shown.rfind("not written: ", 0), 0u) << shown;
+}
+
+}  // namespace

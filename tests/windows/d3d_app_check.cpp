@@ -215,14 +215,19 @@ void check_hotkeys(lab::GraphicsApi api, Checks& checks) {
   windowed.no_ui = true;
   windowed.frames = 1000;
   windowed.screenshot = (folder / "quit.png").string();
-  App window(windowed);
   const std::string title = std::string("interop-lab (") + lab::display_name(api) + ")";
-  const HWND hwnd = FindWindowA(nullptr, title.c_str());
-  const bool posted = hwnd != nullptr && PostMessageW(hwnd, WM_KEYDOWN, VK_ESCAPE, (1 << 16) | 1) != 0;
-  const int status = window.run();
+  bool posted = false;
+  int status = -1;
   lab::Options fresh_options = headless(api, lab::SceneId::Wave);
-  fresh_options.width = window.extent().width;
-  fresh_options.height = window.extent().height;
+  {
+    // The window (its swap chain, GLFW) is gone before the fresh headless run starts.
+    App window(windowed);
+    const HWND hwnd = FindWindowA(nullptr, title.c_str());
+    posted = hwnd != nullptr && PostMessageW(hwnd, WM_KEYDOWN, VK_ESCAPE, (1 << 16) | 1) != 0;
+    status = window.run();
+    fresh_options.width = window.extent().width;
+    fresh_options.height = window.extent().height;
+  }
   App fresh(fresh_options);
   fresh.render_frame(0);
   const bool shot = std::filesystem::exists(windowed.screenshot);
@@ -363,6 +368,13 @@ bool run_where_there_is_a_device(lab::GraphicsApi api, Device (*create_device)(c
 }  // namespace
 
 int main() {
+  // Every window here is a GLFW init and terminate of its own, and GLFW's terminate unloads its joystick
+  // libraries (DirectInput, XInput) while the process goes on. Wine 8.0's leave a thread that, on a busy
+  // machine, runs after its code is gone: "Unhandled page fault on execute access", after the check that
+  // closed the window had passed. Holding them loaded for the whole run keeps their code there (released
+  // with the process); the app itself terminates GLFW only at exit.
+  for (const char* library : {"dinput8.dll", "xinput1_4.dll", "xinput1_3.dll", "xinput9_1_0.dll"})
+    LoadLibraryA(library);
   Checks checks;
   const bool d3d11 = run_where_there_is_a_device(lab::GraphicsApi::D3d11, lab::d3d11::create_device,
                                                  check_app<lab::d3d11::App>, checks);
