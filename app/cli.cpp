@@ -33,7 +33,7 @@ namespace {
 constexpr NamedValue<GraphicsApi> kApis[] = {
     {GraphicsApi::Gl, "gl", "OpenGL 4.6 core: a GLFW window, or headless through EGL"},
     {GraphicsApi::Vulkan, "vulkan",
-     "Vulkan 1.2, in a GLFW window (no panel yet) or headless: memory and semaphores exported to CUDA, or "
+     "Vulkan 1.2, in a GLFW window with the panel or headless: memory and semaphores exported to CUDA, or "
      "copies through host memory"},
     {GraphicsApi::D3d11, "d3d11", "Direct3D 11 (Windows only)"},
     {GraphicsApi::D3d12, "d3d12", "Direct3D 12 (Windows only)"},
@@ -592,7 +592,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   std::vector<ValueOption> value_options = {
       {kSceneGroup, "--api", "NAME",
        "the graphics API that owns the resources and draws the frames: " + choices_text(kApis) +
-           " (default gl); vulkan has no panel yet; d3d11 and d3d12 are Windows only; --list shows each "
+           " (default gl); d3d11 and d3d12 are Windows only; --list shows each "
            "API's modes",
        "vulkan", parse_api},
       {kSceneGroup, "--scene", "NAME", "what is computed: " + choices_text(kScenes) + " (default wave)", "wave",

@@ -21,8 +21,8 @@ struct Extent {
   bool operator!=(const Extent& other) const { return !(*this == other); }
 };
 
-// The graphics API that owns the resources and draws the frame (--api). One backend each: app/ for GL,
-// app/vulkan/ for Vulkan; the Direct3D ones are Windows-only.
+// The graphics API that owns the resources and draws the frame (--api). One backend folder each:
+// app/gl/, app/vulkan/, app/d3d11/ and app/d3d12/ (the Direct3D ones are Windows-only).
 enum class GraphicsApi { Gl, Vulkan, D3d11, D3d12 };
 enum class SceneId { Wave, Pattern, Postprocess };
 // Every way a result can reach the graphics API; with the scene, what users switch live in the panel.

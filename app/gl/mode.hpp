@@ -11,8 +11,6 @@
 //   cpu         the CPU reference writes host memory; GL uploads from there (no CUDA at all)
 //   external    Vulkan allocates the scene's resources and semaphores; GL and CUDA both import them; each
 //               frame GL signals -> CUDA waits, computes, signals -> GL waits (no register, no map/unmap)
-//   external    GL allocates exportable memory and semaphores that CUDA imports (not built for GL yet:
-//               mode_availability says so; --api vulkan has it)
 #pragma once
 
 #include "app/gl/scene.hpp"

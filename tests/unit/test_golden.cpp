@@ -18,8 +18,10 @@ namespace {
 
 const char* const kScenes[] = {"pattern", "postprocess", "wave"};
 
+// The goldens by the GL tests' rule ($INTEROP_LAB_GOLDEN_DIR, else the source tree's), so a copy of the
+// test binary run on another machine reads the goldens sent along with it.
 std::string golden_path(const std::string& scene, const char* extension) {
-  return std::string(INTEROP_LAB_GOLDEN_DIR) + "/" + scene + extension;
+  return labtest::golden_dir(INTEROP_LAB_GOLDEN_DIR) + "/" + scene + extension;
 }
 
 // A valid golden JSON with `tolerance` (the text of that object) in place of the usual one.
