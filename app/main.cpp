@@ -1,11 +1,11 @@
 // app/main.cpp — interop-lab's entry point: parse, run, and map every failure to its exit code
 // (0 success, 1 runtime failure, 2 usage error, 128 + N when signal N stopped it) with a message that
 // says what to do.
-#include "app/cli.hpp"
-#include "app/diff.hpp"
-#include "app/os.hpp"
-#include "app/remedy.hpp"
-#include "app/signals.hpp"
+#include "app/core/cli.hpp"
+#include "app/image/diff.hpp"
+#include "app/os/os.hpp"
+#include "app/core/remedy.hpp"
+#include "app/os/signals.hpp"
 #include "interop/error.hpp"
 
 // Which graphics APIs this executable has, CMake's choice (app/CMakeLists.txt; tests/windows builds one
@@ -132,7 +132,7 @@ int run(const lab::Options& options) {
     if (error.sticky()) std::fprintf(stderr, "interop-lab: the CUDA context is lost; restart the process\n");
     return 1;
   } catch (const std::bad_alloc&) {
-    // The image-sized buffers say what they are themselves (app/out_of_memory.hpp); this is the rest.
+    // The image-sized buffers say what they are themselves (app/os/out_of_memory.hpp); this is the rest.
     std::fprintf(
         stderr,
         "interop-lab: out of memory: an allocation failed (std::bad_alloc); use a smaller --size, or free "

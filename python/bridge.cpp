@@ -11,8 +11,8 @@
 //           -> ilab_unmap (the unmap is queued on the same stream, after the caller's work; the cpu mode
 //           uploads its host memory) -> ilab_read_frame.
 #include "app/gl/app.hpp"
-#include "app/image_compare.hpp"
-#include "app/image_io.hpp"
+#include "app/image/image_compare.hpp"
+#include "app/image/image_io.hpp"
 #include "app/gl/mode_detail.hpp"
 #include "interop/error.hpp"
 #include "interop/mapping.hpp"

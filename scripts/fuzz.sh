@@ -64,8 +64,8 @@ build() {
   clang++ "${flags[@]}" "$@" -o "$build_dir/$name"
   say "built $name in $((SECONDS - started))s"
 }
-build fuzz_png tests/fuzz/fuzz_png.cpp app/image_io.cpp app/signals.cpp app/os_posix.cpp -lpng  # the writer honours stop signals
-build fuzz_golden_json tests/fuzz/fuzz_golden_json.cpp app/golden.cpp
+build fuzz_png tests/fuzz/fuzz_png.cpp app/image/image_io.cpp app/os/signals.cpp app/os/os_posix.cpp -lpng  # the writer honours stop signals
+build fuzz_golden_json tests/fuzz/fuzz_golden_json.cpp app/image/golden.cpp
 
 status=0
 for target in png golden_json; do

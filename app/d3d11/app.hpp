@@ -1,10 +1,10 @@
-// app/d3d11/app.hpp — interop-lab on Direct3D 11 (--api d3d11): app/d3d11/app_core.hpp's App over the
+// app/d3d11/app.hpp — interop-lab on Direct3D 11 (--api d3d11): app/d3d/app.hpp's App over the
 // Direct3D 11 device, renderer, modes and window output (app/d3d11/renderer.hpp, app/d3d11/modes.hpp,
 // app/d3d11/presenter.hpp). Windows only.
 #pragma once
 
-#include "app/cli.hpp"
-#include "app/d3d11/app_core.hpp"
+#include "app/core/cli.hpp"
+#include "app/d3d/app.hpp"
 #include "app/d3d11/modes.hpp"
 #include "app/d3d11/presenter.hpp"
 #include "app/d3d11/renderer.hpp"
@@ -14,7 +14,7 @@
 
 namespace lab::d3d11 {
 
-// What app_core.hpp's App needs of Direct3D 11.
+// What app/d3d/app.hpp's App needs of Direct3D 11.
 struct Direct3D11 {
   static constexpr GraphicsApi kApi = GraphicsApi::D3d11;
   using Device = d3d11::Device;

@@ -2,7 +2,7 @@
 // that checks Direct3D under Wine, tests/windows): it makes the cpu mode and refuses the CUDA modes, saying
 // that this build has no CUDA (d3d::without_cuda, which app/d3d12/cpu_only.cpp says too). The build with
 // CUDA links the factory of every mode instead (modes.cpp).
-#include "app/d3d11/mode_factory.hpp"
+#include "app/d3d/mode_factory.hpp"
 #include "app/d3d11/modes.hpp"
 
 namespace lab {

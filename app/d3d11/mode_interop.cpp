@@ -11,9 +11,9 @@
 // applies them with cudaGraphicsResourceSetMapFlags: cudaGraphicsD3D11RegisterResource takes no read-only
 // or write-discard flag, only the surface load/store hint that written textures need).
 // Needs the D3D11 device on the CUDA device's adapter (checked in attach).
-#include "app/cuda_views.hpp"
+#include "app/scene/cuda_views.hpp"
 #include "app/d3d11/cuda_modes.hpp"
-#include "app/d3d_handoff.hpp"
+#include "app/d3d/d3d_handoff.hpp"
 #include "interop/d3d11.hpp"
 #include "interop/error.hpp"
 #include "interop/mapping.hpp"

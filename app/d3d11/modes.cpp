@@ -3,7 +3,7 @@
 // instead.
 #include "app/d3d11/cuda_modes.hpp"
 #include "app/d3d11/modes.hpp"
-#include "app/d3d11/mode_factory.hpp"
+#include "app/d3d/mode_factory.hpp"
 
 namespace lab::d3d11 {
 

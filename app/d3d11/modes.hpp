@@ -1,6 +1,6 @@
 // app/d3d11/modes.hpp — how a scene's results reach the Direct3D 11 renderer's resources: the D3D11
 // backend's modes (modes_of(GraphicsApi::D3d11)),
-// one small interface (app/d3d11/mode_interface.hpp) so that each lives in its own file.
+// one small interface (app/d3d/mode_interface.hpp) so that each lives in its own file.
 //
 //   cpu       the CPU reference writes host memory; Renderer::upload (no CUDA at all)       mode_cpu.cpp
 //   staging, interop, reregister, external: the CUDA modes (cuda_modes.hpp), in a build with CUDA
@@ -12,7 +12,7 @@
 #pragma once
 
 #include "app/d3d11/renderer.hpp"
-#include "app/d3d11/mode_interface.hpp"
+#include "app/d3d/mode_interface.hpp"
 
 #include <memory>
 #include <string>

@@ -2,7 +2,7 @@
 // (app/d3d11/presenter.hpp).
 #include "app/d3d11/presenter.hpp"
 
-#include "app/d3d11/dxgi.hpp"
+#include "app/d3d/dxgi.hpp"
 
 #include <backends/imgui_impl_dx11.h>
 #include <imgui.h>

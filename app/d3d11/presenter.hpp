@@ -5,7 +5,7 @@
 #pragma once
 
 #include "app/d3d11/renderer.hpp"
-#include "app/d3d11/window.hpp"
+#include "app/d3d/window.hpp"
 
 #include <d3d11.h>
 #include <dxgi1_2.h>
@@ -16,7 +16,7 @@ namespace lab::d3d11 {
 class Presenter final : public d3d::Presenter {
  public:
   // A swap chain of `extent` on `window` for `renderer`'s device (which outlives it). with_ui: ImGui's
-  // Direct3D 11 backend too (the ImGui context must exist, app/d3d11/window.hpp's Panel). vsync: Present
+  // Direct3D 11 backend too (the ImGui context must exist, app/d3d/window.hpp's Panel). vsync: Present
   // waits for the display's refresh.
   Presenter(Renderer& renderer, HWND window, Extent extent, bool with_ui, bool vsync);
   ~Presenter() override;

@@ -3,7 +3,7 @@
 // and the code, and what was created so far is released by its ComPtr.
 #include "app/d3d11/renderer.hpp"
 
-#include "app/d3d11/dxgi.hpp"
+#include "app/d3d/dxgi.hpp"
 
 #include <d3dcompiler.h>
 #include <dxgi1_2.h>

@@ -1,7 +1,7 @@
 // app/d3d11/renderer.hpp — the Direct3D 11 backend's drawing: a device on the adapter of the CUDA device
 // (by LUID), the resources a scene's kernels use (created from ResourceDesc, registrable with CUDA through
 // interop/d3d11.hpp), an offscreen frame target (RGBA8 colour + depth), the scene draws of
-// app/scene_compute.hpp, and host <-> resource copies for the copying modes (cpu, staging). The same shape
+// app/scene/scene_compute.hpp, and host <-> resource copies for the copying modes (cpu, staging). The same shape
 // as app/vulkan/renderer.hpp; Direct3D 11 orders its own work, so passes take no semaphores.
 //
 // Conventions every backend keeps, so all APIs give the same picture and the same screenshot:
@@ -20,9 +20,9 @@
 // compiled at run time with D3DCompile.
 #pragma once
 
-#include "app/d3d11/dxgi.hpp"
-#include "app/image_io.hpp"
-#include "app/scene_compute.hpp"
+#include "app/d3d/dxgi.hpp"
+#include "app/image/image_io.hpp"
+#include "app/scene/scene_compute.hpp"
 
 #include <d3d11.h>
 #include <dxgi1_2.h>

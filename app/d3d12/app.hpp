@@ -1,10 +1,10 @@
-// app/d3d12/app.hpp — interop-lab on Direct3D 12 (--api d3d12): app/d3d11/app_core.hpp's App over the
+// app/d3d12/app.hpp — interop-lab on Direct3D 12 (--api d3d12): app/d3d/app.hpp's App over the
 // Direct3D 12 device, renderer, modes and window output (app/d3d12/renderer.hpp, app/d3d12/modes.hpp,
 // app/d3d12/presenter.hpp). Windows 10 or later.
 #pragma once
 
-#include "app/cli.hpp"
-#include "app/d3d11/app_core.hpp"
+#include "app/core/cli.hpp"
+#include "app/d3d/app.hpp"
 #include "app/d3d12/modes.hpp"
 #include "app/d3d12/presenter.hpp"
 #include "app/d3d12/renderer.hpp"
@@ -14,7 +14,7 @@
 
 namespace lab::d3d12 {
 
-// What app_core.hpp's App needs of Direct3D 12.
+// What app/d3d/app.hpp's App needs of Direct3D 12.
 struct Direct3D12 {
   static constexpr GraphicsApi kApi = GraphicsApi::D3d12;
   using Device = d3d12::Device;

@@ -1,6 +1,6 @@
 // app/d3d12/cpu_only.cpp — the Direct3D 12 mode factory of a build without CUDA (tests/windows' cross
 // build): the cpu mode, and the CUDA modes refused as app/d3d11/cpu_only.cpp refuses them.
-#include "app/d3d11/mode_factory.hpp"
+#include "app/d3d/mode_factory.hpp"
 #include "app/d3d12/modes.hpp"
 
 namespace lab::d3d12 {

@@ -1,9 +1,9 @@
 // app/d3d12/cuda_modes.cpp — the factory of the Direct3D 12 backend's CUDA modes and what decides whether
-// they run (cuda_modes.hpp). staging is app/staging_mode.hpp's, as every copying backend's.
+// they run (cuda_modes.hpp). staging is app/core/staging_mode.hpp's, as every copying backend's.
 #include "app/d3d12/cuda_modes.hpp"
 
-#include "app/d3d_handoff.hpp"
-#include "app/staging_mode.hpp"
+#include "app/d3d/d3d_handoff.hpp"
+#include "app/core/staging_mode.hpp"
 
 #include <cstring>
 

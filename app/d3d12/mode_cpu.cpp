@@ -1,5 +1,5 @@
-// app/d3d12/mode_cpu.cpp — the Direct3D 12 cpu mode (app/cpu_mode.hpp) over this API's renderer.
-#include "app/cpu_mode.hpp"
+// app/d3d12/mode_cpu.cpp — the Direct3D 12 cpu mode (app/core/cpu_mode.hpp) over this API's renderer.
+#include "app/core/cpu_mode.hpp"
 #include "app/d3d12/modes.hpp"
 
 namespace lab::d3d12 {

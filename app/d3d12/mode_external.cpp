@@ -2,19 +2,19 @@
 // resources as shared committed resources (D3D12_HEAP_FLAG_SHARED), CUDA imports each once through an NT
 // handle (cudaExternalMemoryHandleTypeD3D12Resource, dedicated, the size GetResourceAllocationInfo gives)
 // together with one shared fence (D3D12_FENCE_FLAG_SHARED, cudaExternalSemaphoreHandleTypeD3D12Fence),
-// and each frame is ordered by fence values alone (app/d3d_handoff.hpp's FenceTimeline): the queue
+// and each frame is ordered by fence values alone (app/d3d/d3d_handoff.hpp's FenceTimeline): the queue
 // signals -> CUDA waits, runs the kernels, signals -> the queue waits before the frame pass. No register,
 // no map/unmap, no copies, no host wait.
 //
-// The mode is app/external_mode.hpp's; its CUDA side is FenceLink. Teardown (detach): CUDA's work is
+// The mode is app/core/external_mode.hpp's; its CUDA side is FenceLink. Teardown (detach): CUDA's work is
 // done first (the stream); the queue signals a last value that the host waits for, so it is past its
 // last wait on the fence; then the surface/texture objects, mapped buffers and arrays, the imported
 // memory and the semaphore go, then the fence; the renderer releases the resources after this. Needs the
 // D3D12 device on the adapter whose LUID the CUDA device has (checked in attach).
-#include "app/cuda_views.hpp"
+#include "app/scene/cuda_views.hpp"
 #include "app/d3d12/cuda_modes.hpp"
-#include "app/d3d_handoff.hpp"
-#include "app/external_mode.hpp"
+#include "app/d3d/d3d_handoff.hpp"
+#include "app/core/external_mode.hpp"
 #include "interop/error.hpp"
 #include "interop/external.hpp"
 
@@ -27,7 +27,7 @@
 namespace lab::d3d12 {
 namespace {
 
-// The CUDA side of the mode (app/external_mode.hpp's Link): the resources and one shared fence imported.
+// The CUDA side of the mode (app/core/external_mode.hpp's Link): the resources and one shared fence imported.
 class FenceLink {
  public:
   FenceLink(Renderer& renderer, const CudaContext& cuda) : m_renderer(renderer), m_stream(cuda.stream) {

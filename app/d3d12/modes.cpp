@@ -3,7 +3,7 @@
 // instead.
 #include "app/d3d12/cuda_modes.hpp"
 #include "app/d3d12/modes.hpp"
-#include "app/d3d11/mode_factory.hpp"
+#include "app/d3d/mode_factory.hpp"
 
 namespace lab::d3d12 {
 

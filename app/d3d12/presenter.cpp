@@ -2,7 +2,7 @@
 // (app/d3d12/presenter.hpp).
 #include "app/d3d12/presenter.hpp"
 
-#include "app/d3d11/dxgi.hpp"
+#include "app/d3d/dxgi.hpp"
 
 #include <backends/imgui_impl_dx12.h>
 #include <imgui.h>

@@ -7,7 +7,7 @@
 // nothing visible. Windows 10 or later; needs d3d12, dxgi, d3dcompiler and Dear ImGui (imgui_impl_dx12).
 #pragma once
 
-#include "app/d3d11/window.hpp"
+#include "app/d3d/window.hpp"
 #include "app/d3d12/renderer.hpp"
 
 #include <dxgi1_4.h>
@@ -18,7 +18,7 @@ namespace lab::d3d12 {
 class Presenter final : public d3d::Presenter {
  public:
   // A swap chain of `extent` on `window` for `renderer`'s device and queue (which outlive it). with_ui:
-  // ImGui's Direct3D 12 backend too (the ImGui context must exist, app/d3d11/window.hpp's Panel). vsync:
+  // ImGui's Direct3D 12 backend too (the ImGui context must exist, app/d3d/window.hpp's Panel). vsync:
   // Present waits for the display's refresh.
   Presenter(Renderer& renderer, Device& device, HWND window, Extent extent, bool with_ui, bool vsync);
   ~Presenter() override;

@@ -1,6 +1,6 @@
 // app/d3d12/renderer.hpp — the Direct3D 12 backend's drawing: a device on the adapter of the CUDA device
 // (by LUID), the resources a scene's kernels use (committed resources created from ResourceDesc), an
-// offscreen frame target (RGBA8 colour + depth), the scene draws of app/scene_compute.hpp, and host <->
+// offscreen frame target (RGBA8 colour + depth), the scene draws of app/scene/scene_compute.hpp, and host <->
 // resource copies for the copying modes. The same shape as app/d3d11/renderer.hpp, whose HLSL it shares
 // (assets/shaders/hlsl; the constants are root constants here) and whose conventions it keeps: memory
 // rows are GL's (the shaders negate clip y; GL's counter-clockwise front faces are clockwise here), only
@@ -13,9 +13,9 @@
 // Needs d3d12, dxgi and d3dcompiler_47 (Windows 10 or later; Wine runs it through vkd3d on Vulkan).
 #pragma once
 
-#include "app/d3d11/dxgi.hpp"
-#include "app/image_io.hpp"
-#include "app/scene_compute.hpp"
+#include "app/d3d/dxgi.hpp"
+#include "app/image/image_io.hpp"
+#include "app/scene/scene_compute.hpp"
 
 // mingw-w64's d3d12.h calls the methods that return a structure (GetDesc, Get*DescriptorHandleForHeapStart)
 // with GCC's convention for returning it unless this is defined, and d3d12.dll (Windows' or Wine's)

@@ -2,11 +2,11 @@
 // interop mode attached at a time, the panel, and the frame loop. Tests drive it frame by frame.
 #pragma once
 
-#include "app/cli.hpp"
+#include "app/core/cli.hpp"
 #include "app/gl/doctor.hpp"
-#include "app/hotkeys.hpp"
-#include "app/image_io.hpp"
-#include "app/remedy.hpp"
+#include "app/core/hotkeys.hpp"
+#include "app/image/image_io.hpp"
+#include "app/core/remedy.hpp"
 #include "app/gl/mode.hpp"
 #include "app/gl/platform.hpp"
 #include "app/gl/scene.hpp"
@@ -50,7 +50,7 @@ class App {
   Image read_frame() const;
   void present();
 
-  // The window's keys (app/hotkeys.hpp): handles what was pressed since the last call; run() calls it
+  // The window's keys (app/core/hotkeys.hpp): handles what was pressed since the last call; run() calls it
   // after polling events. handle_hotkey does one, as if its key had been pressed.
   void process_input();
   void handle_hotkey(Hotkey hotkey);

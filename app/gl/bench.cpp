@@ -9,13 +9,13 @@
 // choice of clocks, and 1, 4 and 16 textures of the same total size mapped one by one or in one call.
 #include "app/gl/bench.hpp"
 
-#include "app/bench_timing.hpp"
+#include "app/timing/bench_timing.hpp"
 #include "app/gl/app.hpp"
 #include "app/gl/gl_objects.hpp"
-#include "app/image_io.hpp"
-#include "app/signals.hpp"
-#include "app/statistics.hpp"
-#include "app/text.hpp"
+#include "app/image/image_io.hpp"
+#include "app/os/signals.hpp"
+#include "app/timing/statistics.hpp"
+#include "app/core/text.hpp"
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
 #include "interop/memory.hpp"
@@ -951,7 +951,7 @@ int run_bench(const Options& options) {
          "second pass of up to " + std::to_string(kTimedFrames) + " frames (or --bench-frames, if fewer; "
          "without --bench-frames a slow case stops after " + std::to_string(static_cast<int>(kBenchCaseSeconds)) +
          " s once " + std::to_string(kMinBenchFrames) + " frames are in) with CUDA events / GL timer queries on, "
-         "medians (interpolated between the two middle frames, app/statistics.hpp)"}};
+         "medians (interpolated between the two middle frames, app/timing/statistics.hpp)"}};
     write_text_file(options.json, report.dump(2) + "\n");
     std::fprintf(stderr, "bench: wrote %s\n", options.json.c_str());
   }

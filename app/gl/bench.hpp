@@ -4,7 +4,7 @@
 // loop (the minimal correct frame with direct CUDA calls). bench.cpp says how.
 #pragma once
 
-#include "app/cli.hpp"
+#include "app/core/cli.hpp"
 
 namespace lab {
 

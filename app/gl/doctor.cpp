@@ -8,14 +8,14 @@
 #include "app/gl/gl_external.hpp"
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/platform.hpp"
-#include "app/remedy.hpp"
-#include "app/text.hpp"
+#include "app/core/remedy.hpp"
+#include "app/core/text.hpp"
 #include "interop/external.hpp"
 
 #include <nlohmann/json.hpp>
 
 #ifdef _WIN32
-#include "app/d3d11/doctor_dxgi.hpp"
+#include "app/d3d/doctor_dxgi.hpp"
 #include <cstring>
 #endif
 
@@ -158,7 +158,7 @@ DoctorSection multi_gpu_section(const interop::CudaDevices& cuda, const Context&
 }
 
 #ifdef _WIN32
-// The DXGI adapters and the CUDA device with each one's LUID (app/dxgi_report.hpp says how it is judged).
+// The DXGI adapters and the CUDA device with each one's LUID (app/d3d/dxgi_report.hpp says how it is judged).
 DoctorSection dxgi_section(const interop::CudaDevices& cuda) {
   std::vector<CudaDeviceFacts> facts;
   for (const interop::CudaDeviceInfo& info : cuda.devices) {

@@ -3,11 +3,11 @@
 // CUDA device behind each, cudaGLGetDevices (all, current frame, next frame), peer access between CUDA
 // devices and the split mode's path, the Vulkan devices (UUID, the CUDA device with the same UUID, what
 // external interop needs), on Windows the DXGI adapters (LUID, D3D feature level, the CUDA device with the
-// same LUID, TCC devices: app/dxgi_report.hpp), WSL, the GLX/PRIME/EGL variables in force, and a verdict
+// same LUID, TCC devices: app/d3d/dxgi_report.hpp), WSL, the GLX/PRIME/EGL variables in force, and a verdict
 // with a remedy for every mode. The same report is a tab of the panel.
 #pragma once
 
-#include "app/cli.hpp"
+#include "app/core/cli.hpp"
 #include "app/vulkan/export.hpp"
 #include "interop/device.hpp"
 

@@ -1,7 +1,7 @@
 // app/gl/gl_external.cpp — imports of exported memory and semaphores into GL (see gl_external.hpp).
 #include "app/gl/gl_external.hpp"
 
-#include "app/os.hpp"
+#include "app/os/os.hpp"
 #include "app/gl/profiling.hpp"
 #include "interop/error.hpp"
 

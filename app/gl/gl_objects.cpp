@@ -2,7 +2,7 @@
 #include "app/gl/gl_objects.hpp"
 
 #include "app/gl/profiling.hpp"
-#include "app/text.hpp"
+#include "app/core/text.hpp"
 
 #include "interop/error.hpp"
 

@@ -3,7 +3,7 @@
 // glGetTextureImage). It is the fallback where CUDA-GL interop is unavailable, and the reference
 // every other mode is compared with.
 #include "app/gl/mode.hpp"
-#include "app/out_of_memory.hpp"
+#include "app/os/out_of_memory.hpp"
 
 #include "interop/error.hpp"
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "app/gl/gl_objects.hpp"
-#include "app/vocabulary.hpp"
+#include "app/core/vocabulary.hpp"
 
 #include <glad/gl.h>
 

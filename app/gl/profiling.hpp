@@ -1,12 +1,12 @@
 // app/gl/profiling.hpp — what profilers and GL debuggers see of the app. NVTX ranges in the "interop-lab"
-// domain (app/profile_range.hpp: Nsight Systems), GL debug groups (Nsight Graphics,
+// domain (app/timing/profile_range.hpp: Nsight Systems), GL debug groups (Nsight Graphics,
 // RenderDoc, apitrace: the same names in the GL call list), object labels on every GL object the app
 // creates, and the KHR_debug message callback that turns GL errors into the app's error reporting.
 // Needs the NVTX v3 headers (CUDA::nvtx3, header-only: without a profiler attached a range is one
 // branch) and, for the GL parts, a current GL 4.3+ context; each GL call is skipped where it is absent.
 #pragma once
 
-#include "app/profile_range.hpp"
+#include "app/timing/profile_range.hpp"
 
 #include <glad/gl.h>
 

@@ -1,6 +1,6 @@
 // app/gl/scene.hpp — the GL half of a scene: the GL objects its SceneCompute's resources live in, and the
 // GL draws around the kernels. WHAT is computed, and on which resources, is the SceneCompute's
-// (app/scene_compute.hpp, no GL); a mode (app/gl/mode.hpp) says HOW the results reach the GL objects.
+// (app/scene/scene_compute.hpp, no GL); a mode (app/gl/mode.hpp) says HOW the results reach the GL objects.
 //
 // A scene lists the GL objects that CUDA (or the CPU reference) writes or reads each frame as
 // ResourceSpecs: the SceneCompute's ResourceDesc with the GL object's name. A mode makes each one
@@ -11,8 +11,8 @@
 
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/platform.hpp"
-#include "app/scene_compute.hpp"
-#include "app/vocabulary.hpp"
+#include "app/scene/scene_compute.hpp"
+#include "app/core/vocabulary.hpp"
 #include "kernels/postprocess.hpp"
 
 #include <cuda_runtime_api.h>

@@ -1,5 +1,5 @@
 // app/gl/scene_pattern.cpp — the `pattern` scene in GL: one texture the size of the framebuffer, which the
-// kernels (app/scene_compute.cpp) rewrite every frame (through a surface object in interop mode). The
+// kernels (app/scene/scene_compute.cpp) rewrite every frame (through a surface object in interop mode). The
 // texture is the frame itself (Scene::frame_image): the scene draws nothing. A resize re-creates it,
 // so the mode re-registers it.
 #include "app/gl/gl_objects.hpp"

@@ -1,5 +1,5 @@
 // app/gl/scene_postprocess.cpp — the `postprocess` scene in GL: GL renders the lit, rotating cubes over a
-// floor (cubes_view in app/scene_compute.cpp) into a texture; the kernels read that texture (through a
+// floor (cubes_view in app/scene/scene_compute.cpp) into a texture; the kernels read that texture (through a
 // texture object in interop mode) and write the filtered image — Sobel edges or a separable Gaussian
 // blur — into a second texture (through a surface object), which is the frame itself
 // (Scene::frame_image). Both textures are the size of the framebuffer: a resize re-creates them.

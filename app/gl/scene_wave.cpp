@@ -1,5 +1,5 @@
 // app/gl/scene_wave.cpp — the `wave` scene in GL: the vertex buffer of the 256x256 height field, which the
-// kernels (app/scene_compute.cpp) rewrite every frame, drawn lit with the scene's fixed camera.
+// kernels (app/scene/scene_compute.cpp) rewrite every frame, drawn lit with the scene's fixed camera.
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/scene.hpp"
 #include "kernels/wave.hpp"

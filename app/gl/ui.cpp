@@ -7,9 +7,9 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
-#include "app/hotkeys.hpp"
+#include "app/core/hotkeys.hpp"
 #include "app/gl/profiling.hpp"
-#include "app/timing_ui.hpp"
+#include "app/timing/timing_ui.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -2,11 +2,11 @@
 // loop and the screenshot of the Vulkan backend, and its teardown in a fixed order.
 #include "app/vulkan/app.hpp"
 
-#include "app/mode_switch.hpp"
-#include "app/remedy.hpp"
-#include "app/signals.hpp"
-#include "app/text.hpp"
-#include "app/timing_ui.hpp"
+#include "app/core/mode_switch.hpp"
+#include "app/core/remedy.hpp"
+#include "app/os/signals.hpp"
+#include "app/core/text.hpp"
+#include "app/timing/timing_ui.hpp"
 #include "app/vulkan/cuda_link.hpp"
 #include "interop/error.hpp"
 #include "kernels/common.hpp"

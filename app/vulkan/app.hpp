@@ -5,11 +5,11 @@
 // the same way, with a panel in the window; --bench measures its modes (app/vulkan/bench.hpp). Tests drive it frame by frame.
 #pragma once
 
-#include "app/cli.hpp"
-#include "app/hotkeys.hpp"
-#include "app/image_io.hpp"
-#include "app/scene_compute.hpp"
-#include "app/timing.hpp"
+#include "app/core/cli.hpp"
+#include "app/core/hotkeys.hpp"
+#include "app/image/image_io.hpp"
+#include "app/scene/scene_compute.hpp"
+#include "app/timing/timing.hpp"
 #include "app/vulkan/export.hpp"
 #include "app/vulkan/modes.hpp"
 #include "app/vulkan/presenter.hpp"
@@ -79,7 +79,7 @@ class App {
   bool timing() const { return m_timing; }
   const FrameTimers& timers() const { return *m_timers; }
   FrameTimers& timers() { return *m_timers; }  // tests flush it
-  // The window's keys (app/hotkeys.hpp), as a key press would: tests call it directly.
+  // The window's keys (app/core/hotkeys.hpp), as a key press would: tests call it directly.
   void handle_hotkey(Hotkey hotkey);
 
  private:

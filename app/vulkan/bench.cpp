@@ -10,10 +10,10 @@
 // costs next to sharing the memory).
 #include "app/vulkan/bench.hpp"
 
-#include "app/bench_timing.hpp"
-#include "app/image_io.hpp"
-#include "app/statistics.hpp"
-#include "app/text.hpp"
+#include "app/timing/bench_timing.hpp"
+#include "app/image/image_io.hpp"
+#include "app/timing/statistics.hpp"
+#include "app/core/text.hpp"
 #include "app/vulkan/app.hpp"
 #include "app/vulkan/bench_bare.hpp"
 #include "kernels/common.hpp"

@@ -2,7 +2,7 @@
 // as the GL benchmark times its cases (bench.cpp says how).
 #pragma once
 
-#include "app/cli.hpp"
+#include "app/core/cli.hpp"
 
 namespace lab::vulkan {
 

@@ -4,8 +4,8 @@
 // one whose import succeeded belongs to CUDA (as the CUDA Runtime API states for opaque FDs).
 #include "app/vulkan/bench_bare.hpp"
 
-#include "app/bench_timing.hpp"
-#include "app/os.hpp"
+#include "app/timing/bench_timing.hpp"
+#include "app/os/os.hpp"
 #include "app/vulkan/cuda_link.hpp"
 #include "app/vulkan/export.hpp"
 #include "app/vulkan/renderer.hpp"

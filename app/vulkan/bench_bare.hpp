@@ -3,9 +3,9 @@
 // the benchmark can say what the app's own layers cost (its "x bare" column).
 #pragma once
 
-#include "app/cli.hpp"
-#include "app/image_io.hpp"
-#include "app/scene_compute.hpp"
+#include "app/core/cli.hpp"
+#include "app/image/image_io.hpp"
+#include "app/scene/scene_compute.hpp"
 
 #include <vector>
 

@@ -2,7 +2,7 @@
 // hands out each frame's waits and signals (see cuda_link.hpp for the order and the ownership rules).
 #include "app/vulkan/cuda_link.hpp"
 
-#include "app/os.hpp"
+#include "app/os/os.hpp"
 #include "interop/error.hpp"
 
 #include <cstring>

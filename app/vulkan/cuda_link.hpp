@@ -19,7 +19,7 @@
 // the renderer frees the Vulkan memory after this object is gone.
 #pragma once
 
-#include "app/scene_compute.hpp"
+#include "app/scene/scene_compute.hpp"
 #include "app/vulkan/renderer.hpp"
 #include "interop/external.hpp"
 #include "interop/surface.hpp"

@@ -13,9 +13,9 @@
 // with the semaphores it hands in.
 #pragma once
 
-#include "app/scene_compute.hpp"
-#include "app/timing.hpp"
-#include "app/vocabulary.hpp"
+#include "app/scene/scene_compute.hpp"
+#include "app/timing/timing.hpp"
+#include "app/core/vocabulary.hpp"
 #include "app/vulkan/renderer.hpp"
 #include "interop/external.hpp"
 

@@ -1,6 +1,6 @@
 // app/vulkan/renderer.hpp — the Vulkan backend's drawing: the resources a scene's kernels use (created
 // from ResourceDesc, exportable for CUDA when the mode asks), an offscreen frame target (RGBA8 colour +
-// depth), the three scene draws of app/scene_compute.hpp, host <-> resource copies for the copying modes,
+// depth), the three scene draws of app/scene/scene_compute.hpp, host <-> resource copies for the copying modes,
 // and passes submitted with the semaphores a mode hands in (CUDA's external semaphores wait on and
 // signal the same ones).
 //
@@ -19,9 +19,9 @@
 // assets/shaders/vulkan/*.{vert,frag} at build time (glslc).
 #pragma once
 
-#include "app/image_io.hpp"
-#include "app/scene_compute.hpp"
-#include "app/timing.hpp"
+#include "app/image/image_io.hpp"
+#include "app/scene/scene_compute.hpp"
+#include "app/timing/timing.hpp"
 #include "app/vulkan/export.hpp"
 
 #include <vulkan/vulkan.h>

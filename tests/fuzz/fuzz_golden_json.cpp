@@ -1,8 +1,8 @@
 // tests/fuzz/fuzz_golden_json.cpp — libFuzzer target for the golden JSON parser: any bytes through
 // parse_golden_json. Only GoldenError may come out, and whatever it accepts must be within the caps; a crash,
 // a leak, an ASan/UBSan report or another exception is a finding. Built by scripts/fuzz.sh, not by CMake.
-#include "app/golden.hpp"
-#include "app/image_io.hpp"
+#include "app/image/golden.hpp"
+#include "app/image/image_io.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // tests/fuzz/fuzz_png.cpp — libFuzzer target for the PNG reader: any bytes through read_png's decoder
 // (fmemopen gives it the same FILE* path read_png takes). Only ImageError may come out; a crash, a leak, an
 // ASan/UBSan report or another exception is a finding. Built by scripts/fuzz.sh, not by CMake.
-#include "app/image_io.hpp"
+#include "app/image/image_io.hpp"
 
 #include <cstddef>
 #include <cstdint>

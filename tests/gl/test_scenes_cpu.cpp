@@ -4,7 +4,7 @@
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/scratch_dir.hpp"
 
-#include "app/scene_compute.hpp"
+#include "app/scene/scene_compute.hpp"
 #include "kernels/pattern.hpp"
 
 #include <glm/glm.hpp>

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "app/gl/app.hpp"
-#include "app/image_compare.hpp"
-#include "app/scene_compute.hpp"
+#include "app/image/image_compare.hpp"
+#include "app/scene/scene_compute.hpp"
 #include "kernels/postprocess.hpp"
 #include "kernels/wave.hpp"
 #include "tests/support/image_fixture.hpp"

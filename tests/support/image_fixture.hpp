@@ -3,9 +3,9 @@
 // so unit_tests can use it; app_fixture.hpp adds the GL side (an App, read-backs, expected frames).
 #pragma once
 
-#include "app/golden.hpp"
-#include "app/image_io.hpp"
-#include "app/vocabulary.hpp"
+#include "app/image/golden.hpp"
+#include "app/image/image_io.hpp"
+#include "app/core/vocabulary.hpp"
 #include "kernels/postprocess.hpp"
 
 #include <algorithm>
@@ -33,7 +33,7 @@ lab::Image synthetic_image(int width, int height, const Texel& texel) {
 }
 
 // How far a frame may be from an image: pixels with a channel more than max_diff (/255) apart may make up
-// at most max_fraction of the image. A golden's tolerances are capped (app/golden.hpp); other checks' are not.
+// at most max_fraction of the image. A golden's tolerances are capped (app/image/golden.hpp); other checks' are not.
 using Tolerance = lab::GoldenTolerance;
 
 // A golden image (tests/golden/<scene>.png) and what its JSON beside it records: how it was rendered

@@ -1,8 +1,9 @@
 // tests/unit/test_d3d_handoff.cpp — the Direct3D-free rules of the Direct3D backends' CUDA modes
-// (app/d3d_handoff.hpp): which modes run with which devices and why not, the keyed-mutex steps played
+// (app/d3d/d3d_handoff.hpp): which modes run with which devices and why not, the keyed-mutex steps played
 // against a model of a keyed mutex, the fence values, and the import descs. No GPU, no Direct3D: the modes
 // take exactly these steps and values.
-#include "app/d3d_handoff.hpp"
+#include "app/d3d/d3d_handoff.hpp"
+#include "app/scene/cuda_views.hpp"
 
 #include <gtest/gtest.h>
 

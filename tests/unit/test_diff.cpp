@@ -1,8 +1,8 @@
 // tests/unit/test_diff.cpp — `interop-lab diff` as a function: exit codes for same, different and each
 // input error, the messages naming the file, and the heat map. Needs no GPU; works in a temporary directory.
-#include "app/diff.hpp"
+#include "app/image/diff.hpp"
 
-#include "app/image_io.hpp"
+#include "app/image/image_io.hpp"
 #include "tests/support/image_fixture.hpp"
 #include "tests/support/crafted_png.hpp"
 #include "tests/support/scratch_dir.hpp"

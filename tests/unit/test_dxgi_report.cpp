@@ -1,8 +1,8 @@
-// tests/unit/test_dxgi_report.cpp — the doctor's Direct3D/DXGI rules (app/dxgi_report.hpp) on hand-built
+// tests/unit/test_dxgi_report.cpp — the doctor's Direct3D/DXGI rules (app/d3d/dxgi_report.hpp) on hand-built
 // adapter and CUDA device facts: matching by LUID only, TCC devices refused with the way to WDDM, CUDA
 // devices no adapter lists (MCDM), adapters without a CUDA device, and the verdict. No Windows needed: the
 // mingw-w64 build runs the same code on Wine's live adapters (tests/windows/dxgi_doctor_check.cpp).
-#include "app/dxgi_report.hpp"
+#include "app/d3d/dxgi_report.hpp"
 
 #include <gtest/gtest.h>
 

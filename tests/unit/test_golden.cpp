@@ -1,10 +1,10 @@
 // tests/unit/test_golden.cpp — the goldens' JSON: the committed ones parse and stay within the caps, every
 // bad or too loose value is refused naming the key, the value and the cap, and the caps are tight enough
 // that an all-black frame fails against every golden. Needs no GPU and no GL.
-#include "app/golden.hpp"
+#include "app/image/golden.hpp"
 
-#include "app/image_compare.hpp"
-#include "app/image_io.hpp"
+#include "app/image/image_compare.hpp"
+#include "app/image/image_io.hpp"
 #include "tests/support/image_fixture.hpp"
 #include "tests/support/scratch_dir.hpp"
 

@@ -1,6 +1,6 @@
 // tests/unit/test_image_compare.cpp — the image comparer the frame tests rely on, its heat map and its
 // JSON.
-#include "app/image_compare.hpp"
+#include "app/image/image_compare.hpp"
 #include "tests/support/image_fixture.hpp"
 
 #include <gtest/gtest.h>

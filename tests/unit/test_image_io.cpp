@@ -1,6 +1,6 @@
 // tests/unit/test_image_io.cpp — PNG round trips, atomic-write guarantees, read error kinds, output path
 // checks and row flipping. Needs no GPU; each test works in its own temporary directory.
-#include "app/image_io.hpp"
+#include "app/image/image_io.hpp"
 #include "tests/support/crafted_png.hpp"
 #include "tests/support/scratch_dir.hpp"
 

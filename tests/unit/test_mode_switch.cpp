@@ -1,6 +1,6 @@
 // tests/unit/test_mode_switch.cpp — attach_or_keep, the live mode switch of the Vulkan and Direct3D apps:
 // a mode that runs is attached; one whose attach throws leaves the previous mode attached and says why.
-#include "app/mode_switch.hpp"
+#include "app/core/mode_switch.hpp"
 
 #include <gtest/gtest.h>
 

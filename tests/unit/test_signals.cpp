@@ -2,8 +2,8 @@
 // fatal), removes the temporary file of a write in progress at once and makes later writes stop; over
 // `ulimit -f` a write fails as a write error and leaves nothing. No GPU; each test holds its own
 // SignalHandlers, so the process's own handling comes back afterwards.
-#include "app/image_io.hpp"
-#include "app/signals.hpp"
+#include "app/image/image_io.hpp"
+#include "app/os/signals.hpp"
 #include "tests/support/scratch_dir.hpp"
 
 #include <gtest/gtest.h>

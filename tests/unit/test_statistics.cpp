@@ -1,7 +1,7 @@
-// tests/unit/test_statistics.cpp — app/statistics.hpp's median and percentile, which the benchmark's
+// tests/unit/test_statistics.cpp — app/timing/statistics.hpp's median and percentile, which the benchmark's
 // report and the panel's timings share: linear interpolation between the two closest ranks (numpy's
 // default), so an even count's median is the mean of the two middle samples.
-#include "app/statistics.hpp"
+#include "app/timing/statistics.hpp"
 
 #include <gtest/gtest.h>
 

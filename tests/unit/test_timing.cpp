@@ -2,10 +2,10 @@
 // ring of frames in flight, through the CPU-only paths and graphics phases timed by scripted timer
 // queries (a graphics API's are GpuTimerQueries; GL's and Vulkan's are tested with their APIs). No GL
 // context; CUDA only where a device happens to exist.
-// The window's median and p90 are app/statistics.hpp's, as the benchmark's: linear interpolation
+// The window's median and p90 are app/timing/statistics.hpp's, as the benchmark's: linear interpolation
 // between the two closest ranks (numpy's default), so an even count's median is the mean of the two
 // middle samples.
-#include "app/timing.hpp"
+#include "app/timing/timing.hpp"
 
 #include <gtest/gtest.h>
 

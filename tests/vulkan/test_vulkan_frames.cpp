@@ -9,8 +9,8 @@
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/scratch_dir.hpp"
 
-#include "app/hotkeys.hpp"
-#include "app/image_io.hpp"
+#include "app/core/hotkeys.hpp"
+#include "app/image/image_io.hpp"
 #include "app/vulkan/app.hpp"
 #include "app/vulkan/bench_bare.hpp"
 #include "app/vulkan/export.hpp"

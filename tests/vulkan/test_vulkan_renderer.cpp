@@ -8,8 +8,8 @@
 // skip with the reason.
 #include "tests/support/app_fixture.hpp"
 
-#include "app/golden.hpp"
-#include "app/image_compare.hpp"
+#include "app/image/golden.hpp"
+#include "app/image/image_compare.hpp"
 #include "app/vulkan/renderer.hpp"
 #include "kernels/pattern.hpp"
 #include "kernels/postprocess.hpp"

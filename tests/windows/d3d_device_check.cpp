@@ -9,7 +9,7 @@
 // this Direct3D lacks a piece, with what it answered); exit 1 when any fails.
 #include "app/d3d11/renderer.hpp"
 #include "app/d3d12/renderer.hpp"
-#include "app/scene_compute.hpp"
+#include "app/scene/scene_compute.hpp"
 #include "interop/d3d11.hpp"
 #include "interop/error.hpp"
 

@@ -5,8 +5,8 @@
 // on the live LUIDs with a CUDA device described by hand. With --under-wine (scripts/windows-cross.sh knows
 // it runs Wine) it also checks that the section says the adapters are Wine's stand-ins. One line per check;
 // exit 0 when all pass, 1 when any fails, 77 when DXGI lists no adapter (the reason is printed).
-#include "app/d3d11/doctor_dxgi.hpp"
-#include "app/d3d11/dxgi.hpp"
+#include "app/d3d/doctor_dxgi.hpp"
+#include "app/d3d/dxgi.hpp"
 
 #include <d3d11.h>
 

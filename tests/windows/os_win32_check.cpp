@@ -1,9 +1,9 @@
-// tests/windows/os_win32_check.cpp — app/os_win32.cpp and the portable app/signals.cpp, run under Wine
+// tests/windows/os_win32_check.cpp — app/os/os_win32.cpp and the portable app/os/signals.cpp, run under Wine
 // (scripts/windows-cross.sh) or on Windows: what the app's atomic write and stop handling rely on.
 // Prints one line per check and exits 1 when any fails. No test framework: mingw-w64 has no GoogleTest
 // package, and the checks are few.
-#include "app/os.hpp"
-#include "app/signals.hpp"
+#include "app/os/os.hpp"
+#include "app/os/signals.hpp"
 
 #include <cerrno>
 #include <cstdio>

@@ -1,7 +1,7 @@
 // tests/windows/windows_frame_check.cpp — the Linux half of the Direct3D proof: lists the goldens
 // (tests/golden/*.json) for scripts/windows-cross.sh to render under Wine with interop-lab.exe's
 // --screenshot, then judges each screenshot against its golden with the project's own
-// comparison (app/golden.hpp, app/image_compare.hpp), at the golden's tolerance for another renderer. One
+// comparison (app/image/golden.hpp, app/image/image_compare.hpp), at the golden's tolerance for another renderer. One
 // line per scene; a failure leaves <scene>-actual.png, <scene>-heatmap.png and <scene>-metrics.json beside
 // the frames.
 //
@@ -9,9 +9,9 @@
 //   windows_frame_check compare GOLDEN_DIR FRAMES LABEL   judge FRAMES/<scene>.png; LABEL
 //                                                         ("interop-lab.exe --api d3d11") starts each line
 // Exit 0 every frame within its tolerance, 1 any not (or missing), 2 usage or unreadable goldens.
-#include "app/golden.hpp"
-#include "app/image_compare.hpp"
-#include "app/image_io.hpp"
+#include "app/image/golden.hpp"
+#include "app/image/image_compare.hpp"
+#include "app/image/image_io.hpp"
 
 #include <algorithm>
 #include <cstdio>

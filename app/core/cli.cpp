@@ -1,0 +1,777 @@
+// app/core/cli.cpp — the interop-lab command line, parsed by CLI11 and validated here. Every usage error becomes
+// exit code 2 and one line naming the option, the bad value and what is accepted; nothing in this file
+// prints or exits, so main() decides where the text goes and destructors always run.
+#include "app/core/cli.hpp"
+
+#include "app/image/image_io.hpp"
+#include "app/core/names.hpp"
+#include "app/os/os.hpp"
+#include "interop/access.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <iomanip>
+#include <iterator>
+#include <limits>
+#include <sstream>
+#include <system_error>
+#include <cerrno>
+#include <filesystem>
+
+#ifndef INTEROP_LAB_VERSION
+#define INTEROP_LAB_VERSION "0.0.0"  // CMake defines the real one from project(VERSION)
+#endif
+
+namespace lab {
+
+namespace {
+
+constexpr NamedValue<GraphicsApi> kApis[] = {
+    {GraphicsApi::Gl, "gl", "OpenGL 4.6 core: a GLFW window, or headless through EGL"},
+    {GraphicsApi::Vulkan, "vulkan",
+     "Vulkan 1.2, in a GLFW window with the panel or headless: memory and semaphores exported to CUDA, or "
+     "copies through host memory"},
+    {GraphicsApi::D3d11, "d3d11", "Direct3D 11 (Windows only)"},
+    {GraphicsApi::D3d12, "d3d12", "Direct3D 12 (Windows only)"},
+};
+
+constexpr NamedValue<SceneId> kScenes[] = {
+    {SceneId::Wave, "wave",
+     "animated height field: CUDA writes positions + normals into a GL vertex buffer through a mapped pointer"},
+    {SceneId::Pattern, "pattern", "procedural image: CUDA writes a GL texture through a surface object"},
+    {SceneId::Postprocess, "postprocess",
+     "GL renders a lit 3D scene into a texture; CUDA reads it through a texture object and writes a filtered "
+     "image (Sobel edges or a separable blur) through a surface object"},
+};
+
+constexpr NamedValue<ModeId> kModes[] = {
+    {ModeId::Interop, "interop", "register once, map/unmap every frame (the right way)"},
+    {ModeId::Reregister, "reregister",
+     "register + map + unmap + unregister every frame (the anti-pattern, kept to measure it)"},
+    {ModeId::Pbo, "pbo",
+     "CUDA writes a mapped GL buffer, GL copies it into the texture or vertex buffer (the cuda-samples way)"},
+    {ModeId::Split, "split",
+     "CUDA computes on --compute-device into its own memory; cudaMemcpyPeerAsync (or pinned host memory) "
+     "carries it into the GL objects mapped on the GL device (a second GPU for compute)"},
+    {ModeId::Staging, "staging",
+     "CUDA writes device memory, copies it to pinned host memory, GL uploads from host (no interop at all)"},
+    {ModeId::Cpu, "cpu",
+     "no CUDA: the CPU reference of every kernel, uploaded with glTextureSubImage2D/glNamedBufferSubData "
+     "(or the API's own upload)"},
+    {ModeId::External, "external",
+     "the graphics API allocates exportable memory and semaphores, CUDA imports them once; every frame CUDA "
+     "waits on a semaphore, runs the kernels and signals (no register, no map/unmap)"},
+};
+
+constexpr NamedValue<SplitCopy> kSplitCopies[] = {
+    {SplitCopy::Peer, "peer", "cudaMemcpyPeerAsync where the devices can reach each other"},
+    {SplitCopy::Host, "host", "always through pinned host memory"},
+};
+
+}  // namespace
+
+// Which modes each API has, in the order --list and the API's panel show them.
+const std::vector<ModeId>& modes_of(GraphicsApi api) {
+  static const std::vector<ModeId> gl = {ModeId::Interop, ModeId::Reregister, ModeId::Pbo,     ModeId::Split,
+                                         ModeId::Staging, ModeId::Cpu,        ModeId::External};
+  static const std::vector<ModeId> vulkan = {ModeId::External, ModeId::Staging, ModeId::Cpu};
+  static const std::vector<ModeId> d3d11 = {ModeId::Interop, ModeId::Reregister, ModeId::Staging, ModeId::Cpu,
+                                            ModeId::External};
+  static const std::vector<ModeId> d3d12 = {ModeId::External, ModeId::Staging, ModeId::Cpu};
+  static const std::vector<ModeId> none;
+  switch (api) {
+    case GraphicsApi::Gl: return gl;
+    case GraphicsApi::Vulkan: return vulkan;
+    case GraphicsApi::D3d11: return d3d11;
+    case GraphicsApi::D3d12: return d3d12;
+  }
+  return none;  // a cast from a bad integer
+}
+
+bool has_mode(GraphicsApi api, ModeId mode) {
+  const std::vector<ModeId>& modes = modes_of(api);
+  return std::find(modes.begin(), modes.end(), mode) != modes.end();
+}
+
+const char* display_name(GraphicsApi api) {
+  switch (api) {
+    case GraphicsApi::Gl: return "OpenGL";
+    case GraphicsApi::Vulkan: return "Vulkan";
+    case GraphicsApi::D3d11: return "Direct3D 11";
+    case GraphicsApi::D3d12: return "Direct3D 12";
+  }
+  return "?";
+}
+
+const char* to_string(GraphicsApi api) { return name_of(kApis, api); }
+const char* to_string(SceneId scene) { return name_of(kScenes, scene); }
+const char* to_string(ModeId mode) { return name_of(kModes, mode); }
+const char* to_string(SplitCopy copy) { return name_of(kSplitCopies, copy); }
+
+const std::vector<GraphicsApi>& all_apis() {
+  static const std::vector<GraphicsApi> apis = values_of(kApis);
+  return apis;
+}
+
+const std::vector<SceneId>& all_scenes() {
+  static const std::vector<SceneId> scenes = values_of(kScenes);
+  return scenes;
+}
+
+const std::vector<ModeId>& all_modes() {
+  static const std::vector<ModeId> modes = values_of(kModes);
+  return modes;
+}
+
+const std::vector<SplitCopy>& all_split_copies() {
+  static const std::vector<SplitCopy> copies = values_of(kSplitCopies);
+  return copies;
+}
+
+std::optional<GraphicsApi> api_from_string(const std::string& name) { return value_named(kApis, name); }
+std::optional<SceneId> scene_from_string(const std::string& name) { return value_named(kScenes, name); }
+std::optional<ModeId> mode_from_string(const std::string& name) { return value_named(kModes, name); }
+
+const char* describe(GraphicsApi api) { return description_of(kApis, api); }
+const char* describe(SceneId scene) { return description_of(kScenes, scene); }
+const char* describe(ModeId mode) { return description_of(kModes, mode); }
+
+std::string list_text() {
+  std::ostringstream text;
+  text << "scenes:\n";
+  for (SceneId scene : all_scenes())
+    text << "  " << std::left << std::setw(13) << to_string(scene) << describe(scene) << "\n";
+  text << "modes:\n";
+  for (ModeId mode : all_modes())
+    text << "  " << std::left << std::setw(13) << to_string(mode) << describe(mode) << "\n";
+  text << "graphics APIs (--api) and their modes:\n";
+  for (GraphicsApi api : all_apis()) {
+    text << "  " << std::left << std::setw(13) << to_string(api) << describe(api) << "\n"
+         << "  " << std::setw(13) << "" << "modes: ";
+    const std::vector<ModeId>& modes = modes_of(api);
+    for (size_t i = 0; i < modes.size(); ++i) text << (i == 0 ? "" : ", ") << to_string(modes[i]);
+    text << "\n";
+  }
+  // The names interop uses itself, so the list cannot drift from what the panel switches.
+  text << "map flags: ";
+  for (const interop::AccessName& access : interop::kAccessNames)
+    text << access.name << (&access == &interop::kAccessNames[std::size(interop::kAccessNames) - 1] ? "\n" : ", ");
+  return text.str();
+}
+
+std::string default_layout_path() {
+  const auto set = [](const char* name) -> std::string {
+    const char* value = std::getenv(name);
+    return value != nullptr ? value : "";
+  };
+  if (const std::string dir = set("INTEROP_LAB_CONFIG_DIR"); !dir.empty()) return dir + "/imgui.ini";
+  if (const std::string dir = set("XDG_CONFIG_HOME"); !dir.empty()) return dir + "/interop-lab/imgui.ini";
+  if (const std::string home = set("HOME"); !home.empty()) return home + "/.config/interop-lab/imgui.ini";
+  return "";
+}
+
+namespace {
+
+constexpr int kUsageErrorExit = 2;
+
+// --help's sections, in the order they are shown.
+constexpr const char* kSceneGroup = "Scene & mode";
+constexpr const char* kWindowGroup = "Window & output";
+constexpr const char* kBenchGroup = "Benchmark";
+constexpr const char* kDiagnosticsGroup = "Diagnostics";
+
+// The value as the user typed it, made visible when it is empty (`--scene ""`).
+std::string shown(const std::string& value) {
+  return value.empty() ? "''" : value;
+}
+
+enum class NumberParse { Ok, NotANumber, TooLarge };
+
+// Plain decimal digits only: "12abc", " 5", "1e3", "+2" and "-1" are refused rather than read leniently
+// (std::stoll would take "12abc" as 12), so a typo never silently becomes a different run.
+NumberParse parse_whole_number(const std::string& text, long long& value) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    return NumberParse::NotANumber;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error == std::errc::result_out_of_range) return NumberParse::TooLarge;
+  return error == std::errc() && end == text.data() + text.size() ? NumberParse::Ok : NumberParse::NotANumber;
+}
+
+// Each check returns "" when the value is good, else the one line of the usage error.
+std::string parse_scene(const std::string& value, Options& options) {
+  const std::optional<SceneId> scene = scene_from_string(value);
+  if (!scene) return "--scene " + shown(value) + ": unknown scene; choose " + choices_text(kScenes);
+  options.scene = *scene;
+  return "";
+}
+
+std::string parse_filter(const std::string& value, Options& options) {
+  const std::optional<kernels::Filter> filter = value_named(kernels::kFilterNames, value);
+  if (!filter) return "--filter " + shown(value) + ": unknown filter; choose " + choices_text(kernels::kFilterNames);
+  options.filter = *filter;
+  return "";
+}
+
+std::string parse_mode(const std::string& value, Options& options) {
+  const std::optional<ModeId> mode = mode_from_string(value);
+  if (!mode) return "--mode " + shown(value) + ": unknown mode; choose " + choices_text(kModes);
+  options.mode = *mode;
+  return "";
+}
+
+std::string parse_size(const std::string& value, Options& options) {
+  const std::string format_problem = "--size " + shown(value) + ": expected WIDTHxHEIGHT, e.g. 1280x720";
+  const size_t separator = value.find('x');
+  if (separator == std::string::npos) return format_problem;
+  long long width = 0;
+  long long height = 0;
+  const NumberParse width_parse = parse_whole_number(value.substr(0, separator), width);
+  const NumberParse height_parse = parse_whole_number(value.substr(separator + 1), height);
+  if (width_parse == NumberParse::NotANumber || height_parse == NumberParse::NotANumber)
+    return format_problem;
+  const auto in_range = [](NumberParse parse, long long edge) {
+    return parse == NumberParse::Ok && edge >= 1 && edge <= kMaxImageEdge;
+  };
+  if (!in_range(width_parse, width) || !in_range(height_parse, height))
+    return "--size " + value + ": width and height must be between 1 and " + std::to_string(kMaxImageEdge) +
+           " (e.g. --size 1280x720)";
+  options.width = static_cast<int>(width);
+  options.height = static_cast<int>(height);
+  return "";
+}
+
+// A CUDA device ordinal; whether the device exists is judged at start, where the devices are known.
+std::string parse_ordinal(const char* option, const std::string& value, std::optional<int>& ordinal) {
+  long long device = 0;
+  const NumberParse parse = parse_whole_number(value, device);
+  if (parse != NumberParse::Ok || device > std::numeric_limits<int>::max())
+    return std::string(option) + " " + shown(value) + ": must be a non-negative integer, a CUDA device ordinal (e.g. " +
+           option + " 0)";
+  ordinal = static_cast<int>(device);
+  return "";
+}
+
+std::string parse_device(const std::string& value, Options& options) {
+  return parse_ordinal("--device", value, options.device);
+}
+
+std::string parse_compute_device(const std::string& value, Options& options) {
+  return parse_ordinal("--compute-device", value, options.compute_device);
+}
+
+std::string parse_split_copy(const std::string& value, Options& options) {
+  const std::optional<SplitCopy> copy = value_named(kSplitCopies, value);
+  if (!copy) return "--split-copy " + shown(value) + ": choose " + choices_text(kSplitCopies);
+  options.split_copy = *copy;
+  return "";
+}
+
+constexpr NamedValue<interop::SemaphoreKind> kSemaphoreKinds[] = {
+    {interop::SemaphoreKind::Timeline, "timeline", "one timeline semaphore, one value per step"},
+    {interop::SemaphoreKind::Binary, "binary", "two binary semaphores, one per direction"},
+};
+
+std::string parse_semaphores(const std::string& value, Options& options) {
+  const std::optional<interop::SemaphoreKind> kind = value_named(kSemaphoreKinds, value);
+  if (!kind) return "--semaphores " + shown(value) + ": choose " + choices_text(kSemaphoreKinds);
+  options.semaphores = *kind;
+  return "";
+}
+
+std::string parse_frames(const std::string& value, Options& options) {
+  long long frames = 0;
+  const NumberParse parse = parse_whole_number(value, frames);
+  if (parse == NumberParse::TooLarge)
+    return "--frames " + value + ": too large; the most is " +
+           std::to_string(std::numeric_limits<long long>::max());
+  if (parse != NumberParse::Ok || frames < 1)
+    return "--frames " + shown(value) + ": must be a whole number of at least 1 (e.g. --frames 120)";
+  options.frames = frames;
+  return "";
+}
+
+std::string parse_map_flags(const std::string& value, Options& options) {
+  const std::optional<interop::Access> access = value_named(interop::kAccessNames, value);
+  if (!access)
+    return "--map-flags " + shown(value) + ": unknown map flags; choose " + choices_text(interop::kAccessNames);
+  options.map_flags = *access;
+  return "";
+}
+
+// "--json out.json: directory /x does not exist" from check_output_path's messages, without the stutter.
+std::string output_path_problem(const char* option, const std::string& value, const std::string& extension) {
+  std::string problem = check_output_path(value, extension);
+  if (problem.empty()) return "";
+  if (problem.rfind(value + ": ", 0) == 0) problem.erase(0, value.size() + 2);
+  return std::string(option) + " " + shown(value) + ": " + problem;
+}
+
+std::string parse_json(const std::string& value, Options& options) {
+  if (options.doctor) {  // --doctor --json: the report on stdout; a path is not taken
+    if (!value.empty()) return "--json " + value + ": with --doctor, --json takes no path (the report goes to stdout)";
+    options.doctor_json = true;
+    return "";
+  }
+  if (value.empty()) return "--json needs a path with --bench, e.g. --json bench.json";
+  if (std::string problem = output_path_problem("--json", value, ".json"); !problem.empty()) return problem;
+  options.json = value;
+  return "";
+}
+
+std::string parse_chart(const std::string& value, Options& options) {
+  if (std::string problem = output_path_problem("--chart", value, ".svg"); !problem.empty()) return problem;
+  options.chart = value;
+  return "";
+}
+
+std::string parse_sizes(const std::string& value, Options& options) {
+  options.bench_sizes.clear();
+  size_t start = 0;
+  while (start <= value.size()) {
+    const size_t comma = value.find(',', start);
+    const std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    Options one;
+    if (std::string problem = parse_size(item, one); !problem.empty())
+      return "--sizes " + shown(value) + ": " + problem.substr(problem.find(": ") + 2) +
+             " (a comma-separated list, e.g. --sizes 1280x720,3840x2160)";
+    options.bench_sizes.push_back({one.width, one.height});
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return "";
+}
+
+std::string parse_bench_frames(const std::string& value, Options& options) {
+  long long frames = 0;
+  if (parse_whole_number(value, frames) != NumberParse::Ok || frames < 1 || frames > 1000000)
+    return "--bench-frames " + shown(value) + ": must be a whole number from 1 to 1000000 (e.g. --bench-frames 300)";
+  options.bench_frames = frames;
+  return "";
+}
+
+std::string parse_bench_repeat(const std::string& value, Options& options) {
+  long long repeat = 0;
+  if (parse_whole_number(value, repeat) != NumberParse::Ok || repeat < 1 || repeat > 100)
+    return "--bench-repeat " + shown(value) + ": must be a whole number from 1 to 100 (e.g. --bench-repeat 5)";
+  options.bench_repeat = static_cast<int>(repeat);
+  return "";
+}
+
+std::string parse_vsync(const std::string& value, Options& options) {
+  if (value != "on" && value != "off") return "--vsync " + shown(value) + ": choose on or off";
+  options.vsync = value == "on";
+  return "";
+}
+
+// The folder must exist and take files now: a screenshot taken an hour into a session must not fail.
+std::string parse_screenshot_dir(const std::string& value, Options& options) {
+  std::error_code error;
+  if (value.empty() || !std::filesystem::is_directory(value, error))
+    return "--screenshot-dir " + shown(value) + ": not a directory; give an existing folder (e.g. --screenshot-dir .)";
+  if (const int refused = os::directory_refuses_files(value); refused != 0)
+    return "--screenshot-dir " + value + ": " + std::strerror(refused) + "; give a folder you can write to";
+  options.screenshot_dir = value;
+  return "";
+}
+
+std::string parse_screenshot(const std::string& value, Options& options) {
+  // Checked now, before any window or GPU work, so a typo in the path fails in milliseconds, not after
+  // a long render.
+  std::string problem = check_png_output_path(value);
+  if (!problem.empty()) {
+    // Some of its messages already start with the path; "--screenshot a.jpg: a.jpg: ..." reads as a stutter.
+    if (problem.rfind(value + ": ", 0) == 0) problem.erase(0, value.size() + 2);
+    return "--screenshot " + shown(value) + ": " + problem;
+  }
+  options.screenshot = value;
+  return "";
+}
+
+// An option that takes a value. One table registers them with CLI11 and runs their checks, so --help,
+// the "needs a value" message and the validation cannot disagree.
+struct ValueOption {
+  const char* group;  // the --help section
+  const char* name;
+  const char* type_name;
+  std::string help;
+  const char* example;  // a valid value, for messages
+  std::string (*check)(const std::string& value, Options& options);
+  std::string value{};  // CLI11 stores the raw text here; the check converts it
+  CLI::Option* option = nullptr;
+};
+
+ParseResult usage_error(const std::string& message) {
+  ParseResult result;
+  result.exit_code = kUsageErrorExit;
+  result.output = "interop-lab: " + message + "\nRun interop-lab --help for the full usage.\n";
+  return result;
+}
+
+// An option that takes a value, as messages about it need it: its name and a valid example.
+struct NamedOption {
+  std::string name;
+  std::string example;
+};
+
+// CLI11 says "--size: 1 required WxH missing" and "--size: At Most 1 required but received 2"; these
+// say what to type instead.
+std::string explain_argument_mismatch(const CLI::ArgumentMismatch& error, const std::vector<NamedOption>& options) {
+  const std::string text = error.what();
+  for (const NamedOption& entry : options) {
+    if (text.rfind(entry.name + ":", 0) != 0) continue;
+    if (text.find("missing") != std::string::npos)
+      return entry.name + " needs a value, e.g. " + entry.name + " " + entry.example;
+    if (text.find("received") != std::string::npos) return entry.name + " was given more than once; give it once";
+  }
+  return text;
+}
+
+constexpr const char* kDiffUsage = "interop-lab diff A.png B.png [--heatmap PATH] [--max-diff N] [--max-fraction F]";
+
+// Levenshtein distance, for "did you mean"; option names are short, so the quadratic table is nothing.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
+    }
+  }
+  return row[b.size()];
+}
+
+// " (did you mean --frames?)" when one of `command`'s long options is a typo away from `name`, else "".
+std::string nearest_option(const std::string& name, const CLI::App& command) {
+  std::string best;
+  size_t best_distance = 3;  // further than two edits is another word, not a typo
+  for (const CLI::Option* option : command.get_options()) {
+    for (const std::string& long_name : option->get_lnames()) {
+      const size_t distance = edit_distance(name, "--" + long_name);
+      if (distance < best_distance) {
+        best_distance = distance;
+        best = "--" + long_name;
+      }
+    }
+  }
+  return best.empty() ? "" : " (did you mean " + best + "?)";
+}
+
+// " (did you mean vulkan?)" when one of `table`'s names is a typo away from `value`, else "".
+template <class Entry, size_t N>
+std::string nearest_name(const std::string& value, const Entry (&table)[N]) {
+  std::string best;
+  size_t best_distance = 3;  // further than two edits is another word, not a typo
+  for (const Entry& entry : table) {
+    const size_t distance = edit_distance(value, entry.name);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = entry.name;
+    }
+  }
+  return best.empty() ? "" : " (did you mean " + best + "?)";
+}
+
+std::string parse_api(const std::string& value, Options& options) {
+  const std::optional<GraphicsApi> api = api_from_string(value);
+  if (!api)
+    return "--api " + shown(value) + ": unknown graphics API" + nearest_name(value, kApis) + "; choose " +
+           choices_text(kApis);
+  options.api = *api;
+  return "";
+}
+
+// "--mode pbo is not a mode of --api vulkan; its modes are external, staging or cpu", else "".
+std::string check_mode_of_api(const Options& options) {
+  if (!options.mode || has_mode(options.api, *options.mode)) return "";
+  const std::vector<ModeId>& modes = modes_of(options.api);
+  std::string names;
+  for (size_t i = 0; i < modes.size(); ++i)
+    names += std::string(i == 0 ? "" : i + 1 == modes.size() ? " or " : ", ") + to_string(modes[i]);
+  return std::string("--mode ") + to_string(*options.mode) + " is not a mode of --api " + to_string(options.api) +
+         "; its modes are " + names;
+}
+
+// The options only the GL backend reads; with another API they would be dropped in silence.
+std::string check_gl_only_options(const CLI::App& app, const Options& options) {
+  if (options.api == GraphicsApi::Gl) return "";
+  if (options.bench && options.api != GraphicsApi::Vulkan)
+    return std::string("--bench covers --api gl and vulkan; ") + display_name(options.api) + "'s benchmark is not built yet";
+  // Vulkan's benchmark prints its table and writes --json; the rest is the GL benchmark's.
+  for (const char* gl_bench_only : {"--chart", "--bench-repeat", "--bench-window"})
+    if (app.count(gl_bench_only) > 0)
+      return std::string(gl_bench_only) + " applies to --api gl's benchmark; drop it with --api " + to_string(options.api);
+  for (const char* gl_only : {"--map-flags", "--compute-device", "--split-copy", "--gl-debug"})
+    if (app.count(gl_only) > 0)
+      return std::string(gl_only) + " applies to --api gl; drop it with --api " + to_string(options.api);
+  return "";
+}
+
+// --semaphores only means something to the external mode.
+std::string check_semaphores_option(const CLI::App& app, const Options& options) {
+  if (app.count("--semaphores") == 0 || options.bench || options.mode == ModeId::External) return "";
+  return "--semaphores applies to --mode external; add --mode external or drop it";
+}
+
+// CLI11's "The following arguments were not expected: x --y" lists every leftover; this names the first,
+// says whether it is an unknown option or a stray argument, and what `command` accepts.
+std::string explain_extras(const CLI::App& command, bool is_diff) {
+  const std::vector<std::string> extras = command.remaining();
+  if (extras.empty()) return "unexpected arguments; see --help";
+  const std::string& extra = extras.front();
+  if (extra.size() > 1 && extra[0] == '-') {
+    const std::string name = extra.substr(0, extra.find('='));
+    if (is_diff)
+      return name + ": unknown option of diff" + nearest_option(name, command) +
+             "; it takes --heatmap, --max-diff and --max-fraction";
+    return name + ": unknown option" + nearest_option(name, command) + "; see --help";
+  }
+  if (is_diff) return shown(extra) + ": one file too many; diff compares two PNG files: " + kDiffUsage;
+  return shown(extra) + ": unexpected argument; interop-lab takes options, or the diff command: " + kDiffUsage;
+}
+
+// An empty value is a usage error like any other bad one: `--max-diff ""` from an unset shell variable
+// must not quietly mean "the default".
+std::string check_diff(DiffOptions& diff, const CLI::App& command, const std::string& max_diff,
+                       const std::string& max_fraction) {
+  if (command.count("--heatmap") > 0)
+    if (std::string problem = output_path_problem("--heatmap", diff.heatmap, ".png"); !problem.empty()) return problem;
+  if (command.count("--max-diff") > 0) {
+    long long value = 0;
+    if (parse_whole_number(max_diff, value) != NumberParse::Ok || value > 255)
+      return "--max-diff " + shown(max_diff) + ": must be a whole number from 0 to 255 (e.g. --max-diff 2)";
+    diff.max_diff = static_cast<int>(value);
+  }
+  if (command.count("--max-fraction") > 0) {
+    char* end = nullptr;
+    const double value = std::strtod(max_fraction.c_str(), &end);
+    if (max_fraction.empty() || end == max_fraction.c_str() || *end != '\0' || !(value >= 0.0 && value <= 1.0))
+      return "--max-fraction " + shown(max_fraction) + ": must be a number from 0 to 1 (e.g. 0.001 for 0.1%)";
+    diff.max_fraction = value;
+  }
+  return "";
+}
+
+// "--screenshot does nothing with --doctor; drop it" for the first option given that --list or --doctor
+// would ignore, else "". The doctor reports on the GL context (--headless) and the devices it is asked
+// about; --list on nothing but the build.
+std::string ignored_option(const CLI::App& app, const Options& options) {
+  const char* const all[] = {"--api",        "--scene",  "--filter",         "--mode",       "--map-flags",
+                             "--size",       "--device", "--compute-device", "--split-copy", "--frames",
+                             "--screenshot", "--headless", "--no-ui",        "--doctor",     "--bench",
+                             "--vsync",      "--screenshot-dir"};
+  const char* const doctor_uses[] = {"--device", "--compute-device", "--split-copy", "--headless"};
+  const char* const runner = options.list ? "--list" : options.doctor ? "--doctor" : nullptr;
+  if (runner == nullptr) return "";
+  for (const char* option : all) {
+    if (app.count(option) == 0) continue;
+    const bool used =
+        !options.list && std::any_of(std::begin(doctor_uses), std::end(doctor_uses),
+                                     [option](const char* name) { return std::strcmp(name, option) == 0; });
+    if (!used && std::strcmp(option, runner) != 0)
+      return std::string(option) + " does nothing with " + runner + "; drop it";
+  }
+  return "";
+}
+
+}  // namespace
+
+ParseResult parse_command_line(int argc, const char* const* argv) {
+  ParseResult result;
+  Options& options = result.options;
+
+  // Values arrive as strings and are converted by the checks above: CLI11's own conversion errors
+  // ("Could not convert: --frames = x") name neither the accepted range nor an example.
+  std::vector<ValueOption> value_options = {
+      {kSceneGroup, "--api", "NAME",
+       "the graphics API that owns the resources and draws the frames: " + choices_text(kApis) +
+           " (default gl); d3d11 and d3d12 are Windows only; --list shows each "
+           "API's modes",
+       "vulkan", parse_api},
+      {kSceneGroup, "--scene", "NAME", "what is computed: " + choices_text(kScenes) + " (default wave)", "wave",
+       parse_scene},
+      {kSceneGroup, "--filter", "NAME", "the postprocess scene's filter: " + choices_text(kernels::kFilterNames) + " (default sobel)", "sobel",
+       parse_filter},
+      {kSceneGroup, "--mode", "NAME",
+       "how results reach the graphics API: " + choices_text(kModes) +
+           ", of those the --api has (default with gl: the best that works here: interop, else staging, else "
+           "cpu, saying why; with vulkan: staging with a CUDA device, else cpu)",
+       "interop", parse_mode},
+      {kSceneGroup, "--map-flags", "FLAGS",
+       "map flags of every registered resource: " + choices_text(interop::kAccessNames) +
+           " (default: write-discard for what CUDA writes, read-only for what it reads)",
+       "write-discard", parse_map_flags},
+      {kSceneGroup, "--device", "N", "CUDA device ordinal (default: the GPU that drives GL, else 0)", "0",
+       parse_device},
+      {kSceneGroup, "--compute-device", "N", "CUDA device of the split mode's kernels (default: the --device one)",
+       "1", parse_compute_device},
+      {kSceneGroup, "--split-copy", "HOW",
+       "how the split mode moves results to the GL device: peer (cudaMemcpyPeerAsync; through host memory where "
+       "the devices cannot reach each other) or host (always through pinned host memory) (default peer)",
+       "host", parse_split_copy},
+      {kSceneGroup, "--semaphores", "KIND",
+       "what orders the external mode's frames: timeline (one timeline semaphore, a value per step) or binary "
+       "(two binary semaphores) (default timeline)",
+       "binary", parse_semaphores},
+      {kWindowGroup, "--size", "WxH", "image and window size (default 1280x720)", "1280x720", parse_size},
+      {kWindowGroup, "--vsync", "on|off",
+       "wait for the display's refresh in a window (default: on, off with --frames)", "off", parse_vsync},
+      {kWindowGroup, "--frames", "N",
+       "render N frames, then exit; time = frame / 60, so runs repeat (default: until the window closes; " +
+           std::to_string(kDefaultHeadlessFrames) + " headless)",
+       "120", parse_frames},
+      {kWindowGroup, "--screenshot", "PATH", "write the last frame as a PNG", "out.png", parse_screenshot},
+      {kWindowGroup, "--screenshot-dir", "DIR",
+       "where the screenshot key (F12) and button write interop-lab-0001.png, -0002.png, ... never overwriting "
+       "(default: the current folder)",
+       ".", parse_screenshot_dir},
+      {kBenchGroup, "--sizes", "LIST",
+       "with --bench: sizes to measure (default 1280x720,1920x1080,3840x2160,7680x4320)", "1280x720,3840x2160",
+       parse_sizes},
+      {kBenchGroup, "--bench-frames", "N",
+       "with --bench: measured frames per case, 1 or more, after a warm-up (default: up to 300, stopping after "
+       "4 s of a slow case)",
+       "300", parse_bench_frames},
+      {kBenchGroup, "--bench-repeat", "N",
+       "with --bench: run each case N times (1 to 100); the table shows the median of the medians and their "
+       "min-max spread (default 1)",
+       "5", parse_bench_repeat},
+      {kBenchGroup, "--json", "PATH",
+       "with --bench: write every number as JSON; with --doctor (no PATH): print the report as JSON", "bench.json",
+       parse_json},
+      {kBenchGroup, "--chart", "PATH", "with --bench: write an SVG chart of frame time per mode and size",
+       "bench.svg", parse_chart},
+  };
+
+  CLI::App app{"interop-lab: see, measure and trust each way a CUDA kernel hands results to OpenGL.",
+               "interop-lab"};
+  app.get_formatter()->column_width(22);
+  for (ValueOption& entry : value_options) {
+    // --bench leads its section: the options after it refine it.
+    if (entry.group == kBenchGroup && app.get_option_no_throw("--bench") == nullptr)
+      app.add_flag("--bench", options.bench,
+                   "benchmark every available mode x scene x size headless, then exit; --scene, --mode and --size "
+                   "(or --sizes) pick the cases; with --api vulkan: its modes (external with both semaphore kinds, staging, cpu)")
+          ->group(kBenchGroup);
+    entry.option = app.add_option(entry.name, entry.value, entry.help)->type_name(entry.type_name)->group(entry.group);
+  }
+  // --doctor --json takes no path: the value is optional (the check says when one is needed).
+  for (ValueOption& entry : value_options)
+    if (std::strcmp(entry.name, "--json") == 0) entry.option->expected(0, 1);
+  app.add_flag("--headless", options.headless, "no window: render offscreen (GL through EGL, Vulkan and Direct3D without a surface)")->group(kWindowGroup);
+  app.add_flag("--no-ui", options.no_ui, "hide the ImGui panel (and keep its layout file untouched)")
+      ->group(kWindowGroup);
+  app.add_flag("--bench-window", options.bench_window,
+               "with --bench: measure in a window (vsync off, no panel, nothing presented) instead of headless, "
+               "so every frame holds the pass that shows it; the screen must fit the sizes")
+      ->group(kBenchGroup);
+  app.add_flag("--list", options.list, "list scenes, modes and map flags, then exit")->group(kDiagnosticsGroup);
+  app.add_flag("--doctor", options.doctor,
+               "report CUDA, GL and EGL devices and whether each mode works here, then exit (0: interop works); "
+               "--json prints it as JSON")
+      ->group(kDiagnosticsGroup);
+  app.add_flag("--gl-debug", options.gl_debug,
+               "GL debug output (KHR_debug): GL errors stop the run with the driver's message (default: on in "
+               "debug builds and with INTEROP_LAB_GL_DEBUG=1)")
+      ->group(kDiagnosticsGroup);
+  // Last, so that the diagnostics section ends with them rather than opening the help.
+  app.set_help_flag("-h,--help", "print this help and exit")->group(kDiagnosticsGroup);
+  app.set_version_flag("--version", std::string("interop-lab ") + INTEROP_LAB_VERSION, "print the version and exit")
+      ->group(kDiagnosticsGroup);
+
+  DiffOptions diff;
+  std::string max_diff_text, max_fraction_text;
+  CLI::App* diff_command = app.add_subcommand("diff", "compare two PNG images: exit 0 same, 1 different, 2 error");
+  diff_command->add_option("A", diff.a, "the first PNG")->required();
+  diff_command->add_option("B", diff.b, "the second PNG")->required();
+  diff_command->add_option("--heatmap", diff.heatmap, "write a PNG heat map of the difference")->type_name("PATH");
+  diff_command->add_option("--max-diff", max_diff_text, "largest per-channel difference that still matches (default 2)")
+      ->type_name("N");
+  diff_command->add_option("--max-fraction", max_fraction_text,
+                           "fraction of pixels allowed to differ (default 0)")->type_name("F");
+  app.footer(
+      "Exit codes: 0 success, 1 runtime failure, 2 usage error.\n"
+      "\n"
+      "Examples:\n"
+      "  interop-lab --scene pattern --mode cpu\n"
+      "  interop-lab --headless --frames 120 --screenshot wave.png\n");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    result.exit_code = 0;
+    result.output = app.help();
+    return result;
+  } catch (const CLI::CallForVersion& version) {
+    result.exit_code = 0;
+    result.output = std::string(version.what()) + "\n";
+    return result;
+  } catch (const CLI::ArgumentMismatch& error) {
+    std::vector<NamedOption> named{{"--heatmap", "heat.png"}, {"--max-diff", "2"}, {"--max-fraction", "0.001"}};
+    for (const ValueOption& entry : value_options) named.push_back({entry.name, entry.example});
+    return usage_error(explain_argument_mismatch(error, named));
+  } catch (const CLI::RequiredError& error) {
+    // Only diff's A and B are required.
+    if (diff_command->parsed()) return usage_error(std::string("diff: needs two PNG files: ") + kDiffUsage);
+    return usage_error(error.what());
+  } catch (const CLI::ExtrasError&) {
+    // CLI11 raises it for the command that was left the extras: diff's own, or the main one's.
+    if (diff_command->parsed() && !diff_command->remaining().empty())
+      return usage_error(explain_extras(*diff_command, true));
+    return usage_error(explain_extras(app, false));
+  } catch (const CLI::ParseError& error) {
+    return usage_error(error.what());
+  }
+
+  if (diff_command->parsed()) {
+    if (std::string problem = check_diff(diff, *diff_command, max_diff_text, max_fraction_text); !problem.empty())
+      return usage_error(problem);
+    options.diff = diff;
+    return result;
+  }
+
+  // In table order, so of several bad values the first one on the help screen is reported.
+  for (const ValueOption& entry : value_options) {
+    if (entry.option->count() == 0) continue;
+    if (std::string problem = entry.check(entry.value, options); !problem.empty())
+      return usage_error(problem);
+  }
+  if (std::string problem = check_mode_of_api(options); !problem.empty()) return usage_error(problem);
+  if (std::string problem = check_gl_only_options(app, options); !problem.empty()) return usage_error(problem);
+  if (std::string problem = check_semaphores_option(app, options); !problem.empty()) return usage_error(problem);
+  for (const char* bench_only : {"--sizes", "--bench-frames", "--bench-repeat", "--json", "--chart", "--bench-window"})
+    if (!options.bench && app.count(bench_only) > 0 && !(options.doctor && std::strcmp(bench_only, "--json") == 0))
+      return usage_error(std::string(bench_only) + " belongs to --bench; add --bench");
+  if (options.vsync && (options.headless || options.bench))
+    return usage_error(std::string("--vsync applies to a window; drop it with ") +
+                       (options.bench ? "--bench (it measures with vsync off)" : "--headless"));
+  if (!options.screenshot_dir.empty() && (options.headless || options.bench))
+    return usage_error(std::string("--screenshot-dir is where a window's screenshot key writes; drop it with ") +
+                       (options.bench ? "--bench" : "--headless"));
+  if (options.bench_window && options.headless)
+    return usage_error("--bench-window measures in a window; drop --headless");
+  if (options.bench && (options.doctor || !options.screenshot.empty()))
+    return usage_error("--bench runs on its own; drop --doctor and --screenshot");
+  if (options.bench) {
+    // --scene, --mode and --size pick the cases to measure; --frames would be silently overruled.
+    if (app.count("--frames") > 0)
+      return usage_error("--frames does not apply to --bench; use --bench-frames N for the measured frames per case");
+    if (app.count("--size") > 0 && app.count("--sizes") > 0)
+      return usage_error("--size and --sizes both pick the benchmark's sizes; give one of them");
+    if (app.count("--size") > 0) options.bench_sizes = {{options.width, options.height}};
+    if (app.count("--scene") > 0) options.bench_scene = options.scene;
+  }
+  // --list and --doctor answer and exit: an option they would ignore (a --screenshot never written) is
+  // a mistake to point out, not to drop in silence.
+  if (const std::string ignored = ignored_option(app, options); !ignored.empty()) return usage_error(ignored);
+  return result;
+}
+
+}  // namespace lab

@@ -1,0 +1,75 @@
+// app/core/cpu_mode.hpp — the `cpu` mode of any backend whose renderer copies between host memory and its
+// resources: no CUDA at all. The scene's CPU reference writes host memory, Renderer::upload copies it into
+// the resources; what the reference reads (the postprocess scene's rendered cubes) comes the other way,
+// Renderer::download after the cubes pass. The same hand-offs as the GL cpu mode (app/gl/mode_cpu.cpp), so
+// every API's frames agree. Nothing here knows a graphics API: app/vulkan, app/d3d11 and app/d3d12
+// instantiate it with their Mode interface and Renderer, as app/core/staging_mode.hpp (which says what it
+// needs of them). `Timers` is empty for a backend without per-phase timing, or FrameTimers: then the
+// reference is timed on the host as the kernel, and the downloads as the backend's `graphics_copy` phase.
+#pragma once
+
+#include "app/os/out_of_memory.hpp"
+#include "app/scene/scene_compute.hpp"
+#include "app/timing/timing.hpp"
+
+#include <cstdint>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lab {
+
+template <class Mode, class Renderer, class... Timers>
+class CpuMode final : public Mode {
+ public:
+  explicit CpuMode(Phase graphics_copy = Phase::GlCopy) : m_graphics_copy(graphics_copy) {}
+
+  ModeId id() const override { return ModeId::Cpu; }
+
+  void attach(Renderer& renderer) override {
+    detach();
+    for (const auto& resource : renderer.resources()) {
+      const ResourceDesc& desc = resource.desc;
+      m_descs.push_back(desc);
+      try {
+        m_storage.emplace_back(desc.bytes);
+      } catch (const std::bad_alloc&) {
+        detach();
+        throw_out_of_memory(std::string("the cpu mode's copy of the ") + desc.label, desc.bytes);
+      }
+      m_views.push_back({m_storage.back().data(), desc.bytes, linear_pitch(desc)});
+    }
+  }
+
+  void detach() override {
+    m_views.clear();
+    m_storage.clear();
+    m_descs.clear();
+  }
+
+  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame, Timers&... timers) override {
+    for (size_t i = 0; i < m_descs.size(); ++i) {
+      if (m_descs[i].role != ResourceRole::Input) continue;
+      std::optional<typename TimedGuards<Timers...>::Graphics> phase;
+      if constexpr (sizeof...(Timers) > 0) phase.emplace(timers..., m_graphics_copy);
+      renderer.download(static_cast<int>(i), m_storage[i].data());
+    }
+    {
+      std::optional<typename TimedGuards<Timers...>::Cpu> phase;
+      if constexpr (sizeof...(Timers) > 0) phase.emplace(timers..., Phase::Kernel);
+      scene.compute_cpu(frame, m_views);
+    }
+    // The uploads reach the resources at the next pass (Vulkan) or at once (Direct3D): timed with the draw.
+    for (size_t i = 0; i < m_descs.size(); ++i)
+      if (m_descs[i].role == ResourceRole::Output) renderer.upload(static_cast<int>(i), m_storage[i].data());
+  }
+
+ private:
+  Phase m_graphics_copy;  // what the downloads are timed as (the backend's own copy phase)
+  std::vector<ResourceDesc> m_descs;
+  std::vector<std::vector<uint8_t>> m_storage;
+  std::vector<HostResourceView> m_views;
+};
+
+}  // namespace lab

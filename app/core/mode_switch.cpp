@@ -1,0 +1,23 @@
+// app/core/mode_switch.cpp — attach_or_keep.
+#include "app/core/mode_switch.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace lab {
+
+std::string attach_or_keep(ModeId wanted, ModeId previous, const std::function<void(ModeId)>& attach,
+                           const std::function<void()>& detach_failed) {
+  try {
+    attach(wanted);
+    return "";
+  } catch (const std::runtime_error& error) {
+    const std::string notice = std::string(to_string(wanted)) + " cannot run here: " + error.what();
+    std::fprintf(stderr, "interop-lab: %s; staying in %s\n", notice.c_str(), to_string(previous));
+    detach_failed();
+    attach(previous);
+    return notice;
+  }
+}
+
+}  // namespace lab

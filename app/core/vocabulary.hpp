@@ -1,0 +1,66 @@
+// app/core/vocabulary.hpp — the words the whole app shares: which graphics API shows the frames
+// (GraphicsApi), what is computed (SceneId), how results cross (ModeId) and which modes each API has
+// (modes_of), how the split mode copies (SplitCopy), with their names and one-line descriptions, and
+// the size of a frame (Extent). The command line, the scenes, the modes, the panel, the bench and the
+// doctor all speak it; it depends on nothing of theirs. The name tables are in cli.cpp (app/core/names.hpp's
+// NamedValue).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lab {
+
+// A frame's size in pixels: the window's framebuffer or the headless target.
+struct Extent {
+  int width = 0;
+  int height = 0;
+  bool empty() const { return width <= 0 || height <= 0; }
+  bool operator==(const Extent& other) const { return width == other.width && height == other.height; }
+  bool operator!=(const Extent& other) const { return !(*this == other); }
+};
+
+// The graphics API that owns the resources and draws the frame (--api). One backend folder each:
+// app/gl/, app/vulkan/, app/d3d11/ and app/d3d12/ (the Direct3D ones are Windows-only).
+enum class GraphicsApi { Gl, Vulkan, D3d11, D3d12 };
+enum class SceneId { Wave, Pattern, Postprocess };
+// Every way a result can reach the graphics API; with the scene, what users switch live in the panel.
+// Not every API has every mode: modes_of says which.
+enum class ModeId { Interop, Reregister, Pbo, Split, Staging, Cpu, External };
+// How the split mode carries results between its compute device and the GL device: Peer is
+// cudaMemcpyPeerAsync where the two can reach each other (else through host memory, said why); Host
+// always goes through pinned host memory.
+enum class SplitCopy { Peer, Host };
+
+const char* to_string(GraphicsApi api);
+const char* to_string(SceneId scene);
+const char* to_string(ModeId mode);
+const char* to_string(SplitCopy copy);
+std::optional<GraphicsApi> api_from_string(const std::string& name);
+std::optional<SceneId> scene_from_string(const std::string& name);
+std::optional<ModeId> mode_from_string(const std::string& name);
+// Every value, in the order --list and the panel show them.
+const std::vector<GraphicsApi>& all_apis();
+const std::vector<SceneId>& all_scenes();
+const std::vector<ModeId>& all_modes();
+const std::vector<SplitCopy>& all_split_copies();
+// One line each, for --list and the panel's tooltips.
+const char* describe(GraphicsApi api);
+const char* describe(SceneId scene);
+const char* describe(ModeId mode);
+// The API's own name for messages: "OpenGL", "Vulkan", "Direct3D 11", "Direct3D 12".
+const char* display_name(GraphicsApi api);
+
+// Whether a mode can run here, as every backend judges it.
+struct ModeAvailability {
+  bool available = false;
+  std::string reason;  // why not, with a remedy
+};
+
+// The modes `api` has, in the order --list and its panel show them: the one table that the parser,
+// --list, the doctor and each backend's availability consult.
+const std::vector<ModeId>& modes_of(GraphicsApi api);
+bool has_mode(GraphicsApi api, ModeId mode);
+
+}  // namespace lab

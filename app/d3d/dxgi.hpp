@@ -1,0 +1,60 @@
+// app/d3d/dxgi.hpp — what both Direct3D backends share (app/d3d11, and app/d3d12, which links
+// labd3d11): HRESULT checks that throw with the call and the code, adapter names and LUIDs as the doctor
+// and the messages print them, and the embedded HLSL compiled with D3DCompile. Windows only.
+#pragma once
+
+#include <d3dcommon.h>
+#include <dxgi1_2.h>
+#include <windows.h>
+#include <wrl/client.h>
+
+#include <glm/mat4x4.hpp>
+
+#include <string>
+#include <utility>
+
+namespace lab::d3d {
+
+// "0x887A0005"
+std::string hresult_text(HRESULT result);
+// Throws std::runtime_error "<call> failed: HRESULT 0x..." when `result` failed.
+void check(HRESULT result, const char* call);
+#define LAB_D3D_CHECK(call) ::lab::d3d::check((call), #call)
+
+// A wide string as ASCII, other characters as '?' (adapter descriptions).
+std::string narrow(const wchar_t* wide);
+// The adapter's description (ASCII; other characters as '?') and its LUID: "NVIDIA H200 (LUID 0x...)".
+std::string adapter_name(const wchar_t* description, const LUID& luid);
+std::string luid_text(const LUID& luid);
+
+// An NT handle this process owns (what CreateSharedHandle returns), closed with CloseHandle by its
+// destructor. Move-only. CUDA's imports of NT handles do not take them over, unlike POSIX file descriptors:
+// the CUDA Runtime API reference leaves closing them to the caller once the import is done.
+class SharedHandle {
+ public:
+  SharedHandle() = default;
+  explicit SharedHandle(HANDLE handle) : m_handle(handle) {}
+  ~SharedHandle() {
+    if (m_handle != nullptr) CloseHandle(m_handle);
+  }
+  SharedHandle(const SharedHandle&) = delete;
+  SharedHandle& operator=(const SharedHandle&) = delete;
+  SharedHandle(SharedHandle&& other) noexcept : m_handle(std::exchange(other.m_handle, nullptr)) {}
+  SharedHandle& operator=(SharedHandle&& other) noexcept {
+    std::swap(m_handle, other.m_handle);
+    return *this;
+  }
+  HANDLE get() const { return m_handle; }
+
+ private:
+  HANDLE m_handle = nullptr;
+};
+
+// A column-major matrix as an HLSL constant buffer takes it (the shaders read it as column_major).
+void copy_matrix(float (&to)[16], const glm::mat4& from);
+
+// assets/shaders/hlsl/<file>'s `entry` compiled for `target` ("vs_5_0", "ps_5_0"); throws with the
+// compiler's log.
+Microsoft::WRL::ComPtr<ID3DBlob> compile(const char* file, const char* entry, const char* target);
+
+}  // namespace lab::d3d

@@ -1,0 +1,179 @@
+// app/scene/scene_compute.hpp — the graphics-API-free half of a scene: WHAT is computed each frame (CUDA
+// kernels and their CPU reference), which resources the kernels write or read, and what the frame needs
+// drawn around them. Every graphics backend (app/gl, app/vulkan, app/d3d11, ...) creates the resources
+// in its own API from ResourceDesc, makes them available to the kernels in its own way (a mode), and
+// performs the draws that SceneDraw names with the data this header computes (cameras, meshes, cube
+// placements), so every API shows the same frame. Nothing here includes a graphics API.
+#pragma once
+
+#include "app/core/vocabulary.hpp"
+#include "kernels/postprocess.hpp"
+
+#include <cuda_runtime_api.h>
+#include <glm/mat4x4.hpp>
+#include <glm/vec3.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace lab {
+
+struct FrameInfo {
+  long long index = 0;
+  float time = 0.0f;  // seconds of animation: index / 60 when --frames is given, else wall time
+  Extent extent;
+};
+
+enum class ResourceKind { Buffer, Texture2D };
+// Seen from the kernels: an Output is written every frame in full, an Input only read.
+enum class ResourceRole { Output, Input };
+
+// One resource the kernels use, in no API's terms. Textures are RGBA8 (UNORM, 4 bytes a texel), row 0
+// at the bottom of the picture as in GL (screenshots flip rows; every backend keeps this order).
+struct ResourceDesc {
+  const char* label = "";  // "vertex buffer", "rendered scene": for the panel and messages
+  ResourceKind kind = ResourceKind::Buffer;
+  ResourceRole role = ResourceRole::Output;
+  size_t bytes = 0;        // buffers: size; textures: width * height * 4
+  int width = 0, height = 0;  // textures
+};
+
+// Bytes between rows when a texture sits in linear memory (tightly packed RGBA8); 0 for buffers.
+inline size_t linear_pitch(const ResourceDesc& desc) {
+  return desc.kind == ResourceKind::Texture2D ? static_cast<size_t>(desc.width) * 4 : 0;
+}
+
+// Whether any of `descs` plays `role` (e.g. whether a mode has inputs to bring to the kernels).
+template <class Desc>
+bool has_role(const std::vector<Desc>& descs, ResourceRole role) {
+  for (const Desc& desc : descs)
+    if (desc.role == role) return true;
+  return false;
+}
+
+// One resource as a CUDA kernel gets it this frame. Which fields are set depends on the mode:
+// buffers always come as `pointer`; textures as `surface` (Output) / `texture` (Input) when the API's
+// texture itself is mapped or imported, or as linear memory (`pointer` + `pitch`) when the mode copies.
+struct CudaResourceView {
+  void* pointer = nullptr;
+  size_t bytes = 0;
+  size_t pitch = 0;
+  cudaSurfaceObject_t surface = 0;
+  cudaTextureObject_t texture = 0;
+};
+
+// `desc` as the kernels see it when it lives in linear device memory at `pointer` (a mode's copy).
+inline CudaResourceView linear_view(void* pointer, const ResourceDesc& desc) {
+  CudaResourceView view;
+  view.pointer = pointer;
+  view.bytes = desc.bytes;
+  view.pitch = linear_pitch(desc);
+  return view;
+}
+
+// One resource in host memory, for the CPU reference.
+struct HostResourceView {
+  void* pointer = nullptr;
+  size_t bytes = 0;
+  size_t pitch = 0;
+};
+
+// ---- What a frame needs drawn, and the data every backend draws it with ---------------------------
+
+// The three draws of the scenes. Each backend implements each one; the data comes from below, so the
+// pictures agree across APIs within the goldens' tolerance.
+enum class SceneDraw {
+  ShowImage,  // the frame is resources()[image_resource], shown as it is (no scaling, no filtering)
+  LitMesh,    // the wave mesh: vertex buffer resources()[mesh_resource] (WaveVertex), wave_mesh_indices()
+};
+
+struct DrawPlan {
+  SceneDraw draw = SceneDraw::ShowImage;
+  int image_resource = -1;  // ShowImage
+  int mesh_resource = -1;   // LitMesh
+  // Lit cubes rendered into resources()[cubes_target] before the kernels run (postprocess), else -1.
+  int cubes_target = -1;
+};
+
+// The two frame draws' plans, without a cubes pass (set cubes_target for one).
+inline DrawPlan show_image_plan(int image_resource) {
+  DrawPlan plan;
+  plan.draw = SceneDraw::ShowImage;
+  plan.image_resource = image_resource;
+  return plan;
+}
+inline DrawPlan lit_mesh_plan(int mesh_resource) {
+  DrawPlan plan;
+  plan.draw = SceneDraw::LitMesh;
+  plan.mesh_resource = mesh_resource;
+  return plan;
+}
+
+// The wave mesh: kWaveGrid x kWaveGrid vertices of kernels::WaveVertex (position, normal: 6 floats),
+// drawn as indexed triangles, counter-clockwise seen from above; cleared to kClearColor first, depth test
+// on, no culling; wave.vert/wave.frag light it (kernels::wave_shade is the same formula).
+constexpr int kWaveGrid = 256;
+std::vector<uint32_t> wave_mesh_indices();
+// The wave camera: perspective for the extent's aspect ratio, looking at the centre (GL clip space:
+// z in -w..w; backends with 0..w depth remap z).
+glm::mat4 wave_view_projection(Extent extent);
+// The background the wave scene clears to: whole 8-bit steps, so every driver stores the same bytes
+// (a value halfway between two steps may round either way).
+constexpr float kClearColor[3] = {20.0f / 255.0f, 20.0f / 255.0f, 26.0f / 255.0f};
+
+// The postprocess scene's 3D input: one unit cube mesh (LitVertex: position, normal; four vertices a
+// face), drawn once per CubeInstance with lit.vert/lit.frag, depth test and back-face culling on,
+// counter-clockwise front faces, after clearing to kCubesClearColor.
+struct LitVertex {
+  float position[3];
+  float normal[3];
+};
+struct CubeMesh {
+  std::vector<LitVertex> vertices;
+  std::vector<uint32_t> indices;
+};
+CubeMesh cube_mesh();
+struct CubeInstance {
+  glm::mat4 model;
+  glm::vec3 color;
+};
+struct CubesView {
+  glm::mat4 view_projection;  // GL clip space, as wave_view_projection
+  glm::vec3 eye;
+  std::vector<CubeInstance> cubes;  // in draw order: the floor, seven orbiting cubes, the centre one
+};
+CubesView cubes_view(Extent extent, float time);
+constexpr float kCubesClearColor[3] = {0.10f, 0.11f, 0.14f};
+
+// ---- The compute ------------------------------------------------------------------------------------
+
+class SceneCompute {
+ public:
+  virtual ~SceneCompute() = default;
+  virtual SceneId id() const = 0;
+
+  // The resources for `extent`, in the order compute_cuda/compute_cpu get their views.
+  virtual std::vector<ResourceDesc> resources(Extent extent) const = 0;
+  // True when a new extent changes resources() (the backend re-creates them, the mode re-attaches).
+  virtual bool resize_recreates_resources() const = 0;
+  virtual DrawPlan draw_plan() const = 0;
+
+  // Runs the CUDA kernels on views[i] for resources(frame.extent)[i], all on `stream` (of the current
+  // device).
+  virtual void compute_cuda(const FrameInfo& frame, const std::vector<CudaResourceView>& views,
+                            cudaStream_t stream) = 0;
+  // Runs the CPU reference of the same kernels.
+  virtual void compute_cpu(const FrameInfo& frame, const std::vector<HostResourceView>& views) = 0;
+  // Frees what compute_* allocated on the side (scratch memory), e.g. before the device changes.
+  virtual void release_scratch() {}
+
+  // The scene's own controls in the panel (ImGui calls), e.g. the post-process filter.
+  virtual void on_ui() {}
+};
+
+// `filter` is the postprocess scene's (the others ignore it).
+std::unique_ptr<SceneCompute> create_scene_compute(SceneId id, kernels::Filter filter);
+
+}  // namespace lab

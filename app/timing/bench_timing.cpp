@@ -1,0 +1,43 @@
+// app/timing/bench_timing.cpp — time_frames: warm-up, then the measured frames, stoppable by a signal.
+#include "app/timing/bench_timing.hpp"
+
+#include "app/os/signals.hpp"
+
+#include <chrono>
+
+namespace lab {
+namespace {
+
+constexpr int kWarmUpFrames = 20;
+constexpr double kWarmUpSeconds = 1.0;  // a slow case (the CPU path at 8K) warms up for this long at most
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::vector<double> time_frames(std::optional<long long> fixed_frames, const std::function<void(long long)>& frame,
+                                long long default_frames) {
+  const auto warm_up_start = std::chrono::steady_clock::now();
+  long long index = 0;
+  while (index < kWarmUpFrames && (index < 2 || seconds_since(warm_up_start) < kWarmUpSeconds)) {
+    stop_if_requested();  // SIGINT/SIGTERM/SIGHUP: out through main(), tearing down in order
+    frame(index++);
+  }
+  const long long most = fixed_frames.value_or(default_frames);
+  std::vector<double> wall_ms;
+  const auto started = std::chrono::steady_clock::now();
+  for (long long i = 0; i < most; ++i) {
+    stop_if_requested();
+    const auto begin = std::chrono::steady_clock::now();
+    frame(index++);
+    wall_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count());
+    if (!fixed_frames && seconds_since(started) > kBenchCaseSeconds &&
+        static_cast<long long>(wall_ms.size()) >= kMinBenchFrames)
+      break;
+  }
+  return wall_ms;
+}
+
+}  // namespace lab

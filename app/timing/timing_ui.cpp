@@ -1,0 +1,89 @@
+// app/timing/timing_ui.cpp — the timing tables of the panels (app/gl/ui.cpp, app/vulkan/app.cpp).
+#include "app/timing/timing_ui.hpp"
+
+#include "app/core/names.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace lab {
+namespace {
+
+constexpr Phase kShownPhases[] = {Phase::Register, Phase::Map,      Phase::Wait,   Phase::Kernel,
+                                  Phase::Signal,   Phase::Unmap,    Phase::Unregister, Phase::CudaCopy,
+                                  Phase::GlCopy,   Phase::VulkanCopy, Phase::Draw,   Phase::Frame};
+
+}  // namespace
+
+void draw_timings(const FrameTimers& timers, ModeId mode) {
+  const int tag = static_cast<int>(mode);
+  if (ImGui::BeginTable("phases", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("phase");
+    ImGui::TableSetupColumn("last ms");
+    ImGui::TableSetupColumn("avg ms");
+    ImGui::TableSetupColumn("p90 ms");
+    ImGui::TableHeadersRow();
+    for (const Phase phase : kShownPhases) {
+      if (!timers.has(tag, phase)) continue;
+      const PhaseStats& stats = timers.stats(tag, phase);
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(to_string(phase));
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", stats.last_ms);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", stats.average_ms);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", stats.p90_ms);
+    }
+    ImGui::EndTable();
+  }
+  for (const Phase phase : {Phase::Kernel, Phase::Frame}) {
+    if (!timers.has(tag, phase)) continue;
+    const std::vector<float>& history = timers.stats(tag, phase).history;
+    if (history.empty()) continue;
+    const float peak = *std::max_element(history.begin(), history.end());
+    const std::string label = std::string(to_string(phase)) + " (ms)";
+    // A fixed width: -1 ("fill the window") collapses to nothing in an auto-sized window.
+    ImGui::PlotLines(("##" + label).c_str(), history.data(), static_cast<int>(history.size()), 0, label.c_str(), 0.0f,
+                     std::max(peak * 1.2f, 0.01f), ImVec2(400, 50));
+  }
+}
+
+void draw_mode_table(const FrameTimers& timers) {
+  // The phases some mode recorded (an API's own copy phase, the external mode's semaphores), in this order.
+  std::vector<Phase> columns;
+  for (const Phase phase : {Phase::Map, Phase::Wait, Phase::Kernel, Phase::Signal, Phase::Unmap, Phase::CudaCopy,
+                            Phase::GlCopy, Phase::VulkanCopy, Phase::Frame}) {
+    const auto recorded = [&](ModeId mode) { return timers.has(static_cast<int>(mode), phase); };
+    if (std::any_of(all_modes().begin(), all_modes().end(), recorded)) columns.push_back(phase);
+  }
+  if (!ImGui::BeginTable("modes", 1 + static_cast<int>(columns.size()),
+                         ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
+    return;
+  ImGui::TableSetupColumn("mode (avg ms)");
+  for (const Phase phase : columns) ImGui::TableSetupColumn(to_string(phase));
+  ImGui::TableHeadersRow();
+  for (const ModeId mode : all_modes()) {
+    const int tag = static_cast<int>(mode);
+    if (!timers.has(tag, Phase::Frame) && !timers.has(tag, Phase::Kernel)) continue;
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(to_string(mode));
+    for (const Phase phase : columns) {
+      ImGui::TableNextColumn();
+      if (timers.has(tag, phase)) {
+        ImGui::Text("%.3f", timers.stats(tag, phase).average_ms);
+      } else {
+        ImGui::TextDisabled("-");
+      }
+    }
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace lab
