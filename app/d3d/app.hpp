@@ -109,11 +109,11 @@ class App {
   // Declaration order is teardown order in reverse (and ~App() detaches the mode first): the mode's
   // copies, registrations or imports, the scene's scratch memory, the swap chain (and ImGui's Direct3D
   // backend), the panel, the renderer's resources, the device, the stream, the window.
-  std::unique_ptr<Window> m_window;
+  std::unique_ptr<glfw::Window> m_window;
   std::optional<interop::Stream> m_stream;
   Device m_device;
   std::unique_ptr<Renderer> m_renderer;
-  std::unique_ptr<Panel> m_panel;
+  std::unique_ptr<glfw::Panel> m_panel;
   std::unique_ptr<Presenter> m_presenter;
   std::unique_ptr<SceneCompute> m_scene;
   DrawPlan m_plan;
@@ -162,8 +162,10 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
                              " is unavailable: " + availability.reason);
 
   if (!options.headless) {
-    m_window = std::make_unique<Window>(
-        m_extent, (std::string("interop-lab (") + display_name(Backend::kApi) + ")").c_str());
+    glfw::WindowDesc window;
+    window.extent = m_extent;
+    window.title = std::string("interop-lab (") + display_name(Backend::kApi) + ")";
+    m_window = std::make_unique<glfw::Window>(window);
     const Extent framebuffer = m_window->poll();  // the window manager may have its say
     if (!framebuffer.empty()) m_extent = framebuffer;
   }
@@ -176,9 +178,9 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   m_device = Backend::create_device(desc);
   m_renderer = std::make_unique<Renderer>(m_device, m_extent);
   if (m_window) {
-    if (!options.no_ui) m_panel = std::make_unique<Panel>(*m_window);
+    if (!options.no_ui) m_panel = std::make_unique<glfw::Panel>(*m_window, false);
     const bool vsync = options.vsync.value_or(!options.frames.has_value());  // --frames: as fast as it can
-    m_presenter = Backend::create_presenter(*m_renderer, m_device, m_window->hwnd(), m_extent,
+    m_presenter = Backend::create_presenter(*m_renderer, m_device, hwnd(*m_window), m_extent,
                                             m_panel != nullptr, vsync);
   }
   m_scene = create_scene_compute(options.scene, options.filter);

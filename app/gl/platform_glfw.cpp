@@ -3,6 +3,8 @@
 // __GLX_VENDOR_LIBRARY_NAME=nvidia gives an NVIDIA GLX context that CUDA can share.
 #include "app/gl/platform.hpp"
 
+#include "app/glfw/window.hpp"
+
 #include <GLFW/glfw3.h>
 
 #include <stdexcept>
@@ -11,18 +13,11 @@
 namespace lab {
 namespace {
 
-std::string glfw_error_text() {
-  const char* description = nullptr;
-  const int code = glfwGetError(&description);
-  if (code == GLFW_NO_ERROR) return "GLFW gave no reason";
-  return description ? description : "GLFW error " + std::to_string(code);
-}
-
 class GlfwPlatform final : public Platform {
  public:
   explicit GlfwPlatform(const WindowDesc& desc) {
     if (!glfwInit())
-      throw std::runtime_error("cannot open a window: " + glfw_error_text() +
+      throw std::runtime_error("cannot open a window: " + glfw::error_text() +
                                ". Without a display, run under Xvfb (xvfb-run) or use --headless");
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
@@ -31,7 +26,7 @@ class GlfwPlatform final : public Platform {
     glfwWindowHint(GLFW_VISIBLE, desc.visible ? GLFW_TRUE : GLFW_FALSE);
     m_window = glfwCreateWindow(desc.extent.width, desc.extent.height, desc.title.c_str(), nullptr, nullptr);
     if (m_window == nullptr) {
-      const std::string reason = glfw_error_text();
+      const std::string reason = glfw::error_text();
       glfwTerminate();
       throw std::runtime_error("cannot create a GL 4.5 core window: " + reason +
                                ". The GL driver must support OpenGL 4.5 core (Mesa llvmpipe does)");

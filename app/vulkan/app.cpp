@@ -11,8 +11,6 @@
 #include "interop/error.hpp"
 #include "kernels/common.hpp"
 
-#include <GLFW/glfw3.h>
-#include <backends/imgui_impl_glfw.h>
 #include <cuda_runtime_api.h>
 #include <imgui.h>
 
@@ -30,86 +28,7 @@ void log(const std::string& message) {
   std::fprintf(stderr, "interop-lab: %s\n", message.c_str());
 }
 
-std::string glfw_error_text() {
-  const char* description = nullptr;
-  const int code = glfwGetError(&description);
-  if (code == GLFW_NO_ERROR) return "GLFW gave no reason";
-  return description ? description : "GLFW error " + std::to_string(code);
-}
-
 }  // namespace
-
-// A GLFW window without a GL context (GLFW_NO_API): the presenter makes its Vulkan surface. Key presses
-// queue up for the frame loop (ImGui's GLFW backend, installed after this, chains to the callback).
-struct App::Window {
-  struct KeyPress {
-    int key = 0;
-    int mods = 0;
-  };
-  explicit Window(Extent extent) {
-    if (glfwInit() != GLFW_TRUE)
-      throw std::runtime_error("cannot open a window: " + glfw_error_text() +
-                               ". Without a display, run under Xvfb (xvfb-run) or use --headless");
-    if (glfwVulkanSupported() != GLFW_TRUE) {
-      const std::string reason = glfw_error_text();
-      glfwTerminate();
-      throw std::runtime_error("GLFW finds no Vulkan loader for a window (" + reason +
-                               "): install libvulkan1, or use --headless");
-    }
-    glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
-    handle = glfwCreateWindow(extent.width, extent.height, "interop-lab (Vulkan)", nullptr, nullptr);
-    if (handle == nullptr) {
-      const std::string reason = glfw_error_text();
-      glfwTerminate();
-      throw std::runtime_error("cannot create a window: " + reason + "; use --headless");
-    }
-    glfwSetWindowUserPointer(handle, this);
-    glfwSetKeyCallback(handle, [](GLFWwindow* window, int key, int /*scancode*/, int action, int mods) {
-      if (action == GLFW_PRESS) static_cast<Window*>(glfwGetWindowUserPointer(window))->presses.push_back({key, mods});
-    });
-  }
-  ~Window() {
-    glfwDestroyWindow(handle);
-    glfwTerminate();
-  }
-  Window(const Window&) = delete;
-  Window& operator=(const Window&) = delete;
-
-  // Between the window and the primary monitor's full screen; the windowed place and size come back.
-  void toggle_fullscreen() {
-    if (glfwGetWindowMonitor(handle) != nullptr) {
-      glfwSetWindowMonitor(handle, nullptr, windowed_at[0], windowed_at[1], windowed_at[2], windowed_at[3], 0);
-      return;
-    }
-    GLFWmonitor* monitor = glfwGetPrimaryMonitor();
-    const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
-    if (mode == nullptr) return;  // no monitor to fill (a headless X server without RandR)
-    glfwGetWindowPos(handle, &windowed_at[0], &windowed_at[1]);
-    glfwGetWindowSize(handle, &windowed_at[2], &windowed_at[3]);
-    glfwSetWindowMonitor(handle, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
-  }
-
-  GLFWwindow* handle = nullptr;
-  std::vector<KeyPress> presses;
-  int windowed_at[4] = {0, 0, 0, 0};  // x, y, width, height before full screen
-};
-
-// Dear ImGui's context over the window (its Vulkan backend belongs to the presenter). No layout file:
-// the Vulkan panel has nothing to remember yet.
-struct App::Panel {
-  explicit Panel(GLFWwindow* window) {
-    IMGUI_CHECKVERSION();
-    ImGui::CreateContext();
-    ImGui::GetIO().IniFilename = nullptr;
-    ImGui_ImplGlfw_InitForVulkan(window, true);
-  }
-  ~Panel() {
-    ImGui_ImplGlfw_Shutdown();
-    ImGui::DestroyContext();
-  }
-  Panel(const Panel&) = delete;
-  Panel& operator=(const Panel&) = delete;
-};
 
 App::App(const Options& options) : m_options(options), m_extent{options.width, options.height} {
   m_cuda_devices = probe_cuda_devices();
@@ -130,11 +49,15 @@ App::App(const Options& options) : m_options(options), m_extent{options.width, o
 
   ContextOptions context_options;
   if (!options.headless) {
-    m_window = std::make_unique<Window>(m_extent);
+    glfw::WindowDesc window;
+    window.extent = m_extent;
+    window.title = "interop-lab (Vulkan)";
+    window.no_display_remedy = ". Without a display, run under Xvfb (xvfb-run) or use --headless";
+    window.vulkan = true;
+    m_window = std::make_unique<glfw::Window>(window);
     context_options.surface_extensions = surface_extensions();
-    int width = 0, height = 0;
-    glfwGetFramebufferSize(m_window->handle, &width, &height);  // the window manager may have its say
-    if (width > 0 && height > 0) m_extent = {width, height};
+    const Extent framebuffer = m_window->poll();  // the window manager may have its say
+    if (!framebuffer.empty()) m_extent = framebuffer;
   }
   // The CUDA device's own GPU, so CUDA can import what Vulkan exports; without CUDA, the first device.
   if (m_cuda.device >= 0) {
@@ -148,9 +71,9 @@ App::App(const Options& options) : m_options(options), m_extent{options.width, o
   m_renderer = std::make_unique<Renderer>(*m_context, m_extent);
   m_timers = std::make_unique<FrameTimers>(m_renderer->timer_queries());
   if (m_window) {
-    if (!options.no_ui) m_panel = std::make_unique<Panel>(m_window->handle);
+    if (!options.no_ui) m_panel = std::make_unique<glfw::Panel>(*m_window, true);
     // As the GL app: vsync on in a window, off with --frames (a fixed count runs as fast as it can).
-    m_presenter = std::make_unique<Presenter>(*m_renderer, m_window->handle, m_panel != nullptr,
+    m_presenter = std::make_unique<Presenter>(*m_renderer, m_window->handle(), m_panel != nullptr,
                                               options.vsync.value_or(!options.frames));
   }
   m_scene = create_scene_compute(options.scene, options.filter);
@@ -176,17 +99,14 @@ App::~App() {
 
 void App::resize(Extent extent) {
   if (m_window) {
-    glfwSetWindowSize(m_window->handle, extent.width, extent.height);
+    m_window->request_size(extent);
     return;
   }
   apply_extent(extent);
 }
 
 bool App::follow_window_size() {
-  glfwPollEvents();
-  int width = 0, height = 0;
-  glfwGetFramebufferSize(m_window->handle, &width, &height);
-  const Extent extent{width, height};
+  const Extent extent = m_window->poll();
   if (extent.empty()) return false;
   apply_extent(extent);
   return true;
@@ -245,10 +165,7 @@ bool App::render_frame(long long index) {
   apply_switches();
   if (m_window) {
     if (!follow_window_size()) return false;
-    std::vector<Window::KeyPress> presses;
-    presses.swap(m_window->presses);
-    for (const Window::KeyPress& press : presses)
-      if (const std::optional<Hotkey> hotkey = hotkey_for(press.key, press.mods)) handle_hotkey(*hotkey);
+    for (const Hotkey hotkey : m_window->take_hotkeys()) handle_hotkey(hotkey);
     apply_switches();  // what a key asked for, in this frame
   }
   // As the GL app: a fixed frame count or no window repeats exactly; a window's animation runs on time.
@@ -275,7 +192,7 @@ bool App::render_frame(long long index) {
       ImDrawData* ui = nullptr;
       if (m_panel && m_panel_visible) {
         m_presenter->begin_ui_frame();
-        ImGui_ImplGlfw_NewFrame();
+        m_panel->begin_frame();
         ImGui::NewFrame();
         draw_panel();
         ImGui::Render();
@@ -307,7 +224,7 @@ void App::handle_hotkey(Hotkey hotkey) {
       if (m_presenter) m_presenter->set_vsync(!m_presenter->vsync());
       break;
     case Hotkey::Quit:
-      if (m_window) glfwSetWindowShouldClose(m_window->handle, GLFW_TRUE);
+      if (m_window) m_window->request_close();
       break;
     case Hotkey::NextScene: request_scene(scene_after(m_pending_scene.value_or(m_scene->id()))); break;
     case Hotkey::NextMode:
@@ -399,11 +316,11 @@ int App::run() {
   long long index = 0;
   while (frames < 0 || index < frames) {
     stop_if_requested();  // SIGINT/SIGTERM/SIGHUP: out through main(), tearing down in order
-    if (m_window && glfwWindowShouldClose(m_window->handle)) break;
+    if (m_window && m_window->should_close()) break;
     if (render_frame(index)) {
       ++index;
     } else {
-      glfwWaitEventsTimeout(0.1);  // minimised: nothing to draw until it comes back
+      m_window->wait(0.1);  // minimised: nothing to draw until it comes back
     }
   }
   if (m_options.screenshot.empty()) return 0;

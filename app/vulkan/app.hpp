@@ -7,6 +7,7 @@
 
 #include "app/core/cli.hpp"
 #include "app/core/hotkeys.hpp"
+#include "app/glfw/window.hpp"
 #include "app/image/image_io.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "app/timing/timing.hpp"
@@ -83,9 +84,6 @@ class App {
   void handle_hotkey(Hotkey hotkey);
 
  private:
-  struct Window;  // the GLFW window of a run without --headless (app.cpp)
-  struct Panel;   // its Dear ImGui context (app.cpp)
-
   // In a window: handles its events and follows its framebuffer's size. False while it is minimised.
   bool follow_window_size();
   // The window's panel: the device, scene, mode, size, frame time and validation count, the scene's own
@@ -107,13 +105,13 @@ class App {
   // Declaration order is teardown order in reverse (and ~App() detaches the mode first): the mode's
   // copies and imports, the scene's scratch memory, the swapchain, the renderer's resources, the
   // stream, the device, the window.
-  std::unique_ptr<Window> m_window;
+  std::unique_ptr<glfw::Window> m_window;
   std::unique_ptr<Context> m_context;
   std::optional<interop::Stream> m_stream;
   std::unique_ptr<Renderer> m_renderer;
   std::unique_ptr<FrameTimers> m_timers;  // their Vulkan queries belong to the renderer
   bool m_timing = true;
-  std::unique_ptr<Panel> m_panel;  // before the presenter, which shuts ImGui's Vulkan backend down first
+  std::unique_ptr<glfw::Panel> m_panel;  // before the presenter, which shuts ImGui's Vulkan backend down first
   std::unique_ptr<Presenter> m_presenter;
   std::unique_ptr<SceneCompute> m_scene;
   DrawPlan m_plan;
