@@ -3,25 +3,24 @@
 // the resources; what the reference reads (the postprocess scene's rendered cubes) comes the other way,
 // Renderer::download after the cubes pass. The same hand-offs as the GL cpu mode (app/gl/mode_cpu.cpp), so
 // every API's frames agree. Nothing here knows a graphics API: app/vulkan, app/d3d11 and app/d3d12
-// instantiate it with their Mode interface and Renderer, as app/core/staging_mode.hpp (which says what it
-// needs of them). `Timers` is empty for a backend without per-phase timing, or FrameTimers: then the
-// reference is timed on the host as the kernel, and the downloads as the backend's `graphics_copy` phase.
+// instantiate it with their Renderer (app/core/mode.hpp says what it needs of it). The reference is timed
+// on the host as the kernel, and the downloads as the backend's `graphics_copy` phase.
 #pragma once
 
+#include "app/core/mode.hpp"
 #include "app/os/out_of_memory.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "app/timing/timing.hpp"
 
 #include <cstdint>
 #include <new>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace lab {
 
-template <class Mode, class Renderer, class... Timers>
-class CpuMode final : public Mode {
+template <class Renderer>
+class CpuMode final : public Mode<Renderer> {
  public:
   explicit CpuMode(Phase graphics_copy = Phase::GlCopy) : m_graphics_copy(graphics_copy) {}
 
@@ -48,16 +47,14 @@ class CpuMode final : public Mode {
     m_descs.clear();
   }
 
-  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame, Timers&... timers) override {
+  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
     for (size_t i = 0; i < m_descs.size(); ++i) {
       if (m_descs[i].role != ResourceRole::Input) continue;
-      std::optional<typename TimedGuards<Timers...>::Graphics> phase;
-      if constexpr (sizeof...(Timers) > 0) phase.emplace(timers..., m_graphics_copy);
+      const GraphicsPhase phase(timers, m_graphics_copy);
       renderer.download(static_cast<int>(i), m_storage[i].data());
     }
     {
-      std::optional<typename TimedGuards<Timers...>::Cpu> phase;
-      if constexpr (sizeof...(Timers) > 0) phase.emplace(timers..., Phase::Kernel);
+      const CpuPhase phase(timers, Phase::Kernel);
       scene.compute_cpu(frame, m_views);
     }
     // The uploads reach the resources at the next pass (Vulkan) or at once (Direct3D): timed with the draw.

@@ -1,5 +1,5 @@
 // app/core/external_mode.hpp — the `external` mode of a backend whose CUDA side is a link object: the renderer
-// creates the scene's resources shared (needs_shared_resources), the Link imports them and the backend's
+// creates the scene's resources shared (needs_importable_resources), the Link imports them and the backend's
 // semaphores into CUDA once, and each frame is: the link hands the resources to CUDA (acquire), the
 // kernels run on the imported memory, the link hands them back (release). No register, no map/unmap, no
 // copies. Nothing here knows a graphics API: app/d3d11 (keyed mutexes) and app/d3d12 (a shared fence)
@@ -12,6 +12,7 @@
 // views() for SceneCompute::compute_cuda.
 #pragma once
 
+#include "app/core/mode.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "interop/error.hpp"
 
@@ -19,8 +20,8 @@
 
 namespace lab {
 
-template <class Mode, class Renderer, class CudaContext, class Link>
-class ExternalMode final : public Mode {
+template <class Renderer, class Link>
+class ExternalMode final : public Mode<Renderer> {
  public:
   explicit ExternalMode(const CudaContext& cuda) : m_cuda(cuda) {}
   ~ExternalMode() override { detach(); }
@@ -28,7 +29,7 @@ class ExternalMode final : public Mode {
   ExternalMode& operator=(const ExternalMode&) = delete;
 
   ModeId id() const override { return ModeId::External; }
-  bool needs_shared_resources() const override { return true; }
+  bool needs_importable_resources() const override { return true; }
 
   void attach(Renderer& renderer) override {
     detach();
@@ -38,10 +39,13 @@ class ExternalMode final : public Mode {
   // The link's destructor waits for both sides before it releases anything.
   void detach() override { m_link.reset(); }
 
-  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame) override {
+  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
     m_link->acquire(renderer);
-    scene.compute_cuda(frame, m_link->views(), m_cuda.stream);
-    INTEROP_CUDA_CHECK(cudaGetLastError());  // a failed launch, reported at its frame
+    {
+      const CudaPhase phase(timers, Phase::Kernel, m_cuda.stream);
+      scene.compute_cuda(frame, m_link->views(), m_cuda.stream);
+      INTEROP_CUDA_CHECK(cudaGetLastError());  // a failed launch, reported at its frame
+    }
     m_link->release(renderer);
   }
 

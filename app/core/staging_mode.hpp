@@ -2,15 +2,15 @@
 // its resources: the kernels write cudaMalloc memory, which comes to pinned host memory and goes to the
 // graphics API with Renderer::upload; what the kernels read comes the other way (Renderer::download after
 // the cubes pass, then to the device). Works with any CUDA device, even one that does not drive the
-// graphics device. Nothing here knows a graphics API: the backend's Mode interface and Renderer are
-// template parameters, so each backend (app/d3d11, app/d3d12) instantiates it rather than copying it.
+// graphics device. Nothing here knows a graphics API: the backend's Renderer is the template parameter,
+// so each backend (app/vulkan, app/d3d11, app/d3d12) instantiates it rather than copying it.
 //
-// What it needs of them: Mode has ModeId id(), attach(Renderer&), detach() and produce(Renderer&,
-// SceneCompute&, const FrameInfo&) as virtual functions; Renderer has resources() (each with a
-// ResourceDesc `desc`, in SceneCompute::resources() order), upload(int, const void*) that has read the
-// host memory when it returns, and download(int, void*) that waits for the copy.
+// What it needs of the Renderer (app/core/mode.hpp): resources(), upload(int, const void*) that has read
+// the host memory when it returns, and download(int, void*) that waits for the copy. The downloads are
+// timed as the backend's `graphics_copy` phase, the copies and the kernels on CUDA events.
 #pragma once
 
+#include "app/core/mode.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "app/timing/timing.hpp"
 #include "interop/error.hpp"
@@ -18,13 +18,12 @@
 
 #include <cuda_runtime_api.h>
 
-#include <optional>
 #include <vector>
 
 namespace lab {
 
-template <class Mode, class Renderer, class... Timers>
-class StagingMode final : public Mode {
+template <class Renderer>
+class StagingMode final : public Mode<Renderer> {
  public:
   explicit StagingMode(cudaStream_t stream, Phase graphics_copy = Phase::GlCopy)
       : m_stream(stream), m_graphics_copy(graphics_copy) {}
@@ -57,23 +56,22 @@ class StagingMode final : public Mode {
     m_descs.clear();
   }
 
-  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame, Timers&... timers) override {
+  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
     for (int i : indices_of(ResourceRole::Input)) {
       {
-        std::optional<typename TimedGuards<Timers...>::Graphics> phase;
-        if constexpr (sizeof...(Timers) > 0) phase.emplace(timers..., m_graphics_copy);
+        const GraphicsPhase phase(timers, m_graphics_copy);
         renderer.download(i, host(i));
       }
-      [[maybe_unused]] const auto timed = cuda_phase(Phase::CudaCopy, timers...);
+      const CudaPhase phase(timers, Phase::CudaCopy, m_stream);
       INTEROP_CUDA_CHECK(cudaMemcpyAsync(device(i), host(i), bytes(i), cudaMemcpyHostToDevice, m_stream));
     }
     {
-      [[maybe_unused]] const auto timed = cuda_phase(Phase::Kernel, timers...);
+      const CudaPhase phase(timers, Phase::Kernel, m_stream);
       scene.compute_cuda(frame, m_views, m_stream);
       INTEROP_CUDA_CHECK(cudaGetLastError());  // a failed launch, reported at its frame
     }
     {
-      [[maybe_unused]] const auto timed = cuda_phase(Phase::CudaCopy, timers...);
+      const CudaPhase phase(timers, Phase::CudaCopy, m_stream);
       for (int i : indices_of(ResourceRole::Output))
         INTEROP_CUDA_CHECK(cudaMemcpyAsync(host(i), device(i), bytes(i), cudaMemcpyDeviceToHost, m_stream));
     }
@@ -83,16 +81,6 @@ class StagingMode final : public Mode {
   }
 
  private:
-  // A CudaPhase on the stream where there are timers, nothing where there are none.
-  // (Returned as a prvalue: C++17 constructs it in the caller's variable, so a guard needs no move.)
-  std::optional<typename TimedGuards<Timers...>::Cuda> cuda_phase(Phase phase, Timers&... timers) const {
-    if constexpr (sizeof...(Timers) > 0) {
-      return std::optional<CudaPhase>(std::in_place, timers..., phase, m_stream);
-    } else {
-      static_cast<void>(phase);
-      return std::nullopt;
-    }
-  }
   std::vector<int> indices_of(ResourceRole role) const {
     std::vector<int> indices;
     for (size_t i = 0; i < m_descs.size(); ++i)

@@ -13,11 +13,13 @@
 #include "app/d3d/window.hpp"
 #include "app/core/hotkeys.hpp"
 #include "app/image/image_io.hpp"
+#include "app/core/mode.hpp"
 #include "app/core/mode_switch.hpp"
 #include "app/core/remedy.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "app/os/signals.hpp"
 #include "app/core/text.hpp"
+#include "app/timing/timing.hpp"
 #include "interop/device.hpp"
 #include "interop/error.hpp"
 #include "interop/stream.hpp"
@@ -45,7 +47,6 @@ class App {
   using Device = typename Backend::Device;
   using Renderer = typename Backend::Renderer;
   using Mode = typename Backend::Mode;
-  using CudaContext = typename Backend::CudaContext;
 
   // Checks the options (--device, the mode) before any Direct3D work, then opens the window (without
   // --headless) and creates the device on the CUDA device's adapter (else the default one), the renderer, the
@@ -113,6 +114,8 @@ class App {
   std::optional<interop::Stream> m_stream;
   Device m_device;
   std::unique_ptr<Renderer> m_renderer;
+  // The modes' phases: CUDA events and host time (the Direct3D renderers have no timer queries yet).
+  FrameTimers m_timers;
   std::unique_ptr<glfw::Panel> m_panel;
   std::unique_ptr<Presenter> m_presenter;
   std::unique_ptr<SceneCompute> m_scene;
@@ -186,7 +189,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   m_scene = create_scene_compute(options.scene, options.filter);
   m_plan = m_scene->draw_plan();
   m_mode = Backend::create_mode(mode, m_cuda);
-  m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_shared_resources());
+  m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_importable_resources());
   m_mode->attach(*m_renderer);
 }
 
@@ -259,7 +262,7 @@ void App<Backend>::apply_switches() {
   const auto attach = [this](ModeId id) {
     m_mode = Backend::create_mode(id, m_cuda);
     // Re-created whole: a new scene has other resources, and a CUDA mode may need them shared.
-    m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_shared_resources());
+    m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_importable_resources());
     m_mode->attach(*m_renderer);
   };
   m_notice = attach_or_keep(mode, previous, attach, [this] {
@@ -270,7 +273,7 @@ void App<Backend>::apply_switches() {
 template <class Backend>
 void App<Backend>::apply_extent(Extent extent) {
   if (extent == m_extent) return;
-  resize_under_mode(*m_renderer, *m_scene, *m_mode, extent, m_mode->needs_shared_resources());
+  resize_under_mode(*m_renderer, *m_scene, *m_mode, extent, m_mode->needs_importable_resources());
   if (m_presenter) m_presenter->resize(extent);
   m_extent = extent;
 }
@@ -301,7 +304,9 @@ bool App<Backend>::render_frame(long long index) {
                          : std::chrono::duration<float>(std::chrono::steady_clock::now() - m_start).count();
   const FrameInfo frame{index, time, m_extent};
   if (m_plan.cubes_target >= 0) m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time));
-  m_mode->produce(*m_renderer, *m_scene, frame);
+  m_timers.begin_frame(static_cast<int>(m_mode->id()));
+  m_mode->produce(*m_renderer, *m_scene, frame, m_timers);
+  m_timers.end_frame();
   m_renderer->draw_frame(m_plan, wave_view_projection(m_extent));
   if (!m_presenter) return true;
   const auto now = std::chrono::steady_clock::now();

@@ -21,7 +21,6 @@ struct Direct3D11 {
   using DeviceDesc = d3d11::DeviceDesc;
   using Renderer = d3d11::Renderer;
   using Mode = d3d11::Mode;
-  using CudaContext = d3d11::CudaContext;
 
   static Device create_device(const DeviceDesc& desc) { return d3d11::create_device(desc); }
   static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda,

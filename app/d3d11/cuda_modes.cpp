@@ -20,7 +20,7 @@ std::unique_ptr<Mode> create_cuda_mode(ModeId id, const CudaContext& cuda) {
     case ModeId::Reregister:
       return create_interop_mode(id, cuda);
     case ModeId::Staging:
-      return std::make_unique<StagingMode<Mode, Renderer>>(cuda.stream);
+      return std::make_unique<StagingMode<Renderer>>(cuda.stream);
     case ModeId::External:
       return create_external_mode(cuda);
     default:

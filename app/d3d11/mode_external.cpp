@@ -131,7 +131,7 @@ class KeyedMutexLink {
 }  // namespace
 
 std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda) {
-  return std::make_unique<ExternalMode<Mode, Renderer, CudaContext, KeyedMutexLink>>(cuda);
+  return std::make_unique<ExternalMode<Renderer, KeyedMutexLink>>(cuda);
 }
 
 }  // namespace lab::d3d11

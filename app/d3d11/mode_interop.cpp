@@ -12,12 +12,14 @@
 // or write-discard flag, only the surface load/store hint that written textures need).
 // Needs the D3D11 device on the CUDA device's adapter (checked in attach).
 #include "app/scene/cuda_views.hpp"
+#include "app/timing/timing.hpp"
 #include "app/d3d11/cuda_modes.hpp"
 #include "app/d3d/d3d_handoff.hpp"
 #include "interop/d3d11.hpp"
 #include "interop/error.hpp"
 #include "interop/mapping.hpp"
 
+#include <optional>
 #include <vector>
 
 namespace lab::d3d11 {
@@ -79,16 +81,29 @@ class GraphicsMode final : public Mode {
     m_descs.clear();
   }
 
-  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame) override {
-    if (reregisters()) register_all(renderer);
-    {
-      interop::ScopedMap mapped(m_resources, m_cuda.stream);
-      m_mapped.bind(mapped, m_descs, m_cuda.stream);
-      scene.compute_cuda(frame, m_mapped.views(), m_cuda.stream);
-      INTEROP_CUDA_CHECK(cudaGetLastError());  // a failed launch, reported at its frame
-      mapped.unmap();
+  // Timed as GL's interop modes are: the registration calls, the map and the unmap on the host, the
+  // kernels on CUDA events.
+  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
+    if (reregisters()) {
+      const CpuPhase phase(timers, Phase::Register);
+      register_all(renderer);
     }
-    if (reregisters()) unregister_all();
+    {
+      std::optional<interop::ScopedMap> mapped;
+      {
+        const CpuPhase phase(timers, Phase::Map);
+        mapped.emplace(m_resources, m_cuda.stream);
+      }
+      m_mapped.bind(*mapped, m_descs, m_cuda.stream);
+      {
+        const CudaPhase phase(timers, Phase::Kernel, m_cuda.stream);
+        scene.compute_cuda(frame, m_mapped.views(), m_cuda.stream);
+        INTEROP_CUDA_CHECK(cudaGetLastError());  // a failed launch, reported at its frame
+      }
+      const CpuPhase phase(timers, Phase::Unmap);
+      mapped->unmap();
+    }
+    if (reregisters()) unregister_all(&timers);
   }
 
  private:
@@ -100,11 +115,14 @@ class GraphicsMode final : public Mode {
     }
   }
 
-  void unregister_all() {
+  // `timers`: the unregister calls are timed (a frame of reregister), after the wait.
+  void unregister_all(FrameTimers* timers = nullptr) {
     if (m_registrations.empty()) return;
     // The arrays die with their registrations, and their surface/texture objects must outlive the
-    // kernels that use them: wait first.
+    // kernels that use them: wait first (outside the timed phase, so it times the calls alone).
     INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));
+    std::optional<CpuPhase> phase;
+    if (timers != nullptr) phase.emplace(*timers, Phase::Unregister);
     m_mapped.forget_arrays();
     m_resources.clear();
     m_registrations.clear();

@@ -1,6 +1,6 @@
 // app/d3d11/modes.hpp — how a scene's results reach the Direct3D 11 renderer's resources: the D3D11
 // backend's modes (modes_of(GraphicsApi::D3d11)),
-// one small interface (app/d3d/mode_interface.hpp) so that each lives in its own file.
+// each in its own file behind the one mode interface (app/core/mode.hpp).
 //
 //   cpu       the CPU reference writes host memory; Renderer::upload (no CUDA at all)       mode_cpu.cpp
 //   staging, interop, reregister, external: the CUDA modes (cuda_modes.hpp), in a build with CUDA
@@ -12,15 +12,14 @@
 #pragma once
 
 #include "app/d3d11/renderer.hpp"
-#include "app/d3d/mode_interface.hpp"
+#include "app/core/mode.hpp"
 
 #include <memory>
 #include <string>
 
 namespace lab::d3d11 {
 
-using CudaContext = d3d::CudaContext;
-using Mode = d3d::Mode<Renderer>;
+using Mode = lab::Mode<Renderer>;
 
 // Whether `mode` runs on Direct3D 11 here (cuda_error: why there is no CUDA device, when there is none).
 ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error);

@@ -79,6 +79,9 @@ struct Resource {
 
 class Renderer {
  public:
+  // The passes order themselves (the immediate context; the queue's fence): a mode hands them nothing.
+  struct PassSync {};
+
   // Offscreen frame target of `extent` on `device` (the device outlives the renderer).
   Renderer(Device& device, Extent extent);
   ~Renderer();

@@ -21,7 +21,6 @@ struct Direct3D12 {
   using DeviceDesc = d3d12::DeviceDesc;
   using Renderer = d3d12::Renderer;
   using Mode = d3d12::Mode;
-  using CudaContext = d3d12::CudaContext;
 
   static Device create_device(const DeviceDesc& desc) { return d3d12::create_device(desc); }
   static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda,

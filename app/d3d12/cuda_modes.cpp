@@ -12,7 +12,7 @@ namespace lab::d3d12 {
 std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda);
 
 std::unique_ptr<Mode> create_cuda_mode(ModeId id, const CudaContext& cuda) {
-  if (id == ModeId::Staging) return std::make_unique<StagingMode<Mode, Renderer>>(cuda.stream);
+  if (id == ModeId::Staging) return std::make_unique<StagingMode<Renderer>>(cuda.stream);
   if (id == ModeId::External) return create_external_mode(cuda);
   return nullptr;  // cpu, and the modes Direct3D 12 does not have
 }

@@ -5,7 +5,7 @@
 namespace lab::d3d12 {
 
 std::unique_ptr<Mode> create_cpu_mode() {
-  return std::make_unique<CpuMode<Mode, Renderer>>();
+  return std::make_unique<CpuMode<Renderer>>();
 }
 
 }  // namespace lab::d3d12

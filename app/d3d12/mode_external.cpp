@@ -119,7 +119,7 @@ class FenceLink {
 }  // namespace
 
 std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda) {
-  return std::make_unique<ExternalMode<Mode, Renderer, CudaContext, FenceLink>>(cuda);
+  return std::make_unique<ExternalMode<Renderer, FenceLink>>(cuda);
 }
 
 }  // namespace lab::d3d12

@@ -65,6 +65,9 @@ struct Resource {
 
 class Renderer {
  public:
+  // The passes order themselves (the immediate context; the queue's fence): a mode hands them nothing.
+  struct PassSync {};
+
   Renderer(Device& device, Extent extent);  // the device outlives the renderer
   ~Renderer();                              // waits for the queue first
   Renderer(const Renderer&) = delete;

@@ -154,12 +154,12 @@ void App::attach_mode(ModeId mode) {
   cuda.compute_stream = m_compute_stream ? m_compute_stream->get() : nullptr;
   cuda.split_copy = m_split_copy;
   cuda.semaphores = m_options.semaphores;
-  std::unique_ptr<Mode> next = create_mode(mode, cuda, m_access);
+  std::unique_ptr<gl::Mode> next = create_mode(mode, cuda, m_access);
   next->on_attach(*m_scene);
   m_mode = std::move(next);
 }
 
-void App::use_mode(std::unique_ptr<Mode> mode) {
+void App::use_mode(std::unique_ptr<gl::Mode> mode) {
   m_mode->on_detach();
   mode->on_attach(*m_scene);
   m_mode = std::move(mode);

@@ -91,7 +91,7 @@ class App {
   std::string request_register_access(std::optional<interop::Access> access);
   const AccessSettings& access() const { return m_access; }
   // Attaches a mode made outside the app (a plug-in, or a test double) in place of the current one.
-  void use_mode(std::unique_ptr<Mode> mode);
+  void use_mode(std::unique_ptr<gl::Mode> mode);
   // The next tier down when `failed` stops working: interop, reregister, pbo, split, external -> staging
   // -> cpu.
   ModeId fallback_for(ModeId failed) const;
@@ -103,7 +103,7 @@ class App {
   SceneId scene_id() const { return m_scene->id(); }
   ModeId mode_id() const { return m_mode->id(); }
   Scene& scene() { return *m_scene; }
-  Mode& mode() { return *m_mode; }
+  gl::Mode& mode() { return *m_mode; }
   FrameTimers& timers() { return *m_timers; }
   // Per-phase timing (CUDA events, GL timer queries) costs GPU time of its own; off, frames record
   // nothing, which is how the benchmark measures a frame's own cost. On by default.
@@ -150,7 +150,7 @@ class App {
   SplitCopy m_split_copy = SplitCopy::Peer;
   std::unique_ptr<FrameTimers> m_timers;  // CUDA events and GL queries: inside the context's lifetime
   std::unique_ptr<Scene> m_scene;
-  std::unique_ptr<Mode> m_mode;
+  std::unique_ptr<gl::Mode> m_mode;
   std::unique_ptr<Panel> m_panel;
   // The full-screen pass that shows a frame_image() in a window (created with the window).
   GlProgram m_show_program;

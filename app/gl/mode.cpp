@@ -7,13 +7,13 @@
 
 namespace lab {
 
-std::unique_ptr<Mode> create_interop_mode(const CudaContext& cuda, const AccessSettings& access);
-std::unique_ptr<Mode> create_reregister_mode(const CudaContext& cuda, const AccessSettings& access);
-std::unique_ptr<Mode> create_pbo_mode(const CudaContext& cuda, const AccessSettings& access);
-std::unique_ptr<Mode> create_split_mode(const CudaContext& cuda, const AccessSettings& access);
-std::unique_ptr<Mode> create_staging_mode(const CudaContext& cuda);
-std::unique_ptr<Mode> create_cpu_mode();
-std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
+std::unique_ptr<gl::Mode> create_interop_mode(const CudaContext& cuda, const AccessSettings& access);
+std::unique_ptr<gl::Mode> create_reregister_mode(const CudaContext& cuda, const AccessSettings& access);
+std::unique_ptr<gl::Mode> create_pbo_mode(const CudaContext& cuda, const AccessSettings& access);
+std::unique_ptr<gl::Mode> create_split_mode(const CudaContext& cuda, const AccessSettings& access);
+std::unique_ptr<gl::Mode> create_staging_mode(const CudaContext& cuda);
+std::unique_ptr<gl::Mode> create_cpu_mode();
+std::unique_ptr<gl::Mode> create_external_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
 
 interop::Access best_access(ResourceRole role) {
   return role == ResourceRole::Input ? interop::Access::ReadOnly : interop::Access::WriteDiscard;
@@ -48,7 +48,7 @@ SplitPath choose_split_path(int compute_device, int gl_device, SplitCopy request
                            "(cudaDeviceCanAccessPeer: no; they need NVLink or a PCIe switch that allows it)"};
 }
 
-std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda, const AccessSettings& access) {
+std::unique_ptr<gl::Mode> create_mode(ModeId id, const CudaContext& cuda, const AccessSettings& access) {
   switch (id) {
     case ModeId::Interop: return create_interop_mode(cuda, access);
     case ModeId::Reregister: return create_reregister_mode(cuda, access);

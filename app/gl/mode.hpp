@@ -13,6 +13,7 @@
 //               frame GL signals -> CUDA waits, computes, signals -> GL waits (no register, no map/unmap)
 #pragma once
 
+#include "app/core/mode.hpp"  // CudaContext
 #include "app/gl/scene.hpp"
 #include "app/gl/timing.hpp"
 #include "interop/access.hpp"
@@ -58,6 +59,9 @@ struct RegisteredFlags {
   interop::Access map_access = interop::Access::ReadWrite;
 };
 
+namespace gl {
+
+// GL's mode interface, until GL draws through a renderer as the other APIs do (app/core/mode.hpp).
 class Mode {
  public:
   virtual ~Mode() = default;
@@ -79,17 +83,7 @@ class Mode {
   virtual std::string transfer() const { return ""; }
 };
 
-// What the CUDA modes share with the app: the device that shares GL's resources and the one stream
-// of every frame on it; for the split mode, the device its kernels run on, a stream there, and how
-// results cross over. compute_device == device is the one-GPU case (two streams, one device).
-struct CudaContext {
-  int device = 0;
-  cudaStream_t stream = nullptr;
-  int compute_device = 0;
-  cudaStream_t compute_stream = nullptr;
-  SplitCopy split_copy = SplitCopy::Peer;
-  interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;  // the external mode's (--semaphores)
-};
+}  // namespace gl
 
 // The way the split mode takes from `compute_device` to `gl_device` when `requested` is asked for.
 struct SplitPath {
@@ -99,7 +93,7 @@ struct SplitPath {
 // Peer when asked and the devices can reach each other (or are one device); host memory otherwise.
 SplitPath choose_split_path(int compute_device, int gl_device, SplitCopy requested);
 
-std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda, const AccessSettings& access);
+std::unique_ptr<gl::Mode> create_mode(ModeId id, const CudaContext& cuda, const AccessSettings& access);
 
 // The GL side of the copying modes, shared with the benchmark's reference loops (bench.cpp), which
 // must do the same GL work with none of the modes' code around it. Host memory <-> a spec's GL object

@@ -34,7 +34,7 @@ void download_from_gl(const ResourceSpec& spec, void* data) {
 
 namespace {
 
-class CpuMode final : public Mode {
+class CpuMode final : public gl::Mode {
  public:
   ModeId id() const override { return ModeId::Cpu; }
 
@@ -89,6 +89,6 @@ class CpuMode final : public Mode {
 
 }  // namespace
 
-std::unique_ptr<Mode> create_cpu_mode() { return std::make_unique<CpuMode>(); }
+std::unique_ptr<gl::Mode> create_cpu_mode() { return std::make_unique<CpuMode>(); }
 
 }  // namespace lab

@@ -30,7 +30,7 @@
 namespace lab {
 namespace {
 
-class GlExternalMode final : public Mode {
+class GlExternalMode final : public gl::Mode {
  public:
   GlExternalMode(const CudaContext& cuda, interop::SemaphoreKind kind) : m_cuda(cuda), m_kind(kind) {}
   ~GlExternalMode() override { on_detach(); }
@@ -168,7 +168,7 @@ class GlExternalMode final : public Mode {
 
 }  // namespace
 
-std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda, interop::SemaphoreKind kind) {
+std::unique_ptr<gl::Mode> create_external_mode(const CudaContext& cuda, interop::SemaphoreKind kind) {
   return std::make_unique<GlExternalMode>(cuda, kind);
 }
 

@@ -15,7 +15,7 @@
 namespace lab {
 namespace {
 
-class GraphicsMode final : public Mode {
+class GraphicsMode final : public gl::Mode {
  public:
   GraphicsMode(ModeId id, const CudaContext& cuda, const AccessSettings& access)
       : m_id(id), m_cuda(cuda), m_access(access) {}
@@ -85,11 +85,11 @@ class GraphicsMode final : public Mode {
 
 }  // namespace
 
-std::unique_ptr<Mode> create_interop_mode(const CudaContext& cuda, const AccessSettings& access) {
+std::unique_ptr<gl::Mode> create_interop_mode(const CudaContext& cuda, const AccessSettings& access) {
   return std::make_unique<GraphicsMode>(ModeId::Interop, cuda, access);
 }
 
-std::unique_ptr<Mode> create_reregister_mode(const CudaContext& cuda, const AccessSettings& access) {
+std::unique_ptr<gl::Mode> create_reregister_mode(const CudaContext& cuda, const AccessSettings& access) {
   return std::make_unique<GraphicsMode>(ModeId::Reregister, cuda, access);
 }
 

@@ -40,7 +40,7 @@ void copy_buffer_to_gl_object(const ResourceSpec& spec, GLuint buffer) {
 
 namespace {
 
-class PboMode final : public Mode {
+class PboMode final : public gl::Mode {
  public:
   PboMode(const CudaContext& cuda, const AccessSettings& access) : m_cuda(cuda), m_access(access) {}
   ~PboMode() override { on_detach(); }
@@ -121,7 +121,7 @@ class PboMode final : public Mode {
 
 }  // namespace
 
-std::unique_ptr<Mode> create_pbo_mode(const CudaContext& cuda, const AccessSettings& access) {
+std::unique_ptr<gl::Mode> create_pbo_mode(const CudaContext& cuda, const AccessSettings& access) {
   return std::make_unique<PboMode>(cuda, access);
 }
 

@@ -31,7 +31,7 @@
 namespace lab {
 namespace {
 
-class SplitMode final : public Mode {
+class SplitMode final : public gl::Mode {
  public:
   SplitMode(const CudaContext& cuda, const AccessSettings& access)
       : m_cuda(cuda), m_access(access), m_path(choose_split_path(cuda.compute_device, cuda.device, cuda.split_copy)) {
@@ -216,7 +216,7 @@ class SplitMode final : public Mode {
 
 }  // namespace
 
-std::unique_ptr<Mode> create_split_mode(const CudaContext& cuda, const AccessSettings& access) {
+std::unique_ptr<gl::Mode> create_split_mode(const CudaContext& cuda, const AccessSettings& access) {
   return std::make_unique<SplitMode>(cuda, access);
 }
 

@@ -15,7 +15,7 @@ namespace lab {
 // Host <-> GL transfers shared with the cpu mode (mode_cpu.cpp).
 namespace {
 
-class StagingMode final : public Mode {
+class StagingMode final : public gl::Mode {
  public:
   explicit StagingMode(const CudaContext& cuda) : m_cuda(cuda) {}
   ~StagingMode() override { on_detach(); }
@@ -92,6 +92,6 @@ class StagingMode final : public Mode {
 
 }  // namespace
 
-std::unique_ptr<Mode> create_staging_mode(const CudaContext& cuda) { return std::make_unique<StagingMode>(cuda); }
+std::unique_ptr<gl::Mode> create_staging_mode(const CudaContext& cuda) { return std::make_unique<StagingMode>(cuda); }
 
 }  // namespace lab

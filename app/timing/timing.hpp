@@ -259,21 +259,4 @@ class CpuPhase {
   std::chrono::steady_clock::time_point m_start;
 };
 
-// The guards of code shared by backends that time it and backends that do not (app/core/cpu_mode.hpp,
-// app/core/staging_mode.hpp): a template's `Timers...` pack is FrameTimers or nothing. With nothing the guards
-// are of an empty type, so an untimed instantiation refers to no timing code and needs none linked.
-template <class... Timers>
-struct TimedGuards {
-  using Cuda = CudaPhase;
-  using Graphics = GraphicsPhase;
-  using Cpu = CpuPhase;
-};
-template <>
-struct TimedGuards<> {
-  struct Untimed {};
-  using Cuda = Untimed;
-  using Graphics = Untimed;
-  using Cpu = Untimed;
-};
-
 }  // namespace lab

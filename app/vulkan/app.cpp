@@ -79,7 +79,7 @@ App::App(const Options& options) : m_options(options), m_extent{options.width, o
   m_scene = create_scene_compute(options.scene, options.filter);
   m_plan = m_scene->draw_plan();
   m_mode = create_mode(mode, m_cuda);
-  m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_exportable_resources());
+  m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_importable_resources());
   m_mode->attach(*m_renderer);
 }
 
@@ -114,7 +114,7 @@ bool App::follow_window_size() {
 
 void App::apply_extent(Extent extent) {
   if (extent == m_extent) return;
-  resize_under_mode(*m_renderer, *m_scene, *m_mode, extent, m_mode->needs_exportable_resources());
+  resize_under_mode(*m_renderer, *m_scene, *m_mode, extent, m_mode->needs_importable_resources());
   m_extent = extent;
 }
 
@@ -145,7 +145,7 @@ void App::apply_switches() {
   const auto attach = [this](ModeId id) {
     m_mode = create_mode(id, m_cuda);
     // Re-created whole: a new scene has other resources, and external needs them exportable.
-    m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_exportable_resources());
+    m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_importable_resources());
     m_mode->attach(*m_renderer);
   };
   try {

@@ -22,7 +22,7 @@ class ExternalMode final : public Mode {
   ExternalMode& operator=(const ExternalMode&) = delete;
 
   ModeId id() const override { return ModeId::External; }
-  bool needs_exportable_resources() const override { return true; }
+  bool needs_importable_resources() const override { return true; }
 
   void attach(Renderer& renderer) override {
     detach();

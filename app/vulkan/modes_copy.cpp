@@ -10,10 +10,10 @@
 namespace lab::vulkan {
 
 std::unique_ptr<Mode> create_cpu_mode() {
-  return std::make_unique<CpuMode<Mode, Renderer, FrameTimers>>(Phase::VulkanCopy);
+  return std::make_unique<CpuMode<Renderer>>(Phase::VulkanCopy);
 }
 std::unique_ptr<Mode> create_staging_mode(const CudaContext& cuda) {
-  return std::make_unique<StagingMode<Mode, Renderer, FrameTimers>>(cuda.stream, Phase::VulkanCopy);
+  return std::make_unique<StagingMode<Renderer>>(cuda.stream, Phase::VulkanCopy);
 }
 
 }  // namespace lab::vulkan

@@ -57,6 +57,8 @@ struct Resource {
 
 class Renderer {
  public:
+  using PassSync = vulkan::PassSync;  // what app/core/mode.hpp's Mode hands the passes
+
   // Offscreen frame target of `extent` on `context`'s device (the context outlives the renderer).
   Renderer(Context& context, Extent extent);
   ~Renderer();  // waits for the device to be idle, then destroys everything it created

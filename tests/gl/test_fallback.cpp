@@ -13,7 +13,7 @@ namespace {
 using lab::ModeId;
 
 // Stands in for the interop mode and fails every frame the way a lost registration would.
-class FailingMode final : public lab::Mode {
+class FailingMode final : public lab::gl::Mode {
  public:
   explicit FailingMode(bool sticky) : m_sticky(sticky) {}
   ModeId id() const override { return ModeId::Interop; }

@@ -161,8 +161,8 @@ TEST(VulkanFrames, CudaModesMatchCpu) {
 
 // The modes of --api vulkan and nothing else; staging and external only with a CUDA device.
 TEST(VulkanModes, AvailabilityFollowsTheApisModes) {
-  const lab::vulkan::CudaContext no_cuda{-1, nullptr};
-  const lab::vulkan::CudaContext cuda{0, nullptr};
+  const lab::CudaContext no_cuda{-1, nullptr};
+  const lab::CudaContext cuda{0, nullptr};
   const std::string no_driver = "cudaGetDeviceCount: cudaErrorInsufficientDriver: install the NVIDIA driver";
   for (const ModeId mode : lab::all_modes()) {
     SCOPED_TRACE(lab::to_string(mode));

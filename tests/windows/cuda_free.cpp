@@ -93,6 +93,16 @@ cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t /*event*/) {
 cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t /*event*/, cudaStream_t /*stream*/) {
   return cudaErrorNoDevice;
 }
+cudaError_t CUDARTAPI cudaEventQuery(cudaEvent_t /*event*/) {
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t /*event*/) {
+  return cudaErrorNoDevice;
+}
+cudaError_t CUDARTAPI cudaEventElapsedTime(float* ms, cudaEvent_t /*start*/, cudaEvent_t /*end*/) {
+  *ms = 0.0f;
+  return cudaErrorNoDevice;
+}
 const char* CUDARTAPI cudaGetErrorName(cudaError_t error) {
   return error == cudaErrorNoDevice ? "cudaErrorNoDevice" : "cudaError (CUDA-free test build)";
 }
