@@ -1,4 +1,4 @@
-// app/core/mode_switch.hpp — what every graphics API's app (app/vulkan/app.cpp, app/d3d/app.hpp) does
+// app/core/mode_switch.hpp — what every graphics API's app (app/core/app.hpp) does
 // the same way when something changes live: a mode switch that cannot leave it without a mode, and a new
 // frame size that re-creates the scene's resources under the mode. No graphics API, no GPU.
 #pragma once

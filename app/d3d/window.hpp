@@ -1,5 +1,5 @@
 // app/d3d/window.hpp — what a Direct3D app needs around its window (app/glfw/window.hpp), for both APIs
-// (app/d3d/app.hpp): the window's HWND, and the Presenter interface each API implements
+// (app/d3d/backend.hpp): the window's HWND, and the Presenter interface each API implements
 // (app/d3d11/presenter.hpp). Windows only; needs GLFW.
 #pragma once
 

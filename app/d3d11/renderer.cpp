@@ -372,7 +372,7 @@ void Renderer::download(int index, void* data) {
   m_device.context->Unmap(staging.Get(), 0);
 }
 
-void Renderer::draw_cubes(int target_index, const CubesView& view) {
+void Renderer::draw_cubes(int target_index, const CubesView& view, const PassSync& /*sync: none*/) {
   State& s = *m_state;
   const Resource& resource = s.resources.at(static_cast<size_t>(target_index));
   if (!resource.texture)
@@ -414,7 +414,7 @@ void Renderer::draw_cubes(int target_index, const CubesView& view) {
   context->OMSetRenderTargets(0, nullptr, nullptr);  // the texture is read next (download, CUDA)
 }
 
-void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection) {
+void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, const PassSync& /*sync: none*/) {
   if (plan.draw != SceneDraw::LitMesh) return;
   State& s = *m_state;
   const Resource& mesh = s.resources.at(static_cast<size_t>(plan.mesh_resource));

@@ -109,10 +109,10 @@ class Renderer {
 
   // The postprocess scene's 3D input: the cubes of `view` into texture resources()[target], cleared to
   // kCubesClearColor first, with a depth buffer of its own.
-  void draw_cubes(int target, const CubesView& view);
+  void draw_cubes(int target, const CubesView& view, const PassSync& sync = {});
   // The frame: plan.draw == LitMesh draws the wave mesh from resources()[plan.mesh_resource] with
   // `view_projection` into the frame target (cleared to kClearColor); ShowImage draws nothing headless.
-  void draw_frame(const DrawPlan& plan, const glm::mat4& view_projection);
+  void draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, const PassSync& sync = {});
 
   // ShowImage's draw: texture resources()[index] into the frame target as it is, texel (x, y) on pixel
   // (x, y) (what a window shows; headless the image itself is the frame). Sizes must match.

@@ -480,7 +480,7 @@ void Renderer::download(int index, void* data) {
             std::max(resource.desc.height, 1), data, s.fence.Get(), s.fence_value, s.fence_event.handle);
 }
 
-void Renderer::draw_cubes(int target_index, const CubesView& view) {
+void Renderer::draw_cubes(int target_index, const CubesView& view, const PassSync& /*sync: none*/) {
   State& s = *m_state;
   Resource& target = s.resources.at(static_cast<size_t>(target_index));
   if (target.desc.kind != ResourceKind::Texture2D)
@@ -532,7 +532,7 @@ void Renderer::draw_cubes(int target_index, const CubesView& view) {
   submit_and_wait(m_device, list, s.fence.Get(), s.fence_value, s.fence_event.handle);
 }
 
-void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection) {
+void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, const PassSync& /*sync: none*/) {
   if (plan.draw != SceneDraw::LitMesh) return;
   State& s = *m_state;
   Resource& mesh = s.resources.at(static_cast<size_t>(plan.mesh_resource));

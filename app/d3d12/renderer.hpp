@@ -93,8 +93,8 @@ class Renderer {
   void upload(int index, const void* data);  // desc.bytes, rows tightly packed, row 0 first
   void download(int index, void* data);
 
-  void draw_cubes(int target, const CubesView& view);
-  void draw_frame(const DrawPlan& plan, const glm::mat4& view_projection);
+  void draw_cubes(int target, const CubesView& view, const PassSync& sync = {});
+  void draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, const PassSync& sync = {});
   void draw_image(int index);  // ShowImage's: the image copied into the frame target (same size)
 
   Image read_frame(const DrawPlan& plan);  // top row first

@@ -359,7 +359,7 @@ void Presenter::begin_ui_frame() {
   ImGui_ImplVulkan_NewFrame();
 }
 
-bool Presenter::present(const DrawPlan& plan, ImDrawData* ui) {
+bool Presenter::draw(const DrawPlan& plan, ImDrawData* ui) {
   // Checked before an image is acquired: an acquired image must be presented.
   const std::string missing = m_renderer.missing_frame(plan);
   if (!missing.empty()) throw std::logic_error("Presenter::present: " + missing);

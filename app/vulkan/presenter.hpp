@@ -40,7 +40,15 @@ class Presenter {
   // or null) drawn over it. Re-creates the swapchain first when the window's size changed. Returns false
   // when nothing was shown: the window is minimised (0 x 0). Throws std::logic_error when the renderer
   // has no frame for `plan` (Renderer::missing_frame).
-  bool present(const DrawPlan& plan, ImDrawData* ui);
+  bool draw(const DrawPlan& plan, ImDrawData* ui);
+  // draw() queues the swapchain image for presentation with the frame's submit: nothing is left to do here
+  // (the verb app/core/app.hpp's loop calls after reading the back buffer).
+  void present() {}
+  // What the window shows, top row first: not read back (the swapchain images are no transfer sources),
+  // so empty, and --screenshot writes the frame without the panel.
+  Image read_back_buffer() { return {}; }
+  // The swapchain follows the window's framebuffer at the next draw().
+  void resize(Extent) {}
   // The swapchain's size: the window's framebuffer at the last present.
   Extent extent() const;
   // Takes effect at the next present (the swapchain is re-created).

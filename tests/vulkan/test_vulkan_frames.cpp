@@ -154,7 +154,7 @@ TEST(VulkanFrames, CudaModesMatchCpu) {
                                  std::string("vulkan-") + variant.name + "-" + lab::to_string(scene),
                                  "the Vulkan cpu frame");
       EXPECT_TRUE(difference.empty()) << difference;
-      EXPECT_EQ(app.validation_messages(), 0);
+      EXPECT_EQ(app.device().validation_messages(), 0);
     }
   }
 }
@@ -234,7 +234,7 @@ TEST(VulkanFrames, InAWindowTheFramesAreTheSameAndFollowItsSize) {
   for (int frame = 5; frame < 9; ++frame) ASSERT_TRUE(app.render_frame(frame));
   app.timers().flush();
   EXPECT_EQ(app.timers().stats(static_cast<int>(ModeId::Cpu), lab::Phase::Draw).clock, lab::Clock::Vulkan);
-  EXPECT_EQ(app.validation_messages(), 0);
+  EXPECT_EQ(app.device().validation_messages(), 0);
 }
 
 // The panel's switches, as it calls them: a scene switch re-creates the resources, and the next frame is
@@ -275,7 +275,7 @@ TEST(VulkanFrames, ScenesModesAndSemaphoresSwitchLive) {
                                                           "vulkan-switch-postprocess", "a fresh cpu run");
     EXPECT_TRUE(difference.empty()) << difference;
   }
-  EXPECT_EQ(app.validation_messages(), 0);
+  EXPECT_EQ(app.device().validation_messages(), 0);
 }
 
 // Without a CUDA device the external mode is refused before any Vulkan work, saying why; with one but a
@@ -319,7 +319,7 @@ void expect_phases(const ExpectedPhases& expected) {
     EXPECT_GE(stats.median_ms, 0.0f);
   }
   for (const lab::Phase phase : expected.absent) EXPECT_FALSE(app.timers().has(tag, phase)) << lab::to_string(phase);
-  EXPECT_EQ(app.validation_messages(), 0);
+  EXPECT_EQ(app.device().validation_messages(), 0);
 }
 
 TEST(VulkanFrames, TheCpuModesPhasesAreTimedOnTheirClocks) {
@@ -389,7 +389,7 @@ TEST(VulkanFrames, KeysSwitchSceneAndModeAndTakeNumberedScreenshots) {
     EXPECT_NE(app.mode_id(), ModeId::Cpu);
     EXPECT_TRUE(lab::vulkan::mode_availability(app.mode_id(), {app.cuda_device(), nullptr}, "").available);
   }
-  EXPECT_EQ(app.validation_messages(), 0);
+  EXPECT_EQ(app.device().validation_messages(), 0);
 }
 
 // The benchmark's bare loop (raw CUDA calls, no app layers) is a correct external frame: after its frames

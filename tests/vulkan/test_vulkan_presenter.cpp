@@ -166,8 +166,8 @@ TEST(VulkanPresenter, ShowsBothPlansRightWayUpWithThePanelAndFollowsTheWindowSiz
     }
     Presenter& presenter = *presenter_owner;
     // Refused before a swapchain image is acquired, so the next present still works.
-    EXPECT_THROW(presenter.present(lab::lit_mesh_plan(1), nullptr), std::logic_error) << "no frame drawn yet";
-    EXPECT_THROW(presenter.present(lab::show_image_plan(1), nullptr), std::logic_error) << "resource 1 is a buffer";
+    EXPECT_THROW(presenter.draw(lab::lit_mesh_plan(1), nullptr), std::logic_error) << "no frame drawn yet";
+    EXPECT_THROW(presenter.draw(lab::show_image_plan(1), nullptr), std::logic_error) << "resource 1 is a buffer";
     renderer.draw_frame(lab::lit_mesh_plan(1), lab::wave_view_projection(frame), {});
     for (int i = 0; i < 4; ++i) {
       glfwPollEvents();
@@ -179,12 +179,12 @@ TEST(VulkanPresenter, ShowsBothPlansRightWayUpWithThePanelAndFollowsTheWindowSiz
       ImGui::Text("frame %d", i);
       ImGui::End();
       ImGui::Render();
-      EXPECT_TRUE(presenter.present(i % 2 == 0 ? lab::show_image_plan(0) : lab::lit_mesh_plan(1), ImGui::GetDrawData()));
+      EXPECT_TRUE(presenter.draw(i % 2 == 0 ? lab::show_image_plan(0) : lab::lit_mesh_plan(1), ImGui::GetDrawData()));
     }
     EXPECT_EQ(presenter.extent(), (lab::Extent{320, 240}));
 
     // Without the panel, what reaches the window is the pattern, top row first, each texel 2x2.
-    ASSERT_TRUE(presenter.present(lab::show_image_plan(0), nullptr));
+    ASSERT_TRUE(presenter.draw(lab::show_image_plan(0), nullptr));
     renderer.wait_idle();
     const lab::Image expected = renderer.read_frame(lab::show_image_plan(0));
     // The window system may take the image a moment after vkQueuePresentKHR returns: look again for up to
@@ -207,7 +207,7 @@ TEST(VulkanPresenter, ShowsBothPlansRightWayUpWithThePanelAndFollowsTheWindowSiz
 
     glfwSetWindowSize(window.get(), 400, 300);
     ASSERT_TRUE(wait_for_size(window.get(), {400, 300})) << "the window did not take its new size";
-    EXPECT_TRUE(presenter.present(lab::lit_mesh_plan(1), nullptr));
+    EXPECT_TRUE(presenter.draw(lab::lit_mesh_plan(1), nullptr));
     EXPECT_EQ(presenter.extent(), (lab::Extent{400, 300}));
   }
   EXPECT_EQ(context->validation_messages(), 0) << "the validation layer's messages are printed above";

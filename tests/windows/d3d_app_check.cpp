@@ -1,4 +1,4 @@
-// tests/windows/d3d_app_check.cpp — the Direct3D apps' live switches and resizes (app/d3d/app.hpp:
+// tests/windows/d3d_app_check.cpp — the Direct3D apps' live switches and resizes (app/core/app.hpp:
 // what the panel's buttons and a window's size call), for both APIs, under Wine (scripts/windows-cross.sh)
 // or on Windows: a scene, mode or size switched between frames must give the frame that a fresh run with
 // it gives, byte for byte, headless and in a window (its back buffer read back), and a CUDA mode must be

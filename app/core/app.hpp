@@ -1,0 +1,497 @@
+// app/core/app.hpp — the one frame loop of every graphics API that draws through a Renderer (Vulkan,
+// Direct3D 11, Direct3D 12): the CUDA device where there is one (its UUID or LUID picks the API's device,
+// so interop can work), the API's device and renderer, a scene's SceneCompute and a mode
+// (app/core/mode.hpp); headless, or in a GLFW window (app/glfw/window.hpp) through the API's presenter,
+// with a panel that switches scene, mode and the external modes' semaphores live, per-phase timings, and
+// the keys of app/core/hotkeys.hpp. One frame is a straight line:
+//
+//   renderer (cubes pass) -> mode (kernels) -> renderer (frame pass) -> presenter (window, panel)
+//
+// `Backend` names one API's types and the few calls that differ (app/vulkan/app.hpp's Vulkan,
+// app/d3d11/app.hpp's Direct3D11, app/d3d12/app.hpp's Direct3D12):
+//   kApi, Device, Renderer, Presenter; kSemaphoreChoice (the panel offers timeline/binary semaphores)
+//   create_device(cuda, window)          the API's device on the CUDA device's GPU (any without CUDA)
+//   device_name(device)                  for the panel and messages
+//   timer_queries(renderer)              the API's GPU timer queries, or null
+//   graphics_untimed(renderer)           why the graphics passes are not timed ("" when they are)
+//   status_lines(device, presenter)      the panel's API-specific lines (present mode, validation)
+//   mode_availability(mode, cuda, why)   and create_mode(mode, cuda): the API's mode table
+//   create_presenter(renderer, device, window, extent, ui, vsync)
+//   window_desc(extent)                  the window's title and the remedies it says
+// A Presenter has begin_ui_frame(), draw(plan, ui) (the frame and the panel into the back buffer),
+// read_back_buffer() (what the window shows; empty where the API cannot read it), present(), resize(),
+// vsync() and set_vsync(). Header-only: each API's library instantiates it (it includes Dear ImGui, so
+// labcore's own sources, which unit_tests links, never do).
+#pragma once
+
+#include "app/core/cli.hpp"
+#include "app/core/hotkeys.hpp"
+#include "app/core/mode.hpp"
+#include "app/core/mode_switch.hpp"
+#include "app/core/remedy.hpp"
+#include "app/core/text.hpp"
+#include "app/glfw/window.hpp"
+#include "app/image/image_io.hpp"
+#include "app/os/signals.hpp"
+#include "app/scene/scene_compute.hpp"
+#include "app/timing/timing.hpp"
+#include "app/timing/timing_ui.hpp"
+#include "interop/device.hpp"
+#include "interop/error.hpp"
+#include "interop/stream.hpp"
+#include "kernels/common.hpp"
+
+#include <cuda_runtime_api.h>
+#include <imgui.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lab::core {
+
+template <class Backend>
+class App {
+ public:
+  using Device = typename Backend::Device;
+  using Renderer = typename Backend::Renderer;
+  using Presenter = typename Backend::Presenter;
+  using Mode = lab::Mode<Renderer>;
+
+  // Checks the options (--device, the mode) before any graphics work, then opens the window (without
+  // --headless) and creates the device on the CUDA device's GPU (else the API's default one), the renderer,
+  // the scene, the mode, and in a window the presenter and the panel. Throws UsageError for a bad --device,
+  // std::runtime_error with the missing piece (no display, no device, a mode unavailable here).
+  explicit App(const Options& options);
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  // Renders frame `index`: time = index / 60 with --frames or headless, else the seconds since start. In a
+  // window, follows its size first, handles the keys pressed since the last frame (what they switch applies
+  // to this frame) and draws the frame with the panel into the window (present() shows it); returns false
+  // when nothing was drawn (minimised).
+  bool render_frame(long long index);
+  // Shows what render_frame drew in the window (run() calls it; headless it does nothing).
+  void present() {
+    if (m_presenter) m_presenter->present();
+  }
+  // Headless: makes the frame `extent` now (the frame target, and the scene's resources where they depend on
+  // it); in a window the window's size rules, and this asks it for `extent`.
+  void resize(Extent extent);
+  // The frame rendered last, top row first (a ShowImage scene's image is the frame), without the window.
+  Image read_frame() { return m_renderer->read_frame(m_plan); }
+  // In a window: what it shows of the frame rendered last (its back buffer before it is presented, the panel
+  // included), top row first. Empty headless, and where the API's presenter cannot read its back buffer.
+  Image read_window() { return m_presenter ? m_presenter->read_back_buffer() : Image{}; }
+  // --frames frames (default: kDefaultHeadlessFrames headless, until the window closes in one), then
+  // --screenshot: headless the frame; in a window what the window showed last, panel included, where the
+  // presenter can read it, else the frame. Returns 0; failures throw.
+  int run();
+
+  // The panel's switches, applied at the start of the next frame: the scene (its resources re-created), the
+  // mode, and the external mode's semaphores. A mode that cannot run here is refused with its reason and
+  // nothing changes; one whose attach fails (a driver without semaphore export) leaves the previous mode
+  // running and says why (notice()).
+  void request_scene(SceneId scene) { m_pending_scene = scene; }
+  ModeAvailability request_mode(ModeId mode);
+  void request_semaphores(interop::SemaphoreKind kind) { m_pending_semaphores = kind; }
+  // What a key of app/core/hotkeys.hpp does, as its press in the window would (tests call it directly): the
+  // panel hidden or shown; F12's screenshot of read_frame() to the next free interop-lab-NNNN.png of
+  // --screenshot-dir now (a failure is said on stderr and in the panel, and the run goes on); full screen;
+  // the next scene, or the next mode of the API that runs here (both wrapping, from the next frame on);
+  // vsync on or off from the next present; the window closed, so run() ends. Those of a window do nothing
+  // headless.
+  void handle_hotkey(Hotkey hotkey);
+
+  // The graphics passes of frame `index` alone (the cubes pass where the scene has one, then the frame
+  // pass), without the mode: what the benchmark calls the graphics work of a frame. Headless only.
+  void render_graphics_only(long long index);
+  // Waits until the graphics API and the CUDA stream have done everything queued so far (the benchmark
+  // ends each frame with it).
+  void finish();
+
+  // Per-phase timing of every frame: the mode's phases (wait, kernel, signal, the copies) on CUDA events or
+  // the host clock, the graphics passes on the API's timer queries where it has them, the frame start to
+  // start; tagged by mode, cleared on a scene switch. On by default; the benchmark turns it off.
+  void set_timing(bool enabled);
+  bool timing() const { return m_timing; }
+  const FrameTimers& timers() const { return *m_timers; }
+  FrameTimers& timers() { return *m_timers; }  // tests flush it
+
+  Extent extent() const { return m_extent; }
+  bool windowed() const { return m_window != nullptr; }
+  // In a window: whether its presents wait for the display's refresh (--vsync, then V). False headless.
+  bool vsync() const { return m_presenter && m_presenter->vsync(); }
+  ModeId mode_id() const { return m_mode->id(); }
+  SceneId scene_id() const { return m_scene->id(); }
+  const std::string& notice() const { return m_notice; }
+  interop::SemaphoreKind semaphores() const { return m_cuda.semaphores; }
+  int cuda_device() const { return m_cuda.device; }
+  Device& device() { return *m_device; }
+  const std::string& adapter() const { return m_device_name; }
+
+ private:
+  // Applies the requested switches: detach the mode, re-create what changed, attach.
+  void apply_switches();
+  // Makes `extent` the frame's size: the frame target, and the scene's resources where they depend on it
+  // (the mode detaches from the old ones first).
+  void apply_extent(Extent extent);
+  void draw_panel();
+  // Fullscreen, Quit and ToggleVsync, in a window.
+  void handle_window_hotkey(Hotkey hotkey);
+  ModeAvailability availability(ModeId mode) const {
+    return Backend::mode_availability(mode, m_cuda, m_cuda_devices.error);
+  }
+
+  Options m_options;
+  Extent m_extent;
+  std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point m_previous_frame = m_start;
+  bool m_frame_before = false;  // m_previous_frame is a frame's start
+  interop::CudaDevices m_cuda_devices;
+  CudaContext m_cuda;
+  // Declaration order is teardown order in reverse (and ~App() detaches the mode first): the mode's
+  // copies, registrations or imports, the scene's scratch memory, the presenter (and the API's ImGui
+  // backend), the panel, the timers (their queries are the renderer's), the renderer's resources, the
+  // stream, the device, the window.
+  std::unique_ptr<glfw::Window> m_window;
+  std::unique_ptr<Device> m_device;
+  std::string m_device_name;
+  std::optional<interop::Stream> m_stream;
+  std::unique_ptr<Renderer> m_renderer;
+  std::unique_ptr<FrameTimers> m_timers;
+  bool m_timing = true;
+  std::unique_ptr<glfw::Panel> m_panel;  // before the presenter, which shuts the API's ImGui backend down first
+  std::unique_ptr<Presenter> m_presenter;
+  std::unique_ptr<SceneCompute> m_scene;
+  DrawPlan m_plan;
+  std::unique_ptr<Mode> m_mode;
+  std::optional<SceneId> m_pending_scene;
+  std::optional<ModeId> m_pending_mode;
+  std::optional<interop::SemaphoreKind> m_pending_semaphores;
+  std::string m_notice;           // why the last switch did not happen, for the panel
+  bool m_panel_visible = true;    // F1 or Tab
+  std::string m_last_screenshot;  // what F12 wrote last, or why it did not, for the panel
+};
+
+namespace detail {
+
+inline void log(const std::string& message) {
+  std::fprintf(stderr, "interop-lab: %s\n", message.c_str());
+}
+
+}  // namespace detail
+
+template <class Backend>
+App<Backend>::App(const Options& options) : m_options(options), m_extent{options.width, options.height} {
+  m_cuda_devices = probe_cuda_devices();
+  if (options.device)
+    if (const std::string refusal = device_refusal(*options.device, m_cuda_devices); !refusal.empty())
+      throw UsageError("--device " + std::to_string(*options.device) + ": " + refusal);
+  if (!m_cuda_devices.devices.empty()) {
+    m_cuda.device = options.device.value_or(0);
+    m_cuda.semaphores = options.semaphores;
+    INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
+  }
+  // Judged before any graphics work, so a refused mode is the only line of the run.
+  const ModeId mode = options.mode.value_or(m_cuda.device >= 0 ? ModeId::Staging : ModeId::Cpu);
+  if (const ModeAvailability wanted = availability(mode); !wanted.available)
+    throw std::runtime_error(std::string("--mode ") + to_string(mode) + " is unavailable: " + wanted.reason);
+
+  if (!options.headless) {
+    m_window = std::make_unique<glfw::Window>(Backend::window_desc(m_extent));
+    const Extent framebuffer = m_window->poll();  // the window manager may have its say
+    if (!framebuffer.empty()) m_extent = framebuffer;
+  }
+  m_device = Backend::create_device(m_cuda, m_window.get());
+  m_device_name = Backend::device_name(*m_device);
+  if (m_cuda.device >= 0) {
+    m_stream.emplace();
+    m_cuda.stream = m_stream->get();
+  }
+  m_renderer = std::make_unique<Renderer>(*m_device, m_extent);
+  m_timers = std::make_unique<FrameTimers>(Backend::timer_queries(*m_renderer));
+  if (m_window) {
+    if (!options.no_ui) m_panel = std::make_unique<glfw::Panel>(*m_window, Backend::kApi == GraphicsApi::Vulkan);
+    // Vsync on in a window, off with --frames (a fixed count runs as fast as it can).
+    const bool vsync = options.vsync.value_or(!options.frames.has_value());
+    m_presenter = Backend::create_presenter(*m_renderer, *m_device, *m_window, m_extent, m_panel != nullptr, vsync);
+  }
+  m_scene = create_scene_compute(options.scene, options.filter);
+  m_plan = m_scene->draw_plan();
+  m_mode = Backend::create_mode(mode, m_cuda);
+  m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_importable_resources());
+  m_mode->attach(*m_renderer);
+}
+
+template <class Backend>
+App<Backend>::~App() {
+  if (m_mode) m_mode->detach();
+  m_mode.reset();
+  m_scene.reset();
+  m_presenter.reset();
+  m_panel.reset();
+  m_timers.reset();  // their queries are the renderer's
+  if (m_renderer) m_renderer->destroy_resources();
+  m_renderer.reset();
+  m_stream.reset();
+  m_device.reset();
+  m_window.reset();
+}
+
+template <class Backend>
+ModeAvailability App<Backend>::request_mode(ModeId mode) {
+  ModeAvailability wanted = availability(mode);
+  if (wanted.available) m_pending_mode = mode;
+  return wanted;
+}
+
+template <class Backend>
+void App<Backend>::handle_hotkey(Hotkey hotkey) {
+  switch (hotkey) {
+    case Hotkey::NextScene:
+      request_scene(scene_after(m_pending_scene.value_or(m_scene->id())));
+      break;
+    case Hotkey::NextMode:
+      // The first mode after the running (or already requested) one, in modes_of's order and wrapping,
+      // that runs here (request_mode asks each); with none, the running mode stays.
+      mode_after(m_pending_mode.value_or(m_mode->id()), modes_of(Backend::kApi),
+                 [this](ModeId mode) { return request_mode(mode).available; });
+      break;
+    case Hotkey::Screenshot:
+      m_last_screenshot = take_numbered_screenshot(m_options.screenshot_dir, read_frame());
+      break;
+    case Hotkey::TogglePanel:
+      m_panel_visible = !m_panel_visible;
+      break;
+    case Hotkey::Fullscreen:
+    case Hotkey::Quit:
+    case Hotkey::ToggleVsync:
+      if (m_window) handle_window_hotkey(hotkey);  // a window's own: headless there is nothing to do
+      break;
+  }
+}
+
+template <class Backend>
+void App<Backend>::handle_window_hotkey(Hotkey hotkey) {
+  if (hotkey == Hotkey::Fullscreen) m_window->toggle_fullscreen();
+  if (hotkey == Hotkey::Quit) m_window->request_close();
+  if (hotkey == Hotkey::ToggleVsync) m_presenter->set_vsync(!m_presenter->vsync());  // a window has one
+}
+
+template <class Backend>
+void App<Backend>::apply_switches() {
+  const std::optional<SceneId> scene =
+      m_pending_scene && *m_pending_scene != m_scene->id() ? m_pending_scene : std::nullopt;
+  const ModeId mode = m_pending_mode.value_or(m_mode->id());
+  const bool semaphores = m_pending_semaphores && *m_pending_semaphores != m_cuda.semaphores;
+  if (m_pending_semaphores) m_cuda.semaphores = *m_pending_semaphores;
+  m_pending_scene.reset();
+  m_pending_mode.reset();
+  m_pending_semaphores.reset();
+  if (!scene && mode == m_mode->id() && !(semaphores && mode == ModeId::External)) return;
+  const ModeId previous = m_mode->id();
+  m_mode->detach();  // its copies, registrations or imports go before the resources they belong to
+  m_mode.reset();
+  if (scene) {
+    m_scene = create_scene_compute(*scene, m_options.filter);
+    m_plan = m_scene->draw_plan();
+    m_timers->clear();  // another scene's timings compare with nothing here
+  }
+  const auto attach = [this](ModeId id) {
+    m_mode = Backend::create_mode(id, m_cuda);
+    // Re-created whole: a new scene has other resources, and a CUDA mode may need them importable.
+    m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_importable_resources());
+    m_mode->attach(*m_renderer);
+  };
+  m_notice = attach_or_keep(mode, previous, attach, [this] {
+    if (m_mode) m_mode->detach();
+  });
+}
+
+template <class Backend>
+void App<Backend>::apply_extent(Extent extent) {
+  if (extent == m_extent) return;
+  resize_under_mode(*m_renderer, *m_scene, *m_mode, extent, m_mode->needs_importable_resources());
+  if (m_presenter) m_presenter->resize(extent);
+  m_extent = extent;
+}
+
+template <class Backend>
+void App<Backend>::resize(Extent extent) {
+  if (m_window) {
+    m_window->request_size(extent);
+    return;
+  }
+  apply_extent(extent);
+}
+
+template <class Backend>
+bool App<Backend>::render_frame(long long index) {
+  apply_switches();
+  if (m_window) {
+    const Extent framebuffer = m_window->poll();
+    if (framebuffer.empty()) return false;  // minimised
+    apply_extent(framebuffer);
+    for (const Hotkey hotkey : m_window->take_hotkeys()) handle_hotkey(hotkey);
+    apply_switches();  // what a key asked for, in this frame
+  }
+  // A fixed frame count or no window repeats exactly; a window's animation runs on time.
+  const auto started = std::chrono::steady_clock::now();
+  const float time = m_options.frames || !m_window ? kernels::time_of_frame(index)
+                                                   : std::chrono::duration<float>(started - m_start).count();
+  const FrameInfo frame{index, time, m_extent};
+  // Frame time: start to start, so it holds everything, present and vsync included.
+  if (m_timing && m_frame_before)
+    m_timers->cpu_add(Phase::Frame, std::chrono::duration<double, std::milli>(started - m_previous_frame).count());
+  if (m_timing) m_timers->begin_frame(static_cast<int>(m_mode->id()));
+  if (m_plan.cubes_target >= 0) {
+    const auto sync = m_mode->cubes_sync(frame);
+    const GraphicsPhase phase(*m_timers, Phase::Draw);
+    m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time), sync);
+  }
+  m_mode->produce(*m_renderer, *m_scene, frame, *m_timers);
+  {
+    const auto sync = m_mode->frame_sync(frame);
+    const GraphicsPhase phase(*m_timers, Phase::Draw);
+    m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), sync);
+    if (m_presenter) {
+      ImDrawData* ui = nullptr;
+      if (m_panel && m_panel_visible) {
+        m_presenter->begin_ui_frame();
+        m_panel->begin_frame();
+        ImGui::NewFrame();
+        draw_panel();
+        ImGui::Render();
+        ui = ImGui::GetDrawData();
+      }
+      m_presenter->draw(m_plan, ui);
+    }
+  }
+  if (m_timing) m_timers->end_frame();
+  m_previous_frame = started;
+  m_frame_before = true;
+  return true;
+}
+
+template <class Backend>
+void App<Backend>::set_timing(bool enabled) {
+  if (enabled && !m_timing) m_timers = std::make_unique<FrameTimers>(Backend::timer_queries(*m_renderer));
+  m_timing = enabled;
+  m_frame_before = false;  // a frame time across the switch would hold the switch
+}
+
+template <class Backend>
+void App<Backend>::draw_panel() {
+  ImGui::SetNextWindowPos(ImVec2(10.0f, 10.0f), ImGuiCond_FirstUseEver);
+  ImGui::Begin("interop-lab", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+  ImGui::Text("graphics API  %s (%s)", to_string(Backend::kApi), m_device_name.c_str());
+  ImGui::Text("CUDA device   %s", m_cuda.device >= 0 ? std::to_string(m_cuda.device).c_str() : "none");
+  ImGui::Text("scene         %s", to_string(m_scene->id()));
+  const bool semaphore_choice = Backend::kSemaphoreChoice && m_mode->id() == ModeId::External;
+  ImGui::Text("mode          %s%s", to_string(m_mode->id()),
+              !semaphore_choice                                       ? ""
+              : m_cuda.semaphores == interop::SemaphoreKind::Timeline ? " (a timeline semaphore)"
+                                                                      : " (binary semaphores)");
+  ImGui::Text("size          %s", size_text(m_extent.width, m_extent.height).c_str());
+  for (const auto& [label, text] : Backend::status_lines(*m_device, m_presenter.get()))
+    ImGui::Text("%-13s %s", label.c_str(), text.c_str());
+  ImGui::Separator();
+  ImGui::TextUnformatted("scene");
+  for (const SceneId scene : all_scenes()) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(to_string(scene), m_scene->id() == scene)) request_scene(scene);
+  }
+  ImGui::TextUnformatted("mode ");
+  for (const ModeId mode : modes_of(Backend::kApi)) {
+    ImGui::SameLine();
+    const ModeAvailability runs = availability(mode);
+    ImGui::BeginDisabled(!runs.available);
+    if (ImGui::RadioButton(to_string(mode), m_mode->id() == mode)) request_mode(mode);
+    ImGui::EndDisabled();
+    if (!runs.available && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("%s", runs.reason.c_str());
+  }
+  if (semaphore_choice) {
+    ImGui::TextUnformatted("semaphores");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("timeline", m_cuda.semaphores == interop::SemaphoreKind::Timeline))
+      request_semaphores(interop::SemaphoreKind::Timeline);
+    ImGui::SameLine();
+    if (ImGui::RadioButton("binary", m_cuda.semaphores == interop::SemaphoreKind::Binary))
+      request_semaphores(interop::SemaphoreKind::Binary);
+  }
+  if (!m_notice.empty()) ImGui::TextWrapped("%s", m_notice.c_str());
+  m_scene->on_ui();
+  if (ImGui::CollapsingHeader("timings", ImGuiTreeNodeFlags_DefaultOpen)) {
+    bool timing = m_timing;
+    if (ImGui::Checkbox("time each phase", &timing)) set_timing(timing);
+    if (m_timing) {
+      draw_timings(*m_timers, m_mode->id());
+      if (const std::string untimed = Backend::graphics_untimed(*m_renderer); !untimed.empty())
+        ImGui::TextDisabled("draw untimed: %s", untimed.c_str());
+      if (!m_timers->cuda_timing_off_reason().empty())
+        ImGui::TextDisabled("CUDA phases untimed: %s", m_timers->cuda_timing_off_reason().c_str());
+    }
+  }
+  if (m_timing && ImGui::CollapsingHeader("modes compared")) draw_mode_table(*m_timers);
+  if (ImGui::CollapsingHeader("keys"))
+    for (const HotkeyInfo& key : hotkey_list()) ImGui::Text("%-12s %s", key.keys, key.what);
+  if (!m_last_screenshot.empty()) ImGui::TextWrapped("screenshot %s", m_last_screenshot.c_str());
+  ImGui::End();
+}
+
+template <class Backend>
+void App<Backend>::render_graphics_only(long long index) {
+  const FrameInfo frame{index, kernels::time_of_frame(index), m_extent};
+  if (m_plan.cubes_target >= 0) m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time), {});
+  m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), {});
+}
+
+template <class Backend>
+void App<Backend>::finish() {
+  m_renderer->wait_idle();
+  if (m_stream) INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_stream->get()));
+}
+
+template <class Backend>
+int App<Backend>::run() {
+  const long long frames = m_options.frames.value_or(m_window ? -1 : kDefaultHeadlessFrames);
+  const bool screenshot = !m_options.screenshot.empty();
+  Image shown;  // in a window: what it showed last, for --screenshot (empty: the presenter cannot say)
+  long long index = 0;
+  while (frames < 0 || index < frames) {
+    stop_if_requested();  // SIGINT/SIGTERM/SIGHUP, a console close: out through main(), tearing down in order
+    if (m_window && m_window->should_close()) break;
+    if (!render_frame(index)) {
+      m_window->wait(0.1);  // minimised: nothing to draw until it comes back
+      continue;
+    }
+    // The back buffer before it is presented (a flip-model swap chain discards it then): on the last
+    // frame of --frames, or on every frame while the window may close any time.
+    if (m_presenter && screenshot && (frames < 0 || index + 1 == frames)) shown = read_window();
+    present();
+    ++index;
+  }
+  if (!screenshot) return 0;
+  if (index == 0) {
+    detail::log("no frame to write to " + m_options.screenshot + " (the window was closed before the first)");
+    return 0;
+  }
+  // The frame shown last: the one of --frames, or the one on screen when the window was closed.
+  const bool as_shown = !shown.rgba.empty();
+  const Image frame = as_shown ? std::move(shown) : read_frame();
+  write_png(m_options.screenshot, frame);
+  detail::log("wrote " + m_options.screenshot + " (" + size_text(frame.width, frame.height) + ", frame " +
+              std::to_string(index - 1) + ", " + display_name(Backend::kApi) + " on " + m_device_name + ", mode " +
+              to_string(m_mode->id()) + (as_shown ? ", as the window showed it" : "") + ")");
+  return 0;
+}
+
+}  // namespace lab::core
