@@ -2,9 +2,9 @@
 // (0 success, 1 runtime failure, 2 usage error, 128 + N when signal N stopped it) with a message that
 // says what to do.
 #include "app/core/cli.hpp"
+#include "app/core/remedy.hpp"
 #include "app/image/diff.hpp"
 #include "app/os/os.hpp"
-#include "app/core/remedy.hpp"
 #include "app/os/signals.hpp"
 #include "interop/error.hpp"
 
@@ -59,10 +59,13 @@ int stopped_by(int signal) {
 
 bool built_with(lab::GraphicsApi api) {
   switch (api) {
-    case lab::GraphicsApi::Gl: return INTEROP_LAB_WITH_GL;
-    case lab::GraphicsApi::Vulkan: return INTEROP_LAB_WITH_VULKAN;
+    case lab::GraphicsApi::Gl:
+      return INTEROP_LAB_WITH_GL;
+    case lab::GraphicsApi::Vulkan:
+      return INTEROP_LAB_WITH_VULKAN;
     case lab::GraphicsApi::D3d11:
-    case lab::GraphicsApi::D3d12: return INTEROP_LAB_WITH_D3D;
+    case lab::GraphicsApi::D3d12:
+      return INTEROP_LAB_WITH_D3D;
   }
   return false;
 }
@@ -99,7 +102,8 @@ int run(const lab::Options& options) {
 #endif
     if (options.bench) {
 #if INTEROP_LAB_WITH_GL && INTEROP_LAB_WITH_VULKAN
-      return options.api == lab::GraphicsApi::Vulkan ? lab::vulkan::run_bench(options) : lab::run_bench(options);
+      return options.api == lab::GraphicsApi::Vulkan ? lab::vulkan::run_bench(options)
+                                                     : lab::run_bench(options);
 #else
       return not_in_this_build("--bench");
 #endif
@@ -113,13 +117,17 @@ int run(const lab::Options& options) {
       }
 #endif
 #if INTEROP_LAB_WITH_VULKAN
-      case lab::GraphicsApi::Vulkan: return lab::vulkan::run_app(options);
+      case lab::GraphicsApi::Vulkan:
+        return lab::vulkan::run_app(options);
 #endif
 #if INTEROP_LAB_WITH_D3D
-      case lab::GraphicsApi::D3d11: return lab::d3d11::run_app(options);
-      case lab::GraphicsApi::D3d12: return lab::d3d12::run_app(options);
+      case lab::GraphicsApi::D3d11:
+        return lab::d3d11::run_app(options);
+      case lab::GraphicsApi::D3d12:
+        return lab::d3d12::run_app(options);
 #endif
-      default: break;  // not built: answered above
+      default:
+        break;  // not built: answered above
     }
     return 1;
   } catch (const lab::Interrupted& interrupted) {

@@ -87,17 +87,20 @@ InteropSupport probe_gl_interop(int ordinal) {
   const GlDevices gl = cuda_devices_for_current_gl(GlDeviceList::All);
   const std::string renderer = current_gl_renderer();
   if (!gl.error.empty())
-    return {false, "GL (" + renderer + ") is not on a CUDA device: " + gl.error, Condition::GlNotOnCudaDevice};
-  if (gl.devices.empty())
-    return {false,
-            "GL is rendered by " + renderer +
-                ", not by an NVIDIA GPU that CUDA can use: create the GL context on the NVIDIA driver "
-                "(GLX with __GLX_VENDOR_LIBRARY_NAME=nvidia, or EGL on the NVIDIA EGL device), or hand results "
-                "to GL through host memory instead of interop",
+    return {false, "GL (" + renderer + ") is not on a CUDA device: " + gl.error,
             Condition::GlNotOnCudaDevice};
+  if (gl.devices.empty())
+    return {
+        false,
+        "GL is rendered by " + renderer +
+            ", not by an NVIDIA GPU that CUDA can use: create the GL context on the NVIDIA driver "
+            "(GLX with __GLX_VENDOR_LIBRARY_NAME=nvidia, or EGL on the NVIDIA EGL device), or hand results "
+            "to GL through host memory instead of interop",
+        Condition::GlNotOnCudaDevice};
   for (int device : gl.devices)
     if (device == ordinal)
-      return {true, "CUDA device " + std::to_string(ordinal) + " drives GL (" + renderer + ")", Condition::None};
+      return {true, "CUDA device " + std::to_string(ordinal) + " drives GL (" + renderer + ")",
+              Condition::None};
   return {false,
           "CUDA device " + std::to_string(ordinal) + " (" + cuda.devices[ordinal].name +
               ") does not drive the GL context (" + renderer + "); CUDA device " +
@@ -112,7 +115,8 @@ ScopedDevice::ScopedDevice(int ordinal) {
 
 ScopedDevice::~ScopedDevice() {
   int current = -1;
-  if (cudaGetDevice(&current) == cudaSuccess && current != m_previous) INTEROP_CUDA_REPORT(cudaSetDevice(m_previous));
+  if (cudaGetDevice(&current) == cudaSuccess && current != m_previous)
+    INTEROP_CUDA_REPORT(cudaSetDevice(m_previous));
 }
 
 bool can_access_peer(int from, int to) {

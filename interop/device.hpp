@@ -23,9 +23,10 @@ struct CudaDeviceInfo {
 
 struct CudaDevices {
   std::vector<CudaDeviceInfo> devices;
-  std::string error;  // why there are none ("cudaGetDeviceCount: cudaErrorNoDevice: ..."), "" when the query worked
+  std::string
+      error;  // why there are none ("cudaGetDeviceCount: cudaErrorNoDevice: ..."), "" when the query worked
   Condition condition = Condition::None;  // what `error` means (NoCudaDevice, CudaDriverMissing, ...)
-  int driver_version = 0;   // 13000 for 13.0; 0 when no driver
+  int driver_version = 0;                 // 13000 for 13.0; 0 when no driver
   int runtime_version = 0;
 };
 

@@ -12,7 +12,9 @@ namespace interop {
 
 namespace {
 
-bool contains(const std::string& text, const char* word) { return text.find(word) != std::string::npos; }
+bool contains(const std::string& text, const char* word) {
+  return text.find(word) != std::string::npos;
+}
 
 bool is_interop_call(const std::string& call) {
   return contains(call, "cudaGraphicsGL") || contains(call, "cudaGLGetDevices") ||
@@ -34,21 +36,36 @@ std::string message_of(const ErrorInfo& info) {
 
 const char* to_string(Condition condition) {
   switch (condition) {
-    case Condition::None: return "";
-    case Condition::NoCudaDevice: return "no CUDA device";
-    case Condition::CudaDriverMissing: return "no NVIDIA driver for this CUDA runtime";
-    case Condition::InvalidCudaDevice: return "no such CUDA device";
-    case Condition::GlNotOnCudaDevice: return "GL context not on a CUDA device";
-    case Condition::GlOnAnotherCudaDevice: return "GL context on another CUDA device";
-    case Condition::NoCurrentGlContext: return "no current GL context on a CUDA device";
-    case Condition::NotRegistrable: return "GL object not registrable";
-    case Condition::NoStorage: return "GL object without storage";
-    case Condition::AlreadyMapped: return "resource already mapped";
-    case Condition::WrongMappedView: return "wrong view of a mapped resource";
-    case Condition::UnregisterOrder: return "unregistered out of order";
-    case Condition::ContextCorrupt: return "CUDA context corrupt";
-    case Condition::OutOfMemory: return "out of memory";
-    case Condition::InvalidDesc: return "invalid desc";
+    case Condition::None:
+      return "";
+    case Condition::NoCudaDevice:
+      return "no CUDA device";
+    case Condition::CudaDriverMissing:
+      return "no NVIDIA driver for this CUDA runtime";
+    case Condition::InvalidCudaDevice:
+      return "no such CUDA device";
+    case Condition::GlNotOnCudaDevice:
+      return "GL context not on a CUDA device";
+    case Condition::GlOnAnotherCudaDevice:
+      return "GL context on another CUDA device";
+    case Condition::NoCurrentGlContext:
+      return "no current GL context on a CUDA device";
+    case Condition::NotRegistrable:
+      return "GL object not registrable";
+    case Condition::NoStorage:
+      return "GL object without storage";
+    case Condition::AlreadyMapped:
+      return "resource already mapped";
+    case Condition::WrongMappedView:
+      return "wrong view of a mapped resource";
+    case Condition::UnregisterOrder:
+      return "unregistered out of order";
+    case Condition::ContextCorrupt:
+      return "CUDA context corrupt";
+    case Condition::OutOfMemory:
+      return "out of memory";
+    case Condition::InvalidDesc:
+      return "invalid desc";
   }
   return "";
 }
@@ -92,22 +109,31 @@ Condition cuda_error_condition(cudaError_t error, const std::string& call) {
   const bool interop = is_interop_call(call);
   const bool registering = contains(call, "Register") && !contains(call, "Unregister");
   switch (error) {
-    case cudaErrorNoDevice: return Condition::NoCudaDevice;
-    case cudaErrorInsufficientDriver: return Condition::CudaDriverMissing;
-    case cudaErrorInvalidDevice: return Condition::InvalidCudaDevice;
+    case cudaErrorNoDevice:
+      return Condition::NoCudaDevice;
+    case cudaErrorInsufficientDriver:
+      return Condition::CudaDriverMissing;
+    case cudaErrorInvalidDevice:
+      return Condition::InvalidCudaDevice;
     case cudaErrorOperatingSystem:
     case cudaErrorUnknown:
       return interop ? Condition::GlNotOnCudaDevice : Condition::None;
-    case cudaErrorInvalidGraphicsContext: return Condition::NoCurrentGlContext;
-    case cudaErrorNotSupported: return interop ? Condition::NotRegistrable : Condition::None;
-    case cudaErrorInvalidValue: return registering ? Condition::NoStorage : Condition::None;
-    case cudaErrorAlreadyMapped: return Condition::AlreadyMapped;
+    case cudaErrorInvalidGraphicsContext:
+      return Condition::NoCurrentGlContext;
+    case cudaErrorNotSupported:
+      return interop ? Condition::NotRegistrable : Condition::None;
+    case cudaErrorInvalidValue:
+      return registering ? Condition::NoStorage : Condition::None;
+    case cudaErrorAlreadyMapped:
+      return Condition::AlreadyMapped;
     case cudaErrorNotMapped:
     case cudaErrorNotMappedAsArray:
     case cudaErrorNotMappedAsPointer:
       return Condition::WrongMappedView;
-    case cudaErrorMemoryAllocation: return Condition::OutOfMemory;
-    default: break;
+    case cudaErrorMemoryAllocation:
+      return Condition::OutOfMemory;
+    default:
+      break;
   }
   if (cuda_error_is_sticky(error)) return Condition::ContextCorrupt;
   if (interop && contains(call, "Unregister")) return Condition::UnregisterOrder;
@@ -165,13 +191,20 @@ std::string describe_cuda_error(cudaError_t error, const std::string& call) {
 
 std::string gl_error_name(unsigned int gl_error) {
   switch (gl_error) {
-    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
-    case GL_STACK_UNDERFLOW: return "GL_STACK_UNDERFLOW";
-    case GL_STACK_OVERFLOW: return "GL_STACK_OVERFLOW";
+    case GL_INVALID_ENUM:
+      return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE:
+      return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION:
+      return "GL_INVALID_OPERATION";
+    case GL_INVALID_FRAMEBUFFER_OPERATION:
+      return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    case GL_OUT_OF_MEMORY:
+      return "GL_OUT_OF_MEMORY";
+    case GL_STACK_UNDERFLOW:
+      return "GL_STACK_UNDERFLOW";
+    case GL_STACK_OVERFLOW:
+      return "GL_STACK_OVERFLOW";
     default: {
       char hex[16];
       std::snprintf(hex, sizeof hex, "0x%04X", gl_error);
@@ -220,8 +253,9 @@ void check_gl_errors(const char* what, const char* file, int line) {
   }
   if (out_of_memory) {
     info.condition = Condition::OutOfMemory;
-    info.advice = "GL could not allocate objects of this size: create smaller ones, or free memory (other GPU "
-                  "programs, ulimit -v)";
+    info.advice =
+        "GL could not allocate objects of this size: create smaller ones, or free memory (other GPU "
+        "programs, ulimit -v)";
   }
   throw Error(std::move(info));
 }

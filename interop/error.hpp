@@ -51,14 +51,14 @@ const char* to_string(Condition condition);
 // The facts of one failure.
 struct ErrorInfo {
   ErrorSource source = ErrorSource::Cuda;
-  std::string call;        // the call's text, "cudaGraphicsGLRegisterImage(&resource, ...)"
-  std::string file;        // where it was made
+  std::string call;  // the call's text, "cudaGraphicsGLRegisterImage(&resource, ...)"
+  std::string file;  // where it was made
   int line = 0;
   int code = 0;            // the cudaError_t or GLenum
   std::string error_name;  // "cudaErrorOperatingSystem", "GL_OUT_OF_MEMORY", "invalid desc"
   Condition condition = Condition::None;
-  std::string advice;      // what a program using the library can do; "" when there is nothing to add
-  bool sticky = false;     // the CUDA context is unusable: the process must restart
+  std::string advice;   // what a program using the library can do; "" when there is nothing to add
+  bool sticky = false;  // the CUDA context is unusable: the process must restart
 };
 
 // An error from CUDA or OpenGL. what() reads "call: error_name (file:line): condition: advice".
@@ -114,29 +114,30 @@ namespace detail {
 void report_cuda_error(cudaError_t error, const char* call, const char* file, int line);
 void check_gl_errors(const char* what, const char* file, int line);
 // A desc refused before any CUDA or GL call: Condition::InvalidDesc, validate()'s message as the advice.
-[[noreturn]] void throw_invalid_desc(const char* call, const std::string& message, const char* file, int line);
+[[noreturn]] void throw_invalid_desc(const char* call, const std::string& message, const char* file,
+                                     int line);
 }  // namespace detail
 
 }  // namespace interop
 
-#define INTEROP_CUDA_CHECK(call)                                                              \
-  do {                                                                                        \
-    const cudaError_t interop_error_ = (call);                                                \
-    if (interop_error_ != cudaSuccess)                                                        \
-      ::interop::detail::throw_cuda_error(interop_error_, #call, __FILE__, __LINE__);         \
+#define INTEROP_CUDA_CHECK(call)                                                      \
+  do {                                                                                \
+    const cudaError_t interop_error_ = (call);                                        \
+    if (interop_error_ != cudaSuccess)                                                \
+      ::interop::detail::throw_cuda_error(interop_error_, #call, __FILE__, __LINE__); \
   } while (0)
 
-#define INTEROP_CUDA_PROPAGATE(call)                                                          \
-  do {                                                                                        \
-    const cudaError_t interop_error_ = (call);                                                \
-    if (interop_error_ != cudaSuccess) return interop_error_;                                 \
+#define INTEROP_CUDA_PROPAGATE(call)                          \
+  do {                                                        \
+    const cudaError_t interop_error_ = (call);                \
+    if (interop_error_ != cudaSuccess) return interop_error_; \
   } while (0)
 
-#define INTEROP_CUDA_REPORT(call)                                                             \
-  do {                                                                                        \
-    const cudaError_t interop_error_ = (call);                                                \
-    if (interop_error_ != cudaSuccess)                                                        \
-      ::interop::detail::report_cuda_error(interop_error_, #call, __FILE__, __LINE__);        \
+#define INTEROP_CUDA_REPORT(call)                                                      \
+  do {                                                                                 \
+    const cudaError_t interop_error_ = (call);                                         \
+    if (interop_error_ != cudaSuccess)                                                 \
+      ::interop::detail::report_cuda_error(interop_error_, #call, __FILE__, __LINE__); \
   } while (0)
 
 #define INTEROP_GL_CHECK(what) ::interop::detail::check_gl_errors((what), __FILE__, __LINE__)

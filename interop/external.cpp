@@ -26,14 +26,16 @@ void throw_invalid_desc(const char* call, const std::string& message) {
 std::string handle_problem(const char* desc, ExternalHandleType type, int fd, const void* win32_handle) {
   const std::string prefix = std::string(desc) + ".type " + to_string(type) + ": ";
   if (!handle_type_available(type))
-    return prefix + (is_fd(type) ? "file descriptors are POSIX handles; on Windows export an NT handle (OpaqueWin32)"
-                                 : "NT handles exist on Windows only; on Linux export an opaque FD (OpaqueFd)");
+    return prefix + (is_fd(type)
+                         ? "file descriptors are POSIX handles; on Windows export an NT handle (OpaqueWin32)"
+                         : "NT handles exist on Windows only; on Linux export an opaque FD (OpaqueFd)");
   if (is_fd(type) && fd < 0)
     return std::string(desc) + ".fd is " + std::to_string(fd) +
            ": pass the descriptor the exporting API returned (vkGetMemoryFdKHR / vkGetSemaphoreFdKHR)";
   if (!is_fd(type) && win32_handle == nullptr)
-    return std::string(desc) + ".win32_handle is null: pass the NT handle the exporting API returned "
-                               "(vkGetMemoryWin32HandleKHR / ID3D12Device::CreateSharedHandle)";
+    return std::string(desc) +
+           ".win32_handle is null: pass the NT handle the exporting API returned "
+           "(vkGetMemoryWin32HandleKHR / ID3D12Device::CreateSharedHandle)";
   return "";
 }
 
@@ -41,13 +43,20 @@ std::string handle_problem(const char* desc, ExternalHandleType type, int fd, co
 
 const char* to_string(ExternalHandleType type) {
   switch (type) {
-    case ExternalHandleType::OpaqueFd: return "opaque fd";
-    case ExternalHandleType::TimelineFd: return "timeline fd";
-    case ExternalHandleType::OpaqueWin32: return "opaque win32";
-    case ExternalHandleType::D3D12Resource: return "d3d12 resource";
-    case ExternalHandleType::D3D12Fence: return "d3d12 fence";
-    case ExternalHandleType::D3D11Resource: return "d3d11 resource";
-    case ExternalHandleType::D3D11KeyedMutex: return "d3d11 keyed mutex";
+    case ExternalHandleType::OpaqueFd:
+      return "opaque fd";
+    case ExternalHandleType::TimelineFd:
+      return "timeline fd";
+    case ExternalHandleType::OpaqueWin32:
+      return "opaque win32";
+    case ExternalHandleType::D3D12Resource:
+      return "d3d12 resource";
+    case ExternalHandleType::D3D12Fence:
+      return "d3d12 fence";
+    case ExternalHandleType::D3D11Resource:
+      return "d3d11 resource";
+    case ExternalHandleType::D3D11KeyedMutex:
+      return "d3d11 keyed mutex";
   }
   return "?";
 }
@@ -101,9 +110,15 @@ std::string validate(const ExternalSemaphoreDesc& desc) {
 // ---- memory
 
 namespace detail {
-void ExternalMemoryTraits::destroy(Handle memory) noexcept { INTEROP_CUDA_REPORT(cudaDestroyExternalMemory(memory)); }
-void ExternalBufferTraits::destroy(Handle pointer) noexcept { INTEROP_CUDA_REPORT(cudaFree(pointer)); }
-void MipmappedArrayTraits::destroy(Handle array) noexcept { INTEROP_CUDA_REPORT(cudaFreeMipmappedArray(array)); }
+void ExternalMemoryTraits::destroy(Handle memory) noexcept {
+  INTEROP_CUDA_REPORT(cudaDestroyExternalMemory(memory));
+}
+void ExternalBufferTraits::destroy(Handle pointer) noexcept {
+  INTEROP_CUDA_REPORT(cudaFree(pointer));
+}
+void MipmappedArrayTraits::destroy(Handle array) noexcept {
+  INTEROP_CUDA_REPORT(cudaFreeMipmappedArray(array));
+}
 void ExternalSemaphoreTraits::destroy(Handle semaphore) noexcept {
   INTEROP_CUDA_REPORT(cudaDestroyExternalSemaphore(semaphore));
 }
@@ -117,10 +132,17 @@ ExternalMemory::ExternalMemory(const ExternalMemoryDesc& desc) {
       handle.type = cudaExternalMemoryHandleTypeOpaqueFd;
       handle.handle.fd = desc.fd;
       break;
-    case ExternalHandleType::OpaqueWin32: handle.type = cudaExternalMemoryHandleTypeOpaqueWin32; break;
-    case ExternalHandleType::D3D12Resource: handle.type = cudaExternalMemoryHandleTypeD3D12Resource; break;
-    case ExternalHandleType::D3D11Resource: handle.type = cudaExternalMemoryHandleTypeD3D11Resource; break;
-    default: break;  // refused by validate
+    case ExternalHandleType::OpaqueWin32:
+      handle.type = cudaExternalMemoryHandleTypeOpaqueWin32;
+      break;
+    case ExternalHandleType::D3D12Resource:
+      handle.type = cudaExternalMemoryHandleTypeD3D12Resource;
+      break;
+    case ExternalHandleType::D3D11Resource:
+      handle.type = cudaExternalMemoryHandleTypeD3D11Resource;
+      break;
+    default:
+      break;  // refused by validate
   }
   if (!is_fd(desc.type)) handle.handle.win32.handle = desc.win32_handle;
   handle.size = desc.size;
@@ -133,9 +155,9 @@ ExternalMemory::ExternalMemory(const ExternalMemoryDesc& desc) {
 
 ExternalBuffer ExternalMemory::map_buffer(uint64_t offset, uint64_t size) const {
   if (offset >= m_size || (size != 0 && offset + size > m_size))
-    throw_invalid_desc("ExternalMemory::map_buffer",
-                       "range " + std::to_string(offset) + " + " + std::to_string(size) + " lies outside the " +
-                           std::to_string(m_size) + " bytes imported");
+    throw_invalid_desc("ExternalMemory::map_buffer", "range " + std::to_string(offset) + " + " +
+                                                         std::to_string(size) + " lies outside the " +
+                                                         std::to_string(m_size) + " bytes imported");
   cudaExternalMemoryBufferDesc desc{};
   desc.offset = offset;
   desc.size = size == 0 ? m_size - offset : size;
@@ -167,22 +189,30 @@ cudaArray_t ExternalMipmappedArray::level(unsigned int level) const {
 // ---- semaphores
 
 ExternalSemaphore::ExternalSemaphore(const ExternalSemaphoreDesc& desc) {
-  if (std::string problem = validate(desc); !problem.empty()) throw_invalid_desc("ExternalSemaphore", problem);
+  if (std::string problem = validate(desc); !problem.empty())
+    throw_invalid_desc("ExternalSemaphore", problem);
   cudaExternalSemaphoreHandleDesc handle{};
   m_kind = SemaphoreKind::Binary;
   switch (desc.type) {
-    case ExternalHandleType::OpaqueFd: handle.type = cudaExternalSemaphoreHandleTypeOpaqueFd; break;
+    case ExternalHandleType::OpaqueFd:
+      handle.type = cudaExternalSemaphoreHandleTypeOpaqueFd;
+      break;
     case ExternalHandleType::TimelineFd:
       handle.type = cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd;
       m_kind = SemaphoreKind::Timeline;
       break;
-    case ExternalHandleType::OpaqueWin32: handle.type = cudaExternalSemaphoreHandleTypeOpaqueWin32; break;
+    case ExternalHandleType::OpaqueWin32:
+      handle.type = cudaExternalSemaphoreHandleTypeOpaqueWin32;
+      break;
     case ExternalHandleType::D3D12Fence:
       handle.type = cudaExternalSemaphoreHandleTypeD3D12Fence;
       m_kind = SemaphoreKind::Timeline;  // a fence value per frame
       break;
-    case ExternalHandleType::D3D11KeyedMutex: handle.type = cudaExternalSemaphoreHandleTypeKeyedMutex; break;
-    default: break;  // refused by validate
+    case ExternalHandleType::D3D11KeyedMutex:
+      handle.type = cudaExternalSemaphoreHandleTypeKeyedMutex;
+      break;
+    default:
+      break;  // refused by validate
   }
   if (is_fd(desc.type)) {
     handle.handle.fd = desc.fd;

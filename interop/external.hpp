@@ -30,13 +30,13 @@ namespace interop {
 
 // What kind of OS handle another API exported.
 enum class ExternalHandleType {
-  OpaqueFd,          // Vulkan / GL on Linux: VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT (memory, binary semaphores)
-  TimelineFd,        // semaphores only: a Vulkan timeline semaphore exported as an opaque FD
-  OpaqueWin32,       // Vulkan on Windows, NT handle
-  D3D12Resource,     // a committed resource created with D3D12_HEAP_FLAG_SHARED (NT handle); dedicated
-  D3D12Fence,        // semaphores only: a shared ID3D12Fence (NT handle)
-  D3D11Resource,     // a shared D3D11 resource (NT handle)
-  D3D11KeyedMutex,   // semaphores only: the keyed mutex of a shared D3D11 resource
+  OpaqueFd,  // Vulkan / GL on Linux: VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT (memory, binary semaphores)
+  TimelineFd,       // semaphores only: a Vulkan timeline semaphore exported as an opaque FD
+  OpaqueWin32,      // Vulkan on Windows, NT handle
+  D3D12Resource,    // a committed resource created with D3D12_HEAP_FLAG_SHARED (NT handle); dedicated
+  D3D12Fence,       // semaphores only: a shared ID3D12Fence (NT handle)
+  D3D11Resource,    // a shared D3D11 resource (NT handle)
+  D3D11KeyedMutex,  // semaphores only: the keyed mutex of a shared D3D11 resource
 };
 // "opaque fd", "timeline fd", ... for messages.
 const char* to_string(ExternalHandleType type);
@@ -48,8 +48,8 @@ struct ExternalMemoryDesc {
   ExternalHandleType type = ExternalHandleType::OpaqueFd;
   int fd = -1;                   // FD types
   void* win32_handle = nullptr;  // NT handle types (borrowed: the caller closes it after the import)
-  uint64_t size = 0;             // the allocation's real size (vkGetMemoryRequirements / GetResourceAllocationInfo)
-  bool dedicated = false;        // a dedicated allocation (Vulkan images, D3D12 committed resources)
+  uint64_t size = 0;       // the allocation's real size (vkGetMemoryRequirements / GetResourceAllocationInfo)
+  bool dedicated = false;  // a dedicated allocation (Vulkan images, D3D12 committed resources)
 };
 
 // "" when `desc` can be imported here, else what is wrong and what works, naming the field

@@ -22,8 +22,12 @@ std::atomic<int>& mapping_counter() {
 }
 }  // namespace detail
 
-int live_registrations() { return detail::registration_counter().load(); }
-int live_mappings() { return detail::mapping_counter().load(); }
+int live_registrations() {
+  return detail::registration_counter().load();
+}
+int live_mappings() {
+  return detail::mapping_counter().load();
+}
 
 const char* to_string(Access access) {
   for (const AccessName& entry : kAccessNames)
@@ -48,21 +52,49 @@ struct FormatName {
 // Formats CUDA can register (cudaGraphicsGLRegisterImage: {R, RG, RGBA} x {8, 16, 16F, 32F, 8UI,
 // 16UI, 32UI, 8I, 16I, 32I}) and the common ones it cannot, so messages name both.
 constexpr FormatName kFormats[] = {
-    {GL_R8, "GL_R8", true},          {GL_RG8, "GL_RG8", true},          {GL_RGBA8, "GL_RGBA8", true},
-    {GL_R16, "GL_R16", true},        {GL_RG16, "GL_RG16", true},        {GL_RGBA16, "GL_RGBA16", true},
-    {GL_R16F, "GL_R16F", true},      {GL_RG16F, "GL_RG16F", true},      {GL_RGBA16F, "GL_RGBA16F", true},
-    {GL_R32F, "GL_R32F", true},      {GL_RG32F, "GL_RG32F", true},      {GL_RGBA32F, "GL_RGBA32F", true},
-    {GL_R8UI, "GL_R8UI", true},      {GL_RG8UI, "GL_RG8UI", true},      {GL_RGBA8UI, "GL_RGBA8UI", true},
-    {GL_R16UI, "GL_R16UI", true},    {GL_RG16UI, "GL_RG16UI", true},    {GL_RGBA16UI, "GL_RGBA16UI", true},
-    {GL_R32UI, "GL_R32UI", true},    {GL_RG32UI, "GL_RG32UI", true},    {GL_RGBA32UI, "GL_RGBA32UI", true},
-    {GL_R8I, "GL_R8I", true},        {GL_RG8I, "GL_RG8I", true},        {GL_RGBA8I, "GL_RGBA8I", true},
-    {GL_R16I, "GL_R16I", true},      {GL_RG16I, "GL_RG16I", true},      {GL_RGBA16I, "GL_RGBA16I", true},
-    {GL_R32I, "GL_R32I", true},      {GL_RG32I, "GL_RG32I", true},      {GL_RGBA32I, "GL_RGBA32I", true},
-    {GL_RED, "GL_RED", true},        {GL_RG, "GL_RG", true},            {GL_RGBA, "GL_RGBA", true},
-    {GL_RGB8, "GL_RGB8", false},     {GL_RGB, "GL_RGB", false},         {GL_RGB16F, "GL_RGB16F", false},
-    {GL_RGB32F, "GL_RGB32F", false}, {GL_SRGB8, "GL_SRGB8", false},     {GL_SRGB8_ALPHA8, "GL_SRGB8_ALPHA8", false},
-    {GL_RGB10_A2, "GL_RGB10_A2", false}, {GL_R11F_G11F_B10F, "GL_R11F_G11F_B10F", false},
-    {GL_DEPTH_COMPONENT24, "GL_DEPTH_COMPONENT24", false}, {GL_DEPTH_COMPONENT32F, "GL_DEPTH_COMPONENT32F", false},
+    {GL_R8, "GL_R8", true},
+    {GL_RG8, "GL_RG8", true},
+    {GL_RGBA8, "GL_RGBA8", true},
+    {GL_R16, "GL_R16", true},
+    {GL_RG16, "GL_RG16", true},
+    {GL_RGBA16, "GL_RGBA16", true},
+    {GL_R16F, "GL_R16F", true},
+    {GL_RG16F, "GL_RG16F", true},
+    {GL_RGBA16F, "GL_RGBA16F", true},
+    {GL_R32F, "GL_R32F", true},
+    {GL_RG32F, "GL_RG32F", true},
+    {GL_RGBA32F, "GL_RGBA32F", true},
+    {GL_R8UI, "GL_R8UI", true},
+    {GL_RG8UI, "GL_RG8UI", true},
+    {GL_RGBA8UI, "GL_RGBA8UI", true},
+    {GL_R16UI, "GL_R16UI", true},
+    {GL_RG16UI, "GL_RG16UI", true},
+    {GL_RGBA16UI, "GL_RGBA16UI", true},
+    {GL_R32UI, "GL_R32UI", true},
+    {GL_RG32UI, "GL_RG32UI", true},
+    {GL_RGBA32UI, "GL_RGBA32UI", true},
+    {GL_R8I, "GL_R8I", true},
+    {GL_RG8I, "GL_RG8I", true},
+    {GL_RGBA8I, "GL_RGBA8I", true},
+    {GL_R16I, "GL_R16I", true},
+    {GL_RG16I, "GL_RG16I", true},
+    {GL_RGBA16I, "GL_RGBA16I", true},
+    {GL_R32I, "GL_R32I", true},
+    {GL_RG32I, "GL_RG32I", true},
+    {GL_RGBA32I, "GL_RGBA32I", true},
+    {GL_RED, "GL_RED", true},
+    {GL_RG, "GL_RG", true},
+    {GL_RGBA, "GL_RGBA", true},
+    {GL_RGB8, "GL_RGB8", false},
+    {GL_RGB, "GL_RGB", false},
+    {GL_RGB16F, "GL_RGB16F", false},
+    {GL_RGB32F, "GL_RGB32F", false},
+    {GL_SRGB8, "GL_SRGB8", false},
+    {GL_SRGB8_ALPHA8, "GL_SRGB8_ALPHA8", false},
+    {GL_RGB10_A2, "GL_RGB10_A2", false},
+    {GL_R11F_G11F_B10F, "GL_R11F_G11F_B10F", false},
+    {GL_DEPTH_COMPONENT24, "GL_DEPTH_COMPONENT24", false},
+    {GL_DEPTH_COMPONENT32F, "GL_DEPTH_COMPONENT32F", false},
     {GL_DEPTH24_STENCIL8, "GL_DEPTH24_STENCIL8", false},
 };
 
@@ -75,19 +107,34 @@ const FormatName* find_format(GLenum format) {
 // The registrable format closest to an unregistrable one, for the message.
 const char* suggested_format(GLenum format) {
   switch (format) {
-    case GL_RGB8: case GL_RGB: case GL_SRGB8: case GL_SRGB8_ALPHA8: case GL_RGB10_A2: return "GL_RGBA8";
-    case GL_RGB16F: case GL_R11F_G11F_B10F: return "GL_RGBA16F";
-    case GL_RGB32F: return "GL_RGBA32F";
-    case GL_DEPTH_COMPONENT24: case GL_DEPTH_COMPONENT32F: case GL_DEPTH24_STENCIL8:
+    case GL_RGB8:
+    case GL_RGB:
+    case GL_SRGB8:
+    case GL_SRGB8_ALPHA8:
+    case GL_RGB10_A2:
+      return "GL_RGBA8";
+    case GL_RGB16F:
+    case GL_R11F_G11F_B10F:
+      return "GL_RGBA16F";
+    case GL_RGB32F:
+      return "GL_RGBA32F";
+    case GL_DEPTH_COMPONENT24:
+    case GL_DEPTH_COMPONENT32F:
+    case GL_DEPTH24_STENCIL8:
       return "GL_R32F (copy the depth into a colour texture first)";
-    default: return "GL_RGBA8";
+    default:
+      return "GL_RGBA8";
   }
 }
 
 bool is_registrable_target(GLenum target) {
   switch (target) {
-    case GL_TEXTURE_2D: case GL_TEXTURE_RECTANGLE: case GL_TEXTURE_CUBE_MAP: case GL_TEXTURE_3D:
-    case GL_TEXTURE_2D_ARRAY: case GL_RENDERBUFFER:
+    case GL_TEXTURE_2D:
+    case GL_TEXTURE_RECTANGLE:
+    case GL_TEXTURE_CUBE_MAP:
+    case GL_TEXTURE_3D:
+    case GL_TEXTURE_2D_ARRAY:
+    case GL_RENDERBUFFER:
       return true;
     default:
       return false;
@@ -138,9 +185,12 @@ std::string validate(const TextureRegistrationDesc& desc) {
 
 unsigned int map_flags(Access access) {
   switch (access) {
-    case Access::ReadOnly: return cudaGraphicsMapFlagsReadOnly;
-    case Access::WriteDiscard: return cudaGraphicsMapFlagsWriteDiscard;
-    case Access::ReadWrite: break;
+    case Access::ReadOnly:
+      return cudaGraphicsMapFlagsReadOnly;
+    case Access::WriteDiscard:
+      return cudaGraphicsMapFlagsWriteDiscard;
+    case Access::ReadWrite:
+      break;
   }
   return cudaGraphicsMapFlagsNone;
 }
@@ -148,16 +198,21 @@ unsigned int map_flags(Access access) {
 namespace {
 unsigned int access_register_flags(Access access) {
   switch (access) {
-    case Access::ReadOnly: return cudaGraphicsRegisterFlagsReadOnly;
-    case Access::WriteDiscard: return cudaGraphicsRegisterFlagsWriteDiscard;
-    case Access::ReadWrite: break;
+    case Access::ReadOnly:
+      return cudaGraphicsRegisterFlagsReadOnly;
+    case Access::WriteDiscard:
+      return cudaGraphicsRegisterFlagsWriteDiscard;
+    case Access::ReadWrite:
+      break;
   }
   return cudaGraphicsRegisterFlagsNone;
 }
 
 }  // namespace
 
-unsigned int register_flags(const BufferRegistrationDesc& desc) { return access_register_flags(desc.access); }
+unsigned int register_flags(const BufferRegistrationDesc& desc) {
+  return access_register_flags(desc.access);
+}
 
 unsigned int register_flags(const TextureRegistrationDesc& desc) {
   unsigned int flags = access_register_flags(desc.access);

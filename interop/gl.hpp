@@ -27,12 +27,12 @@ struct BufferRegistrationDesc {
 };
 
 struct TextureRegistrationDesc {
-  GLuint texture = 0;                    // a GL texture name with storage (glTextureStorage2D)
-  GLenum target = GL_TEXTURE_2D;         // or GL_TEXTURE_RECTANGLE, _CUBE_MAP, _3D, _2D_ARRAY, GL_RENDERBUFFER
-  GLenum internal_format = 0;            // 0: queried from the texture at registration
+  GLuint texture = 0;             // a GL texture name with storage (glTextureStorage2D)
+  GLenum target = GL_TEXTURE_2D;  // or GL_TEXTURE_RECTANGLE, _CUBE_MAP, _3D, _2D_ARRAY, GL_RENDERBUFFER
+  GLenum internal_format = 0;     // 0: queried from the texture at registration
   Access access = Access::ReadWrite;
-  bool surface_load_store = false;       // CUDA writes through a surface object
-  bool texture_gather = false;           // CUDA reads with tex2Dgather
+  bool surface_load_store = false;  // CUDA writes through a surface object
+  bool texture_gather = false;      // CUDA reads with tex2Dgather
 };
 
 // Checks a desc without touching GL or CUDA. Returns "" when valid, else one message that names the
@@ -110,7 +110,9 @@ template <class Desc>
 class GlRegistration : public GlRegistrationBase {
  public:
   GlRegistration() = default;
-  explicit GlRegistration(const Desc& desc) : m_desc(desc) { adopt(detail::register_gl_object(m_desc), m_desc.access); }
+  explicit GlRegistration(const Desc& desc) : m_desc(desc) {
+    adopt(detail::register_gl_object(m_desc), m_desc.access);
+  }
 
   // The desc as registered (a texture's internal_format filled in when it was 0).
   const Desc& desc() const { return m_desc; }

@@ -52,7 +52,8 @@ void ScopedMap::unmap() {
   if (m_resources.empty()) return;
   std::vector<cudaGraphicsResource_t> resources = std::exchange(m_resources, {});
   detail::mapping_counter() -= static_cast<int>(resources.size());
-  INTEROP_CUDA_CHECK(cudaGraphicsUnmapResources(static_cast<int>(resources.size()), resources.data(), m_stream));
+  INTEROP_CUDA_CHECK(
+      cudaGraphicsUnmapResources(static_cast<int>(resources.size()), resources.data(), m_stream));
 }
 
 MappedPointer ScopedMap::pointer(size_t index) const {

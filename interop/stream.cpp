@@ -6,8 +6,12 @@
 namespace interop {
 
 namespace detail {
-void StreamTraits::destroy(Handle stream) noexcept { INTEROP_CUDA_REPORT(cudaStreamDestroy(stream)); }
-void EventTraits::destroy(Handle event) noexcept { INTEROP_CUDA_REPORT(cudaEventDestroy(event)); }
+void StreamTraits::destroy(Handle stream) noexcept {
+  INTEROP_CUDA_REPORT(cudaStreamDestroy(stream));
+}
+void EventTraits::destroy(Handle event) noexcept {
+  INTEROP_CUDA_REPORT(cudaEventDestroy(event));
+}
 }  // namespace detail
 
 Stream::Stream() {
@@ -16,7 +20,9 @@ Stream::Stream() {
   m_stream = Owner<detail::StreamTraits>(stream);
 }
 
-void Stream::synchronize() const { INTEROP_CUDA_CHECK(cudaStreamSynchronize(get())); }
+void Stream::synchronize() const {
+  INTEROP_CUDA_CHECK(cudaStreamSynchronize(get()));
+}
 
 Event::Event() {
   cudaEvent_t event = nullptr;

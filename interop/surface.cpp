@@ -6,8 +6,12 @@
 namespace interop {
 
 namespace detail {
-void SurfaceObjectTraits::destroy(Handle surface) noexcept { INTEROP_CUDA_REPORT(cudaDestroySurfaceObject(surface)); }
-void TextureObjectTraits::destroy(Handle texture) noexcept { INTEROP_CUDA_REPORT(cudaDestroyTextureObject(texture)); }
+void SurfaceObjectTraits::destroy(Handle surface) noexcept {
+  INTEROP_CUDA_REPORT(cudaDestroySurfaceObject(surface));
+}
+void TextureObjectTraits::destroy(Handle texture) noexcept {
+  INTEROP_CUDA_REPORT(cudaDestroyTextureObject(texture));
+}
 }  // namespace detail
 
 SurfaceObject::SurfaceObject(cudaArray_t array) {

@@ -21,7 +21,9 @@ struct WaveParams {
   float time = 0.0f;
 };
 
-KERNELS_HD inline int wave_vertex_count(const WaveParams& p) { return p.grid_x * p.grid_z; }
+KERNELS_HD inline int wave_vertex_count(const WaveParams& p) {
+  return p.grid_x * p.grid_z;
+}
 
 // Height and its partial derivatives at (x, z): a travelling cross wave plus a ring from the centre.
 struct WaveSample {

@@ -11,9 +11,9 @@
 //           -> ilab_unmap (the unmap is queued on the same stream, after the caller's work; the cpu mode
 //           uploads its host memory) -> ilab_read_frame.
 #include "app/gl/app.hpp"
+#include "app/gl/mode_detail.hpp"
 #include "app/image/image_compare.hpp"
 #include "app/image/image_io.hpp"
-#include "app/gl/mode_detail.hpp"
 #include "interop/error.hpp"
 #include "interop/mapping.hpp"
 #include "kernels/common.hpp"
@@ -93,14 +93,17 @@ struct ilab_resource {
   int width, height;
 };
 
-const char* ilab_last_error() { return g_last_error.c_str(); }
+const char* ilab_last_error() {
+  return g_last_error.c_str();
+}
 
 // mode: "interop" (register once, map every frame) or "cpu" (host memory, no CUDA).
 int ilab_open(const char* scene, const char* mode, int width, int height, long long frame, void** out) {
   return guarded([&] {
     *out = nullptr;
     const std::optional<lab::SceneId> scene_id = lab::scene_from_string(scene ? scene : "");
-    require(scene_id.has_value(), std::string("scene '") + (scene ? scene : "") + "': use wave, pattern or postprocess");
+    require(scene_id.has_value(),
+            std::string("scene '") + (scene ? scene : "") + "': use wave, pattern or postprocess");
     const std::string mode_name = mode ? mode : "";
     require(mode_name == "interop" || mode_name == "cpu", "mode '" + mode_name + "': use interop or cpu");
     require(width >= 1 && height >= 1 && width <= lab::kMaxImageEdge && height <= lab::kMaxImageEdge,
@@ -120,7 +123,8 @@ int ilab_open(const char* scene, const char* mode, int width, int height, long l
     bridge->specs = bridge->app->scene().resources();
     if (mode_name == "interop") {
       const lab::ModeAvailability interop = bridge->app->availability(lab::ModeId::Interop);
-      require(interop.available, "interop is unavailable here: " + interop.reason + "; open the lab with mode='cpu'");
+      require(interop.available,
+              "interop is unavailable here: " + interop.reason + "; open the lab with mode='cpu'");
       bridge->cuda = true;
       // As the interop mode registers them: each object's best flags for its role, surfaces for what the
       // caller writes.
@@ -146,9 +150,13 @@ void ilab_close(void* handle) {
   delete bridge;
 }
 
-int ilab_uses_cuda(void* handle) { return static_cast<Bridge*>(handle)->cuda ? 1 : 0; }
+int ilab_uses_cuda(void* handle) {
+  return static_cast<Bridge*>(handle)->cuda ? 1 : 0;
+}
 
-int ilab_resource_count(void* handle) { return static_cast<int>(static_cast<Bridge*>(handle)->specs.size()); }
+int ilab_resource_count(void* handle) {
+  return static_cast<int>(static_cast<Bridge*>(handle)->specs.size());
+}
 
 int ilab_resource_info(void* handle, int index, ilab_resource* info) {
   return guarded([&] {
@@ -180,13 +188,16 @@ int ilab_map(void* handle, long long frame, uintptr_t stream) {
         INTEROP_CUDA_CHECK(cudaStreamGetDevice(bridge.stream, &stream_device));
         require(stream_device == bridge.app->cuda_device(),
                 "the stream is on CUDA device " + std::to_string(stream_device) + ", the lab on device " +
-                    std::to_string(bridge.app->cuda_device()) + ": create the stream there (e.g. with "
-                    "cupy.cuda.Device(" + std::to_string(bridge.app->cuda_device()) + "): ...)");
+                    std::to_string(bridge.app->cuda_device()) +
+                    ": create the stream there (e.g. with "
+                    "cupy.cuda.Device(" +
+                    std::to_string(bridge.app->cuda_device()) + "): ...)");
       }
       bridge.mapped.emplace(bridge.registrations.resources(), bridge.stream);
     } else {
       for (size_t i = 0; i < bridge.specs.size(); ++i)
-        if (bridge.specs[i].role == lab::ResourceRole::Input) lab::download_from_gl(bridge.specs[i], bridge.host[i].data());
+        if (bridge.specs[i].role == lab::ResourceRole::Input)
+          lab::download_from_gl(bridge.specs[i], bridge.host[i].data());
       INTEROP_GL_CHECK("reading the scene's input");
     }
     bridge.is_mapped = true;
@@ -204,7 +215,8 @@ int ilab_unmap(void* handle) {
       bridge.mapped.reset();
     } else {
       for (size_t i = 0; i < bridge.specs.size(); ++i)
-        if (bridge.specs[i].role == lab::ResourceRole::Output) lab::upload_to_gl(bridge.specs[i], bridge.host[i].data());
+        if (bridge.specs[i].role == lab::ResourceRole::Output)
+          lab::upload_to_gl(bridge.specs[i], bridge.host[i].data());
       INTEROP_GL_CHECK("uploading the frame");
     }
   });
@@ -222,8 +234,9 @@ int ilab_pointer(void* handle, int index, uintptr_t* pointer, uint64_t* bytes) {
       return;
     }
     require(spec.kind == lab::ResourceKind::Buffer,
-            std::string(spec.label) + " is a texture: its cudaArray is not linear memory; use copy_to/copy_from "
-            "or its surface object");
+            std::string(spec.label) +
+                " is a texture: its cudaArray is not linear memory; use copy_to/copy_from "
+                "or its surface object");
     const interop::MappedPointer mapped = bridge.mapped->pointer(static_cast<size_t>(index));
     *pointer = reinterpret_cast<uintptr_t>(mapped.data);
     *bytes = mapped.size;
@@ -258,7 +271,8 @@ int ilab_copy_texture(void* handle, int index, uintptr_t device_pointer, uint64_
     const lab::ResourceSpec& spec = spec_of(bridge, index);
     require_mapped(bridge, "copy_to/copy_from");
     require(bridge.cuda, "texture copies through CUDA need mode='interop'");
-    require(spec.kind == lab::ResourceKind::Texture2D, std::string(spec.label) + " is a buffer: use its array view");
+    require(spec.kind == lab::ResourceKind::Texture2D,
+            std::string(spec.label) + " is a buffer: use its array view");
     const size_t row = static_cast<size_t>(spec.width) * 4;
     require(pitch >= row, "rows of " + std::to_string(pitch) + " bytes are shorter than the texture's " +
                               std::to_string(row));
@@ -266,11 +280,11 @@ int ilab_copy_texture(void* handle, int index, uintptr_t device_pointer, uint64_
     void* pointer = reinterpret_cast<void*>(device_pointer);
     auto* on = reinterpret_cast<cudaStream_t>(stream);
     if (to_texture) {
-      INTEROP_CUDA_CHECK(cudaMemcpy2DToArrayAsync(array, 0, 0, pointer, pitch, row, static_cast<size_t>(spec.height),
-                                                  cudaMemcpyDeviceToDevice, on));
+      INTEROP_CUDA_CHECK(cudaMemcpy2DToArrayAsync(
+          array, 0, 0, pointer, pitch, row, static_cast<size_t>(spec.height), cudaMemcpyDeviceToDevice, on));
     } else {
-      INTEROP_CUDA_CHECK(cudaMemcpy2DFromArrayAsync(pointer, pitch, array, 0, 0, row, static_cast<size_t>(spec.height),
-                                                    cudaMemcpyDeviceToDevice, on));
+      INTEROP_CUDA_CHECK(cudaMemcpy2DFromArrayAsync(
+          pointer, pitch, array, 0, 0, row, static_cast<size_t>(spec.height), cudaMemcpyDeviceToDevice, on));
     }
   });
 }
@@ -282,8 +296,9 @@ int ilab_order_streams(uintptr_t producer, uintptr_t consumer) {
     cudaEvent_t event = nullptr;
     INTEROP_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
     const cudaError_t recorded = cudaEventRecord(event, reinterpret_cast<cudaStream_t>(producer));
-    const cudaError_t waited =
-        recorded == cudaSuccess ? cudaStreamWaitEvent(reinterpret_cast<cudaStream_t>(consumer), event, 0) : recorded;
+    const cudaError_t waited = recorded == cudaSuccess
+                                   ? cudaStreamWaitEvent(reinterpret_cast<cudaStream_t>(consumer), event, 0)
+                                   : recorded;
     cudaEventDestroy(event);  // released once the wait is satisfied
     INTEROP_CUDA_CHECK(waited);
   });
@@ -294,22 +309,28 @@ int ilab_pointer_device(uintptr_t pointer, int* device) {
   return guarded([&] {
     cudaPointerAttributes attributes{};
     INTEROP_CUDA_CHECK(cudaPointerGetAttributes(&attributes, reinterpret_cast<void*>(pointer)));
-    *device = attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged ? attributes.device : -1;
+    *device = attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged
+                  ? attributes.device
+                  : -1;
   });
 }
 
-int ilab_cuda_device(void* handle) { return static_cast<Bridge*>(handle)->app->cuda_device(); }
+int ilab_cuda_device(void* handle) {
+  return static_cast<Bridge*>(handle)->app->cuda_device();
+}
 
 // The frame as it would be shown (top row first, RGBA8): `bytes` must be width * height * 4.
 int ilab_read_frame(void* handle, uint8_t* rgba, uint64_t bytes, int* width, int* height) {
   return guarded([&] {
     Bridge& bridge = *static_cast<Bridge*>(handle);
-    require(!bridge.is_mapped, "read_frame inside a map block: GL may not touch mapped resources; read after it");
+    require(!bridge.is_mapped,
+            "read_frame inside a map block: GL may not touch mapped resources; read after it");
     const lab::Extent extent = bridge.app->platform().framebuffer_extent();
     *width = extent.width;
     *height = extent.height;
     if (rgba == nullptr) return;  // a size query
-    require(bytes == static_cast<uint64_t>(extent.width) * extent.height * 4, "the frame needs width * height * 4 bytes");
+    require(bytes == static_cast<uint64_t>(extent.width) * extent.height * 4,
+            "the frame needs width * height * 4 bytes");
     const lab::FrameInfo frame{bridge.frame, kernels::time_of_frame(bridge.frame), extent};
     bridge.app->show(frame);
     bridge.last_frame = bridge.app->read_frame();
@@ -320,8 +341,8 @@ int ilab_read_frame(void* handle, uint8_t* rgba, uint64_t bytes, int* width, int
 // Compares the frame read last (ilab_read_frame) with the PNG at `path` by the goldens' rule: a pixel
 // differs when a channel is more than `max_diff` apart; they match while at most `max_fraction` of the
 // pixels differ. Writes the comparer's summary into `report`; *matches is 1 or 0.
-int ilab_compare_png(void* handle, const char* path, int max_diff, double max_fraction, int* matches, char* report,
-                     uint64_t report_size) {
+int ilab_compare_png(void* handle, const char* path, int max_diff, double max_fraction, int* matches,
+                     char* report, uint64_t report_size) {
   return guarded([&] {
     Bridge& bridge = *static_cast<Bridge*>(handle);
     require(!bridge.last_frame.rgba.empty(), "no frame read yet: call read_frame first");
@@ -329,9 +350,9 @@ int ilab_compare_png(void* handle, const char* path, int max_diff, double max_fr
     require(max_fraction >= 0.0 && max_fraction <= 1.0, "max_fraction: from 0 to 1");
     const lab::Image expected = lab::read_png(path ? path : "");
     require(expected.width == bridge.last_frame.width && expected.height == bridge.last_frame.height,
-            std::string(path) + " is " + std::to_string(expected.width) + "x" + std::to_string(expected.height) +
-                ", the frame " + std::to_string(bridge.last_frame.width) + "x" +
-                std::to_string(bridge.last_frame.height));
+            std::string(path) + " is " + std::to_string(expected.width) + "x" +
+                std::to_string(expected.height) + ", the frame " + std::to_string(bridge.last_frame.width) +
+                "x" + std::to_string(bridge.last_frame.height));
     const lab::ImageDifference difference = lab::compare_images(bridge.last_frame, expected, max_diff);
     *matches = difference.fraction_over <= max_fraction ? 1 : 0;
     const std::string text = lab::to_string(difference, max_diff);

@@ -8,6 +8,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config  # toolchain (CMake 3.25 + Ninja)
+  clang-format                                  # the C++ layout every file keeps (scripts/format.sh)
   python3-glad                                  # generates the GL and EGL loaders at build time
   libepoxy-dev                                  # a GL loader a library user may bring instead (consumer test)
   libglfw3-dev libimgui-dev libstb-dev          # window, panel (libimgui.a needs libstb)

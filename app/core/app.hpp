@@ -167,7 +167,8 @@ class App {
   std::unique_ptr<Renderer> m_renderer;
   std::unique_ptr<FrameTimers> m_timers;
   bool m_timing = true;
-  std::unique_ptr<glfw::Panel> m_panel;  // before the presenter, which shuts the API's ImGui backend down first
+  std::unique_ptr<glfw::Panel>
+      m_panel;  // before the presenter, which shuts the API's ImGui backend down first
   std::unique_ptr<Presenter> m_presenter;
   std::unique_ptr<SceneCompute> m_scene;
   DrawPlan m_plan;
@@ -218,10 +219,12 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   m_renderer = std::make_unique<Renderer>(*m_device, m_extent);
   m_timers = std::make_unique<FrameTimers>(Backend::timer_queries(*m_renderer));
   if (m_window) {
-    if (!options.no_ui) m_panel = std::make_unique<glfw::Panel>(*m_window, Backend::kApi == GraphicsApi::Vulkan);
+    if (!options.no_ui)
+      m_panel = std::make_unique<glfw::Panel>(*m_window, Backend::kApi == GraphicsApi::Vulkan);
     // Vsync on in a window, off with --frames (a fixed count runs as fast as it can).
     const bool vsync = options.vsync.value_or(!options.frames.has_value());
-    m_presenter = Backend::create_presenter(*m_renderer, *m_device, *m_window, m_extent, m_panel != nullptr, vsync);
+    m_presenter =
+        Backend::create_presenter(*m_renderer, *m_device, *m_window, m_extent, m_panel != nullptr, vsync);
   }
   m_scene = create_scene_compute(options.scene, options.filter);
   m_plan = m_scene->draw_plan();
@@ -349,7 +352,8 @@ bool App<Backend>::render_frame(long long index) {
   const FrameInfo frame{index, time, m_extent};
   // Frame time: start to start, so it holds everything, present and vsync included.
   if (m_timing && m_frame_before)
-    m_timers->cpu_add(Phase::Frame, std::chrono::duration<double, std::milli>(started - m_previous_frame).count());
+    m_timers->cpu_add(Phase::Frame,
+                      std::chrono::duration<double, std::milli>(started - m_previous_frame).count());
   if (m_timing) m_timers->begin_frame(static_cast<int>(m_mode->id()));
   if (m_plan.cubes_target >= 0) {
     const auto sync = m_mode->cubes_sync(frame);
@@ -450,7 +454,8 @@ void App<Backend>::draw_panel() {
 template <class Backend>
 void App<Backend>::render_graphics_only(long long index) {
   const FrameInfo frame{index, kernels::time_of_frame(index), m_extent};
-  if (m_plan.cubes_target >= 0) m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time), {});
+  if (m_plan.cubes_target >= 0)
+    m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time), {});
   m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), {});
 }
 
@@ -489,8 +494,8 @@ int App<Backend>::run() {
   const Image frame = as_shown ? std::move(shown) : read_frame();
   write_png(m_options.screenshot, frame);
   detail::log("wrote " + m_options.screenshot + " (" + size_text(frame.width, frame.height) + ", frame " +
-              std::to_string(index - 1) + ", " + display_name(Backend::kApi) + " on " + m_device_name + ", mode " +
-              to_string(m_mode->id()) + (as_shown ? ", as the window showed it" : "") + ")");
+              std::to_string(index - 1) + ", " + display_name(Backend::kApi) + " on " + m_device_name +
+              ", mode " + to_string(m_mode->id()) + (as_shown ? ", as the window showed it" : "") + ")");
   return 0;
 }
 

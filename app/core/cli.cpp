@@ -1,26 +1,26 @@
-// app/core/cli.cpp — the interop-lab command line, parsed by CLI11 and validated here. Every usage error becomes
-// exit code 2 and one line naming the option, the bad value and what is accepted; nothing in this file
-// prints or exits, so main() decides where the text goes and destructors always run.
+// app/core/cli.cpp — the interop-lab command line, parsed by CLI11 and validated here. Every usage error
+// becomes exit code 2 and one line naming the option, the bad value and what is accepted; nothing in this
+// file prints or exits, so main() decides where the text goes and destructors always run.
 #include "app/core/cli.hpp"
 
-#include "app/image/image_io.hpp"
 #include "app/core/names.hpp"
+#include "app/image/image_io.hpp"
 #include "app/os/os.hpp"
 #include "interop/access.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iomanip>
 #include <iterator>
 #include <limits>
 #include <sstream>
 #include <system_error>
-#include <cerrno>
-#include <filesystem>
 
 #ifndef INTEROP_LAB_VERSION
 #define INTEROP_LAB_VERSION "0.0.0"  // CMake defines the real one from project(VERSION)
@@ -41,7 +41,8 @@ constexpr NamedValue<GraphicsApi> kApis[] = {
 
 constexpr NamedValue<SceneId> kScenes[] = {
     {SceneId::Wave, "wave",
-     "animated height field: CUDA writes positions + normals into a GL vertex buffer through a mapped pointer"},
+     "animated height field: CUDA writes positions + normals into a GL vertex buffer through a mapped "
+     "pointer"},
     {SceneId::Pattern, "pattern", "procedural image: CUDA writes a GL texture through a surface object"},
     {SceneId::Postprocess, "postprocess",
      "GL renders a lit 3D scene into a texture; CUDA reads it through a texture object and writes a filtered "
@@ -84,10 +85,14 @@ const std::vector<ModeId>& modes_of(GraphicsApi api) {
   static const std::vector<ModeId> d3d12 = {ModeId::External, ModeId::Staging, ModeId::Cpu};
   static const std::vector<ModeId> none;
   switch (api) {
-    case GraphicsApi::Gl: return gl;
-    case GraphicsApi::Vulkan: return vulkan;
-    case GraphicsApi::D3d11: return d3d11;
-    case GraphicsApi::D3d12: return d3d12;
+    case GraphicsApi::Gl:
+      return gl;
+    case GraphicsApi::Vulkan:
+      return vulkan;
+    case GraphicsApi::D3d11:
+      return d3d11;
+    case GraphicsApi::D3d12:
+      return d3d12;
   }
   return none;  // a cast from a bad integer
 }
@@ -99,18 +104,30 @@ bool has_mode(GraphicsApi api, ModeId mode) {
 
 const char* display_name(GraphicsApi api) {
   switch (api) {
-    case GraphicsApi::Gl: return "OpenGL";
-    case GraphicsApi::Vulkan: return "Vulkan";
-    case GraphicsApi::D3d11: return "Direct3D 11";
-    case GraphicsApi::D3d12: return "Direct3D 12";
+    case GraphicsApi::Gl:
+      return "OpenGL";
+    case GraphicsApi::Vulkan:
+      return "Vulkan";
+    case GraphicsApi::D3d11:
+      return "Direct3D 11";
+    case GraphicsApi::D3d12:
+      return "Direct3D 12";
   }
   return "?";
 }
 
-const char* to_string(GraphicsApi api) { return name_of(kApis, api); }
-const char* to_string(SceneId scene) { return name_of(kScenes, scene); }
-const char* to_string(ModeId mode) { return name_of(kModes, mode); }
-const char* to_string(SplitCopy copy) { return name_of(kSplitCopies, copy); }
+const char* to_string(GraphicsApi api) {
+  return name_of(kApis, api);
+}
+const char* to_string(SceneId scene) {
+  return name_of(kScenes, scene);
+}
+const char* to_string(ModeId mode) {
+  return name_of(kModes, mode);
+}
+const char* to_string(SplitCopy copy) {
+  return name_of(kSplitCopies, copy);
+}
 
 const std::vector<GraphicsApi>& all_apis() {
   static const std::vector<GraphicsApi> apis = values_of(kApis);
@@ -132,13 +149,25 @@ const std::vector<SplitCopy>& all_split_copies() {
   return copies;
 }
 
-std::optional<GraphicsApi> api_from_string(const std::string& name) { return value_named(kApis, name); }
-std::optional<SceneId> scene_from_string(const std::string& name) { return value_named(kScenes, name); }
-std::optional<ModeId> mode_from_string(const std::string& name) { return value_named(kModes, name); }
+std::optional<GraphicsApi> api_from_string(const std::string& name) {
+  return value_named(kApis, name);
+}
+std::optional<SceneId> scene_from_string(const std::string& name) {
+  return value_named(kScenes, name);
+}
+std::optional<ModeId> mode_from_string(const std::string& name) {
+  return value_named(kModes, name);
+}
 
-const char* describe(GraphicsApi api) { return description_of(kApis, api); }
-const char* describe(SceneId scene) { return description_of(kScenes, scene); }
-const char* describe(ModeId mode) { return description_of(kModes, mode); }
+const char* describe(GraphicsApi api) {
+  return description_of(kApis, api);
+}
+const char* describe(SceneId scene) {
+  return description_of(kScenes, scene);
+}
+const char* describe(ModeId mode) {
+  return description_of(kModes, mode);
+}
 
 std::string list_text() {
   std::ostringstream text;
@@ -151,7 +180,8 @@ std::string list_text() {
   text << "graphics APIs (--api) and their modes:\n";
   for (GraphicsApi api : all_apis()) {
     text << "  " << std::left << std::setw(13) << to_string(api) << describe(api) << "\n"
-         << "  " << std::setw(13) << "" << "modes: ";
+         << "  " << std::setw(13) << ""
+         << "modes: ";
     const std::vector<ModeId>& modes = modes_of(api);
     for (size_t i = 0; i < modes.size(); ++i) text << (i == 0 ? "" : ", ") << to_string(modes[i]);
     text << "\n";
@@ -159,7 +189,8 @@ std::string list_text() {
   // The names interop uses itself, so the list cannot drift from what the panel switches.
   text << "map flags: ";
   for (const interop::AccessName& access : interop::kAccessNames)
-    text << access.name << (&access == &interop::kAccessNames[std::size(interop::kAccessNames) - 1] ? "\n" : ", ");
+    text << access.name
+         << (&access == &interop::kAccessNames[std::size(interop::kAccessNames) - 1] ? "\n" : ", ");
   return text.str();
 }
 
@@ -211,7 +242,8 @@ std::string parse_scene(const std::string& value, Options& options) {
 
 std::string parse_filter(const std::string& value, Options& options) {
   const std::optional<kernels::Filter> filter = value_named(kernels::kFilterNames, value);
-  if (!filter) return "--filter " + shown(value) + ": unknown filter; choose " + choices_text(kernels::kFilterNames);
+  if (!filter)
+    return "--filter " + shown(value) + ": unknown filter; choose " + choices_text(kernels::kFilterNames);
   options.filter = *filter;
   return "";
 }
@@ -249,8 +281,8 @@ std::string parse_ordinal(const char* option, const std::string& value, std::opt
   long long device = 0;
   const NumberParse parse = parse_whole_number(value, device);
   if (parse != NumberParse::Ok || device > std::numeric_limits<int>::max())
-    return std::string(option) + " " + shown(value) + ": must be a non-negative integer, a CUDA device ordinal (e.g. " +
-           option + " 0)";
+    return std::string(option) + " " + shown(value) +
+           ": must be a non-negative integer, a CUDA device ordinal (e.g. " + option + " 0)";
   ordinal = static_cast<int>(device);
   return "";
 }
@@ -297,7 +329,8 @@ std::string parse_frames(const std::string& value, Options& options) {
 std::string parse_map_flags(const std::string& value, Options& options) {
   const std::optional<interop::Access> access = value_named(interop::kAccessNames, value);
   if (!access)
-    return "--map-flags " + shown(value) + ": unknown map flags; choose " + choices_text(interop::kAccessNames);
+    return "--map-flags " + shown(value) + ": unknown map flags; choose " +
+           choices_text(interop::kAccessNames);
   options.map_flags = *access;
   return "";
 }
@@ -312,7 +345,8 @@ std::string output_path_problem(const char* option, const std::string& value, co
 
 std::string parse_json(const std::string& value, Options& options) {
   if (options.doctor) {  // --doctor --json: the report on stdout; a path is not taken
-    if (!value.empty()) return "--json " + value + ": with --doctor, --json takes no path (the report goes to stdout)";
+    if (!value.empty())
+      return "--json " + value + ": with --doctor, --json takes no path (the report goes to stdout)";
     options.doctor_json = true;
     return "";
   }
@@ -333,7 +367,8 @@ std::string parse_sizes(const std::string& value, Options& options) {
   size_t start = 0;
   while (start <= value.size()) {
     const size_t comma = value.find(',', start);
-    const std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string item =
+        value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     Options one;
     if (std::string problem = parse_size(item, one); !problem.empty())
       return "--sizes " + shown(value) + ": " + problem.substr(problem.find(": ") + 2) +
@@ -348,7 +383,8 @@ std::string parse_sizes(const std::string& value, Options& options) {
 std::string parse_bench_frames(const std::string& value, Options& options) {
   long long frames = 0;
   if (parse_whole_number(value, frames) != NumberParse::Ok || frames < 1 || frames > 1000000)
-    return "--bench-frames " + shown(value) + ": must be a whole number from 1 to 1000000 (e.g. --bench-frames 300)";
+    return "--bench-frames " + shown(value) +
+           ": must be a whole number from 1 to 1000000 (e.g. --bench-frames 300)";
   options.bench_frames = frames;
   return "";
 }
@@ -356,7 +392,8 @@ std::string parse_bench_frames(const std::string& value, Options& options) {
 std::string parse_bench_repeat(const std::string& value, Options& options) {
   long long repeat = 0;
   if (parse_whole_number(value, repeat) != NumberParse::Ok || repeat < 1 || repeat > 100)
-    return "--bench-repeat " + shown(value) + ": must be a whole number from 1 to 100 (e.g. --bench-repeat 5)";
+    return "--bench-repeat " + shown(value) +
+           ": must be a whole number from 1 to 100 (e.g. --bench-repeat 5)";
   options.bench_repeat = static_cast<int>(repeat);
   return "";
 }
@@ -371,7 +408,8 @@ std::string parse_vsync(const std::string& value, Options& options) {
 std::string parse_screenshot_dir(const std::string& value, Options& options) {
   std::error_code error;
   if (value.empty() || !std::filesystem::is_directory(value, error))
-    return "--screenshot-dir " + shown(value) + ": not a directory; give an existing folder (e.g. --screenshot-dir .)";
+    return "--screenshot-dir " + shown(value) +
+           ": not a directory; give an existing folder (e.g. --screenshot-dir .)";
   if (const int refused = os::directory_refuses_files(value); refused != 0)
     return "--screenshot-dir " + value + ": " + std::strerror(refused) + "; give a folder you can write to";
   options.screenshot_dir = value;
@@ -419,18 +457,21 @@ struct NamedOption {
 
 // CLI11 says "--size: 1 required WxH missing" and "--size: At Most 1 required but received 2"; these
 // say what to type instead.
-std::string explain_argument_mismatch(const CLI::ArgumentMismatch& error, const std::vector<NamedOption>& options) {
+std::string explain_argument_mismatch(const CLI::ArgumentMismatch& error,
+                                      const std::vector<NamedOption>& options) {
   const std::string text = error.what();
   for (const NamedOption& entry : options) {
     if (text.rfind(entry.name + ":", 0) != 0) continue;
     if (text.find("missing") != std::string::npos)
       return entry.name + " needs a value, e.g. " + entry.name + " " + entry.example;
-    if (text.find("received") != std::string::npos) return entry.name + " was given more than once; give it once";
+    if (text.find("received") != std::string::npos)
+      return entry.name + " was given more than once; give it once";
   }
   return text;
 }
 
-constexpr const char* kDiffUsage = "interop-lab diff A.png B.png [--heatmap PATH] [--max-diff N] [--max-fraction F]";
+constexpr const char* kDiffUsage =
+    "interop-lab diff A.png B.png [--heatmap PATH] [--max-diff N] [--max-fraction F]";
 
 // Levenshtein distance, for "did you mean"; option names are short, so the quadratic table is nothing.
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -495,19 +536,21 @@ std::string check_mode_of_api(const Options& options) {
   std::string names;
   for (size_t i = 0; i < modes.size(); ++i)
     names += std::string(i == 0 ? "" : i + 1 == modes.size() ? " or " : ", ") + to_string(modes[i]);
-  return std::string("--mode ") + to_string(*options.mode) + " is not a mode of --api " + to_string(options.api) +
-         "; its modes are " + names;
+  return std::string("--mode ") + to_string(*options.mode) + " is not a mode of --api " +
+         to_string(options.api) + "; its modes are " + names;
 }
 
 // The options only the GL backend reads; with another API they would be dropped in silence.
 std::string check_gl_only_options(const CLI::App& app, const Options& options) {
   if (options.api == GraphicsApi::Gl) return "";
   if (options.bench && options.api != GraphicsApi::Vulkan)
-    return std::string("--bench covers --api gl and vulkan; ") + display_name(options.api) + "'s benchmark is not built yet";
+    return std::string("--bench covers --api gl and vulkan; ") + display_name(options.api) +
+           "'s benchmark is not built yet";
   // Vulkan's benchmark prints its table and writes --json; the rest is the GL benchmark's.
   for (const char* gl_bench_only : {"--chart", "--bench-repeat", "--bench-window"})
     if (app.count(gl_bench_only) > 0)
-      return std::string(gl_bench_only) + " applies to --api gl's benchmark; drop it with --api " + to_string(options.api);
+      return std::string(gl_bench_only) + " applies to --api gl's benchmark; drop it with --api " +
+             to_string(options.api);
   for (const char* gl_only : {"--map-flags", "--compute-device", "--split-copy", "--gl-debug"})
     if (app.count(gl_only) > 0)
       return std::string(gl_only) + " applies to --api gl; drop it with --api " + to_string(options.api);
@@ -534,7 +577,8 @@ std::string explain_extras(const CLI::App& command, bool is_diff) {
     return name + ": unknown option" + nearest_option(name, command) + "; see --help";
   }
   if (is_diff) return shown(extra) + ": one file too many; diff compares two PNG files: " + kDiffUsage;
-  return shown(extra) + ": unexpected argument; interop-lab takes options, or the diff command: " + kDiffUsage;
+  return shown(extra) +
+         ": unexpected argument; interop-lab takes options, or the diff command: " + kDiffUsage;
 }
 
 // An empty value is a usage error like any other bad one: `--max-diff ""` from an unset shell variable
@@ -542,7 +586,8 @@ std::string explain_extras(const CLI::App& command, bool is_diff) {
 std::string check_diff(DiffOptions& diff, const CLI::App& command, const std::string& max_diff,
                        const std::string& max_fraction) {
   if (command.count("--heatmap") > 0)
-    if (std::string problem = output_path_problem("--heatmap", diff.heatmap, ".png"); !problem.empty()) return problem;
+    if (std::string problem = output_path_problem("--heatmap", diff.heatmap, ".png"); !problem.empty())
+      return problem;
   if (command.count("--max-diff") > 0) {
     long long value = 0;
     if (parse_whole_number(max_diff, value) != NumberParse::Ok || value > 255)
@@ -552,7 +597,8 @@ std::string check_diff(DiffOptions& diff, const CLI::App& command, const std::st
   if (command.count("--max-fraction") > 0) {
     char* end = nullptr;
     const double value = std::strtod(max_fraction.c_str(), &end);
-    if (max_fraction.empty() || end == max_fraction.c_str() || *end != '\0' || !(value >= 0.0 && value <= 1.0))
+    if (max_fraction.empty() || end == max_fraction.c_str() || *end != '\0' ||
+        !(value >= 0.0 && value <= 1.0))
       return "--max-fraction " + shown(max_fraction) + ": must be a number from 0 to 1 (e.g. 0.001 for 0.1%)";
     diff.max_fraction = value;
   }
@@ -563,10 +609,10 @@ std::string check_diff(DiffOptions& diff, const CLI::App& command, const std::st
 // would ignore, else "". The doctor reports on the GL context (--headless) and the devices it is asked
 // about; --list on nothing but the build.
 std::string ignored_option(const CLI::App& app, const Options& options) {
-  const char* const all[] = {"--api",        "--scene",  "--filter",         "--mode",       "--map-flags",
-                             "--size",       "--device", "--compute-device", "--split-copy", "--frames",
-                             "--screenshot", "--headless", "--no-ui",        "--doctor",     "--bench",
-                             "--vsync",      "--screenshot-dir"};
+  const char* const all[] = {
+      "--api",    "--scene",          "--filter",     "--mode",   "--map-flags",     "--size",
+      "--device", "--compute-device", "--split-copy", "--frames", "--screenshot",    "--headless",
+      "--no-ui",  "--doctor",         "--bench",      "--vsync",  "--screenshot-dir"};
   const char* const doctor_uses[] = {"--device", "--compute-device", "--split-copy", "--headless"};
   const char* const runner = options.list ? "--list" : options.doctor ? "--doctor" : nullptr;
   if (runner == nullptr) return "";
@@ -595,9 +641,10 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
            " (default gl); d3d11 and d3d12 are Windows only; --list shows each "
            "API's modes",
        "vulkan", parse_api},
-      {kSceneGroup, "--scene", "NAME", "what is computed: " + choices_text(kScenes) + " (default wave)", "wave",
-       parse_scene},
-      {kSceneGroup, "--filter", "NAME", "the postprocess scene's filter: " + choices_text(kernels::kFilterNames) + " (default sobel)", "sobel",
+      {kSceneGroup, "--scene", "NAME", "what is computed: " + choices_text(kScenes) + " (default wave)",
+       "wave", parse_scene},
+      {kSceneGroup, "--filter", "NAME",
+       "the postprocess scene's filter: " + choices_text(kernels::kFilterNames) + " (default sobel)", "sobel",
        parse_filter},
       {kSceneGroup, "--mode", "NAME",
        "how results reach the graphics API: " + choices_text(kModes) +
@@ -610,14 +657,16 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
        "write-discard", parse_map_flags},
       {kSceneGroup, "--device", "N", "CUDA device ordinal (default: the GPU that drives GL, else 0)", "0",
        parse_device},
-      {kSceneGroup, "--compute-device", "N", "CUDA device of the split mode's kernels (default: the --device one)",
-       "1", parse_compute_device},
+      {kSceneGroup, "--compute-device", "N",
+       "CUDA device of the split mode's kernels (default: the --device one)", "1", parse_compute_device},
       {kSceneGroup, "--split-copy", "HOW",
-       "how the split mode moves results to the GL device: peer (cudaMemcpyPeerAsync; through host memory where "
+       "how the split mode moves results to the GL device: peer (cudaMemcpyPeerAsync; through host memory "
+       "where "
        "the devices cannot reach each other) or host (always through pinned host memory) (default peer)",
        "host", parse_split_copy},
       {kSceneGroup, "--semaphores", "KIND",
-       "what orders the external mode's frames: timeline (one timeline semaphore, a value per step) or binary "
+       "what orders the external mode's frames: timeline (one timeline semaphore, a value per step) or "
+       "binary "
        "(two binary semaphores) (default timeline)",
        "binary", parse_semaphores},
       {kWindowGroup, "--size", "WxH", "image and window size (default 1280x720)", "1280x720", parse_size},
@@ -629,14 +678,16 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
        "120", parse_frames},
       {kWindowGroup, "--screenshot", "PATH", "write the last frame as a PNG", "out.png", parse_screenshot},
       {kWindowGroup, "--screenshot-dir", "DIR",
-       "where the screenshot key (F12) and button write interop-lab-0001.png, -0002.png, ... never overwriting "
+       "where the screenshot key (F12) and button write interop-lab-0001.png, -0002.png, ... never "
+       "overwriting "
        "(default: the current folder)",
        ".", parse_screenshot_dir},
       {kBenchGroup, "--sizes", "LIST",
-       "with --bench: sizes to measure (default 1280x720,1920x1080,3840x2160,7680x4320)", "1280x720,3840x2160",
-       parse_sizes},
+       "with --bench: sizes to measure (default 1280x720,1920x1080,3840x2160,7680x4320)",
+       "1280x720,3840x2160", parse_sizes},
       {kBenchGroup, "--bench-frames", "N",
-       "with --bench: measured frames per case, 1 or more, after a warm-up (default: up to 300, stopping after "
+       "with --bench: measured frames per case, 1 or more, after a warm-up (default: up to 300, stopping "
+       "after "
        "4 s of a slow case)",
        "300", parse_bench_frames},
       {kBenchGroup, "--bench-repeat", "N",
@@ -644,8 +695,8 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
        "min-max spread (default 1)",
        "5", parse_bench_repeat},
       {kBenchGroup, "--json", "PATH",
-       "with --bench: write every number as JSON; with --doctor (no PATH): print the report as JSON", "bench.json",
-       parse_json},
+       "with --bench: write every number as JSON; with --doctor (no PATH): print the report as JSON",
+       "bench.json", parse_json},
       {kBenchGroup, "--chart", "PATH", "with --bench: write an SVG chart of frame time per mode and size",
        "bench.svg", parse_chart},
   };
@@ -656,46 +707,61 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   for (ValueOption& entry : value_options) {
     // --bench leads its section: the options after it refine it.
     if (entry.group == kBenchGroup && app.get_option_no_throw("--bench") == nullptr)
-      app.add_flag("--bench", options.bench,
-                   "benchmark every available mode x scene x size headless, then exit; --scene, --mode and --size "
-                   "(or --sizes) pick the cases; with --api vulkan: its modes (external with both semaphore kinds, staging, cpu)")
+      app.add_flag(
+             "--bench", options.bench,
+             "benchmark every available mode x scene x size headless, then exit; --scene, --mode and --size "
+             "(or --sizes) pick the cases; with --api vulkan: its modes (external with both semaphore kinds, "
+             "staging, cpu)")
           ->group(kBenchGroup);
-    entry.option = app.add_option(entry.name, entry.value, entry.help)->type_name(entry.type_name)->group(entry.group);
+    entry.option =
+        app.add_option(entry.name, entry.value, entry.help)->type_name(entry.type_name)->group(entry.group);
   }
   // --doctor --json takes no path: the value is optional (the check says when one is needed).
   for (ValueOption& entry : value_options)
     if (std::strcmp(entry.name, "--json") == 0) entry.option->expected(0, 1);
-  app.add_flag("--headless", options.headless, "no window: render offscreen (GL through EGL, Vulkan and Direct3D without a surface)")->group(kWindowGroup);
+  app.add_flag("--headless", options.headless,
+               "no window: render offscreen (GL through EGL, Vulkan and Direct3D without a surface)")
+      ->group(kWindowGroup);
   app.add_flag("--no-ui", options.no_ui, "hide the ImGui panel (and keep its layout file untouched)")
       ->group(kWindowGroup);
-  app.add_flag("--bench-window", options.bench_window,
-               "with --bench: measure in a window (vsync off, no panel, nothing presented) instead of headless, "
-               "so every frame holds the pass that shows it; the screen must fit the sizes")
+  app.add_flag(
+         "--bench-window", options.bench_window,
+         "with --bench: measure in a window (vsync off, no panel, nothing presented) instead of headless, "
+         "so every frame holds the pass that shows it; the screen must fit the sizes")
       ->group(kBenchGroup);
-  app.add_flag("--list", options.list, "list scenes, modes and map flags, then exit")->group(kDiagnosticsGroup);
-  app.add_flag("--doctor", options.doctor,
-               "report CUDA, GL and EGL devices and whether each mode works here, then exit (0: interop works); "
-               "--json prints it as JSON")
+  app.add_flag("--list", options.list, "list scenes, modes and map flags, then exit")
       ->group(kDiagnosticsGroup);
-  app.add_flag("--gl-debug", options.gl_debug,
-               "GL debug output (KHR_debug): GL errors stop the run with the driver's message (default: on in "
-               "debug builds and with INTEROP_LAB_GL_DEBUG=1)")
+  app.add_flag(
+         "--doctor", options.doctor,
+         "report CUDA, GL and EGL devices and whether each mode works here, then exit (0: interop works); "
+         "--json prints it as JSON")
+      ->group(kDiagnosticsGroup);
+  app.add_flag(
+         "--gl-debug", options.gl_debug,
+         "GL debug output (KHR_debug): GL errors stop the run with the driver's message (default: on in "
+         "debug builds and with INTEROP_LAB_GL_DEBUG=1)")
       ->group(kDiagnosticsGroup);
   // Last, so that the diagnostics section ends with them rather than opening the help.
   app.set_help_flag("-h,--help", "print this help and exit")->group(kDiagnosticsGroup);
-  app.set_version_flag("--version", std::string("interop-lab ") + INTEROP_LAB_VERSION, "print the version and exit")
+  app.set_version_flag("--version", std::string("interop-lab ") + INTEROP_LAB_VERSION,
+                       "print the version and exit")
       ->group(kDiagnosticsGroup);
 
   DiffOptions diff;
   std::string max_diff_text, max_fraction_text;
-  CLI::App* diff_command = app.add_subcommand("diff", "compare two PNG images: exit 0 same, 1 different, 2 error");
+  CLI::App* diff_command =
+      app.add_subcommand("diff", "compare two PNG images: exit 0 same, 1 different, 2 error");
   diff_command->add_option("A", diff.a, "the first PNG")->required();
   diff_command->add_option("B", diff.b, "the second PNG")->required();
-  diff_command->add_option("--heatmap", diff.heatmap, "write a PNG heat map of the difference")->type_name("PATH");
-  diff_command->add_option("--max-diff", max_diff_text, "largest per-channel difference that still matches (default 2)")
+  diff_command->add_option("--heatmap", diff.heatmap, "write a PNG heat map of the difference")
+      ->type_name("PATH");
+  diff_command
+      ->add_option("--max-diff", max_diff_text,
+                   "largest per-channel difference that still matches (default 2)")
       ->type_name("N");
-  diff_command->add_option("--max-fraction", max_fraction_text,
-                           "fraction of pixels allowed to differ (default 0)")->type_name("F");
+  diff_command
+      ->add_option("--max-fraction", max_fraction_text, "fraction of pixels allowed to differ (default 0)")
+      ->type_name("F");
   app.footer(
       "Exit codes: 0 success, 1 runtime failure, 2 usage error.\n"
       "\n"
@@ -714,7 +780,8 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
     result.output = std::string(version.what()) + "\n";
     return result;
   } catch (const CLI::ArgumentMismatch& error) {
-    std::vector<NamedOption> named{{"--heatmap", "heat.png"}, {"--max-diff", "2"}, {"--max-fraction", "0.001"}};
+    std::vector<NamedOption> named{
+        {"--heatmap", "heat.png"}, {"--max-diff", "2"}, {"--max-fraction", "0.001"}};
     for (const ValueOption& entry : value_options) named.push_back({entry.name, entry.example});
     return usage_error(explain_argument_mismatch(error, named));
   } catch (const CLI::RequiredError& error) {
@@ -731,7 +798,8 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   }
 
   if (diff_command->parsed()) {
-    if (std::string problem = check_diff(diff, *diff_command, max_diff_text, max_fraction_text); !problem.empty())
+    if (std::string problem = check_diff(diff, *diff_command, max_diff_text, max_fraction_text);
+        !problem.empty())
       return usage_error(problem);
     options.diff = diff;
     return result;
@@ -744,17 +812,22 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
       return usage_error(problem);
   }
   if (std::string problem = check_mode_of_api(options); !problem.empty()) return usage_error(problem);
-  if (std::string problem = check_gl_only_options(app, options); !problem.empty()) return usage_error(problem);
-  if (std::string problem = check_semaphores_option(app, options); !problem.empty()) return usage_error(problem);
-  for (const char* bench_only : {"--sizes", "--bench-frames", "--bench-repeat", "--json", "--chart", "--bench-window"})
-    if (!options.bench && app.count(bench_only) > 0 && !(options.doctor && std::strcmp(bench_only, "--json") == 0))
+  if (std::string problem = check_gl_only_options(app, options); !problem.empty())
+    return usage_error(problem);
+  if (std::string problem = check_semaphores_option(app, options); !problem.empty())
+    return usage_error(problem);
+  for (const char* bench_only :
+       {"--sizes", "--bench-frames", "--bench-repeat", "--json", "--chart", "--bench-window"})
+    if (!options.bench && app.count(bench_only) > 0 &&
+        !(options.doctor && std::strcmp(bench_only, "--json") == 0))
       return usage_error(std::string(bench_only) + " belongs to --bench; add --bench");
   if (options.vsync && (options.headless || options.bench))
     return usage_error(std::string("--vsync applies to a window; drop it with ") +
                        (options.bench ? "--bench (it measures with vsync off)" : "--headless"));
   if (!options.screenshot_dir.empty() && (options.headless || options.bench))
-    return usage_error(std::string("--screenshot-dir is where a window's screenshot key writes; drop it with ") +
-                       (options.bench ? "--bench" : "--headless"));
+    return usage_error(
+        std::string("--screenshot-dir is where a window's screenshot key writes; drop it with ") +
+        (options.bench ? "--bench" : "--headless"));
   if (options.bench_window && options.headless)
     return usage_error("--bench-window measures in a window; drop --headless");
   if (options.bench && (options.doctor || !options.screenshot.empty()))
@@ -762,7 +835,8 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   if (options.bench) {
     // --scene, --mode and --size pick the cases to measure; --frames would be silently overruled.
     if (app.count("--frames") > 0)
-      return usage_error("--frames does not apply to --bench; use --bench-frames N for the measured frames per case");
+      return usage_error(
+          "--frames does not apply to --bench; use --bench-frames N for the measured frames per case");
     if (app.count("--size") > 0 && app.count("--sizes") > 0)
       return usage_error("--size and --sizes both pick the benchmark's sizes; give one of them");
     if (app.count("--size") > 0) options.bench_sizes = {{options.width, options.height}};

@@ -2,9 +2,9 @@
 // (0 success, 1 runtime failure, 2 usage error; README and --help) are what tests and scripts rely on.
 #pragma once
 
+#include "app/core/vocabulary.hpp"
 #include "app/image/diff.hpp"
 #include "app/image/image_io.hpp"
-#include "app/core/vocabulary.hpp"
 #include "interop/access.hpp"
 #include "interop/external.hpp"
 #include "kernels/postprocess.hpp"
@@ -41,7 +41,7 @@ struct Options {
   std::optional<interop::Access> map_flags;
   int width = 1280;
   int height = 720;
-  std::optional<int> device;   // CUDA device ordinal; unset: the one that drives GL, else 0
+  std::optional<int> device;          // CUDA device ordinal; unset: the one that drives GL, else 0
   std::optional<int> compute_device;  // the split mode's kernels; unset: the same device as GL's
   SplitCopy split_copy = SplitCopy::Peer;
   // --semaphores: what orders the external mode's frames, one timeline (a value per step) or two binary
@@ -49,7 +49,7 @@ struct Options {
   interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;
   bool headless = false;
   std::optional<long long> frames;  // render this many frames then exit; time = frame / 60
-  std::string screenshot;      // PNG of the last frame; "" for none
+  std::string screenshot;           // PNG of the last frame; "" for none
   // --vsync on|off; unset: on in a window, off with --frames (a fixed frame count runs as fast as it can)
   std::optional<bool> vsync;
   // --screenshot-dir: where the screenshot hotkey and button write interop-lab-NNNN.png; "" = current folder
@@ -60,20 +60,20 @@ struct Options {
   bool gl_debug = false;  // --gl-debug (or INTEROP_LAB_GL_DEBUG=1, or a debug build): GL debug output on
   bool no_ui = false;
   bool list = false;
-  bool doctor = false;  // print the interop report and exit: 0 when CUDA-GL interop works, else 1
+  bool doctor = false;       // print the interop report and exit: 0 when CUDA-GL interop works, else 1
   bool doctor_json = false;  // --doctor --json: the report as one JSON document on stdout
 
-  bool bench = false;   // benchmark every available mode x scene x size, headless
+  bool bench = false;  // benchmark every available mode x scene x size, headless
   // --sizes, or --size as a list of one; empty: 1280x720, 1920x1080, 3840x2160, 7680x4320
   std::vector<BenchSize> bench_sizes;
-  bool bench_window = false;  // --bench-window: measure in a window (the show pass in every frame)
+  bool bench_window = false;           // --bench-window: measure in a window (the show pass in every frame)
   std::optional<SceneId> bench_scene;  // --scene with --bench: only this scene; unset: every scene
   // (--mode with --bench, in `mode`: only that mode besides the references; unset: every available one)
   // Measured frames per case, after a warm-up; unset: up to 300, stopping after 4 s of a slow case.
   std::optional<long long> bench_frames;
   int bench_repeat = 1;  // --bench-repeat: runs of each case; the table shows the median of their medians
-  std::string json;     // --json PATH: every number of the benchmark
-  std::string chart;    // --chart PATH: an SVG of frame time per mode and size
+  std::string json;      // --json PATH: every number of the benchmark
+  std::string chart;     // --chart PATH: an SVG of frame time per mode and size
 
   std::optional<DiffOptions> diff;  // `interop-lab diff A.png B.png` (app/image/diff.hpp)
 };

@@ -1,6 +1,6 @@
-// app/core/external_mode.hpp — the `external` mode of a backend whose CUDA side is a link object: the renderer
-// creates the scene's resources shared (needs_importable_resources), the Link imports them and the backend's
-// semaphores into CUDA once, and each frame is: the link hands the resources to CUDA (acquire), the
+// app/core/external_mode.hpp — the `external` mode of a backend whose CUDA side is a link object: the
+// renderer creates the scene's resources shared (needs_importable_resources), the Link imports them and the
+// backend's semaphores into CUDA once, and each frame is: the link hands the resources to CUDA (acquire), the
 // kernels run on the imported memory, the link hands them back (release). No register, no map/unmap, no
 // copies. Nothing here knows a graphics API: app/d3d11 (keyed mutexes) and app/d3d12 (a shared fence)
 // instantiate it with their links.
@@ -39,7 +39,8 @@ class ExternalMode final : public Mode<Renderer> {
   // The link's destructor waits for both sides before it releases anything.
   void detach() override { m_link.reset(); }
 
-  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
+  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame,
+               FrameTimers& timers) override {
     m_link->acquire(renderer);
     {
       const CudaPhase phase(timers, Phase::Kernel, m_cuda.stream);

@@ -1,4 +1,5 @@
-// app/core/hotkeys.cpp — the key table, what the keys pick next, numbered screenshots and the vsync-bound test.
+// app/core/hotkeys.cpp — the key table, what the keys pick next, numbered screenshots and the vsync-bound
+// test.
 #include "app/core/hotkeys.hpp"
 
 // GLFW's key codes only: GLFW_INCLUDE_NONE keeps its header from including a GL header, so this file
@@ -31,18 +32,26 @@ std::optional<Hotkey> hotkey_for(int glfw_key, int glfw_mods) {
   if ((glfw_mods & (GLFW_MOD_CONTROL | GLFW_MOD_ALT | GLFW_MOD_SUPER)) != 0) return std::nullopt;
   switch (glfw_key) {
     case GLFW_KEY_F1:
-    case GLFW_KEY_TAB: return Hotkey::TogglePanel;
+    case GLFW_KEY_TAB:
+      return Hotkey::TogglePanel;
     case GLFW_KEY_F12:
-    case GLFW_KEY_P: return Hotkey::Screenshot;
-    case GLFW_KEY_F11: return Hotkey::Fullscreen;
+    case GLFW_KEY_P:
+      return Hotkey::Screenshot;
+    case GLFW_KEY_F11:
+      return Hotkey::Fullscreen;
     case GLFW_KEY_S:
-    case GLFW_KEY_F2: return Hotkey::NextScene;
+    case GLFW_KEY_F2:
+      return Hotkey::NextScene;
     case GLFW_KEY_M:
-    case GLFW_KEY_F3: return Hotkey::NextMode;
-    case GLFW_KEY_V: return Hotkey::ToggleVsync;
+    case GLFW_KEY_F3:
+      return Hotkey::NextMode;
+    case GLFW_KEY_V:
+      return Hotkey::ToggleVsync;
     case GLFW_KEY_ESCAPE:
-    case GLFW_KEY_Q: return Hotkey::Quit;
-    default: return std::nullopt;
+    case GLFW_KEY_Q:
+      return Hotkey::Quit;
+    default:
+      return std::nullopt;
   }
 }
 

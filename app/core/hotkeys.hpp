@@ -3,8 +3,8 @@
 // window, no GL; the unit tests drive them.
 #pragma once
 
-#include "app/image/image_io.hpp"
 #include "app/core/vocabulary.hpp"
+#include "app/image/image_io.hpp"
 
 #include <functional>
 #include <optional>

@@ -43,7 +43,8 @@ class Mode {
   virtual void detach() = 0;
   // Makes the renderer's resources hold `frame`'s results of `scene`, reading its inputs after the cubes
   // pass. Records its phases in `timers` (kernel, the copies, the external mode's wait and signal).
-  virtual void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) = 0;
+  virtual void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame,
+                       FrameTimers& timers) = 0;
 
   // What the cubes pass and the frame pass wait on and signal this frame.
   virtual PassSync cubes_sync(const FrameInfo&) { return {}; }

@@ -3,8 +3,8 @@
 // frame size that re-creates the scene's resources under the mode. No graphics API, no GPU.
 #pragma once
 
-#include "app/scene/scene_compute.hpp"
 #include "app/core/vocabulary.hpp"
+#include "app/scene/scene_compute.hpp"
 
 #include <functional>
 #include <string>

@@ -15,15 +15,19 @@ std::string with_remedy(const std::string& text, const std::string& remedy) {
 std::string command_line_remedy(interop::Condition condition, int gl_device) {
   using interop::Condition;
   switch (condition) {
-    case Condition::NoCudaDevice: return "use --mode cpu";
-    case Condition::CudaDriverMissing: return "until then, use --mode cpu";
-    case Condition::InvalidCudaDevice: return "--list or --doctor shows the devices";
+    case Condition::NoCudaDevice:
+      return "use --mode cpu";
+    case Condition::CudaDriverMissing:
+      return "until then, use --mode cpu";
+    case Condition::InvalidCudaDevice:
+      return "--list or --doctor shows the devices";
     case Condition::GlNotOnCudaDevice:
       return "--headless renders on the NVIDIA EGL device; or use --mode staging/cpu (--doctor says more)";
     case Condition::GlOnAnotherCudaDevice:
       return gl_device >= 0 ? "pick --device " + std::to_string(gl_device) + ", or use --mode cpu"
                             : "pick the --device that drives GL (--doctor lists them), or use --mode cpu";
-    case Condition::OutOfMemory: return "use a smaller --size, or free memory (other GPU programs, ulimit -v)";
+    case Condition::OutOfMemory:
+      return "use a smaller --size, or free memory (other GPU programs, ulimit -v)";
     case Condition::NotRegistrable:
     case Condition::NoStorage:
     case Condition::AlreadyMapped:
@@ -51,7 +55,8 @@ interop::CudaDevices probe_cuda_devices() {
 
 interop::InteropSupport probe_gl_interop(int ordinal) {
   interop::InteropSupport support = interop::probe_gl_interop(ordinal);
-  if (!support.usable) support.reason = with_remedy(support.reason, command_line_remedy(support.condition, support.gl_device));
+  if (!support.usable)
+    support.reason = with_remedy(support.reason, command_line_remedy(support.condition, support.gl_device));
   return support;
 }
 

@@ -11,6 +11,8 @@ inline std::string size_text(long long width, long long height) {
   return std::to_string(width) + "x" + std::to_string(height);
 }
 
-inline bool contains(std::string_view text, std::string_view word) { return text.find(word) != std::string_view::npos; }
+inline bool contains(std::string_view text, std::string_view word) {
+  return text.find(word) != std::string_view::npos;
+}
 
 }  // namespace lab

@@ -56,7 +56,8 @@ struct Backend {
   static std::string graphics_untimed(const Renderer&) {
     return "the Direct3D renderers have no timer queries yet";
   }
-  static std::vector<std::pair<std::string, std::string>> status_lines(const Device&, const Presenter* presenter) {
+  static std::vector<std::pair<std::string, std::string>> status_lines(const Device&,
+                                                                       const Presenter* presenter) {
     if (presenter == nullptr) return {};
     return {{"vsync", presenter->vsync() ? "on" : "off"}};
   }

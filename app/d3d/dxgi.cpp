@@ -20,7 +20,8 @@ std::string hresult_text(HRESULT result) {
 }
 
 void check(HRESULT result, const char* call) {
-  if (FAILED(result)) throw std::runtime_error(std::string(call) + " failed: HRESULT " + hresult_text(result));
+  if (FAILED(result))
+    throw std::runtime_error(std::string(call) + " failed: HRESULT " + hresult_text(result));
 }
 
 std::string narrow(const wchar_t* wide) {
@@ -40,7 +41,9 @@ std::string adapter_name(const wchar_t* description, const LUID& luid) {
   return narrow(description) + " (LUID " + luid_text(luid) + ")";
 }
 
-void copy_matrix(float (&to)[16], const glm::mat4& from) { std::memcpy(to, &from[0][0], sizeof to); }
+void copy_matrix(float (&to)[16], const glm::mat4& from) {
+  std::memcpy(to, &from[0][0], sizeof to);
+}
 
 Microsoft::WRL::ComPtr<ID3DBlob> compile(const char* file, const char* entry, const char* target) {
   const char* source = hlsl_source(file);
@@ -52,7 +55,8 @@ Microsoft::WRL::ComPtr<ID3DBlob> compile(const char* file, const char* entry, co
     std::string message =
         errors ? std::string(static_cast<const char*>(errors->GetBufferPointer()), errors->GetBufferSize())
                : "HRESULT " + hresult_text(result);
-    throw std::runtime_error(std::string("D3DCompile ") + file + " (" + entry + ", " + target + "): " + message);
+    throw std::runtime_error(std::string("D3DCompile ") + file + " (" + entry + ", " + target +
+                             "): " + message);
   }
   return code;
 }

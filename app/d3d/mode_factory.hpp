@@ -17,7 +17,8 @@ namespace lab::d3d {
 ModeAvailability without_cuda(ModeId mode);
 
 // `mode` on `api`: not one of its modes, cpu (always available), or a CUDA mode judged by `judge_cuda`.
-inline ModeAvailability judge_mode(GraphicsApi api, ModeId mode, const std::function<ModeAvailability()>& judge_cuda) {
+inline ModeAvailability judge_mode(GraphicsApi api, ModeId mode,
+                                   const std::function<ModeAvailability()>& judge_cuda) {
   if (!has_mode(api, mode))
     return {false, std::string(to_string(mode)) + " is not a mode of --api " + to_string(api)};
   if (mode == ModeId::Cpu) return {true, ""};
@@ -31,10 +32,12 @@ std::unique_ptr<Mode> make_mode(ModeId id, const ModeAvailability& availability,
                                 const std::function<std::unique_ptr<Mode>()>& make_cpu,
                                 const std::function<std::unique_ptr<Mode>()>& make_cuda) {
   if (!availability.available)
-    throw std::runtime_error(std::string("--mode ") + to_string(id) + " is unavailable: " + availability.reason);
+    throw std::runtime_error(std::string("--mode ") + to_string(id) +
+                             " is unavailable: " + availability.reason);
   std::unique_ptr<Mode> mode = id == ModeId::Cpu ? make_cpu() : make_cuda();
   if (!mode)
-    throw std::logic_error(std::string("mode_availability passed ") + to_string(id) + " but no factory makes it");
+    throw std::logic_error(std::string("mode_availability passed ") + to_string(id) +
+                           " but no factory makes it");
   return mode;
 }
 

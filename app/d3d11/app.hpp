@@ -19,11 +19,15 @@ namespace lab::d3d11 {
 struct Direct3D11 : d3d::Backend<GraphicsApi::D3d11, Device, DeviceDesc, d3d11::create_device> {
   using Renderer = d3d11::Renderer;
 
-  static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error) {
+  static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda,
+                                            const std::string& cuda_error) {
     return d3d11::mode_availability(mode, cuda, cuda_error);
   }
-  static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) { return d3d11::create_mode(id, cuda); }
-  static std::unique_ptr<d3d::Presenter> create_presenter(Renderer& renderer, Device& /*device: the renderer's*/,
+  static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
+    return d3d11::create_mode(id, cuda);
+  }
+  static std::unique_ptr<d3d::Presenter> create_presenter(Renderer& renderer,
+                                                          Device& /*device: the renderer's*/,
                                                           glfw::Window& window, Extent extent, bool with_ui,
                                                           bool vsync) {
     return std::make_unique<d3d11::Presenter>(renderer, d3d::hwnd(window), extent, with_ui, vsync);

@@ -2,8 +2,8 @@
 // they run (cuda_modes.hpp). staging is app/core/staging_mode.hpp's, as every copying backend's.
 #include "app/d3d11/cuda_modes.hpp"
 
-#include "app/d3d/d3d_handoff.hpp"
 #include "app/core/staging_mode.hpp"
+#include "app/d3d/d3d_handoff.hpp"
 #include "interop/d3d11.hpp"
 
 #include <algorithm>

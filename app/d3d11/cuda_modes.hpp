@@ -3,8 +3,9 @@
 //   interop     each resource registered once (cudaGraphicsD3D11RegisterResource), mapped and unmapped
 //               every frame on the stream                                                mode_interop.cpp
 //   reregister  the same, registered and unregistered every frame (what it costs)         mode_interop.cpp
-//   staging     the kernels write cudaMalloc memory, copied through pinned host memory   app/core/staging_mode.hpp
-//   external    keyed-mutex shared resources imported into CUDA once, handed over with
+//   staging     the kernels write cudaMalloc memory, copied through pinned host memory
+//   app/core/staging_mode.hpp external    keyed-mutex shared resources imported into CUDA once, handed over
+//   with
 //               their keyed mutexes every frame                                         mode_external.cpp
 // Needs the CUDA runtime (and on Windows its cuda_d3d11_interop.h) and the interop library.
 #pragma once

@@ -11,10 +11,10 @@
 // applies them with cudaGraphicsResourceSetMapFlags: cudaGraphicsD3D11RegisterResource takes no read-only
 // or write-discard flag, only the surface load/store hint that written textures need).
 // Needs the D3D11 device on the CUDA device's adapter (checked in attach).
+#include "app/d3d/d3d_handoff.hpp"
+#include "app/d3d11/cuda_modes.hpp"
 #include "app/scene/cuda_views.hpp"
 #include "app/timing/timing.hpp"
-#include "app/d3d11/cuda_modes.hpp"
-#include "app/d3d/d3d_handoff.hpp"
 #include "interop/d3d11.hpp"
 #include "interop/error.hpp"
 #include "interop/mapping.hpp"
@@ -83,7 +83,8 @@ class GraphicsMode final : public Mode {
 
   // Timed as GL's interop modes are: the registration calls, the map and the unmap on the host, the
   // kernels on CUDA events.
-  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
+  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame,
+               FrameTimers& timers) override {
     if (reregisters()) {
       const CpuPhase phase(timers, Phase::Register);
       register_all(renderer);

@@ -11,8 +11,8 @@
 // without (the mingw-w64 cross build that checks Direct3D under Wine), which makes the cpu mode only.
 #pragma once
 
-#include "app/d3d11/renderer.hpp"
 #include "app/core/mode.hpp"
+#include "app/d3d11/renderer.hpp"
 
 #include <memory>
 #include <string>

@@ -4,8 +4,8 @@
 // only; needs dxgi, d3d11, d3dcompiler and Dear ImGui (imgui_impl_dx11).
 #pragma once
 
-#include "app/d3d11/renderer.hpp"
 #include "app/d3d/window.hpp"
+#include "app/d3d11/renderer.hpp"
 
 #include <d3d11.h>
 #include <dxgi1_2.h>

@@ -49,8 +49,7 @@ Device create_device(const DeviceDesc& desc) {
     for (UINT i = 0; factory->EnumAdapters1(i, &adapter) != DXGI_ERROR_NOT_FOUND; ++i) {
       DXGI_ADAPTER_DESC1 adapter_desc{};
       LAB_D3D_CHECK(adapter->GetDesc1(&adapter_desc));
-      const std::string name =
-          adapter_name(adapter_desc.Description, adapter_desc.AdapterLuid);
+      const std::string name = adapter_name(adapter_desc.Description, adapter_desc.AdapterLuid);
       if (std::memcmp(&adapter_desc.AdapterLuid, desc.adapter_luid->data(), sizeof(LUID)) != 0) {
         seen += (seen.empty() ? "" : ", ") + name;
         continue;
@@ -414,7 +413,8 @@ void Renderer::draw_cubes(int target_index, const CubesView& view, const PassSyn
   context->OMSetRenderTargets(0, nullptr, nullptr);  // the texture is read next (download, CUDA)
 }
 
-void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, const PassSync& /*sync: none*/) {
+void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection,
+                          const PassSync& /*sync: none*/) {
   if (plan.draw != SceneDraw::LitMesh) return;
   State& s = *m_state;
   const Resource& mesh = s.resources.at(static_cast<size_t>(plan.mesh_resource));

@@ -1,8 +1,8 @@
 // app/d3d11/renderer.hpp — the Direct3D 11 backend's drawing: a device on the adapter of the CUDA device
 // (by LUID), the resources a scene's kernels use (created from ResourceDesc, registrable with CUDA through
 // interop/d3d11.hpp), an offscreen frame target (RGBA8 colour + depth), the scene draws of
-// app/scene/scene_compute.hpp, and host <-> resource copies for the copying modes (cpu, staging). The same shape
-// as app/vulkan/renderer.hpp; Direct3D 11 orders its own work, so passes take no semaphores.
+// app/scene/scene_compute.hpp, and host <-> resource copies for the copying modes (cpu, staging). The same
+// shape as app/vulkan/renderer.hpp; Direct3D 11 orders its own work, so passes take no semaphores.
 //
 // Conventions every backend keeps, so all APIs give the same picture and the same screenshot:
 //   - rows: row 0 of every image is the BOTTOM of the picture, as in GL. Direct3D's viewport puts clip-space

@@ -19,12 +19,16 @@ namespace lab::d3d12 {
 struct Direct3D12 : d3d::Backend<GraphicsApi::D3d12, Device, DeviceDesc, d3d12::create_device> {
   using Renderer = d3d12::Renderer;
 
-  static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error) {
+  static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda,
+                                            const std::string& cuda_error) {
     return d3d12::mode_availability(mode, cuda, cuda_error);
   }
-  static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) { return d3d12::create_mode(id, cuda); }
-  static std::unique_ptr<d3d::Presenter> create_presenter(Renderer& renderer, Device& device, glfw::Window& window,
-                                                          Extent extent, bool with_ui, bool vsync) {
+  static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
+    return d3d12::create_mode(id, cuda);
+  }
+  static std::unique_ptr<d3d::Presenter> create_presenter(Renderer& renderer, Device& device,
+                                                          glfw::Window& window, Extent extent, bool with_ui,
+                                                          bool vsync) {
     return std::make_unique<d3d12::Presenter>(renderer, device, d3d::hwnd(window), extent, with_ui, vsync);
   }
 };

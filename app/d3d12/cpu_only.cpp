@@ -7,7 +7,8 @@ namespace lab::d3d12 {
 
 std::unique_ptr<Mode> create_cpu_mode();
 
-ModeAvailability mode_availability(ModeId mode, const CudaContext& /*cuda*/, const std::string& /*cuda_error*/) {
+ModeAvailability mode_availability(ModeId mode, const CudaContext& /*cuda*/,
+                                   const std::string& /*cuda_error*/) {
   return d3d::judge_mode(GraphicsApi::D3d12, mode, [mode] { return d3d::without_cuda(mode); });
 }
 

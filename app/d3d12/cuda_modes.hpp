@@ -1,7 +1,8 @@
 // app/d3d12/cuda_modes.hpp — the Direct3D 12 backend's CUDA modes, which create_mode makes in a CUDA
 // build, and whether they can run here:
-//   staging   the kernels write cudaMalloc memory, copied through pinned host memory     app/core/staging_mode.hpp
-//   external  shared committed resources and a shared fence imported into CUDA once; each
+//   staging   the kernels write cudaMalloc memory, copied through pinned host memory
+//   app/core/staging_mode.hpp external  shared committed resources and a shared fence imported into CUDA
+//   once; each
 //             frame is ordered by fence values on the queue and the stream             mode_external.cpp
 // Needs the CUDA runtime and the interop library.
 #pragma once

@@ -11,10 +11,10 @@
 // last wait on the fence; then the surface/texture objects, mapped buffers and arrays, the imported
 // memory and the semaphore go, then the fence; the renderer releases the resources after this. Needs the
 // D3D12 device on the adapter whose LUID the CUDA device has (checked in attach).
-#include "app/scene/cuda_views.hpp"
-#include "app/d3d12/cuda_modes.hpp"
-#include "app/d3d/d3d_handoff.hpp"
 #include "app/core/external_mode.hpp"
+#include "app/d3d/d3d_handoff.hpp"
+#include "app/d3d12/cuda_modes.hpp"
+#include "app/scene/cuda_views.hpp"
 #include "interop/error.hpp"
 #include "interop/external.hpp"
 

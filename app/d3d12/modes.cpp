@@ -1,16 +1,17 @@
-// app/d3d12/modes.cpp — the Direct3D 12 mode factory of a build with CUDA: the cpu mode (mode_cpu.cpp) and the
-// CUDA modes (cuda_modes.hpp), judged by cuda_mode_availability. A build without CUDA links cpu_only.cpp
+// app/d3d12/modes.cpp — the Direct3D 12 mode factory of a build with CUDA: the cpu mode (mode_cpu.cpp) and
+// the CUDA modes (cuda_modes.hpp), judged by cuda_mode_availability. A build without CUDA links cpu_only.cpp
 // instead.
-#include "app/d3d12/cuda_modes.hpp"
 #include "app/d3d12/modes.hpp"
 #include "app/d3d/mode_factory.hpp"
+#include "app/d3d12/cuda_modes.hpp"
 
 namespace lab::d3d12 {
 
 std::unique_ptr<Mode> create_cpu_mode();
 
 ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error) {
-  return d3d::judge_mode(GraphicsApi::D3d12, mode, [&] { return cuda_mode_availability(mode, cuda, cuda_error); });
+  return d3d::judge_mode(GraphicsApi::D3d12, mode,
+                         [&] { return cuda_mode_availability(mode, cuda, cuda_error); });
 }
 
 std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {

@@ -50,10 +50,9 @@ Device create_device(const DeviceDesc& desc) {
   }
   DXGI_ADAPTER_DESC1 adapter_desc{};
   if (!adapter) factory->EnumAdapterByLuid(created.device->GetAdapterLuid(), IID_PPV_ARGS(&adapter));
-  created.adapter =
-      adapter && SUCCEEDED(adapter->GetDesc1(&adapter_desc))
-          ? adapter_name(adapter_desc.Description, adapter_desc.AdapterLuid)
-          : "unknown adapter";
+  created.adapter = adapter && SUCCEEDED(adapter->GetDesc1(&adapter_desc))
+                        ? adapter_name(adapter_desc.Description, adapter_desc.AdapterLuid)
+                        : "unknown adapter";
   D3D12_COMMAND_QUEUE_DESC queue{};
   queue.Type = D3D12_COMMAND_LIST_TYPE_DIRECT;
   LAB_D3D_CHECK(created.device->CreateCommandQueue(&queue, IID_PPV_ARGS(&created.queue)));
@@ -532,7 +531,8 @@ void Renderer::draw_cubes(int target_index, const CubesView& view, const PassSyn
   submit_and_wait(m_device, list, s.fence.Get(), s.fence_value, s.fence_event.handle);
 }
 
-void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, const PassSync& /*sync: none*/) {
+void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection,
+                          const PassSync& /*sync: none*/) {
   if (plan.draw != SceneDraw::LitMesh) return;
   State& s = *m_state;
   Resource& mesh = s.resources.at(static_cast<size_t>(plan.mesh_resource));

@@ -2,14 +2,14 @@
 // live switching and teardown in a fixed order.
 #include "app/gl/app.hpp"
 
+#include "app/core/remedy.hpp"
+#include "app/core/text.hpp"
 #include "app/gl/gl_external.hpp"
+#include "app/gl/profiling.hpp"
+#include "app/gl/ui.hpp"
 #include "app/os/os.hpp"
 #include "app/os/out_of_memory.hpp"
-#include "app/gl/profiling.hpp"
-#include "app/core/text.hpp"
-#include "app/core/remedy.hpp"
 #include "app/os/signals.hpp"
-#include "app/gl/ui.hpp"
 #include "interop/error.hpp"
 #include "kernels/common.hpp"
 
@@ -26,22 +26,28 @@ std::unique_ptr<Scene> create_postprocess_scene(kernels::Filter filter);
 
 std::unique_ptr<Scene> create_scene(SceneId id, kernels::Filter filter) {
   switch (id) {
-    case SceneId::Wave: return create_wave_scene();
-    case SceneId::Pattern: return create_pattern_scene();
-    case SceneId::Postprocess: return create_postprocess_scene(filter);
+    case SceneId::Wave:
+      return create_wave_scene();
+    case SceneId::Pattern:
+      return create_pattern_scene();
+    case SceneId::Postprocess:
+      return create_postprocess_scene(filter);
   }
   throw std::invalid_argument("unknown scene");
 }
 
 namespace {
 
-void log(const std::string& message) { std::fprintf(stderr, "interop-lab: %s\n", message.c_str()); }
+void log(const std::string& message) {
+  std::fprintf(stderr, "interop-lab: %s\n", message.c_str());
+}
 
 std::string device_summary(const interop::CudaDevices& cuda, int device) {
   if (device < 0) return "CUDA: no device";
   const interop::CudaDeviceInfo& info = cuda.devices[static_cast<size_t>(device)];
-  return "CUDA device " + std::to_string(device) + ": " + info.name + " (sm_" + std::to_string(info.compute_major) +
-         std::to_string(info.compute_minor) + ", " + info.pci_bus_id + ")";
+  return "CUDA device " + std::to_string(device) + ": " + info.name + " (sm_" +
+         std::to_string(info.compute_major) + std::to_string(info.compute_minor) + ", " + info.pci_bus_id +
+         ")";
 }
 
 }  // namespace
@@ -51,8 +57,8 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
   // Everything the command line names is checked before a window opens or a frame is drawn.
   m_cuda_devices = lab::probe_cuda_devices();
   const int device_count = static_cast<int>(m_cuda_devices.devices.size());
-  for (const auto& [option, ordinal] : {std::pair{"--device", options.device},
-                                        std::pair{"--compute-device", options.compute_device}}) {
+  for (const auto& [option, ordinal] :
+       {std::pair{"--device", options.device}, std::pair{"--compute-device", options.compute_device}}) {
     if (!ordinal) continue;
     if (const std::string refusal = device_refusal(*ordinal, m_cuda_devices); !refusal.empty())
       throw UsageError(std::string(option) + " " + std::to_string(*ordinal) + ": " + refusal);
@@ -66,12 +72,14 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
   } else {
     WindowDesc desc;
     desc.extent = extent;
-    desc.vsync = options.vsync.value_or(!options.frames.has_value());  // a fixed frame count runs as fast as it can
+    desc.vsync =
+        options.vsync.value_or(!options.frames.has_value());  // a fixed frame count runs as fast as it can
     m_platform = create_window_platform(desc);
   }
   if (gl_debug_wanted(options.gl_debug)) {
     m_gl_debug = install_gl_debug_output();
-    if (!m_gl_debug) log("--gl-debug: this GL context has no KHR_debug; GL errors are found by glGetError only");
+    if (!m_gl_debug)
+      log("--gl-debug: this GL context has no KHR_debug; GL errors are found by glGetError only");
   }
 
   if (device_count > 0) {
@@ -95,11 +103,13 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
   if (options.mode) {
     const ModeAvailability wanted = availability(*options.mode);
     if (!wanted.available)
-      throw std::runtime_error(std::string("--mode ") + to_string(*options.mode) + " is unavailable: " + wanted.reason);
+      throw std::runtime_error(std::string("--mode ") + to_string(*options.mode) +
+                               " is unavailable: " + wanted.reason);
     mode = *options.mode;
   } else if (!m_interop.usable) {
     mode = fallback_for(ModeId::Interop);
-    m_notice = std::string("interop unavailable, running in ") + to_string(mode) + " mode: " + m_interop.reason;
+    m_notice =
+        std::string("interop unavailable, running in ") + to_string(mode) + " mode: " + m_interop.reason;
   }
 
   m_scene = create_scene(options.scene, options.filter);
@@ -114,7 +124,8 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
   attach_mode(mode);
   if (m_platform->is_window()) {
     m_show_program = create_program("fullscreen.vert", "textured.frag");
-    m_show_vertex_array = create_vertex_array("show pass");  // the triangle has no attributes, but core GL needs a VAO
+    m_show_vertex_array =
+        create_vertex_array("show pass");  // the triangle has no attributes, but core GL needs a VAO
   }
   if (m_platform->is_window() && !options.no_ui) {
     PanelDesc panel;
@@ -139,7 +150,6 @@ App::~App() {
   m_stream.reset();
   m_platform.reset();  // the GL context, last
 }
-
 
 ModeAvailability App::availability(ModeId mode) const {
   return mode_availability(mode, m_device, m_interop, m_cuda_devices.error, m_external);
@@ -201,7 +211,9 @@ void App::set_timing(bool enabled) {
   m_timing = enabled;
 }
 
-void App::request_scene(SceneId scene) { m_pending_scene = scene; }
+void App::request_scene(SceneId scene) {
+  m_pending_scene = scene;
+}
 
 std::string App::request_device(int device) {
   if (const std::string refusal = device_refusal(device, m_cuda_devices); !refusal.empty()) {
@@ -228,7 +240,9 @@ std::string App::request_compute_device(int device) {
   return "";
 }
 
-void App::request_split_copy(SplitCopy copy) { m_pending_split_copy = copy; }
+void App::request_split_copy(SplitCopy copy) {
+  m_pending_split_copy = copy;
+}
 
 void App::switch_split(int compute_device, SplitCopy copy) {
   const bool reattach = m_mode->id() == ModeId::Split;
@@ -241,8 +255,8 @@ void App::switch_split(int compute_device, SplitCopy copy) {
     if (m_mode->id() == ModeId::Split) m_notice = "split: " + m_mode->transfer();
   }
   if (m_panel)
-    m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description(), m_compute_device,
-                                                         m_split_copy);
+    m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description(),
+                                                         m_compute_device, m_split_copy);
 }
 
 void App::switch_device(int device) {
@@ -272,7 +286,8 @@ void App::switch_device(int device) {
                availability(mode).reason + "); now in " + to_string(next) + " mode";
   }
   log(m_notice);
-  if (m_panel) m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description(),
+  if (m_panel)
+    m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description(),
                                                          m_compute_device, m_split_copy);
 }
 
@@ -332,7 +347,8 @@ void App::apply_pending_switches() {
   if (m_pending_device) switch_device(*m_pending_device);  // the same device too: re-creates its state
   m_pending_device.reset();
   if (m_pending_compute_device || m_pending_split_copy)
-    switch_split(m_pending_compute_device.value_or(m_compute_device), m_pending_split_copy.value_or(m_split_copy));
+    switch_split(m_pending_compute_device.value_or(m_compute_device),
+                 m_pending_split_copy.value_or(m_split_copy));
   m_pending_compute_device.reset();
   m_pending_split_copy.reset();
   if (m_pending_semaphores && *m_pending_semaphores != m_options.semaphores) {
@@ -445,8 +461,10 @@ void App::draw_panel(Extent extent) {
   model.split_copy = m_split_copy;
   model.transfer = m_mode->transfer();
   for (const interop::CudaDeviceInfo& info : m_cuda_devices.devices) {
-    const bool drives_gl = std::find(m_gl_devices.begin(), m_gl_devices.end(), info.ordinal) != m_gl_devices.end();
-    model.devices.push_back(std::to_string(info.ordinal) + ": " + info.name + (drives_gl ? " (drives GL)" : ""));
+    const bool drives_gl =
+        std::find(m_gl_devices.begin(), m_gl_devices.end(), info.ordinal) != m_gl_devices.end();
+    model.devices.push_back(std::to_string(info.ordinal) + ": " + info.name +
+                            (drives_gl ? " (drives GL)" : ""));
   }
   model.access = m_access;
   model.flags = m_mode->registered_flags();
@@ -482,12 +500,24 @@ void App::process_input() {
 
 void App::handle_hotkey(Hotkey hotkey) {
   switch (hotkey) {
-    case Hotkey::TogglePanel: m_panel_visible = !m_panel_visible; break;
-    case Hotkey::Screenshot: request_screenshot(); break;
-    case Hotkey::Fullscreen: m_platform->toggle_fullscreen(); break;
-    case Hotkey::ToggleVsync: m_platform->set_vsync(!m_platform->vsync()); break;
-    case Hotkey::Quit: m_platform->request_close(); break;
-    case Hotkey::NextScene: request_scene(scene_after(m_pending_scene.value_or(m_scene->id()))); break;
+    case Hotkey::TogglePanel:
+      m_panel_visible = !m_panel_visible;
+      break;
+    case Hotkey::Screenshot:
+      request_screenshot();
+      break;
+    case Hotkey::Fullscreen:
+      m_platform->toggle_fullscreen();
+      break;
+    case Hotkey::ToggleVsync:
+      m_platform->set_vsync(!m_platform->vsync());
+      break;
+    case Hotkey::Quit:
+      m_platform->request_close();
+      break;
+    case Hotkey::NextScene:
+      request_scene(scene_after(m_pending_scene.value_or(m_scene->id())));
+      break;
     case Hotkey::NextMode:
       // The next mode that works here, wrapping around; the current one when no other does.
       if (const std::optional<ModeId> next =
@@ -539,9 +569,7 @@ Image App::read_frame() const {
   try {
     image.rgba.resize(bytes);
   } catch (const std::bad_alloc&) {
-    throw_out_of_memory(
-        "reading back the " + size_text(extent.width, extent.height) + " frame",
-        bytes);
+    throw_out_of_memory("reading back the " + size_text(extent.width, extent.height) + " frame", bytes);
   }
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
   if (const GLuint frame_image = m_scene->frame_image(); frame_image != 0 && !m_platform->is_window()) {

@@ -3,14 +3,14 @@
 #pragma once
 
 #include "app/core/cli.hpp"
-#include "app/gl/doctor.hpp"
 #include "app/core/hotkeys.hpp"
-#include "app/image/image_io.hpp"
 #include "app/core/remedy.hpp"
+#include "app/gl/doctor.hpp"
 #include "app/gl/mode.hpp"
 #include "app/gl/platform.hpp"
 #include "app/gl/scene.hpp"
 #include "app/gl/timing.hpp"
+#include "app/image/image_io.hpp"
 #include "interop/device.hpp"
 #include "interop/error.hpp"
 #include "interop/stream.hpp"

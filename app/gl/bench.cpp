@@ -9,13 +9,13 @@
 // choice of clocks, and 1, 4 and 16 textures of the same total size mapped one by one or in one call.
 #include "app/gl/bench.hpp"
 
-#include "app/timing/bench_timing.hpp"
+#include "app/core/text.hpp"
 #include "app/gl/app.hpp"
 #include "app/gl/gl_objects.hpp"
 #include "app/image/image_io.hpp"
 #include "app/os/signals.hpp"
+#include "app/timing/bench_timing.hpp"
 #include "app/timing/statistics.hpp"
-#include "app/core/text.hpp"
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
 #include "interop/memory.hpp"
@@ -24,8 +24,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -77,11 +77,13 @@ double seconds_since(Clock::time_point start) {
 void resize_and_wait(App& app, Extent extent) {
   app.resize(extent);
   const auto asked = Clock::now();
-  while (app.platform().framebuffer_extent() != extent && seconds_since(asked) < 3.0) app.platform().poll_events();
+  while (app.platform().framebuffer_extent() != extent && seconds_since(asked) < 3.0)
+    app.platform().poll_events();
   const Extent got = app.platform().framebuffer_extent();
   if (got != extent)
-    throw std::runtime_error("--bench-window: the window could not be made " + size_text(extent.width, extent.height) +
-                             " (it is " + size_text(got.width, got.height) +
+    throw std::runtime_error("--bench-window: the window could not be made " +
+                             size_text(extent.width, extent.height) + " (it is " +
+                             size_text(got.width, got.height) +
                              "): measure sizes that fit the screen, or run headless");
 }
 
@@ -136,7 +138,10 @@ class RawRegistrations {
  public:
   // `surfaces`: output textures are written through surface objects (else only copied into).
   RawRegistrations(const std::vector<ResourceSpec>& specs, cudaStream_t stream, bool surfaces = true)
-      : m_specs(specs), m_stream(stream), m_resources(specs.size(), nullptr), m_arrays(specs.size(), nullptr),
+      : m_specs(specs),
+        m_stream(stream),
+        m_resources(specs.size(), nullptr),
+        m_arrays(specs.size(), nullptr),
         m_views(specs.size()) {
     try {
       for (size_t i = 0; i < specs.size(); ++i) {
@@ -145,11 +150,12 @@ class RawRegistrations {
           INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&m_resources[i], specs[i].gl_name,
                                                           cudaGraphicsRegisterFlagsWriteDiscard));
         } else {
-          const unsigned int flags = !output   ? cudaGraphicsRegisterFlagsReadOnly
-                                     : surfaces ? cudaGraphicsRegisterFlagsSurfaceLoadStore |
-                                                      cudaGraphicsRegisterFlagsWriteDiscard
-                                                : cudaGraphicsRegisterFlagsWriteDiscard;
-          INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterImage(&m_resources[i], specs[i].gl_name, GL_TEXTURE_2D, flags));
+          const unsigned int flags =
+              !output    ? cudaGraphicsRegisterFlagsReadOnly
+              : surfaces ? cudaGraphicsRegisterFlagsSurfaceLoadStore | cudaGraphicsRegisterFlagsWriteDiscard
+                         : cudaGraphicsRegisterFlagsWriteDiscard;
+          INTEROP_CUDA_CHECK(
+              cudaGraphicsGLRegisterImage(&m_resources[i], specs[i].gl_name, GL_TEXTURE_2D, flags));
         }
       }
     } catch (...) {
@@ -162,10 +168,12 @@ class RawRegistrations {
   RawRegistrations& operator=(const RawRegistrations&) = delete;
 
   void map() {
-    INTEROP_CUDA_CHECK(cudaGraphicsMapResources(static_cast<int>(m_resources.size()), m_resources.data(), m_stream));
+    INTEROP_CUDA_CHECK(
+        cudaGraphicsMapResources(static_cast<int>(m_resources.size()), m_resources.data(), m_stream));
   }
   void unmap() {
-    INTEROP_CUDA_CHECK(cudaGraphicsUnmapResources(static_cast<int>(m_resources.size()), m_resources.data(), m_stream));
+    INTEROP_CUDA_CHECK(
+        cudaGraphicsUnmapResources(static_cast<int>(m_resources.size()), m_resources.data(), m_stream));
   }
 
   // After map(): resource `i`'s mapped array (a texture).
@@ -326,9 +334,9 @@ std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::opt
         raw->map();
         for (size_t i = 0; i < specs.size(); ++i)
           if (is(i, ResourceRole::Input))
-            INTEROP_CUDA_CHECK(cudaMemcpy2DFromArrayAsync(device[i].data(), linear_pitch(specs[i]), raw->array(i), 0, 0,
-                                                          linear_pitch(specs[i]), specs[i].height,
-                                                          cudaMemcpyDeviceToDevice, stream));
+            INTEROP_CUDA_CHECK(cudaMemcpy2DFromArrayAsync(device[i].data(), linear_pitch(specs[i]),
+                                                          raw->array(i), 0, 0, linear_pitch(specs[i]),
+                                                          specs[i].height, cudaMemcpyDeviceToDevice, stream));
         scene.compute_cuda(frame, linear, stream);
         for (size_t i = 0; i < specs.size(); ++i) {
           if (!is(i, ResourceRole::Output)) continue;
@@ -336,9 +344,9 @@ std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::opt
             INTEROP_CUDA_CHECK(cudaMemcpyAsync(raw->views()[i].pointer, device[i].data(), specs[i].bytes,
                                                cudaMemcpyDeviceToDevice, stream));
           } else {
-            INTEROP_CUDA_CHECK(cudaMemcpy2DToArrayAsync(raw->array(i), 0, 0, device[i].data(), linear_pitch(specs[i]),
-                                                        linear_pitch(specs[i]), specs[i].height,
-                                                        cudaMemcpyDeviceToDevice, stream));
+            INTEROP_CUDA_CHECK(cudaMemcpy2DToArrayAsync(raw->array(i), 0, 0, device[i].data(),
+                                                        linear_pitch(specs[i]), linear_pitch(specs[i]),
+                                                        specs[i].height, cudaMemcpyDeviceToDevice, stream));
           }
         }
         raw->unmap();
@@ -370,7 +378,8 @@ std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::opt
         break;
       }
       case ModeId::Interop:
-      case ModeId::External: break;  // returned above
+      case ModeId::External:
+        break;  // returned above
     }
     app.show(frame);
     finish_frame(app);
@@ -392,8 +401,9 @@ Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames)
   app.set_timing(false);
   const std::vector<double> wall = time_frames(frames, run);
   app.set_timing(true);
-  const std::vector<double> timed_wall = frames ? time_frames(std::min(kTimedFrames, *frames), run, kTimedFrames)
-                                                : time_frames(std::nullopt, run, kTimedFrames);
+  const std::vector<double> timed_wall = frames
+                                             ? time_frames(std::min(kTimedFrames, *frames), run, kTimedFrames)
+                                             : time_frames(std::nullopt, run, kTimedFrames);
   app.timers().flush();
   Measurement m = summarize(to_string(mode), wall);
   m.timed_median_ms = median(timed_wall);
@@ -527,9 +537,10 @@ std::string today() {
 // A log-scale line chart of median frame time per path and size, one panel per scene.
 std::string svg_chart(const std::vector<Measurement>& results, const std::vector<BenchSize>& sizes,
                       const std::vector<SceneId>& scenes, const std::string& title) {
-  const std::vector<std::string> paths = {"floor", "bare", "interop", "reregister", "pbo", "split", "staging", "cpu"};
+  const std::vector<std::string> paths = {"floor", "bare",  "interop", "reregister",
+                                          "pbo",   "split", "staging", "cpu"};
   const std::map<std::string, const char*> colours = {
-      {"floor", "#555555"}, {"bare", "#999999"}, {"interop", "#2a9d3f"}, {"reregister", "#d1495b"},
+      {"floor", "#555555"}, {"bare", "#999999"},  {"interop", "#2a9d3f"}, {"reregister", "#d1495b"},
       {"pbo", "#edae49"},   {"split", "#3d5a80"}, {"staging", "#00798c"}, {"cpu", "#7b5ea7"}};
   double lowest = 1e9, highest = 1e-9;
   for (const Measurement& m : results) {
@@ -549,12 +560,14 @@ std::string svg_chart(const std::vector<Measurement>& results, const std::vector
   for (size_t s = 0; s < scenes.size(); ++s) {
     const int x0 = left + static_cast<int>(s) * (panel_width + gap);
     const auto x_of = [&](size_t i) {
-      return x0 + (sizes.size() == 1 ? panel_width / 2.0 : static_cast<double>(i) * panel_width / (sizes.size() - 1));
+      return x0 + (sizes.size() == 1 ? panel_width / 2.0
+                                     : static_cast<double>(i) * panel_width / (sizes.size() - 1));
     };
     const auto y_of = [&](double ms) {
       return top + panel_height - (std::log10(std::max(ms, 1e-3)) - log_low) / decades * panel_height;
     };
-    svg << "<text x='" << x0 << "' y='" << top - 8 << "' font-weight='bold'>" << to_string(scenes[s]) << "</text>\n"
+    svg << "<text x='" << x0 << "' y='" << top - 8 << "' font-weight='bold'>" << to_string(scenes[s])
+        << "</text>\n"
         << "<rect x='" << x0 << "' y='" << top << "' width='" << panel_width << "' height='" << panel_height
         << "' fill='none' stroke='#ccc'/>\n";
     for (double d = log_low; d <= log_low + decades + 1e-9; d += 1.0) {
@@ -585,9 +598,9 @@ std::string svg_chart(const std::vector<Measurement>& results, const std::vector
     bool present = false;
     for (const Measurement& m : results) present = present || m.path == path;
     if (!present) continue;
-    svg << "<line x1='" << legend_x << "' x2='" << legend_x + 24 << "' y1='" << legend_y << "' y2='" << legend_y
-        << "' stroke='" << colours.at(path) << "' stroke-width='3'/><text x='" << legend_x + 30 << "' y='"
-        << legend_y + 4 << "'>" << path << "</text>\n";
+    svg << "<line x1='" << legend_x << "' x2='" << legend_x + 24 << "' y1='" << legend_y << "' y2='"
+        << legend_y << "' stroke='" << colours.at(path) << "' stroke-width='3'/><text x='" << legend_x + 30
+        << "' y='" << legend_y + 4 << "'>" << path << "</text>\n";
     legend_y += 20;
   }
   svg << "<text x='" << left << "' y='" << height - 12
@@ -641,9 +654,10 @@ Measurement combine_runs(std::vector<Measurement> runs) {
     if (m.timed_median_ms > 0) timed.push_back(m.timed_median_ms);
   }
   const double middle = median(medians);
-  Measurement combined = *std::min_element(runs.begin(), runs.end(), [middle](const Measurement& a, const Measurement& b) {
-    return std::fabs(a.median_ms - middle) < std::fabs(b.median_ms - middle);
-  });
+  Measurement combined =
+      *std::min_element(runs.begin(), runs.end(), [middle](const Measurement& a, const Measurement& b) {
+        return std::fabs(a.median_ms - middle) < std::fabs(b.median_ms - middle);
+      });
   combined.median_ms = middle;
   combined.p90_ms = median(p90s);
   combined.timed_median_ms = timed.empty() ? 0.0 : median(timed);
@@ -657,7 +671,8 @@ Measurement combine_runs(std::vector<Measurement> runs) {
 
 int run_bench(const Options& options) {
   const std::vector<BenchSize> sizes = options.bench_sizes.empty() ? kDefaultSizes : options.bench_sizes;
-  const std::vector<SceneId> scenes = options.bench_scene ? std::vector<SceneId>{*options.bench_scene} : all_scenes();
+  const std::vector<SceneId> scenes =
+      options.bench_scene ? std::vector<SceneId>{*options.bench_scene} : all_scenes();
   int largest_width = 0, largest_height = 0;
   for (const BenchSize& size : sizes) {
     largest_width = std::max(largest_width, size.width);
@@ -681,7 +696,8 @@ int run_bench(const Options& options) {
     if (availability.available) {
       modes.push_back(mode);
     } else if (options.mode) {
-      throw std::runtime_error(std::string("--mode ") + to_string(mode) + " is unavailable: " + availability.reason);
+      throw std::runtime_error(std::string("--mode ") + to_string(mode) +
+                               " is unavailable: " + availability.reason);
     } else {
       skipped.push_back({{"path", to_string(mode)}, {"reason", availability.reason}});
     }
@@ -690,7 +706,8 @@ int run_bench(const Options& options) {
   std::vector<std::pair<std::string, std::vector<std::string>>> reasons;
   for (const nlohmann::json& skip : skipped) {
     const std::string reason = skip["reason"].get<std::string>();
-    auto at = std::find_if(reasons.begin(), reasons.end(), [&](const auto& entry) { return entry.first == reason; });
+    auto at = std::find_if(reasons.begin(), reasons.end(),
+                           [&](const auto& entry) { return entry.first == reason; });
     if (at == reasons.end()) at = reasons.insert(reasons.end(), {reason, {}});
     at->second.push_back(skip["path"].get<std::string>());
   }
@@ -714,9 +731,10 @@ int run_bench(const Options& options) {
     for (const char* path : {"handoff", "bare", "scaling", "timing cost"})
       skipped.push_back({{"path", path}, {"reason", app.interop_support().reason}});
 
-  const size_t own_references = static_cast<size_t>(std::count_if(
-      modes.begin(), modes.end(), [](ModeId mode) { return mode != ModeId::Interop; }));
-  const size_t per_size = modes.size() + own_references + (wants_floor ? 1 : 0) + 1 + (wants_interop_references ? 2 : 0);
+  const size_t own_references = static_cast<size_t>(
+      std::count_if(modes.begin(), modes.end(), [](ModeId mode) { return mode != ModeId::Interop; }));
+  const size_t per_size =
+      modes.size() + own_references + (wants_floor ? 1 : 0) + 1 + (wants_interop_references ? 2 : 0);
   const size_t total = scenes.size() * sizes.size() * per_size + (wants_extras ? 6 + scenes.size() : 0);
   size_t done = 0;
   const auto bench_started = std::chrono::steady_clock::now();
@@ -724,8 +742,11 @@ int run_bench(const Options& options) {
   // as those done, on average (they grow with the size, so early estimates run short).
   const auto progress = [&](const std::string& what) {
     std::string left;
-    if (done > 0) left = " (about " + duration_text(seconds_since(bench_started) / static_cast<double>(done) *
-                                                     static_cast<double>(total - done)) + " left)";
+    if (done > 0)
+      left = " (about " +
+             duration_text(seconds_since(bench_started) / static_cast<double>(done) *
+                           static_cast<double>(total - done)) +
+             " left)";
     ++done;
     const std::string runs = options.bench_repeat > 1 ? " x" + std::to_string(options.bench_repeat) : "";
     std::fprintf(stderr, "bench [%zu/%zu] %s%s%s\n", done, total, what.c_str(), runs.c_str(), left.c_str());
@@ -761,15 +782,17 @@ int run_bench(const Options& options) {
         std::string spread;
         if (m.runs > 1) {
           char text[80];
-          std::snprintf(text, sizeof text, ", %d runs %.3f-%.3f ms", m.runs, m.min_median_ms, m.max_median_ms);
+          std::snprintf(text, sizeof text, ", %d runs %.3f-%.3f ms", m.runs, m.min_median_ms,
+                        m.max_median_ms);
           spread = text;
         }
-        std::fprintf(stderr, "      %s %s %-10s median %.3f ms, p90 %.3f ms (%lld frames%s)\n", m.scene.c_str(),
-                     size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms, m.p90_ms, m.frames,
-                     spread.c_str());
+        std::fprintf(stderr, "      %s %s %-10s median %.3f ms, p90 %.3f ms (%lld frames%s)\n",
+                     m.scene.c_str(), size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms,
+                     m.p90_ms, m.frames, spread.c_str());
         results.push_back(std::move(m));
       };
-      const std::string where = std::string(to_string(scene)) + " " + size_text(size.width, size.height) + " ";
+      const std::string where =
+          std::string(to_string(scene)) + " " + size_text(size.width, size.height) + " ";
       if (wants_floor) {
         progress(where + "floor (kernels alone)");
         record(repeated([&] { return measure_floor(app, options.bench_frames); }));
@@ -813,7 +836,8 @@ int run_bench(const Options& options) {
   // frame needs, each measured alone; a mode's frame against it says what the rest of the path costs.
   const auto find = [&](const Measurement& like, const char* path) -> const Measurement* {
     for (const Measurement& m : results)
-      if (m.scene == like.scene && m.width == like.width && m.height == like.height && m.path == path) return &m;
+      if (m.scene == like.scene && m.width == like.width && m.height == like.height && m.path == path)
+        return &m;
     return nullptr;
   };
   const auto median_of = [&](const Measurement& like, const char* path) {
@@ -822,14 +846,17 @@ int run_bench(const Options& options) {
   };
   const bool repeat = options.bench_repeat > 1;
   std::printf("\n%-12s %-10s %-15s %9s %s%9s %9s %9s %9s %9s %9s  %s\n", "scene", "size", "path", "median ms",
-              repeat ? "  runs min-max ms  " : "", "p90 ms", "x ref", "x bare", "x own", "timed ms", "x timing", "phases (median ms, timing on)");
+              repeat ? "  runs min-max ms  " : "", "p90 ms", "x ref", "x bare", "x own", "timed ms",
+              "x timing", "phases (median ms, timing on)");
   nlohmann::json cases = nlohmann::json::array();
   const std::vector<std::string> references = {"floor", "handoff", "graphics", "bare"};
   for (const Measurement& m : results) {
     const bool is_reference = std::find(references.begin(), references.end(), m.path) != references.end() ||
                               (m.path.size() > 4 && m.path.compare(m.path.size() - 4, 4, " ref") == 0);
     // A mode's own minimal loop; interop's is the bare loop.
-    const double own_ms = is_reference ? 0.0 : m.path == "interop" ? median_of(m, "bare") : median_of(m, (m.path + " ref").c_str());
+    const double own_ms = is_reference          ? 0.0
+                          : m.path == "interop" ? median_of(m, "bare")
+                                                : median_of(m, (m.path + " ref").c_str());
     const double to_own = own_ms > 0 ? m.median_ms / own_ms : 0.0;
     const double floor_ms = median_of(m, "floor"), handoff_ms = median_of(m, "handoff");
     const double graphics_ms = median_of(m, "graphics"), bare_ms = median_of(m, "bare");
@@ -837,7 +864,8 @@ int run_bench(const Options& options) {
     const double reference_ms = handoff_ms > 0 ? floor_ms + handoff_ms + graphics_ms : 0.0;
     const double to_reference = !is_reference && reference_ms > 0 ? m.median_ms / reference_ms : 0.0;
     const double to_bare = !is_reference && bare_ms > 0 ? m.median_ms / bare_ms : 0.0;
-    const double timing_cost = m.timed_median_ms > 0 && m.median_ms > 0 ? m.timed_median_ms / m.median_ms : 0.0;
+    const double timing_cost =
+        m.timed_median_ms > 0 && m.median_ms > 0 ? m.timed_median_ms / m.median_ms : 0.0;
     std::string phases;
     for (const auto& [name, value] : m.phases) {
       char text[64];
@@ -850,14 +878,16 @@ int run_bench(const Options& options) {
       return std::string(text);
     };
     char spread[48] = "";
-    if (repeat) std::snprintf(spread, sizeof spread, " %3d %6.3f-%-7.3f ", m.runs, m.min_median_ms, m.max_median_ms);
+    if (repeat)
+      std::snprintf(spread, sizeof spread, " %3d %6.3f-%-7.3f ", m.runs, m.min_median_ms, m.max_median_ms);
     std::printf("%-12s %-10s %-15s %9.3f %s%9.3f %9s %9s %9s %9s %9s  %s\n", m.scene.c_str(),
                 size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms, spread, m.p90_ms,
-                number(to_reference, "%.3f").c_str(), number(to_bare, "%.3f").c_str(), number(to_own, "%.3f").c_str(),
-                number(m.timed_median_ms, "%.3f").c_str(), number(timing_cost, "%.3f").c_str(), phases.c_str());
-    nlohmann::json entry = {{"scene", m.scene},   {"width", m.width},         {"height", m.height},
-                            {"path", m.path},     {"frames", m.frames},       {"median_ms", m.median_ms},
-                            {"p90_ms", m.p90_ms}, {"phases_median_ms", {}},   {"phases_p90_ms", {}}};
+                number(to_reference, "%.3f").c_str(), number(to_bare, "%.3f").c_str(),
+                number(to_own, "%.3f").c_str(), number(m.timed_median_ms, "%.3f").c_str(),
+                number(timing_cost, "%.3f").c_str(), phases.c_str());
+    nlohmann::json entry = {{"scene", m.scene},   {"width", m.width},       {"height", m.height},
+                            {"path", m.path},     {"frames", m.frames},     {"median_ms", m.median_ms},
+                            {"p90_ms", m.p90_ms}, {"phases_median_ms", {}}, {"phases_p90_ms", {}}};
     if (repeat) {
       entry["runs"] = m.runs;
       entry["median_of_medians_ms"] = m.median_ms;
@@ -896,7 +926,8 @@ int run_bench(const Options& options) {
     for (const TimingCost& cost : timing_costs) {
       if (cost.clocks == "off") off_ms = cost.median_ms;
       const double ratio = off_ms > 0 ? cost.median_ms / off_ms : 0.0;
-      std::printf("  %-12s %-55s %8.3f ms  x%.3f\n", cost.scene.c_str(), cost.clocks.c_str(), cost.median_ms, ratio);
+      std::printf("  %-12s %-55s %8.3f ms  x%.3f\n", cost.scene.c_str(), cost.clocks.c_str(), cost.median_ms,
+                  ratio);
       timing_json.push_back({{"scene", cost.scene},
                              {"width", timing_size.width},
                              {"height", timing_size.height},
@@ -948,10 +979,14 @@ int run_bench(const Options& options) {
          "wall time per frame = render_frame + glFinish + cudaStreamSynchronize with per-phase timing off "
          "(floor: kernels + stream sync; graphics: the scene's GL work alone; handoff: map + unmap alone; "
          "bare: the minimal loop with raw CUDA calls); reference_ms = floor + handoff + graphics; phases: a "
-         "second pass of up to " + std::to_string(kTimedFrames) + " frames (or --bench-frames, if fewer; "
-         "without --bench-frames a slow case stops after " + std::to_string(static_cast<int>(kBenchCaseSeconds)) +
-         " s once " + std::to_string(kMinBenchFrames) + " frames are in) with CUDA events / GL timer queries on, "
-         "medians (interpolated between the two middle frames, app/timing/statistics.hpp)"}};
+         "second pass of up to " +
+             std::to_string(kTimedFrames) +
+             " frames (or --bench-frames, if fewer; "
+             "without --bench-frames a slow case stops after " +
+             std::to_string(static_cast<int>(kBenchCaseSeconds)) + " s once " +
+             std::to_string(kMinBenchFrames) +
+             " frames are in) with CUDA events / GL timer queries on, "
+             "medians (interpolated between the two middle frames, app/timing/statistics.hpp)"}};
     write_text_file(options.json, report.dump(2) + "\n");
     std::fprintf(stderr, "bench: wrote %s\n", options.json.c_str());
   }

@@ -4,19 +4,19 @@
 // Everything environmental is caught and reported: the doctor runs where the app cannot.
 #include "app/gl/doctor.hpp"
 
+#include "app/core/remedy.hpp"
+#include "app/core/text.hpp"
 #include "app/gl/app.hpp"
 #include "app/gl/gl_external.hpp"
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/platform.hpp"
-#include "app/core/remedy.hpp"
-#include "app/core/text.hpp"
 #include "interop/external.hpp"
 
 #include <nlohmann/json.hpp>
 
 #ifdef _WIN32
-#include "app/d3d/doctor_dxgi.hpp"
 #include <cstring>
+#include "app/d3d/doctor_dxgi.hpp"
 #endif
 
 #include <algorithm>
@@ -144,7 +144,8 @@ DoctorSection multi_gpu_section(const interop::CudaDevices& cuda, const Context&
   }
   if (context.compute_device >= 0) {
     if (const std::string refusal = device_refusal(context.compute_device, cuda); !refusal.empty()) {
-      section.lines.push_back({"split mode", "--compute-device " + std::to_string(context.compute_device) + ": " + refusal});
+      section.lines.push_back(
+          {"split mode", "--compute-device " + std::to_string(context.compute_device) + ": " + refusal});
       return section;
     }
   }
@@ -153,7 +154,8 @@ DoctorSection multi_gpu_section(const interop::CudaDevices& cuda, const Context&
     return section;
   }
   const int compute = context.compute_device >= 0 ? context.compute_device : gl_device;
-  section.lines.push_back({"split mode", choose_split_path(compute, gl_device, context.split_copy).description});
+  section.lines.push_back(
+      {"split mode", choose_split_path(compute, gl_device, context.split_copy).description});
   return section;
 }
 
@@ -199,17 +201,20 @@ DoctorSection vulkan_section(const std::vector<vulkan::DeviceInfo>& devices, con
     for (const interop::CudaDeviceInfo& info : cuda.devices)
       if (info.uuid == "GPU-" + uuid) match = "= CUDA device " + std::to_string(info.ordinal);
     section.lines.push_back({"device " + std::to_string(i), device.name + ", UUID " + uuid + ", " + match});
-    const bool external = device.external_memory_fd && device.external_semaphore_fd && device.timeline_semaphores;
+    const bool external =
+        device.external_memory_fd && device.external_semaphore_fd && device.timeline_semaphores;
     section.lines.push_back(
-        {"  external interop",
-         std::string(external ? "ready" : "incomplete") + ": memory FD " + yes_no(device.external_memory_fd) +
-             ", semaphore FD " + yes_no(device.external_semaphore_fd) + ", timeline semaphores " +
-             yes_no(device.timeline_semaphores) + ", Vulkan " + std::to_string(VK_API_VERSION_MAJOR(device.api_version)) +
-             "." + std::to_string(VK_API_VERSION_MINOR(device.api_version))});
+        {"  external interop", std::string(external ? "ready" : "incomplete") + ": memory FD " +
+                                   yes_no(device.external_memory_fd) + ", semaphore FD " +
+                                   yes_no(device.external_semaphore_fd) + ", timeline semaphores " +
+                                   yes_no(device.timeline_semaphores) + ", Vulkan " +
+                                   std::to_string(VK_API_VERSION_MAJOR(device.api_version)) + "." +
+                                   std::to_string(VK_API_VERSION_MINOR(device.api_version))});
   }
-  section.lines.push_back({"handle types here", interop::handle_type_available(interop::ExternalHandleType::OpaqueFd)
-                                                    ? "opaque FD, timeline FD (POSIX)"
-                                                    : "NT handles: opaque Win32, D3D12 resource and fence, D3D11"});
+  section.lines.push_back(
+      {"handle types here", interop::handle_type_available(interop::ExternalHandleType::OpaqueFd)
+                                ? "opaque FD, timeline FD (POSIX)"
+                                : "NT handles: opaque Win32, D3D12 resource and fence, D3D11"});
   return section;
 }
 
@@ -217,13 +222,14 @@ namespace {
 
 // The GL context's side of the external mode: the import extensions, and which CUDA device GL runs on
 // by UUID (GL_DEVICE_UUID_EXT).
-std::vector<DoctorLine> gl_external_lines(const GlExternalSupport& support, const interop::CudaDevices& cuda) {
+std::vector<DoctorLine> gl_external_lines(const GlExternalSupport& support,
+                                          const interop::CudaDevices& cuda) {
   const auto yes_no = [](bool value) { return value ? "yes" : "no"; };
   std::vector<DoctorLine> lines;
-  lines.push_back({"external memory", std::string("memory FD ") + yes_no(support.memory_fd) + ", semaphore FD " +
-                                          yes_no(support.semaphore_fd) + ", timeline semaphores " +
-                                          yes_no(support.timeline) +
-                                          (support.memory_fd ? "" : " (the GL external mode needs memory FD)")});
+  lines.push_back({"external memory",
+                   std::string("memory FD ") + yes_no(support.memory_fd) + ", semaphore FD " +
+                       yes_no(support.semaphore_fd) + ", timeline semaphores " + yes_no(support.timeline) +
+                       (support.memory_fd ? "" : " (the GL external mode needs memory FD)")});
   for (size_t i = 0; i < support.device_uuids.size(); ++i) {
     vulkan::Uuid uuid;
     std::copy(support.device_uuids[i].begin(), support.device_uuids[i].end(), uuid.begin());
@@ -353,7 +359,8 @@ DoctorReport collect(const Context& context, const interop::CudaDevices& cuda) {
     gl.lines.push_back({"GL_VENDOR", findings.gl_vendor});
     gl.lines.push_back({"GL_RENDERER", findings.gl_renderer});
     gl.lines.push_back({"GL_VERSION", gl_string(GL_VERSION)});
-    for (const DoctorLine& line : gl_external_lines(query_gl_external_support(), cuda)) gl.lines.push_back(line);
+    for (const DoctorLine& line : gl_external_lines(query_gl_external_support(), cuda))
+      gl.lines.push_back(line);
   } else {
     gl.lines.push_back({"error", context.gl_error});
   }
@@ -608,7 +615,7 @@ DoctorReport collect_doctor_report(const Options& options) {
 }
 
 DoctorReport collect_doctor_report_for_current_context(int cuda_device, const std::string& platform,
-                                                      int compute_device, SplitCopy split_copy) {
+                                                       int compute_device, SplitCopy split_copy) {
   Context context;
   context.compute_device = compute_device;
   context.split_copy = split_copy;

@@ -42,7 +42,8 @@ DoctorReport collect_doctor_report(const Options& options);
 // current platform's description(), shown in the GL context section; the split mode's compute device
 // (-1: the GL device) and copy choice fill the multi-GPU section.
 DoctorReport collect_doctor_report_for_current_context(int cuda_device, const std::string& platform = "",
-                                                      int compute_device = -1, SplitCopy split_copy = SplitCopy::Peer);
+                                                       int compute_device = -1,
+                                                       SplitCopy split_copy = SplitCopy::Peer);
 // The sections as aligned "key  value" lines under each title, then the verdict line.
 std::string format_doctor_report(const DoctorReport& report);
 // The report as one JSON document: {"sections": [{"title", "lines": [{"key", "value"}]}], "interop_works",

@@ -1,8 +1,8 @@
 // app/gl/gl_external.cpp — imports of exported memory and semaphores into GL (see gl_external.hpp).
 #include "app/gl/gl_external.hpp"
 
-#include "app/os/os.hpp"
 #include "app/gl/profiling.hpp"
+#include "app/os/os.hpp"
 #include "interop/error.hpp"
 
 #include <cuda_runtime_api.h>
@@ -48,11 +48,13 @@ interop::InteropSupport probe_gl_external(int cuda_device) {
   std::string missing = support.memory_missing();
   if (missing.empty()) missing = support.semaphore_missing(false);
   if (!missing.empty())
-    return {false, "GL (" + renderer + ") lacks " + missing + ": the external mode needs it; use --api vulkan",
+    return {false,
+            "GL (" + renderer + ") lacks " + missing + ": the external mode needs it; use --api vulkan",
             Condition::None};
   cudaDeviceProp properties{};
   if (cudaGetDeviceProperties(&properties, cuda_device) != cudaSuccess)
-    return {false, "cudaGetDeviceProperties failed for CUDA device " + std::to_string(cuda_device), Condition::None};
+    return {false, "cudaGetDeviceProperties failed for CUDA device " + std::to_string(cuda_device),
+            Condition::None};
   for (const GlUuid& uuid : support.device_uuids)
     if (std::memcmp(uuid.data(), properties.uuid.bytes, uuid.size()) == 0) return {true, "", Condition::None};
   return {false,
@@ -79,7 +81,8 @@ GlMemoryObject import_memory_fd(int fd, uint64_t size, bool dedicated) {
   return memory;
 }
 
-GlTexture texture_from_memory(GLuint memory, int width, int height, uint64_t offset, const std::string& label) {
+GlTexture texture_from_memory(GLuint memory, int width, int height, uint64_t offset,
+                              const std::string& label) {
   GLuint name = 0;
   glCreateTextures(GL_TEXTURE_2D, 1, &name);
   GlTexture texture(name);

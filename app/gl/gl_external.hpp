@@ -33,9 +33,9 @@ using GlUuid = std::array<uint8_t, 16>;  // GL_UUID_SIZE_EXT
 
 // What the current GL context offers for external memory.
 struct GlExternalSupport {
-  bool memory_fd = false;     // GL_EXT_memory_object + GL_EXT_memory_object_fd
-  bool semaphore_fd = false;  // GL_EXT_semaphore + GL_EXT_semaphore_fd
-  bool timeline = false;      // GL_NV_timeline_semaphore
+  bool memory_fd = false;            // GL_EXT_memory_object + GL_EXT_memory_object_fd
+  bool semaphore_fd = false;         // GL_EXT_semaphore + GL_EXT_semaphore_fd
+  bool timeline = false;             // GL_NV_timeline_semaphore
   std::vector<GlUuid> device_uuids;  // GL_DEVICE_UUID_EXT, one per device the context runs on
   GlUuid driver_uuid{};              // GL_DRIVER_UUID_EXT
   // "" when memory can be imported; else the missing extensions, named.
@@ -56,7 +56,8 @@ interop::InteropSupport probe_gl_external(int cuda_device);
 // std::runtime_error naming the GL error.
 GlMemoryObject import_memory_fd(int fd, uint64_t size, bool dedicated);
 // An immutable RGBA8 texture / a buffer whose storage is `memory` at `offset`.
-GlTexture texture_from_memory(GLuint memory, int width, int height, uint64_t offset, const std::string& label = "");
+GlTexture texture_from_memory(GLuint memory, int width, int height, uint64_t offset,
+                              const std::string& label = "");
 GlBuffer buffer_from_memory(GLuint memory, uint64_t size, uint64_t offset, const std::string& label = "");
 // Imports a semaphore exported as an opaque FD; `timeline`: a timeline semaphore (GL_NV_timeline_semaphore).
 GlSemaphore import_semaphore_fd(int fd, bool timeline);

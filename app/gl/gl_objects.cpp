@@ -1,8 +1,8 @@
 // app/gl/gl_objects.cpp — creation helpers for the GL owners.
 #include "app/gl/gl_objects.hpp"
 
-#include "app/gl/profiling.hpp"
 #include "app/core/text.hpp"
+#include "app/gl/profiling.hpp"
 
 #include "interop/error.hpp"
 
@@ -125,14 +125,16 @@ GlProgram create_program(const char* vertex_shader, const char* fragment_shader)
 }
 
 OffscreenTarget create_offscreen_target(int width, int height, const std::string& label) {
-  return create_offscreen_target(create_texture_2d(GL_RGBA8, width, height, label.empty() ? "" : label + " colour"),
-                                 width, height, label);
+  return create_offscreen_target(
+      create_texture_2d(GL_RGBA8, width, height, label.empty() ? "" : label + " colour"), width, height,
+      label);
 }
 
 OffscreenTarget create_offscreen_target(GlTexture color, int width, int height, const std::string& label) {
   OffscreenTarget target;
   target.color = std::move(color);
-  target.depth = create_renderbuffer(GL_DEPTH_COMPONENT24, width, height, label.empty() ? "" : label + " depth");
+  target.depth =
+      create_renderbuffer(GL_DEPTH_COMPONENT24, width, height, label.empty() ? "" : label + " depth");
   GLuint name = 0;
   glCreateFramebuffers(1, &name);
   target.framebuffer = GlFramebuffer(name);

@@ -73,7 +73,8 @@ GlBuffer create_buffer(size_t bytes, const void* data, GLbitfield flags, const s
 GlTexture create_texture_2d(GLenum internal_format, int width, int height, const std::string& label = "");
 // What create_texture_2d sets on every texture it makes: nearest filtering, clamped to edge.
 void set_nearest_clamped(GLuint texture);
-GlRenderbuffer create_renderbuffer(GLenum internal_format, int width, int height, const std::string& label = "");
+GlRenderbuffer create_renderbuffer(GLenum internal_format, int width, int height,
+                                   const std::string& label = "");
 GlVertexArray create_vertex_array(const std::string& label = "");
 // Compiles and links two embedded shaders (assets/shaders); throws with the compiler's log. Labelled
 // "wave.vert + wave.frag".
@@ -93,6 +94,7 @@ struct OffscreenTarget {
 // Labelled `label`, its attachments "<label> colour" and "<label> depth".
 OffscreenTarget create_offscreen_target(int width, int height, const std::string& label = "");
 // The same around `color`, an RGBA8 texture of width x height made elsewhere (e.g. in imported memory).
-OffscreenTarget create_offscreen_target(GlTexture color, int width, int height, const std::string& label = "");
+OffscreenTarget create_offscreen_target(GlTexture color, int width, int height,
+                                        const std::string& label = "");
 
 }  // namespace lab

@@ -37,26 +37,36 @@ std::string check_access(const std::vector<ResourceSpec>& resources, std::option
 }
 
 SplitPath choose_split_path(int compute_device, int gl_device, SplitCopy requested) {
-  const std::string devices = "device " + std::to_string(compute_device) + " -> device " + std::to_string(gl_device);
+  const std::string devices =
+      "device " + std::to_string(compute_device) + " -> device " + std::to_string(gl_device);
   if (requested == SplitCopy::Host)
     return {false, devices + " through pinned host memory (--split-copy host)"};
   if (compute_device == gl_device)
     return {true, devices + " by cudaMemcpy3DPeerAsync within one device (one GPU: the copy alone costs)"};
-  if (interop::can_access_peer(compute_device, gl_device) && interop::can_access_peer(gl_device, compute_device))
+  if (interop::can_access_peer(compute_device, gl_device) &&
+      interop::can_access_peer(gl_device, compute_device))
     return {true, devices + " by cudaMemcpyPeerAsync (peer access both ways)"};
-  return {false, devices + " through pinned host memory: the devices cannot access each other's memory "
-                           "(cudaDeviceCanAccessPeer: no; they need NVLink or a PCIe switch that allows it)"};
+  return {false, devices +
+                     " through pinned host memory: the devices cannot access each other's memory "
+                     "(cudaDeviceCanAccessPeer: no; they need NVLink or a PCIe switch that allows it)"};
 }
 
 std::unique_ptr<gl::Mode> create_mode(ModeId id, const CudaContext& cuda, const AccessSettings& access) {
   switch (id) {
-    case ModeId::Interop: return create_interop_mode(cuda, access);
-    case ModeId::Reregister: return create_reregister_mode(cuda, access);
-    case ModeId::Pbo: return create_pbo_mode(cuda, access);
-    case ModeId::Split: return create_split_mode(cuda, access);
-    case ModeId::Staging: return create_staging_mode(cuda);
-    case ModeId::Cpu: return create_cpu_mode();
-    case ModeId::External: return create_external_mode(cuda, cuda.semaphores);
+    case ModeId::Interop:
+      return create_interop_mode(cuda, access);
+    case ModeId::Reregister:
+      return create_reregister_mode(cuda, access);
+    case ModeId::Pbo:
+      return create_pbo_mode(cuda, access);
+    case ModeId::Split:
+      return create_split_mode(cuda, access);
+    case ModeId::Staging:
+      return create_staging_mode(cuda);
+    case ModeId::Cpu:
+      return create_cpu_mode();
+    case ModeId::External:
+      return create_external_mode(cuda, cuda.semaphores);
   }
   throw std::invalid_argument("unknown mode");
 }
@@ -68,7 +78,8 @@ ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::
                                                  "CUDA_VISIBLE_DEVICES); use --mode cpu"
                                                : cuda_error);
   switch (mode) {
-    case ModeId::Cpu: return {true, ""};
+    case ModeId::Cpu:
+      return {true, ""};
     case ModeId::Staging:
       if (cuda_device >= 0) return {true, ""};
       return {false, no_device};
@@ -79,18 +90,21 @@ ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::
       if (cuda_device < 0) return {false, no_device};
       if (interop.usable) return {true, ""};
       if (interop.reason.empty())
-        return {false, "CUDA-GL interop was not probed for this GL context: --doctor says why it cannot work; "
-                       "use --mode staging or cpu"};
+        return {false,
+                "CUDA-GL interop was not probed for this GL context: --doctor says why it cannot work; "
+                "use --mode staging or cpu"};
       return {false, interop.reason};
     case ModeId::External:
       if (cuda_device < 0) return {false, no_device};
       if (external.usable) return {true, ""};
       if (external.reason.empty())
-        return {false, "the GL external mode was not probed for this GL context: --doctor says what it needs; "
-                       "use --api vulkan for external"};
+        return {false,
+                "the GL external mode was not probed for this GL context: --doctor says what it needs; "
+                "use --api vulkan for external"};
       return {false, external.reason};
   }
-  return {false, "mode " + std::to_string(static_cast<int>(mode)) + " is none of --list's modes: pick one of those"};
+  return {false,
+          "mode " + std::to_string(static_cast<int>(mode)) + " is none of --list's modes: pick one of those"};
 }
 
 }  // namespace lab

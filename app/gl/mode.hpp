@@ -35,7 +35,8 @@ namespace lab {
 // unprobed: unavailable, saying so). `cuda_error` says why there is no CUDA device. App::availability and
 // --doctor both judge by this one rule.
 ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::InteropSupport& interop,
-                                   const std::string& cuda_error, const interop::InteropSupport& external = {});
+                                   const std::string& cuda_error,
+                                   const interop::InteropSupport& external = {});
 
 // Register and map flags for every resource a mode registers. Unset: the best for each resource's role
 // (write-discard for what CUDA writes, read-only for what it reads).

@@ -89,6 +89,8 @@ class CpuMode final : public gl::Mode {
 
 }  // namespace
 
-std::unique_ptr<gl::Mode> create_cpu_mode() { return std::make_unique<CpuMode>(); }
+std::unique_ptr<gl::Mode> create_cpu_mode() {
+  return std::make_unique<CpuMode>();
+}
 
 }  // namespace lab

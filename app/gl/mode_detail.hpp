@@ -22,9 +22,8 @@ class SceneRegistrations {
   // interop modes); a mode that only copies into or out of them asks for nothing more.
   void register_all(const std::vector<ResourceSpec>& specs, const AccessSettings& access, bool surfaces) {
     for (const ResourceSpec& spec : specs) {
-      m_registrations.push_back(
-          register_resource(spec, resolve_access(access.register_access, spec.role),
-                            surfaces && spec.role == ResourceRole::Output));
+      m_registrations.push_back(register_resource(spec, resolve_access(access.register_access, spec.role),
+                                                  surfaces && spec.role == ResourceRole::Output));
       m_resources.push_back(m_registrations.back().resource());
     }
     apply_map_access(specs, access);
@@ -68,7 +67,8 @@ class SceneRegistrations {
 // registration applies them.
 template <class BeforeUnregister>
 void apply_access(SceneRegistrations& registrations, const std::vector<ResourceSpec>& specs, bool surfaces,
-                  AccessSettings& current, const AccessSettings& wanted, const BeforeUnregister& before_unregister) {
+                  AccessSettings& current, const AccessSettings& wanted,
+                  const BeforeUnregister& before_unregister) {
   const bool reregister = wanted.register_access != current.register_access;
   current = wanted;
   if (registrations.empty()) return;
@@ -83,8 +83,9 @@ void apply_access(SceneRegistrations& registrations, const std::vector<ResourceS
 
 // Maps `resources` in one call on `stream` into `mapped`, timed as TimingClocks says: by CUDA events
 // around the call, or on the host (an event before the map costs a context switch on some GPUs).
-inline void timed_map(std::optional<interop::ScopedMap>& mapped, const std::vector<cudaGraphicsResource_t>& resources,
-                      cudaStream_t stream, FrameTimers& timers) {
+inline void timed_map(std::optional<interop::ScopedMap>& mapped,
+                      const std::vector<cudaGraphicsResource_t>& resources, cudaStream_t stream,
+                      FrameTimers& timers) {
   if (timers.clocks().map_on_gpu) {
     CudaPhase phase(timers, Phase::Map, stream);
     mapped.emplace(resources, stream);
@@ -98,9 +99,9 @@ inline void timed_map(std::optional<interop::ScopedMap>& mapped, const std::vect
 // kernels on them and unmaps; the kernels are timed on the GPU, unmap on the host (see below), the map
 // as TimingClocks says.
 template <class Bind>
-void map_compute_unmap(const std::vector<cudaGraphicsResource_t>& resources, cudaStream_t stream, Scene& scene,
-                       const FrameInfo& frame, const std::vector<CudaResourceView>& views, FrameTimers& timers,
-                       const Bind& bind) {
+void map_compute_unmap(const std::vector<cudaGraphicsResource_t>& resources, cudaStream_t stream,
+                       Scene& scene, const FrameInfo& frame, const std::vector<CudaResourceView>& views,
+                       FrameTimers& timers, const Bind& bind) {
   std::optional<interop::ScopedMap> mapped;
   timed_map(mapped, resources, stream, timers);
   bind(*mapped);
@@ -119,7 +120,8 @@ inline std::vector<RegisteredFlags> registered_flags(const std::vector<ResourceS
                                                      const AccessSettings& access, const char* suffix) {
   std::vector<RegisteredFlags> flags;
   for (const ResourceSpec& spec : specs)
-    flags.push_back({spec.label + std::string(suffix), spec.role, resolve_access(access.register_access, spec.role),
+    flags.push_back({spec.label + std::string(suffix), spec.role,
+                     resolve_access(access.register_access, spec.role),
                      resolve_access(access.map_access, spec.role)});
   return flags;
 }

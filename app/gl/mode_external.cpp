@@ -87,7 +87,8 @@ class GlExternalMode final : public gl::Mode {
 
   std::string transfer() const override {
     return std::string(m_kind == interop::SemaphoreKind::Timeline ? "timeline" : "binary") +
-           " semaphores; memory allocated by Vulkan on " + (m_context ? m_context->info().name : std::string("?"));
+           " semaphores; memory allocated by Vulkan on " +
+           (m_context ? m_context->info().name : std::string("?"));
   }
 
  private:
@@ -104,7 +105,8 @@ class GlExternalMode final : public gl::Mode {
     vulkan::Uuid uuid;
     std::memcpy(uuid.data(), properties.uuid.bytes, uuid.size());
     bool same_device = false;
-    for (const GlUuid& gl : support.device_uuids) same_device |= std::memcmp(gl.data(), uuid.data(), uuid.size()) == 0;
+    for (const GlUuid& gl : support.device_uuids)
+      same_device |= std::memcmp(gl.data(), uuid.data(), uuid.size()) == 0;
     if (!same_device)
       throw std::runtime_error("GL does not run on CUDA device " + std::to_string(m_cuda.device) + " (UUID " +
                                vulkan::to_string(uuid) + "): memory is shared only on one device");
@@ -121,8 +123,8 @@ class GlExternalMode final : public gl::Mode {
     std::vector<GLuint> memory;
     for (size_t i = 0; i < descs.size(); ++i) {
       const vulkan::Resource& resource = m_renderer->resources()[i];
-      m_gl_memory.push_back(
-          import_memory_fd(m_renderer->export_fd(static_cast<int>(i)), resource.allocation_size, resource.dedicated));
+      m_gl_memory.push_back(import_memory_fd(m_renderer->export_fd(static_cast<int>(i)),
+                                             resource.allocation_size, resource.dedicated));
       memory.push_back(m_gl_memory.back().get());
     }
     // ... and the scene re-creates its resources in it.
@@ -146,7 +148,8 @@ class GlExternalMode final : public gl::Mode {
   }
   void signal_gl(const vulkan::PassSync& sync) {
     for (const vulkan::SemaphoreSignal& signal : sync.signal)
-      signal_semaphore(gl_semaphore(signal.semaphore), signal.value, m_buffers, m_textures, GL_LAYOUT_GENERAL_EXT);
+      signal_semaphore(gl_semaphore(signal.semaphore), signal.value, m_buffers, m_textures,
+                       GL_LAYOUT_GENERAL_EXT);
   }
   void wait_gl(const vulkan::PassSync& sync) {
     for (const vulkan::SemaphoreSignal& wait : sync.wait)
@@ -162,7 +165,7 @@ class GlExternalMode final : public gl::Mode {
   std::optional<vulkan::CudaLink> m_link;
   std::vector<GlMemoryObject> m_gl_memory;
   std::vector<std::pair<VkSemaphore, GlSemaphore>> m_gl_semaphores;
-  std::vector<GLuint> m_buffers;   // the scene's resources, as GL's semaphore calls list them
+  std::vector<GLuint> m_buffers;  // the scene's resources, as GL's semaphore calls list them
   std::vector<GLuint> m_textures;
 };
 

@@ -5,8 +5,8 @@
 //               nothing waits on the CPU. This is the right way.
 //   reregister  the same, but registers before and unregisters after every frame: the anti-pattern,
 //               kept to measure what it costs.
-#include "app/scene/cuda_views.hpp"
 #include "app/gl/mode_detail.hpp"
+#include "app/scene/cuda_views.hpp"
 
 #include "interop/error.hpp"
 

@@ -34,7 +34,9 @@ namespace {
 class SplitMode final : public gl::Mode {
  public:
   SplitMode(const CudaContext& cuda, const AccessSettings& access)
-      : m_cuda(cuda), m_access(access), m_path(choose_split_path(cuda.compute_device, cuda.device, cuda.split_copy)) {
+      : m_cuda(cuda),
+        m_access(access),
+        m_path(choose_split_path(cuda.compute_device, cuda.device, cuda.split_copy)) {
     if (m_cuda.compute_device == m_cuda.device) m_cuda.compute_stream = m_cuda.stream;
   }
   ~SplitMode() override { on_detach(); }
@@ -138,7 +140,8 @@ class SplitMode final : public gl::Mode {
  private:
   // A texture's linear copy on the compute device (or in host memory), as cudaMemcpy3D sees it.
   cudaPitchedPtr linear(void* data, const ResourceSpec& spec) const {
-    return make_cudaPitchedPtr(data, linear_pitch(spec), static_cast<size_t>(spec.width), static_cast<size_t>(spec.height));
+    return make_cudaPitchedPtr(data, linear_pitch(spec), static_cast<size_t>(spec.width),
+                               static_cast<size_t>(spec.height));
   }
 
   // Mapped GL object `i` -> the compute device (peer) or its host buffer (on the GL stream).
@@ -147,12 +150,12 @@ class SplitMode final : public gl::Mode {
     if (spec.kind == ResourceKind::Buffer) {
       const interop::MappedPointer source = mapped.pointer(i);
       if (m_path.peer) {
-        INTEROP_CUDA_CHECK(cudaMemcpyPeerAsync(m_compute[i].data(), m_cuda.compute_device, source.data, m_cuda.device,
-                                               spec.bytes, m_cuda.stream));
+        INTEROP_CUDA_CHECK(cudaMemcpyPeerAsync(m_compute[i].data(), m_cuda.compute_device, source.data,
+                                               m_cuda.device, spec.bytes, m_cuda.stream));
         interop::declare_initialised(m_compute[i].data(), spec.bytes, m_cuda.stream);
       } else {
-        INTEROP_CUDA_CHECK(
-            cudaMemcpyAsync(m_host[i].data(), source.data, spec.bytes, cudaMemcpyDeviceToHost, m_cuda.stream));
+        INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_host[i].data(), source.data, spec.bytes, cudaMemcpyDeviceToHost,
+                                           m_cuda.stream));
       }
       return;
     }
@@ -167,8 +170,8 @@ class SplitMode final : public gl::Mode {
       // What GL rendered into the array, as initcheck cannot follow it through the copy.
       interop::declare_initialised(m_compute[i].data(), spec.bytes, m_cuda.stream);
     } else {
-      INTEROP_CUDA_CHECK(cudaMemcpy2DFromArrayAsync(m_host[i].data(), linear_pitch(spec), mapped.array(i), 0, 0,
-                                                    linear_pitch(spec), static_cast<size_t>(spec.height),
+      INTEROP_CUDA_CHECK(cudaMemcpy2DFromArrayAsync(m_host[i].data(), linear_pitch(spec), mapped.array(i), 0,
+                                                    0, linear_pitch(spec), static_cast<size_t>(spec.height),
                                                     cudaMemcpyDeviceToHost, m_cuda.stream));
     }
   }
@@ -179,11 +182,11 @@ class SplitMode final : public gl::Mode {
     if (spec.kind == ResourceKind::Buffer) {
       const interop::MappedPointer target = mapped.pointer(i);
       if (m_path.peer) {
-        INTEROP_CUDA_CHECK(cudaMemcpyPeerAsync(target.data, m_cuda.device, m_compute[i].data(), m_cuda.compute_device,
-                                               spec.bytes, m_cuda.stream));
+        INTEROP_CUDA_CHECK(cudaMemcpyPeerAsync(target.data, m_cuda.device, m_compute[i].data(),
+                                               m_cuda.compute_device, spec.bytes, m_cuda.stream));
       } else {
-        INTEROP_CUDA_CHECK(
-            cudaMemcpyAsync(target.data, m_host[i].data(), spec.bytes, cudaMemcpyHostToDevice, m_cuda.stream));
+        INTEROP_CUDA_CHECK(cudaMemcpyAsync(target.data, m_host[i].data(), spec.bytes, cudaMemcpyHostToDevice,
+                                           m_cuda.stream));
       }
       return;
     }
@@ -207,8 +210,8 @@ class SplitMode final : public gl::Mode {
   SplitPath m_path;
   std::vector<ResourceSpec> m_specs;
   detail::SceneRegistrations m_registrations;
-  std::optional<interop::Event> m_gl_ready;  // recorded on the GL stream; the compute stream waits for it
-  std::optional<interop::Event> m_computed;  // recorded on the compute stream; the GL stream waits for it
+  std::optional<interop::Event> m_gl_ready;      // recorded on the GL stream; the compute stream waits for it
+  std::optional<interop::Event> m_computed;      // recorded on the compute stream; the GL stream waits for it
   std::vector<interop::DeviceBuffer> m_compute;  // on the compute device, one per resource
   std::vector<interop::PinnedHostBuffer> m_host;  // the host path's relay
   std::vector<CudaResourceView> m_views;          // m_compute as the kernels see it

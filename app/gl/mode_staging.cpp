@@ -92,6 +92,8 @@ class StagingMode final : public gl::Mode {
 
 }  // namespace
 
-std::unique_ptr<gl::Mode> create_staging_mode(const CudaContext& cuda) { return std::make_unique<StagingMode>(cuda); }
+std::unique_ptr<gl::Mode> create_staging_mode(const CudaContext& cuda) {
+  return std::make_unique<StagingMode>(cuda);
+}
 
 }  // namespace lab

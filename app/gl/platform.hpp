@@ -3,8 +3,8 @@
 // last; everything else that holds GL or CUDA-GL objects lives inside its lifetime.
 #pragma once
 
-#include "app/gl/gl_objects.hpp"
 #include "app/core/vocabulary.hpp"
+#include "app/gl/gl_objects.hpp"
 
 #include <glad/gl.h>
 

@@ -66,7 +66,8 @@ ChosenDisplay device_platform_display(int cuda_device) {
 ChosenDisplay fallback_display() {
   const char* client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
   if (has_extension(client, "EGL_MESA_platform_surfaceless") && eglGetPlatformDisplayEXT != nullptr) {
-    EGLDisplay display = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+    EGLDisplay display =
+        eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
     if (display != EGL_NO_DISPLAY) return {display, "EGL surfaceless platform"};
   }
   return {eglGetDisplay(EGL_DEFAULT_DISPLAY), "EGL default display"};
@@ -79,8 +80,9 @@ class EglPlatform final : public Platform {
     ChosenDisplay chosen = device_platform_display(desc.cuda_device);
     if (chosen.display == EGL_NO_DISPLAY) chosen = fallback_display();
     if (chosen.display == EGL_NO_DISPLAY)
-      fail("no EGL display: no EGL vendor library offers one; install a GL driver's (NVIDIA: its EGL vendor "
-           "library, 10_nvidia.json; Mesa: libegl-mesa0) and check __EGL_VENDOR_LIBRARY_FILENAMES");
+      fail(
+          "no EGL display: no EGL vendor library offers one; install a GL driver's (NVIDIA: its EGL vendor "
+          "library, 10_nvidia.json; Mesa: libegl-mesa0) and check __EGL_VENDOR_LIBRARY_FILENAMES");
     m_display = chosen.display;
     EGLint major = 0, minor = 0;
     if (!eglInitialize(m_display, &major, &minor)) fail("eglInitialize failed");
@@ -94,8 +96,12 @@ class EglPlatform final : public Platform {
     EGLint config_count = 0;
     if (!eglChooseConfig(m_display, config_attributes, &config, 1, &config_count) || config_count == 0)
       fail("no EGL config renders desktop OpenGL");
-    const EGLint context_attributes[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
-                                         EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+    const EGLint context_attributes[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                         4,
+                                         EGL_CONTEXT_MINOR_VERSION,
+                                         5,
+                                         EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                         EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
                                          EGL_NONE};
     m_context = eglCreateContext(m_display, config, EGL_NO_CONTEXT, context_attributes);
     if (m_context == EGL_NO_CONTEXT) fail("cannot create an OpenGL 4.5 core context");
@@ -120,7 +126,8 @@ class EglPlatform final : public Platform {
   GLuint framebuffer() const override { return m_target.framebuffer.get(); }
 
   void resize(Extent extent) override {
-    m_target = extent.empty() ? OffscreenTarget{} : create_offscreen_target(extent.width, extent.height, "headless framebuffer");
+    m_target = extent.empty() ? OffscreenTarget{}
+                              : create_offscreen_target(extent.width, extent.height, "headless framebuffer");
     m_extent = extent;
   }
 
@@ -164,7 +171,8 @@ std::vector<EglDeviceInfo> enumerate_egl_devices() {
       has_extension(client, "EGL_EXT_device_enumeration") || has_extension(client, "EGL_EXT_device_base");
   if (!enumeration || eglQueryDevicesEXT == nullptr || eglQueryDeviceStringEXT == nullptr)
     throw std::runtime_error(
-        "libEGL cannot list GPUs: no EGL vendor library offers EGL_EXT_device_enumeration; install the NVIDIA "
+        "libEGL cannot list GPUs: no EGL vendor library offers EGL_EXT_device_enumeration; install the "
+        "NVIDIA "
         "EGL vendor library (or Mesa 18.2 or later) and check __EGL_VENDOR_LIBRARY_FILENAMES");
   EGLint count = 0;
   if (!eglQueryDevicesEXT(0, nullptr, &count) || count <= 0) return {};

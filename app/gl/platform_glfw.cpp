@@ -113,7 +113,8 @@ class GlfwPlatform final : public Platform {
   // position and size it had.
   void toggle_fullscreen() override {
     if (glfwGetWindowMonitor(m_window) != nullptr) {
-      glfwSetWindowMonitor(m_window, nullptr, m_windowed_x, m_windowed_y, m_windowed.width, m_windowed.height, 0);
+      glfwSetWindowMonitor(m_window, nullptr, m_windowed_x, m_windowed_y, m_windowed.width, m_windowed.height,
+                           0);
     } else {
       GLFWmonitor* monitor = glfwGetPrimaryMonitor();
       const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
@@ -135,7 +136,7 @@ class GlfwPlatform final : public Platform {
   std::vector<KeyPress> m_key_presses;
   int m_windowed_x = 0, m_windowed_y = 0;
   Extent m_windowed;  // the window's size before fullscreen
-  Extent m_extent;  // the framebuffer's, in pixels; 0x0 while minimised
+  Extent m_extent;    // the framebuffer's, in pixels; 0x0 while minimised
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
-// app/gl/platform_win32.cpp — the Windows side of app/gl/platform.hpp's headless half. Windows has no EGL (the
-// NVIDIA driver ships none there), so headless GL and the EGL device list, which platform_egl.cpp gives
+// app/gl/platform_win32.cpp — the Windows side of app/gl/platform.hpp's headless half. Windows has no EGL
+// (the NVIDIA driver ships none there), so headless GL and the EGL device list, which platform_egl.cpp gives
 // on Linux, are refused here with what to use instead; the window platform (GLFW, platform_glfw.cpp)
 // is the same on both systems.
 #include "app/gl/platform.hpp"

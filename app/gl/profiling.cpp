@@ -9,7 +9,9 @@
 namespace lab {
 namespace {
 
-bool has_khr_debug() { return glad_glPushDebugGroup != nullptr && glad_glObjectLabel != nullptr; }
+bool has_khr_debug() {
+  return glad_glPushDebugGroup != nullptr && glad_glObjectLabel != nullptr;
+}
 
 // The callback's state: written by the driver's callback (GL_DEBUG_OUTPUT_SYNCHRONOUS: on the thread
 // that made the call), read by the frame loop. One per process, like the callback itself.
@@ -25,22 +27,30 @@ GlDebugState& debug_state() {
 
 const char* gl_debug_type(GLenum type) {
   switch (type) {
-    case GL_DEBUG_TYPE_ERROR: return "error";
-    case GL_DEBUG_TYPE_DEPRECATED_BEHAVIOR: return "deprecated behaviour";
-    case GL_DEBUG_TYPE_UNDEFINED_BEHAVIOR: return "undefined behaviour";
-    case GL_DEBUG_TYPE_PORTABILITY: return "portability";
-    case GL_DEBUG_TYPE_PERFORMANCE: return "performance";
-    default: return "other";
+    case GL_DEBUG_TYPE_ERROR:
+      return "error";
+    case GL_DEBUG_TYPE_DEPRECATED_BEHAVIOR:
+      return "deprecated behaviour";
+    case GL_DEBUG_TYPE_UNDEFINED_BEHAVIOR:
+      return "undefined behaviour";
+    case GL_DEBUG_TYPE_PORTABILITY:
+      return "portability";
+    case GL_DEBUG_TYPE_PERFORMANCE:
+      return "performance";
+    default:
+      return "other";
   }
 }
 
-void GLAPIENTRY on_gl_debug_message(GLenum /*source*/, GLenum type, GLuint id, GLenum severity, GLsizei length,
-                                    const GLchar* message, const void* /*user*/) {
-  const std::string text = length >= 0 ? std::string(message, static_cast<size_t>(length)) : std::string(message);
+void GLAPIENTRY on_gl_debug_message(GLenum /*source*/, GLenum type, GLuint id, GLenum severity,
+                                    GLsizei length, const GLchar* message, const void* /*user*/) {
+  const std::string text =
+      length >= 0 ? std::string(message, static_cast<size_t>(length)) : std::string(message);
   if (type == GL_DEBUG_TYPE_ERROR) {
     GlDebugState& state = debug_state();
     std::lock_guard<std::mutex> lock(state.mutex);
-    if (state.first_error.empty()) state.first_error = text + " (GL debug message " + std::to_string(id) + ")";
+    if (state.first_error.empty())
+      state.first_error = text + " (GL debug message " + std::to_string(id) + ")";
     return;
   }
   if (severity == GL_DEBUG_SEVERITY_HIGH || severity == GL_DEBUG_SEVERITY_MEDIUM)
@@ -61,7 +71,9 @@ void pop_gl_debug_group(bool pushed) {
 
 GlDebugGroup::GlDebugGroup(const char* name) : m_pushed(push_gl_debug_group(name)) {}
 
-GlDebugGroup::~GlDebugGroup() { pop_gl_debug_group(m_pushed); }
+GlDebugGroup::~GlDebugGroup() {
+  pop_gl_debug_group(m_pushed);
+}
 
 void label_gl_object(GLenum identifier, GLuint name, const std::string& label) {
   if (name == 0 || label.empty() || !has_khr_debug()) return;

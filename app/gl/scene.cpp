@@ -6,12 +6,14 @@
 
 namespace lab {
 
-GlTexture ComputedScene::resource_texture(size_t index, int width, int height, const std::string& label) const {
+GlTexture ComputedScene::resource_texture(size_t index, int width, int height,
+                                          const std::string& label) const {
   if (m_memory.empty()) return create_texture_2d(GL_RGBA8, width, height, label);
   return texture_from_memory(m_memory.at(index), width, height, 0, label);
 }
 
-GlBuffer ComputedScene::resource_buffer(size_t index, size_t bytes, GLbitfield flags, const std::string& label) const {
+GlBuffer ComputedScene::resource_buffer(size_t index, size_t bytes, GLbitfield flags,
+                                        const std::string& label) const {
   // Storage in imported memory takes no flags: the modes that write it from the CPU (cpu, staging) do not
   // place it there.
   if (m_memory.empty()) return create_buffer(bytes, nullptr, flags, label);

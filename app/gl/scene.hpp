@@ -9,10 +9,10 @@
 // know no registration; modes know no kernels. Both attach and detach while the app runs.
 #pragma once
 
+#include "app/core/vocabulary.hpp"
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/platform.hpp"
 #include "app/scene/scene_compute.hpp"
-#include "app/core/vocabulary.hpp"
 #include "kernels/postprocess.hpp"
 
 #include <cuda_runtime_api.h>

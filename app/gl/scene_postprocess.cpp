@@ -57,9 +57,10 @@ class PostprocessScene final : public ComputedScene {
     // Freed before the new ones are made: at 8K each is 133 MB.
     m_rendered = OffscreenTarget();
     m_filtered = GlTexture();
-    m_rendered = create_offscreen_target(resource_texture(static_cast<size_t>(plan.cubes_target), extent.width,
-                                                          extent.height, "postprocess input colour"),
-                                         extent.width, extent.height, "postprocess input");
+    m_rendered =
+        create_offscreen_target(resource_texture(static_cast<size_t>(plan.cubes_target), extent.width,
+                                                 extent.height, "postprocess input colour"),
+                                extent.width, extent.height, "postprocess input");
     m_filtered = resource_texture(static_cast<size_t>(plan.image_resource), extent.width, extent.height,
                                   "postprocess output");
     m_resources.clear();

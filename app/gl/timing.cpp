@@ -36,11 +36,15 @@ class GlTimerQueries final : public GpuTimerQueries {
 
 }  // namespace
 
-std::unique_ptr<GpuTimerQueries> gl_timer_queries() { return std::make_unique<GlTimerQueries>(); }
+std::unique_ptr<GpuTimerQueries> gl_timer_queries() {
+  return std::make_unique<GlTimerQueries>();
+}
 
 GlPhase::GlPhase(FrameTimers& timers, Phase phase)
     : m_debug_group(push_gl_debug_group(to_string(phase))), m_phase(timers, phase) {}
 
-GlPhase::~GlPhase() { pop_gl_debug_group(m_debug_group); }
+GlPhase::~GlPhase() {
+  pop_gl_debug_group(m_debug_group);
+}
 
 }  // namespace lab

@@ -21,13 +21,15 @@ namespace lab {
 namespace {
 
 // A flags choice: unset (each resource's best) or one of the three.
-std::optional<std::optional<interop::Access>> flags_combo(const char* label, std::optional<interop::Access> current) {
+std::optional<std::optional<interop::Access>> flags_combo(const char* label,
+                                                          std::optional<interop::Access> current) {
   constexpr const char* kBest = "best per resource";
   std::optional<std::optional<interop::Access>> picked;
   if (ImGui::BeginCombo(label, current ? interop::to_string(*current) : kBest)) {
     if (ImGui::Selectable(kBest, !current) && current) picked = std::optional<interop::Access>{};
     for (const interop::AccessName& entry : interop::kAccessNames)
-      if (ImGui::Selectable(entry.name, current == entry.value) && current != entry.value) picked = entry.value;
+      if (ImGui::Selectable(entry.name, current == entry.value) && current != entry.value)
+        picked = entry.value;
     ImGui::EndCombo();
   }
   return picked;
@@ -45,7 +47,8 @@ Panel::Panel(GLFWwindow* window, const PanelDesc& desc) : m_layout_file(desc.lay
     std::error_code error;
     std::filesystem::create_directories(std::filesystem::path(m_layout_file).parent_path(), error);
     if (error)
-      std::fprintf(stderr, "interop-lab: the panel layout will not be kept: cannot create the folder of %s (%s)\n",
+      std::fprintf(stderr,
+                   "interop-lab: the panel layout will not be kept: cannot create the folder of %s (%s)\n",
                    m_layout_file.c_str(), error.message().c_str());
     else
       io.IniFilename = m_layout_file.c_str();
@@ -88,7 +91,8 @@ PanelActions Panel::draw(const PanelModel& model) {
   ImGui::TextUnformatted("scene");
   for (const SceneId scene : all_scenes()) {
     ImGui::SameLine();
-    if (ImGui::RadioButton(to_string(scene), scene == model.scene) && scene != model.scene) actions.scene = scene;
+    if (ImGui::RadioButton(to_string(scene), scene == model.scene) && scene != model.scene)
+      actions.scene = scene;
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", describe(scene));
   }
   if (model.scene_ui) model.scene_ui();
@@ -108,7 +112,8 @@ PanelActions Panel::draw(const PanelModel& model) {
   }
   if (!model.devices.empty()) {
     ImGui::PushItemWidth(260);
-    const char* current = model.device >= 0 ? model.devices[static_cast<size_t>(model.device)].c_str() : "none";
+    const char* current =
+        model.device >= 0 ? model.devices[static_cast<size_t>(model.device)].c_str() : "none";
     if (ImGui::BeginCombo("CUDA device", current)) {
       for (size_t i = 0; i < model.devices.size(); ++i)
         if (ImGui::Selectable(model.devices[i].c_str(), static_cast<int>(i) == model.device))
@@ -116,7 +121,8 @@ PanelActions Panel::draw(const PanelModel& model) {
       ImGui::EndCombo();
     }
     if (model.mode == ModeId::Split && model.compute_device >= 0) {
-      if (ImGui::BeginCombo("compute device", model.devices[static_cast<size_t>(model.compute_device)].c_str())) {
+      if (ImGui::BeginCombo("compute device",
+                            model.devices[static_cast<size_t>(model.compute_device)].c_str())) {
         for (size_t i = 0; i < model.devices.size(); ++i)
           if (ImGui::Selectable(model.devices[i].c_str(), static_cast<int>(i) == model.compute_device))
             actions.compute_device = static_cast<int>(i);
@@ -151,10 +157,12 @@ PanelActions Panel::draw(const PanelModel& model) {
   bool timing = model.timing;
   if (ImGui::Checkbox("time each phase", &timing)) actions.timing = timing;
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("CUDA events and GL timer queries in every frame; on an H200 they add about 0.33 ms a frame");
+    ImGui::SetTooltip(
+        "CUDA events and GL timer queries in every frame; on an H200 they add about 0.33 ms a frame");
   if (model.timers && model.timing) {
     draw_timings(*model.timers, model.mode);
-    if (ImGui::CollapsingHeader("modes compared", ImGuiTreeNodeFlags_DefaultOpen)) draw_mode_table(*model.timers);
+    if (ImGui::CollapsingHeader("modes compared", ImGuiTreeNodeFlags_DefaultOpen))
+      draw_mode_table(*model.timers);
   }
 
   bool vsync = model.vsync;
@@ -164,8 +172,9 @@ PanelActions Panel::draw(const PanelModel& model) {
   if (model.vsync && model.timers && model.timers->has(static_cast<int>(model.mode), Phase::Frame)) {
     const double frame_ms = model.timers->stats(static_cast<int>(model.mode), Phase::Frame).median_ms;
     if (const int multiple = vsync_multiple(frame_ms, model.refresh_hz); multiple > 0)
-      ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "vsync-bound: frame %.2f ms = %d x %.2f ms (%.0f Hz)",
-                         frame_ms, multiple, 1000.0 / model.refresh_hz, model.refresh_hz);
+      ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f),
+                         "vsync-bound: frame %.2f ms = %d x %.2f ms (%.0f Hz)", frame_ms, multiple,
+                         1000.0 / model.refresh_hz, model.refresh_hz);
     else
       ImGui::TextDisabled("not vsync-bound (frame %.2f ms)", frame_ms);
   } else {

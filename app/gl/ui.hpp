@@ -25,22 +25,22 @@ struct PanelModel {
   Extent extent;
   std::string platform;
   std::string renderer;
-  std::string cuda;     // "CUDA device 0: NVIDIA H200 (...)" or "CUDA: no device"
-  std::string notice;   // the last fallback or refusal, "" when none
+  std::string cuda;                  // "CUDA device 0: NVIDIA H200 (...)" or "CUDA: no device"
+  std::string notice;                // the last fallback or refusal, "" when none
   std::vector<std::string> devices;  // "0: NVIDIA H200 (drives GL)", one per CUDA device
   int device = -1;
-  int compute_device = -1;   // the split mode's
+  int compute_device = -1;  // the split mode's
   SplitCopy split_copy = SplitCopy::Peer;
-  std::string transfer;      // the split mode's path, "" in the other modes
+  std::string transfer;  // the split mode's path, "" in the other modes
   AccessSettings access;
   std::vector<RegisteredFlags> flags;  // what the mode registered, with the flags in force
   const FrameTimers* timers = nullptr;
   const DoctorReport* doctor = nullptr;
   bool timing = true;  // per-phase timing on (it costs about one GL/CUDA context switch a frame)
   bool vsync = true;
-  double refresh_hz = 0.0;     // of the window's monitor; 0 when unknown
-  std::string last_screenshot;  // the file the last screenshot went to, "" before the first
-  std::function<void()> scene_ui;      // the scene's own controls
+  double refresh_hz = 0.0;         // of the window's monitor; 0 when unknown
+  std::string last_screenshot;     // the file the last screenshot went to, "" before the first
+  std::function<void()> scene_ui;  // the scene's own controls
 };
 
 struct PanelActions {

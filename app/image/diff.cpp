@@ -4,9 +4,9 @@
 // heat map would overwrite an input.
 #include "app/image/diff.hpp"
 
+#include "app/core/text.hpp"
 #include "app/image/image_compare.hpp"
 #include "app/image/image_io.hpp"
-#include "app/core/text.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -21,7 +21,9 @@ constexpr int kSame = 0;
 constexpr int kDifferent = 1;
 constexpr int kError = 2;
 
-std::string size_text(const Image& image) { return lab::size_text(image.width, image.height); }
+std::string size_text(const Image& image) {
+  return lab::size_text(image.width, image.height);
+}
 
 // read_png's message names the file and the cause; the kind says which of the diff's errors it is.
 std::string read_problem(const ImageError& error) {

@@ -1,5 +1,5 @@
-// app/image/golden.cpp — golden JSON parsing and validation (see golden.hpp). Every check turns into a GoldenError
-// naming the key, so a hand-edited or damaged golden says exactly what to fix.
+// app/image/golden.cpp — golden JSON parsing and validation (see golden.hpp). Every check turns into a
+// GoldenError naming the key, so a hand-edited or damaged golden says exactly what to fix.
 #include "app/image/golden.hpp"
 
 #include "app/image/image_io.hpp"
@@ -40,8 +40,9 @@ long long whole_number_at(const json& object, const std::string& prefix, const c
   const std::string name = prefix + key;
   if (!value.is_number_integer()) fail(name, "must be a whole number, not " + value.dump());
   const std::string range = "must be from " + std::to_string(low) + " to " + std::to_string(high);
-  const bool above = value.is_number_unsigned() ? value.get<std::uint64_t>() > static_cast<std::uint64_t>(high)
-                                                : value.get<std::int64_t>() > high;
+  const bool above = value.is_number_unsigned()
+                         ? value.get<std::uint64_t>() > static_cast<std::uint64_t>(high)
+                         : value.get<std::int64_t>() > high;
   if (above) fail(name, "is " + value.dump() + "; " + (too_high.empty() ? range : too_high));
   // nlohmann stores every non-negative integer as unsigned.
   const bool below = value.is_number_unsigned()
@@ -60,8 +61,8 @@ GoldenTolerance tolerance_at(const json& object, const char* key) {
   if (!tolerance.is_object()) fail(key, "must be an object {\"max_diff\": N, \"max_fraction\": F}");
   const std::string prefix = std::string(key) + ".";
   GoldenTolerance result;
-  result.max_diff = static_cast<int>(
-      whole_number_at(tolerance, prefix, "max_diff", 0, kGoldenMaxDiffCap, cap_note(std::to_string(kGoldenMaxDiffCap))));
+  result.max_diff = static_cast<int>(whole_number_at(tolerance, prefix, "max_diff", 0, kGoldenMaxDiffCap,
+                                                     cap_note(std::to_string(kGoldenMaxDiffCap))));
 
   const json& max_fraction = member(tolerance, prefix, "max_fraction");
   const std::string name = prefix + "max_fraction";
@@ -69,8 +70,10 @@ GoldenTolerance tolerance_at(const json& object, const char* key) {
   std::ostringstream cap;
   cap << kGoldenMaxFractionCap;
   result.max_fraction = max_fraction.get<double>();
-  if (result.max_fraction > kGoldenMaxFractionCap) fail(name, "is " + max_fraction.dump() + "; " + cap_note(cap.str()));
-  if (!(result.max_fraction >= 0.0)) fail(name, "is " + max_fraction.dump() + "; must be from 0 to " + cap.str());
+  if (result.max_fraction > kGoldenMaxFractionCap)
+    fail(name, "is " + max_fraction.dump() + "; " + cap_note(cap.str()));
+  if (!(result.max_fraction >= 0.0))
+    fail(name, "is " + max_fraction.dump() + "; must be from 0 to " + cap.str());
   return result;
 }
 

@@ -1,6 +1,7 @@
-// app/image/golden.hpp — the JSON beside each screenshot golden (tests/golden/<scene>.json): how the image was
-// rendered and the tolerances it is compared at, parsed and validated in one place. The tests load goldens
-// through it and the fuzz target feeds it arbitrary bytes; it needs nlohmann/json only (no CUDA, no GL).
+// app/image/golden.hpp — the JSON beside each screenshot golden (tests/golden/<scene>.json): how the image
+// was rendered and the tolerances it is compared at, parsed and validated in one place. The tests load
+// goldens through it and the fuzz target feeds it arbitrary bytes; it needs nlohmann/json only (no CUDA, no
+// GL).
 //
 // Tolerance caps: a golden may allow at most kGoldenMaxDiffCap (16/255) per channel on at most
 // kGoldenMaxFractionCap (1%) of pixels. Looser goldens would stop meaning anything: at the caps an all-black
@@ -23,8 +24,8 @@ struct GoldenTolerance {
 };
 
 struct GoldenRecord {
-  std::string scene;     // "pattern"
-  std::string image;     // the PNG's file name beside the JSON, "pattern.png"
+  std::string scene;  // "pattern"
+  std::string image;  // the PNG's file name beside the JSON, "pattern.png"
   int width = 0, height = 0;
   long long frame = 0;
   std::string filter;    // the postprocess scene's ("sobel", "blur"); "" when the key is absent

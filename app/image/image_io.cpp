@@ -2,9 +2,9 @@
 // keeps setjmp/longjmp inside libpng, away from C++ objects. Needs libpng 1.6.
 #include "app/image/image_io.hpp"
 
+#include "app/core/text.hpp"
 #include "app/os/os.hpp"
 #include "app/os/signals.hpp"
-#include "app/core/text.hpp"
 
 #include <png.h>
 
@@ -209,8 +209,8 @@ Image read_png(const std::string& path, size_t max_pixels) {
   }
   if (!status.regular) {
     os::close_file(fd);
-    throw ImageError(ImageError::Kind::Unreadable, "cannot read " + path + ": it is " + status.kind +
-                                                       ", not a PNG file");
+    throw ImageError(ImageError::Kind::Unreadable,
+                     "cannot read " + path + ": it is " + status.kind + ", not a PNG file");
   }
   std::unique_ptr<FILE, FileCloser> file(os::stream_from(fd, "rb"));
   if (!file) {
@@ -228,8 +228,8 @@ Image read_png_stream(FILE* file, size_t file_bytes, const std::string& name, si
   // libpng reports a short read and a failed read alike ("Read Error"); the stream's flags tell them apart.
   const auto fail_read = [&](const char* stage) {
     if (std::ferror(file)) {
-      throw ImageError(ImageError::Kind::Unreadable, "cannot read " + name + ": I/O error (libpng: " +
-                                                         png.message + ")");
+      throw ImageError(ImageError::Kind::Unreadable,
+                       "cannot read " + name + ": I/O error (libpng: " + png.message + ")");
     }
     const std::string reason = std::feof(file) ? "truncated" : "not a valid PNG";
     throw ImageError(ImageError::Kind::Corrupt,
@@ -252,8 +252,9 @@ Image read_png_stream(FILE* file, size_t file_bytes, const std::string& name, si
                                                      std::to_string(max_pixels) + " pixels are read");
   }
   if (file_bytes < smallest_possible_png(png.width, png.height)) {
-    throw ImageError(ImageError::Kind::Corrupt, name + ": truncated: the header says " + claimed + ", which " +
-                                                    std::to_string(file_bytes) + " bytes cannot hold");
+    throw ImageError(ImageError::Kind::Corrupt, name + ": truncated: the header says " + claimed +
+                                                    ", which " + std::to_string(file_bytes) +
+                                                    " bytes cannot hold");
   }
   Image image;
   image.width = static_cast<int>(png.width);
@@ -271,13 +272,16 @@ Image read_png_stream(FILE* file, size_t file_bytes, const std::string& name, si
   return image;
 }
 
-std::string check_png_output_path(const std::string& path) { return check_output_path(path, ".png"); }
+std::string check_png_output_path(const std::string& path) {
+  return check_output_path(path, ".png");
+}
 
 std::string check_output_path(const std::string& path, const std::string& extension) {
   if (path.empty()) return "the output path is empty";
   if (path.size() >= os::kMaxPathBytes)
     return "the path is " + std::to_string(path.size()) + " bytes, more than the system allows (" +
-           std::to_string(os::kMaxPathBytes - 1) + ", " + std::strerror(ENAMETOOLONG) + "); use a shorter path";
+           std::to_string(os::kMaxPathBytes - 1) + ", " + std::strerror(ENAMETOOLONG) +
+           "); use a shorter path";
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) return path + " is a directory";
 

@@ -1,5 +1,5 @@
-// app/os/os_win32.cpp — app/os/os.hpp on Windows (Win32 and the Microsoft C runtime; mingw-w64 builds it too).
-// Paths arrive as UTF-8 and are widened for the W functions, so names outside the ANSI code page work.
+// app/os/os_win32.cpp — app/os/os.hpp on Windows (Win32 and the Microsoft C runtime; mingw-w64 builds it
+// too). Paths arrive as UTF-8 and are widened for the W functions, so names outside the ANSI code page work.
 #ifndef NOMINMAX
 #define NOMINMAX
 #endif

@@ -1,5 +1,5 @@
-// app/scene/cuda_views.hpp — how a graphics API's own resources become the kernels' CudaResourceViews, for the
-// modes of every backend that hand CUDA the resources themselves rather than copies:
+// app/scene/cuda_views.hpp — how a graphics API's own resources become the kernels' CudaResourceViews, for
+// the modes of every backend that hand CUDA the resources themselves rather than copies:
 //   ArrayBinding      a mapped texture's cudaArray (GL and D3D11 registrations) as a surface object
 //                     (Output) or a texture object (Input), kept while the map yields the same array
 //   MappedViews       the views of a scene's resources mapped in one ScopedMap: buffers as the mapped

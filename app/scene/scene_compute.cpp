@@ -1,7 +1,7 @@
-// app/scene/scene_compute.cpp — the three scenes' compute in no graphics API's terms (app/scene/scene_compute.hpp):
-// their resources, their kernels and CPU references, the postprocess filter's scratch memory and panel
-// controls, and the draw data every backend draws with (the wave's grid and camera, the cube mesh and
-// where the postprocess scene's cubes stand at a given time).
+// app/scene/scene_compute.cpp — the three scenes' compute in no graphics API's terms
+// (app/scene/scene_compute.hpp): their resources, their kernels and CPU references, the postprocess filter's
+// scratch memory and panel controls, and the draw data every backend draws with (the wave's grid and camera,
+// the cube mesh and where the postprocess scene's cubes stand at a given time).
 #include "app/scene/scene_compute.hpp"
 
 #include "app/os/out_of_memory.hpp"

@@ -36,7 +36,7 @@ struct ResourceDesc {
   const char* label = "";  // "vertex buffer", "rendered scene": for the panel and messages
   ResourceKind kind = ResourceKind::Buffer;
   ResourceRole role = ResourceRole::Output;
-  size_t bytes = 0;        // buffers: size; textures: width * height * 4
+  size_t bytes = 0;           // buffers: size; textures: width * height * 4
   int width = 0, height = 0;  // textures
 };
 

@@ -17,8 +17,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-std::vector<double> time_frames(std::optional<long long> fixed_frames, const std::function<void(long long)>& frame,
-                                long long default_frames) {
+std::vector<double> time_frames(std::optional<long long> fixed_frames,
+                                const std::function<void(long long)>& frame, long long default_frames) {
   const auto warm_up_start = std::chrono::steady_clock::now();
   long long index = 0;
   while (index < kWarmUpFrames && (index < 2 || seconds_since(warm_up_start) < kWarmUpSeconds)) {
@@ -32,7 +32,8 @@ std::vector<double> time_frames(std::optional<long long> fixed_frames, const std
     stop_if_requested();
     const auto begin = std::chrono::steady_clock::now();
     frame(index++);
-    wall_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count());
+    wall_ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count());
     if (!fixed_frames && seconds_since(started) > kBenchCaseSeconds &&
         static_cast<long long>(wall_ms.size()) >= kMinBenchFrames)
       break;

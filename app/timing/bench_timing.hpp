@@ -1,6 +1,6 @@
-// app/timing/bench_timing.hpp — how every benchmark of the app times a case (the GL one in app/gl/bench.cpp, the
-// Vulkan one in app/vulkan/bench.cpp): a warm-up, then the measured frames, each one's wall time.
-// No graphics API and no GPU: the caller's frame does the work and waits for it.
+// app/timing/bench_timing.hpp — how every benchmark of the app times a case (the GL one in app/gl/bench.cpp,
+// the Vulkan one in app/vulkan/bench.cpp): a warm-up, then the measured frames, each one's wall time. No
+// graphics API and no GPU: the caller's frame does the work and waits for it.
 #pragma once
 
 #include <functional>
@@ -17,7 +17,7 @@ constexpr long long kMinBenchFrames = 10;
 // exactly `fixed_frames` when given (--bench-frames), else up to `default_frames`, stopping after
 // kBenchCaseSeconds once kMinBenchFrames are in. Returns the wall time of each measured frame in ms.
 // `frame` must end with everything it queued finished (glFinish / stream sync / device idle).
-std::vector<double> time_frames(std::optional<long long> fixed_frames, const std::function<void(long long)>& frame,
-                                long long default_frames = 300);
+std::vector<double> time_frames(std::optional<long long> fixed_frames,
+                                const std::function<void(long long)>& frame, long long default_frames = 300);
 
 }  // namespace lab

@@ -14,9 +14,13 @@ nvtxDomainHandle_t domain() {
 
 }  // namespace
 
-ProfileRange::ProfileRange(const char* name) { push_profile_range(name); }
+ProfileRange::ProfileRange(const char* name) {
+  push_profile_range(name);
+}
 
-ProfileRange::~ProfileRange() { pop_profile_range(); }
+ProfileRange::~ProfileRange() {
+  pop_profile_range();
+}
 
 void push_profile_range(const char* name) {
   nvtxEventAttributes_t attributes{};
@@ -27,6 +31,8 @@ void push_profile_range(const char* name) {
   nvtxDomainRangePushEx(domain(), &attributes);
 }
 
-void pop_profile_range() { nvtxDomainRangePop(domain()); }
+void pop_profile_range() {
+  nvtxDomainRangePop(domain());
+}
 
 }  // namespace lab

@@ -1,5 +1,5 @@
-// app/timing/profile_range.hpp — NVTX ranges in the "interop-lab" domain: what Nsight Systems shows of the app
-// (one range per frame, per phase, per switch), whatever the graphics API. Needs the NVTX v3 headers
+// app/timing/profile_range.hpp — NVTX ranges in the "interop-lab" domain: what Nsight Systems shows of the
+// app (one range per frame, per phase, per switch), whatever the graphics API. Needs the NVTX v3 headers
 // (CUDA::nvtx3, header-only: without a profiler attached a range is one branch).
 #pragma once
 

@@ -1,5 +1,6 @@
-// app/timing/timing.cpp — PhaseWindow, FrameTimers and the scoped phase guards. The graphics API is called only
-// through its GpuTimerQueries, for graphics phases; CUDA only for CUDA phases: CPU-only use needs neither.
+// app/timing/timing.cpp — PhaseWindow, FrameTimers and the scoped phase guards. The graphics API is called
+// only through its GpuTimerQueries, for graphics phases; CUDA only for CUDA phases: CPU-only use needs
+// neither.
 #include "app/timing/timing.hpp"
 
 #include "app/core/names.hpp"
@@ -18,7 +19,9 @@ namespace lab {
 
 namespace {
 
-size_t index_of(Phase phase) { return static_cast<size_t>(phase); }
+size_t index_of(Phase phase) {
+  return static_cast<size_t>(phase);
+}
 
 double elapsed_ms(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -30,9 +33,18 @@ namespace {
 
 // The names the panel, the JSON and the NVTX ranges use.
 constexpr NamedValue<Phase> kPhases[] = {
-    {Phase::Register, "register", ""}, {Phase::Map, "map", ""},           {Phase::Wait, "wait", ""},
-    {Phase::Kernel, "kernel", ""},     {Phase::Signal, "signal", ""},     {Phase::Unmap, "unmap", ""},       {Phase::Unregister, "unregister", ""}, {Phase::CudaCopy, "cuda copy", ""},
-    {Phase::GlCopy, "gl copy", ""},    {Phase::VulkanCopy, "vulkan copy", ""}, {Phase::Draw, "draw", ""},         {Phase::Frame, "frame", ""},
+    {Phase::Register, "register", ""},
+    {Phase::Map, "map", ""},
+    {Phase::Wait, "wait", ""},
+    {Phase::Kernel, "kernel", ""},
+    {Phase::Signal, "signal", ""},
+    {Phase::Unmap, "unmap", ""},
+    {Phase::Unregister, "unregister", ""},
+    {Phase::CudaCopy, "cuda copy", ""},
+    {Phase::GlCopy, "gl copy", ""},
+    {Phase::VulkanCopy, "vulkan copy", ""},
+    {Phase::Draw, "draw", ""},
+    {Phase::Frame, "frame", ""},
 };
 static_assert(std::size(kPhases) == kPhaseCount, "every Phase needs its name in kPhases");
 
@@ -45,7 +57,9 @@ constexpr NamedValue<Clock> kClocks[] = {
 
 }  // namespace
 
-const char* to_string(Phase phase) { return name_of(kPhases, phase); }
+const char* to_string(Phase phase) {
+  return name_of(kPhases, phase);
+}
 
 const std::array<Phase, kPhaseCount>& all_phases() {
   static const std::array<Phase, kPhaseCount> phases = [] {
@@ -56,7 +70,9 @@ const std::array<Phase, kPhaseCount>& all_phases() {
   return phases;
 }
 
-const char* to_string(Clock clock) { return name_of(kClocks, clock); }
+const char* to_string(Clock clock) {
+  return name_of(kClocks, clock);
+}
 
 // ---- PhaseWindow
 
@@ -199,8 +215,9 @@ void FrameTimers::cuda_end(Phase phase, cudaStream_t stream) {
 
 void FrameTimers::graphics_begin(Phase phase) {
   if (m_recording < 0) return;
-  assert(m_graphics_open < 0 && "FrameTimers::graphics_begin: only one graphics phase may be open at a time "
-                                "(GL_TIME_ELAPSED queries cannot nest); call graphics_end() for the open one first");
+  assert(m_graphics_open < 0 &&
+         "FrameTimers::graphics_begin: only one graphics phase may be open at a time "
+         "(GL_TIME_ELAPSED queries cannot nest); call graphics_end() for the open one first");
   if (m_graphics_open >= 0 || m_graphics_untimed_open) return;
   if (!m_clocks.graphics || !m_queries) {
     m_graphics_untimed_open = true;
@@ -208,7 +225,8 @@ void FrameTimers::graphics_begin(Phase phase) {
   }
   Slot& slot = recording_slot();
   if (slot.graphics_used == slot.graphics.size()) {
-    slot.graphics.reserve(slot.graphics.size() + 1);  // before creating: a failed push_back must not leak the query
+    slot.graphics.reserve(slot.graphics.size() +
+                          1);  // before creating: a failed push_back must not leak the query
     slot.graphics.push_back(GraphicsRecord{phase, m_queries->create(), false});
   }
   GraphicsRecord& record = slot.graphics[slot.graphics_used];
@@ -225,11 +243,13 @@ void FrameTimers::graphics_end(Phase phase) {
     m_graphics_untimed_open = false;
     return;
   }
-  assert(m_graphics_open >= 0 && "FrameTimers::graphics_end without graphics_begin: call graphics_begin() first");
+  assert(m_graphics_open >= 0 &&
+         "FrameTimers::graphics_end without graphics_begin: call graphics_begin() first");
   if (m_graphics_open < 0) return;
   Slot& slot = recording_slot();
   GraphicsRecord& record = slot.graphics[static_cast<size_t>(m_graphics_open)];
-  assert(record.phase == phase && "FrameTimers::graphics_end for another phase than the open one: end that one");
+  assert(record.phase == phase &&
+         "FrameTimers::graphics_end for another phase than the open one: end that one");
   m_queries->end(record.query);
   m_graphics_open = -1;
   record.complete = true;
@@ -382,7 +402,8 @@ void FrameTimers::collect(Slot& slot) {
   for (size_t i = 0; i < slot.graphics_used; ++i) {
     const GraphicsRecord& record = slot.graphics[i];
     if (!record.complete) continue;
-    total_ms[index_of(record.phase)] += m_queries->elapsed_ms(record.query);  // waits if the GPU is not there yet
+    total_ms[index_of(record.phase)] +=
+        m_queries->elapsed_ms(record.query);  // waits if the GPU is not there yet
     present[index_of(record.phase)] = true;
   }
 

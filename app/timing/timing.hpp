@@ -1,6 +1,6 @@
-// app/timing/timing.hpp — per-phase timings of every frame (CUDA events, the graphics API's GPU timer queries,
-// steady_clock), read back a few frames late so that measuring never stalls the pipeline. Every graphics
-// API's app uses it: the API brings its timer queries (GpuTimerQueries: GL's in app/gl/timing.hpp,
+// app/timing/timing.hpp — per-phase timings of every frame (CUDA events, the graphics API's GPU timer
+// queries, steady_clock), read back a few frames late so that measuring never stalls the pipeline. Every
+// graphics API's app uses it: the API brings its timer queries (GpuTimerQueries: GL's in app/gl/timing.hpp,
 // Vulkan's timestamps in app/vulkan/renderer.hpp). Needs the CUDA runtime; without a CUDA device the CUDA
 // phases are no-ops, and without timer queries the graphics phases are.
 #pragma once
@@ -19,15 +19,28 @@ namespace lab {
 
 // Register/Unregister are the host-side registration calls of an attach/detach; Frame is the CPU wall
 // time of a whole frame, recorded by the caller (the App: start to start, present and vsync included,
-// which no call inside the frame could see). CUDA and graphics phases are GPU time between their markers: when
-// CUDA and GL work overlap, the GPU time-slices between them and a phase includes the other's slices
+// which no call inside the frame could see). CUDA and graphics phases are GPU time between their markers:
+// when CUDA and GL work overlap, the GPU time-slices between them and a phase includes the other's slices
 // (seen on an H200: a 0.5 ms copy read 68 ms beside a long GL clear), so compare medians, not samples.
 // Wait and Signal are the external mode's hand-off: CUDA waiting on the graphics API's semaphore, and
 // signalling its own, where the map modes have Map and Unmap.
-enum class Phase { Register, Map, Wait, Kernel, Signal, Unmap, Unregister, CudaCopy, GlCopy, VulkanCopy, Draw, Frame };
+enum class Phase {
+  Register,
+  Map,
+  Wait,
+  Kernel,
+  Signal,
+  Unmap,
+  Unregister,
+  CudaCopy,
+  GlCopy,
+  VulkanCopy,
+  Draw,
+  Frame
+};
 constexpr int kPhaseCount = 12;
-// "register", "map", "wait", "kernel", "signal", "unmap", "unregister", "cuda copy", "gl copy", "vulkan copy",
-// "draw", "frame"
+// "register", "map", "wait", "kernel", "signal", "unmap", "unregister", "cuda copy", "gl copy", "vulkan
+// copy", "draw", "frame"
 const char* to_string(Phase phase);
 // Every phase, in the order the panel lists them.
 const std::array<Phase, kPhaseCount>& all_phases();

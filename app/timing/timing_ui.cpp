@@ -13,9 +13,9 @@
 namespace lab {
 namespace {
 
-constexpr Phase kShownPhases[] = {Phase::Register, Phase::Map,      Phase::Wait,   Phase::Kernel,
-                                  Phase::Signal,   Phase::Unmap,    Phase::Unregister, Phase::CudaCopy,
-                                  Phase::GlCopy,   Phase::VulkanCopy, Phase::Draw,   Phase::Frame};
+constexpr Phase kShownPhases[] = {Phase::Register, Phase::Map,        Phase::Wait,       Phase::Kernel,
+                                  Phase::Signal,   Phase::Unmap,      Phase::Unregister, Phase::CudaCopy,
+                                  Phase::GlCopy,   Phase::VulkanCopy, Phase::Draw,       Phase::Frame};
 
 }  // namespace
 
@@ -49,16 +49,16 @@ void draw_timings(const FrameTimers& timers, ModeId mode) {
     const float peak = *std::max_element(history.begin(), history.end());
     const std::string label = std::string(to_string(phase)) + " (ms)";
     // A fixed width: -1 ("fill the window") collapses to nothing in an auto-sized window.
-    ImGui::PlotLines(("##" + label).c_str(), history.data(), static_cast<int>(history.size()), 0, label.c_str(), 0.0f,
-                     std::max(peak * 1.2f, 0.01f), ImVec2(400, 50));
+    ImGui::PlotLines(("##" + label).c_str(), history.data(), static_cast<int>(history.size()), 0,
+                     label.c_str(), 0.0f, std::max(peak * 1.2f, 0.01f), ImVec2(400, 50));
   }
 }
 
 void draw_mode_table(const FrameTimers& timers) {
   // The phases some mode recorded (an API's own copy phase, the external mode's semaphores), in this order.
   std::vector<Phase> columns;
-  for (const Phase phase : {Phase::Map, Phase::Wait, Phase::Kernel, Phase::Signal, Phase::Unmap, Phase::CudaCopy,
-                            Phase::GlCopy, Phase::VulkanCopy, Phase::Frame}) {
+  for (const Phase phase : {Phase::Map, Phase::Wait, Phase::Kernel, Phase::Signal, Phase::Unmap,
+                            Phase::CudaCopy, Phase::GlCopy, Phase::VulkanCopy, Phase::Frame}) {
     const auto recorded = [&](ModeId mode) { return timers.has(static_cast<int>(mode), phase); };
     if (std::any_of(all_modes().begin(), all_modes().end(), recorded)) columns.push_back(phase);
   }

@@ -3,8 +3,8 @@
 // seen in the scene side by side. Dear ImGui widgets; call between ImGui::Begin and End.
 #pragma once
 
-#include "app/timing/timing.hpp"
 #include "app/core/vocabulary.hpp"
+#include "app/timing/timing.hpp"
 
 namespace lab {
 

@@ -19,7 +19,8 @@ std::vector<std::pair<std::string, std::string>> Vulkan::status_lines(const Cont
                                                                       const Presenter* presenter) {
   std::vector<std::pair<std::string, std::string>> lines;
   if (presenter != nullptr)
-    lines.emplace_back("present", std::string(presenter->present_mode()) + (presenter->vsync() ? " (vsync)" : ""));
+    lines.emplace_back("present",
+                       std::string(presenter->present_mode()) + (presenter->vsync() ? " (vsync)" : ""));
   lines.emplace_back("validation", std::to_string(context.validation_messages()) + " messages");
   return lines;
 }

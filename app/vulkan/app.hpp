@@ -30,16 +30,22 @@ struct Vulkan {
   // window, with the instance extensions its surface needs.
   static std::unique_ptr<Context> create_device(const CudaContext& cuda, const glfw::Window* window);
   static std::string device_name(const Context& context) { return context.info().name; }
-  static std::unique_ptr<GpuTimerQueries> timer_queries(Renderer& renderer) { return renderer.timer_queries(); }
+  static std::unique_ptr<GpuTimerQueries> timer_queries(Renderer& renderer) {
+    return renderer.timer_queries();
+  }
   static std::string graphics_untimed(const Renderer& renderer) { return renderer.timestamp_reason(); }
   static std::vector<std::pair<std::string, std::string>> status_lines(const Context& context,
                                                                        const Presenter* presenter);
-  static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error) {
+  static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda,
+                                            const std::string& cuda_error) {
     return vulkan::mode_availability(mode, cuda, cuda_error);
   }
-  static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) { return vulkan::create_mode(id, cuda); }
-  static std::unique_ptr<Presenter> create_presenter(Renderer& renderer, Context& context, glfw::Window& window,
-                                                     Extent extent, bool with_ui, bool vsync);
+  static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
+    return vulkan::create_mode(id, cuda);
+  }
+  static std::unique_ptr<Presenter> create_presenter(Renderer& renderer, Context& context,
+                                                     glfw::Window& window, Extent extent, bool with_ui,
+                                                     bool vsync);
   static glfw::WindowDesc window_desc(Extent extent);
 };
 

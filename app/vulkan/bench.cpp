@@ -10,16 +10,16 @@
 // costs next to sharing the memory).
 #include "app/vulkan/bench.hpp"
 
-#include "app/timing/bench_timing.hpp"
-#include "app/image/image_io.hpp"
-#include "app/timing/statistics.hpp"
 #include "app/core/text.hpp"
+#include "app/image/image_io.hpp"
+#include "app/timing/bench_timing.hpp"
+#include "app/timing/statistics.hpp"
 #include "app/vulkan/app.hpp"
 #include "app/vulkan/bench_bare.hpp"
-#include "kernels/common.hpp"
 #include "interop/error.hpp"
 #include "interop/memory.hpp"
 #include "interop/stream.hpp"
+#include "kernels/common.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -79,18 +79,20 @@ std::vector<double> time_floor(const Options& options, SceneId scene, Extent ext
 }  // namespace
 
 int run_bench(const Options& options) {
-  const std::vector<BenchSize> sizes =
-      options.bench_sizes.empty() ? std::vector<BenchSize>{{1280, 720}, {1920, 1080}, {3840, 2160}} : options.bench_sizes;
+  const std::vector<BenchSize> sizes = options.bench_sizes.empty()
+                                           ? std::vector<BenchSize>{{1280, 720}, {1920, 1080}, {3840, 2160}}
+                                           : options.bench_sizes;
   std::vector<Result> results;
   std::printf("\n%-12s %-10s %-20s %10s %9s %8s %8s %12s\n", "scene", "size", "path", "median ms", "p90 ms",
               "x ref", "x bare", "x external");
-  const auto print = [](const Result& r, const char* to_reference, const char* to_bare, const char* to_external) {
+  const auto print = [](const Result& r, const char* to_reference, const char* to_bare,
+                        const char* to_external) {
     std::printf("%-12s %-10s %-20s %10.3f %9.3f %8s %8s %12s\n", r.scene.c_str(),
-                size_text(r.width, r.height).c_str(), r.path.c_str(), r.median_ms, r.p90_ms, to_reference, to_bare,
-                to_external);
+                size_text(r.width, r.height).c_str(), r.path.c_str(), r.median_ms, r.p90_ms, to_reference,
+                to_bare, to_external);
     std::fflush(stdout);
   };
-  const auto ratio = [](double value, double to, char (&text)[32]) -> const char* {
+  const auto ratio = [](double value, double to, char(&text)[32]) -> const char* {
     std::snprintf(text, sizeof text, "-");
     if (to > 0) std::snprintf(text, sizeof text, "%.3f", value / to);
     return text;
@@ -102,13 +104,19 @@ int run_bench(const Options& options) {
       double external_ms = 0.0;
       // The parts alone: the kernels (floor) and the Vulkan passes (graphics, in a cpu-mode app whose
       // mode is never asked to produce).
-      std::fprintf(stderr, "bench: vulkan %s %dx%d floor and graphics\n", to_string(scene), size.width, size.height);
+      std::fprintf(stderr, "bench: vulkan %s %dx%d floor and graphics\n", to_string(scene), size.width,
+                   size.height);
       const std::vector<double> floor_wall = time_floor(options, scene, extent);
       double reference_ms = 0.0;
       char none[32] = "-";
       if (!floor_wall.empty()) {
-        Result floor{to_string(scene), "floor", size.width, size.height, static_cast<long long>(floor_wall.size()),
-                     median(floor_wall), percentile(floor_wall, 0.9)};
+        Result floor{to_string(scene),
+                     "floor",
+                     size.width,
+                     size.height,
+                     static_cast<long long>(floor_wall.size()),
+                     median(floor_wall),
+                     percentile(floor_wall, 0.9)};
         print(floor, none, none, none);
         results.push_back(floor);
         reference_ms += floor.median_ms;
@@ -126,8 +134,13 @@ int run_bench(const Options& options) {
           app.render_graphics_only(index);
           app.finish();
         });
-        Result graphics{to_string(scene), "graphics", size.width, size.height, static_cast<long long>(wall.size()),
-                        median(wall), percentile(wall, 0.9)};
+        Result graphics{to_string(scene),
+                        "graphics",
+                        size.width,
+                        size.height,
+                        static_cast<long long>(wall.size()),
+                        median(wall),
+                        percentile(wall, 0.9)};
         print(graphics, none, none, none);
         results.push_back(graphics);
         reference_ms += graphics.median_ms;
@@ -137,8 +150,13 @@ int run_bench(const Options& options) {
         std::fprintf(stderr, "bench: vulkan %s %dx%d bare loop\n", to_string(scene), size.width, size.height);
         try {
           const std::vector<double> wall = time_bare_loop(options, scene, extent);
-          Result bare{to_string(scene), "bare", size.width, size.height, static_cast<long long>(wall.size()),
-                      median(wall), percentile(wall, 0.9)};
+          Result bare{to_string(scene),
+                      "bare",
+                      size.width,
+                      size.height,
+                      static_cast<long long>(wall.size()),
+                      median(wall),
+                      percentile(wall, 0.9)};
           char to_reference[32];
           print(bare, ratio(bare.median_ms, reference_ms, to_reference), none, none);
           bare.reference_ms = reference_ms;
@@ -157,7 +175,8 @@ int run_bench(const Options& options) {
         run.semaphores = c.semaphores;
         run.width = size.width;
         run.height = size.height;
-        std::fprintf(stderr, "bench: vulkan %s %dx%d %s\n", to_string(scene), size.width, size.height, c.path);
+        std::fprintf(stderr, "bench: vulkan %s %dx%d %s\n", to_string(scene), size.width, size.height,
+                     c.path);
         std::optional<App> app;
         try {
           app.emplace(run);
@@ -170,8 +189,13 @@ int run_bench(const Options& options) {
           app->render_frame(index);
           app->finish();
         });
-        Result result{to_string(scene), c.path, size.width, size.height, static_cast<long long>(wall.size()),
-                      median(wall), percentile(wall, 0.9)};
+        Result result{to_string(scene),
+                      c.path,
+                      size.width,
+                      size.height,
+                      static_cast<long long>(wall.size()),
+                      median(wall),
+                      percentile(wall, 0.9)};
         if (c.mode == ModeId::External && c.semaphores == interop::SemaphoreKind::Timeline)
           external_ms = result.median_ms;
         // The cpu mode runs no kernel on the GPU: the floor does not describe it.
@@ -188,8 +212,8 @@ int run_bench(const Options& options) {
   if (!options.json.empty()) {
     nlohmann::json cases = nlohmann::json::array();
     for (const Result& r : results) {
-      nlohmann::json entry = {{"api", "vulkan"},   {"scene", r.scene},         {"path", r.path},
-                              {"width", r.width},  {"height", r.height},       {"frames", r.frames},
+      nlohmann::json entry = {{"api", "vulkan"},          {"scene", r.scene},   {"path", r.path},
+                              {"width", r.width},         {"height", r.height}, {"frames", r.frames},
                               {"median_ms", r.median_ms}, {"p90_ms", r.p90_ms}};
       if (r.reference_ms > 0) {
         entry["reference_ms"] = r.reference_ms;

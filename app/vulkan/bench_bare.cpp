@@ -4,8 +4,8 @@
 // one whose import succeeded belongs to CUDA (as the CUDA Runtime API states for opaque FDs).
 #include "app/vulkan/bench_bare.hpp"
 
-#include "app/timing/bench_timing.hpp"
 #include "app/os/os.hpp"
+#include "app/timing/bench_timing.hpp"
 #include "app/vulkan/cuda_link.hpp"
 #include "app/vulkan/export.hpp"
 #include "app/vulkan/renderer.hpp"
@@ -68,7 +68,8 @@ std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Ext
     cudaExternalSemaphoreHandleDesc semaphore_desc{};
     semaphore_desc.type = cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd;
     semaphore_desc.handle.fd = timeline.export_fd();
-    if (const cudaError_t error = cudaImportExternalSemaphore(&cuda.semaphore, &semaphore_desc); error != cudaSuccess) {
+    if (const cudaError_t error = cudaImportExternalSemaphore(&cuda.semaphore, &semaphore_desc);
+        error != cudaSuccess) {
       os::close_file(semaphore_desc.handle.fd);
       INTEROP_CUDA_CHECK(error);
     }
@@ -95,7 +96,8 @@ std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Ext
       } else {
         cudaExternalMemoryMipmappedArrayDesc array_desc{};
         array_desc.formatDesc = cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsigned);
-        array_desc.extent = {static_cast<size_t>(resource.desc.width), static_cast<size_t>(resource.desc.height), 0};
+        array_desc.extent = {static_cast<size_t>(resource.desc.width),
+                             static_cast<size_t>(resource.desc.height), 0};
         array_desc.flags = cudaArraySurfaceLoadStore | cudaArrayColorAttachment;
         array_desc.numLevels = 1;
         cudaMipmappedArray_t mipmapped = nullptr;
@@ -129,7 +131,8 @@ std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Ext
       uint64_t graphics_done = value;  // the previous frame pass's signal, or 0
       if (plan.cubes_target >= 0) {
         graphics_done = ++value;
-        renderer.draw_cubes(plan.cubes_target, cubes_view(extent, frame.time), {{}, {{timeline.get(), graphics_done}}});
+        renderer.draw_cubes(plan.cubes_target, cubes_view(extent, frame.time),
+                            {{}, {{timeline.get(), graphics_done}}});
       }
       cudaExternalSemaphoreWaitParams wait{};
       wait.params.fence.value = graphics_done;
@@ -139,7 +142,8 @@ std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Ext
       signal.params.fence.value = ++value;
       INTEROP_CUDA_CHECK(cudaSignalExternalSemaphoresAsync(&cuda.semaphore, &signal, 1, cuda.stream));
       PassSync frame_sync{{{timeline.get(), value}}, {}};
-      if (plan.cubes_target < 0) frame_sync.signal.push_back({timeline.get(), ++value});  // its draw reads what CUDA writes next
+      if (plan.cubes_target < 0)
+        frame_sync.signal.push_back({timeline.get(), ++value});  // its draw reads what CUDA writes next
       renderer.draw_frame(plan, view_projection, frame_sync);
       renderer.wait_idle();
       INTEROP_CUDA_CHECK(cudaStreamSynchronize(cuda.stream));

@@ -23,6 +23,7 @@ struct BareFrame {
   long long index = -1;
   Image image;  // top row first, as App::read_frame
 };
-std::vector<double> time_bare_loop(const Options& options, SceneId scene, Extent extent, BareFrame* last = nullptr);
+std::vector<double> time_bare_loop(const Options& options, SceneId scene, Extent extent,
+                                   BareFrame* last = nullptr);
 
 }  // namespace lab::vulkan

@@ -7,8 +7,8 @@
 
 #include <cstring>
 #include <stdexcept>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace lab::vulkan {
@@ -42,7 +42,8 @@ Uuid cuda_device_uuid(int device) {
   cudaDeviceProp properties{};
   INTEROP_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
   Uuid uuid;
-  static_assert(sizeof(properties.uuid.bytes) == std::tuple_size<Uuid>::value, "CUDA and Vulkan UUIDs differ");
+  static_assert(sizeof(properties.uuid.bytes) == std::tuple_size<Uuid>::value,
+                "CUDA and Vulkan UUIDs differ");
   std::memcpy(uuid.data(), properties.uuid.bytes, uuid.size());
   return uuid;
 }

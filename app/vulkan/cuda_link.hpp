@@ -53,10 +53,10 @@ class CudaLink {
 
   // One frame, in this order; cubes_pass only for a scene that renders its input with draw_cubes
   // (`prepared`).
-  PassSync cubes_pass();                        // what draw_cubes waits on and signals
-  void cuda_acquire(cudaStream_t stream);       // CUDA waits until graphics is done with the resources
-  void cuda_release(cudaStream_t stream);       // CUDA signals that the kernels are done
-  PassSync frame_pass(bool prepared);           // what draw_frame waits on and signals
+  PassSync cubes_pass();                   // what draw_cubes waits on and signals
+  void cuda_acquire(cudaStream_t stream);  // CUDA waits until graphics is done with the resources
+  void cuda_release(cudaStream_t stream);  // CUDA signals that the kernels are done
+  PassSync frame_pass(bool prepared);      // what draw_frame waits on and signals
 
   // The Vulkan semaphores behind the frame's waits and signals, for a third party that imports them too
   // (GL, in the GL external mode): "graphics done" (the timeline itself), and "CUDA done" (binary only;

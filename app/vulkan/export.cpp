@@ -13,16 +13,25 @@ constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
 
 std::string result_text(VkResult result) {
   switch (result) {
-    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
-    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER (no Vulkan driver: install one, "
-                                              "e.g. Debian's mesa-vulkan-drivers, or NVIDIA's ICD)";
-    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
-    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
-    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
-    case VK_ERROR_INVALID_EXTERNAL_HANDLE: return "VK_ERROR_INVALID_EXTERNAL_HANDLE";
-    case VK_ERROR_TOO_MANY_OBJECTS: return "VK_ERROR_TOO_MANY_OBJECTS";
-    default: return "VkResult " + std::to_string(static_cast<int>(result));
+    case VK_ERROR_INITIALIZATION_FAILED:
+      return "VK_ERROR_INITIALIZATION_FAILED";
+    case VK_ERROR_INCOMPATIBLE_DRIVER:
+      return "VK_ERROR_INCOMPATIBLE_DRIVER (no Vulkan driver: install one, "
+             "e.g. Debian's mesa-vulkan-drivers, or NVIDIA's ICD)";
+    case VK_ERROR_EXTENSION_NOT_PRESENT:
+      return "VK_ERROR_EXTENSION_NOT_PRESENT";
+    case VK_ERROR_FEATURE_NOT_PRESENT:
+      return "VK_ERROR_FEATURE_NOT_PRESENT";
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+      return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+    case VK_ERROR_OUT_OF_HOST_MEMORY:
+      return "VK_ERROR_OUT_OF_HOST_MEMORY";
+    case VK_ERROR_INVALID_EXTERNAL_HANDLE:
+      return "VK_ERROR_INVALID_EXTERNAL_HANDLE";
+    case VK_ERROR_TOO_MANY_OBJECTS:
+      return "VK_ERROR_TOO_MANY_OBJECTS";
+    default:
+      return "VkResult " + std::to_string(static_cast<int>(result));
   }
 }
 
@@ -79,10 +88,12 @@ VkInstance create_instance(bool validation, const ContextOptions& options) {
 
 DeviceInfo describe(VkPhysicalDevice device) {
   auto id = lab::vulkan::make<VkPhysicalDeviceIDProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES);
-  auto properties = lab::vulkan::make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+  auto properties =
+      lab::vulkan::make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
   properties.pNext = &id;
   vkGetPhysicalDeviceProperties2(device, &properties);
-  auto timeline = lab::vulkan::make<VkPhysicalDeviceTimelineSemaphoreFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES);
+  auto timeline = lab::vulkan::make<VkPhysicalDeviceTimelineSemaphoreFeatures>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES);
   auto features = lab::vulkan::make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
   features.pNext = &timeline;
   vkGetPhysicalDeviceFeatures2(device, &features);
@@ -139,7 +150,8 @@ std::vector<DeviceInfo> enumerate_devices() {
 
 VKAPI_ATTR VkBool32 VKAPI_CALL Context::on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                    VkDebugUtilsMessageTypeFlagsEXT,
-                                                   const VkDebugUtilsMessengerCallbackDataEXT* data, void* self) {
+                                                   const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                   void* self) {
   if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
     ++static_cast<Context*>(self)->m_messages;
     std::fprintf(stderr, "interop-lab: Vulkan validation: %s\n", data->pMessage);
@@ -154,7 +166,8 @@ Context::Context(const Uuid* uuid, const ContextOptions& options) : m_validation
     if (validation) {
       auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
           vkGetInstanceProcAddr(m_instance, "vkCreateDebugUtilsMessengerEXT"));
-      auto messenger = lab::vulkan::make<VkDebugUtilsMessengerCreateInfoEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
+      auto messenger = lab::vulkan::make<VkDebugUtilsMessengerCreateInfoEXT>(
+          VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
       messenger.messageSeverity =
           VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
       messenger.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
@@ -163,7 +176,8 @@ Context::Context(const Uuid* uuid, const ContextOptions& options) : m_validation
       messenger.pfnUserCallback = &Context::on_message;
       messenger.pUserData = this;
       if (create_messenger != nullptr)
-        check(create_messenger(m_instance, &messenger, nullptr, &m_messenger), "vkCreateDebugUtilsMessengerEXT");
+        check(create_messenger(m_instance, &messenger, nullptr, &m_messenger),
+              "vkCreateDebugUtilsMessengerEXT");
     }
     const std::vector<VkPhysicalDevice> devices = physical_devices(m_instance);
     if (devices.empty()) throw std::runtime_error("Vulkan: no physical device: install a Vulkan driver");
@@ -195,7 +209,8 @@ Context::Context(const Uuid* uuid, const ContextOptions& options) : m_validation
       for (uint32_t i = 0; i < family_count && m_queue_family == family_count; ++i)
         if (families[i].queueFlags & wanted) m_queue_family = i;
     }
-    if (m_queue_family == family_count) throw std::runtime_error("Vulkan: " + m_info.name + " has no compute queue");
+    if (m_queue_family == family_count)
+      throw std::runtime_error("Vulkan: " + m_info.name + " has no compute queue");
     m_queue_graphics = (families[m_queue_family].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0;
 
     std::vector<const char*> extensions = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME};
@@ -213,7 +228,8 @@ Context::Context(const Uuid* uuid, const ContextOptions& options) : m_validation
     queue.queueFamilyIndex = m_queue_family;
     queue.queueCount = 1;
     queue.pQueuePriorities = &priority;
-    auto features12 = lab::vulkan::make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+    auto features12 = lab::vulkan::make<VkPhysicalDeviceVulkan12Features>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
     features12.timelineSemaphore = VK_TRUE;
     auto create = lab::vulkan::make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
     create.pNext = &features12;
@@ -233,7 +249,9 @@ Context::Context(const Uuid* uuid, const ContextOptions& options) : m_validation
   }
 }
 
-Context::~Context() { release(); }
+Context::~Context() {
+  release();
+}
 
 void Context::release() {
   if (m_device != VK_NULL_HANDLE) {
@@ -258,7 +276,8 @@ std::optional<uint32_t> Context::find_memory_type(uint32_t allowed_types,
   VkPhysicalDeviceMemoryProperties memory;
   vkGetPhysicalDeviceMemoryProperties(m_physical, &memory);
   for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
-    if ((allowed_types & (1u << i)) && (memory.memoryTypes[i].propertyFlags & properties) == properties) return i;
+    if ((allowed_types & (1u << i)) && (memory.memoryTypes[i].propertyFlags & properties) == properties)
+      return i;
   return std::nullopt;
 }
 
@@ -268,7 +287,8 @@ uint32_t Context::memory_type(uint32_t allowed_types, VkMemoryPropertyFlags prop
 }
 
 VkCommandBuffer Context::begin_commands() {
-  auto allocate = lab::vulkan::make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+  auto allocate =
+      lab::vulkan::make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
   allocate.commandPool = m_pool;
   allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   allocate.commandBufferCount = 1;
@@ -283,7 +303,8 @@ VkCommandBuffer Context::begin_commands() {
 void Context::end_and_submit(VkCommandBuffer commands, VkSemaphore semaphore, uint64_t wait_value,
                              uint64_t signal_value, bool wait_idle) {
   check(vkEndCommandBuffer(commands), "vkEndCommandBuffer");
-  auto timeline = lab::vulkan::make<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+  auto timeline =
+      lab::vulkan::make<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
   timeline.waitSemaphoreValueCount = wait_value ? 1 : 0;
   timeline.pWaitSemaphoreValues = &wait_value;
   timeline.signalSemaphoreValueCount = signal_value ? 1 : 0;
@@ -311,9 +332,11 @@ void Context::end_and_submit(VkCommandBuffer commands, VkSemaphore semaphore, ui
 
 // ---- exportable objects
 
-ExportableBuffer::ExportableBuffer(Context& context, VkDeviceSize size, VkBufferUsageFlags usage) : m_context(context) {
+ExportableBuffer::ExportableBuffer(Context& context, VkDeviceSize size, VkBufferUsageFlags usage)
+    : m_context(context) {
   VkDevice device = context.device();
-  auto external = lab::vulkan::make<VkExternalMemoryBufferCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
+  auto external = lab::vulkan::make<VkExternalMemoryBufferCreateInfo>(
+      VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
   external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
   auto create = lab::vulkan::make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
   create.pNext = &external;
@@ -325,9 +348,11 @@ ExportableBuffer::ExportableBuffer(Context& context, VkDeviceSize size, VkBuffer
     VkMemoryRequirements requirements;
     vkGetBufferMemoryRequirements(device, m_buffer, &requirements);
     m_allocation_size = requirements.size;
-    auto dedicated = lab::vulkan::make<VkMemoryDedicatedAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
+    auto dedicated =
+        lab::vulkan::make<VkMemoryDedicatedAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
     dedicated.buffer = m_buffer;
-    auto export_info = lab::vulkan::make<VkExportMemoryAllocateInfo>(VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO);
+    auto export_info =
+        lab::vulkan::make<VkExportMemoryAllocateInfo>(VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO);
     export_info.pNext = &dedicated;
     export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     auto allocate = lab::vulkan::make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
@@ -343,10 +368,13 @@ ExportableBuffer::ExportableBuffer(Context& context, VkDeviceSize size, VkBuffer
   }
 }
 
-ExportableBuffer::~ExportableBuffer() { release(); }
+ExportableBuffer::~ExportableBuffer() {
+  release();
+}
 
 void ExportableBuffer::release() {
-  if (m_memory != VK_NULL_HANDLE) vkFreeMemory(m_context.device(), std::exchange(m_memory, VK_NULL_HANDLE), nullptr);
+  if (m_memory != VK_NULL_HANDLE)
+    vkFreeMemory(m_context.device(), std::exchange(m_memory, VK_NULL_HANDLE), nullptr);
   if (m_buffer != VK_NULL_HANDLE)
     vkDestroyBuffer(m_context.device(), std::exchange(m_buffer, VK_NULL_HANDLE), nullptr);
 }
@@ -404,11 +432,13 @@ int export_memory_fd(const Context& context, VkDeviceMemory memory) {
 ExportableSemaphore::ExportableSemaphore(Context& context, interop::SemaphoreKind kind)
     : m_context(context), m_kind(kind) {
   if (!context.info().external_semaphore_fd)
-    throw std::runtime_error("Vulkan: " + context.info().name + " lacks " VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME
+    throw std::runtime_error("Vulkan: " + context.info().name +
+                             " lacks " VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME
                              ": its semaphores cannot be exported to CUDA");
   if (kind == interop::SemaphoreKind::Timeline && !context.info().timeline_semaphores)
-    throw std::runtime_error("Vulkan: " + context.info().name +
-                             " lacks timeline semaphores (Vulkan 1.2 timelineSemaphore); use binary semaphores");
+    throw std::runtime_error(
+        "Vulkan: " + context.info().name +
+        " lacks timeline semaphores (Vulkan 1.2 timelineSemaphore); use binary semaphores");
   auto type = make<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
   type.semaphoreType =
       kind == interop::SemaphoreKind::Timeline ? VK_SEMAPHORE_TYPE_TIMELINE : VK_SEMAPHORE_TYPE_BINARY;
@@ -418,7 +448,8 @@ ExportableSemaphore::ExportableSemaphore(Context& context, interop::SemaphoreKin
   export_info.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
   auto create = make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
   create.pNext = &export_info;
-  check(vkCreateSemaphore(context.device(), &create, nullptr, &m_semaphore), "vkCreateSemaphore (exportable)");
+  check(vkCreateSemaphore(context.device(), &create, nullptr, &m_semaphore),
+        "vkCreateSemaphore (exportable)");
 }
 
 ExportableSemaphore::~ExportableSemaphore() {
@@ -426,8 +457,8 @@ ExportableSemaphore::~ExportableSemaphore() {
 }
 
 int ExportableSemaphore::export_fd() const {
-  auto get_fd =
-      reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(vkGetDeviceProcAddr(m_context.device(), "vkGetSemaphoreFdKHR"));
+  auto get_fd = reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(
+      vkGetDeviceProcAddr(m_context.device(), "vkGetSemaphoreFdKHR"));
   if (get_fd == nullptr) throw std::runtime_error("Vulkan: vkGetSemaphoreFdKHR is missing");
   auto info = make<VkSemaphoreGetFdInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR);
   info.semaphore = m_semaphore;

@@ -13,8 +13,8 @@
 #include <vulkan/vulkan.h>
 
 #include <array>
-#include <future>
 #include <cstdint>
+#include <future>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -108,7 +108,8 @@ class Context {
   // signalling timeline `semaphore` at the given values (0: no wait / no signal), then waits for the
   // queue to finish it on the host when `wait_idle` (else the command buffer lives until the context).
   template <class Record>
-  void submit(Record record, VkSemaphore semaphore, uint64_t wait_value, uint64_t signal_value, bool wait_idle) {
+  void submit(Record record, VkSemaphore semaphore, uint64_t wait_value, uint64_t signal_value,
+              bool wait_idle) {
     VkCommandBuffer commands = begin_commands();
     record(commands);
     end_and_submit(commands, semaphore, wait_value, signal_value, wait_idle);
@@ -117,11 +118,12 @@ class Context {
  private:
   void release();
   VkCommandBuffer begin_commands();
-  void end_and_submit(VkCommandBuffer commands, VkSemaphore semaphore, uint64_t wait_value, uint64_t signal_value,
-                      bool wait_idle);
+  void end_and_submit(VkCommandBuffer commands, VkSemaphore semaphore, uint64_t wait_value,
+                      uint64_t signal_value, bool wait_idle);
   static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                    VkDebugUtilsMessageTypeFlagsEXT types,
-                                                   const VkDebugUtilsMessengerCallbackDataEXT* data, void* self);
+                                                   const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                   void* self);
 
   VkInstance m_instance = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT m_messenger = VK_NULL_HANDLE;

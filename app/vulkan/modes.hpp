@@ -14,9 +14,9 @@
 #pragma once
 
 #include "app/core/mode.hpp"
+#include "app/core/vocabulary.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "app/timing/timing.hpp"
-#include "app/core/vocabulary.hpp"
 #include "app/vulkan/renderer.hpp"
 #include "interop/external.hpp"
 

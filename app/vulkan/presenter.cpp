@@ -250,7 +250,8 @@ void Presenter::State::create_swapchain(Extent wanted) {
   present_mode = VK_PRESENT_MODE_FIFO_KHR;  // every surface has it; frames pace to the display
   if (!vsync) {
     uint32_t mode_count = 0;
-    check(vkGetPhysicalDeviceSurfacePresentModesKHR(context.physical_device(), surface.get(), &mode_count, nullptr),
+    check(vkGetPhysicalDeviceSurfacePresentModesKHR(context.physical_device(), surface.get(), &mode_count,
+                                                    nullptr),
           "vkGetPhysicalDeviceSurfacePresentModesKHR");
     std::vector<VkPresentModeKHR> modes(mode_count);
     check(vkGetPhysicalDeviceSurfacePresentModesKHR(context.physical_device(), surface.get(), &mode_count,
@@ -347,9 +348,12 @@ bool Presenter::vsync() const {
 
 const char* Presenter::present_mode() const {
   switch (m_state->present_mode) {
-    case VK_PRESENT_MODE_MAILBOX_KHR: return "mailbox";
-    case VK_PRESENT_MODE_IMMEDIATE_KHR: return "immediate";
-    default: return "fifo";
+    case VK_PRESENT_MODE_MAILBOX_KHR:
+      return "mailbox";
+    case VK_PRESENT_MODE_IMMEDIATE_KHR:
+      return "immediate";
+    default:
+      return "fifo";
   }
 }
 

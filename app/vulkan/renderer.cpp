@@ -568,9 +568,9 @@ struct Renderer::State {
     uint64_t serial = 0;
   };
   struct Timing {
-    double period_ns = 0.0;     // VkPhysicalDeviceLimits::timestampPeriod
-    uint64_t valid_mask = 0;    // the queue's timestampValidBits as a mask; 0: no timestamps
-    std::string reason;         // why there are none
+    double period_ns = 0.0;   // VkPhysicalDeviceLimits::timestampPeriod
+    uint64_t valid_mask = 0;  // the queue's timestampValidBits as a mask; 0: no timestamps
+    std::string reason;       // why there are none
     std::vector<UniqueQueryPool> pools;
     std::vector<uint32_t> free_pairs;
     std::vector<std::vector<TimedPass>> queries;  // by query id - 1
@@ -730,8 +730,8 @@ VkCommandBuffer Renderer::State::begin_pass() {
 uint64_t Renderer::State::submit_pass(VkCommandBuffer buffer, const PassSync& sync) {
   if (timing.pass_pair) {
     const uint32_t pair = *timing.pass_pair;
-    vkCmdWriteTimestamp(buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timing.pools[pair / kPairsPerPool].get(),
-                        (pair % kPairsPerPool) * 2 + 1);
+    vkCmdWriteTimestamp(buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                        timing.pools[pair / kPairsPerPool].get(), (pair % kPairsPerPool) * 2 + 1);
     timing.queries[static_cast<size_t>(timing.open)].push_back({pair, submitted + 1});
     timing.pass_pair.reset();
   }
@@ -955,11 +955,13 @@ class Renderer::TimerQueries final : public GpuTimerQueries {
     double ns = 0.0;
     for (const State::TimedPass& pass : timed) {
       std::array<uint64_t, 2> stamps{};
-      check(vkGetQueryPoolResults(m_state.device, m_state.timing.pools[pass.pair / State::kPairsPerPool].get(),
-                                  (pass.pair % State::kPairsPerPool) * 2, 2, sizeof(stamps), stamps.data(),
-                                  sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
-            "vkGetQueryPoolResults");
-      ns += static_cast<double>((stamps[1] - stamps[0]) & m_state.timing.valid_mask) * m_state.timing.period_ns;
+      check(
+          vkGetQueryPoolResults(m_state.device, m_state.timing.pools[pass.pair / State::kPairsPerPool].get(),
+                                (pass.pair % State::kPairsPerPool) * 2, 2, sizeof(stamps), stamps.data(),
+                                sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+          "vkGetQueryPoolResults");
+      ns +=
+          static_cast<double>((stamps[1] - stamps[0]) & m_state.timing.valid_mask) * m_state.timing.period_ns;
     }
     return ns * 1e-6;
   }
@@ -998,7 +1000,9 @@ std::unique_ptr<GpuTimerQueries> Renderer::timer_queries() {
   return std::make_unique<TimerQueries>(*m_state);
 }
 
-const std::string& Renderer::timestamp_reason() const { return m_state->timing.reason; }
+const std::string& Renderer::timestamp_reason() const {
+  return m_state->timing.reason;
+}
 
 Renderer::~Renderer() {
   // Nothing may be destroyed while a pass still uses it; the members then go in reverse order.

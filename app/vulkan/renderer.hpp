@@ -1,7 +1,7 @@
 // app/vulkan/renderer.hpp — the Vulkan backend's drawing: the resources a scene's kernels use (created
 // from ResourceDesc, exportable for CUDA when the mode asks), an offscreen frame target (RGBA8 colour +
-// depth), the three scene draws of app/scene/scene_compute.hpp, host <-> resource copies for the copying modes,
-// and passes submitted with the semaphores a mode hands in (CUDA's external semaphores wait on and
+// depth), the three scene draws of app/scene/scene_compute.hpp, host <-> resource copies for the copying
+// modes, and passes submitted with the semaphores a mode hands in (CUDA's external semaphores wait on and
 // signal the same ones).
 //
 // Conventions every backend keeps, so all APIs give the same picture and the same screenshot:
@@ -52,7 +52,8 @@ struct Resource {
   VkDeviceMemory memory = VK_NULL_HANDLE;  // a dedicated allocation
   VkDeviceSize allocation_size = 0;        // what an importer must be told (vkGetMemoryRequirements)
   bool exportable = false;
-  bool dedicated = false;  // VkMemoryDedicatedAllocateInfo: an importer must say so (cudaExternalMemoryDedicated)
+  bool dedicated =
+      false;  // VkMemoryDedicatedAllocateInfo: an importer must say so (cudaExternalMemoryDedicated)
 };
 
 class Renderer {

@@ -14,7 +14,8 @@ int main() {
   desc.internal_format = GL_RGB8;
   const std::string refusal = interop::validate(desc);
   if (refusal.find("use GL_RGBA8") == std::string::npos) {
-    std::fprintf(stderr, "uses-interop: an RGB8 texture desc was not refused as documented: '%s'\n", refusal.c_str());
+    std::fprintf(stderr, "uses-interop: an RGB8 texture desc was not refused as documented: '%s'\n",
+                 refusal.c_str());
     return 1;
   }
   const interop::CudaDevices cuda = interop::enumerate_cuda_devices();
@@ -22,7 +23,8 @@ int main() {
     std::printf("uses-interop: no CUDA device (%s; condition: %s)\n", cuda.error.c_str(),
                 interop::to_string(cuda.condition));
   else
-    std::printf("uses-interop: %zu CUDA device(s), the first: %s\n", cuda.devices.size(), cuda.devices[0].name.c_str());
+    std::printf("uses-interop: %zu CUDA device(s), the first: %s\n", cuda.devices.size(),
+                cuda.devices[0].name.c_str());
   std::printf("uses-interop: OK: %s\n", refusal.c_str());
   return 0;
 }

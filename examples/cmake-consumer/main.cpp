@@ -52,8 +52,12 @@ class HeadlessGl {
     EGLint count = 0;
     if (!eglChooseConfig(m_display, config_attributes, &config, 1, &count) || count == 0)
       throw std::runtime_error("no EGL config renders desktop OpenGL");
-    const EGLint context_attributes[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
-                                         EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+    const EGLint context_attributes[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                         4,
+                                         EGL_CONTEXT_MINOR_VERSION,
+                                         5,
+                                         EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                         EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
                                          EGL_NONE};
     m_context = eglCreateContext(m_display, config, EGL_NO_CONTEXT, context_attributes);
     if (m_context == EGL_NO_CONTEXT || !eglMakeCurrent(m_display, EGL_NO_SURFACE, EGL_NO_SURFACE, m_context))
@@ -101,7 +105,9 @@ struct GlName {
   }
 };
 
-unsigned char texel_byte(int x, int y, int channel) { return static_cast<unsigned char>(x * 7 + y * 13 + channel * 61); }
+unsigned char texel_byte(int x, int y, int channel) {
+  return static_cast<unsigned char>(x * 7 + y * 13 + channel * 61);
+}
 
 int run() {
   const interop::CudaDevices cuda = interop::enumerate_cuda_devices();
@@ -114,7 +120,8 @@ int run() {
   HeadlessGl gl(device);
   const interop::InteropSupport support = interop::probe_gl_interop(device);
   if (!support.usable) {
-    std::fprintf(stderr, "interop-consumer: CUDA-GL interop does not work here: %s\n", support.reason.c_str());
+    std::fprintf(stderr, "interop-consumer: CUDA-GL interop does not work here: %s\n",
+                 support.reason.c_str());
     return 1;
   }
 
@@ -138,7 +145,8 @@ int run() {
     texture_desc.access = interop::Access::WriteDiscard;
     interop::GlTextureRegistration texture_registration(texture_desc);
     interop::Stream stream;
-    interop::ScopedMap mapped({buffer_registration.resource(), texture_registration.resource()}, stream.get());
+    interop::ScopedMap mapped({buffer_registration.resource(), texture_registration.resource()},
+                              stream.get());
     const interop::MappedPointer pointer = mapped.pointer(0);
     INTEROP_CUDA_CHECK(cudaMemsetAsync(pointer.data, kBufferByte, pointer.size, stream.get()));
     INTEROP_CUDA_CHECK(cudaMemcpy2DToArrayAsync(mapped.array(1), 0, 0, texels.data(), kWidth * 4, kWidth * 4,
@@ -159,13 +167,17 @@ int run() {
   size_t wrong_texels = 0;
   for (size_t i = 0; i < texels.size(); ++i) wrong_texels += texels_back[i] != texels[i];
   if (wrong_bytes != 0 || wrong_texels != 0) {
-    std::fprintf(stderr, "interop-consumer: FAILED: GL reads %zu of %zu buffer bytes and %zu of %zu texture bytes "
-                 "other than CUDA wrote\n", wrong_bytes, buffer_back.size(), wrong_texels, texels.size());
+    std::fprintf(stderr,
+                 "interop-consumer: FAILED: GL reads %zu of %zu buffer bytes and %zu of %zu texture bytes "
+                 "other than CUDA wrote\n",
+                 wrong_bytes, buffer_back.size(), wrong_texels, texels.size());
     return 1;
   }
-  std::printf("interop-consumer: OK: CUDA device %d (%s) wrote a %zu-byte GL buffer and a %dx%d GL texture; GL "
-              "(%s) reads back what CUDA wrote\n", device, cuda.devices[0].name.c_str(), kBufferBytes, kWidth,
-              kHeight, interop::current_gl_renderer().c_str());
+  std::printf(
+      "interop-consumer: OK: CUDA device %d (%s) wrote a %zu-byte GL buffer and a %dx%d GL texture; GL "
+      "(%s) reads back what CUDA wrote\n",
+      device, cuda.devices[0].name.c_str(), kBufferBytes, kWidth, kHeight,
+      interop::current_gl_renderer().c_str());
   return 0;
 }
 

@@ -44,7 +44,8 @@ TEST(Bench, MeasuresEveryAvailablePathAndWritesJsonAndChart) {
       const double reference = entry.at("floor_ms").get<double>() + entry.at("handoff_ms").get<double>() +
                                entry.at("graphics_ms").get<double>();
       EXPECT_NEAR(entry.at("reference_ms").get<double>(), reference, 1e-9) << entry.dump();
-      EXPECT_NEAR(entry.at("ratio_to_reference").get<double>(), entry.at("median_ms").get<double>() / reference, 1e-9);
+      EXPECT_NEAR(entry.at("ratio_to_reference").get<double>(),
+                  entry.at("median_ms").get<double>() / reference, 1e-9);
     }
     // Every mode is judged against its own minimal loop, measured beside it (interop's is the bare loop),
     // but external: its frame already is the five calls a raw loop would make.
@@ -62,7 +63,8 @@ TEST(Bench, MeasuresEveryAvailablePathAndWritesJsonAndChart) {
     }
   }
   EXPECT_TRUE(measured.count("cpu")) << "the cpu mode runs everywhere";
-  for (const std::string path : {"interop", "reregister", "pbo", "split", "staging", "floor", "handoff", "bare"})
+  for (const std::string path :
+       {"interop", "reregister", "pbo", "split", "staging", "floor", "handoff", "bare"})
     EXPECT_NE(measured.count(path) + skipped.count(path), 0u) << path << " is neither measured nor skipped";
   // 3 scenes x 2 sizes for every measured path; graphics for the two scenes that have GL work headless.
   EXPECT_EQ(report.at("cases").size(), (measured.size() - 1) * 3 * 2 + 2 * 2);
@@ -91,8 +93,8 @@ TEST(Bench, FiltersToTheCasesAskedFor) {
   const labtest::ScratchDir scratch("bench-filter");
   const lab::ParseResult parsed = [&] {
     const std::string json = (scratch.path() / "one.json").string();
-    const char* argv[] = {"interop-lab", "--bench",        "--scene", "pattern", "--mode",       "cpu",
-                          "--size",      "64x48",          "--bench-frames", "10", "--json", json.c_str()};
+    const char* argv[] = {"interop-lab", "--bench", "--scene",        "pattern", "--mode", "cpu",
+                          "--size",      "64x48",   "--bench-frames", "10",      "--json", json.c_str()};
     return lab::parse_command_line(static_cast<int>(std::size(argv)), argv);
   }();
   ASSERT_FALSE(parsed.exit_code) << parsed.output;

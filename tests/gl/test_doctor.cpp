@@ -92,7 +92,8 @@ TEST(ModeAvailability, ADeviceWithoutInteropRunsStagingButNotTheInteropModes) {
                                          "GL is rendered by llvmpipe, not by an NVIDIA GPU: use --mode cpu"};
   EXPECT_TRUE(lab::mode_availability(lab::ModeId::Staging, 0, unusable, "").available);
   EXPECT_TRUE(lab::mode_availability(lab::ModeId::Cpu, 0, unusable, "").available);
-  for (const lab::ModeId mode : {lab::ModeId::Interop, lab::ModeId::Reregister, lab::ModeId::Pbo, lab::ModeId::Split}) {
+  for (const lab::ModeId mode :
+       {lab::ModeId::Interop, lab::ModeId::Reregister, lab::ModeId::Pbo, lab::ModeId::Split}) {
     const lab::ModeAvailability verdict = lab::mode_availability(mode, 0, unusable, "");
     EXPECT_FALSE(verdict.available) << lab::to_string(mode);
     EXPECT_EQ(verdict.reason, unusable.reason);
@@ -119,7 +120,8 @@ TEST(ModeAvailability, EveryModeButExternalRunsWhereInteropWorks) {
 // map/unmap interop: either can work without the other, and its reason is the probe's.
 TEST(ModeAvailability, ExternalFollowsItsOwnProbe) {
   const interop::InteropSupport works{true, "CUDA device 0 drives GL"};
-  const interop::InteropSupport lacking{false, "GL (llvmpipe) lacks GL_EXT_semaphore_fd: the external mode needs it"};
+  const interop::InteropSupport lacking{
+      false, "GL (llvmpipe) lacks GL_EXT_semaphore_fd: the external mode needs it"};
   EXPECT_TRUE(lab::mode_availability(lab::ModeId::External, 0, works, "", works).available);
   const lab::ModeAvailability refused = lab::mode_availability(lab::ModeId::External, 0, works, "", lacking);
   EXPECT_FALSE(refused.available);
@@ -326,8 +328,9 @@ TEST(SplitPath, PeerWithinOneDeviceHostWhenAskedOrWhenTheDevicesCannotReachEachO
 
   const lab::SplitPath asked_host = lab::choose_split_path(1, 0, lab::SplitCopy::Host);
   EXPECT_FALSE(asked_host.peer);
-  EXPECT_NE(asked_host.description.find("device 1 -> device 0 through pinned host memory (--split-copy host)"),
-            std::string::npos)
+  EXPECT_NE(
+      asked_host.description.find("device 1 -> device 0 through pinned host memory (--split-copy host)"),
+      std::string::npos)
       << asked_host.description;
 
   const lab::SplitPath unreachable = lab::choose_split_path(7, 0, lab::SplitCopy::Peer);
@@ -342,7 +345,8 @@ TEST(SplitPath, PeerWithinOneDeviceHostWhenAskedOrWhenTheDevicesCannotReachEachO
 TEST(DoctorJson, IsOneParsableDocumentWithEverySection) {
   lab::DoctorReport report;
   report.sections.push_back({"CUDA", {{"driver", "none"}, {"quote \"and\" tab\t", "line one\nline two"}}});
-  report.sections.push_back({"environment", {{"DISPLAY", "\":99\""}, {"odd bytes", std::string("\xff\xfe")}}});
+  report.sections.push_back(
+      {"environment", {{"DISPLAY", "\":99\""}, {"odd bytes", std::string("\xff\xfe")}}});
   report.reason = "no CUDA device: use --mode cpu";
   const nlohmann::json document = nlohmann::json::parse(lab::doctor_report_json(report));
   ASSERT_EQ(document["sections"].size(), 2u);
@@ -375,13 +379,16 @@ TEST(DoctorVulkan, DevicesAreMatchedToCudaByUuidAndTheirExternalSupportIsListed)
   const lab::DoctorSection section = lab::vulkan_section({gpu, software}, cuda, "");
   ASSERT_GE(section.lines.size(), 5u);
   EXPECT_EQ(section.title, "Vulkan");
-  EXPECT_EQ(section.lines[0].value, "NVIDIA H200, UUID 12345678-9abc-def0-0123-456789abcdef, = CUDA device 0");
+  EXPECT_EQ(section.lines[0].value,
+            "NVIDIA H200, UUID 12345678-9abc-def0-0123-456789abcdef, = CUDA device 0");
   EXPECT_EQ(section.lines[1].value.rfind("ready", 0), 0u) << section.lines[1].value;
-  EXPECT_NE(section.lines[2].value.find("no CUDA device has this UUID"), std::string::npos) << section.lines[2].value;
+  EXPECT_NE(section.lines[2].value.find("no CUDA device has this UUID"), std::string::npos)
+      << section.lines[2].value;
   EXPECT_NE(section.lines[3].value.find("incomplete: memory FD yes, semaphore FD no"), std::string::npos)
       << section.lines[3].value;
 
-  const lab::DoctorSection missing = lab::vulkan_section({}, cuda, "Vulkan: vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER");
+  const lab::DoctorSection missing =
+      lab::vulkan_section({}, cuda, "Vulkan: vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER");
   EXPECT_NE(missing.lines.at(0).value.find("VK_ERROR_INCOMPATIBLE_DRIVER"), std::string::npos);
 }
 

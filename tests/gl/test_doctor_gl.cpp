@@ -42,8 +42,8 @@ lab::Options headless_options() {
 }
 
 void expect_every_section_and_no_bare_unknown_error(const lab::DoctorReport& report) {
-  for (const char* title :
-       {"CUDA", "GL context", "EGL devices", "CUDA-GL interop", "multi-GPU", "environment", "modes", "remedies"})
+  for (const char* title : {"CUDA", "GL context", "EGL devices", "CUDA-GL interop", "multi-GPU",
+                            "environment", "modes", "remedies"})
     EXPECT_NE(find_section(report, title), nullptr) << "no section " << title;
   for (const lab::DoctorSection& section : report.sections)
     for (const lab::DoctorLine& line : section.lines) {

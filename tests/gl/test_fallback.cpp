@@ -61,7 +61,8 @@ TEST(Fallback, AStickyErrorEndsTheRun) {
 TEST(Fallback, TiersGoInteropThenStagingThenCpu) {
   lab::App app(labtest::app_options(lab::SceneId::Pattern, ModeId::Cpu, 64, 64));
   const ModeId below_interop = app.cuda_device() >= 0 ? ModeId::Staging : ModeId::Cpu;
-  for (const ModeId mode : {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split, ModeId::External})
+  for (const ModeId mode :
+       {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split, ModeId::External})
     EXPECT_EQ(app.fallback_for(mode), below_interop) << lab::to_string(mode);
   EXPECT_EQ(app.fallback_for(ModeId::Staging), ModeId::Cpu);
   EXPECT_EQ(app.fallback_for(ModeId::Cpu), ModeId::Cpu);

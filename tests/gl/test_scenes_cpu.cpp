@@ -9,8 +9,8 @@
 
 #include <glm/glm.hpp>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 
@@ -22,7 +22,8 @@ using lab::SceneId;
 TEST(PatternScene, EveryPixelIsTheKernelsTexel) {
   lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 1277, 719));
   const lab::Image frame = labtest::render(app, 42);
-  const lab::ImageDifference d = lab::compare_images(frame, labtest::expected_pattern_frame(1277, 719, 42), 0);
+  const lab::ImageDifference d =
+      lab::compare_images(frame, labtest::expected_pattern_frame(1277, 719, 42), 0);
   EXPECT_EQ(d.pixels_over, 0u) << lab::to_string(d, 0);
 }
 
@@ -86,11 +87,13 @@ TEST(WaveScene, LitPixelsMatchTheShadingFunctionAtProjectedVertices) {
       if (px < 0 || px >= width || py_gl < 0 || py_gl >= height) continue;
       ++checked;
       const float window_depth = ndc.z * 0.5f + 0.5f;
-      if (std::fabs(depth[static_cast<size_t>(py_gl) * width + px] - window_depth) > 2e-4f) continue;  // occluded
+      if (std::fabs(depth[static_cast<size_t>(py_gl) * width + px] - window_depth) > 2e-4f)
+        continue;  // occluded
       ++visible;
       const kernels::Rgba8 expected = kernels::to_rgba8(kernels::wave_shade(v.normal, v.position.y));
       const uint8_t* got = frame.pixel(px, height - 1 - py_gl);
-      EXPECT_NEAR(got[0], expected.r, tolerance) << "vertex " << i << "," << j << " at pixel " << px << "," << py_gl;
+      EXPECT_NEAR(got[0], expected.r, tolerance)
+          << "vertex " << i << "," << j << " at pixel " << px << "," << py_gl;
       EXPECT_NEAR(got[1], expected.g, tolerance) << "vertex " << i << "," << j;
       EXPECT_NEAR(got[2], expected.b, tolerance) << "vertex " << i << "," << j;
     }
@@ -124,7 +127,8 @@ TEST(App, StartsInTheBestTierThatWorksWhenInteropIsUnavailable) {
   lab::Options options = labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64);
   options.mode.reset();
   lab::App app(options);
-  if (app.interop_support().usable) GTEST_SKIP() << "CUDA-GL interop works here, so there is no fallback to see";
+  if (app.interop_support().usable)
+    GTEST_SKIP() << "CUDA-GL interop works here, so there is no fallback to see";
   // interop -> staging (a CUDA device that does not drive GL) -> cpu (no CUDA device at all)
   EXPECT_EQ(app.mode_id(), app.cuda_device() >= 0 ? ModeId::Staging : ModeId::Cpu);
   EXPECT_FALSE(app.interop_support().reason.empty());
@@ -146,7 +150,8 @@ TEST(App, ExplicitInteropModeWithoutInteropFailsWithTheReason) {
     lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Interop, 64, 64));
     FAIL() << "--mode interop started without interop";
   } catch (const std::runtime_error& error) {
-    EXPECT_NE(std::string(error.what()).find("--mode interop is unavailable"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("--mode interop is unavailable"), std::string::npos)
+        << error.what();
     EXPECT_NE(std::string(error.what()).find(reason), std::string::npos) << error.what();
   }
 }
@@ -190,7 +195,8 @@ TEST_P(PostprocessScene, ShowsTheFilterOfWhatGlRendered) {
   lab::flip_rows(unfiltered);
   // Sobel darkens everything but edges; a blur changes only what lies near an edge.
   const double changed = GetParam() == kernels::Filter::Sobel ? 0.25 : 0.01;
-  EXPECT_GT(lab::compare_images(unfiltered, frame, 2).fraction_over, changed) << "the filter changed the picture";
+  EXPECT_GT(lab::compare_images(unfiltered, frame, 2).fraction_over, changed)
+      << "the filter changed the picture";
 }
 
 INSTANTIATE_TEST_SUITE_P(Filters, PostprocessScene,
@@ -202,7 +208,8 @@ INSTANTIATE_TEST_SUITE_P(Filters, PostprocessScene,
 TEST(App, RefusesEveryCudaModeWithTheReasonWhereThereIsNoCuda) {
   lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64));
   if (app.cuda_device() >= 0) GTEST_SKIP() << "a CUDA device exists here";
-  for (const ModeId mode : {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split, ModeId::Staging}) {
+  for (const ModeId mode :
+       {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split, ModeId::Staging}) {
     const lab::ModeAvailability availability = app.request_mode(mode);
     EXPECT_FALSE(availability.available) << lab::to_string(mode);
     EXPECT_NE(availability.reason.find("no CUDA device"), std::string::npos) << availability.reason;
@@ -216,7 +223,8 @@ TEST(App, RefusesFlagsThatContradictAResourcesRole) {
   EXPECT_NE(read_only.find("read-only cannot apply to the filtered image: CUDA writes it"), std::string::npos)
       << read_only;
   const std::string write_discard = app.request_register_access(interop::Access::WriteDiscard);
-  EXPECT_NE(write_discard.find("write-discard cannot apply to the rendered scene: CUDA reads it"), std::string::npos)
+  EXPECT_NE(write_discard.find("write-discard cannot apply to the rendered scene: CUDA reads it"),
+            std::string::npos)
       << write_discard;
   EXPECT_FALSE(app.access().map_access.has_value()) << "a refused choice changes nothing";
   EXPECT_EQ(app.request_map_access(interop::Access::ReadWrite), "");
@@ -228,7 +236,8 @@ TEST(App, TimesEveryPhaseOfACpuFrame) {
   for (long long i = 0; i < 12; ++i) labtest::render(app, i);
   app.timers().flush();
   const int tag = static_cast<int>(ModeId::Cpu);
-  for (const lab::Phase phase : {lab::Phase::Kernel, lab::Phase::GlCopy, lab::Phase::Draw, lab::Phase::Frame}) {
+  for (const lab::Phase phase :
+       {lab::Phase::Kernel, lab::Phase::GlCopy, lab::Phase::Draw, lab::Phase::Frame}) {
     ASSERT_TRUE(app.timers().has(tag, phase)) << lab::to_string(phase);
     EXPECT_GE(app.timers().stats(tag, phase).samples, 10) << lab::to_string(phase);
     EXPECT_GT(app.timers().stats(tag, phase).average_ms, 0.0f) << lab::to_string(phase);

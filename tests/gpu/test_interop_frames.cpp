@@ -50,7 +50,8 @@ std::string path_name(const CudaPath& path) {
 void use_path(lab::App& app, const CudaPath& path) {
   app.request_split_copy(path.copy);
   app.request_semaphores(path.semaphores);
-  ASSERT_TRUE(app.request_mode(path.mode).available) << path_name(path) << ": " << app.availability(path.mode).reason;
+  ASSERT_TRUE(app.request_mode(path.mode).available)
+      << path_name(path) << ": " << app.availability(path.mode).reason;
 }
 
 struct Case {
@@ -58,7 +59,8 @@ struct Case {
   int width, height;
 };
 
-float largest_vertex_difference(const std::vector<kernels::WaveVertex>& a, const std::vector<kernels::WaveVertex>& b) {
+float largest_vertex_difference(const std::vector<kernels::WaveVertex>& a,
+                                const std::vector<kernels::WaveVertex>& b) {
   float worst = 0.0f;
   for (size_t i = 0; i < a.size(); ++i) {
     const float* x = &a[i].position.x;
@@ -82,7 +84,8 @@ TEST_P(EveryMode, ProducesTheCpuFrame) {
     cpu_vertices = labtest::read_vertex_buffer(app);
   } else {
     // The cpu frame is itself the kernels' output, checked against their functions.
-    const lab::ImageDifference d = lab::compare_images(cpu_frame, labtest::expected_frame(app, c.scene, index), 0);
+    const lab::ImageDifference d =
+        lab::compare_images(cpu_frame, labtest::expected_frame(app, c.scene, index), 0);
     ASSERT_EQ(d.pixels_over, 0u) << "cpu frame: " << lab::to_string(d, 0);
   }
 
@@ -99,9 +102,9 @@ TEST_P(EveryMode, ProducesTheCpuFrame) {
       EXPECT_LE(d.fraction_over, kMeshMaxFraction) << lab::to_string(d, kMeshPixelThreshold);
     } else {
       // Names the first pixel off and keeps a heat map of every one (labtest::check_against).
-      const std::string difference =
-          labtest::check_against(frame, cpu_frame, {kImageTolerance, 0.0},
-                                 std::string(lab::to_string(c.scene)) + "-" + path_name(path), "the cpu frame");
+      const std::string difference = labtest::check_against(
+          frame, cpu_frame, {kImageTolerance, 0.0},
+          std::string(lab::to_string(c.scene)) + "-" + path_name(path), "the cpu frame");
       EXPECT_TRUE(difference.empty()) << difference;
     }
   }
@@ -114,7 +117,8 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 
 INSTANTIATE_TEST_SUITE_P(ScenesAndSizes, EveryMode,
                          ::testing::Values(Case{SceneId::Wave, 1277, 719}, Case{SceneId::Wave, 3840, 2160},
-                                           Case{SceneId::Pattern, 1277, 719}, Case{SceneId::Pattern, 3840, 2160},
+                                           Case{SceneId::Pattern, 1277, 719},
+                                           Case{SceneId::Pattern, 3840, 2160},
                                            Case{SceneId::Postprocess, 1277, 719},
                                            Case{SceneId::Postprocess, 3840, 2160}),
                          case_name);
@@ -135,11 +139,13 @@ TEST(InteropResize, ReRegistersTheTextureAndKeepsMatching) {
     }
     app.resize(extent);
     if (app.platform().is_window())
-      for (int i = 0; i < 200 && app.platform().framebuffer_extent() != extent; ++i) app.platform().poll_events();
+      for (int i = 0; i < 200 && app.platform().framebuffer_extent() != extent; ++i)
+        app.platform().poll_events();
     const lab::Image frame = labtest::render(app, 7);
     const lab::ImageDifference d = lab::compare_images(
         frame, labtest::expected_pattern_frame(extent.width, extent.height, 7), kImageTolerance);
-    EXPECT_EQ(d.pixels_over, 0u) << extent.width << "x" << extent.height << ": " << lab::to_string(d, kImageTolerance);
+    EXPECT_EQ(d.pixels_over, 0u) << extent.width << "x" << extent.height << ": "
+                                 << lab::to_string(d, kImageTolerance);
     EXPECT_EQ(interop::live_registrations(), 1);
   }
 }
@@ -153,14 +159,17 @@ TEST(InteropFlags, EveryAllowedCombinationKeepsTheFrame) {
   const lab::Image cpu_frame = labtest::render(app, 3);
   for (const ModeId mode : {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split}) {
     ASSERT_TRUE(app.request_mode(mode).available);
-    for (const std::optional<interop::Access> flags : {std::optional<interop::Access>{}, std::optional{interop::Access::ReadWrite}}) {
-      SCOPED_TRACE(std::string(lab::to_string(mode)) + ", flags " + (flags ? interop::to_string(*flags) : "best"));
+    for (const std::optional<interop::Access> flags :
+         {std::optional<interop::Access>{}, std::optional{interop::Access::ReadWrite}}) {
+      SCOPED_TRACE(std::string(lab::to_string(mode)) + ", flags " +
+                   (flags ? interop::to_string(*flags) : "best"));
       labtest::render(app, 2);  // the mode is attached from here on
       ASSERT_EQ(app.request_map_access(flags), "");
       ASSERT_EQ(app.request_register_access(flags), "");
       for (const lab::RegisteredFlags& registered : app.mode().registered_flags()) {
         EXPECT_EQ(registered.map_access, lab::resolve_access(flags, registered.role)) << registered.label;
-        EXPECT_EQ(registered.register_access, lab::resolve_access(flags, registered.role)) << registered.label;
+        EXPECT_EQ(registered.register_access, lab::resolve_access(flags, registered.role))
+            << registered.label;
       }
       const lab::ImageDifference d = lab::compare_images(labtest::render(app, 3), cpu_frame, kImageTolerance);
       EXPECT_EQ(d.pixels_over, 0u) << lab::to_string(d, kImageTolerance);
@@ -175,13 +184,15 @@ TEST(InteropTimings, MapKernelAndUnmapAreMeasuredOnTheGpu) {
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   for (const ModeId mode :
        {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split, ModeId::Staging, ModeId::External}) {
-    ASSERT_TRUE(app.request_mode(mode).available) << lab::to_string(mode) << ": " << app.availability(mode).reason;
+    ASSERT_TRUE(app.request_mode(mode).available)
+        << lab::to_string(mode) << ": " << app.availability(mode).reason;
     for (long long i = 0; i < 20; ++i) labtest::render(app, i);
   }
   app.timers().flush();
   auto samples = [&](ModeId mode, lab::Phase phase) {
-    return app.timers().has(static_cast<int>(mode), phase) ? app.timers().stats(static_cast<int>(mode), phase).samples
-                                                           : 0;
+    return app.timers().has(static_cast<int>(mode), phase)
+               ? app.timers().stats(static_cast<int>(mode), phase).samples
+               : 0;
   };
   for (const lab::Phase phase : {lab::Phase::Map, lab::Phase::Kernel, lab::Phase::Unmap}) {
     EXPECT_GE(samples(ModeId::Interop, phase), 19) << lab::to_string(phase);
@@ -191,7 +202,8 @@ TEST(InteropTimings, MapKernelAndUnmapAreMeasuredOnTheGpu) {
   EXPECT_GE(samples(ModeId::Reregister, lab::Phase::Unregister), 19);
   EXPECT_GE(samples(ModeId::Pbo, lab::Phase::GlCopy), 19);
   EXPECT_GE(samples(ModeId::Staging, lab::Phase::CudaCopy), 19);
-  for (const lab::Phase phase : {lab::Phase::Map, lab::Phase::Kernel, lab::Phase::CudaCopy, lab::Phase::Unmap})
+  for (const lab::Phase phase :
+       {lab::Phase::Map, lab::Phase::Kernel, lab::Phase::CudaCopy, lab::Phase::Unmap})
     EXPECT_GE(samples(ModeId::Split, phase), 19) << "split: " << lab::to_string(phase);
   EXPECT_EQ(samples(ModeId::Staging, lab::Phase::Map), 0) << "staging maps nothing";
   // The external mode's hand-off is a semaphore wait and signal, not a map and unmap.
@@ -228,7 +240,9 @@ TEST(SplitOneDevice, ComputeDeviceEqualToTheGlDeviceKeepsTheOrdinaryPath) {
   EXPECT_EQ(app.mode_id(), ModeId::Interop);
   EXPECT_EQ(app.compute_device(), app.cuda_device());
   const lab::Image frame = labtest::render(app, 5);
-  EXPECT_EQ(lab::compare_images(frame, labtest::expected_pattern_frame(640, 360, 5), kImageTolerance).pixels_over, 0u);
+  EXPECT_EQ(
+      lab::compare_images(frame, labtest::expected_pattern_frame(640, 360, 5), kImageTolerance).pixels_over,
+      0u);
   ASSERT_TRUE(app.request_mode(ModeId::Split).available);
   labtest::render(app, 5);
   EXPECT_NE(app.mode().transfer().find("within one device"), std::string::npos) << app.mode().transfer();
@@ -257,18 +271,21 @@ TEST(SplitTwoDevices, KernelsOnTheOtherGpuProduceTheCpuFrame) {
       const lab::Image frame = labtest::render(app, 41);
       ASSERT_EQ(app.mode_id(), ModeId::Split);
       const std::string transfer = app.mode().transfer();
-      EXPECT_NE(transfer.find("device " + std::to_string(compute_device) + " -> device " + std::to_string(gl_device)),
+      EXPECT_NE(transfer.find("device " + std::to_string(compute_device) + " -> device " +
+                              std::to_string(gl_device)),
                 std::string::npos)
           << transfer;
       const int threshold = scene == SceneId::Wave ? kMeshPixelThreshold : kImageTolerance;
       const lab::ImageDifference d = lab::compare_images(frame, cpu_frame, threshold);
-      EXPECT_LE(d.fraction_over, scene == SceneId::Wave ? kMeshMaxFraction : 0.0) << lab::to_string(d, threshold);
+      EXPECT_LE(d.fraction_over, scene == SceneId::Wave ? kMeshMaxFraction : 0.0)
+          << lab::to_string(d, threshold);
     }
     // The kernel phase is timed by events on the compute device, the copies on both.
     for (long long i = 0; i < 10; ++i) labtest::render(app, i);
     app.timers().flush();
     for (const lab::Phase phase : {lab::Phase::Kernel, lab::Phase::CudaCopy})
-      EXPECT_GE(app.timers().stats(static_cast<int>(ModeId::Split), phase).samples, 9) << lab::to_string(phase);
+      EXPECT_GE(app.timers().stats(static_cast<int>(ModeId::Split), phase).samples, 9)
+          << lab::to_string(phase);
     EXPECT_EQ(app.timers().cuda_timing_off_reason(), "");
   }
 }

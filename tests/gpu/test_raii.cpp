@@ -20,9 +20,11 @@ namespace {
 class InteropRaii : public ::testing::Test {
  protected:
   void SetUp() override {
-    m_app = std::make_unique<lab::App>(labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 256, 256));
+    m_app =
+        std::make_unique<lab::App>(labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 256, 256));
     if (!m_app->interop_support().usable)
-      LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << m_app->interop_support().reason);
+      LABTEST_NEEDS_GPUS(1,
+                         "needs a CUDA device whose GL interop works: " << m_app->interop_support().reason);
     ASSERT_EQ(interop::live_registrations(), 0);
     m_stream.emplace();
   }
@@ -146,7 +148,8 @@ TEST_F(InteropRaii, AHundredModeSwitchesLeaveNothingBehind) {
   labtest::render(*m_app, 101);
   EXPECT_EQ(interop::live_registrations(), 0);
   EXPECT_EQ(interop::live_device_bytes(), device_before) << "device memory the modes allocated and kept";
-  EXPECT_EQ(interop::live_pinned_host_bytes(), pinned_before) << "pinned host memory the modes allocated and kept";
+  EXPECT_EQ(interop::live_pinned_host_bytes(), pinned_before)
+      << "pinned host memory the modes allocated and kept";
 }
 
 TEST_F(InteropRaii, DeviceAndPinnedMemoryAreCountedUntilTheirOwnersGo) {
@@ -158,7 +161,8 @@ TEST_F(InteropRaii, DeviceAndPinnedMemoryAreCountedUntilTheirOwnersGo) {
     EXPECT_EQ(interop::live_device_bytes(), device_before + (3 << 20));
     EXPECT_EQ(interop::live_pinned_host_bytes(), pinned_before + (1 << 20));
     interop::DeviceBuffer moved = std::move(device);
-    EXPECT_EQ(interop::live_device_bytes(), device_before + (3 << 20)) << "a move transfers, it counts nothing";
+    EXPECT_EQ(interop::live_device_bytes(), device_before + (3 << 20))
+        << "a move transfers, it counts nothing";
   }
   EXPECT_EQ(interop::live_device_bytes(), device_before);
   EXPECT_EQ(interop::live_pinned_host_bytes(), pinned_before);
@@ -187,7 +191,8 @@ TEST_F(InteropRaii, SwitchingDeviceRecreatesEveryRegistration) {
       lab::compare_images(frame, labtest::expected_postprocess_frame(*m_app, kernels::Filter::Sobel), 1);
   EXPECT_EQ(d.pixels_over, 0u) << lab::to_string(d, 1);
   EXPECT_NE(m_app->request_device(99), "") << "a device that does not exist is refused";
-  EXPECT_NE(m_app->request_compute_device(99).find("0 to "), std::string::npos) << "and so is such a compute device";
+  EXPECT_NE(m_app->request_compute_device(99).find("0 to "), std::string::npos)
+      << "and so is such a compute device";
 }
 
 }  // namespace

@@ -34,7 +34,8 @@ int NVTX_API range_push_a(const char* message) {
 }
 
 int NVTX_API range_push_ex(const nvtxEventAttributes_t* attributes) {
-  const bool ascii = attributes && attributes->messageType == NVTX_MESSAGE_TYPE_ASCII && attributes->message.ascii;
+  const bool ascii =
+      attributes && attributes->messageType == NVTX_MESSAGE_TYPE_ASCII && attributes->message.ascii;
   append(std::string("push ") + (ascii ? attributes->message.ascii : ""));
   return 0;
 }
@@ -48,7 +49,9 @@ int NVTX_API domain_range_push_ex(nvtxDomainHandle_t, const nvtxEventAttributes_
   return range_push_ex(attributes);
 }
 
-int NVTX_API domain_range_pop(nvtxDomainHandle_t) { return range_pop(); }
+int NVTX_API domain_range_pop(nvtxDomainHandle_t) {
+  return range_pop();
+}
 
 bool install(NvtxGetExportTableFunc_t get_export_table, NvtxCallbackModule module, unsigned int id,
              NvtxFunctionPointer function) {
@@ -56,24 +59,25 @@ bool install(NvtxGetExportTableFunc_t get_export_table, NvtxCallbackModule modul
   if (callbacks == nullptr) return false;
   NvtxFunctionTable table = nullptr;
   unsigned int size = 0;
-  if (!callbacks->GetModuleFunctionTable(module, &table, &size) || table == nullptr || id >= size) return false;
+  if (!callbacks->GetModuleFunctionTable(module, &table, &size) || table == nullptr || id >= size)
+    return false;
   *table[id] = function;
   return true;
 }
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table) {
-  const bool ok =
-      install(get_export_table, NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePushA,
-              reinterpret_cast<NvtxFunctionPointer>(&range_push_a)) &&
-      install(get_export_table, NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePushEx,
-              reinterpret_cast<NvtxFunctionPointer>(&range_push_ex)) &&
-      install(get_export_table, NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePop,
-              reinterpret_cast<NvtxFunctionPointer>(&range_pop)) &&
-      install(get_export_table, NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangePushEx,
-              reinterpret_cast<NvtxFunctionPointer>(&domain_range_push_ex)) &&
-      install(get_export_table, NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangePop,
-              reinterpret_cast<NvtxFunctionPointer>(&domain_range_pop));
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+    NvtxGetExportTableFunc_t get_export_table) {
+  const bool ok = install(get_export_table, NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePushA,
+                          reinterpret_cast<NvtxFunctionPointer>(&range_push_a)) &&
+                  install(get_export_table, NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePushEx,
+                          reinterpret_cast<NvtxFunctionPointer>(&range_push_ex)) &&
+                  install(get_export_table, NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePop,
+                          reinterpret_cast<NvtxFunctionPointer>(&range_pop)) &&
+                  install(get_export_table, NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangePushEx,
+                          reinterpret_cast<NvtxFunctionPointer>(&domain_range_push_ex)) &&
+                  install(get_export_table, NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangePop,
+                          reinterpret_cast<NvtxFunctionPointer>(&domain_range_pop));
   return ok ? 1 : 0;
 }

@@ -72,7 +72,8 @@ TEST_F(NvtxRangesTest, EachCpuFrameIsARangeHoldingItsPhases) {
     }
   }
   const std::vector<Range> roots = read_ranges(m_file);
-  ASSERT_FALSE(roots.empty()) << "no NVTX range reached the recorder: is " << NVTX_RECORDER_LIBRARY << " loaded?";
+  ASSERT_FALSE(roots.empty()) << "no NVTX range reached the recorder: is " << NVTX_RECORDER_LIBRARY
+                              << " loaded?";
   std::vector<const Range*> frames;
   for (const Range& root : roots)
     if (root.name.rfind("frame ", 0) == 0) frames.push_back(&root);
@@ -108,7 +109,8 @@ TEST_F(NvtxRangesTest, ASwitchIsARangeInsideItsFrame) {
 
 int main(int argc, char** argv) {
   // Before anything makes an NVTX call: NVTX reads the variable once, at the first call.
-  if (std::getenv("NVTX_INJECTION64_PATH") == nullptr) setenv("NVTX_INJECTION64_PATH", NVTX_RECORDER_LIBRARY, 1);
+  if (std::getenv("NVTX_INJECTION64_PATH") == nullptr)
+    setenv("NVTX_INJECTION64_PATH", NVTX_RECORDER_LIBRARY, 1);
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }

@@ -100,9 +100,12 @@ lab::Image expected_postprocess_frame(lab::App& app, kernels::Filter filter) {
 lab::Image expected_frame(lab::App& app, lab::SceneId scene, long long index) {
   const lab::Extent extent = app.platform().framebuffer_extent();
   switch (scene) {
-    case lab::SceneId::Pattern: return expected_pattern_frame(extent.width, extent.height, index);
-    case lab::SceneId::Postprocess: return expected_postprocess_frame(app, kernels::Filter::Sobel);
-    case lab::SceneId::Wave: break;
+    case lab::SceneId::Pattern:
+      return expected_pattern_frame(extent.width, extent.height, index);
+    case lab::SceneId::Postprocess:
+      return expected_postprocess_frame(app, kernels::Filter::Sobel);
+    case lab::SceneId::Wave:
+      break;
   }
   ADD_FAILURE() << "the wave scene's frame depends on the rasteriser; compare its vertices instead";
   return {};

@@ -24,14 +24,14 @@ int required_gpus();
 // A GPU test whose hardware is absent: skips with the reason where no GPU is required, fails where
 // INTEROP_LAB_REQUIRE_GPUS says `count` devices must be there, so that a broken interop probe cannot
 // turn a GPU run into a run of skips that passes.
-#define LABTEST_NEEDS_GPUS(count, message)                                                                   \
-  do {                                                                                                       \
-    if (::labtest::required_gpus() >= (count)) {                                                             \
-      GTEST_FAIL() << message << " (INTEROP_LAB_REQUIRE_GPUS=" << ::labtest::required_gpus()                 \
-                   << ": this machine must have it)";                                                        \
-    } else {                                                                                                 \
-      GTEST_SKIP() << message;                                                                               \
-    }                                                                                                        \
+#define LABTEST_NEEDS_GPUS(count, message)                                                   \
+  do {                                                                                       \
+    if (::labtest::required_gpus() >= (count)) {                                             \
+      GTEST_FAIL() << message << " (INTEROP_LAB_REQUIRE_GPUS=" << ::labtest::required_gpus() \
+                   << ": this machine must have it)";                                        \
+    } else {                                                                                 \
+      GTEST_SKIP() << message;                                                               \
+    }                                                                                        \
   } while (0)
 
 // Headless EGL, unless INTEROP_LAB_TEST_PLATFORM=window (a GLFW window: Xvfb in CI, Xvfb + NVIDIA GLX

@@ -22,7 +22,8 @@ inline void append_be32(std::vector<uint8_t>& bytes, uint32_t value) {
   for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back(static_cast<uint8_t>(value >> shift));
 }
 
-inline void append_chunk(std::vector<uint8_t>& bytes, const char (&type)[5], const std::vector<uint8_t>& data) {
+inline void append_chunk(std::vector<uint8_t>& bytes, const char (&type)[5],
+                         const std::vector<uint8_t>& data) {
   append_be32(bytes, static_cast<uint32_t>(data.size()));
   const size_t crc_begin = bytes.size();
   bytes.insert(bytes.end(), type, type + 4);

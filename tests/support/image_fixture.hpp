@@ -3,9 +3,9 @@
 // so unit_tests can use it; app_fixture.hpp adds the GL side (an App, read-backs, expected frames).
 #pragma once
 
+#include "app/core/vocabulary.hpp"
 #include "app/image/golden.hpp"
 #include "app/image/image_io.hpp"
-#include "app/core/vocabulary.hpp"
 #include "kernels/postprocess.hpp"
 
 #include <algorithm>
@@ -27,13 +27,15 @@ lab::Image synthetic_image(int width, int height, const Texel& texel) {
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x) {
       const std::array<uint8_t, 4> rgba = texel(x, y);
-      std::copy(rgba.begin(), rgba.end(), image.rgba.begin() + (static_cast<std::ptrdiff_t>(y) * width + x) * 4);
+      std::copy(rgba.begin(), rgba.end(),
+                image.rgba.begin() + (static_cast<std::ptrdiff_t>(y) * width + x) * 4);
     }
   return image;
 }
 
 // How far a frame may be from an image: pixels with a channel more than max_diff (/255) apart may make up
-// at most max_fraction of the image. A golden's tolerances are capped (app/image/golden.hpp); other checks' are not.
+// at most max_fraction of the image. A golden's tolerances are capped (app/image/golden.hpp); other checks'
+// are not.
 using Tolerance = lab::GoldenTolerance;
 
 // A golden image (tests/golden/<scene>.png) and what its JSON beside it records: how it was rendered

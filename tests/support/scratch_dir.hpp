@@ -30,7 +30,8 @@ class ScratchDir {
     // A test may have left a directory read-only; make everything deletable again.
     for (auto it = std::filesystem::recursive_directory_iterator(m_path, ignored);
          it != std::filesystem::recursive_directory_iterator(); it.increment(ignored)) {
-      if (it->is_directory(ignored)) std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all, ignored);
+      if (it->is_directory(ignored))
+        std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all, ignored);
     }
     std::filesystem::permissions(m_path, std::filesystem::perms::owner_all, ignored);
     std::filesystem::remove_all(m_path, ignored);

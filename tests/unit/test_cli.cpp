@@ -82,7 +82,8 @@ TEST(CliTest, EveryApiPassesByNameWithEachOfItsModes) {
 TEST(CliTest, EachApiHasItsModes) {
   const auto names = [](lab::GraphicsApi api) {
     std::string text;
-    for (lab::ModeId mode : lab::modes_of(api)) text += std::string(text.empty() ? "" : " ") + lab::to_string(mode);
+    for (lab::ModeId mode : lab::modes_of(api))
+      text += std::string(text.empty() ? "" : " ") + lab::to_string(mode);
     return text;
   };
   EXPECT_EQ(names(lab::GraphicsApi::Gl), "interop reregister pbo split staging cpu external");
@@ -200,8 +201,9 @@ TEST(CliTest, HelpListsEveryOptionAndTheExitCodes) {
   const lab::ParseResult result = parse({"--help"});
   ASSERT_TRUE(result.exit_code.has_value());
   EXPECT_EQ(*result.exit_code, 0);
-  for (const char* option : {"--scene", "--mode", "--size", "--device", "--compute-device", "--split-copy",
-                             "--headless", "--frames", "--screenshot", "--no-ui", "--list", "--help", "--version"})
+  for (const char* option :
+       {"--scene", "--mode", "--size", "--device", "--compute-device", "--split-copy", "--headless",
+        "--frames", "--screenshot", "--no-ui", "--list", "--help", "--version"})
     EXPECT_NE(result.output.find(option), std::string::npos) << option << " missing from:\n" << result.output;
   EXPECT_NE(result.output.find("2 usage error"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("interop-lab --"), std::string::npos) << "no example in:\n" << result.output;
@@ -249,7 +251,8 @@ TEST(CliTest, ListTextNamesEverySceneAndMode) {
   }
   EXPECT_NE(text.find("vulkan"), std::string::npos);
   EXPECT_NE(text.find("modes: external, staging, cpu\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("modes: interop, reregister, pbo, split, staging, cpu, external\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("modes: interop, reregister, pbo, split, staging, cpu, external\n"), std::string::npos)
+      << text;
   EXPECT_NE(std::string(lab::describe(lab::SceneId::Pattern)).find("surface object"), std::string::npos);
   EXPECT_NE(std::string(lab::describe(lab::ModeId::Cpu)).find("no CUDA"), std::string::npos);
 }
@@ -503,7 +506,8 @@ TEST_F(CliScreenshotTest, PathWithoutPngExtensionIsAUsageError) {
 namespace {
 
 TEST(CliBenchTest, SceneModeAndSizePickTheCases) {
-  const lab::ParseResult result = parse({"--bench", "--scene", "pattern", "--mode", "cpu", "--size", "64x48"});
+  const lab::ParseResult result =
+      parse({"--bench", "--scene", "pattern", "--mode", "cpu", "--size", "64x48"});
   ASSERT_FALSE(result.exit_code) << result.output;
   ASSERT_TRUE(result.options.bench_scene.has_value());
   EXPECT_EQ(*result.options.bench_scene, lab::SceneId::Pattern);
@@ -522,9 +526,9 @@ TEST(CliBenchTest, WithoutFiltersEveryCaseRuns) {
 }
 
 TEST(CliBenchTest, WhatTheBenchWouldIgnoreIsRefused) {
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"--bench", "--frames", "5"},
-                                               std::vector<std::string>{"--bench", "--size", "64x64", "--sizes",
-                                                                        "64x64,128x128"}}) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--bench", "--frames", "5"},
+        std::vector<std::string>{"--bench", "--size", "64x64", "--sizes", "64x64,128x128"}}) {
     const lab::ParseResult result = parse(args);
     ASSERT_TRUE(result.exit_code.has_value()) << "accepted: " << testing::PrintToString(args);
     EXPECT_EQ(*result.exit_code, 2);
@@ -551,7 +555,8 @@ TEST(CliDeskTest, HelpIsGroupedWithTheDefaultsTheCodeUses) {
     EXPECT_GT(at, previous) << group << " out of order";
     previous = at;
   }
-  EXPECT_NE(help.find("the best that works here: interop, else staging, else cpu"), std::string::npos) << help;
+  EXPECT_NE(help.find("the best that works here: interop, else staging, else cpu"), std::string::npos)
+      << help;
   EXPECT_NE(help.find("default: on, off with --frames"), std::string::npos) << help;
   EXPECT_NE(help.find("--bench-repeat N"), std::string::npos) << help;
   // --bench opens its section, before the options that refine it.
@@ -612,7 +617,8 @@ TEST(CliDeskTest, DoctorJsonTakesNoPath) {
   EXPECT_TRUE(parse({"--doctor", "--json", "--headless"}).options.doctor_json);
   const lab::ParseResult with_path = parse({"--doctor", "--json", "report.json"});
   ASSERT_EQ(with_path.exit_code, 2);
-  EXPECT_NE(with_path.output.find("with --doctor, --json takes no path"), std::string::npos) << with_path.output;
+  EXPECT_NE(with_path.output.find("with --doctor, --json takes no path"), std::string::npos)
+      << with_path.output;
   const lab::ParseResult bench_without_path = parse({"--bench", "--json"});
   ASSERT_EQ(bench_without_path.exit_code, 2);
   EXPECT_NE(bench_without_path.output.find("--json needs a path with --bench"), std::string::npos)
@@ -626,7 +632,10 @@ TEST(CliDeskTest, GlDebugIsAFlag) {
 
 TEST(CliDeskTest, LayoutFileFollowsTheConfigVariables) {
   const auto with = [](const char* name, const char* value) {
-    if (value) setenv(name, value, 1); else unsetenv(name);
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
   };
   const char* saved[3];
   const char* names[3] = {"INTEROP_LAB_CONFIG_DIR", "XDG_CONFIG_HOME", "HOME"};

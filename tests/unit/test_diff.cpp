@@ -3,8 +3,8 @@
 #include "app/image/diff.hpp"
 
 #include "app/image/image_io.hpp"
-#include "tests/support/image_fixture.hpp"
 #include "tests/support/crafted_png.hpp"
+#include "tests/support/image_fixture.hpp"
 #include "tests/support/scratch_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -146,8 +146,8 @@ TEST_F(DiffTest, AnInputThatIsAFifoIsAnErrorNotAHang) {
 
 TEST_F(DiffTest, AnInputWhoseHeaderClaimsGigabytesIsAnErrorAtOnce) {
   const std::vector<uint8_t> bytes = labtest::png_claiming_size(40000, 40000);
-  std::ofstream(path("huge.png"), std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                          static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path("huge.png"), std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   std::string errors;
   EXPECT_EQ(run(options("huge.png"), errors), 2);
   EXPECT_NE(errors.find("input too large: " + path("huge.png") + ": the header says 40000x40000"),

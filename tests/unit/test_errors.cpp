@@ -28,7 +28,8 @@ TEST(CudaErrorNameTest, IsTheEnumeratorName) {
 
 TEST(CudaErrorConditionTest, ForeignGlContextIsNamedAndTheAdviceNamesTheRenderer) {
   const std::string call = "cudaGraphicsGLRegisterImage(&resource, texture, GL_TEXTURE_2D, flags)";
-  EXPECT_EQ(interop::cuda_error_condition(cudaErrorOperatingSystem, call), interop::Condition::GlNotOnCudaDevice);
+  EXPECT_EQ(interop::cuda_error_condition(cudaErrorOperatingSystem, call),
+            interop::Condition::GlNotOnCudaDevice);
   EXPECT_STREQ(interop::to_string(interop::Condition::GlNotOnCudaDevice), "GL context not on a CUDA device");
   const std::string advice = interop::cuda_error_advice(cudaErrorOperatingSystem, call);
   EXPECT_TRUE(contains(advice, "NVIDIA driver")) << advice;
@@ -56,15 +57,20 @@ TEST(CudaErrorAdviceTest, RegisteringWithoutStorageSaysToAllocateFirst) {
 }
 
 TEST(CudaErrorAdviceTest, NoDeviceSaysWhereToLook) {
-  EXPECT_EQ(interop::cuda_error_condition(cudaErrorNoDevice, "cudaSetDevice(0)"), interop::Condition::NoCudaDevice);
-  EXPECT_TRUE(contains(interop::cuda_error_advice(cudaErrorNoDevice, "cudaSetDevice(0)"), "CUDA_VISIBLE_DEVICES"));
+  EXPECT_EQ(interop::cuda_error_condition(cudaErrorNoDevice, "cudaSetDevice(0)"),
+            interop::Condition::NoCudaDevice);
+  EXPECT_TRUE(
+      contains(interop::cuda_error_advice(cudaErrorNoDevice, "cudaSetDevice(0)"), "CUDA_VISIBLE_DEVICES"));
 }
 
 // The library is used by programs with other command lines: its texts name none of interop-lab's options.
 TEST(CudaErrorAdviceTest, NamesNoCommandLineOption) {
-  const char* calls[] = {"cudaSetDevice(0)", "cudaGetDeviceCount(&count)", "cudaMalloc(&pointer, bytes)",
+  const char* calls[] = {"cudaSetDevice(0)",
+                         "cudaGetDeviceCount(&count)",
+                         "cudaMalloc(&pointer, bytes)",
                          "cudaGraphicsGLRegisterImage(&resource, texture, GL_TEXTURE_2D, flags)",
-                         "cudaGraphicsGLRegisterBuffer(&resource, buffer, 0)", "cudaGLGetDevices(&n, d, 16, l)",
+                         "cudaGraphicsGLRegisterBuffer(&resource, buffer, 0)",
+                         "cudaGLGetDevices(&n, d, 16, l)",
                          "cudaGraphicsMapResources(1, &resource, stream)",
                          "cudaGraphicsUnregisterResource(resource)"};
   for (int code = 0; code <= 1000; ++code)
@@ -117,7 +123,9 @@ interop::ErrorInfo out_of_memory_info() {
 
 TEST(ErrorTest, MessageCarriesCallPlaceNameConditionAndAdvice) {
   const interop::Error error(out_of_memory_info());
-  EXPECT_STREQ(error.what(), "cudaMalloc(&p, n): cudaErrorMemoryAllocation (buffers.cpp:42): out of memory: free something");
+  EXPECT_STREQ(
+      error.what(),
+      "cudaMalloc(&p, n): cudaErrorMemoryAllocation (buffers.cpp:42): out of memory: free something");
   EXPECT_EQ(error.call(), "cudaMalloc(&p, n)");
   EXPECT_EQ(error.file(), "buffers.cpp");
   EXPECT_EQ(error.line(), 42);
@@ -160,7 +168,9 @@ TEST(AppRemedyTest, NamesTheOptionForEachCondition) {
 }
 
 // A registration that fails as it does with GL on llvmpipe; the call's name is what classifies it.
-cudaError_t fake_cudaGraphicsGLRegisterImage() { return cudaErrorOperatingSystem; }
+cudaError_t fake_cudaGraphicsGLRegisterImage() {
+  return cudaErrorOperatingSystem;
+}
 
 TEST(AppRemedyTest, ForeignGlRegistrationSaysWhatTheAppCanDo) {
   try {

@@ -77,7 +77,9 @@ struct BadGolden {
   std::vector<std::string> message_parts;
 };
 
-void PrintTo(const BadGolden& input, std::ostream* out) { *out << input.name; }
+void PrintTo(const BadGolden& input, std::ostream* out) {
+  *out << input.name;
+}
 
 class GoldenJsonRefusal : public testing::TestWithParam<BadGolden> {};
 
@@ -131,9 +133,11 @@ TEST(GoldenJson, AnAllBlackFrameFailsAgainstEveryGoldenAtTheCaps) {
     SCOPED_TRACE(scene);
     const lab::Image golden = lab::read_png(golden_path(scene, ".png"));
     lab::Image black = golden;
-    for (size_t i = 0; i < black.rgba.size(); i += 4) black.rgba[i] = black.rgba[i + 1] = black.rgba[i + 2] = 0;
+    for (size_t i = 0; i < black.rgba.size(); i += 4)
+      black.rgba[i] = black.rgba[i + 1] = black.rgba[i + 2] = 0;
     const lab::ImageDifference difference = lab::compare_images(black, golden, lab::kGoldenMaxDiffCap);
-    EXPECT_GT(difference.fraction_over, lab::kGoldenMaxFractionCap) << lab::to_string(difference, lab::kGoldenMaxDiffCap);
+    EXPECT_GT(difference.fraction_over, lab::kGoldenMaxFractionCap)
+        << lab::to_string(difference, lab::kGoldenMaxDiffCap);
   }
 }
 
@@ -149,14 +153,16 @@ TEST(GoldenJson, TheTestLoaderRefusesATooLooseGolden) {
   std::ofstream(scratch.file("pattern.json")) << golden_text(R"({ "max_diff": -7, "max_fraction": 9 })");
   std::string problem;
   EXPECT_FALSE(labtest::load_golden(scratch.path().string(), lab::SceneId::Pattern, problem).has_value());
-  EXPECT_NE(problem.find(scratch.file("pattern.json") + ": tolerance.max_diff: is -7"), std::string::npos) << problem;
+  EXPECT_NE(problem.find(scratch.file("pattern.json") + ": tolerance.max_diff: is -7"), std::string::npos)
+      << problem;
 
   std::ofstream(scratch.file("pattern.json")) << golden_text(R"({ "max_diff": 1, "max_fraction": 9 })");
   EXPECT_FALSE(labtest::load_golden(scratch.path().string(), lab::SceneId::Pattern, problem).has_value());
   EXPECT_NE(problem.find("tolerance.max_fraction: is 9; the cap is 0.01"), std::string::npos) << problem;
 
   std::ofstream(scratch.file("pattern.json")) << golden_text();
-  EXPECT_TRUE(labtest::load_golden(scratch.path().string(), lab::SceneId::Pattern, problem).has_value()) << problem;
+  EXPECT_TRUE(labtest::load_golden(scratch.path().string(), lab::SceneId::Pattern, problem).has_value())
+      << problem;
 }
 
 TEST(GoldenJson, AnUnreadableFileIsNamed) {

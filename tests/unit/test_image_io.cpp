@@ -15,8 +15,8 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <future>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <random>
 #include <string>
@@ -69,7 +69,9 @@ std::pair<lab::ImageError::Kind, std::string> error_message_of(const std::string
 }
 
 // Root passes every permission check, so tests of permission failures cannot fail as intended there.
-bool permissions_are_enforced() { return geteuid() != 0; }
+bool permissions_are_enforced() {
+  return geteuid() != 0;
+}
 
 class ImageIoTest : public ::testing::Test {
  protected:
@@ -197,8 +199,8 @@ TEST_F(ImageIoTest, ReadFollowsASymlinkToAPng) {
 }
 
 // A 57-byte file whose header claims width x height: refused from the header, before any pixel memory.
-void expect_refused_at_once(const std::string& file, uint32_t width, uint32_t height, lab::ImageError::Kind kind,
-                            const std::string& message_part) {
+void expect_refused_at_once(const std::string& file, uint32_t width, uint32_t height,
+                            lab::ImageError::Kind kind, const std::string& message_part) {
   const std::vector<uint8_t> bytes = labtest::png_claiming_size(width, height);
   write_bytes(file, std::vector<char>(bytes.begin(), bytes.end()));
   const auto started = std::chrono::steady_clock::now();

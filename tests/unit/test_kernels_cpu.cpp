@@ -104,7 +104,8 @@ TEST(PatternKernel, CpuLauncherHonoursPitchAndLeavesPaddingAlone) {
       ASSERT_EQ(row[x].b, expected.b);
       ASSERT_EQ(row[x].a, 255);
     }
-    for (int x = width; x < width + 3; ++x) ASSERT_EQ(row[x].a, 4) << "padding at row " << y << " was written";
+    for (int x = width; x < width + 3; ++x)
+      ASSERT_EQ(row[x].a, 4) << "padding at row " << y << " was written";
   }
 }
 
@@ -113,7 +114,8 @@ TEST(PatternKernel, IsAnimated) {
   const kernels::PatternParams b{64, 64, kernels::time_of_frame(30)};
   int differing = 0;
   for (int y = 0; y < 64; ++y)
-    for (int x = 0; x < 64; ++x) differing += kernels::pattern_texel(x, y, a).r != kernels::pattern_texel(x, y, b).r;
+    for (int x = 0; x < 64; ++x)
+      differing += kernels::pattern_texel(x, y, a).r != kernels::pattern_texel(x, y, b).r;
   EXPECT_GT(differing, 64 * 64 / 2);
 }
 

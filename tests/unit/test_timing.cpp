@@ -124,8 +124,9 @@ TEST(PhaseWindowTest, ClearEmptiesTheWindow) {
 }
 
 TEST(PhaseTest, EveryPhaseHasItsOwnName) {
-  const std::vector<std::string> expected{"register",   "map",       "wait",    "kernel", "signal", "unmap",
-                                          "unregister", "cuda copy", "gl copy", "vulkan copy", "draw", "frame"};
+  const std::vector<std::string> expected{"register", "map",         "wait",       "kernel",
+                                          "signal",   "unmap",       "unregister", "cuda copy",
+                                          "gl copy",  "vulkan copy", "draw",       "frame"};
   std::vector<std::string> names;
   for (Phase phase : lab::all_phases()) names.push_back(lab::to_string(phase));
   EXPECT_EQ(names, expected);
@@ -224,9 +225,7 @@ TEST(FrameTimersTest, HostRecordsBetweenFramesCountInTheNextFrame) {
 TEST(FrameTimersTest, GpuRecordsOutsideAFrameAreDropped) {
   // They need a frame's slot; dropping them touches neither CUDA nor GL.
   FrameTimers timers;
-  {
-    const lab::CudaPhase phase(timers, Phase::Map, nullptr);
-  }
+  { const lab::CudaPhase phase(timers, Phase::Map, nullptr); }
   cpu_frame(timers, 0, Phase::Kernel, 1.0);
   EXPECT_FALSE(timers.has(0, Phase::Map));
   EXPECT_EQ(timers.cuda_timing_off_reason(), "");  // CUDA was never tried
@@ -300,9 +299,7 @@ TEST(FrameTimersTest, CudaPhasesAreTimedWithADeviceAndNoOpsWithout) {
   // phase is a no-op that says why; with one, it is timed on the device's clock.
   FrameTimers timers;
   timers.begin_frame(0);
-  {
-    const lab::CudaPhase phase(timers, Phase::Kernel, nullptr);
-  }
+  { const lab::CudaPhase phase(timers, Phase::Kernel, nullptr); }
   timers.cpu_add(Phase::Register, 1.0);
   timers.end_frame();
   timers.flush();

@@ -37,7 +37,8 @@ TEST(VulkanToGl, BufferFilledByVulkanReadsBackInGl) {
   const lab::GlExternalSupport support = lab::query_gl_external_support();
   if (!support.memory_missing().empty())
     LABTEST_NEEDS_GPUS(1, "GL (" << renderer << ") lacks " << support.memory_missing());
-  ASSERT_FALSE(support.device_uuids.empty()) << "GL_NUM_DEVICE_UUIDS_EXT is 0 although GL_EXT_memory_object is there";
+  ASSERT_FALSE(support.device_uuids.empty())
+      << "GL_NUM_DEVICE_UUIDS_EXT is 0 although GL_EXT_memory_object is there";
 
   // Vulkan on the very device GL runs on: matched by UUID, as the external mode does.
   lab::vulkan::Uuid gl_device;
@@ -47,15 +48,16 @@ TEST(VulkanToGl, BufferFilledByVulkanReadsBackInGl) {
     context = std::make_unique<lab::vulkan::Context>(&gl_device);
   } catch (const std::runtime_error& error) {
     LABTEST_NEEDS_GPUS(1, "no Vulkan device shares GL's device (" << renderer << ", UUID "
-                                                                    << uuid_text(support.device_uuids[0])
-                                                                    << "): " << error.what());
+                                                                  << uuid_text(support.device_uuids[0])
+                                                                  << "): " << error.what());
   }
 
   constexpr VkDeviceSize kBytes = 64 * 1024;
   constexpr uint32_t kWord = 0x5a17c0deu;
   lab::vulkan::ExportableBuffer buffer(*context, kBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
-  context->submit([&](VkCommandBuffer commands) { vkCmdFillBuffer(commands, buffer.buffer(), 0, kBytes, kWord); },
-                  VK_NULL_HANDLE, 0, 0, /*wait_idle=*/true);
+  context->submit(
+      [&](VkCommandBuffer commands) { vkCmdFillBuffer(commands, buffer.buffer(), 0, kBytes, kWord); },
+      VK_NULL_HANDLE, 0, 0, /*wait_idle=*/true);
 
   // The FD is GL's once the import succeeds; import_memory_fd closes it if the import fails.
   const lab::GlMemoryObject memory = lab::import_memory_fd(buffer.export_fd(), buffer.allocation_size(),
@@ -67,16 +69,16 @@ TEST(VulkanToGl, BufferFilledByVulkanReadsBackInGl) {
     // Mesa 22.3's llvmpipe takes the FD (glImportMemoryFdEXT succeeds) but cannot place a buffer in
     // lavapipe's memory; any other driver must.
     if (renderer.find("llvmpipe") == std::string::npos) throw;
-    GTEST_SKIP() << "GL (" << renderer << ") imports Vulkan's memory but cannot make a buffer of it: "
-                 << error.what();
+    GTEST_SKIP() << "GL (" << renderer
+                 << ") imports Vulkan's memory but cannot make a buffer of it: " << error.what();
   }
   std::vector<uint32_t> words(kBytes / sizeof(uint32_t), 0);
   glGetNamedBufferSubData(gl_buffer.get(), 0, static_cast<GLsizeiptr>(kBytes), words.data());
   ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
   size_t wrong = 0;
   for (const uint32_t word : words) wrong += word != kWord;
-  EXPECT_EQ(wrong, 0u) << "of " << words.size() << " words GL read from Vulkan's memory; first: 0x" << std::hex
-                       << words[0];
+  EXPECT_EQ(wrong, 0u) << "of " << words.size() << " words GL read from Vulkan's memory; first: 0x"
+                       << std::hex << words[0];
   EXPECT_EQ(context->validation_messages(), 0);
 }
 
@@ -96,7 +98,8 @@ TEST(VulkanToGl, CudaWritesWhatGlReadsInOneVulkanAllocation) {
   std::memcpy(uuid.data(), properties.uuid.bytes, uuid.size());
   ASSERT_FALSE(support.device_uuids.empty());
   ASSERT_EQ(std::memcmp(support.device_uuids[0].data(), uuid.data(), uuid.size()), 0)
-      << "GL runs on " << uuid_text(support.device_uuids[0]) << ", CUDA device 0 is " << lab::vulkan::to_string(uuid);
+      << "GL runs on " << uuid_text(support.device_uuids[0]) << ", CUDA device 0 is "
+      << lab::vulkan::to_string(uuid);
   lab::vulkan::Context context(&uuid);
 
   constexpr VkDeviceSize kBytes = 1 << 20;
@@ -110,7 +113,8 @@ TEST(VulkanToGl, CudaWritesWhatGlReadsInOneVulkanAllocation) {
   ASSERT_EQ(cudaMemset(cuda_buffer.data(), 0xA5, kBytes), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 
-  const lab::GlMemoryObject gl_memory = lab::import_memory_fd(buffer.export_fd(), buffer.allocation_size(), true);
+  const lab::GlMemoryObject gl_memory =
+      lab::import_memory_fd(buffer.export_fd(), buffer.allocation_size(), true);
   const lab::GlBuffer gl_buffer = lab::buffer_from_memory(gl_memory.get(), kBytes, 0, "shared with CUDA");
   std::vector<uint8_t> bytes(kBytes, 0);
   glGetNamedBufferSubData(gl_buffer.get(), 0, static_cast<GLsizeiptr>(kBytes), bytes.data());

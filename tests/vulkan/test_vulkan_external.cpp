@@ -51,8 +51,10 @@ TEST(VulkanExport, ADeviceIsChosenByUuidNeverGuessed) {
   lab::vulkan::Uuid nobody;
   nobody.fill(0xEE);
   EXPECT_FALSE(open_or_skip(&nobody, why));
-  if (why.find("VK_ERROR_INCOMPATIBLE_DRIVER") != std::string::npos) GTEST_SKIP() << "no Vulkan driver: " << why;
-  EXPECT_NE(why.find("no device has the CUDA device's UUID eeeeeeee-eeee-eeee-eeee-eeeeeeeeeeee"), std::string::npos)
+  if (why.find("VK_ERROR_INCOMPATIBLE_DRIVER") != std::string::npos)
+    GTEST_SKIP() << "no Vulkan driver: " << why;
+  EXPECT_NE(why.find("no device has the CUDA device's UUID eeeeeeee-eeee-eeee-eeee-eeeeeeeeeeee"),
+            std::string::npos)
       << why;
   EXPECT_NE(why.find("seen: "), std::string::npos) << why;
 }
@@ -62,7 +64,8 @@ TEST(VulkanExport, TimelineSemaphoresExportOrSayWhatIsMissing) {
   std::unique_ptr<Context> context = open_or_skip(nullptr, why);
   if (!context) GTEST_SKIP() << "needs a Vulkan driver with external memory: " << why;
   if (!context->info().external_semaphore_fd) {
-    EXPECT_THROW(lab::vulkan::ExportableSemaphore(*context, interop::SemaphoreKind::Timeline), std::runtime_error);
+    EXPECT_THROW(lab::vulkan::ExportableSemaphore(*context, interop::SemaphoreKind::Timeline),
+                 std::runtime_error);
     GTEST_SKIP() << context->info().name << " has no " VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME
                  << " (Mesa's lavapipe lacks it): semaphores cannot be shared with CUDA or GL there";
   }
@@ -102,8 +105,9 @@ TEST(VulkanCudaExternal, RoundTripThroughImportedMemoryAndTimelineSemaphore) {
   vkGetBufferMemoryRequirements(context->device(), staging, &requirements);
   auto allocate = lab::vulkan::make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
   allocate.allocationSize = requirements.size;
-  allocate.memoryTypeIndex = context->memory_type(
-      requirements.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+  allocate.memoryTypeIndex =
+      context->memory_type(requirements.memoryTypeBits,
+                           VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
   ASSERT_EQ(vkAllocateMemory(context->device(), &allocate, nullptr, &staging_memory), VK_SUCCESS);
   ASSERT_EQ(vkBindBufferMemory(context->device(), staging, staging_memory, 0), VK_SUCCESS);
 
@@ -124,8 +128,9 @@ TEST(VulkanCudaExternal, RoundTripThroughImportedMemoryAndTimelineSemaphore) {
     const interop::Stream stream;
 
     // Vulkan: fill, signal 1; and, queued already, wait for 2 and copy out.
-    context->submit([&](VkCommandBuffer commands) { vkCmdFillBuffer(commands, shared.buffer(), 0, kBytes, 0x5A5A5A5Au); },
-                    timeline.get(), 0, 1, false);
+    context->submit(
+        [&](VkCommandBuffer commands) { vkCmdFillBuffer(commands, shared.buffer(), 0, kBytes, 0x5A5A5A5Au); },
+        timeline.get(), 0, 1, false);
     context->submit(
         [&](VkCommandBuffer commands) {
           const VkBufferCopy region{0, 0, kBytes};
@@ -135,8 +140,8 @@ TEST(VulkanCudaExternal, RoundTripThroughImportedMemoryAndTimelineSemaphore) {
 
     // CUDA: wait for 1, read what Vulkan wrote, overwrite it, signal 2. Nothing waits on the host.
     semaphore.wait(stream.get(), 1);
-    ASSERT_EQ(cudaMemcpyAsync(seen_by_cuda.data(), buffer.data(), seen_by_cuda.size() * 4, cudaMemcpyDeviceToHost,
-                              stream.get()),
+    ASSERT_EQ(cudaMemcpyAsync(seen_by_cuda.data(), buffer.data(), seen_by_cuda.size() * 4,
+                              cudaMemcpyDeviceToHost, stream.get()),
               cudaSuccess);
     ASSERT_EQ(cudaMemsetAsync(buffer.data(), 0x3C, kBytes, stream.get()), cudaSuccess);
     semaphore.signal(stream.get(), 2);
@@ -144,7 +149,8 @@ TEST(VulkanCudaExternal, RoundTripThroughImportedMemoryAndTimelineSemaphore) {
     ASSERT_EQ(vkQueueWaitIdle(context->queue()), VK_SUCCESS);
     EXPECT_EQ(timeline.value(), 3u);
   }
-  for (uint32_t word : seen_by_cuda) EXPECT_EQ(word, 0x5A5A5A5Au) << "CUDA read before Vulkan's fill completed";
+  for (uint32_t word : seen_by_cuda)
+    EXPECT_EQ(word, 0x5A5A5A5Au) << "CUDA read before Vulkan's fill completed";
   void* mapped = nullptr;
   ASSERT_EQ(vkMapMemory(context->device(), staging_memory, 0, kBytes, 0, &mapped), VK_SUCCESS);
   const auto* words = static_cast<const uint32_t*>(mapped);
@@ -154,7 +160,8 @@ TEST(VulkanCudaExternal, RoundTripThroughImportedMemoryAndTimelineSemaphore) {
   vkUnmapMemory(context->device(), staging_memory);
   vkFreeMemory(context->device(), staging_memory, nullptr);
   vkDestroyBuffer(context->device(), staging, nullptr);
-  EXPECT_EQ(context->validation_messages(), 0) << "validation layer " << (context->validation_enabled() ? "on" : "not installed");
+  EXPECT_EQ(context->validation_messages(), 0)
+      << "validation layer " << (context->validation_enabled() ? "on" : "not installed");
 }
 
 }  // namespace

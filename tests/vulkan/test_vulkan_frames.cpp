@@ -149,10 +149,9 @@ TEST(VulkanFrames, CudaModesMatchCpu) {
       for (long long index = 10; index <= 12; ++index) app.render_frame(index);
       // The same rasteriser draws both; the kernels' GPU and CPU rounding may differ by one step, as in
       // tests/gpu's interop frames against cpu frames.
-      const std::string difference =
-          labtest::check_against(app.read_frame(), expected, {1, 0.0},
-                                 std::string("vulkan-") + variant.name + "-" + lab::to_string(scene),
-                                 "the Vulkan cpu frame");
+      const std::string difference = labtest::check_against(
+          app.read_frame(), expected, {1, 0.0},
+          std::string("vulkan-") + variant.name + "-" + lab::to_string(scene), "the Vulkan cpu frame");
       EXPECT_TRUE(difference.empty()) << difference;
       EXPECT_EQ(app.device().validation_messages(), 0);
     }
@@ -260,10 +259,9 @@ TEST(VulkanFrames, ScenesModesAndSemaphoresSwitchLive) {
   EXPECT_EQ(app.mode_id(), ModeId::Cpu) << "a refused mode changes nothing";
 
   if (app.cuda_device() < 0) return;  // the CUDA half below needs a GPU
-  for (const auto& [mode, semaphores] :
-       {std::pair{ModeId::Staging, interop::SemaphoreKind::Timeline},
-        std::pair{ModeId::External, interop::SemaphoreKind::Timeline},
-        std::pair{ModeId::External, interop::SemaphoreKind::Binary}}) {
+  for (const auto& [mode, semaphores] : {std::pair{ModeId::Staging, interop::SemaphoreKind::Timeline},
+                                         std::pair{ModeId::External, interop::SemaphoreKind::Timeline},
+                                         std::pair{ModeId::External, interop::SemaphoreKind::Binary}}) {
     SCOPED_TRACE(std::string(lab::to_string(mode)) +
                  (semaphores == interop::SemaphoreKind::Timeline ? " timeline" : " binary"));
     ASSERT_TRUE(app.request_mode(mode).available);
@@ -318,7 +316,8 @@ void expect_phases(const ExpectedPhases& expected) {
     EXPECT_EQ(stats.clock, clock);
     EXPECT_GE(stats.median_ms, 0.0f);
   }
-  for (const lab::Phase phase : expected.absent) EXPECT_FALSE(app.timers().has(tag, phase)) << lab::to_string(phase);
+  for (const lab::Phase phase : expected.absent)
+    EXPECT_FALSE(app.timers().has(tag, phase)) << lab::to_string(phase);
   EXPECT_EQ(app.device().validation_messages(), 0);
 }
 
@@ -327,7 +326,9 @@ TEST(VulkanFrames, TheCpuModesPhasesAreTimedOnTheirClocks) {
   using lab::Clock;
   using lab::Phase;
   expect_phases({ModeId::Cpu,
-                 {{Phase::Draw, Clock::Vulkan}, {Phase::VulkanCopy, Clock::Vulkan}, {Phase::Kernel, Clock::Cpu},
+                 {{Phase::Draw, Clock::Vulkan},
+                  {Phase::VulkanCopy, Clock::Vulkan},
+                  {Phase::Kernel, Clock::Cpu},
                   {Phase::Frame, Clock::Cpu}},
                  {Phase::Wait, Phase::Signal, Phase::CudaCopy}});
 }
@@ -339,12 +340,18 @@ TEST(VulkanFrames, TheCudaModesPhasesAreTimedOnTheirClocks) {
   using lab::Clock;
   using lab::Phase;
   expect_phases({ModeId::Staging,
-                 {{Phase::Draw, Clock::Vulkan}, {Phase::VulkanCopy, Clock::Vulkan}, {Phase::Kernel, Clock::Cuda},
-                  {Phase::CudaCopy, Clock::Cuda}, {Phase::Frame, Clock::Cpu}},
+                 {{Phase::Draw, Clock::Vulkan},
+                  {Phase::VulkanCopy, Clock::Vulkan},
+                  {Phase::Kernel, Clock::Cuda},
+                  {Phase::CudaCopy, Clock::Cuda},
+                  {Phase::Frame, Clock::Cpu}},
                  {Phase::Wait, Phase::Signal}});
   expect_phases({ModeId::External,
-                 {{Phase::Draw, Clock::Vulkan}, {Phase::Wait, Clock::Cuda}, {Phase::Kernel, Clock::Cuda},
-                  {Phase::Signal, Clock::Cuda}, {Phase::Frame, Clock::Cpu}},
+                 {{Phase::Draw, Clock::Vulkan},
+                  {Phase::Wait, Clock::Cuda},
+                  {Phase::Kernel, Clock::Cuda},
+                  {Phase::Signal, Clock::Cuda},
+                  {Phase::Frame, Clock::Cpu}},
                  {Phase::VulkanCopy, Phase::CudaCopy, Phase::Map}});
 }
 
@@ -379,7 +386,8 @@ TEST(VulkanFrames, KeysSwitchSceneAndModeAndTakeNumberedScreenshots) {
   ASSERT_TRUE(std::filesystem::exists(first));
   EXPECT_TRUE(lab::read_png(first.string()).rgba == labtest::expected_pattern_frame(64, 48, 1).rgba);
   app.handle_hotkey(lab::Hotkey::Screenshot);
-  EXPECT_TRUE(std::filesystem::exists(folder.path() / "interop-lab-0002.png")) << "a second press never overwrites";
+  EXPECT_TRUE(std::filesystem::exists(folder.path() / "interop-lab-0002.png"))
+      << "a second press never overwrites";
 
   app.handle_hotkey(lab::Hotkey::NextMode);
   app.render_frame(2);
@@ -407,9 +415,9 @@ TEST(VulkanFrames, TheBenchmarksBareLoopDrawsTheCpuFrame) {
     ASSERT_GE(last.index, 3);  // the warm-up's frames, then the measured ones
     lab::vulkan::App reference(options);
     reference.render_frame(last.index);
-    const std::string difference = labtest::check_against(last.image, reference.read_frame(), {1, 0.0},
-                                                          std::string("vulkan-bare-") + lab::to_string(scene),
-                                                          "the Vulkan cpu frame");
+    const std::string difference =
+        labtest::check_against(last.image, reference.read_frame(), {1, 0.0},
+                               std::string("vulkan-bare-") + lab::to_string(scene), "the Vulkan cpu frame");
     EXPECT_TRUE(difference.empty()) << difference;
   }
 }

@@ -167,7 +167,8 @@ TEST(VulkanPresenter, ShowsBothPlansRightWayUpWithThePanelAndFollowsTheWindowSiz
     Presenter& presenter = *presenter_owner;
     // Refused before a swapchain image is acquired, so the next present still works.
     EXPECT_THROW(presenter.draw(lab::lit_mesh_plan(1), nullptr), std::logic_error) << "no frame drawn yet";
-    EXPECT_THROW(presenter.draw(lab::show_image_plan(1), nullptr), std::logic_error) << "resource 1 is a buffer";
+    EXPECT_THROW(presenter.draw(lab::show_image_plan(1), nullptr), std::logic_error)
+        << "resource 1 is a buffer";
     renderer.draw_frame(lab::lit_mesh_plan(1), lab::wave_view_projection(frame), {});
     for (int i = 0; i < 4; ++i) {
       glfwPollEvents();
@@ -179,7 +180,8 @@ TEST(VulkanPresenter, ShowsBothPlansRightWayUpWithThePanelAndFollowsTheWindowSiz
       ImGui::Text("frame %d", i);
       ImGui::End();
       ImGui::Render();
-      EXPECT_TRUE(presenter.draw(i % 2 == 0 ? lab::show_image_plan(0) : lab::lit_mesh_plan(1), ImGui::GetDrawData()));
+      EXPECT_TRUE(
+          presenter.draw(i % 2 == 0 ? lab::show_image_plan(0) : lab::lit_mesh_plan(1), ImGui::GetDrawData()));
     }
     EXPECT_EQ(presenter.extent(), (lab::Extent{320, 240}));
 

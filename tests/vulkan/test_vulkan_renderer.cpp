@@ -52,17 +52,18 @@ Golden load_golden(lab::SceneId scene) {
   return std::move(*golden);
 }
 
-lab::Extent extent_of(const Golden& golden) { return {golden.width, golden.height}; }
+lab::Extent extent_of(const Golden& golden) {
+  return {golden.width, golden.height};
+}
 
 // The golden was rendered through GL; Vulkan is another renderer even on the same device (lavapipe and
 // llvmpipe report the same name), so the golden's other-renderer tolerance applies.
 void expect_matches_golden(const lab::Image& frame, const Golden& golden, const std::string& name,
                            const Context& context) {
-  const std::string what = "the golden " + golden.png_path + " (rendered through GL by " +
-                           golden.renderer + "; this frame through Vulkan by " + context.info().name +
+  const std::string what = "the golden " + golden.png_path + " (rendered through GL by " + golden.renderer +
+                           "; this frame through Vulkan by " + context.info().name +
                            ", so at the other-renderer tolerance)";
-  const std::string problem =
-      labtest::check_against(frame, golden.image, golden.other_renderer, name, what);
+  const std::string problem = labtest::check_against(frame, golden.image, golden.other_renderer, name, what);
   EXPECT_TRUE(problem.empty()) << problem;
 }
 
@@ -168,7 +169,8 @@ TEST_P(VulkanRendererFrames, PostprocessMatchesTheGlGolden) {
                            params, scratch.data());
   renderer.upload(1, filtered.data());
   renderer.draw_frame(lab::show_image_plan(1), glm::mat4(1.0f), {});
-  expect_matches_golden(renderer.read_frame(lab::show_image_plan(1)), golden, name("postprocess"), *m_context);
+  expect_matches_golden(renderer.read_frame(lab::show_image_plan(1)), golden, name("postprocess"),
+                        *m_context);
 }
 
 INSTANTIATE_TEST_SUITE_P(Memory, VulkanRendererFrames, ::testing::Values(false, true),
@@ -252,7 +254,8 @@ TEST_F(VulkanRendererTest, ResizeDrawsAtTheNewExtent) {
 
   renderer.resize({96, 40});
   EXPECT_EQ(renderer.extent(), (lab::Extent{96, 40}));
-  EXPECT_THROW(renderer.read_frame(lab::lit_mesh_plan(0)), std::logic_error) << "nothing drawn at the new extent yet";
+  EXPECT_THROW(renderer.read_frame(lab::lit_mesh_plan(0)), std::logic_error)
+      << "nothing drawn at the new extent yet";
   renderer.draw_frame(lab::lit_mesh_plan(0), lab::wave_view_projection({96, 40}), {});
   const lab::Image wide = renderer.read_frame(lab::lit_mesh_plan(0));
   EXPECT_EQ(small.width, 64);
@@ -362,8 +365,9 @@ TEST_F(VulkanRendererTest, ReadFrameSaysWhatIsMissing) {
   EXPECT_NE(renderer.missing_frame(lab::lit_mesh_plan(0)).find("call draw_frame first"), std::string::npos);
   EXPECT_NE(renderer.missing_frame(lab::show_image_plan(0)).find("names \"vertex buffer\", a buffer"),
             std::string::npos);
-  EXPECT_NE(renderer.missing_frame(lab::show_image_plan(3)).find("image_resource is 3, but there are 1 resources"),
-            std::string::npos);
+  EXPECT_NE(
+      renderer.missing_frame(lab::show_image_plan(3)).find("image_resource is 3, but there are 1 resources"),
+      std::string::npos);
   EXPECT_THROW(renderer.read_frame(lab::show_image_plan(0)), std::logic_error);
   const std::vector<kernels::WaveVertex> vertices = labtest::expected_wave_vertices(0);
   renderer.upload(0, vertices.data());

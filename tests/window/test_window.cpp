@@ -59,13 +59,15 @@ TEST_F(WindowTest, ResizesAndReRegistersItsTexture) {
   app.resize({1100, 700});
   for (int i = 0; i < 200 && app.platform().framebuffer_extent() != lab::Extent{1100, 700}; ++i)
     app.platform().poll_events();
-  ASSERT_EQ(app.platform().framebuffer_extent(), (lab::Extent{1100, 700})) << "the X server did not resize the window";
+  ASSERT_EQ(app.platform().framebuffer_extent(), (lab::Extent{1100, 700}))
+      << "the X server did not resize the window";
   const lab::Image frame = labtest::render(app, 2);
   EXPECT_EQ(app.scene().resources().at(0).width, 1100);
   const lab::Image expected = labtest::expected_pattern_frame(1100, 700, 2);
   int mismatches = 0;  // right of the panel (see above)
   for (int y = 0; y < 700; ++y)
-    for (int x = 700; x < 1100; ++x) mismatches += std::memcmp(frame.pixel(x, y), expected.pixel(x, y), 4) != 0;
+    for (int x = 700; x < 1100; ++x)
+      mismatches += std::memcmp(frame.pixel(x, y), expected.pixel(x, y), 4) != 0;
   EXPECT_EQ(mismatches, 0);
 }
 
@@ -162,7 +164,8 @@ TEST_F(DeskWindowTest, KeysHideThePanelCycleTheSceneAndQuit) {
   // From cpu the key goes to the next of --list's modes that works here, wrapping around: external on a
   // GPU whose GL imports Vulkan memory, else interop where CUDA drives GL, cpu itself on a machine without.
   const std::vector<lab::ModeId>& modes = lab::all_modes();
-  const size_t cpu = static_cast<size_t>(std::find(modes.begin(), modes.end(), lab::ModeId::Cpu) - modes.begin());
+  const size_t cpu =
+      static_cast<size_t>(std::find(modes.begin(), modes.end(), lab::ModeId::Cpu) - modes.begin());
   lab::ModeId next = lab::ModeId::Cpu;
   for (size_t step = 1; step <= modes.size(); ++step) {
     const lab::ModeId mode = modes[(cpu + step) % modes.size()];

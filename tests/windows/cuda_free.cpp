@@ -5,7 +5,8 @@
 //   - The CUDA runtime functions the code under test calls answer as on a machine without a CUDA device
 //     (cudaErrorNoDevice), so what interop/d3d11.cpp and the app's device probe do up to and after each
 //     CUDA call is what runs.
-//   - app/scene/scene_compute.cpp is compiled whole, but only its CPU reference runs: its CUDA launchers and device
+//   - app/scene/scene_compute.cpp is compiled whole, but only its CPU reference runs: its CUDA launchers and
+//   device
 //     memory, if ever reached, say so and abort.
 #include "interop/gl.hpp"  // cuda_gl_interop.h, after the GL loader's header
 #include "interop/memory.hpp"
@@ -159,4 +160,3 @@ void postprocess_cuda(const ImageSource& /*source*/, const ImageTarget& /*target
   not_in_this_build("kernels::postprocess_cuda");
 }
 }  // namespace kernels
-

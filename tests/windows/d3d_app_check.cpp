@@ -7,9 +7,9 @@
 // as interop-lab.exe is (no CUDA:
 // tests/windows/cuda_free.cpp). One line per check; exit 0 all passed, 1 any failed, 77 no device of an
 // API here (said which; the other API is still checked).
+#include "app/core/text.hpp"
 #include "app/d3d11/app.hpp"
 #include "app/d3d12/app.hpp"
-#include "app/core/text.hpp"
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // the monitor F11 fills

@@ -1,9 +1,9 @@
 // tests/windows/windows_frame_check.cpp — the Linux half of the Direct3D proof: lists the goldens
 // (tests/golden/*.json) for scripts/windows-cross.sh to render under Wine with interop-lab.exe's
 // --screenshot, then judges each screenshot against its golden with the project's own
-// comparison (app/image/golden.hpp, app/image/image_compare.hpp), at the golden's tolerance for another renderer. One
-// line per scene; a failure leaves <scene>-actual.png, <scene>-heatmap.png and <scene>-metrics.json beside
-// the frames.
+// comparison (app/image/golden.hpp, app/image/image_compare.hpp), at the golden's tolerance for another
+// renderer. One line per scene; a failure leaves <scene>-actual.png, <scene>-heatmap.png and
+// <scene>-metrics.json beside the frames.
 //
 //   windows_frame_check list GOLDEN_DIR             "scene width height frame [filter]" per golden
 //   windows_frame_check compare GOLDEN_DIR FRAMES LABEL   judge FRAMES/<scene>.png; LABEL
