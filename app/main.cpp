@@ -28,9 +28,11 @@
 #endif
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <new>
 #include <string>
 
@@ -57,17 +59,54 @@ int stopped_by(int signal) {
   return 128 + signal;
 }
 
+#if INTEROP_LAB_WITH_GL
+int run_gl(const lab::Options& options) {
+  lab::App app(options);
+  return app.run();
+}
+#endif
+
+// The API table: one row per lab::GraphicsApi, in its order (checked below, as bgfx checks its renderer
+// creators), saying whether this build has the API and how to run it. Adding an API is its folder, its row
+// here and its CMake.
+struct ApiEntry {
+  lab::GraphicsApi api;
+  bool built;                           // this executable has it
+  int (*run_app)(const lab::Options&);  // null where it is not built
+};
+constexpr ApiEntry kApiTable[] = {
+#if INTEROP_LAB_WITH_GL
+    {lab::GraphicsApi::Gl, true, run_gl},
+#else
+    {lab::GraphicsApi::Gl, false, nullptr},
+#endif
+#if INTEROP_LAB_WITH_VULKAN
+    {lab::GraphicsApi::Vulkan, true, lab::vulkan::run_app},
+#else
+    {lab::GraphicsApi::Vulkan, false, nullptr},
+#endif
+#if INTEROP_LAB_WITH_D3D
+    {lab::GraphicsApi::D3d11, true, lab::d3d11::run_app},
+    {lab::GraphicsApi::D3d12, true, lab::d3d12::run_app},
+#else
+    {lab::GraphicsApi::D3d11, false, nullptr},
+    {lab::GraphicsApi::D3d12, false, nullptr},
+#endif
+};
+constexpr bool rows_in_enum_order() {
+  for (size_t i = 0; i < std::size(kApiTable); ++i)
+    if (static_cast<size_t>(kApiTable[i].api) != i) return false;
+  return true;
+}
+static_assert(std::size(kApiTable) == lab::kGraphicsApiCount, "kApiTable needs one row per lab::GraphicsApi");
+static_assert(rows_in_enum_order(), "kApiTable's rows must follow lab::GraphicsApi's order");
+
+const ApiEntry& entry_of(lab::GraphicsApi api) {
+  return kApiTable[static_cast<size_t>(api)];
+}
+
 bool built_with(lab::GraphicsApi api) {
-  switch (api) {
-    case lab::GraphicsApi::Gl:
-      return INTEROP_LAB_WITH_GL;
-    case lab::GraphicsApi::Vulkan:
-      return INTEROP_LAB_WITH_VULKAN;
-    case lab::GraphicsApi::D3d11:
-    case lab::GraphicsApi::D3d12:
-      return INTEROP_LAB_WITH_D3D;
-  }
-  return false;
+  return entry_of(api).built;
 }
 
 // `what` (a graphics API, the doctor, the bench) is not in this executable: said as a failure of the run,
@@ -109,27 +148,7 @@ int run(const lab::Options& options) {
 #endif
     }
     if (!built_with(options.api)) return api_not_in_this_build(options.api);
-    switch (options.api) {
-#if INTEROP_LAB_WITH_GL
-      case lab::GraphicsApi::Gl: {
-        lab::App app(options);
-        return app.run();
-      }
-#endif
-#if INTEROP_LAB_WITH_VULKAN
-      case lab::GraphicsApi::Vulkan:
-        return lab::vulkan::run_app(options);
-#endif
-#if INTEROP_LAB_WITH_D3D
-      case lab::GraphicsApi::D3d11:
-        return lab::d3d11::run_app(options);
-      case lab::GraphicsApi::D3d12:
-        return lab::d3d12::run_app(options);
-#endif
-      default:
-        break;  // not built: answered above
-    }
-    return 1;
+    return entry_of(options.api).run_app(options);
   } catch (const lab::Interrupted& interrupted) {
     return stopped_by(interrupted.signal);
   } catch (const lab::UsageError& error) {

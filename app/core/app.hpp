@@ -30,6 +30,7 @@
 #include "app/core/mode_switch.hpp"
 #include "app/core/remedy.hpp"
 #include "app/core/text.hpp"
+#include "app/glfw/panel_layout.hpp"
 #include "app/glfw/window.hpp"
 #include "app/image/image_io.hpp"
 #include "app/os/signals.hpp"
@@ -167,8 +168,8 @@ class App {
   std::unique_ptr<Renderer> m_renderer;
   std::unique_ptr<FrameTimers> m_timers;
   bool m_timing = true;
-  std::unique_ptr<glfw::Panel>
-      m_panel;  // before the presenter, which shuts the API's ImGui backend down first
+  // Before the presenter, which shuts the API's ImGui backend down first.
+  std::unique_ptr<glfw::Panel> m_panel;
   std::unique_ptr<Presenter> m_presenter;
   std::unique_ptr<SceneCompute> m_scene;
   DrawPlan m_plan;
@@ -220,7 +221,8 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   m_timers = std::make_unique<FrameTimers>(Backend::timer_queries(*m_renderer));
   if (m_window) {
     if (!options.no_ui)
-      m_panel = std::make_unique<glfw::Panel>(*m_window, Backend::kApi == GraphicsApi::Vulkan);
+      m_panel = std::make_unique<glfw::Panel>(*m_window, Backend::kApi == GraphicsApi::Vulkan,
+                                              options.layout_file.value_or(default_layout_path()));
     // Vsync on in a window, off with --frames (a fixed count runs as fast as it can).
     const bool vsync = options.vsync.value_or(!options.frames.has_value());
     m_presenter =
@@ -394,6 +396,7 @@ void App<Backend>::set_timing(bool enabled) {
 template <class Backend>
 void App<Backend>::draw_panel() {
   ImGui::SetNextWindowPos(ImVec2(10.0f, 10.0f), ImGuiCond_FirstUseEver);
+  glfw::keep_window_inside_display("interop-lab");  // whatever the layout file or a resize left
   ImGui::Begin("interop-lab", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
   ImGui::Text("graphics API  %s (%s)", to_string(Backend::kApi), m_device_name.c_str());
   ImGui::Text("CUDA device   %s", m_cuda.device >= 0 ? std::to_string(m_cuda.device).c_str() : "none");

@@ -38,6 +38,7 @@ constexpr NamedValue<GraphicsApi> kApis[] = {
     {GraphicsApi::D3d11, "d3d11", "Direct3D 11 (Windows only)"},
     {GraphicsApi::D3d12, "d3d12", "Direct3D 12 (Windows only)"},
 };
+static_assert(std::size(kApis) == kGraphicsApiCount, "kApis needs one row per GraphicsApi");
 
 constexpr NamedValue<SceneId> kScenes[] = {
     {SceneId::Wave, "wave",

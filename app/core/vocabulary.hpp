@@ -6,6 +6,7 @@
 // NamedValue).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@ struct Extent {
 // The graphics API that owns the resources and draws the frame (--api). One backend folder each:
 // app/gl/, app/vulkan/, app/d3d11/ and app/d3d12/ (the Direct3D ones are Windows-only).
 enum class GraphicsApi { Gl, Vulkan, D3d11, D3d12 };
+constexpr size_t kGraphicsApiCount = 4;  // the tables with a row per API check their size against it
 enum class SceneId { Wave, Pattern, Postprocess };
 // Every way a result can reach the graphics API; with the scene, what users switch live in the panel.
 // Not every API has every mode: modes_of says which.

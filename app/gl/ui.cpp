@@ -9,13 +9,12 @@
 
 #include "app/core/hotkeys.hpp"
 #include "app/gl/profiling.hpp"
+#include "app/glfw/panel_layout.hpp"
 #include "app/timing/timing_ui.hpp"
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <iterator>
-#include <system_error>
 
 namespace lab {
 namespace {
@@ -41,18 +40,7 @@ Panel::Panel(GLFWwindow* window, const PanelDesc& desc) : m_layout_file(desc.lay
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
-  // Never an imgui.ini next to wherever the app was started: the user's config folder, or nothing.
-  io.IniFilename = nullptr;
-  if (!m_layout_file.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(std::filesystem::path(m_layout_file).parent_path(), error);
-    if (error)
-      std::fprintf(stderr,
-                   "interop-lab: the panel layout will not be kept: cannot create the folder of %s (%s)\n",
-                   m_layout_file.c_str(), error.message().c_str());
-    else
-      io.IniFilename = m_layout_file.c_str();
-  }
+  glfw::use_layout_file(m_layout_file);
   ImGui::StyleColorsDark();
   // High DPI: the default font rasterised at the scaled size (sharp, unlike FontGlobalScale), and every
   // padding and rounding scaled with it.
@@ -81,6 +69,7 @@ PanelActions Panel::draw(const PanelModel& model) {
 
   PanelActions actions;
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+  glfw::keep_window_inside_display("interop-lab");  // whatever the layout file or a resize left
   // Auto-resized: the panel grows with the timing rows and the mode table as they appear.
   ImGui::Begin("interop-lab", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
   m_x = ImGui::GetWindowPos().x;

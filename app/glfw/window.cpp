@@ -2,6 +2,8 @@
 // that draw without a GL context (app/glfw/window.hpp).
 #include "app/glfw/window.hpp"
 
+#include "app/glfw/panel_layout.hpp"
+
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
@@ -9,6 +11,7 @@
 
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 namespace lab::glfw {
 namespace {
@@ -114,10 +117,11 @@ std::vector<Hotkey> Window::take_hotkeys() {
   return pressed;
 }
 
-Panel::Panel(const Window& window, bool vulkan) {
+Panel::Panel(const Window& window, bool vulkan, std::string layout_file)
+    : m_layout_file(std::move(layout_file)) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
-  ImGui::GetIO().IniFilename = nullptr;
+  use_layout_file(m_layout_file);
   if (vulkan)
     ImGui_ImplGlfw_InitForVulkan(window.handle(), true);
   else

@@ -62,11 +62,11 @@ class Window {
   WindowedRect m_windowed;  // where the window was before full screen
 };
 
-// Dear ImGui's context and its GLFW backend over `window` (for Vulkan: ImGui_ImplGlfw_InitForVulkan). No
-// layout file: these panels have nothing to remember yet.
+// Dear ImGui's context and its GLFW backend over `window` (for Vulkan: ImGui_ImplGlfw_InitForVulkan), its
+// layout kept in `layout_file` as the GL window's is (--layout-file; "" keeps it in memory only).
 class Panel {
  public:
-  Panel(const Window& window, bool vulkan);
+  Panel(const Window& window, bool vulkan, std::string layout_file);
   ~Panel();
   Panel(const Panel&) = delete;
   Panel& operator=(const Panel&) = delete;
@@ -74,6 +74,9 @@ class Panel {
   // GLFW's half of a new ImGui frame (input, size); after the presenter's begin_ui_frame, before
   // ImGui::NewFrame.
   void begin_frame();
+
+ private:
+  std::string m_layout_file;  // ImGui keeps a pointer to it: it must outlive the context
 };
 
 }  // namespace lab::glfw

@@ -3,8 +3,9 @@
 //
 // Per frame: acquire an image (signals one of kFramesInFlight binary semaphores), one renderer pass that
 // waits for it, blits the frame, draws the panel and signals the image's own "rendered" semaphore (and the
-// presenter's timeline, so a slot's acquire semaphore is reused only after the pass that waited on it), then
-// vkQueuePresentKHR waiting for "rendered".
+// presenter's timeline, so a slot's acquire semaphore is reused only after the pass that waited on it)
+// (draw); then, after a read-back of the image if one is asked for, vkQueuePresentKHR waiting for
+// "rendered" (present).
 #include "app/vulkan/presenter.hpp"
 
 #define GLFW_INCLUDE_VULKAN
@@ -14,7 +15,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 namespace lab::vulkan {
@@ -147,6 +150,11 @@ struct Presenter::State {
   bool vsync = true;
   VkPresentModeKHR present_mode = VK_PRESENT_MODE_FIFO_KHR;
 
+  bool readable = false;  // the images were made transfer sources (the surface allows it): read_back_buffer
+  // The image draw() rendered and present() has still to show, with what its acquire said.
+  std::optional<uint32_t> pending;
+  VkResult pending_acquire = VK_SUCCESS;
+
   std::array<UniqueSemaphore, kFramesInFlight> acquired;  // signalled by vkAcquireNextImageKHR
   UniqueSemaphore shown;                                  // timeline: value n once frame n's pass is done
   uint64_t frames = 0;
@@ -269,7 +277,10 @@ void Presenter::State::create_swapchain(Extent wanted) {
   create.imageColorSpace = format.colorSpace;
   create.imageExtent = size;
   create.imageArrayLayers = 1;
-  create.imageUsage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+  // Transfer sources too where the surface allows it, so --screenshot can write what the window shows.
+  readable = (capabilities.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) != 0;
+  create.imageUsage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                      (readable ? VK_IMAGE_USAGE_TRANSFER_SRC_BIT : 0);
   create.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
   create.preTransform = capabilities.currentTransform;
   create.compositeAlpha = alpha;
@@ -366,7 +377,8 @@ void Presenter::begin_ui_frame() {
 bool Presenter::draw(const DrawPlan& plan, ImDrawData* ui) {
   // Checked before an image is acquired: an acquired image must be presented.
   const std::string missing = m_renderer.missing_frame(plan);
-  if (!missing.empty()) throw std::logic_error("Presenter::present: " + missing);
+  if (!missing.empty()) throw std::logic_error("Presenter::draw: " + missing);
+  present();  // the image drawn last, where nobody presented it: the swapchain needs it back
   State& state = *m_state;
   int width = 0, height = 0;
   glfwGetFramebufferSize(state.window, &width, &height);
@@ -416,6 +428,16 @@ bool Presenter::draw(const DrawPlan& plan, ImDrawData* ui) {
       },
       sync);
 
+  state.pending = index;
+  state.pending_acquire = acquire;
+  return true;
+}
+
+void Presenter::present() {
+  State& state = *m_state;
+  if (!state.pending) return;
+  const uint32_t index = *state.pending;
+  state.pending.reset();
   VkSemaphore rendered = state.rendered[index].get();
   VkSwapchainKHR swapchain = state.swapchain.get();
   auto present = lab::vulkan::make<VkPresentInfoKHR>(VK_STRUCTURE_TYPE_PRESENT_INFO_KHR);
@@ -425,11 +447,102 @@ bool Presenter::draw(const DrawPlan& plan, ImDrawData* ui) {
   present.pSwapchains = &swapchain;
   present.pImageIndices = &index;
   const VkResult presented = vkQueuePresentKHR(state.context.queue(), &present);
-  if (presented == VK_ERROR_OUT_OF_DATE_KHR || presented == VK_SUBOPTIMAL_KHR || acquire == VK_SUBOPTIMAL_KHR)
+  if (presented == VK_ERROR_OUT_OF_DATE_KHR || presented == VK_SUBOPTIMAL_KHR ||
+      state.pending_acquire == VK_SUBOPTIMAL_KHR)
     state.out_of_date = true;
   else
     check(presented, "vkQueuePresentKHR");
-  return true;
+}
+
+Image Presenter::read_back_buffer() {
+  State& state = *m_state;
+  if (!state.pending || !state.readable) return {};
+  const VkImage image = state.images[*state.pending];
+  const Extent extent = state.extent;
+  const VkDeviceSize bytes = static_cast<VkDeviceSize>(extent.width) * extent.height * 4;
+
+  // A host-visible buffer for this one copy (a screenshot is rare: nothing is kept for it).
+  auto buffer_info = lab::vulkan::make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+  buffer_info.size = bytes;
+  buffer_info.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  buffer_info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkBuffer buffer_handle = VK_NULL_HANDLE;
+  check(vkCreateBuffer(state.device, &buffer_info, nullptr, &buffer_handle),
+        "vkCreateBuffer (window read-back)");
+  const UniqueBuffer buffer(state.device, buffer_handle);
+  VkMemoryRequirements requirements;
+  vkGetBufferMemoryRequirements(state.device, buffer.get(), &requirements);
+  const VkMemoryPropertyFlags host =
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  std::optional<uint32_t> type =
+      state.context.find_memory_type(requirements.memoryTypeBits, host | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+  if (!type) type = state.context.find_memory_type(requirements.memoryTypeBits, host);
+  if (!type) throw std::runtime_error("Vulkan: no host-visible memory to read the window back into");
+  auto allocate = lab::vulkan::make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
+  allocate.allocationSize = requirements.size;
+  allocate.memoryTypeIndex = *type;
+  VkDeviceMemory memory_handle = VK_NULL_HANDLE;
+  check(vkAllocateMemory(state.device, &allocate, nullptr, &memory_handle),
+        "vkAllocateMemory (window read-back)");
+  const UniqueMemory memory(state.device, memory_handle);
+  check(vkBindBufferMemory(state.device, buffer.get(), memory.get(), 0), "vkBindBufferMemory");
+
+  // After the frame's pass (the presenter's timeline says so), before the present that waits on it: the
+  // image goes from PRESENT_SRC to TRANSFER_SRC for the copy and back.
+  state.context.submit(
+      [&](VkCommandBuffer commands) {
+        auto barrier = lab::vulkan::make<VkImageMemoryBarrier>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER);
+        barrier.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+        barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+        barrier.oldLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+        barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+        barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+        barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+        barrier.image = image;
+        barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+        vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                             VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 1, &barrier);
+        VkBufferImageCopy region{};
+        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+        region.imageExtent = {static_cast<uint32_t>(extent.width), static_cast<uint32_t>(extent.height), 1};
+        vkCmdCopyImageToBuffer(commands, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer.get(), 1,
+                               &region);
+        barrier.srcAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+        barrier.dstAccessMask = 0;
+        barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+        barrier.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+        vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                             0, 0, nullptr, 0, nullptr, 1, &barrier);
+        auto to_host = lab::vulkan::make<VkBufferMemoryBarrier>(VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER);
+        to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+        to_host.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+        to_host.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+        to_host.buffer = buffer.get();
+        to_host.size = VK_WHOLE_SIZE;
+        vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0,
+                             nullptr, 1, &to_host, 0, nullptr);
+      },
+      state.shown.get(), state.frames, 0, true);
+
+  void* mapped = nullptr;
+  check(vkMapMemory(state.device, memory.get(), 0, VK_WHOLE_SIZE, 0, &mapped),
+        "vkMapMemory (window read-back)");
+  Image shown;
+  shown.width = extent.width;
+  shown.height = extent.height;
+  shown.rgba.resize(static_cast<size_t>(bytes));
+  const auto* texels = static_cast<const uint8_t*>(mapped);
+  const bool bgra = state.format.format == VK_FORMAT_B8G8R8A8_UNORM;
+  // A swapchain's row 0 is the top of the window, as an Image's; the window shows no alpha.
+  for (size_t i = 0; i < shown.rgba.size(); i += 4) {
+    shown.rgba[i + 0] = texels[i + (bgra ? 2 : 0)];
+    shown.rgba[i + 1] = texels[i + 1];
+    shown.rgba[i + 2] = texels[i + (bgra ? 0 : 2)];
+    shown.rgba[i + 3] = 255;
+  }
+  vkUnmapMemory(state.device, memory.get());
+  return shown;
 }
 
 }  // namespace lab::vulkan

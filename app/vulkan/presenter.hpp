@@ -36,17 +36,16 @@ class Presenter {
   // With `ui`: the Vulkan backend's share of a new ImGui frame; call it before ImGui_ImplGlfw_NewFrame
   // and ImGui::NewFrame.
   void begin_ui_frame();
-  // Shows what Renderer::read_frame(plan) would read, scaled to the window, with `ui` (ImGui::GetDrawData(),
-  // or null) drawn over it. Re-creates the swapchain first when the window's size changed. Returns false
-  // when nothing was shown: the window is minimised (0 x 0). Throws std::logic_error when the renderer
-  // has no frame for `plan` (Renderer::missing_frame).
+  // Draws what Renderer::read_frame(plan) would read, scaled to the window, with `ui` (ImGui::GetDrawData(),
+  // or null) drawn over it, into the next swapchain image; present() shows it. Re-creates the swapchain first
+  // when the window's size changed. Returns false when nothing was shown: the window is minimised (0 x 0).
+  // Throws std::logic_error when the renderer has no frame for `plan` (Renderer::missing_frame).
   bool draw(const DrawPlan& plan, ImDrawData* ui);
-  // draw() queues the swapchain image for presentation with the frame's submit: nothing is left to do here
-  // (the verb app/core/app.hpp's loop calls after reading the back buffer).
-  void present() {}
-  // What the window shows, top row first: not read back (the swapchain images are no transfer sources),
-  // so empty, and --screenshot writes the frame without the panel.
-  Image read_back_buffer() { return {}; }
+  // Shows the image draw() rendered (once). A draw() before it presents the image drawn before first.
+  void present();
+  // What the window shows, top row first: the image draw() rendered, panel included, before present() shows
+  // it. Empty when nothing is waiting to be shown or the surface's images cannot be copied from.
+  Image read_back_buffer();
   // The swapchain follows the window's framebuffer at the next draw().
   void resize(Extent) {}
   // The swapchain's size: the window's framebuffer at the last present.

@@ -7,9 +7,11 @@
 // Vulkan driver the tests skip with the reason; the staging test needs a CUDA device whose GPU Vulkan
 // also drives (and fails where INTEROP_LAB_REQUIRE_GPUS says one must be there).
 #include "tests/support/app_fixture.hpp"
+#include "tests/support/layout_file.hpp"
 #include "tests/support/scratch_dir.hpp"
 
 #include "app/core/hotkeys.hpp"
+#include "app/glfw/panel_layout.hpp"
 #include "app/image/image_io.hpp"
 #include "app/vulkan/app.hpp"
 #include "app/vulkan/bench_bare.hpp"
@@ -17,7 +19,9 @@
 
 #include <filesystem>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -234,6 +238,133 @@ TEST(VulkanFrames, InAWindowTheFramesAreTheSameAndFollowItsSize) {
   app.timers().flush();
   EXPECT_EQ(app.timers().stats(static_cast<int>(ModeId::Cpu), lab::Phase::Draw).clock, lab::Clock::Vulkan);
   EXPECT_EQ(app.device().validation_messages(), 0);
+}
+
+// As the GL window's test (tests/window): a layout saved with the panel outside the window does not hide it,
+// 200 resizes down to 1x1 leave it inside, and the layout saved on exit is inside the last window.
+TEST(VulkanFrames, ASavedLayoutNeverHidesThePanel) {
+  NEEDS_VULKAN();
+  if (std::getenv("DISPLAY") == nullptr)
+    GTEST_SKIP() << "needs a display (DISPLAY is unset; CI runs under Xvfb)";
+  const labtest::ScratchDir dir("vulkan-layout");
+  const std::string layout = (dir.path() / "imgui.ini").string();
+  labtest::write_layout(layout, {-18.0f, -13.0f, 300.0f, 200.0f});
+  lab::Options options = vulkan_options(SceneId::Pattern, ModeId::Cpu, 640, 480);
+  options.headless = false;
+  options.no_ui = false;
+  options.layout_file = layout;
+  const lab::Extent last{1200, 900};  // larger than the panel
+  {
+    std::unique_ptr<lab::vulkan::App> app_owner;
+    try {
+      app_owner = std::make_unique<lab::vulkan::App>(options);
+    } catch (const std::runtime_error& error) {
+      const std::string why = error.what();
+      if (why.find("cannot present") == std::string::npos &&
+          why.find("glfwCreateWindowSurface") == std::string::npos)
+        throw;
+      GTEST_SKIP() << "needs a Vulkan device that presents to this display: " << why;
+    }
+    lab::vulkan::App& app = *app_owner;
+    ASSERT_TRUE(app.render_frame(0));
+    const std::optional<lab::PanelRect> start = lab::glfw::window_rect("interop-lab");
+    ASSERT_TRUE(start.has_value());
+    EXPECT_EQ(start->x, 0.0f) << "the saved Pos=-18,-13 came back cut off";
+    EXPECT_EQ(start->y, 0.0f);
+    for (int i = 0; i < 200; ++i) {
+      const lab::Extent size =
+          i % 20 == 7 ? lab::Extent{1, 1} : lab::Extent{160 + (i * 37) % 500, 120 + (i * 53) % 400};
+      app.resize(i == 199 ? last : size);
+      app.render_frame(i + 1);
+      const std::optional<lab::PanelRect> now = lab::glfw::window_rect("interop-lab");
+      ASSERT_TRUE(now.has_value());
+      EXPECT_GE(now->x, 0.0f) << "after resize " << i;
+      EXPECT_GE(now->y, 0.0f) << "after resize " << i;
+    }
+    for (int attempt = 0; attempt < 50 && app.extent() != last; ++attempt) app.render_frame(201 + attempt);
+    ASSERT_EQ(app.extent(), last) << "the window's last size never reached the frame";
+    app.render_frame(300);
+    const std::optional<lab::PanelRect> end = lab::glfw::window_rect("interop-lab");
+    ASSERT_TRUE(end.has_value());
+    EXPECT_TRUE(labtest::inside(*end, last.width, last.height))
+        << end->x << "," << end->y << " " << end->width << "x" << end->height;
+    EXPECT_EQ(app.device().validation_messages(), 0);
+  }
+  const std::optional<lab::PanelRect> saved = labtest::read_layout(layout);
+  ASSERT_TRUE(saved.has_value()) << "no panel in the layout written on exit";
+  EXPECT_TRUE(labtest::inside(*saved, last.width, last.height))
+      << "saved Pos=" << saved->x << "," << saved->y << " Size=" << saved->width << "," << saved->height;
+}
+
+// One rule for --screenshot in a window, whatever the API: the window as it showed the last frame, panel
+// included. The GL and the Vulkan window's screenshots (cpu mode, pattern, the same size and frame) both
+// differ from the frame where their panel is, and nowhere else: outside the panels they are the frame, and
+// each other, byte for byte.
+TEST(VulkanFrames, AWindowsScreenshotIncludesThePanelAsTheGlWindowsDoes) {
+  NEEDS_VULKAN();
+  if (std::getenv("DISPLAY") == nullptr)
+    GTEST_SKIP() << "needs a display (DISPLAY is unset; CI runs under Xvfb)";
+  const labtest::ScratchDir dir("screenshot-rule");
+  const auto screenshot = [&](lab::GraphicsApi api) {
+    lab::Options options = vulkan_options(SceneId::Pattern, ModeId::Cpu, 1280, 720);
+    options.api = api;
+    options.mode = ModeId::Cpu;
+    options.headless = false;
+    options.no_ui = false;
+    options.frames = 4;
+    options.screenshot = (dir.path() / (std::string(lab::to_string(api)) + ".png")).string();
+    if (api == lab::GraphicsApi::Gl) {
+      lab::App(options).run();
+    } else {
+      lab::vulkan::App(options).run();
+    }
+    return lab::read_png(options.screenshot);
+  };
+  const lab::Image gl = screenshot(lab::GraphicsApi::Gl);
+  lab::Image vulkan;
+  try {
+    vulkan = screenshot(lab::GraphicsApi::Vulkan);
+  } catch (const std::runtime_error& error) {
+    const std::string why = error.what();
+    if (why.find("cannot present") == std::string::npos &&
+        why.find("glfwCreateWindowSurface") == std::string::npos)
+      throw;
+    GTEST_SKIP() << "needs a Vulkan device that presents to this display: " << why;
+  }
+  const lab::Image frame = labtest::expected_pattern_frame(1280, 720, 3);
+  ASSERT_EQ(gl.width, frame.width);
+  ASSERT_EQ(vulkan.width, frame.width);
+  ASSERT_EQ(vulkan.height, frame.height);
+  // Where each screenshot is not the frame: its panel. Both have one, at the top left where it starts.
+  struct Box {
+    int left = 1 << 30, top = 1 << 30, right = -1, bottom = -1;
+    int pixels = 0;
+    bool holds(int x, int y) const { return x >= left && x <= right && y >= top && y <= bottom; }
+  };
+  const auto panel_of = [&](const lab::Image& shot) {
+    Box box;
+    for (int y = 0; y < frame.height; ++y)
+      for (int x = 0; x < frame.width; ++x)
+        if (std::memcmp(shot.pixel(x, y), frame.pixel(x, y), 3) != 0) {
+          box = {std::min(box.left, x), std::min(box.top, y), std::max(box.right, x), std::max(box.bottom, y),
+                 box.pixels + 1};
+        }
+    return box;
+  };
+  const Box gl_panel = panel_of(gl), vulkan_panel = panel_of(vulkan);
+  EXPECT_GT(gl_panel.pixels, 1000) << "the GL window's screenshot has no panel";
+  EXPECT_GT(vulkan_panel.pixels, 1000) << "the Vulkan window's screenshot has no panel";
+  EXPECT_LE(vulkan_panel.left, 20) << "the Vulkan panel starts at the top left, as the GL one";
+  EXPECT_LE(vulkan_panel.top, 20);
+  int outside = 0, differ = 0;
+  for (int y = 0; y < frame.height; ++y)
+    for (int x = 0; x < frame.width; ++x) {
+      if (gl_panel.holds(x, y) || vulkan_panel.holds(x, y)) continue;
+      ++outside;
+      if (std::memcmp(gl.pixel(x, y), vulkan.pixel(x, y), 3) != 0) ++differ;
+    }
+  EXPECT_GT(outside, 1280 * 720 / 2) << "the panels cover most of the window";
+  EXPECT_EQ(differ, 0) << "outside the panels the two screenshots differ";
 }
 
 // The panel's switches, as it calls them: a scene switch re-creates the resources, and the next frame is

@@ -185,10 +185,21 @@ TEST(VulkanPresenter, ShowsBothPlansRightWayUpWithThePanelAndFollowsTheWindowSiz
     }
     EXPECT_EQ(presenter.extent(), (lab::Extent{320, 240}));
 
-    // Without the panel, what reaches the window is the pattern, top row first, each texel 2x2.
+    // Without the panel, what reaches the window is the pattern, top row first, each texel 2x2; read back
+    // before it is presented (what --screenshot writes in a window), the image holds just that.
     ASSERT_TRUE(presenter.draw(lab::show_image_plan(0), nullptr));
     renderer.wait_idle();
     const lab::Image expected = renderer.read_frame(lab::show_image_plan(0));
+    const lab::Image back_buffer = presenter.read_back_buffer();
+    ASSERT_EQ(back_buffer.width, 320) << "the swapchain's images could not be read back";
+    ASSERT_EQ(back_buffer.height, 240);
+    int back_buffer_mismatches = 0;
+    for (int y = 0; y < back_buffer.height; ++y)
+      for (int x = 0; x < back_buffer.width; ++x)
+        for (int c = 0; c < 3; ++c)
+          if (back_buffer.pixel(x, y)[c] != expected.pixel(x / 2, y / 2)[c]) ++back_buffer_mismatches;
+    EXPECT_EQ(back_buffer_mismatches, 0) << "the back buffer read back differs from the frame";
+    presenter.present();
     // The window system may take the image a moment after vkQueuePresentKHR returns: look again for up to
     // a second; a wrong picture never matches.
     lab::Image shown;
@@ -210,6 +221,7 @@ TEST(VulkanPresenter, ShowsBothPlansRightWayUpWithThePanelAndFollowsTheWindowSiz
     glfwSetWindowSize(window.get(), 400, 300);
     ASSERT_TRUE(wait_for_size(window.get(), {400, 300})) << "the window did not take its new size";
     EXPECT_TRUE(presenter.draw(lab::lit_mesh_plan(1), nullptr));
+    presenter.present();
     EXPECT_EQ(presenter.extent(), (lab::Extent{400, 300}));
   }
   EXPECT_EQ(context->validation_messages(), 0) << "the validation layer's messages are printed above";

@@ -80,6 +80,8 @@ TEST_F(WindowTest, ResizesAndReRegistersItsTexture) {
 #include <GLFW/glfw3.h>
 
 #include "app/gl/ui.hpp"
+#include "app/glfw/panel_layout.hpp"
+#include "tests/support/layout_file.hpp"
 #include "tests/support/scratch_dir.hpp"
 
 #include <filesystem>
@@ -203,19 +205,63 @@ TEST_F(DeskWindowTest, TheLayoutIsWrittenOnExitAndReadOnStart) {
   text << std::ifstream(layout).rdbuf();
   ASSERT_NE(text.str().find("[Window][interop-lab]"), std::string::npos) << text.str();
 
-  // As if the user had dragged the panel: the next start reads where it was.
+  // As if the user had dragged the panel: the next start reads where it was (a place where the whole panel,
+  // about 560 x 440 here, stays inside the 640 x 480 window; ASavedLayoutNeverHidesThePanel has the others).
   std::string moved = text.str();
   const size_t at = moved.find("Pos=", moved.find("[Window][interop-lab]"));
   ASSERT_NE(at, std::string::npos);
-  moved.replace(at, moved.find('\n', at) - at, "Pos=200,150");
+  moved.replace(at, moved.find('\n', at) - at, "Pos=50,20");
   std::ofstream(layout) << moved;
   lab::App app(options());
   for (long long i = 0; i < 2; ++i) {
     labtest::render(app, i);
     app.present();
   }
-  EXPECT_FLOAT_EQ(app.panel()->x(), 200.0f);
-  EXPECT_FLOAT_EQ(app.panel()->y(), 150.0f);
+  EXPECT_FLOAT_EQ(app.panel()->x(), 50.0f);
+  EXPECT_FLOAT_EQ(app.panel()->y(), 20.0f);
+}
+
+// A layout that an earlier run saved with the panel outside the window (what a window resized very small
+// left in imgui.ini) must not hide the panel: it is inside the window from the first frame drawn, it stays
+// inside through 200 resizes down to 1x1, and what the app saves is inside the last window.
+TEST_F(DeskWindowTest, ASavedLayoutNeverHidesThePanel) {
+  const std::filesystem::path layout = m_dir.path() / "config" / "imgui.ini";
+  std::filesystem::create_directories(layout.parent_path());
+  labtest::write_layout(layout.string(), {-18.0f, -13.0f, 300.0f, 200.0f});
+  const lab::Extent last{1200, 900};  // larger than the panel, which grows to about 560 x 600
+  {
+    lab::App app(options());
+    labtest::render(app, 0);
+    app.present();
+    const std::optional<lab::PanelRect> start = lab::glfw::window_rect("interop-lab");
+    ASSERT_TRUE(start.has_value());
+    EXPECT_EQ(start->x, 0.0f) << "the saved Pos=-18,-13 came back cut off";
+    EXPECT_EQ(start->y, 0.0f);
+    for (int i = 0; i < 200; ++i) {
+      const lab::Extent size =
+          i % 20 == 7 ? lab::Extent{1, 1} : lab::Extent{160 + (i * 37) % 500, 120 + (i * 53) % 400};
+      app.resize(i == 199 ? last : size);
+      labtest::render(app, i + 1);
+      app.present();
+      const std::optional<lab::PanelRect> now = lab::glfw::window_rect("interop-lab");
+      ASSERT_TRUE(now.has_value());
+      EXPECT_GE(now->x, 0.0f) << "after resize " << i;
+      EXPECT_GE(now->y, 0.0f) << "after resize " << i;
+    }
+    for (long long i = 201; i < 204; ++i) {  // the X server's pace: the last size reaches the framebuffer
+      labtest::render(app, i);
+      app.present();
+    }
+    ASSERT_EQ(app.platform().framebuffer_extent(), last);
+    const std::optional<lab::PanelRect> end = lab::glfw::window_rect("interop-lab");
+    ASSERT_TRUE(end.has_value());
+    EXPECT_TRUE(labtest::inside(*end, last.width, last.height))
+        << end->x << "," << end->y << " " << end->width << "x" << end->height;
+  }
+  const std::optional<lab::PanelRect> saved = labtest::read_layout(layout.string());
+  ASSERT_TRUE(saved.has_value()) << "no panel in the layout written on exit";
+  EXPECT_TRUE(labtest::inside(*saved, last.width, last.height))
+      << "saved Pos=" << saved->x << "," << saved->y << " Size=" << saved->width << "," << saved->height;
 }
 
 TEST_F(DeskWindowTest, VsyncOptionWins) {

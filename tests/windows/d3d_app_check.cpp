@@ -45,6 +45,7 @@ lab::Options headless(lab::GraphicsApi api, lab::SceneId scene) {
   options.width = 160;
   options.height = 90;
   options.frames = 3;
+  options.layout_file = "";  // a check's panel never reads or writes the user's imgui.ini
   return options;
 }
 
