@@ -18,8 +18,10 @@ TEST(PanelLayout, APanelInsideTheWindowStaysWhereItIs) {
 
 TEST(PanelLayout, APositionAboveOrLeftOfTheWindowComesBackToItsEdge) {
   // What a layout file held after the window was resized very small: the title bar and left edge cut off.
-  EXPECT_EQ(keep_inside({-18.0f, -13.0f, 300.0f, 200.0f}, 640.0f, 480.0f), (PanelRect{0.0f, 0.0f, 300.0f, 200.0f}));
-  EXPECT_EQ(keep_inside({50.0f, -40.0f, 300.0f, 200.0f}, 640.0f, 480.0f), (PanelRect{50.0f, 0.0f, 300.0f, 200.0f}));
+  EXPECT_EQ(keep_inside({-18.0f, -13.0f, 300.0f, 200.0f}, 640.0f, 480.0f),
+            (PanelRect{0.0f, 0.0f, 300.0f, 200.0f}));
+  EXPECT_EQ(keep_inside({50.0f, -40.0f, 300.0f, 200.0f}, 640.0f, 480.0f),
+            (PanelRect{50.0f, 0.0f, 300.0f, 200.0f}));
 }
 
 TEST(PanelLayout, APositionRightOfOrBelowTheWindowMovesTheLeastThatBringsItIn) {

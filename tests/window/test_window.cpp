@@ -191,8 +191,11 @@ TEST_F(DeskWindowTest, KeysHideThePanelCycleTheSceneAndQuit) {
 
 TEST_F(DeskWindowTest, TheLayoutIsWrittenOnExitAndReadOnStart) {
   const std::filesystem::path layout = m_dir.path() / "config" / "imgui.ini";
+  lab::Options large = options();  // room to move the panel in: its size depends on the machine's rows
+  large.width = 1280;
+  large.height = 800;
   {
-    lab::App app(options());
+    lab::App app(large);
     for (long long i = 0; i < 3; ++i) {
       labtest::render(app, i);
       app.present();
@@ -201,24 +204,23 @@ TEST_F(DeskWindowTest, TheLayoutIsWrittenOnExitAndReadOnStart) {
     EXPECT_FLOAT_EQ(app.panel()->x(), 10.0f);  // the first run: where the code puts it
   }
   ASSERT_TRUE(std::filesystem::exists(layout)) << "no layout written on exit";
-  std::stringstream text;
-  text << std::ifstream(layout).rdbuf();
-  ASSERT_NE(text.str().find("[Window][interop-lab]"), std::string::npos) << text.str();
+  const std::optional<lab::PanelRect> saved = labtest::read_layout(layout.string());
+  ASSERT_TRUE(saved.has_value()) << "no panel in the layout written on exit";
 
-  // As if the user had dragged the panel: the next start reads where it was (a place where the whole panel,
-  // about 560 x 440 here, stays inside the 640 x 480 window; ASavedLayoutNeverHidesThePanel has the others).
-  std::string moved = text.str();
-  const size_t at = moved.find("Pos=", moved.find("[Window][interop-lab]"));
-  ASSERT_NE(at, std::string::npos);
-  moved.replace(at, moved.find('\n', at) - at, "Pos=50,20");
-  std::ofstream(layout) << moved;
-  lab::App app(options());
+  // As if the user had dragged the panel: the next start reads where it was (a place where the whole panel
+  // stays inside the window; ASavedLayoutNeverHidesThePanel has the others).
+  const lab::PanelRect moved{std::min(200.0f, 1280.0f - saved->width),
+                             std::min(150.0f, 800.0f - saved->height), saved->width, saved->height};
+  ASSERT_GT(moved.x, 10.0f) << "the panel (" << saved->width << " wide) leaves no room to move it";
+  ASSERT_GT(moved.y, 10.0f) << "the panel (" << saved->height << " tall) leaves no room to move it";
+  labtest::write_layout(layout.string(), moved);
+  lab::App app(large);
   for (long long i = 0; i < 2; ++i) {
     labtest::render(app, i);
     app.present();
   }
-  EXPECT_FLOAT_EQ(app.panel()->x(), 50.0f);
-  EXPECT_FLOAT_EQ(app.panel()->y(), 20.0f);
+  EXPECT_FLOAT_EQ(app.panel()->x(), moved.x);
+  EXPECT_FLOAT_EQ(app.panel()->y(), moved.y);
 }
 
 // A layout that an earlier run saved with the panel outside the window (what a window resized very small
