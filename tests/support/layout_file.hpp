@@ -3,12 +3,14 @@
 #pragma once
 
 #include "app/core/layout.hpp"
+#include "app/core/vocabulary.hpp"
 
 #include <cstdio>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace labtest {
 
@@ -34,6 +36,17 @@ inline std::optional<lab::PanelRect> read_layout(const std::string& path) {
   if (std::sscanf(all.c_str() + size, "Size=%d,%d", &width, &height) != 2) return std::nullopt;
   return lab::PanelRect{static_cast<float>(x), static_cast<float>(y), static_cast<float>(width),
                         static_cast<float>(height)};
+}
+
+// The window sizes of the layout tests' resizes: `count` of them, a 1x1 one every 20th, sizes from 160x120
+// to 659x519 between, and `last` last.
+inline std::vector<lab::Extent> resize_sequence(int count, lab::Extent last) {
+  std::vector<lab::Extent> sizes;
+  for (int i = 0; i + 1 < count; ++i)
+    sizes.push_back(i % 20 == 7 ? lab::Extent{1, 1}
+                                : lab::Extent{160 + (i * 37) % 500, 120 + (i * 53) % 400});
+  sizes.push_back(last);
+  return sizes;
 }
 
 // Whether `panel` lies wholly inside a window of `extent`.

@@ -9,6 +9,7 @@
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/layout_file.hpp"
 #include "tests/support/scratch_dir.hpp"
+#include "tests/support/vulkan_presentation.hpp"
 
 #include "app/core/hotkeys.hpp"
 #include "app/glfw/panel_layout.hpp"
@@ -59,6 +60,17 @@ lab::Options vulkan_options(SceneId scene, std::optional<ModeId> mode, int width
   options.mode = mode;
   options.headless = true;
   return options;
+}
+
+// A Vulkan app in a window, or null with `why` set where the device cannot present to this display.
+std::unique_ptr<lab::vulkan::App> window_app(const lab::Options& options, std::string& why) {
+  try {
+    return std::make_unique<lab::vulkan::App>(options);
+  } catch (const std::runtime_error& error) {
+    if (!labtest::cannot_present_here(error.what())) throw;
+    why = error.what();
+    return nullptr;
+  }
 }
 
 class VulkanGolden : public ::testing::TestWithParam<SceneId> {};
@@ -207,18 +219,9 @@ TEST(VulkanFrames, InAWindowTheFramesAreTheSameAndFollowItsSize) {
   lab::Options options = vulkan_options(SceneId::Pattern, ModeId::Cpu, 64, 48);
   options.headless = false;
   options.no_ui = false;  // the panel draws over the window; read_frame is the frame without it
-  std::unique_ptr<lab::vulkan::App> app_owner;
-  try {
-    app_owner = std::make_unique<lab::vulkan::App>(options);
-  } catch (const std::runtime_error& error) {
-    // A device that cannot present to this X server (NVIDIA's Vulkan under Xvfb, say) lacks something, as
-    // in the presenter's own test; any other failure is the app's.
-    const std::string why = error.what();
-    if (why.find("cannot present") == std::string::npos &&
-        why.find("glfwCreateWindowSurface") == std::string::npos)
-      throw;
-    GTEST_SKIP() << "needs a Vulkan device that presents to this display: " << why;
-  }
+  std::string why;
+  const std::unique_ptr<lab::vulkan::App> app_owner = window_app(options, why);
+  if (!app_owner) GTEST_SKIP() << "needs a Vulkan device that presents to this display: " << why;
   lab::vulkan::App& app = *app_owner;
   ASSERT_TRUE(app.windowed());
   ASSERT_TRUE(app.render_frame(3));
@@ -255,26 +258,18 @@ TEST(VulkanFrames, ASavedLayoutNeverHidesThePanel) {
   options.layout_file = layout;
   const lab::Extent last{1200, 900};  // larger than the panel
   {
-    std::unique_ptr<lab::vulkan::App> app_owner;
-    try {
-      app_owner = std::make_unique<lab::vulkan::App>(options);
-    } catch (const std::runtime_error& error) {
-      const std::string why = error.what();
-      if (why.find("cannot present") == std::string::npos &&
-          why.find("glfwCreateWindowSurface") == std::string::npos)
-        throw;
-      GTEST_SKIP() << "needs a Vulkan device that presents to this display: " << why;
-    }
+    std::string why;
+    const std::unique_ptr<lab::vulkan::App> app_owner = window_app(options, why);
+    if (!app_owner) GTEST_SKIP() << "needs a Vulkan device that presents to this display: " << why;
     lab::vulkan::App& app = *app_owner;
     ASSERT_TRUE(app.render_frame(0));
     const std::optional<lab::PanelRect> start = lab::glfw::window_rect("interop-lab");
     ASSERT_TRUE(start.has_value());
     EXPECT_EQ(start->x, 0.0f) << "the saved Pos=-18,-13 came back cut off";
     EXPECT_EQ(start->y, 0.0f);
-    for (int i = 0; i < 200; ++i) {
-      const lab::Extent size =
-          i % 20 == 7 ? lab::Extent{1, 1} : lab::Extent{160 + (i * 37) % 500, 120 + (i * 53) % 400};
-      app.resize(i == 199 ? last : size);
+    const std::vector<lab::Extent> sizes = labtest::resize_sequence(200, last);
+    for (int i = 0; i < static_cast<int>(sizes.size()); ++i) {
+      app.resize(sizes[static_cast<size_t>(i)]);
       app.render_frame(i + 1);
       const std::optional<lab::PanelRect> now = lab::glfw::window_rect("interop-lab");
       ASSERT_TRUE(now.has_value());
@@ -325,11 +320,8 @@ TEST(VulkanFrames, AWindowsScreenshotIncludesThePanelAsTheGlWindowsDoes) {
   try {
     vulkan = screenshot(lab::GraphicsApi::Vulkan);
   } catch (const std::runtime_error& error) {
-    const std::string why = error.what();
-    if (why.find("cannot present") == std::string::npos &&
-        why.find("glfwCreateWindowSurface") == std::string::npos)
-      throw;
-    GTEST_SKIP() << "needs a Vulkan device that presents to this display: " << why;
+    if (!labtest::cannot_present_here(error.what())) throw;
+    GTEST_SKIP() << "needs a Vulkan device that presents to this display: " << error.what();
   }
   const lab::Image frame = labtest::expected_pattern_frame(1280, 720, 3);
   ASSERT_EQ(gl.width, frame.width);

@@ -6,6 +6,7 @@
 #include "app/vulkan/presenter.hpp"
 #include "kernels/pattern.hpp"
 #include "kernels/wave.hpp"
+#include "tests/support/vulkan_presentation.hpp"
 
 #define GLFW_INCLUDE_VULKAN
 #include <GLFW/glfw3.h>
@@ -156,13 +157,8 @@ TEST(VulkanPresenter, ShowsBothPlansRightWayUpWithThePanelAndFollowsTheWindowSiz
     try {
       presenter_owner = std::make_unique<Presenter>(renderer, window.get(), true);
     } catch (const std::runtime_error& error) {
-      // A device that cannot present to this X server (NVIDIA's Vulkan under Xvfb, say) lacks something;
-      // any other failure is the presenter's own.
-      const std::string why = error.what();
-      if (why.find("cannot present") == std::string::npos &&
-          why.find("glfwCreateWindowSurface") == std::string::npos)
-        throw;
-      GTEST_SKIP() << "needs a Vulkan device that presents to this display: " << why;
+      if (!labtest::cannot_present_here(error.what())) throw;
+      GTEST_SKIP() << "needs a Vulkan device that presents to this display: " << error.what();
     }
     Presenter& presenter = *presenter_owner;
     // Refused before a swapchain image is acquired, so the next present still works.

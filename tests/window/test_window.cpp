@@ -239,10 +239,9 @@ TEST_F(DeskWindowTest, ASavedLayoutNeverHidesThePanel) {
     ASSERT_TRUE(start.has_value());
     EXPECT_EQ(start->x, 0.0f) << "the saved Pos=-18,-13 came back cut off";
     EXPECT_EQ(start->y, 0.0f);
-    for (int i = 0; i < 200; ++i) {
-      const lab::Extent size =
-          i % 20 == 7 ? lab::Extent{1, 1} : lab::Extent{160 + (i * 37) % 500, 120 + (i * 53) % 400};
-      app.resize(i == 199 ? last : size);
+    const std::vector<lab::Extent> sizes = labtest::resize_sequence(200, last);
+    for (int i = 0; i < static_cast<int>(sizes.size()); ++i) {
+      app.resize(sizes[static_cast<size_t>(i)]);
       labtest::render(app, i + 1);
       app.present();
       const std::optional<lab::PanelRect> now = lab::glfw::window_rect("interop-lab");
