@@ -3,11 +3,11 @@
 // the GL benchmark times its cases (lab::time_frames: warm-up, then up to 300 frames or 4 s). Each frame
 // ends with the Vulkan queue idle and the CUDA stream synchronised, so it holds all of its own work.
 // As in the GL benchmark, the parts are measured alone in the same run: the floor (the scene's kernels on
-// plain cudaMalloc memory) and the graphics (the Vulkan passes alone, no mode), and every mode is judged
-// against their sum (x ref), against the bare loop (x bare: the external frame written with raw CUDA
-// calls and nothing of the app, app/vulkan/bench_bare.hpp: what the app's own layers cost) and against the
-// external (timeline) frame of the same scene and size (x external: what copying through host memory
-// costs next to sharing the memory).
+// plain cudaMalloc memory), the hand-off (the external semaphores' round trip alone, as GL's map + unmap)
+// and the graphics (the Vulkan passes alone, no mode), and every mode is judged against their sum (x ref),
+// against the bare loop (x bare: the external frame written with raw CUDA calls and nothing of the app,
+// app/vulkan/bench_bare.hpp: what the app's own layers cost) and against the external (timeline) frame of the
+// same scene and size (x external: what copying through host memory costs next to sharing the memory).
 #include "app/vulkan/bench.hpp"
 
 #include "app/core/text.hpp"
@@ -48,7 +48,7 @@ struct Result {
   int width = 0, height = 0;
   long long frames = 0;
   double median_ms = 0.0, p90_ms = 0.0;
-  double reference_ms = 0.0;  // modes: floor + graphics of the same scene and size (0: none)
+  double reference_ms = 0.0;  // modes: floor + hand-off + graphics of the same scene and size (0: none)
   double bare_ms = 0.0;       // CUDA modes: the bare loop of the same scene and size (0: none)
 };
 
@@ -120,6 +120,21 @@ int run_bench(const Options& options) {
         print(floor, none, none, none);
         results.push_back(floor);
         reference_ms += floor.median_ms;
+        try {
+          const std::vector<double> wall = time_handoff(options);
+          Result handoff{to_string(scene),
+                         "hand-off",
+                         size.width,
+                         size.height,
+                         static_cast<long long>(wall.size()),
+                         median(wall),
+                         percentile(wall, 0.9)};
+          print(handoff, none, none, none);
+          results.push_back(handoff);
+          reference_ms += handoff.median_ms;
+        } catch (const std::runtime_error& error) {
+          std::fprintf(stderr, "bench: hand-off skipped: %s\n", error.what());
+        }
       }
       {
         Options graphics_run = options;

@@ -154,4 +154,60 @@ std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Ext
   }
 }
 
+std::vector<double> time_handoff(const Options& options) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();
+    throw std::runtime_error("no CUDA device");
+  }
+  const int device = options.device.value_or(0);
+  INTEROP_CUDA_CHECK(cudaSetDevice(device));
+  const Uuid uuid = cuda_device_uuid(device);
+  Context context(&uuid);
+  ExportableSemaphore timeline(context, interop::SemaphoreKind::Timeline);
+  RawImports cuda;
+  INTEROP_CUDA_CHECK(cudaStreamCreateWithFlags(&cuda.stream, cudaStreamNonBlocking));
+  cudaExternalSemaphoreHandleDesc semaphore_desc{};
+  semaphore_desc.type = cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd;
+  semaphore_desc.handle.fd = timeline.export_fd();
+  if (const cudaError_t error = cudaImportExternalSemaphore(&cuda.semaphore, &semaphore_desc);
+      error != cudaSuccess) {
+    os::close_file(semaphore_desc.handle.fd);
+    INTEROP_CUDA_CHECK(error);
+  }
+  // A submission of no command buffers that waits on and/or signals the timeline (0: neither).
+  const auto submit = [&](uint64_t wait_value, uint64_t signal_value) {
+    auto values =
+        lab::vulkan::make<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+    values.waitSemaphoreValueCount = wait_value ? 1 : 0;
+    values.pWaitSemaphoreValues = &wait_value;
+    values.signalSemaphoreValueCount = signal_value ? 1 : 0;
+    values.pSignalSemaphoreValues = &signal_value;
+    const VkSemaphore semaphore = timeline.get();
+    const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    auto info = lab::vulkan::make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+    info.pNext = &values;
+    info.waitSemaphoreCount = wait_value ? 1 : 0;
+    info.pWaitSemaphores = &semaphore;
+    info.pWaitDstStageMask = &stage;
+    info.signalSemaphoreCount = signal_value ? 1 : 0;
+    info.pSignalSemaphores = &semaphore;
+    check(vkQueueSubmit(context.queue(), 1, &info, VK_NULL_HANDLE), "vkQueueSubmit (hand-off)");
+  };
+  uint64_t value = 0;
+  std::vector<double> wall = time_frames(options.bench_frames, [&](long long) {
+    submit(0, ++value);  // Vulkan hands over
+    cudaExternalSemaphoreWaitParams wait{};
+    wait.params.fence.value = value;
+    INTEROP_CUDA_CHECK(cudaWaitExternalSemaphoresAsync(&cuda.semaphore, &wait, 1, cuda.stream));
+    cudaExternalSemaphoreSignalParams signal{};
+    signal.params.fence.value = ++value;  // CUDA hands back
+    INTEROP_CUDA_CHECK(cudaSignalExternalSemaphoresAsync(&cuda.semaphore, &signal, 1, cuda.stream));
+    submit(value, 0);
+    check(vkQueueWaitIdle(context.queue()), "vkQueueWaitIdle");
+    INTEROP_CUDA_CHECK(cudaStreamSynchronize(cuda.stream));
+  });
+  return wall;  // ~RawImports releases CUDA's semaphore before Vulkan's goes
+}
+
 }  // namespace lab::vulkan

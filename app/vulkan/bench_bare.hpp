@@ -26,4 +26,11 @@ struct BareFrame {
 std::vector<double> time_bare_loop(const Options& options, SceneId scene, Extent extent,
                                    BareFrame* last = nullptr);
 
+// The external modes' hand-off alone, the reference's share that is neither kernels nor graphics (as GL's
+// map + unmap alone): one exported timeline semaphore imported into CUDA; each frame a Vulkan submission
+// with no commands signals it, CUDA waits on that value and signals the next, a second empty submission
+// waits on it; then the queue idle and the stream synchronised. Raw calls, as the bare loop. Throws where it
+// cannot run (no CUDA device, a Vulkan driver without semaphore export).
+std::vector<double> time_handoff(const Options& options);
+
 }  // namespace lab::vulkan
