@@ -11,7 +11,7 @@
 //           -> ilab_unmap (the unmap is queued on the same stream, after the caller's work; the cpu mode
 //           uploads its host memory) -> ilab_read_frame.
 #include "app/gl/app.hpp"
-#include "app/gl/mode_detail.hpp"
+#include "app/gl/registrations.hpp"
 #include "app/image/image_compare.hpp"
 #include "app/image/image_io.hpp"
 #include "interop/error.hpp"
@@ -36,7 +36,7 @@ struct Bridge {
   std::unique_ptr<lab::App> app;
   bool cuda = false;  // the resources are registered with CUDA (else: host memory, the cpu path)
   std::vector<lab::ResourceSpec> specs;
-  lab::detail::SceneRegistrations registrations;  // buffers and textures, in the specs' order
+  lab::gl::SceneRegistrations registrations;  // buffers and textures, in the specs' order
   std::optional<interop::ScopedMap> mapped;
   std::vector<std::vector<uint8_t>> host;  // the cpu path: one linear copy per resource
   std::vector<cudaSurfaceObject_t> surfaces;

@@ -79,7 +79,7 @@ class GraphicsMode final : public gl::Mode {
   CudaContext m_cuda;
   AccessSettings m_access;
   std::vector<ResourceSpec> m_specs;
-  detail::SceneRegistrations m_registrations;
+  gl::SceneRegistrations m_registrations;
   MappedViews m_mapped;
 };
 

@@ -115,7 +115,7 @@ class PboMode final : public gl::Mode {
   std::vector<ResourceSpec> m_specs;
   std::vector<GlBuffer> m_buffers;
   std::vector<ResourceSpec> m_buffer_specs;  // m_specs with each GL object replaced by its buffer
-  detail::SceneRegistrations m_registrations;
+  gl::SceneRegistrations m_registrations;
   std::vector<CudaResourceView> m_views;
 };
 

@@ -209,7 +209,7 @@ class SplitMode final : public gl::Mode {
   AccessSettings m_access;
   SplitPath m_path;
   std::vector<ResourceSpec> m_specs;
-  detail::SceneRegistrations m_registrations;
+  gl::SceneRegistrations m_registrations;
   std::optional<interop::Event> m_gl_ready;      // recorded on the GL stream; the compute stream waits for it
   std::optional<interop::Event> m_computed;      // recorded on the compute stream; the GL stream waits for it
   std::vector<interop::DeviceBuffer> m_compute;  // on the compute device, one per resource
