@@ -52,6 +52,17 @@ struct Result {
   double bare_ms = 0.0;       // CUDA modes: the bare loop of the same scene and size (0: none)
 };
 
+// A row of the table: the median and p90 of `wall`, one measured frame's time each.
+Result summarize(SceneId scene, const char* path, Extent extent, const std::vector<double>& wall) {
+  return {to_string(scene),
+          path,
+          extent.width,
+          extent.height,
+          static_cast<long long>(wall.size()),
+          median(wall),
+          percentile(wall, 0.9)};
+}
+
 // The scene's kernels alone on cudaMalloc memory of its resources' sizes, each frame waited for; 0 frames
 // without a CUDA device.
 std::vector<double> time_floor(const Options& options, SceneId scene, Extent extent) {
@@ -110,25 +121,13 @@ int run_bench(const Options& options) {
       double reference_ms = 0.0;
       char none[32] = "-";
       if (!floor_wall.empty()) {
-        Result floor{to_string(scene),
-                     "floor",
-                     size.width,
-                     size.height,
-                     static_cast<long long>(floor_wall.size()),
-                     median(floor_wall),
-                     percentile(floor_wall, 0.9)};
+        Result floor = summarize(scene, "floor", extent, floor_wall);
         print(floor, none, none, none);
         results.push_back(floor);
         reference_ms += floor.median_ms;
         try {
           const std::vector<double> wall = time_handoff(options);
-          Result handoff{to_string(scene),
-                         "hand-off",
-                         size.width,
-                         size.height,
-                         static_cast<long long>(wall.size()),
-                         median(wall),
-                         percentile(wall, 0.9)};
+          Result handoff = summarize(scene, "hand-off", extent, wall);
           print(handoff, none, none, none);
           results.push_back(handoff);
           reference_ms += handoff.median_ms;
@@ -149,13 +148,7 @@ int run_bench(const Options& options) {
           app.render_graphics_only(index);
           app.finish();
         });
-        Result graphics{to_string(scene),
-                        "graphics",
-                        size.width,
-                        size.height,
-                        static_cast<long long>(wall.size()),
-                        median(wall),
-                        percentile(wall, 0.9)};
+        Result graphics = summarize(scene, "graphics", extent, wall);
         print(graphics, none, none, none);
         results.push_back(graphics);
         reference_ms += graphics.median_ms;
@@ -165,13 +158,7 @@ int run_bench(const Options& options) {
         std::fprintf(stderr, "bench: vulkan %s %dx%d bare loop\n", to_string(scene), size.width, size.height);
         try {
           const std::vector<double> wall = time_bare_loop(options, scene, extent);
-          Result bare{to_string(scene),
-                      "bare",
-                      size.width,
-                      size.height,
-                      static_cast<long long>(wall.size()),
-                      median(wall),
-                      percentile(wall, 0.9)};
+          Result bare = summarize(scene, "bare", extent, wall);
           char to_reference[32];
           print(bare, ratio(bare.median_ms, reference_ms, to_reference), none, none);
           bare.reference_ms = reference_ms;
@@ -204,13 +191,7 @@ int run_bench(const Options& options) {
           app->render_frame(index);
           app->finish();
         });
-        Result result{to_string(scene),
-                      c.path,
-                      size.width,
-                      size.height,
-                      static_cast<long long>(wall.size()),
-                      median(wall),
-                      percentile(wall, 0.9)};
+        Result result = summarize(scene, c.path, extent, wall);
         if (c.mode == ModeId::External && c.semaphores == interop::SemaphoreKind::Timeline)
           external_ms = result.median_ms;
         // The cpu mode runs no kernel on the GPU: the floor does not describe it.

@@ -44,9 +44,8 @@ struct RawImports {
   }
 };
 
-}  // namespace
-
-std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Extent extent, BareFrame* last) {
+// The CUDA device the benchmark runs on (--device, else 0), made current; throws where there is none.
+int select_cuda_device(const Options& options) {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     cudaGetLastError();
@@ -54,7 +53,27 @@ std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Ext
   }
   const int device = options.device.value_or(0);
   INTEROP_CUDA_CHECK(cudaSetDevice(device));
-  const Uuid uuid = cuda_device_uuid(device);
+  return device;
+}
+
+// A non-blocking stream and `timeline` imported into CUDA, both `cuda`'s to release. An FD whose import
+// failed is closed here; one whose import succeeded is CUDA's.
+void import_stream_and_timeline(RawImports& cuda, const ExportableSemaphore& timeline) {
+  INTEROP_CUDA_CHECK(cudaStreamCreateWithFlags(&cuda.stream, cudaStreamNonBlocking));
+  cudaExternalSemaphoreHandleDesc semaphore_desc{};
+  semaphore_desc.type = cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd;
+  semaphore_desc.handle.fd = timeline.export_fd();
+  if (const cudaError_t error = cudaImportExternalSemaphore(&cuda.semaphore, &semaphore_desc);
+      error != cudaSuccess) {
+    os::close_file(semaphore_desc.handle.fd);
+    INTEROP_CUDA_CHECK(error);
+  }
+}
+
+}  // namespace
+
+std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Extent extent, BareFrame* last) {
+  const Uuid uuid = cuda_device_uuid(select_cuda_device(options));
   Context context(&uuid);
   Renderer renderer(context, extent);
   const std::unique_ptr<SceneCompute> scene = create_scene_compute(scene_id, options.filter);
@@ -64,15 +83,7 @@ std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Ext
   std::vector<CudaResourceView> views;
   {
     RawImports cuda;
-    INTEROP_CUDA_CHECK(cudaStreamCreateWithFlags(&cuda.stream, cudaStreamNonBlocking));
-    cudaExternalSemaphoreHandleDesc semaphore_desc{};
-    semaphore_desc.type = cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd;
-    semaphore_desc.handle.fd = timeline.export_fd();
-    if (const cudaError_t error = cudaImportExternalSemaphore(&cuda.semaphore, &semaphore_desc);
-        error != cudaSuccess) {
-      os::close_file(semaphore_desc.handle.fd);
-      INTEROP_CUDA_CHECK(error);
-    }
+    import_stream_and_timeline(cuda, timeline);
     for (size_t index = 0; index < renderer.resources().size(); ++index) {
       const Resource& resource = renderer.resources()[index];
       cudaExternalMemoryHandleDesc memory_desc{};
@@ -155,26 +166,11 @@ std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Ext
 }
 
 std::vector<double> time_handoff(const Options& options) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    cudaGetLastError();
-    throw std::runtime_error("no CUDA device");
-  }
-  const int device = options.device.value_or(0);
-  INTEROP_CUDA_CHECK(cudaSetDevice(device));
-  const Uuid uuid = cuda_device_uuid(device);
+  const Uuid uuid = cuda_device_uuid(select_cuda_device(options));
   Context context(&uuid);
   ExportableSemaphore timeline(context, interop::SemaphoreKind::Timeline);
   RawImports cuda;
-  INTEROP_CUDA_CHECK(cudaStreamCreateWithFlags(&cuda.stream, cudaStreamNonBlocking));
-  cudaExternalSemaphoreHandleDesc semaphore_desc{};
-  semaphore_desc.type = cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd;
-  semaphore_desc.handle.fd = timeline.export_fd();
-  if (const cudaError_t error = cudaImportExternalSemaphore(&cuda.semaphore, &semaphore_desc);
-      error != cudaSuccess) {
-    os::close_file(semaphore_desc.handle.fd);
-    INTEROP_CUDA_CHECK(error);
-  }
+  import_stream_and_timeline(cuda, timeline);
   // A submission of no command buffers that waits on and/or signals the timeline (0: neither).
   const auto submit = [&](uint64_t wait_value, uint64_t signal_value) {
     auto values =
