@@ -1,0 +1,47 @@
+# app/sources.cmake — the sources of each of app/'s libraries, as absolute paths. The main build
+# (app/CMakeLists.txt and its folders) and the Windows cross build (tests/windows/CMakeLists.txt) both take
+# them from here, so a file added to a library is listed once. WIN32 picks each system's own files.
+set(app_dir ${CMAKE_CURRENT_LIST_DIR})
+
+# app/os (labos)
+set(lab_os_sources ${app_dir}/os/signals.cpp)
+if(WIN32)
+  list(APPEND lab_os_sources ${app_dir}/os/os_win32.cpp)
+else()
+  list(APPEND lab_os_sources ${app_dir}/os/os_posix.cpp)
+endif()
+
+# app/image (labimage)
+set(lab_image_sources ${app_dir}/image/diff.cpp ${app_dir}/image/golden.cpp ${app_dir}/image/image_compare.cpp
+                      ${app_dir}/image/image_io.cpp)
+
+# app/core (labcore)
+set(lab_core_sources ${app_dir}/core/cli.cpp ${app_dir}/core/hotkeys.cpp ${app_dir}/core/mode_switch.cpp
+                     ${app_dir}/core/remedy.cpp)
+
+# app/timing (labtiming)
+set(lab_timing_sources ${app_dir}/timing/bench_timing.cpp ${app_dir}/timing/profile_range.cpp
+                       ${app_dir}/timing/timing.cpp ${app_dir}/timing/timing_ui.cpp)
+
+# app/scene (labscene)
+set(lab_scene_sources ${app_dir}/scene/cuda_views.cpp ${app_dir}/scene/scene_compute.cpp)
+
+# app/d3d (labd3d): the rules every system builds
+set(lab_d3d_rules_sources ${app_dir}/d3d/d3d_handoff.cpp ${app_dir}/d3d/dxgi_report.cpp)
+
+# app/glfw (labglfw)
+set(lab_glfw_sources ${app_dir}/glfw/panel_layout.cpp ${app_dir}/glfw/window.cpp)
+
+# app/gl (labapp); headless GL is EGL, which exists on Linux only: Windows gets the platform's refusal with a
+# remedy.
+set(lab_gl_sources)
+foreach(source IN ITEMS app bench doctor gl_external gl_objects mode mode_cpu mode_external mode_interop mode_pbo
+                        mode_split mode_staging platform_glfw profiling scene scene_pattern scene_postprocess
+                        scene_wave timing ui ui_doctor)
+  list(APPEND lab_gl_sources ${app_dir}/gl/${source}.cpp)
+endforeach()
+if(WIN32)
+  list(APPEND lab_gl_sources ${app_dir}/gl/platform_win32.cpp)
+else()
+  list(APPEND lab_gl_sources ${app_dir}/gl/platform_egl.cpp)
+endif()
