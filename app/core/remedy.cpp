@@ -68,4 +68,11 @@ std::string device_refusal(int device, const interop::CudaDevices& cuda) {
   return "";
 }
 
+std::string no_cuda_device_reason(const std::string& cuda_error) {
+  return "no CUDA device: " + (cuda_error.empty()
+                                   ? std::string("none is visible to this process (check nvidia-smi "
+                                                 "and CUDA_VISIBLE_DEVICES); use --mode cpu")
+                                   : cuda_error);
+}
+
 }  // namespace lab

@@ -24,6 +24,10 @@ interop::CudaDevices probe_cuda_devices();
 // "" when CUDA device `device` exists, else why not: "this machine has 1 CUDA device(s), 0 to 0".
 std::string device_refusal(int device, const interop::CudaDevices& cuda);
 
+// Why a CUDA mode cannot run without a CUDA device, as every API's mode table says it: "no CUDA device: "
+// and `cuda_error` (why the probe found none), or, when the probe saw no error, how to look and what runs.
+std::string no_cuda_device_reason(const std::string& cuda_error);
+
 // interop::probe_gl_interop(ordinal), its `reason` ending with the command line's remedy.
 interop::InteropSupport probe_gl_interop(int ordinal);
 

@@ -1,5 +1,6 @@
 // app/d3d/d3d_handoff.cpp — the Direct3D-free rules of the Direct3D backends' CUDA modes (d3d_handoff.hpp).
 #include "app/d3d/d3d_handoff.hpp"
+#include "app/core/remedy.hpp"
 
 #include <cstring>
 #include <stdexcept>
@@ -38,12 +39,7 @@ ModeAvailability cuda_mode_availability(GraphicsApi api, ModeId mode, const Cuda
   const std::string name = std::string(to_string(mode));
   if (!has_mode(api, mode)) return {false, name + " is not a mode of --api " + to_string(api)};
   if (mode == ModeId::Cpu) return {true, ""};
-  if (facts.cuda_device < 0)
-    return {false,
-            "no CUDA device: " + (facts.cuda_error.empty()
-                                      ? std::string("none is visible to this process (check nvidia-smi and "
-                                                    "CUDA_VISIBLE_DEVICES); use --mode cpu")
-                                      : facts.cuda_error)};
+  if (facts.cuda_device < 0) return {false, no_cuda_device_reason(facts.cuda_error)};
   if (!shares_graphics_memory(mode)) return {true, ""};
   const std::string api_name = display_name(api);
   if (facts.tcc_driver)

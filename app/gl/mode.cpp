@@ -1,5 +1,6 @@
 // app/gl/mode.cpp — access-flag rules shared by the modes, and the mode factory.
 #include "app/gl/mode.hpp"
+#include "app/core/remedy.hpp"
 
 #include "interop/device.hpp"
 
@@ -73,10 +74,7 @@ std::unique_ptr<gl::Mode> create_mode(ModeId id, const CudaContext& cuda, const 
 
 ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::InteropSupport& interop,
                                    const std::string& cuda_error, const interop::InteropSupport& external) {
-  const std::string no_device =
-      "no CUDA device: " + (cuda_error.empty() ? "none is visible to this process (check nvidia-smi and "
-                                                 "CUDA_VISIBLE_DEVICES); use --mode cpu"
-                                               : cuda_error);
+  const std::string no_device = no_cuda_device_reason(cuda_error);
   switch (mode) {
     case ModeId::Cpu:
       return {true, ""};

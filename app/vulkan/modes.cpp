@@ -1,5 +1,6 @@
 // app/vulkan/modes.cpp — which Vulkan modes run here, and the factory.
 #include "app/vulkan/modes.hpp"
+#include "app/core/remedy.hpp"
 
 #include <stdexcept>
 
@@ -12,10 +13,7 @@ std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda, interop::Sem
 ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error) {
   if (!has_mode(GraphicsApi::Vulkan, mode))
     return {false, std::string(to_string(mode)) + " is not a mode of --api vulkan"};
-  const std::string no_device =
-      "no CUDA device: " + (cuda_error.empty() ? "none is visible to this process (check nvidia-smi and "
-                                                 "CUDA_VISIBLE_DEVICES); use --mode cpu"
-                                               : cuda_error);
+  const std::string no_device = no_cuda_device_reason(cuda_error);
   switch (mode) {
     case ModeId::Cpu:
       return {true, ""};
