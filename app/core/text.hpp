@@ -11,6 +11,12 @@ inline std::string size_text(long long width, long long height) {
   return std::to_string(width) + "x" + std::to_string(height);
 }
 
+// 13000 -> "13.0", 12040 -> "12.4" (CUDA's 1000 * major + 10 * minor); "none" for 0 (no driver or runtime).
+inline std::string cuda_version_text(int version) {
+  if (version <= 0) return "none";
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
 inline bool contains(std::string_view text, std::string_view word) {
   return text.find(word) != std::string_view::npos;
 }

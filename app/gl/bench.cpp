@@ -608,12 +608,6 @@ std::string svg_chart(const std::vector<Measurement>& results, const std::vector
   return svg.str();
 }
 
-// 13000 -> "13.0" (CUDA's 1000 * major + 10 * minor); "none" for 0 (no driver or runtime).
-std::string cuda_version_text(int version) {
-  if (version <= 0) return "none";
-  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
-}
-
 // The NVIDIA kernel module's version ("580.65.06") from /proc/driver/nvidia/version; "" elsewhere.
 std::string nvidia_driver_version() {
   std::FILE* file = std::fopen("/proc/driver/nvidia/version", "r");

@@ -72,11 +72,6 @@ bool file_exists(const char* path) {
   return std::filesystem::exists(path, error);
 }
 
-// 13000 -> "13.0", 12040 -> "12.4" (CUDA's 1000 * major + 10 * minor).
-std::string cuda_version_text(int version) {
-  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
-}
-
 std::string gibibytes(size_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
