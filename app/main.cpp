@@ -81,13 +81,13 @@ constexpr ApiEntry kApiTable[] = {
     {lab::GraphicsApi::Gl, false, nullptr},
 #endif
 #if INTEROP_LAB_WITH_VULKAN
-    {lab::GraphicsApi::Vulkan, true, lab::vulkan::run_app},
+    {lab::GraphicsApi::Vulkan, true, lab::core::run_app<lab::vulkan::Vulkan>},
 #else
     {lab::GraphicsApi::Vulkan, false, nullptr},
 #endif
 #if INTEROP_LAB_WITH_D3D
-    {lab::GraphicsApi::D3d11, true, lab::d3d11::run_app},
-    {lab::GraphicsApi::D3d12, true, lab::d3d12::run_app},
+    {lab::GraphicsApi::D3d11, true, lab::core::run_app<lab::d3d11::Direct3D11>},
+    {lab::GraphicsApi::D3d12, true, lab::core::run_app<lab::d3d12::Direct3D12>},
 #else
     {lab::GraphicsApi::D3d11, false, nullptr},
     {lab::GraphicsApi::D3d12, false, nullptr},

@@ -502,4 +502,11 @@ int App<Backend>::run() {
   return 0;
 }
 
+// main()'s entry for an API of this loop: App(options).run().
+template <class Backend>
+int run_app(const Options& options) {
+  App<Backend> app(options);
+  return app.run();
+}
+
 }  // namespace lab::core

@@ -4,6 +4,7 @@
 // app/d3d12/cuda_modes.hpp), or, in a build without CUDA, refused saying so.
 #pragma once
 
+#include "app/core/cpu_mode.hpp"
 #include "app/core/vocabulary.hpp"
 
 #include <functional>
@@ -26,15 +27,19 @@ inline ModeAvailability judge_mode(GraphicsApi api, ModeId mode,
 }
 
 // The mode `id` as judged by `availability` (std::runtime_error with the reason when it is not available):
-// made by `make_cpu` for cpu, else by `make_cuda`.
-template <class Mode>
-std::unique_ptr<Mode> make_mode(ModeId id, const ModeAvailability& availability,
-                                const std::function<std::unique_ptr<Mode>()>& make_cpu,
-                                const std::function<std::unique_ptr<Mode>()>& make_cuda) {
+// cpu is app/core/cpu_mode.hpp's over `Renderer`, the CUDA modes are made by `make_cuda` (null in a build
+// without CUDA, whose availability refuses them).
+template <class Renderer>
+std::unique_ptr<Mode<Renderer>> make_mode(ModeId id, const ModeAvailability& availability,
+                                          const std::function<std::unique_ptr<Mode<Renderer>>()>& make_cuda) {
   if (!availability.available)
     throw std::runtime_error(std::string("--mode ") + to_string(id) +
                              " is unavailable: " + availability.reason);
-  std::unique_ptr<Mode> mode = id == ModeId::Cpu ? make_cpu() : make_cuda();
+  std::unique_ptr<Mode<Renderer>> mode;
+  if (id == ModeId::Cpu)
+    mode = std::make_unique<CpuMode<Renderer>>();
+  else if (make_cuda)
+    mode = make_cuda();
   if (!mode)
     throw std::logic_error(std::string("mode_availability passed ") + to_string(id) +
                            " but no factory makes it");

@@ -36,7 +36,4 @@ struct Direct3D11 : d3d::Backend<GraphicsApi::D3d11, Device, DeviceDesc, d3d11::
 
 using App = core::App<Direct3D11>;
 
-// main()'s entry for --api d3d11: App(options).run().
-int run_app(const Options& options);
-
 }  // namespace lab::d3d11

@@ -15,15 +15,13 @@ ModeAvailability d3d::without_cuda(ModeId mode) {
 
 namespace d3d11 {
 
-std::unique_ptr<Mode> create_cpu_mode();
-
 ModeAvailability mode_availability(ModeId mode, const CudaContext& /*cuda*/,
                                    const std::string& /*cuda_error*/) {
   return d3d::judge_mode(GraphicsApi::D3d11, mode, [mode] { return d3d::without_cuda(mode); });
 }
 
 std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
-  return d3d::make_mode<Mode>(id, mode_availability(id, cuda, ""), create_cpu_mode, nullptr);
+  return d3d::make_mode<Renderer>(id, mode_availability(id, cuda, ""), nullptr);
 }
 
 }  // namespace d3d11

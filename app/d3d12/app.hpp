@@ -35,7 +35,4 @@ struct Direct3D12 : d3d::Backend<GraphicsApi::D3d12, Device, DeviceDesc, d3d12::
 
 using App = core::App<Direct3D12>;
 
-// main()'s entry for --api d3d12: App(options).run().
-int run_app(const Options& options);
-
 }  // namespace lab::d3d12

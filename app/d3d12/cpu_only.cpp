@@ -5,15 +5,13 @@
 
 namespace lab::d3d12 {
 
-std::unique_ptr<Mode> create_cpu_mode();
-
 ModeAvailability mode_availability(ModeId mode, const CudaContext& /*cuda*/,
                                    const std::string& /*cuda_error*/) {
   return d3d::judge_mode(GraphicsApi::D3d12, mode, [mode] { return d3d::without_cuda(mode); });
 }
 
 std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
-  return d3d::make_mode<Mode>(id, mode_availability(id, cuda, ""), create_cpu_mode, nullptr);
+  return d3d::make_mode<Renderer>(id, mode_availability(id, cuda, ""), nullptr);
 }
 
 }  // namespace lab::d3d12

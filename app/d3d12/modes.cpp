@@ -7,16 +7,14 @@
 
 namespace lab::d3d12 {
 
-std::unique_ptr<Mode> create_cpu_mode();
-
 ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error) {
   return d3d::judge_mode(GraphicsApi::D3d12, mode,
                          [&] { return cuda_mode_availability(mode, cuda, cuda_error); });
 }
 
 std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
-  return d3d::make_mode<Mode>(id, mode_availability(id, cuda, ""), create_cpu_mode,
-                              [&] { return create_cuda_mode(id, cuda); });
+  return d3d::make_mode<Renderer>(id, mode_availability(id, cuda, ""),
+                                  [&] { return create_cuda_mode(id, cuda); });
 }
 
 }  // namespace lab::d3d12

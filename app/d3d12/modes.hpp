@@ -2,7 +2,8 @@
 // backend's modes (modes_of(GraphicsApi::D3d12)),
 // each in its own file behind the one mode interface (app/core/mode.hpp).
 //
-//   cpu       the CPU reference writes host memory; Renderer::upload (no CUDA at all)       mode_cpu.cpp
+//   cpu       the CPU reference writes host memory; Renderer::upload (no CUDA at all)
+//             (app/core/cpu_mode.hpp, made by app/d3d/mode_factory.hpp's make_mode)
 //   staging, external: the CUDA modes (cuda_modes.hpp), in a build with CUDA
 //
 // A frame is: the cubes pass (scenes with DrawPlan::cubes_target), produce(), then the frame pass.

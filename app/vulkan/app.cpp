@@ -1,6 +1,5 @@
 // app/vulkan/app.cpp — what the one frame loop (app/core/app.hpp) needs of Vulkan: the device on the CUDA
-// device's GPU, the window's surface extensions, the panel's present mode and validation count, and main()'s
-// entry.
+// device's GPU, the window's surface extensions, and the panel's present mode and validation count.
 #include "app/vulkan/app.hpp"
 
 #include "app/vulkan/cuda_link.hpp"
@@ -38,11 +37,6 @@ glfw::WindowDesc Vulkan::window_desc(Extent extent) {
   desc.no_display_remedy = ". Without a display, run under Xvfb (xvfb-run) or use --headless";
   desc.vulkan = true;
   return desc;
-}
-
-int run_app(const Options& options) {
-  App app(options);
-  return app.run();
 }
 
 }  // namespace lab::vulkan

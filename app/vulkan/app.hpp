@@ -51,7 +51,4 @@ struct Vulkan {
 
 using App = core::App<Vulkan>;
 
-// main()'s entry for --api vulkan: App(options).run().
-int run_app(const Options& options);
-
 }  // namespace lab::vulkan
