@@ -221,8 +221,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   m_timers = std::make_unique<FrameTimers>(Backend::timer_queries(*m_renderer));
   if (m_window) {
     if (!options.no_ui)
-      m_panel = std::make_unique<glfw::Panel>(*m_window, Backend::kApi == GraphicsApi::Vulkan,
-                                              options.layout_file.value_or(default_layout_path()));
+      m_panel = std::make_unique<glfw::Panel>(*m_window, options.layout_file.value_or(default_layout_path()));
     // Vsync on in a window, off with --frames (a fixed count runs as fast as it can).
     const bool vsync = options.vsync.value_or(!options.frames.has_value());
     m_presenter =

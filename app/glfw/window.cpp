@@ -45,7 +45,7 @@ std::string error_text() {
   return description ? description : "GLFW error " + std::to_string(code);
 }
 
-Window::Window(const WindowDesc& desc) {
+Window::Window(const WindowDesc& desc) : m_vulkan(desc.vulkan) {
   if (glfwInit() != GLFW_TRUE)
     throw std::runtime_error("cannot open a window: " + error_text() + desc.no_display_remedy);
   if (desc.vulkan && glfwVulkanSupported() != GLFW_TRUE) {
@@ -117,12 +117,11 @@ std::vector<Hotkey> Window::take_hotkeys() {
   return pressed;
 }
 
-Panel::Panel(const Window& window, bool vulkan, std::string layout_file)
-    : m_layout_file(std::move(layout_file)) {
+Panel::Panel(const Window& window, std::string layout_file) : m_layout_file(std::move(layout_file)) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   use_layout_file(m_layout_file);
-  if (vulkan)
+  if (window.vulkan())
     ImGui_ImplGlfw_InitForVulkan(window.handle(), true);
   else
     ImGui_ImplGlfw_InitForOther(window.handle(), true);

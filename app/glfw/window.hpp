@@ -37,6 +37,8 @@ class Window {
   Window& operator=(const Window&) = delete;
 
   GLFWwindow* handle() const { return m_handle; }
+  // Made for Vulkan (WindowDesc::vulkan): its panel's GLFW backend is told so.
+  bool vulkan() const { return m_vulkan; }
   // Handles the window's events; its framebuffer's size then (0x0 while minimised).
   Extent poll();
   // Asks for a client area of `extent`; poll() then says what the window got.
@@ -58,15 +60,16 @@ class Window {
   };
 
   GLFWwindow* m_handle = nullptr;
+  bool m_vulkan = false;
   std::vector<Hotkey> m_hotkeys;
   WindowedRect m_windowed;  // where the window was before full screen
 };
 
-// Dear ImGui's context and its GLFW backend over `window` (for Vulkan: ImGui_ImplGlfw_InitForVulkan), its
-// layout kept in `layout_file` as the GL window's is (--layout-file; "" keeps it in memory only).
+// Dear ImGui's context and its GLFW backend over `window` (a Vulkan window's: ImGui_ImplGlfw_InitForVulkan),
+// its layout kept in `layout_file` as the GL window's is (--layout-file; "" keeps it in memory only).
 class Panel {
  public:
-  Panel(const Window& window, bool vulkan, std::string layout_file);
+  Panel(const Window& window, std::string layout_file);
   ~Panel();
   Panel(const Panel&) = delete;
   Panel& operator=(const Panel&) = delete;
