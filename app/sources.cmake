@@ -17,7 +17,7 @@ set(lab_image_sources ${app_dir}/image/diff.cpp ${app_dir}/image/golden.cpp ${ap
 
 # app/core (labcore)
 set(lab_core_sources ${app_dir}/core/cli.cpp ${app_dir}/core/hotkeys.cpp ${app_dir}/core/mode_switch.cpp
-                     ${app_dir}/core/remedy.cpp)
+                     ${app_dir}/core/remedy.cpp ${app_dir}/core/access.cpp)
 
 # app/timing (labtiming)
 set(lab_timing_sources ${app_dir}/timing/bench_timing.cpp ${app_dir}/timing/profile_range.cpp
@@ -35,9 +35,9 @@ set(lab_glfw_sources ${app_dir}/glfw/panel_layout.cpp ${app_dir}/glfw/window.cpp
 # app/gl (labapp); headless GL is EGL, which exists on Linux only: Windows gets the platform's refusal with a
 # remedy.
 set(lab_gl_sources)
-foreach(source IN ITEMS app bench doctor gl_external gl_objects mode mode_cpu mode_external mode_interop mode_pbo
-                        mode_split mode_staging platform_glfw profiling scene scene_pattern scene_postprocess
-                        scene_wave timing ui ui_doctor)
+foreach(source IN ITEMS app bench doctor gl_external gl_objects mode mode_external mode_interop mode_pbo
+                        mode_split platform_glfw profiling renderer
+                        timing ui ui_doctor)
   list(APPEND lab_gl_sources ${app_dir}/gl/${source}.cpp)
 endforeach()
 if(WIN32)

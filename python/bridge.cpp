@@ -35,7 +35,7 @@ thread_local std::string g_last_error;  // per thread, as errno: the only state 
 struct Bridge {
   std::unique_ptr<lab::App> app;
   bool cuda = false;  // the resources are registered with CUDA (else: host memory, the cpu path)
-  std::vector<lab::ResourceSpec> specs;
+  std::vector<lab::gl::Resource> specs;
   lab::gl::SceneRegistrations registrations;  // buffers and textures, in the specs' order
   std::optional<interop::ScopedMap> mapped;
   std::vector<std::vector<uint8_t>> host;  // the cpu path: one linear copy per resource
@@ -68,7 +68,7 @@ void release_surfaces(Bridge& bridge) {
     if (surface != 0) cudaDestroySurfaceObject(std::exchange(surface, 0));
 }
 
-const lab::ResourceSpec& spec_of(const Bridge& bridge, int index) {
+const lab::gl::Resource& spec_of(const Bridge& bridge, int index) {
   require(index >= 0 && index < static_cast<int>(bridge.specs.size()),
           "resource " + std::to_string(index) + " does not exist: the scene has " +
               std::to_string(bridge.specs.size()));
@@ -120,7 +120,7 @@ int ilab_open(const char* scene, const char* mode, int width, int height, long l
     auto bridge = std::make_unique<Bridge>();
     bridge->app = std::make_unique<lab::App>(options);
     bridge->frame = frame;
-    bridge->specs = bridge->app->scene().resources();
+    bridge->specs = bridge->app->renderer().resources();
     if (mode_name == "interop") {
       const lab::ModeAvailability interop = bridge->app->availability(lab::ModeId::Interop);
       require(interop.available,
@@ -131,7 +131,7 @@ int ilab_open(const char* scene, const char* mode, int width, int height, long l
       bridge->registrations.register_all(bridge->specs, lab::AccessSettings{}, true);
       bridge->surfaces.assign(bridge->specs.size(), 0);
     } else {
-      for (const lab::ResourceSpec& spec : bridge->specs) bridge->host.emplace_back(spec.bytes);
+      for (const lab::gl::Resource& spec : bridge->specs) bridge->host.emplace_back(spec.desc.bytes);
     }
     *out = bridge.release();
   });
@@ -160,7 +160,7 @@ int ilab_resource_count(void* handle) {
 
 int ilab_resource_info(void* handle, int index, ilab_resource* info) {
   return guarded([&] {
-    const lab::ResourceSpec& spec = spec_of(*static_cast<Bridge*>(handle), index);
+    const lab::ResourceDesc& spec = spec_of(*static_cast<Bridge*>(handle), index).desc;
     std::memset(info, 0, sizeof *info);
     std::strncpy(info->label, spec.label, sizeof info->label - 1);
     info->kind = spec.kind == lab::ResourceKind::Buffer ? 0 : 1;
@@ -178,9 +178,10 @@ int ilab_map(void* handle, long long frame, uintptr_t stream) {
     Bridge& bridge = *static_cast<Bridge*>(handle);
     require(!bridge.is_mapped, "the lab is mapped already: leave the current `with lab.map()` block first");
     bridge.frame = frame;
-    lab::Scene& scene = bridge.app->scene();
     const lab::Extent extent = bridge.app->platform().framebuffer_extent();
-    if (scene.has_prepare()) scene.prepare({frame, kernels::time_of_frame(frame), extent});
+    if (const lab::DrawPlan& plan = bridge.app->plan(); plan.cubes_target >= 0)
+      bridge.app->renderer().draw_cubes(plan.cubes_target,
+                                        lab::cubes_view(extent, kernels::time_of_frame(frame)));
     if (bridge.cuda) {
       bridge.stream = reinterpret_cast<cudaStream_t>(stream);
       if (bridge.stream != nullptr) {  // the legacy default stream belongs to whichever device is current
@@ -196,8 +197,8 @@ int ilab_map(void* handle, long long frame, uintptr_t stream) {
       bridge.mapped.emplace(bridge.registrations.resources(), bridge.stream);
     } else {
       for (size_t i = 0; i < bridge.specs.size(); ++i)
-        if (bridge.specs[i].role == lab::ResourceRole::Input)
-          lab::download_from_gl(bridge.specs[i], bridge.host[i].data());
+        if (bridge.specs[i].desc.role == lab::ResourceRole::Input)
+          bridge.app->renderer().download(static_cast<int>(i), bridge.host[i].data());
       INTEROP_GL_CHECK("reading the scene's input");
     }
     bridge.is_mapped = true;
@@ -215,8 +216,8 @@ int ilab_unmap(void* handle) {
       bridge.mapped.reset();
     } else {
       for (size_t i = 0; i < bridge.specs.size(); ++i)
-        if (bridge.specs[i].role == lab::ResourceRole::Output)
-          lab::upload_to_gl(bridge.specs[i], bridge.host[i].data());
+        if (bridge.specs[i].desc.role == lab::ResourceRole::Output)
+          bridge.app->renderer().upload(static_cast<int>(i), bridge.host[i].data());
       INTEROP_GL_CHECK("uploading the frame");
     }
   });
@@ -226,7 +227,7 @@ int ilab_unmap(void* handle) {
 int ilab_pointer(void* handle, int index, uintptr_t* pointer, uint64_t* bytes) {
   return guarded([&] {
     Bridge& bridge = *static_cast<Bridge*>(handle);
-    const lab::ResourceSpec& spec = spec_of(bridge, index);
+    const lab::ResourceDesc& spec = spec_of(bridge, index).desc;
     require_mapped(bridge, "a resource's memory");
     if (!bridge.cuda) {
       *pointer = reinterpret_cast<uintptr_t>(bridge.host[static_cast<size_t>(index)].data());
@@ -247,7 +248,7 @@ int ilab_pointer(void* handle, int index, uintptr_t* pointer, uint64_t* bytes) {
 int ilab_surface(void* handle, int index, unsigned long long* surface) {
   return guarded([&] {
     Bridge& bridge = *static_cast<Bridge*>(handle);
-    const lab::ResourceSpec& spec = spec_of(bridge, index);
+    const lab::ResourceDesc& spec = spec_of(bridge, index).desc;
     require_mapped(bridge, "a surface object");
     require(bridge.cuda, "surface objects need CUDA: open the lab with mode='interop'");
     require(spec.kind == lab::ResourceKind::Texture2D && spec.role == lab::ResourceRole::Output,
@@ -268,7 +269,7 @@ int ilab_copy_texture(void* handle, int index, uintptr_t device_pointer, uint64_
                       uintptr_t stream) {
   return guarded([&] {
     Bridge& bridge = *static_cast<Bridge*>(handle);
-    const lab::ResourceSpec& spec = spec_of(bridge, index);
+    const lab::ResourceDesc& spec = spec_of(bridge, index).desc;
     require_mapped(bridge, "copy_to/copy_from");
     require(bridge.cuda, "texture copies through CUDA need mode='interop'");
     require(spec.kind == lab::ResourceKind::Texture2D,

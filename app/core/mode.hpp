@@ -13,12 +13,16 @@
 // API's own handles for the CUDA modes.
 #pragma once
 
+#include "app/core/access.hpp"
 #include "app/core/vocabulary.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "app/timing/timing.hpp"
 #include "interop/external.hpp"
 
 #include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
 
 namespace lab {
 
@@ -49,6 +53,15 @@ class Mode {
   // What the cubes pass and the frame pass wait on and signal this frame.
   virtual PassSync cubes_sync(const FrameInfo&) { return {}; }
   virtual PassSync frame_sync(const FrameInfo&) { return {}; }
+
+  // Modes that register the resources with CUDA (GL's interop, reregister, pbo, split) take register and
+  // map flags, checked with check_access against the scene first; new register flags re-register. The
+  // others ignore them and list nothing.
+  virtual void apply_access(const AccessSettings&) {}
+  virtual std::vector<RegisteredFlags> registered_flags() const { return {}; }
+  // How results travel, for the panel (the split mode's devices and copy, the external mode's memory and
+  // semaphores); "" where there is nothing more to say than the mode's name.
+  virtual std::string transfer() const { return ""; }
 };
 
 // What the CUDA modes share with the app: the device whose CUDA context works with the graphics API's

@@ -18,6 +18,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <optional>
 #include <vector>
 
 namespace lab {
@@ -25,8 +26,9 @@ namespace lab {
 template <class Renderer>
 class StagingMode final : public Mode<Renderer> {
  public:
-  explicit StagingMode(cudaStream_t stream, Phase graphics_copy = Phase::GlCopy)
-      : m_stream(stream), m_graphics_copy(graphics_copy) {}
+  // `time_uploads` as for CpuMode (app/core/cpu_mode.hpp).
+  explicit StagingMode(cudaStream_t stream, Phase graphics_copy = Phase::GlCopy, bool time_uploads = false)
+      : m_stream(stream), m_graphics_copy(graphics_copy), m_time_uploads(time_uploads) {}
   ~StagingMode() override { detach(); }
   StagingMode(const StagingMode&) = delete;
   StagingMode& operator=(const StagingMode&) = delete;
@@ -78,6 +80,8 @@ class StagingMode final : public Mode<Renderer> {
     }
     // The renderer reads the host memory when upload is called: the copies must be complete.
     INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_stream));
+    std::optional<GraphicsPhase> uploads;
+    if (m_time_uploads) uploads.emplace(timers, m_graphics_copy);
     for (int i : indices_of(ResourceRole::Output)) renderer.upload(i, host(i));
   }
 
@@ -94,6 +98,7 @@ class StagingMode final : public Mode<Renderer> {
 
   cudaStream_t m_stream;
   Phase m_graphics_copy;  // what the downloads are timed as (the backend's own copy phase)
+  bool m_time_uploads;
   std::vector<ResourceDesc> m_descs;
   std::vector<interop::DeviceBuffer> m_device;
   std::vector<interop::PinnedHostBuffer> m_host;

@@ -1,6 +1,6 @@
-// app/d3d11/modes.cpp — the Direct3D 11 mode factory of a build with CUDA: the cpu mode (mode_cpu.cpp) and
-// the CUDA modes (cuda_modes.hpp), judged by cuda_mode_availability. A build without CUDA links cpu_only.cpp
-// instead.
+// app/d3d11/modes.cpp — the Direct3D 11 mode factory of a build with CUDA: the cpu mode
+// (app/core/cpu_mode.hpp) and the CUDA modes (cuda_modes.hpp), judged by cuda_mode_availability. A build
+// without CUDA links cpu_only.cpp instead.
 #include "app/d3d11/modes.hpp"
 #include "app/d3d/mode_factory.hpp"
 #include "app/d3d11/cuda_modes.hpp"

@@ -1,6 +1,6 @@
-// app/d3d12/modes.cpp — the Direct3D 12 mode factory of a build with CUDA: the cpu mode (mode_cpu.cpp) and
-// the CUDA modes (cuda_modes.hpp), judged by cuda_mode_availability. A build without CUDA links cpu_only.cpp
-// instead.
+// app/d3d12/modes.cpp — the Direct3D 12 mode factory of a build with CUDA: the cpu mode
+// (app/core/cpu_mode.hpp) and the CUDA modes (cuda_modes.hpp), judged by cuda_mode_availability. A build
+// without CUDA links cpu_only.cpp instead.
 #include "app/d3d12/modes.hpp"
 #include "app/d3d/mode_factory.hpp"
 #include "app/d3d12/cuda_modes.hpp"

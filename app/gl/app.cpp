@@ -20,22 +20,6 @@
 
 namespace lab {
 
-std::unique_ptr<Scene> create_wave_scene();
-std::unique_ptr<Scene> create_pattern_scene();
-std::unique_ptr<Scene> create_postprocess_scene(kernels::Filter filter);
-
-std::unique_ptr<Scene> create_scene(SceneId id, kernels::Filter filter) {
-  switch (id) {
-    case SceneId::Wave:
-      return create_wave_scene();
-    case SceneId::Pattern:
-      return create_pattern_scene();
-    case SceneId::Postprocess:
-      return create_postprocess_scene(filter);
-  }
-  throw std::invalid_argument("unknown scene");
-}
-
 namespace {
 
 void log(const std::string& message) {
@@ -112,21 +96,16 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
         std::string("interop unavailable, running in ") + to_string(mode) + " mode: " + m_interop.reason;
   }
 
-  m_scene = create_scene(options.scene, options.filter);
+  m_renderer = std::make_unique<gl::Renderer>(*m_platform);
   m_scene_extent = m_platform->framebuffer_extent();
-  m_scene->on_attach(m_scene_extent);
+  attach_scene(options.scene);
   m_access.map_access = options.map_flags;
-  if (const std::string refusal = check_access(m_scene->resources(), m_access.map_access); !refusal.empty())
+  if (const std::string refusal = check_access(scene_resources(), m_access.map_access); !refusal.empty())
     throw UsageError("--map-flags " + std::string(interop::to_string(*options.map_flags)) + ": " + refusal);
   // Said once every option has been judged, so that a usage error is the only line of a refused run.
   if (!options.mode && !m_interop.usable)
     log("CUDA-GL interop is unavailable (" + m_interop.reason + "); running in " + to_string(mode) + " mode");
   attach_mode(mode);
-  if (m_platform->is_window()) {
-    m_show_program = create_program("fullscreen.vert", "textured.frag");
-    m_show_vertex_array =
-        create_vertex_array("show pass");  // the triangle has no attributes, but core GL needs a VAO
-  }
   if (m_platform->is_window() && !options.no_ui) {
     PanelDesc panel;
     panel.layout_file = options.layout_file.value_or(default_layout_path());
@@ -139,12 +118,11 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
 
 App::~App() {
   m_panel.reset();
-  m_show_vertex_array = GlVertexArray();
-  m_show_program = GlProgram();
-  if (m_mode) m_mode->on_detach();  // unregister before the GL objects go
+  if (m_mode) m_mode->detach();  // unregister before the GL objects go
   m_mode.reset();
-  if (m_scene) m_scene->on_detach();
+  if (m_scene) detach_scene();
   m_scene.reset();
+  m_renderer.reset();
   m_timers.reset();
   m_compute_stream.reset();
   m_stream.reset();
@@ -165,14 +143,29 @@ void App::attach_mode(ModeId mode) {
   cuda.split_copy = m_split_copy;
   cuda.semaphores = m_options.semaphores;
   std::unique_ptr<gl::Mode> next = create_mode(mode, cuda, m_access);
-  next->on_attach(*m_scene);
+  next->attach(*m_renderer);
   m_mode = std::move(next);
 }
 
 void App::use_mode(std::unique_ptr<gl::Mode> mode) {
-  m_mode->on_detach();
-  mode->on_attach(*m_scene);
+  m_mode->detach();
+  mode->attach(*m_renderer);
   m_mode = std::move(mode);
+}
+
+void App::attach_scene(SceneId scene) {
+  m_scene = create_scene_compute(scene, m_options.filter);
+  m_plan = m_scene->draw_plan();
+  m_renderer->create_resources(m_scene->resources(m_scene_extent));
+}
+
+void App::detach_scene() {
+  m_renderer->destroy_resources();
+  m_scene->release_scratch();  // CUDA memory of the device the scene ran on (the blur's)
+}
+
+std::vector<ResourceDesc> App::scene_resources() const {
+  return gl::descs_of(m_renderer->resources());
 }
 
 ModeId App::fallback_for(ModeId failed) const {
@@ -183,7 +176,7 @@ ModeId App::fallback_for(ModeId failed) const {
 
 void App::fall_back(const std::string& what, const interop::Error& error) {
   const ModeId failed = m_mode->id();
-  m_mode->on_detach();
+  m_mode->detach();
   m_mode.reset();
   attach_next_tier(failed, what, error);
 }
@@ -246,7 +239,7 @@ void App::request_split_copy(SplitCopy copy) {
 
 void App::switch_split(int compute_device, SplitCopy copy) {
   const bool reattach = m_mode->id() == ModeId::Split;
-  if (reattach) m_mode->on_detach();
+  if (reattach) m_mode->detach();
   if (compute_device != m_compute_device) create_compute_stream(compute_device);
   m_split_copy = copy;
   if (reattach) {
@@ -261,10 +254,10 @@ void App::switch_split(int compute_device, SplitCopy copy) {
 
 void App::switch_device(int device) {
   const ModeId mode = m_mode->id();
-  m_mode->on_detach();
+  m_mode->detach();
   m_mode.reset();
-  m_scene->on_detach();  // its CUDA memory (the blur's scratch) belongs to the old device
-  m_timers.reset();      // so do the timers' events
+  m_scene->release_scratch();  // its CUDA memory (the blur's scratch) belongs to the old device
+  m_timers.reset();            // so do the timers' events
   const bool compute_follows = m_compute_device == m_device;
   m_compute_stream.reset();
   m_stream.reset();
@@ -275,7 +268,6 @@ void App::switch_device(int device) {
   m_timers = std::make_unique<FrameTimers>(gl_timer_queries());
   m_interop = lab::probe_gl_interop(m_device);
   m_external = probe_gl_external(m_device);
-  m_scene->on_attach(m_scene_extent);
   if (availability(mode).available) {
     attach_mode(mode);
     m_notice = "CUDA device " + std::to_string(device) + ": " + m_interop.reason;
@@ -302,7 +294,7 @@ ModeAvailability App::request_mode(ModeId mode) {
 }
 
 std::string App::request_map_access(std::optional<interop::Access> access) {
-  if (std::string refusal = check_access(m_scene->resources(), access); !refusal.empty()) {
+  if (std::string refusal = check_access(scene_resources(), access); !refusal.empty()) {
     m_notice = "map flags refused: " + refusal;
     return refusal;
   }
@@ -312,7 +304,7 @@ std::string App::request_map_access(std::optional<interop::Access> access) {
 }
 
 std::string App::request_register_access(std::optional<interop::Access> access) {
-  if (std::string refusal = check_access(m_scene->resources(), access); !refusal.empty()) {
+  if (std::string refusal = check_access(scene_resources(), access); !refusal.empty()) {
     m_notice = "register flags refused: " + refusal;
     return refusal;
   }
@@ -323,19 +315,18 @@ std::string App::request_register_access(std::optional<interop::Access> access) 
 
 void App::switch_scene(SceneId scene) {
   const ProfileScope scope(std::string("scene ") + to_string(scene));
-  m_mode->on_detach();
-  m_scene->on_detach();
-  m_scene = create_scene(scene, m_options.filter);
+  m_mode->detach();
+  detach_scene();
   m_scene_extent = m_platform->framebuffer_extent();
-  m_scene->on_attach(m_scene_extent);
+  attach_scene(scene);
   // Flags chosen for the last scene may not suit this one (read-only on what it writes): start afresh.
-  if (!check_access(m_scene->resources(), m_access.map_access).empty() ||
-      !check_access(m_scene->resources(), m_access.register_access).empty()) {
+  if (!check_access(scene_resources(), m_access.map_access).empty() ||
+      !check_access(scene_resources(), m_access.register_access).empty()) {
     m_access = AccessSettings{};
     m_notice = "flags reset to each resource's best for the " + std::string(to_string(scene)) + " scene";
     m_mode->apply_access(m_access);
   }
-  m_mode->on_attach(*m_scene);
+  m_mode->attach(*m_renderer);
   m_timers->clear();  // another scene's timings compare with nothing here
 }
 
@@ -354,7 +345,7 @@ void App::apply_pending_switches() {
   if (m_pending_semaphores && *m_pending_semaphores != m_options.semaphores) {
     m_options.semaphores = *m_pending_semaphores;
     if (m_mode->id() == ModeId::External) {
-      m_mode->on_detach();
+      m_mode->detach();
       m_mode.reset();
       attach_or_fall_back(ModeId::External, std::string("attaching with ") +
                                                 (m_options.semaphores == interop::SemaphoreKind::Timeline
@@ -367,7 +358,7 @@ void App::apply_pending_switches() {
   m_pending_scene.reset();
   if (m_pending_mode && *m_pending_mode != m_mode->id()) {
     const ProfileScope mode_scope(std::string("mode ") + to_string(*m_pending_mode));
-    m_mode->on_detach();
+    m_mode->detach();
     m_mode.reset();
     attach_or_fall_back(*m_pending_mode, "attaching");
   }
@@ -397,16 +388,15 @@ bool App::render_frame() {
   apply_pending_switches();
   if (extent != m_scene_extent) {
     if (m_scene->resize_recreates_resources()) {
-      m_mode->on_detach();  // registrations go before the scene deletes what they point at
-      m_scene->on_resize(extent);
+      m_mode->detach();            // registrations go before the renderer deletes what they point at
+      m_scene->release_scratch();  // re-allocated at the new size on the next frame
+      m_renderer->create_resources(m_scene->resources(extent));
       try {
-        m_mode->on_attach(*m_scene);
+        m_mode->attach(*m_renderer);
       } catch (const interop::Error& error) {
         if (error.sticky()) throw;
         fall_back("registering after a resize", error);
       }
-    } else {
-      m_scene->on_resize(extent);
     }
     m_scene_extent = extent;
   }
@@ -418,18 +408,18 @@ bool App::render_frame() {
   // Outside begin_frame/end_frame the timers record nothing (host records wait for the next frame).
   if (m_timing) m_timers->begin_frame(static_cast<int>(m_mode->id()));
   const FrameInfo frame = frame_info(extent);
-  if (m_scene->has_prepare()) {
+  if (m_plan.cubes_target >= 0) {
     GlPhase phase(*m_timers, Phase::Draw);
-    m_scene->prepare(frame);
+    m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(extent, frame.time));
   }
   try {
-    m_mode->produce(*m_scene, frame, *m_timers);
+    m_mode->produce(*m_renderer, *m_scene, frame, *m_timers);
   } catch (const interop::Error& error) {
     if (error.sticky()) throw;  // the context is corrupt: main() ends the process with exit 1
     fall_back("producing frame " + std::to_string(frame.index), error);
-    m_mode->produce(*m_scene, frame, *m_timers);
+    m_mode->produce(*m_renderer, *m_scene, frame, *m_timers);
   }
-  if (m_scene->frame_image() == 0 || m_platform->is_window()) {
+  if (m_renderer->draws_frame(m_plan)) {
     GlPhase phase(*m_timers, Phase::Draw);
     show(frame);
   }
@@ -543,48 +533,11 @@ void App::take_numbered_screenshot() {
 }
 
 void App::show(const FrameInfo& frame) {
-  const GLuint image = m_scene->frame_image();
-  if (image != 0 && !m_platform->is_window()) return;  // headless, the image is the frame
-  glBindFramebuffer(GL_FRAMEBUFFER, m_platform->framebuffer());
-  glViewport(0, 0, frame.extent.width, frame.extent.height);
-  if (image == 0) {
-    m_scene->render(frame);
-    return;
-  }
-  // Opaque and covering every pixel: no clear, no depth, no blending. A triangle measured faster than
-  // glBlitNamedFramebuffer from the texture (0.61 against 0.68 ms at 3840x2160 on an H200).
-  glUseProgram(m_show_program.get());
-  glBindTextureUnit(0, image);
-  glBindVertexArray(m_show_vertex_array.get());
-  glDrawArrays(GL_TRIANGLES, 0, 3);
-  glBindVertexArray(0);
+  m_renderer->draw_frame(m_plan, wave_view_projection(frame.extent), frame.extent);
 }
 
 Image App::read_frame() const {
-  const Extent extent = m_platform->framebuffer_extent();
-  Image image;
-  image.width = extent.width;
-  image.height = extent.height;
-  const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;
-  try {
-    image.rgba.resize(bytes);
-  } catch (const std::bad_alloc&) {
-    throw_out_of_memory("reading back the " + size_text(extent.width, extent.height) + " frame", bytes);
-  }
-  glPixelStorei(GL_PACK_ALIGNMENT, 4);
-  if (const GLuint frame_image = m_scene->frame_image(); frame_image != 0 && !m_platform->is_window()) {
-    glGetTextureImage(frame_image, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(image.rgba.size()),
-                      image.rgba.data());
-    INTEROP_GL_CHECK("glGetTextureImage");
-    flip_rows(image);
-    return image;
-  }
-  glBindFramebuffer(GL_READ_FRAMEBUFFER, m_platform->framebuffer());
-  if (m_platform->framebuffer() == 0) glReadBuffer(GL_BACK);  // the back buffer, before the swap
-  glReadPixels(0, 0, extent.width, extent.height, GL_RGBA, GL_UNSIGNED_BYTE, image.rgba.data());
-  INTEROP_GL_CHECK("glReadPixels");
-  flip_rows(image);
-  return image;
+  return m_renderer->read_frame(m_plan, m_platform->framebuffer_extent());
 }
 
 int App::run() {

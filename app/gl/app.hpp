@@ -8,9 +8,10 @@
 #include "app/gl/doctor.hpp"
 #include "app/gl/mode.hpp"
 #include "app/gl/platform.hpp"
-#include "app/gl/scene.hpp"
+#include "app/gl/renderer.hpp"
 #include "app/gl/timing.hpp"
 #include "app/image/image_io.hpp"
+#include "app/scene/scene_compute.hpp"
 #include "interop/device.hpp"
 #include "interop/error.hpp"
 #include "interop/stream.hpp"
@@ -41,12 +42,12 @@ class App {
   // Renders frame frame_index() (switches requested since the last frame take effect first) and
   // advances the index. Returns false when nothing was drawn (minimised: 0x0 framebuffer).
   bool render_frame();
-  // Puts the frame's result where it is seen: a scene with a frame_image() is shown by one full-screen
-  // pass in a window and by nothing headless (the image is the frame); other scenes draw. The bench's
-  // reference loop shows its frames through this too.
+  // Puts the frame's result where it is seen (gl::Renderer::draw_frame): a ShowImage scene's image is
+  // shown by one full-screen pass in a window and by nothing headless (the image is the frame); the wave
+  // mesh is drawn. The bench's reference loop shows its frames through this too.
   void show(const FrameInfo& frame);
   // The frame rendered last, read back from the framebuffer (panel included in a window), or headless
-  // from the scene's frame_image() when it has one; top row first.
+  // from a ShowImage scene's image; top row first.
   Image read_frame() const;
   void present();
 
@@ -102,7 +103,9 @@ class App {
 
   SceneId scene_id() const { return m_scene->id(); }
   ModeId mode_id() const { return m_mode->id(); }
-  Scene& scene() { return *m_scene; }
+  SceneCompute& scene() { return *m_scene; }
+  const DrawPlan& plan() const { return m_plan; }
+  gl::Renderer& renderer() { return *m_renderer; }
   gl::Mode& mode() { return *m_mode; }
   FrameTimers& timers() { return *m_timers; }
   // Per-phase timing (CUDA events, GL timer queries) costs GPU time of its own; off, frames record
@@ -121,6 +124,10 @@ class App {
   void apply_pending_switches();
   void attach_mode(ModeId mode);
   void switch_scene(SceneId scene);
+  // The scene's compute and its resources in the renderer (at m_scene_extent), and back.
+  void attach_scene(SceneId scene);
+  void detach_scene();
+  std::vector<ResourceDesc> scene_resources() const;
   void switch_device(int device);
   void switch_split(int compute_device, SplitCopy copy);
   void create_compute_stream(int device);
@@ -140,7 +147,8 @@ class App {
   interop::CudaDevices m_cuda_devices;
   int m_device = -1;  // -1: no CUDA device
   // Declaration order is teardown order in reverse; ~App() also tears down explicitly:
-  // panel, mode (registrations), scene (GL objects), stream, platform (the GL context) last.
+  // panel, mode (registrations), the renderer's resources (GL objects), stream, platform (the GL context)
+  // last.
   std::unique_ptr<Platform> m_platform;
   interop::InteropSupport m_interop;
   interop::InteropSupport m_external;  // whether the GL external mode can run (probe_gl_external)
@@ -149,12 +157,11 @@ class App {
   std::optional<interop::Stream> m_compute_stream;  // on m_compute_device
   SplitCopy m_split_copy = SplitCopy::Peer;
   std::unique_ptr<FrameTimers> m_timers;  // CUDA events and GL queries: inside the context's lifetime
-  std::unique_ptr<Scene> m_scene;
+  std::unique_ptr<gl::Renderer> m_renderer;
+  std::unique_ptr<SceneCompute> m_scene;
+  DrawPlan m_plan;
   std::unique_ptr<gl::Mode> m_mode;
   std::unique_ptr<Panel> m_panel;
-  // The full-screen pass that shows a frame_image() in a window (created with the window).
-  GlProgram m_show_program;
-  GlVertexArray m_show_vertex_array;
   std::optional<DoctorReport> m_doctor;  // for the panel's doctor tab
 
   AccessSettings m_access;

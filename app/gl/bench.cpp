@@ -95,17 +95,23 @@ void finish_frame(App& app) {
   if (const cudaStream_t stream = app.cuda_stream()) INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
+// The GL rendering of what the kernels read, if the scene has one (postprocess: the cubes).
+void draw_input(App& app, const FrameInfo& frame) {
+  if (app.plan().cubes_target >= 0)
+    app.renderer().draw_cubes(app.plan().cubes_target, cubes_view(frame.extent, frame.time));
+}
+
 // The floor: the scene's own kernels (compute_cuda) on plain cudaMalloc memory of the same sizes,
 // each frame waited for. No GL, no interop.
 Measurement measure_floor(App& app, std::optional<long long> frames) {
-  Scene& scene = app.scene();
+  SceneCompute& scene = app.scene();
   const cudaStream_t stream = app.cuda_stream();
   std::vector<interop::DeviceBuffer> memory;
   std::vector<CudaResourceView> views;
-  for (const ResourceSpec& spec : scene.resources()) {
-    memory.emplace_back(spec.bytes);
-    INTEROP_CUDA_CHECK(cudaMemsetAsync(memory.back().data(), 0, spec.bytes, stream));
-    views.push_back(linear_view(memory.back().data(), spec));
+  for (const gl::Resource& spec : app.renderer().resources()) {
+    memory.emplace_back(spec.desc.bytes);
+    INTEROP_CUDA_CHECK(cudaMemsetAsync(memory.back().data(), 0, spec.desc.bytes, stream));
+    views.push_back(linear_view(memory.back().data(), spec.desc));
   }
   const Extent extent = app.platform().framebuffer_extent();
   const std::vector<double> wall = time_frames(frames, [&](long long i) {
@@ -119,13 +125,12 @@ Measurement measure_floor(App& app, std::optional<long long> frames) {
 // (postprocess: the cubes) and its draw or show pass (app.show: the wave mesh; nothing for a headless
 // image, which is the frame). Empty samples when there is none.
 Measurement measure_graphics(App& app, std::optional<long long> frames) {
-  Scene& scene = app.scene();
   const Extent extent = app.platform().framebuffer_extent();
-  const bool draws = scene.frame_image() == 0 || app.platform().is_window();
-  if (!scene.has_prepare() && !draws) return summarize("graphics", {});
+  const bool draws = app.renderer().draws_frame(app.plan());
+  if (app.plan().cubes_target < 0 && !draws) return summarize("graphics", {});
   const std::vector<double> wall = time_frames(frames, [&](long long index) {
     const FrameInfo frame{index, kernels::time_of_frame(index), extent};
-    if (scene.has_prepare()) scene.prepare(frame);
+    draw_input(app, frame);
     app.show(frame);
     glFinish();
   });
@@ -137,7 +142,7 @@ Measurement measure_graphics(App& app, std::optional<long long> frames) {
 class RawRegistrations {
  public:
   // `surfaces`: output textures are written through surface objects (else only copied into).
-  RawRegistrations(const std::vector<ResourceSpec>& specs, cudaStream_t stream, bool surfaces = true)
+  RawRegistrations(const std::vector<gl::Resource>& specs, cudaStream_t stream, bool surfaces = true)
       : m_specs(specs),
         m_stream(stream),
         m_resources(specs.size(), nullptr),
@@ -145,8 +150,8 @@ class RawRegistrations {
         m_views(specs.size()) {
     try {
       for (size_t i = 0; i < specs.size(); ++i) {
-        const bool output = specs[i].role == ResourceRole::Output;
-        if (specs[i].kind == ResourceKind::Buffer) {
+        const bool output = specs[i].desc.role == ResourceRole::Output;
+        if (specs[i].desc.kind == ResourceKind::Buffer) {
           INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&m_resources[i], specs[i].gl_name,
                                                           cudaGraphicsRegisterFlagsWriteDiscard));
         } else {
@@ -188,7 +193,7 @@ class RawRegistrations {
   const std::vector<CudaResourceView>& views() {
     for (size_t i = 0; i < m_specs.size(); ++i) {
       CudaResourceView& view = m_views[i];
-      if (m_specs[i].kind == ResourceKind::Buffer) {
+      if (m_specs[i].desc.kind == ResourceKind::Buffer) {
         INTEROP_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&view.pointer, &view.bytes, m_resources[i]));
         continue;
       }
@@ -199,7 +204,7 @@ class RawRegistrations {
       cudaResourceDesc resource{};
       resource.resType = cudaResourceTypeArray;
       resource.res.array.array = array;
-      if (m_specs[i].role == ResourceRole::Output) {
+      if (m_specs[i].desc.role == ResourceRole::Output) {
         if (view.surface) INTEROP_CUDA_CHECK(cudaDestroySurfaceObject(view.surface));
         INTEROP_CUDA_CHECK(cudaCreateSurfaceObject(&view.surface, &resource));
       } else {
@@ -226,7 +231,7 @@ class RawRegistrations {
       if (resource) cudaGraphicsUnregisterResource(std::exchange(resource, nullptr));
   }
 
-  std::vector<ResourceSpec> m_specs;
+  std::vector<gl::Resource> m_specs;
   cudaStream_t m_stream;
   std::vector<cudaGraphicsResource_t> m_resources;
   std::vector<cudaArray_t> m_arrays;
@@ -235,7 +240,7 @@ class RawRegistrations {
 
 // The hand-off alone: map and unmap the scene's registered objects, no kernel, no GL work.
 Measurement measure_handoff(App& app, std::optional<long long> frames) {
-  RawRegistrations raw(app.scene().resources(), app.cuda_stream());
+  RawRegistrations raw(app.renderer().resources(), app.cuda_stream());
   const std::vector<double> wall = time_frames(frames, [&](long long) {
     raw.map();
     raw.unmap();
@@ -248,13 +253,13 @@ Measurement measure_handoff(App& app, std::optional<long long> frames) {
 // the same kernels -> unmap -> show (nothing headless for an image scene), with raw CUDA calls and none
 // of the app's mode, ScopedMap, RAII or timer code around it.
 Measurement measure_bare_loop(App& app, std::optional<long long> frames) {
-  Scene& scene = app.scene();
+  SceneCompute& scene = app.scene();
   const cudaStream_t stream = app.cuda_stream();
-  RawRegistrations raw(scene.resources(), stream);
+  RawRegistrations raw(app.renderer().resources(), stream);
   const Extent extent = app.platform().framebuffer_extent();
   const std::vector<double> wall = time_frames(frames, [&](long long index) {
     const FrameInfo frame{index, kernels::time_of_frame(index), extent};
-    if (scene.has_prepare()) scene.prepare(frame);
+    draw_input(app, frame);
     raw.map();
     scene.compute_cuda(frame, raw.views(), stream);
     raw.unmap();
@@ -273,32 +278,32 @@ std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::opt
   if (mode == ModeId::Interop || mode == ModeId::External ||
       (mode == ModeId::Split && app.compute_device() != app.cuda_device()))
     return std::nullopt;
-  Scene& scene = app.scene();
+  SceneCompute& scene = app.scene();
   const cudaStream_t stream = app.cuda_stream();
-  const std::vector<ResourceSpec> specs = scene.resources();
+  const std::vector<gl::Resource> specs = app.renderer().resources();
   const Extent extent = app.platform().framebuffer_extent();
-  const auto is = [&](size_t i, ResourceRole role) { return specs[i].role == role; };
+  const auto is = [&](size_t i, ResourceRole role) { return specs[i].desc.role == role; };
   std::vector<interop::DeviceBuffer> device;
   std::vector<interop::PinnedHostBuffer> host;
   std::vector<std::vector<uint8_t>> plain;
   std::vector<GlBuffer> buffers;
   std::vector<CudaResourceView> linear;
   std::vector<HostResourceView> host_views;
-  std::vector<ResourceSpec> buffer_specs;  // pbo: its buffers, registered in place of the GL objects
-  for (const ResourceSpec& spec : specs) {
+  std::vector<gl::Resource> buffer_specs;  // pbo: its buffers, registered in place of the GL objects
+  for (const gl::Resource& spec : specs) {
     if (mode == ModeId::Staging || mode == ModeId::Split) {
-      device.emplace_back(spec.bytes);
-      linear.push_back(linear_view(device.back().data(), spec));
+      device.emplace_back(spec.desc.bytes);
+      linear.push_back(linear_view(device.back().data(), spec.desc));
     }
-    if (mode == ModeId::Staging) host.emplace_back(spec.bytes);
+    if (mode == ModeId::Staging) host.emplace_back(spec.desc.bytes);
     if (mode == ModeId::Cpu) {
-      plain.emplace_back(spec.bytes);  // no CUDA here: ordinary host memory
-      host_views.push_back({plain.back().data(), spec.bytes, linear_pitch(spec)});
+      plain.emplace_back(spec.desc.bytes);  // no CUDA here: ordinary host memory
+      host_views.push_back({plain.back().data(), spec.desc.bytes, linear_pitch(spec.desc)});
     }
     if (mode == ModeId::Pbo) {
-      buffers.push_back(create_buffer(spec.bytes, nullptr, 0));
-      ResourceSpec buffer = spec;
-      buffer.kind = ResourceKind::Buffer;
+      buffers.push_back(create_buffer(spec.desc.bytes, nullptr, 0));
+      gl::Resource buffer = spec;
+      buffer.desc.kind = ResourceKind::Buffer;
       buffer.gl_name = buffers.back().get();
       buffer_specs.push_back(buffer);
     }
@@ -309,7 +314,7 @@ std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::opt
 
   const std::vector<double> wall = time_frames(frames, [&](long long index) {
     const FrameInfo frame{index, kernels::time_of_frame(index), extent};
-    if (scene.has_prepare()) scene.prepare(frame);
+    draw_input(app, frame);
     switch (mode) {
       case ModeId::Reregister: {
         RawRegistrations registered(specs, stream);  // unregisters at the end of the scope, after a sync
@@ -320,33 +325,35 @@ std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::opt
       }
       case ModeId::Pbo: {
         for (size_t i = 0; i < specs.size(); ++i)
-          if (is(i, ResourceRole::Input)) copy_gl_object_to_buffer(specs[i], buffers[i].get());
+          if (is(i, ResourceRole::Input))
+            app.renderer().copy_to_buffer(static_cast<int>(i), buffers[i].get());
         raw->map();
         std::vector<CudaResourceView> views = raw->views();
-        for (size_t i = 0; i < specs.size(); ++i) views[i].pitch = linear_pitch(specs[i]);
+        for (size_t i = 0; i < specs.size(); ++i) views[i].pitch = linear_pitch(specs[i].desc);
         scene.compute_cuda(frame, views, stream);
         raw->unmap();
         for (size_t i = 0; i < specs.size(); ++i)
-          if (is(i, ResourceRole::Output)) copy_buffer_to_gl_object(specs[i], buffers[i].get());
+          if (is(i, ResourceRole::Output))
+            app.renderer().copy_from_buffer(static_cast<int>(i), buffers[i].get());
         break;
       }
       case ModeId::Split: {
         raw->map();
         for (size_t i = 0; i < specs.size(); ++i)
           if (is(i, ResourceRole::Input))
-            INTEROP_CUDA_CHECK(cudaMemcpy2DFromArrayAsync(device[i].data(), linear_pitch(specs[i]),
-                                                          raw->array(i), 0, 0, linear_pitch(specs[i]),
-                                                          specs[i].height, cudaMemcpyDeviceToDevice, stream));
+            INTEROP_CUDA_CHECK(cudaMemcpy2DFromArrayAsync(
+                device[i].data(), linear_pitch(specs[i].desc), raw->array(i), 0, 0,
+                linear_pitch(specs[i].desc), specs[i].desc.height, cudaMemcpyDeviceToDevice, stream));
         scene.compute_cuda(frame, linear, stream);
         for (size_t i = 0; i < specs.size(); ++i) {
           if (!is(i, ResourceRole::Output)) continue;
-          if (specs[i].kind == ResourceKind::Buffer) {
-            INTEROP_CUDA_CHECK(cudaMemcpyAsync(raw->views()[i].pointer, device[i].data(), specs[i].bytes,
+          if (specs[i].desc.kind == ResourceKind::Buffer) {
+            INTEROP_CUDA_CHECK(cudaMemcpyAsync(raw->views()[i].pointer, device[i].data(), specs[i].desc.bytes,
                                                cudaMemcpyDeviceToDevice, stream));
           } else {
-            INTEROP_CUDA_CHECK(cudaMemcpy2DToArrayAsync(raw->array(i), 0, 0, device[i].data(),
-                                                        linear_pitch(specs[i]), linear_pitch(specs[i]),
-                                                        specs[i].height, cudaMemcpyDeviceToDevice, stream));
+            INTEROP_CUDA_CHECK(cudaMemcpy2DToArrayAsync(
+                raw->array(i), 0, 0, device[i].data(), linear_pitch(specs[i].desc),
+                linear_pitch(specs[i].desc), specs[i].desc.height, cudaMemcpyDeviceToDevice, stream));
           }
         }
         raw->unmap();
@@ -355,26 +362,26 @@ std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::opt
       case ModeId::Staging: {
         for (size_t i = 0; i < specs.size(); ++i)
           if (is(i, ResourceRole::Input)) {
-            download_from_gl(specs[i], host[i].data());
-            INTEROP_CUDA_CHECK(cudaMemcpyAsync(device[i].data(), host[i].data(), specs[i].bytes,
+            app.renderer().download(static_cast<int>(i), host[i].data());
+            INTEROP_CUDA_CHECK(cudaMemcpyAsync(device[i].data(), host[i].data(), specs[i].desc.bytes,
                                                cudaMemcpyHostToDevice, stream));
           }
         scene.compute_cuda(frame, linear, stream);
         for (size_t i = 0; i < specs.size(); ++i)
           if (is(i, ResourceRole::Output))
-            INTEROP_CUDA_CHECK(cudaMemcpyAsync(host[i].data(), device[i].data(), specs[i].bytes,
+            INTEROP_CUDA_CHECK(cudaMemcpyAsync(host[i].data(), device[i].data(), specs[i].desc.bytes,
                                                cudaMemcpyDeviceToHost, stream));
         INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
         for (size_t i = 0; i < specs.size(); ++i)
-          if (is(i, ResourceRole::Output)) upload_to_gl(specs[i], host[i].data());
+          if (is(i, ResourceRole::Output)) app.renderer().upload(static_cast<int>(i), host[i].data());
         break;
       }
       case ModeId::Cpu: {
         for (size_t i = 0; i < specs.size(); ++i)
-          if (is(i, ResourceRole::Input)) download_from_gl(specs[i], plain[i].data());
+          if (is(i, ResourceRole::Input)) app.renderer().download(static_cast<int>(i), plain[i].data());
         scene.compute_cpu(frame, host_views);
         for (size_t i = 0; i < specs.size(); ++i)
-          if (is(i, ResourceRole::Output)) upload_to_gl(specs[i], plain[i].data());
+          if (is(i, ResourceRole::Output)) app.renderer().upload(static_cast<int>(i), plain[i].data());
         break;
       }
       case ModeId::Interop:

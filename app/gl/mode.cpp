@@ -1,6 +1,9 @@
-// app/gl/mode.cpp — access-flag rules shared by the modes, and the mode factory.
+// app/gl/mode.cpp — GL's mode table (which modes run here, and the factory) and the split mode's path.
 #include "app/gl/mode.hpp"
+
+#include "app/core/cpu_mode.hpp"
 #include "app/core/remedy.hpp"
+#include "app/core/staging_mode.hpp"
 
 #include "interop/device.hpp"
 
@@ -12,30 +15,7 @@ std::unique_ptr<gl::Mode> create_interop_mode(const CudaContext& cuda, const Acc
 std::unique_ptr<gl::Mode> create_reregister_mode(const CudaContext& cuda, const AccessSettings& access);
 std::unique_ptr<gl::Mode> create_pbo_mode(const CudaContext& cuda, const AccessSettings& access);
 std::unique_ptr<gl::Mode> create_split_mode(const CudaContext& cuda, const AccessSettings& access);
-std::unique_ptr<gl::Mode> create_staging_mode(const CudaContext& cuda);
-std::unique_ptr<gl::Mode> create_cpu_mode();
 std::unique_ptr<gl::Mode> create_external_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
-
-interop::Access best_access(ResourceRole role) {
-  return role == ResourceRole::Input ? interop::Access::ReadOnly : interop::Access::WriteDiscard;
-}
-
-interop::Access resolve_access(std::optional<interop::Access> choice, ResourceRole role) {
-  return choice.value_or(best_access(role));
-}
-
-std::string check_access(const std::vector<ResourceSpec>& resources, std::optional<interop::Access> access) {
-  if (!access) return "";
-  for (const ResourceSpec& spec : resources) {
-    if (*access == interop::Access::ReadOnly && spec.role == ResourceRole::Output)
-      return std::string("read-only cannot apply to the ") + spec.label +
-             ": CUDA writes it, and read-only promises it will not; use none or write-discard";
-    if (*access == interop::Access::WriteDiscard && spec.role == ResourceRole::Input)
-      return std::string("write-discard cannot apply to the ") + spec.label +
-             ": CUDA reads it, and write-discard lets the driver drop its contents; use none or read-only";
-  }
-  return "";
-}
 
 SplitPath choose_split_path(int compute_device, int gl_device, SplitCopy requested) {
   const std::string devices =
@@ -63,9 +43,10 @@ std::unique_ptr<gl::Mode> create_mode(ModeId id, const CudaContext& cuda, const 
     case ModeId::Split:
       return create_split_mode(cuda, access);
     case ModeId::Staging:
-      return create_staging_mode(cuda);
+      // GL's uploads are done when glTextureSubImage2D returns: timed as the copy they are.
+      return std::make_unique<StagingMode<gl::Renderer>>(cuda.stream, Phase::GlCopy, /*time_uploads=*/true);
     case ModeId::Cpu:
-      return create_cpu_mode();
+      return std::make_unique<CpuMode<gl::Renderer>>(Phase::GlCopy, /*time_uploads=*/true);
     case ModeId::External:
       return create_external_mode(cuda, cuda.semaphores);
   }

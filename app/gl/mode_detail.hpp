@@ -1,6 +1,6 @@
 // app/gl/mode_detail.hpp — what the modes that map GL objects (interop, reregister, pbo, split) share
-// besides their registrations (app/gl/registrations.hpp): re-registering for new flags, one timed map ->
-// kernels -> unmap sequence, and the flags they report to the panel.
+// besides their registrations (app/gl/registrations.hpp): re-registering for new flags, and one timed map
+// -> kernels -> unmap sequence.
 #pragma once
 
 #include "app/gl/mode.hpp"
@@ -20,7 +20,7 @@ namespace lab::detail {
 // finish), else sets the map flags. While nothing is registered it only records them: the next
 // registration applies them.
 template <class BeforeUnregister>
-void apply_access(gl::SceneRegistrations& registrations, const std::vector<ResourceSpec>& specs,
+void apply_access(gl::SceneRegistrations& registrations, const std::vector<gl::Resource>& specs,
                   bool surfaces, AccessSettings& current, const AccessSettings& wanted,
                   const BeforeUnregister& before_unregister) {
   const bool reregister = wanted.register_access != current.register_access;
@@ -54,8 +54,8 @@ inline void timed_map(std::optional<interop::ScopedMap>& mapped,
 // as TimingClocks says.
 template <class Bind>
 void map_compute_unmap(const std::vector<cudaGraphicsResource_t>& resources, cudaStream_t stream,
-                       Scene& scene, const FrameInfo& frame, const std::vector<CudaResourceView>& views,
-                       FrameTimers& timers, const Bind& bind) {
+                       SceneCompute& scene, const FrameInfo& frame,
+                       const std::vector<CudaResourceView>& views, FrameTimers& timers, const Bind& bind) {
   std::optional<interop::ScopedMap> mapped;
   timed_map(mapped, resources, stream, timers);
   bind(*mapped);
@@ -68,16 +68,6 @@ void map_compute_unmap(const std::vector<cudaGraphicsResource_t>& resources, cud
   // context while GL draws, one more cross-context hand-off (+0.34 ms a frame on an H200).
   CpuPhase phase(timers, Phase::Unmap);
   mapped->unmap();
-}
-
-inline std::vector<RegisteredFlags> registered_flags(const std::vector<ResourceSpec>& specs,
-                                                     const AccessSettings& access, const char* suffix) {
-  std::vector<RegisteredFlags> flags;
-  for (const ResourceSpec& spec : specs)
-    flags.push_back({spec.label + std::string(suffix), spec.role,
-                     resolve_access(access.register_access, spec.role),
-                     resolve_access(access.map_access, spec.role)});
-  return flags;
 }
 
 }  // namespace lab::detail

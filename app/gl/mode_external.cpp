@@ -33,27 +33,27 @@ namespace {
 class GlExternalMode final : public gl::Mode {
  public:
   GlExternalMode(const CudaContext& cuda, interop::SemaphoreKind kind) : m_cuda(cuda), m_kind(kind) {}
-  ~GlExternalMode() override { on_detach(); }
+  ~GlExternalMode() override { detach(); }
   GlExternalMode(const GlExternalMode&) = delete;
   GlExternalMode& operator=(const GlExternalMode&) = delete;
 
   ModeId id() const override { return ModeId::External; }
 
-  void on_attach(Scene& scene) override {
+  void attach(gl::Renderer& renderer) override {
     try {
-      attach(scene);
+      import_resources(renderer);
     } catch (...) {
-      on_detach();  // a failure halfway leaves the scene in GL's own storage and nothing imported
+      detach();  // a failure halfway leaves the resources in GL's own storage and nothing imported
       throw;
     }
   }
 
-  void on_detach() override {
-    if (m_scene == nullptr && !m_context) return;
+  void detach() override {
+    if (m_placed == nullptr && !m_context) return;
     glFinish();
     INTEROP_CUDA_REPORT(cudaStreamSynchronize(m_cuda.stream));
-    if (m_scene != nullptr) m_scene->place_resources(nullptr);  // GL objects in the memory go first
-    m_scene = nullptr;
+    if (m_placed != nullptr) m_placed->place_resources(nullptr);  // GL objects in the memory go first
+    m_placed = nullptr;
     m_gl_semaphores.clear();
     m_gl_memory.clear();
     m_link.reset();  // CUDA's imports (it waits for both sides)
@@ -67,7 +67,7 @@ class GlExternalMode final : public gl::Mode {
     m_textures.clear();
   }
 
-  void produce(Scene& scene, const FrameInfo& frame, FrameTimers& timers) override {
+  void produce(gl::Renderer&, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
     signal_gl(m_link->cubes_pass());
     {
       CpuPhase phase(timers, Phase::Wait);  // host time: an event before the wait would cost a context switch
@@ -92,7 +92,7 @@ class GlExternalMode final : public gl::Mode {
   }
 
  private:
-  void attach(Scene& scene) {
+  void import_resources(gl::Renderer& renderer) {
     const GlExternalSupport support = query_gl_external_support();
     if (const std::string missing = support.memory_missing(); !missing.empty())
       throw std::runtime_error("GL lacks " + missing);
@@ -114,8 +114,7 @@ class GlExternalMode final : public gl::Mode {
     // Vulkan only allocates: a headless device on the same GPU, and a 1x1 frame target it never draws.
     m_context = vulkan::on_own_thread([&uuid] { return std::make_unique<vulkan::Context>(&uuid); });
     m_renderer = std::make_unique<vulkan::Renderer>(*m_context, Extent{1, 1});
-    std::vector<ResourceDesc> descs;
-    for (const ResourceSpec& spec : scene.resources()) descs.push_back(spec);
+    const std::vector<ResourceDesc> descs = gl::descs_of(renderer.resources());
     m_renderer->create_resources(descs, /*exportable=*/true);
     m_link.emplace(*m_renderer, m_kind);
 
@@ -127,11 +126,11 @@ class GlExternalMode final : public gl::Mode {
                                              resource.allocation_size, resource.dedicated));
       memory.push_back(m_gl_memory.back().get());
     }
-    // ... and the scene re-creates its resources in it.
-    m_scene = &scene;
-    scene.place_resources(&memory);
-    for (const ResourceSpec& spec : scene.resources())
-      (spec.kind == ResourceKind::Buffer ? m_buffers : m_textures).push_back(spec.gl_name);
+    // ... and GL's renderer re-creates the resources in it.
+    m_placed = &renderer;
+    renderer.place_resources(&memory);
+    for (const gl::Resource& resource : renderer.resources())
+      (resource.desc.kind == ResourceKind::Buffer ? m_buffers : m_textures).push_back(resource.gl_name);
 
     const bool timeline = m_kind == interop::SemaphoreKind::Timeline;
     m_gl_semaphores.emplace_back(m_link->graphics_done().get(),
@@ -158,14 +157,14 @@ class GlExternalMode final : public gl::Mode {
 
   CudaContext m_cuda;
   interop::SemaphoreKind m_kind;
-  Scene* m_scene = nullptr;  // in the imported memory while attached
-  // Declaration order is the reverse of teardown, which on_detach also does explicitly.
+  gl::Renderer* m_placed = nullptr;  // its resources are in the imported memory while attached
+  // Declaration order is the reverse of teardown, which detach also does explicitly.
   std::unique_ptr<vulkan::Context> m_context;
   std::unique_ptr<vulkan::Renderer> m_renderer;
   std::optional<vulkan::CudaLink> m_link;
   std::vector<GlMemoryObject> m_gl_memory;
   std::vector<std::pair<VkSemaphore, GlSemaphore>> m_gl_semaphores;
-  std::vector<GLuint> m_buffers;  // the scene's resources, as GL's semaphore calls list them
+  std::vector<GLuint> m_buffers;  // the resources, as GL's semaphore calls list them
   std::vector<GLuint> m_textures;
 };
 

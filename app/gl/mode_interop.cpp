@@ -19,39 +19,41 @@ class GraphicsMode final : public gl::Mode {
  public:
   GraphicsMode(ModeId id, const CudaContext& cuda, const AccessSettings& access)
       : m_id(id), m_cuda(cuda), m_access(access) {}
-  ~GraphicsMode() override { on_detach(); }
+  ~GraphicsMode() override { detach(); }
   GraphicsMode(const GraphicsMode&) = delete;
   GraphicsMode& operator=(const GraphicsMode&) = delete;
 
   ModeId id() const override { return m_id; }
   bool reregisters() const { return m_id == ModeId::Reregister; }
 
-  void on_attach(Scene& scene) override {
-    m_specs = scene.resources();
+  void attach(gl::Renderer& renderer) override {
+    m_specs = renderer.resources();
+    m_descs = gl::descs_of(m_specs);
     m_mapped.resize(m_specs.size());
     if (reregisters()) return;  // registers in produce()
     try {
       m_registrations.register_all(m_specs, m_access, true);
     } catch (...) {
-      on_detach();  // a failure halfway leaves nothing registered
+      detach();  // a failure halfway leaves nothing registered
       throw;
     }
   }
 
-  void on_detach() override {
+  void detach() override {
     m_mapped.clear(m_cuda.stream);  // waits for the kernels that may still use its objects
-    m_registrations.clear();        // before the scene may delete the GL objects
+    m_registrations.clear();        // before the renderer may delete the GL objects
     m_specs.clear();
+    m_descs.clear();
   }
 
-  void produce(Scene& scene, const FrameInfo& frame, FrameTimers& timers) override {
+  void produce(gl::Renderer&, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
     if (reregisters()) {
       CpuPhase phase(timers, Phase::Register);
       m_registrations.register_all(m_specs, m_access, true);
     }
     detail::map_compute_unmap(
         m_registrations.resources(), m_cuda.stream, scene, frame, m_mapped.views(), timers,
-        [this](const interop::ScopedMap& mapped) { m_mapped.bind(mapped, m_specs, m_cuda.stream); });
+        [this](const interop::ScopedMap& mapped) { m_mapped.bind(mapped, m_descs, m_cuda.stream); });
     if (reregisters()) {
       // The arrays die with their registrations, and their surface/texture objects must outlive the
       // kernels that use them: wait first (outside the timed phase, so it times the calls alone).
@@ -71,14 +73,15 @@ class GraphicsMode final : public gl::Mode {
   }
 
   std::vector<RegisteredFlags> registered_flags() const override {
-    return detail::registered_flags(m_specs, m_access, "");
+    return lab::registered_flags(m_descs, m_access);
   }
 
  private:
   ModeId m_id;
   CudaContext m_cuda;
   AccessSettings m_access;
-  std::vector<ResourceSpec> m_specs;
+  std::vector<gl::Resource> m_specs;
+  std::vector<ResourceDesc> m_descs;  // m_specs' descs
   gl::SceneRegistrations m_registrations;
   MappedViews m_mapped;
 };

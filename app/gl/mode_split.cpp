@@ -39,36 +39,38 @@ class SplitMode final : public gl::Mode {
         m_path(choose_split_path(cuda.compute_device, cuda.device, cuda.split_copy)) {
     if (m_cuda.compute_device == m_cuda.device) m_cuda.compute_stream = m_cuda.stream;
   }
-  ~SplitMode() override { on_detach(); }
+  ~SplitMode() override { detach(); }
   SplitMode(const SplitMode&) = delete;
   SplitMode& operator=(const SplitMode&) = delete;
 
   ModeId id() const override { return ModeId::Split; }
   std::string transfer() const override { return m_path.description; }
 
-  void on_attach(Scene& scene) override {
-    m_specs = scene.resources();
+  void attach(gl::Renderer& renderer) override {
+    m_resources = renderer.resources();
+    m_specs = gl::descs_of(m_resources);
     try {
       if (m_path.peer) {
         interop::enable_peer_access(m_cuda.compute_device, m_cuda.device);
         interop::enable_peer_access(m_cuda.device, m_cuda.compute_device);
       }
-      m_registrations.register_all(m_specs, m_access, false);  // copied into, not written through surfaces
-      m_gl_ready.emplace();  // on the GL device, current outside compute scopes
+      m_registrations.register_all(m_resources, m_access,
+                                   false);  // copied into, not written through surfaces
+      m_gl_ready.emplace();                 // on the GL device, current outside compute scopes
       interop::ScopedDevice on(m_cuda.compute_device);
       m_computed.emplace();
-      for (const ResourceSpec& spec : m_specs) {
+      for (const ResourceDesc& spec : m_specs) {
         m_compute.emplace_back(spec.bytes);
         if (!m_path.peer) m_host.emplace_back(spec.bytes);
         m_views.push_back(linear_view(m_compute.back().data(), spec));
       }
     } catch (...) {
-      on_detach();
+      detach();
       throw;
     }
   }
 
-  void on_detach() override {
+  void detach() override {
     // Copies and kernels in flight use the memory below. Synchronising a stream needs no particular
     // current device.
     if (!m_compute.empty()) {
@@ -82,9 +84,10 @@ class SplitMode final : public gl::Mode {
     m_computed.reset();
     m_gl_ready.reset();
     m_specs.clear();
+    m_resources.clear();
   }
 
-  void produce(Scene& scene, const FrameInfo& frame, FrameTimers& timers) override {
+  void produce(gl::Renderer&, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
     std::optional<interop::ScopedMap> mapped;
     detail::timed_map(mapped, m_registrations.resources(), m_cuda.stream, timers);
     if (has_role(m_specs, ResourceRole::Input)) {
@@ -128,25 +131,25 @@ class SplitMode final : public gl::Mode {
   }
 
   void apply_access(const AccessSettings& access) override {
-    detail::apply_access(m_registrations, m_specs, false, m_access, access, [this] {
+    detail::apply_access(m_registrations, m_resources, false, m_access, access, [this] {
       INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));  // copies into the arrays in flight
     });
   }
 
   std::vector<RegisteredFlags> registered_flags() const override {
-    return detail::registered_flags(m_specs, m_access, "");
+    return lab::registered_flags(m_specs, m_access);
   }
 
  private:
   // A texture's linear copy on the compute device (or in host memory), as cudaMemcpy3D sees it.
-  cudaPitchedPtr linear(void* data, const ResourceSpec& spec) const {
+  cudaPitchedPtr linear(void* data, const ResourceDesc& spec) const {
     return make_cudaPitchedPtr(data, linear_pitch(spec), static_cast<size_t>(spec.width),
                                static_cast<size_t>(spec.height));
   }
 
   // Mapped GL object `i` -> the compute device (peer) or its host buffer (on the GL stream).
   void copy_from_gl(size_t i, const interop::ScopedMap& mapped) {
-    const ResourceSpec& spec = m_specs[i];
+    const ResourceDesc& spec = m_specs[i];
     if (spec.kind == ResourceKind::Buffer) {
       const interop::MappedPointer source = mapped.pointer(i);
       if (m_path.peer) {
@@ -178,7 +181,7 @@ class SplitMode final : public gl::Mode {
 
   // The compute device (peer) or the host buffer -> mapped GL object `i` (on the GL stream).
   void copy_to_gl(size_t i, const interop::ScopedMap& mapped) {
-    const ResourceSpec& spec = m_specs[i];
+    const ResourceDesc& spec = m_specs[i];
     if (spec.kind == ResourceKind::Buffer) {
       const interop::MappedPointer target = mapped.pointer(i);
       if (m_path.peer) {
@@ -208,7 +211,8 @@ class SplitMode final : public gl::Mode {
   CudaContext m_cuda;
   AccessSettings m_access;
   SplitPath m_path;
-  std::vector<ResourceSpec> m_specs;
+  std::vector<gl::Resource> m_resources;
+  std::vector<ResourceDesc> m_specs;  // m_resources' descs
   gl::SceneRegistrations m_registrations;
   std::optional<interop::Event> m_gl_ready;      // recorded on the GL stream; the compute stream waits for it
   std::optional<interop::Event> m_computed;      // recorded on the compute stream; the GL stream waits for it

@@ -20,19 +20,20 @@ class SceneRegistrations {
   // Registers every spec's GL object with the register flags `access` resolves to for its role, then
   // sets the map flags. Textures the kernels write ask for surface load/store when `surfaces` (the
   // interop modes); a mode that only copies into or out of them asks for nothing more.
-  void register_all(const std::vector<ResourceSpec>& specs, const AccessSettings& access, bool surfaces) {
-    for (const ResourceSpec& spec : specs) {
-      m_registrations.push_back(register_resource(spec, resolve_access(access.register_access, spec.role),
-                                                  surfaces && spec.role == ResourceRole::Output));
+  void register_all(const std::vector<Resource>& specs, const AccessSettings& access, bool surfaces) {
+    for (const Resource& spec : specs) {
+      m_registrations.push_back(register_resource(spec,
+                                                  resolve_access(access.register_access, spec.desc.role),
+                                                  surfaces && spec.desc.role == ResourceRole::Output));
       m_resources.push_back(m_registrations.back().resource());
     }
     apply_map_access(specs, access);
   }
 
   // Sets each registration's map flags to what `access` resolves to for its resource's role.
-  void apply_map_access(const std::vector<ResourceSpec>& specs, const AccessSettings& access) {
+  void apply_map_access(const std::vector<Resource>& specs, const AccessSettings& access) {
     for (size_t i = 0; i < m_registrations.size(); ++i) {
-      const interop::Access wanted = resolve_access(access.map_access, specs[i].role);
+      const interop::Access wanted = resolve_access(access.map_access, specs[i].desc.role);
       if (m_registrations[i].map_access() != wanted) m_registrations[i].set_map_access(wanted);
     }
   }
@@ -46,9 +47,9 @@ class SceneRegistrations {
 
  private:
   // Kept as their common base: past registration, buffers and textures are mapped alike.
-  static interop::GlRegistrationBase register_resource(const ResourceSpec& spec, interop::Access access,
+  static interop::GlRegistrationBase register_resource(const Resource& spec, interop::Access access,
                                                        bool surface_load_store) {
-    if (spec.kind == ResourceKind::Buffer) return interop::GlBufferRegistration({spec.gl_name, access});
+    if (spec.desc.kind == ResourceKind::Buffer) return interop::GlBufferRegistration({spec.gl_name, access});
     interop::TextureRegistrationDesc desc;
     desc.texture = spec.gl_name;
     desc.internal_format = spec.internal_format;

@@ -58,10 +58,8 @@ class ArrayBinding {
 class MappedViews {
  public:
   void resize(size_t count);
-  // Fills the views from `mapped`: `Spec` is any type with `kind` and `role` (ResourceDesc, GL's
-  // ResourceSpec), one per resource.
-  template <class Spec>
-  void bind(const interop::ScopedMap& mapped, const std::vector<Spec>& specs, cudaStream_t stream) {
+  // Fills the views from `mapped`, one per resource of `specs`.
+  void bind(const interop::ScopedMap& mapped, const std::vector<ResourceDesc>& specs, cudaStream_t stream) {
     for (size_t i = 0; i < specs.size(); ++i) {
       if (specs[i].kind == ResourceKind::Buffer) {
         const interop::MappedPointer pointer = mapped.pointer(i);

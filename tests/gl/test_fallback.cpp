@@ -17,9 +17,9 @@ class FailingMode final : public lab::gl::Mode {
  public:
   explicit FailingMode(bool sticky) : m_sticky(sticky) {}
   ModeId id() const override { return ModeId::Interop; }
-  void on_attach(lab::Scene&) override {}
-  void on_detach() override {}
-  void produce(lab::Scene&, const lab::FrameInfo&, lab::FrameTimers&) override {
+  void attach(lab::gl::Renderer&) override {}
+  void detach() override {}
+  void produce(lab::gl::Renderer&, lab::SceneCompute&, const lab::FrameInfo&, lab::FrameTimers&) override {
     interop::ErrorInfo info;
     info.call = "cudaGraphicsMapResources(1, &resource, stream)";
     info.file = __FILE__;

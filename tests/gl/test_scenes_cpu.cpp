@@ -34,7 +34,7 @@ TEST(PatternScene, ResizeRecreatesTheTextureAtTheNewSize) {
   const lab::Image frame = labtest::render(app, 2);
   ASSERT_EQ(frame.width, 333);
   ASSERT_EQ(frame.height, 201);
-  EXPECT_EQ(app.scene().resources().at(0).width, 333);
+  EXPECT_EQ(app.renderer().resources().at(0).desc.width, 333);
   const lab::ImageDifference d = lab::compare_images(frame, labtest::expected_pattern_frame(333, 201, 2), 0);
   EXPECT_EQ(d.pixels_over, 0u) << lab::to_string(d, 0);
 }
@@ -183,15 +183,15 @@ TEST_P(PostprocessScene, ShowsTheFilterOfWhatGlRendered) {
   EXPECT_EQ(d.pixels_over, 0u) << lab::to_string(d, 0);
 
   // Not vacuous: the rendered scene has shading, and the filter changed it.
-  const lab::ResourceSpec& input = app.scene().resources().at(0);
-  std::vector<uint8_t> rendered(static_cast<size_t>(input.width) * input.height * 4);
+  const lab::gl::Resource& input = app.renderer().resources().at(0);
+  std::vector<uint8_t> rendered(static_cast<size_t>(input.desc.width) * input.desc.height * 4);
   glGetTextureImage(input.gl_name, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(rendered.size()),
                     rendered.data());
   std::vector<uint32_t> colours(rendered.size() / 4);
   std::memcpy(colours.data(), rendered.data(), rendered.size());
   std::sort(colours.begin(), colours.end());
   EXPECT_GT(std::unique(colours.begin(), colours.end()) - colours.begin(), 200) << "the 3D scene is shaded";
-  lab::Image unfiltered{input.width, input.height, rendered};
+  lab::Image unfiltered{input.desc.width, input.desc.height, rendered};
   lab::flip_rows(unfiltered);
   // Sobel darkens everything but edges; a blur changes only what lies near an edge.
   const double changed = GetParam() == kernels::Filter::Sobel ? 0.25 : 0.01;

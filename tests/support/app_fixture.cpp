@@ -62,9 +62,9 @@ std::vector<kernels::WaveVertex> expected_wave_vertices(long long index) {
 }
 
 std::vector<kernels::WaveVertex> read_vertex_buffer(lab::App& app) {
-  const lab::ResourceSpec& spec = app.scene().resources().at(0);
-  std::vector<kernels::WaveVertex> vertices(spec.bytes / sizeof(kernels::WaveVertex));
-  glGetNamedBufferSubData(spec.gl_name, 0, static_cast<GLsizeiptr>(spec.bytes), vertices.data());
+  const lab::gl::Resource& spec = app.renderer().resources().at(0);
+  std::vector<kernels::WaveVertex> vertices(spec.desc.bytes / sizeof(kernels::WaveVertex));
+  glGetNamedBufferSubData(spec.gl_name, 0, static_cast<GLsizeiptr>(spec.desc.bytes), vertices.data());
   return vertices;
 }
 
@@ -75,24 +75,25 @@ lab::Image render(lab::App& app, long long index) {
 }
 
 lab::Image expected_postprocess_frame(lab::App& app, kernels::Filter filter) {
-  const lab::ResourceSpec& input = app.scene().resources().at(0);
-  std::vector<kernels::Rgba8> rendered(static_cast<size_t>(input.width) * input.height);
+  const lab::gl::Resource& input = app.renderer().resources().at(0);
+  std::vector<kernels::Rgba8> rendered(static_cast<size_t>(input.desc.width) * input.desc.height);
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
   glGetTextureImage(input.gl_name, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(rendered.size() * 4),
                     rendered.data());
   lab::Image image;
-  image.width = input.width;
-  image.height = input.height;
+  image.width = input.desc.width;
+  image.height = input.desc.height;
   image.rgba.resize(rendered.size() * 4);
   kernels::PostprocessParams params;
   params.filter = filter;
-  std::vector<kernels::Vec4> scratch(kernels::postprocess_scratch_bytes(input.width, input.height) /
+  std::vector<kernels::Vec4> scratch(kernels::postprocess_scratch_bytes(input.desc.width, input.desc.height) /
                                      sizeof(kernels::Vec4));
-  const size_t pitch = static_cast<size_t>(input.width) * 4;
-  kernels::postprocess_cpu(kernels::linear_source(rendered.data(), pitch, input.width, input.height),
-                           kernels::linear_target(reinterpret_cast<kernels::Rgba8*>(image.rgba.data()), pitch,
-                                                  input.width, input.height),
-                           params, scratch.data());
+  const size_t pitch = static_cast<size_t>(input.desc.width) * 4;
+  kernels::postprocess_cpu(
+      kernels::linear_source(rendered.data(), pitch, input.desc.width, input.desc.height),
+      kernels::linear_target(reinterpret_cast<kernels::Rgba8*>(image.rgba.data()), pitch, input.desc.width,
+                             input.desc.height),
+      params, scratch.data());
   lab::flip_rows(image);
   return image;
 }

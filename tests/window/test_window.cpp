@@ -62,7 +62,7 @@ TEST_F(WindowTest, ResizesAndReRegistersItsTexture) {
   ASSERT_EQ(app.platform().framebuffer_extent(), (lab::Extent{1100, 700}))
       << "the X server did not resize the window";
   const lab::Image frame = labtest::render(app, 2);
-  EXPECT_EQ(app.scene().resources().at(0).width, 1100);
+  EXPECT_EQ(app.renderer().resources().at(0).desc.width, 1100);
   const lab::Image expected = labtest::expected_pattern_frame(1100, 700, 2);
   int mismatches = 0;  // right of the panel (see above)
   for (int y = 0; y < 700; ++y)

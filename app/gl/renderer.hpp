@@ -1,0 +1,124 @@
+// app/gl/renderer.hpp — GL's drawing, with the contract of every backend's renderer (app/core/mode.hpp):
+// the resources a scene's kernels use, created from its ResourceDescs in GL's own storage or in memory
+// another API allocated (the external mode); the draws of app/scene/scene_compute.hpp (the cubes into a
+// texture, the lit wave mesh, a full-screen image shown in a window); host <-> resource copies for the
+// copying modes; and the frame read back. A scene no longer owns GL objects: its SceneCompute says what
+// is computed and drawn, and this draws it, so one GL frame is the same straight line as the others':
+//
+//   renderer (cubes pass) -> mode (kernels) -> renderer (frame pass) -> the platform shows it
+//
+// Conventions (the same in every API): row 0 of every texture is the bottom of the picture; a ShowImage
+// plan's texture IS the frame headless (nothing is drawn; read_frame reads the texture), and in a window
+// one full-screen pass copies it to the back buffer. Draws go to the platform's framebuffer (the back
+// buffer in a window, an FBO headless). Needs the platform's GL 4.5 context current.
+#pragma once
+
+#include "app/core/mode.hpp"  // NoPassSync
+#include "app/gl/gl_objects.hpp"
+#include "app/gl/platform.hpp"
+#include "app/image/image_io.hpp"
+#include "app/scene/scene_compute.hpp"
+
+#include <glad/gl.h>
+#include <glm/mat4x4.hpp>
+
+#include <vector>
+
+namespace lab::gl {
+
+// One resource of the scene, as the renderer created it.
+struct Resource {
+  ResourceDesc desc;
+  GLuint gl_name = 0;                 // a buffer (ResourceKind::Buffer) or a texture (Texture2D)
+  GLenum internal_format = GL_RGBA8;  // textures
+};
+
+// The descs of `resources`, in their order.
+inline std::vector<ResourceDesc> descs_of(const std::vector<Resource>& resources) {
+  std::vector<ResourceDesc> descs;
+  for (const Resource& resource : resources) descs.push_back(resource.desc);
+  return descs;
+}
+
+class Renderer {
+ public:
+  // GL orders its own passes: the modes' syncs are empty.
+  using PassSync = NoPassSync;
+
+  explicit Renderer(Platform& platform);
+  ~Renderer();
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  // The frame's size follows the platform's framebuffer; the resources are the caller's to re-create
+  // (SceneCompute::resize_recreates_resources says when).
+  void resize(Extent) {}
+
+  // The scene's resources, in SceneCompute::resources() order, in GL's own storage; replaces the previous
+  // set. Buffers have dynamic storage (the copying modes write them with glNamedBufferSubData); a texture
+  // the kernels read is the cubes pass's target, with a depth buffer and a framebuffer of its own. GL
+  // makes nothing importable for CUDA (the external mode places the resources in imported memory
+  // instead), so `importable` must be false.
+  void create_resources(const std::vector<ResourceDesc>& descs, bool importable = false);
+  // Re-creates resources() in `memory` (one GL memory object each, imported from the API that allocated
+  // it: textures through glTextureStorageMem2DEXT, buffers through glNamedBufferStorageMemEXT), or with
+  // null in GL's own storage again. Their GL names change: read resources() again afterwards.
+  void place_resources(const std::vector<GLuint>* memory);
+  void destroy_resources();
+  const std::vector<Resource>& resources() const { return m_resources; }
+
+  // The copying modes: host memory (desc.bytes, rows tightly packed, row 0 first) into resources()[index]
+  // at once, and back out (waits for GL).
+  void upload(int index, const void* data);
+  void download(int index, void* data);
+  // The pbo mode: resources()[index] <-> a GL buffer of desc.bytes (a pixel pack/unpack copy for textures).
+  void copy_to_buffer(int index, GLuint buffer);
+  void copy_from_buffer(int index, GLuint buffer);
+
+  // The postprocess scene's 3D input: the cubes of `view` into texture resources()[target], cleared first.
+  void draw_cubes(int target, const CubesView& view, const PassSync& sync = {});
+  // Whether draw_frame does any GL work for `plan`: a LitMesh plan always, a ShowImage plan in a window
+  // only (headless, its image is the frame).
+  bool draws_frame(const DrawPlan& plan) const;
+  // The frame into the platform's framebuffer at `extent`: LitMesh draws the wave mesh from
+  // resources()[plan.mesh_resource] with `view_projection` (cleared to kClearColor first); ShowImage in
+  // a window copies its texture by one full-screen pass, and headless does nothing.
+  void draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, Extent extent,
+                  const PassSync& sync = {});
+  // The frame drawn last, top row first: headless, a ShowImage plan's texture; else the platform's
+  // framebuffer (in a window the back buffer before it is presented: the panel included when it is drawn).
+  Image read_frame(const DrawPlan& plan, Extent extent) const;
+  // The texture that holds a ShowImage plan's frame, else 0.
+  GLuint frame_image(const DrawPlan& plan) const;
+
+ private:
+  // What resources()[i] owns: a buffer, a texture, or (a texture the kernels read) a render target.
+  struct Storage {
+    GlBuffer buffer;
+    GlTexture texture;
+    OffscreenTarget target;
+  };
+  void create_storage(const std::vector<ResourceDesc>& descs);
+  const Resource& resource(int index) const;
+  void ensure_wave_pipeline();
+  void ensure_cubes_pipeline();
+
+  Platform& m_platform;
+  std::vector<Resource> m_resources;
+  std::vector<Storage> m_storage;
+  std::vector<GLuint> m_memory;  // place_resources' memory objects; empty: GL's own storage
+  // Each draw's objects, made on its first use (a scene that never draws the wave compiles none of it).
+  GlProgram m_wave_program;
+  GlBuffer m_wave_indices;
+  GlVertexArray m_wave_vertex_array;
+  GLsizei m_wave_index_count = 0;
+  GlProgram m_cubes_program;
+  GlBuffer m_cubes_vertices;
+  GlBuffer m_cubes_indices;
+  GlVertexArray m_cubes_vertex_array;
+  GLsizei m_cubes_index_count = 0;
+  GlProgram m_show_program;
+  GlVertexArray m_show_vertex_array;
+};
+
+}  // namespace lab::gl
