@@ -59,6 +59,9 @@ constexpr NamedValue<ModeId> kModes[] = {
     {ModeId::Split, "split",
      "CUDA computes on --compute-device into its own memory; cudaMemcpyPeerAsync (or pinned host memory) "
      "carries it into the GL objects mapped on the GL device (a second GPU for compute)"},
+    {ModeId::Buffer, "buffer",
+     "the image lives in a GL buffer registered once: CUDA writes it through a plain pointer, GL shows it "
+     "straight from the buffer (no texture, no copy)"},
     {ModeId::Staging, "staging",
      "CUDA writes device memory, copies it to pinned host memory, GL uploads from host (no interop at all)"},
     {ModeId::Cpu, "cpu",
@@ -78,8 +81,8 @@ constexpr NamedValue<SplitCopy> kSplitCopies[] = {
 
 // Which modes each API has, in the order --list and the API's panel show them.
 const std::vector<ModeId>& modes_of(GraphicsApi api) {
-  static const std::vector<ModeId> gl = {ModeId::Interop, ModeId::Reregister, ModeId::Pbo,     ModeId::Split,
-                                         ModeId::Staging, ModeId::Cpu,        ModeId::External};
+  static const std::vector<ModeId> gl = {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split,
+                                         ModeId::Buffer,  ModeId::Staging,    ModeId::Cpu, ModeId::External};
   static const std::vector<ModeId> vulkan = {ModeId::External, ModeId::Staging, ModeId::Cpu};
   static const std::vector<ModeId> d3d11 = {ModeId::Interop, ModeId::Reregister, ModeId::Staging, ModeId::Cpu,
                                             ModeId::External};

@@ -151,7 +151,7 @@ class RawRegistrations {
     try {
       for (size_t i = 0; i < specs.size(); ++i) {
         const bool output = specs[i].desc.role == ResourceRole::Output;
-        if (specs[i].desc.kind == ResourceKind::Buffer) {
+        if (specs[i].desc.kind == ResourceKind::Buffer || specs[i].linear) {
           INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&m_resources[i], specs[i].gl_name,
                                                           cudaGraphicsRegisterFlagsWriteDiscard));
         } else {
@@ -193,8 +193,9 @@ class RawRegistrations {
   const std::vector<CudaResourceView>& views() {
     for (size_t i = 0; i < m_specs.size(); ++i) {
       CudaResourceView& view = m_views[i];
-      if (m_specs[i].desc.kind == ResourceKind::Buffer) {
+      if (m_specs[i].desc.kind == ResourceKind::Buffer || m_specs[i].linear) {
         INTEROP_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&view.pointer, &view.bytes, m_resources[i]));
+        view.pitch = linear_pitch(m_specs[i].desc);  // an image in a buffer: rows tightly packed
         continue;
       }
       cudaArray_t array = nullptr;
@@ -269,6 +270,36 @@ Measurement measure_bare_loop(App& app, std::optional<long long> frames) {
   return summarize("bare", wall);
 }
 
+// The show pass alone, drawing an image scene's frame from its texture or from a buffer (the buffer mode's
+// show), headless too (into the offscreen framebuffer, which a headless frame otherwise skips): what it
+// costs to show an image from linear memory. The cpu mode is attached while the image moves.
+Measurement measure_show_pass(App& app, bool from_buffer, std::optional<long long> frames) {
+  app.request_mode(ModeId::Cpu);
+  app.render_frame();
+  gl::Renderer& renderer = app.renderer();
+  if (from_buffer) renderer.place_resources({nullptr, /*linear_images=*/true});
+  const Extent extent = app.platform().framebuffer_extent();
+  const std::vector<double> wall = time_frames(frames, [&](long long) {
+    renderer.show_image(app.plan(), extent);
+    glFinish();
+  });
+  if (from_buffer) renderer.place_resources({});
+  return summarize(from_buffer ? "show buffer" : "show texture", wall);
+}
+
+// The buffer mode's own loop: the bare loop with the scene's images in GL buffers, as the mode places them
+// (registered as buffers, written through their mapped pointers, shown from the buffer). The cpu mode is
+// attached while the images move (it holds no GL object), and they move back to textures afterwards.
+Measurement measure_buffer_loop(App& app, std::optional<long long> frames) {
+  app.request_mode(ModeId::Cpu);
+  app.render_frame();
+  app.renderer().place_resources({nullptr, /*linear_images=*/true});
+  Measurement measured = measure_bare_loop(app, frames);
+  app.renderer().place_resources({});
+  measured.path = "buffer ref";
+  return measured;
+}
+
 // A mode's own minimal loop: the GL and CUDA work the mode does for a frame, in the same order, with
 // raw calls and nothing around them (interop's is the bare loop). The mode, measured against it, shows
 // what the app's mode code, RAII and timer hooks cost. None for split across two devices, and none for
@@ -278,6 +309,7 @@ std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::opt
   if (mode == ModeId::Interop || mode == ModeId::External ||
       (mode == ModeId::Split && app.compute_device() != app.cuda_device()))
     return std::nullopt;
+  if (mode == ModeId::Buffer) return measure_buffer_loop(app, frames);
   SceneCompute& scene = app.scene();
   const cudaStream_t stream = app.cuda_stream();
   const std::vector<gl::Resource> specs = app.renderer().resources();
@@ -386,6 +418,7 @@ std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::opt
       }
       case ModeId::Interop:
       case ModeId::External:
+      case ModeId::Buffer:
         break;  // returned above
     }
     app.show(frame);
@@ -736,7 +769,14 @@ int run_bench(const Options& options) {
       std::count_if(modes.begin(), modes.end(), [](ModeId mode) { return mode != ModeId::Interop; }));
   const size_t per_size =
       modes.size() + own_references + (wants_floor ? 1 : 0) + 1 + (wants_interop_references ? 2 : 0);
-  const size_t total = scenes.size() * sizes.size() * per_size + (wants_extras ? 6 + scenes.size() : 0);
+  // The show pass from a texture and from a buffer, for each image scene at each size.
+  const bool wants_show_passes = cuda && std::find(modes.begin(), modes.end(), ModeId::Buffer) != modes.end();
+  const size_t image_scenes =
+      static_cast<size_t>(std::count_if(scenes.begin(), scenes.end(), [](SceneId scene) {
+        return create_scene_compute(scene, kernels::Filter::Sobel)->draw_plan().draw == SceneDraw::ShowImage;
+      }));
+  const size_t total = scenes.size() * sizes.size() * per_size + (wants_extras ? 6 + scenes.size() : 0) +
+                       (wants_show_passes ? image_scenes * sizes.size() : 0);
   size_t done = 0;
   const auto bench_started = std::chrono::steady_clock::now();
   // "bench [3/12] pattern 64x64 cpu (about 20s left)": the estimate assumes the cases left take as long
@@ -806,6 +846,11 @@ int run_bench(const Options& options) {
         progress(where + "bare loop");
         record(repeated([&] { return measure_bare_loop(app, options.bench_frames); }));
       }
+      if (wants_show_passes && app.plan().draw == SceneDraw::ShowImage) {
+        progress(where + "show pass from a texture and from a buffer");
+        record(repeated([&] { return measure_show_pass(app, false, options.bench_frames); }));
+        record(repeated([&] { return measure_show_pass(app, true, options.bench_frames); }));
+      }
       for (const ModeId mode : modes) {
         if (mode != ModeId::Interop && (mode == ModeId::Cpu || cuda)) {
           progress(where + to_string(mode) + "'s own reference loop");
@@ -850,7 +895,8 @@ int run_bench(const Options& options) {
               repeat ? "  runs min-max ms  " : "", "p90 ms", "x ref", "x bare", "x own", "timed ms",
               "x timing", "phases (median ms, timing on)");
   nlohmann::json cases = nlohmann::json::array();
-  const std::vector<std::string> references = {"floor", "handoff", "graphics", "bare"};
+  const std::vector<std::string> references = {"floor",        "handoff",     "graphics",
+                                               "show texture", "show buffer", "bare"};
   for (const Measurement& m : results) {
     const bool is_reference = std::find(references.begin(), references.end(), m.path) != references.end() ||
                               (m.path.size() > 4 && m.path.compare(m.path.size() - 4, 4, " ref") == 0);

@@ -15,6 +15,7 @@ std::unique_ptr<gl::Mode> create_interop_mode(const CudaContext& cuda, const Acc
 std::unique_ptr<gl::Mode> create_reregister_mode(const CudaContext& cuda, const AccessSettings& access);
 std::unique_ptr<gl::Mode> create_pbo_mode(const CudaContext& cuda, const AccessSettings& access);
 std::unique_ptr<gl::Mode> create_split_mode(const CudaContext& cuda, const AccessSettings& access);
+std::unique_ptr<gl::Mode> create_buffer_mode(const CudaContext& cuda, const AccessSettings& access);
 std::unique_ptr<gl::Mode> create_external_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
 
 SplitPath choose_split_path(int compute_device, int gl_device, SplitCopy requested) {
@@ -42,6 +43,8 @@ std::unique_ptr<gl::Mode> create_mode(ModeId id, const CudaContext& cuda, const 
       return create_pbo_mode(cuda, access);
     case ModeId::Split:
       return create_split_mode(cuda, access);
+    case ModeId::Buffer:
+      return create_buffer_mode(cuda, access);
     case ModeId::Staging:
       // GL's uploads are done when glTextureSubImage2D returns: timed as the copy they are.
       return std::make_unique<StagingMode<gl::Renderer>>(cuda.stream, Phase::GlCopy, /*time_uploads=*/true);
@@ -66,6 +69,7 @@ ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::
     case ModeId::Reregister:
     case ModeId::Pbo:
     case ModeId::Split:
+    case ModeId::Buffer:
       if (cuda_device < 0) return {false, no_device};
       if (interop.usable) return {true, ""};
       if (interop.reason.empty())

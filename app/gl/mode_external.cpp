@@ -52,7 +52,7 @@ class GlExternalMode final : public gl::Mode {
     if (m_placed == nullptr && !m_context) return;
     glFinish();
     INTEROP_CUDA_REPORT(cudaStreamSynchronize(m_cuda.stream));
-    if (m_placed != nullptr) m_placed->place_resources(nullptr);  // GL objects in the memory go first
+    if (m_placed != nullptr) m_placed->place_resources({});  // GL objects in the memory go first
     m_placed = nullptr;
     m_gl_semaphores.clear();
     m_gl_memory.clear();
@@ -128,7 +128,7 @@ class GlExternalMode final : public gl::Mode {
     }
     // ... and GL's renderer re-creates the resources in it.
     m_placed = &renderer;
-    renderer.place_resources(&memory);
+    renderer.place_resources({&memory, /*linear_images=*/false});
     for (const gl::Resource& resource : renderer.resources())
       (resource.desc.kind == ResourceKind::Buffer ? m_buffers : m_textures).push_back(resource.gl_name);
 

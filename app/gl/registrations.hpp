@@ -49,7 +49,8 @@ class SceneRegistrations {
   // Kept as their common base: past registration, buffers and textures are mapped alike.
   static interop::GlRegistrationBase register_resource(const Resource& spec, interop::Access access,
                                                        bool surface_load_store) {
-    if (spec.desc.kind == ResourceKind::Buffer) return interop::GlBufferRegistration({spec.gl_name, access});
+    if (spec.desc.kind == ResourceKind::Buffer || spec.linear)
+      return interop::GlBufferRegistration({spec.gl_name, access});
     interop::TextureRegistrationDesc desc;
     desc.texture = spec.gl_name;
     desc.internal_format = spec.internal_format;

@@ -28,13 +28,14 @@ void Renderer::create_resources(const std::vector<ResourceDesc>& descs, bool imp
         "gl::Renderer::create_resources: GL makes no resource importable; the external mode places them in "
         "imported memory (place_resources)");
   m_memory.clear();
+  m_linear_images = false;
   create_storage(descs);
 }
 
-void Renderer::place_resources(const std::vector<GLuint>* memory) {
-  std::vector<ResourceDesc> descs;
-  for (const Resource& resource : m_resources) descs.push_back(resource.desc);
-  m_memory = memory != nullptr ? *memory : std::vector<GLuint>{};
+void Renderer::place_resources(const Placement& placement) {
+  const std::vector<ResourceDesc> descs = descs_of(m_resources);
+  m_memory = placement.memory != nullptr ? *placement.memory : std::vector<GLuint>{};
+  m_linear_images = placement.linear_images;
   create_storage(descs);
 }
 
@@ -42,6 +43,7 @@ void Renderer::destroy_resources() {
   m_resources.clear();
   m_storage.clear();
   m_memory.clear();
+  m_linear_images = false;
 }
 
 void Renderer::create_storage(const std::vector<ResourceDesc>& descs) {
@@ -55,12 +57,17 @@ void Renderer::create_storage(const std::vector<ResourceDesc>& descs) {
     Storage storage;
     Resource resource;
     resource.desc = desc;
-    if (desc.kind == ResourceKind::Buffer) {
+    resource.linear = desc.kind == ResourceKind::Texture2D && m_linear_images;
+    if (desc.kind == ResourceKind::Buffer || resource.linear) {
       // Storage in imported memory takes no flags: the modes that write it from the CPU (cpu, staging) do
       // not place it there.
       storage.buffer = imported ? buffer_from_memory(m_memory.at(i), desc.bytes, 0, desc.label)
                                 : create_buffer(desc.bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, desc.label);
       resource.gl_name = storage.buffer.get();
+      // GL renders into textures only: an image the kernels read is drawn into a target of its own and
+      // copied into its buffer (draw_cubes).
+      if (resource.linear && desc.role == ResourceRole::Input)
+        storage.target = create_offscreen_target(desc.width, desc.height, desc.label);
     } else {
       GlTexture texture = imported
                               ? texture_from_memory(m_memory.at(i), desc.width, desc.height, 0, desc.label)
@@ -86,7 +93,7 @@ const Resource& Renderer::resource(int index) const {
 
 void Renderer::upload(int index, const void* data) {
   const Resource& target = resource(index);
-  if (target.desc.kind == ResourceKind::Buffer) {
+  if (target.desc.kind == ResourceKind::Buffer || target.linear) {
     glNamedBufferSubData(target.gl_name, 0, static_cast<GLsizeiptr>(target.desc.bytes), data);
     return;
   }
@@ -97,7 +104,7 @@ void Renderer::upload(int index, const void* data) {
 
 void Renderer::download(int index, void* data) {
   const Resource& source = resource(index);
-  if (source.desc.kind == ResourceKind::Buffer) {
+  if (source.desc.kind == ResourceKind::Buffer || source.linear) {
     glGetNamedBufferSubData(source.gl_name, 0, static_cast<GLsizeiptr>(source.desc.bytes), data);
     return;
   }
@@ -108,7 +115,7 @@ void Renderer::download(int index, void* data) {
 
 void Renderer::copy_to_buffer(int index, GLuint buffer) {
   const Resource& source = resource(index);
-  if (source.desc.kind == ResourceKind::Buffer) {
+  if (source.desc.kind == ResourceKind::Buffer || source.linear) {
     glCopyNamedBufferSubData(source.gl_name, buffer, 0, 0, static_cast<GLsizeiptr>(source.desc.bytes));
     return;
   }
@@ -121,7 +128,7 @@ void Renderer::copy_to_buffer(int index, GLuint buffer) {
 
 void Renderer::copy_from_buffer(int index, GLuint buffer) {
   const Resource& target = resource(index);
-  if (target.desc.kind == ResourceKind::Buffer) {
+  if (target.desc.kind == ResourceKind::Buffer || target.linear) {
     glCopyNamedBufferSubData(buffer, target.gl_name, 0, 0, static_cast<GLsizeiptr>(target.desc.bytes));
     return;
   }
@@ -177,6 +184,14 @@ void Renderer::draw_cubes(int target, const CubesView& view, const PassSync&) {
   glBindVertexArray(0);
   glDisable(GL_CULL_FACE);
   glDisable(GL_DEPTH_TEST);
+  const Resource& drawn = m_resources[static_cast<size_t>(target)];
+  if (drawn.linear) {  // into the buffer the kernels read, row 0 first as the texture holds it
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, drawn.gl_name);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glGetTextureImage(storage.target.color.get(), 0, GL_RGBA, GL_UNSIGNED_BYTE,
+                      static_cast<GLsizei>(drawn.desc.bytes), nullptr);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  }
 }
 
 void Renderer::ensure_wave_pipeline() {
@@ -221,21 +236,38 @@ void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection
     glDisable(GL_DEPTH_TEST);
     return;
   }
-  if (!m_show_program) {
-    m_show_program = create_program("fullscreen.vert", "textured.frag");
+  show_image(plan, extent);
+}
+
+void Renderer::show_image(const DrawPlan& plan, Extent extent) {
+  glBindFramebuffer(GL_FRAMEBUFFER, m_platform.framebuffer());
+  glViewport(0, 0, extent.width, extent.height);
+  const Resource& image = resource(plan.image_resource);
+  if (!m_show_vertex_array)
     m_show_vertex_array = create_vertex_array("show pass");  // no attributes, but core GL needs a VAO
-  }
   // Opaque and covering every pixel: no clear, no depth, no blending. A triangle measured faster than
   // glBlitNamedFramebuffer from the texture (0.61 against 0.68 ms at 3840x2160 on an H200).
-  glUseProgram(m_show_program.get());
-  glBindTextureUnit(0, resource(plan.image_resource).gl_name);
+  if (image.linear) {
+    if (!m_show_buffer_program)
+      m_show_buffer_program = create_program("fullscreen.vert", "buffer_image.frag");
+    glUseProgram(m_show_buffer_program.get());
+    glUniform2i(0, image.desc.width, image.desc.height);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, image.gl_name);
+  } else {
+    if (!m_show_program) m_show_program = create_program("fullscreen.vert", "textured.frag");
+    glUseProgram(m_show_program.get());
+    glBindTextureUnit(0, image.gl_name);
+  }
   glBindVertexArray(m_show_vertex_array.get());
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glBindVertexArray(0);
+  if (image.linear) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
 }
 
 GLuint Renderer::frame_image(const DrawPlan& plan) const {
-  return plan.draw == SceneDraw::ShowImage ? resource(plan.image_resource).gl_name : 0;
+  if (plan.draw != SceneDraw::ShowImage) return 0;
+  const Resource& image = resource(plan.image_resource);
+  return image.linear ? 0 : image.gl_name;
 }
 
 Image Renderer::read_frame(const DrawPlan& plan, Extent extent) const {
@@ -250,8 +282,19 @@ Image Renderer::read_frame(const DrawPlan& plan, Extent extent) const {
   }
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
   if (plan.draw == SceneDraw::ShowImage && !m_platform.is_window()) {
-    glGetTextureImage(frame_image(plan), 0, GL_RGBA, GL_UNSIGNED_BYTE,
-                      static_cast<GLsizei>(image.rgba.size()), image.rgba.data());
+    const Resource& frame = resource(plan.image_resource);
+    if (frame.linear) {
+      if (frame.desc.bytes != image.rgba.size())
+        throw std::logic_error("gl::Renderer::read_frame: the image is " +
+                               size_text(frame.desc.width, frame.desc.height) + ", the frame " +
+                               size_text(extent.width, extent.height));
+      glGetNamedBufferSubData(frame.gl_name, 0, static_cast<GLsizeiptr>(frame.desc.bytes), image.rgba.data());
+      INTEROP_GL_CHECK("glGetNamedBufferSubData");
+      flip_rows(image);
+      return image;
+    }
+    glGetTextureImage(frame.gl_name, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(image.rgba.size()),
+                      image.rgba.data());
     INTEROP_GL_CHECK("glGetTextureImage");
     flip_rows(image);
     return image;

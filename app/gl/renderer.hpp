@@ -29,8 +29,20 @@ namespace lab::gl {
 // One resource of the scene, as the renderer created it.
 struct Resource {
   ResourceDesc desc;
-  GLuint gl_name = 0;                 // a buffer (ResourceKind::Buffer) or a texture (Texture2D)
+  // A buffer (ResourceKind::Buffer, or a Texture2D placed in linear memory: `linear`) or a texture.
+  GLuint gl_name = 0;
   GLenum internal_format = GL_RGBA8;  // textures
+  // A Texture2D whose texels live in a buffer of desc.bytes, rows tightly packed (linear_pitch), row 0 at
+  // the bottom: what CUDA writes through a plain pointer and the show pass reads as a storage buffer.
+  bool linear = false;
+};
+
+// Where the resources' storage is (place_resources): GL's own, or `memory`, one GL memory object per
+// resource imported from the API that allocated it; textures as textures, or with `linear_images` as
+// buffers (an image in linear memory: the buffer mode, and memory GL cannot tile as a texture).
+struct Placement {
+  const std::vector<GLuint>* memory = nullptr;
+  bool linear_images = false;
 };
 
 // The descs of `resources`, in their order.
@@ -60,10 +72,11 @@ class Renderer {
   // makes nothing importable for CUDA (the external mode places the resources in imported memory
   // instead), so `importable` must be false.
   void create_resources(const std::vector<ResourceDesc>& descs, bool importable = false);
-  // Re-creates resources() in `memory` (one GL memory object each, imported from the API that allocated
-  // it: textures through glTextureStorageMem2DEXT, buffers through glNamedBufferStorageMemEXT), or with
-  // null in GL's own storage again. Their GL names change: read resources() again afterwards.
-  void place_resources(const std::vector<GLuint>* memory);
+  // Re-creates resources() where `placement` says: in imported memory (textures through
+  // glTextureStorageMem2DEXT, buffers through glNamedBufferStorageMemEXT) or GL's own storage, images as
+  // textures or in buffers. Their GL names change: read resources() again afterwards. A mode that places
+  // them puts them back ({}) when it detaches; create_resources starts from GL's own textures again.
+  void place_resources(const Placement& placement);
   void destroy_resources();
   const std::vector<Resource>& resources() const { return m_resources; }
 
@@ -85,14 +98,18 @@ class Renderer {
   // a window copies its texture by one full-screen pass, and headless does nothing.
   void draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, Extent extent,
                   const PassSync& sync = {});
+  // A ShowImage plan's image into the platform's framebuffer at `extent` by one full-screen pass, headless
+  // too (draw_frame runs it in a window; the benchmark times it alone).
+  void show_image(const DrawPlan& plan, Extent extent);
   // The frame drawn last, top row first: headless, a ShowImage plan's texture; else the platform's
   // framebuffer (in a window the back buffer before it is presented: the panel included when it is drawn).
   Image read_frame(const DrawPlan& plan, Extent extent) const;
-  // The texture that holds a ShowImage plan's frame, else 0.
+  // The texture that holds a ShowImage plan's frame, else 0 (also when the image is in a buffer).
   GLuint frame_image(const DrawPlan& plan) const;
 
  private:
-  // What resources()[i] owns: a buffer, a texture, or (a texture the kernels read) a render target.
+  // What resources()[i] owns: a buffer, a texture, or (a texture the kernels read) a render target; an
+  // image in linear memory that the kernels read also has a render target, copied into its buffer.
   struct Storage {
     GlBuffer buffer;
     GlTexture texture;
@@ -107,6 +124,7 @@ class Renderer {
   std::vector<Resource> m_resources;
   std::vector<Storage> m_storage;
   std::vector<GLuint> m_memory;  // place_resources' memory objects; empty: GL's own storage
+  bool m_linear_images = false;  // place_resources' images in buffers
   // Each draw's objects, made on its first use (a scene that never draws the wave compiles none of it).
   GlProgram m_wave_program;
   GlBuffer m_wave_indices;
@@ -118,6 +136,7 @@ class Renderer {
   GlVertexArray m_cubes_vertex_array;
   GLsizei m_cubes_index_count = 0;
   GlProgram m_show_program;
+  GlProgram m_show_buffer_program;  // the show pass of an image in a buffer
   GlVertexArray m_show_vertex_array;
 };
 

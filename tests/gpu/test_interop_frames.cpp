@@ -35,6 +35,7 @@ constexpr CudaPath kCudaPaths[] = {{ModeId::Interop},
                                    {ModeId::Pbo},
                                    {ModeId::Split, lab::SplitCopy::Peer},
                                    {ModeId::Split, lab::SplitCopy::Host},
+                                   {ModeId::Buffer},
                                    {ModeId::Staging},
                                    {ModeId::External, lab::SplitCopy::Peer, interop::SemaphoreKind::Timeline},
                                    {ModeId::External, lab::SplitCopy::Peer, interop::SemaphoreKind::Binary}};
@@ -117,10 +118,13 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 
 INSTANTIATE_TEST_SUITE_P(ScenesAndSizes, EveryMode,
                          ::testing::Values(Case{SceneId::Wave, 1277, 719}, Case{SceneId::Wave, 3840, 2160},
-                                           Case{SceneId::Pattern, 1277, 719},
-                                           Case{SceneId::Pattern, 3840, 2160},
+                                           Case{SceneId::Wave, 64, 48}, Case{SceneId::Pattern, 1277, 719},
+                                           Case{SceneId::Pattern, 3840, 2160}, Case{SceneId::Pattern, 64, 48},
+                                           Case{SceneId::Pattern, 4097, 3},
                                            Case{SceneId::Postprocess, 1277, 719},
-                                           Case{SceneId::Postprocess, 3840, 2160}),
+                                           Case{SceneId::Postprocess, 3840, 2160},
+                                           Case{SceneId::Postprocess, 64, 48},
+                                           Case{SceneId::Postprocess, 4097, 3}),
                          case_name);
 
 TEST(InteropResize, ReRegistersTheTextureAndKeepsMatching) {

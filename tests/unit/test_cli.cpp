@@ -86,7 +86,7 @@ TEST(CliTest, EachApiHasItsModes) {
       text += std::string(text.empty() ? "" : " ") + lab::to_string(mode);
     return text;
   };
-  EXPECT_EQ(names(lab::GraphicsApi::Gl), "interop reregister pbo split staging cpu external");
+  EXPECT_EQ(names(lab::GraphicsApi::Gl), "interop reregister pbo split buffer staging cpu external");
   EXPECT_EQ(names(lab::GraphicsApi::Vulkan), "external staging cpu");
   EXPECT_EQ(names(lab::GraphicsApi::D3d11), "interop reregister staging cpu external");
   EXPECT_EQ(names(lab::GraphicsApi::D3d12), "external staging cpu");
@@ -251,7 +251,8 @@ TEST(CliTest, ListTextNamesEverySceneAndMode) {
   }
   EXPECT_NE(text.find("vulkan"), std::string::npos);
   EXPECT_NE(text.find("modes: external, staging, cpu\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("modes: interop, reregister, pbo, split, staging, cpu, external\n"), std::string::npos)
+  EXPECT_NE(text.find("modes: interop, reregister, pbo, split, buffer, staging, cpu, external\n"),
+            std::string::npos)
       << text;
   EXPECT_NE(std::string(lab::describe(lab::SceneId::Pattern)).find("surface object"), std::string::npos);
   EXPECT_NE(std::string(lab::describe(lab::ModeId::Cpu)).find("no CUDA"), std::string::npos);
