@@ -50,6 +50,7 @@ TEST(Bench, MeasuresEveryAvailablePathAndWritesJsonAndChart) {
     // Every mode is judged against its own minimal loop, measured beside it (interop's is the bare loop),
     // but external: its frame already is the five calls a raw loop would make.
     const bool reference = path == "floor" || path == "handoff" || path == "graphics" || path == "bare" ||
+                           path == "show texture" || path == "show buffer" ||
                            path.find(" ref") != std::string::npos;
     if (path == "external") {
       EXPECT_FALSE(entry.contains("ratio_to_own_reference")) << entry.dump();
@@ -64,10 +65,14 @@ TEST(Bench, MeasuresEveryAvailablePathAndWritesJsonAndChart) {
   }
   EXPECT_TRUE(measured.count("cpu")) << "the cpu mode runs everywhere";
   for (const std::string path :
-       {"interop", "reregister", "pbo", "split", "staging", "floor", "handoff", "bare"})
+       {"interop", "reregister", "pbo", "split", "buffer", "staging", "floor", "handoff", "bare"})
     EXPECT_NE(measured.count(path) + skipped.count(path), 0u) << path << " is neither measured nor skipped";
-  // 3 scenes x 2 sizes for every measured path; graphics for the two scenes that have GL work headless.
-  EXPECT_EQ(report.at("cases").size(), (measured.size() - 1) * 3 * 2 + 2 * 2);
+  // 3 scenes x 2 sizes for every measured path; graphics for the two scenes that have GL work headless, and
+  // the show pass from a texture and from a buffer for the two image scenes (where the buffer mode runs).
+  const size_t show_passes = measured.count("show texture") + measured.count("show buffer");
+  EXPECT_EQ(show_passes, measured.count("buffer") ? 2u : 0u);
+  EXPECT_EQ(report.at("cases").size(),
+            (measured.size() - 1 - show_passes) * 3 * 2 + 2 * 2 + show_passes * 2 * 2);
   if (measured.count("interop")) {
     // Every choice of clocks for every scene, at the larger size, and "off" among them.
     EXPECT_EQ(report.at("timing_cost").size(), 3u * 6u);
