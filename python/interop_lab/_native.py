@@ -22,8 +22,9 @@ def _load():
     path = os.environ.get("INTEROP_LAB_BRIDGE") or os.path.join(_HERE, "libinterop_lab_bridge.so")
     if not os.path.exists(path):
         raise ImportError(
-            f"interop_lab: the native library {path} is missing: build the project (scripts/build.sh) and put "
-            "<build>/python on PYTHONPATH, or point INTEROP_LAB_BRIDGE at the library"
+            f"interop_lab: the native library {path} is missing: install the package with "
+            "`pip install --no-build-isolation ./python` (it builds the library), or build the project "
+            "(scripts/build.sh) and put <build>/python on PYTHONPATH, or point INTEROP_LAB_BRIDGE at the library"
         )
     lib = ctypes.CDLL(path)
     handle, u64, uptr = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t
