@@ -232,6 +232,9 @@ void ensure_content(Viewer& viewer, lab::Extent extent) {
           "an image of " + std::to_string(extent.width) + "x" + std::to_string(extent.height) +
               ": each edge from 1 to " + std::to_string(lab::kMaxImageEdge));
   if (extent == viewer.content) return;
+  // CUDA registers and allocates on its current device: the viewer's, whatever the caller's is.
+  std::optional<interop::ScopedDevice> on_device;
+  if (viewer.cuda_device >= 0) on_device.emplace(viewer.cuda_device);
   const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;
   viewer.content = {};
   if (viewer.path == Path::Interop) {
@@ -473,7 +476,11 @@ int ilab_viewer_close(void* handle) {
         viewer->frame_map->unmap();
         viewer->frame_map.reset();
       }
-      if (viewer->cuda_device >= 0) cudaDeviceSynchronize();  // no queued update may outlive its memory
+      std::optional<interop::ScopedDevice> on_device;
+      if (viewer->cuda_device >= 0) {
+        on_device.emplace(viewer->cuda_device);
+        cudaDeviceSynchronize();  // no queued update may outlive the memory it writes
+      }
       viewer->panel.reset();
       viewer->registration.reset();
       viewer->buffer = {};

@@ -4,69 +4,17 @@ the package's conversion and of the project's PNG code. The CUDA paths are test_
 
 import ctypes
 import os
-import struct
 import subprocess
 import sys
 import threading
 import warnings
-import zlib
 
 import numpy
 import pytest
 
 import interop_lab
 from interop_lab import InteropLabError
-
-
-def decode_png(path):
-    """An 8-bit RGB / RGBA, non-interlaced PNG as a (H, W, 4) uint8 array, with zlib and the five filters."""
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    at, idat, header = 8, b"", None
-    while at < len(data):
-        length, kind = struct.unpack(">I4s", data[at:at + 8])
-        body = data[at + 8:at + 8 + length]
-        if kind == b"IHDR":
-            header = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat += body
-        at += 12 + length
-    width, height, depth, colour, _, _, interlace = header
-    assert depth == 8 and interlace == 0 and colour in (2, 6)
-    channels = 4 if colour == 6 else 3
-    raw = numpy.frombuffer(zlib.decompress(idat), dtype=numpy.uint8).reshape(height, 1 + width * channels)
-    rows = numpy.zeros((height, width * channels), dtype=numpy.int32)
-    for y in range(height):
-        kind, line = raw[y, 0], raw[y, 1:].astype(numpy.int32)
-        above = rows[y - 1] if y else numpy.zeros_like(line)
-        row = numpy.zeros_like(line)
-        for x in range(line.size):
-            left = row[x - channels] if x >= channels else 0
-            upper_left = above[x - channels] if x >= channels and y else 0
-            if kind == 0:
-                predicted = 0
-            elif kind == 1:
-                predicted = left
-            elif kind == 2:
-                predicted = above[x]
-            elif kind == 3:
-                predicted = (left + above[x]) // 2
-            else:
-                p = left + above[x] - upper_left
-                pa, pb, pc = abs(p - left), abs(p - above[x]), abs(p - upper_left)
-                predicted = left if pa <= pb and pa <= pc else (above[x] if pb <= pc else upper_left)
-            row[x] = (line[x] + predicted) & 255
-        rows[y] = row
-    pixels = rows.astype(numpy.uint8).reshape(height, width, channels)
-    if channels == 3:
-        pixels = numpy.concatenate([pixels, numpy.full((height, width, 1), 255, numpy.uint8)], axis=2)
-    return pixels
-
-
-def expected_bytes(values, low=0.0, high=1.0):
-    """The documented rule, written out again: t = (v - low) / (high - low) clamped to [0, 1], round(t * 255)."""
-    t = numpy.clip((values.astype(numpy.float64) - low) / (high - low), 0.0, 1.0)
-    return numpy.floor(t * 255.0 + 0.5).astype(numpy.uint8)
+from pictures import decode_png, expected_bytes
 
 
 @pytest.fixture
