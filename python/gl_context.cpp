@@ -2,7 +2,11 @@
 // caller's (python/gl_context.hpp).
 #include "python/gl_context.hpp"
 
+// glad's GL header first: it must come before any GL/gl.h (which GLFW's header includes).
+#include <glad/gl.h>
+
 #include <GLFW/glfw3.h>
+#include <dlfcn.h>
 
 #include <sstream>
 #include <stdexcept>
@@ -10,17 +14,56 @@
 namespace ilab {
 namespace {
 
+// libEGL through glad, loaded on first use: a caller's own EGL context may come before any platform.
 bool egl_loaded() {
-  return eglGetCurrentContext != nullptr && eglMakeCurrent != nullptr;
+  static const bool loaded = eglGetCurrentContext != nullptr || gladLoaderLoadEGL(EGL_NO_DISPLAY) != 0;
+  return loaded && eglGetCurrentContext != nullptr && eglMakeCurrent != nullptr;
+}
+
+// GLX, looked up in libGLX (glvnd) or libGL at run time: the bridge links no GLX of its own.
+struct Glx {
+  void* (*get_current_context)() = nullptr;
+  unsigned long (*get_current_drawable)() = nullptr;
+  void* (*get_current_display)() = nullptr;
+  int (*make_current)(void*, unsigned long, void*) = nullptr;
+  bool usable() const {
+    return get_current_context && get_current_drawable && get_current_display && make_current;
+  }
+};
+
+const Glx& glx() {
+  static const Glx loaded = [] {
+    Glx functions;
+    void* library = dlopen("libGLX.so.0", RTLD_LAZY | RTLD_NOLOAD);
+    if (library == nullptr) library = dlopen("libGL.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (library == nullptr) return functions;  // nobody in the process uses GLX: nothing to see
+    functions.get_current_context = reinterpret_cast<void* (*)()>(dlsym(library, "glXGetCurrentContext"));
+    functions.get_current_drawable =
+        reinterpret_cast<unsigned long (*)()>(dlsym(library, "glXGetCurrentDrawable"));
+    functions.get_current_display = reinterpret_cast<void* (*)()>(dlsym(library, "glXGetCurrentDisplay"));
+    functions.make_current =
+        reinterpret_cast<int (*)(void*, unsigned long, void*)>(dlsym(library, "glXMakeCurrent"));
+    return functions;
+  }();
+  return loaded;
 }
 
 }  // namespace
 
 void release(const GlContext& context) {
-  if (context.context != EGL_NO_CONTEXT && egl_loaded())
-    eglMakeCurrent(context.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-  else if (context.window != nullptr)
-    glfwMakeContextCurrent(nullptr);
+  switch (context.binding()) {
+    case GlContext::Binding::Egl:
+      if (egl_loaded()) eglMakeCurrent(context.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+      break;
+    case GlContext::Binding::Glfw:
+      glfwMakeContextCurrent(nullptr);
+      break;
+    case GlContext::Binding::Glx:
+      if (glx().usable()) glx().make_current(context.glx_display, 0, nullptr);
+      break;
+    case GlContext::Binding::None:
+      break;
+  }
 }
 
 namespace {
@@ -44,14 +87,24 @@ GlContext GlContext::current() {
   }
   // Before glfwInit GLFW answers null (and records GLFW_NOT_INITIALIZED, which nobody reads).
   now.window = glfwGetCurrentContext();
+  if (now.window != nullptr) return now;
+  // RTLD_NOLOAD above: GLX is asked only once something in the process has loaded it.
+  if (glx().usable() && glx().get_current_context() != nullptr) {
+    now.glx_context = glx().get_current_context();
+    now.glx_drawable = glx().get_current_drawable();
+    now.glx_display = glx().get_current_display();
+  }
   return now;
 }
 
 void make_current(const GlContext& target, const GlContext& from) {
-  const bool target_egl = target.context != EGL_NO_CONTEXT;
-  const bool from_egl = from.context != EGL_NO_CONTEXT;
-  if (!from.empty() && target_egl != from_egl) release(from);
-  if (target_egl) {
+  if (!from.empty() && from.binding() != target.binding()) release(from);
+  if (target.binding() == GlContext::Binding::Glx) {
+    if (!glx().usable() || !glx().make_current(target.glx_display, target.glx_drawable, target.glx_context))
+      throw std::runtime_error("glXMakeCurrent failed for the caller's GL context");
+    return;
+  }
+  if (target.binding() == GlContext::Binding::Egl) {
     if (!egl_loaded() || !eglMakeCurrent(target.display, target.draw, target.read, target.context))
       throw std::runtime_error("eglMakeCurrent failed for interop_lab's headless GL context (EGL error 0x" +
                                [] {
@@ -63,6 +116,33 @@ void make_current(const GlContext& target, const GlContext& from) {
   } else if (target.window != nullptr) {
     glfwMakeContextCurrent(target.window);
   }
+}
+
+void load_gl_functions(const GlContext& current) {
+  if (glGetTextureLevelParameteriv != nullptr && glCreateBuffers != nullptr)
+    return;  // a platform loaded them
+  int version = 0;
+  switch (current.binding()) {
+    case GlContext::Binding::Egl:
+      version = gladLoadGL(reinterpret_cast<GLADloadfunc>(eglGetProcAddress));
+      break;
+    case GlContext::Binding::Glfw:
+      version = gladLoadGL(reinterpret_cast<GLADloadfunc>(glfwGetProcAddress));
+      break;
+    case GlContext::Binding::Glx: {
+      void* library = dlopen("libGLX.so.0", RTLD_LAZY | RTLD_NOLOAD);
+      if (library == nullptr) library = dlopen("libGL.so.1", RTLD_LAZY | RTLD_NOLOAD);
+      void* lookup = library ? dlsym(library, "glXGetProcAddressARB") : nullptr;
+      if (lookup != nullptr) version = gladLoadGL(reinterpret_cast<GLADloadfunc>(lookup));
+      break;
+    }
+    case GlContext::Binding::None:
+      break;
+  }
+  if (version == 0)
+    throw std::runtime_error(
+        "cannot load OpenGL's functions from the current context: it must be an OpenGL 4.5 one (EGL, GLX or "
+        "GLFW)");
 }
 
 void OwnerThread::check(const char* what) const {

@@ -16,31 +16,48 @@ struct GLFWwindow;
 
 namespace ilab {
 
-// A context as EGL or GLFW knows it: EGL (headless) has display, surfaces and context; GLFW (a window)
-// its window. Both empty: no context.
+// A context as the binding that made it knows it: EGL (headless: display, surfaces, context), GLFW (a
+// window of this process's GLFW), or GLX seen directly (a caller's context that this GLFW does not know:
+// another toolkit, a GLFW of its own). All empty: no context.
 struct GlContext {
   EGLDisplay display = EGL_NO_DISPLAY;
   EGLSurface draw = EGL_NO_SURFACE;
   EGLSurface read = EGL_NO_SURFACE;
   EGLContext context = EGL_NO_CONTEXT;
   GLFWwindow* window = nullptr;
+  void* glx_display = nullptr;  // Display*
+  unsigned long glx_drawable = 0;
+  void* glx_context = nullptr;  // GLXContext
 
-  // What is current on this thread now (EGL first, then GLFW's; nothing when neither has been loaded).
+  enum class Binding { None, Egl, Glfw, Glx };
+  Binding binding() const {
+    if (context != EGL_NO_CONTEXT) return Binding::Egl;
+    if (window != nullptr) return Binding::Glfw;
+    if (glx_context != nullptr) return Binding::Glx;
+    return Binding::None;
+  }
+
+  // What is current on this thread now: EGL first, then GLFW's, then GLX (each where its library loads).
   static GlContext current();
-  bool empty() const { return context == EGL_NO_CONTEXT && window == nullptr; }
+  bool empty() const { return binding() == Binding::None; }
   bool operator==(const GlContext& other) const {
-    return context == other.context && window == other.window && draw == other.draw && read == other.read;
+    return context == other.context && window == other.window && draw == other.draw && read == other.read &&
+           glx_context == other.glx_context && glx_drawable == other.glx_drawable;
   }
   bool operator!=(const GlContext& other) const { return !(*this == other); }
 };
 
-// Makes `target` current on this thread, releasing `from` first when it belongs to the other binding
-// (EGL vs GLX through GLFW), since one thread holds one API's context at a time. Throws on failure.
+// Makes `target` current on this thread, releasing `from` first when it belongs to another binding (one
+// thread holds one binding's context at a time, and GLFW must know when GLX changes under it). Throws on
+// failure.
 void make_current(const GlContext& target, const GlContext& from);
 // Leaves the thread with no context of `context`'s binding current.
 void release(const GlContext& context);
 // Gives the thread `previous` back after `mine` was current (or none, when `previous` is empty).
 void restore(const GlContext& previous, const GlContext& mine);
+// Loads GL's functions (glad) from the current context when nothing in this process has yet: a caller's
+// own context, before any lab or viewer. Throws when no context is current.
+void load_gl_functions(const GlContext& current);
 
 // The thread that opened an object; calls from others are refused with a message that names it.
 class OwnerThread {

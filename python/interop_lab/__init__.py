@@ -49,9 +49,11 @@ import warnings
 from . import _dlpack
 from ._arrays import stream_handle as _stream_handle
 from ._native import InteropLabError, ResourceInfo, check, lib
+from .gl import GLBuffer, GLTexture, map_gl
 from .viewer import FrameTarget, PathNotice, Viewer, show
 
-__all__ = ["show", "Viewer", "FrameTarget", "PathNotice", "Lab", "BufferView", "TextureView", "InteropLabError"]
+__all__ = ["show", "Viewer", "FrameTarget", "PathNotice", "GLBuffer", "GLTexture", "map_gl", "Lab", "BufferView",
+           "TextureView", "InteropLabError"]
 
 
 class _Frame:
