@@ -73,4 +73,20 @@ class BinaryDistribution(Distribution):
         return True
 
 
-setup(cmdclass={"build_py": BuildPyWithBridge}, distclass=BinaryDistribution)
+commands = {"build_py": BuildPyWithBridge}
+try:
+    from wheel.bdist_wheel import bdist_wheel
+
+    class BdistWheelAnyPython(bdist_wheel):
+        """Tagged py3-none-<platform>: the library is loaded with ctypes, so one wheel serves every Python 3
+        (a wheel built under Debian's 3.11 installs on a GPU server's 3.12)."""
+
+        def get_tag(self):
+            _, _, platform = super().get_tag()
+            return "py3", "none", platform
+
+    commands["bdist_wheel"] = BdistWheelAnyPython
+except ImportError:  # no wheel package: pip builds through setuptools' own path, tagged for this Python
+    pass
+
+setup(cmdclass=commands, distclass=BinaryDistribution)

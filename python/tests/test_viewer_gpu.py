@@ -83,9 +83,9 @@ def test_strided_cuda_arrays_are_read_in_place(cupy, viewer):
             numpy.testing.assert_array_equal(frame, host)
 
 
-def test_the_readme_lines_work_as_written(tmp_path, cupy):
+def test_the_readme_lines_work_as_written(tmp_path, monkeypatch, cupy):
     torch = pytest.importorskip("torch")
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     x = torch.rand(720, 1280, 3, device="cuda")
     v = interop_lab.Viewer()
     v.show(x)
