@@ -56,6 +56,11 @@ python_dir=$absolute_build_dir/python
 if [ -f "$python_dir/interop_lab/libinterop_lab_bridge.so" ]; then
   echo "test: the Python package (pip install into a virtual environment, then python/tests with pytest)"
   python_log="$build_dir/pytest.log"
+  # The viewer's window tests need a display: the same virtual X server as CTest's when there is none.
+  python_display=(env)
+  if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null; then
+    python_display=(xvfb-run -a -s "-screen 0 1920x1080x24 -noreset")
+  fi
   venv=$(mktemp -d -t interop_lab_venv.XXXXXX)
   trap 'rm -rf "$venv"' EXIT
   set +e
@@ -63,8 +68,8 @@ if [ -f "$python_dir/interop_lab/libinterop_lab_bridge.so" ]; then
     /usr/bin/python3 -m venv --system-site-packages "$venv/env" &&
       INTEROP_LAB_CMAKE_BUILD_DIR="$absolute_build_dir" "$venv/env/bin/pip" install --no-build-isolation --no-index \
         --quiet "$root/python" &&
-      (cd "$venv" && INTEROP_LAB_INSTALLED=1 "$venv/env/bin/python" -m pytest -q -rs -p no:cacheprovider \
-        "$root/python/tests")
+      (cd "$venv" && INTEROP_LAB_INSTALLED=1 "${python_display[@]}" "$venv/env/bin/python" -m pytest -q -rs \
+        -p no:cacheprovider "$root/python/tests")
   } 2>&1 | tee "$python_log"
   python_status=${PIPESTATUS[0]}
   set -e

@@ -177,13 +177,16 @@ class Viewer:
 
     def show(self, array, stream=None, range=None, colormap=None):
         """Shows `array` ((H, W) or (H, W, 1|3|4); uint8, float16 or float32). A CUDA array is converted on
-        `stream` (CuPy / PyTorch / cuda.core stream, raw handle, or None: the default stream), after its
-        producer's stream, and nothing waits on the host on the interop path."""
+        `stream` (CuPy / PyTorch / cuda.core stream, raw handle; None: the stream its
+        __cuda_array_interface__ names, else the default stream), after its producer's stream, and nothing
+        waits on the host on the interop path."""
         handle = self._live()
         if self.closed:
             raise InteropLabError("the viewer's window was closed: open a new interop_lab.Viewer()")
         raw = _arrays.stream_handle(stream)
         picture = _arrays.describe(array, "show", consumer_stream=raw)
+        if stream is None and picture.stream is not None:
+            raw = picture.stream  # no stream given: the update goes on the array's own (its interface names it)
         self._last_size = (picture.width, picture.height)
         try:
             if picture.channels != 1 and colormap is not None:

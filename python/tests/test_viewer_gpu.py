@@ -228,3 +228,30 @@ def test_gpu_misuse_names_the_fix(cupy):
                 elsewhere = cupy.zeros((16, 32, 4), cupy.uint8)
             with pytest.raises(InteropLabError, match=f"the array is on CUDA device {other}"):
                 viewer.show(elsewhere)
+
+
+def test_cuda_core_sees_the_frame_targets_mapped_pointer(cupy):
+    try:
+        from cuda.core.utils import StridedMemoryView
+    except ImportError:
+        try:
+            from cuda.core.experimental.utils import StridedMemoryView
+        except ImportError as error:
+            _needs_gpu(f"needs cuda.core: {error}")
+    with _viewer((64, 32)) as viewer:
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with viewer.frame(stream=stream) as target:
+            strided = StridedMemoryView(target, stream_ptr=stream.ptr)
+            assert strided.ptr == target.pointer and tuple(strided.shape) == (32, 64, 4)
+            del strided
+
+
+def test_a_jax_array_is_shown_through_dlpack(cupy):
+    jax = pytest.importorskip("jax")
+    if not any(device.platform == "gpu" for device in jax.devices()):
+        pytest.skip("JAX has no GPU backend here")
+    values = jax.numpy.linspace(0.0, 1.0, 32 * 64, dtype=jax.numpy.float32).reshape(32, 64)
+    with _viewer((64, 32)) as viewer:
+        viewer.show(values, colormap="gray")
+        expected = expected_bytes(numpy.asarray(values))
+        assert numpy.abs(viewer.read_frame()[..., 0].astype(int) - expected).max() <= 1
