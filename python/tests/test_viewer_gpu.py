@@ -72,8 +72,10 @@ def test_rgb_float_and_one_channel_colormaps_convert_on_the_gpu(cupy, viewer):
 
 
 def test_strided_cuda_arrays_are_read_in_place(cupy, viewer):
-    wide = cupy.random.randint(0, 256, size=(96, 128, 4), dtype=cupy.uint8)
-    for view in (wide[:64, ::2][:, :96], cupy.swapaxes(wide, 0, 1)[:96, :64].transpose(1, 0, 2), wide[:64, :96, 2]):
+    wide = cupy.random.randint(0, 256, size=(96, 192, 4), dtype=cupy.uint8)
+    views = (wide[:64, ::2], cupy.swapaxes(wide, 0, 1)[:96, :64].transpose(1, 0, 2), wide[:64, :96, 2])
+    for view in views:
+        assert view.shape[:2] == (64, 96) and not view.flags.c_contiguous
         viewer.show(view)
         frame = viewer.read_frame()
         host = cupy.asnumpy(view)
@@ -193,7 +195,7 @@ def test_a_thousand_updates_keep_device_memory_and_rss_flat(cupy):
                 viewer.show(pictures[i % 4], stream=stream)
                 if i % 10 == 0:
                     viewer.show(gray, colormap="turbo", stream=stream)
-                    with viewer.frame(stream=stream) as target:
+                    with viewer.frame(stream=stream) as target, stream:
                         cupy.asarray(target).fill(i % 256)
             stream.synchronize()
 
