@@ -299,3 +299,19 @@ def test_two_windows_with_their_panels_live_side_by_side():
     second.show(numpy.full((24, 40, 4), 80, numpy.uint8))
     assert (second.read_frame()[..., :3] == 80).all()
     second.close()
+
+
+def test_a_window_and_headless_contexts_take_turns_on_one_thread():
+    if not os.environ.get("DISPLAY"):
+        pytest.skip("needs an X display (run under xvfb-run)")
+    with interop_lab.Viewer(size=(32, 16), window=True, mode="cpu", panel=False) as window, \
+            interop_lab.Viewer(size=(32, 16), window=False, mode="cpu") as headless, \
+            interop_lab.Lab("pattern", size=(32, 16), mode="cpu") as lab:
+        for round_ in range(3):  # GLX (through GLFW) and EGL contexts, one after the other
+            window.show(numpy.full((16, 32, 4), 10 + round_, numpy.uint8))
+            headless.show(numpy.full((16, 32, 4), 20 + round_, numpy.uint8))
+            with lab.map() as frame:
+                numpy.asarray(frame["pattern texture"])[...] = 30 + round_
+            assert (window.read_frame()[..., :3] == 10 + round_).all()
+            assert (headless.read_frame() == 20 + round_).all()
+            assert (lab.read_frame() == 30 + round_).all()
