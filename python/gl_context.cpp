@@ -31,21 +31,33 @@ struct Glx {
   }
 };
 
+Glx load_glx() {
+  Glx functions;
+  void* library = dlopen("libGLX.so.0", RTLD_LAZY | RTLD_NOLOAD);
+  if (library == nullptr) library = dlopen("libGL.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (library == nullptr) return functions;  // nobody in the process uses GLX (yet): nothing to see
+  functions.get_current_context = reinterpret_cast<void* (*)()>(dlsym(library, "glXGetCurrentContext"));
+  functions.get_current_drawable =
+      reinterpret_cast<unsigned long (*)()>(dlsym(library, "glXGetCurrentDrawable"));
+  functions.get_current_display = reinterpret_cast<void* (*)()>(dlsym(library, "glXGetCurrentDisplay"));
+  functions.make_current =
+      reinterpret_cast<int (*)(void*, unsigned long, void*)>(dlsym(library, "glXMakeCurrent"));
+  // No dlclose: the reference RTLD_NOLOAD took keeps the library, and these pointers, valid after whoever
+  // loaded it unloads it (GLFW dlcloses its libGL at glfwTerminate).
+  return functions;
+}
+
+// Looked up again until found: GLX may be loaded after the first call (a window opened later).
 const Glx& glx() {
-  static const Glx loaded = [] {
-    Glx functions;
-    void* library = dlopen("libGLX.so.0", RTLD_LAZY | RTLD_NOLOAD);
-    if (library == nullptr) library = dlopen("libGL.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    if (library == nullptr) return functions;  // nobody in the process uses GLX: nothing to see
-    functions.get_current_context = reinterpret_cast<void* (*)()>(dlsym(library, "glXGetCurrentContext"));
-    functions.get_current_drawable =
-        reinterpret_cast<unsigned long (*)()>(dlsym(library, "glXGetCurrentDrawable"));
-    functions.get_current_display = reinterpret_cast<void* (*)()>(dlsym(library, "glXGetCurrentDisplay"));
-    functions.make_current =
-        reinterpret_cast<int (*)(void*, unsigned long, void*)>(dlsym(library, "glXMakeCurrent"));
-    return functions;
-  }();
-  return loaded;
+  static Glx functions;
+  if (!functions.usable()) functions = load_glx();
+  return functions;
+}
+
+std::string egl_error_hex() {
+  std::ostringstream hex;
+  hex << "0x" << std::hex << (eglGetError != nullptr ? eglGetError() : 0);
+  return hex.str();
 }
 
 }  // namespace
@@ -106,13 +118,7 @@ void make_current(const GlContext& target, const GlContext& from) {
   }
   if (target.binding() == GlContext::Binding::Egl) {
     if (!egl_loaded() || !eglMakeCurrent(target.display, target.draw, target.read, target.context))
-      throw std::runtime_error("eglMakeCurrent failed for interop_lab's headless GL context (EGL error 0x" +
-                               [] {
-                                 std::ostringstream hex;
-                                 hex << std::hex << (eglGetError != nullptr ? eglGetError() : 0);
-                                 return hex.str();
-                               }() +
-                               ")");
+      throw std::runtime_error("eglMakeCurrent failed (EGL error " + egl_error_hex() + ")");
   } else if (target.window != nullptr) {
     glfwMakeContextCurrent(target.window);
   }
