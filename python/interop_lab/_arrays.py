@@ -147,7 +147,11 @@ def _dlpack_picture(array, what, consumer_stream):
 
 def describe(array, what="show", consumer_stream=0):
     """A Picture of `array`, or TypeError / ValueError naming the fix."""
-    interface = getattr(array, "__cuda_array_interface__", None)
+    try:
+        interface = getattr(array, "__cuda_array_interface__", None)
+    except (RuntimeError, TypeError, ValueError) as error:  # PyTorch refuses it for a tensor that needs grad
+        raise TypeError(f"{what}: {type(array).__name__} withholds its memory ({error}): pass a plain array "
+                        "(e.g. x.detach())") from error
     if interface is not None:
         return _cuda_picture(interface, what)
     if hasattr(array, "__dlpack__") and hasattr(array, "__dlpack_device__") and not isinstance(array, numpy.ndarray):

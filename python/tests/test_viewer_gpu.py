@@ -257,3 +257,10 @@ def test_a_jax_array_is_shown_through_dlpack(cupy):
         viewer.show(values, colormap="gray")
         expected = expected_bytes(numpy.asarray(values))
         assert numpy.abs(viewer.read_frame()[..., 0].astype(int) - expected).max() <= 1
+
+
+def test_a_tensor_that_needs_grad_says_to_detach(cupy):
+    torch = pytest.importorskip("torch")
+    with _viewer((16, 8)) as viewer:
+        with pytest.raises(TypeError, match=r"x.detach\(\)"):
+            viewer.show(torch.rand(8, 16, 3, device="cuda", requires_grad=True))
