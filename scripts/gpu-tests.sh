@@ -46,7 +46,8 @@ python=${PYTHON:-python3}
 tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../python/tests" && pwd)
 if [ -f "$build_dir/python/interop_lab/libinterop_lab_bridge.so" ] && "$python" -c "import pytest" 2>/dev/null; then
   echo "=== python: $tests_dir"
-  (cd "$(mktemp -d)" && PYTHONPATH="$(cd "$build_dir" && pwd)/python" "$python" -m pytest -q -rs "$tests_dir") || status=1
+  package_dir="$(cd "$build_dir" && pwd)/python"
+  (cd "$(mktemp -d)" && PYTHONPATH="$package_dir" "$python" -m pytest -q -rs "$tests_dir") || status=1
 else
   echo "=== python: skipped, no $build_dir/python/interop_lab/libinterop_lab_bridge.so or no pytest"
 fi
