@@ -243,7 +243,8 @@ void ensure_content(Viewer& viewer, lab::Extent extent) {
     INTEROP_GL_CHECK("creating the viewer's pixel buffer");
     interop::BufferRegistrationDesc desc;
     desc.buffer = viewer.buffer.get();
-    desc.access = interop::Access::WriteDiscard;  // every update overwrites the whole picture
+    // Not WriteDiscard: a frame() block may write part of the picture and keep the rest as shown.
+    desc.access = interop::Access::ReadWrite;
     viewer.registration.emplace(desc);
   } else {
     viewer.texture = lab::create_texture_2d(GL_RGBA8, extent.width, extent.height, "viewer picture");
@@ -622,6 +623,8 @@ int ilab_viewer_frame_begin(void* handle, int width, int height, uintptr_t strea
       *pointer = reinterpret_cast<uintptr_t>(viewer.frame_map->pointer(0).data);
       *on_device = 1;
     } else if (viewer.path == Path::Staging) {
+      const interop::ScopedDevice on_cuda(viewer.cuda_device);
+      require_stream_device(viewer, on);
       *pointer = reinterpret_cast<uintptr_t>(viewer.staging_device.data());
       *on_device = 1;
     } else {

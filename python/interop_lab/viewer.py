@@ -215,7 +215,8 @@ class Viewer:
         """Yields the memory the next frame is drawn from, (H, W, 4) uint8 (size: (width, height), default
         the last picture's or the viewer's): on the interop path the registered GL buffer itself, mapped on
         `stream`; staging: CUDA memory uploaded after the block; cpu: a NumPy array. Shown when the block
-        ends (unmapped on the same stream, after your work there)."""
+        ends (unmapped on the same stream, after your work there). On the interop path the target holds
+        the picture shown now, so a partial write keeps the rest; elsewhere write every pixel."""
         handle = self._live()
         if self._in_frame:
             raise InteropLabError("frame(): a frame block is open already: finish it first")

@@ -264,3 +264,15 @@ def test_a_tensor_that_needs_grad_says_to_detach(cupy):
     with _viewer((16, 8)) as viewer:
         with pytest.raises(TypeError, match=r"x.detach\(\)"):
             viewer.show(torch.rand(8, 16, 3, device="cuda", requires_grad=True))
+
+
+def test_frame_holds_the_picture_shown_so_a_partial_write_keeps_the_rest(cupy):
+    with _viewer((32, 16)) as viewer:
+        picture = cupy.random.randint(0, 256, size=(16, 32, 4), dtype=cupy.uint8)
+        viewer.show(picture)
+        with viewer.frame() as target:
+            numpy.testing.assert_array_equal(cupy.asnumpy(cupy.asarray(target)), cupy.asnumpy(picture))
+            cupy.asarray(target)[:8] = 0  # the top half only
+        expected = cupy.asnumpy(picture)
+        expected[:8] = 0
+        numpy.testing.assert_array_equal(viewer.read_frame(), expected)
