@@ -17,6 +17,7 @@
 #include "interop/error.hpp"
 #include "interop/mapping.hpp"
 #include "kernels/common.hpp"
+#include "python/gl_context.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -43,8 +44,12 @@ struct Bridge {
   cudaStream_t stream = nullptr;
   long long frame = 0;
   bool is_mapped = false;
-  lab::Image last_frame;  // what ilab_read_frame returned last, for ilab_compare_png / ilab_write_png
+  lab::Image last_frame;    // what ilab_read_frame returned last, for ilab_compare_png / ilab_write_png
+  ilab::GlContext context;  // the app's, made current for every call (python/gl_context.hpp)
+  ilab::OwnerThread owner;  // the thread that opened the lab: the only one whose calls it takes
 };
+
+constexpr const char* kLab = "this interop_lab.Lab";
 
 template <class Body>
 int guarded(Body&& body) {
@@ -80,6 +85,12 @@ void require_mapped(const Bridge& bridge, const char* what) {
 }
 
 }  // namespace
+
+namespace ilab {
+void set_last_error(const std::string& message) {  // viewer.cpp's functions report through it too
+  g_last_error = message;
+}
+}  // namespace ilab
 
 // The library hides everything it links (the app's code) but the C ABI below.
 #pragma GCC visibility push(default)
@@ -117,8 +128,23 @@ int ilab_open(const char* scene, const char* mode, int width, int height, long l
     options.frames = 1;
     options.width = width;
     options.height = height;
+    // Every exit gives the caller its context back: declared before the bridge, this runs after a failed
+    // open destroyed the app with its own context current.
+    const ilab::GlContext previous = ilab::GlContext::current();
+    ilab::GlContext mine;
+    struct Restore {
+      const ilab::GlContext& previous;
+      const ilab::GlContext& mine;
+      ~Restore() {
+        try {
+          ilab::restore(previous, mine);
+        } catch (...) {
+        }
+      }
+    } restore_on_exit{previous, mine};
     auto bridge = std::make_unique<Bridge>();
-    bridge->app = std::make_unique<lab::App>(options);
+    bridge->app = std::make_unique<lab::App>(options);  // creates its context and makes it current
+    mine = bridge->context = ilab::GlContext::current();
     bridge->frame = frame;
     bridge->specs = bridge->app->renderer().resources();
     if (mode_name == "interop") {
@@ -137,17 +163,23 @@ int ilab_open(const char* scene, const char* mode, int width, int height, long l
   });
 }
 
-void ilab_close(void* handle) {
+// Unregisters and destroys the lab with its own context current. From another thread it refuses (-1)
+// and keeps the lab: destroying it there would delete GL objects in whatever context that thread has.
+int ilab_close(void* handle) {
   auto* bridge = static_cast<Bridge*>(handle);
-  if (bridge == nullptr) return;
-  guarded([&] {
-    if (bridge->cuda && bridge->stream != nullptr) cudaStreamSynchronize(bridge->stream);
-    release_surfaces(*bridge);
-    bridge->mapped.reset();
-    bridge->registrations.clear();  // before the scene's GL objects, which die with the app
-    bridge->app.reset();
+  if (bridge == nullptr) return 0;
+  return guarded([&] {
+    {
+      ilab::ScopedContext current(bridge->context, bridge->owner, kLab);
+      if (bridge->cuda && bridge->stream != nullptr) cudaStreamSynchronize(bridge->stream);
+      release_surfaces(*bridge);
+      bridge->mapped.reset();
+      bridge->registrations.clear();  // before the scene's GL objects, which die with the app
+      current.forget_mine();
+      bridge->app.reset();
+    }
+    delete bridge;
   });
-  delete bridge;
 }
 
 int ilab_uses_cuda(void* handle) {
@@ -176,6 +208,7 @@ int ilab_resource_info(void* handle, int index, ilab_resource* info) {
 int ilab_map(void* handle, long long frame, uintptr_t stream) {
   return guarded([&] {
     Bridge& bridge = *static_cast<Bridge*>(handle);
+    const ilab::ScopedContext current(bridge.context, bridge.owner, kLab);
     require(!bridge.is_mapped, "the lab is mapped already: leave the current `with lab.map()` block first");
     bridge.frame = frame;
     const lab::Extent extent = bridge.app->platform().framebuffer_extent();
@@ -209,6 +242,7 @@ int ilab_map(void* handle, long long frame, uintptr_t stream) {
 int ilab_unmap(void* handle) {
   return guarded([&] {
     Bridge& bridge = *static_cast<Bridge*>(handle);
+    const ilab::ScopedContext current(bridge.context, bridge.owner, kLab);
     require(bridge.is_mapped, "unmap without map");
     bridge.is_mapped = false;
     if (bridge.cuda) {
@@ -227,6 +261,7 @@ int ilab_unmap(void* handle) {
 int ilab_pointer(void* handle, int index, uintptr_t* pointer, uint64_t* bytes) {
   return guarded([&] {
     Bridge& bridge = *static_cast<Bridge*>(handle);
+    const ilab::ScopedContext current(bridge.context, bridge.owner, kLab);
     const lab::ResourceDesc& spec = spec_of(bridge, index).desc;
     require_mapped(bridge, "a resource's memory");
     if (!bridge.cuda) {
@@ -248,6 +283,7 @@ int ilab_pointer(void* handle, int index, uintptr_t* pointer, uint64_t* bytes) {
 int ilab_surface(void* handle, int index, unsigned long long* surface) {
   return guarded([&] {
     Bridge& bridge = *static_cast<Bridge*>(handle);
+    const ilab::ScopedContext current(bridge.context, bridge.owner, kLab);
     const lab::ResourceDesc& spec = spec_of(bridge, index).desc;
     require_mapped(bridge, "a surface object");
     require(bridge.cuda, "surface objects need CUDA: open the lab with mode='interop'");
@@ -269,6 +305,7 @@ int ilab_copy_texture(void* handle, int index, uintptr_t device_pointer, uint64_
                       uintptr_t stream) {
   return guarded([&] {
     Bridge& bridge = *static_cast<Bridge*>(handle);
+    const ilab::ScopedContext current(bridge.context, bridge.owner, kLab);
     const lab::ResourceDesc& spec = spec_of(bridge, index).desc;
     require_mapped(bridge, "copy_to/copy_from");
     require(bridge.cuda, "texture copies through CUDA need mode='interop'");
@@ -324,6 +361,7 @@ int ilab_cuda_device(void* handle) {
 int ilab_read_frame(void* handle, uint8_t* rgba, uint64_t bytes, int* width, int* height) {
   return guarded([&] {
     Bridge& bridge = *static_cast<Bridge*>(handle);
+    const ilab::ScopedContext current(bridge.context, bridge.owner, kLab);
     require(!bridge.is_mapped,
             "read_frame inside a map block: GL may not touch mapped resources; read after it");
     const lab::Extent extent = bridge.app->platform().framebuffer_extent();

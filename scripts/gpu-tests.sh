@@ -39,4 +39,16 @@ if [ -n "${DISPLAY:-}" ]; then
 else
   echo "=== window: skipped, no DISPLAY (start Xvfb to run the window tests)"
 fi
+# The Python package (python/tests: Lab, Viewer, your own GL objects) against BUILD_DIR/python, where its
+# library was built, with CuPy / PyTorch / cuda.core as installed in PYTHON (default python3); windows
+# too when DISPLAY is set.
+python=${PYTHON:-python3}
+tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../python/tests" && pwd)
+if [ -f "$build_dir/python/interop_lab/libinterop_lab_bridge.so" ] && "$python" -c "import pytest" 2>/dev/null; then
+  echo "=== python: $tests_dir"
+  package_dir="$(cd "$build_dir" && pwd)/python"
+  (cd "$(mktemp -d)" && PYTHONPATH="$package_dir" "$python" -m pytest -q -rs "$tests_dir") || status=1
+else
+  echo "=== python: skipped, no $build_dir/python/interop_lab/libinterop_lab_bridge.so or no pytest"
+fi
 exit $status

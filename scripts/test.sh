@@ -44,17 +44,33 @@ if [ -n "$skip_reasons" ]; then
   echo "$skip_reasons"
 fi
 
-# The Python package (python/), when it was built: its tests under Debian's Python, which has NumPy and
-# pytest from setup.sh (a python3 earlier on PATH may lack them). Without a GPU its GPU tests skip.
+# The Python package (python/), when it was built: pip installs it (python/pyproject.toml, building in
+# $build_dir) into a fresh virtual environment over Debian's Python, whose NumPy and pytest (setup.sh)
+# it sees, and pytest runs its tests against the installed package from outside the source tree.
+# Without a GPU its GPU tests skip.
 python_status=0
 python_summary=""
-python_dir=$build_dir/python
-[[ $python_dir = /* ]] || python_dir=$root/$python_dir
+absolute_build_dir=$build_dir
+[[ $absolute_build_dir = /* ]] || absolute_build_dir=$root/$absolute_build_dir
+python_dir=$absolute_build_dir/python
 if [ -f "$python_dir/interop_lab/libinterop_lab_bridge.so" ]; then
-  echo "test: the Python package (python/tests, pytest)"
+  echo "test: the Python package (pip install into a virtual environment, then python/tests with pytest)"
   python_log="$build_dir/pytest.log"
+  # The viewer's window tests need a display: the same virtual X server as CTest's when there is none.
+  python_display=(env)
+  if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null; then
+    python_display=(xvfb-run -a -s "-screen 0 1920x1080x24 -noreset")
+  fi
+  venv=$(mktemp -d -t interop_lab_venv.XXXXXX)
+  trap 'rm -rf "$venv"' EXIT
   set +e
-  PYTHONPATH="$python_dir" /usr/bin/python3 -m pytest -q -rs "$root/python/tests" 2>&1 | tee "$python_log"
+  {
+    /usr/bin/python3 -m venv --system-site-packages "$venv/env" &&
+      INTEROP_LAB_CMAKE_BUILD_DIR="$absolute_build_dir" "$venv/env/bin/pip" install --no-build-isolation --no-index \
+        --quiet "$root/python" &&
+      (cd "$venv" && INTEROP_LAB_INSTALLED=1 "${python_display[@]}" "$venv/env/bin/python" -m pytest -q -rs \
+        -p no:cacheprovider "$root/python/tests")
+  } 2>&1 | tee "$python_log"
   python_status=${PIPESTATUS[0]}
   set -e
   python_summary=", pytest: $(tail -1 "$python_log" | sed 's/=//g; s/^ *//; s/ *$//')"

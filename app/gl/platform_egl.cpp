@@ -9,6 +9,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -73,6 +75,18 @@ ChosenDisplay fallback_display() {
   return {eglGetDisplay(EGL_DEFAULT_DISPLAY), "EGL default display"};
 }
 
+// eglGetPlatformDisplay hands every platform on one device the same EGLDisplay, and eglTerminate ends
+// all of its contexts: several headless platforms in one process (the Python package's labs and viewers)
+// count their initialisations, and the last one terminates.
+int change_display_users(EGLDisplay display, int change) {
+  static std::mutex mutex;
+  static std::map<EGLDisplay, int> users;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const int now = users[display] += change;
+  if (now <= 0) users.erase(display);
+  return now;
+}
+
 class EglPlatform final : public Platform {
  public:
   explicit EglPlatform(const HeadlessDesc& desc) {
@@ -86,6 +100,8 @@ class EglPlatform final : public Platform {
     m_display = chosen.display;
     EGLint major = 0, minor = 0;
     if (!eglInitialize(m_display, &major, &minor)) fail("eglInitialize failed");
+    m_initialized = true;
+    change_display_users(m_display, +1);
     gladLoaderLoadEGL(m_display);  // now with the display's extensions
     if (!has_extension(eglQueryString(m_display, EGL_EXTENSIONS), "EGL_KHR_surfaceless_context"))
       fail("the EGL display lacks EGL_KHR_surfaceless_context, needed for a context without a window");
@@ -145,7 +161,7 @@ class EglPlatform final : public Platform {
     if (m_display != EGL_NO_DISPLAY) {
       eglMakeCurrent(m_display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
       if (m_context != EGL_NO_CONTEXT) eglDestroyContext(m_display, m_context);
-      eglTerminate(m_display);
+      if (m_initialized && change_display_users(m_display, -1) == 0) eglTerminate(m_display);
     }
     m_context = EGL_NO_CONTEXT;
     m_display = EGL_NO_DISPLAY;
@@ -153,6 +169,7 @@ class EglPlatform final : public Platform {
 
   EGLDisplay m_display = EGL_NO_DISPLAY;
   EGLContext m_context = EGL_NO_CONTEXT;
+  bool m_initialized = false;  // counted in change_display_users
   OffscreenTarget m_target;
   Extent m_extent;
   std::string m_description;

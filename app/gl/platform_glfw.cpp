@@ -13,6 +13,14 @@
 namespace lab {
 namespace {
 
+// glfwTerminate destroys every window of the process: with several GL windows open at once (the Python
+// package's viewers), only the last one to close terminates GLFW.
+int g_open_windows = 0;
+
+void terminate_unless_used() {
+  if (g_open_windows == 0) glfwTerminate();
+}
+
 class GlfwPlatform final : public Platform {
  public:
   explicit GlfwPlatform(const WindowDesc& desc) {
@@ -27,16 +35,17 @@ class GlfwPlatform final : public Platform {
     m_window = glfwCreateWindow(desc.extent.width, desc.extent.height, desc.title.c_str(), nullptr, nullptr);
     if (m_window == nullptr) {
       const std::string reason = glfw::error_text();
-      glfwTerminate();
+      terminate_unless_used();
       throw std::runtime_error("cannot create a GL 4.5 core window: " + reason +
                                ". The GL driver must support OpenGL 4.5 core (Mesa llvmpipe does)");
     }
     glfwMakeContextCurrent(m_window);
     if (gladLoadGL(reinterpret_cast<GLADloadfunc>(glfwGetProcAddress)) == 0) {
       glfwDestroyWindow(m_window);
-      glfwTerminate();
+      terminate_unless_used();
       throw std::runtime_error("glad could not load OpenGL 4.5 core functions from the window's context");
     }
+    ++g_open_windows;
     set_vsync(desc.vsync);
     // The size is asked for once here and then kept up to date by GLFW's callback, run from
     // poll_events: glfwGetFramebufferSize is a round trip to the X server, which every frame would pay.
@@ -54,7 +63,8 @@ class GlfwPlatform final : public Platform {
 
   ~GlfwPlatform() override {
     glfwDestroyWindow(m_window);
-    glfwTerminate();
+    --g_open_windows;
+    terminate_unless_used();
   }
 
   GlfwPlatform(const GlfwPlatform&) = delete;

@@ -1,5 +1,12 @@
-"""interop_lab: write into what interop-lab's OpenGL scenes draw, from CuPy, PyTorch, cuda.core, Numba
+"""interop_lab: show your CUDA and NumPy arrays (interop_lab.show, interop_lab.Viewer: see viewer.py), and
+write into what interop-lab's OpenGL scenes draw (interop_lab.Lab), from CuPy, PyTorch, cuda.core, Numba
 or NumPy, without a copy through the host.
+
+    import torch, interop_lab
+    x = torch.rand(720, 1280, 3, device="cuda")
+    v = interop_lab.Viewer()                                       # a window, or headless without a display
+    v.show(x)                                                      # one device-to-device conversion at most
+    v.screenshot("x.png")
 
     import interop_lab
     with interop_lab.Lab("pattern", size=(1280, 720)) as lab:     # headless GL + CUDA interop
@@ -40,26 +47,13 @@ import ctypes
 import warnings
 
 from . import _dlpack
+from ._arrays import stream_handle as _stream_handle
 from ._native import InteropLabError, ResourceInfo, check, lib
+from .gl import GLBuffer, GLTexture, map_gl
+from .viewer import FrameTarget, PathNotice, Viewer, show
 
-__all__ = ["Lab", "BufferView", "TextureView", "InteropLabError"]
-
-
-def _stream_handle(stream):
-    """A raw cudaStream_t from None, an int, or a CuPy / PyTorch / cuda.core stream."""
-    if stream is None:
-        return 0
-    if isinstance(stream, int):
-        return stream
-    if hasattr(stream, "__cuda_stream__"):  # cuda.core and the CUDA stream protocol
-        return int(stream.__cuda_stream__()[1])
-    for attribute in ("ptr", "cuda_stream", "handle"):  # CuPy, PyTorch, others
-        if hasattr(stream, attribute):
-            return int(getattr(stream, attribute))
-    raise TypeError(
-        f"stream: {type(stream).__name__} is no CUDA stream: pass a CuPy, PyTorch or cuda.core stream, a raw "
-        "cudaStream_t as an int, or None for the default stream"
-    )
+__all__ = ["show", "Viewer", "FrameTarget", "PathNotice", "GLBuffer", "GLTexture", "map_gl", "Lab", "BufferView",
+           "TextureView", "InteropLabError"]
 
 
 class _Frame:
@@ -299,8 +293,9 @@ class Lab:
         self._mapped = None
 
     def close(self):
+        """Unregisters and destroys the lab (from the thread that opened it: elsewhere it refuses)."""
         if self._handle:
-            lib.ilab_close(self._handle)
+            check(lib.ilab_close(self._handle))
             self._handle = None
 
     def __enter__(self):
@@ -310,7 +305,10 @@ class Lab:
         self.close()
 
     def __del__(self):
-        self.close()
+        try:
+            self.close()
+        except Exception:  # another thread's collector: the lab stays (its owner thread may close it)
+            pass
 
     @contextlib.contextmanager
     def map(self, frame=0, stream=None):

@@ -6,7 +6,7 @@ inside the map block that produced it (see Lab.map)."""
 
 import ctypes
 
-kDLCPU, kDLCUDA = 1, 2
+kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged = 1, 2, 3, 13
 _UINT, _FLOAT = 1, 2
 
 
@@ -44,6 +44,9 @@ _pythonapi.PyCapsule_IsValid.restype = ctypes.c_int
 _pythonapi.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
 _pythonapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
 _pythonapi.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_pythonapi.PyCapsule_SetName.restype = ctypes.c_int
+_pythonapi.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_USED_NAME = b"used_dltensor"  # the capsule keeps a pointer to this name: it lives as long as the module
 
 # What each managed tensor keeps alive, by its address, until its deleter runs.
 _alive = {}
@@ -94,3 +97,18 @@ def capsule(pointer, shape, strides_in_elements, typestr, device_type, device_id
     address = ctypes.addressof(managed)
     _alive[address] = (managed, shape_array, strides_array, owner)
     return _pythonapi.PyCapsule_New(address, b"dltensor", ctypes.cast(_capsule_destructor, ctypes.c_void_p))
+
+
+def open_capsule(capsule):
+    """Consumes someone else's DLPack capsule: (its DLTensor, a function that releases it). The capsule is
+    renamed "used_dltensor" as the protocol asks, so its producer no longer deletes the tensor; release()
+    calls the tensor's deleter once the memory is no longer needed."""
+    pointer = _pythonapi.PyCapsule_GetPointer(capsule, b"dltensor")
+    managed = ctypes.cast(pointer, ctypes.POINTER(DLManagedTensor))
+    _pythonapi.PyCapsule_SetName(capsule, _USED_NAME)
+
+    def release():
+        if managed.contents.deleter:
+            managed.contents.deleter(managed)
+
+    return managed.contents.dl_tensor, release

@@ -7,6 +7,21 @@ import os
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+class ViewerInfo(ctypes.Structure):
+    _fields_ = [
+        ("path", ctypes.c_char * 16),
+        ("reason", ctypes.c_char * 512),
+        ("description", ctypes.c_char * 256),
+        ("cuda_device", ctypes.c_int),
+        ("window", ctypes.c_int),
+    ]
+
+
+class ViewerStats(ctypes.Structure):
+    _fields_ = [("update_ms", ctypes.c_double), ("draw_ms", ctypes.c_double), ("fps", ctypes.c_double),
+                ("frames", ctypes.c_longlong)]
+
+
 class ResourceInfo(ctypes.Structure):
     _fields_ = [
         ("label", ctypes.c_char * 64),
@@ -22,8 +37,9 @@ def _load():
     path = os.environ.get("INTEROP_LAB_BRIDGE") or os.path.join(_HERE, "libinterop_lab_bridge.so")
     if not os.path.exists(path):
         raise ImportError(
-            f"interop_lab: the native library {path} is missing: build the project (scripts/build.sh) and put "
-            "<build>/python on PYTHONPATH, or point INTEROP_LAB_BRIDGE at the library"
+            f"interop_lab: the native library {path} is missing: install the package with "
+            "`pip install --no-build-isolation ./python` (it builds the library), or build the project "
+            "(scripts/build.sh) and put <build>/python on PYTHONPATH, or point INTEROP_LAB_BRIDGE at the library"
         )
     lib = ctypes.CDLL(path)
     handle, u64, uptr = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t
@@ -31,7 +47,7 @@ def _load():
         "ilab_last_error": ([], ctypes.c_char_p),
         "ilab_open": ([ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_longlong,
                        ctypes.POINTER(handle)], ctypes.c_int),
-        "ilab_close": ([handle], None),
+        "ilab_close": ([handle], ctypes.c_int),
         "ilab_uses_cuda": ([handle], ctypes.c_int),
         "ilab_cuda_device": ([handle], ctypes.c_int),
         "ilab_resource_count": ([handle], ctypes.c_int),
@@ -48,6 +64,24 @@ def _load():
         "ilab_write_png": ([handle, ctypes.c_char_p], ctypes.c_int),
         "ilab_read_frame": ([handle, ctypes.c_void_p, u64, ctypes.POINTER(ctypes.c_int),
                              ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
+        "ilab_viewer_open": ([ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                              ctypes.c_int, ctypes.POINTER(handle)], ctypes.c_int),
+        "ilab_viewer_describe": ([handle, ctypes.POINTER(ViewerInfo)], ctypes.c_int),
+        "ilab_viewer_close": ([handle], ctypes.c_int),
+        "ilab_viewer_poll": ([handle, ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
+        "ilab_viewer_render": ([handle], ctypes.c_int),
+        "ilab_viewer_show_host": ([handle, ctypes.c_void_p, ctypes.c_int, ctypes.c_int], ctypes.c_int),
+        "ilab_viewer_show_device": ([handle, ctypes.c_void_p, ctypes.c_void_p, uptr], ctypes.c_int),
+        "ilab_viewer_frame_begin": ([handle, ctypes.c_int, ctypes.c_int, uptr, ctypes.POINTER(uptr),
+                                     ctypes.POINTER(u64), ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
+        "ilab_viewer_frame_end": ([handle], ctypes.c_int),
+        "ilab_viewer_read_frame": ([handle, ctypes.c_void_p, u64, ctypes.POINTER(ctypes.c_int),
+                                    ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
+        "ilab_viewer_resize": ([handle, ctypes.c_int, ctypes.c_int], ctypes.c_int),
+        "ilab_viewer_get_stats": ([handle, ctypes.POINTER(ViewerStats)], ctypes.c_int),
+        "ilab_write_rgba_png": ([ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int], ctypes.c_int),
+        "ilab_read_rgba_png": ([ctypes.c_char_p, ctypes.c_void_p, u64, ctypes.POINTER(ctypes.c_int),
+                                ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
     }
     for name, (arguments, result) in signatures.items():
         function = getattr(lib, name)

@@ -129,3 +129,24 @@ def test_interop_without_a_gpu_says_why():
     else:
         lab.close()
         pytest.skip("CUDA-GL interop works on this machine: test_lab_gpu.py covers it")
+
+
+def test_a_lab_refuses_calls_from_another_thread_and_stays_whole(pattern_lab):
+    import threading
+
+    said = []
+
+    def use():
+        for call in (pattern_lab.read_frame, pattern_lab.close):
+            try:
+                call()
+            except InteropLabError as error:
+                said.append(str(error))
+
+    worker = threading.Thread(target=use)
+    worker.start()
+    worker.join()
+    assert len(said) == 2 and all("was opened on thread" in text and "call it from there" in text for text in said)
+    with pattern_lab.map() as frame:  # neither the read nor the close went through: the lab still works
+        numpy.asarray(frame["pattern texture"])[...] = 66
+    assert (pattern_lab.read_frame() == 66).all()

@@ -1,0 +1,317 @@
+"""interop_lab.show and interop_lab.Viewer on the cpu path (NumPy arrays, headless EGL on Mesa llvmpipe in
+CI). Expected pictures are computed here with NumPy, and PNGs decoded here with zlib, independently of
+the package's conversion and of the project's PNG code. The CUDA paths are test_viewer_gpu.py."""
+
+import ctypes
+import os
+import subprocess
+import sys
+import threading
+import warnings
+
+import numpy
+import pytest
+
+import interop_lab
+from interop_lab import InteropLabError
+from pictures import decode_png, expected_bytes
+
+
+@pytest.fixture
+def viewer():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", interop_lab.PathNotice)
+        with interop_lab.Viewer(size=(40, 24), window=False, mode="cpu") as opened:
+            yield opened
+
+
+def random_picture(shape, seed=3):
+    return numpy.random.default_rng(seed).integers(0, 256, size=shape, dtype=numpy.uint8)
+
+
+def test_show_headless_writes_the_png_of_an_rgba_array(tmp_path):
+    picture = random_picture((24, 40, 4))
+    path = interop_lab.show(picture, window=False, png=tmp_path / "rgba.png")
+    assert path == str(tmp_path / "rgba.png")
+    numpy.testing.assert_array_equal(decode_png(path), picture)
+
+
+def test_show_headless_writes_the_png_of_an_rgb_array(tmp_path, capsys):
+    picture = random_picture((17, 33, 3), seed=4)
+    path = interop_lab.show(picture, window=False, png=tmp_path / "rgb.png")
+    assert f"wrote {path}" in capsys.readouterr().err  # says where
+    shown = decode_png(path)
+    numpy.testing.assert_array_equal(shown[..., :3], picture)
+    assert (shown[..., 3] == 255).all()
+
+
+def test_show_headless_writes_a_float32_array_through_its_colormap(tmp_path):
+    values = numpy.linspace(-0.25, 1.25, 20 * 30, dtype=numpy.float32).reshape(20, 30)
+    path = interop_lab.show(values, colormap="gray", window=False, png=tmp_path / "gray.png")
+    shown = decode_png(path)
+    grey = expected_bytes(values)
+    assert numpy.abs(shown[..., :3].astype(int) - grey[..., None]).max() <= 1
+    assert (shown[..., 3] == 255).all()
+
+
+def test_a_value_range_and_a_colormap_of_your_own(viewer):
+    values = numpy.linspace(10.0, 30.0, 24 * 40, dtype=numpy.float32).reshape(24, 40, 1)
+    table = numpy.zeros((256, 3), dtype=numpy.uint8)
+    table[:, 1] = 255 - numpy.arange(256)  # green falls as the value rises
+    viewer.show(values, range=(10.0, 30.0), colormap=table)
+    frame = viewer.read_frame()
+    index = expected_bytes(values[..., 0], 10.0, 30.0)
+    assert numpy.abs(frame[..., 1].astype(int) - (255 - index.astype(int))).max() <= 1
+    assert (frame[..., 0] == 0).all() and (frame[..., 3] == 255).all()
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32])
+def test_the_frame_is_the_float_array_within_one_step(viewer, dtype):
+    values = numpy.random.default_rng(5).random((24, 40, 3)).astype(dtype)
+    viewer.show(values)
+    frame = viewer.read_frame()
+    assert numpy.abs(frame[..., :3].astype(int) - expected_bytes(values.astype(numpy.float32))).max() <= 1
+
+
+def test_the_frame_is_the_uint8_array_exactly_in_every_layout(viewer):
+    picture = random_picture((24, 40, 4), seed=6)
+    for array, expected in [
+        (picture, picture),
+        (picture[..., 0], None),  # one channel: the gray colormap
+        (picture[..., :1], None),
+    ]:
+        viewer.show(array)
+        frame = viewer.read_frame()
+        if expected is None:
+            numpy.testing.assert_array_equal(frame[..., 0], picture[..., 0])
+            numpy.testing.assert_array_equal(frame[..., 2], picture[..., 0])
+        else:
+            numpy.testing.assert_array_equal(frame, expected)
+
+
+def test_a_non_contiguous_array_is_copied_and_said_once(viewer, monkeypatch):
+    monkeypatch.setattr(interop_lab._arrays, "_said_copied", False)
+    wide = random_picture((24, 80, 4), seed=8)
+    with pytest.warns(RuntimeWarning, match="not C-contiguous: it is copied"):
+        viewer.show(wide[:, ::2])
+    numpy.testing.assert_array_equal(viewer.read_frame(), wide[:, ::2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        viewer.show(wide[:, 1::2])  # the second time: no word
+    numpy.testing.assert_array_equal(viewer.read_frame(), wide[:, 1::2])
+
+
+def test_a_dlpack_host_array_is_shown(viewer):
+    class OnlyDlpack:  # what a library offering nothing but DLPack on the CPU looks like
+        def __init__(self, array):
+            self.array = array
+
+        def __dlpack__(self, stream=None):
+            return self.array.__dlpack__()
+
+        def __dlpack_device__(self):
+            return self.array.__dlpack_device__()
+
+    picture = random_picture((24, 40, 4), seed=9)
+    viewer.show(OnlyDlpack(picture))
+    numpy.testing.assert_array_equal(viewer.read_frame(), picture)
+
+
+def test_frame_hands_out_the_memory_that_is_drawn(viewer):
+    picture = random_picture((24, 40, 4), seed=10)
+    with viewer.frame() as target:
+        assert isinstance(target, numpy.ndarray) and target.shape == (24, 40, 4)
+        target[...] = picture
+    numpy.testing.assert_array_equal(viewer.read_frame(), picture)
+    with viewer.frame(size=(8, 6)) as target:  # another size: the picture follows it
+        target[...] = 99
+    assert (viewer.read_frame()[..., :3] == 99).all()
+
+
+def test_a_picture_of_another_size_is_scaled_to_the_frame(viewer):
+    small = random_picture((12, 20, 4), seed=11)
+    viewer.show(small)
+    numpy.testing.assert_array_equal(viewer.read_frame(), numpy.repeat(numpy.repeat(small, 2, axis=0), 2, axis=1))
+    viewer.resize(20, 12)
+    assert viewer.read_frame().shape == (12, 20, 4)
+    numpy.testing.assert_array_equal(viewer.read_frame(), small)
+
+
+@pytest.mark.parametrize(
+    "array, error, message",
+    [
+        (numpy.zeros((4, 4, 5), numpy.uint8), ValueError, r"has 5 channels: pass 1 .* 3 \(RGB\) or 4 \(RGBA\)"),
+        (numpy.zeros((4, 4), numpy.float64), TypeError, r"dtype float64 is not shown: pass uint8, float16 or float32"),
+        (numpy.zeros((0, 4, 3), numpy.uint8), ValueError, r"empty \(shape \(0, 4, 3\)\): pass at least one pixel"),
+        (numpy.zeros((2, 3, 4, 4), numpy.uint8), ValueError, r"pass \(H, W\) or \(H, W, C\)"),
+        ("pixels", TypeError, "is no array"),
+    ],
+)
+def test_bad_arrays_raise_one_error_naming_the_fix(viewer, array, error, message):
+    with pytest.raises(error, match=message):
+        viewer.show(array)
+    with pytest.raises(error, match=message):
+        interop_lab.show(array, window=False)
+
+
+def test_bad_arguments_name_the_fix(viewer):
+    picture = random_picture((24, 40, 3))
+    with pytest.raises(TypeError, match="no CUDA stream: pass a CuPy, PyTorch or cuda.core stream"):
+        viewer.show(picture, stream="fast")
+    with pytest.raises(ValueError, match="a colormap is for one-channel arrays"):
+        viewer.show(picture, colormap="viridis")
+    with pytest.raises(ValueError, match="colormap 'rainbow': use one of gray, viridis, turbo"):
+        viewer.show(picture[..., 0], colormap="rainbow")
+    with pytest.raises(ValueError, match="high must be above low"):
+        viewer.show(picture, range=(1, 1))
+    with pytest.raises(InteropLabError, match="mode 'fast': use auto, interop, staging or cpu"):
+        interop_lab.Viewer(window=False, mode="fast")
+    with pytest.raises(InteropLabError, match="size 0x10"):
+        interop_lab.Viewer(size=(0, 10), window=False)
+
+
+def test_a_closed_viewer_says_to_open_a_new_one():
+    viewer = interop_lab.Viewer(size=(8, 8), window=False, mode="cpu")
+    viewer.close()
+    assert viewer.closed
+    for use in (lambda: viewer.show(numpy.zeros((8, 8, 4), numpy.uint8)), viewer.read_frame,
+                lambda: viewer.screenshot("never.png")):
+        with pytest.raises(InteropLabError, match="the viewer is closed: open a new interop_lab.Viewer"):
+            use()
+    assert not os.path.exists("never.png")
+
+
+def test_a_cuda_path_without_cuda_says_what_to_use():
+    try:
+        viewer = interop_lab.Viewer(size=(8, 8), window=False, mode="interop")
+    except InteropLabError as error:
+        assert "mode='staging' or mode='cpu'" in str(error) or "use mode='cpu'" in str(error)
+    else:
+        viewer.close()
+        pytest.skip("CUDA-GL interop works on this machine: test_viewer_gpu.py covers it")
+
+
+def test_auto_says_which_path_and_why():
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        interop_lab.viewer._said.clear()
+        with interop_lab.Viewer(size=(8, 8), window=False) as viewer:
+            assert viewer.path in ("interop", "staging", "cpu")
+            if viewer.path == "interop":
+                pytest.skip("CUDA-GL interop works here: there is no fallback to explain")
+            assert viewer.path_reason
+        with interop_lab.Viewer(size=(8, 8), window=False):
+            pass
+    notices = [str(w.message) for w in said if issubclass(w.category, interop_lab.PathNotice)]
+    assert len(notices) == 1 and f"path {viewer.path}" in notices[0]  # once, however many viewers
+
+
+def test_calls_from_another_thread_are_refused_saying_which_thread_can(viewer):
+    errors = []
+
+    def use():
+        try:
+            viewer.show(numpy.zeros((24, 40, 4), numpy.uint8))
+        except InteropLabError as error:
+            errors.append(str(error))
+
+    worker = threading.Thread(target=use)
+    worker.start()
+    worker.join()
+    assert len(errors) == 1 and "was opened on thread" in errors[0] and "call it from there" in errors[0]
+    viewer.show(numpy.full((24, 40, 4), 5, numpy.uint8))  # the owner still can
+    assert (viewer.read_frame() == 5).all()
+
+
+def test_labs_and_viewers_in_one_process_keep_to_their_own_contexts():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", interop_lab.PathNotice)
+        first_lab = interop_lab.Lab("pattern", size=(32, 16), mode="cpu")
+        first_viewer = interop_lab.Viewer(size=(32, 16), window=False, mode="cpu")
+        second_lab = interop_lab.Lab("pattern", size=(32, 16), mode="cpu")
+        second_viewer = interop_lab.Viewer(size=(32, 16), window=False, mode="cpu")
+    for value, lab in ((10, first_lab), (20, second_lab)):
+        with lab.map() as frame:
+            numpy.asarray(frame["pattern texture"])[...] = value
+    first_viewer.show(numpy.full((16, 32, 4), 30, numpy.uint8))
+    second_viewer.show(numpy.full((16, 32, 4), 40, numpy.uint8))
+    assert (first_lab.read_frame() == 10).all() and (second_lab.read_frame() == 20).all()
+    assert (first_viewer.read_frame() == 30).all() and (second_viewer.read_frame() == 40).all()
+    # Closing one leaves the others whole (each closes on its own context; EGL stays initialised).
+    first_lab.close()
+    first_viewer.close()
+    assert (second_lab.read_frame() == 20).all() and (second_viewer.read_frame() == 40).all()
+    second_lab.close()
+    second_viewer.close()
+
+
+def test_no_context_is_left_current_for_a_caller_that_had_none(viewer):
+    egl = ctypes.CDLL("libEGL.so.1")
+    egl.eglGetCurrentContext.restype = ctypes.c_void_p
+    viewer.show(numpy.zeros((24, 40, 4), numpy.uint8))
+    viewer.read_frame()
+    with interop_lab.Lab("pattern", size=(8, 8), mode="cpu") as lab:
+        lab.read_frame()
+        assert not egl.eglGetCurrentContext()
+    assert not egl.eglGetCurrentContext()
+
+
+def test_python_m_interop_lab_shows_a_file(tmp_path):
+    picture = random_picture((10, 14, 3), seed=12)
+    numpy.save(tmp_path / "picture.npy", picture)
+    out = tmp_path / "shown.png"
+    command = [sys.executable, "-m", "interop_lab", str(tmp_path / "picture.npy"), "--headless", "--png", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    numpy.testing.assert_array_equal(decode_png(out)[..., :3], picture)
+    again = tmp_path / "again.png"  # and a PNG shows as itself
+    command = [sys.executable, "-m", "interop_lab", str(out), "--headless", "--png", str(again)]
+    assert subprocess.run(command, capture_output=True, cwd=tmp_path).returncode == 0
+    numpy.testing.assert_array_equal(decode_png(again), decode_png(out))
+    numpy.save(tmp_path / "bad.npy", numpy.zeros((4, 4, 5), numpy.uint8))
+    for arguments, code, message in [([str(tmp_path / "missing.npy")], 2, "no such file"),
+                                     ([str(tmp_path / "bad.npy"), "--headless"], 2, "5 channels")]:
+        done = subprocess.run([sys.executable, "-m", "interop_lab", *arguments], capture_output=True, text=True,
+                              cwd=tmp_path)
+        assert done.returncode == code and message in done.stderr
+
+
+def test_a_window_shows_the_array_when_there_is_a_display():
+    if not os.environ.get("DISPLAY"):
+        pytest.skip("needs an X display (run under xvfb-run)")
+    picture = random_picture((24, 40, 4), seed=13)
+    with interop_lab.Viewer(size=(40, 24), window=True, mode="cpu", panel=False) as viewer:
+        assert viewer.is_window and not viewer.closed
+        viewer.show(picture)
+        numpy.testing.assert_array_equal(viewer.read_frame()[..., :3], picture[..., :3])
+
+
+def test_two_windows_with_their_panels_live_side_by_side():
+    if not os.environ.get("DISPLAY"):
+        pytest.skip("needs an X display (run under xvfb-run)")
+    first = interop_lab.Viewer(size=(40, 24), window=True, mode="cpu", title="first")
+    second = interop_lab.Viewer(size=(40, 24), window=True, mode="cpu", title="second")
+    first.show(numpy.full((24, 40, 4), 60, numpy.uint8))
+    second.show(numpy.full((24, 40, 4), 70, numpy.uint8))
+    assert first.stats["frames"] >= 2 and second.stats["frames"] >= 2  # drawn with the panel, presented
+    first.close()  # GLFW stays up for the other window
+    assert not second.closed
+    second.show(numpy.full((24, 40, 4), 80, numpy.uint8))
+    assert (second.read_frame()[..., :3] == 80).all()
+    second.close()
+
+
+def test_a_window_and_headless_contexts_take_turns_on_one_thread():
+    if not os.environ.get("DISPLAY"):
+        pytest.skip("needs an X display (run under xvfb-run)")
+    with interop_lab.Viewer(size=(32, 16), window=True, mode="cpu", panel=False) as window, \
+            interop_lab.Viewer(size=(32, 16), window=False, mode="cpu") as headless, \
+            interop_lab.Lab("pattern", size=(32, 16), mode="cpu") as lab:
+        for round_ in range(3):  # GLX (through GLFW) and EGL contexts, one after the other
+            window.show(numpy.full((16, 32, 4), 10 + round_, numpy.uint8))
+            headless.show(numpy.full((16, 32, 4), 20 + round_, numpy.uint8))
+            with lab.map() as frame:
+                numpy.asarray(frame["pattern texture"])[...] = 30 + round_
+            assert (window.read_frame()[..., :3] == 10 + round_).all()
+            assert (headless.read_frame() == 20 + round_).all()
+            assert (lab.read_frame() == 30 + round_).all()

@@ -1,0 +1,278 @@
+"""interop_lab.Viewer on a GPU: CuPy, PyTorch and DLPack arrays on the interop and staging paths, zero copy
+through viewer.frame() (the data pointer is the mapped memory), stream order, labs and viewers side by
+side, and a 1000-update soak. Skips without CUDA (or CuPy), saying why; where INTEROP_LAB_REQUIRE_GPUS
+is set (scripts/gpu-tests.sh on a GPU server) it fails instead. Expected pixels are computed here with
+NumPy from the array itself."""
+
+import gc
+import os
+
+import numpy
+import pytest
+
+import interop_lab
+from interop_lab import InteropLabError
+
+from pictures import decode_png, expected_bytes
+
+
+def _needs_gpu(reason):
+    if int(os.environ.get("INTEROP_LAB_REQUIRE_GPUS", "0") or 0) >= 1:
+        pytest.fail(f"{reason} (INTEROP_LAB_REQUIRE_GPUS: this machine must have it)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def cupy():
+    try:
+        import cupy
+    except ImportError as error:
+        _needs_gpu(f"needs CuPy: {error}")
+    try:
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as error:  # CuPy without a driver
+        _needs_gpu(f"needs a CUDA device: {error}")
+    return cupy
+
+
+def _viewer(size, mode="interop"):
+    try:
+        return interop_lab.Viewer(size=size, window=False, mode=mode)
+    except InteropLabError as error:
+        _needs_gpu(f"needs a CUDA device whose GL interop works ({mode}): {error}")
+
+
+@pytest.fixture(params=["interop", "staging"])
+def viewer(request, cupy):
+    with _viewer((96, 64), request.param) as opened:
+        assert opened.path == request.param
+        yield opened
+
+
+def test_a_cupy_rgba_array_is_the_frame(cupy, viewer):
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        picture = cupy.random.randint(0, 256, size=(64, 96, 4), dtype=cupy.uint8)
+    viewer.show(picture, stream=stream)
+    numpy.testing.assert_array_equal(viewer.read_frame(), cupy.asnumpy(picture))
+
+
+def test_rgb_float_and_one_channel_colormaps_convert_on_the_gpu(cupy, viewer):
+    rng = cupy.random.default_rng(2)
+    rgb = rng.random((64, 96, 3), dtype=cupy.float32)
+    viewer.show(rgb)
+    frame = viewer.read_frame()
+    assert numpy.abs(frame[..., :3].astype(int) - expected_bytes(cupy.asnumpy(rgb))).max() <= 1
+    assert (frame[..., 3] == 255).all()
+    values = cupy.linspace(-5.0, 5.0, 64 * 96, dtype=cupy.float32).reshape(64, 96).astype(cupy.float16)
+    viewer.show(values, range=(-5, 5), colormap="viridis")
+    table = interop_lab._colormaps.table("viridis")
+    expected = table[expected_bytes(cupy.asnumpy(values).astype(numpy.float32), -5.0, 5.0)]
+    assert numpy.abs(viewer.read_frame().astype(int) - expected.astype(int)).max() <= 1
+
+
+def test_strided_cuda_arrays_are_read_in_place(cupy, viewer):
+    wide = cupy.random.randint(0, 256, size=(96, 192, 4), dtype=cupy.uint8)
+    views = (wide[:64, ::2], cupy.swapaxes(wide, 0, 1)[:96, :64].transpose(1, 0, 2), wide[:64, :96, 2])
+    for view in views:
+        assert view.shape[:2] == (64, 96) and not view.flags.c_contiguous
+        viewer.show(view)
+        frame = viewer.read_frame()
+        host = cupy.asnumpy(view)
+        if host.ndim == 2:
+            numpy.testing.assert_array_equal(frame[..., 0], host)
+        else:
+            numpy.testing.assert_array_equal(frame, host)
+
+
+def test_the_readme_lines_work_as_written(tmp_path, monkeypatch, cupy):
+    torch = pytest.importorskip("torch")
+    monkeypatch.chdir(tmp_path)
+    x = torch.rand(720, 1280, 3, device="cuda")
+    v = interop_lab.Viewer()
+    v.show(x)
+    v.screenshot("x.png")
+    shown = decode_png(tmp_path / "x.png")
+    assert shown.shape == (720, 1280, 4)
+    assert numpy.abs(shown[..., :3].astype(int) - expected_bytes(x.cpu().numpy())).max() <= 1
+    v.close()
+
+
+def test_pytorch_on_its_own_stream_and_through_dlpack(cupy, viewer):
+    torch = pytest.importorskip("torch")
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        picture = (torch.arange(64 * 96 * 4, device="cuda") % 251).to(torch.uint8).reshape(64, 96, 4)
+    viewer.show(picture, stream=stream)
+    numpy.testing.assert_array_equal(viewer.read_frame(), picture.cpu().numpy())
+
+    class OnlyDlpack:  # JAX and cuda.core hand arrays over this way
+        def __init__(self, tensor):
+            self.tensor = tensor
+
+        def __dlpack__(self, stream=None):
+            return self.tensor.__dlpack__(stream=stream)
+
+        def __dlpack_device__(self):
+            return self.tensor.__dlpack_device__()
+
+    half = torch.rand(64, 96, device="cuda", dtype=torch.float16)
+    viewer.show(OnlyDlpack(half))
+    assert numpy.abs(viewer.read_frame()[..., 0].astype(int) -
+                     expected_bytes(half.float().cpu().numpy())).max() <= 1
+
+
+def test_frame_yields_the_mapped_gl_buffer_itself(cupy):
+    torch = pytest.importorskip("torch")
+    with _viewer((96, 64)) as viewer:
+        assert viewer.path == "interop"
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with viewer.frame(stream=stream) as target:
+            assert isinstance(target, interop_lab.FrameTarget) and target.shape == (64, 96, 4)
+            array = cupy.asarray(target)
+            assert array.data.ptr == target.pointer  # zero copy: CuPy sees the mapped memory
+            assert torch.from_dlpack(target).data_ptr() == target.pointer  # and PyTorch
+            with stream:
+                array[...] = cupy.arange(96, dtype=cupy.uint8)[None, :, None]
+            del array
+        frame = viewer.read_frame()  # no show(): GL drew what was written into its own buffer
+        numpy.testing.assert_array_equal(frame, numpy.broadcast_to(numpy.arange(96, dtype=numpy.uint8)[None, :, None],
+                                                                    (64, 96, 4)))
+        with pytest.raises(InteropLabError, match="write inside the block"):
+            target.pointer
+
+
+def test_a_slow_kernel_in_frame_finishes_before_gl_draws(cupy):
+    kernel = cupy.RawKernel(r"""
+    extern "C" __global__ void slow_fill(unsigned char* pixels, int count, long long spin) {
+      const long long start = clock64();
+      while (clock64() - start < spin) {}
+      const int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < count) pixels[i] = 123;
+    }""", "slow_fill")
+    with _viewer((64, 32)) as viewer:
+        stream = cupy.cuda.Stream(non_blocking=True)
+        clock_rate = cupy.cuda.runtime.getDeviceProperties(viewer.cuda_device)["clockRate"] * 1000
+        with viewer.frame(stream=stream) as target:
+            count = 64 * 32 * 4
+            kernel(((count + 255) // 256,), (256,), (cupy.uint64(target.pointer), cupy.int32(count), cupy.int64(clock_rate // 20)),
+                   stream=stream)
+        assert (viewer.read_frame() == 123).all()  # only the unmap on the same stream makes this right
+
+
+def test_labs_and_viewers_on_the_gpu_side_by_side(cupy):
+    lab_one = interop_lab.Lab("pattern", size=(32, 16), mode="interop")
+    lab_two = interop_lab.Lab("pattern", size=(32, 16), mode="interop")
+    view_one, view_two = _viewer((32, 16)), _viewer((32, 16))
+    for value, lab in ((11, lab_one), (22, lab_two)):
+        with lab.map() as frame:
+            frame["pattern texture"].copy_from(cupy.full((16, 32, 4), value, dtype=cupy.uint8))
+    view_one.show(cupy.full((16, 32, 4), 33, dtype=cupy.uint8))
+    view_two.show(cupy.full((16, 32, 4), 44, dtype=cupy.uint8))
+    assert (lab_one.read_frame() == 11).all() and (lab_two.read_frame() == 22).all()
+    assert (view_one.read_frame() == 33).all() and (view_two.read_frame() == 44).all()
+    lab_one.close()
+    view_one.close()
+    assert (lab_two.read_frame() == 22).all() and (view_two.read_frame() == 44).all()
+    lab_two.close()
+    view_two.close()
+
+
+def _rss_bytes():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_a_thousand_updates_keep_device_memory_and_rss_flat(cupy):
+    with _viewer((640, 360)) as viewer:
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with stream:
+            pictures = [cupy.random.random((360, 640, 3), dtype=cupy.float32) for _ in range(4)]
+        gray = cupy.random.random((360, 640), dtype=cupy.float32)
+
+        def updates(count):
+            for i in range(count):
+                viewer.show(pictures[i % 4], stream=stream)
+                if i % 10 == 0:
+                    viewer.show(gray, colormap="turbo", stream=stream)
+                    with viewer.frame(stream=stream) as target, stream:
+                        cupy.asarray(target).fill(i % 256)
+            stream.synchronize()
+
+        updates(50)  # warm: allocations and caches settle
+        gc.collect()
+        free_before, _ = cupy.cuda.runtime.memGetInfo()
+        rss_before = _rss_bytes()
+        updates(1000)
+        gc.collect()
+        free_after, _ = cupy.cuda.runtime.memGetInfo()
+        rss_after = _rss_bytes()
+        assert free_before - free_after < 8 << 20, f"device memory grew {(free_before - free_after) >> 20} MiB"
+        assert rss_after - rss_before < 16 << 20, f"RSS grew {(rss_after - rss_before) >> 20} MiB"
+        assert viewer.stats["frames"] > 1000
+
+
+def test_gpu_misuse_names_the_fix(cupy):
+    with _viewer((32, 16)) as viewer:
+        with pytest.raises(TypeError, match="no CUDA stream"):
+            viewer.show(cupy.zeros((16, 32, 4), cupy.uint8), stream=object())
+        with pytest.raises(ValueError, match="5 channels"):
+            viewer.show(cupy.zeros((16, 32, 5), cupy.uint8))
+        with pytest.raises(TypeError, match="float64 is not shown"):
+            viewer.show(cupy.zeros((16, 32), cupy.float64))
+        with viewer.frame():
+            with pytest.raises(InteropLabError, match="inside a `with viewer.frame\\(\\)` block"):
+                viewer.show(cupy.zeros((16, 32, 4), cupy.uint8))
+    if cupy.cuda.runtime.getDeviceCount() >= 2:
+        with _viewer((32, 16)) as viewer:
+            other = (viewer.cuda_device + 1) % cupy.cuda.runtime.getDeviceCount()
+            with cupy.cuda.Device(other):
+                elsewhere = cupy.zeros((16, 32, 4), cupy.uint8)
+            with pytest.raises(InteropLabError, match=f"the array is on CUDA device {other}"):
+                viewer.show(elsewhere)
+
+
+def test_cuda_core_sees_the_frame_targets_mapped_pointer(cupy):
+    try:
+        from cuda.core.utils import StridedMemoryView
+    except ImportError:
+        try:
+            from cuda.core.experimental.utils import StridedMemoryView
+        except ImportError as error:
+            _needs_gpu(f"needs cuda.core: {error}")
+    with _viewer((64, 32)) as viewer:
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with viewer.frame(stream=stream) as target:
+            strided = StridedMemoryView(target, stream_ptr=stream.ptr)
+            assert strided.ptr == target.pointer and tuple(strided.shape) == (32, 64, 4)
+            del strided
+
+
+def test_a_jax_array_is_shown_through_dlpack(cupy):
+    jax = pytest.importorskip("jax")
+    if not any(device.platform == "gpu" for device in jax.devices()):
+        pytest.skip("JAX has no GPU backend here")
+    values = jax.numpy.linspace(0.0, 1.0, 32 * 64, dtype=jax.numpy.float32).reshape(32, 64)
+    with _viewer((64, 32)) as viewer:
+        viewer.show(values, colormap="gray")
+        expected = expected_bytes(numpy.asarray(values))
+        assert numpy.abs(viewer.read_frame()[..., 0].astype(int) - expected).max() <= 1
+
+
+def test_a_tensor_that_needs_grad_says_to_detach(cupy):
+    torch = pytest.importorskip("torch")
+    with _viewer((16, 8)) as viewer:
+        with pytest.raises(TypeError, match=r"x.detach\(\)"):
+            viewer.show(torch.rand(8, 16, 3, device="cuda", requires_grad=True))
+
+
+def test_frame_holds_the_picture_shown_so_a_partial_write_keeps_the_rest(cupy):
+    with _viewer((32, 16)) as viewer:
+        picture = cupy.random.randint(0, 256, size=(16, 32, 4), dtype=cupy.uint8)
+        viewer.show(picture)
+        with viewer.frame() as target:
+            numpy.testing.assert_array_equal(cupy.asnumpy(cupy.asarray(target)), cupy.asnumpy(picture))
+            cupy.asarray(target)[:8] = 0  # the top half only
+        expected = cupy.asnumpy(picture)
+        expected[:8] = 0
+        numpy.testing.assert_array_equal(viewer.read_frame(), expected)

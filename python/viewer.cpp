@@ -1,0 +1,733 @@
+// python/viewer.cpp — the C ABI of interop_lab.Viewer (python/interop_lab/viewer.py): shows the caller's
+// arrays in a GLFW window, or headless through EGL, on the app's GL platform layer (app/gl/platform.hpp).
+//
+// Three paths take a picture from the caller's memory to what GL draws, chosen at open:
+//   interop  the picture lives in a GL buffer registered with CUDA; a fragment shader reads its pixels
+//            straight from it (an SSBO). A CUDA array costs one kernel (or copy) into the mapped buffer, on
+//            the caller's stream, and nothing waits on the host; frame_begin hands out the mapped buffer
+//            itself (zero copy).
+//   staging  CUDA is there but cannot share with this GL context (Mesa, GL on another GPU, WSL): CUDA
+//            converts into device memory, copies to pinned host memory, GL uploads it into a texture.
+//   cpu      no CUDA: the caller's host pixels go into a texture (glTextureSubImage2D).
+// Every call makes the viewer's context current and gives the caller's back (python/gl_context.hpp);
+// functions return 0, or -1 with the reason in ilab_last_error(), as bridge.cpp's do.
+#include "app/gl/gl_objects.hpp"
+#include "app/gl/platform.hpp"
+#include "app/image/image_io.hpp"
+#include "interop/device.hpp"
+#include "interop/error.hpp"
+#include "interop/gl.hpp"
+#include "interop/mapping.hpp"
+#include "interop/memory.hpp"
+#include "python/convert.hpp"
+#include "python/gl_context.hpp"
+
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <cuda_runtime_api.h>
+#include <imgui.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+// bridge.cpp's error channel (ilab_last_error): one message per thread.
+namespace ilab {
+void set_last_error(const std::string& message);
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+enum class Path { Interop, Staging, Cpu };
+
+const char* path_name(Path path) {
+  switch (path) {
+    case Path::Interop:
+      return "interop";
+    case Path::Staging:
+      return "staging";
+    default:
+      return "cpu";
+  }
+}
+
+constexpr const char* kViewer = "this interop_lab.Viewer";
+
+// A full-screen triangle; both fragment shaders map a framebuffer pixel onto an image pixel the same way
+// (nearest, row 0 of the image at the top), so the two paths draw the same frame.
+constexpr const char* kVertexShader = R"(#version 450
+void main() {
+  const vec2 corners[3] = vec2[3](vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0));
+  gl_Position = vec4(corners[gl_VertexID], 0.0, 1.0);
+})";
+
+constexpr const char* kTextureShader = R"(#version 450
+layout(binding = 0) uniform sampler2D image;
+layout(location = 0) uniform ivec2 image_size;
+layout(location = 1) uniform ivec2 viewport_size;
+out vec4 colour;
+void main() {
+  const ivec2 at = ivec2(gl_FragCoord.xy) * image_size / viewport_size;
+  colour = texelFetch(image, ivec2(at.x, image_size.y - 1 - at.y), 0);
+})";
+
+constexpr const char* kBufferShader = R"(#version 450
+layout(std430, binding = 0) readonly buffer Pixels { uint pixels[]; };
+layout(location = 0) uniform ivec2 image_size;
+layout(location = 1) uniform ivec2 viewport_size;
+out vec4 colour;
+void main() {
+  const ivec2 at = ivec2(gl_FragCoord.xy) * image_size / viewport_size;
+  colour = unpackUnorm4x8(pixels[(image_size.y - 1 - at.y) * image_size.x + at.x]);
+})";
+
+GLuint compile(GLenum stage, const char* source) {
+  const GLuint shader = glCreateShader(stage);
+  glShaderSource(shader, 1, &source, nullptr);
+  glCompileShader(shader);
+  GLint ok = GL_FALSE;
+  glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+  if (ok != GL_TRUE) {
+    char log[2048] = {};
+    glGetShaderInfoLog(shader, sizeof log, nullptr, log);
+    glDeleteShader(shader);
+    throw std::runtime_error(std::string("the viewer's shader does not compile: ") + log);
+  }
+  return shader;
+}
+
+lab::GlProgram link_program(const char* fragment_source) {
+  const GLuint vertex = compile(GL_VERTEX_SHADER, kVertexShader);
+  GLuint fragment = 0;
+  try {
+    fragment = compile(GL_FRAGMENT_SHADER, fragment_source);
+  } catch (...) {
+    glDeleteShader(vertex);
+    throw;
+  }
+  lab::GlProgram program(glCreateProgram());
+  glAttachShader(program.get(), vertex);
+  glAttachShader(program.get(), fragment);
+  glLinkProgram(program.get());
+  glDeleteShader(vertex);  // freed with the program
+  glDeleteShader(fragment);
+  GLint ok = GL_FALSE;
+  glGetProgramiv(program.get(), GL_LINK_STATUS, &ok);
+  if (ok != GL_TRUE) {
+    char log[2048] = {};
+    glGetProgramInfoLog(program.get(), sizeof log, nullptr, log);
+    throw std::runtime_error(std::string("the viewer's shaders do not link: ") + log);
+  }
+  return program;
+}
+
+void require(bool condition, const std::string& message) {
+  if (!condition) throw std::invalid_argument(message);
+}
+
+// The panel (window only): ImGui with its own context per viewer, made current around each use.
+class Panel {
+ public:
+  explicit Panel(GLFWwindow* window) : m_context(ImGui::CreateContext()) {
+    ImGui::SetCurrentContext(m_context);
+    ImGui::GetIO().IniFilename = nullptr;  // a viewer keeps no layout file in the caller's folder
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 450");
+  }
+  ~Panel() {
+    ImGui::SetCurrentContext(m_context);
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext(m_context);
+  }
+  Panel(const Panel&) = delete;
+  Panel& operator=(const Panel&) = delete;
+
+  template <class Body>
+  void draw(Body&& body) {
+    ImGui::SetCurrentContext(m_context);
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+    ImGui::Begin("interop_lab", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+    body();
+    ImGui::End();
+    ImGui::Render();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  }
+
+ private:
+  ImGuiContext* m_context;
+};
+
+struct Stats {
+  double update_ms = 0.0;  // host time of the last update (show / frame end), not GPU time
+  double draw_ms = 0.0;    // host time of the last draw and present
+  double fps = 0.0;        // presented frames a second, smoothed
+  long long frames = 0;
+  Clock::time_point last_present{};
+};
+
+struct Viewer {
+  std::unique_ptr<lab::Platform> platform;
+  ilab::GlContext context;
+  ilab::OwnerThread owner;
+  Path path = Path::Cpu;
+  std::string path_reason;  // why this path and not interop ("" when interop, or when asked for)
+  int cuda_device = -1;
+
+  lab::GlProgram texture_program;
+  lab::GlProgram buffer_program;
+  lab::GlVertexArray vertex_array;
+
+  lab::Extent content;     // the picture's size; empty before the first update
+  lab::GlTexture texture;  // staging, cpu
+  lab::GlBuffer buffer;    // interop
+  std::optional<interop::GlBufferRegistration> registration;  // of `buffer`; dies before it
+  interop::DeviceBuffer staging_device;                       // staging: the converted picture
+  interop::PinnedHostBuffer staging_host;                     // staging: on its way to GL
+  std::vector<uint8_t> host_frame;                            // cpu: what frame_begin hands out
+  interop::DeviceBuffer colormap_device;                      // 256 x RGBA8, for one-channel arrays
+  std::array<uint8_t, 1024> colormap_host{};                  // what colormap_device holds
+  bool colormap_loaded = false;
+
+  std::optional<interop::ScopedMap> frame_map;  // interop: mapped between frame_begin and frame_end
+  cudaStream_t frame_stream = nullptr;
+  bool in_frame = false;
+  Clock::time_point frame_started{};
+
+  std::unique_ptr<Panel> panel;
+  Stats stats;
+};
+
+// The stream's device must be the viewer's: the legacy default stream (0) belongs to whichever is current.
+void require_stream_device(const Viewer& viewer, cudaStream_t stream) {
+  if (stream == nullptr) return;
+  int device = -1;
+  INTEROP_CUDA_CHECK(cudaStreamGetDevice(stream, &device));
+  require(device == viewer.cuda_device, "the stream is on CUDA device " + std::to_string(device) +
+                                            ", the viewer on device " + std::to_string(viewer.cuda_device) +
+                                            ": create the stream there");
+}
+
+void require_open(const Viewer& viewer) {
+  require(!viewer.in_frame, "the viewer is inside a `with viewer.frame()` block: finish it first");
+}
+
+// (Re)creates what holds the picture when its size changes.
+void ensure_content(Viewer& viewer, lab::Extent extent) {
+  require(extent.width >= 1 && extent.height >= 1 && extent.width <= lab::kMaxImageEdge &&
+              extent.height <= lab::kMaxImageEdge,
+          "an image of " + std::to_string(extent.width) + "x" + std::to_string(extent.height) +
+              ": each edge from 1 to " + std::to_string(lab::kMaxImageEdge));
+  if (extent == viewer.content) return;
+  // CUDA registers and allocates on its current device: the viewer's, whatever the caller's is.
+  std::optional<interop::ScopedDevice> on_device;
+  if (viewer.cuda_device >= 0) on_device.emplace(viewer.cuda_device);
+  const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;
+  viewer.content = {};
+  if (viewer.path == Path::Interop) {
+    viewer.registration.reset();  // before the buffer it registers
+    viewer.buffer = lab::create_buffer(bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, "viewer pixels");
+    INTEROP_GL_CHECK("creating the viewer's pixel buffer");
+    interop::BufferRegistrationDesc desc;
+    desc.buffer = viewer.buffer.get();
+    // Not WriteDiscard: a frame() block may write part of the picture and keep the rest as shown.
+    desc.access = interop::Access::ReadWrite;
+    viewer.registration.emplace(desc);
+  } else {
+    viewer.texture = lab::create_texture_2d(GL_RGBA8, extent.width, extent.height, "viewer picture");
+    INTEROP_GL_CHECK("creating the viewer's texture");
+    if (viewer.path == Path::Staging) {
+      viewer.staging_device = interop::DeviceBuffer(bytes);
+      viewer.staging_host = interop::PinnedHostBuffer(bytes);
+    }
+  }
+  viewer.content = extent;
+}
+
+// Host RGBA8 rows, top row first, into what GL draws.
+void upload_host(Viewer& viewer, const void* rgba) {
+  const size_t bytes = static_cast<size_t>(viewer.content.width) * viewer.content.height * 4;
+  if (viewer.path == Path::Interop) {
+    glNamedBufferSubData(viewer.buffer.get(), 0, static_cast<GLsizeiptr>(bytes), rgba);
+  } else {
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glTextureSubImage2D(viewer.texture.get(), 0, 0, 0, viewer.content.width, viewer.content.height, GL_RGBA,
+                        GL_UNSIGNED_BYTE, rgba);
+  }
+  INTEROP_GL_CHECK("uploading the picture");
+}
+
+// Staging: the converted picture (device) -> pinned host memory -> the texture. The host waits here:
+// without interop, GL can only take host memory.
+void upload_staged(Viewer& viewer, cudaStream_t stream) {
+  INTEROP_CUDA_CHECK(cudaMemcpyAsync(viewer.staging_host.data(), viewer.staging_device.data(),
+                                     viewer.staging_device.size(), cudaMemcpyDeviceToHost, stream));
+  INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  upload_host(viewer, viewer.staging_host.data());
+}
+
+void draw_picture(Viewer& viewer, lab::Extent extent) {
+  glBindFramebuffer(GL_FRAMEBUFFER, viewer.platform->framebuffer());
+  glViewport(0, 0, extent.width, extent.height);
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_BLEND);
+  glDisable(GL_SCISSOR_TEST);
+  glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  if (viewer.content.empty()) return;
+  const bool from_buffer = viewer.path == Path::Interop;
+  const GLuint program = from_buffer ? viewer.buffer_program.get() : viewer.texture_program.get();
+  glUseProgram(program);
+  glUniform2i(0, viewer.content.width, viewer.content.height);
+  glUniform2i(1, extent.width, extent.height);
+  if (from_buffer)
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, viewer.buffer.get());
+  else
+    glBindTextureUnit(0, viewer.texture.get());
+  glBindVertexArray(viewer.vertex_array.get());
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glBindVertexArray(0);
+  glUseProgram(0);
+  INTEROP_GL_CHECK("drawing the picture");
+}
+
+// Draws and shows the picture (a window: with the panel, then swaps); a minimised window draws nothing.
+void present(Viewer& viewer) {
+  const Clock::time_point start = Clock::now();
+  if (viewer.platform->is_window()) glfwPollEvents();
+  const lab::Extent extent = viewer.platform->framebuffer_extent();
+  if (!extent.empty()) {
+    draw_picture(viewer, extent);
+    if (viewer.panel) {
+      const Viewer& shown = viewer;
+      viewer.panel->draw([&shown] {
+        ImGui::Text("path: %s", path_name(shown.path));
+        if (!shown.path_reason.empty()) ImGui::TextWrapped("(%s)", shown.path_reason.c_str());
+        ImGui::Text("%s", shown.platform->description().c_str());
+        ImGui::Text("image %dx%d", shown.content.width, shown.content.height);
+        ImGui::Text("update %.3f ms   draw %.3f ms", shown.stats.update_ms, shown.stats.draw_ms);
+        ImGui::Text("%.1f frames/s", shown.stats.fps);
+      });
+    }
+    viewer.platform->present();
+  }
+  const Clock::time_point end = Clock::now();
+  Stats& stats = viewer.stats;
+  stats.draw_ms = std::chrono::duration<double, std::milli>(end - start).count();
+  if (stats.frames > 0) {
+    const double seconds = std::chrono::duration<double>(end - stats.last_present).count();
+    if (seconds > 0.0) stats.fps = stats.fps == 0.0 ? 1.0 / seconds : 0.9 * stats.fps + 0.1 / seconds;
+  }
+  stats.last_present = end;
+  ++stats.frames;
+}
+
+void finish_update(Viewer& viewer, Clock::time_point started) {
+  viewer.stats.update_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  present(viewer);
+}
+
+template <class Body>
+int guarded(Body&& body) {
+  try {
+    body();
+    return 0;
+  } catch (const std::exception& error) {
+    ilab::set_last_error(error.what());
+  } catch (...) {
+    ilab::set_last_error("unknown error");
+  }
+  return -1;
+}
+
+}  // namespace
+
+#pragma GCC visibility push(default)
+extern "C" {
+
+struct ilab_viewer_info {
+  char path[16];
+  char reason[512];
+  char description[256];
+  int cuda_device;
+  int window;
+};
+
+struct ilab_viewer_stats {
+  double update_ms, draw_ms, fps;
+  long long frames;
+};
+
+// What show_device converts: a CUDA array's memory and layout (python/convert.hpp).
+struct ilab_convert {
+  uintptr_t data;
+  int height, width, channels, type;
+  long long row_stride, column_stride, channel_stride;  // bytes
+  float low, range;
+};
+
+// window: 1 a GLFW window, 0 headless (EGL). mode: "auto" (interop where it works, else staging with
+// CUDA, else cpu), or "interop" / "staging" / "cpu" forced (refused, with the reason, where impossible).
+int ilab_viewer_open(int width, int height, const char* title, int window, const char* mode, int panel,
+                     void** out) {
+  return guarded([&] {
+    *out = nullptr;
+    const std::string mode_name = mode ? mode : "";
+    require(mode_name == "auto" || mode_name == "interop" || mode_name == "staging" || mode_name == "cpu",
+            "mode '" + mode_name + "': use auto, interop, staging or cpu");
+    require(width >= 1 && height >= 1 && width <= lab::kMaxImageEdge && height <= lab::kMaxImageEdge,
+            "size " + std::to_string(width) + "x" + std::to_string(height) + ": each edge from 1 to " +
+                std::to_string(lab::kMaxImageEdge));
+    // CUDA first: headless EGL renders on the chosen CUDA device's GPU.
+    interop::CudaDevices cuda;
+    if (mode_name != "cpu") cuda = interop::enumerate_cuda_devices();
+    const bool have_cuda = !cuda.devices.empty();
+    require(have_cuda || mode_name == "auto" || mode_name == "cpu",
+            "mode='" + mode_name + "' needs a CUDA device: " + cuda.error + "; use mode='cpu' (or 'auto')");
+    int device = -1;
+    if (have_cuda) INTEROP_CUDA_CHECK(cudaGetDevice(&device));
+
+    const ilab::GlContext previous = ilab::GlContext::current();
+    ilab::GlContext mine;
+    struct Restore {  // declared before the viewer: runs after a failed open destroyed it
+      const ilab::GlContext& previous;
+      const ilab::GlContext& mine;
+      ~Restore() {
+        try {
+          ilab::restore(previous, mine);
+        } catch (...) {
+        }
+      }
+    } restore_on_exit{previous, mine};
+    auto viewer = std::make_unique<Viewer>();
+    if (window) {
+      lab::WindowDesc desc;
+      desc.extent = {width, height};
+      desc.title = title ? title : "interop_lab";
+      desc.vsync = false;  // show() returns without waiting for the display
+      viewer->platform = lab::create_window_platform(desc);
+      mine = viewer->context = ilab::GlContext{EGL_NO_DISPLAY, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT,
+                                               viewer->platform->glfw_window()};
+    } else {
+      lab::HeadlessDesc desc;
+      desc.extent = {width, height};
+      desc.cuda_device = device;
+      viewer->platform = lab::create_headless_platform(desc);
+      mine = viewer->context = ilab::GlContext::current();
+    }
+
+    if (mode_name == "cpu") {
+      viewer->path = Path::Cpu;
+    } else if (!have_cuda) {
+      viewer->path = Path::Cpu;
+      viewer->path_reason = "no CUDA device: " + cuda.error;
+    } else {
+      viewer->cuda_device = device;
+      const interop::InteropSupport support = interop::probe_gl_interop(device);
+      require(
+          support.usable || mode_name != "interop",
+          "CUDA-GL interop is unavailable here: " + support.reason + "; use mode='staging' or mode='cpu'");
+      viewer->path = support.usable && mode_name != "staging" ? Path::Interop : Path::Staging;
+      if (!support.usable) viewer->path_reason = "CUDA-GL interop is unavailable: " + support.reason;
+    }
+    viewer->texture_program = link_program(kTextureShader);
+    viewer->buffer_program = link_program(kBufferShader);
+    viewer->vertex_array = lab::create_vertex_array("viewer triangle");
+    if (window && panel) viewer->panel = std::make_unique<Panel>(viewer->platform->glfw_window());
+    present(*viewer);  // the first frame: black, so a new window shows no garbage
+    *out = viewer.release();
+  });
+}
+
+int ilab_viewer_describe(void* handle, ilab_viewer_info* info) {
+  return guarded([&] {
+    const Viewer& viewer = *static_cast<Viewer*>(handle);
+    std::memset(info, 0, sizeof *info);
+    std::snprintf(info->path, sizeof info->path, "%s", path_name(viewer.path));
+    std::snprintf(info->reason, sizeof info->reason, "%s", viewer.path_reason.c_str());
+    std::snprintf(info->description, sizeof info->description, "%s", viewer.platform->description().c_str());
+    info->cuda_device = viewer.cuda_device;
+    info->window = viewer.platform->is_window() ? 1 : 0;
+  });
+}
+
+// Destroys the viewer with its context current (registration, then GL objects, then the context).
+// From another thread it refuses and keeps the viewer, as ilab_close does.
+int ilab_viewer_close(void* handle) {
+  auto* viewer = static_cast<Viewer*>(handle);
+  if (viewer == nullptr) return 0;
+  return guarded([&] {
+    {
+      ilab::ScopedContext current(viewer->context, viewer->owner, kViewer);
+      if (viewer->frame_map) {
+        viewer->frame_map->unmap();
+        viewer->frame_map.reset();
+      }
+      std::optional<interop::ScopedDevice> on_device;
+      if (viewer->cuda_device >= 0) {
+        on_device.emplace(viewer->cuda_device);
+        cudaDeviceSynchronize();  // no queued update may outlive the memory it writes
+      }
+      viewer->panel.reset();
+      viewer->registration.reset();
+      viewer->buffer = {};
+      viewer->texture = {};
+      viewer->texture_program = {};
+      viewer->buffer_program = {};
+      viewer->vertex_array = {};
+      current.forget_mine();
+      viewer->platform.reset();
+    }
+    delete viewer;
+  });
+}
+
+// Handles window events; *closed is 1 once the user closed the window (never headless).
+int ilab_viewer_poll(void* handle, int* closed) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    if (viewer.platform->is_window()) glfwPollEvents();
+    *closed = viewer.platform->keep_running() ? 0 : 1;
+  });
+}
+
+// Draws and presents again (the blocking show() loop; a resized window redrawn).
+int ilab_viewer_render(void* handle) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    require_open(viewer);
+    present(viewer);
+  });
+}
+
+// Host RGBA8, `width` x `height`, rows top first and tightly packed.
+int ilab_viewer_show_host(void* handle, const uint8_t* rgba, int width, int height) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    require_open(viewer);
+    const Clock::time_point started = Clock::now();
+    ensure_content(viewer, {width, height});
+    upload_host(viewer, rgba);
+    finish_update(viewer, started);
+  });
+}
+
+// A CUDA array, converted on `stream` into what GL draws. colormap: 256 x RGBA8 host bytes, for one
+// channel. Interop: queued on the stream, nothing waits on the host; staging waits for the copy back.
+int ilab_viewer_show_device(void* handle, const ilab_convert* array, const uint8_t* colormap,
+                            uintptr_t stream) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    require_open(viewer);
+    require(viewer.path != Path::Cpu, "this viewer has no CUDA (path cpu: " + viewer.path_reason +
+                                          "): pass a NumPy array (e.g. cupy.asnumpy(x) / x.cpu().numpy())");
+    require(array->channels == 1 || array->channels == 3 || array->channels == 4, "channels: 1, 3 or 4");
+    const Clock::time_point started = Clock::now();
+    const interop::ScopedDevice on_device(viewer.cuda_device);
+    auto* on = reinterpret_cast<cudaStream_t>(stream);
+    require_stream_device(viewer, on);
+    cudaPointerAttributes attributes{};
+    INTEROP_CUDA_CHECK(cudaPointerGetAttributes(&attributes, reinterpret_cast<void*>(array->data)));
+    const bool device_memory =
+        attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
+    require(device_memory && attributes.device == viewer.cuda_device,
+            device_memory
+                ? "the array is on CUDA device " + std::to_string(attributes.device) +
+                      ", the viewer on device " + std::to_string(viewer.cuda_device) +
+                      ": move it there (e.g. x.to('cuda:" + std::to_string(viewer.cuda_device) + "'))"
+                : std::string("the array is not CUDA device memory: pass it as a NumPy array"));
+    ensure_content(viewer, {array->width, array->height});
+
+    ilab::ConvertDesc desc;
+    desc.source = reinterpret_cast<const void*>(array->data);
+    desc.height = array->height;
+    desc.width = array->width;
+    desc.channels = array->channels;
+    desc.row_stride = array->row_stride;
+    desc.column_stride = array->column_stride;
+    desc.channel_stride = array->channel_stride;
+    desc.type = static_cast<ilab::ElementType>(array->type);
+    desc.low = array->low;
+    desc.range = array->range;
+    if (desc.channels == 1) {
+      require(colormap != nullptr, "a one-channel array needs a colormap");
+      if (!viewer.colormap_loaded || std::memcmp(viewer.colormap_host.data(), colormap, 1024) != 0) {
+        if (viewer.colormap_device.size() == 0) viewer.colormap_device = interop::DeviceBuffer(1024);
+        std::memcpy(viewer.colormap_host.data(), colormap, 1024);
+        INTEROP_CUDA_CHECK(cudaMemcpyAsync(viewer.colormap_device.data(), viewer.colormap_host.data(), 1024,
+                                           cudaMemcpyHostToDevice, on));
+        viewer.colormap_loaded = true;
+      }
+      desc.colormap = static_cast<const uint8_t*>(viewer.colormap_device.data());
+    }
+    // RGBA8 rows with packed pixels need no kernel: one 2D copy.
+    const bool plain_copy = desc.type == ilab::ElementType::U8 && desc.channels == 4 && desc.low == 0.0f &&
+                            desc.range == 255.0f && desc.column_stride == 4 && desc.channel_stride == 1 &&
+                            desc.row_stride >= static_cast<long long>(desc.width) * 4;
+    const size_t pitch = static_cast<size_t>(desc.width) * 4;
+    const auto convert_into = [&](void* destination) {
+      if (plain_copy)
+        INTEROP_CUDA_CHECK(cudaMemcpy2DAsync(destination, pitch, desc.source,
+                                             static_cast<size_t>(desc.row_stride), pitch,
+                                             static_cast<size_t>(desc.height), cudaMemcpyDeviceToDevice, on));
+      else
+        INTEROP_CUDA_CHECK(ilab::convert_to_rgba8(desc, destination, pitch, on));
+    };
+    if (viewer.path == Path::Interop) {
+      interop::ScopedMap mapped({viewer.registration->resource()}, on);
+      convert_into(mapped.pointer(0).data);
+      mapped.unmap();  // queued after the conversion: GL draws once it is done
+    } else {
+      convert_into(viewer.staging_device.data());
+      upload_staged(viewer, on);
+    }
+    finish_update(viewer, started);
+  });
+}
+
+// `with viewer.frame()`: the memory the next frame is drawn from, width x height RGBA8, `pitch` bytes a row.
+// Interop: the registered GL buffer itself, mapped on `stream` (*on_device 1); staging: device memory;
+// cpu: host memory (*on_device 0). ilab_viewer_frame_end shows it.
+int ilab_viewer_frame_begin(void* handle, int width, int height, uintptr_t stream, uintptr_t* pointer,
+                            uint64_t* pitch, int* on_device) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    require_open(viewer);
+    viewer.frame_started = Clock::now();
+    ensure_content(viewer, {width, height});
+    *pitch = static_cast<uint64_t>(width) * 4;
+    auto* on = reinterpret_cast<cudaStream_t>(stream);
+    if (viewer.path == Path::Interop) {
+      const interop::ScopedDevice on_cuda(viewer.cuda_device);
+      require_stream_device(viewer, on);
+      viewer.frame_map.emplace(std::vector<cudaGraphicsResource_t>{viewer.registration->resource()}, on);
+      *pointer = reinterpret_cast<uintptr_t>(viewer.frame_map->pointer(0).data);
+      *on_device = 1;
+    } else if (viewer.path == Path::Staging) {
+      const interop::ScopedDevice on_cuda(viewer.cuda_device);
+      require_stream_device(viewer, on);
+      *pointer = reinterpret_cast<uintptr_t>(viewer.staging_device.data());
+      *on_device = 1;
+    } else {
+      viewer.host_frame.assign(static_cast<size_t>(width) * height * 4, 0);
+      *pointer = reinterpret_cast<uintptr_t>(viewer.host_frame.data());
+      *on_device = 0;
+    }
+    viewer.frame_stream = on;
+    viewer.in_frame = true;
+  });
+}
+
+int ilab_viewer_frame_end(void* handle) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    require(viewer.in_frame, "frame_end without frame_begin");
+    viewer.in_frame = false;
+    if (viewer.path == Path::Interop) {
+      const interop::ScopedDevice on_cuda(viewer.cuda_device);
+      viewer.frame_map->unmap();  // on the frame's stream, after what the caller queued there
+      viewer.frame_map.reset();
+    } else if (viewer.path == Path::Staging) {
+      const interop::ScopedDevice on_cuda(viewer.cuda_device);
+      upload_staged(viewer, viewer.frame_stream);
+    } else {
+      upload_host(viewer, viewer.host_frame.data());
+    }
+    finish_update(viewer, viewer.frame_started);
+  });
+}
+
+// The frame as drawn now, without the panel (top row first, RGBA8); rgba null: a size query.
+int ilab_viewer_read_frame(void* handle, uint8_t* rgba, uint64_t bytes, int* width, int* height) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    require_open(viewer);
+    const lab::Extent extent = viewer.platform->framebuffer_extent();
+    require(!extent.empty(), "the window is minimised: there is no frame to read; restore it first");
+    *width = extent.width;
+    *height = extent.height;
+    if (rgba == nullptr) return;
+    const size_t row = static_cast<size_t>(extent.width) * 4;
+    require(bytes == row * extent.height, "the frame needs width * height * 4 bytes");
+    draw_picture(viewer, extent);
+    if (viewer.platform->is_window()) glReadBuffer(GL_BACK);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    std::vector<uint8_t> bottom_up(row * extent.height);
+    glReadPixels(0, 0, extent.width, extent.height, GL_RGBA, GL_UNSIGNED_BYTE, bottom_up.data());
+    INTEROP_GL_CHECK("reading the frame");
+    for (int y = 0; y < extent.height; ++y)
+      std::memcpy(rgba + static_cast<size_t>(y) * row, bottom_up.data() + (extent.height - 1 - y) * row, row);
+  });
+}
+
+// Headless: a new offscreen size; a window: asks the window manager (0x0 minimises it).
+int ilab_viewer_resize(void* handle, int width, int height) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    require_open(viewer);
+    require(width >= 0 && height >= 0 && width <= lab::kMaxImageEdge && height <= lab::kMaxImageEdge,
+            "size " + std::to_string(width) + "x" + std::to_string(height) + ": each edge from 0 to " +
+                std::to_string(lab::kMaxImageEdge));
+    viewer.platform->resize({width, height});
+    present(viewer);
+  });
+}
+
+int ilab_viewer_get_stats(void* handle, ilab_viewer_stats* stats) {
+  return guarded([&] {
+    const Stats& kept = static_cast<Viewer*>(handle)->stats;
+    stats->update_ms = kept.update_ms;
+    stats->draw_ms = kept.draw_ms;
+    stats->fps = kept.fps;
+    stats->frames = kept.frames;
+  });
+}
+
+// RGBA8 rows (top first) as a PNG, written atomically as the app's screenshots are.
+int ilab_write_rgba_png(const char* path, const uint8_t* rgba, int width, int height) {
+  return guarded([&] {
+    lab::Image image;
+    image.width = width;
+    image.height = height;
+    image.rgba.assign(rgba, rgba + static_cast<size_t>(width) * height * 4);
+    lab::write_png(path ? path : "", image);
+  });
+}
+
+// A PNG as RGBA8 rows (top first); rgba null: a size query.
+int ilab_read_rgba_png(const char* path, uint8_t* rgba, uint64_t bytes, int* width, int* height) {
+  return guarded([&] {
+    const lab::Image image = lab::read_png(path ? path : "");
+    *width = image.width;
+    *height = image.height;
+    if (rgba == nullptr) return;
+    require(bytes == image.rgba.size(), "the image needs width * height * 4 bytes");
+    std::memcpy(rgba, image.rgba.data(), image.rgba.size());
+  });
+}
+
+}  // extern "C"
+#pragma GCC visibility pop
