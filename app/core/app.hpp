@@ -199,6 +199,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   if (!m_cuda_devices.devices.empty()) {
     m_cuda.device = options.device.value_or(0);
     m_cuda.semaphores = options.semaphores;
+    m_cuda.graph = options.graph;
     INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
   }
   // Judged before any graphics work, so a refused mode is the only line of the run.

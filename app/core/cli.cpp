@@ -80,6 +80,22 @@ constexpr NamedValue<SplitCopy> kSplitCopies[] = {
 }  // namespace
 
 // Which modes each API has, in the order --list and the API's panel show them.
+bool has_graph_form(ModeId mode) {
+  switch (mode) {
+    case ModeId::Interop:
+    case ModeId::Reregister:
+    case ModeId::Pbo:
+    case ModeId::Buffer:
+    case ModeId::External:
+      return true;
+    case ModeId::Split:
+    case ModeId::Staging:
+    case ModeId::Cpu:
+      return false;
+  }
+  return false;
+}
+
 const std::vector<ModeId>& modes_of(GraphicsApi api) {
   static const std::vector<ModeId> gl = {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split,
                                          ModeId::Buffer,  ModeId::Staging,    ModeId::Cpu, ModeId::External};
@@ -561,6 +577,18 @@ std::string check_gl_only_options(const CLI::App& app, const Options& options) {
   return "";
 }
 
+// --graph needs a mode with a graph form, where --mode names one.
+std::string check_graph_option(const Options& options) {
+  if (!options.graph || !options.mode || has_graph_form(*options.mode)) return "";
+  std::string forms;
+  for (const ModeId mode : modes_of(options.api))
+    if (has_graph_form(mode)) forms += std::string(forms.empty() ? "" : ", ") + to_string(mode);
+  return std::string("--graph: --mode ") + to_string(*options.mode) + " has no graph form" +
+         (forms.empty()
+              ? std::string(" (no mode of --api ") + to_string(options.api) + " has)"
+              : "; the modes of --api " + std::string(to_string(options.api)) + " that have one: " + forms);
+}
+
 // --semaphores only means something to the external mode.
 std::string check_semaphores_option(const CLI::App& app, const Options& options) {
   if (app.count("--semaphores") == 0 || options.bench || options.mode == ModeId::External) return "";
@@ -614,9 +642,9 @@ std::string check_diff(DiffOptions& diff, const CLI::App& command, const std::st
 // about; --list on nothing but the build.
 std::string ignored_option(const CLI::App& app, const Options& options) {
   const char* const all[] = {
-      "--api",    "--scene",          "--filter",     "--mode",   "--map-flags",     "--size",
-      "--device", "--compute-device", "--split-copy", "--frames", "--screenshot",    "--headless",
-      "--no-ui",  "--doctor",         "--bench",      "--vsync",  "--screenshot-dir"};
+      "--api",    "--scene",          "--filter",     "--mode",   "--map-flags",      "--size",
+      "--device", "--compute-device", "--split-copy", "--frames", "--screenshot",     "--headless",
+      "--no-ui",  "--doctor",         "--bench",      "--vsync",  "--screenshot-dir", "--graph"};
   const char* const doctor_uses[] = {"--device", "--compute-device", "--split-copy", "--headless"};
   const char* const runner = options.list ? "--list" : options.doctor ? "--doctor" : nullptr;
   if (runner == nullptr) return "";
@@ -728,6 +756,10 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
       ->group(kWindowGroup);
   app.add_flag("--no-ui", options.no_ui, "hide the ImGui panel (and keep its layout file untouched)")
       ->group(kWindowGroup);
+  app.add_flag("--graph", options.graph,
+               "launch each frame's CUDA work as one CUDA graph, updated every frame (the modes that map and "
+               "unmap: the kernels between map and unmap; external: semaphore wait, kernels, signal)")
+      ->group(kSceneGroup);
   app.add_flag(
          "--bench-window", options.bench_window,
          "with --bench: measure in a window (vsync off, no panel, nothing presented) instead of headless, "
@@ -820,6 +852,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
     return usage_error(problem);
   if (std::string problem = check_semaphores_option(app, options); !problem.empty())
     return usage_error(problem);
+  if (std::string problem = check_graph_option(options); !problem.empty()) return usage_error(problem);
   for (const char* bench_only :
        {"--sizes", "--bench-frames", "--bench-repeat", "--json", "--chart", "--bench-window"})
     if (!options.bench && app.count(bench_only) > 0 &&

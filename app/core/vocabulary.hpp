@@ -35,6 +35,10 @@ enum class ModeId { Interop, Reregister, Pbo, Split, Buffer, Staging, Cpu, Exter
 // always goes through pinned host memory.
 enum class SplitCopy { Peer, Host };
 
+// Whether `mode` can launch its frame's CUDA work as one CUDA graph (--graph): the modes that map and
+// unmap (their kernels between map and unmap) and the external modes (semaphore wait, kernels, signal).
+bool has_graph_form(ModeId mode);
+
 const char* to_string(GraphicsApi api);
 const char* to_string(SceneId scene);
 const char* to_string(ModeId mode);
