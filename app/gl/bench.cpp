@@ -270,7 +270,7 @@ Measurement measure_bare_loop(App& app, std::optional<long long> frames) {
 // external: its frame already is five calls on objects made at attach (GL signal, CUDA wait, kernels,
 // CUDA signal, GL wait), with nothing per frame for a raw loop to leave out.
 std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::optional<long long> frames) {
-  if (mode == ModeId::Interop || mode == ModeId::External ||
+  if (mode == ModeId::Interop || mode == ModeId::External || mode == ModeId::Exported ||
       (mode == ModeId::Split && app.compute_device() != app.cuda_device()))
     return std::nullopt;
   Scene& scene = app.scene();
@@ -379,6 +379,7 @@ std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::opt
       }
       case ModeId::Interop:
       case ModeId::External:
+      case ModeId::Exported:
         break;  // returned above
     }
     app.show(frame);

@@ -17,6 +17,7 @@
 #include "app/vulkan/app.hpp"
 #include "app/vulkan/bench_bare.hpp"
 #include "app/vulkan/export.hpp"
+#include "interop/vmm.hpp"
 
 #include <filesystem>
 
@@ -27,6 +28,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #ifndef INTEROP_LAB_GOLDEN_DIR
@@ -137,42 +139,62 @@ TEST(VulkanFrames, DefaultModeIsStagingWithACudaDeviceElseCpu) {
   EXPECT_EQ(app.mode_id(), app.cuda_device() >= 0 ? ModeId::Staging : ModeId::Cpu);
 }
 
-// Every CUDA mode of --api vulkan gives the cpu frame: staging, and external with timeline and with
-// binary semaphores, every scene, over several frames (the semaphores' values advance every step).
-TEST(VulkanFrames, CudaModesMatchCpu) {
+// Every CUDA mode of --api vulkan gives the cpu frame: staging, external (the renderer's memory, CUDA
+// imports it) and exported (CUDA's memory, the renderer imports it), each ordered by timeline and by binary
+// semaphores, every scene, over several frames (the semaphores' values advance every step), at sizes that
+// are no multiple of anything (1277x719), small (64x48), one texel row short of nothing (4097x3: a row
+// pitch that is no multiple of 256) and 4K (3840x2160: the largest allocation, 16 granules).
+struct CudaVariant {
+  ModeId mode;
+  interop::SemaphoreKind semaphores;
+  const char* name;
+};
+constexpr CudaVariant kCudaVariants[] = {
+    {ModeId::Staging, interop::SemaphoreKind::Timeline, "staging"},
+    {ModeId::External, interop::SemaphoreKind::Timeline, "external_timeline"},
+    {ModeId::External, interop::SemaphoreKind::Binary, "external_binary"},
+    {ModeId::Exported, interop::SemaphoreKind::Timeline, "exported_timeline"},
+    {ModeId::Exported, interop::SemaphoreKind::Binary, "exported_binary"}};
+constexpr lab::Extent kCudaSizes[] = {{96, 64}, {1277, 719}, {64, 48}, {4097, 3}, {3840, 2160}};
+
+class VulkanCudaFrames : public ::testing::TestWithParam<std::tuple<CudaVariant, lab::Extent>> {};
+
+TEST_P(VulkanCudaFrames, MatchCpu) {
   NEEDS_VULKAN();
-  lab::Options probe = vulkan_options(SceneId::Postprocess, ModeId::Cpu, 96, 64);
+  const auto& [variant, size] = GetParam();
+  lab::Options probe = vulkan_options(SceneId::Postprocess, ModeId::Cpu, 32, 32);
   if (lab::vulkan::App(probe).cuda_device() < 0)
-    LABTEST_NEEDS_GPUS(1, "needs a CUDA device for the staging and external modes");
-  struct Variant {
-    ModeId mode;
-    interop::SemaphoreKind semaphores;
-    const char* name;
-  };
-  const Variant variants[] = {{ModeId::Staging, interop::SemaphoreKind::Timeline, "staging"},
-                              {ModeId::External, interop::SemaphoreKind::Timeline, "external-timeline"},
-                              {ModeId::External, interop::SemaphoreKind::Binary, "external-binary"}};
+    LABTEST_NEEDS_GPUS(1, "needs a CUDA device for the staging, external and exported modes");
   for (const SceneId scene : lab::all_scenes()) {
-    lab::vulkan::App reference(vulkan_options(scene, ModeId::Cpu, 96, 64));
+    SCOPED_TRACE(std::string(lab::to_string(scene)) + " " + variant.name);
+    lab::vulkan::App reference(vulkan_options(scene, ModeId::Cpu, size.width, size.height));
     reference.render_frame(12);
     const lab::Image expected = reference.read_frame();
-    for (const Variant& variant : variants) {
-      SCOPED_TRACE(std::string(lab::to_string(scene)) + " " + variant.name);
-      lab::Options options = vulkan_options(scene, variant.mode, 96, 64);
-      options.semaphores = variant.semaphores;
-      lab::vulkan::App app(options);
-      ASSERT_EQ(app.mode_id(), variant.mode);
-      for (long long index = 10; index <= 12; ++index) app.render_frame(index);
-      // The same rasteriser draws both; the kernels' GPU and CPU rounding may differ by one step, as in
-      // tests/gpu's interop frames against cpu frames.
-      const std::string difference = labtest::check_against(
-          app.read_frame(), expected, {1, 0.0},
-          std::string("vulkan-") + variant.name + "-" + lab::to_string(scene), "the Vulkan cpu frame");
-      EXPECT_TRUE(difference.empty()) << difference;
-      EXPECT_EQ(app.device().validation_messages(), 0);
-    }
+    lab::Options options = vulkan_options(scene, variant.mode, size.width, size.height);
+    options.semaphores = variant.semaphores;
+    lab::vulkan::App app(options);
+    ASSERT_EQ(app.mode_id(), variant.mode);
+    for (long long index = 10; index <= 12; ++index) app.render_frame(index);
+    // The same rasteriser draws both; the kernels' GPU and CPU rounding may differ by one step, as in
+    // tests/gpu's interop frames against cpu frames.
+    const std::string difference =
+        labtest::check_against(app.read_frame(), expected, {1, 0.0},
+                               std::string("vulkan-") + variant.name + "-" + lab::to_string(scene) + "-" +
+                                   std::to_string(size.width) + "x" + std::to_string(size.height),
+                               "the Vulkan cpu frame");
+    EXPECT_TRUE(difference.empty()) << difference;
+    EXPECT_EQ(app.device().validation_messages(), 0);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Modes, VulkanCudaFrames,
+                         ::testing::Combine(::testing::ValuesIn(kCudaVariants),
+                                            ::testing::ValuesIn(kCudaSizes)),
+                         [](const ::testing::TestParamInfo<VulkanCudaFrames::ParamType>& param_info) {
+                           const lab::Extent size = std::get<1>(param_info.param);
+                           return std::string(std::get<0>(param_info.param).name) + "_" +
+                                  std::to_string(size.width) + "x" + std::to_string(size.height);
+                         });
 
 // The modes of --api vulkan and nothing else; staging and external only with a CUDA device.
 TEST(VulkanModes, AvailabilityFollowsTheApisModes) {
@@ -190,6 +212,17 @@ TEST(VulkanModes, AvailabilityFollowsTheApisModes) {
     } else if (mode == ModeId::Cpu) {
       EXPECT_TRUE(without.available);
       EXPECT_TRUE(with.available);
+    } else if (mode == ModeId::Exported) {
+      // A CUDA device, and one whose VMM allocations export as POSIX FDs: the probe's answer, with its
+      // reason.
+      EXPECT_FALSE(without.available);
+      EXPECT_NE(without.reason.find(no_driver), std::string::npos) << without.reason;
+      const interop::VmmExportSupport vmm = interop::probe_vmm_export(0);
+      EXPECT_EQ(with.available, vmm.supported) << with.reason;
+      if (!vmm.supported) {
+        EXPECT_NE(with.reason.find(vmm.reason), std::string::npos) << with.reason;
+        EXPECT_NE(with.reason.find("use --mode external"), std::string::npos) << with.reason;
+      }
     } else {  // staging, external
       EXPECT_FALSE(without.available);
       EXPECT_NE(without.reason.find(no_driver), std::string::npos) << without.reason;
@@ -384,7 +417,9 @@ TEST(VulkanFrames, ScenesModesAndSemaphoresSwitchLive) {
   if (app.cuda_device() < 0) return;  // the CUDA half below needs a GPU
   for (const auto& [mode, semaphores] : {std::pair{ModeId::Staging, interop::SemaphoreKind::Timeline},
                                          std::pair{ModeId::External, interop::SemaphoreKind::Timeline},
-                                         std::pair{ModeId::External, interop::SemaphoreKind::Binary}}) {
+                                         std::pair{ModeId::External, interop::SemaphoreKind::Binary},
+                                         std::pair{ModeId::Exported, interop::SemaphoreKind::Binary},
+                                         std::pair{ModeId::Exported, interop::SemaphoreKind::Timeline}}) {
     SCOPED_TRACE(std::string(lab::to_string(mode)) +
                  (semaphores == interop::SemaphoreKind::Timeline ? " timeline" : " binary"));
     ASSERT_TRUE(app.request_mode(mode).available);
@@ -409,6 +444,23 @@ TEST(VulkanFrames, TheExternalModeSaysWhatIsMissing) {
     const std::string why = error.what();
     EXPECT_TRUE(why.find("--mode external is unavailable: no CUDA device") != std::string::npos ||
                 why.find("lacks") != std::string::npos)
+        << why;
+  }
+}
+
+// Without a CUDA device the exported mode is refused before any Vulkan work, saying why; with one whose
+// allocations cannot be exported, the probe's reason.
+TEST(VulkanFrames, TheExportedModeSaysWhatIsMissing) {
+  try {
+    lab::vulkan::App app(vulkan_options(SceneId::Pattern, ModeId::Exported, 32, 32));
+    if (app.cuda_device() < 0) ADD_FAILURE() << "--mode exported was accepted without a CUDA device";
+    EXPECT_TRUE(interop::probe_vmm_export(app.cuda_device()).supported)
+        << "accepted though the probe said no";
+  } catch (const std::runtime_error& error) {
+    const std::string why = error.what();
+    EXPECT_TRUE(why.find("--mode exported is unavailable: no CUDA device") != std::string::npos ||
+                why.find("VMM") != std::string::npos || why.find("lacks") != std::string::npos ||
+                why.find("cannot") != std::string::npos)
         << why;
   }
 }
@@ -470,6 +522,14 @@ TEST(VulkanFrames, TheCudaModesPhasesAreTimedOnTheirClocks) {
                   {Phase::Frame, Clock::Cpu}},
                  {Phase::Wait, Phase::Signal}});
   expect_phases({ModeId::External,
+                 {{Phase::Draw, Clock::Vulkan},
+                  {Phase::Wait, Clock::Cuda},
+                  {Phase::Kernel, Clock::Cuda},
+                  {Phase::Signal, Clock::Cuda},
+                  {Phase::Frame, Clock::Cpu}},
+                 {Phase::VulkanCopy, Phase::CudaCopy, Phase::Map}});
+  // The exported mode's copies between its buffers and images are inside the passes (timed as draw).
+  expect_phases({ModeId::Exported,
                  {{Phase::Draw, Clock::Vulkan},
                   {Phase::Wait, Clock::Cuda},
                   {Phase::Kernel, Clock::Cuda},
