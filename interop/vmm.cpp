@@ -90,11 +90,14 @@ const Driver& driver() {
   return loaded;
 }
 
+// The call whose failure means there is no driver API to reach, as errors name it.
+constexpr const char* kEntryPointCall = "cudaGetDriverEntryPointByVersion(\"cuMemCreate\", ...)";
+
 // "" when the driver's entry points are there, else why not.
 std::string driver_problem() {
   const Driver& d = driver();
   if (d.status != cudaSuccess)
-    return describe_cuda_error(d.status, "cudaGetDriverEntryPoint(\"cuMemCreate\", ...)");
+    return describe_cuda_error(d.status, kEntryPointCall);
   if (!d.missing.empty())
     return "the CUDA driver has no " + d.missing +
            ": update the NVIDIA driver (virtual memory management needs CUDA 10.2 or later)";
@@ -371,7 +374,7 @@ VmmExportSupport probe_vmm_export(int device, ExportHandleType type) {
 ExportableAllocation::ExportableAllocation(const ExportableAllocationDesc& desc) {
   if (std::string problem = validate(desc); !problem.empty())
     detail::throw_invalid_desc("ExportableAllocation", problem, __FILE__, __LINE__);
-  require_driver("cuMemCreate");
+  require_driver(kEntryPointCall);
   const Driver& d = driver();
   int device = desc.device;
   if (device < 0) INTEROP_CUDA_CHECK(cudaGetDevice(&device));

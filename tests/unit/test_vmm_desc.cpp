@@ -98,6 +98,23 @@ TEST(VmmProbe, SaysWhyWheneverItSaysNo) {
   }
 }
 
+// Where the probe says no (here: no driver; elsewhere a device without VMM export), making one anyway is
+// an interop::Error in the library's words: the call, the error's name, and what to do.
+TEST(VmmProbe, WhereItSaysNoAnAllocationThrowsAnErrorThatSaysWhatToDo) {
+  const interop::VmmExportSupport support = interop::probe_vmm_export(0);
+  if (support.supported) GTEST_SKIP() << "CUDA device 0 exports VMM memory: tests/gpu/test_vmm.cpp covers it";
+  try {
+    interop::ExportableAllocation allocation(desc_of(4096));
+    FAIL() << "allocated though the probe said: " << support.reason;
+  } catch (const interop::Error& error) {
+    EXPECT_NE(error.source(), interop::ErrorSource::Desc) << error.what();
+    EXPECT_FALSE(error.call().empty());
+    EXPECT_FALSE(error.error_name().empty());
+    EXPECT_FALSE(error.advice().empty()) << error.what();
+  }
+  EXPECT_EQ(interop::live_device_bytes(), 0u) << "nothing counted for an allocation that was never made";
+}
+
 TEST(VmmProbe, AnInvalidHandleTypeIsAnsweredWithoutAsking) {
   const interop::VmmExportSupport support = interop::probe_vmm_export(0, interop::ExportHandleType::Win32);
   EXPECT_FALSE(support.supported);
