@@ -96,8 +96,7 @@ constexpr const char* kEntryPointCall = "cudaGetDriverEntryPointByVersion(\"cuMe
 // "" when the driver's entry points are there, else why not.
 std::string driver_problem() {
   const Driver& d = driver();
-  if (d.status != cudaSuccess)
-    return describe_cuda_error(d.status, kEntryPointCall);
+  if (d.status != cudaSuccess) return describe_cuda_error(d.status, kEntryPointCall);
   if (!d.missing.empty())
     return "the CUDA driver has no " + d.missing +
            ": update the NVIDIA driver (virtual memory management needs CUDA 10.2 or later)";
