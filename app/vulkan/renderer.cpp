@@ -1,7 +1,7 @@
 // app/vulkan/renderer.cpp — the Vulkan backend's drawing (app/vulkan/renderer.hpp): the scene's resources
-// (dedicated allocations, exportable as opaque FDs), an offscreen frame target, the wave mesh and the lit
-// cubes drawn through classic render passes, uploads through persistent staging buffers, and passes
-// submitted with the caller's semaphores.
+// (dedicated allocations, exportable as opaque FDs, or buffers in memory CUDA exported: import_memory),
+// an offscreen frame target, the wave mesh and the lit cubes drawn through classic render passes, uploads
+// through persistent staging buffers, and passes submitted with the caller's semaphores.
 //
 // How a pass is ordered against what came before it:
 //   - every pass is one command buffer that also signals the renderer's own timeline semaphore (its

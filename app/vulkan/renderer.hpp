@@ -1,8 +1,8 @@
 // app/vulkan/renderer.hpp — the Vulkan backend's drawing: the resources a scene's kernels use (created
-// from ResourceDesc, exportable for CUDA when the mode asks), an offscreen frame target (RGBA8 colour +
-// depth), the three scene draws of app/scene/scene_compute.hpp, host <-> resource copies for the copying
-// modes, and passes submitted with the semaphores a mode hands in (CUDA's external semaphores wait on and
-// signal the same ones).
+// from ResourceDesc, exportable for CUDA when the mode asks, or moved into memory CUDA exported), an
+// offscreen frame target (RGBA8 colour + depth), the three scene draws of app/scene/scene_compute.hpp,
+// host <-> resource copies for the copying modes, and passes submitted with the semaphores a mode hands in
+// (CUDA's external semaphores wait on and signal the same ones).
 //
 // Conventions every backend keeps, so all APIs give the same picture and the same screenshot:
 //   - rows: row 0 of every image is the BOTTOM of the picture, as in GL (the frame target is drawn
