@@ -18,9 +18,10 @@
 // after it); one that fails does not (the FileDescriptor closes it). CUDA's own
 // cuMemImportFromShareableHandle does not take it: close it after the import.
 //
-// Teardown: the importer's objects go first (its memory holds a reference of its own on the
-// allocation, but reading it after CUDA unmapped is undefined for CUDA's side), then the
-// ExportableAllocation: unmap, free the address range, release the handle, in that order.
+// Teardown: once neither side uses the memory, the importer's objects go first, then the
+// ExportableAllocation: unmap, free the address range, release the handle, in that order. (An import
+// keeps the physical memory alive on its own; the order is the one external memory has too, exporter
+// last, so no API ever holds memory whose owner is gone.)
 //
 // The driver API is reached through the CUDA runtime's entry-point query (cudaGetDriverEntryPoint*), so
 // the library links no libcuda of its own: without a driver, the constructor and the probe say so.
