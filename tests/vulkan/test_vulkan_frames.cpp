@@ -26,10 +26,11 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <utility>
+#include <vector>
 
 #ifndef INTEROP_LAB_GOLDEN_DIR
 #error "the vulkan_tests target defines INTEROP_LAB_GOLDEN_DIR (the source tree's tests/golden)"
@@ -142,58 +143,70 @@ TEST(VulkanFrames, DefaultModeIsStagingWithACudaDeviceElseCpu) {
 // Every CUDA mode of --api vulkan gives the cpu frame: staging, external (the renderer's memory, CUDA
 // imports it) and exported (CUDA's memory, the renderer imports it), each ordered by timeline and by binary
 // semaphores, every scene, over several frames (the semaphores' values advance every step), at sizes that
-// are no multiple of anything (1277x719), small (64x48), one texel row short of nothing (4097x3: a row
-// pitch that is no multiple of 256) and 4K (3840x2160: the largest allocation, 16 granules).
-struct CudaVariant {
+// are no multiple of anything (1277x719), small (64x48), one past a power of two wide and three rows high
+// (4097x3: a row pitch of 16388 bytes, no multiple of 256) and 4K (3840x2160: 16 granules of CUDA's).
+struct CudaCase {
   ModeId mode;
   interop::SemaphoreKind semaphores;
   const char* name;
+  lab::Extent size;
 };
-constexpr CudaVariant kCudaVariants[] = {
-    {ModeId::Staging, interop::SemaphoreKind::Timeline, "staging"},
-    {ModeId::External, interop::SemaphoreKind::Timeline, "external_timeline"},
-    {ModeId::External, interop::SemaphoreKind::Binary, "external_binary"},
-    {ModeId::Exported, interop::SemaphoreKind::Timeline, "exported_timeline"},
-    {ModeId::Exported, interop::SemaphoreKind::Binary, "exported_binary"}};
-constexpr lab::Extent kCudaSizes[] = {{96, 64}, {1277, 719}, {64, 48}, {4097, 3}, {3840, 2160}};
+// GoogleTest names each case by it (CTest lists them so), not by its bytes.
+void PrintTo(const CudaCase& c, std::ostream* out) {
+  *out << c.name << " " << c.size.width << "x" << c.size.height;
+}
+std::vector<CudaCase> cuda_cases() {
+  const CudaCase variants[] = {{ModeId::Staging, interop::SemaphoreKind::Timeline, "staging", {}},
+                               {ModeId::External, interop::SemaphoreKind::Timeline, "external_timeline", {}},
+                               {ModeId::External, interop::SemaphoreKind::Binary, "external_binary", {}},
+                               {ModeId::Exported, interop::SemaphoreKind::Timeline, "exported_timeline", {}},
+                               {ModeId::Exported, interop::SemaphoreKind::Binary, "exported_binary", {}}};
+  const lab::Extent sizes[] = {{96, 64}, {1277, 719}, {64, 48}, {4097, 3}, {3840, 2160}};
+  std::vector<CudaCase> cases;
+  for (const CudaCase& variant : variants) {
+    for (const lab::Extent size : sizes) {
+      cases.push_back(variant);
+      cases.back().size = size;
+    }
+  }
+  return cases;
+}
 
-class VulkanCudaFrames : public ::testing::TestWithParam<std::tuple<CudaVariant, lab::Extent>> {};
+class VulkanCudaFrames : public ::testing::TestWithParam<CudaCase> {};
 
 TEST_P(VulkanCudaFrames, MatchCpu) {
   NEEDS_VULKAN();
-  const auto& [variant, size] = GetParam();
+  const CudaCase& c = GetParam();
   lab::Options probe = vulkan_options(SceneId::Postprocess, ModeId::Cpu, 32, 32);
   if (lab::vulkan::App(probe).cuda_device() < 0)
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device for the staging, external and exported modes");
   for (const SceneId scene : lab::all_scenes()) {
-    SCOPED_TRACE(std::string(lab::to_string(scene)) + " " + variant.name);
-    lab::vulkan::App reference(vulkan_options(scene, ModeId::Cpu, size.width, size.height));
+    SCOPED_TRACE(std::string(lab::to_string(scene)) + " " + c.name);
+    lab::vulkan::App reference(vulkan_options(scene, ModeId::Cpu, c.size.width, c.size.height));
     reference.render_frame(12);
     const lab::Image expected = reference.read_frame();
-    lab::Options options = vulkan_options(scene, variant.mode, size.width, size.height);
-    options.semaphores = variant.semaphores;
+    lab::Options options = vulkan_options(scene, c.mode, c.size.width, c.size.height);
+    options.semaphores = c.semaphores;
     lab::vulkan::App app(options);
-    ASSERT_EQ(app.mode_id(), variant.mode);
+    ASSERT_EQ(app.mode_id(), c.mode);
     for (long long index = 10; index <= 12; ++index) app.render_frame(index);
     // The same rasteriser draws both; the kernels' GPU and CPU rounding may differ by one step, as in
     // tests/gpu's interop frames against cpu frames.
     const std::string difference =
         labtest::check_against(app.read_frame(), expected, {1, 0.0},
-                               std::string("vulkan-") + variant.name + "-" + lab::to_string(scene) + "-" +
-                                   std::to_string(size.width) + "x" + std::to_string(size.height),
+                               std::string("vulkan-") + c.name + "-" + lab::to_string(scene) + "-" +
+                                   std::to_string(c.size.width) + "x" + std::to_string(c.size.height),
                                "the Vulkan cpu frame");
     EXPECT_TRUE(difference.empty()) << difference;
     EXPECT_EQ(app.device().validation_messages(), 0);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, VulkanCudaFrames,
-                         ::testing::Combine(::testing::ValuesIn(kCudaVariants),
-                                            ::testing::ValuesIn(kCudaSizes)),
-                         [](const ::testing::TestParamInfo<VulkanCudaFrames::ParamType>& param_info) {
-                           const lab::Extent size = std::get<1>(param_info.param);
-                           return std::string(std::get<0>(param_info.param).name) + "_" +
-                                  std::to_string(size.width) + "x" + std::to_string(size.height);
+INSTANTIATE_TEST_SUITE_P(Modes, VulkanCudaFrames, ::testing::ValuesIn(cuda_cases()),
+                         [](const ::testing::TestParamInfo<CudaCase>& param_info) {
+                           return std::string(param_info.param.name) + "_" +
+                                  std::to_string(param_info.param.size.width) + "x" +
+                                  std::to_string(param_info.param.size.height);
                          });
 
 // The modes of --api vulkan and nothing else; staging and external only with a CUDA device.
