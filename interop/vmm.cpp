@@ -321,7 +321,20 @@ VmmExportSupport probe_vmm_export(int device, ExportHandleType type) {
     return support;
   }
   const Driver& d = driver();
+  // The runtime initialises the driver (cuInit) here, before any driver call, and knows the ordinals.
+  int count = 0;
+  if (const cudaError_t error = cudaGetDeviceCount(&count); error != cudaSuccess) {
+    cudaGetLastError();
+    support.reason = describe_cuda_error(error, "cudaGetDeviceCount");
+    return support;
+  }
+  if (device == -1 && cudaGetDevice(&device) != cudaSuccess) cudaGetLastError();
   const std::string where = "CUDA device " + std::to_string(device);
+  if (device < 0 || device >= count) {
+    support.reason =
+        where + " does not exist: this process sees " + std::to_string(count) + " CUDA device(s)";
+    return support;
+  }
   CUdevice handle = 0;
   if (const CUresult result = d.device_get(&handle, device); result != CUDA_SUCCESS) {
     support.reason = "cuDeviceGet(" + std::to_string(device) + "): " + driver_error_name(result);

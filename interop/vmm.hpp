@@ -104,8 +104,8 @@ std::string validate(const ExportableAllocationDesc& desc);
 // size does not fit in size_t or granularity is 0.
 size_t round_up_to_granularity(size_t bytes, size_t granularity);
 
-// Whether `device` can create allocations exportable as `type` and map them (the two device attributes
-// CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED and
+// Whether `device` (-1: the current one) can create allocations exportable as `type` and map them (the two
+// device attributes CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED and
 // ..._HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED), the granularity it maps in, and when not, why (the call
 // and the error, or the attribute that is 0).
 struct VmmExportSupport {

@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace {
@@ -158,6 +159,10 @@ TEST_F(VmmExport, ABadDeviceOrdinalIsAnErrorThatSaysSo) {
     EXPECT_EQ(error.condition(), interop::Condition::InvalidCudaDevice) << error.what();
   }
   EXPECT_EQ(interop::live_device_bytes(), before) << "nothing leaked halfway";
+  const interop::VmmExportSupport absent = interop::probe_vmm_export(desc.device);
+  EXPECT_FALSE(absent.supported);
+  EXPECT_NE(absent.reason.find("does not exist"), std::string::npos) << absent.reason;
+  EXPECT_TRUE(interop::probe_vmm_export(-1).supported) << "the current device is device 0, which exports";
 }
 
 }  // namespace
