@@ -21,9 +21,10 @@ namespace interop {
 
 // Which API reported the error.
 enum class ErrorSource {
-  Cuda,  // a CUDA runtime call; Error::code() is its cudaError_t
-  Gl,    // glGetError(); Error::code() is the (first) GLenum
-  Desc,  // a desc refused by validate() before any API was called; code() is 0
+  Cuda,        // a CUDA runtime call; Error::code() is its cudaError_t
+  CudaDriver,  // a CUDA driver API call (interop/vmm.hpp's cuMem*); Error::code() is its CUresult
+  Gl,          // glGetError(); Error::code() is the (first) GLenum
+  Desc,        // a desc refused by validate() before any API was called; code() is 0
 };
 
 // What an error means, whatever call reported it: what a program decides its remedy by.
@@ -72,7 +73,7 @@ class Error : public std::runtime_error {
   const std::string& file() const { return m_info.file; }
   int line() const { return m_info.line; }
   int code() const { return m_info.code; }
-  // The CUDA error, or cudaSuccess when GL or a desc reported it.
+  // The CUDA runtime error, or cudaSuccess when the driver API, GL or a desc reported it.
   cudaError_t cuda_error() const {
     return m_info.source == ErrorSource::Cuda ? static_cast<cudaError_t>(m_info.code) : cudaSuccess;
   }

@@ -8,12 +8,13 @@
 namespace interop {
 
 namespace detail {
-namespace {
-// The process-wide counts behind live_device_bytes / live_pinned_host_bytes (as gl.cpp's counters).
+// The process-wide counts behind live_device_bytes / live_pinned_host_bytes (as gl.cpp's counters);
+// vmm.cpp's exportable allocations count in the first.
 std::atomic<size_t>& device_bytes() {
   static std::atomic<size_t> bytes{0};
   return bytes;
 }
+namespace {
 std::atomic<size_t>& pinned_host_bytes() {
   static std::atomic<size_t> bytes{0};
   return bytes;

@@ -64,8 +64,9 @@ class PinnedHostBuffer {
   Owner<detail::PinnedHostMemoryTraits> m_memory;
 };
 
-// Bytes held through DeviceBuffer and PinnedHostBuffer and not yet freed, process-wide. Leak checks read
-// them: unlike cudaMemGetInfo, which sees every process on the device, they count this process's own.
+// Bytes held through DeviceBuffer and ExportableAllocation (interop/vmm.hpp), and through PinnedHostBuffer,
+// and not yet freed, process-wide. Leak checks read them: unlike cudaMemGetInfo, which sees every process
+// on the device, they count this process's own.
 size_t live_device_bytes();
 size_t live_pinned_host_bytes();
 

@@ -199,6 +199,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   if (!m_cuda_devices.devices.empty()) {
     m_cuda.device = options.device.value_or(0);
     m_cuda.semaphores = options.semaphores;
+    m_cuda.graph = options.graph;
     INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
   }
   // Judged before any graphics work, so a refused mode is the only line of the run.
@@ -299,7 +300,7 @@ void App<Backend>::apply_switches() {
   m_pending_scene.reset();
   m_pending_mode.reset();
   m_pending_semaphores.reset();
-  if (!scene && mode == m_mode->id() && !(semaphores && mode == ModeId::External)) return;
+  if (!scene && mode == m_mode->id() && !(semaphores && uses_semaphores(mode))) return;
   const ModeId previous = m_mode->id();
   m_mode->detach();  // its copies, registrations or imports go before the resources they belong to
   m_mode.reset();
@@ -400,7 +401,7 @@ void App<Backend>::draw_panel() {
   ImGui::Text("graphics API  %s (%s)", to_string(Backend::kApi), m_device_name.c_str());
   ImGui::Text("CUDA device   %s", m_cuda.device >= 0 ? std::to_string(m_cuda.device).c_str() : "none");
   ImGui::Text("scene         %s", to_string(m_scene->id()));
-  const bool semaphore_choice = Backend::kSemaphoreChoice && m_mode->id() == ModeId::External;
+  const bool semaphore_choice = Backend::kSemaphoreChoice && uses_semaphores(m_mode->id());
   ImGui::Text("mode          %s%s", to_string(m_mode->id()),
               !semaphore_choice                                       ? ""
               : m_cuda.semaphores == interop::SemaphoreKind::Timeline ? " (a timeline semaphore)"

@@ -70,7 +70,11 @@ constexpr NamedValue<ModeId> kModes[] = {
     {ModeId::External, "external",
      "the graphics API allocates exportable memory and semaphores, CUDA imports them once; every frame CUDA "
      "waits on a semaphore, runs the kernels and signals (no register, no map/unmap)"},
+    {ModeId::Exported, "exported",
+     "CUDA allocates exportable memory (cuMemCreate), the graphics API imports it as buffers; semaphores the "
+     "graphics API exports order each frame (images are copied from their buffer into the frame)"},
 };
+static_assert(std::size(kModes) == kModeCount, "kModes needs one row per ModeId");
 
 constexpr NamedValue<SplitCopy> kSplitCopies[] = {
     {SplitCopy::Peer, "peer", "cudaMemcpyPeerAsync where the devices can reach each other"},
@@ -80,10 +84,29 @@ constexpr NamedValue<SplitCopy> kSplitCopies[] = {
 }  // namespace
 
 // Which modes each API has, in the order --list and the API's panel show them.
+bool has_graph_form(ModeId mode) {
+  switch (mode) {
+    case ModeId::Interop:
+    case ModeId::Reregister:
+    case ModeId::Pbo:
+    case ModeId::Buffer:
+    case ModeId::External:
+    case ModeId::Exported:
+      return true;
+    case ModeId::Split:
+    case ModeId::Staging:
+    case ModeId::Cpu:
+      return false;
+  }
+  return false;
+}
+
 const std::vector<ModeId>& modes_of(GraphicsApi api) {
-  static const std::vector<ModeId> gl = {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split,
-                                         ModeId::Buffer,  ModeId::Staging,    ModeId::Cpu, ModeId::External};
-  static const std::vector<ModeId> vulkan = {ModeId::External, ModeId::Staging, ModeId::Cpu};
+  static const std::vector<ModeId> gl = {ModeId::Interop, ModeId::Reregister, ModeId::Pbo,
+                                         ModeId::Split,   ModeId::Buffer,     ModeId::Staging,
+                                         ModeId::Cpu,     ModeId::External,   ModeId::Exported};
+  static const std::vector<ModeId> vulkan = {ModeId::External, ModeId::Exported, ModeId::Staging,
+                                             ModeId::Cpu};
   static const std::vector<ModeId> d3d11 = {ModeId::Interop, ModeId::Reregister, ModeId::Staging, ModeId::Cpu,
                                             ModeId::External};
   static const std::vector<ModeId> d3d12 = {ModeId::External, ModeId::Staging, ModeId::Cpu};
@@ -104,6 +127,10 @@ const std::vector<ModeId>& modes_of(GraphicsApi api) {
 bool has_mode(GraphicsApi api, ModeId mode) {
   const std::vector<ModeId>& modes = modes_of(api);
   return std::find(modes.begin(), modes.end(), mode) != modes.end();
+}
+
+bool uses_semaphores(ModeId mode) {
+  return mode == ModeId::External || mode == ModeId::Exported;
 }
 
 const char* display_name(GraphicsApi api) {
@@ -561,10 +588,23 @@ std::string check_gl_only_options(const CLI::App& app, const Options& options) {
   return "";
 }
 
-// --semaphores only means something to the external mode.
+// --graph needs a mode with a graph form, where --mode names one.
+std::string check_graph_option(const Options& options) {
+  if (!options.graph || !options.mode || has_graph_form(*options.mode)) return "";
+  std::string forms;
+  for (const ModeId mode : modes_of(options.api))
+    if (has_graph_form(mode)) forms += std::string(forms.empty() ? "" : ", ") + to_string(mode);
+  return std::string("--graph: --mode ") + to_string(*options.mode) + " has no graph form" +
+         (forms.empty()
+              ? std::string(" (no mode of --api ") + to_string(options.api) + " has)"
+              : "; the modes of --api " + std::string(to_string(options.api)) + " that have one: " + forms);
+}
+
+// --semaphores only means something to the modes that order frames with semaphores.
 std::string check_semaphores_option(const CLI::App& app, const Options& options) {
-  if (app.count("--semaphores") == 0 || options.bench || options.mode == ModeId::External) return "";
-  return "--semaphores applies to --mode external; add --mode external or drop it";
+  if (app.count("--semaphores") == 0 || options.bench || (options.mode && uses_semaphores(*options.mode)))
+    return "";
+  return "--semaphores applies to --mode external and exported; add one of them or drop it";
 }
 
 // CLI11's "The following arguments were not expected: x --y" lists every leftover; this names the first,
@@ -614,9 +654,9 @@ std::string check_diff(DiffOptions& diff, const CLI::App& command, const std::st
 // about; --list on nothing but the build.
 std::string ignored_option(const CLI::App& app, const Options& options) {
   const char* const all[] = {
-      "--api",    "--scene",          "--filter",     "--mode",   "--map-flags",     "--size",
-      "--device", "--compute-device", "--split-copy", "--frames", "--screenshot",    "--headless",
-      "--no-ui",  "--doctor",         "--bench",      "--vsync",  "--screenshot-dir"};
+      "--api",    "--scene",          "--filter",     "--mode",   "--map-flags",      "--size",
+      "--device", "--compute-device", "--split-copy", "--frames", "--screenshot",     "--headless",
+      "--no-ui",  "--doctor",         "--bench",      "--vsync",  "--screenshot-dir", "--graph"};
   const char* const doctor_uses[] = {"--device", "--compute-device", "--split-copy", "--headless"};
   const char* const runner = options.list ? "--list" : options.doctor ? "--doctor" : nullptr;
   if (runner == nullptr) return "";
@@ -669,7 +709,8 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
        "the devices cannot reach each other) or host (always through pinned host memory) (default peer)",
        "host", parse_split_copy},
       {kSceneGroup, "--semaphores", "KIND",
-       "what orders the external mode's frames: timeline (one timeline semaphore, a value per step) or "
+       "what orders the external and exported modes' frames: timeline (one timeline semaphore, a value per "
+       "step) or "
        "binary "
        "(two binary semaphores) (default timeline)",
        "binary", parse_semaphores},
@@ -714,8 +755,8 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
       app.add_flag(
              "--bench", options.bench,
              "benchmark every available mode x scene x size headless, then exit; --scene, --mode and --size "
-             "(or --sizes) pick the cases; with --api vulkan: its modes (external with both semaphore kinds, "
-             "staging, cpu)")
+             "(or --sizes) pick the cases; with --api vulkan: its modes (external and exported with both "
+             "semaphore kinds, staging, cpu)")
           ->group(kBenchGroup);
     entry.option =
         app.add_option(entry.name, entry.value, entry.help)->type_name(entry.type_name)->group(entry.group);
@@ -728,6 +769,10 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
       ->group(kWindowGroup);
   app.add_flag("--no-ui", options.no_ui, "hide the ImGui panel (and keep its layout file untouched)")
       ->group(kWindowGroup);
+  app.add_flag("--graph", options.graph,
+               "launch each frame's CUDA work as one CUDA graph, updated every frame (the modes that map and "
+               "unmap: the kernels between map and unmap; external: semaphore wait, kernels, signal)")
+      ->group(kSceneGroup);
   app.add_flag(
          "--bench-window", options.bench_window,
          "with --bench: measure in a window (vsync off, no panel, nothing presented) instead of headless, "
@@ -820,6 +865,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
     return usage_error(problem);
   if (std::string problem = check_semaphores_option(app, options); !problem.empty())
     return usage_error(problem);
+  if (std::string problem = check_graph_option(options); !problem.empty()) return usage_error(problem);
   for (const char* bench_only :
        {"--sizes", "--bench-frames", "--bench-repeat", "--json", "--chart", "--bench-window"})
     if (!options.bench && app.count(bench_only) > 0 &&

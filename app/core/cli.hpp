@@ -57,6 +57,9 @@ struct Options {
   // Where the panel's layout (imgui.ini) is read at start and written at exit. Unset: the user's config
   // folder (ui_layout_path()); "" = nowhere (tests). Ignored without a panel.
   std::optional<std::string> layout_file;
+  // --graph: the CUDA modes that have a graph form launch each frame's CUDA work as one CUDA graph
+  // (app/scene/frame_graph.hpp); has_graph_form says which.
+  bool graph = false;
   bool gl_debug = false;  // --gl-debug (or INTEROP_LAB_GL_DEBUG=1, or a debug build): GL debug output on
   bool no_ui = false;
   bool list = false;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "app/core/mode.hpp"
+#include "app/scene/frame_graph.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "interop/error.hpp"
 
@@ -23,7 +24,9 @@ namespace lab {
 template <class Renderer, class Link>
 class ExternalMode final : public Mode<Renderer> {
  public:
-  explicit ExternalMode(const CudaContext& cuda) : m_cuda(cuda) {}
+  explicit ExternalMode(const CudaContext& cuda) : m_cuda(cuda) {
+    if (cuda.graph) m_graph.emplace();
+  }
   ~ExternalMode() override { detach(); }
   ExternalMode(const ExternalMode&) = delete;
   ExternalMode& operator=(const ExternalMode&) = delete;
@@ -41,6 +44,17 @@ class ExternalMode final : public Mode<Renderer> {
 
   void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame,
                FrameTimers& timers) override {
+    if (m_graph) {
+      // One launch: the semaphore wait, the kernels and the signal, timed together as the kernel phase.
+      const CudaPhase phase(timers, Phase::Kernel, m_cuda.stream);
+      m_graph->launch(m_cuda.stream, [&] {
+        m_link->acquire(renderer);
+        scene.compute_cuda(frame, m_link->views(), m_cuda.stream);
+        INTEROP_CUDA_CHECK(cudaGetLastError());
+        m_link->release(renderer);
+      });
+      return;
+    }
     m_link->acquire(renderer);
     {
       const CudaPhase phase(timers, Phase::Kernel, m_cuda.stream);
@@ -53,6 +67,7 @@ class ExternalMode final : public Mode<Renderer> {
  private:
   CudaContext m_cuda;
   std::optional<Link> m_link;
+  std::optional<FrameGraph> m_graph;  // --graph
 };
 
 }  // namespace lab

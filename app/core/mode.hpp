@@ -75,6 +75,7 @@ struct CudaContext {
   cudaStream_t compute_stream = nullptr;
   SplitCopy split_copy = SplitCopy::Peer;
   interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;  // --semaphores
+  bool graph = false;  // --graph: the frame's CUDA work as one CUDA graph, in the modes that have the form
 };
 
 }  // namespace lab

@@ -29,11 +29,16 @@ constexpr size_t kGraphicsApiCount = 4;  // the tables with a row per API check 
 enum class SceneId { Wave, Pattern, Postprocess };
 // Every way a result can reach the graphics API; with the scene, what users switch live in the panel.
 // Not every API has every mode: modes_of says which.
-enum class ModeId { Interop, Reregister, Pbo, Split, Buffer, Staging, Cpu, External };
+enum class ModeId { Interop, Reregister, Pbo, Split, Buffer, Staging, Cpu, External, Exported };
+constexpr size_t kModeCount = 9;  // the tables with a row per mode check their size against it
 // How the split mode carries results between its compute device and the GL device: Peer is
 // cudaMemcpyPeerAsync where the two can reach each other (else through host memory, said why); Host
 // always goes through pinned host memory.
 enum class SplitCopy { Peer, Host };
+
+// Whether `mode` can launch its frame's CUDA work as one CUDA graph (--graph): the modes that map and
+// unmap (their kernels between map and unmap) and the external modes (semaphore wait, kernels, signal).
+bool has_graph_form(ModeId mode);
 
 const char* to_string(GraphicsApi api);
 const char* to_string(SceneId scene);
@@ -64,5 +69,7 @@ struct ModeAvailability {
 // --list, the doctor and each backend's availability consult.
 const std::vector<ModeId>& modes_of(GraphicsApi api);
 bool has_mode(GraphicsApi api, ModeId mode);
+// Whether `mode` orders its frames with semaphores that --semaphores picks (external, exported).
+bool uses_semaphores(ModeId mode);
 
 }  // namespace lab

@@ -142,6 +142,7 @@ void App::attach_mode(ModeId mode) {
   cuda.compute_stream = m_compute_stream ? m_compute_stream->get() : nullptr;
   cuda.split_copy = m_split_copy;
   cuda.semaphores = m_options.semaphores;
+  cuda.graph = m_options.graph;
   std::unique_ptr<gl::Mode> next = create_mode(mode, cuda, m_access);
   next->attach(*m_renderer);
   m_mode = std::move(next);
@@ -332,7 +333,7 @@ void App::switch_scene(SceneId scene) {
 
 void App::apply_pending_switches() {
   if (!m_pending_device && !m_pending_compute_device && !m_pending_split_copy && !m_pending_semaphores &&
-      !m_pending_scene && !m_pending_mode)
+      !m_pending_graph && !m_pending_scene && !m_pending_mode)
     return;
   const ProfileScope scope("switch");
   if (m_pending_device) switch_device(*m_pending_device);  // the same device too: re-creates its state
@@ -354,6 +355,17 @@ void App::apply_pending_switches() {
     }
   }
   m_pending_semaphores.reset();
+  if (m_pending_graph && *m_pending_graph != m_options.graph) {
+    m_options.graph = *m_pending_graph;
+    if (has_graph_form(m_mode->id())) {
+      const ModeId mode = m_mode->id();
+      m_mode->detach();
+      m_mode.reset();
+      attach_or_fall_back(mode,
+                          m_options.graph ? "attaching with a CUDA graph" : "attaching without a CUDA graph");
+    }
+  }
+  m_pending_graph.reset();
   if (m_pending_scene && *m_pending_scene != m_scene->id()) switch_scene(*m_pending_scene);
   m_pending_scene.reset();
   if (m_pending_mode && *m_pending_mode != m_mode->id()) {

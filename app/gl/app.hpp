@@ -80,6 +80,10 @@ class App {
   void request_split_copy(SplitCopy copy);
   // What orders the external mode's frames (re-attached at the next frame when it runs).
   void request_semaphores(interop::SemaphoreKind kind) { m_pending_semaphores = kind; }
+  // Whether the CUDA modes with a graph form launch each frame's CUDA work as one CUDA graph (--graph;
+  // the running mode re-attached at the next frame when it has the form).
+  void request_graph(bool graph) { m_pending_graph = graph; }
+  bool graph() const { return m_options.graph; }
   interop::SemaphoreKind semaphores() const { return m_options.semaphores; }
   int compute_device() const { return m_compute_device; }
   SplitCopy split_copy() const { return m_split_copy; }
@@ -172,6 +176,7 @@ class App {
   std::optional<int> m_pending_compute_device;
   std::optional<SplitCopy> m_pending_split_copy;
   std::optional<interop::SemaphoreKind> m_pending_semaphores;
+  std::optional<bool> m_pending_graph;
   std::optional<SceneId> m_pending_scene;
   std::optional<ModeId> m_pending_mode;
   Extent m_scene_extent;

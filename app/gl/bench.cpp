@@ -306,7 +306,7 @@ Measurement measure_buffer_loop(App& app, std::optional<long long> frames) {
 // external: its frame already is five calls on objects made at attach (GL signal, CUDA wait, kernels,
 // CUDA signal, GL wait), with nothing per frame for a raw loop to leave out.
 std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::optional<long long> frames) {
-  if (mode == ModeId::Interop || mode == ModeId::External ||
+  if (mode == ModeId::Interop || mode == ModeId::External || mode == ModeId::Exported ||
       (mode == ModeId::Split && app.compute_device() != app.cuda_device()))
     return std::nullopt;
   if (mode == ModeId::Buffer) return measure_buffer_loop(app, frames);
@@ -419,6 +419,7 @@ std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::opt
       case ModeId::Interop:
       case ModeId::External:
       case ModeId::Buffer:
+      case ModeId::Exported:
         break;  // returned above
     }
     app.show(frame);

@@ -11,6 +11,7 @@
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/platform.hpp"
 #include "interop/external.hpp"
+#include "interop/vmm.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -268,6 +269,12 @@ DoctorSection cuda_section(const interop::CudaDevices& cuda, const DoctorFinding
     section.lines.push_back({prefix + " compute capability", std::to_string(device.compute_major) + "." +
                                                                  std::to_string(device.compute_minor)});
     section.lines.push_back({prefix + " memory", gibibytes(device.total_memory)});
+    // What the exported mode needs: cuMemCreate allocations that export as POSIX FDs.
+    const interop::VmmExportSupport vmm = interop::probe_vmm_export(device.ordinal);
+    section.lines.push_back(
+        {prefix + " VMM export",
+         vmm.supported ? "yes: POSIX FD, granularity " + std::to_string(vmm.granularity >> 10) + " KiB"
+                       : "no: " + vmm.reason});
   }
   if (!findings.device_error.empty()) {
     section.lines.push_back({"device used", "none: " + findings.device_error});

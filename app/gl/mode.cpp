@@ -52,6 +52,8 @@ std::unique_ptr<gl::Mode> create_mode(ModeId id, const CudaContext& cuda, const 
       return std::make_unique<CpuMode<gl::Renderer>>(Phase::GlCopy, /*time_uploads=*/true);
     case ModeId::External:
       return create_external_mode(cuda, cuda.semaphores);
+    case ModeId::Exported:
+      break;  // mode_availability refuses it on GL for now
   }
   throw std::invalid_argument("unknown mode");
 }
@@ -85,6 +87,9 @@ ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::
                 "the GL external mode was not probed for this GL context: --doctor says what it needs; "
                 "use --api vulkan for external"};
       return {false, external.reason};
+    case ModeId::Exported:  // the interop library has it (interop/vmm.hpp); GL's mode comes with gl::Renderer
+      if (cuda_device < 0) return {false, no_device};
+      return {false, "exported is not yet on GL: use --api vulkan --mode exported"};
   }
   return {false,
           "mode " + std::to_string(static_cast<int>(mode)) + " is none of --list's modes: pick one of those"};

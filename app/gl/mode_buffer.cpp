@@ -9,6 +9,7 @@
 #include "interop/error.hpp"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace lab {
@@ -16,7 +17,9 @@ namespace {
 
 class BufferMode final : public gl::Mode {
  public:
-  BufferMode(const CudaContext& cuda, const AccessSettings& access) : m_cuda(cuda), m_access(access) {}
+  BufferMode(const CudaContext& cuda, const AccessSettings& access) : m_cuda(cuda), m_access(access) {
+    if (cuda.graph) m_graph.emplace();
+  }
   ~BufferMode() override { detach(); }
   BufferMode(const BufferMode&) = delete;
   BufferMode& operator=(const BufferMode&) = delete;
@@ -49,13 +52,15 @@ class BufferMode final : public gl::Mode {
   }
 
   void produce(gl::Renderer&, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
-    detail::map_compute_unmap(m_registrations.resources(), m_cuda.stream, scene, frame, m_views, timers,
-                              [this](const interop::ScopedMap& mapped) {
-                                for (size_t i = 0; i < m_descs.size(); ++i) {
-                                  const interop::MappedPointer pointer = mapped.pointer(i);
-                                  m_views[i] = linear_view(pointer.data, m_descs[i]);
-                                }
-                              });
+    detail::map_compute_unmap(
+        m_registrations.resources(), m_cuda.stream, scene, frame, m_views, timers,
+        [this](const interop::ScopedMap& mapped) {
+          for (size_t i = 0; i < m_descs.size(); ++i) {
+            const interop::MappedPointer pointer = mapped.pointer(i);
+            m_views[i] = linear_view(pointer.data, m_descs[i]);
+          }
+        },
+        m_graph ? &*m_graph : nullptr);
   }
 
   void apply_access(const AccessSettings& access) override {
@@ -79,6 +84,7 @@ class BufferMode final : public gl::Mode {
   std::vector<ResourceDesc> m_descs;  // m_resources' descs
   gl::SceneRegistrations m_registrations;
   std::vector<CudaResourceView> m_views;
+  std::optional<FrameGraph> m_graph;  // --graph
 };
 
 }  // namespace

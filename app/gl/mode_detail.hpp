@@ -5,6 +5,7 @@
 
 #include "app/gl/mode.hpp"
 #include "app/gl/registrations.hpp"
+#include "app/scene/frame_graph.hpp"
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
 #include "interop/mapping.hpp"
@@ -51,18 +52,26 @@ inline void timed_map(std::optional<interop::ScopedMap>& mapped,
 
 // Maps `resources` in one call on the stream, lets `bind(mapped)` fill the views, runs the scene's
 // kernels on them and unmaps; the kernels are timed on the GPU, unmap on the host (see below), the map
-// as TimingClocks says.
+// as TimingClocks says. With `graph` (--graph), the kernels are launched as one CUDA graph
+// (app/scene/frame_graph.hpp).
 template <class Bind>
 void map_compute_unmap(const std::vector<cudaGraphicsResource_t>& resources, cudaStream_t stream,
                        SceneCompute& scene, const FrameInfo& frame,
-                       const std::vector<CudaResourceView>& views, FrameTimers& timers, const Bind& bind) {
+                       const std::vector<CudaResourceView>& views, FrameTimers& timers, const Bind& bind,
+                       FrameGraph* graph = nullptr) {
   std::optional<interop::ScopedMap> mapped;
   timed_map(mapped, resources, stream, timers);
   bind(*mapped);
   {
     CudaPhase phase(timers, Phase::Kernel, stream);
-    scene.compute_cuda(frame, views, stream);
-    INTEROP_CUDA_CHECK(cudaGetLastError());  // a failed launch, reported at its frame
+    const auto kernels = [&] {
+      scene.compute_cuda(frame, views, stream);
+      INTEROP_CUDA_CHECK(cudaGetLastError());  // a failed launch, reported at its frame
+    };
+    if (graph != nullptr)
+      graph->launch(stream, kernels);
+    else
+      kernels();
   }
   // Unmap is timed on the host: a CUDA event recorded after it makes the GPU switch back to the CUDA
   // context while GL draws, one more cross-context hand-off (+0.34 ms a frame on an H200).

@@ -10,6 +10,7 @@
 
 #include "interop/error.hpp"
 
+#include <optional>
 #include <vector>
 
 namespace lab {
@@ -18,7 +19,9 @@ namespace {
 class GraphicsMode final : public gl::Mode {
  public:
   GraphicsMode(ModeId id, const CudaContext& cuda, const AccessSettings& access)
-      : m_id(id), m_cuda(cuda), m_access(access) {}
+      : m_id(id), m_cuda(cuda), m_access(access) {
+    if (cuda.graph) m_graph.emplace();
+  }
   ~GraphicsMode() override { detach(); }
   GraphicsMode(const GraphicsMode&) = delete;
   GraphicsMode& operator=(const GraphicsMode&) = delete;
@@ -53,7 +56,8 @@ class GraphicsMode final : public gl::Mode {
     }
     detail::map_compute_unmap(
         m_registrations.resources(), m_cuda.stream, scene, frame, m_mapped.views(), timers,
-        [this](const interop::ScopedMap& mapped) { m_mapped.bind(mapped, m_descs, m_cuda.stream); });
+        [this](const interop::ScopedMap& mapped) { m_mapped.bind(mapped, m_descs, m_cuda.stream); },
+        m_graph ? &*m_graph : nullptr);
     if (reregisters()) {
       // The arrays die with their registrations, and their surface/texture objects must outlive the
       // kernels that use them: wait first (outside the timed phase, so it times the calls alone).
@@ -84,6 +88,7 @@ class GraphicsMode final : public gl::Mode {
   std::vector<ResourceDesc> m_descs;  // m_specs' descs
   gl::SceneRegistrations m_registrations;
   MappedViews m_mapped;
+  std::optional<FrameGraph> m_graph;  // --graph
 };
 
 }  // namespace

@@ -18,7 +18,9 @@ namespace {
 
 class PboMode final : public gl::Mode {
  public:
-  PboMode(const CudaContext& cuda, const AccessSettings& access) : m_cuda(cuda), m_access(access) {}
+  PboMode(const CudaContext& cuda, const AccessSettings& access) : m_cuda(cuda), m_access(access) {
+    if (cuda.graph) m_graph.emplace();
+  }
   ~PboMode() override { detach(); }
   PboMode(const PboMode&) = delete;
   PboMode& operator=(const PboMode&) = delete;
@@ -61,15 +63,17 @@ class PboMode final : public gl::Mode {
         if (m_specs[i].role == ResourceRole::Input)
           renderer.copy_to_buffer(static_cast<int>(i), m_buffers[i].get());
     }
-    detail::map_compute_unmap(m_registrations.resources(), m_cuda.stream, scene, frame, m_views, timers,
-                              [this](const interop::ScopedMap& mapped) {
-                                for (size_t i = 0; i < m_specs.size(); ++i) {
-                                  const interop::MappedPointer pointer = mapped.pointer(i);
-                                  m_views[i].pointer = pointer.data;
-                                  m_views[i].bytes = pointer.size;
-                                  m_views[i].pitch = linear_pitch(m_specs[i]);
-                                }
-                              });
+    detail::map_compute_unmap(
+        m_registrations.resources(), m_cuda.stream, scene, frame, m_views, timers,
+        [this](const interop::ScopedMap& mapped) {
+          for (size_t i = 0; i < m_specs.size(); ++i) {
+            const interop::MappedPointer pointer = mapped.pointer(i);
+            m_views[i].pointer = pointer.data;
+            m_views[i].bytes = pointer.size;
+            m_views[i].pitch = linear_pitch(m_specs[i]);
+          }
+        },
+        m_graph ? &*m_graph : nullptr);
     GlPhase phase(timers, Phase::GlCopy);
     for (size_t i = 0; i < m_specs.size(); ++i)
       if (m_specs[i].role == ResourceRole::Output)
@@ -94,6 +98,7 @@ class PboMode final : public gl::Mode {
   std::vector<gl::Resource> m_buffer_specs;  // m_specs with each GL object replaced by its buffer
   gl::SceneRegistrations m_registrations;
   std::vector<CudaResourceView> m_views;
+  std::optional<FrameGraph> m_graph;  // --graph
 };
 
 }  // namespace

@@ -1,12 +1,14 @@
 // app/vulkan/bench.cpp — `interop-lab --bench --api vulkan`: every Vulkan mode that runs here (external
-// with a timeline semaphore and with binary semaphores, staging, cpu) x scene x size, headless, timed as
+// and exported, each with a timeline semaphore and with binary semaphores, staging, cpu) x scene x size,
+// headless, timed as
 // the GL benchmark times its cases (lab::time_frames: warm-up, then up to 300 frames or 4 s). Each frame
 // ends with the Vulkan queue idle and the CUDA stream synchronised, so it holds all of its own work.
 // As in the GL benchmark, the parts are measured alone in the same run: the floor (the scene's kernels on
 // plain cudaMalloc memory), the hand-off (the external semaphores' round trip alone, as GL's map + unmap)
 // and the graphics (the Vulkan passes alone, no mode), and every mode is judged against their sum (x ref),
 // against the bare loop (x bare: the external frame written with raw CUDA calls and nothing of the app,
-// app/vulkan/bench_bare.hpp: what the app's own layers cost) and against the external (timeline) frame of the
+// app/vulkan/bench_bare.hpp: what the app's own layers cost; the exported rows against the exported bare
+// loop, CUDA's memory from raw cuMem* calls) and against the external (timeline) frame of the
 // same scene and size (x external: what copying through host memory costs next to sharing the memory).
 #include "app/vulkan/bench.hpp"
 
@@ -40,6 +42,8 @@ struct Case {
 };
 constexpr Case kCases[] = {{ModeId::External, interop::SemaphoreKind::Timeline, "external (timeline)"},
                            {ModeId::External, interop::SemaphoreKind::Binary, "external (binary)"},
+                           {ModeId::Exported, interop::SemaphoreKind::Timeline, "exported (timeline)"},
+                           {ModeId::Exported, interop::SemaphoreKind::Binary, "exported (binary)"},
                            {ModeId::Staging, interop::SemaphoreKind::Timeline, "staging"},
                            {ModeId::Cpu, interop::SemaphoreKind::Timeline, "cpu"}};
 
@@ -153,19 +157,28 @@ int run_bench(const Options& options) {
         results.push_back(graphics);
         reference_ms += graphics.median_ms;
       }
-      double bare_ms = 0.0;
-      if (!floor_wall.empty()) {
-        std::fprintf(stderr, "bench: vulkan %s %dx%d bare loop\n", to_string(scene), size.width, size.height);
+      // Each sharing mode's own bare loop: external's (what the other modes are judged against too), and
+      // exported's (CUDA's memory from raw cuMem* calls), each where a mode measured here is judged by it.
+      double bare_ms = 0.0, exported_bare_ms = 0.0;
+      const auto judges = [&](ModeId bare_mode) {
+        if (!options.mode) return true;
+        return (bare_mode == ModeId::Exported) == (*options.mode == ModeId::Exported);
+      };
+      for (const ModeId bare_mode : {ModeId::External, ModeId::Exported}) {
+        if (floor_wall.empty() || !judges(bare_mode)) continue;
+        const char* label = bare_mode == ModeId::External ? "bare" : "bare exported";
+        std::fprintf(stderr, "bench: vulkan %s %dx%d %s loop\n", to_string(scene), size.width, size.height,
+                     label);
         try {
-          const std::vector<double> wall = time_bare_loop(options, scene, extent);
-          Result bare = summarize(scene, "bare", extent, wall);
+          const std::vector<double> wall = time_bare_loop(options, scene, extent, nullptr, bare_mode);
+          Result bare = summarize(scene, label, extent, wall);
           char to_reference[32];
           print(bare, ratio(bare.median_ms, reference_ms, to_reference), none, none);
           bare.reference_ms = reference_ms;
           results.push_back(bare);
-          bare_ms = bare.median_ms;
+          (bare_mode == ModeId::External ? bare_ms : exported_bare_ms) = bare.median_ms;
         } catch (const std::runtime_error& error) {
-          std::fprintf(stderr, "bench: bare loop skipped: %s\n", error.what());
+          std::fprintf(stderr, "bench: %s loop skipped: %s\n", label, error.what());
         }
       }
       for (const Case& c : kCases) {
@@ -194,13 +207,15 @@ int run_bench(const Options& options) {
         Result result = summarize(scene, c.path, extent, wall);
         if (c.mode == ModeId::External && c.semaphores == interop::SemaphoreKind::Timeline)
           external_ms = result.median_ms;
-        // The cpu mode runs no kernel on the GPU: the floor does not describe it.
+        // The cpu mode runs no kernel on the GPU: the floor does not describe it. The exported mode is judged
+        // against its own bare loop, every other CUDA mode against external's.
+        const double own_bare_ms = c.mode == ModeId::Exported ? exported_bare_ms : bare_ms;
         char to_reference[32], to_bare[32], to_external[32];
         print(result, c.mode == ModeId::Cpu ? none : ratio(result.median_ms, reference_ms, to_reference),
-              c.mode == ModeId::Cpu ? none : ratio(result.median_ms, bare_ms, to_bare),
+              c.mode == ModeId::Cpu ? none : ratio(result.median_ms, own_bare_ms, to_bare),
               ratio(result.median_ms, external_ms, to_external));
         result.reference_ms = c.mode == ModeId::Cpu ? 0.0 : reference_ms;
-        result.bare_ms = c.mode == ModeId::Cpu ? 0.0 : bare_ms;
+        result.bare_ms = c.mode == ModeId::Cpu ? 0.0 : own_bare_ms;
         results.push_back(result);
       }
     }

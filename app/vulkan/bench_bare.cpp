@@ -1,7 +1,8 @@
-// app/vulkan/bench_bare.cpp — the bare external loop (bench_bare.hpp). Deliberately raw: no interop::
-// types, no CudaLink, no Mode, no FrameTimers; only what a frame cannot do without. Cleanup is by hand
-// in reverse order, once the device and the stream are idle; an FD whose import failed is closed here,
-// one whose import succeeded belongs to CUDA (as the CUDA Runtime API states for opaque FDs).
+// app/vulkan/bench_bare.cpp — the bare external and exported loops (bench_bare.hpp). Deliberately raw: no
+// interop:: types (but the FD the renderer's import takes), no CudaLink, no Mode, no FrameTimers; only
+// what a frame cannot do without. Cleanup is by hand in reverse order, once the device and the stream are
+// idle; an FD whose import failed is closed here, one whose import succeeded belongs to the importer (as
+// the CUDA Runtime API and VK_KHR_external_memory_fd state for opaque FDs).
 #include "app/vulkan/bench_bare.hpp"
 
 #include "app/os/os.hpp"
@@ -12,9 +13,17 @@
 #include "interop/error.hpp"
 #include "kernels/common.hpp"
 
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+#include <cstdio>
+#include <exception>
 #include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
 
 namespace lab::vulkan {
 namespace {
@@ -41,6 +50,77 @@ struct RawImports {
     for (cudaExternalMemory_t memory : memories) cudaDestroyExternalMemory(memory);
     if (semaphore) cudaDestroyExternalSemaphore(semaphore);
     if (stream) cudaStreamDestroy(stream);
+  }
+};
+
+// The driver's cuMem* calls, through the runtime's entry-point query (no libcuda link), as the CUDA 12.0
+// ABI has them.
+struct RawVmmCalls {
+  PFN_cuMemGetAllocationGranularity_v10020 granularity = nullptr;
+  PFN_cuMemCreate_v10020 create = nullptr;
+  PFN_cuMemRelease_v10020 release = nullptr;
+  PFN_cuMemAddressReserve_v10020 reserve = nullptr;
+  PFN_cuMemAddressFree_v10020 address_free = nullptr;
+  PFN_cuMemMap_v10020 map = nullptr;
+  PFN_cuMemUnmap_v10020 unmap = nullptr;
+  PFN_cuMemSetAccess_v10020 set_access = nullptr;
+  PFN_cuMemExportToShareableHandle_v10020 export_handle = nullptr;
+
+  RawVmmCalls() {
+    look_up("cuMemGetAllocationGranularity", granularity);
+    look_up("cuMemCreate", create);
+    look_up("cuMemRelease", release);
+    look_up("cuMemAddressReserve", reserve);
+    look_up("cuMemAddressFree", address_free);
+    look_up("cuMemMap", map);
+    look_up("cuMemUnmap", unmap);
+    look_up("cuMemSetAccess", set_access);
+    look_up("cuMemExportToShareableHandle", export_handle);
+  }
+  template <class Function>
+  static void look_up(const char* symbol, Function& function) {
+    void* pointer = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSuccess;
+    INTEROP_CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &pointer, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || pointer == nullptr)
+      throw std::runtime_error(std::string("the CUDA driver has no ") + symbol);
+    function = reinterpret_cast<Function>(pointer);
+  }
+};
+
+void check_cu(CUresult result, const char* call) {
+  if (result != CUDA_SUCCESS)
+    throw std::runtime_error(std::string(call) + ": CUresult " + std::to_string(result));
+}
+
+// What the exported loop allocated with cuMem*, released in reverse order by its destructor: the
+// renderer's imports of it first (the importer before the exporter).
+struct RawVmm {
+  struct Allocation {
+    CUmemGenericAllocationHandle handle = 0;
+    CUdeviceptr address = 0;
+    size_t size = 0;
+    bool reserved = false, mapped = false;
+  };
+  RawVmmCalls calls;
+  Renderer* importer = nullptr;
+  std::vector<Allocation> allocations;
+
+  RawVmm() = default;
+  RawVmm(const RawVmm&) = delete;
+  RawVmm& operator=(const RawVmm&) = delete;
+  ~RawVmm() {
+    cudaDeviceSynchronize();
+    try {
+      if (importer) importer->destroy_resources();  // waits for the device to be idle first
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "bench: bare exported loop teardown: %s\n", error.what());
+    }
+    for (auto it = allocations.rbegin(); it != allocations.rend(); ++it) {
+      if (it->mapped) calls.unmap(it->address, it->size);
+      if (it->reserved) calls.address_free(it->address, it->size);
+      calls.release(it->handle);
+    }
   }
 };
 
@@ -72,19 +152,64 @@ void import_stream_and_timeline(RawImports& cuda, const ExportableSemaphore& tim
 
 }  // namespace
 
-std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Extent extent, BareFrame* last) {
-  const Uuid uuid = cuda_device_uuid(select_cuda_device(options));
+std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Extent extent, BareFrame* last,
+                                   ModeId mode) {
+  if (mode != ModeId::External && mode != ModeId::Exported)
+    throw std::invalid_argument(std::string("time_bare_loop: ") + to_string(mode) +
+                                " has no bare loop; external and exported have");
+  const int device = select_cuda_device(options);
+  const Uuid uuid = cuda_device_uuid(device);
   Context context(&uuid);
   Renderer renderer(context, extent);
   const std::unique_ptr<SceneCompute> scene = create_scene_compute(scene_id, options.filter);
   const DrawPlan plan = scene->draw_plan();
-  renderer.create_resources(scene->resources(extent), true);
+  const bool exported = mode == ModeId::Exported;
+  renderer.create_resources(scene->resources(extent), !exported);
   ExportableSemaphore timeline(context, interop::SemaphoreKind::Timeline);
   std::vector<CudaResourceView> views;
   {
     RawImports cuda;
     import_stream_and_timeline(cuda, timeline);
-    for (size_t index = 0; index < renderer.resources().size(); ++index) {
+    std::optional<RawVmm> vmm;
+    if (exported) {
+      // CUDA's memory, exported as an FD each, imported by the renderer; the kernels see it linear.
+      vmm.emplace();
+      vmm->importer = &renderer;
+      CUmemAllocationProp properties{};
+      properties.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+      properties.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+      properties.location.id = device;
+      properties.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+      size_t granularity = 0;
+      check_cu(vmm->calls.granularity(&granularity, &properties, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+               "cuMemGetAllocationGranularity");
+      CUmemAccessDesc access{};
+      access.location = properties.location;
+      access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+      for (size_t index = 0; index < renderer.resources().size(); ++index) {
+        const ResourceDesc desc = renderer.resources()[index].desc;
+        const size_t size = (desc.bytes + granularity - 1) / granularity * granularity;
+        CUmemGenericAllocationHandle handle = 0;
+        check_cu(vmm->calls.create(&handle, size, &properties, 0), "cuMemCreate");
+        RawVmm::Allocation& allocation = vmm->allocations.emplace_back();
+        allocation.handle = handle;
+        allocation.size = size;
+        check_cu(vmm->calls.reserve(&allocation.address, allocation.size, granularity, 0, 0),
+                 "cuMemAddressReserve");
+        allocation.reserved = true;
+        check_cu(vmm->calls.map(allocation.address, allocation.size, 0, allocation.handle, 0), "cuMemMap");
+        allocation.mapped = true;
+        check_cu(vmm->calls.set_access(allocation.address, allocation.size, &access, 1), "cuMemSetAccess");
+        int fd = -1;
+        check_cu(
+            vmm->calls.export_handle(&fd, allocation.handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+            "cuMemExportToShareableHandle");
+        renderer.import_memory(static_cast<int>(index), interop::FileDescriptor(fd), allocation.size);
+        views.push_back(
+            linear_view(reinterpret_cast<void*>(static_cast<uintptr_t>(allocation.address)), desc));
+      }
+    }
+    for (size_t index = 0; !exported && index < renderer.resources().size(); ++index) {
       const Resource& resource = renderer.resources()[index];
       cudaExternalMemoryHandleDesc memory_desc{};
       memory_desc.type = cudaExternalMemoryHandleTypeOpaqueFd;

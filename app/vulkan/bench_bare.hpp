@@ -1,6 +1,7 @@
-// app/vulkan/bench_bare.hpp — the Vulkan benchmark's bare loop: the external mode's frame written as a
-// hand-written sample would write it, with raw CUDA runtime calls and nothing of the app around them, so
-// the benchmark can say what the app's own layers cost (its "x bare" column).
+// app/vulkan/bench_bare.hpp — the Vulkan benchmark's bare loops: the external and the exported mode's
+// frame written as a hand-written sample would write it, with raw CUDA calls (runtime; the driver's cuMem*
+// for the exported one) and nothing of the app around them, so the benchmark can say what the app's own
+// layers cost (its "x bare" column).
 #pragma once
 
 #include "app/core/cli.hpp"
@@ -12,7 +13,9 @@
 namespace lab::vulkan {
 
 // One headless Vulkan device (CUDA device options.device's GPU) and renderer at `extent`, the scene's
-// resources created exportable and imported into CUDA with cudaImportExternalMemory, one timeline
+// resources created exportable and imported into CUDA with cudaImportExternalMemory (`mode` External), or
+// (`mode` Exported) allocated by CUDA with cuMemCreate, mapped, exported as POSIX FDs and imported by the
+// renderer (Renderer::import_memory, whose frame pass copies images out of their buffers), one timeline
 // semaphore imported with cudaImportExternalSemaphore. Each frame: [cubes pass signals] ->
 // cudaWaitExternalSemaphoresAsync -> the scene's kernels -> cudaSignalExternalSemaphoresAsync -> the frame
 // pass waits; then the queue idle and the stream synchronised, as every case of the benchmark. Returns
@@ -24,7 +27,7 @@ struct BareFrame {
   Image image;  // top row first, as App::read_frame
 };
 std::vector<double> time_bare_loop(const Options& options, SceneId scene, Extent extent,
-                                   BareFrame* last = nullptr);
+                                   BareFrame* last = nullptr, ModeId mode = ModeId::External);
 
 // The external modes' hand-off alone, the reference's share that is neither kernels nor graphics (as GL's
 // map + unmap alone): one exported timeline semaphore imported into CUDA; each frame a Vulkan submission

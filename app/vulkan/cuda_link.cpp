@@ -48,12 +48,15 @@ Uuid cuda_device_uuid(int device) {
   return uuid;
 }
 
-CudaLink::CudaLink(Renderer& renderer, interop::SemaphoreKind kind)
-    : m_renderer(renderer), m_kind(kind), m_graphics_done(renderer.context(), kind) {
-  if (kind == interop::SemaphoreKind::Binary) m_cuda_done.emplace(renderer.context(), kind);
+CudaSemaphores::CudaSemaphores(Context& context, interop::SemaphoreKind kind)
+    : m_kind(kind), m_graphics_done(context, kind) {
+  if (kind == interop::SemaphoreKind::Binary) m_cuda_done.emplace(context, kind);
   m_cuda_graphics_done = import_semaphore(m_graphics_done);
   if (m_cuda_done) m_cuda_cuda_done = import_semaphore(*m_cuda_done);
+}
 
+CudaLink::CudaLink(Renderer& renderer, interop::SemaphoreKind kind)
+    : m_renderer(renderer), m_semaphores(renderer.context(), kind) {
   const std::vector<Resource>& resources = renderer.resources();
   m_imported.resize(resources.size());
   m_views.resize(resources.size());
@@ -106,7 +109,7 @@ CudaLink::~CudaLink() {
   cudaDeviceSynchronize();
 }
 
-PassSync CudaLink::cubes_pass() {
+PassSync CudaSemaphores::cubes_pass() {
   PassSync sync;
   if (m_kind == interop::SemaphoreKind::Timeline) {
     m_graphics_value = ++m_value;
@@ -118,7 +121,7 @@ PassSync CudaLink::cubes_pass() {
   return sync;
 }
 
-void CudaLink::cuda_acquire(cudaStream_t stream) {
+void CudaSemaphores::cuda_acquire(cudaStream_t stream) {
   if (m_kind == interop::SemaphoreKind::Timeline) {
     // Value 0 before the first frame's graphics pass: already reached.
     m_cuda_graphics_done.wait(stream, m_graphics_value);
@@ -128,7 +131,7 @@ void CudaLink::cuda_acquire(cudaStream_t stream) {
   }
 }
 
-void CudaLink::cuda_release(cudaStream_t stream) {
+void CudaSemaphores::cuda_release(cudaStream_t stream) {
   if (m_kind == interop::SemaphoreKind::Timeline) {
     m_cuda_graphics_done.signal(stream, ++m_value);
   } else {
@@ -136,7 +139,7 @@ void CudaLink::cuda_release(cudaStream_t stream) {
   }
 }
 
-PassSync CudaLink::frame_pass(bool prepared) {
+PassSync CudaSemaphores::frame_pass(bool prepared) {
   PassSync sync;
   if (m_kind == interop::SemaphoreKind::Timeline) {
     sync.wait.push_back({m_graphics_done.get(), m_value});

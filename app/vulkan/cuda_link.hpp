@@ -37,6 +37,39 @@ namespace lab::vulkan {
 // as its deviceUUID (Context's `uuid`; matched by UUID, never by ordinal).
 Uuid cuda_device_uuid(int device);
 
+// The semaphores of one frame's hand-overs (see the top of this file), exported by Vulkan and imported
+// into CUDA: what CudaLink orders the external mode with, and the exported mode alone (its memory is
+// CUDA's own). Throws std::runtime_error naming what the device lacks (semaphore export, timelines).
+class CudaSemaphores {
+ public:
+  CudaSemaphores(Context& context, interop::SemaphoreKind kind);
+  CudaSemaphores(const CudaSemaphores&) = delete;
+  CudaSemaphores& operator=(const CudaSemaphores&) = delete;
+
+  interop::SemaphoreKind kind() const { return m_kind; }
+  // One frame, in this order; cubes_pass only for a scene that renders its input with draw_cubes
+  // (`prepared`).
+  PassSync cubes_pass();                   // what draw_cubes waits on and signals
+  void cuda_acquire(cudaStream_t stream);  // CUDA waits until graphics is done with the resources
+  void cuda_release(cudaStream_t stream);  // CUDA signals that the kernels are done
+  PassSync frame_pass(bool prepared);      // what draw_frame waits on and signals
+
+  const ExportableSemaphore& graphics_done() const { return m_graphics_done; }
+  const ExportableSemaphore* cuda_done() const { return m_cuda_done ? &*m_cuda_done : nullptr; }
+  uint64_t timeline_value() const { return m_value; }
+
+ private:
+  // Declaration order is teardown order reversed: CUDA's imports go before the Vulkan semaphores.
+  interop::SemaphoreKind m_kind;
+  ExportableSemaphore m_graphics_done;              // timeline: the only semaphore; binary: graphics -> CUDA
+  std::optional<ExportableSemaphore> m_cuda_done;   // binary only: CUDA -> graphics
+  interop::ExternalSemaphore m_cuda_graphics_done;  // the imports of the two above
+  interop::ExternalSemaphore m_cuda_cuda_done;
+  uint64_t m_value = 0;               // timeline: the value signalled last
+  uint64_t m_graphics_value = 0;      // timeline: what CUDA waits for this frame
+  bool m_graphics_signalled = false;  // binary: a signal of m_graphics_done is pending for CUDA
+};
+
 class CudaLink {
  public:
   // Imports renderer.resources() (created with exportable = true) into the current CUDA device and
@@ -49,23 +82,22 @@ class CudaLink {
   // views()[i] is renderer.resources()[i] as the kernels take it: buffers as `pointer`, Output images
   // as `surface`, Input images as `texture` (RGBA8 read as normalised float4).
   const std::vector<CudaResourceView>& views() const { return m_views; }
-  interop::SemaphoreKind kind() const { return m_kind; }
+  interop::SemaphoreKind kind() const { return m_semaphores.kind(); }
 
-  // One frame, in this order; cubes_pass only for a scene that renders its input with draw_cubes
-  // (`prepared`).
-  PassSync cubes_pass();                   // what draw_cubes waits on and signals
-  void cuda_acquire(cudaStream_t stream);  // CUDA waits until graphics is done with the resources
-  void cuda_release(cudaStream_t stream);  // CUDA signals that the kernels are done
-  PassSync frame_pass(bool prepared);      // what draw_frame waits on and signals
+  // One frame: CudaSemaphores' steps.
+  PassSync cubes_pass() { return m_semaphores.cubes_pass(); }
+  void cuda_acquire(cudaStream_t stream) { m_semaphores.cuda_acquire(stream); }
+  void cuda_release(cudaStream_t stream) { m_semaphores.cuda_release(stream); }
+  PassSync frame_pass(bool prepared) { return m_semaphores.frame_pass(prepared); }
 
   // The Vulkan semaphores behind the frame's waits and signals, for a third party that imports them too
   // (GL, in the GL external mode): "graphics done" (the timeline itself), and "CUDA done" (binary only;
   // null for a timeline).
-  const ExportableSemaphore& graphics_done() const { return m_graphics_done; }
-  const ExportableSemaphore* cuda_done() const { return m_cuda_done ? &*m_cuda_done : nullptr; }
+  const ExportableSemaphore& graphics_done() const { return m_semaphores.graphics_done(); }
+  const ExportableSemaphore* cuda_done() const { return m_semaphores.cuda_done(); }
 
   // The timeline's last value used (0 before the first frame; binary: 0).
-  uint64_t timeline_value() const { return m_value; }
+  uint64_t timeline_value() const { return m_semaphores.timeline_value(); }
 
  private:
   struct Imported {
@@ -77,16 +109,9 @@ class CudaLink {
   };
   // Declaration order is teardown order reversed: the CUDA objects go before the Vulkan semaphores.
   Renderer& m_renderer;
-  interop::SemaphoreKind m_kind;
-  ExportableSemaphore m_graphics_done;              // timeline: the only semaphore; binary: graphics -> CUDA
-  std::optional<ExportableSemaphore> m_cuda_done;   // binary only: CUDA -> graphics
-  interop::ExternalSemaphore m_cuda_graphics_done;  // the imports of the two above
-  interop::ExternalSemaphore m_cuda_cuda_done;
+  CudaSemaphores m_semaphores;
   std::vector<Imported> m_imported;
   std::vector<CudaResourceView> m_views;
-  uint64_t m_value = 0;               // timeline: the value signalled last
-  uint64_t m_graphics_value = 0;      // timeline: what CUDA waits for this frame
-  bool m_graphics_signalled = false;  // binary: a signal of m_graphics_done is pending for CUDA
 };
 
 }  // namespace lab::vulkan

@@ -1,6 +1,7 @@
 // app/vulkan/modes.cpp — which Vulkan modes run here, and the factory.
 #include "app/vulkan/modes.hpp"
 #include "app/core/remedy.hpp"
+#include "interop/vmm.hpp"
 
 #include <stdexcept>
 
@@ -9,6 +10,7 @@ namespace lab::vulkan {
 std::unique_ptr<Mode> create_cpu_mode();
 std::unique_ptr<Mode> create_staging_mode(const CudaContext& cuda);
 std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
+std::unique_ptr<Mode> create_exported_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
 
 ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error) {
   if (!has_mode(GraphicsApi::Vulkan, mode))
@@ -21,6 +23,12 @@ ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const s
     case ModeId::External:
       if (cuda.device >= 0) return {true, ""};
       return {false, no_device};
+    case ModeId::Exported: {
+      if (cuda.device < 0) return {false, no_device};
+      const interop::VmmExportSupport vmm = interop::probe_vmm_export(cuda.device);
+      if (vmm.supported) return {true, ""};
+      return {false, vmm.reason + "; use --mode external"};
+    }
     default:
       break;
   }
@@ -39,6 +47,8 @@ std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
       return create_staging_mode(cuda);
     case ModeId::External:
       return create_external_mode(cuda, cuda.semaphores);
+    case ModeId::Exported:
+      return create_exported_mode(cuda, cuda.semaphores);
     default:
       break;
   }

@@ -6,6 +6,8 @@
 //   cpu       the CPU reference writes host memory; Renderer::upload (no CUDA at all)    modes_copy.cpp
 //   external  Vulkan allocates exportable memory and semaphores, CUDA imports them once; each frame
 //             CUDA waits on a semaphore, runs the kernels and signals               mode_external.cpp
+//   exported  CUDA allocates exportable memory (cuMemCreate), Vulkan imports it as buffers; the same
+//             semaphores as external; images copied from their buffer in the frame pass  mode_exported.cpp
 //
 // A frame is: the cubes pass (scenes with DrawPlan::cubes_target) with cubes_sync(), produce(), then the
 // frame pass with frame_sync(). The copying modes need no semaphores (Renderer::download waits, and
@@ -30,7 +32,8 @@ namespace lab::vulkan {
 using Mode = lab::Mode<Renderer>;
 
 // Whether `mode` runs on Vulkan here: cpu always; staging needs a CUDA device (cuda_error says why there
-// is none); external too, and what it needs of the Vulkan device (semaphore export, timelines) is said
+// is none); exported one whose VMM allocations export as POSIX FDs (interop::probe_vmm_export); external a
+// device too, and what it needs of the Vulkan device (semaphore export, timelines) is said
 // by the exception attach throws where it is missing; the modes of other APIs never
 // (modes_of(GraphicsApi::Vulkan)).
 ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error);

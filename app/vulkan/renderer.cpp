@@ -1,7 +1,7 @@
 // app/vulkan/renderer.cpp — the Vulkan backend's drawing (app/vulkan/renderer.hpp): the scene's resources
-// (dedicated allocations, exportable as opaque FDs), an offscreen frame target, the wave mesh and the lit
-// cubes drawn through classic render passes, uploads through persistent staging buffers, and passes
-// submitted with the caller's semaphores.
+// (dedicated allocations, exportable as opaque FDs, or buffers in memory CUDA exported: import_memory),
+// an offscreen frame target, the wave mesh and the lit cubes drawn through classic render passes, uploads
+// through persistent staging buffers, and passes submitted with the caller's semaphores.
 //
 // How a pass is ordered against what came before it:
 //   - every pass is one command buffer that also signals the renderer's own timeline semaphore (its
@@ -112,7 +112,8 @@ struct Target {
 
 // What the renderer keeps per resource beyond the public Resource.
 struct OwnedResource {
-  Buffer buffer;      // ResourceKind::Buffer
+  Buffer buffer;      // ResourceKind::Buffer (imported: bound to the imported memory)
+  Buffer linear;      // an imported Texture2D: its texels in the imported memory
   ImageObject image;  // ResourceKind::Texture2D
   Buffer staging;     // host-visible, desc.bytes: upload() writes it, the next pass copies it
   bool upload_pending = false;
@@ -153,6 +154,67 @@ Buffer create_readback_buffer(const Context& context, VkDeviceSize size) {
   return create_buffer(context, size, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, false,
                        VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+}
+
+// An image's texels in imported memory are only copied to and from its VkImage.
+constexpr VkBufferUsageFlags kLinearImageUsage =
+    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+
+void require_importable_buffer(const Context& context, VkBufferUsageFlags usage) {
+  auto info = lab::vulkan::make<VkPhysicalDeviceExternalBufferInfo>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO);
+  info.usage = usage;
+  info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto properties =
+      lab::vulkan::make<VkExternalBufferProperties>(VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES);
+  vkGetPhysicalDeviceExternalBufferProperties(context.physical_device(), &info, &properties);
+  if (!(properties.externalMemoryProperties.externalMemoryFeatures &
+        VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT))
+    throw std::runtime_error(
+        "Vulkan: " + context.info().name +
+        " cannot import buffer memory exported as an opaque FD "
+        "(vkGetPhysicalDeviceExternalBufferProperties: not importable); use --mode external");
+}
+
+// A buffer of `bytes` bound to the memory exported as `fd` (`size` bytes). The FD is the import's once
+// vkAllocateMemory succeeds (released from `fd` there); before that, and when it fails, it stays `fd`'s.
+Buffer import_buffer(const Context& context, VkDeviceSize bytes, VkBufferUsageFlags usage,
+                     interop::FileDescriptor& fd, VkDeviceSize size) {
+  require_importable_buffer(context, usage);
+  auto external = lab::vulkan::make<VkExternalMemoryBufferCreateInfo>(
+      VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
+  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto create = lab::vulkan::make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+  create.pNext = &external;
+  create.size = bytes;
+  create.usage = usage;
+  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkBuffer handle = VK_NULL_HANDLE;
+  check(vkCreateBuffer(context.device(), &create, nullptr, &handle), "vkCreateBuffer (external memory)");
+  Buffer buffer;
+  buffer.buffer = UniqueBuffer(context.device(), handle);
+  VkMemoryRequirements requirements{};
+  vkGetBufferMemoryRequirements(context.device(), handle, &requirements);
+  if (requirements.size > size)
+    throw std::invalid_argument(
+        "Renderer::import_memory: the buffer needs " + std::to_string(requirements.size) +
+        " bytes but the imported allocation has " + std::to_string(size) + "; allocate at least that much");
+  const uint32_t type = context.memory_type(requirements.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  auto import = lab::vulkan::make<VkImportMemoryFdInfoKHR>(VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR);
+  import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  import.fd = fd.get();
+  auto allocate = lab::vulkan::make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
+  allocate.pNext = &import;
+  allocate.allocationSize = size;
+  allocate.memoryTypeIndex = type;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  check(vkAllocateMemory(context.device(), &allocate, nullptr, &memory),
+        "vkAllocateMemory (VkImportMemoryFdInfoKHR)");
+  fd.release();  // Vulkan owns the FD now, and closes it with the memory
+  buffer.allocation.memory = UniqueMemory(context.device(), memory);
+  buffer.allocation.size = size;
+  check(vkBindBufferMemory(context.device(), handle, memory, 0), "vkBindBufferMemory (imported)");
+  return buffer;
 }
 
 void require_exportable_image(const Context& context, VkImageUsageFlags usage) {
@@ -501,6 +563,28 @@ struct Touch {
   Use use;
 };
 
+// Whether the memory of the object a pass touches (the buffer, or the image) is CUDA's as well: exported
+// to it, or imported from it (an imported image's own memory is not; its `linear` buffer is, and the
+// passes that copy acquire and release that themselves).
+bool shared_with_cuda(const Resource& resource) {
+  return resource.exportable || (resource.imported && resource.buffer != VK_NULL_HANDLE);
+}
+
+// The linear buffer of an imported image acquired from CUDA as `use`, and released to it after `use`.
+void acquire_linear(Barriers& barriers, const Resource& resource, Use use, uint32_t family) {
+  barriers.buffer(resource.linear, kOutsideBefore, use, VK_QUEUE_FAMILY_EXTERNAL, family);
+}
+void release_linear(Barriers& barriers, const Resource& resource, Use use, uint32_t family) {
+  barriers.buffer(resource.linear, use, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
+}
+
+VkBufferImageCopy whole_image(const ResourceDesc& desc) {
+  VkBufferImageCopy region{};
+  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  region.imageExtent = {static_cast<uint32_t>(desc.width), static_cast<uint32_t>(desc.height), 1};
+  return region;
+}
+
 void validate(const ResourceDesc& desc, size_t index) {
   const std::string name = "ResourceDesc[" + std::to_string(index) + "] (\"" + desc.label + "\")";
   if (desc.kind == ResourceKind::Buffer) {
@@ -810,7 +894,7 @@ void Renderer::State::record_resources(VkCommandBuffer buffer, const std::vector
   for (const Touch& touch : touches) {
     const Resource& resource = resources[static_cast<size_t>(touch.index)];
     const Use first = owned[static_cast<size_t>(touch.index)].upload_pending ? kUploadWrite : touch.use;
-    if (resource.exportable)
+    if (shared_with_cuda(resource))
       add(barriers, resource, kOutsideBefore, first, VK_QUEUE_FAMILY_EXTERNAL, family);
     else
       add(barriers, resource, kAnyEarlierWork, first, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
@@ -845,7 +929,7 @@ void Renderer::State::record_resources(VkCommandBuffer buffer, const std::vector
   for (const Touch& touch : touches) {
     const Resource& resource = resources[static_cast<size_t>(touch.index)];
     const Use last = touch.use ? touch.use : kUploadWrite;
-    if (resource.exportable)
+    if (shared_with_cuda(resource))
       add(barriers, resource, last, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
     else if (resource.image != VK_NULL_HANDLE && last.layout != VK_IMAGE_LAYOUT_GENERAL)
       add(barriers, resource, last, Use{last.stage, 0}, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
@@ -1095,6 +1179,38 @@ int Renderer::export_fd(int index) const {
   return export_memory_fd(m_context, resource.memory);
 }
 
+void Renderer::import_memory(int index, interop::FileDescriptor fd, VkDeviceSize size) {
+  State& state = *m_state;
+  Resource& resource = state.resources.at(static_cast<size_t>(index));
+  OwnedResource& own = state.owned[static_cast<size_t>(index)];
+  if (resource.exportable || resource.imported)
+    throw std::logic_error(std::string("Renderer::import_memory: resource \"") + resource.desc.label +
+                           "\" is " + (resource.imported ? "imported already" : "exportable") +
+                           "; call create_resources(descs, false) first");
+  wait_idle();
+  const bool image = resource.desc.kind == ResourceKind::Texture2D;
+  Buffer imported = import_buffer(m_context, resource.desc.bytes,
+                                  image ? kLinearImageUsage : kResourceBufferUsage, fd, size);
+  // Released to VK_QUEUE_FAMILY_EXTERNAL at once: the state every pass finds CUDA's memory in.
+  VkCommandBuffer buffer = state.begin_pass();
+  Barriers barriers;
+  barriers.buffer(imported.buffer.get(), kAnyEarlierWork, kOutsideAfter, m_context.queue_family(),
+                  VK_QUEUE_FAMILY_EXTERNAL);
+  barriers.record(buffer);
+  state.wait_for(state.submit_pass(buffer, {}));
+  if (image) {
+    own.linear = std::move(imported);
+    resource.linear = own.linear.buffer.get();
+  } else {
+    own.buffer = std::move(imported);  // the plain buffer goes (the device is idle)
+    resource.buffer = own.buffer.buffer.get();
+    resource.memory = own.buffer.allocation.memory.get();
+    resource.allocation_size = size;
+  }
+  resource.imported = true;
+  resource.dedicated = false;
+}
+
 void Renderer::upload(int index, const void* data) {
   OwnedResource& own = m_state->owned.at(static_cast<size_t>(index));
   m_state->wait_for(own.staging_read_by);  // the pass that copied the previous upload must be done
@@ -1167,6 +1283,21 @@ void Renderer::draw_cubes(int target, const CubesView& view, const PassSync& syn
           vkCmdDrawIndexed(commands, state.cube_index_count, 1, 0, 0, 0);
         }
         vkCmdEndRenderPass(commands);
+        if (!resource.imported) return;
+        // CUDA reads the picture from the imported memory: copied there, and the image back in GENERAL.
+        const uint32_t family = m_context.queue_family();
+        Barriers to_copy;
+        to_copy.image(resource.image, kAttachmentWrite, kCopyRead, VK_QUEUE_FAMILY_IGNORED,
+                      VK_QUEUE_FAMILY_IGNORED);
+        acquire_linear(to_copy, resource, kUploadWrite, family);
+        to_copy.record(commands);
+        const VkBufferImageCopy region = whole_image(resource.desc);
+        vkCmdCopyImageToBuffer(commands, resource.image, kCopyRead.layout, resource.linear, 1, &region);
+        Barriers back;
+        back.image(resource.image, kCopyRead, kAttachmentWrite, VK_QUEUE_FAMILY_IGNORED,
+                   VK_QUEUE_FAMILY_IGNORED);
+        release_linear(back, resource, kUploadWrite, family);
+        back.record(commands);
       });
   state.submit_pass(buffer, sync);
 }
@@ -1182,8 +1313,29 @@ void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection
                                   "\", a texture; the wave mesh is a Buffer resource");
     touches.push_back({plan.mesh_resource, kVertexRead});
   }
+  // What CUDA wrote into imported memory this frame comes into the images first.
+  std::vector<int> copied_in;
+  for (size_t i = 0; i < state.resources.size(); ++i) {
+    const Resource& resource = state.resources[i];
+    if (resource.imported && resource.image != VK_NULL_HANDLE && resource.desc.role == ResourceRole::Output) {
+      copied_in.push_back(static_cast<int>(i));
+      touches.push_back({static_cast<int>(i), kUploadWrite});
+    }
+  }
   VkCommandBuffer buffer = state.begin_pass();
   state.record_resources(buffer, state.touches_with_uploads(touches), [&](VkCommandBuffer commands) {
+    const uint32_t family = m_context.queue_family();
+    Barriers acquire, release;
+    for (int index : copied_in)
+      acquire_linear(acquire, state.resources[static_cast<size_t>(index)], kCopyRead, family);
+    acquire.record(commands);
+    for (int index : copied_in) {
+      const Resource& resource = state.resources[static_cast<size_t>(index)];
+      const VkBufferImageCopy region = whole_image(resource.desc);
+      vkCmdCopyBufferToImage(commands, resource.linear, resource.image, kUploadWrite.layout, 1, &region);
+      release_linear(release, resource, kCopyRead, family);
+    }
+    release.record(commands);
     if (plan.draw != SceneDraw::LitMesh) return;
     begin_render_pass(commands, state.frame_pass.get(), state.frame, kClearColor);
     vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, state.wave_pipeline.get());

@@ -1,8 +1,8 @@
 // app/vulkan/renderer.hpp — the Vulkan backend's drawing: the resources a scene's kernels use (created
-// from ResourceDesc, exportable for CUDA when the mode asks), an offscreen frame target (RGBA8 colour +
-// depth), the three scene draws of app/scene/scene_compute.hpp, host <-> resource copies for the copying
-// modes, and passes submitted with the semaphores a mode hands in (CUDA's external semaphores wait on and
-// signal the same ones).
+// from ResourceDesc, exportable for CUDA when the mode asks, or moved into memory CUDA exported), an
+// offscreen frame target (RGBA8 colour + depth), the three scene draws of app/scene/scene_compute.hpp,
+// host <-> resource copies for the copying modes, and passes submitted with the semaphores a mode hands in
+// (CUDA's external semaphores wait on and signal the same ones).
 //
 // Conventions every backend keeps, so all APIs give the same picture and the same screenshot:
 //   - rows: row 0 of every image is the BOTTOM of the picture, as in GL (the frame target is drawn
@@ -23,6 +23,7 @@
 #include "app/scene/scene_compute.hpp"
 #include "app/timing/timing.hpp"
 #include "app/vulkan/export.hpp"
+#include "interop/vmm.hpp"
 
 #include <vulkan/vulkan.h>
 
@@ -54,6 +55,10 @@ struct Resource {
   bool exportable = false;
   bool dedicated =
       false;  // VkMemoryDedicatedAllocateInfo: an importer must say so (cudaExternalMemoryDedicated)
+  // In memory another owner exported (Renderer::import_memory): a buffer is bound to it; an image keeps
+  // memory of its own, and `linear` (bound to the imported memory) holds its texels.
+  bool imported = false;
+  VkBuffer linear = VK_NULL_HANDLE;
 };
 
 class Renderer {
@@ -79,6 +84,17 @@ class Renderer {
   const std::vector<Resource>& resources() const;
   // A new FD for resources()[index]'s memory; the importer owns it once its import succeeds.
   int export_fd(int index) const;
+  // The exported mode: resources()[index] (created with exportable = false) moves into memory that CUDA
+  // allocated and exported as an opaque FD, `size` bytes (the allocation's size, a multiple of CUDA's
+  // granularity). A buffer is re-created bound to it (VkExternalMemoryBufferCreateInfo +
+  // VkImportMemoryFdInfoKHR). An image keeps its VkImage (CUDA's linear memory cannot be an optimal-tiled
+  // image) and gets a buffer in that memory holding its texels, tightly packed, row 0 first, as the
+  // kernels' linear views write them: draw_frame copies an Output image's buffer into the image at the
+  // start of its pass, draw_cubes copies its target image into the buffer at the end of its pass. Like an
+  // exportable resource, the memory is acquired from VK_QUEUE_FAMILY_EXTERNAL by each pass that touches
+  // it and released back. A successful import takes the FD over; a failed one leaves it to `fd`, which
+  // closes it. Waits idle first.
+  void import_memory(int index, interop::FileDescriptor fd, VkDeviceSize size);
 
   // The copying modes (cpu, staging): `data` (desc.bytes, rows tightly packed, row 0 first) is copied
   // into a host-visible staging buffer now and into the resource at the start of the next pass.

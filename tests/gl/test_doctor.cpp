@@ -103,13 +103,16 @@ TEST(ModeAvailability, ADeviceWithoutInteropRunsStagingButNotTheInteropModes) {
   EXPECT_FALSE(unprobed.reason.empty());
 }
 
-TEST(ModeAvailability, EveryModeButExternalRunsWhereInteropWorks) {
+TEST(ModeAvailability, EveryModeButExternalAndExportedRunsWhereInteropWorks) {
   const interop::InteropSupport works{true, "CUDA device 1 drives GL"};
   for (const lab::ModeId mode : lab::modes_of(lab::GraphicsApi::Gl)) {
     const lab::ModeAvailability verdict = lab::mode_availability(mode, 1, works, "");
     if (mode == lab::ModeId::External) {
       EXPECT_FALSE(verdict.available) << "external was never probed";
       EXPECT_TRUE(has(verdict.reason, "the GL external mode was not probed")) << verdict.reason;
+    } else if (mode == lab::ModeId::Exported) {
+      EXPECT_FALSE(verdict.available) << "GL has no exported mode yet";
+      EXPECT_TRUE(has(verdict.reason, "not yet on GL: use --api vulkan --mode exported")) << verdict.reason;
     } else {
       EXPECT_TRUE(verdict.available) << lab::to_string(mode);
     }

@@ -29,18 +29,31 @@ struct CudaPath {
   ModeId mode;
   lab::SplitCopy copy = lab::SplitCopy::Peer;
   interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;
+  bool graph = false;  // --graph: the frame's CUDA work as one CUDA graph
 };
-constexpr CudaPath kCudaPaths[] = {{ModeId::Interop},
-                                   {ModeId::Reregister},
-                                   {ModeId::Pbo},
-                                   {ModeId::Split, lab::SplitCopy::Peer},
-                                   {ModeId::Split, lab::SplitCopy::Host},
-                                   {ModeId::Buffer},
-                                   {ModeId::Staging},
-                                   {ModeId::External, lab::SplitCopy::Peer, interop::SemaphoreKind::Timeline},
-                                   {ModeId::External, lab::SplitCopy::Peer, interop::SemaphoreKind::Binary}};
+constexpr CudaPath kCudaPaths[] = {
+    {ModeId::Interop},
+    {ModeId::Reregister},
+    {ModeId::Pbo},
+    {ModeId::Split, lab::SplitCopy::Peer},
+    {ModeId::Split, lab::SplitCopy::Host},
+    {ModeId::Buffer},
+    {ModeId::Staging},
+    {ModeId::External, lab::SplitCopy::Peer, interop::SemaphoreKind::Timeline},
+    {ModeId::External, lab::SplitCopy::Peer, interop::SemaphoreKind::Binary},
+    {ModeId::Interop, lab::SplitCopy::Peer, interop::SemaphoreKind::Timeline, true},
+    {ModeId::Reregister, lab::SplitCopy::Peer, interop::SemaphoreKind::Timeline, true},
+    {ModeId::Pbo, lab::SplitCopy::Peer, interop::SemaphoreKind::Timeline, true},
+    {ModeId::Buffer, lab::SplitCopy::Peer, interop::SemaphoreKind::Timeline, true},
+    {ModeId::External, lab::SplitCopy::Peer, interop::SemaphoreKind::Timeline, true},
+    {ModeId::External, lab::SplitCopy::Peer, interop::SemaphoreKind::Binary, true}};
 
 std::string path_name(const CudaPath& path) {
+  if (path.graph) {
+    CudaPath plain = path;
+    plain.graph = false;
+    return path_name(plain) + " as a CUDA graph";
+  }
   if (path.mode == ModeId::Split) return std::string("split (") + lab::to_string(path.copy) + ")";
   if (path.mode == ModeId::External)
     return path.semaphores == interop::SemaphoreKind::Timeline ? "external (timeline)" : "external (binary)";
@@ -51,6 +64,7 @@ std::string path_name(const CudaPath& path) {
 void use_path(lab::App& app, const CudaPath& path) {
   app.request_split_copy(path.copy);
   app.request_semaphores(path.semaphores);
+  app.request_graph(path.graph);
   ASSERT_TRUE(app.request_mode(path.mode).available)
       << path_name(path) << ": " << app.availability(path.mode).reason;
 }

@@ -86,8 +86,8 @@ TEST(CliTest, EachApiHasItsModes) {
       text += std::string(text.empty() ? "" : " ") + lab::to_string(mode);
     return text;
   };
-  EXPECT_EQ(names(lab::GraphicsApi::Gl), "interop reregister pbo split buffer staging cpu external");
-  EXPECT_EQ(names(lab::GraphicsApi::Vulkan), "external staging cpu");
+  EXPECT_EQ(names(lab::GraphicsApi::Gl), "interop reregister pbo split buffer staging cpu external exported");
+  EXPECT_EQ(names(lab::GraphicsApi::Vulkan), "external exported staging cpu");
   EXPECT_EQ(names(lab::GraphicsApi::D3d11), "interop reregister staging cpu external");
   EXPECT_EQ(names(lab::GraphicsApi::D3d12), "external staging cpu");
   // Every mode belongs to some API, and has_mode agrees with the table.
@@ -95,7 +95,8 @@ TEST(CliTest, EachApiHasItsModes) {
     SCOPED_TRACE(lab::to_string(mode));
     EXPECT_TRUE(lab::has_mode(lab::GraphicsApi::Gl, mode));
     EXPECT_EQ(lab::has_mode(lab::GraphicsApi::Vulkan, mode),
-              mode == lab::ModeId::External || mode == lab::ModeId::Staging || mode == lab::ModeId::Cpu);
+              mode == lab::ModeId::External || mode == lab::ModeId::Exported ||
+                  mode == lab::ModeId::Staging || mode == lab::ModeId::Cpu);
   }
 }
 
@@ -147,6 +148,15 @@ TEST(CliTest, TheExternalModeTakesASemaphoreKind) {
   result = parse({"--api", "vulkan", "--mode", "external", "--semaphores", "binary"});
   expect_runs(result);
   EXPECT_EQ(result.options.semaphores, interop::SemaphoreKind::Binary);
+}
+
+TEST(CliTest, TheExportedModeTakesASemaphoreKindToo) {
+  lab::ParseResult result = parse({"--api", "vulkan", "--mode", "exported", "--semaphores", "binary"});
+  expect_runs(result);
+  EXPECT_EQ(result.options.mode, lab::ModeId::Exported);
+  EXPECT_EQ(result.options.semaphores, interop::SemaphoreKind::Binary);
+  EXPECT_TRUE(lab::uses_semaphores(lab::ModeId::Exported));
+  EXPECT_FALSE(lab::uses_semaphores(lab::ModeId::Staging));
 }
 
 TEST(CliTest, FramesIsAPositiveCount) {
@@ -250,8 +260,8 @@ TEST(CliTest, ListTextNamesEverySceneAndMode) {
     EXPECT_NE(text.find(lab::describe(api)), std::string::npos) << text;
   }
   EXPECT_NE(text.find("vulkan"), std::string::npos);
-  EXPECT_NE(text.find("modes: external, staging, cpu\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("modes: interop, reregister, pbo, split, buffer, staging, cpu, external\n"),
+  EXPECT_NE(text.find("modes: external, exported, staging, cpu\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("modes: interop, reregister, pbo, split, buffer, staging, cpu, external, exported\n"),
             std::string::npos)
       << text;
   EXPECT_NE(std::string(lab::describe(lab::SceneId::Pattern)).find("surface object"), std::string::npos);
@@ -350,7 +360,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"ApiTypo", {"--api", "vulkn"}, {"--api vulkn", "(did you mean vulkan?)", "choose gl"}},
         BadInput{"ApiEmpty", {"--api", ""}, {"--api '': unknown graphics API"}},
         BadInput{"ModeNotOfVulkan", {"--api", "vulkan", "--mode", "pbo"},
-                 {"--mode pbo is not a mode of --api vulkan", "its modes are external, staging or cpu"}},
+                 {"--mode pbo is not a mode of --api vulkan", "its modes are external, exported, staging or cpu"}},
         BadInput{"ModeNotOfD3d12", {"--mode", "interop", "--api", "d3d12"},
                  {"--mode interop is not a mode of --api d3d12", "external, staging or cpu"}},
         BadInput{"BenchOnD3d11", {"--bench", "--api", "d3d11"},
@@ -362,6 +372,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"ApiWithList", {"--list", "--api", "vulkan"}, {"--api does nothing with --list; drop it"}},
         BadInput{"SemaphoresWithoutExternal", {"--api", "vulkan", "--semaphores", "binary"},
                  {"--semaphores applies to --mode external"}},
+        BadInput{"ModeExportedNotOfD3d11", {"--api", "d3d11", "--mode", "exported"},
+                 {"--mode exported is not a mode of --api d3d11"}},
+        BadInput{"SemaphoresWithStaging", {"--api", "vulkan", "--mode", "staging", "--semaphores", "binary"},
+                 {"--semaphores applies to --mode external and exported"}},
         BadInput{"SemaphoresUnknown", {"--mode", "external", "--semaphores", "counting"},
                  {"--semaphores counting", "choose timeline or binary"}}),
     [](const testing::TestParamInfo<BadInput>& param_info) { return std::string(param_info.param.name); });

@@ -71,6 +71,19 @@ TEST(D3dCudaModeAvailability, WithoutACudaDeviceOnlyCpuRunsAndTheReasonIsCudas) 
   EXPECT_TRUE(contains(unexplained.reason, "--mode cpu")) << unexplained.reason;
 }
 
+// The exported mode (CUDA allocates, the graphics API imports) is Vulkan's alone: Direct3D refuses it
+// however good the device is, and says it is no mode of theirs.
+TEST(D3dCudaModeAvailability, TheExportedModeIsNoModeOfDirect3D) {
+  const CudaAdapterFacts facts = usable_facts();
+  for (const GraphicsApi api : {GraphicsApi::D3d11, GraphicsApi::D3d12}) {
+    const lab::ModeAvailability exported = lab::cuda_mode_availability(api, ModeId::Exported, facts);
+    EXPECT_FALSE(exported.available) << lab::to_string(api);
+    EXPECT_TRUE(
+        contains(exported.reason, std::string("exported is not a mode of --api ") + lab::to_string(api)))
+        << exported.reason;
+  }
+}
+
 TEST(D3dCudaModeAvailability, ATccGpuHasNoGraphicsSoOnlyTheCopyingModesRun) {
   CudaAdapterFacts facts = usable_facts();
   facts.tcc_driver = true;

@@ -3,7 +3,8 @@
 // of it and reads back what Vulkan wrote. GL and Vulkan must run on the same device with the same driver
 // (GL_DEVICE_UUID_EXT == VkPhysicalDeviceIDProperties::deviceUUID); where they do not, or an extension is
 // missing, the test skips naming the exact missing piece (on a GPU server, INTEROP_LAB_REQUIRE_GPUS makes
-// that a failure: NVIDIA's GL and Vulkan drivers have everything).
+// that a failure: NVIDIA's GL and Vulkan drivers have everything). And the other direction: CUDA's own
+// exportable allocation (interop/vmm.hpp) imported by GL as a buffer.
 #include "tests/support/app_fixture.hpp"
 
 #include "app/gl/gl_external.hpp"
@@ -12,6 +13,7 @@
 #include "interop/device.hpp"
 #include "interop/error.hpp"
 #include "interop/external.hpp"
+#include "interop/vmm.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -123,6 +125,40 @@ TEST(VulkanToGl, CudaWritesWhatGlReadsInOneVulkanAllocation) {
   for (const uint8_t byte : bytes) wrong += byte != 0xA5;
   EXPECT_EQ(wrong, 0u) << "of " << kBytes << " bytes that CUDA wrote, as GL reads them";
   EXPECT_EQ(context.validation_messages(), 0);
+}
+
+// The other direction, the exported mode's memory as GL's future exported mode takes it: CUDA allocates
+// (interop::ExportableAllocation, cuMemCreate with a POSIX FD handle type), writes it, and GL imports the
+// FD as a buffer (GL_EXT_memory_object_fd, glNamedBufferStorageMemEXT) that reads the same bytes.
+TEST(VulkanToGl, CudaOwnedMemoryReadsBackInGlAsABuffer) {
+  const interop::CudaDevices cuda = interop::enumerate_cuda_devices();
+  if (cuda.devices.empty()) LABTEST_NEEDS_GPUS(1, "needs a CUDA device: " << cuda.error);
+  const interop::VmmExportSupport vmm = interop::probe_vmm_export(0);
+  if (!vmm.supported) LABTEST_NEEDS_GPUS(1, "needs a CUDA device that exports VMM memory: " << vmm.reason);
+  std::unique_ptr<lab::Platform> platform = lab::create_headless_platform(lab::HeadlessDesc{{64, 64}, 0});
+  const lab::GlExternalSupport support = lab::query_gl_external_support();
+  if (!support.memory_missing().empty())
+    LABTEST_NEEDS_GPUS(1, "GL (" << lab::gl_string(GL_RENDERER) << ") lacks " << support.memory_missing());
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+
+  constexpr size_t kBytes = size_t{3840} * 2160 * 4;  // a 4K RGBA8 image: not a whole number of granules
+  interop::ExportableAllocationDesc desc;
+  desc.size = kBytes;
+  desc.device = 0;
+  interop::ExportableAllocation allocation(desc);
+  std::vector<uint8_t> pattern(kBytes);
+  for (size_t i = 0; i < kBytes; ++i) pattern[i] = static_cast<uint8_t>(i * 29 + (i >> 12));
+  ASSERT_EQ(cudaMemcpy(allocation.data(), pattern.data(), kBytes, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  // import_memory_fd takes the FD over: GL's once the import succeeds, closed by it when it fails.
+  const lab::GlMemoryObject gl_memory =
+      lab::import_memory_fd(allocation.export_fd().release(), allocation.allocation_size(), false);
+  const lab::GlBuffer gl_buffer = lab::buffer_from_memory(gl_memory.get(), kBytes, 0, "CUDA's own memory");
+  std::vector<uint8_t> bytes(kBytes, 0);
+  glGetNamedBufferSubData(gl_buffer.get(), 0, static_cast<GLsizeiptr>(kBytes), bytes.data());
+  ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+  EXPECT_TRUE(bytes == pattern) << "GL reads what CUDA wrote into its own allocation";
 }
 
 }  // namespace

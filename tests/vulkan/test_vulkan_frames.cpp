@@ -17,6 +17,7 @@
 #include "app/vulkan/app.hpp"
 #include "app/vulkan/bench_bare.hpp"
 #include "app/vulkan/export.hpp"
+#include "interop/vmm.hpp"
 
 #include <filesystem>
 
@@ -25,9 +26,11 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #ifndef INTEROP_LAB_GOLDEN_DIR
 #error "the vulkan_tests target defines INTEROP_LAB_GOLDEN_DIR (the source tree's tests/golden)"
@@ -137,42 +140,74 @@ TEST(VulkanFrames, DefaultModeIsStagingWithACudaDeviceElseCpu) {
   EXPECT_EQ(app.mode_id(), app.cuda_device() >= 0 ? ModeId::Staging : ModeId::Cpu);
 }
 
-// Every CUDA mode of --api vulkan gives the cpu frame: staging, and external with timeline and with
-// binary semaphores, every scene, over several frames (the semaphores' values advance every step).
-TEST(VulkanFrames, CudaModesMatchCpu) {
-  NEEDS_VULKAN();
-  lab::Options probe = vulkan_options(SceneId::Postprocess, ModeId::Cpu, 96, 64);
-  if (lab::vulkan::App(probe).cuda_device() < 0)
-    LABTEST_NEEDS_GPUS(1, "needs a CUDA device for the staging and external modes");
-  struct Variant {
-    ModeId mode;
-    interop::SemaphoreKind semaphores;
-    const char* name;
-  };
-  const Variant variants[] = {{ModeId::Staging, interop::SemaphoreKind::Timeline, "staging"},
-                              {ModeId::External, interop::SemaphoreKind::Timeline, "external-timeline"},
-                              {ModeId::External, interop::SemaphoreKind::Binary, "external-binary"}};
-  for (const SceneId scene : lab::all_scenes()) {
-    lab::vulkan::App reference(vulkan_options(scene, ModeId::Cpu, 96, 64));
-    reference.render_frame(12);
-    const lab::Image expected = reference.read_frame();
-    for (const Variant& variant : variants) {
-      SCOPED_TRACE(std::string(lab::to_string(scene)) + " " + variant.name);
-      lab::Options options = vulkan_options(scene, variant.mode, 96, 64);
-      options.semaphores = variant.semaphores;
-      lab::vulkan::App app(options);
-      ASSERT_EQ(app.mode_id(), variant.mode);
-      for (long long index = 10; index <= 12; ++index) app.render_frame(index);
-      // The same rasteriser draws both; the kernels' GPU and CPU rounding may differ by one step, as in
-      // tests/gpu's interop frames against cpu frames.
-      const std::string difference = labtest::check_against(
-          app.read_frame(), expected, {1, 0.0},
-          std::string("vulkan-") + variant.name + "-" + lab::to_string(scene), "the Vulkan cpu frame");
-      EXPECT_TRUE(difference.empty()) << difference;
-      EXPECT_EQ(app.device().validation_messages(), 0);
+// Every CUDA mode of --api vulkan gives the cpu frame: staging, external (the renderer's memory, CUDA
+// imports it) and exported (CUDA's memory, the renderer imports it), each ordered by timeline and by binary
+// semaphores, every scene, over several frames (the semaphores' values advance every step), at sizes that
+// are no multiple of anything (1277x719), small (64x48), one past a power of two wide and three rows high
+// (4097x3: a row pitch of 16388 bytes, no multiple of 256) and 4K (3840x2160: 16 granules of CUDA's).
+struct CudaCase {
+  ModeId mode;
+  interop::SemaphoreKind semaphores;
+  const char* name;
+  lab::Extent size;
+};
+// GoogleTest names each case by it (CTest lists them so), not by its bytes.
+void PrintTo(const CudaCase& c, std::ostream* out) {
+  *out << c.name << " " << c.size.width << "x" << c.size.height;
+}
+std::vector<CudaCase> cuda_cases() {
+  const CudaCase variants[] = {{ModeId::Staging, interop::SemaphoreKind::Timeline, "staging", {}},
+                               {ModeId::External, interop::SemaphoreKind::Timeline, "external_timeline", {}},
+                               {ModeId::External, interop::SemaphoreKind::Binary, "external_binary", {}},
+                               {ModeId::Exported, interop::SemaphoreKind::Timeline, "exported_timeline", {}},
+                               {ModeId::Exported, interop::SemaphoreKind::Binary, "exported_binary", {}}};
+  const lab::Extent sizes[] = {{96, 64}, {1277, 719}, {64, 48}, {4097, 3}, {3840, 2160}};
+  std::vector<CudaCase> cases;
+  for (const CudaCase& variant : variants) {
+    for (const lab::Extent size : sizes) {
+      cases.push_back(variant);
+      cases.back().size = size;
     }
   }
+  return cases;
 }
+
+class VulkanCudaFrames : public ::testing::TestWithParam<CudaCase> {};
+
+TEST_P(VulkanCudaFrames, MatchCpu) {
+  NEEDS_VULKAN();
+  const CudaCase& c = GetParam();
+  lab::Options probe = vulkan_options(SceneId::Postprocess, ModeId::Cpu, 32, 32);
+  if (lab::vulkan::App(probe).cuda_device() < 0)
+    LABTEST_NEEDS_GPUS(1, "needs a CUDA device for the staging, external and exported modes");
+  for (const SceneId scene : lab::all_scenes()) {
+    SCOPED_TRACE(std::string(lab::to_string(scene)) + " " + c.name);
+    lab::vulkan::App reference(vulkan_options(scene, ModeId::Cpu, c.size.width, c.size.height));
+    reference.render_frame(12);
+    const lab::Image expected = reference.read_frame();
+    lab::Options options = vulkan_options(scene, c.mode, c.size.width, c.size.height);
+    options.semaphores = c.semaphores;
+    lab::vulkan::App app(options);
+    ASSERT_EQ(app.mode_id(), c.mode);
+    for (long long index = 10; index <= 12; ++index) app.render_frame(index);
+    // The same rasteriser draws both; the kernels' GPU and CPU rounding may differ by one step, as in
+    // tests/gpu's interop frames against cpu frames.
+    const std::string difference =
+        labtest::check_against(app.read_frame(), expected, {1, 0.0},
+                               std::string("vulkan-") + c.name + "-" + lab::to_string(scene) + "-" +
+                                   std::to_string(c.size.width) + "x" + std::to_string(c.size.height),
+                               "the Vulkan cpu frame");
+    EXPECT_TRUE(difference.empty()) << difference;
+    EXPECT_EQ(app.device().validation_messages(), 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, VulkanCudaFrames, ::testing::ValuesIn(cuda_cases()),
+                         [](const ::testing::TestParamInfo<CudaCase>& param_info) {
+                           return std::string(param_info.param.name) + "_" +
+                                  std::to_string(param_info.param.size.width) + "x" +
+                                  std::to_string(param_info.param.size.height);
+                         });
 
 // The modes of --api vulkan and nothing else; staging and external only with a CUDA device.
 TEST(VulkanModes, AvailabilityFollowsTheApisModes) {
@@ -190,6 +225,17 @@ TEST(VulkanModes, AvailabilityFollowsTheApisModes) {
     } else if (mode == ModeId::Cpu) {
       EXPECT_TRUE(without.available);
       EXPECT_TRUE(with.available);
+    } else if (mode == ModeId::Exported) {
+      // A CUDA device, and one whose VMM allocations export as POSIX FDs: the probe's answer, with its
+      // reason.
+      EXPECT_FALSE(without.available);
+      EXPECT_NE(without.reason.find(no_driver), std::string::npos) << without.reason;
+      const interop::VmmExportSupport vmm = interop::probe_vmm_export(0);
+      EXPECT_EQ(with.available, vmm.supported) << with.reason;
+      if (!vmm.supported) {
+        EXPECT_NE(with.reason.find(vmm.reason), std::string::npos) << with.reason;
+        EXPECT_NE(with.reason.find("use --mode external"), std::string::npos) << with.reason;
+      }
     } else {  // staging, external
       EXPECT_FALSE(without.available);
       EXPECT_NE(without.reason.find(no_driver), std::string::npos) << without.reason;
@@ -384,7 +430,9 @@ TEST(VulkanFrames, ScenesModesAndSemaphoresSwitchLive) {
   if (app.cuda_device() < 0) return;  // the CUDA half below needs a GPU
   for (const auto& [mode, semaphores] : {std::pair{ModeId::Staging, interop::SemaphoreKind::Timeline},
                                          std::pair{ModeId::External, interop::SemaphoreKind::Timeline},
-                                         std::pair{ModeId::External, interop::SemaphoreKind::Binary}}) {
+                                         std::pair{ModeId::External, interop::SemaphoreKind::Binary},
+                                         std::pair{ModeId::Exported, interop::SemaphoreKind::Binary},
+                                         std::pair{ModeId::Exported, interop::SemaphoreKind::Timeline}}) {
     SCOPED_TRACE(std::string(lab::to_string(mode)) +
                  (semaphores == interop::SemaphoreKind::Timeline ? " timeline" : " binary"));
     ASSERT_TRUE(app.request_mode(mode).available);
@@ -409,6 +457,23 @@ TEST(VulkanFrames, TheExternalModeSaysWhatIsMissing) {
     const std::string why = error.what();
     EXPECT_TRUE(why.find("--mode external is unavailable: no CUDA device") != std::string::npos ||
                 why.find("lacks") != std::string::npos)
+        << why;
+  }
+}
+
+// Without a CUDA device the exported mode is refused before any Vulkan work, saying why; with one whose
+// allocations cannot be exported, the probe's reason.
+TEST(VulkanFrames, TheExportedModeSaysWhatIsMissing) {
+  try {
+    lab::vulkan::App app(vulkan_options(SceneId::Pattern, ModeId::Exported, 32, 32));
+    if (app.cuda_device() < 0) ADD_FAILURE() << "--mode exported was accepted without a CUDA device";
+    EXPECT_TRUE(interop::probe_vmm_export(app.cuda_device()).supported)
+        << "accepted though the probe said no";
+  } catch (const std::runtime_error& error) {
+    const std::string why = error.what();
+    EXPECT_TRUE(why.find("--mode exported is unavailable: no CUDA device") != std::string::npos ||
+                why.find("VMM") != std::string::npos || why.find("lacks") != std::string::npos ||
+                why.find("cannot") != std::string::npos)
         << why;
   }
 }
@@ -476,6 +541,14 @@ TEST(VulkanFrames, TheCudaModesPhasesAreTimedOnTheirClocks) {
                   {Phase::Signal, Clock::Cuda},
                   {Phase::Frame, Clock::Cpu}},
                  {Phase::VulkanCopy, Phase::CudaCopy, Phase::Map}});
+  // The exported mode's copies between its buffers and images are inside the passes (timed as draw).
+  expect_phases({ModeId::Exported,
+                 {{Phase::Draw, Clock::Vulkan},
+                  {Phase::Wait, Clock::Cuda},
+                  {Phase::Kernel, Clock::Cuda},
+                  {Phase::Signal, Clock::Cuda},
+                  {Phase::Frame, Clock::Cpu}},
+                 {Phase::VulkanCopy, Phase::CudaCopy, Phase::Map}});
 }
 
 // The bench turns timing off: nothing is recorded then, and turning it on again starts afresh.
@@ -523,26 +596,32 @@ TEST(VulkanFrames, KeysSwitchSceneAndModeAndTakeNumberedScreenshots) {
   EXPECT_EQ(app.device().validation_messages(), 0);
 }
 
-// The benchmark's bare loop (raw CUDA calls, no app layers) is a correct external frame: after its frames
-// it shows what the cpu mode shows for the same frame, in every scene.
-TEST(VulkanFrames, TheBenchmarksBareLoopDrawsTheCpuFrame) {
+// The benchmark's bare loops (raw CUDA calls, no app layers) are correct external and exported frames:
+// after their frames they show what the cpu mode shows for the same frame, in every scene.
+TEST(VulkanFrames, TheBenchmarksBareLoopsDrawTheCpuFrame) {
   NEEDS_VULKAN();
   if (lab::vulkan::App(vulkan_options(SceneId::Pattern, ModeId::Cpu, 32, 32)).cuda_device() < 0)
-    LABTEST_NEEDS_GPUS(1, "the bare loop imports into CUDA: needs a CUDA device");
-  for (const SceneId scene : lab::all_scenes()) {
-    SCOPED_TRACE(lab::to_string(scene));
-    lab::Options options = vulkan_options(scene, ModeId::Cpu, 96, 64);
-    options.bench_frames = 3;
-    lab::vulkan::BareFrame last;
-    EXPECT_EQ(lab::vulkan::time_bare_loop(options, scene, {96, 64}, &last).size(), 3u);
-    ASSERT_GE(last.index, 3);  // the warm-up's frames, then the measured ones
-    lab::vulkan::App reference(options);
-    reference.render_frame(last.index);
-    const std::string difference =
-        labtest::check_against(last.image, reference.read_frame(), {1, 0.0},
-                               std::string("vulkan-bare-") + lab::to_string(scene), "the Vulkan cpu frame");
-    EXPECT_TRUE(difference.empty()) << difference;
+    LABTEST_NEEDS_GPUS(1, "the bare loops share memory with CUDA: needs a CUDA device");
+  for (const ModeId mode : {ModeId::External, ModeId::Exported}) {
+    for (const SceneId scene : lab::all_scenes()) {
+      SCOPED_TRACE(std::string(lab::to_string(mode)) + " " + lab::to_string(scene));
+      lab::Options options = vulkan_options(scene, ModeId::Cpu, 96, 64);
+      options.bench_frames = 3;
+      lab::vulkan::BareFrame last;
+      EXPECT_EQ(lab::vulkan::time_bare_loop(options, scene, {96, 64}, &last, mode).size(), 3u);
+      ASSERT_GE(last.index, 3);  // the warm-up's frames, then the measured ones
+      lab::vulkan::App reference(options);
+      reference.render_frame(last.index);
+      const std::string difference = labtest::check_against(
+          last.image, reference.read_frame(), {1, 0.0},
+          std::string("vulkan-bare-") + lab::to_string(mode) + "-" + lab::to_string(scene),
+          "the Vulkan cpu frame");
+      EXPECT_TRUE(difference.empty()) << difference;
+    }
   }
+  EXPECT_THROW(lab::vulkan::time_bare_loop(vulkan_options(SceneId::Pattern, ModeId::Cpu, 32, 32),
+                                           SceneId::Pattern, {32, 32}, nullptr, ModeId::Staging),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -15,10 +15,13 @@
 #include "kernels/postprocess.hpp"
 #include "kernels/wave.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -357,6 +360,124 @@ TEST_F(VulkanRendererTest, AnUploadWaitsForThePassStillReadingItsStagingBuffer) 
   EXPECT_EQ(value, 1u) << "upload() overwrote the staging buffer while a pass had still to copy it";
   renderer.draw_frame(lab::lit_mesh_plan(0), lab::wave_view_projection(extent), {});
   renderer.wait_idle();
+}
+
+// Memory exported as an opaque FD that the host can write and read: on a driver without CUDA (lavapipe),
+// the stand-in for the exported mode's cuMemCreate allocation, whose bytes the test sets and checks as the
+// kernels would. Of the memory type the renderer's import picks (the first device-local one); nullopt where
+// that type is not host-visible and coherent.
+struct HostExport {
+  lab::vulkan::UniqueMemory memory;
+  void* mapped = nullptr;
+  VkDeviceSize size = 0;
+};
+std::optional<HostExport> export_host_memory(const Context& context, size_t bytes) {
+  const uint32_t type = context.memory_type(~0u, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  VkPhysicalDeviceMemoryProperties properties{};
+  vkGetPhysicalDeviceMemoryProperties(context.physical_device(), &properties);
+  const VkMemoryPropertyFlags host =
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  if ((properties.memoryTypes[type].propertyFlags & host) != host) return std::nullopt;
+  auto exportable =
+      lab::vulkan::make<VkExportMemoryAllocateInfo>(VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO);
+  exportable.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto allocate = lab::vulkan::make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
+  allocate.pNext = &exportable;
+  allocate.allocationSize = (bytes + 65535) / 65536 * 65536;  // a granularity, as CUDA rounds to its own
+  allocate.memoryTypeIndex = type;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  lab::vulkan::check(vkAllocateMemory(context.device(), &allocate, nullptr, &memory), "vkAllocateMemory");
+  HostExport result;
+  result.memory = lab::vulkan::UniqueMemory(context.device(), memory);
+  result.size = allocate.allocationSize;
+  lab::vulkan::check(vkMapMemory(context.device(), memory, 0, VK_WHOLE_SIZE, 0, &result.mapped),
+                     "vkMapMemory");
+  return result;
+}
+
+// The exported mode's side of the renderer: resources moved into imported memory (Renderer::import_memory).
+// An Output image shows what was written into its memory once a frame pass ran; the cubes pass leaves its
+// picture in an Input image's memory; a vertex buffer in imported memory draws the same frame as one
+// uploaded. Synchronization validation checks the copies and the ownership transfers in between.
+TEST_F(VulkanRendererTest, ImportedMemoryHoldsWhatThePassesShowAndDraw) {
+  const lab::Extent extent{37, 19};  // rows of 148 bytes: no padding hides in a 4-byte multiple
+  const std::vector<lab::ResourceDesc> descs = {
+      texture_desc("rendered scene", extent, lab::ResourceRole::Input),
+      texture_desc("image", extent, lab::ResourceRole::Output), wave_vertices_desc()};
+  std::vector<HostExport> memories;
+  for (const lab::ResourceDesc& desc : descs) {
+    std::optional<HostExport> memory = export_host_memory(*m_context, desc.bytes);
+    if (!memory) GTEST_SKIP() << m_context->info().name << "'s device-local memory is not host-visible";
+    memories.push_back(std::move(*memory));
+  }
+  Renderer renderer(*m_context, extent);
+  renderer.create_resources(descs, false);
+  for (size_t i = 0; i < descs.size(); ++i)
+    renderer.import_memory(
+        static_cast<int>(i),
+        interop::FileDescriptor(lab::vulkan::export_memory_fd(*m_context, memories[i].memory.get())),
+        memories[i].size);
+  for (const lab::vulkan::Resource& resource : renderer.resources()) {
+    SCOPED_TRACE(resource.desc.label);
+    EXPECT_TRUE(resource.imported);
+    EXPECT_FALSE(resource.exportable);
+    EXPECT_NE(resource.desc.kind == lab::ResourceKind::Buffer ? resource.buffer : resource.linear,
+              VK_NULL_HANDLE);
+  }
+
+  // What "CUDA" wrote, rows tightly packed, is the frame once the frame pass copied it into the image.
+  uint8_t* texels = static_cast<uint8_t*>(memories[1].mapped);
+  for (size_t i = 0; i < descs[1].bytes; ++i) texels[i] = static_cast<uint8_t>(i * 7 + i / 148);
+  renderer.draw_frame(lab::show_image_plan(1), glm::mat4(1.0f), {});
+  lab::Image shown = renderer.read_frame(lab::show_image_plan(1));
+  lab::flip_rows(shown);  // back to memory order, row 0 first
+  ASSERT_EQ(shown.rgba.size(), descs[1].bytes);
+  EXPECT_EQ(std::memcmp(shown.rgba.data(), texels, descs[1].bytes), 0);
+
+  // The cubes pass leaves its picture where "CUDA" reads it.
+  renderer.draw_cubes(0, lab::cubes_view(extent, 0.5f), {});
+  std::vector<uint8_t> drawn(descs[0].bytes);
+  renderer.download(0, drawn.data());  // waits for the device
+  EXPECT_EQ(std::memcmp(memories[0].mapped, drawn.data(), drawn.size()), 0);
+  EXPECT_NE(std::count(drawn.begin(), drawn.end(), uint8_t{0}), static_cast<long>(drawn.size())) << "drawn";
+
+  // The wave drawn from imported memory is the wave drawn from an upload.
+  const std::vector<kernels::WaveVertex> vertices = labtest::expected_wave_vertices(5);
+  std::memcpy(memories[2].mapped, vertices.data(), descs[2].bytes);
+  renderer.draw_frame(lab::lit_mesh_plan(2), lab::wave_view_projection(extent), {});
+  const lab::Image imported = renderer.read_frame(lab::lit_mesh_plan(2));
+  Renderer uploaded(*m_context, extent);
+  uploaded.create_resources({wave_vertices_desc()}, false);
+  uploaded.upload(0, vertices.data());
+  uploaded.draw_frame(lab::lit_mesh_plan(0), lab::wave_view_projection(extent), {});
+  EXPECT_TRUE(imported.rgba == uploaded.read_frame(lab::lit_mesh_plan(0)).rgba);
+}
+
+// A refused import leaves the FD to its FileDescriptor, which closes it; a resource is imported once.
+TEST_F(VulkanRendererTest, ARefusedImportClosesTheFdAndSaysWhy) {
+  const lab::Extent extent{16, 16};
+  std::optional<HostExport> memory = export_host_memory(*m_context, 4096);
+  if (!memory) GTEST_SKIP() << m_context->info().name << "'s device-local memory is not host-visible";
+  Renderer renderer(*m_context, extent);
+  renderer.create_resources({wave_vertices_desc()}, false);  // 1.5 MB: more than the 64 KiB exported
+  const int fd = lab::vulkan::export_memory_fd(*m_context, memory->memory.get());
+  try {
+    renderer.import_memory(0, interop::FileDescriptor(fd), memory->size);
+    FAIL() << "a buffer larger than the imported memory was bound to it";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("allocate at least that much"), std::string::npos)
+        << error.what();
+  }
+  errno = 0;
+  EXPECT_EQ(fcntl(fd, F_GETFD), -1) << "the refused FD was closed";
+  EXPECT_EQ(errno, EBADF);
+  EXPECT_FALSE(renderer.resources()[0].imported) << "the resource stays as it was";
+
+  renderer.create_resources({wave_vertices_desc()}, true);
+  const int exportable_fd = lab::vulkan::export_memory_fd(*m_context, memory->memory.get());
+  EXPECT_THROW(renderer.import_memory(0, interop::FileDescriptor(exportable_fd), memory->size),
+               std::logic_error)
+      << "an exportable resource is the renderer's own memory";
 }
 
 TEST_F(VulkanRendererTest, ReadFrameSaysWhatIsMissing) {
