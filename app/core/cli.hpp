@@ -2,6 +2,7 @@
 // (0 success, 1 runtime failure, 2 usage error; README and --help) are what tests and scripts rely on.
 #pragma once
 
+#include "app/core/serve_address.hpp"
 #include "app/core/vocabulary.hpp"
 #include "app/image/diff.hpp"
 #include "app/image/image_io.hpp"
@@ -57,6 +58,8 @@ struct Options {
   // Where the panel's layout (imgui.ini) is read at start and written at exit. Unset: the user's config
   // folder (ui_layout_path()); "" = nowhere (tests). Ignored without a panel.
   std::optional<std::string> layout_file;
+  // --serve [HOST:]PORT: the browser desk (app/serve) on that address, headless; unset: none
+  std::optional<ServeAddress> serve;
   bool gl_debug = false;  // --gl-debug (or INTEROP_LAB_GL_DEBUG=1, or a debug build): GL debug output on
   bool no_ui = false;
   bool list = false;
