@@ -45,25 +45,4 @@ void Desk::end_frame(Image frame, AppState state, double read_back_ms) {
   m_server.offer_frame(std::move(frame), std::move(state));
 }
 
-std::vector<PhaseLine> phase_lines(const FrameTimers& timers, int tag) {
-  std::vector<PhaseLine> lines;
-  for (const Phase phase : all_phases()) {
-    if (!timers.has(tag, phase)) continue;
-    const PhaseStats& stats = timers.stats(tag, phase);
-    lines.push_back({to_string(phase), to_string(stats.clock), stats.last_ms, stats.median_ms, stats.p90_ms,
-                     stats.samples});
-  }
-  return lines;
-}
-
-std::vector<ModeComparison> compare_modes(const FrameTimers& timers, const std::vector<ModeId>& modes) {
-  std::vector<ModeComparison> compared;
-  for (const ModeId mode : modes) {
-    const int tag = static_cast<int>(mode);
-    if (!timers.has(tag, Phase::Frame)) continue;
-    compared.push_back({mode, phase_lines(timers, tag)});
-  }
-  return compared;
-}
-
 }  // namespace lab::serve

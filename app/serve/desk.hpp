@@ -10,7 +10,15 @@
 //
 // Every frame loop (app/core/app.hpp's Vulkan and Direct3D, GL's app/gl/app.cpp) makes the same calls; what
 // a loop says about itself goes into an AppState (phase_lines and compare_modes read its FrameTimers).
+//
+// INTEROP_LAB_WITH_SERVE says whether the build has the desk: labserve defines it to 1 for whatever links it;
+// a build without labserve (tests/windows' Direct3D-only cross build) defines it to 0 and gets a Desk that
+// cannot be made (its command line refuses --serve with Direct3D anyway).
 #pragma once
+
+#if !defined(INTEROP_LAB_WITH_SERVE)
+#error "define INTEROP_LAB_WITH_SERVE to 0 or 1: link labserve (app/serve), which defines it to 1"
+#endif
 
 #include "app/core/serve_address.hpp"
 #include "app/core/vocabulary.hpp"
@@ -20,6 +28,7 @@
 #include "app/timing/timing.hpp"
 
 #include <chrono>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -28,6 +37,7 @@ namespace lab::serve {
 // The cap a desk starts with: the page's animation runs at its designed speed (time = frame / 60).
 constexpr double kDefaultFpsCap = 60.0;
 
+#if INTEROP_LAB_WITH_SERVE
 class Desk {
  public:
   // Starts the server and says where on stderr: the URL with its token, and for an address other than
@@ -50,11 +60,38 @@ class Desk {
   double m_fps_cap = kDefaultFpsCap;
   std::chrono::steady_clock::time_point m_next_frame = std::chrono::steady_clock::now();
 };
+#else
+class Desk {
+ public:
+  explicit Desk(const ServeAddress&) {
+    throw std::runtime_error("--serve is not in this build of interop-lab");
+  }
+  std::vector<Command> begin_frame() { return {}; }
+  void end_frame(Image, AppState, double) {}
+};
+#endif
 
 // The running mode's phases (`tag`: FrameTimers' tag of the mode) as the panel lists them.
-std::vector<PhaseLine> phase_lines(const FrameTimers& timers, int tag);
+inline std::vector<PhaseLine> phase_lines(const FrameTimers& timers, int tag) {
+  std::vector<PhaseLine> lines;
+  for (const Phase phase : all_phases()) {
+    if (!timers.has(tag, phase)) continue;
+    const PhaseStats& stats = timers.stats(tag, phase);
+    lines.push_back({to_string(phase), to_string(stats.clock), stats.last_ms, stats.median_ms, stats.p90_ms,
+                     stats.samples});
+  }
+  return lines;
+}
+
 // The medians of each mode of `modes` that has recorded a frame since the scene started.
-std::vector<ModeComparison> compare_modes(const FrameTimers& timers, const std::vector<ModeId>& modes);
+inline std::vector<ModeComparison> compare_modes(const FrameTimers& timers,
+                                                 const std::vector<ModeId>& modes) {
+  std::vector<ModeComparison> compared;
+  for (const ModeId mode : modes)
+    if (timers.has(static_cast<int>(mode), Phase::Frame))
+      compared.push_back({mode, phase_lines(timers, static_cast<int>(mode))});
+  return compared;
+}
 
 // Applies the page's scene, mode and size commands through the loop's own calls (request_scene,
 // request_mode, resize). Returns why a mode was refused ("" when none was), for the loop's notice.

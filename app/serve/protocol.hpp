@@ -1,7 +1,8 @@
 // app/serve/protocol.hpp — what the browser desk's page and the app say to each other over the WebSocket,
 // with no network in it (the unit tests drive it directly):
 //   page -> app   text: one JSON object of commands, e.g. {"scene":"wave"}, {"mode":"interop"},
-//                 {"size":[1280,720]}, {"fps":30}; several keys are several commands, applied in key order
+//                 {"size":[1280,720]}, {"fps":30}; several keys are several commands, applied in their names'
+//                 alphabetical order
 //   app -> page   text: the state (state_json: scene, modes with why each is unavailable, size, the
 //                 per-phase timings, the desk's own phases), then binary: one frame (frame_message)
 // The frame message is the frame as horizontal strips, each its own JPEG, encoded in parallel; the page
