@@ -197,7 +197,7 @@ $("apply-fps").addEventListener("click", () => send({ fps: Number($("fps").value
 $("screenshot").addEventListener("click", () => {
   const link = document.createElement("a");
   link.href = `screenshot.png?token=${encodeURIComponent(token)}`;
-  link.download = `interop-lab-frame-${state ? state.frame : "last"}.png`;
+  link.download = "";  // the server's name: interop-lab-frame-N.png, N the frame it holds
   document.body.append(link);
   link.click();
   link.remove();
