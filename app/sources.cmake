@@ -30,8 +30,8 @@ set(lab_scene_sources ${app_dir}/scene/cuda_views.cpp ${app_dir}/scene/scene_com
 set(lab_d3d_rules_sources ${app_dir}/d3d/d3d_handoff.cpp ${app_dir}/d3d/dxgi_report.cpp)
 
 # app/serve (labserve): the browser desk
-set(lab_serve_sources ${app_dir}/serve/desk.cpp ${app_dir}/serve/jpeg.cpp ${app_dir}/serve/protocol.cpp
-                      ${app_dir}/serve/server.cpp)
+set(lab_serve_sources ${app_dir}/serve/desk.cpp ${app_dir}/serve/desk_bench.cpp ${app_dir}/serve/jpeg.cpp
+                      ${app_dir}/serve/protocol.cpp ${app_dir}/serve/server.cpp)
 
 # app/glfw (labglfw)
 set(lab_glfw_sources ${app_dir}/glfw/panel_layout.cpp ${app_dir}/glfw/window.cpp)

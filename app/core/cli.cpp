@@ -621,8 +621,7 @@ std::string check_serve_option(const Options& options) {
   if (options.api == GraphicsApi::D3d11 || options.api == GraphicsApi::D3d12)
     return std::string("--serve serves --api gl or --api vulkan; ") + display_name(options.api) +
            " has no desk (drop --serve, or use --api vulkan)";
-  if (options.bench || options.bench_window)
-    return "--serve does not measure: drop it with --bench (the benchmark runs on its own)";
+  if (options.bench_window) return "--bench --serve measures headless; drop --bench-window";
   if (options.vsync) return "--vsync applies to a window; --serve runs headless, drop --vsync";
   if (!options.screenshot_dir.empty())
     return "--screenshot-dir is where a window's screenshot key writes; with --serve the page's screenshot "
@@ -863,6 +862,9 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
         (options.bench ? "--bench" : "--headless"));
   if (options.bench_window && options.headless)
     return usage_error("--bench-window measures in a window; drop --headless");
+  if (options.bench && options.serve &&
+      app.count("--json") + app.count("--chart") + app.count("--bench-repeat") > 0)
+    return usage_error("--bench --serve prints its table only; drop --json, --chart and --bench-repeat");
   if (options.bench && (options.doctor || !options.screenshot.empty()))
     return usage_error("--bench runs on its own; drop --doctor and --screenshot");
   if (options.bench) {

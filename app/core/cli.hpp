@@ -58,7 +58,8 @@ struct Options {
   // Where the panel's layout (imgui.ini) is read at start and written at exit. Unset: the user's config
   // folder (ui_layout_path()); "" = nowhere (tests). Ignored without a panel.
   std::optional<std::string> layout_file;
-  // --serve [HOST:]PORT: the browser desk (app/serve) on that address, headless; unset: none
+  // --serve [HOST:]PORT: the browser desk (app/serve) on that address, headless; unset: none. With --bench:
+  // measure the desk (on a free loopback port, whatever the address)
   std::optional<ServeAddress> serve;
   bool gl_debug = false;  // --gl-debug (or INTEROP_LAB_GL_DEBUG=1, or a debug build): GL debug output on
   bool no_ui = false;

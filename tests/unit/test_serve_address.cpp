@@ -80,6 +80,13 @@ TEST(ServeCliTest, TakesAnAddress) {
   EXPECT_EQ(result.options.serve->authority(), "0.0.0.0:9001");
 }
 
+TEST(ServeCliTest, BenchServeMeasuresTheDesk) {
+  const lab::ParseResult result = parse({"--api", "vulkan", "--bench", "--serve", "--sizes", "64x48"});
+  ASSERT_FALSE(result.exit_code.has_value()) << result.output;
+  EXPECT_TRUE(result.options.bench);
+  EXPECT_TRUE(result.options.serve.has_value());
+}
+
 TEST(ServeCliTest, WithoutServeThereIsNone) {
   const lab::ParseResult result = parse({"--api", "vulkan", "--headless"});
   EXPECT_FALSE(result.options.serve.has_value());
@@ -97,7 +104,8 @@ TEST(ServeCliTest, RefusesWhatCannotBeServed) {
   expect_usage_error({"--serve", "example.com:80"}, "--serve 'example.com' is not a numeric IPv4 address");
   expect_usage_error({"--api", "d3d11", "--serve"}, "Direct3D 11 has no desk");
   expect_usage_error({"--api", "d3d12", "--serve", "8080"}, "Direct3D 12 has no desk");
-  expect_usage_error({"--api", "vulkan", "--serve", "--bench"}, "drop it with --bench");
+  expect_usage_error({"--serve", "--bench", "--bench-window"}, "drop --bench-window");
+  expect_usage_error({"--api", "vulkan", "--serve", "--bench", "--json", "b.json"}, "prints its table only");
   expect_usage_error({"--api", "vulkan", "--serve", "--vsync", "on"}, "drop --vsync");
   expect_usage_error({"--api", "vulkan", "--serve", "--screenshot-dir", "."}, "drop --screenshot-dir");
   expect_usage_error({"--doctor", "--serve"}, "--serve does nothing with --doctor");
