@@ -423,6 +423,25 @@ TEST(ServeServerTest, AViewerGetsTheFrameAndItsCommandsReachTheApp) {
   EXPECT_EQ(png.body, std::string(expected.begin(), expected.end()));
 }
 
+TEST(ServeServerTest, SeveralViewersSeeTheSameFrames) {
+  lab::serve::Server server(loopback_options());
+  Viewer first(server);
+  Viewer second(server);
+  ASSERT_TRUE(eventually([&] { return server.counts().viewers == 2; }));
+  const Image image = gradient_image(200, 150);
+  server.offer_frame(image, state_of_frame(9));
+  const auto [first_state, first_frame] = first.read_frame();
+  const auto [second_state, second_frame] = second.read_frame();
+  EXPECT_EQ(first_frame.index, 9u);
+  EXPECT_EQ(second_frame.index, 9u);
+  EXPECT_EQ(first_state["desk"]["viewers"], 2);
+  ASSERT_EQ(first_frame.strips.size(), second_frame.strips.size());
+  for (size_t i = 0; i < first_frame.strips.size(); ++i)
+    EXPECT_EQ(first_frame.strips[i].jpeg, second_frame.strips[i].jpeg);  // encoded once, sent to both
+  second.ws.close(websocket::close_code::normal);
+  EXPECT_TRUE(eventually([&] { return server.counts().viewers == 1; }));
+}
+
 TEST(ServeServerTest, ASlowViewerSkipsFramesInsteadOfQueueingThem) {
   lab::serve::ServerOptions options = loopback_options();
   options.jpeg_quality = 95;

@@ -5,7 +5,8 @@ Starts `interop-lab --api API --mode cpu --serve 127.0.0.1:PORT` (on Mesa here: 
 EGL surfaceless), reads the URL with its token from the app's output, loads the page, waits for a frame,
 switches the scene by clicking, sees the state and a new frame follow, resizes from the page, downloads the
 screenshot through the page's button and compares it with the app's own `--headless --screenshot` of the same
-frame (frames are a function of their index, so they must match), then stops the app with SIGINT.
+frame (frames are a function of their index, so they must match), drops the socket and sees the page
+reconnect, then stops the app with SIGINT.
 
 Run by CTest (tests/CMakeLists.txt): test_desk.py --app PATH --api vulkan|gl [--mode MODE]. Exits 77 (CTest's skip)
 only where Chromium or its driver is missing, saying so.
@@ -169,6 +170,14 @@ def main():
         diff = subprocess.run([args.app, "diff", shot, reference], capture_output=True, text=True)
         assert diff.returncode == 0, f"the downloaded frame {frame} differs from --screenshot's: {diff.stdout}{diff.stderr}"
 
+        # A dropped connection: the page reconnects and frames come again.
+        before = drawn()
+        driver.execute_script("socket.close();")
+        status = driver.find_element(By.ID, "connection")
+        wait_for("the page to see the drop", lambda: "disconnected" in status.text)
+        wait_for("the page to reconnect", lambda: status.text == "connected")
+        wait_for("frames after reconnecting", lambda: drawn() > before + 1)
+
         # Resizing from the page: the frames come at the new size.
         for field, value in (("width", "256"), ("height", "128")):
             box = driver.find_element(By.ID, field)
@@ -177,7 +186,8 @@ def main():
         driver.find_element(By.ID, "apply-size").click()
         wait_for("a frame at 256x128", lambda: (canvas.get_attribute("width"), canvas.get_attribute("height")) ==
                  ("256", "128"))
-        print(f"ok: {args.api}: frames drawn, scene switched, screenshot of frame {frame} matches, resized")
+        print(f"ok: {args.api}: frames drawn, scene switched, screenshot of frame {frame} matches, reconnected, "
+              "resized")
     finally:
         if driver is not None:
             driver.quit()
