@@ -57,10 +57,13 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
     return "";
   }
   if (key == "fps") {
-    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0 ||
-        value.get<double>() > kMaxFpsCap)
-      return "fps: " + value.dump() + " is not a frame-rate cap from 0 (none) to " +
-             std::to_string(static_cast<int>(kMaxFpsCap));
+    // At least one frame a second: the loop sleeps for the cap between frames, and must still see a stop.
+    const bool cap =
+        value.is_number() && std::isfinite(value.get<double>()) &&
+        (value.get<double>() == 0 || (value.get<double>() >= 1 && value.get<double>() <= kMaxFpsCap));
+    if (!cap)
+      return "fps: " + value.dump() + " is not a frame-rate cap from 1 to " +
+             std::to_string(static_cast<int>(kMaxFpsCap)) + ", or 0 for none";
     command.kind = Command::Kind::Fps;
     command.fps = value.get<double>();
     return "";

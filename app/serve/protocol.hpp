@@ -27,7 +27,7 @@ struct Command {
   SceneId scene = SceneId::Wave;
   ModeId mode = ModeId::Cpu;
   Extent size;
-  double fps = 0.0;  // frames per second at most; 0: as fast as the app can
+  double fps = 0.0;  // frames per second at most, 1 to kMaxFpsCap; 0: as fast as the app can
 };
 
 // The highest frame-rate cap the page may ask for.

@@ -143,7 +143,8 @@ TEST(ServeProtocolTest, RefusesBadCommandsWithTheReasonAndQueuesNothing) {
   EXPECT_NE(refusal(R"({"mode":3})").find("is not a mode"), std::string::npos);
   EXPECT_NE(refusal(R"({"size":[0,10]})").find("from 1 to 16384"), std::string::npos);
   EXPECT_NE(refusal(R"({"size":[10]})").find("[width, height]"), std::string::npos);
-  EXPECT_NE(refusal(R"({"fps":1000})").find("from 0 (none) to 240"), std::string::npos);
+  EXPECT_NE(refusal(R"({"fps":1000})").find("from 1 to 240, or 0 for none"), std::string::npos);
+  EXPECT_NE(refusal(R"({"fps":0.01})").find("from 1 to 240, or 0 for none"), std::string::npos);
   EXPECT_NE(refusal(R"({"scene":"wave","launch":1})").find("'launch' is not a command"), std::string::npos);
 }
 
