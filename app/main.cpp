@@ -26,8 +26,12 @@
 #include "app/d3d11/app.hpp"
 #include "app/d3d12/app.hpp"
 #endif
+#if INTEROP_LAB_WITH_GL && INTEROP_LAB_WITH_VULKAN
+#include "app/serve/desk_bench.hpp"
+#endif
 
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
@@ -35,6 +39,7 @@
 #include <iterator>
 #include <new>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -63,6 +68,54 @@ int stopped_by(int signal) {
 int run_gl(const lab::Options& options) {
   lab::App app(options);
   return app.run();
+}
+#endif
+
+#if INTEROP_LAB_WITH_GL && INTEROP_LAB_WITH_VULKAN
+// --bench --serve: the desk's frames to a local client (app/serve/desk_bench.hpp), at --sizes (default
+// 1920x1080 and 3840x2160), --bench-frames frames each (default 120), through --api's own frame loop.
+int run_desk_bench(const lab::Options& options) {
+  std::vector<lab::BenchSize> sizes = options.bench_sizes;
+  if (sizes.empty()) sizes = {{1920, 1080}, {3840, 2160}};
+  const long long frames = options.bench_frames.value_or(120);
+  std::vector<lab::serve::DeskBenchCase> cases;
+  std::string what;
+  for (const lab::BenchSize size : sizes) {
+    lab::Options run = options;
+    run.bench = false;
+    run.serve.reset();
+    run.headless = true;
+    run.width = size.width;
+    run.height = size.height;
+    const lab::Extent extent{size.width, size.height};
+    const auto read = [](auto& app, double& read_back_ms) {
+      const auto started = std::chrono::steady_clock::now();
+      lab::Image frame = app.read_frame();
+      read_back_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+      return frame;
+    };
+    std::fprintf(stderr, "interop-lab: desk bench: %s, %lld frames\n",
+                 lab::size_text(size.width, size.height).c_str(), frames);
+    if (options.api == lab::GraphicsApi::Vulkan) {
+      lab::core::App<lab::vulkan::Vulkan> app(run);
+      what = std::string("Vulkan (") + app.adapter() + "), mode " + lab::to_string(app.mode_id());
+      cases.push_back(lab::serve::bench_desk(extent, frames, [&](long long index, double& read_back_ms) {
+        app.render_frame(index);
+        return read(app, read_back_ms);
+      }));
+    } else {
+      lab::App app(run);
+      what =
+          std::string("OpenGL (") + app.platform().description() + "), mode " + lab::to_string(app.mode_id());
+      cases.push_back(lab::serve::bench_desk(extent, frames, [&](long long, double& read_back_ms) {
+        app.render_frame();
+        return read(app, read_back_ms);
+      }));
+    }
+  }
+  std::fputs(lab::serve::desk_bench_table(cases, what).c_str(), stdout);
+  return 0;
 }
 #endif
 
@@ -141,6 +194,7 @@ int run(const lab::Options& options) {
 #endif
     if (options.bench) {
 #if INTEROP_LAB_WITH_GL && INTEROP_LAB_WITH_VULKAN
+      if (options.serve) return run_desk_bench(options);
       return options.api == lab::GraphicsApi::Vulkan ? lab::vulkan::run_bench(options)
                                                      : lab::run_bench(options);
 #else

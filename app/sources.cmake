@@ -17,7 +17,7 @@ set(lab_image_sources ${app_dir}/image/diff.cpp ${app_dir}/image/golden.cpp ${ap
 
 # app/core (labcore)
 set(lab_core_sources ${app_dir}/core/cli.cpp ${app_dir}/core/hotkeys.cpp ${app_dir}/core/mode_switch.cpp
-                     ${app_dir}/core/remedy.cpp ${app_dir}/core/access.cpp)
+                     ${app_dir}/core/remedy.cpp ${app_dir}/core/access.cpp ${app_dir}/core/serve_address.cpp)
 
 # app/timing (labtiming)
 set(lab_timing_sources ${app_dir}/timing/bench_timing.cpp ${app_dir}/timing/profile_range.cpp
@@ -28,6 +28,10 @@ set(lab_scene_sources ${app_dir}/scene/cuda_views.cpp ${app_dir}/scene/frame_gra
 
 # app/d3d (labd3d): the rules every system builds
 set(lab_d3d_rules_sources ${app_dir}/d3d/d3d_handoff.cpp ${app_dir}/d3d/dxgi_report.cpp)
+
+# app/serve (labserve): the browser desk
+set(lab_serve_sources ${app_dir}/serve/desk.cpp ${app_dir}/serve/desk_bench.cpp ${app_dir}/serve/jpeg.cpp
+                      ${app_dir}/serve/protocol.cpp ${app_dir}/serve/server.cpp)
 
 # app/glfw (labglfw)
 set(lab_glfw_sources ${app_dir}/glfw/panel_layout.cpp ${app_dir}/glfw/window.cpp)

@@ -51,4 +51,17 @@ if [ -f "$build_dir/python/interop_lab/libinterop_lab_bridge.so" ] && "$python" 
 else
   echo "=== python: skipped, no $build_dir/python/interop_lab/libinterop_lab_bridge.so or no pytest"
 fi
+
+# The browser desk (--serve) with CUDA in the loop, in headless Chromium (tests/web/test_desk.py; exit 77,
+# a skip that says why, where Chromium is not installed).
+app="$build_dir/app/interop-lab"
+if [ -x "$app" ]; then
+  for desk_case in "vulkan staging" "gl interop"; do
+    read -r desk_api desk_mode <<<"$desk_case"
+    echo "=== desk: --api $desk_api --mode $desk_mode"
+    /usr/bin/python3 "$(dirname "$0")/../tests/web/test_desk.py" --app "$app" --api "$desk_api" --mode "$desk_mode"
+    desk_status=$?
+    [ $desk_status -eq 0 ] || [ $desk_status -eq 77 ] || status=1
+  done
+fi
 exit $status

@@ -24,6 +24,8 @@ packages=(
   libx11-dev                                    # vulkan_tests reads the Vulkan presenter's window back (Xlib)
   g++-mingw-w64-x86-64-posix wine64            # the Windows pieces cross-built and run (scripts/windows-cross.sh)
   dpkg-dev xz-utils bzip2                       # apt-get source: Debian's libpng and zlib built for Windows (windows-deps.sh)
+  libboost-dev libturbojpeg0-dev                # the browser desk (--serve): Boost.Beast HTTP + WebSocket, JPEG
+  chromium chromium-driver python3-selenium     # the desk's page driven in a headless browser (tests/web)
 )
 
 say() { echo "setup: $*" >&2; }

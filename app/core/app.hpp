@@ -20,8 +20,10 @@
 //   window_desc(extent)                  the window's title and the remedies it says
 // A Presenter has begin_ui_frame(), draw(plan, ui) (the frame and the panel into the back buffer),
 // read_back_buffer() (what the window shows; empty where the API cannot read it), present(), resize(),
-// vsync() and set_vsync(). Header-only: each API's library instantiates it (it includes Dear ImGui, so
-// labcore's own sources, which unit_tests links, never do).
+// vsync() and set_vsync(). With --serve, headless, the desk (app/serve/desk.hpp) is called in three places
+// of run(): its commands before a frame (applied through request_scene / request_mode / resize), and after
+// it the frame and the state (offer_to_desk). Header-only: each API's library instantiates it (it includes
+// Dear ImGui, so labcore's own sources, which unit_tests links, never do).
 #pragma once
 
 #include "app/core/cli.hpp"
@@ -35,6 +37,7 @@
 #include "app/image/image_io.hpp"
 #include "app/os/signals.hpp"
 #include "app/scene/scene_compute.hpp"
+#include "app/serve/desk.hpp"
 #include "app/timing/timing.hpp"
 #include "app/timing/timing_ui.hpp"
 #include "interop/device.hpp"
@@ -90,7 +93,8 @@ class App {
   // In a window: what it shows of the frame rendered last (its back buffer before it is presented, the panel
   // included), top row first. Empty headless, and where the API's presenter cannot read its back buffer.
   Image read_window() { return m_presenter ? m_presenter->read_back_buffer() : Image{}; }
-  // --frames frames (default: kDefaultHeadlessFrames headless, until the window closes in one), then
+  // --frames frames (default: kDefaultHeadlessFrames headless, until the window closes in one, or until
+  // stopped with --serve), then
   // --screenshot: headless the frame; in a window what the window showed last, panel included, where the
   // presenter can read it, else the frame. Returns 0; failures throw.
   int run();
@@ -132,6 +136,8 @@ class App {
   ModeId mode_id() const { return m_mode->id(); }
   SceneId scene_id() const { return m_scene->id(); }
   const std::string& notice() const { return m_notice; }
+  // With --serve: the desk (app/serve/desk.hpp), else null.
+  const serve::Desk* desk() const { return m_desk.get(); }
   interop::SemaphoreKind semaphores() const { return m_cuda.semaphores; }
   int cuda_device() const { return m_cuda.device; }
   Device& device() { return *m_device; }
@@ -149,6 +155,8 @@ class App {
   ModeAvailability availability(ModeId mode) const {
     return Backend::mode_availability(mode, m_cuda, m_cuda_devices.error);
   }
+  // --serve: the frame just rendered and the state after it, to the desk.
+  void offer_to_desk(long long index);
 
   Options m_options;
   Extent m_extent;
@@ -177,9 +185,10 @@ class App {
   std::optional<SceneId> m_pending_scene;
   std::optional<ModeId> m_pending_mode;
   std::optional<interop::SemaphoreKind> m_pending_semaphores;
-  std::string m_notice;           // why the last switch did not happen, for the panel
-  bool m_panel_visible = true;    // F1 or Tab
-  std::string m_last_screenshot;  // what F12 wrote last, or why it did not, for the panel
+  std::string m_notice;                 // why the last switch did not happen, for the panel
+  bool m_panel_visible = true;          // F1 or Tab
+  std::string m_last_screenshot;        // what F12 wrote last, or why it did not, for the panel
+  std::unique_ptr<serve::Desk> m_desk;  // --serve; last, so it serves a complete app
 };
 
 namespace detail {
@@ -233,10 +242,12 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   m_mode = Backend::create_mode(mode, m_cuda);
   m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_importable_resources());
   m_mode->attach(*m_renderer);
+  if (options.serve) m_desk = std::make_unique<serve::Desk>(*options.serve);
 }
 
 template <class Backend>
 App<Backend>::~App() {
+  m_desk.reset();  // no viewer waits on a frame of a loop being torn down
   if (m_mode) m_mode->detach();
   m_mode.reset();
   m_scene.reset();
@@ -469,14 +480,46 @@ void App<Backend>::finish() {
 }
 
 template <class Backend>
+void App<Backend>::offer_to_desk(long long index) {
+  const auto started = std::chrono::steady_clock::now();
+  Image frame = read_frame();
+  const double read_back_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  serve::AppState state;
+  state.api = Backend::kApi;
+  state.adapter = m_device_name;
+  state.cuda_device = m_cuda.device;
+  state.scene = m_scene->id();
+  state.filter = kernels::to_string(m_options.filter);
+  state.mode = m_mode->id();
+  for (const ModeId mode : modes_of(Backend::kApi)) {
+    const ModeAvailability runs = availability(mode);
+    state.modes.push_back({mode, runs.available, runs.reason});
+  }
+  state.size = m_extent;
+  state.frame = index;
+  state.notice = m_notice;
+  if (m_timing) {
+    state.phases = serve::phase_lines(*m_timers, static_cast<int>(m_mode->id()));
+    state.compared = serve::compare_modes(*m_timers, modes_of(Backend::kApi));
+  }
+  state.untimed = Backend::graphics_untimed(*m_renderer);
+  m_desk->end_frame(std::move(frame), std::move(state), read_back_ms);
+}
+
+template <class Backend>
 int App<Backend>::run() {
-  const long long frames = m_options.frames.value_or(m_window ? -1 : kDefaultHeadlessFrames);
+  const long long frames = m_options.frames.value_or(m_window || m_desk ? -1 : kDefaultHeadlessFrames);
   const bool screenshot = !m_options.screenshot.empty();
   Image shown;  // in a window: what it showed last, for --screenshot (empty: the presenter cannot say)
   long long index = 0;
   while (frames < 0 || index < frames) {
     stop_if_requested();  // SIGINT/SIGTERM/SIGHUP, a console close: out through main(), tearing down in order
     if (m_window && m_window->should_close()) break;
+    // The page's switches, through the panel's own calls; a refused mode says why there.
+    if (m_desk)
+      if (std::string refused = serve::apply_commands(*this, m_desk->begin_frame()); !refused.empty())
+        m_notice = std::move(refused);
     if (!render_frame(index)) {
       m_window->wait(0.1);  // minimised: nothing to draw until it comes back
       continue;
@@ -485,6 +528,7 @@ int App<Backend>::run() {
     // frame of --frames, or on every frame while the window may close any time.
     if (m_presenter && screenshot && (frames < 0 || index + 1 == frames)) shown = read_window();
     present();
+    if (m_desk) offer_to_desk(index);
     ++index;
   }
   if (!screenshot) return 0;

@@ -436,6 +436,14 @@ std::string parse_vsync(const std::string& value, Options& options) {
 }
 
 // The folder must exist and take files now: a screenshot taken an hour into a session must not fail.
+std::string parse_serve(const std::string& value, Options& options) {
+  ServeAddress address;
+  if (std::string problem = parse_serve_address(value, address); !problem.empty())
+    return "--serve " + problem;
+  options.serve = address;
+  return "";
+}
+
 std::string parse_screenshot_dir(const std::string& value, Options& options) {
   std::error_code error;
   if (value.empty() || !std::filesystem::is_directory(value, error))
@@ -649,14 +657,31 @@ std::string check_diff(DiffOptions& diff, const CLI::App& command, const std::st
   return "";
 }
 
+// "" when --serve (if given) goes with the rest of the command line, else what to change. --serve runs the
+// app headless (it implies --headless), so a window's options and the runs that exit at once refuse it.
+std::string check_serve_option(const Options& options) {
+  if (!options.serve) return "";
+  if (options.api == GraphicsApi::D3d11 || options.api == GraphicsApi::D3d12)
+    return std::string("--serve serves --api gl or --api vulkan; ") + display_name(options.api) +
+           " has no desk (drop --serve, or use --api vulkan)";
+  if (options.bench_window) return "--bench --serve measures headless; drop --bench-window";
+  if (options.vsync) return "--vsync applies to a window; --serve runs headless, drop --vsync";
+  if (!options.screenshot_dir.empty())
+    return "--screenshot-dir is where a window's screenshot key writes; with --serve the page's screenshot "
+           "button "
+           "downloads the frame: drop --screenshot-dir";
+  return "";
+}
+
 // "--screenshot does nothing with --doctor; drop it" for the first option given that --list or --doctor
 // would ignore, else "". The doctor reports on the GL context (--headless) and the devices it is asked
 // about; --list on nothing but the build.
 std::string ignored_option(const CLI::App& app, const Options& options) {
   const char* const all[] = {
-      "--api",    "--scene",          "--filter",     "--mode",   "--map-flags",      "--size",
-      "--device", "--compute-device", "--split-copy", "--frames", "--screenshot",     "--headless",
-      "--no-ui",  "--doctor",         "--bench",      "--vsync",  "--screenshot-dir", "--graph"};
+      "--api",        "--scene",          "--filter",         "--mode",       "--map-flags",
+      "--size",       "--device",         "--compute-device", "--split-copy", "--frames",
+      "--screenshot", "--headless",       "--no-ui",          "--doctor",     "--bench",
+      "--vsync",      "--screenshot-dir", "--graph",          "--serve"};
   const char* const doctor_uses[] = {"--device", "--compute-device", "--split-copy", "--headless"};
   const char* const runner = options.list ? "--list" : options.doctor ? "--doctor" : nullptr;
   if (runner == nullptr) return "";
@@ -727,6 +752,10 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
        "overwriting "
        "(default: the current folder)",
        ".", parse_screenshot_dir},
+      {kWindowGroup, "--serve", "[HOST:]PORT",
+       "run headless and serve the desk, a web page with the live frame and the panel, on HOST:PORT "
+       "(default 127.0.0.1:8080; a token in the printed URL guards it); with --api gl or vulkan",
+       "127.0.0.1:8080", parse_serve},
       {kBenchGroup, "--sizes", "LIST",
        "with --bench: sizes to measure (default 1280x720,1920x1080,3840x2160,7680x4320)",
        "1280x720,3840x2160", parse_sizes},
@@ -762,8 +791,10 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
         app.add_option(entry.name, entry.value, entry.help)->type_name(entry.type_name)->group(entry.group);
   }
   // --doctor --json takes no path: the value is optional (the check says when one is needed).
+  // --serve alone serves on 127.0.0.1:8080.
   for (ValueOption& entry : value_options)
-    if (std::strcmp(entry.name, "--json") == 0) entry.option->expected(0, 1);
+    if (std::strcmp(entry.name, "--json") == 0 || std::strcmp(entry.name, "--serve") == 0)
+      entry.option->expected(0, 1);
   app.add_flag("--headless", options.headless,
                "no window: render offscreen (GL through EGL, Vulkan and Direct3D without a surface)")
       ->group(kWindowGroup);
@@ -871,6 +902,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
     if (!options.bench && app.count(bench_only) > 0 &&
         !(options.doctor && std::strcmp(bench_only, "--json") == 0))
       return usage_error(std::string(bench_only) + " belongs to --bench; add --bench");
+  if (std::string problem = check_serve_option(options); !problem.empty()) return usage_error(problem);
   if (options.vsync && (options.headless || options.bench))
     return usage_error(std::string("--vsync applies to a window; drop it with ") +
                        (options.bench ? "--bench (it measures with vsync off)" : "--headless"));
@@ -880,6 +912,9 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
         (options.bench ? "--bench" : "--headless"));
   if (options.bench_window && options.headless)
     return usage_error("--bench-window measures in a window; drop --headless");
+  if (options.bench && options.serve &&
+      app.count("--json") + app.count("--chart") + app.count("--bench-repeat") > 0)
+    return usage_error("--bench --serve prints its table only; drop --json, --chart and --bench-repeat");
   if (options.bench && (options.doctor || !options.screenshot.empty()))
     return usage_error("--bench runs on its own; drop --doctor and --screenshot");
   if (options.bench) {
@@ -895,6 +930,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   // --list and --doctor answer and exit: an option they would ignore (a --screenshot never written) is
   // a mistake to point out, not to drop in silence.
   if (const std::string ignored = ignored_option(app, options); !ignored.empty()) return usage_error(ignored);
+  if (options.serve) options.headless = true;  // the desk's page is the window
   return result;
 }
 

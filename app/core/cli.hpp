@@ -2,6 +2,7 @@
 // (0 success, 1 runtime failure, 2 usage error; README and --help) are what tests and scripts rely on.
 #pragma once
 
+#include "app/core/serve_address.hpp"
 #include "app/core/vocabulary.hpp"
 #include "app/image/diff.hpp"
 #include "app/image/image_io.hpp"
@@ -60,6 +61,9 @@ struct Options {
   // --graph: the CUDA modes that have a graph form launch each frame's CUDA work as one CUDA graph
   // (app/scene/frame_graph.hpp); has_graph_form says which.
   bool graph = false;
+  // --serve [HOST:]PORT: the browser desk (app/serve) on that address, headless; unset: none. With --bench:
+  // measure the desk (on a free loopback port, whatever the address)
+  std::optional<ServeAddress> serve;
   bool gl_debug = false;  // --gl-debug (or INTEROP_LAB_GL_DEBUG=1, or a debug build): GL debug output on
   bool no_ui = false;
   bool list = false;

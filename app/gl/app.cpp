@@ -10,6 +10,7 @@
 #include "app/os/os.hpp"
 #include "app/os/out_of_memory.hpp"
 #include "app/os/signals.hpp"
+#include "app/serve/desk.hpp"
 #include "interop/error.hpp"
 #include "kernels/common.hpp"
 
@@ -552,10 +553,45 @@ Image App::read_frame() const {
   return m_renderer->read_frame(m_plan, m_platform->framebuffer_extent());
 }
 
+// --serve: the frame just rendered and the state after it, to the desk (app/serve/desk.hpp).
+void App::offer_to_desk(serve::Desk& desk) {
+  const auto started = std::chrono::steady_clock::now();
+  Image frame = read_frame();
+  const double read_back_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  serve::AppState state;
+  state.api = GraphicsApi::Gl;
+  state.adapter = m_platform->description();
+  state.cuda_device = m_device;
+  state.scene = m_scene->id();
+  state.filter = kernels::to_string(m_options.filter);
+  state.mode = m_mode->id();
+  for (const ModeId mode : modes_of(GraphicsApi::Gl)) {
+    const ModeAvailability runs = availability(mode);
+    state.modes.push_back({mode, runs.available, runs.reason});
+  }
+  state.size = {frame.width, frame.height};
+  state.frame = m_frame_index - 1;
+  state.notice = m_notice;
+  if (m_timing) {
+    state.phases = serve::phase_lines(*m_timers, static_cast<int>(m_mode->id()));
+    state.compared = serve::compare_modes(*m_timers, modes_of(GraphicsApi::Gl));
+  }
+  desk.end_frame(std::move(frame), std::move(state), read_back_ms);
+}
+
 int App::run() {
-  const long long frames = m_options.frames.value_or(m_platform->is_window() ? -1 : kDefaultHeadlessFrames);
+  // --serve: the desk, called as app/core/app.hpp's loop calls it (its commands before a frame, the frame
+  // after it); it serves until stopped unless --frames is given.
+  const std::unique_ptr<serve::Desk> desk =
+      m_options.serve ? std::make_unique<serve::Desk>(*m_options.serve) : nullptr;
+  const long long frames =
+      m_options.frames.value_or(m_platform->is_window() || desk ? -1 : kDefaultHeadlessFrames);
   while (m_platform->keep_running() && (frames < 0 || m_frame_index < frames)) {
     stop_if_requested();  // SIGINT/SIGTERM/SIGHUP: out through main(), tearing down in order
+    if (desk)
+      if (std::string refused = serve::apply_commands(*this, desk->begin_frame()); !refused.empty())
+        m_notice = std::move(refused);
     m_platform->poll_events();
     process_input();
     if (!m_platform->keep_running()) break;
@@ -563,6 +599,7 @@ int App::run() {
     const bool last = frames >= 0 && m_frame_index == frames;
     if (last && !m_options.screenshot.empty()) m_last_frame = read_frame();
     present();
+    if (desk) offer_to_desk(*desk);
   }
   if (!m_options.screenshot.empty()) write_screenshot();
   return 0;

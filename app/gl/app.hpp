@@ -26,6 +26,9 @@
 namespace lab {
 
 class Panel;
+namespace serve {
+class Desk;
+}
 
 class App {
  public:
@@ -145,6 +148,7 @@ class App {
   FrameInfo frame_info(Extent extent) const;
   void write_screenshot();
   void take_numbered_screenshot();
+  void offer_to_desk(serve::Desk& desk);
   void draw_panel(Extent extent);
 
   Options m_options;

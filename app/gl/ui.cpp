@@ -89,9 +89,15 @@ PanelActions Panel::draw(const PanelModel& model) {
   ImGui::Separator();
   ImGui::TextUnformatted("mode");
   const std::vector<ModeId>& modes = all_modes();
+  // Five to a row, so that a new mode makes the panel taller, not wider than the window.
+  constexpr size_t kModesPerRow = 5;
+  const float row_start = ImGui::GetCursorPosX() + ImGui::CalcTextSize("mode ").x;
   for (size_t i = 0; i < modes.size(); ++i) {
     const ModeAvailability& availability = model.modes[i];
-    ImGui::SameLine();
+    if (i % kModesPerRow == 0 && i > 0)
+      ImGui::SetCursorPosX(row_start);
+    else
+      ImGui::SameLine();
     ImGui::BeginDisabled(!availability.available);
     if (ImGui::RadioButton(to_string(modes[i]), modes[i] == model.mode) && modes[i] != model.mode)
       actions.mode = modes[i];

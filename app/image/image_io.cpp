@@ -186,6 +186,28 @@ void write_png(const std::string& path, const Image& image) {
   });
 }
 
+std::vector<uint8_t> encode_png(const Image& image) {
+  const size_t expected = static_cast<size_t>(image.width) * static_cast<size_t>(image.height) * 4;
+  if (image.width <= 0 || image.height <= 0 || image.rgba.size() != expected)
+    throw ImageError(ImageError::Kind::Unwritable, "encode_png: a " + size_text(image.width, image.height) +
+                                                       " image with " + std::to_string(image.rgba.size()) +
+                                                       " bytes is not RGBA8 of that size");
+  png_image png{};
+  png.version = PNG_IMAGE_VERSION;
+  png.width = static_cast<png_uint_32>(image.width);
+  png.height = static_cast<png_uint_32>(image.height);
+  png.format = PNG_FORMAT_RGBA;
+  // The first call measures, the second writes.
+  png_alloc_size_t size = 0;
+  if (png_image_write_to_memory(&png, nullptr, &size, 0, image.rgba.data(), 0, nullptr) == 0)
+    throw ImageError(ImageError::Kind::Unwritable, std::string("encode_png: libpng: ") + png.message);
+  std::vector<uint8_t> file(size);
+  if (png_image_write_to_memory(&png, file.data(), &size, 0, image.rgba.data(), 0, nullptr) == 0)
+    throw ImageError(ImageError::Kind::Unwritable, std::string("encode_png: libpng: ") + png.message);
+  file.resize(size);
+  return file;
+}
+
 void write_text_file(const std::string& path, const std::string& contents) {
   write_atomically(path, [&contents](FILE* file) -> std::string {
     return std::fwrite(contents.data(), 1, contents.size(), file) == contents.size() ? "" : "short write";

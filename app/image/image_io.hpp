@@ -38,6 +38,9 @@ class ImageError : public std::runtime_error {
 
 // Throws ImageError (Unwritable) naming the path and the reason.
 void write_png(const std::string& path, const Image& image);
+// The PNG file write_png would write, in memory (the browser desk's screenshot download). Throws
+// ImageError (Unwritable) for an image whose size and pixel count disagree.
+std::vector<uint8_t> encode_png(const Image& image);
 // Throws ImageError: NotFound, Unreadable (permissions, anything but a regular file: a directory, a FIFO,
 // a device), Corrupt (not a PNG, truncated), TooLarge. Any PNG colour type / bit depth is converted to RGBA8.
 // The header is judged before any pixel memory is allocated: an edge over kMaxImageEdge, more than

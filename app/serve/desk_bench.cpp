@@ -1,0 +1,129 @@
+// app/serve/desk_bench.cpp — the desk's benchmark (app/serve/desk_bench.hpp): a Server on 127.0.0.1 (a free
+// port), a Boost.Beast client on its own thread, and the caller's frames in between.
+#include "app/serve/desk_bench.hpp"
+
+#include "app/core/text.hpp"
+#include "app/serve/protocol.hpp"
+#include "app/serve/server.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <thread>
+
+namespace lab::serve {
+
+namespace {
+
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+// Reads state + frame pairs until the frame of index `last` arrives; counts them and their bytes.
+struct Client {
+  net::io_context io;
+  websocket::stream<tcp::socket> ws{io};
+  unsigned long long frames = 0;
+  unsigned long long frame_bytes = 0;
+  Clock::time_point first, latest;
+  std::string error;
+
+  Client(int port, const std::string& token) {
+    ws.next_layer().connect(
+        tcp::endpoint(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)));
+    ws.read_message_max(1ull << 30);
+    ws.handshake("127.0.0.1", "/?token=" + token);
+  }
+
+  void read_until(unsigned int last) {
+    try {
+      while (true) {
+        beast::flat_buffer buffer;
+        ws.read(buffer);
+        if (ws.got_text()) continue;  // the state before each frame
+        const std::string bytes = beast::buffers_to_string(buffer.data());
+        std::string why;
+        const auto frame =
+            parse_frame_message(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), why);
+        if (!frame) throw std::runtime_error("a malformed frame: " + why);
+        latest = Clock::now();
+        if (frames++ == 0) first = latest;
+        frame_bytes += bytes.size();
+        if (frame->index == last) return;
+      }
+    } catch (const std::exception& failure) {
+      error = failure.what();
+    }
+  }
+};
+
+double seconds_between(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+}  // namespace
+
+DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& render) {
+  ServerOptions options;
+  options.address.port = 0;
+  Server server(options);
+  Client client(server.port(), server.token());
+  while (server.counts().viewers == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const unsigned int last = static_cast<unsigned int>(frames - 1);
+  std::thread reader([&] { client.read_until(last); });
+
+  const Clock::time_point start = Clock::now();
+  for (long long index = 0; index < frames; ++index) {
+    double read_back_ms = 0;
+    Image frame = render(index, read_back_ms);
+    server.add_read_back_ms(read_back_ms);
+    AppState state;
+    state.frame = index;
+    state.size = size;
+    server.offer_frame(std::move(frame), std::move(state));
+  }
+  const Clock::time_point rendered = Clock::now();
+  // The last frame offered is always encoded and sent (nothing newer replaces it).
+  reader.join();
+  if (!client.error.empty()) throw std::runtime_error("--bench --serve: the local client: " + client.error);
+
+  DeskBenchCase result;
+  result.size = size;
+  result.frames_rendered = frames;
+  result.frames_delivered = client.frames;
+  const double delivering = seconds_between(client.first, client.latest);
+  result.delivered_fps = delivering > 0 ? static_cast<double>(client.frames - 1) / delivering : 0;
+  result.render_fps = static_cast<double>(frames) / seconds_between(start, rendered);
+  const DeskStats stats = server.desk_stats();
+  result.read_back_ms = stats.phases[0].median_ms;
+  result.encode_ms = stats.phases[1].median_ms;
+  result.send_ms = stats.phases[2].median_ms;
+  result.jpeg_kib = client.frames ? static_cast<double>(client.frame_bytes) / client.frames / 1024.0 : 0;
+  return result;
+}
+
+std::string desk_bench_table(const std::vector<DeskBenchCase>& cases, const std::string& what) {
+  std::string table =
+      "desk (--serve) on " + what + ": frames to a local WebSocket client, no frame-rate cap\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-11s %9s %9s %10s %10s %10s %9s %9s\n", "size", "rendered", "delivered",
+                "render/s", "deliver/s", "read ms", "encode ms", "send ms");
+  table += line;
+  for (const DeskBenchCase& result : cases) {
+    std::snprintf(line, sizeof line,
+                  "%-11s %9lld %9llu %10.1f %10.1f %10.3f %9.3f %9.3f  (%.0f KiB a frame)\n",
+                  size_text(result.size.width, result.size.height).c_str(), result.frames_rendered,
+                  result.frames_delivered, result.render_fps, result.delivered_fps, result.read_back_ms,
+                  result.encode_ms, result.send_ms, result.jpeg_kib);
+    table += line;
+  }
+  return table;
+}
+
+}  // namespace lab::serve

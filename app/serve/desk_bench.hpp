@@ -1,0 +1,37 @@
+// app/serve/desk_bench.hpp — `interop-lab --bench --serve`: what the browser desk delivers. For each size,
+// the app's frames are rendered and read back as the desk's loop does, offered to a desk server on a free
+// loopback port, and read by a local WebSocket client as fast as it can: frames per second delivered to the
+// client, and the read-back, encode and send milliseconds per frame (medians). No frame-rate cap.
+#pragma once
+
+#include "app/core/vocabulary.hpp"
+#include "app/image/image_io.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace lab::serve {
+
+struct DeskBenchCase {
+  Extent size;
+  long long frames_rendered = 0;
+  unsigned long long frames_delivered = 0;  // to the client; the rest were skipped while it read
+  double delivered_fps = 0;                 // frames delivered / the time from the first to the last
+  double render_fps = 0;                    // frames rendered and offered / the same run's time
+  double read_back_ms = 0, encode_ms = 0, send_ms = 0;  // medians
+  double jpeg_kib = 0;                                  // per delivered frame
+};
+
+// Renders frame `index` and returns it read back (top row first), setting `read_back_ms` to what reading
+// it back cost.
+using RenderAndRead = std::function<Image(long long index, double& read_back_ms)>;
+
+// One size: `frames` frames through `render`, each offered to the desk, a local client reading. Throws
+// std::runtime_error when the client cannot connect or the stream breaks.
+DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& render);
+
+// The table --bench --serve prints.
+std::string desk_bench_table(const std::vector<DeskBenchCase>& cases, const std::string& what);
+
+}  // namespace lab::serve

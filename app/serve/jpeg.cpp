@@ -1,0 +1,177 @@
+// app/serve/jpeg.cpp — TurboJPEG encoding and decoding, and the strip encoder's worker threads
+// (app/serve/jpeg.hpp).
+#include "app/serve/jpeg.hpp"
+
+#include "app/core/text.hpp"
+
+#include <turbojpeg.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace lab::serve {
+
+namespace {
+
+std::string turbojpeg_error(void* handle, const char* call) {
+  return std::string(call) + ": " + tjGetErrorStr2(static_cast<tjhandle>(handle));
+}
+
+// A TurboJPEG buffer, freed with tjFree.
+struct TurboBuffer {
+  unsigned char* data = nullptr;
+  ~TurboBuffer() { tjFree(data); }
+};
+
+// A decompressor handle, destroyed on every way out.
+struct Decompressor {
+  tjhandle handle = tjInitDecompress();
+  ~Decompressor() {
+    if (handle) tjDestroy(handle);
+  }
+};
+
+}  // namespace
+
+JpegEncoder::JpegEncoder() : m_handle(tjInitCompress()) {
+  if (!m_handle) throw std::runtime_error(std::string("tjInitCompress: ") + tjGetErrorStr2(nullptr));
+}
+
+JpegEncoder::~JpegEncoder() {
+  tjDestroy(static_cast<tjhandle>(m_handle));
+}
+
+std::vector<uint8_t> JpegEncoder::encode(const uint8_t* rgba, int width, int rows, int quality) {
+  TurboBuffer jpeg;
+  unsigned long bytes = 0;
+  if (tjCompress2(static_cast<tjhandle>(m_handle), rgba, width, width * 4, rows, TJPF_RGBA, &jpeg.data,
+                  &bytes, TJSAMP_420, quality, TJFLAG_FASTDCT) != 0)
+    throw std::runtime_error(turbojpeg_error(m_handle, "tjCompress2"));
+  return std::vector<uint8_t>(jpeg.data, jpeg.data + bytes);
+}
+
+Image decode_jpeg(const uint8_t* data, size_t size) {
+  Decompressor decompressor;
+  if (!decompressor.handle)
+    throw std::runtime_error(std::string("tjInitDecompress: ") + tjGetErrorStr2(nullptr));
+  int width = 0, height = 0, subsampling = 0, colorspace = 0;
+  if (tjDecompressHeader3(decompressor.handle, data, static_cast<unsigned long>(size), &width, &height,
+                          &subsampling, &colorspace) != 0)
+    throw std::runtime_error(turbojpeg_error(decompressor.handle, "tjDecompressHeader3"));
+  if (width < 1 || height < 1 || width > kMaxImageEdge || height > kMaxImageEdge)
+    throw std::runtime_error("decode_jpeg: a " + size_text(width, height) + " JPEG is out of range");
+  Image image;
+  image.width = width;
+  image.height = height;
+  image.rgba.resize(static_cast<size_t>(width) * height * 4);
+  if (tjDecompress2(decompressor.handle, data, static_cast<unsigned long>(size), image.rgba.data(), width,
+                    width * 4, height, TJPF_RGBA, TJFLAG_FASTDCT) != 0)
+    throw std::runtime_error(turbojpeg_error(decompressor.handle, "tjDecompress2"));
+  return image;
+}
+
+Image assemble_frame(const FrameMessage& frame) {
+  Image image;
+  image.width = frame.width;
+  image.height = frame.height;
+  image.rgba.resize(static_cast<size_t>(frame.width) * frame.height * 4);
+  for (const EncodedStrip& strip : frame.strips) {
+    const Image part = decode_jpeg(strip.jpeg.data(), strip.jpeg.size());
+    if (part.width != frame.width || part.height != strip.rows || strip.y + strip.rows > frame.height)
+      throw std::runtime_error("assemble_frame: the strip at row " + std::to_string(strip.y) + " is " +
+                               size_text(part.width, part.height) + ", not " +
+                               size_text(frame.width, strip.rows));
+    std::memcpy(&image.rgba[static_cast<size_t>(strip.y) * frame.width * 4], part.rgba.data(),
+                part.rgba.size());
+  }
+  return image;
+}
+
+std::vector<std::pair<int, int>> strip_layout(int height, int workers) {
+  const int most_by_height = std::max(1, height / kMinStripRows);
+  const int count = std::clamp(workers, 1, most_by_height);
+  // Rows per strip rounded up to 16, so every strip but the last is whole block rows.
+  const int rows = std::max(16, (height + count - 1) / count + 15) / 16 * 16;
+  std::vector<std::pair<int, int>> strips;
+  for (int y = 0; y < height; y += rows) strips.emplace_back(y, std::min(rows, height - y));
+  return strips;
+}
+
+StripEncoder::StripEncoder(int threads, int quality) : m_quality(quality) {
+  const int count =
+      threads > 0 ? threads : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
+  for (int i = 0; i < count; ++i) m_encoders.push_back(std::make_unique<JpegEncoder>());
+  for (size_t worker = 1; worker < m_encoders.size(); ++worker)
+    m_workers.emplace_back(&StripEncoder::work, this, worker);
+}
+
+StripEncoder::~StripEncoder() {
+  {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    m_stopping = true;
+  }
+  m_wake.notify_all();
+  for (std::thread& worker : m_workers) worker.join();
+}
+
+std::vector<EncodedStrip> StripEncoder::encode(const Image& image) {
+  std::vector<EncodedStrip> strips;
+  for (const auto& [y, rows] : strip_layout(image.height, threads())) strips.push_back({y, rows, {}});
+  {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    m_image = &image;
+    m_strips = &strips;
+    m_next = 0;
+    m_unfinished = strips.size();
+    m_error.clear();
+    ++m_generation;
+  }
+  m_wake.notify_all();
+  encode_strips(0);
+  std::unique_lock<std::mutex> lock(m_mutex);
+  m_done.wait(lock, [this] { return m_unfinished == 0; });
+  m_image = nullptr;
+  m_strips = nullptr;
+  if (!m_error.empty()) throw std::runtime_error(m_error);
+  return strips;
+}
+
+void StripEncoder::work(size_t worker) {
+  unsigned long long seen = 0;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(m_mutex);
+      m_wake.wait(lock, [&] { return m_stopping || m_generation != seen; });
+      if (m_stopping) return;
+      seen = m_generation;
+    }
+    encode_strips(worker);
+  }
+}
+
+void StripEncoder::encode_strips(size_t worker) {
+  while (true) {
+    EncodedStrip* strip = nullptr;
+    const Image* image = nullptr;
+    {
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      if (!m_strips || m_next >= m_strips->size()) return;
+      strip = &(*m_strips)[m_next++];
+      image = m_image;
+    }
+    std::string error;
+    try {
+      strip->jpeg =
+          m_encoders[worker]->encode(image->pixel(0, strip->y), image->width, strip->rows, m_quality);
+    } catch (const std::exception& failure) {
+      error = failure.what();
+    }
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    if (!error.empty() && m_error.empty()) m_error = error;
+    if (--m_unfinished == 0) m_done.notify_all();
+  }
+}
+
+}  // namespace lab::serve

@@ -1,0 +1,82 @@
+// app/serve/jpeg.hpp — the browser desk's frames as JPEG, through libjpeg-turbo's TurboJPEG API (2.1:
+// tjCompress2 / tjDecompress2): one encoder per thread, and StripEncoder, which cuts a frame into horizontal
+// strips and encodes them on its worker threads at once (a 4K frame in about a quarter of the time on four
+// cores). The strips tile the frame top to bottom (app/serve/protocol.hpp's frame message); the page draws
+// each at its row. No GPU: the H200 has no NVENC and the CUDA toolkit here no nvJPEG.
+#pragma once
+
+#include "app/image/image_io.hpp"
+#include "app/serve/protocol.hpp"
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace lab::serve {
+
+// A TurboJPEG compressor (its handle is the RAII member); one thread at a time.
+class JpegEncoder {
+ public:
+  JpegEncoder();
+  ~JpegEncoder();
+  JpegEncoder(const JpegEncoder&) = delete;
+  JpegEncoder& operator=(const JpegEncoder&) = delete;
+
+  // `rows` rows of RGBA8 pixels, top row first, `width` * 4 bytes apart; quality 1..100, 4:2:0 chroma.
+  // Throws std::runtime_error with TurboJPEG's message.
+  std::vector<uint8_t> encode(const uint8_t* rgba, int width, int rows, int quality);
+
+ private:
+  void* m_handle = nullptr;  // tjhandle
+};
+
+// Decodes a JPEG to RGBA8 (tests and the loopback client); throws std::runtime_error for a corrupt one.
+Image decode_jpeg(const uint8_t* data, size_t size);
+// A frame message's strips decoded and put together; throws std::runtime_error when a strip's size does
+// not match its place.
+Image assemble_frame(const FrameMessage& frame);
+
+// Rows per strip: multiples of 16 (a 4:2:0 JPEG's block rows, so the strips' edges fall on block edges and
+// show no seam), at least kMinStripRows each, at most `workers` strips. Returns (y, rows) pairs.
+constexpr int kMinStripRows = 128;
+std::vector<std::pair<int, int>> strip_layout(int height, int workers);
+
+class StripEncoder {
+ public:
+  // `threads` encoders (0: one per hardware thread, at most 8); `quality` for every strip.
+  explicit StripEncoder(int threads = 0, int quality = 85);
+  ~StripEncoder();
+  StripEncoder(const StripEncoder&) = delete;
+  StripEncoder& operator=(const StripEncoder&) = delete;
+
+  // Encodes `image` in strip_layout's strips on every worker, the calling thread included; returns when all
+  // are done. One call at a time.
+  std::vector<EncodedStrip> encode(const Image& image);
+  int threads() const { return static_cast<int>(m_encoders.size()); }
+
+ private:
+  void work(size_t worker);
+  void encode_strips(size_t worker);
+
+  int m_quality;
+  std::vector<std::unique_ptr<JpegEncoder>> m_encoders;  // [0] is the caller's
+  std::mutex m_mutex;
+  std::condition_variable m_wake;
+  std::condition_variable m_done;
+  // The job, under m_mutex: a generation count wakes the workers, `m_next` hands out strips.
+  unsigned long long m_generation = 0;
+  const Image* m_image = nullptr;
+  std::vector<EncodedStrip>* m_strips = nullptr;
+  size_t m_next = 0;
+  size_t m_unfinished = 0;
+  std::string m_error;  // the first strip's failure, rethrown by encode()
+  bool m_stopping = false;
+  std::vector<std::thread> m_workers;  // last: they start once everything above exists
+};
+
+}  // namespace lab::serve

@@ -1,0 +1,224 @@
+// app/serve/protocol.cpp — the desk's messages (app/serve/protocol.hpp): commands parsed from JSON, the state
+// written as JSON (nlohmann-json), and the strip-framed binary frame message.
+#include "app/serve/protocol.hpp"
+
+#include "app/core/text.hpp"
+#include "app/image/image_io.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+
+namespace lab::serve {
+
+namespace {
+
+std::string names_of_scenes() {
+  std::string names;
+  for (const SceneId scene : all_scenes()) names += std::string(names.empty() ? "" : ", ") + to_string(scene);
+  return names;
+}
+
+std::string names_of_modes() {
+  std::string names;
+  for (const ModeId mode : all_modes()) names += std::string(names.empty() ? "" : ", ") + to_string(mode);
+  return names;
+}
+
+// "" and `command`, or what is wrong with key/value.
+std::string parse_command(const std::string& key, const nlohmann::json& value, Command& command) {
+  if (key == "scene") {
+    const std::optional<SceneId> scene =
+        value.is_string() ? scene_from_string(value.get<std::string>()) : std::nullopt;
+    if (!scene) return "scene: " + value.dump() + " is not a scene; choose " + names_of_scenes();
+    command.kind = Command::Kind::Scene;
+    command.scene = *scene;
+    return "";
+  }
+  if (key == "mode") {
+    const std::optional<ModeId> mode =
+        value.is_string() ? mode_from_string(value.get<std::string>()) : std::nullopt;
+    if (!mode) return "mode: " + value.dump() + " is not a mode; choose " + names_of_modes();
+    command.kind = Command::Kind::Mode;
+    command.mode = *mode;
+    return "";
+  }
+  if (key == "size") {
+    const auto edge = [](const nlohmann::json& number) {
+      return number.is_number_integer() && number.get<long long>() >= 1 &&
+             number.get<long long>() <= kMaxImageEdge;
+    };
+    if (!value.is_array() || value.size() != 2 || !edge(value[0]) || !edge(value[1]))
+      return "size: " + value.dump() + " is not [width, height] with each from 1 to " +
+             std::to_string(kMaxImageEdge) + ", e.g. [1280, 720]";
+    command.kind = Command::Kind::Size;
+    command.size = {value[0].get<int>(), value[1].get<int>()};
+    return "";
+  }
+  if (key == "fps") {
+    // At least one frame a second: the loop sleeps for the cap between frames, and must still see a stop.
+    const bool cap =
+        value.is_number() && std::isfinite(value.get<double>()) &&
+        (value.get<double>() == 0 || (value.get<double>() >= 1 && value.get<double>() <= kMaxFpsCap));
+    if (!cap)
+      return "fps: " + value.dump() + " is not a frame-rate cap from 1 to " +
+             std::to_string(static_cast<int>(kMaxFpsCap)) + ", or 0 for none";
+    command.kind = Command::Kind::Fps;
+    command.fps = value.get<double>();
+    return "";
+  }
+  return "'" + key + "' is not a command; the page sends scene, mode, size or fps";
+}
+
+nlohmann::json phase_json(const PhaseLine& line) {
+  return {{"phase", line.phase},         {"clock", line.clock},   {"last_ms", line.last_ms},
+          {"median_ms", line.median_ms}, {"p90_ms", line.p90_ms}, {"samples", line.samples}};
+}
+
+void put_u32(std::vector<uint8_t>& out, unsigned long long value) {
+  for (int byte = 0; byte < 4; ++byte) out.push_back(static_cast<uint8_t>((value >> (8 * byte)) & 0xff));
+}
+
+unsigned int get_u32(const uint8_t* data) {
+  return static_cast<unsigned int>(data[0]) | static_cast<unsigned int>(data[1]) << 8 |
+         static_cast<unsigned int>(data[2]) << 16 | static_cast<unsigned int>(data[3]) << 24;
+}
+
+constexpr char kMagic[4] = {'I', 'L', 'F', '1'};
+constexpr size_t kHeaderBytes = 20;
+constexpr size_t kStripEntryBytes = 12;
+
+}  // namespace
+
+std::string parse_commands(const std::string& text, std::vector<Command>& commands) {
+  const nlohmann::json message = nlohmann::json::parse(text, nullptr, false);
+  if (message.is_discarded()) return "not JSON; the page sends an object such as {\"scene\":\"wave\"}";
+  if (!message.is_object() || message.empty())
+    return "expected an object of commands such as {\"scene\":\"wave\"}, got " + message.dump();
+  std::vector<Command> parsed;
+  for (const auto& [key, value] : message.items()) {
+    Command command;
+    if (std::string problem = parse_command(key, value, command); !problem.empty()) return problem;
+    parsed.push_back(command);
+  }
+  commands.insert(commands.end(), parsed.begin(), parsed.end());
+  return "";
+}
+
+std::string error_json(const std::string& problem) {
+  return nlohmann::json{{"type", "error"}, {"error", problem}}.dump();
+}
+
+std::string state_json(const AppState& app, const DeskStats& desk) {
+  nlohmann::json modes = nlohmann::json::array();
+  for (const ModeChoice& choice : app.modes)
+    modes.push_back(
+        {{"name", to_string(choice.mode)}, {"available", choice.available}, {"reason", choice.reason}});
+  nlohmann::json scenes = nlohmann::json::array();
+  for (const SceneId scene : all_scenes()) scenes.push_back(to_string(scene));
+  nlohmann::json phases = nlohmann::json::array();
+  for (const PhaseLine& line : app.phases) phases.push_back(phase_json(line));
+  nlohmann::json desk_phases = nlohmann::json::array();
+  for (const PhaseLine& line : desk.phases) desk_phases.push_back(phase_json(line));
+  nlohmann::json compared = nlohmann::json::array();
+  for (const ModeComparison& mode : app.compared) {
+    nlohmann::json lines = nlohmann::json::array();
+    for (const PhaseLine& line : mode.phases) lines.push_back(phase_json(line));
+    compared.push_back({{"mode", to_string(mode.mode)}, {"phases", lines}});
+  }
+  const nlohmann::json state = {{"type", "state"},
+                                {"api", to_string(app.api)},
+                                {"api_name", display_name(app.api)},
+                                {"adapter", app.adapter},
+                                {"cuda_device", app.cuda_device},
+                                {"scene", to_string(app.scene)},
+                                {"scenes", scenes},
+                                {"filter", app.filter},
+                                {"mode", to_string(app.mode)},
+                                {"modes", modes},
+                                {"size", {app.size.width, app.size.height}},
+                                {"frame", app.frame},
+                                {"notice", app.notice},
+                                {"phases", phases},
+                                {"compared", compared},
+                                {"untimed", app.untimed},
+                                {"desk",
+                                 {{"viewers", desk.viewers},
+                                  {"fps_cap", desk.fps_cap},
+                                  {"frames_encoded", desk.frames_encoded},
+                                  {"frames_dropped", desk.frames_dropped},
+                                  {"phases", desk_phases}}}};
+  return state.dump();
+}
+
+std::vector<uint8_t> frame_message(unsigned long long index, int width, int height,
+                                   const std::vector<EncodedStrip>& strips) {
+  size_t bytes = kHeaderBytes + kStripEntryBytes * strips.size();
+  for (const EncodedStrip& strip : strips) bytes += strip.jpeg.size();
+  std::vector<uint8_t> message;
+  message.reserve(bytes);
+  for (const char letter : kMagic) message.push_back(static_cast<uint8_t>(letter));
+  put_u32(message, index & 0xffffffffu);
+  put_u32(message, static_cast<unsigned>(width));
+  put_u32(message, static_cast<unsigned>(height));
+  put_u32(message, strips.size());
+  for (const EncodedStrip& strip : strips) {
+    put_u32(message, static_cast<unsigned>(strip.y));
+    put_u32(message, static_cast<unsigned>(strip.rows));
+    put_u32(message, strip.jpeg.size());
+  }
+  for (const EncodedStrip& strip : strips)
+    message.insert(message.end(), strip.jpeg.begin(), strip.jpeg.end());
+  return message;
+}
+
+std::optional<FrameMessage> parse_frame_message(const uint8_t* data, size_t size, std::string& why) {
+  if (size < kHeaderBytes || std::memcmp(data, kMagic, sizeof kMagic) != 0) {
+    why = "not a frame message (no ILF1 header)";
+    return std::nullopt;
+  }
+  FrameMessage frame;
+  frame.index = get_u32(data + 4);
+  frame.width = static_cast<int>(get_u32(data + 8));
+  frame.height = static_cast<int>(get_u32(data + 12));
+  const size_t count = get_u32(data + 16);
+  if (frame.width < 1 || frame.height < 1 || frame.width > kMaxImageEdge || frame.height > kMaxImageEdge) {
+    why = "frame size " + size_text(frame.width, frame.height) + " is out of range";
+    return std::nullopt;
+  }
+  if (count == 0 || count > static_cast<size_t>(frame.height) ||
+      size < kHeaderBytes + kStripEntryBytes * count) {
+    why = "truncated strip table (" + std::to_string(count) + " strips)";
+    return std::nullopt;
+  }
+  size_t offset = kHeaderBytes + kStripEntryBytes * count;
+  int next_row = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const uint8_t* entry = data + kHeaderBytes + kStripEntryBytes * i;
+    EncodedStrip strip;
+    strip.y = static_cast<int>(get_u32(entry));
+    strip.rows = static_cast<int>(get_u32(entry + 4));
+    const size_t bytes = get_u32(entry + 8);
+    if (strip.y != next_row || strip.rows < 1 || strip.rows > frame.height - strip.y) {
+      why = "strip " + std::to_string(i) + " (rows " + std::to_string(strip.y) + "+" +
+            std::to_string(strip.rows) + ") does not continue the frame at row " + std::to_string(next_row);
+      return std::nullopt;
+    }
+    if (bytes > size - offset) {
+      why = "strip " + std::to_string(i) + " is truncated";
+      return std::nullopt;
+    }
+    strip.jpeg.assign(data + offset, data + offset + bytes);
+    offset += bytes;
+    next_row += strip.rows;
+    frame.strips.push_back(std::move(strip));
+  }
+  if (next_row != frame.height) {
+    why = "the strips cover " + std::to_string(next_row) + " of " + std::to_string(frame.height) + " rows";
+    return std::nullopt;
+  }
+  return frame;
+}
+
+}  // namespace lab::serve

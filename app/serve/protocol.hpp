@@ -1,0 +1,112 @@
+// app/serve/protocol.hpp — what the browser desk's page and the app say to each other over the WebSocket,
+// with no network in it (the unit tests drive it directly):
+//   page -> app   text: one JSON object of commands, e.g. {"scene":"wave"}, {"mode":"interop"},
+//                 {"size":[1280,720]}, {"fps":30}; several keys are several commands, applied in their names'
+//                 alphabetical order
+//   app -> page   text: the state (state_json: scene, modes with why each is unavailable, size, the
+//                 per-phase timings, the desk's own phases), then binary: one frame (frame_message)
+// The frame message is the frame as horizontal strips, each its own JPEG, encoded in parallel; the page
+// draws strip i at row y_i. All numbers little-endian uint32:
+//   "ILF1" | frame index | width | height | strip count n | n x (y, rows, jpeg bytes) | the n JPEGs in order
+#pragma once
+
+#include "app/core/vocabulary.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lab::serve {
+
+// One command from the page, applied at the start of the app's next frame.
+struct Command {
+  enum class Kind { Scene, Mode, Size, Fps };
+  Kind kind = Kind::Scene;
+  SceneId scene = SceneId::Wave;
+  ModeId mode = ModeId::Cpu;
+  Extent size;
+  double fps = 0.0;  // frames per second at most, 1 to kMaxFpsCap; 0: as fast as the app can
+};
+
+// The highest frame-rate cap the page may ask for.
+constexpr double kMaxFpsCap = 240.0;
+
+// Parses one text message of the page into `commands` (appended). Returns "" or what is wrong, naming the
+// key and the accepted values; on an error nothing is appended.
+std::string parse_commands(const std::string& text, std::vector<Command>& commands);
+
+// The reply to a page's message that could not be taken: {"type":"error","error":...}.
+std::string error_json(const std::string& problem);
+
+// A mode of the running API, and whether it runs here (why not, with the remedy).
+struct ModeChoice {
+  ModeId mode = ModeId::Cpu;
+  bool available = false;
+  std::string reason;
+};
+
+// One phase's timing of the running mode, as the panel shows it.
+struct PhaseLine {
+  std::string phase;  // timing.hpp's to_string(Phase), or the desk's "read-back", "encode", "send"
+  std::string clock;  // "cuda", "gl", "vulkan", "cpu"
+  float last_ms = 0, median_ms = 0, p90_ms = 0;
+  int samples = 0;
+};
+
+// The median of each phase a mode recorded since the scene started: the "modes compared" table.
+struct ModeComparison {
+  ModeId mode = ModeId::Cpu;
+  std::vector<PhaseLine> phases;
+};
+
+// What the app is showing, made by the frame loop after each frame it offers.
+struct AppState {
+  GraphicsApi api = GraphicsApi::Vulkan;
+  std::string adapter;   // the graphics device's name
+  int cuda_device = -1;  // -1: none
+  SceneId scene = SceneId::Wave;
+  std::string filter;  // the postprocess scene's
+  ModeId mode = ModeId::Cpu;
+  std::vector<ModeChoice> modes;
+  Extent size;
+  long long frame = 0;
+  std::string notice;  // why the last switch did not happen
+  std::vector<PhaseLine> phases;
+  std::vector<ModeComparison> compared;
+  std::string untimed;  // why some phases are not timed ("" when all are)
+};
+
+// The desk's own numbers, added to each state message.
+struct DeskStats {
+  int viewers = 0;
+  double fps_cap = 0.0;
+  unsigned long long frames_encoded = 0;
+  unsigned long long frames_dropped = 0;  // skipped for a slow viewer, over all viewers
+  std::vector<PhaseLine> phases;          // read-back, encode, send
+};
+
+std::string state_json(const AppState& app, const DeskStats& desk);
+
+// One JPEG strip of a frame.
+struct EncodedStrip {
+  int y = 0;
+  int rows = 0;
+  std::vector<uint8_t> jpeg;
+};
+
+// The binary frame message of the header comment.
+std::vector<uint8_t> frame_message(unsigned long long index, int width, int height,
+                                   const std::vector<EncodedStrip>& strips);
+
+struct FrameMessage {
+  unsigned int index = 0;
+  int width = 0, height = 0;
+  std::vector<EncodedStrip> strips;
+};
+// Reads a frame message back (tests, and any client); nullopt with `why` for a malformed one: a bad magic,
+// truncated, strips that do not tile the frame top to bottom.
+std::optional<FrameMessage> parse_frame_message(const uint8_t* data, size_t size, std::string& why);
+
+}  // namespace lab::serve

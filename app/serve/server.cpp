@@ -1,0 +1,552 @@
+// app/serve/server.cpp — the desk's server (app/serve/server.hpp): Boost.Beast HTTP and WebSocket sessions
+// on one Asio thread (so sessions and the newest frame need no locks among themselves), an encoder thread
+// over StripEncoder, and the mutex-guarded hand-over points to the app thread (the offered frame, the
+// commands, the counts).
+#include "app/serve/server.hpp"
+
+#include "app/serve/assets.hpp"
+#include "app/serve/jpeg.hpp"
+#include "app/timing/timing.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <thread>
+
+namespace lab::serve {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+namespace {
+
+constexpr const char* kCookieName = "interop_lab_token";
+constexpr size_t kMaxCommandBytes = 64 * 1024;  // a command is a few dozen bytes
+constexpr size_t kMaxReplies = 8;               // error replies waiting for a viewer; more are dropped
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+PhaseLine phase_line(const char* name, const PhaseStats& stats) {
+  return {name, "cpu", stats.last_ms, stats.median_ms, stats.p90_ms, stats.samples};
+}
+
+// The value of `key` in a "a=1&b=2" query or a "a=1; b=2" cookie header; nullopt where it is absent.
+std::optional<std::string> field_value(const std::string& text, const std::string& key, char separator) {
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(separator, start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    const size_t first = item.find_first_not_of(' ');
+    item = first == std::string::npos ? "" : item.substr(first);
+    if (item.compare(0, key.size() + 1, key + "=") == 0) return item.substr(key.size() + 1);
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string random_token() {
+  std::random_device random;
+  std::string token;
+  constexpr char kHex[] = "0123456789abcdef";
+  for (int word = 0; word < 4; ++word) {
+    const unsigned int bits = random();
+    for (int nibble = 0; nibble < 8; ++nibble) token += kHex[(bits >> (4 * nibble)) & 0xf];
+  }
+  return token;
+}
+
+bool token_matches(const std::string& given, const std::string& token) {
+  if (token.empty() || given.size() != token.size()) return false;
+  unsigned char difference = 0;
+  for (size_t i = 0; i < token.size(); ++i) difference |= static_cast<unsigned char>(given[i] ^ token[i]);
+  return difference == 0;
+}
+
+std::string request_token(const std::string& target, const std::string& cookie_header) {
+  if (const size_t query = target.find('?'); query != std::string::npos)
+    if (std::optional<std::string> token = field_value(target.substr(query + 1), "token", '&')) return *token;
+  return field_value(cookie_header, kCookieName, ';').value_or("");
+}
+
+// One encoded frame, shared by every viewer that sends it.
+struct EncodedFrame {
+  unsigned long long sequence = 0;  // 1, 2, ... in encoding order
+  std::vector<uint8_t> message;     // protocol.hpp's frame message
+  AppState state;
+};
+
+class WebSocketSession;
+
+struct Server::Impl {
+  explicit Impl(ServerOptions server_options);
+  ~Impl();
+
+  // On the Asio thread.
+  void accept();
+  http::response<http::string_body> answer(const http::request<http::string_body>& request);
+  bool authorized(const http::request<http::string_body>& request) const;
+  void publish(std::shared_ptr<const EncodedFrame> frame);
+  void add_viewer(const std::shared_ptr<WebSocketSession>& viewer);
+  std::string state_text(const EncodedFrame& frame) const { return state_json(frame.state, desk_stats()); }
+  // A page's message: "" when its commands were queued, else the error reply for the page.
+  std::string receive(const std::string& text);
+
+  // On the encoder thread.
+  void encode_loop();
+
+  DeskStats desk_stats() const;
+
+  ServerOptions options;
+  int port = 0;
+
+  // The app thread's hand-over, under `mutex`.
+  mutable std::mutex mutex;
+  std::condition_variable offered;
+  std::shared_ptr<const Image> pending_image;  // not yet taken by the encoder
+  AppState pending_state;
+  std::shared_ptr<const Image> last_image;  // the screenshot's
+  long long last_frame = -1;
+  bool stopping = false;
+  std::deque<Command> commands;
+  PhaseWindow read_back_ms, encode_ms, send_ms;
+  double fps_cap = 0.0;
+
+  std::atomic<int> viewer_count{0};
+  std::atomic<unsigned long long> frames_offered{0}, frames_encoded{0}, frames_sent{0}, frames_dropped{0};
+  std::atomic<size_t> most_in_flight{0};
+
+  // Asio thread only.
+  std::shared_ptr<const EncodedFrame> latest;
+  std::vector<std::weak_ptr<WebSocketSession>> viewers;
+
+  StripEncoder encoder;
+  // After everything the sessions touch: destroying the context destroys the sessions its pending handlers
+  // hold, which still count themselves out of viewer_count. The acceptor goes before its context.
+  net::io_context io{1};
+  tcp::acceptor acceptor{io};
+  std::thread encode_thread;
+  std::thread io_thread;  // started last, joined in ~Impl
+};
+
+// A WebSocket viewer: its reads queue commands; its writes send state + frame pairs, one pair at a time,
+// always the newest frame.
+class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
+ public:
+  WebSocketSession(tcp::socket socket, Server::Impl& server) : m_ws(std::move(socket)), m_server(server) {}
+  ~WebSocketSession() {
+    if (m_open) --m_server.viewer_count;
+  }
+
+  void run(http::request<http::string_body> request) {
+    m_request = std::move(request);
+    m_ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+    m_ws.read_message_max(kMaxCommandBytes);
+    m_ws.async_accept(m_request, beast::bind_front_handler(&WebSocketSession::on_accept, shared_from_this()));
+  }
+
+  // A new frame, or a reply, may go out now.
+  void send_next() {
+    if (m_writing || !m_open) return;
+    if (!m_replies.empty()) {
+      m_text = std::move(m_replies.front());
+      m_replies.pop_front();
+      write_text([](WebSocketSession& self) { self.send_next(); });
+      return;
+    }
+    const std::shared_ptr<const EncodedFrame>& frame = m_server.latest;
+    if (!frame || frame->sequence == m_sent_sequence) return;
+    if (m_sent_sequence != 0 && frame->sequence > m_sent_sequence + 1)
+      m_server.frames_dropped += frame->sequence - m_sent_sequence - 1;
+    m_sent_sequence = frame->sequence;
+    m_sending = frame;
+    m_text = m_server.state_text(*frame);
+    m_send_start = std::chrono::steady_clock::now();
+    write_text([](WebSocketSession& self) { self.write_frame(); });
+  }
+
+ private:
+  void on_accept(beast::error_code error) {
+    if (error) return;
+    m_open = true;
+    ++m_server.viewer_count;
+    m_server.add_viewer(shared_from_this());
+    read();
+    send_next();
+  }
+
+  void read() {
+    m_ws.async_read(m_read_buffer, beast::bind_front_handler(&WebSocketSession::on_read, shared_from_this()));
+  }
+
+  void on_read(beast::error_code error, size_t) {
+    if (error) {
+      close();
+      return;
+    }
+    if (m_ws.got_text()) {
+      std::string reply = m_server.receive(beast::buffers_to_string(m_read_buffer.data()));
+      if (!reply.empty() && m_replies.size() < kMaxReplies) m_replies.push_back(std::move(reply));
+    }
+    m_read_buffer.consume(m_read_buffer.size());
+    send_next();
+    read();
+  }
+
+  template <class Then>
+  void write_text(Then then) {
+    m_writing = true;
+    m_ws.text(true);
+    m_ws.async_write(net::buffer(m_text), [self = shared_from_this(), then](beast::error_code error, size_t) {
+      self->m_writing = false;
+      if (error) return self->close();
+      then(*self);
+    });
+  }
+
+  void write_frame() {
+    m_writing = true;
+    ++m_in_flight;
+    if (m_in_flight > m_server.most_in_flight) m_server.most_in_flight = m_in_flight;
+    m_ws.binary(true);
+    m_ws.async_write(
+        net::buffer(m_sending->message), [self = shared_from_this()](beast::error_code error, size_t) {
+          self->m_writing = false;
+          self->m_sending.reset();
+          --self->m_in_flight;
+          if (error) return self->close();
+          ++self->m_server.frames_sent;
+          {
+            const std::lock_guard<std::mutex> lock(self->m_server.mutex);
+            self->m_server.send_ms.push(static_cast<float>(milliseconds_since(self->m_send_start)));
+          }
+          self->send_next();
+        });
+  }
+
+  void close() {
+    if (!m_open) return;
+    m_open = false;
+    --m_server.viewer_count;
+  }
+
+  websocket::stream<beast::tcp_stream> m_ws;
+  Server::Impl& m_server;
+  http::request<http::string_body> m_request;  // the upgrade, alive until the handshake is answered
+  beast::flat_buffer m_read_buffer;
+  bool m_open = false;
+  bool m_writing = false;
+  std::deque<std::string> m_replies;
+  std::string m_text;                             // the message being written
+  std::shared_ptr<const EncodedFrame> m_sending;  // the frame being written (at most one)
+  size_t m_in_flight = 0;                         // frame messages begun and not completed
+  unsigned long long m_sent_sequence = 0;
+  std::chrono::steady_clock::time_point m_send_start;
+};
+
+// One HTTP connection: requests answered in turn, or handed to a WebSocketSession on an upgrade.
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(tcp::socket socket, Server::Impl& server) : m_stream(std::move(socket)), m_server(server) {}
+
+  void read() {
+    m_parser.emplace();
+    m_parser->body_limit(kMaxCommandBytes);
+    m_stream.expires_after(std::chrono::seconds(30));
+    http::async_read(m_stream, m_buffer, *m_parser,
+                     beast::bind_front_handler(&HttpSession::on_read, shared_from_this()));
+  }
+
+ private:
+  void on_read(beast::error_code error, size_t) {
+    if (error) {
+      beast::error_code ignored;
+      m_stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      return;
+    }
+    http::request<http::string_body> request = m_parser->release();
+    if (websocket::is_upgrade(request) && m_server.authorized(request)) {
+      m_stream.expires_never();
+      std::make_shared<WebSocketSession>(m_stream.release_socket(), m_server)->run(std::move(request));
+      return;
+    }
+    auto response = std::make_shared<http::response<http::string_body>>(m_server.answer(request));
+    if (websocket::is_upgrade(request)) response->keep_alive(false);
+    http::async_write(m_stream, *response,
+                      [self = shared_from_this(), response](beast::error_code failed, size_t) {
+                        if (failed) return;
+                        if (response->need_eof()) {
+                          beast::error_code ignored;
+                          self->m_stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+                          return;
+                        }
+                        self->read();
+                      });
+  }
+
+  beast::tcp_stream m_stream;
+  Server::Impl& m_server;
+  beast::flat_buffer m_buffer;
+  std::optional<http::request_parser<http::string_body>> m_parser;
+};
+
+Server::Impl::Impl(ServerOptions server_options)
+    : options(std::move(server_options)), encoder(options.encode_threads, options.jpeg_quality) {
+  if (options.token.empty()) options.token = random_token();
+  const std::string where = options.address.authority();
+  beast::error_code error;
+  const net::ip::address address = net::ip::make_address(options.address.host, error);
+  if (error)
+    throw std::runtime_error("--serve " + where + ": " + options.address.host + " is not an IP address");
+  const tcp::endpoint endpoint(address, static_cast<unsigned short>(options.address.port));
+  const auto fail = [&](const char* step) {
+    throw std::runtime_error("--serve " + where + ": cannot " + step + ": " + error.message() +
+                             (error == net::error::address_in_use ? "; pick another port (e.g. --serve 8081)"
+                              : error == boost::system::errc::address_not_available
+                                  ? "; give an address of this machine (127.0.0.1, or 0.0.0.0 for all)"
+                                  : ""));
+  };
+  acceptor.open(endpoint.protocol(), error);
+  if (error) fail("open a socket");
+  acceptor.set_option(net::socket_base::reuse_address(true), error);
+  acceptor.bind(endpoint, error);
+  if (error) fail("listen");
+  acceptor.listen(net::socket_base::max_listen_connections, error);
+  if (error) fail("listen");
+  port = acceptor.local_endpoint().port();
+  accept();
+  encode_thread = std::thread(&Impl::encode_loop, this);
+  io_thread = std::thread([this] { io.run(); });
+}
+
+Server::Impl::~Impl() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    stopping = true;
+  }
+  offered.notify_all();
+  encode_thread.join();
+  io.stop();
+  io_thread.join();
+}
+
+void Server::Impl::accept() {
+  acceptor.async_accept(io, [this](beast::error_code error, tcp::socket socket) {
+    if (error) return;  // closed
+    std::make_shared<HttpSession>(std::move(socket), *this)->read();
+    accept();
+  });
+}
+
+bool Server::Impl::authorized(const http::request<http::string_body>& request) const {
+  return token_matches(
+      request_token(std::string(request.target()), std::string(request[http::field::cookie])), options.token);
+}
+
+http::response<http::string_body> Server::Impl::answer(const http::request<http::string_body>& request) {
+  http::response<http::string_body> response{http::status::ok, request.version()};
+  response.set(http::field::server, "interop-lab");
+  response.set(http::field::cache_control, "no-store");
+  response.set("X-Content-Type-Options", "nosniff");
+  response.keep_alive(request.keep_alive());
+  const auto say = [&](http::status status, const std::string& text) {
+    response.result(status);
+    response.set(http::field::content_type, "text/plain; charset=utf-8");
+    response.body() = text + "\n";
+  };
+  const std::string target(request.target());
+  const std::string path = target.substr(0, target.find('?'));
+  if (request.method() != http::verb::get) {
+    say(http::status::method_not_allowed, "interop-lab's desk answers GET only");
+  } else if (!authorized(request)) {
+    say(http::status::forbidden,
+        "403: this needs the desk's token: open the URL interop-lab printed when it started "
+        "(http://HOST:PORT/?token=...)");
+  } else if (path == "/screenshot.png") {
+    std::shared_ptr<const Image> image;
+    long long frame = -1;
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      image = last_image;
+      frame = last_frame;
+    }
+    if (!image) {
+      say(http::status::service_unavailable, "no frame yet; try again once the first frame is drawn");
+    } else {
+      const std::vector<uint8_t> png = encode_png(*image);
+      response.set(http::field::content_type, "image/png");
+      response.set(http::field::content_disposition,
+                   "attachment; filename=\"interop-lab-frame-" + std::to_string(frame) + ".png\"");
+      response.set("X-Interop-Lab-Frame", std::to_string(frame));
+      response.body().assign(png.begin(), png.end());
+    }
+  } else if (const std::optional<DeskAsset> asset = desk_asset(path == "/" ? "index.html" : path.substr(1))) {
+    response.set(http::field::content_type, asset->content_type);
+    // The page's own requests (its script, its socket, the screenshot) carry the token as a cookie.
+    if (path == "/" || path == "/index.html")
+      response.set(http::field::set_cookie,
+                   std::string(kCookieName) + "=" + options.token + "; Path=/; HttpOnly; SameSite=Strict");
+    response.body() = std::string(asset->body);
+  } else {
+    say(http::status::not_found, path + ": not part of interop-lab's desk (it serves / and /screenshot.png)");
+  }
+  response.prepare_payload();
+  return response;
+}
+
+std::string Server::Impl::receive(const std::string& text) {
+  std::vector<Command> parsed;
+  if (std::string problem = parse_commands(text, parsed); !problem.empty()) return error_json(problem);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (commands.size() + parsed.size() > options.max_queued_commands)
+    return error_json("the app is " + std::to_string(commands.size()) +
+                      " commands behind; this one was dropped, send it again in a moment");
+  commands.insert(commands.end(), parsed.begin(), parsed.end());
+  return "";
+}
+
+void Server::Impl::publish(std::shared_ptr<const EncodedFrame> frame) {
+  latest = std::move(frame);
+  std::vector<std::weak_ptr<WebSocketSession>> alive;
+  for (const std::weak_ptr<WebSocketSession>& viewer : viewers)
+    if (const std::shared_ptr<WebSocketSession> session = viewer.lock()) {
+      session->send_next();
+      alive.push_back(viewer);
+    }
+  viewers = std::move(alive);
+}
+
+void Server::Impl::add_viewer(const std::shared_ptr<WebSocketSession>& viewer) {
+  viewers.push_back(viewer);
+}
+
+void Server::Impl::encode_loop() {
+  while (true) {
+    std::shared_ptr<const Image> image;
+    AppState state;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      offered.wait(lock, [this] { return stopping || pending_image; });
+      if (stopping) return;
+      image = std::move(pending_image);
+      state = std::move(pending_state);
+    }
+    // Nobody to send it to: the frame stays the screenshot's, unencoded.
+    if (viewer_count == 0) continue;
+    const auto start = std::chrono::steady_clock::now();
+    auto frame = std::make_shared<EncodedFrame>();
+    try {
+      frame->message = frame_message(static_cast<unsigned long long>(state.frame), image->width,
+                                     image->height, encoder.encode(*image));
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "interop-lab: desk: frame %lld not sent: %s\n", state.frame, error.what());
+      continue;
+    }
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      encode_ms.push(static_cast<float>(milliseconds_since(start)));
+    }
+    frame->sequence = ++frames_encoded;
+    frame->state = std::move(state);
+    net::post(io, [this, frame = std::shared_ptr<const EncodedFrame>(std::move(frame))]() mutable {
+      publish(std::move(frame));
+    });
+  }
+}
+
+DeskStats Server::Impl::desk_stats() const {
+  DeskStats stats;
+  stats.viewers = viewer_count;
+  stats.frames_encoded = frames_encoded;
+  stats.frames_dropped = frames_dropped;
+  const std::lock_guard<std::mutex> lock(mutex);
+  stats.fps_cap = fps_cap;
+  stats.phases = {phase_line("read-back", read_back_ms.stats()), phase_line("encode", encode_ms.stats()),
+                  phase_line("send", send_ms.stats())};
+  return stats;
+}
+
+Server::Server(ServerOptions options) : m_impl(std::make_unique<Impl>(std::move(options))) {}
+
+Server::~Server() = default;
+
+int Server::port() const {
+  return m_impl->port;
+}
+
+const std::string& Server::token() const {
+  return m_impl->options.token;
+}
+
+std::string Server::url() const {
+  ServeAddress shown = m_impl->options.address;
+  shown.port = m_impl->port;
+  return "http://" + shown.authority() + "/?token=" + m_impl->options.token;
+}
+
+void Server::offer_frame(Image frame, AppState state) {
+  auto image = std::make_shared<const Image>(std::move(frame));
+  ++m_impl->frames_offered;
+  {
+    const std::lock_guard<std::mutex> lock(m_impl->mutex);
+    m_impl->last_image = image;
+    m_impl->last_frame = state.frame;
+    m_impl->pending_image = std::move(image);  // an older one still waiting is skipped
+    m_impl->pending_state = std::move(state);
+  }
+  m_impl->offered.notify_one();
+}
+
+void Server::add_read_back_ms(double ms) {
+  const std::lock_guard<std::mutex> lock(m_impl->mutex);
+  m_impl->read_back_ms.push(static_cast<float>(ms));
+}
+
+void Server::set_fps_cap(double fps) {
+  const std::lock_guard<std::mutex> lock(m_impl->mutex);
+  m_impl->fps_cap = fps;
+}
+
+std::vector<Command> Server::take_commands() {
+  const std::lock_guard<std::mutex> lock(m_impl->mutex);
+  std::vector<Command> taken(m_impl->commands.begin(), m_impl->commands.end());
+  m_impl->commands.clear();
+  return taken;
+}
+
+ServerCounts Server::counts() const {
+  ServerCounts counts;
+  counts.viewers = m_impl->viewer_count;
+  counts.frames_offered = m_impl->frames_offered;
+  counts.frames_encoded = m_impl->frames_encoded;
+  counts.frames_sent = m_impl->frames_sent;
+  counts.frames_dropped = m_impl->frames_dropped;
+  counts.most_frames_in_flight = m_impl->most_in_flight;
+  const std::lock_guard<std::mutex> lock(m_impl->mutex);
+  counts.commands_queued = m_impl->commands.size();
+  return counts;
+}
+
+DeskStats Server::desk_stats() const {
+  return m_impl->desk_stats();
+}
+
+}  // namespace lab::serve

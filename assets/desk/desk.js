@@ -1,0 +1,206 @@
+// assets/desk/desk.js: the desk's page logic. It opens the WebSocket of the server that served it
+// (app/serve/server.hpp), draws each frame message (the JPEG strips of app/serve/protocol.hpp: "ILF1",
+// index, width, height, n, n x (y, rows, bytes), then the JPEGs) on the canvas, shows the state messages
+// in the panel, sends the panel's choices as JSON commands, and reconnects when the socket drops.
+"use strict";
+
+const token = new URLSearchParams(location.search).get("token") || "";
+const $ = (id) => document.getElementById(id);
+const plotHistory = [];  // frame time, ms, newest last
+const kPlotLength = 240;
+let socket = null;
+let state = null;
+let framesDrawn = 0;
+let drawing = false;  // a frame being decoded; a newer one waits in `nextFrame`
+let nextFrame = null;
+
+function send(command) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(command));
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  socket = new WebSocket(`${scheme}//${location.host}/?token=${encodeURIComponent(token)}`);
+  socket.binaryType = "arraybuffer";
+  socket.onopen = () => setConnection("connected", false);
+  socket.onclose = () => {
+    setConnection("disconnected; reconnecting", true);
+    setTimeout(connect, 1000);
+  };
+  socket.onmessage = (event) => {
+    if (typeof event.data === "string") receiveText(JSON.parse(event.data));
+    else receiveFrame(event.data);
+  };
+}
+
+function setConnection(text, down) {
+  const status = $("connection");
+  status.textContent = text;
+  status.classList.toggle("down", down);
+}
+
+function receiveText(message) {
+  if (message.type === "error") {
+    $("notice").textContent = message.error;
+  } else if (message.type === "state") {
+    state = message;
+    showState(message);
+  }
+}
+
+function readU32(view, offset) {
+  return view.getUint32(offset, true);
+}
+
+function receiveFrame(buffer) {
+  nextFrame = buffer;
+  if (!drawing) drawNext();
+}
+
+// Decodes every strip of the newest frame and draws them at their rows; frames that arrive meanwhile
+// replace each other, so a slow page shows the newest frame, not a backlog.
+async function drawNext() {
+  const buffer = nextFrame;
+  nextFrame = null;
+  if (!buffer) return;
+  drawing = true;
+  try {
+    const view = new DataView(buffer);
+    const magic = String.fromCharCode(...new Uint8Array(buffer, 0, 4));
+    if (magic !== "ILF1") throw new Error("not a frame message");
+    const index = readU32(view, 4), width = readU32(view, 8), height = readU32(view, 12);
+    const count = readU32(view, 16);
+    let offset = 20 + 12 * count;
+    const strips = [];
+    for (let i = 0; i < count; ++i) {
+      const entry = 20 + 12 * i;
+      const y = readU32(view, entry), bytes = readU32(view, entry + 8);
+      strips.push({ y, blob: new Blob([new Uint8Array(buffer, offset, bytes)], { type: "image/jpeg" }) });
+      offset += bytes;
+    }
+    const bitmaps = await Promise.all(strips.map((strip) => createImageBitmap(strip.blob)));
+    const canvas = $("frame");
+    if (canvas.width !== width || canvas.height !== height) {
+      canvas.width = width;
+      canvas.height = height;
+    }
+    const context = canvas.getContext("2d");
+    bitmaps.forEach((bitmap, i) => {
+      context.drawImage(bitmap, 0, strips[i].y);
+      bitmap.close();
+    });
+    ++framesDrawn;
+    canvas.dataset.frame = String(index);
+    canvas.dataset.framesDrawn = String(framesDrawn);
+  } catch (error) {
+    setConnection(`bad frame: ${error.message}`, true);
+  }
+  drawing = false;
+  if (nextFrame) drawNext();
+}
+
+function radio(group, name, checked, available, reason, onPick) {
+  const label = document.createElement("label");
+  const input = document.createElement("input");
+  input.type = "radio";
+  input.name = group;
+  input.value = name;
+  input.id = `${group}-${name}`;
+  input.checked = checked;
+  input.disabled = !available;
+  input.addEventListener("change", () => onPick(name));
+  label.append(input, ` ${name} `);
+  if (!available) {
+    label.classList.add("unavailable");
+    label.title = reason;
+  }
+  return label;
+}
+
+// Rebuilds a radio group only when its choices change, so a click is not lost to a redraw.
+function showChoices(containerId, group, choices, current, onPick) {
+  const container = $(containerId);
+  const key = JSON.stringify(choices);
+  if (container.dataset.key !== key) {
+    container.dataset.key = key;
+    container.replaceChildren(...choices.map((c) => radio(group, c.name, false, c.available, c.reason, onPick)));
+  }
+  for (const input of container.querySelectorAll("input")) input.checked = input.value === current;
+  container.dataset.current = current;
+}
+
+function cell(text) {
+  const td = document.createElement("td");
+  td.textContent = text;
+  return td;
+}
+
+function ms(value) {
+  return value.toFixed(3);
+}
+
+function showState(s) {
+  $("api").textContent = `${s.api_name} (${s.adapter})`;
+  $("cuda").textContent = s.cuda_device >= 0 ? String(s.cuda_device) : "none";
+  $("frame-index").textContent = `${s.frame} (${s.size[0]}x${s.size[1]})`;
+  $("viewers").textContent = `${s.desk.viewers}, ${s.desk.frames_dropped} frames skipped for slow ones`;
+  showChoices("scenes", "scene", s.scenes.map((name) => ({ name, available: true, reason: "" })), s.scene,
+              (name) => send({ scene: name }));
+  showChoices("modes", "mode", s.modes, s.mode, (name) => send({ mode: name }));
+  if (s.notice) $("notice").textContent = s.notice;
+  const rows = [...s.phases, ...s.desk.phases.filter((p) => p.samples > 0)].map((p) => {
+    const tr = document.createElement("tr");
+    tr.append(cell(p.phase), cell(p.clock), cell(ms(p.last_ms)), cell(ms(p.median_ms)), cell(ms(p.p90_ms)));
+    return tr;
+  });
+  $("timings").tBodies[0].replaceChildren(...rows);
+  $("untimed").textContent = s.untimed;
+  const compared = s.compared.map((mode) => {
+    const median = (name) => {
+      const phase = mode.phases.find((p) => p.phase === name);
+      return phase ? ms(phase.median_ms) : "";
+    };
+    const tr = document.createElement("tr");
+    tr.append(cell(mode.mode), cell(median("frame")), cell(median("kernel")), cell(median("draw")));
+    return tr;
+  });
+  $("compared").tBodies[0].replaceChildren(...compared);
+  const frame = s.phases.find((p) => p.phase === "frame");
+  if (frame) {
+    plotHistory.push(frame.last_ms);
+    if (plotHistory.length > kPlotLength) plotHistory.shift();
+    drawPlot();
+  }
+}
+
+function drawPlot() {
+  const canvas = $("plot");
+  const context = canvas.getContext("2d");
+  context.clearRect(0, 0, canvas.width, canvas.height);
+  const top = Math.max(1, ...plotHistory) * 1.1;
+  context.strokeStyle = "#6cf";
+  context.beginPath();
+  plotHistory.forEach((value, i) => {
+    const x = (i / (kPlotLength - 1)) * canvas.width;
+    const y = canvas.height - (value / top) * canvas.height;
+    if (i === 0) context.moveTo(x, y);
+    else context.lineTo(x, y);
+  });
+  context.stroke();
+  context.fillStyle = "#aaa";
+  context.fillText(`frame ms (max ${top.toFixed(1)})`, 4, 12);
+}
+
+$("apply-size").addEventListener("click", () =>
+  send({ size: [Number($("width").value), Number($("height").value)] }));
+$("apply-fps").addEventListener("click", () => send({ fps: Number($("fps").value) }));
+$("screenshot").addEventListener("click", () => {
+  const link = document.createElement("a");
+  link.href = `screenshot.png?token=${encodeURIComponent(token)}`;
+  link.download = "";  // the server's name: interop-lab-frame-N.png, N the frame it holds
+  document.body.append(link);
+  link.click();
+  link.remove();
+});
+
+connect();

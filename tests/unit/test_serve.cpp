@@ -1,0 +1,474 @@
+// tests/unit/test_serve.cpp — the browser desk's library (app/serve) without a GPU and without the app: the
+// token, the page's commands and the state, JPEG strips (layout, round trip, assembly), and a real server on
+// a loopback port driven by a Boost.Beast client: the page, 403 without the token, the WebSocket's state and
+// frame, a command queued for the app, the screenshot, and a slow viewer that skips frames.
+#include "app/image/image_io.hpp"
+#include "app/serve/assets.hpp"
+#include "app/serve/jpeg.hpp"
+#include "app/serve/protocol.hpp"
+#include "app/serve/server.hpp"
+
+#include <gtest/gtest.h>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using lab::Image;
+using lab::serve::Command;
+
+// A smooth computed image (gradients and waves): what JPEG keeps within a few levels.
+Image gradient_image(int width, int height) {
+  Image image{width, height, std::vector<uint8_t>(static_cast<size_t>(width) * height * 4)};
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      uint8_t* pixel = &image.rgba[(static_cast<size_t>(y) * width + x) * 4];
+      pixel[0] = static_cast<uint8_t>(255 * x / std::max(1, width - 1));
+      pixel[1] = static_cast<uint8_t>(255 * y / std::max(1, height - 1));
+      pixel[2] = static_cast<uint8_t>(128 + 100 * std::sin(x / 23.0) * std::cos(y / 31.0));
+      pixel[3] = 255;
+    }
+  return image;
+}
+
+// Noise: as large a JPEG as an image of its size makes, so a few frames fill any socket's buffers.
+Image noise_image(int width, int height, unsigned seed) {
+  Image image{width, height, std::vector<uint8_t>(static_cast<size_t>(width) * height * 4)};
+  std::mt19937 random(seed);
+  for (uint8_t& byte : image.rgba) byte = static_cast<uint8_t>(random());
+  return image;
+}
+
+struct Difference {
+  int largest = 0;
+  double mean = 0;
+};
+
+Difference difference(const Image& a, const Image& b) {
+  Difference result;
+  double sum = 0;
+  size_t count = 0;
+  for (size_t i = 0; i < a.rgba.size(); ++i) {
+    if (i % 4 == 3) continue;  // JPEG has no alpha: decoded as opaque
+    const int delta = std::abs(int(a.rgba[i]) - int(b.rgba[i]));
+    result.largest = std::max(result.largest, delta);
+    sum += delta;
+    ++count;
+  }
+  result.mean = sum / static_cast<double>(count);
+  return result;
+}
+
+// Polls `done` until it holds or 20 s have passed (a bound for a hung server, not a measurement).
+bool eventually(const std::function<bool()>& done) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return true;
+}
+
+TEST(ServeTokenTest, RandomTokensAre128BitsOfHex) {
+  const std::string first = lab::serve::random_token();
+  const std::string second = lab::serve::random_token();
+  EXPECT_EQ(first.size(), 32u);
+  EXPECT_EQ(first.find_first_not_of("0123456789abcdef"), std::string::npos) << first;
+  EXPECT_NE(first, second);
+}
+
+TEST(ServeTokenTest, MatchesOnlyTheToken) {
+  EXPECT_TRUE(lab::serve::token_matches("abc123", "abc123"));
+  EXPECT_FALSE(lab::serve::token_matches("abc124", "abc123"));
+  EXPECT_FALSE(lab::serve::token_matches("abc12", "abc123"));
+  EXPECT_FALSE(lab::serve::token_matches("", ""));  // no token configured admits nobody
+}
+
+TEST(ServeTokenTest, ComesFromTheQueryOrTheCookie) {
+  using lab::serve::request_token;
+  EXPECT_EQ(request_token("/?token=abc", ""), "abc");
+  EXPECT_EQ(request_token("/screenshot.png?x=1&token=def", ""), "def");
+  EXPECT_EQ(request_token("/desk.js", "theme=dark; interop_lab_token=ghi"), "ghi");
+  EXPECT_EQ(request_token("/?token=abc", "interop_lab_token=ghi"), "abc");
+  EXPECT_EQ(request_token("/desk.js", "other=1"), "");
+  EXPECT_EQ(request_token("/?tokens=abc", ""), "");
+}
+
+TEST(ServeProtocolTest, ParsesEachCommand) {
+  std::vector<Command> commands;
+  ASSERT_EQ(lab::serve::parse_commands(R"({"scene":"pattern"})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"mode":"staging"})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"size":[640,360]})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"fps":30})", commands), "");
+  ASSERT_EQ(commands.size(), 4u);
+  EXPECT_EQ(commands[0].kind, Command::Kind::Scene);
+  EXPECT_EQ(commands[0].scene, lab::SceneId::Pattern);
+  EXPECT_EQ(commands[1].kind, Command::Kind::Mode);
+  EXPECT_EQ(commands[1].mode, lab::ModeId::Staging);
+  EXPECT_EQ(commands[2].kind, Command::Kind::Size);
+  EXPECT_EQ(commands[2].size, (lab::Extent{640, 360}));
+  EXPECT_EQ(commands[3].kind, Command::Kind::Fps);
+  EXPECT_EQ(commands[3].fps, 30.0);
+}
+
+TEST(ServeProtocolTest, RefusesBadCommandsWithTheReasonAndQueuesNothing) {
+  const auto refusal = [](const std::string& text) {
+    std::vector<Command> commands;
+    const std::string problem = lab::serve::parse_commands(text, commands);
+    EXPECT_TRUE(commands.empty()) << text;
+    return problem;
+  };
+  EXPECT_NE(refusal("{").find("not JSON"), std::string::npos);
+  EXPECT_NE(refusal("[1]").find("expected an object"), std::string::npos);
+  EXPECT_NE(refusal(R"({"scene":"nope"})").find("choose wave"), std::string::npos);
+  EXPECT_NE(refusal(R"({"mode":3})").find("is not a mode"), std::string::npos);
+  EXPECT_NE(refusal(R"({"size":[0,10]})").find("from 1 to 16384"), std::string::npos);
+  EXPECT_NE(refusal(R"({"size":[10]})").find("[width, height]"), std::string::npos);
+  EXPECT_NE(refusal(R"({"fps":1000})").find("from 1 to 240, or 0 for none"), std::string::npos);
+  EXPECT_NE(refusal(R"({"fps":0.01})").find("from 1 to 240, or 0 for none"), std::string::npos);
+  EXPECT_NE(refusal(R"({"scene":"wave","launch":1})").find("'launch' is not a command"), std::string::npos);
+}
+
+TEST(ServeProtocolTest, StateSaysWhatTheAppShows) {
+  lab::serve::AppState app;
+  app.scene = lab::SceneId::Postprocess;
+  app.mode = lab::ModeId::Cpu;
+  app.modes = {{lab::ModeId::Staging, false, "needs a CUDA device"}, {lab::ModeId::Cpu, true, ""}};
+  app.size = {320, 200};
+  app.frame = 42;
+  app.phases = {{"kernel", "cpu", 1.5f, 1.25f, 2.0f, 10}};
+  lab::serve::DeskStats desk;
+  desk.viewers = 2;
+  desk.frames_dropped = 7;
+  const nlohmann::json state = nlohmann::json::parse(lab::serve::state_json(app, desk));
+  EXPECT_EQ(state["type"], "state");
+  EXPECT_EQ(state["scene"], "postprocess");
+  EXPECT_EQ(state["mode"], "cpu");
+  EXPECT_EQ(state["frame"], 42);
+  EXPECT_EQ(state["size"][0], 320);
+  EXPECT_EQ(state["modes"][0]["name"], "staging");
+  EXPECT_EQ(state["modes"][0]["available"], false);
+  EXPECT_EQ(state["modes"][0]["reason"], "needs a CUDA device");
+  EXPECT_EQ(state["phases"][0]["median_ms"], 1.25);
+  EXPECT_EQ(state["desk"]["viewers"], 2);
+  EXPECT_EQ(state["desk"]["frames_dropped"], 7);
+  EXPECT_EQ(state["scenes"].size(), lab::all_scenes().size());
+}
+
+TEST(ServeJpegTest, StripsTileTheFrameOnBlockRows) {
+  for (const int height : {1, 15, 16, 127, 128, 300, 720, 1080, 2160})
+    for (const int workers : {1, 2, 3, 8}) {
+      const std::vector<std::pair<int, int>> strips = lab::serve::strip_layout(height, workers);
+      ASSERT_FALSE(strips.empty());
+      EXPECT_LE(static_cast<int>(strips.size()), workers);
+      int next = 0;
+      for (size_t i = 0; i < strips.size(); ++i) {
+        EXPECT_EQ(strips[i].first, next) << height << " rows, " << workers << " workers";
+        if (i + 1 < strips.size()) {
+          EXPECT_EQ(strips[i].second % 16, 0);
+        }
+        next += strips[i].second;
+      }
+      EXPECT_EQ(next, height);
+    }
+  EXPECT_EQ(lab::serve::strip_layout(2160, 4).size(), 4u);  // a 4K frame on four workers: four strips
+}
+
+TEST(ServeJpegTest, RoundTripStaysWithinTolerance) {
+  const Image image = gradient_image(333, 200);
+  lab::serve::JpegEncoder encoder;
+  const std::vector<uint8_t> jpeg = encoder.encode(image.rgba.data(), image.width, image.height, 90);
+  const Image decoded = lab::serve::decode_jpeg(jpeg.data(), jpeg.size());
+  ASSERT_EQ(decoded.width, image.width);
+  ASSERT_EQ(decoded.height, image.height);
+  const Difference diff = difference(image, decoded);
+  EXPECT_LE(diff.largest, 16);
+  EXPECT_LT(diff.mean, 2.0);
+  EXPECT_LT(jpeg.size(), image.rgba.size() / 4);
+}
+
+TEST(ServeJpegTest, CorruptJpegIsRefused) {
+  const std::vector<uint8_t> junk(100, 7);
+  EXPECT_THROW(lab::serve::decode_jpeg(junk.data(), junk.size()), std::runtime_error);
+}
+
+TEST(ServeJpegTest, StripEncoderFramesAssembleToTheImage) {
+  const Image image = gradient_image(640, 1000);
+  lab::serve::StripEncoder encoder(3, 90);
+  const std::vector<lab::serve::EncodedStrip> strips = encoder.encode(image);
+  EXPECT_EQ(strips.size(), 3u);
+  const std::vector<uint8_t> message = lab::serve::frame_message(17, image.width, image.height, strips);
+  std::string why;
+  const std::optional<lab::serve::FrameMessage> frame =
+      lab::serve::parse_frame_message(message.data(), message.size(), why);
+  ASSERT_TRUE(frame) << why;
+  EXPECT_EQ(frame->index, 17u);
+  EXPECT_EQ(frame->strips.size(), strips.size());
+  const Image assembled = lab::serve::assemble_frame(*frame);
+  ASSERT_EQ(assembled.height, image.height);
+  const Difference diff = difference(image, assembled);
+  EXPECT_LE(diff.largest, 16);
+  EXPECT_LT(diff.mean, 2.0);
+  // The same frame in one strip: the strips' edges add no visible seam.
+  lab::serve::StripEncoder whole(1, 90);
+  const Image single = lab::serve::assemble_frame(*lab::serve::parse_frame_message(
+      lab::serve::frame_message(17, image.width, image.height, whole.encode(image)).data(),
+      message.size() * 2, why));
+  EXPECT_LT(difference(single, assembled).mean, 1.0);
+}
+
+TEST(ServeJpegTest, MalformedFrameMessagesAreRefused) {
+  const Image image = gradient_image(64, 300);
+  lab::serve::StripEncoder encoder(2, 80);
+  const std::vector<uint8_t> message = lab::serve::frame_message(1, 64, 300, encoder.encode(image));
+  std::string why;
+  EXPECT_FALSE(lab::serve::parse_frame_message(message.data(), 10, why));
+  EXPECT_NE(why.find("ILF1"), std::string::npos);
+  EXPECT_FALSE(lab::serve::parse_frame_message(message.data(), message.size() - 1, why));
+  EXPECT_NE(why.find("truncated"), std::string::npos);
+  std::vector<uint8_t> gap = message;
+  gap[20 + 12] += 1;  // the second strip starts a row late
+  EXPECT_FALSE(lab::serve::parse_frame_message(gap.data(), gap.size(), why));
+  EXPECT_NE(why.find("does not continue"), std::string::npos);
+}
+
+// A client of the server on the loopback interface, as a browser would be.
+struct HttpAnswer {
+  unsigned status = 0;
+  std::string body;
+  std::string header(const char* name) const { return std::string(fields[name]); }
+  http::fields fields;
+};
+
+HttpAnswer http_get(int port, const std::string& target, const std::string& cookie = "") {
+  net::io_context io;
+  tcp::socket socket(io);
+  socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)));
+  http::request<http::empty_body> request{http::verb::get, target, 11};
+  request.set(http::field::host, "127.0.0.1");
+  if (!cookie.empty()) request.set(http::field::cookie, cookie);
+  http::write(socket, request);
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(64 * 1024 * 1024);
+  http::read(socket, buffer, parser);
+  HttpAnswer answer;
+  answer.status = parser.get().result_int();
+  answer.body = parser.get().body();
+  for (const auto& field : parser.get()) answer.fields.set(field.name_string(), field.value());
+  return answer;
+}
+
+lab::serve::ServerOptions loopback_options() {
+  lab::serve::ServerOptions options;
+  options.address.port = 0;  // any free port
+  options.encode_threads = 2;
+  return options;
+}
+
+lab::serve::AppState state_of_frame(long long frame) {
+  lab::serve::AppState state;
+  state.scene = lab::SceneId::Pattern;
+  state.frame = frame;
+  return state;
+}
+
+TEST(ServeServerTest, ServesThePageOnlyWithTheToken) {
+  lab::serve::Server server(loopback_options());
+  const std::string token = server.token();
+  EXPECT_EQ(server.url(), "http://127.0.0.1:" + std::to_string(server.port()) + "/?token=" + token);
+
+  const HttpAnswer page = http_get(server.port(), "/?token=" + token);
+  EXPECT_EQ(page.status, 200u);
+  EXPECT_EQ(page.body, std::string(lab::serve::desk_asset("index.html")->body));
+  EXPECT_NE(page.header("Set-Cookie").find("interop_lab_token=" + token), std::string::npos);
+  // The page's own requests carry the cookie instead.
+  const HttpAnswer script = http_get(server.port(), "/desk.js", "interop_lab_token=" + token);
+  EXPECT_EQ(script.status, 200u);
+  EXPECT_EQ(script.body, std::string(lab::serve::desk_asset("desk.js")->body));
+
+  EXPECT_EQ(http_get(server.port(), "/").status, 403u);
+  EXPECT_EQ(http_get(server.port(), "/?token=" + token + "0").status, 403u);
+  EXPECT_EQ(http_get(server.port(), "/desk.js", "interop_lab_token=wrong").status, 403u);
+  EXPECT_EQ(http_get(server.port(), "/screenshot.png").status, 403u);
+  EXPECT_EQ(http_get(server.port(), "/nothing?token=" + token).status, 404u);
+  EXPECT_EQ(http_get(server.port(), "/screenshot.png?token=" + token).status, 503u);  // no frame yet
+}
+
+TEST(ServeServerTest, RefusesAnAddressInUse) {
+  lab::serve::Server first(loopback_options());
+  lab::serve::ServerOptions same = loopback_options();
+  same.address.port = first.port();
+  try {
+    lab::serve::Server second(same);
+    FAIL() << "a second server listened on port " << first.port();
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("pick another port"), std::string::npos) << error.what();
+  }
+}
+
+TEST(ServeServerTest, AWebSocketWithoutTheTokenIsRefused) {
+  lab::serve::Server server(loopback_options());
+  net::io_context io;
+  websocket::stream<tcp::socket> ws(io);
+  ws.next_layer().connect(
+      tcp::endpoint(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(server.port())));
+  websocket::response_type response;
+  beast::error_code error;
+  ws.handshake(response, "127.0.0.1", "/?token=wrong", error);
+  EXPECT_EQ(error, websocket::error::upgrade_declined) << error.message();
+  EXPECT_EQ(server.counts().viewers, 0);
+}
+
+// A viewer: the WebSocket of the page, read message by message.
+struct Viewer {
+  net::io_context io;
+  websocket::stream<tcp::socket> ws{io};
+
+  explicit Viewer(const lab::serve::Server& server, int receive_buffer = 0) {
+    tcp::socket& socket = ws.next_layer();
+    socket.open(tcp::v4());
+    if (receive_buffer > 0) socket.set_option(net::socket_base::receive_buffer_size(receive_buffer));
+    socket.connect(
+        tcp::endpoint(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(server.port())));
+    ws.read_message_max(256 * 1024 * 1024);
+    ws.handshake("127.0.0.1", "/?token=" + server.token());
+  }
+
+  // The next text message, parsed.
+  nlohmann::json read_text() {
+    beast::flat_buffer buffer;
+    ws.read(buffer);
+    EXPECT_TRUE(ws.got_text());
+    return nlohmann::json::parse(beast::buffers_to_string(buffer.data()));
+  }
+
+  // The next state + frame pair.
+  std::pair<nlohmann::json, lab::serve::FrameMessage> read_frame() {
+    nlohmann::json state = read_text();
+    beast::flat_buffer buffer;
+    ws.read(buffer);
+    EXPECT_FALSE(ws.got_text());
+    const std::string bytes = beast::buffers_to_string(buffer.data());
+    std::string why;
+    const std::optional<lab::serve::FrameMessage> frame =
+        lab::serve::parse_frame_message(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), why);
+    EXPECT_TRUE(frame) << why;
+    return {std::move(state), frame.value_or(lab::serve::FrameMessage{})};
+  }
+};
+
+TEST(ServeServerTest, AViewerGetsTheFrameAndItsCommandsReachTheApp) {
+  lab::serve::Server server(loopback_options());
+  Viewer viewer(server);
+  ASSERT_TRUE(eventually([&] { return server.counts().viewers == 1; }));
+
+  const Image image = gradient_image(320, 400);
+  server.add_read_back_ms(0.5);
+  server.offer_frame(image, state_of_frame(5));
+  const auto [state, frame] = viewer.read_frame();
+  EXPECT_EQ(state["type"], "state");
+  EXPECT_EQ(state["scene"], "pattern");
+  EXPECT_EQ(state["frame"], 5);
+  EXPECT_EQ(state["desk"]["viewers"], 1);
+  EXPECT_EQ(state["desk"]["phases"][0]["phase"], "read-back");
+  EXPECT_EQ(state["desk"]["phases"][0]["samples"], 1);
+  EXPECT_EQ(frame.index, 5u);
+  const Image shown = lab::serve::assemble_frame(frame);
+  ASSERT_EQ(shown.width, image.width);
+  EXPECT_LT(difference(image, shown).mean, 2.0);
+
+  viewer.ws.text(true);
+  viewer.ws.write(net::buffer(std::string(R"({"scene":"postprocess","fps":24})")));
+  std::vector<Command> commands;
+  ASSERT_TRUE(eventually([&] {
+    for (const Command& command : server.take_commands()) commands.push_back(command);
+    return commands.size() >= 2;
+  }));
+  ASSERT_EQ(commands.size(), 2u);
+  EXPECT_EQ(commands[0].kind, Command::Kind::Fps);  // in the keys' alphabetical order
+  EXPECT_EQ(commands[0].fps, 24.0);
+  EXPECT_EQ(commands[1].kind, Command::Kind::Scene);
+  EXPECT_EQ(commands[1].scene, lab::SceneId::Postprocess);
+
+  viewer.ws.write(net::buffer(std::string(R"({"mode":"warp"})")));
+  const nlohmann::json reply = viewer.read_text();
+  EXPECT_EQ(reply["type"], "error");
+  EXPECT_NE(reply["error"].get<std::string>().find("not a mode"), std::string::npos);
+  EXPECT_EQ(server.counts().commands_queued, 0u);
+
+  // The screenshot is the exact frame, as PNG.
+  const HttpAnswer png = http_get(server.port(), "/screenshot.png?token=" + server.token());
+  EXPECT_EQ(png.status, 200u);
+  EXPECT_EQ(png.header("X-Interop-Lab-Frame"), "5");
+  const std::vector<uint8_t> expected = lab::encode_png(image);
+  EXPECT_EQ(png.body, std::string(expected.begin(), expected.end()));
+}
+
+TEST(ServeServerTest, SeveralViewersSeeTheSameFrames) {
+  lab::serve::Server server(loopback_options());
+  Viewer first(server);
+  Viewer second(server);
+  ASSERT_TRUE(eventually([&] { return server.counts().viewers == 2; }));
+  const Image image = gradient_image(200, 150);
+  server.offer_frame(image, state_of_frame(9));
+  const auto [first_state, first_frame] = first.read_frame();
+  const auto [second_state, second_frame] = second.read_frame();
+  EXPECT_EQ(first_frame.index, 9u);
+  EXPECT_EQ(second_frame.index, 9u);
+  EXPECT_EQ(first_state["desk"]["viewers"], 2);
+  ASSERT_EQ(first_frame.strips.size(), second_frame.strips.size());
+  for (size_t i = 0; i < first_frame.strips.size(); ++i)
+    EXPECT_EQ(first_frame.strips[i].jpeg, second_frame.strips[i].jpeg);  // encoded once, sent to both
+  second.ws.close(websocket::close_code::normal);
+  EXPECT_TRUE(eventually([&] { return server.counts().viewers == 1; }));
+}
+
+TEST(ServeServerTest, ASlowViewerSkipsFramesInsteadOfQueueingThem) {
+  lab::serve::ServerOptions options = loopback_options();
+  options.jpeg_quality = 95;
+  lab::serve::Server server(options);
+  // A small receive buffer and frames of several MB: the server's write of one frame outlasts many offers.
+  Viewer slow(server, 16 * 1024);
+  ASSERT_TRUE(eventually([&] { return server.counts().viewers == 1; }));
+  constexpr int kFrames = 24;
+  const Image image = noise_image(1600, 1600, 1);
+  for (int i = 0; i < kFrames; ++i) {
+    const unsigned long long encoded = server.counts().frames_encoded;
+    server.offer_frame(image, state_of_frame(i));
+    ASSERT_TRUE(eventually([&] { return server.counts().frames_encoded > encoded; }));  // none skipped here
+  }
+  // Now the viewer reads: the frames it gets, up to the last one.
+  std::vector<unsigned> received;
+  while (received.empty() || received.back() != kFrames - 1)
+    received.push_back(slow.read_frame().second.index);
+  ASSERT_TRUE(eventually([&] { return server.counts().frames_sent == received.size(); }));
+  const lab::serve::ServerCounts counts = server.counts();
+  EXPECT_EQ(counts.frames_encoded, static_cast<unsigned long long>(kFrames));
+  EXPECT_GT(counts.frames_dropped, 0u);
+  EXPECT_EQ(counts.frames_dropped + received.size(), static_cast<unsigned long long>(kFrames));
+  EXPECT_LT(received.size(), static_cast<size_t>(kFrames) / 2);
+  EXPECT_EQ(counts.most_frames_in_flight, 1u);
+  EXPECT_TRUE(std::is_sorted(received.begin(), received.end()));
+}
+
+}  // namespace

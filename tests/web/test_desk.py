@@ -1,0 +1,204 @@
+#!/usr/bin/python3
+"""tests/web/test_desk.py: the browser desk end to end in a real headless Chromium (Selenium).
+
+Starts `interop-lab --api API --mode cpu --serve 127.0.0.1:PORT` (on Mesa here: Vulkan on lavapipe, GL on
+EGL surfaceless), reads the URL with its token from the app's output, loads the page, waits for a frame,
+switches the scene by clicking, sees the state and a new frame follow, resizes from the page, downloads the
+screenshot through the page's button and compares it with the app's own `--headless --screenshot` of the same
+frame (frames are a function of their index, so they must match), drops the socket and sees the page
+reconnect, then stops the app with SIGINT.
+
+Run by CTest (tests/CMakeLists.txt): test_desk.py --app PATH --api vulkan|gl [--mode MODE]. Exits 77 (CTest's skip)
+only where Chromium or its driver is missing, saying so.
+"""
+import argparse
+import glob
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SKIP = 77
+SIZE = (320, 240)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class App:
+    """interop-lab serving the desk; its stderr is collected on a thread."""
+
+    def __init__(self, binary, api, mode, port):
+        self.lines = []
+        self.process = subprocess.Popen(
+            [binary, "--api", api, "--mode", mode, "--scene", "wave", "--size", f"{SIZE[0]}x{SIZE[1]}",
+             "--serve", f"127.0.0.1:{port}"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.process.stderr:
+            self.lines.append(line.rstrip("\n"))
+
+    def url(self, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in self.lines:
+                found = re.search(r"(http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32})", line)
+                if found:
+                    return found.group(1)
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise AssertionError("no desk URL from interop-lab; it said:\n" + "\n".join(self.lines))
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                raise AssertionError("interop-lab did not stop on SIGINT within 30 s")
+        self.reader.join(timeout=5)
+        return self.process.returncode
+
+
+def wait_for(what, condition, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--app", required=True)
+    parser.add_argument("--api", required=True, choices=["vulkan", "gl"])
+    # cpu runs anywhere; on a GPU machine staging (Vulkan) or interop (GL) puts CUDA in the loop.
+    parser.add_argument("--mode", default="cpu")
+    args = parser.parse_args()
+
+    chromium = shutil.which("chromium")
+    driver_binary = shutil.which("chromedriver")
+    if not chromium or not driver_binary:
+        missing = " and ".join(name for name, found in (("chromium", chromium), ("chromedriver", driver_binary))
+                               if not found)
+        print(f"SKIP: {missing} not found; scripts/setup.sh installs chromium and chromium-driver")
+        return SKIP
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+        from selenium.webdriver.common.by import By
+    except ImportError as error:
+        print(f"FAIL: {error}; scripts/setup.sh installs python3-selenium (run this with /usr/bin/python3)")
+        return 1
+
+    work = tempfile.mkdtemp(prefix="interop-lab-desk-")
+    downloads = os.path.join(work, "downloads")
+    os.makedirs(downloads)
+    app = App(args.app, args.api, args.mode, free_port())
+    driver = None
+    try:
+        url = app.url()
+        options = webdriver.ChromeOptions()
+        options.binary_location = chromium
+        for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     f"--user-data-dir={os.path.join(work, 'profile')}"):
+            options.add_argument(flag)
+        driver = webdriver.Chrome(service=Service(driver_binary), options=options)
+        driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+
+        # Without the token the page is refused.
+        driver.get(url.split("?")[0])
+        assert "403" in driver.find_element(By.TAG_NAME, "body").text, driver.page_source
+
+        driver.get(url)
+        canvas = driver.find_element(By.ID, "frame")
+        drawn = lambda: int(canvas.get_attribute("data-frames-drawn") or 0)
+        wait_for("the first frame", lambda: drawn() >= 1)
+        scenes = driver.find_element(By.ID, "scenes")
+        wait_for("the state's scene", lambda: scenes.get_attribute("data-current") == "wave")
+        assert (canvas.get_attribute("width"), canvas.get_attribute("height")) == tuple(map(str, SIZE))
+        api_text = driver.find_element(By.ID, "api").text
+        assert ("Vulkan" if args.api == "vulkan" else "OpenGL") in api_text, api_text
+
+        # Unavailable modes are greyed with their reason; the running one is checked.
+        modes = driver.find_element(By.ID, "modes")
+        wait_for("the mode list", lambda: modes.get_attribute("data-current") == args.mode)
+        for label in modes.find_elements(By.CSS_SELECTOR, "label.unavailable"):
+            assert label.get_attribute("title"), "an unavailable mode without its reason"
+            assert label.find_element(By.TAG_NAME, "input").get_attribute("disabled")
+        assert driver.find_element(By.ID, f"mode-{args.mode}").is_selected()
+
+        # The timings table fills from the state.
+        wait_for("the timings", lambda: "frame" in driver.find_element(By.ID, "timings").text)
+
+        # Switching the scene by clicking: the state follows, and frames keep coming.
+        before = drawn()
+        driver.find_element(By.ID, "scene-pattern").click()
+        wait_for("the pattern scene", lambda: scenes.get_attribute("data-current") == "pattern")
+        switched_at = int(canvas.get_attribute("data-frame"))
+        wait_for("a frame after the switch", lambda: drawn() > before + 1 and
+                 int(canvas.get_attribute("data-frame")) > switched_at)
+
+        # The screenshot button downloads the exact last frame.
+        driver.find_element(By.ID, "screenshot").click()
+        shot = wait_for("the screenshot download",
+                        lambda: [path for path in glob.glob(os.path.join(downloads, "interop-lab-frame-*.png"))])[0]
+        wait_for("the download to finish", lambda: not glob.glob(os.path.join(downloads, "*.crdownload")))
+        frame = int(re.search(r"interop-lab-frame-(\d+)\.png$", shot).group(1))
+        # The app rendering that frame of the pattern scene on its own: the same pixels.
+        reference = os.path.join(work, "reference.png")
+        subprocess.run([args.app, "--api", args.api, "--mode", args.mode, "--scene", "pattern", "--size",
+                        f"{SIZE[0]}x{SIZE[1]}", "--headless", "--frames", str(frame + 1), "--screenshot", reference],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+        diff = subprocess.run([args.app, "diff", shot, reference], capture_output=True, text=True)
+        assert diff.returncode == 0, f"the downloaded frame {frame} differs from --screenshot's: {diff.stdout}{diff.stderr}"
+
+        # A dropped connection: the page reconnects and frames come again.
+        before = drawn()
+        driver.execute_script("socket.close();")
+        status = driver.find_element(By.ID, "connection")
+        wait_for("the page to see the drop", lambda: "disconnected" in status.text)
+        wait_for("the page to reconnect", lambda: status.text == "connected")
+        wait_for("frames after reconnecting", lambda: drawn() > before + 1)
+
+        # Resizing from the page: the frames come at the new size.
+        for field, value in (("width", "256"), ("height", "128")):
+            box = driver.find_element(By.ID, field)
+            box.clear()
+            box.send_keys(value)
+        driver.find_element(By.ID, "apply-size").click()
+        wait_for("a frame at 256x128", lambda: (canvas.get_attribute("width"), canvas.get_attribute("height")) ==
+                 ("256", "128"))
+        print(f"ok: {args.api}: frames drawn, scene switched, screenshot of frame {frame} matches, reconnected, "
+              "resized")
+    finally:
+        if driver is not None:
+            driver.quit()
+        exit_code = app.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    # Stopped by SIGINT: 128 + 2, having torn down in order.
+    if exit_code != 130:
+        print("FAIL: interop-lab exited with", exit_code, "\n" + "\n".join(app.lines))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
