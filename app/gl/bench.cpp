@@ -52,6 +52,9 @@ struct Measurement {
   long long frames = 0;
   double median_ms = 0.0, p90_ms = 0.0;
   double timed_median_ms = 0.0;  // modes: the median with per-phase timing on
+  // Modes: the median host time that issuing a frame takes (render_frame, before the frame is waited
+  // for): what a CUDA graph (--graph) saves.
+  double host_median_ms = 0.0;
   // --bench-repeat: the runs of the case, and the least and most of their medians (median_ms is the
   // median of the medians, p90_ms the median of the p90s).
   int runs = 1;
@@ -434,13 +437,18 @@ Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames)
   app.request_mode(mode);
   app.render_frame();  // attaches the mode
   finish_frame(app);
+  std::vector<double> host;
   const auto run = [&](long long i) {
     app.set_frame_index(i);
+    const auto issued = std::chrono::steady_clock::now();
     app.render_frame();
+    host.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - issued).count());
     finish_frame(app);
   };
   app.set_timing(false);
   const std::vector<double> wall = time_frames(frames, run);
+  const double host_median = median(host);
   app.set_timing(true);
   const std::vector<double> timed_wall = frames
                                              ? time_frames(std::min(kTimedFrames, *frames), run, kTimedFrames)
@@ -448,6 +456,7 @@ Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames)
   app.timers().flush();
   Measurement m = summarize(to_string(mode), wall);
   m.timed_median_ms = median(timed_wall);
+  m.host_median_ms = host_median;
   for (const Phase phase : all_phases()) {
     if (phase == Phase::Frame || !app.timers().has(static_cast<int>(mode), phase)) continue;
     const PhaseStats& stats = app.timers().stats(static_cast<int>(mode), phase);
@@ -682,11 +691,12 @@ Measurement combine_runs(std::vector<Measurement> runs) {
     runs.front().min_median_ms = runs.front().max_median_ms = runs.front().median_ms;
     return runs.front();
   }
-  std::vector<double> medians, p90s, timed;
+  std::vector<double> medians, p90s, timed, host;
   for (const Measurement& m : runs) {
     medians.push_back(m.median_ms);
     p90s.push_back(m.p90_ms);
     if (m.timed_median_ms > 0) timed.push_back(m.timed_median_ms);
+    if (m.host_median_ms > 0) host.push_back(m.host_median_ms);
   }
   const double middle = median(medians);
   Measurement combined =
@@ -696,6 +706,7 @@ Measurement combine_runs(std::vector<Measurement> runs) {
   combined.median_ms = middle;
   combined.p90_ms = median(p90s);
   combined.timed_median_ms = timed.empty() ? 0.0 : median(timed);
+  combined.host_median_ms = host.empty() ? 0.0 : median(host);
   combined.runs = static_cast<int>(runs.size());
   combined.min_median_ms = *std::min_element(medians.begin(), medians.end());
   combined.max_median_ms = *std::max_element(medians.begin(), medians.end());
@@ -768,8 +779,10 @@ int run_bench(const Options& options) {
 
   const size_t own_references = static_cast<size_t>(
       std::count_if(modes.begin(), modes.end(), [](ModeId mode) { return mode != ModeId::Interop; }));
-  const size_t per_size =
-      modes.size() + own_references + (wants_floor ? 1 : 0) + 1 + (wants_interop_references ? 2 : 0);
+  const size_t graph_forms =
+      cuda ? static_cast<size_t>(std::count_if(modes.begin(), modes.end(), has_graph_form)) : 0;
+  const size_t per_size = modes.size() + own_references + graph_forms + (wants_floor ? 1 : 0) + 1 +
+                          (wants_interop_references ? 2 : 0);
   // The show pass from a texture and from a buffer, for each image scene at each size.
   const bool wants_show_passes = cuda && std::find(modes.begin(), modes.end(), ModeId::Buffer) != modes.end();
   const size_t image_scenes =
@@ -863,6 +876,16 @@ int run_bench(const Options& options) {
         }
         progress(where + to_string(mode));
         record(repeated([&] { return measure_mode(app, mode, options.bench_frames); }));
+        if (cuda && has_graph_form(mode)) {
+          progress(where + to_string(mode) + " as a CUDA graph (--graph)");
+          record(repeated([&] {
+            app.request_graph(true);
+            Measurement graph = measure_mode(app, mode, options.bench_frames);
+            app.request_graph(false);
+            graph.path += " graph";
+            return graph;
+          }));
+        }
       }
       if (wants_extras && size.width == timing_size.width && size.height == timing_size.height) {
         progress(where + "timing cost (interop, each choice of clocks)");
@@ -892,9 +915,9 @@ int run_bench(const Options& options) {
     return m ? m->median_ms : 0.0;
   };
   const bool repeat = options.bench_repeat > 1;
-  std::printf("\n%-12s %-10s %-15s %9s %s%9s %9s %9s %9s %9s %9s  %s\n", "scene", "size", "path", "median ms",
-              repeat ? "  runs min-max ms  " : "", "p90 ms", "x ref", "x bare", "x own", "timed ms",
-              "x timing", "phases (median ms, timing on)");
+  std::printf("\n%-12s %-10s %-15s %9s %s%9s %9s %9s %9s %9s %9s %9s  %s\n", "scene", "size", "path",
+              "median ms", repeat ? "  runs min-max ms  " : "", "p90 ms", "x ref", "x bare", "x own",
+              "timed ms", "x timing", "host ms", "phases (median ms, timing on)");
   nlohmann::json cases = nlohmann::json::array();
   const std::vector<std::string> references = {"floor",        "handoff",     "graphics",
                                                "show texture", "show buffer", "bare"};
@@ -928,11 +951,12 @@ int run_bench(const Options& options) {
     char spread[48] = "";
     if (repeat)
       std::snprintf(spread, sizeof spread, " %3d %6.3f-%-7.3f ", m.runs, m.min_median_ms, m.max_median_ms);
-    std::printf("%-12s %-10s %-15s %9.3f %s%9.3f %9s %9s %9s %9s %9s  %s\n", m.scene.c_str(),
+    std::printf("%-12s %-10s %-15s %9.3f %s%9.3f %9s %9s %9s %9s %9s %9s  %s\n", m.scene.c_str(),
                 size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms, spread, m.p90_ms,
                 number(to_reference, "%.3f").c_str(), number(to_bare, "%.3f").c_str(),
                 number(to_own, "%.3f").c_str(), number(m.timed_median_ms, "%.3f").c_str(),
-                number(timing_cost, "%.3f").c_str(), phases.c_str());
+                number(timing_cost, "%.3f").c_str(), number(m.host_median_ms, "%.3f").c_str(),
+                phases.c_str());
     nlohmann::json entry = {{"scene", m.scene},   {"width", m.width},       {"height", m.height},
                             {"path", m.path},     {"frames", m.frames},     {"median_ms", m.median_ms},
                             {"p90_ms", m.p90_ms}, {"phases_median_ms", {}}, {"phases_p90_ms", {}}};
@@ -946,6 +970,7 @@ int run_bench(const Options& options) {
       entry["phases_median_ms"][name] = value.first;
       entry["phases_p90_ms"][name] = value.second;
     }
+    if (m.host_median_ms > 0) entry["host_median_ms"] = m.host_median_ms;
     if (m.timed_median_ms > 0) {
       entry["median_ms_with_phase_timing"] = m.timed_median_ms;
       entry["ratio_phase_timing_on_to_off"] = timing_cost;
