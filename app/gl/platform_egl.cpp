@@ -98,6 +98,11 @@ class EglPlatform final : public Platform {
           "no EGL display: no EGL vendor library offers one; install a GL driver's (NVIDIA: its EGL vendor "
           "library, 10_nvidia.json; Mesa: libegl-mesa0) and check __EGL_VENDOR_LIBRARY_FILENAMES");
     m_display = chosen.display;
+    // A display that code outside interop-lab initialised (a caller's own EGL context, in Python) is
+    // theirs: counted once more for them, so that no platform of ours terminates it under their context.
+    if (change_display_users(m_display, 0) == 0 && eglQueryString(m_display, EGL_VERSION) != nullptr)
+      change_display_users(m_display, +1);
+    eglGetError();  // EGL_NOT_INITIALIZED from the query above, when it was not
     EGLint major = 0, minor = 0;
     if (!eglInitialize(m_display, &major, &minor)) fail("eglInitialize failed");
     m_initialized = true;
