@@ -103,6 +103,9 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
   m_access.map_access = options.map_flags;
   if (const std::string refusal = check_access(scene_resources(), m_access.map_access); !refusal.empty())
     throw UsageError("--map-flags " + std::string(interop::to_string(*options.map_flags)) + ": " + refusal);
+  // What the scene decides (GL's exported mode and a scene with an input), now that it is attached.
+  if (const ModeAvailability wanted = availability(mode); !wanted.available)
+    throw std::runtime_error(std::string("--mode ") + to_string(mode) + " is unavailable: " + wanted.reason);
   // Said once every option has been judged, so that a usage error is the only line of a refused run.
   if (!options.mode && !m_interop.usable)
     log("CUDA-GL interop is unavailable (" + m_interop.reason + "); running in " + to_string(mode) + " mode");
@@ -131,7 +134,17 @@ App::~App() {
 }
 
 ModeAvailability App::availability(ModeId mode) const {
-  return mode_availability(mode, m_device, m_interop, m_cuda_devices.error, m_external);
+  ModeAvailability verdict = mode_availability(mode, m_device, m_interop, m_cuda_devices.error, m_external);
+  // GL's exported frames of a scene whose input GL renders into CUDA's memory (postprocess) did not equal
+  // the cpu frames on the H200, with the same rendering into GL's own buffer (the buffer mode) exact:
+  // refused until that is understood, rather than shown wrong.
+  if (verdict.available && mode == ModeId::Exported && m_renderer &&
+      has_role(scene_resources(), ResourceRole::Input))
+    verdict = {false,
+               "GL's exported mode does not run a scene whose input GL renders (postprocess): that input did "
+               "not reach the kernels intact in CUDA-owned memory; use --mode external or buffer, or "
+               "--api vulkan --mode exported"};
+  return verdict;
 }
 
 void App::attach_mode(ModeId mode) {
@@ -328,7 +341,17 @@ void App::switch_scene(SceneId scene) {
     m_notice = "flags reset to each resource's best for the " + std::string(to_string(scene)) + " scene";
     m_mode->apply_access(m_access);
   }
-  m_mode->attach(*m_renderer);
+  if (const ModeAvailability runs = availability(m_mode->id()); !runs.available) {
+    // The mode cannot run this scene (GL's exported mode and postprocess): the next tier, saying why.
+    const ModeId next = fallback_for(m_mode->id());
+    m_notice = std::string(to_string(m_mode->id())) + " cannot run the " + to_string(scene) + " scene (" +
+               runs.reason + "); now in " + to_string(next) + " mode";
+    log(m_notice);
+    m_mode.reset();
+    attach_mode(next);
+  } else {
+    m_mode->attach(*m_renderer);
+  }
   m_timers->clear();  // another scene's timings compare with nothing here
 }
 
@@ -346,13 +369,14 @@ void App::apply_pending_switches() {
   m_pending_split_copy.reset();
   if (m_pending_semaphores && *m_pending_semaphores != m_options.semaphores) {
     m_options.semaphores = *m_pending_semaphores;
-    if (m_mode->id() == ModeId::External) {
+    if (uses_semaphores(m_mode->id())) {
+      const ModeId mode = m_mode->id();
       m_mode->detach();
       m_mode.reset();
-      attach_or_fall_back(ModeId::External, std::string("attaching with ") +
-                                                (m_options.semaphores == interop::SemaphoreKind::Timeline
-                                                     ? "a timeline semaphore"
-                                                     : "binary semaphores"));
+      attach_or_fall_back(
+          mode, std::string("attaching with ") + (m_options.semaphores == interop::SemaphoreKind::Timeline
+                                                      ? "a timeline semaphore"
+                                                      : "binary semaphores"));
     }
   }
   m_pending_semaphores.reset();

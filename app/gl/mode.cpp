@@ -17,6 +17,7 @@ std::unique_ptr<gl::Mode> create_pbo_mode(const CudaContext& cuda, const AccessS
 std::unique_ptr<gl::Mode> create_split_mode(const CudaContext& cuda, const AccessSettings& access);
 std::unique_ptr<gl::Mode> create_buffer_mode(const CudaContext& cuda, const AccessSettings& access);
 std::unique_ptr<gl::Mode> create_external_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
+std::unique_ptr<gl::Mode> create_exported_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
 
 SplitPath choose_split_path(int compute_device, int gl_device, SplitCopy requested) {
   const std::string devices =
@@ -53,7 +54,7 @@ std::unique_ptr<gl::Mode> create_mode(ModeId id, const CudaContext& cuda, const 
     case ModeId::External:
       return create_external_mode(cuda, cuda.semaphores);
     case ModeId::Exported:
-      break;  // mode_availability refuses it on GL for now
+      return create_exported_mode(cuda, cuda.semaphores);
   }
   throw std::invalid_argument("unknown mode");
 }
@@ -87,9 +88,16 @@ ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::
                 "the GL external mode was not probed for this GL context: --doctor says what it needs; "
                 "use --api vulkan for external"};
       return {false, external.reason};
-    case ModeId::Exported:  // the interop library has it (interop/vmm.hpp); GL's mode comes with gl::Renderer
+    case ModeId::Exported:
+      // GL imports the memory and Vulkan's semaphores as in external; whether the device's VMM
+      // allocations export is asked when the mode attaches (the doctor's "VMM export" line says it too).
       if (cuda_device < 0) return {false, no_device};
-      return {false, "exported is not yet on GL: use --api vulkan --mode exported"};
+      if (external.usable) return {true, ""};
+      if (external.reason.empty())
+        return {false,
+                "the GL exported mode was not probed for this GL context: --doctor says what it needs; "
+                "use --api vulkan for exported"};
+      return {false, external.reason};
   }
   return {false,
           "mode " + std::to_string(static_cast<int>(mode)) + " is none of --list's modes: pick one of those"};

@@ -17,6 +17,7 @@
 #include "app/vulkan/cuda_link.hpp"
 #include "app/vulkan/renderer.hpp"
 #include "interop/error.hpp"
+#include "interop/vmm.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -30,16 +31,22 @@
 namespace lab {
 namespace {
 
+// `id` External: Vulkan allocates the memory (exportable) and CUDA imports it through a CudaLink;
+// Exported: CUDA allocates it (interop::ExportableAllocation) and the kernels write it through its own
+// pointers, images in linear memory (GL shows them from buffers, as it cannot tile this memory as a
+// texture). Either way GL imports each allocation's FD, the renderer places the resources in it, and
+// semaphores that Vulkan exports order each frame for GL and CUDA alike.
 class GlExternalMode final : public gl::Mode {
  public:
-  GlExternalMode(const CudaContext& cuda, interop::SemaphoreKind kind) : m_cuda(cuda), m_kind(kind) {
+  GlExternalMode(ModeId id, const CudaContext& cuda, interop::SemaphoreKind kind)
+      : m_id(id), m_cuda(cuda), m_kind(kind) {
     if (cuda.graph) m_graph.emplace();
   }
   ~GlExternalMode() override { detach(); }
   GlExternalMode(const GlExternalMode&) = delete;
   GlExternalMode& operator=(const GlExternalMode&) = delete;
 
-  ModeId id() const override { return ModeId::External; }
+  ModeId id() const override { return m_id; }
 
   void attach(gl::Renderer& renderer) override {
     try {
@@ -59,6 +66,9 @@ class GlExternalMode final : public gl::Mode {
     m_gl_semaphores.clear();
     m_gl_memory.clear();
     m_link.reset();  // CUDA's imports (it waits for both sides)
+    m_semaphores.reset();
+    m_views.clear();
+    m_allocations.clear();  // CUDA's own memory, once GL's import of it is gone
     // The Vulkan memory, then the device and instance, off GL's thread (vulkan::on_own_thread says why).
     vulkan::on_own_thread([this] {
       m_renderer.reset();
@@ -70,37 +80,39 @@ class GlExternalMode final : public gl::Mode {
   }
 
   void produce(gl::Renderer&, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
-    signal_gl(m_link->cubes_pass());
+    signal_gl(cubes_pass());
     if (m_graph) {
       // One launch: the semaphore wait, the kernels and the signal, timed together as the kernel phase.
       CudaPhase phase(timers, Phase::Kernel, m_cuda.stream);
       m_graph->launch(m_cuda.stream, [&] {
-        m_link->cuda_acquire(m_cuda.stream);
-        scene.compute_cuda(frame, m_link->views(), m_cuda.stream);
+        cuda_acquire();
+        scene.compute_cuda(frame, views(), m_cuda.stream);
         INTEROP_CUDA_CHECK(cudaGetLastError());
-        m_link->cuda_release(m_cuda.stream);
+        cuda_release();
       });
     } else {
       {
         CpuPhase phase(timers,
                        Phase::Wait);  // host time: an event before the wait would cost a context switch
-        m_link->cuda_acquire(m_cuda.stream);
+        cuda_acquire();
       }
       {
         CudaPhase phase(timers, Phase::Kernel, m_cuda.stream);
-        scene.compute_cuda(frame, m_link->views(), m_cuda.stream);
+        scene.compute_cuda(frame, views(), m_cuda.stream);
         INTEROP_CUDA_CHECK(cudaGetLastError());
       }
       CpuPhase phase(timers, Phase::Signal);
-      m_link->cuda_release(m_cuda.stream);
+      cuda_release();
     }
-    wait_gl(m_link->frame_pass(/*prepared=*/true));
+    wait_gl(frame_pass(/*prepared=*/true));
   }
 
   std::string transfer() const override {
     return std::string(m_kind == interop::SemaphoreKind::Timeline ? "timeline" : "binary") +
-           " semaphores; memory allocated by Vulkan on " +
-           (m_context ? m_context->info().name : std::string("?"));
+           (m_id == ModeId::Exported
+                ? " semaphores from Vulkan; memory allocated by CUDA (cuMemCreate), images in buffers"
+                : " semaphores; memory allocated by Vulkan on " +
+                      (m_context ? m_context->info().name : std::string("?")));
   }
 
  private:
@@ -111,6 +123,9 @@ class GlExternalMode final : public gl::Mode {
     if (const std::string missing = support.semaphore_missing(m_kind == interop::SemaphoreKind::Timeline);
         !missing.empty())
       throw std::runtime_error("GL lacks " + missing);
+    if (m_id == ModeId::Exported)
+      if (const interop::VmmExportSupport vmm = interop::probe_vmm_export(m_cuda.device); !vmm.supported)
+        throw std::runtime_error(vmm.reason);
 
     cudaDeviceProp properties{};
     INTEROP_CUDA_CHECK(cudaGetDeviceProperties(&properties, m_cuda.device));
@@ -123,33 +138,76 @@ class GlExternalMode final : public gl::Mode {
       throw std::runtime_error("GL does not run on CUDA device " + std::to_string(m_cuda.device) + " (UUID " +
                                vulkan::to_string(uuid) + "): memory is shared only on one device");
 
-    // Vulkan only allocates: a headless device on the same GPU, and a 1x1 frame target it never draws.
+    // A headless Vulkan device on the same GPU: the semaphores, and for external the memory (with a 1x1
+    // frame target it never draws).
     m_context = vulkan::on_own_thread([&uuid] { return std::make_unique<vulkan::Context>(&uuid); });
-    m_renderer = std::make_unique<vulkan::Renderer>(*m_context, Extent{1, 1});
     const std::vector<ResourceDesc> descs = gl::descs_of(renderer.resources());
-    m_renderer->create_resources(descs, /*exportable=*/true);
-    m_link.emplace(*m_renderer, m_kind);
-
-    // GL imports each allocation (an FD of its own; GL owns it after the import) ...
     std::vector<GLuint> memory;
-    for (size_t i = 0; i < descs.size(); ++i) {
-      const vulkan::Resource& resource = m_renderer->resources()[i];
-      m_gl_memory.push_back(import_memory_fd(m_renderer->export_fd(static_cast<int>(i)),
-                                             resource.allocation_size, resource.dedicated));
-      memory.push_back(m_gl_memory.back().get());
+    if (m_id == ModeId::External) {
+      m_renderer = std::make_unique<vulkan::Renderer>(*m_context, Extent{1, 1});
+      m_renderer->create_resources(descs, /*exportable=*/true);
+      m_link.emplace(*m_renderer, m_kind);
+      // GL imports each allocation (an FD of its own; GL owns it after the import) ...
+      for (size_t i = 0; i < descs.size(); ++i) {
+        const vulkan::Resource& resource = m_renderer->resources()[i];
+        m_gl_memory.push_back(import_memory_fd(m_renderer->export_fd(static_cast<int>(i)),
+                                               resource.allocation_size, resource.dedicated));
+        memory.push_back(m_gl_memory.back().get());
+      }
+    } else {
+      m_semaphores.emplace(*m_context, m_kind);
+      for (const ResourceDesc& desc : descs) {
+        interop::ExportableAllocationDesc allocation;
+        allocation.size = desc.bytes;
+        allocation.device = m_cuda.device;
+        m_allocations.emplace_back(allocation);
+        // Zeroed once, so that what GL renders into an input before CUDA reads it is the only writer.
+        INTEROP_CUDA_CHECK(cudaMemsetAsync(m_allocations.back().data(), 0, desc.bytes, m_cuda.stream));
+        m_views.push_back(linear_view(m_allocations.back().data(), desc));
+        interop::FileDescriptor fd = m_allocations.back().export_fd();
+        m_gl_memory.push_back(import_memory_fd(fd.get(), m_allocations.back().allocation_size(), false));
+        fd.release();  // GL owns it now
+        memory.push_back(m_gl_memory.back().get());
+      }
+      INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));
     }
-    // ... and GL's renderer re-creates the resources in it.
+    // ... and GL's renderer re-creates the resources in it (CUDA's own memory: images in buffers).
     m_placed = &renderer;
-    renderer.place_resources({&memory, /*linear_images=*/false});
+    renderer.place_resources({&memory, /*linear_images=*/m_id == ModeId::Exported});
     for (const gl::Resource& resource : renderer.resources())
       (resource.desc.kind == ResourceKind::Buffer ? m_buffers : m_textures).push_back(resource.gl_name);
 
     const bool timeline = m_kind == interop::SemaphoreKind::Timeline;
-    m_gl_semaphores.emplace_back(m_link->graphics_done().get(),
-                                 import_semaphore_fd(m_link->graphics_done().export_fd(), timeline));
-    if (m_link->cuda_done() != nullptr)
-      m_gl_semaphores.emplace_back(m_link->cuda_done()->get(),
-                                   import_semaphore_fd(m_link->cuda_done()->export_fd(), timeline));
+    m_gl_semaphores.emplace_back(graphics_done().get(),
+                                 import_semaphore_fd(graphics_done().export_fd(), timeline));
+    if (cuda_done() != nullptr)
+      m_gl_semaphores.emplace_back(cuda_done()->get(),
+                                   import_semaphore_fd(cuda_done()->export_fd(), timeline));
+  }
+
+  // The frame's steps: the CudaLink's (external) or the semaphores' alone (exported).
+  vulkan::PassSync cubes_pass() { return m_link ? m_link->cubes_pass() : m_semaphores->cubes_pass(); }
+  void cuda_acquire() {
+    if (m_link)
+      m_link->cuda_acquire(m_cuda.stream);
+    else
+      m_semaphores->cuda_acquire(m_cuda.stream);
+  }
+  void cuda_release() {
+    if (m_link)
+      m_link->cuda_release(m_cuda.stream);
+    else
+      m_semaphores->cuda_release(m_cuda.stream);
+  }
+  vulkan::PassSync frame_pass(bool prepared) {
+    return m_link ? m_link->frame_pass(prepared) : m_semaphores->frame_pass(prepared);
+  }
+  const std::vector<CudaResourceView>& views() const { return m_link ? m_link->views() : m_views; }
+  const vulkan::ExportableSemaphore& graphics_done() const {
+    return m_link ? m_link->graphics_done() : m_semaphores->graphics_done();
+  }
+  const vulkan::ExportableSemaphore* cuda_done() const {
+    return m_link ? m_link->cuda_done() : m_semaphores->cuda_done();
   }
 
   const GlSemaphore& gl_semaphore(VkSemaphore semaphore) const {
@@ -167,13 +225,17 @@ class GlExternalMode final : public gl::Mode {
       wait_semaphore(gl_semaphore(wait.semaphore), wait.value, m_buffers, m_textures, GL_LAYOUT_GENERAL_EXT);
   }
 
+  ModeId m_id;
   CudaContext m_cuda;
   interop::SemaphoreKind m_kind;
   gl::Renderer* m_placed = nullptr;  // its resources are in the imported memory while attached
   // Declaration order is the reverse of teardown, which detach also does explicitly.
   std::unique_ptr<vulkan::Context> m_context;
   std::unique_ptr<vulkan::Renderer> m_renderer;
-  std::optional<vulkan::CudaLink> m_link;
+  std::optional<vulkan::CudaLink> m_link;                    // external
+  std::optional<vulkan::CudaSemaphores> m_semaphores;        // exported
+  std::vector<interop::ExportableAllocation> m_allocations;  // exported: CUDA's memory, one per resource
+  std::vector<CudaResourceView> m_views;                     // exported: m_allocations for the kernels
   std::vector<GlMemoryObject> m_gl_memory;
   std::vector<std::pair<VkSemaphore, GlSemaphore>> m_gl_semaphores;
   std::vector<GLuint> m_buffers;  // the resources, as GL's semaphore calls list them
@@ -184,7 +246,11 @@ class GlExternalMode final : public gl::Mode {
 }  // namespace
 
 std::unique_ptr<gl::Mode> create_external_mode(const CudaContext& cuda, interop::SemaphoreKind kind) {
-  return std::make_unique<GlExternalMode>(cuda, kind);
+  return std::make_unique<GlExternalMode>(ModeId::External, cuda, kind);
+}
+
+std::unique_ptr<gl::Mode> create_exported_mode(const CudaContext& cuda, interop::SemaphoreKind kind) {
+  return std::make_unique<GlExternalMode>(ModeId::Exported, cuda, kind);
 }
 
 }  // namespace lab

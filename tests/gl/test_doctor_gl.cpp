@@ -90,14 +90,10 @@ TEST(Doctor, HeadlessOnAnNvidiaEglDeviceSaysInteropWorks) {
   EXPECT_TRUE(
       has(text, "\nverdict: CUDA-GL interop works (device " + std::to_string(report.cuda_device) + ")\n"))
       << text;
-  // NVIDIA's GL imports memory and semaphores and runs on the CUDA device: every mode, external too, but
-  // exported, which GL does not run yet.
+  // NVIDIA's GL imports memory and semaphores and runs on the CUDA device: every mode, external and
+  // exported too.
   for (const lab::ModeId mode : lab::modes_of(lab::GraphicsApi::Gl))
-    EXPECT_EQ(value_of(report, "modes", lab::to_string(mode)),
-              mode == lab::ModeId::Exported
-                  ? "unavailable: exported is not yet on GL: use --api vulkan --mode exported"
-                  : "available")
-        << lab::to_string(mode);
+    EXPECT_EQ(value_of(report, "modes", lab::to_string(mode)), "available") << lab::to_string(mode);
   // What the exported mode needs of the CUDA device, from the probe itself.
   const interop::VmmExportSupport vmm = interop::probe_vmm_export(report.cuda_device);
   EXPECT_TRUE(has(value_of(report, "CUDA", "device " + std::to_string(report.cuda_device) + " VMM export"),

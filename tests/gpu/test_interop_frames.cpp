@@ -45,6 +45,9 @@ constexpr CudaPath kCudaPaths[] = {
     {ModeId::Reregister, lab::SplitCopy::Peer, interop::SemaphoreKind::Timeline, true},
     {ModeId::Pbo, lab::SplitCopy::Peer, interop::SemaphoreKind::Timeline, true},
     {ModeId::Buffer, lab::SplitCopy::Peer, interop::SemaphoreKind::Timeline, true},
+    {ModeId::Exported, lab::SplitCopy::Peer, interop::SemaphoreKind::Timeline},
+    {ModeId::Exported, lab::SplitCopy::Peer, interop::SemaphoreKind::Binary},
+    {ModeId::Exported, lab::SplitCopy::Peer, interop::SemaphoreKind::Timeline, true},
     {ModeId::External, lab::SplitCopy::Peer, interop::SemaphoreKind::Timeline, true},
     {ModeId::External, lab::SplitCopy::Peer, interop::SemaphoreKind::Binary, true}};
 
@@ -55,8 +58,9 @@ std::string path_name(const CudaPath& path) {
     return path_name(plain) + " as a CUDA graph";
   }
   if (path.mode == ModeId::Split) return std::string("split (") + lab::to_string(path.copy) + ")";
-  if (path.mode == ModeId::External)
-    return path.semaphores == interop::SemaphoreKind::Timeline ? "external (timeline)" : "external (binary)";
+  if (path.mode == ModeId::External || path.mode == ModeId::Exported)
+    return std::string(lab::to_string(path.mode)) +
+           (path.semaphores == interop::SemaphoreKind::Timeline ? " (timeline)" : " (binary)");
   return lab::to_string(path.mode);
 }
 
@@ -106,6 +110,13 @@ TEST_P(EveryMode, ProducesTheCpuFrame) {
 
   for (const CudaPath& path : kCudaPaths) {
     SCOPED_TRACE(path_name(path));
+    if (path.mode == ModeId::Exported && c.scene == SceneId::Postprocess) {
+      // Refused with its reason, not run (App::availability says why).
+      const lab::ModeAvailability refused = app.availability(path.mode);
+      EXPECT_FALSE(refused.available);
+      EXPECT_NE(refused.reason.find("postprocess"), std::string::npos) << refused.reason;
+      continue;
+    }
     use_path(app, path);
     const lab::Image frame = labtest::render(app, index);
     ASSERT_EQ(app.mode_id(), path.mode);

@@ -123,7 +123,8 @@ TEST_F(InteropRaii, MapFlagsChangeBetweenFrames) {
 TEST_F(InteropRaii, AHundredModeSwitchesLeaveNothingBehind) {
   m_app->request_scene(lab::SceneId::Postprocess);  // an input and an output texture, and scratch memory
   // GL's modes but external, whose memory is Vulkan's (these counts see only what CUDA allocates), and
-  // exported, which GL does not run yet (its allocations are counted in tests/gpu/test_vmm.cpp).
+  // exported, whose every attach makes a Vulkan device for its semaphores (its allocations' counts are
+  // tests/gpu/test_vmm.cpp's).
   std::vector<lab::ModeId> modes;
   for (const lab::ModeId mode : lab::modes_of(lab::GraphicsApi::Gl))
     if (mode != lab::ModeId::External && mode != lab::ModeId::Exported) modes.push_back(mode);
