@@ -48,7 +48,7 @@ import warnings
 
 from . import _dlpack
 from ._arrays import stream_handle as _stream_handle
-from ._native import InteropLabError, ResourceInfo, check, lib
+from ._native import InteropLabError, NativeHandle, ResourceInfo, check, lib
 from .gl import GLBuffer, GLTexture, map_gl
 from .viewer import FrameTarget, PathNotice, Viewer, show
 
@@ -265,7 +265,7 @@ class _HostView(_View):
         return _dlpack.capsule(pointer, self.shape, strides, self.typestr, _dlpack.kDLCPU, 0, owner=self._frame)
 
 
-class Lab:
+class Lab(NativeHandle):
     """One headless interop-lab context showing `scene` ('wave', 'pattern', 'postprocess') at `size`,
     whose GL objects you write. mode='interop' registers them with CUDA; mode='cpu' gives host memory."""
 
@@ -298,17 +298,6 @@ class Lab:
             check(lib.ilab_close(self._handle))
             self._handle = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # another thread's collector: the lab stays (its owner thread may close it)
-            pass
 
     @contextlib.contextmanager
     def map(self, frame=0, stream=None):

@@ -100,3 +100,21 @@ class InteropLabError(RuntimeError):
 def check(status):
     if status != 0:
         raise InteropLabError(lib.ilab_last_error().decode("utf-8", "replace"))
+
+
+class NativeHandle:
+    """What Lab, Viewer and a registered GL object share: close() ends the native object; a `with` block
+    closes it, and so does the collector where it may (from another thread the object refuses, and stays
+    to the thread that owns it)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # another thread's collector, or still mapped: nothing a collector can do
+            pass

@@ -17,7 +17,7 @@ import contextlib
 import ctypes
 
 from . import _arrays, _dlpack
-from ._native import InteropLabError, check, lib
+from ._native import InteropLabError, NativeHandle, check, lib
 
 __all__ = ["GLBuffer", "GLTexture", "map_gl", "GL_TEXTURE_2D", "GL_TEXTURE_RECTANGLE", "GL_TEXTURE_3D",
            "GL_TEXTURE_2D_ARRAY", "GL_TEXTURE_CUBE_MAP", "GL_RENDERBUFFER"]
@@ -45,7 +45,7 @@ for _name, (_arguments, _result) in _signatures.items():
     getattr(lib, _name).restype = _result
 
 
-class _Registration:
+class _Registration(NativeHandle):
     _kind = 0
 
     def __init__(self, name, target, access, surface):
@@ -66,17 +66,6 @@ class _Registration:
             check(lib.ilab_gl_unregister(self._handle))
             self._handle = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # another thread, or still mapped: nothing a collector can do
-            pass
 
     def _live(self):
         if not self._handle:

@@ -32,7 +32,7 @@ import warnings
 import numpy
 
 from . import _arrays, _colormaps, _dlpack
-from ._native import InteropLabError, ViewerInfo, ViewerStats, check, lib
+from ._native import InteropLabError, NativeHandle, ViewerInfo, ViewerStats, check, lib
 
 __all__ = ["Viewer", "show", "PathNotice"]
 
@@ -99,7 +99,7 @@ class FrameTarget:
         return f"<FrameTarget {self.shape} on the {self._viewer.path} path{'' if self._valid else ', shown'}>"
 
 
-class Viewer:
+class Viewer(NativeHandle):
     """A window (GLFW, where there is a display) or a headless GL context (EGL) that shows your arrays.
 
     size: (width, height) of the window / offscreen frame. window: True / False to force one, None to
@@ -157,17 +157,6 @@ class Viewer:
             check(lib.ilab_viewer_close(self._handle))
             self._handle = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # another thread's collector: the viewer stays (its owner thread may close it)
-            pass
 
     def __repr__(self):
         state = "closed" if not self._handle else ("window" if self.is_window else "headless")
