@@ -138,8 +138,12 @@ ModeAvailability App::availability(ModeId mode) const {
   // GL's exported frames of a scene whose input GL renders into CUDA's memory (postprocess) did not equal
   // the cpu frames on the H200, with the same rendering into GL's own buffer (the buffer mode) exact:
   // refused until that is understood, rather than shown wrong.
-  if (verdict.available && mode == ModeId::Exported && m_renderer &&
-      has_role(scene_resources(), ResourceRole::Input))
+  const auto scene_has_input = [this] {
+    for (const gl::Resource& resource : m_renderer->resources())
+      if (resource.desc.role == ResourceRole::Input) return true;
+    return false;
+  };
+  if (verdict.available && mode == ModeId::Exported && m_renderer && scene_has_input())
     verdict = {false,
                "GL's exported mode does not run a scene whose input GL renders (postprocess): that input did "
                "not reach the kernels intact in CUDA-owned memory; use --mode external or buffer, or "

@@ -218,9 +218,9 @@ bool Renderer::draws_frame(const DrawPlan& plan) const {
 void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, Extent extent,
                           const PassSync&) {
   if (!draws_frame(plan)) return;  // headless, the image is the frame
-  glBindFramebuffer(GL_FRAMEBUFFER, m_platform.framebuffer());
-  glViewport(0, 0, extent.width, extent.height);
   if (plan.draw == SceneDraw::LitMesh) {
+    glBindFramebuffer(GL_FRAMEBUFFER, m_platform.framebuffer());
+    glViewport(0, 0, extent.width, extent.height);
     ensure_wave_pipeline();
     // The vertex buffer the kernels write, bound each frame: a mode may have placed it elsewhere.
     glVertexArrayVertexBuffer(m_wave_vertex_array.get(), 0, resource(plan.mesh_resource).gl_name, 0,
