@@ -17,6 +17,7 @@
 #include "interop/error.hpp"
 #include "interop/mapping.hpp"
 #include "kernels/common.hpp"
+#include "python/errors.hpp"
 #include "python/gl_context.hpp"
 
 #include <cuda_runtime_api.h>
@@ -30,6 +31,8 @@
 #include <vector>
 
 namespace {
+
+using ilab::guarded;
 
 thread_local std::string g_last_error;  // per thread, as errno: the only state outside a context
 
@@ -50,19 +53,6 @@ struct Bridge {
 };
 
 constexpr const char* kLab = "this interop_lab.Lab";
-
-template <class Body>
-int guarded(Body&& body) {
-  try {
-    body();
-    return 0;
-  } catch (const std::exception& error) {
-    g_last_error = error.what();
-  } catch (...) {
-    g_last_error = "unknown error";
-  }
-  return -1;
-}
 
 void require(bool condition, const std::string& message) {
   if (!condition) throw std::invalid_argument(message);
@@ -87,7 +77,7 @@ void require_mapped(const Bridge& bridge, const char* what) {
 }  // namespace
 
 namespace ilab {
-void set_last_error(const std::string& message) {  // viewer.cpp's functions report through it too
+void set_last_error(const std::string& message) {  // python/errors.hpp: every guarded() reports through it
   g_last_error = message;
 }
 }  // namespace ilab

@@ -9,6 +9,7 @@
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
 #include "interop/mapping.hpp"
+#include "python/errors.hpp"
 #include "python/gl_context.hpp"
 
 #include <cuda_runtime_api.h>
@@ -19,11 +20,9 @@
 #include <string>
 #include <vector>
 
-namespace ilab {
-void set_last_error(const std::string& message);  // bridge.cpp's ilab_last_error
-}
-
 namespace {
+
+using ilab::guarded;
 
 constexpr const char* kRegistration = "this GL registration";
 
@@ -45,19 +44,6 @@ struct Mapping {
   cudaStream_t stream = nullptr;
   int cuda_device = -1;
 };
-
-template <class Body>
-int guarded(Body&& body) {
-  try {
-    body();
-    return 0;
-  } catch (const std::exception& error) {
-    ilab::set_last_error(error.what());
-  } catch (...) {
-    ilab::set_last_error("unknown error");
-  }
-  return -1;
-}
 
 void require(bool condition, const std::string& message) {
   if (!condition) throw std::invalid_argument(message);

@@ -20,6 +20,7 @@
 #include "interop/mapping.hpp"
 #include "interop/memory.hpp"
 #include "python/convert.hpp"
+#include "python/errors.hpp"
 #include "python/gl_context.hpp"
 
 #include <GLFW/glfw3.h>
@@ -39,12 +40,9 @@
 #include <string>
 #include <vector>
 
-// bridge.cpp's error channel (ilab_last_error): one message per thread.
-namespace ilab {
-void set_last_error(const std::string& message);
-}
-
 namespace {
+
+using ilab::guarded;
 
 using Clock = std::chrono::steady_clock;
 
@@ -339,19 +337,6 @@ void present(Viewer& viewer) {
 void finish_update(Viewer& viewer, Clock::time_point started) {
   viewer.stats.update_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   present(viewer);
-}
-
-template <class Body>
-int guarded(Body&& body) {
-  try {
-    body();
-    return 0;
-  } catch (const std::exception& error) {
-    ilab::set_last_error(error.what());
-  } catch (...) {
-    ilab::set_last_error("unknown error");
-  }
-  return -1;
 }
 
 }  // namespace
