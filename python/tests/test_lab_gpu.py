@@ -8,13 +8,8 @@ import numpy
 import pytest
 
 import interop_lab
+from gpu_required import needs_gpu
 from interop_lab import InteropLabError
-
-
-def _needs_gpu(reason):
-    if int(os.environ.get("INTEROP_LAB_REQUIRE_GPUS", "0") or 0) >= 1:
-        pytest.fail(f"{reason} (INTEROP_LAB_REQUIRE_GPUS: this machine must have it)")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +17,7 @@ def cupy():
     try:
         import cupy
     except ImportError as error:
-        _needs_gpu(f"needs CuPy: {error}")
+        needs_gpu(f"needs CuPy: {error}")
     return cupy
 
 
@@ -30,7 +25,7 @@ def _lab(scene, size):
     try:
         return interop_lab.Lab(scene, size=size, mode="interop")
     except InteropLabError as error:
-        _needs_gpu(f"needs a CUDA device whose GL interop works: {error}")
+        needs_gpu(f"needs a CUDA device whose GL interop works: {error}")
 
 
 def test_a_buffer_is_the_mapped_memory_itself(cupy):
@@ -156,7 +151,7 @@ def test_cuda_core_sees_the_mapped_pointer(cupy):
         try:
             from cuda.core.experimental.utils import StridedMemoryView
         except ImportError as error:
-            _needs_gpu(f"needs cuda.core: {error}")
+            needs_gpu(f"needs cuda.core: {error}")
     with _lab("wave", (64, 64)) as lab:
         stream = cupy.cuda.Stream(non_blocking=True)
         with lab.map(stream=stream) as frame:

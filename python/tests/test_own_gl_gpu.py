@@ -3,20 +3,14 @@ a CuPy stream: the buffer's pointer is device memory CuPy writes, the texture ta
 writes, and GL reads back what CUDA wrote. Skips without CUDA-GL interop (fails where
 INTEROP_LAB_REQUIRE_GPUS is set)."""
 
-import os
 
 import numpy
 import pytest
 
 import interop_lab
+from gpu_required import needs_gpu
 from interop_lab import InteropLabError
 from own_gl import OwnContext
-
-
-def _needs_gpu(reason):
-    if int(os.environ.get("INTEROP_LAB_REQUIRE_GPUS", "0") or 0) >= 1:
-        pytest.fail(f"{reason} (INTEROP_LAB_REQUIRE_GPUS: this machine must have it)")
-    pytest.skip(reason)
 
 
 @pytest.fixture
@@ -24,7 +18,7 @@ def cupy():
     try:
         import cupy
     except ImportError as error:
-        _needs_gpu(f"needs CuPy: {error}")
+        needs_gpu(f"needs CuPy: {error}")
     return cupy
 
 
@@ -33,7 +27,7 @@ def own(cupy):
     try:
         context = OwnContext()
     except (OSError, RuntimeError) as error:
-        _needs_gpu(f"needs an EGL device with OpenGL 4.5: {error}")
+        needs_gpu(f"needs an EGL device with OpenGL 4.5: {error}")
     yield context
     context.close()
 
@@ -42,7 +36,7 @@ def _register(kind, *arguments, **keywords):
     try:
         return kind(*arguments, **keywords)
     except InteropLabError as error:
-        _needs_gpu(f"needs CUDA-GL interop for the test's own EGL context: {error}")
+        needs_gpu(f"needs CUDA-GL interop for the test's own EGL context: {error}")
 
 
 def test_a_buffer_and_a_texture_mapped_in_one_call(cupy, own):

@@ -11,15 +11,10 @@ import numpy
 import pytest
 
 import interop_lab
+from gpu_required import needs_gpu
 from interop_lab import InteropLabError
 
 from pictures import decode_png, expected_bytes
-
-
-def _needs_gpu(reason):
-    if int(os.environ.get("INTEROP_LAB_REQUIRE_GPUS", "0") or 0) >= 1:
-        pytest.fail(f"{reason} (INTEROP_LAB_REQUIRE_GPUS: this machine must have it)")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
@@ -27,11 +22,11 @@ def cupy():
     try:
         import cupy
     except ImportError as error:
-        _needs_gpu(f"needs CuPy: {error}")
+        needs_gpu(f"needs CuPy: {error}")
     try:
         cupy.cuda.runtime.getDeviceCount()
     except Exception as error:  # CuPy without a driver
-        _needs_gpu(f"needs a CUDA device: {error}")
+        needs_gpu(f"needs a CUDA device: {error}")
     return cupy
 
 
@@ -39,7 +34,7 @@ def _viewer(size, mode="interop"):
     try:
         return interop_lab.Viewer(size=size, window=False, mode=mode)
     except InteropLabError as error:
-        _needs_gpu(f"needs a CUDA device whose GL interop works ({mode}): {error}")
+        needs_gpu(f"needs a CUDA device whose GL interop works ({mode}): {error}")
 
 
 @pytest.fixture(params=["interop", "staging"])
@@ -239,7 +234,7 @@ def test_cuda_core_sees_the_frame_targets_mapped_pointer(cupy):
         try:
             from cuda.core.experimental.utils import StridedMemoryView
         except ImportError as error:
-            _needs_gpu(f"needs cuda.core: {error}")
+            needs_gpu(f"needs cuda.core: {error}")
     with _viewer((64, 32)) as viewer:
         stream = cupy.cuda.Stream(non_blocking=True)
         with viewer.frame(stream=stream) as target:
