@@ -122,16 +122,7 @@ int ilab_open(const char* scene, const char* mode, int width, int height, long l
     // open destroyed the app with its own context current.
     const ilab::GlContext previous = ilab::GlContext::current();
     ilab::GlContext mine;
-    struct Restore {
-      const ilab::GlContext& previous;
-      const ilab::GlContext& mine;
-      ~Restore() {
-        try {
-          ilab::restore(previous, mine);
-        } catch (...) {
-        }
-      }
-    } restore_on_exit{previous, mine};
+    const ilab::RestoreOnExit restore_on_exit(previous, mine);  // declared before the object it guards
     auto bridge = std::make_unique<Bridge>();
     bridge->app = std::make_unique<lab::App>(options);  // creates its context and makes it current
     mine = bridge->context = ilab::GlContext::current();

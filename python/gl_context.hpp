@@ -55,6 +55,26 @@ void make_current(const GlContext& target, const GlContext& from);
 void release(const GlContext& context);
 // Gives the thread `previous` back after `mine` was current (or none, when `previous` is empty).
 void restore(const GlContext& previous, const GlContext& mine);
+
+// Calls restore(previous, mine) when it goes out of scope, swallowing what that throws: an object's
+// opening declares it before the object, so that a failed open, which destroyed the object with its own
+// context current, still gives the caller theirs back.
+class RestoreOnExit {
+ public:
+  RestoreOnExit(const GlContext& previous, const GlContext& mine) : m_previous(previous), m_mine(mine) {}
+  ~RestoreOnExit() {
+    try {
+      restore(m_previous, m_mine);
+    } catch (...) {
+    }
+  }
+  RestoreOnExit(const RestoreOnExit&) = delete;
+  RestoreOnExit& operator=(const RestoreOnExit&) = delete;
+
+ private:
+  const GlContext& m_previous;
+  const GlContext& m_mine;
+};
 // Loads GL's functions (glad) from the current context when nothing in this process has yet: a caller's
 // own context, before any lab or viewer. Throws when no context is current.
 void load_gl_functions(const GlContext& current);

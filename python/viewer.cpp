@@ -388,16 +388,7 @@ int ilab_viewer_open(int width, int height, const char* title, int window, const
 
     const ilab::GlContext previous = ilab::GlContext::current();
     ilab::GlContext mine;
-    struct Restore {  // declared before the viewer: runs after a failed open destroyed it
-      const ilab::GlContext& previous;
-      const ilab::GlContext& mine;
-      ~Restore() {
-        try {
-          ilab::restore(previous, mine);
-        } catch (...) {
-        }
-      }
-    } restore_on_exit{previous, mine};
+    const ilab::RestoreOnExit restore_on_exit(previous, mine);  // declared before the object it guards
     auto viewer = std::make_unique<Viewer>();
     if (window) {
       lab::WindowDesc desc;
