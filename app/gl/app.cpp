@@ -134,21 +134,7 @@ App::~App() {
 }
 
 ModeAvailability App::availability(ModeId mode) const {
-  ModeAvailability verdict = mode_availability(mode, m_device, m_interop, m_cuda_devices.error, m_external);
-  // GL's exported frames of a scene whose input GL renders into CUDA's memory (postprocess) did not equal
-  // the cpu frames on the H200, with the same rendering into GL's own buffer (the buffer mode) exact:
-  // refused until that is understood, rather than shown wrong.
-  const auto scene_has_input = [this] {
-    for (const gl::Resource& resource : m_renderer->resources())
-      if (resource.desc.role == ResourceRole::Input) return true;
-    return false;
-  };
-  if (verdict.available && mode == ModeId::Exported && m_renderer && scene_has_input())
-    verdict = {false,
-               "GL's exported mode does not run a scene whose input GL renders (postprocess): that input did "
-               "not reach the kernels intact in CUDA-owned memory; use --mode external or buffer, or "
-               "--api vulkan --mode exported"};
-  return verdict;
+  return mode_availability(mode, m_device, m_interop, m_cuda_devices.error, m_external);
 }
 
 void App::attach_mode(ModeId mode) {
@@ -346,7 +332,7 @@ void App::switch_scene(SceneId scene) {
     m_mode->apply_access(m_access);
   }
   if (const ModeAvailability runs = availability(m_mode->id()); !runs.available) {
-    // The mode cannot run this scene (GL's exported mode and postprocess): the next tier, saying why.
+    // The mode cannot run this scene: the next tier, saying why.
     const ModeId next = fallback_for(m_mode->id());
     m_notice = std::string(to_string(m_mode->id())) + " cannot run the " + to_string(scene) + " scene (" +
                runs.reason + "); now in " + to_string(next) + " mode";

@@ -124,6 +124,25 @@ GlProgram create_program(const char* vertex_shader, const char* fragment_shader)
   return program;
 }
 
+GlProgram create_compute_program(const char* compute_shader) {
+  const GLuint shader = compile_shader(GL_COMPUTE_SHADER, compute_shader);
+  GlProgram program(glCreateProgram());
+  label_gl_object(GL_PROGRAM, program.get(), compute_shader);
+  glAttachShader(program.get(), shader);
+  glLinkProgram(program.get());
+  glDeleteShader(shader);  // flagged for deletion now; GL frees it with the program
+  GLint ok = GL_FALSE;
+  glGetProgramiv(program.get(), GL_LINK_STATUS, &ok);
+  if (ok != GL_TRUE) {
+    GLint length = 0;
+    glGetProgramiv(program.get(), GL_INFO_LOG_LENGTH, &length);
+    std::vector<char> log(static_cast<size_t>(length > 1 ? length : 1));
+    glGetProgramInfoLog(program.get(), length, nullptr, log.data());
+    throw std::runtime_error(std::string("GLSL link error (") + compute_shader + "):\n" + log.data());
+  }
+  return program;
+}
+
 OffscreenTarget create_offscreen_target(int width, int height, const std::string& label) {
   return create_offscreen_target(
       create_texture_2d(GL_RGBA8, width, height, label.empty() ? "" : label + " colour"), width, height,

@@ -79,6 +79,8 @@ GlVertexArray create_vertex_array(const std::string& label = "");
 // Compiles and links two embedded shaders (assets/shaders); throws with the compiler's log. Labelled
 // "wave.vert + wave.frag".
 GlProgram create_program(const char* vertex_shader, const char* fragment_shader);
+// Compiles and links one embedded compute shader; throws with the compiler's log.
+GlProgram create_compute_program(const char* compute_shader);
 
 // The GLSL source embedded at build time from assets/shaders/<name>.
 const char* shader_source(const char* name);

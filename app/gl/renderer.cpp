@@ -185,13 +185,36 @@ void Renderer::draw_cubes(int target, const CubesView& view, const PassSync&) {
   glDisable(GL_CULL_FACE);
   glDisable(GL_DEPTH_TEST);
   const Resource& drawn = m_resources[static_cast<size_t>(target)];
-  if (drawn.linear) {  // into the buffer the kernels read, row 0 first as the texture holds it
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, drawn.gl_name);
+  if (drawn.linear) pack_into_buffer(storage.target.color.get(), drawn);
+}
+
+void Renderer::pack_into_buffer(GLuint texture, const Resource& image) {
+  // Into the buffer the kernels read, row 0 first as the texture holds it.
+  if (m_memory.empty()) {  // GL's own buffer (the buffer mode): a pixel-pack copy
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, image.gl_name);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glGetTextureImage(storage.target.color.get(), 0, GL_RGBA, GL_UNSIGNED_BYTE,
-                      static_cast<GLsizei>(drawn.desc.bytes), nullptr);
+    glGetTextureImage(texture, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(image.desc.bytes), nullptr);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    return;
   }
+  // Memory GL imported from CUDA (the exported mode): shader stores. The pixel-pack copy above reached
+  // CUDA's memory only where rows are a multiple of 256 bytes (64x48, 3840x2160 on an H200; at 1277x719
+  // and 4097x3 most of each row stayed unwritten as CUDA read it, glFinish or not), and a copy from a GL
+  // buffer into it reached none of it.
+  if (!m_pack_program) m_pack_program = create_compute_program("pack_image.comp");
+  glUseProgram(m_pack_program.get());
+  glBindTextureUnit(0, texture);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, image.gl_name);
+  glUniform2i(0, image.desc.width, image.desc.height);
+  constexpr int kGroup = 16;  // pack_image.comp's local size
+  glDispatchCompute(static_cast<GLuint>((image.desc.width + kGroup - 1) / kGroup),
+                    static_cast<GLuint>((image.desc.height + kGroup - 1) / kGroup), 1);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
+  glBindTextureUnit(0, 0);
+  glUseProgram(0);
+  // The stores are visible to GL's later reads of the buffer; CUDA's wait on the mode's semaphore orders
+  // its own.
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT);
 }
 
 void Renderer::ensure_wave_pipeline() {

@@ -119,6 +119,8 @@ class Renderer {
   const Resource& resource(int index) const;
   void ensure_wave_pipeline();
   void ensure_cubes_pipeline();
+  // An image GL drew (`texture`) into `image`'s buffer, texel (x, y) at word y * width + x.
+  void pack_into_buffer(GLuint texture, const Resource& image);
 
   Platform& m_platform;
   std::vector<Resource> m_resources;
@@ -137,6 +139,7 @@ class Renderer {
   GLsizei m_cubes_index_count = 0;
   GlProgram m_show_program;
   GlProgram m_show_buffer_program;  // the show pass of an image in a buffer
+  GlProgram m_pack_program;         // an image GL drew, into the buffer in imported memory
   GlVertexArray m_show_vertex_array;
 };
 
