@@ -22,6 +22,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -387,6 +389,42 @@ int ilab_write_png(void* handle, const char* path) {
     require(!bridge.last_frame.rgba.empty(), "no frame read yet: call read_frame first");
     lab::write_png(path ? path : "", bridge.last_frame);
   });
+}
+
+// The benchmark's C++ side (python -m interop_lab.bench): `frames` frames of what a Python texture frame
+// does (ilab_map on `stream`, ilab_copy_texture of `device_pointer` into resource `index`, ilab_unmap),
+// each finished on the host before the next, without Python between the calls; and as many of the
+// hand-off alone (map, unmap). Medians of the host clock, in milliseconds.
+int ilab_time_texture_frames(void* handle, int index, uintptr_t device_pointer, uint64_t pitch,
+                             uintptr_t stream, int frames, double* handoff_ms, double* frame_ms) {
+  const auto median_of = [&](bool copy, double* median) {
+    std::vector<double> samples;
+    for (int i = 0; i < frames; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      if (ilab_map(handle, 0, stream) != 0) return -1;
+      if (copy && ilab_copy_texture(handle, index, device_pointer, pitch, 1, stream) != 0) {
+        ilab_unmap(handle);
+        return -1;
+      }
+      if (ilab_unmap(handle) != 0) return -1;
+      const cudaError_t synced = cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream));
+      if (synced != cudaSuccess) {
+        ilab::set_last_error(std::string("cudaStreamSynchronize: ") + cudaGetErrorString(synced));
+        return -1;
+      }
+      samples.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::nth_element(samples.begin(), samples.begin() + static_cast<long>(samples.size() / 2), samples.end());
+    *median = samples[samples.size() / 2];
+    return 0;
+  };
+  if (frames < 1) {
+    ilab::set_last_error("ilab_time_texture_frames: frames must be at least 1");
+    return -1;
+  }
+  if (median_of(false, handoff_ms) != 0) return -1;
+  return median_of(true, frame_ms);
 }
 
 }  // extern "C"

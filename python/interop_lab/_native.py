@@ -58,6 +58,8 @@ def _load():
         "ilab_surface": ([handle, ctypes.c_int, ctypes.POINTER(ctypes.c_ulonglong)], ctypes.c_int),
         "ilab_copy_texture": ([handle, ctypes.c_int, uptr, u64, ctypes.c_int, uptr], ctypes.c_int),
         "ilab_order_streams": ([uptr, uptr], ctypes.c_int),
+        "ilab_time_texture_frames": ([handle, ctypes.c_int, uptr, u64, uptr, ctypes.c_int,
+                                      ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double)], ctypes.c_int),
         "ilab_pointer_device": ([uptr, ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
         "ilab_compare_png": ([handle, ctypes.c_char_p, ctypes.c_int, ctypes.c_double, ctypes.POINTER(ctypes.c_int),
                               ctypes.c_char_p, u64], ctypes.c_int),
