@@ -5,13 +5,13 @@ screenshot is the exact frame; a wrong token is refused; the page's commands are
 serve arguments raise ValueError with the command line's reasons; close(), the `with` block, Ctrl+C and the
 interpreter's exit stop the server (the port is free again). The CUDA path is test_viewer_serve_gpu.py."""
 
+import os
 import re
 import signal
 import socket
 import subprocess
 import sys
 import textwrap
-import time
 import urllib.error
 import urllib.request
 import warnings
@@ -249,3 +249,15 @@ def test_show_serves_the_array_until_ctrl_c():
     assert process.returncode == 0, err
     assert out.strip() == f"returned {url}"
     assert port_is_free(int(URL.fullmatch(url).group(1)))
+
+
+def test_a_window_asked_for_is_served_too_without_its_panel():
+    if not os.environ.get("DISPLAY"):
+        pytest.skip("needs an X display (run under xvfb-run)")
+    picture = smooth_picture(96, 160)
+    with served_viewer(window=True, panel=True) as viewer:
+        assert viewer.is_window
+        viewer.show(picture)
+        with DeskClient(viewer.url) as page:
+            _, received = read_until_shown(page, picture)
+        assert_within_jpeg_tolerance(received, picture)  # the panel drawn over the window is not in it
