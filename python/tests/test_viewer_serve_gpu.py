@@ -11,8 +11,6 @@ import pytest
 
 import interop_lab
 
-# desk_client.py decodes the frames' JPEGs with Pillow (scripts/setup.sh installs python3-pil).
-pytest.importorskip("PIL.Image", reason="needs Pillow to decode the desk's JPEGs: install python3-pil")
 from desk_client import DeskClient
 from gpu_required import needs_gpu
 from interop_lab import InteropLabError
@@ -21,6 +19,10 @@ from test_viewer_serve_cpu import assert_within_jpeg_tolerance, read_until_shown
 
 @pytest.fixture(scope="module")
 def cupy():
+    try:  # desk_client.py decodes the frames' JPEGs with Pillow: a GPU run without it must not pass by skipping
+        import PIL.Image  # noqa: F401
+    except ImportError as error:
+        needs_gpu(f"needs Pillow to decode the desk's JPEGs (python3-pil, or pip install pillow): {error}")
     try:
         import cupy
     except ImportError as error:
