@@ -339,9 +339,9 @@ def show(array, *, title="interop_lab", range=None, colormap=None, mode="auto", 
     height, width = picture.height, picture.width
     picture.release()
     with Viewer(size=(width, height), title=title, mode=mode, window=window, serve=serve) as viewer:
-        viewer.show(array, stream=stream, range=range, colormap=colormap)
         if address is not None:
-            try:
+            try:  # Ctrl+C ends it, even while the first frame is still being shown (a page may have it already)
+                viewer.show(array, stream=stream, range=range, colormap=colormap)
                 while not viewer.closed:  # the desk's threads send the frame to each page that opens
                     if viewer.is_window:
                         check(lib.ilab_viewer_render(viewer._live()))
@@ -349,6 +349,7 @@ def show(array, *, title="interop_lab", range=None, colormap=None, mode="auto", 
             except KeyboardInterrupt:
                 pass
             return viewer.url
+        viewer.show(array, stream=stream, range=range, colormap=colormap)
         if viewer.is_window:
             viewer.run()
             return None

@@ -261,3 +261,22 @@ def test_a_window_asked_for_is_served_too_without_its_panel():
         with DeskClient(viewer.url) as page:
             _, received = read_until_shown(page, picture)
         assert_within_jpeg_tolerance(received, picture)  # the panel drawn over the window is not in it
+
+
+def test_python_m_interop_lab_serves_a_file_and_refuses_a_bad_address(tmp_path):
+    picture = smooth_picture(40, 56)
+    numpy.save(tmp_path / "picture.npy", picture)
+    command = [sys.executable, "-m", "interop_lab", str(tmp_path / "picture.npy"), "--mode", "cpu"]
+    refused = subprocess.run([*command, "--serve", "99999"], capture_output=True, text=True)
+    assert refused.returncode == 2
+    assert "'99999' is not a port" in refused.stderr
+    process = subprocess.Popen([*command, "--serve", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    url = _url_from(process.stderr)
+    with DeskClient(url) as page:
+        _, received = read_until_shown(page, picture)
+    assert_within_jpeg_tolerance(received, picture)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert port_is_free(int(URL.fullmatch(url).group(1)))
