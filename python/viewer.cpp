@@ -768,8 +768,8 @@ int ilab_viewer_serve(void* handle, const char* address_text, char* url, uint64_
     Viewer& viewer = *static_cast<Viewer*>(handle);
     const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
     require_open(viewer);
-    require(!viewer.desk,
-            "this viewer serves already, at " + (viewer.desk ? viewer.desk->server().url() : ""));
+    if (viewer.desk)
+      throw std::invalid_argument("this viewer serves already, at " + viewer.desk->server().url());
     lab::ServeAddress address;
     const std::string problem = lab::parse_serve_address(address_text ? address_text : "", address, true);
     require(problem.empty(), problem);
