@@ -70,6 +70,7 @@ class Desk {
     throw std::runtime_error("--serve is not in this build of interop-lab");
   }
   std::vector<Command> begin_frame() { return {}; }
+  void set_fps_cap(double) {}
   void end_frame(Image, AppState, double) {}
 };
 #endif
