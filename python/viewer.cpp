@@ -11,9 +11,16 @@
 //   cpu      no CUDA: the caller's host pixels go into a texture (glTextureSubImage2D).
 // Every call makes the viewer's context current and gives the caller's back (python/gl_context.hpp);
 // functions return 0, or -1 with the reason in ilab_last_error(), as bridge.cpp's do.
+//
+// Served (ilab_viewer_serve, Viewer(serve=...)): the browser desk's serve::Desk (app/serve/desk.hpp) gets
+// each frame presented, read back on the viewer's thread right after it is drawn (the panel not in it), with
+// a state that says it is a viewer: its path, its phases (upload or copy, draw, and the desk's read-back,
+// encode, send) and no scene or mode controls; the desk refuses the page's commands.
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/platform.hpp"
 #include "app/image/image_io.hpp"
+#include "app/serve/desk.hpp"
+#include "app/timing/timing.hpp"
 #include "interop/device.hpp"
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
@@ -47,6 +54,17 @@ using ilab::guarded;
 using Clock = std::chrono::steady_clock;
 
 enum class Path { Interop, Staging, Cpu };
+
+lab::ModeId path_mode(Path path) {
+  switch (path) {
+    case Path::Interop:
+      return lab::ModeId::Interop;
+    case Path::Staging:
+      return lab::ModeId::Staging;
+    default:
+      return lab::ModeId::Cpu;
+  }
+}
 
 const char* path_name(Path path) {
   switch (path) {
@@ -207,7 +225,17 @@ struct Viewer {
 
   std::unique_ptr<Panel> panel;
   Stats stats;
+
+  // Serving to a browser: the desk, and the phases its state reports (host milliseconds).
+  std::unique_ptr<lab::serve::Desk> desk;
+  lab::PhaseWindow upload_ms;  // host pixels into GL (show of a NumPy array, the cpu path's frame())
+  lab::PhaseWindow copy_ms;    // CUDA pixels into GL's memory (queued on the interop path)
+  lab::PhaseWindow draw_ms;    // the picture drawn, finished
 };
+
+constexpr const char* kServedUntimed =
+    "a viewer's phases are host milliseconds: on the interop path a copy is queued on your stream and "
+    "returns before the GPU runs it";
 
 // The stream's device must be the viewer's: the legacy default stream (0) belongs to whichever is current.
 void require_stream_device(const Viewer& viewer, cudaStream_t stream) {
@@ -303,13 +331,66 @@ void draw_picture(Viewer& viewer, lab::Extent extent) {
   INTEROP_GL_CHECK("drawing the picture");
 }
 
+// The framebuffer just drawn, top row first (a window's back buffer, before its swap).
+lab::Image read_drawn(Viewer& viewer, lab::Extent extent) {
+  if (viewer.platform->is_window()) glReadBuffer(GL_BACK);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+  const size_t row = static_cast<size_t>(extent.width) * 4;
+  std::vector<uint8_t> bottom_up(row * extent.height);
+  glReadPixels(0, 0, extent.width, extent.height, GL_RGBA, GL_UNSIGNED_BYTE, bottom_up.data());
+  INTEROP_GL_CHECK("reading the frame");
+  lab::Image image;
+  image.width = extent.width;
+  image.height = extent.height;
+  image.rgba.resize(bottom_up.size());
+  for (int y = 0; y < extent.height; ++y)
+    std::memcpy(image.rgba.data() + static_cast<size_t>(y) * row,
+                bottom_up.data() + (extent.height - 1 - y) * row, row);
+  return image;
+}
+
+lab::serve::PhaseLine phase_line(const char* name, const lab::PhaseWindow& window) {
+  const lab::PhaseStats& stats = window.stats();
+  return {name, "cpu", stats.last_ms, stats.median_ms, stats.p90_ms, stats.samples};
+}
+
+// Serving: the picture just drawn (draw_started: before it) read back and handed to the desk with the state.
+void serve_frame(Viewer& viewer, lab::Extent extent, Clock::time_point draw_started) {
+  glFinish();  // the draw's own time, apart from the read-back's
+  const Clock::time_point drawn = Clock::now();
+  viewer.draw_ms.push(
+      static_cast<float>(std::chrono::duration<double, std::milli>(drawn - draw_started).count()));
+  lab::Image frame = read_drawn(viewer, extent);
+  const double read_back_ms = std::chrono::duration<double, std::milli>(Clock::now() - drawn).count();
+  lab::serve::AppState state;
+  state.api = lab::GraphicsApi::Gl;
+  state.adapter = viewer.platform->description();
+  state.cuda_device = viewer.cuda_device;
+  state.mode = path_mode(viewer.path);
+  state.modes = {{state.mode, true, viewer.path_reason}};
+  state.size = extent;
+  state.frame = viewer.stats.frames;
+  if (viewer.upload_ms.stats().samples > 0) state.phases.push_back(phase_line("upload", viewer.upload_ms));
+  if (viewer.copy_ms.stats().samples > 0) state.phases.push_back(phase_line("copy", viewer.copy_ms));
+  state.phases.push_back(phase_line("draw", viewer.draw_ms));
+  state.untimed = kServedUntimed;
+  state.source = "viewer";
+  state.controls = {"screenshot"};
+  state.path = path_name(viewer.path);
+  state.path_reason = viewer.path_reason;
+  viewer.desk->end_frame(std::move(frame), std::move(state), read_back_ms);
+}
+
 // Draws and shows the picture (a window: with the panel, then swaps); a minimised window draws nothing.
 void present(Viewer& viewer) {
   const Clock::time_point start = Clock::now();
   if (viewer.platform->is_window()) glfwPollEvents();
   const lab::Extent extent = viewer.platform->framebuffer_extent();
   if (!extent.empty()) {
+    const Clock::time_point draw_started = Clock::now();
     draw_picture(viewer, extent);
+    if (viewer.desk) serve_frame(viewer, extent, draw_started);
     if (viewer.panel) {
       const Viewer& shown = viewer;
       viewer.panel->draw([&shown] {
@@ -334,8 +415,10 @@ void present(Viewer& viewer) {
   ++stats.frames;
 }
 
-void finish_update(Viewer& viewer, Clock::time_point started) {
+// from_host: the pixels came from host memory (the served state's "upload"), else from CUDA ("copy").
+void finish_update(Viewer& viewer, Clock::time_point started, bool from_host) {
   viewer.stats.update_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  (from_host ? viewer.upload_ms : viewer.copy_ms).push(static_cast<float>(viewer.stats.update_ms));
   present(viewer);
 }
 
@@ -458,6 +541,7 @@ int ilab_viewer_close(void* handle) {
         on_device.emplace(viewer->cuda_device);
         cudaDeviceSynchronize();  // no queued update may outlive the memory it writes
       }
+      viewer->desk.reset();  // its threads joined, its port free
       viewer->panel.reset();
       viewer->registration.reset();
       viewer->buffer = {};
@@ -501,7 +585,7 @@ int ilab_viewer_show_host(void* handle, const uint8_t* rgba, int width, int heig
     const Clock::time_point started = Clock::now();
     ensure_content(viewer, {width, height});
     upload_host(viewer, rgba);
-    finish_update(viewer, started);
+    finish_update(viewer, started, true);
   });
 }
 
@@ -575,7 +659,7 @@ int ilab_viewer_show_device(void* handle, const ilab_convert* array, const uint8
       convert_into(viewer.staging_device.data());
       upload_staged(viewer, on);
     }
-    finish_update(viewer, started);
+    finish_update(viewer, started, false);
   });
 }
 
@@ -629,7 +713,7 @@ int ilab_viewer_frame_end(void* handle) {
     } else {
       upload_host(viewer, viewer.host_frame.data());
     }
-    finish_update(viewer, viewer.frame_started);
+    finish_update(viewer, viewer.frame_started, viewer.path == Path::Cpu);
   });
 }
 
@@ -644,17 +728,11 @@ int ilab_viewer_read_frame(void* handle, uint8_t* rgba, uint64_t bytes, int* wid
     *width = extent.width;
     *height = extent.height;
     if (rgba == nullptr) return;
-    const size_t row = static_cast<size_t>(extent.width) * 4;
-    require(bytes == row * extent.height, "the frame needs width * height * 4 bytes");
+    require(bytes == static_cast<size_t>(extent.width) * 4 * extent.height,
+            "the frame needs width * height * 4 bytes");
     draw_picture(viewer, extent);
-    if (viewer.platform->is_window()) glReadBuffer(GL_BACK);
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-    std::vector<uint8_t> bottom_up(row * extent.height);
-    glReadPixels(0, 0, extent.width, extent.height, GL_RGBA, GL_UNSIGNED_BYTE, bottom_up.data());
-    INTEROP_GL_CHECK("reading the frame");
-    for (int y = 0; y < extent.height; ++y)
-      std::memcpy(rgba + static_cast<size_t>(y) * row, bottom_up.data() + (extent.height - 1 - y) * row, row);
+    const lab::Image frame = read_drawn(viewer, extent);
+    std::memcpy(rgba, frame.rgba.data(), frame.rgba.size());
   });
 }
 
@@ -669,6 +747,40 @@ int ilab_viewer_resize(void* handle, int width, int height) {
                 std::to_string(lab::kMaxImageEdge));
     viewer.platform->resize({width, height});
     present(viewer);
+  });
+}
+
+// Judges a serve address as the command line's --serve does (app/core/serve_address.hpp), port 0 allowed
+// (any free port): 0 with "HOST:PORT" in `authority`, or -1 with what is wrong (Python's ValueError).
+int ilab_check_serve_address(const char* text, char* authority, uint64_t bytes) {
+  return guarded([&] {
+    lab::ServeAddress address;
+    const std::string problem = lab::parse_serve_address(text ? text : "", address, true);
+    require(problem.empty(), problem);
+    std::snprintf(authority, bytes, "%s", address.authority().c_str());
+  });
+}
+
+// Starts serving every frame presented to the browser desk at `address` (as ilab_check_serve_address takes
+// it); `url` gets the page's URL with its token (port 0: the port picked). Fails (-1) where it cannot listen.
+int ilab_viewer_serve(void* handle, const char* address_text, char* url, uint64_t bytes) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    require_open(viewer);
+    if (viewer.desk)
+      throw std::invalid_argument("this viewer serves already, at " + viewer.desk->server().url());
+    lab::ServeAddress address;
+    const std::string problem = lab::parse_serve_address(address_text ? address_text : "", address, true);
+    require(problem.empty(), problem);
+    lab::serve::ServerOptions options;
+    options.refuse_commands =
+        "this desk shows an interop_lab.Viewer's frames: they are its caller's, with no scene, mode, size or "
+        "frame-rate cap to switch";
+    viewer.desk = std::make_unique<lab::serve::Desk>(address, std::move(options));
+    viewer.desk->set_fps_cap(0.0);  // every frame shown is served: the caller paces them
+    std::snprintf(url, bytes, "%s", viewer.desk->server().url().c_str());
+    present(viewer);  // what the viewer shows now, for a page opened before the next show
   });
 }
 

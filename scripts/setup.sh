@@ -17,6 +17,7 @@ packages=(
   libgl1-mesa-dri libegl-mesa0 libglx-mesa0     # Mesa llvmpipe: GL without an NVIDIA GPU
   xvfb xauth                                    # an X server for window tests without a display
   python3-numpy python3-pytest                  # the Python package's tests (python/tests)
+  python3-pil                                   # decodes the served viewer's JPEGs in its tests (desk_client.py)
   python3-venv python3-setuptools python3-wheel # pip installs the package into a virtual environment (test.sh)
   libvulkan-dev mesa-vulkan-drivers             # Vulkan: headers, loader and lavapipe (Vulkan on the CPU)
   vulkan-validationlayers                       # the Khronos validation layer, on in the Vulkan tests

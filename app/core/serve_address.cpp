@@ -58,7 +58,7 @@ std::string ServeAddress::authority() const {
   return (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
-std::string parse_serve_address(const std::string& text, ServeAddress& address) {
+std::string parse_serve_address(const std::string& text, ServeAddress& address, bool any_free_port) {
   ServeAddress parsed;
   if (text.empty()) {
     address = parsed;
@@ -89,8 +89,10 @@ std::string parse_serve_address(const std::string& text, ServeAddress& address) 
              kExample;
   }
   const long port = parse_decimal(port_text, 5);
-  if (port < 1 || port > 65535)
-    return "'" + port_text + "' is not a port: give a whole number from 1 to 65535 (" + kExample + ")";
+  const long lowest = any_free_port ? 0 : 1;
+  if (port < lowest || port > 65535)
+    return "'" + port_text + "' is not a port: give a whole number from " + std::to_string(lowest) +
+           " to 65535" + (any_free_port ? " (0: any free port)" : "") + " (" + kExample + ")";
   parsed.port = static_cast<int>(port);
   address = parsed;
   return "";

@@ -40,6 +40,12 @@ std::vector<Command> Desk::begin_frame() {
   return commands;
 }
 
+void Desk::set_fps_cap(double fps) {
+  m_fps_cap = fps;
+  m_server.set_fps_cap(m_fps_cap);
+  m_next_frame = std::chrono::steady_clock::now();
+}
+
 void Desk::end_frame(Image frame, AppState state, double read_back_ms) {
   m_server.add_read_back_ms(read_back_ms);
   m_server.offer_frame(std::move(frame), std::move(state));

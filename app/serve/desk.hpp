@@ -53,6 +53,9 @@ class Desk {
   void end_frame(Image frame, AppState state, double read_back_ms);
 
   double fps_cap() const { return m_fps_cap; }
+  // A new cap (0: none), as the page's Fps command sets it: a caller that paces its own frames (the Python
+  // viewer serves each frame shown) sets 0.
+  void set_fps_cap(double fps);
   const Server& server() const { return m_server; }
 
  private:
@@ -67,6 +70,7 @@ class Desk {
     throw std::runtime_error("--serve is not in this build of interop-lab");
   }
   std::vector<Command> begin_frame() { return {}; }
+  void set_fps_cap(double) {}
   void end_frame(Image, AppState, double) {}
 };
 #endif

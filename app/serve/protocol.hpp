@@ -4,7 +4,8 @@
 //                 {"size":[1280,720]}, {"fps":30}; several keys are several commands, applied in their names'
 //                 alphabetical order
 //   app -> page   text: the state (state_json: scene, modes with why each is unavailable, size, the
-//                 per-phase timings, the desk's own phases), then binary: one frame (frame_message)
+//                 per-phase timings, the desk's own phases; the source of the frames and the controls
+//                 that apply to it), then binary: one frame (frame_message)
 // The frame message is the frame as horizontal strips, each its own JPEG, encoded in parallel; the page
 // draws strip i at row y_i. All numbers little-endian uint32:
 //   "ILF1" | frame index | width | height | strip count n | n x (y, rows, jpeg bytes) | the n JPEGs in order
@@ -76,6 +77,13 @@ struct AppState {
   std::vector<PhaseLine> phases;
   std::vector<ModeComparison> compared;
   std::string untimed;  // why some phases are not timed ("" when all are)
+  // What makes the frames: "app" (interop-lab's scenes) or "viewer" (interop_lab.Viewer serving a Python
+  // caller's arrays: no scenes or modes to switch), and the page's controls that apply to it, by name.
+  std::string source = "app";
+  std::vector<std::string> controls = {"scene", "mode", "size", "fps", "screenshot"};
+  // A viewer's path from the caller's memory to GL ("interop", "staging", "cpu") and why not interop.
+  std::string path;
+  std::string path_reason;
 };
 
 // The desk's own numbers, added to each state message.

@@ -125,6 +125,8 @@ struct Server::Impl {
   AppState pending_state;
   std::shared_ptr<const Image> last_image;  // the screenshot's
   long long last_frame = -1;
+  AppState last_state;          // last_image's
+  bool last_unencoded = false;  // last_image came when nobody watched: the next viewer gets it (add_viewer)
   bool stopping = false;
   std::deque<Command> commands;
   PhaseWindow read_back_ms, encode_ms, send_ms;
@@ -413,6 +415,7 @@ http::response<http::string_body> Server::Impl::answer(const http::request<http:
 }
 
 std::string Server::Impl::receive(const std::string& text) {
+  if (!options.refuse_commands.empty()) return error_json(options.refuse_commands);
   std::vector<Command> parsed;
   if (std::string problem = parse_commands(text, parsed); !problem.empty()) return error_json(problem);
   const std::lock_guard<std::mutex> lock(mutex);
@@ -436,6 +439,16 @@ void Server::Impl::publish(std::shared_ptr<const EncodedFrame> frame) {
 
 void Server::Impl::add_viewer(const std::shared_ptr<WebSocketSession>& viewer) {
   viewers.push_back(viewer);
+  // The last frame went unencoded, as nobody watched: offer it again, or a picture shown once (a Python
+  // viewer's) would never reach a page opened after it.
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (!last_unencoded || pending_image) return;
+    last_unencoded = false;
+    pending_image = last_image;
+    pending_state = last_state;
+  }
+  offered.notify_one();
 }
 
 void Server::Impl::encode_loop() {
@@ -448,9 +461,11 @@ void Server::Impl::encode_loop() {
       if (stopping) return;
       image = std::move(pending_image);
       state = std::move(pending_state);
+      // Nobody to send it to: the frame stays the screenshot's, unencoded, until a viewer connects. Judged
+      // under the lock that add_viewer takes after counting itself, so a viewer cannot slip in between.
+      last_unencoded = viewer_count == 0 && image == last_image;
+      if (viewer_count == 0) continue;
     }
-    // Nobody to send it to: the frame stays the screenshot's, unencoded.
-    if (viewer_count == 0) continue;
     const auto start = std::chrono::steady_clock::now();
     auto frame = std::make_shared<EncodedFrame>();
     try {
@@ -509,6 +524,7 @@ void Server::offer_frame(Image frame, AppState state) {
     const std::lock_guard<std::mutex> lock(m_impl->mutex);
     m_impl->last_image = image;
     m_impl->last_frame = state.frame;
+    m_impl->last_state = state;
     m_impl->pending_image = std::move(image);  // an older one still waiting is skipped
     m_impl->pending_state = std::move(state);
   }

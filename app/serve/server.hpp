@@ -35,6 +35,9 @@ struct ServerOptions {
   int encode_threads = 0;  // StripEncoder's; 0: one per hardware thread, at most 8
   int jpeg_quality = 85;
   size_t max_queued_commands = 256;  // more are refused with an error message to their viewer
+  // "" takes the page's commands; else every command is refused with this reason (a Python viewer's desk:
+  // its frames are the caller's, with nothing for a page to switch).
+  std::string refuse_commands;
 };
 
 // 32 hex digits from std::random_device: 128 bits nobody can guess.

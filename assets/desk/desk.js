@@ -139,7 +139,22 @@ function ms(value) {
   return value.toFixed(3);
 }
 
+// Only the controls that apply to what makes the frames (state.controls: the app offers every one, a Python
+// viewer only the screenshot) are shown; a viewer's path (how its caller's pixels reach GL) is.
+function showControls(s) {
+  const offered = new Set(s.controls || ["scene", "mode", "size", "fps", "screenshot"]);
+  $("scenes").closest("fieldset").hidden = !offered.has("scene");
+  $("modes").closest("fieldset").hidden = !offered.has("mode");
+  $("apply-size").closest("fieldset").hidden = !offered.has("size") && !offered.has("fps");
+  for (const id of ["width", "height", "apply-size"]) $(id).disabled = !offered.has("size");
+  for (const id of ["fps", "apply-fps"]) $(id).disabled = !offered.has("fps");
+  $("screenshot").hidden = !offered.has("screenshot");
+  $("path-row").hidden = !s.path;
+  $("path").textContent = s.path_reason ? `${s.path} (${s.path_reason})` : s.path || "";
+}
+
 function showState(s) {
+  showControls(s);
   $("api").textContent = `${s.api_name} (${s.adapter})`;
   $("cuda").textContent = s.cuda_device >= 0 ? String(s.cuda_device) : "none";
   $("frame-index").textContent = `${s.frame} (${s.size[0]}x${s.size[1]})`;

@@ -1,5 +1,6 @@
 """python -m interop_lab FILE.npy|FILE.png: shows a file in a window (or, without a display, renders it
-headless and writes a PNG, saying where). Exit codes: 0 shown, 2 bad usage, 1 a runtime failure."""
+headless and writes a PNG, saying where); with --serve [HOST:]PORT serves it to a browser until Ctrl+C.
+Exit codes: 0 shown, 2 bad usage, 1 a runtime failure."""
 
 import argparse
 import ctypes
@@ -32,6 +33,8 @@ def main(argv=None):
     parser.add_argument("--mode", default="auto", choices=["auto", "interop", "staging", "cpu"])
     parser.add_argument("--headless", action="store_true", help="render without a window and write a PNG")
     parser.add_argument("--png", help="where the headless render goes (default: the temporary folder)")
+    parser.add_argument("--serve", metavar="[HOST:]PORT",
+                        help="serve it to a browser (as interop-lab --serve; 0: any free port) until Ctrl+C")
     arguments = parser.parse_args(argv)
     if not os.path.exists(arguments.file):
         parser.exit(2, f"python -m interop_lab: {arguments.file}: no such file; pass a .npy or .png file\n")
@@ -40,7 +43,8 @@ def main(argv=None):
     try:
         array = _load(arguments.file)
         show(array, range=arguments.range, colormap=arguments.colormap, mode=arguments.mode,
-             window=False if arguments.headless else None, png=arguments.png, title=os.path.basename(arguments.file))
+             window=False if arguments.headless else None, png=arguments.png, title=os.path.basename(arguments.file),
+             serve=arguments.serve)
     except (TypeError, ValueError) as error:
         parser.exit(2, f"python -m interop_lab: {error}\n")
     except InteropLabError as error:

@@ -81,6 +81,8 @@ def _load():
                                     ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
         "ilab_viewer_resize": ([handle, ctypes.c_int, ctypes.c_int], ctypes.c_int),
         "ilab_viewer_get_stats": ([handle, ctypes.POINTER(ViewerStats)], ctypes.c_int),
+        "ilab_check_serve_address": ([ctypes.c_char_p, ctypes.c_char_p, u64], ctypes.c_int),
+        "ilab_viewer_serve": ([handle, ctypes.c_char_p, ctypes.c_char_p, u64], ctypes.c_int),
         "ilab_write_rgba_png": ([ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int], ctypes.c_int),
         "ilab_read_rgba_png": ([ctypes.c_char_p, ctypes.c_void_p, u64, ctypes.POINTER(ctypes.c_int),
                                 ctypes.POINTER(ctypes.c_int)], ctypes.c_int),

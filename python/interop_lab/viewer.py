@@ -4,6 +4,8 @@
     v.show(x, stream=s)                         # CuPy / PyTorch / JAX / Numba / Warp / cuda.core / NumPy
     v.screenshot("x.png")
 
+    v = interop_lab.Viewer(serve=8080)          # headless, each frame shown served to a browser: open v.url
+
 Shapes (H, W) and (H, W, 1|3|4); dtypes uint8, float16, float32. Floats and one-channel pictures map
 values through `range` (low, high) (default 0..1 for floats, 0..255 for uint8); one channel indexes a
 `colormap` ('gray', 'viridis', 'turbo' or a (256, 3|4) uint8 table).
@@ -17,10 +19,15 @@ Paths (Viewer.path, and in the panel):
   cpu      no CUDA: NumPy arrays, converted with NumPy and uploaded into a texture.
 mode='auto' picks the first that works and says once why it is not interop; mode= forces one.
 
+Served (serve=PORT or "[HOST:]PORT", as interop-lab --serve takes it; 0: any free port): the viewer renders
+headless unless window=True and the browser desk (app/serve) serves every frame shown, loopback by default,
+behind the random token of v.url; close(), the `with` block's end or the interpreter's exit stop it.
+
 A viewer belongs to the thread that opened it; each call makes its GL context current and gives yours
 back, so several viewers and labs live in one process next to your own GL.
 """
 
+import atexit
 import contextlib
 import ctypes
 import os
@@ -28,6 +35,7 @@ import sys
 import tempfile
 import time
 import warnings
+import weakref
 
 import numpy
 
@@ -52,6 +60,39 @@ def _say_once(message):
 
 def _has_display():
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _serve_address(serve):
+    """The address text of serve= ("" for the default 127.0.0.1:8080), None when not serving; a bad one raises
+    ValueError with the command line's own reason (app/core/serve_address.cpp judges both)."""
+    if serve is None or serve is False:
+        return None
+    if serve is True:
+        return ""
+    if isinstance(serve, int):
+        text = str(serve)
+    elif isinstance(serve, str):
+        text = serve
+    else:
+        raise ValueError(f"serve={serve!r}: pass a port (8080; 0 for any free one) or '[HOST:]PORT' such as "
+                         "'127.0.0.1:8080'")
+    authority = ctypes.create_string_buffer(128)
+    if lib.ilab_check_serve_address(text.encode(), authority, len(authority)) != 0:
+        raise ValueError(f"serve={serve!r}: {lib.ilab_last_error().decode('utf-8', 'replace')}")
+    return text
+
+
+# Served viewers still open when the interpreter exits are closed then, so their servers stop cleanly.
+_served = weakref.WeakSet()
+
+
+@atexit.register
+def _close_served():
+    for viewer in list(_served):
+        try:
+            viewer.close()
+        except Exception:  # another thread's viewer: the process ends it
+            pass
 
 
 class FrameTarget:
@@ -103,16 +144,22 @@ class Viewer(NativeHandle):
     """A window (GLFW, where there is a display) or a headless GL context (EGL) that shows your arrays.
 
     size: (width, height) of the window / offscreen frame. window: True / False to force one, None to
-    decide by DISPLAY / WAYLAND_DISPLAY. mode: 'auto', 'interop', 'staging' or 'cpu'. panel: the ImGui
-    panel (path, timings, frame rate) in a window."""
+    decide by DISPLAY / WAYLAND_DISPLAY (no window when serving). mode: 'auto', 'interop', 'staging' or
+    'cpu'. panel: the ImGui panel (path, timings, frame rate) in a window. serve: a port (8080; 0: any free
+    one) or '[HOST:]PORT' (True: 127.0.0.1:8080) to serve each frame shown to a browser at `url`."""
 
-    def __init__(self, size=(1280, 720), title="interop_lab", mode="auto", window=None, panel=True):
+    def __init__(self, size=(1280, 720), title="interop_lab", mode="auto", window=None, panel=True, serve=None):
         self._handle = None
+        self.url = None
         try:
             width, height = (int(n) for n in size)
         except (TypeError, ValueError):
             raise TypeError(f"size: {size!r}: pass (width, height)") from None
-        want_window = _has_display() if window is None else bool(window)
+        address = _serve_address(serve)
+        if window is None:
+            want_window = _has_display() and address is None
+        else:
+            want_window = bool(window)
         handle = ctypes.c_void_p()
         status = lib.ilab_viewer_open(width, height, str(title).encode(), int(want_window), str(mode).encode(),
                                       int(bool(panel)), ctypes.byref(handle))
@@ -135,6 +182,15 @@ class Viewer(NativeHandle):
         self._in_frame = False
         if self.path_reason:
             _say_once(f"interop_lab.Viewer: path {self.path}: {self.path_reason}")
+        if address is not None:
+            url = ctypes.create_string_buffer(512)
+            status = lib.ilab_viewer_serve(handle, address.encode(), url, len(url))
+            if status != 0:
+                reason = lib.ilab_last_error().decode("utf-8", "replace")
+                self.close()
+                raise InteropLabError(f"interop_lab.Viewer(serve={serve!r}): {reason}")
+            self.url = url.value.decode()
+            _served.add(self)
 
     # Lifetime ---------------------------------------------------------------------------------------------
 
@@ -153,14 +209,17 @@ class Viewer(NativeHandle):
         return bool(closed.value)
 
     def close(self):
+        """Closes the window or context; a served viewer's server stops and its port is free again."""
         if self._handle:
             check(lib.ilab_viewer_close(self._handle))
             self._handle = None
+            _served.discard(self)
 
 
     def __repr__(self):
         state = "closed" if not self._handle else ("window" if self.is_window else "headless")
-        return f"<interop_lab.Viewer {self.size[0]}x{self.size[1]} {state}, path {self.path}>"
+        served = f", serving {self.url}" if self.url and self._handle else ""
+        return f"<interop_lab.Viewer {self.size[0]}x{self.size[1]} {state}, path {self.path}{served}>"
 
     # Showing ----------------------------------------------------------------------------------------------
 
@@ -270,14 +329,26 @@ class Viewer(NativeHandle):
 
 
 def show(array, *, title="interop_lab", range=None, colormap=None, mode="auto", window=None, png=None,
-         stream=None):
+         stream=None, serve=None):
     """Shows one array: in a window until you close it, or, without a display, renders it headless and
     writes a PNG (png=, default interop_lab_show.png in the temporary folder), saying where; returns that
-    path (None after a window)."""
+    path (None after a window). serve= (as Viewer's): serves it to a browser at the URL printed on stderr
+    until Ctrl+C (or the window, if window=True, is closed), then returns that URL."""
+    address = _serve_address(serve)  # a bad one raises before anything opens
     picture = _arrays.describe(array, "show")  # validates before a window opens
     height, width = picture.height, picture.width
     picture.release()
-    with Viewer(size=(width, height), title=title, mode=mode, window=window) as viewer:
+    with Viewer(size=(width, height), title=title, mode=mode, window=window, serve=serve) as viewer:
+        if address is not None:
+            try:  # Ctrl+C ends it, even while the first frame is still being shown (a page may have it already)
+                viewer.show(array, stream=stream, range=range, colormap=colormap)
+                while not viewer.closed:  # the desk's threads send the frame to each page that opens
+                    if viewer.is_window:
+                        check(lib.ilab_viewer_render(viewer._live()))
+                    time.sleep(1.0 / 30)
+            except KeyboardInterrupt:
+                pass
+            return viewer.url
         viewer.show(array, stream=stream, range=range, colormap=colormap)
         if viewer.is_window:
             viewer.run()

@@ -172,6 +172,19 @@ TEST(ServeProtocolTest, StateSaysWhatTheAppShows) {
   EXPECT_EQ(state["desk"]["viewers"], 2);
   EXPECT_EQ(state["desk"]["frames_dropped"], 7);
   EXPECT_EQ(state["scenes"].size(), lab::all_scenes().size());
+  // The app offers every control; a Python viewer's state says it is one and what applies to it.
+  EXPECT_EQ(state["source"], "app");
+  EXPECT_EQ(state["controls"].size(), app.controls.size());
+  lab::serve::AppState viewer;
+  viewer.source = "viewer";
+  viewer.controls = {"screenshot"};
+  viewer.path = "staging";
+  viewer.path_reason = "CUDA-GL interop is unavailable: llvmpipe";
+  const nlohmann::json viewer_state = nlohmann::json::parse(lab::serve::state_json(viewer, desk));
+  EXPECT_EQ(viewer_state["source"], "viewer");
+  EXPECT_EQ(viewer_state["controls"], nlohmann::json::array({"screenshot"}));
+  EXPECT_EQ(viewer_state["path"], "staging");
+  EXPECT_EQ(viewer_state["path_reason"], viewer.path_reason);
 }
 
 TEST(ServeJpegTest, StripsTileTheFrameOnBlockRows) {
@@ -422,6 +435,36 @@ TEST(ServeServerTest, AViewerGetsTheFrameAndItsCommandsReachTheApp) {
   EXPECT_EQ(png.header("X-Interop-Lab-Frame"), "5");
   const std::vector<uint8_t> expected = lab::encode_png(image);
   EXPECT_EQ(png.body, std::string(expected.begin(), expected.end()));
+}
+
+// A frame offered while nobody watched (a Python viewer that showed one picture) reaches the page opened
+// after.
+TEST(ServeServerTest, AViewerThatConnectsLaterGetsTheLastFrame) {
+  lab::serve::Server server(loopback_options());
+  const Image image = gradient_image(96, 64);
+  server.offer_frame(image, state_of_frame(3));
+  ASSERT_TRUE(eventually([&] { return server.counts().frames_offered == 1; }));
+  EXPECT_EQ(server.counts().frames_encoded, 0u);  // nobody to encode it for
+  Viewer late(server);
+  const auto [state, frame] = late.read_frame();
+  EXPECT_EQ(state["frame"], 3);
+  EXPECT_EQ(frame.index, 3u);
+  EXPECT_LT(difference(image, lab::serve::assemble_frame(frame)).mean, 2.0);
+  EXPECT_EQ(server.counts().frames_encoded, 1u);
+}
+
+TEST(ServeServerTest, ADeskThatTakesNoCommandsSaysWhy) {
+  lab::serve::ServerOptions options = loopback_options();
+  options.refuse_commands = "this desk shows a viewer's frames: nothing to switch";
+  lab::serve::Server server(options);
+  Viewer viewer(server);
+  viewer.ws.text(true);
+  viewer.ws.write(net::buffer(std::string(R"({"scene":"wave"})")));
+  const nlohmann::json reply = viewer.read_text();
+  EXPECT_EQ(reply["type"], "error");
+  EXPECT_EQ(reply["error"], options.refuse_commands);
+  EXPECT_EQ(server.counts().commands_queued, 0u);
+  EXPECT_TRUE(server.take_commands().empty());
 }
 
 TEST(ServeServerTest, SeveralViewersSeeTheSameFrames) {

@@ -66,6 +66,20 @@ TEST(ServeAddressTest, RefusesBadOnesWithTheReason) {
   EXPECT_NE(refusal("[1::2::3]:8080").find("not an IPv6 address"), std::string::npos);
 }
 
+// The Python viewer's serve=0: port 0 asks the bind for any free port; every other rule is the CLI's.
+TEST(ServeAddressTest, AnyFreePortTakesPortZeroOnlyWhenAsked) {
+  lab::ServeAddress address;
+  EXPECT_EQ(lab::parse_serve_address("0", address, true), "");
+  EXPECT_EQ(address.authority(), "127.0.0.1:0");
+  EXPECT_EQ(lab::parse_serve_address("[::1]:0", address, true), "");
+  EXPECT_EQ(address.authority(), "[::1]:0");
+  EXPECT_NE(lab::parse_serve_address("65536", address, true).find("from 0 to 65535 (0: any free port)"),
+            std::string::npos);
+  EXPECT_NE(lab::parse_serve_address("example.com:0", address, true).find("not a numeric IPv4 address"),
+            std::string::npos);
+  EXPECT_NE(refusal("0").find("from 1 to 65535 ("), std::string::npos);
+}
+
 TEST(ServeCliTest, ServeAloneServesOnLoopbackHeadless) {
   const lab::ParseResult result = parse({"--api", "vulkan", "--serve"});
   ASSERT_FALSE(result.exit_code.has_value()) << result.output;

@@ -1,0 +1,282 @@
+"""interop_lab.Viewer(serve=...) and show(serve=...) on the cpu path (NumPy arrays, headless EGL on Mesa): a
+loopback WebSocket client (desk_client.py, standard library + Pillow's JPEG decoder) receives what was shown,
+within the desk's JPEG tolerance (tests/unit/test_serve.cpp: largest difference 16, mean under 2); the
+screenshot is the exact frame; a wrong token is refused; the page's commands are refused with the reason; bad
+serve arguments raise ValueError with the command line's reasons; close(), the `with` block, Ctrl+C and the
+interpreter's exit stop the server (the port is free again). The CUDA path is test_viewer_serve_gpu.py."""
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import urllib.error
+import urllib.request
+import warnings
+
+import numpy
+import pytest
+
+import interop_lab
+
+# desk_client.py decodes the frames' JPEGs with Pillow (scripts/setup.sh installs python3-pil).
+pytest.importorskip("PIL.Image", reason="needs Pillow to decode the desk's JPEGs: install python3-pil")
+from desk_client import DeskClient, Refused
+from interop_lab import InteropLabError
+from pictures import decode_png
+
+URL = re.compile(r"http://127\.0\.0\.1:(\d+)/\?token=([0-9a-f]{32})")
+# The desk's JPEG tolerance (tests/unit/test_serve.cpp) for a smooth picture.
+LARGEST_DIFFERENCE, MEAN_DIFFERENCE = 16, 2.0
+
+
+def smooth_picture(height, width, phase=0.0):
+    """Gradients and a wave (what JPEG keeps within a few levels), opaque."""
+    y, x = numpy.mgrid[0:height, 0:width].astype(numpy.float64)
+    picture = numpy.empty((height, width, 4), dtype=numpy.uint8)
+    picture[..., 0] = 255 * x / (width - 1)
+    picture[..., 1] = 255 * y / (height - 1)
+    picture[..., 2] = 128 + 100 * numpy.sin(x / 23.0 + phase) * numpy.cos(y / 31.0)
+    picture[..., 3] = 255
+    return picture
+
+
+def assert_within_jpeg_tolerance(received, shown):
+    assert received.shape == shown.shape
+    difference = numpy.abs(received.astype(int) - shown.astype(int))[..., :3]
+    assert difference.max() <= LARGEST_DIFFERENCE, f"largest difference {difference.max()}"
+    assert difference.mean() < MEAN_DIFFERENCE, f"mean difference {difference.mean():.3f}"
+
+
+def read_until_shown(page, picture):
+    """The frames a page receives until one is `picture` (JPEG aside): a page that connects while the picture is
+    being shown gets the frame before it first. Returns that state and picture; the page's timeout fails it."""
+    while True:
+        state, (_, received) = page.read_state_and_frame()
+        if numpy.abs(received.astype(int) - picture.astype(int)).mean() < MEAN_DIFFERENCE:
+            return state, received
+
+
+def port_is_free(port):
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def served_viewer(size=(160, 96), serve=0, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", interop_lab.PathNotice)
+        return interop_lab.Viewer(size=size, mode="cpu", serve=serve, **options)
+
+
+@pytest.fixture
+def served():
+    with served_viewer() as viewer:
+        yield viewer
+
+
+def test_the_url_has_the_port_picked_and_a_token(served):
+    found = URL.fullmatch(served.url)
+    assert found, served.url
+    assert int(found.group(1)) != 0  # port 0: the one the bind picked
+    assert not served.is_window
+    assert served.url in repr(served)
+
+
+def test_a_page_receives_what_was_shown(served):
+    picture = smooth_picture(96, 160)
+    served.show(picture)
+    with DeskClient(served.url) as page:
+        state, (index, received) = page.read_state_and_frame()
+        assert_within_jpeg_tolerance(received, picture)
+        assert state["source"] == "viewer"
+        assert state["controls"] == ["screenshot"]
+        assert state["path"] == served.path == "cpu"
+        assert state["size"] == [160, 96]
+        assert state["frame"] == index
+        assert state["api"] == "gl"
+        assert state["desk"]["fps_cap"] == 0  # every frame shown is served: the caller paces them
+        phases = {line["phase"] for line in state["phases"]} | {line["phase"] for line in state["desk"]["phases"]}
+        assert {"upload", "draw", "read-back", "encode", "send"} <= phases
+        # The next picture shown follows, as the next frame.
+        moved = smooth_picture(96, 160, phase=1.5)
+        served.show(moved)
+        next_state, (next_index, next_received) = page.read_state_and_frame()
+        assert next_index > index
+        assert_within_jpeg_tolerance(next_received, moved)
+        assert numpy.abs(next_received.astype(int) - received.astype(int)).max() > LARGEST_DIFFERENCE
+
+
+def test_the_screenshot_is_the_exact_frame(served, tmp_path):
+    picture = numpy.random.default_rng(4).integers(0, 256, size=(96, 160, 4), dtype=numpy.uint8)
+    served.show(picture)
+    token = URL.fullmatch(served.url).group(2)
+    port = URL.fullmatch(served.url).group(1)
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/screenshot.png?token={token}", timeout=30) as answer:
+        (tmp_path / "served.png").write_bytes(answer.read())
+    numpy.testing.assert_array_equal(decode_png(tmp_path / "served.png"), served.read_frame())
+    numpy.testing.assert_array_equal(decode_png(tmp_path / "served.png"), picture)
+
+
+def test_a_wrong_token_is_refused(served):
+    with pytest.raises(Refused) as refused:
+        DeskClient(served.url, token="0" * 32)
+    assert refused.value.status == 403
+    port = URL.fullmatch(served.url).group(1)
+    with pytest.raises(urllib.error.HTTPError) as page:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30)
+    assert page.value.code == 403
+
+
+def test_the_page_commands_nothing_and_is_told_why(served):
+    served.show(smooth_picture(96, 160))
+    with DeskClient(served.url) as page:
+        page.read_state_and_frame()
+        page.send_json({"scene": "postprocess"})
+        while True:
+            is_text, message = page.read_message()
+            if is_text and b'"error"' in message:
+                break
+        assert b"interop_lab.Viewer" in message
+
+
+@pytest.mark.parametrize("serve, reason", [
+    ("http", "is not a port"),
+    (65536, "from 0 to 65535 (0: any free port)"),
+    (-1, "is not a port"),
+    ("example.com:8080", "not a numeric IPv4 address"),
+    ("::1:8080", "write an IPv6 address in brackets"),
+    ("[::1:8080", "closing ']'"),
+    (8080.5, "pass a port"),
+    ([8080], "pass a port"),
+])
+def test_a_bad_serve_argument_raises_with_the_fix(serve, reason):
+    with pytest.raises(ValueError, match=re.escape(reason)):
+        interop_lab.Viewer(size=(16, 16), mode="cpu", serve=serve)
+    with pytest.raises(ValueError, match=re.escape(reason)):
+        interop_lab.show(numpy.zeros((4, 4, 4), dtype=numpy.uint8), serve=serve)
+
+
+def test_a_port_in_use_is_a_runtime_error_and_leaves_nothing_open():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(InteropLabError, match="pick another port"):
+            served_viewer(serve=port)
+
+
+def test_close_and_the_with_block_stop_the_server():
+    viewer = served_viewer()
+    port = int(URL.fullmatch(viewer.url).group(1))
+    assert not port_is_free(port)
+    with DeskClient(viewer.url) as page:
+        viewer.show(smooth_picture(96, 160))
+        page.read_state_and_frame()
+        viewer.close()
+        with pytest.raises((ConnectionError, OSError)):
+            while True:
+                page.read_message()  # the server closes the socket
+    assert port_is_free(port)
+    with served_viewer() as inside:
+        port = int(URL.fullmatch(inside.url).group(1))
+    assert port_is_free(port)
+
+
+def test_serving_is_headless_even_with_a_display(monkeypatch):
+    monkeypatch.setenv("DISPLAY", ":65000")  # none there: a window would fail to open
+    with served_viewer() as viewer:
+        assert not viewer.is_window
+
+
+def test_a_non_loopback_address_warns_loudly(capfd):
+    with served_viewer(serve="0.0.0.0:0") as viewer:
+        assert viewer.url.startswith("http://0.0.0.0:")
+    said = capfd.readouterr().err
+    assert "serving the desk at " + viewer.url in said
+    assert "warning: 0.0.0.0 is not a loopback address" in said
+
+
+def _python(code):
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _url_from(stream):
+    for line in stream:
+        found = URL.search(line)
+        if found:
+            return found.group(0)
+    raise AssertionError("no desk URL printed")
+
+
+def test_the_interpreter_exit_stops_a_viewer_left_open():
+    process = _python("""
+        import sys, warnings, interop_lab
+        warnings.simplefilter("ignore")
+        viewer = interop_lab.Viewer(size=(32, 16), mode="cpu", serve=0)
+        print(viewer.url, flush=True)
+        sys.stdin.readline()  # then exits with the viewer open
+    """)
+    url = _url_from(process.stdout)
+    port = int(URL.fullmatch(url).group(1))
+    assert not port_is_free(port)
+    _, err = process.communicate("\n", timeout=60)
+    assert process.returncode == 0, err
+    assert port_is_free(port)
+
+
+def test_show_serves_the_array_until_ctrl_c():
+    process = _python("""
+        import sys, warnings, numpy, interop_lab
+        sys.path.insert(0, %r)
+        from test_viewer_serve_cpu import smooth_picture
+        warnings.simplefilter("ignore")
+        url = interop_lab.show(smooth_picture(48, 64), mode="cpu", serve=0)
+        print("returned", url, flush=True)
+    """ % (str(__import__("pathlib").Path(__file__).parent),))
+    url = _url_from(process.stderr)
+    with DeskClient(url) as page:
+        _, received = read_until_shown(page, smooth_picture(48, 64))
+        assert_within_jpeg_tolerance(received, smooth_picture(48, 64))
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert out.strip() == f"returned {url}"
+    assert port_is_free(int(URL.fullmatch(url).group(1)))
+
+
+def test_a_window_asked_for_is_served_too_without_its_panel():
+    if not os.environ.get("DISPLAY"):
+        pytest.skip("needs an X display (run under xvfb-run)")
+    picture = smooth_picture(96, 160)
+    with served_viewer(window=True, panel=True) as viewer:
+        assert viewer.is_window
+        viewer.show(picture)
+        with DeskClient(viewer.url) as page:
+            _, received = read_until_shown(page, picture)
+        assert_within_jpeg_tolerance(received, picture)  # the panel drawn over the window is not in it
+
+
+def test_python_m_interop_lab_serves_a_file_and_refuses_a_bad_address(tmp_path):
+    picture = smooth_picture(40, 56)
+    numpy.save(tmp_path / "picture.npy", picture)
+    command = [sys.executable, "-m", "interop_lab", str(tmp_path / "picture.npy"), "--mode", "cpu"]
+    refused = subprocess.run([*command, "--serve", "99999"], capture_output=True, text=True)
+    assert refused.returncode == 2
+    assert "'99999' is not a port" in refused.stderr
+    process = subprocess.Popen([*command, "--serve", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    url = _url_from(process.stderr)
+    with DeskClient(url) as page:
+        _, received = read_until_shown(page, picture)
+    assert_within_jpeg_tolerance(received, picture)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert port_is_free(int(URL.fullmatch(url).group(1)))
