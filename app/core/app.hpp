@@ -135,6 +135,7 @@ class App {
   bool vsync() const { return m_presenter && m_presenter->vsync(); }
   ModeId mode_id() const { return m_mode->id(); }
   SceneId scene_id() const { return m_scene->id(); }
+  SceneCompute& scene() { return *m_scene; }  // the page's filter (app/serve/desk.hpp)
   const std::string& notice() const { return m_notice; }
   // With --serve: the desk (app/serve/desk.hpp), else null.
   const serve::Desk* desk() const { return m_desk.get(); }
@@ -489,8 +490,11 @@ void App<Backend>::offer_to_desk(long long index) {
   state.api = Backend::kApi;
   state.adapter = m_device_name;
   state.cuda_device = m_cuda.device;
+  state.cuda_devices = serve::device_names(m_cuda_devices);
+  state.device_switch = serve::kNoDeviceSwitch;
   state.scene = m_scene->id();
-  state.filter = kernels::to_string(m_options.filter);
+  state.filter = serve::filter_name(*m_scene);
+  state.flags = serve::no_flags();
   state.mode = m_mode->id();
   for (const ModeId mode : modes_of(Backend::kApi)) {
     const ModeAvailability runs = availability(mode);

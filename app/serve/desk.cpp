@@ -2,6 +2,8 @@
 #include "app/serve/desk.hpp"
 
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 namespace lab::serve {
@@ -43,6 +45,16 @@ std::vector<Command> Desk::begin_frame() {
 void Desk::end_frame(Image frame, AppState state, double read_back_ms) {
   m_server.add_read_back_ms(read_back_ms);
   m_server.offer_frame(std::move(frame), std::move(state));
+}
+
+void Desk::frame_read_collected(Image image, long long frame, double collect_ms) {
+  if (!m_begun || m_begun->frame != frame)
+    throw std::logic_error("serve::Desk::frame_read_collected: frame " + std::to_string(frame) +
+                           " is not the frame whose read-back began last (" +
+                           (m_begun ? std::to_string(m_begun->frame) : std::string("none")) + ")");
+  AppState state = std::move(*m_begun);
+  m_begun.reset();
+  end_frame(std::move(image), std::move(state), collect_ms);
 }
 
 }  // namespace lab::serve

@@ -129,6 +129,27 @@ function showChoices(containerId, group, choices, current, onPick) {
   container.dataset.current = current;
 }
 
+// Fills a <select> with `choices` ({value, label}) when they change, shows `current`, and greys it with `why`
+// as its tooltip where the app cannot take a choice ("" when it can).
+function showSelect(id, choices, current, why, onPick) {
+  const select = $(id);
+  const key = JSON.stringify(choices);
+  if (select.dataset.key !== key) {
+    select.dataset.key = key;
+    select.replaceChildren(...choices.map((choice) => {
+      const option = document.createElement("option");
+      option.value = choice.value;
+      option.textContent = choice.label;
+      return option;
+    }));
+    select.onchange = () => onPick(select.value);
+  }
+  select.value = current;
+  select.disabled = why !== "";
+  select.title = why;
+  select.dataset.current = current;
+}
+
 function cell(text) {
   const td = document.createElement("td");
   td.textContent = text;
@@ -147,6 +168,20 @@ function showState(s) {
   showChoices("scenes", "scene", s.scenes.map((name) => ({ name, available: true, reason: "" })), s.scene,
               (name) => send({ scene: name }));
   showChoices("modes", "mode", s.modes, s.mode, (name) => send({ mode: name }));
+  const noFilter = s.filter === "" ? `the ${s.scene} scene has no filter; the postprocess scene has` : "";
+  showChoices("filters", "filter", s.filters.map((name) => ({ name, available: noFilter === "", reason: noFilter })),
+              s.filter, (name) => send({ filter: name }));
+  const devices = s.cuda_devices.map((label, ordinal) => ({ value: String(ordinal), label }));
+  const noDevice = devices.length === 0 ? "no CUDA device" : s.device_switch;
+  showSelect("device", devices.length ? devices : [{ value: "-1", label: "none" }], String(s.cuda_device),
+             noDevice, (value) => send({ device: Number(value) }));
+  const flagChoices = s.flags.choices.map((name) => ({ value: name, label: name }));
+  showSelect("map-flags", flagChoices, s.flags.map_flags, s.flags.why_not,
+             (value) => send({ map_flags: value }));
+  showSelect("register-flags", flagChoices, s.flags.register_flags, s.flags.why_not,
+             (value) => send({ register_flags: value }));
+  $("doctor").textContent =
+    s.doctor || "this app has no doctor's report: interop-lab --doctor prints it, and --api gl's desk shows it";
   if (s.notice) $("notice").textContent = s.notice;
   const rows = [...s.phases, ...s.desk.phases.filter((p) => p.samples > 0)].map((p) => {
     const tr = document.createElement("tr");

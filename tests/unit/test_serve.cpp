@@ -21,6 +21,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -119,7 +121,19 @@ TEST(ServeProtocolTest, ParsesEachCommand) {
   ASSERT_EQ(lab::serve::parse_commands(R"({"mode":"staging"})", commands), "");
   ASSERT_EQ(lab::serve::parse_commands(R"({"size":[640,360]})", commands), "");
   ASSERT_EQ(lab::serve::parse_commands(R"({"fps":30})", commands), "");
-  ASSERT_EQ(commands.size(), 4u);
+  ASSERT_EQ(lab::serve::parse_commands(R"({"map_flags":"read-only"})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"register_flags":"best"})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"device":1})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"filter":"blur"})", commands), "");
+  ASSERT_EQ(commands.size(), 8u);
+  EXPECT_EQ(commands[4].kind, Command::Kind::MapFlags);
+  EXPECT_EQ(commands[4].access, std::optional<interop::Access>(interop::Access::ReadOnly));
+  EXPECT_EQ(commands[5].kind, Command::Kind::RegisterFlags);
+  EXPECT_FALSE(commands[5].access.has_value());  // "best": each resource's own
+  EXPECT_EQ(commands[6].kind, Command::Kind::Device);
+  EXPECT_EQ(commands[6].device, 1);
+  EXPECT_EQ(commands[7].kind, Command::Kind::Filter);
+  EXPECT_EQ(commands[7].filter, kernels::Filter::Blur);
   EXPECT_EQ(commands[0].kind, Command::Kind::Scene);
   EXPECT_EQ(commands[0].scene, lab::SceneId::Pattern);
   EXPECT_EQ(commands[1].kind, Command::Kind::Mode);
@@ -146,6 +160,19 @@ TEST(ServeProtocolTest, RefusesBadCommandsWithTheReasonAndQueuesNothing) {
   EXPECT_NE(refusal(R"({"fps":1000})").find("from 1 to 240, or 0 for none"), std::string::npos);
   EXPECT_NE(refusal(R"({"fps":0.01})").find("from 1 to 240, or 0 for none"), std::string::npos);
   EXPECT_NE(refusal(R"({"scene":"wave","launch":1})").find("'launch' is not a command"), std::string::npos);
+  EXPECT_NE(refusal(R"({"map_flags":"read-mostly"})").find("choose best, none, read-only, write-discard"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"register_flags":null})").find("register_flags: null is not a flags choice"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"map_flags":["read-only"]})").find("is not a flags choice"), std::string::npos);
+  EXPECT_NE(refusal(R"({"device":-1})").find("from 0 to 63"), std::string::npos);
+  EXPECT_NE(refusal(R"({"device":64})").find("from 0 to 63"), std::string::npos);
+  EXPECT_NE(refusal(R"({"device":0.5})").find("is not a CUDA device ordinal"), std::string::npos);
+  EXPECT_NE(refusal(R"({"device":"0"})").find("is not a CUDA device ordinal"), std::string::npos);
+  EXPECT_NE(refusal(R"({"filter":"sharpen"})").find("choose sobel, blur"), std::string::npos);
+  EXPECT_NE(refusal(R"({"filter":{"name":"blur"}})").find("is not a filter"), std::string::npos);
+  // One bad key refuses the whole message: the good key beside it is not queued either.
+  EXPECT_NE(refusal(R"({"filter":"blur","device":1e9})").find("device"), std::string::npos);
 }
 
 TEST(ServeProtocolTest, StateSaysWhatTheAppShows) {
@@ -172,6 +199,29 @@ TEST(ServeProtocolTest, StateSaysWhatTheAppShows) {
   EXPECT_EQ(state["desk"]["viewers"], 2);
   EXPECT_EQ(state["desk"]["frames_dropped"], 7);
   EXPECT_EQ(state["scenes"].size(), lab::all_scenes().size());
+  EXPECT_EQ(state["flags"]["settable"], false);
+  EXPECT_EQ(state["flags"]["map_flags"], "best");
+  EXPECT_EQ(state["flags"]["choices"].size(), std::size(interop::kAccessNames) + 1);
+  EXPECT_EQ(state["filters"].size(), std::size(kernels::kFilterNames));
+}
+
+TEST(ServeProtocolTest, StateCarriesTheControlsThePageShows) {
+  lab::serve::AppState app;
+  app.cuda_device = 1;
+  app.cuda_devices = {"0: first", "1: second"};
+  app.filter = "blur";
+  app.flags.settable = true;
+  app.flags.map_flags = "write-discard";
+  app.doctor = "CUDA\n  driver: 13.0\n";
+  const nlohmann::json state = nlohmann::json::parse(lab::serve::state_json(app, lab::serve::DeskStats{}));
+  EXPECT_EQ(state["cuda_device"], 1);
+  EXPECT_EQ(state["cuda_devices"][1], "1: second");
+  EXPECT_EQ(state["device_switch"], "");
+  EXPECT_EQ(state["filter"], "blur");
+  EXPECT_EQ(state["flags"]["settable"], true);
+  EXPECT_EQ(state["flags"]["map_flags"], "write-discard");
+  EXPECT_EQ(state["flags"]["register_flags"], "best");
+  EXPECT_EQ(state["doctor"], app.doctor);
 }
 
 TEST(ServeJpegTest, StripsTileTheFrameOnBlockRows) {
