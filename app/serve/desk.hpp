@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -54,14 +55,18 @@ class Desk {
   // Waits until the cap allows the next frame, then returns the page's commands since the last frame; the
   // frame-rate cap (Command::Kind::Fps) is the desk's own and is applied here.
   std::vector<Command> begin_frame();
-  // Hands the frame just rendered (top row first; `read_back_ms`: what reading it back cost) and the state
-  // after it to the server: returns at once, encoding and sending happen on the server's threads.
+  // Hands the frame just rendered (top row first; `read_back_ms`: what reading it back cost, just now) and
+  // the state after it to the server: returns at once, encoding and sending happen on the server's threads.
+  // The state's timeline is made here (its lanes from the phases, the desk's read-back on the host clock).
   void end_frame(Image frame, AppState state, double read_back_ms);
   // A loop that reads its frames back a frame late (GL's, app/gl/frame_read.hpp) hands over a frame's state
   // when its read-back begins and the frame when it is collected (`collect_ms`: what collecting cost), so
   // each frame goes out with the state it was made with. Throws std::logic_error when `frame` is not the
   // frame whose read-back began last.
-  void frame_read_begun(AppState state) { m_begun = std::move(state); }
+  void frame_read_begun(AppState state) {
+    m_begun = std::move(state);
+    m_begun_start_ns = m_frame_start_ns;
+  }
   void frame_read_collected(Image image, long long frame, double collect_ms);
 
   double fps_cap() const { return m_fps_cap; }
@@ -71,6 +76,12 @@ class Desk {
   Server m_server;
   double m_fps_cap = kDefaultFpsCap;
   std::optional<AppState> m_begun;  // frame_read_begun's, until its frame is collected
+  // Host times (steady_clock ns) of the frame's start (begin_frame), and of m_begun's frame.
+  int64_t m_frame_start_ns = 0;
+  int64_t m_begun_start_ns = 0;
+  // Hands `frame` over with `state`, its timeline made: the loop's lanes from the state's phases, and the
+  // desk's lane with the read-back that ended now, on the host clock from `frame_start_ns`.
+  void offer(Image frame, AppState state, double read_back_ms, int64_t frame_start_ns);
   std::chrono::steady_clock::time_point m_next_frame = std::chrono::steady_clock::now();
 };
 #else
@@ -85,6 +96,20 @@ class Desk {
   void frame_read_collected(Image, long long, double) {}
 };
 #endif
+
+// Whether a renderer reads its frames a frame late (begin_read_frame(plan, frame) / end_read_frame(), as
+// Vulkan's does): app/core/app.hpp's loop then hands frames over with frame_read_begun / _collected.
+template <class Renderer, class = void>
+struct ReadsFramesLate : std::false_type {};
+template <class Renderer>
+struct ReadsFramesLate<Renderer, std::void_t<decltype(std::declval<Renderer&>().end_read_frame()),
+                                             decltype(std::declval<Renderer&>().begin_read_frame(
+                                                 std::declval<const DrawPlan&>(), 0LL))>> : std::true_type {};
+
+// Milliseconds on the host clock since `start`.
+inline double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
 
 // The running mode's phases (`tag`: FrameTimers' tag of the mode) as the panel lists them.
 inline std::vector<PhaseLine> phase_lines(const FrameTimers& timers, int tag) {

@@ -171,6 +171,18 @@ std::string state_json(const AppState& app, const DeskStats& desk) {
     for (const PhaseLine& line : mode.phases) lines.push_back(phase_json(line));
     compared.push_back({{"mode", to_string(mode.mode)}, {"phases", lines}});
   }
+  nlohmann::json lanes = nlohmann::json::array();
+  for (const LaneState& lane : app.timeline.lanes)
+    lanes.push_back({{"lane", to_string(lane.lane)},
+                     {"clock", lane.clock},
+                     {"placed", lane.placed},
+                     {"why_not", lane.why_not}});
+  nlohmann::json spans = nlohmann::json::array();
+  for (const TimelineSpan& span : app.timeline.spans)
+    spans.push_back({{"lane", to_string(span.lane)},
+                     {"name", span.name},
+                     {"start_ms", span.start_ms},
+                     {"end_ms", span.end_ms}});
   nlohmann::json filters = nlohmann::json::array();
   for (const kernels::FilterName& entry : kernels::kFilterNames) filters.push_back(entry.name);
   nlohmann::json access_choices = nlohmann::json::array({kBestAccess});
@@ -201,6 +213,11 @@ std::string state_json(const AppState& app, const DeskStats& desk) {
                                 {"phases", phases},
                                 {"compared", compared},
                                 {"untimed", app.untimed},
+                                {"timeline",
+                                 {{"frame", app.timeline.frame},
+                                  {"frame_ms", app.timeline.frame_ms},
+                                  {"lanes", lanes},
+                                  {"spans", spans}}},
                                 {"desk",
                                  {{"viewers", desk.viewers},
                                   {"fps_cap", desk.fps_cap},

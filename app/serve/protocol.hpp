@@ -13,6 +13,7 @@
 #pragma once
 
 #include "app/core/vocabulary.hpp"
+#include "app/timing/timeline.hpp"
 #include "interop/access.hpp"
 #include "kernels/postprocess.hpp"
 
@@ -100,6 +101,8 @@ struct AppState {
   std::vector<PhaseLine> phases;
   std::vector<ModeComparison> compared;
   std::string untimed;  // why some phases are not timed ("" when all are)
+  // The frame on one axis (app/timing/timeline.hpp); the desk adds its own lane (Desk::end_frame).
+  FrameTimeline timeline;
 };
 
 // The desk's own numbers, added to each state message.

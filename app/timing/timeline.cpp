@@ -2,6 +2,7 @@
 #include "app/timing/timeline.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 namespace lab {
@@ -155,6 +156,68 @@ FrameTimeline TimelineBuilder::build(int64_t frame_end_host_ns) const {
   for (const TimelineSpan& span : timeline.spans)
     timeline.frame_ms = std::max(timeline.frame_ms, span.end_ms);
   return timeline;
+}
+
+namespace {
+
+// Why a clock's phases cannot be placed on the frame's axis yet: each measures a duration.
+const char* why_durations_only(Clock clock) {
+  switch (clock) {
+    case Clock::Gl:
+      return "GL timer queries measure durations (GL_TIME_ELAPSED), not GL_TIMESTAMP points calibrated to "
+             "the "
+             "host";
+    case Clock::Vulkan:
+      return "Vulkan timestamps are read as durations, not calibrated to the host "
+             "(VK_EXT_calibrated_timestamps)";
+    case Clock::Cuda:
+      return "CUDA event pairs give durations, not times from an event of known host time";
+    case Clock::Cpu:
+      return "host-timed phases keep their durations only";
+  }
+  return "durations only";
+}
+
+}  // namespace
+
+std::vector<PhaseDuration> last_durations(const FrameTimers& timers, int tag) {
+  std::vector<PhaseDuration> durations;
+  for (const Phase phase : all_phases())
+    if (timers.has(tag, phase)) {
+      const PhaseStats& stats = timers.stats(tag, phase);
+      durations.push_back({phase, stats.clock, stats.last_ms});
+    }
+  return durations;
+}
+
+void refuse_duration_lanes(TimelineBuilder& builder, const std::vector<PhaseDuration>& durations) {
+  for (const Lane lane : all_lanes()) {
+    if (builder.declared(lane)) continue;
+    std::string measured;
+    std::optional<Clock> clock;
+    for (const PhaseDuration& duration : durations) {
+      if (lane_of(duration.phase) != lane) continue;
+      char text[64];
+      std::snprintf(text, sizeof text, "%s%s %.3f ms", measured.empty() ? "" : ", ",
+                    to_string(duration.phase), duration.ms);
+      measured += text;
+      if (!clock) clock = duration.clock;
+    }
+    if (!clock) continue;
+    builder.refuse_lane(
+        lane, to_string(*clock),
+        std::string("not on the frame's clock: ") + why_durations_only(*clock) + " (" + measured + ")");
+  }
+}
+
+FrameTimeline last_frame_timeline(const FrameTimers& timers, int tag) {
+  const std::vector<PhaseDuration> durations = last_durations(timers, tag);
+  TimelineBuilder builder(-1, 0);
+  refuse_duration_lanes(builder, durations);
+  double frame_ms = 0;
+  for (const PhaseDuration& duration : durations)
+    if (duration.phase == Phase::Frame) frame_ms = duration.ms;
+  return builder.build(static_cast<int64_t>(frame_ms * 1e6));
 }
 
 }  // namespace lab

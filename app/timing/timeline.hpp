@@ -90,6 +90,7 @@ class TimelineBuilder {
   TimelineBuilder(long long frame, int64_t frame_start_host_ns);
 
   void place_lane(Lane lane, const std::string& clock, const ClockCalibration& calibration);
+  bool declared(Lane lane) const { return m_lanes[static_cast<size_t>(lane)].has_value(); }
   void refuse_lane(Lane lane, const std::string& clock, const std::string& why_not);
   // A span in its lane's clock's nanoseconds (the host's for a lane placed with host_clock()). Throws
   // std::logic_error for a lane not declared, or an end before the start.
@@ -115,5 +116,20 @@ class TimelineBuilder {
   std::vector<std::optional<LaneClock>> m_lanes = std::vector<std::optional<LaneClock>>(kLaneCount);
   std::vector<TimelineSpan> m_spans;
 };
+
+// What FrameTimers keeps of a phase today: its last duration on its clock, without a start time (GL's
+// GL_TIME_ELAPSED queries, Vulkan timestamp pairs, CUDA event pairs and host times measure durations).
+struct PhaseDuration {
+  Phase phase = Phase::Draw;
+  Clock clock = Clock::Cpu;
+  double ms = 0;
+};
+// The last durations of the phases `tag` recorded, in all_phases() order, Phase::Frame included.
+std::vector<PhaseDuration> last_durations(const FrameTimers& timers, int tag);
+// Declares the lanes of `durations` (Phase::Frame has none) on `builder`, each refused with why its clock is
+// not on the frame's and what it measured ("draw 0.412 ms"); a lane already declared is left as it is.
+void refuse_duration_lanes(TimelineBuilder& builder, const std::vector<PhaseDuration>& durations);
+// The panel's strip of `tag`'s last frame: the lanes of its phases, as refuse_duration_lanes says them.
+FrameTimeline last_frame_timeline(const FrameTimers& timers, int tag);
 
 }  // namespace lab

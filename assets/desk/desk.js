@@ -200,12 +200,60 @@ function showState(s) {
     return tr;
   });
   $("compared").tBodies[0].replaceChildren(...compared);
+  drawTimeline(s.timeline);
   const frame = s.phases.find((p) => p.phase === "frame");
   if (frame) {
     plotHistory.push(frame.last_ms);
     if (plotHistory.length > kPlotLength) plotHistory.shift();
     drawPlot();
   }
+}
+
+// One frame's timeline (the state's "timeline": lanes and spans in ms from the frame's start): a row per
+// lane, its spans as bars; a lane off the frame's clock is listed with why, not drawn.
+function drawTimeline(timeline) {
+  const canvas = $("timeline");
+  const context = canvas.getContext("2d");
+  const rowHeight = 18, labelWidth = 64;
+  canvas.height = Math.max(1, timeline.lanes.length) * rowHeight + 14;
+  context.clearRect(0, 0, canvas.width, canvas.height);
+  const spans = timeline.spans;
+  const start = Math.min(0, ...spans.map((span) => span.start_ms));
+  const end = Math.max(timeline.frame_ms, ...spans.map((span) => span.end_ms), 0.001);
+  const x = (ms) => labelWidth + ((ms - start) / (end - start)) * (canvas.width - labelWidth - 4);
+  context.font = "11px system-ui, sans-serif";
+  timeline.lanes.forEach((lane, row) => {
+    const y = row * rowHeight;
+    context.fillStyle = "#ccc";
+    context.fillText(lane.lane, 2, y + 12);
+    if (!lane.placed) {
+      context.fillStyle = "#777";
+      context.fillText(`not on the frame's clock (${lane.clock})`, labelWidth, y + 12);
+      return;
+    }
+    for (const span of spans.filter((s) => s.lane === lane.lane)) {
+      context.fillStyle = "#6cf";
+      context.fillRect(x(span.start_ms), y + 3, Math.max(1, x(span.end_ms) - x(span.start_ms)), rowHeight - 6);
+    }
+  });
+  context.strokeStyle = "#555";
+  context.beginPath();
+  context.moveTo(x(0), 0);
+  context.lineTo(x(0), canvas.height - 12);  // the frame's start
+  context.stroke();
+  context.fillStyle = "#aaa";
+  context.fillText(`${start.toFixed(2)} .. ${end.toFixed(2)} ms`, labelWidth, canvas.height - 2);
+  const items = timeline.lanes.map((lane) => {
+    const li = document.createElement("li");
+    li.dataset.lane = lane.lane;
+    li.dataset.placed = String(lane.placed);
+    const own = spans.filter((s) => s.lane === lane.lane)
+      .map((s) => `${s.name} ${s.start_ms.toFixed(3)}..${s.end_ms.toFixed(3)}`).join(", ");
+    li.textContent = `${lane.lane} (${lane.clock}): ${lane.placed ? own : lane.why_not}`;
+    return li;
+  });
+  $("timeline-lanes").replaceChildren(...items);
+  canvas.dataset.frame = String(timeline.frame);
 }
 
 function drawPlot() {

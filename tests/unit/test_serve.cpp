@@ -224,6 +224,28 @@ TEST(ServeProtocolTest, StateCarriesTheControlsThePageShows) {
   EXPECT_EQ(state["doctor"], app.doctor);
 }
 
+TEST(ServeProtocolTest, StateCarriesTheFramesTimeline) {
+  lab::serve::AppState app;
+  lab::TimelineBuilder builder(9, 1'000'000);
+  builder.place_lane(lab::Lane::Desk, "cpu", lab::TimelineBuilder::host_clock());
+  builder.add_span(lab::Lane::Desk, "read-back", 2'000'000, 2'500'000);
+  builder.refuse_lane(lab::Lane::Cuda, "cuda", "durations only");
+  app.timeline = builder.build(17'000'000);
+  const nlohmann::json state = nlohmann::json::parse(lab::serve::state_json(app, lab::serve::DeskStats{}));
+  const nlohmann::json& timeline = state["timeline"];
+  EXPECT_EQ(timeline["frame"], 9);
+  EXPECT_DOUBLE_EQ(timeline["frame_ms"].get<double>(), 16.0);
+  ASSERT_EQ(timeline["lanes"].size(), 2u);
+  EXPECT_EQ(timeline["lanes"][0]["lane"], "cuda");
+  EXPECT_EQ(timeline["lanes"][0]["placed"], false);
+  EXPECT_EQ(timeline["lanes"][0]["why_not"], "durations only");
+  EXPECT_EQ(timeline["lanes"][1]["lane"], "desk");
+  ASSERT_EQ(timeline["spans"].size(), 1u);
+  EXPECT_EQ(timeline["spans"][0]["name"], "read-back");
+  EXPECT_DOUBLE_EQ(timeline["spans"][0]["start_ms"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(timeline["spans"][0]["end_ms"].get<double>(), 1.5);
+}
+
 TEST(ServeJpegTest, StripsTileTheFrameOnBlockRows) {
   for (const int height : {1, 15, 16, 127, 128, 300, 720, 1080, 2160})
     for (const int workers : {1, 2, 3, 8}) {

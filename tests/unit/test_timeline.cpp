@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -116,6 +118,59 @@ TEST(TimelineTest, EveryPhaseButTheFrameHasALane) {
   EXPECT_EQ(lab::lane_of(lab::Phase::Draw), Lane::Graphics);
   EXPECT_STREQ(lab::to_string(Lane::Handoff), "hand-off");
   EXPECT_EQ(lab::all_lanes().size(), static_cast<size_t>(lab::kLaneCount));
+}
+
+TEST(TimelineTest, PhasesKnownByTheirDurationsOnlyAreListedNotPlaced) {
+  TimelineBuilder builder(7, 0);
+  builder.place_lane(Lane::Desk, "cpu", TimelineBuilder::host_clock());
+  builder.add_span(Lane::Desk, "read-back", 2 * kMs, 3 * kMs);
+  const std::vector<lab::PhaseDuration> durations = {{lab::Phase::Map, lab::Clock::Cuda, 0.25},
+                                                     {lab::Phase::Kernel, lab::Clock::Cuda, 1.5},
+                                                     {lab::Phase::Unmap, lab::Clock::Cuda, 0.125},
+                                                     {lab::Phase::Draw, lab::Clock::Gl, 0.5},
+                                                     {lab::Phase::Frame, lab::Clock::Cpu, 16.0}};
+  lab::refuse_duration_lanes(builder, durations);
+  const lab::FrameTimeline timeline = builder.build(16 * kMs);
+  ASSERT_EQ(timeline.lanes.size(), 4u);
+  EXPECT_EQ(timeline.lanes[0].lane, Lane::Graphics);
+  EXPECT_EQ(timeline.lanes[0].clock, "gl");
+  EXPECT_FALSE(timeline.lanes[0].placed);
+  EXPECT_NE(timeline.lanes[0].why_not.find("GL_TIME_ELAPSED"), std::string::npos)
+      << timeline.lanes[0].why_not;
+  EXPECT_NE(timeline.lanes[0].why_not.find("(draw 0.500 ms)"), std::string::npos)
+      << timeline.lanes[0].why_not;
+  EXPECT_EQ(timeline.lanes[1].lane, Lane::Handoff);
+  EXPECT_NE(timeline.lanes[1].why_not.find("(map 0.250 ms, unmap 0.125 ms)"), std::string::npos)
+      << timeline.lanes[1].why_not;
+  EXPECT_EQ(timeline.lanes[2].lane, Lane::Cuda);
+  EXPECT_NE(timeline.lanes[2].why_not.find("kernel 1.500 ms"), std::string::npos)
+      << timeline.lanes[2].why_not;
+  // The lane placed before keeps its spans; the refused ones add none.
+  EXPECT_TRUE(timeline.lanes[3].placed);
+  ASSERT_EQ(timeline.spans.size(), 1u);
+  EXPECT_EQ(timeline.spans[0].name, "read-back");
+  EXPECT_DOUBLE_EQ(timeline.spans[0].start_ms, 2.0);
+}
+
+TEST(TimelineTest, ThePanelsStripOfTimersThatRecordedNothingIsEmpty) {
+  const lab::FrameTimers timers;
+  const lab::FrameTimeline timeline = lab::last_frame_timeline(timers, 0);
+  EXPECT_TRUE(timeline.lanes.empty());
+  EXPECT_TRUE(timeline.spans.empty());
+  EXPECT_DOUBLE_EQ(timeline.frame_ms, 0.0);
+}
+
+TEST(TimelineTest, ThePanelsStripListsWhatTheTimersRecorded) {
+  lab::FrameTimers timers;
+  timers.begin_frame(3);
+  timers.cpu_add(lab::Phase::Kernel, 2.5);
+  timers.end_frame();
+  const lab::FrameTimeline timeline = lab::last_frame_timeline(timers, 3);
+  ASSERT_EQ(timeline.lanes.size(), 1u);
+  EXPECT_EQ(timeline.lanes[0].lane, Lane::Cuda);
+  EXPECT_EQ(timeline.lanes[0].clock, "cpu");
+  EXPECT_NE(timeline.lanes[0].why_not.find("kernel 2.500 ms"), std::string::npos)
+      << timeline.lanes[0].why_not;
 }
 
 }  // namespace

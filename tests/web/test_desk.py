@@ -7,8 +7,8 @@ switches the scene by clicking, sees the state and a new frame follow, resizes f
 screenshot through the page's button and compares it with the app's own `--headless --screenshot` of the same
 frame (frames are a function of their index, so they must match), drops the socket and sees the page
 reconnect, sets GL's map and register flags (a refusal in the notice; Vulkan greys them with the reason), asks for a
-CUDA device that is not there, changes the postprocess filter and opens the doctor's report, then stops the
-app with SIGINT.
+CUDA device that is not there, changes the postprocess filter and opens the doctor's report, sees the
+frame's timeline (the desk's read-back placed, the other lanes saying why not), then stops the app with SIGINT.
 
 Run by CTest (tests/CMakeLists.txt): test_desk.py --app PATH --api vulkan|gl [--mode MODE]. Exits 77 (CTest's skip)
 only where Chromium or its driver is missing, saying so.
@@ -194,6 +194,13 @@ def main():
 
         # The timings table fills from the state.
         wait_for("the timings", lambda: "frame" in driver.find_element(By.ID, "timings").text)
+
+        # The frame's timeline: the desk's read-back placed on the host clock; lanes off it say why.
+        desk_lane = wait_for("the timeline's desk lane", lambda: driver.find_elements(
+            By.CSS_SELECTOR, "#timeline-lanes li[data-lane='desk'][data-placed='true']"))
+        assert "read-back" in desk_lane[0].text, desk_lane[0].text
+        for lane in driver.find_elements(By.CSS_SELECTOR, "#timeline-lanes li[data-placed='false']"):
+            assert "not on the frame's clock" in lane.text, lane.text
 
         # Switching the scene by clicking: the state follows, and frames keep coming.
         before = drawn()
