@@ -196,11 +196,18 @@ def main():
         wait_for("the timings", lambda: "frame" in driver.find_element(By.ID, "timings").text)
 
         # The frame's timeline: the desk's read-back placed on the host clock; lanes off it say why.
-        desk_lane = wait_for("the timeline's desk lane", lambda: driver.find_elements(
-            By.CSS_SELECTOR, "#timeline-lanes li[data-lane='desk'][data-placed='true']"))
-        assert "read-back" in desk_lane[0].text, desk_lane[0].text
-        for lane in driver.find_elements(By.CSS_SELECTOR, "#timeline-lanes li[data-placed='false']"):
-            assert "not on the frame's clock" in lane.text, lane.text
+        # Read in one script: every state message replaces the list's items.
+        read_lanes = lambda: driver.execute_script(
+            "return [...document.querySelectorAll('#timeline-lanes li')]"
+            ".map((li) => [li.dataset.lane, li.dataset.placed, li.textContent]);")
+        lanes = wait_for("the timeline's desk lane",
+                         lambda: (lambda got: got if any(lane == "desk" and placed == "true" for lane, placed, _ in got)
+                                  else None)(read_lanes()))
+        for lane, placed, text in lanes:
+            if lane == "desk":
+                assert "read-back" in text, text
+            elif placed == "false":
+                assert "not on the frame's clock" in text, text
 
         # Switching the scene by clicking: the state follows, and frames keep coming.
         before = drawn()
