@@ -38,6 +38,7 @@
 #include <exception>
 #include <iterator>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,29 +89,37 @@ int run_desk_bench(const lab::Options& options) {
     run.width = size.width;
     run.height = size.height;
     const lab::Extent extent{size.width, size.height};
-    const auto read = [](auto& app, double& read_back_ms) {
-      const auto started = std::chrono::steady_clock::now();
-      lab::Image frame = app.read_frame();
-      read_back_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-      return frame;
-    };
     std::fprintf(stderr, "interop-lab: desk bench: %s, %lld frames\n",
                  lab::size_text(size.width, size.height).c_str(), frames);
     if (options.api == lab::GraphicsApi::Vulkan) {
       lab::core::App<lab::vulkan::Vulkan> app(run);
       what = std::string("Vulkan (") + app.adapter() + "), mode " + lab::to_string(app.mode_id());
+      // As Vulkan's desk reads: the frame before, collected, then this one's read begun.
       cases.push_back(lab::serve::bench_desk(extent, frames, [&](long long index, double& read_back_ms) {
         app.render_frame(index);
-        return read(app, read_back_ms);
+        const auto started = std::chrono::steady_clock::now();
+        std::optional<lab::vulkan::Renderer::FrameRead> before = app.renderer().end_read_frame();
+        read_back_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        app.renderer().begin_read_frame(app.plan(), index);
+        return before ? std::optional<lab::serve::BenchFrame>({before->frame, std::move(before->image)})
+                      : std::nullopt;
       }));
     } else {
       lab::App app(run);
       what =
           std::string("OpenGL (") + app.platform().description() + "), mode " + lab::to_string(app.mode_id());
+      // As GL's desk reads: the frame before, collected, then this one's read begun (app/gl/frame_read.hpp).
       cases.push_back(lab::serve::bench_desk(extent, frames, [&](long long, double& read_back_ms) {
         app.render_frame();
-        return read(app, read_back_ms);
+        const auto started = std::chrono::steady_clock::now();
+        std::optional<lab::gl::FrameRead> before = app.renderer().end_read_frame();
+        read_back_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(),
+                                        app.frame_index() - 1);
+        return before ? std::optional<lab::serve::BenchFrame>({before->frame, std::move(before->image)})
+                      : std::nullopt;
       }));
     }
   }

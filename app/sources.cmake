@@ -21,7 +21,8 @@ set(lab_core_sources ${app_dir}/core/cli.cpp ${app_dir}/core/hotkeys.cpp ${app_d
 
 # app/timing (labtiming)
 set(lab_timing_sources ${app_dir}/timing/bench_timing.cpp ${app_dir}/timing/profile_range.cpp
-                       ${app_dir}/timing/timing.cpp ${app_dir}/timing/timing_ui.cpp)
+                       ${app_dir}/timing/timeline.cpp ${app_dir}/timing/timing.cpp
+                       ${app_dir}/timing/timing_ui.cpp)
 
 # app/scene (labscene)
 set(lab_scene_sources ${app_dir}/scene/cuda_views.cpp ${app_dir}/scene/frame_graph.cpp ${app_dir}/scene/scene_compute.cpp)
@@ -39,7 +40,7 @@ set(lab_glfw_sources ${app_dir}/glfw/panel_layout.cpp ${app_dir}/glfw/window.cpp
 # app/gl (labapp); headless GL is EGL, which exists on Linux only: Windows gets the platform's refusal with a
 # remedy.
 set(lab_gl_sources)
-foreach(source IN ITEMS app bench doctor gl_external gl_objects mode mode_buffer mode_external mode_interop mode_pbo
+foreach(source IN ITEMS app bench doctor frame_read gl_external gl_objects mode mode_buffer mode_external mode_interop mode_pbo
                         mode_split platform_glfw profiling renderer
                         timing ui ui_doctor)
   list(APPEND lab_gl_sources ${app_dir}/gl/${source}.cpp)

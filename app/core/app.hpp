@@ -135,6 +135,9 @@ class App {
   bool vsync() const { return m_presenter && m_presenter->vsync(); }
   ModeId mode_id() const { return m_mode->id(); }
   SceneId scene_id() const { return m_scene->id(); }
+  SceneCompute& scene() { return *m_scene; }    // the page's filter (app/serve/desk.hpp)
+  Renderer& renderer() { return *m_renderer; }  // --bench --serve reads frames as the desk does
+  const DrawPlan& plan() const { return m_plan; }
   const std::string& notice() const { return m_notice; }
   // With --serve: the desk (app/serve/desk.hpp), else null.
   const serve::Desk* desk() const { return m_desk.get(); }
@@ -481,16 +484,29 @@ void App<Backend>::finish() {
 
 template <class Backend>
 void App<Backend>::offer_to_desk(long long index) {
+  // A renderer that reads a frame late (Vulkan's): the frame before, collected and handed over with its
+  // state, then this one's read begun; the others read this frame now.
+  constexpr bool kLate = serve::ReadsFramesLate<Renderer>::value;
   const auto started = std::chrono::steady_clock::now();
-  Image frame = read_frame();
-  const double read_back_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  Image frame;
+  if constexpr (kLate) {
+    auto before = m_renderer->end_read_frame();
+    if (before)
+      m_desk->frame_read_collected(std::move(before->image), before->frame, serve::ms_since(started));
+    m_renderer->begin_read_frame(m_plan, index);
+  } else {
+    frame = read_frame();
+  }
+  const double read_back_ms = serve::ms_since(started);
   serve::AppState state;
   state.api = Backend::kApi;
   state.adapter = m_device_name;
   state.cuda_device = m_cuda.device;
+  state.cuda_devices = serve::device_names(m_cuda_devices);
+  state.device_switch = serve::kNoDeviceSwitch;
   state.scene = m_scene->id();
-  state.filter = kernels::to_string(m_options.filter);
+  state.filter = serve::filter_name(*m_scene);
+  state.flags = serve::no_flags();
   state.mode = m_mode->id();
   for (const ModeId mode : modes_of(Backend::kApi)) {
     const ModeAvailability runs = availability(mode);
@@ -504,7 +520,10 @@ void App<Backend>::offer_to_desk(long long index) {
     state.compared = serve::compare_modes(*m_timers, modes_of(Backend::kApi));
   }
   state.untimed = Backend::graphics_untimed(*m_renderer);
-  m_desk->end_frame(std::move(frame), std::move(state), read_back_ms);
+  if constexpr (kLate)
+    m_desk->frame_read_begun(std::move(state));
+  else
+    m_desk->end_frame(std::move(frame), std::move(state), read_back_ms);
 }
 
 template <class Backend>

@@ -252,7 +252,7 @@ void App::switch_split(int compute_device, SplitCopy copy) {
     attach_or_fall_back(ModeId::Split, "attaching on compute device " + std::to_string(m_compute_device));
     if (m_mode->id() == ModeId::Split) m_notice = "split: " + m_mode->transfer();
   }
-  if (m_panel)
+  if (m_doctor)
     m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description(),
                                                          m_compute_device, m_split_copy);
 }
@@ -283,7 +283,7 @@ void App::switch_device(int device) {
                availability(mode).reason + "); now in " + to_string(next) + " mode";
   }
   log(m_notice);
-  if (m_panel)
+  if (m_doctor)
     m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description(),
                                                          m_compute_device, m_split_copy);
 }
@@ -567,31 +567,39 @@ Image App::read_frame() const {
   return m_renderer->read_frame(m_plan, m_platform->framebuffer_extent());
 }
 
-// --serve: the frame just rendered and the state after it, to the desk (app/serve/desk.hpp).
+// --serve: frames to the desk (app/serve/desk.hpp) a frame late. The frame before this one was read back
+// while this one was made (app/gl/frame_read.hpp): collected now and handed over with its state (the
+// read-back phase measures the collect), then this frame's read begins.
 void App::offer_to_desk(serve::Desk& desk) {
   const auto started = std::chrono::steady_clock::now();
-  Image frame = read_frame();
+  std::optional<gl::FrameRead> before = m_renderer->end_read_frame();
   const double read_back_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  if (before) desk.frame_read_collected(std::move(before->image), before->frame, read_back_ms);
+  const Extent extent = m_platform->framebuffer_extent();
+  m_renderer->begin_read_frame(m_plan, extent, m_frame_index - 1);
   serve::AppState state;
   state.api = GraphicsApi::Gl;
   state.adapter = m_platform->description();
   state.cuda_device = m_device;
+  state.cuda_devices = serve::device_names(m_cuda_devices, m_gl_devices);
   state.scene = m_scene->id();
-  state.filter = kernels::to_string(m_options.filter);
+  state.filter = serve::filter_name(*m_scene);
+  state.flags = serve::flags_state(m_access);
+  state.doctor = m_doctor ? format_doctor_report(*m_doctor) : "";
   state.mode = m_mode->id();
   for (const ModeId mode : modes_of(GraphicsApi::Gl)) {
     const ModeAvailability runs = availability(mode);
     state.modes.push_back({mode, runs.available, runs.reason});
   }
-  state.size = {frame.width, frame.height};
+  state.size = extent;
   state.frame = m_frame_index - 1;
   state.notice = m_notice;
   if (m_timing) {
     state.phases = serve::phase_lines(*m_timers, static_cast<int>(m_mode->id()));
     state.compared = serve::compare_modes(*m_timers, modes_of(GraphicsApi::Gl));
   }
-  desk.end_frame(std::move(frame), std::move(state), read_back_ms);
+  desk.frame_read_begun(std::move(state));
 }
 
 int App::run() {
@@ -599,6 +607,9 @@ int App::run() {
   // after it); it serves until stopped unless --frames is given.
   const std::unique_ptr<serve::Desk> desk =
       m_options.serve ? std::make_unique<serve::Desk>(*m_options.serve) : nullptr;
+  if (desk && !m_doctor)  // the page's doctor section, as the panel's tab
+    m_doctor = collect_doctor_report_for_current_context(m_device, m_platform->description(),
+                                                         m_compute_device, m_split_copy);
   const long long frames =
       m_options.frames.value_or(m_platform->is_window() || desk ? -1 : kDefaultHeadlessFrames);
   while (m_platform->keep_running() && (frames < 0 || m_frame_index < frames)) {

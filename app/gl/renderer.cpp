@@ -330,4 +330,31 @@ Image Renderer::read_frame(const DrawPlan& plan, Extent extent) const {
   return image;
 }
 
+void Renderer::begin_read_frame(const DrawPlan& plan, Extent extent, long long frame) {
+  // The source read_frame reads, copied into the read-back buffer instead of host memory.
+  m_read_back.begin(extent, frame, [&](GLuint pack_buffer) {
+    const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;
+    if (plan.draw == SceneDraw::ShowImage && !m_platform.is_window()) {
+      const Resource& image = resource(plan.image_resource);
+      if (image.linear) {
+        if (image.desc.bytes != bytes)
+          throw std::logic_error("gl::Renderer::begin_read_frame: the image is " +
+                                 size_text(image.desc.width, image.desc.height) + ", the frame " +
+                                 size_text(extent.width, extent.height));
+        glCopyNamedBufferSubData(image.gl_name, pack_buffer, 0, 0, static_cast<GLsizeiptr>(bytes));
+        return;
+      }
+      glBindBuffer(GL_PIXEL_PACK_BUFFER, pack_buffer);
+      glGetTextureImage(image.gl_name, 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(bytes), nullptr);
+      glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+      return;
+    }
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, m_platform.framebuffer());
+    if (m_platform.framebuffer() == 0) glReadBuffer(GL_BACK);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, pack_buffer);
+    glReadPixels(0, 0, extent.width, extent.height, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  });
+}
+
 }  // namespace lab::gl

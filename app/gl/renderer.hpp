@@ -14,6 +14,7 @@
 #pragma once
 
 #include "app/core/mode.hpp"  // NoPassSync
+#include "app/gl/frame_read.hpp"
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/platform.hpp"
 #include "app/image/image_io.hpp"
@@ -22,6 +23,7 @@
 #include <glad/gl.h>
 #include <glm/mat4x4.hpp>
 
+#include <optional>
 #include <vector>
 
 namespace lab::gl {
@@ -104,6 +106,11 @@ class Renderer {
   // The frame drawn last, top row first: headless, a ShowImage plan's texture; else the platform's
   // framebuffer (in a window the back buffer before it is presented: the panel included when it is drawn).
   Image read_frame(const DrawPlan& plan, Extent extent) const;
+  // The same without waiting for it (app/gl/frame_read.hpp; the desk reads every frame so): begin_read_frame
+  // queues the copy of what read_frame would return now, tagged `frame`; end_read_frame collects it, a frame
+  // later (nullopt when none was begun). One read is in flight at a time: end before the next begin.
+  void begin_read_frame(const DrawPlan& plan, Extent extent, long long frame);
+  std::optional<FrameRead> end_read_frame() { return m_read_back.end(); }
   // The texture that holds a ShowImage plan's frame, else 0 (also when the image is in a buffer).
   GLuint frame_image(const DrawPlan& plan) const;
 
@@ -141,6 +148,7 @@ class Renderer {
   GlProgram m_show_buffer_program;  // the show pass of an image in a buffer
   GlProgram m_pack_program;         // an image GL drew, into the buffer in imported memory
   GlVertexArray m_show_vertex_array;
+  FrameReadBack m_read_back;
 };
 
 }  // namespace lab::gl

@@ -252,6 +252,12 @@ class PostprocessCompute final : public SceneCompute {
     if (m_params.filter == kernels::Filter::Blur) ImGui::SliderInt("radius", &m_params.blur_radius, 1, 16);
   }
 
+  std::optional<kernels::Filter> filter() const override { return m_params.filter; }
+  bool set_filter(kernels::Filter filter) override {
+    m_params.filter = filter;
+    return true;
+  }
+
  private:
   // The mapped or imported texture itself (interop, reregister) or linear memory (pbo, staging).
   static kernels::ImageSource cuda_source(const CudaResourceView& view, Extent extent) {

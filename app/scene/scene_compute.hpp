@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace lab {
@@ -171,6 +172,10 @@ class SceneCompute {
 
   // The scene's own controls in the panel (ImGui calls), e.g. the post-process filter.
   virtual void on_ui() {}
+  // The post-process filter where the scene has one (nullopt in the others), and a change of it from the
+  // next frame on; set_filter returns false, changing nothing, in a scene without one.
+  virtual std::optional<kernels::Filter> filter() const { return std::nullopt; }
+  virtual bool set_filter(kernels::Filter) { return false; }
 };
 
 // `filter` is the postprocess scene's (the others ignore it).

@@ -1,7 +1,11 @@
 // app/serve/desk.cpp — the frame loop's side of the browser desk (app/serve/desk.hpp).
 #include "app/serve/desk.hpp"
 
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 namespace lab::serve {
@@ -22,6 +26,30 @@ Desk::Desk(const ServeAddress& address, ServerOptions options)
   std::fflush(stderr);
 }
 
+namespace {
+
+int64_t host_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The state's phase lines back as durations on their clocks (the names are timing.hpp's to_string's).
+std::vector<PhaseDuration> durations_of(const std::vector<PhaseLine>& lines) {
+  std::vector<PhaseDuration> durations;
+  for (const PhaseLine& line : lines)
+    for (const Phase phase : all_phases())
+      if (line.phase == to_string(phase)) {
+        Clock clock = Clock::Cpu;
+        for (const Clock each : {Clock::Cuda, Clock::Gl, Clock::Vulkan, Clock::Cpu})
+          if (line.clock == to_string(each)) clock = each;
+        durations.push_back({phase, clock, line.last_ms});
+      }
+  return durations;
+}
+
+}  // namespace
+
 std::vector<Command> Desk::begin_frame() {
   if (m_fps_cap > 0) {
     std::this_thread::sleep_until(m_next_frame);
@@ -30,6 +58,7 @@ std::vector<Command> Desk::begin_frame() {
                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                        std::chrono::duration<double>(1.0 / m_fps_cap));
   }
+  m_frame_start_ns = host_now_ns();  // after the cap's wait: where the frame's work starts
   std::vector<Command> commands = m_server.take_commands();
   for (const Command& command : commands)
     if (command.kind == Command::Kind::Fps) {
@@ -47,8 +76,32 @@ void Desk::set_fps_cap(double fps) {
 }
 
 void Desk::end_frame(Image frame, AppState state, double read_back_ms) {
+  offer(std::move(frame), std::move(state), read_back_ms, m_frame_start_ns);
+}
+
+void Desk::offer(Image frame, AppState state, double read_back_ms, int64_t frame_start_ns) {
+  const int64_t now = host_now_ns();
+  TimelineBuilder builder(state.frame, frame_start_ns);
+  builder.place_lane(Lane::Desk, to_string(Clock::Cpu), TimelineBuilder::host_clock());
+  builder.add_span(Lane::Desk, "read-back", now - static_cast<int64_t>(read_back_ms * 1e6), now);
+  const std::vector<PhaseDuration> durations = durations_of(state.phases);
+  refuse_duration_lanes(builder, durations);
+  double frame_ms = 0;
+  for (const PhaseDuration& duration : durations)
+    if (duration.phase == Phase::Frame) frame_ms = duration.ms;
+  state.timeline = builder.build(frame_start_ns + static_cast<int64_t>(frame_ms * 1e6));
   m_server.add_read_back_ms(read_back_ms);
   m_server.offer_frame(std::move(frame), std::move(state));
+}
+
+void Desk::frame_read_collected(Image image, long long frame, double collect_ms) {
+  if (!m_begun || m_begun->frame != frame)
+    throw std::logic_error("serve::Desk::frame_read_collected: frame " + std::to_string(frame) +
+                           " is not the frame whose read-back began last (" +
+                           (m_begun ? std::to_string(m_begun->frame) : std::string("none")) + ")");
+  AppState state = std::move(*m_begun);
+  m_begun.reset();
+  offer(std::move(image), std::move(state), collect_ms, m_begun_start_ns);
 }
 
 }  // namespace lab::serve

@@ -3,9 +3,8 @@
 //
 //   for (each frame) {
 //     apply_commands(app, desk.begin_frame());   // waits for the cap, then the page's switches, applied
-//     app.render_frame(...);                      //   through the loop's request_scene / request_mode /
-//     resize desk.end_frame(app.read_frame(), state);    // the frame and the state after it, handed over at
-//     once
+//     app.render_frame(...);                      //   through the loop's request_* calls
+//     desk.end_frame(app.read_frame(), state);    // the frame and the state after it, handed over at once
 //   }
 //
 // Every frame loop (app/core/app.hpp's Vulkan and Direct3D, GL's app/gl/app.cpp) makes the same calls; what
@@ -20,16 +19,24 @@
 #error "define INTEROP_LAB_WITH_SERVE to 0 or 1: link labserve (app/serve), which defines it to 1"
 #endif
 
+#include "app/core/access.hpp"
 #include "app/core/serve_address.hpp"
 #include "app/core/vocabulary.hpp"
 #include "app/image/image_io.hpp"
+#include "app/scene/scene_compute.hpp"
 #include "app/serve/protocol.hpp"
 #include "app/serve/server.hpp"
 #include "app/timing/timing.hpp"
+#include "interop/device.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace lab::serve {
@@ -48,9 +55,19 @@ class Desk {
   // Waits until the cap allows the next frame, then returns the page's commands since the last frame; the
   // frame-rate cap (Command::Kind::Fps) is the desk's own and is applied here.
   std::vector<Command> begin_frame();
-  // Hands the frame just rendered (top row first; `read_back_ms`: what reading it back cost) and the state
-  // after it to the server: returns at once, encoding and sending happen on the server's threads.
+  // Hands the frame just rendered (top row first; `read_back_ms`: what reading it back cost, just now) and
+  // the state after it to the server: returns at once, encoding and sending happen on the server's threads.
+  // The state's timeline is made here (its lanes from the phases, the desk's read-back on the host clock).
   void end_frame(Image frame, AppState state, double read_back_ms);
+  // A loop that reads its frames back a frame late (GL's, app/gl/frame_read.hpp) hands over a frame's state
+  // when its read-back begins and the frame when it is collected (`collect_ms`: what collecting cost), so
+  // each frame goes out with the state it was made with. Throws std::logic_error when `frame` is not the
+  // frame whose read-back began last.
+  void frame_read_begun(AppState state) {
+    m_begun = std::move(state);
+    m_begun_start_ns = m_frame_start_ns;
+  }
+  void frame_read_collected(Image image, long long frame, double collect_ms);
 
   double fps_cap() const { return m_fps_cap; }
   // A new cap (0: none), as the page's Fps command sets it: a caller that paces its own frames (the Python
@@ -61,6 +78,13 @@ class Desk {
  private:
   Server m_server;
   double m_fps_cap = kDefaultFpsCap;
+  std::optional<AppState> m_begun;  // frame_read_begun's, until its frame is collected
+  // Host times (steady_clock ns) of the frame's start (begin_frame), and of m_begun's frame.
+  int64_t m_frame_start_ns = 0;
+  int64_t m_begun_start_ns = 0;
+  // Hands `frame` over with `state`, its timeline made: the loop's lanes from the state's phases, and the
+  // desk's lane with the read-back that ended now, on the host clock from `frame_start_ns`.
+  void offer(Image frame, AppState state, double read_back_ms, int64_t frame_start_ns);
   std::chrono::steady_clock::time_point m_next_frame = std::chrono::steady_clock::now();
 };
 #else
@@ -72,8 +96,24 @@ class Desk {
   std::vector<Command> begin_frame() { return {}; }
   void set_fps_cap(double) {}
   void end_frame(Image, AppState, double) {}
+  void frame_read_begun(AppState) {}
+  void frame_read_collected(Image, long long, double) {}
 };
 #endif
+
+// Whether a renderer reads its frames a frame late (begin_read_frame(plan, frame) / end_read_frame(), as
+// Vulkan's does): app/core/app.hpp's loop then hands frames over with frame_read_begun / _collected.
+template <class Renderer, class = void>
+struct ReadsFramesLate : std::false_type {};
+template <class Renderer>
+struct ReadsFramesLate<Renderer, std::void_t<decltype(std::declval<Renderer&>().end_read_frame()),
+                                             decltype(std::declval<Renderer&>().begin_read_frame(
+                                                 std::declval<const DrawPlan&>(), 0LL))>> : std::true_type {};
+
+// Milliseconds on the host clock since `start`.
+inline double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
 
 // The running mode's phases (`tag`: FrameTimers' tag of the mode) as the panel lists them.
 inline std::vector<PhaseLine> phase_lines(const FrameTimers& timers, int tag) {
@@ -97,8 +137,70 @@ inline std::vector<ModeComparison> compare_modes(const FrameTimers& timers,
   return compared;
 }
 
-// Applies the page's scene, mode and size commands through the loop's own calls (request_scene,
-// request_mode, resize). Returns why a mode was refused ("" when none was), for the loop's notice.
+// The page's names for the CUDA devices ("0: NVIDIA H200", "(drives the graphics)" after those of
+// `drives_graphics`), one per ordinal.
+inline std::vector<std::string> device_names(const interop::CudaDevices& devices,
+                                             const std::vector<int>& drives_graphics = {}) {
+  std::vector<std::string> names;
+  for (const interop::CudaDeviceInfo& info : devices.devices) {
+    const bool drives =
+        std::find(drives_graphics.begin(), drives_graphics.end(), info.ordinal) != drives_graphics.end();
+    names.push_back(std::to_string(info.ordinal) + ": " + info.name +
+                    (drives ? " (drives the graphics)" : ""));
+  }
+  return names;
+}
+
+// The scene's filter as the state names it: "" in a scene without one.
+inline std::string filter_name(const SceneCompute& scene) {
+  const std::optional<kernels::Filter> filter = scene.filter();
+  return filter ? kernels::to_string(*filter) : "";
+}
+
+// The flags as the state shows them: settable with `access` (GL), or not, saying why (`why_not`).
+inline FlagsState flags_state(const AccessSettings& access) {
+  FlagsState flags;
+  flags.settable = true;
+  if (access.map_access) flags.map_flags = interop::to_string(*access.map_access);
+  if (access.register_access) flags.register_flags = interop::to_string(*access.register_access);
+  return flags;
+}
+constexpr const char* kNoFlags =
+    "this graphics API registers nothing with CUDA: map and register flags are OpenGL's (its interop, "
+    "reregister, pbo and split modes; run with --api gl)";
+inline FlagsState no_flags() {
+  FlagsState flags;
+  flags.why_not = kNoFlags;
+  return flags;
+}
+// Why a loop without request_device keeps its CUDA device.
+constexpr const char* kNoDeviceSwitch =
+    "this app's CUDA device is chosen at start (--device N); OpenGL's app (--api gl) moves to another live";
+
+namespace detail {
+
+// Whether a loop has GL's live flags and device switches (request_map_access, request_register_access,
+// request_device); the others answer those commands with why not.
+template <class Loop, class = void>
+struct HasAccessSwitches : std::false_type {};
+template <class Loop>
+struct HasAccessSwitches<Loop,
+                         std::void_t<decltype(std::declval<Loop&>().request_map_access(std::nullopt)),
+                                     decltype(std::declval<Loop&>().request_register_access(std::nullopt))>>
+    : std::true_type {};
+template <class Loop, class = void>
+struct HasDeviceSwitch : std::false_type {};
+template <class Loop>
+struct HasDeviceSwitch<Loop, std::void_t<decltype(std::declval<Loop&>().request_device(0))>>
+    : std::true_type {};
+
+}  // namespace detail
+
+// Applies the page's commands through the loop's own calls (request_scene, request_mode, resize,
+// request_map_access / request_register_access, request_device, the scene's set_filter). Returns why the
+// last refused one was refused ("" when none was), for the loop's notice: a mode that cannot run here,
+// flags that do not suit the scene, a device that is not there, a filter outside the postprocess scene,
+// and a switch the loop does not have.
 template <class Loop>
 std::string apply_commands(Loop& loop, const std::vector<Command>& commands) {
   std::string refused;
@@ -116,6 +218,33 @@ std::string apply_commands(Loop& loop, const std::vector<Command>& commands) {
         break;
       case Command::Kind::Fps:
         break;  // the desk's own
+      case Command::Kind::MapFlags:
+      case Command::Kind::RegisterFlags: {
+        const bool map = command.kind == Command::Kind::MapFlags;
+        const char* what = map ? "map flags " : "register flags ";
+        const std::string named = command.access ? interop::to_string(*command.access) : kBestAccess;
+        if constexpr (detail::HasAccessSwitches<Loop>::value) {
+          const std::string refusal =
+              map ? loop.request_map_access(command.access) : loop.request_register_access(command.access);
+          if (!refusal.empty()) refused = what + named + " refused: " + refusal;
+        } else {
+          refused = what + named + " refused: " + kNoFlags;
+        }
+        break;
+      }
+      case Command::Kind::Device:
+        if constexpr (detail::HasDeviceSwitch<Loop>::value) {
+          if (std::string refusal = loop.request_device(command.device); !refusal.empty())
+            refused = std::move(refusal);
+        } else {
+          refused = "CUDA device " + std::to_string(command.device) + " refused: " + kNoDeviceSwitch;
+        }
+        break;
+      case Command::Kind::Filter:
+        if (!loop.scene().set_filter(command.filter))
+          refused = std::string("filter ") + kernels::to_string(command.filter) + " refused: the " +
+                    to_string(loop.scene().id()) + " scene has no filter; the postprocess scene has";
+        break;
     }
   }
   return refused;

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 namespace lab::serve {
@@ -79,27 +80,34 @@ DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& ren
   std::thread reader([&] { client.read_until(last); });
 
   const Clock::time_point start = Clock::now();
-  for (long long index = 0; index < frames; ++index) {
+  long long rendered = 0;
+  for (long long offered = -1; offered < frames - 1; ++rendered) {
+    // A read-back lags by a frame at most: a callback that lags more never delivers the last frame.
+    if (rendered > frames + 1)
+      throw std::logic_error("--bench --serve: frame " + std::to_string(frames - 1) +
+                             " did not come back after " + std::to_string(rendered) + " frames");
     double read_back_ms = 0;
-    Image frame = render(index, read_back_ms);
+    std::optional<BenchFrame> frame = render(rendered, read_back_ms);
+    if (!frame) continue;
     server.add_read_back_ms(read_back_ms);
     AppState state;
-    state.frame = index;
+    state.frame = frame->index;
     state.size = size;
-    server.offer_frame(std::move(frame), std::move(state));
+    offered = frame->index;
+    server.offer_frame(std::move(frame->image), std::move(state));
   }
-  const Clock::time_point rendered = Clock::now();
+  const Clock::time_point rendered_at = Clock::now();
   // The last frame offered is always encoded and sent (nothing newer replaces it).
   reader.join();
   if (!client.error.empty()) throw std::runtime_error("--bench --serve: the local client: " + client.error);
 
   DeskBenchCase result;
   result.size = size;
-  result.frames_rendered = frames;
+  result.frames_rendered = rendered;
   result.frames_delivered = client.frames;
   const double delivering = seconds_between(client.first, client.latest);
   result.delivered_fps = delivering > 0 ? static_cast<double>(client.frames - 1) / delivering : 0;
-  result.render_fps = static_cast<double>(frames) / seconds_between(start, rendered);
+  result.render_fps = static_cast<double>(rendered) / seconds_between(start, rendered_at);
   const DeskStats stats = server.desk_stats();
   result.read_back_ms = stats.phases[0].median_ms;
   result.encode_ms = stats.phases[1].median_ms;

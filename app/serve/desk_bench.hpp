@@ -8,6 +8,7 @@
 #include "app/image/image_io.hpp"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,7 @@ namespace lab::serve {
 
 struct DeskBenchCase {
   Extent size;
-  long long frames_rendered = 0;
+  long long frames_rendered = 0;            // render calls: `frames`, one more with a read-back a frame late
   unsigned long long frames_delivered = 0;  // to the client; the rest were skipped while it read
   double delivered_fps = 0;                 // frames delivered / the time from the first to the last
   double render_fps = 0;                    // frames rendered and offered / the same run's time
@@ -23,12 +24,19 @@ struct DeskBenchCase {
   double jpeg_kib = 0;                                  // per delivered frame
 };
 
-// Renders frame `index` and returns it read back (top row first), setting `read_back_ms` to what reading
-// it back cost.
-using RenderAndRead = std::function<Image(long long index, double& read_back_ms)>;
+// A frame read back (top row first) and the index of the frame it is.
+struct BenchFrame {
+  long long index = 0;
+  Image image;
+};
 
-// One size: `frames` frames through `render`, each offered to the desk, a local client reading. Throws
-// std::runtime_error when the client cannot connect or the stream breaks.
+// Renders frame `index` and returns a frame read back, setting `read_back_ms` to what reading it back cost:
+// this frame, or with a read-back a frame late (GL's) the one before it, nullopt when there is none yet.
+using RenderAndRead = std::function<std::optional<BenchFrame>(long long index, double& read_back_ms)>;
+
+// One size: frames through `render` until frame `frames - 1` has come back (one more render with a read-back
+// a frame late), each offered to the desk, a local client reading. Throws std::runtime_error when the client
+// cannot connect or the stream breaks.
 DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& render);
 
 // The table --bench --serve prints.

@@ -7,8 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 
 namespace lab::serve {
 
@@ -23,6 +25,19 @@ std::string names_of_scenes() {
 std::string names_of_modes() {
   std::string names;
   for (const ModeId mode : all_modes()) names += std::string(names.empty() ? "" : ", ") + to_string(mode);
+  return names;
+}
+
+std::string names_of_access() {
+  std::string names = kBestAccess;
+  for (const interop::AccessName& entry : interop::kAccessNames) names += std::string(", ") + entry.name;
+  return names;
+}
+
+std::string names_of_filters() {
+  std::string names;
+  for (const kernels::FilterName& entry : kernels::kFilterNames)
+    names += std::string(names.empty() ? "" : ", ") + entry.name;
   return names;
 }
 
@@ -68,7 +83,36 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
     command.fps = value.get<double>();
     return "";
   }
-  return "'" + key + "' is not a command; the page sends scene, mode, size or fps";
+  if (key == "map_flags" || key == "register_flags") {
+    const std::string name = value.is_string() ? value.get<std::string>() : "";
+    const std::optional<interop::Access> access = interop::access_from_string(name);
+    if (!access && name != kBestAccess)
+      return key + ": " + value.dump() + " is not a flags choice; choose " + names_of_access();
+    command.kind = key == "map_flags" ? Command::Kind::MapFlags : Command::Kind::RegisterFlags;
+    command.access = access;
+    return "";
+  }
+  if (key == "device") {
+    if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > kMaxCudaDevice)
+      return "device: " + value.dump() + " is not a CUDA device ordinal from 0 to " +
+             std::to_string(kMaxCudaDevice);
+    command.kind = Command::Kind::Device;
+    command.device = value.get<int>();
+    return "";
+  }
+  if (key == "filter") {
+    const std::string name = value.is_string() ? value.get<std::string>() : "";
+    const auto* entry = std::find_if(std::begin(kernels::kFilterNames), std::end(kernels::kFilterNames),
+                                     [&](const kernels::FilterName& filter) { return name == filter.name; });
+    if (entry == std::end(kernels::kFilterNames))
+      return "filter: " + value.dump() + " is not a filter; choose " + names_of_filters();
+    command.kind = Command::Kind::Filter;
+    command.filter = entry->value;
+    return "";
+  }
+  return "'" + key +
+         "' is not a command; the page sends scene, mode, size, fps, map_flags, register_flags, device or "
+         "filter";
 }
 
 nlohmann::json phase_json(const PhaseLine& line) {
@@ -127,14 +171,40 @@ std::string state_json(const AppState& app, const DeskStats& desk) {
     for (const PhaseLine& line : mode.phases) lines.push_back(phase_json(line));
     compared.push_back({{"mode", to_string(mode.mode)}, {"phases", lines}});
   }
+  nlohmann::json lanes = nlohmann::json::array();
+  for (const LaneState& lane : app.timeline.lanes)
+    lanes.push_back({{"lane", to_string(lane.lane)},
+                     {"clock", lane.clock},
+                     {"placed", lane.placed},
+                     {"why_not", lane.why_not}});
+  nlohmann::json spans = nlohmann::json::array();
+  for (const TimelineSpan& span : app.timeline.spans)
+    spans.push_back({{"lane", to_string(span.lane)},
+                     {"name", span.name},
+                     {"start_ms", span.start_ms},
+                     {"end_ms", span.end_ms}});
+  nlohmann::json filters = nlohmann::json::array();
+  for (const kernels::FilterName& entry : kernels::kFilterNames) filters.push_back(entry.name);
+  nlohmann::json access_choices = nlohmann::json::array({kBestAccess});
+  for (const interop::AccessName& entry : interop::kAccessNames) access_choices.push_back(entry.name);
   const nlohmann::json state = {{"type", "state"},
                                 {"api", to_string(app.api)},
                                 {"api_name", display_name(app.api)},
                                 {"adapter", app.adapter},
                                 {"cuda_device", app.cuda_device},
+                                {"cuda_devices", app.cuda_devices},
+                                {"device_switch", app.device_switch},
                                 {"scene", to_string(app.scene)},
                                 {"scenes", scenes},
                                 {"filter", app.filter},
+                                {"filters", filters},
+                                {"flags",
+                                 {{"settable", app.flags.settable},
+                                  {"why_not", app.flags.why_not},
+                                  {"map_flags", app.flags.map_flags},
+                                  {"register_flags", app.flags.register_flags},
+                                  {"choices", access_choices}}},
+                                {"doctor", app.doctor},
                                 {"mode", to_string(app.mode)},
                                 {"modes", modes},
                                 {"size", {app.size.width, app.size.height}},
@@ -147,6 +217,11 @@ std::string state_json(const AppState& app, const DeskStats& desk) {
                                 {"controls", app.controls},
                                 {"path", app.path},
                                 {"path_reason", app.path_reason},
+                                {"timeline",
+                                 {{"frame", app.timeline.frame},
+                                  {"frame_ms", app.timeline.frame_ms},
+                                  {"lanes", lanes},
+                                  {"spans", spans}}},
                                 {"desk",
                                  {{"viewers", desk.viewers},
                                   {"fps_cap", desk.fps_cap},

@@ -1,10 +1,12 @@
 // app/serve/protocol.hpp — what the browser desk's page and the app say to each other over the WebSocket,
 // with no network in it (the unit tests drive it directly):
 //   page -> app   text: one JSON object of commands, e.g. {"scene":"wave"}, {"mode":"interop"},
-//                 {"size":[1280,720]}, {"fps":30}; several keys are several commands, applied in their names'
+//                 {"size":[1280,720]}, {"fps":30}, {"map_flags":"read-only"}, {"register_flags":"best"},
+//                 {"device":1}, {"filter":"blur"}; several keys are several commands, applied in their names'
 //                 alphabetical order
-//   app -> page   text: the state (state_json: scene, modes with why each is unavailable, size, the
-//                 per-phase timings, the desk's own phases; the source of the frames and the controls
+//   app -> page   text: the state (state_json: scene, modes with why each is unavailable, size, the map and
+//                 register flags, the CUDA devices, the filter, the doctor's report, the per-phase timings,
+//                 the desk's own phases, the frame's timeline; the source of the frames and the controls
 //                 that apply to it), then binary: one frame (frame_message)
 // The frame message is the frame as horizontal strips, each its own JPEG, encoded in parallel; the page
 // draws strip i at row y_i. All numbers little-endian uint32:
@@ -12,6 +14,9 @@
 #pragma once
 
 #include "app/core/vocabulary.hpp"
+#include "app/timing/timeline.hpp"
+#include "interop/access.hpp"
+#include "kernels/postprocess.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -23,16 +28,23 @@ namespace lab::serve {
 
 // One command from the page, applied at the start of the app's next frame.
 struct Command {
-  enum class Kind { Scene, Mode, Size, Fps };
+  enum class Kind { Scene, Mode, Size, Fps, MapFlags, RegisterFlags, Device, Filter };
   Kind kind = Kind::Scene;
   SceneId scene = SceneId::Wave;
   ModeId mode = ModeId::Cpu;
   Extent size;
   double fps = 0.0;  // frames per second at most, 1 to kMaxFpsCap; 0: as fast as the app can
+  std::optional<interop::Access> access;  // MapFlags, RegisterFlags; unset: each resource's best ("best")
+  int device = 0;                         // a CUDA device's ordinal, 0 to kMaxCudaDevice
+  kernels::Filter filter = kernels::Filter::Sobel;
 };
 
 // The highest frame-rate cap the page may ask for.
 constexpr double kMaxFpsCap = 240.0;
+// The highest CUDA device ordinal a command may name (whether it exists is the app's to say).
+constexpr int kMaxCudaDevice = 63;
+// The page's name for unset flags: each resource's best.
+constexpr const char* kBestAccess = "best";
 
 // Parses one text message of the page into `commands` (appended). Returns "" or what is wrong, naming the
 // key and the accepted values; on an error nothing is appended.
@@ -62,13 +74,26 @@ struct ModeComparison {
   std::vector<PhaseLine> phases;
 };
 
+// The map and register flags as the page shows them: kBestAccess or interop::to_string's name.
+struct FlagsState {
+  bool settable = false;  // whether this app has the flags at all (GL's registering modes use them)
+  std::string why_not;    // when not settable
+  std::string map_flags = kBestAccess;
+  std::string register_flags = kBestAccess;
+};
+
 // What the app is showing, made by the frame loop after each frame it offers.
 struct AppState {
   GraphicsApi api = GraphicsApi::Vulkan;
   std::string adapter;   // the graphics device's name
   int cuda_device = -1;  // -1: none
+  // The CUDA devices the app may move to ("0: NVIDIA H200"), one per ordinal; empty without CUDA.
+  std::vector<std::string> cuda_devices;
+  std::string device_switch;  // "" when request_device moves the app live, else why not
   SceneId scene = SceneId::Wave;
-  std::string filter;  // the postprocess scene's
+  std::string filter;  // the postprocess scene's; "" in the other scenes
+  FlagsState flags;
+  std::string doctor;  // the doctor's report as --doctor prints it; "" where the app has none
   ModeId mode = ModeId::Cpu;
   std::vector<ModeChoice> modes;
   Extent size;
@@ -80,10 +105,13 @@ struct AppState {
   // What makes the frames: "app" (interop-lab's scenes) or "viewer" (interop_lab.Viewer serving a Python
   // caller's arrays: no scenes or modes to switch), and the page's controls that apply to it, by name.
   std::string source = "app";
-  std::vector<std::string> controls = {"scene", "mode", "size", "fps", "screenshot"};
+  std::vector<std::string> controls = {"scene",  "mode", "filter", "device", "flags",
+                                       "doctor", "size", "fps",    "screenshot"};
   // A viewer's path from the caller's memory to GL ("interop", "staging", "cpu") and why not interop.
   std::string path;
   std::string path_reason;
+  // The frame on one axis (app/timing/timeline.hpp); the desk adds its own lane (Desk::end_frame).
+  FrameTimeline timeline;
 };
 
 // The desk's own numbers, added to each state message.

@@ -52,6 +52,45 @@ void draw_timings(const FrameTimers& timers, ModeId mode) {
     ImGui::PlotLines(("##" + label).c_str(), history.data(), static_cast<int>(history.size()), 0,
                      label.c_str(), 0.0f, std::max(peak * 1.2f, 0.01f), ImVec2(400, 50));
   }
+  if (ImGui::CollapsingHeader("timeline of the last frame")) draw_timeline(last_frame_timeline(timers, tag));
+}
+
+void draw_timeline(const FrameTimeline& timeline) {
+  // The same width as the plots above; the label column, then the frame's axis.
+  constexpr float kWidth = 400.0f, kLabel = 70.0f, kRow = 18.0f;
+  const float axis_ms = static_cast<float>(std::max(timeline.frame_ms, 0.001));
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImU32 kBar = IM_COL32(102, 204, 255, 255), kText = IM_COL32(220, 220, 220, 255),
+              kGrid = IM_COL32(80, 80, 80, 255);
+  ImGui::Text("frame: %.3f ms", timeline.frame_ms);
+  for (const LaneState& lane : timeline.lanes) {
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    draw->AddText(origin, kText, to_string(lane.lane));
+    const float left = origin.x + kLabel, right = origin.x + kWidth;
+    draw->AddLine(ImVec2(left, origin.y + kRow - 2), ImVec2(right, origin.y + kRow - 2), kGrid);
+    if (!lane.placed) {
+      // Said, not drawn: a bar placed by a guess would read as a measurement.
+      ImGui::SetCursorScreenPos(ImVec2(left, origin.y));
+      ImGui::TextDisabled("not on the frame's clock (%s); hover for why", lane.clock.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", lane.why_not.c_str());
+      ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + kRow));
+      ImGui::Dummy(ImVec2(kWidth, 0));
+      continue;
+    }
+    for (const TimelineSpan& span : timeline.spans) {
+      if (span.lane != lane.lane) continue;
+      const auto x = [&](double ms) {
+        return left + std::clamp(static_cast<float>(ms) / axis_ms, 0.0f, 1.0f) * (right - left);
+      };
+      const ImVec2 from(x(span.start_ms), origin.y + 2),
+          to(std::max(x(span.end_ms), x(span.start_ms) + 1.0f), origin.y + kRow - 4);
+      draw->AddRectFilled(from, to, kBar);
+      if (ImGui::IsMouseHoveringRect(from, to))
+        ImGui::SetTooltip("%s: %.3f to %.3f ms (%s clock)", span.name.c_str(), span.start_ms, span.end_ms,
+                          lane.clock.c_str());
+    }
+    ImGui::Dummy(ImVec2(kWidth, kRow));
+  }
 }
 
 void draw_mode_table(const FrameTimers& timers) {

@@ -639,6 +639,11 @@ struct Renderer::State {
   Target frame;
   bool frame_drawn = false;  // by a LitMesh draw_frame at the current extent
   Buffer readback;           // host-visible, grown to the largest read-back
+  // begin_read_frame's: its own host-visible buffer, the submission that fills it, and what it will hold.
+  Buffer frame_read;
+  std::optional<uint64_t> frame_read_serial;  // set while a read is in flight
+  Extent frame_read_extent;
+  long long frame_read_frame = 0;
 
   std::vector<Resource> resources;
   std::vector<OwnedResource> owned;
@@ -680,6 +685,9 @@ struct Renderer::State {
   // around it, then waits for it; returns the mapped bytes.
   template <class Copy>
   const void* read_back(VkDeviceSize bytes, const std::vector<Touch>& touches, Copy copy);
+  // The same into `target` (grown to `bytes`), submitted and not waited for: returns the pass's serial.
+  template <class Copy>
+  uint64_t submit_read_back(Buffer& target, VkDeviceSize bytes, const std::vector<Touch>& touches, Copy copy);
 };
 
 Renderer::State::State(Context& context_) : context(context_), device(context_.device()) {
@@ -966,21 +974,27 @@ void Renderer::State::upload_static(Buffer& target, const void* data, VkDeviceSi
 template <class Copy>
 const void* Renderer::State::read_back(VkDeviceSize bytes, const std::vector<Touch>& touches, Copy copy) {
   // Every read-back waits for its pass, so no pass still writes the old buffer.
-  if (!readback.buffer || readback.allocation.size < bytes) {
-    readback = Buffer();
-    readback = create_readback_buffer(context, bytes);
+  wait_for(submit_read_back(readback, bytes, touches, copy));
+  return readback.mapped;
+}
+
+template <class Copy>
+uint64_t Renderer::State::submit_read_back(Buffer& target, VkDeviceSize bytes,
+                                           const std::vector<Touch>& touches, Copy copy) {
+  if (!target.buffer || target.allocation.size < bytes) {
+    target = Buffer();
+    target = create_readback_buffer(context, bytes);
   }
   VkCommandBuffer buffer = begin_pass();
   record_resources(buffer, touches_with_uploads(touches), [&](VkCommandBuffer commands) {
-    copy(commands, readback.buffer.get());
+    copy(commands, target.buffer.get());
     Barriers to_host;
-    to_host.buffer(readback.buffer.get(), kUploadWrite,
+    to_host.buffer(target.buffer.get(), kUploadWrite,
                    Use{VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT}, VK_QUEUE_FAMILY_IGNORED,
                    VK_QUEUE_FAMILY_IGNORED);
     to_host.record(commands);
   });
-  wait_for(submit_pass(buffer, {}));
-  return readback.mapped;
+  return submit_pass(buffer, {});
 }
 
 // ---- Renderer
@@ -1218,22 +1232,38 @@ void Renderer::upload(int index, const void* data) {
   own.upload_pending = true;
 }
 
+namespace {
+
+// A resource's whole contents into `target` (download's copy; a ShowImage frame's read-back).
+void record_resource_copy(VkCommandBuffer commands, const Resource& source, VkBuffer target) {
+  if (source.buffer != VK_NULL_HANDLE) {
+    const VkBufferCopy region{0, 0, source.desc.bytes};
+    vkCmdCopyBuffer(commands, source.buffer, target, 1, &region);
+  } else {
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {static_cast<uint32_t>(source.desc.width), static_cast<uint32_t>(source.desc.height),
+                          1};
+    vkCmdCopyImageToBuffer(commands, source.image, kCopyRead.layout, target, 1, &region);
+  }
+}
+
+// The frame target's colour into `target`. The frame target is never shared, and its render pass already
+// made its writes visible to copies.
+void record_frame_copy(VkCommandBuffer commands, VkImage frame_color, Extent extent, VkBuffer target) {
+  VkBufferImageCopy region{};
+  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  region.imageExtent = {static_cast<uint32_t>(extent.width), static_cast<uint32_t>(extent.height), 1};
+  vkCmdCopyImageToBuffer(commands, frame_color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target, 1, &region);
+}
+
+}  // namespace
+
 void Renderer::download(int index, void* data) {
   const Resource& resource = m_state->resources.at(static_cast<size_t>(index));
   const void* bytes = m_state->read_back(
-      resource.desc.bytes, {{index, kCopyRead}}, [&](VkCommandBuffer commands, VkBuffer target) {
-        const Resource& source = resource;
-        if (source.buffer != VK_NULL_HANDLE) {
-          const VkBufferCopy region{0, 0, source.desc.bytes};
-          vkCmdCopyBuffer(commands, source.buffer, target, 1, &region);
-        } else {
-          VkBufferImageCopy region{};
-          region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-          region.imageExtent = {static_cast<uint32_t>(source.desc.width),
-                                static_cast<uint32_t>(source.desc.height), 1};
-          vkCmdCopyImageToBuffer(commands, source.image, kCopyRead.layout, target, 1, &region);
-        }
-      });
+      resource.desc.bytes, {{index, kCopyRead}},
+      [&](VkCommandBuffer commands, VkBuffer target) { record_resource_copy(commands, resource, target); });
   std::memcpy(data, bytes, resource.desc.bytes);
 }
 
@@ -1382,19 +1412,60 @@ Image Renderer::read_frame(const DrawPlan& plan) {
     image.width = extent.width;
     image.height = extent.height;
     image.rgba.resize(static_cast<size_t>(extent.width) * extent.height * 4);
-    // The frame target is never shared, and its render pass already made its writes visible to copies.
     const void* bytes =
         state.read_back(image.rgba.size(), {}, [&](VkCommandBuffer commands, VkBuffer target) {
-          VkBufferImageCopy region{};
-          region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-          region.imageExtent = {static_cast<uint32_t>(extent.width), static_cast<uint32_t>(extent.height), 1};
-          vkCmdCopyImageToBuffer(commands, state.frame_color.image.get(),
-                                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target, 1, &region);
+          record_frame_copy(commands, state.frame_color.image.get(), extent, target);
         });
     std::memcpy(image.rgba.data(), bytes, image.rgba.size());
   }
   flip_rows(image);  // memory rows are GL's, bottom first; an Image is top first
   return image;
+}
+
+void Renderer::begin_read_frame(const DrawPlan& plan, long long frame) {
+  const std::string missing = missing_frame(plan);
+  if (!missing.empty()) throw std::logic_error("Renderer::begin_read_frame: " + missing);
+  State& state = *m_state;
+  if (state.frame_read_serial)
+    throw std::logic_error("Renderer::begin_read_frame: frame " + std::to_string(state.frame_read_frame) +
+                           " is still being read; collect it with end_read_frame() first");
+  if (plan.draw == SceneDraw::ShowImage) {
+    const Resource& resource = state.resources[static_cast<size_t>(plan.image_resource)];
+    state.frame_read_extent = {resource.desc.width, resource.desc.height};
+    state.frame_read_serial = state.submit_read_back(
+        state.frame_read, resource.desc.bytes, {{plan.image_resource, kCopyRead}},
+        [&](VkCommandBuffer commands, VkBuffer target) { record_resource_copy(commands, resource, target); });
+  } else {
+    const Extent extent = state.frame.extent;
+    state.frame_read_extent = extent;
+    state.frame_read_serial =
+        state.submit_read_back(state.frame_read, static_cast<VkDeviceSize>(extent.width) * extent.height * 4,
+                               {}, [&](VkCommandBuffer commands, VkBuffer target) {
+                                 record_frame_copy(commands, state.frame_color.image.get(), extent, target);
+                               });
+  }
+  state.frame_read_frame = frame;
+}
+
+std::optional<Renderer::FrameRead> Renderer::end_read_frame() {
+  State& state = *m_state;
+  if (!state.frame_read_serial) return std::nullopt;
+  const uint64_t serial = *state.frame_read_serial;
+  state.frame_read_serial.reset();
+  state.wait_for(serial);
+  FrameRead read;
+  read.frame = state.frame_read_frame;
+  const Extent extent = state.frame_read_extent;
+  read.image.width = extent.width;
+  read.image.height = extent.height;
+  read.image.rgba.resize(static_cast<size_t>(extent.width) * extent.height * 4);
+  // Memory rows are GL's, bottom first; an Image is top first: flipped in the one copy out.
+  const size_t row = static_cast<size_t>(extent.width) * 4;
+  const auto* source = static_cast<const uint8_t*>(state.frame_read.mapped);
+  for (int y = 0; y < extent.height; ++y)
+    std::memcpy(read.image.rgba.data() + row * static_cast<size_t>(y),
+                source + row * static_cast<size_t>(extent.height - 1 - y), row);
+  return read;
 }
 
 void Renderer::show(const DrawPlan& plan, VkImage target, Extent extent,

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,16 @@ class Renderer {
   // The frame drawn last, top row first: the frame target, or for a ShowImage plan its image. Waits
   // for the device. Throws std::logic_error with missing_frame(plan) when there is none.
   Image read_frame(const DrawPlan& plan);
+  // The same without waiting for it (the desk reads every frame so): begin_read_frame submits the copy of
+  // what read_frame would return now into a host-visible buffer of its own, tagged `frame`; end_read_frame
+  // waits for that submission (by then long done, a frame later) and returns it, top row first; nullopt when
+  // none was begun. One read is in flight at a time: end before the next begin (std::logic_error).
+  struct FrameRead {
+    Image image;
+    long long frame = 0;
+  };
+  void begin_read_frame(const DrawPlan& plan, long long frame);
+  std::optional<FrameRead> end_read_frame();
   // What read_frame and show lack for `plan`, "" when nothing: a LitMesh frame drawn at this extent, a
   // ShowImage plan's texture resource.
   std::string missing_frame(const DrawPlan& plan) const;

@@ -129,6 +129,27 @@ function showChoices(containerId, group, choices, current, onPick) {
   container.dataset.current = current;
 }
 
+// Fills a <select> with `choices` ({value, label}) when they change, shows `current`, and greys it with `why`
+// as its tooltip where the app cannot take a choice ("" when it can).
+function showSelect(id, choices, current, why, onPick) {
+  const select = $(id);
+  const key = JSON.stringify(choices);
+  if (select.dataset.key !== key) {
+    select.dataset.key = key;
+    select.replaceChildren(...choices.map((choice) => {
+      const option = document.createElement("option");
+      option.value = choice.value;
+      option.textContent = choice.label;
+      return option;
+    }));
+    select.onchange = () => onPick(select.value);
+  }
+  select.value = current;
+  select.disabled = why !== "";
+  select.title = why;
+  select.dataset.current = current;
+}
+
 function cell(text) {
   const td = document.createElement("td");
   td.textContent = text;
@@ -142,9 +163,14 @@ function ms(value) {
 // Only the controls that apply to what makes the frames (state.controls: the app offers every one, a Python
 // viewer only the screenshot) are shown; a viewer's path (how its caller's pixels reach GL) is.
 function showControls(s) {
-  const offered = new Set(s.controls || ["scene", "mode", "size", "fps", "screenshot"]);
+  const offered = new Set(s.controls || ["scene", "mode", "filter", "device", "flags", "doctor", "size", "fps",
+                                         "screenshot"]);
   $("scenes").closest("fieldset").hidden = !offered.has("scene");
   $("modes").closest("fieldset").hidden = !offered.has("mode");
+  $("filters").closest("fieldset").hidden = !offered.has("filter");
+  $("device").closest("fieldset").hidden = !offered.has("device");
+  $("map-flags").closest("fieldset").hidden = !offered.has("flags");
+  $("doctor-section").hidden = !offered.has("doctor");
   $("apply-size").closest("fieldset").hidden = !offered.has("size") && !offered.has("fps");
   for (const id of ["width", "height", "apply-size"]) $(id).disabled = !offered.has("size");
   for (const id of ["fps", "apply-fps"]) $(id).disabled = !offered.has("fps");
@@ -162,6 +188,20 @@ function showState(s) {
   showChoices("scenes", "scene", s.scenes.map((name) => ({ name, available: true, reason: "" })), s.scene,
               (name) => send({ scene: name }));
   showChoices("modes", "mode", s.modes, s.mode, (name) => send({ mode: name }));
+  const noFilter = s.filter === "" ? `the ${s.scene} scene has no filter; the postprocess scene has` : "";
+  showChoices("filters", "filter", s.filters.map((name) => ({ name, available: noFilter === "", reason: noFilter })),
+              s.filter, (name) => send({ filter: name }));
+  const devices = s.cuda_devices.map((label, ordinal) => ({ value: String(ordinal), label }));
+  const noDevice = devices.length === 0 ? "no CUDA device" : s.device_switch;
+  showSelect("device", devices.length ? devices : [{ value: "-1", label: "none" }], String(s.cuda_device),
+             noDevice, (value) => send({ device: Number(value) }));
+  const flagChoices = s.flags.choices.map((name) => ({ value: name, label: name }));
+  showSelect("map-flags", flagChoices, s.flags.map_flags, s.flags.why_not,
+             (value) => send({ map_flags: value }));
+  showSelect("register-flags", flagChoices, s.flags.register_flags, s.flags.why_not,
+             (value) => send({ register_flags: value }));
+  $("doctor").textContent =
+    s.doctor || "this app has no doctor's report: interop-lab --doctor prints it, and --api gl's desk shows it";
   if (s.notice) $("notice").textContent = s.notice;
   const rows = [...s.phases, ...s.desk.phases.filter((p) => p.samples > 0)].map((p) => {
     const tr = document.createElement("tr");
@@ -180,12 +220,60 @@ function showState(s) {
     return tr;
   });
   $("compared").tBodies[0].replaceChildren(...compared);
+  drawTimeline(s.timeline);
   const frame = s.phases.find((p) => p.phase === "frame");
   if (frame) {
     plotHistory.push(frame.last_ms);
     if (plotHistory.length > kPlotLength) plotHistory.shift();
     drawPlot();
   }
+}
+
+// One frame's timeline (the state's "timeline": lanes and spans in ms from the frame's start): a row per
+// lane, its spans as bars; a lane off the frame's clock is listed with why, not drawn.
+function drawTimeline(timeline) {
+  const canvas = $("timeline");
+  const context = canvas.getContext("2d");
+  const rowHeight = 18, labelWidth = 64;
+  canvas.height = Math.max(1, timeline.lanes.length) * rowHeight + 14;
+  context.clearRect(0, 0, canvas.width, canvas.height);
+  const spans = timeline.spans;
+  const start = Math.min(0, ...spans.map((span) => span.start_ms));
+  const end = Math.max(timeline.frame_ms, ...spans.map((span) => span.end_ms), 0.001);
+  const x = (ms) => labelWidth + ((ms - start) / (end - start)) * (canvas.width - labelWidth - 4);
+  context.font = "11px system-ui, sans-serif";
+  timeline.lanes.forEach((lane, row) => {
+    const y = row * rowHeight;
+    context.fillStyle = "#ccc";
+    context.fillText(lane.lane, 2, y + 12);
+    if (!lane.placed) {
+      context.fillStyle = "#777";
+      context.fillText(`not on the frame's clock (${lane.clock})`, labelWidth, y + 12);
+      return;
+    }
+    for (const span of spans.filter((s) => s.lane === lane.lane)) {
+      context.fillStyle = "#6cf";
+      context.fillRect(x(span.start_ms), y + 3, Math.max(1, x(span.end_ms) - x(span.start_ms)), rowHeight - 6);
+    }
+  });
+  context.strokeStyle = "#555";
+  context.beginPath();
+  context.moveTo(x(0), 0);
+  context.lineTo(x(0), canvas.height - 12);  // the frame's start
+  context.stroke();
+  context.fillStyle = "#aaa";
+  context.fillText(`${start.toFixed(2)} .. ${end.toFixed(2)} ms`, labelWidth, canvas.height - 2);
+  const items = timeline.lanes.map((lane) => {
+    const li = document.createElement("li");
+    li.dataset.lane = lane.lane;
+    li.dataset.placed = String(lane.placed);
+    const own = spans.filter((s) => s.lane === lane.lane)
+      .map((s) => `${s.name} ${s.start_ms.toFixed(3)}..${s.end_ms.toFixed(3)}`).join(", ");
+    li.textContent = `${lane.lane} (${lane.clock}): ${lane.placed ? own : lane.why_not}`;
+    return li;
+  });
+  $("timeline-lanes").replaceChildren(...items);
+  canvas.dataset.frame = String(timeline.frame);
 }
 
 function drawPlot() {

@@ -21,6 +21,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -119,7 +121,19 @@ TEST(ServeProtocolTest, ParsesEachCommand) {
   ASSERT_EQ(lab::serve::parse_commands(R"({"mode":"staging"})", commands), "");
   ASSERT_EQ(lab::serve::parse_commands(R"({"size":[640,360]})", commands), "");
   ASSERT_EQ(lab::serve::parse_commands(R"({"fps":30})", commands), "");
-  ASSERT_EQ(commands.size(), 4u);
+  ASSERT_EQ(lab::serve::parse_commands(R"({"map_flags":"read-only"})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"register_flags":"best"})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"device":1})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"filter":"blur"})", commands), "");
+  ASSERT_EQ(commands.size(), 8u);
+  EXPECT_EQ(commands[4].kind, Command::Kind::MapFlags);
+  EXPECT_EQ(commands[4].access, std::optional<interop::Access>(interop::Access::ReadOnly));
+  EXPECT_EQ(commands[5].kind, Command::Kind::RegisterFlags);
+  EXPECT_FALSE(commands[5].access.has_value());  // "best": each resource's own
+  EXPECT_EQ(commands[6].kind, Command::Kind::Device);
+  EXPECT_EQ(commands[6].device, 1);
+  EXPECT_EQ(commands[7].kind, Command::Kind::Filter);
+  EXPECT_EQ(commands[7].filter, kernels::Filter::Blur);
   EXPECT_EQ(commands[0].kind, Command::Kind::Scene);
   EXPECT_EQ(commands[0].scene, lab::SceneId::Pattern);
   EXPECT_EQ(commands[1].kind, Command::Kind::Mode);
@@ -146,6 +160,19 @@ TEST(ServeProtocolTest, RefusesBadCommandsWithTheReasonAndQueuesNothing) {
   EXPECT_NE(refusal(R"({"fps":1000})").find("from 1 to 240, or 0 for none"), std::string::npos);
   EXPECT_NE(refusal(R"({"fps":0.01})").find("from 1 to 240, or 0 for none"), std::string::npos);
   EXPECT_NE(refusal(R"({"scene":"wave","launch":1})").find("'launch' is not a command"), std::string::npos);
+  EXPECT_NE(refusal(R"({"map_flags":"read-mostly"})").find("choose best, none, read-only, write-discard"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"register_flags":null})").find("register_flags: null is not a flags choice"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"map_flags":["read-only"]})").find("is not a flags choice"), std::string::npos);
+  EXPECT_NE(refusal(R"({"device":-1})").find("from 0 to 63"), std::string::npos);
+  EXPECT_NE(refusal(R"({"device":64})").find("from 0 to 63"), std::string::npos);
+  EXPECT_NE(refusal(R"({"device":0.5})").find("is not a CUDA device ordinal"), std::string::npos);
+  EXPECT_NE(refusal(R"({"device":"0"})").find("is not a CUDA device ordinal"), std::string::npos);
+  EXPECT_NE(refusal(R"({"filter":"sharpen"})").find("choose sobel, blur"), std::string::npos);
+  EXPECT_NE(refusal(R"({"filter":{"name":"blur"}})").find("is not a filter"), std::string::npos);
+  // One bad key refuses the whole message: the good key beside it is not queued either.
+  EXPECT_NE(refusal(R"({"filter":"blur","device":1e9})").find("device"), std::string::npos);
 }
 
 TEST(ServeProtocolTest, StateSaysWhatTheAppShows) {
@@ -185,6 +212,51 @@ TEST(ServeProtocolTest, StateSaysWhatTheAppShows) {
   EXPECT_EQ(viewer_state["controls"], nlohmann::json::array({"screenshot"}));
   EXPECT_EQ(viewer_state["path"], "staging");
   EXPECT_EQ(viewer_state["path_reason"], viewer.path_reason);
+  EXPECT_EQ(state["flags"]["settable"], false);
+  EXPECT_EQ(state["flags"]["map_flags"], "best");
+  EXPECT_EQ(state["flags"]["choices"].size(), std::size(interop::kAccessNames) + 1);
+  EXPECT_EQ(state["filters"].size(), std::size(kernels::kFilterNames));
+}
+
+TEST(ServeProtocolTest, StateCarriesTheControlsThePageShows) {
+  lab::serve::AppState app;
+  app.cuda_device = 1;
+  app.cuda_devices = {"0: first", "1: second"};
+  app.filter = "blur";
+  app.flags.settable = true;
+  app.flags.map_flags = "write-discard";
+  app.doctor = "CUDA\n  driver: 13.0\n";
+  const nlohmann::json state = nlohmann::json::parse(lab::serve::state_json(app, lab::serve::DeskStats{}));
+  EXPECT_EQ(state["cuda_device"], 1);
+  EXPECT_EQ(state["cuda_devices"][1], "1: second");
+  EXPECT_EQ(state["device_switch"], "");
+  EXPECT_EQ(state["filter"], "blur");
+  EXPECT_EQ(state["flags"]["settable"], true);
+  EXPECT_EQ(state["flags"]["map_flags"], "write-discard");
+  EXPECT_EQ(state["flags"]["register_flags"], "best");
+  EXPECT_EQ(state["doctor"], app.doctor);
+}
+
+TEST(ServeProtocolTest, StateCarriesTheFramesTimeline) {
+  lab::serve::AppState app;
+  lab::TimelineBuilder builder(9, 1'000'000);
+  builder.place_lane(lab::Lane::Desk, "cpu", lab::TimelineBuilder::host_clock());
+  builder.add_span(lab::Lane::Desk, "read-back", 2'000'000, 2'500'000);
+  builder.refuse_lane(lab::Lane::Cuda, "cuda", "durations only");
+  app.timeline = builder.build(17'000'000);
+  const nlohmann::json state = nlohmann::json::parse(lab::serve::state_json(app, lab::serve::DeskStats{}));
+  const nlohmann::json& timeline = state["timeline"];
+  EXPECT_EQ(timeline["frame"], 9);
+  EXPECT_DOUBLE_EQ(timeline["frame_ms"].get<double>(), 16.0);
+  ASSERT_EQ(timeline["lanes"].size(), 2u);
+  EXPECT_EQ(timeline["lanes"][0]["lane"], "cuda");
+  EXPECT_EQ(timeline["lanes"][0]["placed"], false);
+  EXPECT_EQ(timeline["lanes"][0]["why_not"], "durations only");
+  EXPECT_EQ(timeline["lanes"][1]["lane"], "desk");
+  ASSERT_EQ(timeline["spans"].size(), 1u);
+  EXPECT_EQ(timeline["spans"][0]["name"], "read-back");
+  EXPECT_DOUBLE_EQ(timeline["spans"][0]["start_ms"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(timeline["spans"][0]["end_ms"].get<double>(), 1.5);
 }
 
 TEST(ServeJpegTest, StripsTileTheFrameOnBlockRows) {

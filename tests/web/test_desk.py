@@ -6,7 +6,9 @@ EGL surfaceless), reads the URL with its token from the app's output, loads the 
 switches the scene by clicking, sees the state and a new frame follow, resizes from the page, downloads the
 screenshot through the page's button and compares it with the app's own `--headless --screenshot` of the same
 frame (frames are a function of their index, so they must match), drops the socket and sees the page
-reconnect, then stops the app with SIGINT.
+reconnect, sets GL's map and register flags (a refusal in the notice; Vulkan greys them with the reason), asks for a
+CUDA device that is not there, changes the postprocess filter and opens the doctor's report, sees the
+frame's timeline (the desk's read-back placed, the other lanes saying why not), then stops the app with SIGINT.
 
 Run by CTest (tests/CMakeLists.txt): test_desk.py --app PATH --api vulkan|gl [--mode MODE]. Exits 77 (CTest's skip)
 only where Chromium or its driver is missing, saying so.
@@ -85,6 +87,51 @@ def wait_for(what, condition, timeout=60):
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def check_controls(driver, api, By):
+    """The panel's flags, CUDA device, filter and doctor on the page: each clicked (or, where the app cannot
+    take it, greyed with the reason), and the state follows; a refusal comes back in the notice."""
+    from selenium.webdriver.support.ui import Select
+    notice = driver.find_element(By.ID, "notice")
+    map_flags = driver.find_element(By.ID, "map-flags")
+    register_flags = driver.find_element(By.ID, "register-flags")
+    if api == "gl":
+        # The pattern scene's one resource is written by CUDA: write-discard suits it, read-only does not.
+        Select(map_flags).select_by_value("write-discard")
+        wait_for("map flags write-discard", lambda: map_flags.get_attribute("data-current") == "write-discard")
+        Select(register_flags).select_by_value("none")
+        wait_for("register flags none", lambda: register_flags.get_attribute("data-current") == "none")
+        Select(map_flags).select_by_value("read-only")
+        wait_for("the read-only refusal", lambda: "map flags read-only refused" in notice.text)
+        wait_for("the flags to stay", lambda: map_flags.get_attribute("data-current") == "write-discard")
+    else:
+        for select in (map_flags, register_flags):
+            assert not select.is_enabled(), "Vulkan's flags are not greyed"
+            assert "registers nothing" in select.get_attribute("title"), select.get_attribute("title")
+
+    # The CUDA device: greyed without one (here, Mesa) with the reason; a device that is not there is refused.
+    device = driver.find_element(By.ID, "device")
+    if not device.is_enabled():
+        assert device.get_attribute("title"), "a greyed device list without its reason"
+    driver.execute_script("send({device: 63});")
+    wait_for("the device refusal", lambda: "CUDA device 63" in notice.text)
+
+    # The filter: greyed outside the postprocess scene; there a click changes it.
+    blur = driver.find_element(By.ID, "filter-blur")
+    assert not blur.is_enabled(), "the filter is offered in a scene without one"
+    driver.find_element(By.ID, "scene-postprocess").click()
+    filters = driver.find_element(By.ID, "filters")
+    wait_for("the postprocess filter", lambda: filters.get_attribute("data-current") == "sobel")
+    wait_for("the filter to be offered", lambda: driver.find_element(By.ID, "filter-blur").is_enabled())
+    driver.find_element(By.ID, "filter-blur").click()
+    wait_for("the blur filter", lambda: filters.get_attribute("data-current") == "blur")
+
+    # The doctor's report: GL's app has it; Vulkan's page says where to get one.
+    driver.find_element(By.CSS_SELECTOR, "#doctor-section summary").click()
+    doctor = driver.find_element(By.ID, "doctor")
+    expected = "GL context" if api == "gl" else "interop-lab --doctor"
+    wait_for("the doctor's report", lambda: expected in doctor.text)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--app", required=True)
@@ -148,6 +195,20 @@ def main():
         # The timings table fills from the state.
         wait_for("the timings", lambda: "frame" in driver.find_element(By.ID, "timings").text)
 
+        # The frame's timeline: the desk's read-back placed on the host clock; lanes off it say why.
+        # Read in one script: every state message replaces the list's items.
+        read_lanes = lambda: driver.execute_script(
+            "return [...document.querySelectorAll('#timeline-lanes li')]"
+            ".map((li) => [li.dataset.lane, li.dataset.placed, li.textContent]);")
+        lanes = wait_for("the timeline's desk lane",
+                         lambda: (lambda got: got if any(lane == "desk" and placed == "true" for lane, placed, _ in got)
+                                  else None)(read_lanes()))
+        for lane, placed, text in lanes:
+            if lane == "desk":
+                assert "read-back" in text, text
+            elif placed == "false":
+                assert "not on the frame's clock" in text, text
+
         # Switching the scene by clicking: the state follows, and frames keep coming.
         before = drawn()
         driver.find_element(By.ID, "scene-pattern").click()
@@ -186,8 +247,9 @@ def main():
         driver.find_element(By.ID, "apply-size").click()
         wait_for("a frame at 256x128", lambda: (canvas.get_attribute("width"), canvas.get_attribute("height")) ==
                  ("256", "128"))
+        check_controls(driver, args.api, By)
         print(f"ok: {args.api}: frames drawn, scene switched, screenshot of frame {frame} matches, reconnected, "
-              "resized")
+              "resized, flags, device, filter and doctor shown")
     finally:
         if driver is not None:
             driver.quit()

@@ -1,0 +1,55 @@
+// app/gl/frame_read.hpp — a frame read back without waiting for it (the desk's read-back, app/serve): begin()
+// queues GL's copy of the frame into a pixel-pack buffer that stays mapped for its life (persistent,
+// coherent: the driver's pinned host memory) and fences it; end(), a frame later, waits on the fence (by then
+// long signalled) and copies the rows out, top row first, as an Image tagged with the frame it holds. So the
+// frame loop no longer stalls on glReadPixels for the whole copy: it pays the copy out of mapped memory.
+// Needs the GL 4.5 context current (ARB_buffer_storage is core there).
+#pragma once
+
+#include "app/core/vocabulary.hpp"
+#include "app/gl/gl_objects.hpp"
+#include "app/image/image_io.hpp"
+
+#include <glad/gl.h>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <type_traits>
+
+namespace lab::gl {
+
+// A frame read back: its pixels (top row first) and the index of the frame they are.
+struct FrameRead {
+  Image image;
+  long long frame = 0;
+};
+
+class FrameReadBack {
+ public:
+  // Issues the copy of an extent.width x extent.height RGBA8 frame, bottom row first (GL's), into
+  // `pack_buffer` at offset 0 (glReadPixels or glGetTextureImage with it bound to GL_PIXEL_PACK_BUFFER, or
+  // glCopyNamedBufferSubData into it).
+  using Copy = std::function<void(GLuint pack_buffer)>;
+
+  // Queues `copy` of frame `frame` and fences it; the buffer grows to the frame's size when it changes.
+  // Throws std::logic_error when a read is begun and not yet collected (end() first: one in flight).
+  void begin(Extent extent, long long frame, const Copy& copy);
+  // The read begun last, once GL has done it (waits on its fence); nullopt when none is begun.
+  std::optional<FrameRead> end();
+  bool pending() const { return m_fence != nullptr; }
+
+ private:
+  struct SyncDeleter {
+    void operator()(GLsync fence) const { glDeleteSync(fence); }
+  };
+  GlBuffer m_buffer;  // persistently mapped at m_mapped, m_bytes long
+  const void* m_mapped = nullptr;
+  size_t m_bytes = 0;
+  std::unique_ptr<std::remove_pointer_t<GLsync>, SyncDeleter> m_fence;
+  Extent m_extent;
+  long long m_frame = 0;
+};
+
+}  // namespace lab::gl

@@ -1,0 +1,57 @@
+// tests/gl/test_frame_read.cpp — the read-back a frame late (gl::Renderer::begin_read_frame /
+// end_read_frame, app/gl/frame_read.hpp) against the synchronous read_frame, in `cpu` mode (Mesa llvmpipe
+// in CI): for every scene, the frame begun and collected after the next frame was rendered has exactly
+// read_frame's pixels of the frame it says it is, not the next one's; a size change re-makes the buffer.
+#include "tests/support/app_fixture.hpp"
+
+#include <stdexcept>
+
+namespace {
+
+using lab::ModeId;
+using lab::SceneId;
+
+class EveryScene : public ::testing::TestWithParam<SceneId> {};
+
+TEST_P(EveryScene, ACollectedFrameIsReadFramesFrameAndNotTheNext) {
+  lab::App app(labtest::app_options(GetParam(), ModeId::Cpu, 331, 197));
+  const lab::Image frame_3 = labtest::render(app, 3);
+  app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 3);
+  const lab::Image frame_4 = labtest::render(app, 4);  // drawn while frame 3's read is in flight
+  const std::optional<lab::gl::FrameRead> read = app.renderer().end_read_frame();
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->frame, 3);
+  ASSERT_EQ(read->image.width, frame_3.width);
+  ASSERT_EQ(read->image.height, frame_3.height);
+  EXPECT_EQ(read->image.rgba, frame_3.rgba) << "the collected frame differs from read_frame's";
+  // Frames 3 and 4 differ (the scenes animate), so the equality above is frame 3's, not the framebuffer's.
+  EXPECT_NE(frame_3.rgba, frame_4.rgba);
+  EXPECT_FALSE(app.renderer().end_read_frame().has_value()) << "a frame collected twice";
+}
+
+INSTANTIATE_TEST_SUITE_P(FrameRead, EveryScene,
+                         ::testing::Values(SceneId::Wave, SceneId::Pattern, SceneId::Postprocess),
+                         [](const ::testing::TestParamInfo<SceneId>& scene) {
+                           return lab::to_string(scene.param);
+                         });
+
+TEST(FrameRead, FollowsAResizeAndRefusesASecondReadInFlight) {
+  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 128, 64));
+  labtest::render(app, 1);
+  app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 1);
+  EXPECT_THROW(app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 1),
+               std::logic_error);
+  ASSERT_TRUE(app.renderer().end_read_frame().has_value());
+
+  app.resize({200, 90});
+  const lab::Image resized = labtest::render(app, 2);
+  app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 2);
+  const std::optional<lab::gl::FrameRead> read = app.renderer().end_read_frame();
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->image.width, 200);
+  EXPECT_EQ(read->image.height, 90);
+  EXPECT_EQ(read->image.rgba, resized.rgba);
+  EXPECT_EQ(lab::compare_images(read->image, labtest::expected_pattern_frame(200, 90, 2), 0).pixels_over, 0u);
+}
+
+}  // namespace

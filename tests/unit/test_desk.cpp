@@ -1,0 +1,150 @@
+// tests/unit/test_desk.cpp — the frame loop's side of the browser desk (app/serve/desk.hpp) without an app:
+// apply_commands on two stand-in loops, one with GL's live flags and device switches and one without (as
+// Vulkan's), and the state helpers (flags, filter, device names) on what the loops hold.
+#include "app/serve/desk.hpp"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using lab::serve::Command;
+
+// A scene with or without the postprocess filter; it computes nothing.
+class StandInScene final : public lab::SceneCompute {
+ public:
+  explicit StandInScene(lab::SceneId id) : m_id(id) {
+    if (id == lab::SceneId::Postprocess) m_filter = kernels::Filter::Sobel;
+  }
+  lab::SceneId id() const override { return m_id; }
+  std::vector<lab::ResourceDesc> resources(lab::Extent) const override { return {}; }
+  bool resize_recreates_resources() const override { return false; }
+  lab::DrawPlan draw_plan() const override { return {}; }
+  void compute_cuda(const lab::FrameInfo&, const std::vector<lab::CudaResourceView>&, cudaStream_t) override {
+  }
+  void compute_cpu(const lab::FrameInfo&, const std::vector<lab::HostResourceView>&) override {}
+  std::optional<kernels::Filter> filter() const override { return m_filter; }
+  bool set_filter(kernels::Filter filter) override {
+    if (!m_filter) return false;
+    m_filter = filter;
+    return true;
+  }
+
+ private:
+  lab::SceneId m_id;
+  std::optional<kernels::Filter> m_filter;
+};
+
+// What app/core/app.hpp's loop offers the desk: scene, mode, size, the scene itself.
+struct LoopWithoutSwitches {
+  StandInScene scene_compute{lab::SceneId::Wave};
+  std::optional<lab::SceneId> scene_asked;
+  std::optional<lab::Extent> size_asked;
+  void request_scene(lab::SceneId scene) { scene_asked = scene; }
+  lab::ModeAvailability request_mode(lab::ModeId mode) {
+    return mode == lab::ModeId::Cpu ? lab::ModeAvailability{true, ""}
+                                    : lab::ModeAvailability{false, "needs a CUDA device"};
+  }
+  void resize(lab::Extent size) { size_asked = size; }
+  lab::SceneCompute& scene() { return scene_compute; }
+};
+
+// GL's app adds the flags and the device, each refused with a reason as GL's are.
+struct LoopWithSwitches : LoopWithoutSwitches {
+  lab::AccessSettings access;
+  std::optional<int> device_asked;
+  std::string request_map_access(std::optional<interop::Access> wanted) {
+    if (wanted == interop::Access::ReadOnly) return "read-only cannot apply to what CUDA writes";
+    access.map_access = wanted;
+    return "";
+  }
+  std::string request_register_access(std::optional<interop::Access> wanted) {
+    access.register_access = wanted;
+    return "";
+  }
+  std::string request_device(int device) {
+    if (device > 0) return "CUDA device " + std::to_string(device) + ": there is no such device";
+    device_asked = device;
+    return "";
+  }
+};
+
+std::vector<Command> commands_of(const std::string& text) {
+  std::vector<Command> commands;
+  EXPECT_EQ(lab::serve::parse_commands(text, commands), "") << text;
+  return commands;
+}
+
+TEST(DeskCommandsTest, FlagsReachTheLoopAndARefusalSaysWhy) {
+  LoopWithSwitches loop;
+  EXPECT_EQ(lab::serve::apply_commands(loop, commands_of(R"({"map_flags":"write-discard"})")), "");
+  EXPECT_EQ(loop.access.map_access, interop::Access::WriteDiscard);
+  EXPECT_EQ(lab::serve::flags_state(loop.access).map_flags, "write-discard");
+
+  const std::string refused = lab::serve::apply_commands(loop, commands_of(R"({"map_flags":"read-only"})"));
+  EXPECT_NE(refused.find("map flags read-only refused: read-only cannot apply"), std::string::npos)
+      << refused;
+  EXPECT_EQ(loop.access.map_access, interop::Access::WriteDiscard);  // unchanged
+
+  EXPECT_EQ(lab::serve::apply_commands(loop, commands_of(R"({"register_flags":"none","map_flags":"best"})")),
+            "");
+  EXPECT_EQ(loop.access.register_access, interop::Access::ReadWrite);
+  EXPECT_FALSE(loop.access.map_access.has_value());
+  const lab::serve::FlagsState flags = lab::serve::flags_state(loop.access);
+  EXPECT_TRUE(flags.settable);
+  EXPECT_EQ(flags.map_flags, lab::serve::kBestAccess);
+  EXPECT_EQ(flags.register_flags, "none");
+}
+
+TEST(DeskCommandsTest, ALoopWithoutFlagsOrDeviceSwitchesRefusesThemWithTheReason) {
+  LoopWithoutSwitches loop;
+  const std::string flags = lab::serve::apply_commands(loop, commands_of(R"({"map_flags":"none"})"));
+  EXPECT_NE(flags.find("map flags none refused: this graphics API registers nothing"), std::string::npos)
+      << flags;
+  const std::string device = lab::serve::apply_commands(loop, commands_of(R"({"device":0})"));
+  EXPECT_NE(device.find("chosen at start (--device N)"), std::string::npos) << device;
+  EXPECT_FALSE(lab::serve::no_flags().settable);
+  EXPECT_EQ(lab::serve::no_flags().why_not, lab::serve::kNoFlags);
+  // The commands it has still apply, in the same message.
+  EXPECT_NE(lab::serve::apply_commands(loop, commands_of(R"({"device":0,"scene":"pattern"})")), "");
+  EXPECT_EQ(loop.scene_asked, lab::SceneId::Pattern);
+}
+
+TEST(DeskCommandsTest, DeviceCommandsGoThroughRequestDevice) {
+  LoopWithSwitches loop;
+  EXPECT_EQ(lab::serve::apply_commands(loop, commands_of(R"({"device":0})")), "");
+  EXPECT_EQ(loop.device_asked, 0);
+  const std::string refused = lab::serve::apply_commands(loop, commands_of(R"({"device":3})"));
+  EXPECT_EQ(refused, "CUDA device 3: there is no such device");
+}
+
+TEST(DeskCommandsTest, TheFilterChangesOnlyInTheScenesThatHaveOne) {
+  LoopWithoutSwitches loop;
+  const std::string refused = lab::serve::apply_commands(loop, commands_of(R"({"filter":"blur"})"));
+  EXPECT_NE(refused.find("the wave scene has no filter"), std::string::npos) << refused;
+  EXPECT_EQ(lab::serve::filter_name(loop.scene()), "");
+
+  loop.scene_compute = StandInScene(lab::SceneId::Postprocess);
+  EXPECT_EQ(lab::serve::filter_name(loop.scene()), "sobel");
+  EXPECT_EQ(lab::serve::apply_commands(loop, commands_of(R"({"filter":"blur"})")), "");
+  EXPECT_EQ(lab::serve::filter_name(loop.scene()), "blur");
+}
+
+TEST(DeskCommandsTest, DeviceNamesFollowTheOrdinalsAndSayWhichDriveTheGraphics) {
+  interop::CudaDevices devices;
+  devices.devices.resize(2);
+  devices.devices[0].ordinal = 0;
+  devices.devices[0].name = "first";
+  devices.devices[1].ordinal = 1;
+  devices.devices[1].name = "second";
+  const std::vector<std::string> names = lab::serve::device_names(devices, {1});
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(names[0], "0: first");
+  EXPECT_EQ(names[1], "1: second (drives the graphics)");
+  EXPECT_TRUE(lab::serve::device_names(interop::CudaDevices{}).empty());
+}
+
+}  // namespace
