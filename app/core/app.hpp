@@ -420,9 +420,7 @@ void App<Backend>::use_mode(std::unique_ptr<Mode> mode) {
 
 template <class Backend>
 ModeId App<Backend>::fallback_for(ModeId failed) const {
-  if (failed != ModeId::Staging && failed != ModeId::Cpu && availability(ModeId::Staging).available)
-    return ModeId::Staging;
-  return ModeId::Cpu;
+  return fallback_tier(failed, availability(ModeId::Staging).available);
 }
 
 template <class Backend>
@@ -445,8 +443,7 @@ void App<Backend>::fall_back(const std::string& what, const interop::Error& erro
 template <class Backend>
 void App<Backend>::attach_next_tier(ModeId failed, const std::string& what, const interop::Error& error) {
   const ModeId next = fallback_for(failed);
-  m_notice = std::string(to_string(failed)) + " failed (" + what + ": " + describe(error) + "); now in " +
-             to_string(next) + " mode";
+  m_notice = fallback_notice(failed, what, describe(error), next);
   detail::log(m_notice);
   attach_mode(next);
 }
