@@ -1,12 +1,14 @@
-// tests/vulkan/test_vulkan_loop.cpp — what the one frame loop (app/core/app.hpp) does for every API, on
-// Vulkan (lavapipe in CI): a mode that fails with a CUDA error that is not sticky gives way to the next tier
-// and the frame is still right, a sticky one ends the run; the tiers; a test double through use_mode; the
-// frame counter; the --graph switch; the map and register flags checked against the scene; the split
-// mode's settings and the CUDA device switch, refused with the reason where they cannot be. Without a
-// Vulkan driver the tests skip with the reason; the CUDA halves need a GPU (and fail where
-// INTEROP_LAB_REQUIRE_GPUS says one must be there).
+// tests/vulkan/test_frame_loops.cpp — what each frame loop must do, as one test body over both: GL's
+// (lab::App, app/gl/app.cpp) and the core loop (app/core/app.hpp) on Vulkan (lavapipe in CI). A mode that
+// fails with a CUDA error that is not sticky gives way to the next tier and the frame is still right, a
+// sticky one ends the run; the tiers; a test double through use_mode; the frame counter; the --graph
+// switch; the map and register flags checked against the scene; the split mode's settings and the CUDA
+// device switch, refused with the reason where they cannot be. When GL moves onto the core loop these pass
+// unchanged. Without a Vulkan driver the Vulkan half skips with the reason; the CUDA halves need a GPU (and
+// fail where INTEROP_LAB_REQUIRE_GPUS says one must be there).
 #include "tests/support/app_fixture.hpp"
 
+#include "app/core/cli.hpp"
 #include "app/vulkan/app.hpp"
 #include "interop/error.hpp"
 
@@ -14,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace {
@@ -30,12 +33,6 @@ std::string vulkan_missing() {
   }
 }
 
-#define NEEDS_VULKAN()                                                  \
-  do {                                                                  \
-    if (const std::string missing = vulkan_missing(); !missing.empty()) \
-      GTEST_SKIP() << "needs a Vulkan driver: " << missing;             \
-  } while (0)
-
 lab::Options vulkan_options(SceneId scene, std::optional<ModeId> mode, int width, int height) {
   lab::Options options = labtest::app_options(scene, ModeId::Cpu, width, height);
   options.api = lab::GraphicsApi::Vulkan;
@@ -44,17 +41,43 @@ lab::Options vulkan_options(SceneId scene, std::optional<ModeId> mode, int width
   return options;
 }
 
-// Stands in for the external mode and fails every frame (or its attach) the way a lost import would.
-class FailingMode final : public lab::Mode<lab::vulkan::Renderer> {
+// What differs between the loops under test: how to make one, the CUDA mode a test double stands in for,
+// and whether the CUDA work may move to another device live.
+template <class App>
+struct Loop;
+
+template <>
+struct Loop<lab::App> {
+  static constexpr ModeId kCudaMode = ModeId::Interop;
+  static constexpr bool kDeviceSwitch = true;
+  static std::string missing() { return ""; }  // GL's test platform is wherever these tests run
+  static lab::Options options(SceneId scene, int width, int height) {
+    return labtest::app_options(scene, ModeId::Cpu, width, height);
+  }
+};
+
+template <>
+struct Loop<lab::vulkan::App> {
+  static constexpr ModeId kCudaMode = ModeId::External;
+  static constexpr bool kDeviceSwitch = false;
+  static std::string missing() { return vulkan_missing(); }
+  static lab::Options options(SceneId scene, int width, int height) {
+    return vulkan_options(scene, ModeId::Cpu, width, height);
+  }
+};
+
+// Stands in for a CUDA mode and fails every frame the way a lost registration or import would.
+template <class App>
+class FailingMode final : public lab::Mode<typename App::Renderer> {
  public:
+  using Renderer = typename App::Renderer;
   explicit FailingMode(bool sticky) : m_sticky(sticky) {}
-  ModeId id() const override { return ModeId::External; }
-  void attach(lab::vulkan::Renderer&) override { ++m_attaches; }
+  ModeId id() const override { return Loop<App>::kCudaMode; }
+  void attach(Renderer&) override { ++m_attaches; }
   void detach() override {}
-  void produce(lab::vulkan::Renderer&, lab::SceneCompute&, const lab::FrameInfo&,
-               lab::FrameTimers&) override {
+  void produce(Renderer&, lab::SceneCompute&, const lab::FrameInfo&, lab::FrameTimers&) override {
     interop::ErrorInfo info;
-    info.call = "cudaWaitExternalSemaphoresAsync(&semaphore, &params, 1, stream)";
+    info.call = "cudaGraphicsMapResources(1, &resource, stream)";
     info.file = __FILE__;
     info.line = __LINE__;
     info.code = m_sticky ? cudaErrorIllegalAddress : cudaErrorUnknown;
@@ -71,27 +94,53 @@ class FailingMode final : public lab::Mode<lab::vulkan::Renderer> {
   int m_attaches = 0;
 };
 
-TEST(VulkanLoop, ANonStickyFrameErrorMovesOneTierDownAndTheFrameIsStillRight) {
-  NEEDS_VULKAN();
-  lab::vulkan::App app(vulkan_options(SceneId::Pattern, ModeId::Cpu, 72, 40));
-  auto failing = std::make_unique<FailingMode>(false);
-  const FailingMode* double_seen = failing.get();
+template <class App>
+class FrameLoop : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const std::string missing = Loop<App>::missing(); !missing.empty())
+      GTEST_SKIP() << "needs a Vulkan driver: " << missing;
+  }
+  static std::unique_ptr<App> make(SceneId scene, int width, int height) {
+    return std::make_unique<App>(Loop<App>::options(scene, width, height));
+  }
+};
+
+using Loops = ::testing::Types<lab::App, lab::vulkan::App>;
+
+// The loops' names in the tests' names: FrameLoop/gl.…, FrameLoop/vulkan.…
+struct LoopName {
+  template <class App>
+  static std::string GetName(int) {
+    return std::is_same_v<App, lab::App> ? "gl" : "vulkan";
+  }
+};
+
+TYPED_TEST_SUITE(FrameLoop, Loops, LoopName);
+
+TYPED_TEST(FrameLoop, ANonStickyFrameErrorMovesOneTierDownAndTheFrameIsStillRight) {
+  const auto loop = TestFixture::make(SceneId::Pattern, 72, 40);
+  TypeParam& app = *loop;
+  auto failing = std::make_unique<FailingMode<TypeParam>>(false);
+  const FailingMode<TypeParam>* double_seen = failing.get();
   app.use_mode(std::move(failing));
   EXPECT_EQ(double_seen->attaches(), 1) << "use_mode attaches the mode it is given";
-  EXPECT_EQ(app.mode_id(), ModeId::External);
+  const ModeId cuda_mode = Loop<TypeParam>::kCudaMode;
+  EXPECT_EQ(app.mode_id(), cuda_mode);
   ASSERT_TRUE(app.render_frame(4));
-  EXPECT_EQ(app.mode_id(), app.fallback_for(ModeId::External));
-  EXPECT_NE(app.notice().find("external failed"), std::string::npos) << app.notice();
+  EXPECT_EQ(app.mode_id(), app.fallback_for(cuda_mode));
+  EXPECT_NE(app.notice().find(std::string(lab::to_string(cuda_mode)) + " failed"), std::string::npos)
+      << app.notice();
   EXPECT_NE(app.notice().find("producing frame 4"), std::string::npos) << app.notice();
   EXPECT_NE(app.notice().find("cudaErrorUnknown"), std::string::npos) << app.notice();
   EXPECT_TRUE(app.read_frame().rgba == labtest::expected_pattern_frame(72, 40, 4).rgba)
       << "the frame drawn by the next tier differs from the CPU reference";
 }
 
-TEST(VulkanLoop, AStickyErrorEndsTheRun) {
-  NEEDS_VULKAN();
-  lab::vulkan::App app(vulkan_options(SceneId::Pattern, ModeId::Cpu, 64, 64));
-  app.use_mode(std::make_unique<FailingMode>(true));
+TYPED_TEST(FrameLoop, AStickyErrorEndsTheRun) {
+  const auto loop = TestFixture::make(SceneId::Pattern, 64, 64);
+  TypeParam& app = *loop;
+  app.use_mode(std::make_unique<FailingMode<TypeParam>>(true));
   try {
     app.render_frame(0);
     FAIL() << "a sticky error was swallowed";
@@ -100,21 +149,24 @@ TEST(VulkanLoop, AStickyErrorEndsTheRun) {
   }
 }
 
-TEST(VulkanLoop, TiersGoDownToStagingThenCpu) {
-  NEEDS_VULKAN();
-  lab::vulkan::App app(vulkan_options(SceneId::Pattern, ModeId::Cpu, 64, 64));
+TYPED_TEST(FrameLoop, TiersGoDownToStagingThenCpu) {
+  const auto loop = TestFixture::make(SceneId::Pattern, 64, 64);
+  TypeParam& app = *loop;
   const ModeId below = app.availability(ModeId::Staging).available ? ModeId::Staging : ModeId::Cpu;
   EXPECT_EQ(below == ModeId::Staging, app.cuda_device() >= 0);
-  for (const ModeId mode : {ModeId::External, ModeId::Exported}) EXPECT_EQ(app.fallback_for(mode), below);
+  for (const ModeId mode : lab::modes_of(Loop<TypeParam>::options(SceneId::Pattern, 1, 1).api))
+    if (mode != ModeId::Staging && mode != ModeId::Cpu) {
+      EXPECT_EQ(app.fallback_for(mode), below) << lab::to_string(mode);
+    }
   EXPECT_EQ(app.fallback_for(ModeId::Staging), ModeId::Cpu);
   EXPECT_EQ(app.fallback_for(ModeId::Cpu), ModeId::Cpu);
 }
 
 // render_frame() draws frame_index() and counts on; set_frame_index moves the counter, so the frame drawn
 // next is the one asked for.
-TEST(VulkanLoop, TheFrameCounterDrawsTheFrameItNames) {
-  NEEDS_VULKAN();
-  lab::vulkan::App app(vulkan_options(SceneId::Pattern, ModeId::Cpu, 50, 30));
+TYPED_TEST(FrameLoop, TheFrameCounterDrawsTheFrameItNames) {
+  const auto loop = TestFixture::make(SceneId::Pattern, 50, 30);
+  TypeParam& app = *loop;
   EXPECT_EQ(app.frame_index(), 0);
   ASSERT_TRUE(app.render_frame());
   ASSERT_TRUE(app.render_frame());
@@ -128,9 +180,9 @@ TEST(VulkanLoop, TheFrameCounterDrawsTheFrameItNames) {
   EXPECT_EQ(app.frame_index(), 21);
 }
 
-TEST(VulkanLoop, TheGraphSwitchTakesEffectAtTheNextFrame) {
-  NEEDS_VULKAN();
-  lab::vulkan::App app(vulkan_options(SceneId::Pattern, ModeId::Cpu, 40, 24));
+TYPED_TEST(FrameLoop, TheGraphSwitchTakesEffectAtTheNextFrame) {
+  const auto loop = TestFixture::make(SceneId::Pattern, 40, 24);
+  TypeParam& app = *loop;
   EXPECT_FALSE(app.graph());
   app.request_graph(true);
   EXPECT_FALSE(app.graph()) << "a switch waits for the next frame";
@@ -141,9 +193,9 @@ TEST(VulkanLoop, TheGraphSwitchTakesEffectAtTheNextFrame) {
 }
 
 // The pattern scene's one resource is what CUDA writes: read-only cannot apply to it, write-discard can.
-TEST(VulkanLoop, MapAndRegisterFlagsAreCheckedAgainstTheScene) {
-  NEEDS_VULKAN();
-  lab::vulkan::App app(vulkan_options(SceneId::Pattern, ModeId::Cpu, 40, 24));
+TYPED_TEST(FrameLoop, MapAndRegisterFlagsAreCheckedAgainstTheScene) {
+  const auto loop = TestFixture::make(SceneId::Pattern, 40, 24);
+  TypeParam& app = *loop;
   const std::string refused = app.request_map_access(interop::Access::ReadOnly);
   EXPECT_EQ(refused,
             lab::check_access(
@@ -161,10 +213,11 @@ TEST(VulkanLoop, MapAndRegisterFlagsAreCheckedAgainstTheScene) {
 }
 
 // Without CUDA both are refused with the device's reason; with it the compute device moves at the next
-// frame, and the CUDA device stays: Vulkan's device was picked for it at start.
-TEST(VulkanLoop, DeviceAndComputeDeviceRequests) {
-  NEEDS_VULKAN();
-  lab::vulkan::App app(vulkan_options(SceneId::Pattern, ModeId::Cpu, 40, 24));
+// frame, and the CUDA device moves where the loop can (GL's) and is refused naming --device where the
+// graphics device was picked for it at start (Vulkan's).
+TYPED_TEST(FrameLoop, DeviceAndComputeDeviceRequests) {
+  const auto loop = TestFixture::make(SceneId::Pattern, 40, 24);
+  TypeParam& app = *loop;
   if (app.cuda_device() < 0) {
     const std::string refusal = app.request_device(0);
     EXPECT_NE(refusal.find("no CUDA device"), std::string::npos) << refusal;
@@ -177,7 +230,11 @@ TEST(VulkanLoop, DeviceAndComputeDeviceRequests) {
     return;
   }
   const std::string refusal = app.request_device(app.cuda_device());
-  EXPECT_NE(refusal.find("restart with --device"), std::string::npos) << refusal;
+  if (Loop<TypeParam>::kDeviceSwitch) {
+    EXPECT_EQ(refusal, "");
+  } else {
+    EXPECT_NE(refusal.find("restart with --device"), std::string::npos) << refusal;
+  }
   EXPECT_EQ(app.request_compute_device(app.cuda_device()), "");
   app.request_split_copy(lab::SplitCopy::Host);
   ASSERT_TRUE(app.render_frame(0));
