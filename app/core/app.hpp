@@ -123,9 +123,9 @@ class App {
   int run();
 
   // The panel's switches, applied at the start of the next frame: the scene (its resources re-created), the
-  // mode, and the external mode's semaphores. A mode that cannot run here is refused with its reason and
-  // nothing changes; one whose attach fails (a driver without semaphore export) leaves the previous mode
-  // running and says why (notice()).
+  // mode, and the external mode's semaphores. A mode that cannot run here is refused with its reason (also
+  // the notice) and nothing changes; one whose attach fails (a driver without semaphore export) leaves the
+  // previous mode running and says why (notice()).
   void request_scene(SceneId scene) { m_pending_scene = scene; }
   ModeAvailability request_mode(ModeId mode);
   void request_semaphores(interop::SemaphoreKind kind) { m_pending_semaphores = kind; }
@@ -349,7 +349,10 @@ App<Backend>::~App() {
 template <class Backend>
 ModeAvailability App<Backend>::request_mode(ModeId mode) {
   ModeAvailability wanted = availability(mode);
-  if (wanted.available) m_pending_mode = mode;
+  if (wanted.available)
+    m_pending_mode = mode;
+  else
+    m_notice = std::string(to_string(mode)) + " is unavailable: " + wanted.reason;
   return wanted;
 }
 
@@ -499,9 +502,11 @@ void App<Backend>::handle_hotkey(Hotkey hotkey) {
       break;
     case Hotkey::NextMode:
       // The first mode after the running (or already requested) one, in modes_of's order and wrapping,
-      // that runs here (request_mode asks each); with none, the running mode stays.
-      mode_after(m_pending_mode.value_or(m_mode->id()), modes_of(Backend::kApi),
-                 [this](ModeId mode) { return request_mode(mode).available; });
+      // that runs here; with none, the running mode stays.
+      if (const std::optional<ModeId> next =
+              mode_after(m_pending_mode.value_or(m_mode->id()), modes_of(Backend::kApi),
+                         [this](ModeId mode) { return availability(mode).available; }))
+        request_mode(*next);
       break;
     case Hotkey::Screenshot:
       m_last_screenshot = take_numbered_screenshot(m_options.screenshot_dir, read_frame());

@@ -2,10 +2,10 @@
 // (lab::App, app/gl/app.cpp) and the core loop (app/core/app.hpp) on Vulkan (lavapipe in CI). A mode that
 // fails with a CUDA error that is not sticky gives way to the next tier and the frame is still right, a
 // sticky one ends the run; the tiers; a test double through use_mode; the frame counter; the --graph
-// switch; the map and register flags checked against the scene; the split mode's settings and the CUDA
-// device switch, refused with the reason where they cannot be. When GL moves onto the core loop these pass
-// unchanged. Without a Vulkan driver the Vulkan half skips with the reason; the CUDA halves need a GPU (and
-// fail where INTEROP_LAB_REQUIRE_GPUS says one must be there).
+// switch; a refused mode; the map and register flags checked against the scene; the split mode's settings and
+// the CUDA device switch, refused with the reason where they cannot be. When GL moves onto the core loop
+// these pass unchanged. Without a Vulkan driver the Vulkan half skips with the reason; the CUDA halves need a
+// GPU (and fail where INTEROP_LAB_REQUIRE_GPUS says one must be there).
 #include "tests/support/app_fixture.hpp"
 
 #include "app/core/cli.hpp"
@@ -210,6 +210,24 @@ TYPED_TEST(FrameLoop, MapAndRegisterFlagsAreCheckedAgainstTheScene) {
   EXPECT_EQ(app.request_register_access(std::nullopt), "");
   ASSERT_TRUE(app.render_frame(1));
   EXPECT_TRUE(app.read_frame().rgba == labtest::expected_pattern_frame(40, 24, 1).rgba);
+}
+
+// A mode that cannot run here is refused with its reason, which the notice says too, and the running mode
+// stays; without such a mode here (a GPU that runs all of them) there is nothing to refuse.
+TYPED_TEST(FrameLoop, ARefusedModeSaysWhyAndChangesNothing) {
+  const auto loop = TestFixture::make(SceneId::Pattern, 40, 24);
+  TypeParam& app = *loop;
+  std::optional<ModeId> refused;
+  for (const ModeId mode : lab::all_modes())
+    if (!app.availability(mode).available) refused = mode;
+  if (!refused) GTEST_SKIP() << "every mode runs here";
+  const lab::ModeAvailability verdict = app.request_mode(*refused);
+  EXPECT_FALSE(verdict.available);
+  EXPECT_EQ(verdict.reason, app.availability(*refused).reason);
+  EXPECT_EQ(app.notice(), std::string(lab::to_string(*refused)) + " is unavailable: " + verdict.reason);
+  ASSERT_TRUE(app.render_frame(3));
+  EXPECT_EQ(app.mode_id(), ModeId::Cpu);
+  EXPECT_TRUE(app.read_frame().rgba == labtest::expected_pattern_frame(40, 24, 3).rgba);
 }
 
 // Without CUDA both are refused with the device's reason; with it the compute device moves at the next
