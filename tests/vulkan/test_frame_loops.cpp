@@ -213,21 +213,21 @@ TYPED_TEST(FrameLoop, MapAndRegisterFlagsAreCheckedAgainstTheScene) {
 }
 
 // A mode that cannot run here is refused with its reason, which the notice says too, and the running mode
-// stays; without such a mode here (a GPU that runs all of them) there is nothing to refuse.
+// stays. The postprocess scene has one on every machine: without CUDA the CUDA modes, on a GPU GL's exported
+// mode (it refuses a scene with an input) and Vulkan's the modes of other APIs.
 TYPED_TEST(FrameLoop, ARefusedModeSaysWhyAndChangesNothing) {
-  const auto loop = TestFixture::make(SceneId::Pattern, 40, 24);
+  const auto loop = TestFixture::make(SceneId::Postprocess, 40, 24);
   TypeParam& app = *loop;
   std::optional<ModeId> refused;
   for (const ModeId mode : lab::all_modes())
     if (!app.availability(mode).available) refused = mode;
-  if (!refused) GTEST_SKIP() << "every mode runs here";
+  ASSERT_TRUE(refused.has_value()) << "every mode runs the postprocess scene here";
   const lab::ModeAvailability verdict = app.request_mode(*refused);
   EXPECT_FALSE(verdict.available);
   EXPECT_EQ(verdict.reason, app.availability(*refused).reason);
   EXPECT_EQ(app.notice(), std::string(lab::to_string(*refused)) + " is unavailable: " + verdict.reason);
   ASSERT_TRUE(app.render_frame(3));
   EXPECT_EQ(app.mode_id(), ModeId::Cpu);
-  EXPECT_TRUE(app.read_frame().rgba == labtest::expected_pattern_frame(40, 24, 3).rgba);
 }
 
 // Without CUDA both are refused with the device's reason; with it the compute device moves at the next
