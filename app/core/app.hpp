@@ -18,11 +18,16 @@
 //   mode_availability(mode, cuda, why)   and create_mode(mode, cuda): the API's mode table
 //   create_presenter(renderer, device, window, extent, ui, vsync)
 //   window_desc(extent)                  the window's title and the remedies it says
+//   kCudaDeviceSwitch (optional, default false): whether request_device may move the CUDA work to another
+//                                        device live; without it the API's device was picked for the CUDA
+//                                        device at start (Vulkan by UUID, Direct3D by LUID), so it refuses
 // A Presenter has begin_ui_frame(), draw(plan, ui) (the frame and the panel into the back buffer),
 // read_back_buffer() (what the window shows; empty where the API cannot read it), present(), resize(),
 // vsync() and set_vsync(). With --serve, headless, the desk (app/serve/desk.hpp) is called in three places
 // of run(): its commands before a frame (applied through request_scene / request_mode / resize), and after
-// it the frame and the state (offer_to_desk). Header-only: each API's library instantiates it (it includes
+// it the frame and the state (offer_to_desk). A mode that fails with a CUDA error that is not sticky, in a
+// frame or when it re-attaches after a resize, gives way to the next tier down (fallback_for: staging, then
+// cpu), saying why; a sticky one ends the run. Header-only: each API's library instantiates it (it includes
 // Dear ImGui, so labcore's own sources, which unit_tests links, never do).
 #pragma once
 
@@ -54,10 +59,22 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace lab::core {
+
+namespace detail {
+
+// Backend::kCudaDeviceSwitch where the backend declares it, else false.
+template <class Backend, class = void>
+struct CudaDeviceSwitch : std::false_type {};
+template <class Backend>
+struct CudaDeviceSwitch<Backend, std::void_t<decltype(Backend::kCudaDeviceSwitch)>>
+    : std::bool_constant<Backend::kCudaDeviceSwitch> {};
+
+}  // namespace detail
 
 template <class Backend>
 class App {
@@ -81,6 +98,12 @@ class App {
   // to this frame) and draws the frame with the panel into the window (present() shows it); returns false
   // when nothing was drawn (minimised).
   bool render_frame(long long index);
+  // Renders frame frame_index() and, where it drew, advances it: the frame counter of callers that do not
+  // count frames themselves (the benchmark, the Python bridge, tests).
+  bool render_frame() { return render_frame(m_frame_index); }
+  void set_frame_index(long long index) { m_frame_index = index; }
+  // The frame render_frame() draws next: one after the frame drawn last.
+  long long frame_index() const { return m_frame_index; }
   // Shows what render_frame drew in the window (run() calls it; headless it does nothing).
   void present() {
     if (m_presenter) m_presenter->present();
@@ -100,12 +123,39 @@ class App {
   int run();
 
   // The panel's switches, applied at the start of the next frame: the scene (its resources re-created), the
-  // mode, and the external mode's semaphores. A mode that cannot run here is refused with its reason and
-  // nothing changes; one whose attach fails (a driver without semaphore export) leaves the previous mode
-  // running and says why (notice()).
+  // mode, and the external mode's semaphores. A mode that cannot run here is refused with its reason (also
+  // the notice) and nothing changes; one whose attach fails (a driver without semaphore export) leaves the
+  // previous mode running and says why (notice()).
   void request_scene(SceneId scene) { m_pending_scene = scene; }
   ModeAvailability request_mode(ModeId mode);
   void request_semaphores(interop::SemaphoreKind kind) { m_pending_semaphores = kind; }
+  // Whether the CUDA modes with a graph form launch each frame's CUDA work as one CUDA graph (--graph); the
+  // running mode re-attaches at the start of the next frame when it has the form.
+  void request_graph(bool graph) { m_pending_graph = graph; }
+  bool graph() const { return m_cuda.graph; }
+  // Moves the CUDA work to another device at the start of the next frame, where the backend can
+  // (kCudaDeviceSwitch). Returns "" or why not (also the notice).
+  std::string request_device(int device);
+  // The split mode's compute device and how it copies, from the start of the next frame (the split mode,
+  // when it runs, re-attaches). request_compute_device returns "" or why the device cannot be used.
+  std::string request_compute_device(int device);
+  void request_split_copy(SplitCopy copy) { m_pending_split_copy = copy; }
+  int compute_device() const { return m_cuda.compute_device; }
+  SplitCopy split_copy() const { return m_cuda.split_copy; }
+  // Map / register flags of every resource the running mode registers (unset: each resource's best),
+  // applied at once. Returns "" or why the flags do not suit the scene (then nothing changes).
+  std::string request_map_access(std::optional<interop::Access> access);
+  std::string request_register_access(std::optional<interop::Access> access);
+  const AccessSettings& access() const { return m_access; }
+  // Attaches a mode made outside the app (a test double, a plug-in) in place of the running one, on the
+  // resources as they are.
+  void use_mode(std::unique_ptr<Mode> mode);
+  // The tier a mode falls back to when it fails: staging where it runs, else cpu (cpu is the last).
+  ModeId fallback_for(ModeId failed) const;
+  // Whether `mode` can run here, and if not why.
+  ModeAvailability availability(ModeId mode) const {
+    return Backend::mode_availability(mode, m_cuda, m_cuda_devices.error);
+  }
   // What a key of app/core/hotkeys.hpp does, as its press in the window would (tests call it directly): the
   // panel hidden or shown; F12's screenshot of read_frame() to the next free interop-lab-NNNN.png of
   // --screenshot-dir now (a failure is said on stderr and in the panel, and the run goes on); full screen;
@@ -155,9 +205,22 @@ class App {
   void draw_panel();
   // Fullscreen, Quit and ToggleVsync, in a window.
   void handle_window_hotkey(Hotkey hotkey);
-  ModeAvailability availability(ModeId mode) const {
-    return Backend::mode_availability(mode, m_cuda, m_cuda_devices.error);
-  }
+  // Makes mode `id` (with the chosen flags) the running one, re-creates the scene's resources as it needs
+  // them and attaches it; when that throws, m_mode is the mode whose attach failed.
+  void attach_mode(ModeId id);
+  // Attaches `mode`, or on a CUDA error that is not sticky the next tier, saying `what` failed.
+  void attach_or_fall_back(ModeId mode, const std::string& what);
+  // Detaches the running mode and attaches it again (its settings changed), falling back as above.
+  void reattach_or_fall_back(const std::string& what);
+  // A CUDA error that is not sticky in `what` (a frame, a re-attach): the running mode gives way to the next
+  // tier, said on stderr and in the notice.
+  void fall_back(const std::string& what, const interop::Error& error);
+  // After `failed` could not attach or run (no mode attached now): attaches the next tier, saying why.
+  void attach_next_tier(ModeId failed, const std::string& what, const interop::Error& error);
+  // The split settings asked for: a new compute stream where the device changed.
+  void apply_split(int compute_device, SplitCopy copy);
+  void create_compute_stream(int device);
+  std::vector<ResourceDesc> resource_descs() const;
   // --serve: the frame just rendered and the state after it, to the desk.
   void offer_to_desk(long long index);
 
@@ -176,6 +239,7 @@ class App {
   std::unique_ptr<Device> m_device;
   std::string m_device_name;
   std::optional<interop::Stream> m_stream;
+  std::optional<interop::Stream> m_compute_stream;  // on m_cuda.compute_device (the split mode's kernels)
   std::unique_ptr<Renderer> m_renderer;
   std::unique_ptr<FrameTimers> m_timers;
   bool m_timing = true;
@@ -188,6 +252,11 @@ class App {
   std::optional<SceneId> m_pending_scene;
   std::optional<ModeId> m_pending_mode;
   std::optional<interop::SemaphoreKind> m_pending_semaphores;
+  std::optional<bool> m_pending_graph;
+  std::optional<int> m_pending_compute_device;
+  std::optional<SplitCopy> m_pending_split_copy;
+  AccessSettings m_access;
+  long long m_frame_index = 0;
   std::string m_notice;                 // why the last switch did not happen, for the panel
   bool m_panel_visible = true;          // F1 or Tab
   std::string m_last_screenshot;        // what F12 wrote last, or why it did not, for the panel
@@ -200,18 +269,30 @@ inline void log(const std::string& message) {
   std::fprintf(stderr, "interop-lab: %s\n", message.c_str());
 }
 
+// How --map-flags spells `access`, from the header's table: interop::to_string is GL's interop source,
+// which the Direct3D builds do not link.
+inline const char* access_name(interop::Access access) {
+  for (const interop::AccessName& entry : interop::kAccessNames)
+    if (entry.value == access) return entry.name;
+  return "?";
+}
+
 }  // namespace detail
 
 template <class Backend>
 App<Backend>::App(const Options& options) : m_options(options), m_extent{options.width, options.height} {
   m_cuda_devices = probe_cuda_devices();
-  if (options.device)
-    if (const std::string refusal = device_refusal(*options.device, m_cuda_devices); !refusal.empty())
-      throw UsageError("--device " + std::to_string(*options.device) + ": " + refusal);
+  for (const auto& [option, ordinal] :
+       {std::pair{"--device", options.device}, std::pair{"--compute-device", options.compute_device}}) {
+    if (!ordinal) continue;
+    if (const std::string refusal = device_refusal(*ordinal, m_cuda_devices); !refusal.empty())
+      throw UsageError(std::string(option) + " " + std::to_string(*ordinal) + ": " + refusal);
+  }
   if (!m_cuda_devices.devices.empty()) {
     m_cuda.device = options.device.value_or(0);
     m_cuda.semaphores = options.semaphores;
     m_cuda.graph = options.graph;
+    m_cuda.split_copy = options.split_copy;
     INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
   }
   // Judged before any graphics work, so a refused mode is the only line of the run.
@@ -229,6 +310,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   if (m_cuda.device >= 0) {
     m_stream.emplace();
     m_cuda.stream = m_stream->get();
+    create_compute_stream(options.compute_device.value_or(m_cuda.device));
   }
   m_renderer = std::make_unique<Renderer>(*m_device, m_extent);
   m_timers = std::make_unique<FrameTimers>(Backend::timer_queries(*m_renderer));
@@ -242,9 +324,11 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   }
   m_scene = create_scene_compute(options.scene, options.filter);
   m_plan = m_scene->draw_plan();
-  m_mode = Backend::create_mode(mode, m_cuda);
-  m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_importable_resources());
-  m_mode->attach(*m_renderer);
+  m_access.map_access = options.map_flags;
+  if (const std::string refusal = check_access(m_scene->resources(m_extent), m_access.map_access);
+      !refusal.empty())
+    throw UsageError("--map-flags " + std::string(detail::access_name(*options.map_flags)) + ": " + refusal);
+  attach_mode(mode);
   if (options.serve) m_desk = std::make_unique<serve::Desk>(*options.serve);
 }
 
@@ -259,6 +343,7 @@ App<Backend>::~App() {
   m_timers.reset();  // their queries are the renderer's
   if (m_renderer) m_renderer->destroy_resources();
   m_renderer.reset();
+  m_compute_stream.reset();
   m_stream.reset();
   m_device.reset();
   m_window.reset();
@@ -267,8 +352,149 @@ App<Backend>::~App() {
 template <class Backend>
 ModeAvailability App<Backend>::request_mode(ModeId mode) {
   ModeAvailability wanted = availability(mode);
-  if (wanted.available) m_pending_mode = mode;
+  if (wanted.available)
+    m_pending_mode = mode;
+  else
+    m_notice = std::string(to_string(mode)) + " is unavailable: " + wanted.reason;
   return wanted;
+}
+
+template <class Backend>
+std::string App<Backend>::request_device(int device) {
+  if (const std::string refusal = device_refusal(device, m_cuda_devices); !refusal.empty()) {
+    m_notice = "CUDA device " + std::to_string(device) + ": " + refusal;
+    return m_notice;
+  }
+  if constexpr (!detail::CudaDeviceSwitch<Backend>::value) {
+    m_notice = std::string("CUDA device ") + std::to_string(device) + ": " + display_name(Backend::kApi) +
+               "'s device was chosen for CUDA device " + std::to_string(m_cuda.device) +
+               " at start, so that they share memory; restart with --device " + std::to_string(device);
+    return m_notice;
+  } else {
+    static_assert(!detail::CudaDeviceSwitch<Backend>::value, "a live CUDA device switch is not built yet");
+    return "";
+  }
+}
+
+template <class Backend>
+std::string App<Backend>::request_compute_device(int device) {
+  if (const std::string refusal = device_refusal(device, m_cuda_devices); !refusal.empty()) {
+    m_notice = "compute device " + std::to_string(device) + ": " + refusal;
+    return m_notice;
+  }
+  m_pending_compute_device = device;
+  return "";
+}
+
+template <class Backend>
+void App<Backend>::create_compute_stream(int device) {
+  m_compute_stream.reset();
+  m_cuda.compute_stream = nullptr;
+  m_cuda.compute_device = device;
+  const interop::ScopedDevice on(device);
+  m_compute_stream.emplace();
+  m_cuda.compute_stream = m_compute_stream->get();
+}
+
+template <class Backend>
+std::vector<ResourceDesc> App<Backend>::resource_descs() const {
+  std::vector<ResourceDesc> descs;
+  for (const auto& resource : m_renderer->resources()) descs.push_back(resource.desc);
+  return descs;
+}
+
+template <class Backend>
+std::string App<Backend>::request_map_access(std::optional<interop::Access> access) {
+  if (std::string refusal = check_access(resource_descs(), access); !refusal.empty()) {
+    m_notice = "map flags refused: " + refusal;
+    return refusal;
+  }
+  m_access.map_access = access;
+  m_mode->apply_access(m_access);
+  return "";
+}
+
+template <class Backend>
+std::string App<Backend>::request_register_access(std::optional<interop::Access> access) {
+  if (std::string refusal = check_access(resource_descs(), access); !refusal.empty()) {
+    m_notice = "register flags refused: " + refusal;
+    return refusal;
+  }
+  m_access.register_access = access;
+  m_mode->apply_access(m_access);  // the mode re-registers
+  return "";
+}
+
+template <class Backend>
+void App<Backend>::use_mode(std::unique_ptr<Mode> mode) {
+  m_mode->detach();
+  mode->attach(*m_renderer);
+  m_mode = std::move(mode);
+}
+
+template <class Backend>
+ModeId App<Backend>::fallback_for(ModeId failed) const {
+  return fallback_tier(failed, availability(ModeId::Staging).available);
+}
+
+template <class Backend>
+void App<Backend>::attach_mode(ModeId id) {
+  m_mode = Backend::create_mode(id, m_cuda);
+  m_mode->apply_access(m_access);
+  // Re-created whole: a new scene has other resources, and a CUDA mode may need them importable.
+  m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_importable_resources());
+  m_mode->attach(*m_renderer);
+}
+
+template <class Backend>
+void App<Backend>::fall_back(const std::string& what, const interop::Error& error) {
+  const ModeId failed = m_mode->id();
+  m_mode->detach();
+  m_mode.reset();
+  attach_next_tier(failed, what, error);
+}
+
+template <class Backend>
+void App<Backend>::attach_next_tier(ModeId failed, const std::string& what, const interop::Error& error) {
+  const ModeId next = fallback_for(failed);
+  m_notice = fallback_notice(failed, what, describe(error), next);
+  detail::log(m_notice);
+  attach_mode(next);
+}
+
+template <class Backend>
+void App<Backend>::attach_or_fall_back(ModeId mode, const std::string& what) {
+  try {
+    attach_mode(mode);
+  } catch (const interop::Error& error) {
+    m_mode.reset();  // its attach released what it made before it threw
+    if (error.sticky()) throw;
+    attach_next_tier(mode, what, error);
+  }
+}
+
+template <class Backend>
+void App<Backend>::reattach_or_fall_back(const std::string& what) {
+  const ModeId mode = m_mode->id();
+  m_mode->detach();
+  m_mode.reset();
+  attach_or_fall_back(mode, what);
+}
+
+template <class Backend>
+void App<Backend>::apply_split(int compute_device, SplitCopy copy) {
+  const bool reattach = m_mode->id() == ModeId::Split;
+  if (reattach) {
+    m_mode->detach();  // its copies run on the old compute stream
+    m_mode.reset();
+  }
+  if (compute_device != m_cuda.compute_device) create_compute_stream(compute_device);
+  m_cuda.split_copy = copy;
+  if (reattach) {
+    attach_or_fall_back(ModeId::Split,
+                        "attaching on compute device " + std::to_string(m_cuda.compute_device));
+    if (m_mode->id() == ModeId::Split) m_notice = "split: " + m_mode->transfer();
+  }
 }
 
 template <class Backend>
@@ -279,9 +505,11 @@ void App<Backend>::handle_hotkey(Hotkey hotkey) {
       break;
     case Hotkey::NextMode:
       // The first mode after the running (or already requested) one, in modes_of's order and wrapping,
-      // that runs here (request_mode asks each); with none, the running mode stays.
-      mode_after(m_pending_mode.value_or(m_mode->id()), modes_of(Backend::kApi),
-                 [this](ModeId mode) { return request_mode(mode).available; });
+      // that runs here; with none, the running mode stays.
+      if (const std::optional<ModeId> next =
+              mode_after(m_pending_mode.value_or(m_mode->id()), modes_of(Backend::kApi),
+                         [this](ModeId mode) { return availability(mode).available; }))
+        request_mode(*next);
       break;
     case Hotkey::Screenshot:
       m_last_screenshot = take_numbered_screenshot(m_options.screenshot_dir, read_frame());
@@ -306,8 +534,19 @@ void App<Backend>::handle_window_hotkey(Hotkey hotkey) {
 
 template <class Backend>
 void App<Backend>::apply_switches() {
-  const std::optional<SceneId> scene =
-      m_pending_scene && *m_pending_scene != m_scene->id() ? m_pending_scene : std::nullopt;
+  if (m_pending_compute_device || m_pending_split_copy)
+    apply_split(m_pending_compute_device.value_or(m_cuda.compute_device),
+                m_pending_split_copy.value_or(m_cuda.split_copy));
+  m_pending_compute_device.reset();
+  m_pending_split_copy.reset();
+  if (m_pending_graph && *m_pending_graph != m_cuda.graph) {
+    m_cuda.graph = *m_pending_graph;
+    if (has_graph_form(m_mode->id()))
+      reattach_or_fall_back(m_cuda.graph ? "attaching with a CUDA graph" : "attaching without a CUDA graph");
+  }
+  m_pending_graph.reset();
+  const SceneId scene_wanted = m_pending_scene.value_or(m_scene->id());
+  const bool scene = scene_wanted != m_scene->id();
   const ModeId mode = m_pending_mode.value_or(m_mode->id());
   const bool semaphores = m_pending_semaphores && *m_pending_semaphores != m_cuda.semaphores;
   if (m_pending_semaphores) m_cuda.semaphores = *m_pending_semaphores;
@@ -319,25 +558,35 @@ void App<Backend>::apply_switches() {
   m_mode->detach();  // its copies, registrations or imports go before the resources they belong to
   m_mode.reset();
   if (scene) {
-    m_scene = create_scene_compute(*scene, m_options.filter);
+    m_scene = create_scene_compute(scene_wanted, m_options.filter);
     m_plan = m_scene->draw_plan();
     m_timers->clear();  // another scene's timings compare with nothing here
   }
-  const auto attach = [this](ModeId id) {
-    m_mode = Backend::create_mode(id, m_cuda);
-    // Re-created whole: a new scene has other resources, and a CUDA mode may need them importable.
-    m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_importable_resources());
-    m_mode->attach(*m_renderer);
-  };
+  std::string flags_reset;
+  if (scene && (!check_access(m_scene->resources(m_extent), m_access.map_access).empty() ||
+                !check_access(m_scene->resources(m_extent), m_access.register_access).empty())) {
+    // Flags chosen for the last scene may not suit this one (read-only on what it writes): start afresh.
+    m_access = AccessSettings{};
+    flags_reset =
+        std::string("flags reset to each resource's best for the ") + to_string(scene_wanted) + " scene";
+  }
+  const auto attach = [this](ModeId id) { attach_mode(id); };
   m_notice = attach_or_keep(mode, previous, attach, [this] {
     if (m_mode) m_mode->detach();
   });
+  if (m_notice.empty()) m_notice = flags_reset;
 }
 
 template <class Backend>
 void App<Backend>::apply_extent(Extent extent) {
   if (extent == m_extent) return;
-  resize_under_mode(*m_renderer, *m_scene, *m_mode, extent, m_mode->needs_importable_resources());
+  try {
+    resize_under_mode(*m_renderer, *m_scene, *m_mode, extent, m_mode->needs_importable_resources());
+  } catch (const interop::Error& error) {
+    if (error.sticky()) throw;
+    m_extent = extent;  // the resources are the new size's: the next tier attaches to them
+    fall_back("attaching after a resize", error);
+  }
   if (m_presenter) m_presenter->resize(extent);
   m_extent = extent;
 }
@@ -376,7 +625,13 @@ bool App<Backend>::render_frame(long long index) {
     const GraphicsPhase phase(*m_timers, Phase::Draw);
     m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time), sync);
   }
-  m_mode->produce(*m_renderer, *m_scene, frame, *m_timers);
+  try {
+    m_mode->produce(*m_renderer, *m_scene, frame, *m_timers);
+  } catch (const interop::Error& error) {
+    if (error.sticky()) throw;  // the CUDA context is corrupt: main() ends the process with exit 1
+    fall_back("producing frame " + std::to_string(index), error);
+    m_mode->produce(*m_renderer, *m_scene, frame, *m_timers);
+  }
   {
     const auto sync = m_mode->frame_sync(frame);
     const GraphicsPhase phase(*m_timers, Phase::Draw);
@@ -397,6 +652,7 @@ bool App<Backend>::render_frame(long long index) {
   if (m_timing) m_timers->end_frame();
   m_previous_frame = started;
   m_frame_before = true;
+  m_frame_index = index + 1;
   return true;
 }
 

@@ -1,4 +1,4 @@
-// app/core/mode_switch.cpp — attach_or_keep.
+// app/core/mode_switch.cpp — attach_or_keep and the fallback tiers.
 #include "app/core/mode_switch.hpp"
 
 #include <cstdio>
@@ -18,6 +18,16 @@ std::string attach_or_keep(ModeId wanted, ModeId previous, const std::function<v
     attach(previous);
     return notice;
   }
+}
+
+ModeId fallback_tier(ModeId failed, bool staging_runs) {
+  if (failed != ModeId::Staging && failed != ModeId::Cpu && staging_runs) return ModeId::Staging;
+  return ModeId::Cpu;
+}
+
+std::string fallback_notice(ModeId failed, const std::string& what, const std::string& why, ModeId next) {
+  return std::string(to_string(failed)) + " failed (" + what + ": " + why + "); now in " + to_string(next) +
+         " mode";
 }
 
 }  // namespace lab

@@ -1,6 +1,7 @@
 // app/core/mode_switch.hpp — what every graphics API's app (app/core/app.hpp) does
-// the same way when something changes live: a mode switch that cannot leave it without a mode, and a new
-// frame size that re-creates the scene's resources under the mode. No graphics API, no GPU.
+// the same way when something changes live: a mode switch that cannot leave it without a mode, the tier a
+// failing mode falls back to, and a new frame size that re-creates the scene's resources under the mode. No
+// graphics API, no GPU.
 #pragma once
 
 #include "app/core/vocabulary.hpp"
@@ -18,6 +19,12 @@ namespace lab {
 // `wanted` runs. What attaching `previous` throws is the caller's.
 std::string attach_or_keep(ModeId wanted, ModeId previous, const std::function<void(ModeId)>& attach,
                            const std::function<void()>& detach_failed);
+
+// The tier a mode gives way to when it fails: staging where it runs (`staging_runs`), else cpu; staging and
+// cpu fall to cpu, the last tier. Every API's loop (app/core/app.hpp, GL's app/gl/app.cpp) falls back by it.
+ModeId fallback_tier(ModeId failed, bool staging_runs);
+// What falling back says, on stderr and in the panel: "<failed> failed (<what>: <why>); now in <next> mode".
+std::string fallback_notice(ModeId failed, const std::string& what, const std::string& why, ModeId next);
 
 // Makes `extent` the renderer's frame size. Where the scene's resources depend on it, the mode detaches
 // first (its copies or imports go before the resources they belong to), the scene's scratch memory and

@@ -2,6 +2,7 @@
 // live switching and teardown in a fixed order.
 #include "app/gl/app.hpp"
 
+#include "app/core/mode_switch.hpp"
 #include "app/core/remedy.hpp"
 #include "app/core/text.hpp"
 #include "app/gl/gl_external.hpp"
@@ -174,9 +175,7 @@ std::vector<ResourceDesc> App::scene_resources() const {
 }
 
 ModeId App::fallback_for(ModeId failed) const {
-  if (failed != ModeId::Staging && failed != ModeId::Cpu && availability(ModeId::Staging).available)
-    return ModeId::Staging;
-  return ModeId::Cpu;
+  return fallback_tier(failed, availability(ModeId::Staging).available);
 }
 
 void App::fall_back(const std::string& what, const interop::Error& error) {
@@ -188,8 +187,7 @@ void App::fall_back(const std::string& what, const interop::Error& error) {
 
 void App::attach_next_tier(ModeId failed, const std::string& what, const interop::Error& error) {
   const ModeId next = fallback_for(failed);
-  m_notice = std::string(to_string(failed)) + " failed (" + what + ": " + describe(error) + "); now in " +
-             to_string(next) + " mode";
+  m_notice = fallback_notice(failed, what, describe(error), next);
   log(m_notice);
   attach_mode(next);
 }

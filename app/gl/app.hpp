@@ -32,6 +32,9 @@ class Desk;
 
 class App {
  public:
+  using Renderer = gl::Renderer;
+  using Mode = gl::Mode;
+
   explicit App(const Options& options);
   ~App();
   App(const App&) = delete;
@@ -45,6 +48,12 @@ class App {
   // Renders frame frame_index() (switches requested since the last frame take effect first) and
   // advances the index. Returns false when nothing was drawn (minimised: 0x0 framebuffer).
   bool render_frame();
+  // Renders frame `index` and counts on from there: core::App's render_frame(index), so that one test body
+  // drives either loop.
+  bool render_frame(long long index) {
+    m_frame_index = index;
+    return render_frame();
+  }
   // Puts the frame's result where it is seen (gl::Renderer::draw_frame): a ShowImage scene's image is
   // shown by one full-screen pass in a window and by nothing headless (the image is the frame); the wave
   // mesh is drawn. The bench's reference loop shows its frames through this too.
