@@ -90,100 +90,100 @@ std::vector<double> time_floor(const Options& options, SceneId scene, Extent ext
   });
 }
 
-}  // namespace
-
-int run_bench(const Options& options) {
-  const std::vector<BenchSize> sizes = options.bench_sizes.empty()
-                                           ? std::vector<BenchSize>{{1280, 720}, {1920, 1080}, {3840, 2160}}
-                                           : options.bench_sizes;
-  std::vector<bench::Result> results;
-  std::vector<std::string> scenes;
-  for (const SceneId scene : all_scenes()) {
-    if (options.bench_scene && *options.bench_scene != scene) continue;
-    scenes.emplace_back(to_string(scene));
-    for (const BenchSize& size : sizes) {
-      const Extent extent{size.width, size.height};
-      // The parts alone: the kernels (floor), the hand-off (the semaphores' round trip) and the Vulkan passes
-      // (graphics, in a cpu-mode app whose mode is never asked to produce).
-      std::fprintf(stderr, "bench: vulkan %s %dx%d floor, hand-off and graphics\n", to_string(scene),
-                   size.width, size.height);
-      const std::vector<double> floor_wall = time_floor(options, scene, extent);
-      if (!floor_wall.empty()) {
-        results.push_back(summarize(scene, "floor", bench::Role::Floor, extent, floor_wall));
-        try {
-          results.push_back(
-              summarize(scene, "hand-off", bench::Role::Handoff, extent, time_handoff(options)));
-        } catch (const std::runtime_error& error) {
-          std::fprintf(stderr, "bench: hand-off skipped (so is x ref, which needs it): %s\n", error.what());
-        }
-      }
-      {
-        Options graphics_run = options;
-        graphics_run.headless = true;
-        graphics_run.scene = scene;
-        graphics_run.mode = ModeId::Cpu;
-        graphics_run.width = size.width;
-        graphics_run.height = size.height;
-        App app(graphics_run);
-        app.set_timing(false);
-        const std::vector<double> wall = time_frames(options.bench_frames, [&](long long index) {
-          app.render_graphics_only(index);
-          app.finish();
-        });
-        results.push_back(summarize(scene, "graphics", bench::Role::Graphics, extent, wall));
-      }
-      // Each sharing mode's own bare loop: external's (what the other modes are judged against too), and
-      // exported's (CUDA's memory from raw cuMem* calls), each where a mode measured here is judged by it.
-      const auto judges = [&](ModeId bare_mode) {
-        if (!options.mode) return true;
-        return (bare_mode == ModeId::Exported) == (*options.mode == ModeId::Exported);
-      };
-      for (const ModeId bare_mode : {ModeId::External, ModeId::Exported}) {
-        if (floor_wall.empty() || !judges(bare_mode)) continue;
-        const char* label = bare_mode == ModeId::External ? "bare" : "bare exported";
-        std::fprintf(stderr, "bench: vulkan %s %dx%d %s loop\n", to_string(scene), size.width, size.height,
-                     label);
-        try {
-          const std::vector<double> wall = time_bare_loop(options, scene, extent, nullptr, bare_mode);
-          results.push_back(summarize(scene, label, bench::Role::Bare, extent, wall));
-        } catch (const std::runtime_error& error) {
-          std::fprintf(stderr, "bench: %s loop skipped: %s\n", label, error.what());
-        }
-      }
-      for (const Case& c : kCases) {
-        if (options.mode && *options.mode != c.mode) continue;
-        Options run = options;
-        run.headless = true;
-        run.scene = scene;
-        run.mode = c.mode;
-        run.semaphores = c.semaphores;
-        run.width = size.width;
-        run.height = size.height;
-        std::fprintf(stderr, "bench: vulkan %s %dx%d %s\n", to_string(scene), size.width, size.height,
-                     c.path);
-        std::optional<App> app;
-        try {
-          app.emplace(run);
-          app->set_timing(false);  // wall time of the frame alone, as the GL benchmark's modes
-        } catch (const std::runtime_error& error) {
-          std::fprintf(stderr, "bench: %s skipped: %s\n", c.path, error.what());
-          continue;
-        }
-        const std::vector<double> wall = time_frames(options.bench_frames, [&](long long index) {
-          app->render_frame(index);
-          app->finish();
-        });
-        bench::Result result = summarize(scene, c.path, bench::Role::Mode, extent, wall);
-        // The cpu mode runs no kernel on the GPU: neither the parts nor a bare loop describe it. The exported
-        // mode is judged against its own bare loop, every other CUDA mode against external's; every mode
-        // against the external (timeline) frame (x external: what copying costs next to sharing).
-        result.judged_by_reference = c.mode != ModeId::Cpu;
-        result.bare_path = c.mode == ModeId::Cpu ? "" : c.mode == ModeId::Exported ? "bare exported" : "bare";
-        result.external_path = kCases[0].path;
-        results.push_back(std::move(result));
-      }
+// The parts alone at one scene and size: the kernels (floor), the hand-off (the semaphores' round trip) and
+// the Vulkan passes (graphics, in a cpu-mode app whose mode is never asked to produce). No floor and no
+// hand-off without a CUDA device. Returns whether the floor was measured (the bare loops need CUDA too).
+bool measure_parts(const Options& options, SceneId scene, Extent extent,
+                   std::vector<bench::Result>& results) {
+  std::fprintf(stderr, "bench: vulkan %s %dx%d floor, hand-off and graphics\n", to_string(scene),
+               extent.width, extent.height);
+  const std::vector<double> floor_wall = time_floor(options, scene, extent);
+  if (!floor_wall.empty()) {
+    results.push_back(summarize(scene, "floor", bench::Role::Floor, extent, floor_wall));
+    try {
+      results.push_back(summarize(scene, "hand-off", bench::Role::Handoff, extent, time_handoff(options)));
+    } catch (const std::runtime_error& error) {
+      std::fprintf(stderr, "bench: hand-off skipped (so is x ref, which needs it): %s\n", error.what());
     }
   }
+  Options graphics_run = options;
+  graphics_run.headless = true;
+  graphics_run.scene = scene;
+  graphics_run.mode = ModeId::Cpu;
+  graphics_run.width = extent.width;
+  graphics_run.height = extent.height;
+  App app(graphics_run);
+  app.set_timing(false);
+  const std::vector<double> wall = time_frames(options.bench_frames, [&](long long index) {
+    app.render_graphics_only(index);
+    app.finish();
+  });
+  results.push_back(summarize(scene, "graphics", bench::Role::Graphics, extent, wall));
+  return !floor_wall.empty();
+}
+
+// Each sharing mode's own bare loop: external's (what the other modes are judged against too), and
+// exported's (CUDA's memory from raw cuMem* calls), each where a mode measured here is judged by it.
+void measure_bare_loops(const Options& options, SceneId scene, Extent extent,
+                        std::vector<bench::Result>& results) {
+  const auto judges = [&](ModeId bare_mode) {
+    if (!options.mode) return true;
+    return (bare_mode == ModeId::Exported) == (*options.mode == ModeId::Exported);
+  };
+  for (const ModeId bare_mode : {ModeId::External, ModeId::Exported}) {
+    if (!judges(bare_mode)) continue;
+    const char* label = bare_mode == ModeId::External ? "bare" : "bare exported";
+    std::fprintf(stderr, "bench: vulkan %s %dx%d %s loop\n", to_string(scene), extent.width, extent.height,
+                 label);
+    try {
+      const std::vector<double> wall = time_bare_loop(options, scene, extent, nullptr, bare_mode);
+      results.push_back(summarize(scene, label, bench::Role::Bare, extent, wall));
+    } catch (const std::runtime_error& error) {
+      std::fprintf(stderr, "bench: %s loop skipped: %s\n", label, error.what());
+    }
+  }
+}
+
+// Every case of kCases that --mode asks for and that runs here, each in an app of its own, timing off.
+void measure_modes(const Options& options, SceneId scene, Extent extent,
+                   std::vector<bench::Result>& results) {
+  for (const Case& c : kCases) {
+    if (options.mode && *options.mode != c.mode) continue;
+    Options run = options;
+    run.headless = true;
+    run.scene = scene;
+    run.mode = c.mode;
+    run.semaphores = c.semaphores;
+    run.width = extent.width;
+    run.height = extent.height;
+    std::fprintf(stderr, "bench: vulkan %s %dx%d %s\n", to_string(scene), extent.width, extent.height,
+                 c.path);
+    std::optional<App> app;
+    try {
+      app.emplace(run);
+      app->set_timing(false);  // wall time of the frame alone, as the GL benchmark's modes
+    } catch (const std::runtime_error& error) {
+      std::fprintf(stderr, "bench: %s skipped: %s\n", c.path, error.what());
+      continue;
+    }
+    const std::vector<double> wall = time_frames(options.bench_frames, [&](long long index) {
+      app->render_frame(index);
+      app->finish();
+    });
+    bench::Result result = summarize(scene, c.path, bench::Role::Mode, extent, wall);
+    // The cpu mode runs no kernel on the GPU: neither the parts nor a bare loop describe it. The exported
+    // mode is judged against its own bare loop, every other CUDA mode against external's; every mode
+    // against the external (timeline) frame (x external: what copying costs next to sharing).
+    result.judged_by_reference = c.mode != ModeId::Cpu;
+    result.bare_path = c.mode == ModeId::Cpu ? "" : c.mode == ModeId::Exported ? "bare exported" : "bare";
+    result.external_path = kCases[0].path;
+    results.push_back(std::move(result));
+  }
+}
+
+// The table on stdout, --json and --chart: app/bench's writers, as GL's benchmark's.
+void report(const Options& options, const std::vector<BenchSize>& sizes,
+            const std::vector<std::string>& scenes, std::vector<bench::Result> results) {
   bench::Report report;
   report.results = std::move(results);
   std::fputs(bench::format_table(report).c_str(), stdout);
@@ -198,6 +198,26 @@ int run_bench(const Options& options) {
     write_text_file(options.chart, bench::svg_chart(report.results, chart_sizes, scenes, paths,
                                                     "interop-lab --bench --api vulkan"));
   }
+}
+
+}  // namespace
+
+int run_bench(const Options& options) {
+  const std::vector<BenchSize> sizes = options.bench_sizes.empty()
+                                           ? std::vector<BenchSize>{{1280, 720}, {1920, 1080}, {3840, 2160}}
+                                           : options.bench_sizes;
+  std::vector<bench::Result> results;
+  std::vector<std::string> scenes;
+  for (const SceneId scene : all_scenes()) {
+    if (options.bench_scene && *options.bench_scene != scene) continue;
+    scenes.emplace_back(to_string(scene));
+    for (const BenchSize& size : sizes) {
+      const Extent extent{size.width, size.height};
+      if (measure_parts(options, scene, extent, results)) measure_bare_loops(options, scene, extent, results);
+      measure_modes(options, scene, extent, results);
+    }
+  }
+  report(options, sizes, scenes, std::move(results));
   return 0;
 }
 
