@@ -74,7 +74,8 @@ Ratios ratios_of(const Result& result, const std::vector<Result>& all) {
     ratios.timing_cost = result.timed_median_ms / result.median_ms;
   if (!judged(result)) return ratios;
   ratios.floor_ms = median_of_role(result, all, Role::Floor);
-  ratios.handoff_ms = median_of_role(result, all, Role::Handoff);
+  ratios.handoff_ms = result.handoff_path.empty() ? median_of_role(result, all, Role::Handoff)
+                                                  : median_of_path(result, all, result.handoff_path);
   ratios.graphics_ms = median_of_role(result, all, Role::Graphics);
   // The reference is the kernels, one hand-off and the graphics work, each measured alone: without the
   // floor or the hand-off (no CUDA device, no interop) there is none, in every API alike.

@@ -46,6 +46,9 @@ struct Result {
   // the sharing frame a copying mode is held against (Vulkan's x external).
   std::string bare_path;
   std::string own_path;
+  // The hand-off measured alone that its reference holds: "" the scene and size's first Handoff row (GL's
+  // map + unmap), else that row's path (GL's external modes: their semaphores' round trip).
+  std::string handoff_path;
   std::string external_path;
   bool judged_by_reference = true;  // false: the parts do not describe it (Vulkan's cpu mode)
 };

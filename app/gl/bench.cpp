@@ -14,11 +14,13 @@
 
 #include "app/core/text.hpp"
 #include "app/gl/app.hpp"
+#include "app/gl/gl_external.hpp"
 #include "app/gl/gl_objects.hpp"
 #include "app/image/image_io.hpp"
 #include "app/os/signals.hpp"
 #include "app/timing/bench_timing.hpp"
 #include "app/timing/statistics.hpp"
+#include "app/vulkan/cuda_link.hpp"
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
 #include "interop/memory.hpp"
@@ -45,6 +47,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr long long kDefaultFrames = 300;
 constexpr long long kTimedFrames = 60;  // the pass with per-phase timing on
+// The external modes' hand-off row: what their reference holds in place of map + unmap.
+constexpr const char* kSemaphoreHandoff = "handoff (semaphores)";
 
 const std::vector<BenchSize> kDefaultSizes = {{1280, 720}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
 
@@ -241,6 +245,43 @@ Measurement measure_handoff(App& app, std::optional<long long> frames) {
     finish_frame(app);
   });
   return summarize("handoff", bench::Role::Handoff, wall);
+}
+
+// The external modes' hand-off alone, GL's own (as Vulkan's bench measures its): semaphores that a headless
+// Vulkan device on the same GPU exports, imported by GL and CUDA as the external mode imports them; each
+// frame GL signals "graphics done", CUDA waits for it and signals "CUDA done", and GL waits for that, with
+// no kernel and no GL work, then GL and CUDA finish.
+Measurement measure_semaphore_handoff(App& app, interop::SemaphoreKind kind,
+                                      std::optional<long long> frames) {
+  const vulkan::Uuid uuid = vulkan::cuda_device_uuid(app.cuda_device());
+  // Declared in teardown order reversed: GL's imports go first, then CUDA's and Vulkan's semaphores, then the
+  // device.
+  const std::unique_ptr<vulkan::Context> context =
+      vulkan::on_own_thread([&uuid] { return std::make_unique<vulkan::Context>(&uuid); });
+  vulkan::CudaSemaphores semaphores(*context, kind);
+  const bool timeline = kind == interop::SemaphoreKind::Timeline;
+  std::vector<std::pair<VkSemaphore, GlSemaphore>> imported;
+  imported.emplace_back(semaphores.graphics_done().get(),
+                        import_semaphore_fd(semaphores.graphics_done().export_fd(), timeline));
+  if (const vulkan::ExportableSemaphore* cuda_done = semaphores.cuda_done())
+    imported.emplace_back(cuda_done->get(), import_semaphore_fd(cuda_done->export_fd(), timeline));
+  const auto gl_of = [&](VkSemaphore semaphore) -> const GlSemaphore& {
+    for (const auto& [vulkan_semaphore, gl] : imported)
+      if (vulkan_semaphore == semaphore) return gl;
+    throw std::logic_error("measure_semaphore_handoff: a semaphore GL never imported");
+  };
+  const cudaStream_t stream = app.cuda_stream();
+  const std::vector<double> wall = time_frames(frames, [&](long long) {
+    for (const vulkan::SemaphoreSignal& signal : semaphores.cubes_pass().signal)
+      signal_semaphore(gl_of(signal.semaphore), signal.value, {}, {}, GL_LAYOUT_GENERAL_EXT);
+    semaphores.cuda_acquire(stream);
+    semaphores.cuda_release(stream);
+    for (const vulkan::SemaphoreSignal& wait : semaphores.frame_pass(/*prepared=*/true).wait)
+      wait_semaphore(gl_of(wait.semaphore), wait.value, {}, {}, GL_LAYOUT_GENERAL_EXT);
+    finish_frame(app);
+  });
+  finish_frame(app);
+  return summarize(kSemaphoreHandoff, bench::Role::Handoff, wall);
 }
 
 // The bare loop, the minimal correct frame: the scene's GL rendering of its input (if any) -> map ->
@@ -448,6 +489,7 @@ Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames)
   Measurement m = summarize(to_string(mode), bench::Role::Mode, wall);
   m.bare_path = "bare";
   m.own_path = mode == ModeId::Interop ? "bare" : std::string(to_string(mode)) + " ref";
+  if (uses_semaphores(mode)) m.handoff_path = kSemaphoreHandoff;
   m.timed_median_ms = median(timed_wall);
   m.host_median_ms = host_median;
   for (const Phase phase : all_phases()) {
@@ -615,7 +657,8 @@ struct Plan {
   bool wants_interop_references = false;
   bool wants_extras = false;  // the timing cost and the hand-off scaling: the full run's
   bool wants_show_passes = false;
-  bool wants_throughput = false;  // frames in flight and K frames per hand-off, for the interop mode
+  bool wants_throughput = false;         // frames in flight and K frames per hand-off, for the interop mode
+  bool wants_semaphore_handoff = false;  // the external modes' hand-off alone
   BenchSize timing_size;  // where the timing cost is measured: 3840x2160 when asked for, else the largest
   int scaling_width = 0, scaling_height = 0;
   size_t total = 0;  // the progress lines' steps
@@ -663,6 +706,7 @@ Plan plan_bench(const Options& options, App& app) {
   plan.wants_extras = interop && !one_mode && !options.bench_scene;
   plan.wants_throughput =
       std::find(plan.modes.begin(), plan.modes.end(), ModeId::Interop) != plan.modes.end();
+  plan.wants_semaphore_handoff = std::any_of(plan.modes.begin(), plan.modes.end(), uses_semaphores);
   if (!plan.cuda) plan.skipped.push_back({{"path", "floor"}, {"reason", "no CUDA device"}});
   if (!interop)
     for (const char* path : {"handoff", "bare", "scaling", "timing cost", "throughput"})
@@ -674,7 +718,7 @@ Plan plan_bench(const Options& options, App& app) {
       plan.cuda ? static_cast<size_t>(std::count_if(plan.modes.begin(), plan.modes.end(), has_graph_form))
                 : 0;
   const size_t per_size = plan.modes.size() + own_references + graph_forms + (plan.wants_floor ? 1 : 0) + 1 +
-                          (plan.wants_interop_references ? 2 : 0);
+                          (plan.wants_interop_references ? 2 : 0) + (plan.wants_semaphore_handoff ? 1 : 0);
   // The show pass from a texture and from a buffer, for each image scene at each size.
   plan.wants_show_passes =
       plan.cuda && std::find(plan.modes.begin(), plan.modes.end(), ModeId::Buffer) != plan.modes.end();
@@ -780,6 +824,11 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
         record(repeated([&] { return measure_handoff(app, options.bench_frames); }));
         progress(where + "bare loop");
         record(repeated([&] { return measure_bare_loop(app, options.bench_frames); }));
+      }
+      if (plan.wants_semaphore_handoff) {
+        progress(where + "hand-off (the external modes' semaphores alone)");
+        record(repeated(
+            [&] { return measure_semaphore_handoff(app, options.semaphores, options.bench_frames); }));
       }
       if (plan.wants_show_passes && app.plan().draw == SceneDraw::ShowImage) {
         progress(where + "show pass from a texture and from a buffer");
@@ -891,7 +940,9 @@ nlohmann::json machine_of(App& app) {
 
 std::string method_text() {
   return "wall time per frame = render_frame + glFinish + cudaStreamSynchronize with per-phase timing off "
-         "(floor: kernels + stream sync; graphics: the scene's GL work alone; handoff: map + unmap alone; "
+         "(floor: kernels + stream sync; graphics: the scene's GL work alone; handoff: map + unmap alone, "
+         "and "
+         "for the external modes the semaphores' round trip alone; "
          "bare: the minimal loop with raw CUDA calls); reference_ms = floor + handoff + graphics; phases: a "
          "second pass of up to " +
          std::to_string(kTimedFrames) +

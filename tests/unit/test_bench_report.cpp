@@ -85,6 +85,21 @@ TEST(BenchRatios, NoReferenceWithoutTheHandoffAndNoneForWhatThePartsDoNotDescrib
   EXPECT_EQ(lab::bench::ratios_of(full.back(), full).to_reference, 0.0);
 }
 
+// GL's external modes hand off through semaphores, not map + unmap: their reference holds that round trip.
+TEST(BenchRatios, AModeIsJudgedWithTheHandoffItMakes) {
+  std::vector<Result> rows = rows_of("gl", 1.0);
+  rows.insert(rows.begin() + 2, row("gl", "handoff (semaphores)", Role::Handoff, 0.31));
+  Result external = row("gl", "external", Role::Mode, 1.01);
+  external.handoff_path = "handoff (semaphores)";
+  rows.push_back(external);
+  const double semaphores = lab::bench::ratios_of(external, rows).handoff_ms;
+  EXPECT_DOUBLE_EQ(semaphores, rows[2].median_ms);
+  EXPECT_DOUBLE_EQ(lab::bench::ratios_of(external, rows).reference_ms,
+                   rows[0].median_ms + rows[2].median_ms + rows[3].median_ms);
+  // The map/unmap modes keep the first hand-off row, map + unmap.
+  EXPECT_DOUBLE_EQ(lab::bench::ratios_of(rows[6], rows).handoff_ms, rows[1].median_ms);
+}
+
 TEST(BenchRatios, OnlyRowsOfTheSameApiSceneAndSizeCount) {
   std::vector<Result> rows = rows_of("gl", 1.0, 64);
   const std::vector<Result> other_size = rows_of("gl", 3.0, 128);
