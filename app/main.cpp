@@ -16,7 +16,7 @@
 #if INTEROP_LAB_WITH_GL
 #include "app/gl/app.hpp"
 #include "app/gl/bench.hpp"
-#include "app/gl/doctor.hpp"
+#include "app/gl/doctor_gl.hpp"
 #endif
 #if INTEROP_LAB_WITH_VULKAN
 #include "app/vulkan/app.hpp"

@@ -30,6 +30,18 @@ set(lab_scene_sources ${app_dir}/scene/cuda_views.cpp ${app_dir}/scene/frame_gra
 # app/d3d (labd3d): the rules every system builds
 set(lab_d3d_rules_sources ${app_dir}/d3d/d3d_handoff.cpp ${app_dir}/d3d/dxgi_report.cpp)
 
+# app/bench (labbench): what every API's benchmark reports, and its writers
+set(lab_bench_sources ${app_dir}/bench/report.cpp)
+
+# app/doctor (labdoctor): the doctor's report; each API's folder brings its section
+set(lab_doctor_sources ${app_dir}/doctor/doctor.cpp ${app_dir}/doctor/ui_doctor.cpp)
+# app/d3d's section of the doctor (Windows: the DXGI adapters beside the CUDA devices' LUIDs), linked with
+# GL's app, which collects the report
+set(lab_d3d_doctor_sources)
+if(WIN32)
+  set(lab_d3d_doctor_sources ${app_dir}/d3d/doctor_d3d.cpp)
+endif()
+
 # app/serve (labserve): the browser desk
 set(lab_serve_sources ${app_dir}/serve/desk.cpp ${app_dir}/serve/desk_bench.cpp ${app_dir}/serve/jpeg.cpp
                       ${app_dir}/serve/protocol.cpp ${app_dir}/serve/server.cpp)
@@ -40,9 +52,9 @@ set(lab_glfw_sources ${app_dir}/glfw/panel_layout.cpp ${app_dir}/glfw/window.cpp
 # app/gl (labapp); headless GL is EGL, which exists on Linux only: Windows gets the platform's refusal with a
 # remedy.
 set(lab_gl_sources)
-foreach(source IN ITEMS app bench doctor frame_read gl_external gl_objects mode mode_buffer mode_external mode_interop mode_pbo
+foreach(source IN ITEMS app bench bench_throughput doctor_gl frame_read gl_external gl_objects mode mode_buffer mode_external mode_interop mode_pbo
                         mode_split platform_glfw profiling renderer
-                        timing ui ui_doctor)
+                        timing ui)
   list(APPEND lab_gl_sources ${app_dir}/gl/${source}.cpp)
 endforeach()
 if(WIN32)

@@ -585,8 +585,8 @@ std::string check_gl_only_options(const CLI::App& app, const Options& options) {
   if (options.bench && options.api != GraphicsApi::Vulkan)
     return std::string("--bench covers --api gl and vulkan; ") + display_name(options.api) +
            "'s benchmark is not built yet";
-  // Vulkan's benchmark prints its table and writes --json; the rest is the GL benchmark's.
-  for (const char* gl_bench_only : {"--chart", "--bench-repeat", "--bench-window"})
+  // Vulkan's benchmark prints its table and writes --json and --chart; the rest is the GL benchmark's.
+  for (const char* gl_bench_only : {"--bench-repeat", "--bench-window"})
     if (app.count(gl_bench_only) > 0)
       return std::string(gl_bench_only) + " applies to --api gl's benchmark; drop it with --api " +
              to_string(options.api);

@@ -5,7 +5,7 @@
 #include "app/core/cli.hpp"
 #include "app/core/hotkeys.hpp"
 #include "app/core/remedy.hpp"
-#include "app/gl/doctor.hpp"
+#include "app/gl/doctor_gl.hpp"
 #include "app/gl/mode.hpp"
 #include "app/gl/platform.hpp"
 #include "app/gl/renderer.hpp"

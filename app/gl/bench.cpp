@@ -9,13 +9,18 @@
 // choice of clocks, and 1, 4 and 16 textures of the same total size mapped one by one or in one call.
 #include "app/gl/bench.hpp"
 
+#include "app/bench/report.hpp"
+#include "app/gl/bench_throughput.hpp"
+
 #include "app/core/text.hpp"
 #include "app/gl/app.hpp"
+#include "app/gl/gl_external.hpp"
 #include "app/gl/gl_objects.hpp"
 #include "app/image/image_io.hpp"
 #include "app/os/signals.hpp"
 #include "app/timing/bench_timing.hpp"
 #include "app/timing/statistics.hpp"
+#include "app/vulkan/cuda_link.hpp"
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
 #include "interop/memory.hpp"
@@ -42,32 +47,21 @@ using Clock = std::chrono::steady_clock;
 
 constexpr long long kDefaultFrames = 300;
 constexpr long long kTimedFrames = 60;  // the pass with per-phase timing on
+// The external modes' hand-off row: what their reference holds in place of map + unmap.
+constexpr const char* kSemaphoreHandoff = "handoff (semaphores)";
 
 const std::vector<BenchSize> kDefaultSizes = {{1280, 720}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
 
-struct Measurement {
-  std::string scene;
-  std::string path;  // a mode name, "floor" or "bare"
-  int width = 0, height = 0;
-  long long frames = 0;
-  double median_ms = 0.0, p90_ms = 0.0;
-  double timed_median_ms = 0.0;  // modes: the median with per-phase timing on
-  // Modes: the median host time that issuing a frame takes (render_frame, before the frame is waited
-  // for): what a CUDA graph (--graph) saves.
-  double host_median_ms = 0.0;
-  // --bench-repeat: the runs of the case, and the least and most of their medians (median_ms is the
-  // median of the medians, p90_ms the median of the p90s).
-  int runs = 1;
-  double min_median_ms = 0.0, max_median_ms = 0.0;
-  std::map<std::string, std::pair<double, double>> phases;  // name -> (median, p90) in ms, timing on
-};
+using Measurement = bench::Result;
 
-Measurement summarize(std::string path, const std::vector<double>& wall_ms) {
+Measurement summarize(std::string path, bench::Role role, const std::vector<double>& wall) {
   Measurement m;
+  m.api = "gl";
   m.path = std::move(path);
-  m.frames = static_cast<long long>(wall_ms.size());
-  m.median_ms = median(wall_ms);
-  m.p90_ms = percentile(wall_ms, 0.9);
+  m.role = role;
+  m.frames = static_cast<long long>(wall.size());
+  m.median_ms = median(wall);
+  m.p90_ms = percentile(wall, 0.9);
   return m;
 }
 
@@ -121,7 +115,7 @@ Measurement measure_floor(App& app, std::optional<long long> frames) {
     scene.compute_cuda({i, kernels::time_of_frame(i), extent}, views, stream);
     INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
   });
-  return summarize("floor", wall);
+  return summarize("floor", bench::Role::Floor, wall);
 }
 
 // The GL work a frame cannot do without, alone: the scene's own rendering of what the kernels read
@@ -130,14 +124,14 @@ Measurement measure_floor(App& app, std::optional<long long> frames) {
 Measurement measure_graphics(App& app, std::optional<long long> frames) {
   const Extent extent = app.platform().framebuffer_extent();
   const bool draws = app.renderer().draws_frame(app.plan());
-  if (app.plan().cubes_target < 0 && !draws) return summarize("graphics", {});
+  if (app.plan().cubes_target < 0 && !draws) return summarize("graphics", bench::Role::Graphics, {});
   const std::vector<double> wall = time_frames(frames, [&](long long index) {
     const FrameInfo frame{index, kernels::time_of_frame(index), extent};
     draw_input(app, frame);
     app.show(frame);
     glFinish();
   });
-  return summarize("graphics", wall);
+  return summarize("graphics", bench::Role::Graphics, wall);
 }
 
 // The scene's GL objects registered with raw CUDA calls (no interop:: types), and per frame one
@@ -250,7 +244,44 @@ Measurement measure_handoff(App& app, std::optional<long long> frames) {
     raw.unmap();
     finish_frame(app);
   });
-  return summarize("handoff", wall);
+  return summarize("handoff", bench::Role::Handoff, wall);
+}
+
+// The external modes' hand-off alone, GL's own (as Vulkan's bench measures its): semaphores that a headless
+// Vulkan device on the same GPU exports, imported by GL and CUDA as the external mode imports them; each
+// frame GL signals "graphics done", CUDA waits for it and signals "CUDA done", and GL waits for that, with
+// no kernel and no GL work, then GL and CUDA finish.
+Measurement measure_semaphore_handoff(App& app, interop::SemaphoreKind kind,
+                                      std::optional<long long> frames) {
+  const vulkan::Uuid uuid = vulkan::cuda_device_uuid(app.cuda_device());
+  // Declared in teardown order reversed: GL's imports go first, then CUDA's and Vulkan's semaphores, then the
+  // device.
+  const std::unique_ptr<vulkan::Context> context =
+      vulkan::on_own_thread([&uuid] { return std::make_unique<vulkan::Context>(&uuid); });
+  vulkan::CudaSemaphores semaphores(*context, kind);
+  const bool timeline = kind == interop::SemaphoreKind::Timeline;
+  std::vector<std::pair<VkSemaphore, GlSemaphore>> imported;
+  imported.emplace_back(semaphores.graphics_done().get(),
+                        import_semaphore_fd(semaphores.graphics_done().export_fd(), timeline));
+  if (const vulkan::ExportableSemaphore* cuda_done = semaphores.cuda_done())
+    imported.emplace_back(cuda_done->get(), import_semaphore_fd(cuda_done->export_fd(), timeline));
+  const auto gl_of = [&](VkSemaphore semaphore) -> const GlSemaphore& {
+    for (const auto& [vulkan_semaphore, gl] : imported)
+      if (vulkan_semaphore == semaphore) return gl;
+    throw std::logic_error("measure_semaphore_handoff: a semaphore GL never imported");
+  };
+  const cudaStream_t stream = app.cuda_stream();
+  const std::vector<double> wall = time_frames(frames, [&](long long) {
+    for (const vulkan::SemaphoreSignal& signal : semaphores.cubes_pass().signal)
+      signal_semaphore(gl_of(signal.semaphore), signal.value, {}, {}, GL_LAYOUT_GENERAL_EXT);
+    semaphores.cuda_acquire(stream);
+    semaphores.cuda_release(stream);
+    for (const vulkan::SemaphoreSignal& wait : semaphores.frame_pass(/*prepared=*/true).wait)
+      wait_semaphore(gl_of(wait.semaphore), wait.value, {}, {}, GL_LAYOUT_GENERAL_EXT);
+    finish_frame(app);
+  });
+  finish_frame(app);
+  return summarize(kSemaphoreHandoff, bench::Role::Handoff, wall);
 }
 
 // The bare loop, the minimal correct frame: the scene's GL rendering of its input (if any) -> map ->
@@ -270,7 +301,7 @@ Measurement measure_bare_loop(App& app, std::optional<long long> frames) {
     app.show(frame);
     finish_frame(app);
   });
-  return summarize("bare", wall);
+  return summarize("bare", bench::Role::Bare, wall);
 }
 
 // The show pass alone, drawing an image scene's frame from its texture or from a buffer (the buffer mode's
@@ -287,7 +318,7 @@ Measurement measure_show_pass(App& app, bool from_buffer, std::optional<long lon
     glFinish();
   });
   if (from_buffer) renderer.place_resources({});
-  return summarize(from_buffer ? "show buffer" : "show texture", wall);
+  return summarize(from_buffer ? "show buffer" : "show texture", bench::Role::Show, wall);
 }
 
 // The buffer mode's own loop: the bare loop with the scene's images in GL buffers, as the mode places them
@@ -300,6 +331,7 @@ Measurement measure_buffer_loop(App& app, std::optional<long long> frames) {
   Measurement measured = measure_bare_loop(app, frames);
   app.renderer().place_resources({});
   measured.path = "buffer ref";
+  measured.role = bench::Role::Own;
   return measured;
 }
 
@@ -428,7 +460,7 @@ std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::opt
     app.show(frame);
     finish_frame(app);
   });
-  return summarize(std::string(to_string(mode)) + " ref", wall);
+  return summarize(std::string(to_string(mode)) + " ref", bench::Role::Own, wall);
 }
 
 // The frame's own cost is measured with the app's timing off (events and timer queries cost GPU time
@@ -454,7 +486,10 @@ Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames)
                                              ? time_frames(std::min(kTimedFrames, *frames), run, kTimedFrames)
                                              : time_frames(std::nullopt, run, kTimedFrames);
   app.timers().flush();
-  Measurement m = summarize(to_string(mode), wall);
+  Measurement m = summarize(to_string(mode), bench::Role::Mode, wall);
+  m.bare_path = "bare";
+  m.own_path = mode == ModeId::Interop ? "bare" : std::string(to_string(mode)) + " ref";
+  if (uses_semaphores(mode)) m.handoff_path = kSemaphoreHandoff;
   m.timed_median_ms = median(timed_wall);
   m.host_median_ms = host_median;
   for (const Phase phase : all_phases()) {
@@ -584,80 +619,6 @@ std::string today() {
   return text;
 }
 
-// A log-scale line chart of median frame time per path and size, one panel per scene.
-std::string svg_chart(const std::vector<Measurement>& results, const std::vector<BenchSize>& sizes,
-                      const std::vector<SceneId>& scenes, const std::string& title) {
-  const std::vector<std::string> paths = {"floor", "bare",  "interop", "reregister",
-                                          "pbo",   "split", "staging", "cpu"};
-  const std::map<std::string, const char*> colours = {
-      {"floor", "#555555"}, {"bare", "#999999"},  {"interop", "#2a9d3f"}, {"reregister", "#d1495b"},
-      {"pbo", "#edae49"},   {"split", "#3d5a80"}, {"staging", "#00798c"}, {"cpu", "#7b5ea7"}};
-  double lowest = 1e9, highest = 1e-9;
-  for (const Measurement& m : results) {
-    lowest = std::min(lowest, m.median_ms);
-    highest = std::max(highest, m.median_ms);
-  }
-  const double log_low = std::floor(std::log10(std::max(lowest, 1e-3)));
-  const double log_high = std::ceil(std::log10(std::max(highest, 1e-3)));
-  const double decades = std::max(1.0, log_high - log_low);
-  const int panel_width = 360, panel_height = 300, left = 70, top = 50, gap = 110;
-  const int width = left + static_cast<int>(scenes.size()) * (panel_width + gap) + 110;
-  const int height = top + panel_height + 70;
-  std::ostringstream svg;
-  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='" << width << "' height='" << height
-      << "' font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n"
-      << "<text x='" << left << "' y='22' font-size='15'>" << title << "</text>\n";
-  for (size_t s = 0; s < scenes.size(); ++s) {
-    const int x0 = left + static_cast<int>(s) * (panel_width + gap);
-    const auto x_of = [&](size_t i) {
-      return x0 + (sizes.size() == 1 ? panel_width / 2.0
-                                     : static_cast<double>(i) * panel_width / (sizes.size() - 1));
-    };
-    const auto y_of = [&](double ms) {
-      return top + panel_height - (std::log10(std::max(ms, 1e-3)) - log_low) / decades * panel_height;
-    };
-    svg << "<text x='" << x0 << "' y='" << top - 8 << "' font-weight='bold'>" << to_string(scenes[s])
-        << "</text>\n"
-        << "<rect x='" << x0 << "' y='" << top << "' width='" << panel_width << "' height='" << panel_height
-        << "' fill='none' stroke='#ccc'/>\n";
-    for (double d = log_low; d <= log_low + decades + 1e-9; d += 1.0) {
-      const double y = y_of(std::pow(10.0, d));
-      svg << "<line x1='" << x0 << "' x2='" << x0 + panel_width << "' y1='" << y << "' y2='" << y
-          << "' stroke='#eee'/>\n<text x='" << x0 - 6 << "' y='" << y + 4 << "' text-anchor='end'>"
-          << std::pow(10.0, d) << " ms</text>\n";
-    }
-    for (size_t i = 0; i < sizes.size(); ++i)
-      svg << "<text x='" << x_of(i) << "' y='" << top + panel_height + 18 << "' text-anchor='middle'>"
-          << size_text(sizes[i].width, sizes[i].height) << "</text>\n";
-    for (const std::string& path : paths) {
-      std::string points;
-      for (size_t i = 0; i < sizes.size(); ++i)
-        for (const Measurement& m : results)
-          if (m.scene == to_string(scenes[s]) && m.path == path && m.width == sizes[i].width &&
-              m.height == sizes[i].height)
-            points += std::to_string(x_of(i)) + "," + std::to_string(y_of(m.median_ms)) + " ";
-      if (points.empty()) continue;
-      const bool reference = path == "floor" || path == "bare";
-      svg << "<polyline fill='none' stroke='" << colours.at(path) << "' stroke-width='2'"
-          << (reference ? " stroke-dasharray='5,4'" : "") << " points='" << points << "'/>\n";
-    }
-  }
-  int legend_y = top + 10;
-  const int legend_x = left + static_cast<int>(scenes.size()) * (panel_width + gap) - 20;
-  for (const std::string& path : paths) {
-    bool present = false;
-    for (const Measurement& m : results) present = present || m.path == path;
-    if (!present) continue;
-    svg << "<line x1='" << legend_x << "' x2='" << legend_x + 24 << "' y1='" << legend_y << "' y2='"
-        << legend_y << "' stroke='" << colours.at(path) << "' stroke-width='3'/><text x='" << legend_x + 30
-        << "' y='" << legend_y + 4 << "'>" << path << "</text>\n";
-    legend_y += 20;
-  }
-  svg << "<text x='" << left << "' y='" << height - 12
-      << "'>median wall time per frame (ms, log scale); dashed: floor and bare loop</text>\n</svg>\n";
-  return svg.str();
-}
-
 // The NVIDIA kernel module's version ("580.65.06") from /proc/driver/nvidia/version; "" elsewhere.
 std::string nvidia_driver_version() {
   std::FILE* file = std::fopen("/proc/driver/nvidia/version", "r");
@@ -684,73 +645,44 @@ std::string duration_text(double seconds) {
   return text;
 }
 
-// One measurement from `runs` runs of the same case: medians of the medians and of the p90s, the spread
-// of the medians; the phases of the run whose median is the median.
-Measurement combine_runs(std::vector<Measurement> runs) {
-  if (runs.size() == 1) {
-    runs.front().min_median_ms = runs.front().max_median_ms = runs.front().median_ms;
-    return runs.front();
-  }
-  std::vector<double> medians, p90s, timed, host;
-  for (const Measurement& m : runs) {
-    medians.push_back(m.median_ms);
-    p90s.push_back(m.p90_ms);
-    if (m.timed_median_ms > 0) timed.push_back(m.timed_median_ms);
-    if (m.host_median_ms > 0) host.push_back(m.host_median_ms);
-  }
-  const double middle = median(medians);
-  Measurement combined =
-      *std::min_element(runs.begin(), runs.end(), [middle](const Measurement& a, const Measurement& b) {
-        return std::fabs(a.median_ms - middle) < std::fabs(b.median_ms - middle);
-      });
-  combined.median_ms = middle;
-  combined.p90_ms = median(p90s);
-  combined.timed_median_ms = timed.empty() ? 0.0 : median(timed);
-  combined.host_median_ms = host.empty() ? 0.0 : median(host);
-  combined.runs = static_cast<int>(runs.size());
-  combined.min_median_ms = *std::min_element(medians.begin(), medians.end());
-  combined.max_median_ms = *std::max_element(medians.begin(), medians.end());
-  return combined;
-}
-
-}  // namespace
-
-int run_bench(const Options& options) {
-  const std::vector<BenchSize> sizes = options.bench_sizes.empty() ? kDefaultSizes : options.bench_sizes;
-  const std::vector<SceneId> scenes =
-      options.bench_scene ? std::vector<SceneId>{*options.bench_scene} : all_scenes();
-  int largest_width = 0, largest_height = 0;
-  for (const BenchSize& size : sizes) {
-    largest_width = std::max(largest_width, size.width);
-    largest_height = std::max(largest_height, size.height);
-  }
-  Options app_options = options;
-  app_options.headless = !options.bench_window;
-  app_options.no_ui = true;
-  app_options.mode = ModeId::Cpu;
-  app_options.frames = 1;  // animation time from the frame index
-  app_options.scene = scenes.front();
-  app_options.width = sizes.front().width;
-  app_options.height = sizes.front().height;
-  App app(app_options);
-
+// What the run measures, decided before anything is: the sizes, scenes and modes, what is skipped and why,
+// which references and extras the cases need, and how many steps the progress lines count.
+struct Plan {
+  std::vector<BenchSize> sizes;
+  std::vector<SceneId> scenes;
   std::vector<ModeId> modes;
   nlohmann::json skipped = nlohmann::json::array();
+  bool cuda = false;
+  bool wants_floor = false;
+  bool wants_interop_references = false;
+  bool wants_extras = false;  // the timing cost and the hand-off scaling: the full run's
+  bool wants_show_passes = false;
+  bool wants_throughput = false;         // frames in flight and K frames per hand-off, for the interop mode
+  bool wants_semaphore_handoff = false;  // the external modes' hand-off alone
+  BenchSize timing_size;  // where the timing cost is measured: 3840x2160 when asked for, else the largest
+  int scaling_width = 0, scaling_height = 0;
+  size_t total = 0;  // the progress lines' steps
+};
+
+Plan plan_bench(const Options& options, App& app) {
+  Plan plan;
+  plan.sizes = options.bench_sizes.empty() ? kDefaultSizes : options.bench_sizes;
+  plan.scenes = options.bench_scene ? std::vector<SceneId>{*options.bench_scene} : all_scenes();
   for (const ModeId mode : all_modes()) {
     if (options.mode && mode != *options.mode) continue;
     const ModeAvailability availability = app.availability(mode);
     if (availability.available) {
-      modes.push_back(mode);
+      plan.modes.push_back(mode);
     } else if (options.mode) {
       throw std::runtime_error(std::string("--mode ") + to_string(mode) +
                                " is unavailable: " + availability.reason);
     } else {
-      skipped.push_back({{"path", to_string(mode)}, {"reason", availability.reason}});
+      plan.skipped.push_back({{"path", to_string(mode)}, {"reason", availability.reason}});
     }
   }
   // Each reason once, with the modes it rules out ("skipping interop, pbo and staging: no CUDA device").
   std::vector<std::pair<std::string, std::vector<std::string>>> reasons;
-  for (const nlohmann::json& skip : skipped) {
+  for (const nlohmann::json& skip : plan.skipped) {
     const std::string reason = skip["reason"].get<std::string>();
     auto at = std::find_if(reasons.begin(), reasons.end(),
                            [&](const auto& entry) { return entry.first == reason; });
@@ -763,68 +695,101 @@ int run_bench(const Options& options) {
       names += (i == 0 ? "" : i + 1 == paths.size() ? " and " : ", ") + paths[i];
     std::fprintf(stderr, "bench: skipping %s: %s\n", names.c_str(), reason.c_str());
   }
-  const bool cuda = app.cuda_device() >= 0;
+  plan.cuda = app.cuda_device() >= 0;
   const bool interop = app.interop_support().usable;
   // With --mode, only that mode's references: the floor for any CUDA mode, the interop ones for a mode
   // that maps GL objects. The hand-off scaling and the timing cost belong to the full run.
   const bool one_mode = options.mode.has_value();
-  const bool wants_floor = cuda && (!one_mode || *options.mode != ModeId::Cpu);
-  const bool wants_interop_references =
+  plan.wants_floor = plan.cuda && (!one_mode || *options.mode != ModeId::Cpu);
+  plan.wants_interop_references =
       interop && (!one_mode || (*options.mode != ModeId::Cpu && *options.mode != ModeId::Staging));
-  const bool wants_extras = interop && !one_mode && !options.bench_scene;
-  if (!cuda) skipped.push_back({{"path", "floor"}, {"reason", "no CUDA device"}});
+  plan.wants_extras = interop && !one_mode && !options.bench_scene;
+  plan.wants_throughput =
+      std::find(plan.modes.begin(), plan.modes.end(), ModeId::Interop) != plan.modes.end();
+  plan.wants_semaphore_handoff = std::any_of(plan.modes.begin(), plan.modes.end(), uses_semaphores);
+  if (!plan.cuda) plan.skipped.push_back({{"path", "floor"}, {"reason", "no CUDA device"}});
   if (!interop)
-    for (const char* path : {"handoff", "bare", "scaling", "timing cost"})
-      skipped.push_back({{"path", path}, {"reason", app.interop_support().reason}});
+    for (const char* path : {"handoff", "bare", "scaling", "timing cost", "throughput"})
+      plan.skipped.push_back({{"path", path}, {"reason", app.interop_support().reason}});
 
-  const size_t own_references = static_cast<size_t>(
-      std::count_if(modes.begin(), modes.end(), [](ModeId mode) { return mode != ModeId::Interop; }));
+  const size_t own_references = static_cast<size_t>(std::count_if(
+      plan.modes.begin(), plan.modes.end(), [](ModeId mode) { return mode != ModeId::Interop; }));
   const size_t graph_forms =
-      cuda ? static_cast<size_t>(std::count_if(modes.begin(), modes.end(), has_graph_form)) : 0;
-  const size_t per_size = modes.size() + own_references + graph_forms + (wants_floor ? 1 : 0) + 1 +
-                          (wants_interop_references ? 2 : 0);
+      plan.cuda ? static_cast<size_t>(std::count_if(plan.modes.begin(), plan.modes.end(), has_graph_form))
+                : 0;
+  const size_t per_size = plan.modes.size() + own_references + graph_forms + (plan.wants_floor ? 1 : 0) + 1 +
+                          (plan.wants_interop_references ? 2 : 0) + (plan.wants_semaphore_handoff ? 1 : 0);
   // The show pass from a texture and from a buffer, for each image scene at each size.
-  const bool wants_show_passes = cuda && std::find(modes.begin(), modes.end(), ModeId::Buffer) != modes.end();
+  plan.wants_show_passes =
+      plan.cuda && std::find(plan.modes.begin(), plan.modes.end(), ModeId::Buffer) != plan.modes.end();
   const size_t image_scenes =
-      static_cast<size_t>(std::count_if(scenes.begin(), scenes.end(), [](SceneId scene) {
+      static_cast<size_t>(std::count_if(plan.scenes.begin(), plan.scenes.end(), [](SceneId scene) {
         return create_scene_compute(scene, kernels::Filter::Sobel)->draw_plan().draw == SceneDraw::ShowImage;
       }));
-  const size_t total = scenes.size() * sizes.size() * per_size + (wants_extras ? 6 + scenes.size() : 0) +
-                       (wants_show_passes ? image_scenes * sizes.size() : 0);
-  size_t done = 0;
-  const auto bench_started = std::chrono::steady_clock::now();
-  // "bench [3/12] pattern 64x64 cpu (about 20s left)": the estimate assumes the cases left take as long
-  // as those done, on average (they grow with the size, so early estimates run short).
-  const auto progress = [&](const std::string& what) {
+  plan.total = plan.scenes.size() * plan.sizes.size() * per_size +
+               (plan.wants_extras ? 6 + plan.scenes.size() : 0) +
+               (plan.wants_show_passes ? image_scenes * plan.sizes.size() : 0) +
+               (plan.wants_throughput ? plan.sizes.size() : 0);
+
+  plan.timing_size = plan.sizes.front();
+  int largest_width = 0, largest_height = 0;
+  for (const BenchSize& size : plan.sizes) {
+    if (size.width * size.height > plan.timing_size.width * plan.timing_size.height) plan.timing_size = size;
+    largest_width = std::max(largest_width, size.width);
+    largest_height = std::max(largest_height, size.height);
+  }
+  for (const BenchSize& size : plan.sizes)
+    if (size.width == 3840 && size.height == 2160) plan.timing_size = size;
+  plan.scaling_width = std::min(largest_width, 3840);
+  plan.scaling_height = std::min(largest_height, 2160);
+  return plan;
+}
+
+// What the run measured.
+struct Measured {
+  std::vector<Measurement> results;
+  std::vector<bench::Throughput> throughput;
+  std::vector<TimingCost> timing_costs;
+  std::vector<ScalingResult> scaling;
+};
+
+// "bench [3/12] pattern 64x64 cpu (about 20s left)": the estimate assumes the cases left take as long
+// as those done, on average (they grow with the size, so early estimates run short).
+class Progress {
+ public:
+  Progress(size_t total, int repeat) : m_total(total), m_repeat(repeat) {}
+  void operator()(const std::string& what) {
     std::string left;
-    if (done > 0)
+    if (m_done > 0)
       left = " (about " +
-             duration_text(seconds_since(bench_started) / static_cast<double>(done) *
-                           static_cast<double>(total - done)) +
+             duration_text(seconds_since(m_started) / static_cast<double>(m_done) *
+                           static_cast<double>(m_total - std::min(m_done, m_total))) +
              " left)";
-    ++done;
-    const std::string runs = options.bench_repeat > 1 ? " x" + std::to_string(options.bench_repeat) : "";
-    std::fprintf(stderr, "bench [%zu/%zu] %s%s%s\n", done, total, what.c_str(), runs.c_str(), left.c_str());
-  };
+    ++m_done;
+    const std::string runs = m_repeat > 1 ? " x" + std::to_string(m_repeat) : "";
+    std::fprintf(stderr, "bench [%zu/%zu] %s%s%s\n", m_done, m_total, what.c_str(), runs.c_str(),
+                 left.c_str());
+  }
+
+ private:
+  size_t m_total;
+  int m_repeat;
+  size_t m_done = 0;
+  Clock::time_point m_started = Clock::now();
+};
+
+Measured measure_cases(const Options& options, const Plan& plan, App& app) {
+  Progress progress(plan.total, options.bench_repeat);
   // Each case measured --bench-repeat times, back to back.
   const auto repeated = [&](const std::function<Measurement()>& measure) {
     std::vector<Measurement> runs;
     for (int run = 0; run < options.bench_repeat; ++run) runs.push_back(measure());
-    return combine_runs(std::move(runs));
+    return bench::combine_runs(std::move(runs));
   };
-
-  // The size the timing cost is measured at: 3840x2160 when it is among the sizes, else the largest.
-  BenchSize timing_size = sizes.front();
-  for (const BenchSize& size : sizes)
-    if (size.width * size.height > timing_size.width * timing_size.height) timing_size = size;
-  for (const BenchSize& size : sizes)
-    if (size.width == 3840 && size.height == 2160) timing_size = size;
-
-  std::vector<Measurement> results;
-  std::vector<TimingCost> timing_costs;
-  for (const SceneId scene : scenes) {
+  Measured measured;
+  for (const SceneId scene : plan.scenes) {
     app.request_scene(scene);
-    for (const BenchSize& size : sizes) {
+    for (const BenchSize& size : plan.sizes) {
       resize_and_wait(app, {size.width, size.height});
       app.request_mode(ModeId::Cpu);
       app.render_frame();  // the scene at this size, its resources re-created
@@ -844,185 +809,123 @@ int run_bench(const Options& options) {
         std::fprintf(stderr, "      %s %s %-10s median %.3f ms, p90 %.3f ms (%lld frames%s)\n",
                      m.scene.c_str(), size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms,
                      m.p90_ms, m.frames, spread.c_str());
-        results.push_back(std::move(m));
+        measured.results.push_back(std::move(m));
       };
       const std::string where =
           std::string(to_string(scene)) + " " + size_text(size.width, size.height) + " ";
-      if (wants_floor) {
+      if (plan.wants_floor) {
         progress(where + "floor (kernels alone)");
         record(repeated([&] { return measure_floor(app, options.bench_frames); }));
       }
       progress(where + "graphics (GL work alone)");
       record(repeated([&] { return measure_graphics(app, options.bench_frames); }));
-      if (wants_interop_references) {
+      if (plan.wants_interop_references) {
         progress(where + "hand-off (map + unmap alone)");
         record(repeated([&] { return measure_handoff(app, options.bench_frames); }));
         progress(where + "bare loop");
         record(repeated([&] { return measure_bare_loop(app, options.bench_frames); }));
       }
-      if (wants_show_passes && app.plan().draw == SceneDraw::ShowImage) {
+      if (plan.wants_semaphore_handoff) {
+        progress(where + "hand-off (the external modes' semaphores alone)");
+        record(repeated(
+            [&] { return measure_semaphore_handoff(app, options.semaphores, options.bench_frames); }));
+      }
+      if (plan.wants_show_passes && app.plan().draw == SceneDraw::ShowImage) {
         progress(where + "show pass from a texture and from a buffer");
         record(repeated([&] { return measure_show_pass(app, false, options.bench_frames); }));
         record(repeated([&] { return measure_show_pass(app, true, options.bench_frames); }));
       }
-      for (const ModeId mode : modes) {
-        if (mode != ModeId::Interop && (mode == ModeId::Cpu || cuda)) {
+      for (const ModeId mode : plan.modes) {
+        if (mode != ModeId::Interop && (mode == ModeId::Cpu || plan.cuda)) {
           progress(where + to_string(mode) + "'s own reference loop");
           std::vector<Measurement> own_runs;
           for (int run = 0; run < options.bench_repeat; ++run)
             if (std::optional<Measurement> own = measure_own_reference(app, mode, options.bench_frames))
               own_runs.push_back(std::move(*own));
-          if (!own_runs.empty()) record(combine_runs(std::move(own_runs)));
+          if (!own_runs.empty()) record(bench::combine_runs(std::move(own_runs)));
         }
         progress(where + to_string(mode));
         record(repeated([&] { return measure_mode(app, mode, options.bench_frames); }));
-        if (cuda && has_graph_form(mode)) {
+        if (plan.cuda && has_graph_form(mode)) {
           progress(where + to_string(mode) + " as a CUDA graph (--graph)");
           record(repeated([&] {
             app.request_graph(true);
             Measurement graph = measure_mode(app, mode, options.bench_frames);
             app.request_graph(false);
             graph.path += " graph";
+            graph.own_path.clear();  // judged by the mode's references, not a loop of its own
             return graph;
           }));
         }
       }
-      if (wants_extras && size.width == timing_size.width && size.height == timing_size.height) {
+      // Once a size: the rows run the pattern kernel on textures of their own, whatever the scene.
+      if (plan.wants_throughput && scene == plan.scenes.front()) {
+        progress(size_text(size.width, size.height) +
+                 " throughput (interop: frames in flight, K frames per hand-off)");
+        for (bench::Throughput& row : measure_throughput(app, options.bench_frames)) {
+          row.scene = to_string(SceneId::Pattern);
+          measured.throughput.push_back(std::move(row));
+        }
+        app.request_mode(ModeId::Cpu);
+        app.render_frame();
+        finish_frame(app);
+      }
+      if (plan.wants_extras && size.width == plan.timing_size.width &&
+          size.height == plan.timing_size.height) {
         progress(where + "timing cost (interop, each choice of clocks)");
-        for (TimingCost& cost : measure_timing_cost(app, options.bench_frames)) timing_costs.push_back(cost);
+        for (TimingCost& cost : measure_timing_cost(app, options.bench_frames))
+          measured.timing_costs.push_back(cost);
       }
     }
   }
   app.request_mode(ModeId::Cpu);
   app.render_frame();
+  if (plan.wants_extras)
+    measured.scaling = measure_scaling(app, plan.scaling_width, plan.scaling_height, options.bench_frames,
+                                       [&](const std::string& what) { progress("scaling " + what); });
+  return measured;
+}
 
-  std::vector<ScalingResult> scaling;
-  const int scaling_width = std::min(largest_width, 3840), scaling_height = std::min(largest_height, 2160);
-  if (wants_extras)
-    scaling = measure_scaling(app, scaling_width, scaling_height, options.bench_frames,
-                              [&](const std::string& what) { progress("scaling " + what); });
+// GL's own sections under the table: what per-phase timing costs, and the hand-off's scaling.
+nlohmann::json print_timing_cost(const Plan& plan, const std::vector<TimingCost>& costs) {
+  nlohmann::json rows = nlohmann::json::array();
+  if (costs.empty()) return rows;
+  std::printf("\nper-phase timing cost, interop at %s, median ms per frame (x: against timing off)\n",
+              size_text(plan.timing_size.width, plan.timing_size.height).c_str());
+  double off_ms = 0.0;
+  for (const TimingCost& cost : costs) {
+    if (cost.clocks == "off") off_ms = cost.median_ms;
+    const double ratio = off_ms > 0 ? cost.median_ms / off_ms : 0.0;
+    std::printf("  %-12s %-55s %8.3f ms  x%.3f\n", cost.scene.c_str(), cost.clocks.c_str(), cost.median_ms,
+                ratio);
+    rows.push_back({{"scene", cost.scene},
+                    {"width", plan.timing_size.width},
+                    {"height", plan.timing_size.height},
+                    {"clocks", cost.clocks},
+                    {"median_ms", cost.median_ms},
+                    {"ratio_to_timing_off", ratio}});
+  }
+  return rows;
+}
 
-  // The table. reference = floor + hand-off + graphics: the kernels, one hand-off and the GL work the
-  // frame needs, each measured alone; a mode's frame against it says what the rest of the path costs.
-  const auto find = [&](const Measurement& like, const char* path) -> const Measurement* {
-    for (const Measurement& m : results)
-      if (m.scene == like.scene && m.width == like.width && m.height == like.height && m.path == path)
-        return &m;
-    return nullptr;
-  };
-  const auto median_of = [&](const Measurement& like, const char* path) {
-    const Measurement* m = find(like, path);
-    return m ? m->median_ms : 0.0;
-  };
-  const bool repeat = options.bench_repeat > 1;
-  std::printf("\n%-12s %-10s %-15s %9s %s%9s %9s %9s %9s %9s %9s %9s  %s\n", "scene", "size", "path",
-              "median ms", repeat ? "  runs min-max ms  " : "", "p90 ms", "x ref", "x bare", "x own",
-              "timed ms", "x timing", "host ms", "phases (median ms, timing on)");
-  nlohmann::json cases = nlohmann::json::array();
-  const std::vector<std::string> references = {"floor",        "handoff",     "graphics",
-                                               "show texture", "show buffer", "bare"};
-  for (const Measurement& m : results) {
-    const bool is_reference = std::find(references.begin(), references.end(), m.path) != references.end() ||
-                              (m.path.size() > 4 && m.path.compare(m.path.size() - 4, 4, " ref") == 0);
-    // A mode's own minimal loop; interop's is the bare loop.
-    const double own_ms = is_reference          ? 0.0
-                          : m.path == "interop" ? median_of(m, "bare")
-                                                : median_of(m, (m.path + " ref").c_str());
-    const double to_own = own_ms > 0 ? m.median_ms / own_ms : 0.0;
-    const double floor_ms = median_of(m, "floor"), handoff_ms = median_of(m, "handoff");
-    const double graphics_ms = median_of(m, "graphics"), bare_ms = median_of(m, "bare");
-    // The reference needs the hand-off: only where interop works (the cpu path is judged by itself).
-    const double reference_ms = handoff_ms > 0 ? floor_ms + handoff_ms + graphics_ms : 0.0;
-    const double to_reference = !is_reference && reference_ms > 0 ? m.median_ms / reference_ms : 0.0;
-    const double to_bare = !is_reference && bare_ms > 0 ? m.median_ms / bare_ms : 0.0;
-    const double timing_cost =
-        m.timed_median_ms > 0 && m.median_ms > 0 ? m.timed_median_ms / m.median_ms : 0.0;
-    std::string phases;
-    for (const auto& [name, value] : m.phases) {
-      char text[64];
-      std::snprintf(text, sizeof text, "%s %.3f  ", name.c_str(), value.first);
-      phases += text;
-    }
-    const auto number = [](double value, const char* format) {
-      char text[24] = "-";
-      if (value > 0) std::snprintf(text, sizeof text, format, value);
-      return std::string(text);
-    };
-    char spread[48] = "";
-    if (repeat)
-      std::snprintf(spread, sizeof spread, " %3d %6.3f-%-7.3f ", m.runs, m.min_median_ms, m.max_median_ms);
-    std::printf("%-12s %-10s %-15s %9.3f %s%9.3f %9s %9s %9s %9s %9s %9s  %s\n", m.scene.c_str(),
-                size_text(m.width, m.height).c_str(), m.path.c_str(), m.median_ms, spread, m.p90_ms,
-                number(to_reference, "%.3f").c_str(), number(to_bare, "%.3f").c_str(),
-                number(to_own, "%.3f").c_str(), number(m.timed_median_ms, "%.3f").c_str(),
-                number(timing_cost, "%.3f").c_str(), number(m.host_median_ms, "%.3f").c_str(),
-                phases.c_str());
-    nlohmann::json entry = {{"scene", m.scene},   {"width", m.width},       {"height", m.height},
-                            {"path", m.path},     {"frames", m.frames},     {"median_ms", m.median_ms},
-                            {"p90_ms", m.p90_ms}, {"phases_median_ms", {}}, {"phases_p90_ms", {}}};
-    if (repeat) {
-      entry["runs"] = m.runs;
-      entry["median_of_medians_ms"] = m.median_ms;
-      entry["min_median_ms"] = m.min_median_ms;
-      entry["max_median_ms"] = m.max_median_ms;
-    }
-    for (const auto& [name, value] : m.phases) {
-      entry["phases_median_ms"][name] = value.first;
-      entry["phases_p90_ms"][name] = value.second;
-    }
-    if (m.host_median_ms > 0) entry["host_median_ms"] = m.host_median_ms;
-    if (m.timed_median_ms > 0) {
-      entry["median_ms_with_phase_timing"] = m.timed_median_ms;
-      entry["ratio_phase_timing_on_to_off"] = timing_cost;
-    }
-    if (!is_reference) {
-      if (floor_ms > 0) entry["floor_ms"] = floor_ms;
-      if (handoff_ms > 0) entry["handoff_ms"] = handoff_ms;
-      entry["graphics_ms"] = graphics_ms;
-      if (reference_ms > 0) {
-        entry["reference_ms"] = reference_ms;
-        entry["ratio_to_reference"] = to_reference;
-      }
-      if (to_bare > 0) entry["ratio_to_bare_loop"] = to_bare;
-      if (to_own > 0) {
-        entry["own_reference_ms"] = own_ms;
-        entry["ratio_to_own_reference"] = to_own;
-      }
-    }
-    cases.push_back(entry);
+nlohmann::json print_scaling(const Plan& plan, const std::vector<ScalingResult>& scaling) {
+  nlohmann::json rows = nlohmann::json::array();
+  if (scaling.empty()) return rows;
+  std::printf("\nhand-off scaling: %s in 1, 4 or 16 textures, pattern kernel, median ms per frame\n",
+              size_text(plan.scaling_width, plan.scaling_height).c_str());
+  for (const ScalingResult& s : scaling) {
+    std::printf("  %2d texture(s), %-18s %8.3f ms (p90 %.3f)\n", s.textures,
+                s.one_call ? "one map call:" : "one call each:", s.median_ms, s.p90_ms);
+    rows.push_back({{"textures", s.textures},
+                    {"map", s.one_call ? "one call" : "one call each"},
+                    {"median_ms", s.median_ms},
+                    {"p90_ms", s.p90_ms}});
   }
-  nlohmann::json timing_json = nlohmann::json::array();
-  if (!timing_costs.empty()) {
-    std::printf("\nper-phase timing cost, interop at %s, median ms per frame (x: against timing off)\n",
-                size_text(timing_size.width, timing_size.height).c_str());
-    double off_ms = 0.0;
-    for (const TimingCost& cost : timing_costs) {
-      if (cost.clocks == "off") off_ms = cost.median_ms;
-      const double ratio = off_ms > 0 ? cost.median_ms / off_ms : 0.0;
-      std::printf("  %-12s %-55s %8.3f ms  x%.3f\n", cost.scene.c_str(), cost.clocks.c_str(), cost.median_ms,
-                  ratio);
-      timing_json.push_back({{"scene", cost.scene},
-                             {"width", timing_size.width},
-                             {"height", timing_size.height},
-                             {"clocks", cost.clocks},
-                             {"median_ms", cost.median_ms},
-                             {"ratio_to_timing_off", ratio}});
-    }
-  }
-  nlohmann::json scaling_json = nlohmann::json::array();
-  if (!scaling.empty()) {
-    std::printf("\nhand-off scaling: %s in 1, 4 or 16 textures, pattern kernel, median ms per frame\n",
-                size_text(scaling_width, scaling_height).c_str());
-    for (const ScalingResult& s : scaling) {
-      std::printf("  %2d texture(s), %-18s %8.3f ms (p90 %.3f)\n", s.textures,
-                  s.one_call ? "one map call:" : "one call each:", s.median_ms, s.p90_ms);
-      scaling_json.push_back({{"textures", s.textures},
-                              {"map", s.one_call ? "one call" : "one call each"},
-                              {"median_ms", s.median_ms},
-                              {"p90_ms", s.p90_ms}});
-    }
-  }
+  return rows;
+}
 
+// The machine the run measured, and its line under the tables.
+nlohmann::json machine_of(App& app) {
   const interop::CudaDevices& devices = app.cuda_devices();
   nlohmann::json machine = {{"gl_renderer", gl_string(GL_RENDERER)},
                             {"gl_version", gl_string(GL_VERSION)},
@@ -1031,41 +934,89 @@ int run_bench(const Options& options) {
                             {"cuda_runtime", cuda_version_text(devices.runtime_version)},
                             {"nvidia_driver", nvidia_driver_version()},
                             {"date", today()}};
-  if (cuda) machine["gpu"] = devices.devices[static_cast<size_t>(app.cuda_device())].name;
-  const std::string gpu_name = cuda ? machine["gpu"].get<std::string>() : gl_string(GL_RENDERER);
-  const std::string nvidia = nvidia_driver_version();
+  if (app.cuda_device() >= 0) machine["gpu"] = devices.devices[static_cast<size_t>(app.cuda_device())].name;
+  return machine;
+}
+
+std::string method_text() {
+  return "wall time per frame = render_frame + glFinish + cudaStreamSynchronize with per-phase timing off "
+         "(floor: kernels + stream sync; graphics: the scene's GL work alone; handoff: map + unmap alone, "
+         "and "
+         "for the external modes the semaphores' round trip alone; "
+         "bare: the minimal loop with raw CUDA calls); reference_ms = floor + handoff + graphics; phases: a "
+         "second pass of up to " +
+         std::to_string(kTimedFrames) +
+         " frames (or --bench-frames, if fewer; "
+         "without --bench-frames a slow case stops after " +
+         std::to_string(static_cast<int>(kBenchCaseSeconds)) + " s once " + std::to_string(kMinBenchFrames) +
+         " frames are in) with CUDA events / GL timer queries on, "
+         "medians (interpolated between the two middle frames, app/timing/statistics.hpp); throughput: "
+         "raw map/unmap frames of the scene's size, ms per frame = the wall time of all frames, finished, "
+         "over their count, with N frames in flight (fences N frames back, textures N-buffered) or K frames "
+         "per hand-off (one map of K textures)";
+}
+
+}  // namespace
+
+int run_bench(const Options& options) {
+  Options app_options = options;
+  app_options.headless = !options.bench_window;
+  app_options.no_ui = true;
+  app_options.mode = ModeId::Cpu;
+  app_options.frames = 1;  // animation time from the frame index
+  app_options.scene = options.bench_scene.value_or(all_scenes().front());
+  const BenchSize first = options.bench_sizes.empty() ? kDefaultSizes.front() : options.bench_sizes.front();
+  app_options.width = first.width;
+  app_options.height = first.height;
+  App app(app_options);
+
+  const Plan plan = plan_bench(options, app);
+  const Measured measured = measure_cases(options, plan, app);
+
+  bench::Report report;
+  report.results = measured.results;
+  report.throughput = measured.throughput;
+  if (!plan.wants_throughput)
+    report.throughput_skipped = app.interop_support().usable ? "" : app.interop_support().reason;
+  report.repeat = options.bench_repeat > 1;
+  std::fputs(bench::format_table(report).c_str(), stdout);
+  std::fputs(bench::format_throughput(report).c_str(), stdout);
+  const nlohmann::json timing_json = print_timing_cost(plan, measured.timing_costs);
+  const nlohmann::json scaling_json = print_scaling(plan, measured.scaling);
+
+  const nlohmann::json machine = machine_of(app);
+  const interop::CudaDevices& devices = app.cuda_devices();
+  const std::string gpu_name =
+      machine.contains("gpu") ? machine["gpu"].get<std::string>() : gl_string(GL_RENDERER);
+  const std::string nvidia = machine["nvidia_driver"].get<std::string>();
   const std::string driver = devices.driver_version > 0
                                  ? "driver supports CUDA " + cuda_version_text(devices.driver_version)
                                  : std::string("no CUDA driver");
   std::printf("\n%s, GL %s, CUDA %s (runtime), %s%s, %s\n", gpu_name.c_str(), gl_string(GL_VERSION).c_str(),
               cuda_version_text(devices.runtime_version).c_str(), driver.c_str(),
-              nvidia.empty() ? "" : (", NVIDIA driver " + nvidia).c_str(), today().c_str());
+              nvidia.empty() ? "" : (", NVIDIA driver " + nvidia).c_str(),
+              machine["date"].get<std::string>().c_str());
 
   if (!options.json.empty()) {
-    nlohmann::json report = {
-        {"machine", machine},
-        {"cases", cases},
-        {"timing_cost", timing_json},
-        {"scaling", scaling_json},
-        {"skipped", skipped},
-        {"method",
-         "wall time per frame = render_frame + glFinish + cudaStreamSynchronize with per-phase timing off "
-         "(floor: kernels + stream sync; graphics: the scene's GL work alone; handoff: map + unmap alone; "
-         "bare: the minimal loop with raw CUDA calls); reference_ms = floor + handoff + graphics; phases: a "
-         "second pass of up to " +
-             std::to_string(kTimedFrames) +
-             " frames (or --bench-frames, if fewer; "
-             "without --bench-frames a slow case stops after " +
-             std::to_string(static_cast<int>(kBenchCaseSeconds)) + " s once " +
-             std::to_string(kMinBenchFrames) +
-             " frames are in) with CUDA events / GL timer queries on, "
-             "medians (interpolated between the two middle frames, app/timing/statistics.hpp)"}};
-    write_text_file(options.json, report.dump(2) + "\n");
+    const nlohmann::json document = {{"machine", machine},
+                                     {"cases", bench::cases_json(report)},
+                                     {"throughput", bench::throughput_json(report)},
+                                     {"timing_cost", timing_json},
+                                     {"scaling", scaling_json},
+                                     {"skipped", plan.skipped},
+                                     {"method", method_text()}};
+    write_text_file(options.json, document.dump(2) + "\n");
     std::fprintf(stderr, "bench: wrote %s\n", options.json.c_str());
   }
   if (!options.chart.empty()) {
-    write_text_file(options.chart,
-                    svg_chart(results, sizes, scenes, "interop-lab --bench: " + gpu_name + ", " + today()));
+    std::vector<std::pair<int, int>> sizes;
+    for (const BenchSize& size : plan.sizes) sizes.emplace_back(size.width, size.height);
+    std::vector<std::string> scenes;
+    for (const SceneId scene : plan.scenes) scenes.emplace_back(to_string(scene));
+    const std::vector<std::string> paths = {"floor", "bare",  "interop", "reregister",
+                                            "pbo",   "split", "staging", "cpu"};
+    write_text_file(options.chart, bench::svg_chart(measured.results, sizes, scenes, paths,
+                                                    "interop-lab --bench: " + gpu_name + ", " + today()));
     std::fprintf(stderr, "bench: wrote %s\n", options.chart.c_str());
   }
   return 0;

@@ -4,7 +4,7 @@
 // app itself.
 #pragma once
 
-#include "app/gl/doctor.hpp"
+#include "app/doctor/doctor.hpp"
 #include "app/gl/mode.hpp"
 #include "app/gl/platform.hpp"
 #include "app/gl/timing.hpp"

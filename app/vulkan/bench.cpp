@@ -10,7 +10,10 @@
 // app/vulkan/bench_bare.hpp: what the app's own layers cost; the exported rows against the exported bare
 // loop, CUDA's memory from raw cuMem* calls) and against the external (timeline) frame of the
 // same scene and size (x external: what copying through host memory costs next to sharing the memory).
+// The ratios, the table, the JSON and the chart are app/bench's, the same as GL's.
 #include "app/vulkan/bench.hpp"
+
+#include "app/bench/report.hpp"
 
 #include "app/core/text.hpp"
 #include "app/image/image_io.hpp"
@@ -47,24 +50,20 @@ constexpr Case kCases[] = {{ModeId::External, interop::SemaphoreKind::Timeline, 
                            {ModeId::Staging, interop::SemaphoreKind::Timeline, "staging"},
                            {ModeId::Cpu, interop::SemaphoreKind::Timeline, "cpu"}};
 
-struct Result {
-  std::string scene, path;
-  int width = 0, height = 0;
-  long long frames = 0;
-  double median_ms = 0.0, p90_ms = 0.0;
-  double reference_ms = 0.0;  // modes: floor + hand-off + graphics of the same scene and size (0: none)
-  double bare_ms = 0.0;       // CUDA modes: the bare loop of the same scene and size (0: none)
-};
-
 // A row of the table: the median and p90 of `wall`, one measured frame's time each.
-Result summarize(SceneId scene, const char* path, Extent extent, const std::vector<double>& wall) {
-  return {to_string(scene),
-          path,
-          extent.width,
-          extent.height,
-          static_cast<long long>(wall.size()),
-          median(wall),
-          percentile(wall, 0.9)};
+bench::Result summarize(SceneId scene, const char* path, bench::Role role, Extent extent,
+                        const std::vector<double>& wall) {
+  bench::Result result;
+  result.api = "vulkan";
+  result.scene = to_string(scene);
+  result.path = path;
+  result.role = role;
+  result.width = extent.width;
+  result.height = extent.height;
+  result.frames = static_cast<long long>(wall.size());
+  result.median_ms = median(wall);
+  result.p90_ms = percentile(wall, 0.9);
+  return result;
 }
 
 // The scene's kernels alone on cudaMalloc memory of its resources' sizes, each frame waited for; 0 frames
@@ -91,153 +90,134 @@ std::vector<double> time_floor(const Options& options, SceneId scene, Extent ext
   });
 }
 
+// The parts alone at one scene and size: the kernels (floor), the hand-off (the semaphores' round trip) and
+// the Vulkan passes (graphics, in a cpu-mode app whose mode is never asked to produce). No floor and no
+// hand-off without a CUDA device. Returns whether the floor was measured (the bare loops need CUDA too).
+bool measure_parts(const Options& options, SceneId scene, Extent extent,
+                   std::vector<bench::Result>& results) {
+  std::fprintf(stderr, "bench: vulkan %s %dx%d floor, hand-off and graphics\n", to_string(scene),
+               extent.width, extent.height);
+  const std::vector<double> floor_wall = time_floor(options, scene, extent);
+  if (!floor_wall.empty()) {
+    results.push_back(summarize(scene, "floor", bench::Role::Floor, extent, floor_wall));
+    try {
+      results.push_back(summarize(scene, "hand-off", bench::Role::Handoff, extent, time_handoff(options)));
+    } catch (const std::runtime_error& error) {
+      std::fprintf(stderr, "bench: hand-off skipped (so is x ref, which needs it): %s\n", error.what());
+    }
+  }
+  Options graphics_run = options;
+  graphics_run.headless = true;
+  graphics_run.scene = scene;
+  graphics_run.mode = ModeId::Cpu;
+  graphics_run.width = extent.width;
+  graphics_run.height = extent.height;
+  App app(graphics_run);
+  app.set_timing(false);
+  const std::vector<double> wall = time_frames(options.bench_frames, [&](long long index) {
+    app.render_graphics_only(index);
+    app.finish();
+  });
+  results.push_back(summarize(scene, "graphics", bench::Role::Graphics, extent, wall));
+  return !floor_wall.empty();
+}
+
+// Each sharing mode's own bare loop: external's (what the other modes are judged against too), and
+// exported's (CUDA's memory from raw cuMem* calls), each where a mode measured here is judged by it.
+void measure_bare_loops(const Options& options, SceneId scene, Extent extent,
+                        std::vector<bench::Result>& results) {
+  const auto judges = [&](ModeId bare_mode) {
+    if (!options.mode) return true;
+    return (bare_mode == ModeId::Exported) == (*options.mode == ModeId::Exported);
+  };
+  for (const ModeId bare_mode : {ModeId::External, ModeId::Exported}) {
+    if (!judges(bare_mode)) continue;
+    const char* label = bare_mode == ModeId::External ? "bare" : "bare exported";
+    std::fprintf(stderr, "bench: vulkan %s %dx%d %s loop\n", to_string(scene), extent.width, extent.height,
+                 label);
+    try {
+      const std::vector<double> wall = time_bare_loop(options, scene, extent, nullptr, bare_mode);
+      results.push_back(summarize(scene, label, bench::Role::Bare, extent, wall));
+    } catch (const std::runtime_error& error) {
+      std::fprintf(stderr, "bench: %s loop skipped: %s\n", label, error.what());
+    }
+  }
+}
+
+// Every case of kCases that --mode asks for and that runs here, each in an app of its own, timing off.
+void measure_modes(const Options& options, SceneId scene, Extent extent,
+                   std::vector<bench::Result>& results) {
+  for (const Case& c : kCases) {
+    if (options.mode && *options.mode != c.mode) continue;
+    Options run = options;
+    run.headless = true;
+    run.scene = scene;
+    run.mode = c.mode;
+    run.semaphores = c.semaphores;
+    run.width = extent.width;
+    run.height = extent.height;
+    std::fprintf(stderr, "bench: vulkan %s %dx%d %s\n", to_string(scene), extent.width, extent.height,
+                 c.path);
+    std::optional<App> app;
+    try {
+      app.emplace(run);
+      app->set_timing(false);  // wall time of the frame alone, as the GL benchmark's modes
+    } catch (const std::runtime_error& error) {
+      std::fprintf(stderr, "bench: %s skipped: %s\n", c.path, error.what());
+      continue;
+    }
+    const std::vector<double> wall = time_frames(options.bench_frames, [&](long long index) {
+      app->render_frame(index);
+      app->finish();
+    });
+    bench::Result result = summarize(scene, c.path, bench::Role::Mode, extent, wall);
+    // The cpu mode runs no kernel on the GPU: neither the parts nor a bare loop describe it. The exported
+    // mode is judged against its own bare loop, every other CUDA mode against external's; every mode
+    // against the external (timeline) frame (x external: what copying costs next to sharing).
+    result.judged_by_reference = c.mode != ModeId::Cpu;
+    result.bare_path = c.mode == ModeId::Cpu ? "" : c.mode == ModeId::Exported ? "bare exported" : "bare";
+    result.external_path = kCases[0].path;
+    results.push_back(std::move(result));
+  }
+}
+
+// The table on stdout, --json and --chart: app/bench's writers, as GL's benchmark's.
+void report(const Options& options, const std::vector<BenchSize>& sizes,
+            const std::vector<std::string>& scenes, std::vector<bench::Result> results) {
+  bench::Report report;
+  report.results = std::move(results);
+  std::fputs(bench::format_table(report).c_str(), stdout);
+  std::fflush(stdout);
+  if (!options.json.empty())
+    write_text_file(options.json, nlohmann::json{{"cases", bench::cases_json(report)}}.dump(2) + "\n");
+  if (!options.chart.empty()) {
+    std::vector<std::pair<int, int>> chart_sizes;
+    for (const BenchSize& size : sizes) chart_sizes.emplace_back(size.width, size.height);
+    std::vector<std::string> paths = {"floor", "bare", "bare exported"};
+    for (const Case& c : kCases) paths.emplace_back(c.path);
+    write_text_file(options.chart, bench::svg_chart(report.results, chart_sizes, scenes, paths,
+                                                    "interop-lab --bench --api vulkan"));
+  }
+}
+
 }  // namespace
 
 int run_bench(const Options& options) {
   const std::vector<BenchSize> sizes = options.bench_sizes.empty()
                                            ? std::vector<BenchSize>{{1280, 720}, {1920, 1080}, {3840, 2160}}
                                            : options.bench_sizes;
-  std::vector<Result> results;
-  std::printf("\n%-12s %-10s %-20s %10s %9s %8s %8s %12s\n", "scene", "size", "path", "median ms", "p90 ms",
-              "x ref", "x bare", "x external");
-  const auto print = [](const Result& r, const char* to_reference, const char* to_bare,
-                        const char* to_external) {
-    std::printf("%-12s %-10s %-20s %10.3f %9.3f %8s %8s %12s\n", r.scene.c_str(),
-                size_text(r.width, r.height).c_str(), r.path.c_str(), r.median_ms, r.p90_ms, to_reference,
-                to_bare, to_external);
-    std::fflush(stdout);
-  };
-  const auto ratio = [](double value, double to, char(&text)[32]) -> const char* {
-    std::snprintf(text, sizeof text, "-");
-    if (to > 0) std::snprintf(text, sizeof text, "%.3f", value / to);
-    return text;
-  };
+  std::vector<bench::Result> results;
+  std::vector<std::string> scenes;
   for (const SceneId scene : all_scenes()) {
     if (options.bench_scene && *options.bench_scene != scene) continue;
+    scenes.emplace_back(to_string(scene));
     for (const BenchSize& size : sizes) {
       const Extent extent{size.width, size.height};
-      double external_ms = 0.0;
-      // The parts alone: the kernels (floor) and the Vulkan passes (graphics, in a cpu-mode app whose
-      // mode is never asked to produce).
-      std::fprintf(stderr, "bench: vulkan %s %dx%d floor and graphics\n", to_string(scene), size.width,
-                   size.height);
-      const std::vector<double> floor_wall = time_floor(options, scene, extent);
-      double reference_ms = 0.0;
-      char none[32] = "-";
-      if (!floor_wall.empty()) {
-        Result floor = summarize(scene, "floor", extent, floor_wall);
-        print(floor, none, none, none);
-        results.push_back(floor);
-        reference_ms += floor.median_ms;
-        try {
-          const std::vector<double> wall = time_handoff(options);
-          Result handoff = summarize(scene, "hand-off", extent, wall);
-          print(handoff, none, none, none);
-          results.push_back(handoff);
-          reference_ms += handoff.median_ms;
-        } catch (const std::runtime_error& error) {
-          std::fprintf(stderr, "bench: hand-off skipped: %s\n", error.what());
-        }
-      }
-      {
-        Options graphics_run = options;
-        graphics_run.headless = true;
-        graphics_run.scene = scene;
-        graphics_run.mode = ModeId::Cpu;
-        graphics_run.width = size.width;
-        graphics_run.height = size.height;
-        App app(graphics_run);
-        app.set_timing(false);
-        const std::vector<double> wall = time_frames(options.bench_frames, [&](long long index) {
-          app.render_graphics_only(index);
-          app.finish();
-        });
-        Result graphics = summarize(scene, "graphics", extent, wall);
-        print(graphics, none, none, none);
-        results.push_back(graphics);
-        reference_ms += graphics.median_ms;
-      }
-      // Each sharing mode's own bare loop: external's (what the other modes are judged against too), and
-      // exported's (CUDA's memory from raw cuMem* calls), each where a mode measured here is judged by it.
-      double bare_ms = 0.0, exported_bare_ms = 0.0;
-      const auto judges = [&](ModeId bare_mode) {
-        if (!options.mode) return true;
-        return (bare_mode == ModeId::Exported) == (*options.mode == ModeId::Exported);
-      };
-      for (const ModeId bare_mode : {ModeId::External, ModeId::Exported}) {
-        if (floor_wall.empty() || !judges(bare_mode)) continue;
-        const char* label = bare_mode == ModeId::External ? "bare" : "bare exported";
-        std::fprintf(stderr, "bench: vulkan %s %dx%d %s loop\n", to_string(scene), size.width, size.height,
-                     label);
-        try {
-          const std::vector<double> wall = time_bare_loop(options, scene, extent, nullptr, bare_mode);
-          Result bare = summarize(scene, label, extent, wall);
-          char to_reference[32];
-          print(bare, ratio(bare.median_ms, reference_ms, to_reference), none, none);
-          bare.reference_ms = reference_ms;
-          results.push_back(bare);
-          (bare_mode == ModeId::External ? bare_ms : exported_bare_ms) = bare.median_ms;
-        } catch (const std::runtime_error& error) {
-          std::fprintf(stderr, "bench: %s loop skipped: %s\n", label, error.what());
-        }
-      }
-      for (const Case& c : kCases) {
-        if (options.mode && *options.mode != c.mode) continue;
-        Options run = options;
-        run.headless = true;
-        run.scene = scene;
-        run.mode = c.mode;
-        run.semaphores = c.semaphores;
-        run.width = size.width;
-        run.height = size.height;
-        std::fprintf(stderr, "bench: vulkan %s %dx%d %s\n", to_string(scene), size.width, size.height,
-                     c.path);
-        std::optional<App> app;
-        try {
-          app.emplace(run);
-          app->set_timing(false);  // wall time of the frame alone, as the GL benchmark's modes
-        } catch (const std::runtime_error& error) {
-          std::fprintf(stderr, "bench: %s skipped: %s\n", c.path, error.what());
-          continue;
-        }
-        const std::vector<double> wall = time_frames(options.bench_frames, [&](long long index) {
-          app->render_frame(index);
-          app->finish();
-        });
-        Result result = summarize(scene, c.path, extent, wall);
-        if (c.mode == ModeId::External && c.semaphores == interop::SemaphoreKind::Timeline)
-          external_ms = result.median_ms;
-        // The cpu mode runs no kernel on the GPU: the floor does not describe it. The exported mode is judged
-        // against its own bare loop, every other CUDA mode against external's.
-        const double own_bare_ms = c.mode == ModeId::Exported ? exported_bare_ms : bare_ms;
-        char to_reference[32], to_bare[32], to_external[32];
-        print(result, c.mode == ModeId::Cpu ? none : ratio(result.median_ms, reference_ms, to_reference),
-              c.mode == ModeId::Cpu ? none : ratio(result.median_ms, own_bare_ms, to_bare),
-              ratio(result.median_ms, external_ms, to_external));
-        result.reference_ms = c.mode == ModeId::Cpu ? 0.0 : reference_ms;
-        result.bare_ms = c.mode == ModeId::Cpu ? 0.0 : own_bare_ms;
-        results.push_back(result);
-      }
+      if (measure_parts(options, scene, extent, results)) measure_bare_loops(options, scene, extent, results);
+      measure_modes(options, scene, extent, results);
     }
   }
-  if (!options.json.empty()) {
-    nlohmann::json cases = nlohmann::json::array();
-    for (const Result& r : results) {
-      nlohmann::json entry = {{"api", "vulkan"},          {"scene", r.scene},   {"path", r.path},
-                              {"width", r.width},         {"height", r.height}, {"frames", r.frames},
-                              {"median_ms", r.median_ms}, {"p90_ms", r.p90_ms}};
-      if (r.reference_ms > 0) {
-        entry["reference_ms"] = r.reference_ms;
-        entry["ratio_to_reference"] = r.median_ms / r.reference_ms;
-      }
-      if (r.bare_ms > 0) {
-        entry["bare_ms"] = r.bare_ms;
-        entry["ratio_to_bare"] = r.median_ms / r.bare_ms;
-      }
-      cases.push_back(entry);
-    }
-    write_text_file(options.json, nlohmann::json{{"cases", cases}}.dump(2) + "\n");
-  }
+  report(options, sizes, scenes, std::move(results));
   return 0;
 }
 

@@ -49,9 +49,11 @@ TEST(Bench, MeasuresEveryAvailablePathAndWritesJsonAndChart) {
     }
     // Every mode is judged against its own minimal loop, measured beside it (interop's is the bare loop),
     // but external: its frame already is the five calls a raw loop would make.
-    const bool reference = path == "floor" || path == "handoff" || path == "graphics" || path == "bare" ||
-                           path == "show texture" || path == "show buffer" ||
-                           path.find(" ref") != std::string::npos;
+    const bool reference = entry.at("role") != "mode";
+    EXPECT_EQ(reference, path == "floor" || path == "handoff" || path == "handoff (semaphores)" ||
+                             path == "graphics" || path == "bare" || path == "show texture" ||
+                             path == "show buffer" || path.find(" ref") != std::string::npos)
+        << entry.dump();
     // A mode as a CUDA graph (--graph) is judged against the same references as the mode, not a loop of
     // its own; exported, as external, has none (its frame already is the raw calls).
     const bool graph = path.size() > 6 && path.compare(path.size() - 6, 6, " graph") == 0;

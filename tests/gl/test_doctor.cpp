@@ -1,9 +1,11 @@
 // tests/gl/test_doctor.cpp — the doctor's rules on made-up findings (no GPU, no GL context): the
 // report's layout, which modes are available, WSL detection, the remedies and the verdict's reason, and
-// the panel drawn without a renderer. In gl_tests because the doctor is the GL app's (app/gl/doctor.cpp
-// probes the platforms it reports on); test_doctor_gl.cpp runs it on a real context.
+// the panel drawn without a renderer, and the report assembled from its sources (app/doctor). In gl_tests
+// because GL's source (app/gl/doctor_gl.cpp) probes the platforms it reports on; test_doctor_gl.cpp runs
+// it on a real context.
 #include "app/gl/app.hpp"
-#include "app/gl/doctor.hpp"
+#include "app/gl/doctor_gl.hpp"
+#include "app/vulkan/doctor_vulkan.hpp"
 
 #include <gtest/gtest.h>
 #include <imgui.h>
@@ -394,6 +396,114 @@ TEST(DoctorVulkan, DevicesAreMatchedToCudaByUuidAndTheirExternalSupportIsListed)
   const lab::DoctorSection missing =
       lab::vulkan_section({}, cuda, "Vulkan: vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER");
   EXPECT_NE(missing.lines.at(0).value.find("VK_ERROR_INCOMPATIBLE_DRIVER"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// A source that records what it returned, so that the test compares the report with what the sources made.
+struct RecordingSource {
+  std::vector<std::string> titles;
+  std::vector<std::string> modes;
+};
+
+lab::DoctorSource recording(lab::DoctorSource source, RecordingSource& record) {
+  lab::DoctorSource wrapped{source.api, {}, {}};
+  if (source.sections)
+    wrapped.sections = [inner = source.sections, &record](lab::DoctorCollection& collection) {
+      std::vector<lab::DoctorSection> sections = inner(collection);
+      for (const lab::DoctorSection& section : sections) record.titles.push_back(section.title);
+      return sections;
+    };
+  if (source.modes)
+    wrapped.modes = [inner = source.modes, &record](const lab::DoctorCollection& collection) {
+      std::vector<lab::DoctorLine> lines = inner(collection);
+      for (const lab::DoctorLine& line : lines) record.modes.push_back(line.key);
+      return lines;
+    };
+  return wrapped;
+}
+
+std::vector<std::string> titles_of(const lab::DoctorReport& report) {
+  std::vector<std::string> titles;
+  for (const lab::DoctorSection& section : report.sections) titles.push_back(section.title);
+  return titles;
+}
+
+// The report is the CUDA section, each source's sections in the sources' order, the modes every source
+// judged, and the remedies; what a source finds is what the verdict is judged on.
+TEST(DoctorSources, TheReportIsTheSourcesSectionsInTheirOrder) {
+  const lab::DoctorContext context;
+  interop::CudaDevices cuda;
+  interop::CudaDeviceInfo device;
+  device.ordinal = 0;
+  device.name = "a device of the test";
+  cuda.devices.push_back(device);
+  const lab::DoctorSource first{
+      "first",
+      [](lab::DoctorCollection& collection) {
+        collection.findings.cuda_device = 0;
+        collection.findings.interop_support = {true, "probed by the first source"};
+        collection.device_choice = "the first source's";
+        return std::vector<lab::DoctorSection>{{"first A", {{"k", "v"}}}, {"first B", {{"k", "v"}}}};
+      },
+      [](const lab::DoctorCollection& collection) {
+        return std::vector<lab::DoctorLine>{{"first mode", std::to_string(collection.findings.cuda_device)}};
+      }};
+  const lab::DoctorSource second{
+      "second",
+      [](lab::DoctorCollection& collection) {
+        // Sees what the first found.
+        return std::vector<lab::DoctorSection>{
+            {"second", {{"device", std::to_string(collection.findings.cuda_device)}}}};
+      },
+      {}};
+  const lab::DoctorReport report = lab::collect_doctor_report(context, cuda, {first, second});
+  EXPECT_EQ(titles_of(report),
+            (std::vector<std::string>{"CUDA", "first A", "first B", "second", "modes", "remedies"}));
+  EXPECT_EQ(report.sections[3].lines.at(0).value, "0");
+  EXPECT_EQ(report.sections[4].lines.at(0).key, "first mode");
+  EXPECT_TRUE(report.interop_works) << lab::format_doctor_report(report);
+  EXPECT_EQ(report.cuda_device, 0);
+  const std::string text = lab::format_doctor_report(report);
+  EXPECT_TRUE(has(text, "0 (the first source's)")) << text;
+
+  // Without sources of modes there is no modes section; the sources' order is the report's.
+  const lab::DoctorReport reversed =
+      lab::collect_doctor_report(context, cuda, {second, lab::environment_doctor_source()});
+  EXPECT_EQ(titles_of(reversed), (std::vector<std::string>{"CUDA", "second", "environment", "remedies"}));
+  EXPECT_FALSE(reversed.interop_works);
+}
+
+// This build's report (what --doctor prints) holds exactly the sections its registered sources made.
+TEST(DoctorSources, ThisBuildsReportComesFromTheRegisteredSources) {
+  std::vector<lab::DoctorSource> sources = lab::doctor_sources();
+  ASSERT_GE(sources.size(), 3u);
+  EXPECT_EQ(sources.front().api, "GL");
+  EXPECT_EQ(sources.back().api, "environment");
+  std::vector<RecordingSource> records(sources.size());
+  std::vector<lab::DoctorSource> wrapped;
+  for (size_t i = 0; i < sources.size(); ++i) wrapped.push_back(recording(sources[i], records[i]));
+  lab::DoctorContext context;  // no GL context: each source says why it has nothing to judge
+  context.gl_error = "no context in this test";
+  const lab::DoctorReport report = lab::collect_doctor_report(context, lab::probe_cuda_devices(), wrapped);
+
+  std::vector<std::string> expected{"CUDA"};
+  std::vector<std::string> modes;
+  for (const RecordingSource& record : records) {
+    expected.insert(expected.end(), record.titles.begin(), record.titles.end());
+    modes.insert(modes.end(), record.modes.begin(), record.modes.end());
+  }
+  ASSERT_FALSE(modes.empty()) << "GL's source judges GL's modes";
+  expected.push_back("modes");
+  expected.push_back("remedies");
+  EXPECT_EQ(titles_of(report), expected);
+  const lab::DoctorSection& mode_section = report.sections.at(report.sections.size() - 2);
+  ASSERT_EQ(mode_section.lines.size(), modes.size());
+  for (size_t i = 0; i < modes.size(); ++i) EXPECT_EQ(mode_section.lines[i].key, modes[i]);
+  EXPECT_NE(std::find(records.front().titles.begin(), records.front().titles.end(), "GL context"),
+            records.front().titles.end());
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
-// app/gl/ui_doctor.cpp — the panel's doctor tab: the --doctor report drawn with Dear ImGui, the verdict
+// app/doctor/ui_doctor.cpp — the panel's doctor tab: the --doctor report drawn with Dear ImGui, the verdict
 // first (green when CUDA-GL interop works, red with its reason when not), then one collapsing header
 // per section with a two-column key/value table. It draws what it is given and never collects: the
 // caller gathers the report (collect_doctor_report_for_current_context) once, not every frame.
-#include "app/gl/doctor.hpp"
+#include "app/doctor/doctor.hpp"
 
 #include <imgui.h>
 

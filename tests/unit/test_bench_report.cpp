@@ -1,0 +1,253 @@
+// tests/unit/test_bench_report.cpp — the benchmark's one report (app/bench/report.hpp) on made-up results:
+// the ratios against the parts measured alone (x ref = floor + hand-off + graphics in every API), the bare
+// and own loops, what is not judged, the runs combined, the throughput rows, and the table, JSON and chart
+// written from them. Every expected number is computed from the inputs; nothing is timed.
+#include "app/bench/report.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+using lab::bench::Result;
+using lab::bench::Role;
+
+Result row(const std::string& api, const std::string& path, Role role, double median_ms, int width = 64) {
+  Result r;
+  r.api = api;
+  r.scene = "pattern";
+  r.path = path;
+  r.role = role;
+  r.width = width;
+  r.height = 48;
+  r.frames = 10;
+  r.median_ms = median_ms;
+  r.p90_ms = median_ms * 1.25;
+  return r;
+}
+
+// One API's rows of one size: the parts, a bare loop, a mode judged by both, its own loop.
+std::vector<Result> rows_of(const std::string& api, double scale, int width = 64) {
+  std::vector<Result> rows = {row(api, "floor", Role::Floor, 0.07 * scale, width),
+                              row(api, "handoff", Role::Handoff, 0.33 * scale, width),
+                              row(api, "graphics", Role::Graphics, 0.61 * scale, width),
+                              row(api, "bare", Role::Bare, 1.02 * scale, width),
+                              row(api, "interop ref", Role::Own, 0.98 * scale, width),
+                              row(api, "interop", Role::Mode, 1.05 * scale, width)};
+  rows.back().bare_path = "bare";
+  rows.back().own_path = "interop ref";
+  return rows;
+}
+
+std::string formatted(double value) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%.3f", value);
+  return text;
+}
+
+TEST(BenchRatios, EveryApiIsJudgedAgainstFloorPlusHandoffPlusGraphics) {
+  for (const char* api : {"gl", "vulkan"}) {
+    const std::vector<Result> rows = rows_of(api, api == std::string("gl") ? 1.0 : 1.7);
+    const Result& mode = rows.back();
+    const lab::bench::Ratios ratios = lab::bench::ratios_of(mode, rows);
+    const double reference = rows[0].median_ms + rows[1].median_ms + rows[2].median_ms;
+    EXPECT_DOUBLE_EQ(ratios.reference_ms, reference) << api;
+    EXPECT_DOUBLE_EQ(ratios.handoff_ms, rows[1].median_ms) << api;
+    EXPECT_DOUBLE_EQ(ratios.to_reference, mode.median_ms / reference) << api;
+    EXPECT_DOUBLE_EQ(ratios.to_bare, mode.median_ms / rows[3].median_ms) << api;
+    EXPECT_DOUBLE_EQ(ratios.to_own, mode.median_ms / rows[4].median_ms) << api;
+    EXPECT_EQ(ratios.to_external, 0.0) << api;
+
+    // The bare loop is judged against the reference only; the parts and the own loop are not judged.
+    const lab::bench::Ratios bare = lab::bench::ratios_of(rows[3], rows);
+    EXPECT_DOUBLE_EQ(bare.to_reference, rows[3].median_ms / reference);
+    EXPECT_EQ(bare.to_bare, 0.0);
+    for (size_t i : {0u, 1u, 2u, 4u}) {
+      const lab::bench::Ratios part = lab::bench::ratios_of(rows[i], rows);
+      EXPECT_EQ(part.reference_ms, 0.0) << rows[i].path;
+      EXPECT_EQ(part.to_reference, 0.0) << rows[i].path;
+    }
+  }
+}
+
+TEST(BenchRatios, NoReferenceWithoutTheHandoffAndNoneForWhatThePartsDoNotDescribe) {
+  std::vector<Result> rows = rows_of("vulkan", 1.0);
+  rows.erase(rows.begin() + 1);  // the hand-off could not be measured
+  EXPECT_EQ(lab::bench::ratios_of(rows.back(), rows).reference_ms, 0.0);
+  EXPECT_GT(lab::bench::ratios_of(rows.back(), rows).to_bare, 0.0);  // the bare loop still judges it
+
+  std::vector<Result> full = rows_of("vulkan", 1.0);
+  full.back().judged_by_reference = false;  // Vulkan's cpu mode
+  EXPECT_EQ(lab::bench::ratios_of(full.back(), full).to_reference, 0.0);
+}
+
+// GL's external modes hand off through semaphores, not map + unmap: their reference holds that round trip.
+TEST(BenchRatios, AModeIsJudgedWithTheHandoffItMakes) {
+  std::vector<Result> rows = rows_of("gl", 1.0);
+  rows.insert(rows.begin() + 2, row("gl", "handoff (semaphores)", Role::Handoff, 0.31));
+  Result external = row("gl", "external", Role::Mode, 1.01);
+  external.handoff_path = "handoff (semaphores)";
+  rows.push_back(external);
+  const double semaphores = lab::bench::ratios_of(external, rows).handoff_ms;
+  EXPECT_DOUBLE_EQ(semaphores, rows[2].median_ms);
+  EXPECT_DOUBLE_EQ(lab::bench::ratios_of(external, rows).reference_ms,
+                   rows[0].median_ms + rows[2].median_ms + rows[3].median_ms);
+  // The map/unmap modes keep the first hand-off row, map + unmap.
+  EXPECT_DOUBLE_EQ(lab::bench::ratios_of(rows[6], rows).handoff_ms, rows[1].median_ms);
+}
+
+TEST(BenchRatios, OnlyRowsOfTheSameApiSceneAndSizeCount) {
+  std::vector<Result> rows = rows_of("gl", 1.0, 64);
+  const std::vector<Result> other_size = rows_of("gl", 3.0, 128);
+  const std::vector<Result> other_api = rows_of("vulkan", 5.0, 64);
+  rows.insert(rows.begin(), other_size.begin(), other_size.end());
+  rows.insert(rows.begin(), other_api.begin(), other_api.end());
+  const Result& mode = rows.back();
+  const std::vector<Result> alone = rows_of("gl", 1.0, 64);
+  EXPECT_DOUBLE_EQ(lab::bench::ratios_of(mode, rows).to_reference,
+                   lab::bench::ratios_of(alone.back(), alone).to_reference);
+}
+
+TEST(BenchRatios, ACopyingModeIsHeldAgainstTheSharingFrame) {
+  std::vector<Result> rows = rows_of("vulkan", 1.0);
+  rows.back().path = "external (timeline)";
+  rows.back().external_path = "external (timeline)";
+  Result staging = row("vulkan", "staging", Role::Mode, 5.6);
+  staging.external_path = "external (timeline)";
+  rows.push_back(staging);
+  EXPECT_EQ(lab::bench::ratios_of(rows[5], rows).to_external, 0.0) << "not against itself";
+  EXPECT_DOUBLE_EQ(lab::bench::ratios_of(staging, rows).to_external, staging.median_ms / rows[5].median_ms);
+}
+
+TEST(BenchRuns, CombinedRunsTakeTheMedianOfTheMediansAndTheirSpread) {
+  std::vector<Result> runs;
+  for (double median : {1.3, 1.1, 1.2}) runs.push_back(row("gl", "interop", Role::Mode, median));
+  const Result combined = lab::bench::combine_runs(runs);
+  EXPECT_EQ(combined.runs, 3);
+  EXPECT_DOUBLE_EQ(combined.median_ms, 1.2);
+  EXPECT_DOUBLE_EQ(combined.min_median_ms, 1.1);
+  EXPECT_DOUBLE_EQ(combined.max_median_ms, 1.3);
+  EXPECT_DOUBLE_EQ(combined.p90_ms, 1.2 * 1.25);
+}
+
+TEST(BenchTable, EachResultIsOneRowWithItsRatios) {
+  lab::bench::Report report;
+  report.results = rows_of("gl", 1.0);
+  const std::string table = lab::bench::format_table(report);
+  size_t lines = 0;
+  for (char c : table) lines += c == '\n';
+  EXPECT_EQ(lines, report.results.size() + 2) << table;  // a blank line, the header, the rows
+  const lab::bench::Ratios ratios = lab::bench::ratios_of(report.results.back(), report.results);
+  const size_t at = table.rfind("\npattern      64x48      interop ");  // the last row, after "interop ref"
+  ASSERT_NE(at, std::string::npos) << table;
+  const std::string interop_line = table.substr(at + 1, table.find('\n', at + 1) - at - 1);
+  for (double value : {ratios.to_reference, ratios.to_bare, ratios.to_own})
+    EXPECT_NE(interop_line.find(formatted(value)), std::string::npos) << interop_line;
+  EXPECT_EQ(table.find("x external"), std::string::npos) << "no row is held against a sharing frame";
+
+  report.results.back().external_path = "interop ref";
+  EXPECT_NE(lab::bench::format_table(report).find("x external"), std::string::npos);
+}
+
+TEST(BenchJson, EveryCaseCarriesTheRatiosTheTableShows) {
+  lab::bench::Report report;
+  report.results = rows_of("vulkan", 1.0);
+  const nlohmann::json cases = lab::bench::cases_json(report);
+  ASSERT_EQ(cases.size(), report.results.size());
+  for (size_t i = 0; i < report.results.size(); ++i) {
+    const Result& r = report.results[i];
+    const lab::bench::Ratios ratios = lab::bench::ratios_of(r, report.results);
+    EXPECT_EQ(cases[i]["api"], r.api);
+    EXPECT_EQ(cases[i]["path"], r.path);
+    EXPECT_EQ(cases[i]["role"], lab::bench::to_string(r.role));
+    EXPECT_DOUBLE_EQ(cases[i]["median_ms"].get<double>(), r.median_ms);
+    EXPECT_EQ(cases[i].contains("ratio_to_reference"), ratios.to_reference > 0) << cases[i].dump();
+    if (ratios.to_reference > 0) {
+      EXPECT_DOUBLE_EQ(cases[i]["reference_ms"].get<double>(), ratios.reference_ms);
+      EXPECT_DOUBLE_EQ(cases[i]["handoff_ms"].get<double>(), ratios.handoff_ms);
+    }
+    if (ratios.to_bare > 0) {
+      // GL's readers know ratio_to_bare_loop, Vulkan's ratio_to_bare: both are written.
+      EXPECT_DOUBLE_EQ(cases[i]["ratio_to_bare_loop"].get<double>(), ratios.to_bare);
+      EXPECT_DOUBLE_EQ(cases[i]["ratio_to_bare"].get<double>(), ratios.to_bare);
+    }
+    EXPECT_EQ(cases[i].contains("ratio_to_own_reference"), ratios.to_own > 0);
+  }
+}
+
+std::vector<lab::bench::Throughput> throughput_rows() {
+  std::vector<lab::bench::Throughput> rows;
+  const std::pair<int, int> forms[] = {{1, 1}, {2, 1}, {1, 2}, {1, 4}};
+  double ms = 1.05;
+  for (const auto& [in_flight, per_handoff] : forms) {
+    lab::bench::Throughput t;
+    t.api = "gl";
+    t.scene = "pattern";
+    t.path = "interop";
+    t.width = 3840;
+    t.height = 2160;
+    t.in_flight = in_flight;
+    t.per_handoff = per_handoff;
+    t.frames = 300;
+    t.ms_per_frame = ms;
+    ms -= 0.07;
+    rows.push_back(t);
+  }
+  return rows;
+}
+
+TEST(BenchThroughput, EachFormIsHeldAgainstTheFrameFinishedEachTime) {
+  lab::bench::Report report;
+  report.throughput = throughput_rows();
+  const double latency = report.throughput[0].ms_per_frame;
+  for (const lab::bench::Throughput& t : report.throughput) {
+    EXPECT_DOUBLE_EQ(lab::bench::ratio_to_latency(t, report.throughput), t.ms_per_frame / latency);
+    EXPECT_DOUBLE_EQ(lab::bench::frames_per_second(t), 1000.0 / t.ms_per_frame);
+  }
+  const nlohmann::json rows = lab::bench::throughput_json(report);
+  ASSERT_EQ(rows.size(), report.throughput.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i]["frames_in_flight"], report.throughput[i].in_flight);
+    EXPECT_EQ(rows[i]["frames_per_handoff"], report.throughput[i].per_handoff);
+    EXPECT_DOUBLE_EQ(rows[i]["ratio_to_latency"].get<double>(),
+                     lab::bench::ratio_to_latency(report.throughput[i], report.throughput));
+  }
+  const std::string text = lab::bench::format_throughput(report);
+  for (const lab::bench::Throughput& t : report.throughput)
+    EXPECT_NE(text.find(formatted(t.ms_per_frame)), std::string::npos) << text;
+
+  // Without the latency row nothing is held against it.
+  std::vector<lab::bench::Throughput> without = report.throughput;
+  without.erase(without.begin());
+  EXPECT_EQ(lab::bench::ratio_to_latency(without[0], without), 0.0);
+}
+
+TEST(BenchThroughput, ASkippedSectionSaysWhy) {
+  lab::bench::Report report;
+  EXPECT_EQ(lab::bench::format_throughput(report), "") << "nothing asked, nothing said";
+  report.throughput_skipped = "no CUDA device: use a machine with one";
+  EXPECT_NE(lab::bench::format_throughput(report).find("skipped: " + report.throughput_skipped),
+            std::string::npos);
+  EXPECT_TRUE(lab::bench::throughput_json(report).empty());
+}
+
+TEST(BenchChart, OneLinePerPathAndSceneThatWasMeasured) {
+  std::vector<Result> rows = rows_of("gl", 1.0, 64);
+  const std::vector<Result> larger = rows_of("gl", 2.0, 128);
+  rows.insert(rows.end(), larger.begin(), larger.end());
+  const std::vector<std::string> paths = {"floor", "bare", "interop", "pbo"};
+  const std::string svg = lab::bench::svg_chart(rows, {{64, 48}, {128, 48}}, {"pattern"}, paths, "a chart");
+  size_t polylines = 0;
+  for (size_t at = svg.find("<polyline"); at != std::string::npos; at = svg.find("<polyline", at + 1))
+    ++polylines;
+  EXPECT_EQ(polylines, 3u) << "floor, bare and interop were measured, pbo was not";
+  EXPECT_EQ(svg.find(">pbo<"), std::string::npos);
+  EXPECT_NE(svg.find(">interop<"), std::string::npos);
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+}
+
+}  // namespace
