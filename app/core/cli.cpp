@@ -60,8 +60,8 @@ constexpr NamedValue<ModeId> kModes[] = {
      "CUDA computes on --compute-device into its own memory; cudaMemcpyPeerAsync (or pinned host memory) "
      "carries it into the GL objects mapped on the GL device (a second GPU for compute)"},
     {ModeId::Buffer, "buffer",
-     "the image lives in a GL buffer registered once: CUDA writes it through a plain pointer, GL shows it "
-     "straight from the buffer (no texture, no copy)"},
+     "the image lives in a buffer (GL: registered once; Vulkan: a storage buffer CUDA imports): CUDA writes "
+     "it through a plain pointer, the graphics API shows it straight from the buffer (no texture copy)"},
     {ModeId::Staging, "staging",
      "CUDA writes device memory, copies it to pinned host memory, GL uploads from host (no interop at all)"},
     {ModeId::Cpu, "cpu",
@@ -105,8 +105,8 @@ const std::vector<ModeId>& modes_of(GraphicsApi api) {
   static const std::vector<ModeId> gl = {ModeId::Interop, ModeId::Reregister, ModeId::Pbo,
                                          ModeId::Split,   ModeId::Buffer,     ModeId::Staging,
                                          ModeId::Cpu,     ModeId::External,   ModeId::Exported};
-  static const std::vector<ModeId> vulkan = {ModeId::External, ModeId::Exported, ModeId::Staging,
-                                             ModeId::Cpu};
+  static const std::vector<ModeId> vulkan = {ModeId::External, ModeId::Exported, ModeId::Buffer,
+                                             ModeId::Staging, ModeId::Cpu};
   static const std::vector<ModeId> d3d11 = {ModeId::Interop, ModeId::Reregister, ModeId::Staging, ModeId::Cpu,
                                             ModeId::External};
   static const std::vector<ModeId> d3d12 = {ModeId::External, ModeId::Staging, ModeId::Cpu};
