@@ -143,6 +143,8 @@ ModeAvailability App::availability(ModeId mode) const {
       if (resource.desc.role == ResourceRole::Input) return true;
     return false;
   };
+  if (verdict.available && mode == ModeId::Eglstream && m_renderer)
+    verdict = eglstream_scene_availability(scene_resources());
   if (verdict.available && mode == ModeId::Exported && m_renderer && scene_has_input())
     verdict = {false,
                "GL's exported mode does not run a scene whose input GL renders (postprocess): that input did "

@@ -86,7 +86,8 @@ TEST(CliTest, EachApiHasItsModes) {
       text += std::string(text.empty() ? "" : " ") + lab::to_string(mode);
     return text;
   };
-  EXPECT_EQ(names(lab::GraphicsApi::Gl), "interop reregister pbo split buffer staging cpu external exported");
+  EXPECT_EQ(names(lab::GraphicsApi::Gl),
+            "interop reregister pbo split buffer staging cpu external exported eglstream");
   EXPECT_EQ(names(lab::GraphicsApi::Vulkan), "external exported buffer staging cpu");
   EXPECT_EQ(names(lab::GraphicsApi::D3d11), "interop reregister staging cpu external");
   EXPECT_EQ(names(lab::GraphicsApi::D3d12), "external staging cpu");
@@ -261,8 +262,10 @@ TEST(CliTest, ListTextNamesEverySceneAndMode) {
   }
   EXPECT_NE(text.find("vulkan"), std::string::npos);
   EXPECT_NE(text.find("modes: external, exported, buffer, staging, cpu\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("modes: interop, reregister, pbo, split, buffer, staging, cpu, external, exported\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "modes: interop, reregister, pbo, split, buffer, staging, cpu, external, exported, eglstream\n"),
+      std::string::npos)
       << text;
   EXPECT_NE(std::string(lab::describe(lab::SceneId::Pattern)).find("surface object"), std::string::npos);
   EXPECT_NE(std::string(lab::describe(lab::ModeId::Cpu)).find("no CUDA"), std::string::npos);
