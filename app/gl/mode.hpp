@@ -58,9 +58,9 @@ struct SplitPath {
 SplitPath choose_split_path(int compute_device, int gl_device, SplitCopy requested);
 
 // The eglstream mode (mode_eglstream.cpp; EGL: Linux only): whether the current GL context can consume an
-// EGLStream (an EGL context whose display has EGL_KHR_stream, _fifo and _consumer_gltexture, and GL with
-// GL_OES_EGL_image_external; the reason names what is missing), and whether a scene of `resources` can
-// travel in one (CUDA's output images only).
+// EGLStream (an EGL context whose display has EGL_KHR_stream, _fifo and _consumer_gltexture; the reason
+// names what is missing; GL's samplerExternalOES is the shader compiler's to judge, at attach), and whether
+// a scene of `resources` can travel in one (CUDA's output images only).
 ModeAvailability eglstream_support();
 ModeAvailability eglstream_scene_availability(const std::vector<ResourceDesc>& resources);
 
