@@ -60,8 +60,8 @@ constexpr NamedValue<ModeId> kModes[] = {
      "CUDA computes on --compute-device into its own memory; cudaMemcpyPeerAsync (or pinned host memory) "
      "carries it into the GL objects mapped on the GL device (a second GPU for compute)"},
     {ModeId::Buffer, "buffer",
-     "the image lives in a GL buffer registered once: CUDA writes it through a plain pointer, GL shows it "
-     "straight from the buffer (no texture, no copy)"},
+     "the image lives in a buffer (GL: registered once; Vulkan: a storage buffer CUDA imports): CUDA writes "
+     "it through a plain pointer, the graphics API shows it straight from the buffer (no texture copy)"},
     {ModeId::Staging, "staging",
      "CUDA writes device memory, copies it to pinned host memory, GL uploads from host (no interop at all)"},
     {ModeId::Cpu, "cpu",
@@ -73,6 +73,9 @@ constexpr NamedValue<ModeId> kModes[] = {
     {ModeId::Exported, "exported",
      "CUDA allocates exportable memory (cuMemCreate), the graphics API imports it as buffers; semaphores the "
      "graphics API exports order each frame (images are copied from their buffer into the frame)"},
+    {ModeId::Eglstream, "eglstream",
+     "CUDA presents each frame into an EGLStream (FIFO), GL acquires it as an external texture and draws it "
+     "(EGL only: --headless on NVIDIA's EGL; images only: the pattern scene)"},
 };
 static_assert(std::size(kModes) == kModeCount, "kModes needs one row per ModeId");
 
@@ -96,17 +99,18 @@ bool has_graph_form(ModeId mode) {
     case ModeId::Split:
     case ModeId::Staging:
     case ModeId::Cpu:
+    case ModeId::Eglstream:  // the stream's present, acquire and return are host calls a graph cannot hold
       return false;
   }
   return false;
 }
 
 const std::vector<ModeId>& modes_of(GraphicsApi api) {
-  static const std::vector<ModeId> gl = {ModeId::Interop, ModeId::Reregister, ModeId::Pbo,
-                                         ModeId::Split,   ModeId::Buffer,     ModeId::Staging,
-                                         ModeId::Cpu,     ModeId::External,   ModeId::Exported};
-  static const std::vector<ModeId> vulkan = {ModeId::External, ModeId::Exported, ModeId::Staging,
-                                             ModeId::Cpu};
+  static const std::vector<ModeId> gl = {ModeId::Interop,  ModeId::Reregister, ModeId::Pbo, ModeId::Split,
+                                         ModeId::Buffer,   ModeId::Staging,    ModeId::Cpu, ModeId::External,
+                                         ModeId::Exported, ModeId::Eglstream};
+  static const std::vector<ModeId> vulkan = {ModeId::External, ModeId::Exported, ModeId::Buffer,
+                                             ModeId::Staging, ModeId::Cpu};
   static const std::vector<ModeId> d3d11 = {ModeId::Interop, ModeId::Reregister, ModeId::Staging, ModeId::Cpu,
                                             ModeId::External};
   static const std::vector<ModeId> d3d12 = {ModeId::External, ModeId::Staging, ModeId::Cpu};

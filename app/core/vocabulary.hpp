@@ -29,8 +29,8 @@ constexpr size_t kGraphicsApiCount = 4;  // the tables with a row per API check 
 enum class SceneId { Wave, Pattern, Postprocess };
 // Every way a result can reach the graphics API; with the scene, what users switch live in the panel.
 // Not every API has every mode: modes_of says which.
-enum class ModeId { Interop, Reregister, Pbo, Split, Buffer, Staging, Cpu, External, Exported };
-constexpr size_t kModeCount = 9;  // the tables with a row per mode check their size against it
+enum class ModeId { Interop, Reregister, Pbo, Split, Buffer, Staging, Cpu, External, Exported, Eglstream };
+constexpr size_t kModeCount = 10;  // the tables with a row per mode check their size against it
 // How the split mode carries results between its compute device and the GL device: Peer is
 // cudaMemcpyPeerAsync where the two can reach each other (else through host memory, said why); Host
 // always goes through pinned host memory.

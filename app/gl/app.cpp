@@ -135,7 +135,10 @@ App::~App() {
 }
 
 ModeAvailability App::availability(ModeId mode) const {
-  return mode_availability(mode, m_device, m_interop, m_cuda_devices.error, m_external);
+  ModeAvailability verdict = mode_availability(mode, m_device, m_interop, m_cuda_devices.error, m_external);
+  if (verdict.available && mode == ModeId::Eglstream && m_renderer)
+    verdict = eglstream_scene_availability(scene_resources());
+  return verdict;
 }
 
 void App::attach_mode(ModeId mode) {

@@ -342,7 +342,7 @@ Measurement measure_buffer_loop(App& app, std::optional<long long> frames) {
 // CUDA signal, GL wait), with nothing per frame for a raw loop to leave out.
 std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::optional<long long> frames) {
   if (mode == ModeId::Interop || mode == ModeId::External || mode == ModeId::Exported ||
-      (mode == ModeId::Split && app.compute_device() != app.cuda_device()))
+      mode == ModeId::Eglstream || (mode == ModeId::Split && app.compute_device() != app.cuda_device()))
     return std::nullopt;
   if (mode == ModeId::Buffer) return measure_buffer_loop(app, frames);
   SceneCompute& scene = app.scene();
@@ -455,6 +455,7 @@ std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::opt
       case ModeId::External:
       case ModeId::Buffer:
       case ModeId::Exported:
+      case ModeId::Eglstream:
         break;  // returned above
     }
     app.show(frame);
@@ -670,7 +671,10 @@ Plan plan_bench(const Options& options, App& app) {
   plan.scenes = options.bench_scene ? std::vector<SceneId>{*options.bench_scene} : all_scenes();
   for (const ModeId mode : all_modes()) {
     if (options.mode && mode != *options.mode) continue;
-    const ModeAvailability availability = app.availability(mode);
+    ModeAvailability availability = app.availability(mode);
+    // eglstream runs the image scenes alone: judged by the GL context here, by the scene in the loop below.
+    if (mode == ModeId::Eglstream && !options.mode && app.cuda_device() >= 0)
+      availability = eglstream_support();
     if (availability.available) {
       plan.modes.push_back(mode);
     } else if (options.mode) {
@@ -836,6 +840,7 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
         record(repeated([&] { return measure_show_pass(app, true, options.bench_frames); }));
       }
       for (const ModeId mode : plan.modes) {
+        if (mode == ModeId::Eglstream && !app.availability(mode).available) continue;
         if (mode != ModeId::Interop && (mode == ModeId::Cpu || plan.cuda)) {
           progress(where + to_string(mode) + "'s own reference loop");
           std::vector<Measurement> own_runs;

@@ -18,6 +18,19 @@ std::unique_ptr<gl::Mode> create_split_mode(const CudaContext& cuda, const Acces
 std::unique_ptr<gl::Mode> create_buffer_mode(const CudaContext& cuda, const AccessSettings& access);
 std::unique_ptr<gl::Mode> create_external_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
 std::unique_ptr<gl::Mode> create_exported_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
+std::unique_ptr<gl::Mode> create_eglstream_mode(const CudaContext& cuda);
+#ifdef _WIN32
+// EGLStreams are EGL's, which GL on Windows has not.
+ModeAvailability eglstream_support() {
+  return {false, "EGLStreams need EGL, which GL on Windows has not; use --mode interop"};
+}
+ModeAvailability eglstream_scene_availability(const std::vector<ResourceDesc>&) {
+  return {true, ""};
+}
+std::unique_ptr<gl::Mode> create_eglstream_mode(const CudaContext&) {
+  throw std::runtime_error("--mode eglstream is unavailable: " + eglstream_support().reason);
+}
+#endif
 
 SplitPath choose_split_path(int compute_device, int gl_device, SplitCopy requested) {
   const std::string devices =
@@ -55,6 +68,8 @@ std::unique_ptr<gl::Mode> create_mode(ModeId id, const CudaContext& cuda, const 
       return create_external_mode(cuda, cuda.semaphores);
     case ModeId::Exported:
       return create_exported_mode(cuda, cuda.semaphores);
+    case ModeId::Eglstream:
+      return create_eglstream_mode(cuda);
   }
   throw std::invalid_argument("unknown mode");
 }
@@ -98,6 +113,15 @@ ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::
                 "the GL exported mode was not probed for this GL context: --doctor says what it needs; "
                 "use --api vulkan for exported"};
       return {false, external.reason};
+    case ModeId::Eglstream: {
+      // What the GL context lacks first: on Mesa that (no EGL_KHR_stream) is the reason, CUDA or not.
+      const ModeAvailability support = eglstream_support();
+      if (!support.available) return support;
+      if (cuda_device < 0) return {false, no_device};
+      if (!interop.usable && !interop.reason.empty())
+        return {false, "CUDA cannot work with this GL context (" + interop.reason + ")"};
+      return {true, ""};
+    }
   }
   return {false,
           "mode " + std::to_string(static_cast<int>(mode)) + " is none of --list's modes: pick one of those"};

@@ -10,6 +10,8 @@
 //               device, device to device (cudaMemcpyPeerAsync) or through pinned host memory
 //   staging     kernels write cudaMalloc memory; copied to pinned host memory; GL uploads from there
 //   cpu         the CPU reference writes host memory; GL uploads from there (no CUDA at all)
+//   eglstream   kernels write a pitched frame; CUDA presents it into an EGLStream, GL acquires it as an
+//               external texture and draws it into the scene's texture (mode_eglstream.cpp)
 //   external    Vulkan allocates the scene's resources and semaphores; GL and CUDA both import them; each
 //               frame GL signals -> CUDA waits, computes, signals -> GL waits (no register, no map/unmap)
 #pragma once
@@ -54,6 +56,13 @@ struct SplitPath {
 };
 // Peer when asked and the devices can reach each other (or are one device); host memory otherwise.
 SplitPath choose_split_path(int compute_device, int gl_device, SplitCopy requested);
+
+// The eglstream mode (mode_eglstream.cpp; EGL: Linux only): whether the current GL context can consume an
+// EGLStream (an EGL context whose display has EGL_KHR_stream, _fifo and _consumer_gltexture; the reason
+// names what is missing; GL's samplerExternalOES is the shader compiler's to judge, at attach), and whether
+// a scene of `resources` can travel in one (CUDA's output images only).
+ModeAvailability eglstream_support();
+ModeAvailability eglstream_scene_availability(const std::vector<ResourceDesc>& resources);
 
 // GL's mode table: each ModeId's mode, with the register and map flags of the modes that register.
 std::unique_ptr<gl::Mode> create_mode(ModeId id, const CudaContext& cuda, const AccessSettings& access);

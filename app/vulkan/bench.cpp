@@ -47,6 +47,7 @@ constexpr Case kCases[] = {{ModeId::External, interop::SemaphoreKind::Timeline, 
                            {ModeId::External, interop::SemaphoreKind::Binary, "external (binary)"},
                            {ModeId::Exported, interop::SemaphoreKind::Timeline, "exported (timeline)"},
                            {ModeId::Exported, interop::SemaphoreKind::Binary, "exported (binary)"},
+                           {ModeId::Buffer, interop::SemaphoreKind::Timeline, "buffer"},
                            {ModeId::Staging, interop::SemaphoreKind::Timeline, "staging"},
                            {ModeId::Cpu, interop::SemaphoreKind::Timeline, "cpu"}};
 

@@ -62,21 +62,30 @@ CudaLink::CudaLink(Renderer& renderer, interop::SemaphoreKind kind)
   m_views.resize(resources.size());
   for (size_t index = 0; index < resources.size(); ++index) {
     const Resource& resource = resources[index];
-    if (!resource.exportable)
+    // The buffer mode: an image whose texels live in its linear buffer is imported as that buffer.
+    const bool linear = resource.shown_from_linear && resource.linear_exportable;
+    if (!resource.exportable && !linear)
       throw std::logic_error(std::string("CudaLink: resource \"") + resource.desc.label +
                              "\" was not created exportable; call Renderer::create_resources(descs, true)");
     const bool image = resource.desc.kind == ResourceKind::Texture2D;
     Imported& imported = m_imported[index];
-    imported.memory = import_fd(renderer.export_fd(static_cast<int>(index)), [&](int fd) {
+    const int fd = linear ? renderer.export_linear_fd(static_cast<int>(index))
+                          : renderer.export_fd(static_cast<int>(index));
+    imported.memory = import_fd(fd, [&](int owned_fd) {
       interop::ExternalMemoryDesc desc;
       desc.type = interop::ExternalHandleType::OpaqueFd;
-      desc.fd = fd;
-      desc.size = resource.allocation_size;
-      desc.dedicated = resource.dedicated;
+      desc.fd = owned_fd;
+      desc.size = linear ? resource.linear_allocation_size : resource.allocation_size;
+      desc.dedicated = linear || resource.dedicated;  // the linear buffer has an allocation of its own
       return interop::ExternalMemory(desc);
     });
     CudaResourceView& view = m_views[index];
     view.bytes = resource.desc.bytes;
+    if (linear) {
+      imported.buffer = imported.memory.map_buffer(0, resource.desc.bytes);
+      view = linear_view(imported.buffer.data(), resource.desc);
+      continue;
+    }
     if (!image) {
       imported.buffer = imported.memory.map_buffer(0, resource.desc.bytes);
       view.pointer = imported.buffer.data();

@@ -11,6 +11,7 @@ std::unique_ptr<Mode> create_cpu_mode();
 std::unique_ptr<Mode> create_staging_mode(const CudaContext& cuda);
 std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
 std::unique_ptr<Mode> create_exported_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
+std::unique_ptr<Mode> create_buffer_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
 
 ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error) {
   if (!has_mode(GraphicsApi::Vulkan, mode))
@@ -18,6 +19,7 @@ ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const s
   const std::string no_device = no_cuda_device_reason(cuda_error);
   switch (mode) {
     case ModeId::Cpu:
+    case ModeId::Buffer:  // without a CUDA device, its cpu form (mode_buffer.cpp)
       return {true, ""};
     case ModeId::Staging:
     case ModeId::External:
@@ -49,6 +51,8 @@ std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
       return create_external_mode(cuda, cuda.semaphores);
     case ModeId::Exported:
       return create_exported_mode(cuda, cuda.semaphores);
+    case ModeId::Buffer:
+      return create_buffer_mode(cuda, cuda.semaphores);
     default:
       break;
   }

@@ -8,6 +8,10 @@
 //             CUDA waits on a semaphore, runs the kernels and signals               mode_external.cpp
 //   exported  CUDA allocates exportable memory (cuMemCreate), Vulkan imports it as buffers; the same
 //             semaphores as external; images copied from their buffer in the frame pass  mode_exported.cpp
+//   buffer    the images live in storage buffers Vulkan exports and CUDA imports (device pointers); the
+//             frame pass draws each image from its buffer in a fragment shader; the same semaphores as
+//             external. Without a CUDA device its cpu form: the CPU reference writes the buffers
+//             through their host mapping                                                mode_buffer.cpp
 //
 // A frame is: the cubes pass (scenes with DrawPlan::cubes_target) with cubes_sync(), produce(), then the
 // frame pass with frame_sync(). The copying modes need no semaphores (Renderer::download waits, and
@@ -31,11 +35,11 @@ namespace lab::vulkan {
 
 using Mode = lab::Mode<Renderer>;
 
-// Whether `mode` runs on Vulkan here: cpu always; staging needs a CUDA device (cuda_error says why there
-// is none); exported one whose VMM allocations export as POSIX FDs (interop::probe_vmm_export); external a
-// device too, and what it needs of the Vulkan device (semaphore export, timelines) is said
-// by the exception attach throws where it is missing; the modes of other APIs never
-// (modes_of(GraphicsApi::Vulkan)).
+// Whether `mode` runs on Vulkan here: cpu and buffer (its cpu form without CUDA) always; staging needs a CUDA
+// device (cuda_error says why there is none); exported one whose VMM allocations export as POSIX FDs
+// (interop::probe_vmm_export); external a device too, and what it needs of the Vulkan device (semaphore
+// export, timelines) is said by the exception attach throws where it is missing; the modes of other APIs
+// never (modes_of(GraphicsApi::Vulkan)).
 ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error);
 
 // The mode `id`; throws std::runtime_error with the reason when it is unavailable.

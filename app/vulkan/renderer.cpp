@@ -42,6 +42,12 @@ constexpr uint32_t kLitVert[] =
 constexpr uint32_t kLitFrag[] =
 #include "lit.frag.spv.inc"
     ;
+constexpr uint32_t kFullscreenVert[] =
+#include "fullscreen.vert.spv.inc"
+    ;
+constexpr uint32_t kBufferImageFrag[] =
+#include "buffer_image.frag.spv.inc"
+    ;
 
 constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;
 // Command buffers recorded while earlier ones may still run; the host waits for the oldest beyond this.
@@ -61,6 +67,10 @@ struct WavePush {
 struct CubePush {
   glm::mat4 model;
   glm::vec3 color;
+};
+struct ShowPush {
+  int32_t width = 0;
+  int32_t height = 0;
 };
 struct CameraBlock {
   glm::mat4 view_projection;
@@ -112,10 +122,12 @@ struct Target {
 
 // What the renderer keeps per resource beyond the public Resource.
 struct OwnedResource {
-  Buffer buffer;      // ResourceKind::Buffer (imported: bound to the imported memory)
-  Buffer linear;      // an imported Texture2D: its texels in the imported memory
-  ImageObject image;  // ResourceKind::Texture2D
-  Buffer staging;     // host-visible, desc.bytes: upload() writes it, the next pass copies it
+  Buffer buffer;  // ResourceKind::Buffer (imported: bound to the imported memory)
+  Buffer linear;  // an imported Texture2D: its texels in the imported memory; the buffer mode's
+                  // linear image (place_linear_images)
+  VkDescriptorSet show_set = VK_NULL_HANDLE;  // the buffer mode: `linear` for the show pass (linear_pool's)
+  ImageObject image;                          // ResourceKind::Texture2D
+  Buffer staging;  // host-visible, desc.bytes: upload() writes it, the next pass copies it
   bool upload_pending = false;
   uint64_t staging_read_by = 0;  // the serial of the pass that last copied from the staging buffer
   Target cubes_target;           // depth + framebuffer, made by the first draw_cubes into this image
@@ -159,6 +171,8 @@ Buffer create_readback_buffer(const Context& context, VkDeviceSize size) {
 // An image's texels in imported memory are only copied to and from its VkImage.
 constexpr VkBufferUsageFlags kLinearImageUsage =
     VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+// The buffer mode's linear images: read by the show pass's fragment shader, written by the cubes' copy.
+constexpr VkBufferUsageFlags kShownLinearUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | kLinearImageUsage;
 
 void require_importable_buffer(const Context& context, VkBufferUsageFlags usage) {
   auto info = lab::vulkan::make<VkPhysicalDeviceExternalBufferInfo>(
@@ -364,12 +378,14 @@ UniqueShaderModule create_shader(VkDevice device, const uint32_t (&words)[N]) {
 // The scenes' one pipeline shape: 2 x vec3 vertices (WaveVertex and LitVertex alike), triangles, depth
 // test LESS with writes, viewport and scissor set per pass. GL's counter-clockwise front faces are
 // clockwise here: the positive-height viewport keeps GL's rows, which mirrors the winding Vulkan sees.
+// mesh = false: the buffer mode's show pass, a full-screen triangle with no vertex input and no depth test.
 struct PipelineDesc {
   VkShaderModule vertex = VK_NULL_HANDLE;
   VkShaderModule fragment = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkRenderPass render_pass = VK_NULL_HANDLE;
   VkCullModeFlags cull = VK_CULL_MODE_NONE;
+  bool mesh = true;
 };
 
 UniquePipeline create_pipeline(VkDevice device, const PipelineDesc& desc) {
@@ -390,10 +406,12 @@ UniquePipeline create_pipeline(VkDevice device, const PipelineDesc& desc) {
   }};
   auto vertex_input = lab::vulkan::make<VkPipelineVertexInputStateCreateInfo>(
       VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO);
-  vertex_input.vertexBindingDescriptionCount = 1;
-  vertex_input.pVertexBindingDescriptions = &binding;
-  vertex_input.vertexAttributeDescriptionCount = static_cast<uint32_t>(attributes.size());
-  vertex_input.pVertexAttributeDescriptions = attributes.data();
+  if (desc.mesh) {
+    vertex_input.vertexBindingDescriptionCount = 1;
+    vertex_input.pVertexBindingDescriptions = &binding;
+    vertex_input.vertexAttributeDescriptionCount = static_cast<uint32_t>(attributes.size());
+    vertex_input.pVertexAttributeDescriptions = attributes.data();
+  }
   auto assembly = lab::vulkan::make<VkPipelineInputAssemblyStateCreateInfo>(
       VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO);
   assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
@@ -412,8 +430,8 @@ UniquePipeline create_pipeline(VkDevice device, const PipelineDesc& desc) {
   multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
   auto depth = lab::vulkan::make<VkPipelineDepthStencilStateCreateInfo>(
       VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO);
-  depth.depthTestEnable = VK_TRUE;
-  depth.depthWriteEnable = VK_TRUE;
+  depth.depthTestEnable = desc.mesh ? VK_TRUE : VK_FALSE;
+  depth.depthWriteEnable = desc.mesh ? VK_TRUE : VK_FALSE;
   depth.depthCompareOp = VK_COMPARE_OP_LESS;  // GL's default, which the GL scenes keep
   VkPipelineColorBlendAttachmentState blend_attachment{};
   blend_attachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
@@ -578,6 +596,23 @@ void release_linear(Barriers& barriers, const Resource& resource, Use use, uint3
   barriers.buffer(resource.linear, use, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
 }
 
+// The buffer mode's linear buffer before and after `use` in a pass: from and back to CUDA when exported;
+// host-visible, ordered after earlier passes and host writes (a submission makes those visible), and
+// made visible to the host after the pass when `use` writes it.
+void acquire_shown_linear(Barriers& barriers, const Resource& resource, Use use, uint32_t family) {
+  if (resource.linear_exportable)
+    acquire_linear(barriers, resource, use, family);
+  else
+    barriers.buffer(resource.linear, kAnyEarlierWork, use, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+}
+void release_shown_linear(Barriers& barriers, const Resource& resource, Use use, uint32_t family) {
+  if (resource.linear_exportable)
+    release_linear(barriers, resource, use, family);
+  else if (use.access & VK_ACCESS_TRANSFER_WRITE_BIT)
+    barriers.buffer(resource.linear, use, Use{VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT},
+                    VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+}
+
 VkBufferImageCopy whole_image(const ResourceDesc& desc) {
   VkBufferImageCopy region{};
   region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
@@ -632,6 +667,12 @@ struct Renderer::State {
   VkDescriptorSet camera_set = VK_NULL_HANDLE;  // freed with the pool
   UniquePipelineLayout wave_layout, cubes_layout;
   UniquePipeline wave_pipeline, cubes_pipeline;
+  // The buffer mode's show pass: a storage buffer at binding 0, the image's size pushed; its descriptor
+  // sets come from linear_pool, made by place_linear_images.
+  UniqueDescriptorSetLayout show_set_layout;
+  UniquePipelineLayout show_layout;
+  UniquePipeline show_pipeline;
+  UniqueDescriptorPool linear_pool;
   Buffer wave_indices, cube_vertices, cube_indices, camera;
   uint32_t wave_index_count = 0, cube_index_count = 0;
 
@@ -765,6 +806,29 @@ Renderer::State::State(Context& context_) : context(context_), device(context_.d
     const UniqueShaderModule fragment = create_shader(device, kLitFrag);
     cubes_pipeline = create_pipeline(
         device, {vertex.get(), fragment.get(), cubes_layout.get(), cubes_pass.get(), VK_CULL_MODE_BACK_BIT});
+  }
+  {
+    VkDescriptorSetLayoutBinding texels{};
+    texels.binding = 0;
+    texels.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    texels.descriptorCount = 1;
+    texels.stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
+    auto show_set_info = lab::vulkan::make<VkDescriptorSetLayoutCreateInfo>(
+        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+    show_set_info.bindingCount = 1;
+    show_set_info.pBindings = &texels;
+    VkDescriptorSetLayout show_set_handle = VK_NULL_HANDLE;
+    check(vkCreateDescriptorSetLayout(device, &show_set_info, nullptr, &show_set_handle),
+          "vkCreateDescriptorSetLayout (show pass)");
+    show_set_layout = UniqueDescriptorSetLayout(device, show_set_handle);
+    show_layout =
+        create_pipeline_layout(device, &show_set_handle, VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(ShowPush));
+    // The cubes' render pass: it takes an image resource in GENERAL and leaves it there.
+    const UniqueShaderModule vertex = create_shader(device, kFullscreenVert);
+    const UniqueShaderModule fragment = create_shader(device, kBufferImageFrag);
+    PipelineDesc show{vertex.get(), fragment.get(), show_layout.get(), cubes_pass.get(), VK_CULL_MODE_NONE};
+    show.mesh = false;
+    show_pipeline = create_pipeline(device, show);
   }
 
   camera = create_buffer(context, sizeof(CameraBlock),
@@ -1179,6 +1243,108 @@ void Renderer::destroy_resources() {
   wait_idle();
   m_state->resources.clear();
   m_state->owned.clear();
+  m_state->linear_pool = UniqueDescriptorPool();  // after the sets it holds are no longer used
+}
+
+void Renderer::place_linear_images(bool exportable) {
+  State& state = *m_state;
+  remove_linear_images();
+  std::vector<size_t> images;
+  for (size_t i = 0; i < state.resources.size(); ++i) {
+    const Resource& resource = state.resources[i];
+    if (resource.image == VK_NULL_HANDLE) continue;
+    if (resource.imported)
+      throw std::logic_error(std::string("Renderer::place_linear_images: resource \"") + resource.desc.label +
+                             "\" is imported; call create_resources(descs, false) first");
+    images.push_back(i);
+  }
+  if (images.empty()) return;
+  try {
+    const VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                         static_cast<uint32_t>(images.size())};
+    auto pool_info =
+        lab::vulkan::make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+    pool_info.maxSets = static_cast<uint32_t>(images.size());
+    pool_info.poolSizeCount = 1;
+    pool_info.pPoolSizes = &pool_size;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    check(vkCreateDescriptorPool(state.device, &pool_info, nullptr, &pool),
+          "vkCreateDescriptorPool (show pass)");
+    state.linear_pool = UniqueDescriptorPool(state.device, pool);
+
+    const uint32_t family = m_context.queue_family();
+    VkCommandBuffer commands = state.begin_pass();
+    Barriers barriers;
+    for (const size_t index : images) {
+      Resource& resource = state.resources[index];
+      OwnedResource& own = state.owned[index];
+      own.linear = exportable ? create_buffer(m_context, resource.desc.bytes, kShownLinearUsage,
+                                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, true)
+                              : create_host_buffer(m_context, resource.desc.bytes, kShownLinearUsage);
+      resource.linear = own.linear.buffer.get();
+      resource.linear_memory = own.linear.allocation.memory.get();
+      resource.linear_allocation_size = own.linear.allocation.size;
+      resource.linear_exportable = exportable;
+      resource.linear_mapped = own.linear.mapped;
+      resource.shown_from_linear = true;
+      // Zeroed once: nothing the show pass or CUDA reads is ever undefined.
+      vkCmdFillBuffer(commands, resource.linear, 0, VK_WHOLE_SIZE, 0);
+      if (exportable)
+        barriers.buffer(resource.linear, kUploadWrite, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
+      else
+        barriers.buffer(resource.linear, kUploadWrite,
+                        Use{VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT}, VK_QUEUE_FAMILY_IGNORED,
+                        VK_QUEUE_FAMILY_IGNORED);
+
+      VkDescriptorSetLayout layout = state.show_set_layout.get();
+      auto set_info =
+          lab::vulkan::make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
+      set_info.descriptorPool = pool;
+      set_info.descriptorSetCount = 1;
+      set_info.pSetLayouts = &layout;
+      check(vkAllocateDescriptorSets(state.device, &set_info, &own.show_set), "vkAllocateDescriptorSets");
+      const VkDescriptorBufferInfo texels{resource.linear, 0, resource.desc.bytes};
+      auto write = lab::vulkan::make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+      write.dstSet = own.show_set;
+      write.dstBinding = 0;
+      write.descriptorCount = 1;
+      write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      write.pBufferInfo = &texels;
+      vkUpdateDescriptorSets(state.device, 1, &write, 0, nullptr);
+    }
+    barriers.record(commands);
+    state.wait_for(state.submit_pass(commands, {}));
+  } catch (...) {
+    remove_linear_images();
+    throw;
+  }
+}
+
+void Renderer::remove_linear_images() {
+  State& state = *m_state;
+  wait_idle();
+  for (size_t i = 0; i < state.resources.size(); ++i) {
+    Resource& resource = state.resources[i];
+    if (resource.imported || resource.linear == VK_NULL_HANDLE) continue;
+    OwnedResource& own = state.owned[i];
+    own.show_set = VK_NULL_HANDLE;
+    own.linear = Buffer();
+    resource.linear = VK_NULL_HANDLE;
+    resource.linear_memory = VK_NULL_HANDLE;
+    resource.linear_allocation_size = 0;
+    resource.linear_exportable = false;
+    resource.linear_mapped = nullptr;
+    resource.shown_from_linear = false;
+  }
+  state.linear_pool = UniqueDescriptorPool();
+}
+
+int Renderer::export_linear_fd(int index) const {
+  const Resource& resource = m_state->resources.at(static_cast<size_t>(index));
+  if (!resource.linear_exportable)
+    throw std::logic_error(std::string("Renderer::export_linear_fd: resource \"") + resource.desc.label +
+                           "\" has no exportable linear buffer; call place_linear_images(true)");
+  return export_memory_fd(m_context, resource.linear_memory);
 }
 
 const std::vector<Resource>& Renderer::resources() const {
@@ -1313,20 +1479,27 @@ void Renderer::draw_cubes(int target, const CubesView& view, const PassSync& syn
           vkCmdDrawIndexed(commands, state.cube_index_count, 1, 0, 0, 0);
         }
         vkCmdEndRenderPass(commands);
-        if (!resource.imported) return;
-        // CUDA reads the picture from the imported memory: copied there, and the image back in GENERAL.
+        if (!resource.imported && !resource.shown_from_linear) return;
+        // CUDA (or the buffer mode's CPU reference) reads the picture from the linear memory: copied
+        // there, and the image back in GENERAL.
         const uint32_t family = m_context.queue_family();
         Barriers to_copy;
         to_copy.image(resource.image, kAttachmentWrite, kCopyRead, VK_QUEUE_FAMILY_IGNORED,
                       VK_QUEUE_FAMILY_IGNORED);
-        acquire_linear(to_copy, resource, kUploadWrite, family);
+        if (resource.imported)
+          acquire_linear(to_copy, resource, kUploadWrite, family);
+        else
+          acquire_shown_linear(to_copy, resource, kUploadWrite, family);
         to_copy.record(commands);
         const VkBufferImageCopy region = whole_image(resource.desc);
         vkCmdCopyImageToBuffer(commands, resource.image, kCopyRead.layout, resource.linear, 1, &region);
         Barriers back;
         back.image(resource.image, kCopyRead, kAttachmentWrite, VK_QUEUE_FAMILY_IGNORED,
                    VK_QUEUE_FAMILY_IGNORED);
-        release_linear(back, resource, kUploadWrite, family);
+        if (resource.imported)
+          release_linear(back, resource, kUploadWrite, family);
+        else
+          release_shown_linear(back, resource, kUploadWrite, family);
         back.record(commands);
       });
   state.submit_pass(buffer, sync);
@@ -1343,13 +1516,22 @@ void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection
                                   "\", a texture; the wave mesh is a Buffer resource");
     touches.push_back({plan.mesh_resource, kVertexRead});
   }
-  // What CUDA wrote into imported memory this frame comes into the images first.
-  std::vector<int> copied_in;
+  // What CUDA wrote into imported memory this frame comes into the images first; the buffer mode's
+  // linear images are drawn into theirs by the show pass.
+  std::vector<int> copied_in, shown;
   for (size_t i = 0; i < state.resources.size(); ++i) {
     const Resource& resource = state.resources[i];
-    if (resource.imported && resource.image != VK_NULL_HANDLE && resource.desc.role == ResourceRole::Output) {
+    if (resource.image == VK_NULL_HANDLE || resource.desc.role != ResourceRole::Output) continue;
+    if (resource.imported) {
       copied_in.push_back(static_cast<int>(i));
       touches.push_back({static_cast<int>(i), kUploadWrite});
+    } else if (resource.shown_from_linear) {
+      shown.push_back(static_cast<int>(i));
+      touches.push_back({static_cast<int>(i), kAttachmentWrite});
+      OwnedResource& own = state.owned[i];
+      if (!own.cubes_target.framebuffer)
+        own.cubes_target = create_target(m_context, {resource.desc.width, resource.desc.height},
+                                         state.depth_format, state.cubes_pass.get(), own.image.view.get());
     }
   }
   VkCommandBuffer buffer = state.begin_pass();
@@ -1366,6 +1548,25 @@ void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection
       release_linear(release, resource, kCopyRead, family);
     }
     release.record(commands);
+    const Use shader_read{VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT};
+    for (int index : shown) {
+      const Resource& resource = state.resources[static_cast<size_t>(index)];
+      const OwnedResource& own = state.owned[static_cast<size_t>(index)];
+      Barriers before, after;
+      acquire_shown_linear(before, resource, shader_read, family);
+      before.record(commands);
+      begin_render_pass(commands, state.cubes_pass.get(), own.cubes_target, kClearColor);
+      vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, state.show_pipeline.get());
+      vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, state.show_layout.get(), 0, 1,
+                              &own.show_set, 0, nullptr);
+      const ShowPush size{resource.desc.width, resource.desc.height};
+      vkCmdPushConstants(commands, state.show_layout.get(), VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(size),
+                         &size);
+      vkCmdDraw(commands, 3, 1, 0, 0);
+      vkCmdEndRenderPass(commands);
+      release_shown_linear(after, resource, shader_read, family);
+      after.record(commands);
+    }
     if (plan.draw != SceneDraw::LitMesh) return;
     begin_render_pass(commands, state.frame_pass.get(), state.frame, kClearColor);
     vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, state.wave_pipeline.get());

@@ -60,6 +60,15 @@ struct Resource {
   // memory of its own, and `linear` (bound to the imported memory) holds its texels.
   bool imported = false;
   VkBuffer linear = VK_NULL_HANDLE;
+  // The buffer mode (Renderer::place_linear_images): an image whose texels live in `linear`, a storage
+  // buffer of its own; the frame pass draws an Output image from it, the cubes pass copies its target into
+  // it. Its memory is exported to CUDA (linear_exportable: linear_memory, linear_allocation_size) or
+  // host-visible, mapped at linear_mapped for the CPU reference.
+  bool shown_from_linear = false;
+  bool linear_exportable = false;
+  VkDeviceMemory linear_memory = VK_NULL_HANDLE;
+  VkDeviceSize linear_allocation_size = 0;
+  void* linear_mapped = nullptr;
 };
 
 class Renderer {
@@ -96,6 +105,19 @@ class Renderer {
   // it and released back. A successful import takes the FD over; a failed one leaves it to `fd`, which
   // closes it. Waits idle first.
   void import_memory(int index, interop::FileDescriptor fd, VkDeviceSize size);
+
+  // The buffer mode: each Texture2D resource gets a storage buffer (Resource::linear) holding its texels,
+  // tightly packed, row 0 first, as the kernels' linear views write them. draw_frame fills an Output image
+  // from it with a full-screen draw whose fragment shader reads the buffer (assets/shaders/vulkan/
+  // buffer_image.frag), so read_frame and show find the picture where they always do; draw_cubes copies
+  // its target into it at the end of its pass. `exportable`: device-local memory exported as an opaque
+  // FD (export_linear_fd), acquired from and released to VK_QUEUE_FAMILY_EXTERNAL by each pass like an
+  // exportable resource; else host-visible coherent memory mapped at Resource::linear_mapped, which the
+  // host may touch only while no pass runs (wait_idle). Waits idle first; remove_linear_images undoes it.
+  void place_linear_images(bool exportable);
+  void remove_linear_images();
+  // A new FD for resources()[index]'s linear buffer memory (placed exportable); the importer owns it.
+  int export_linear_fd(int index) const;
 
   // The copying modes (cpu, staging): `data` (desc.bytes, rows tightly packed, row 0 first) is copied
   // into a host-visible staging buffer now and into the resource at the start of the next pass.

@@ -1,6 +1,6 @@
 // app/vulkan/semaphore_mode.hpp — the Vulkan modes whose frames are ordered by semaphores alone
-// (external, exported): a Link made at attach holds what CUDA shares with the renderer and the
-// semaphores, and each frame is [cubes pass signals] -> CUDA waits, runs the kernels on the shared
+// (external, exported, buffer's CUDA form): a Link made at attach holds what CUDA shares with the renderer
+// and the semaphores, and each frame is [cubes pass signals] -> CUDA waits, runs the kernels on the shared
 // memory, signals -> the frame pass waits. No copies through the host, no map/unmap, no host wait.
 //
 // What it needs of Link: Link(Renderer&, const CudaContext&, interop::SemaphoreKind) that makes
@@ -29,9 +29,10 @@ class SemaphoreOrderedMode final : public Mode {
   SemaphoreOrderedMode& operator=(const SemaphoreOrderedMode&) = delete;
 
   ModeId id() const override { return m_id; }
-  // The external mode's memory is the renderer's, exported; the exported mode's is CUDA's, imported by
-  // the renderer at attach (its resources are created plain first).
-  bool needs_importable_resources() const override { return m_id == ModeId::External; }
+  // The external and buffer modes' memory is the renderer's, exported (the buffer mode's images' in the
+  // linear buffers it places, its buffers' as they are); the exported mode's is CUDA's, imported by the
+  // renderer at attach (its resources are created plain first).
+  bool needs_importable_resources() const override { return m_id != ModeId::Exported; }
 
   void attach(Renderer& renderer) override {
     detach();

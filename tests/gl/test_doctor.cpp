@@ -78,6 +78,10 @@ TEST(ModeAvailability, WithoutACudaDeviceOnlyCpuRuns) {
     const lab::ModeAvailability verdict = lab::mode_availability(mode, -1, {false, ""}, error);
     if (mode == lab::ModeId::Cpu) {
       EXPECT_TRUE(verdict.available);
+    } else if (mode == lab::ModeId::Eglstream && !lab::eglstream_support().available) {
+      // What the GL context lacks comes first (Mesa's EGL has no EGL_KHR_stream, CUDA or not).
+      EXPECT_FALSE(verdict.available);
+      EXPECT_EQ(verdict.reason, lab::eglstream_support().reason);
     } else {
       EXPECT_FALSE(verdict.available) << lab::to_string(mode);
       EXPECT_TRUE(has(verdict.reason, "no CUDA device")) << verdict.reason;
@@ -116,6 +120,11 @@ TEST(ModeAvailability, EveryModeButExternalAndExportedRunsWhereInteropWorks) {
       EXPECT_FALSE(verdict.available) << "exported needs what external needs, never probed";
       EXPECT_TRUE(has(verdict.reason, "the GL exported mode was not probed")) << verdict.reason;
       EXPECT_TRUE(lab::mode_availability(mode, 1, works, "", works).available) << "with GL's imports probed";
+    } else if (mode == lab::ModeId::Eglstream) {
+      // Its own probe of the current context: EGL's stream extensions (none without an EGL context).
+      const lab::ModeAvailability support = lab::eglstream_support();
+      EXPECT_EQ(verdict.available, support.available) << verdict.reason;
+      EXPECT_EQ(verdict.reason, support.reason);
     } else {
       EXPECT_TRUE(verdict.available) << lab::to_string(mode);
     }

@@ -86,8 +86,9 @@ TEST(CliTest, EachApiHasItsModes) {
       text += std::string(text.empty() ? "" : " ") + lab::to_string(mode);
     return text;
   };
-  EXPECT_EQ(names(lab::GraphicsApi::Gl), "interop reregister pbo split buffer staging cpu external exported");
-  EXPECT_EQ(names(lab::GraphicsApi::Vulkan), "external exported staging cpu");
+  EXPECT_EQ(names(lab::GraphicsApi::Gl),
+            "interop reregister pbo split buffer staging cpu external exported eglstream");
+  EXPECT_EQ(names(lab::GraphicsApi::Vulkan), "external exported buffer staging cpu");
   EXPECT_EQ(names(lab::GraphicsApi::D3d11), "interop reregister staging cpu external");
   EXPECT_EQ(names(lab::GraphicsApi::D3d12), "external staging cpu");
   // Every mode belongs to some API, and has_mode agrees with the table.
@@ -95,7 +96,7 @@ TEST(CliTest, EachApiHasItsModes) {
     SCOPED_TRACE(lab::to_string(mode));
     EXPECT_TRUE(lab::has_mode(lab::GraphicsApi::Gl, mode));
     EXPECT_EQ(lab::has_mode(lab::GraphicsApi::Vulkan, mode),
-              mode == lab::ModeId::External || mode == lab::ModeId::Exported ||
+              mode == lab::ModeId::External || mode == lab::ModeId::Exported || mode == lab::ModeId::Buffer ||
                   mode == lab::ModeId::Staging || mode == lab::ModeId::Cpu);
   }
 }
@@ -260,9 +261,11 @@ TEST(CliTest, ListTextNamesEverySceneAndMode) {
     EXPECT_NE(text.find(lab::describe(api)), std::string::npos) << text;
   }
   EXPECT_NE(text.find("vulkan"), std::string::npos);
-  EXPECT_NE(text.find("modes: external, exported, staging, cpu\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("modes: interop, reregister, pbo, split, buffer, staging, cpu, external, exported\n"),
-            std::string::npos)
+  EXPECT_NE(text.find("modes: external, exported, buffer, staging, cpu\n"), std::string::npos) << text;
+  EXPECT_NE(
+      text.find(
+          "modes: interop, reregister, pbo, split, buffer, staging, cpu, external, exported, eglstream\n"),
+      std::string::npos)
       << text;
   EXPECT_NE(std::string(lab::describe(lab::SceneId::Pattern)).find("surface object"), std::string::npos);
   EXPECT_NE(std::string(lab::describe(lab::ModeId::Cpu)).find("no CUDA"), std::string::npos);
@@ -360,7 +363,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"ApiTypo", {"--api", "vulkn"}, {"--api vulkn", "(did you mean vulkan?)", "choose gl"}},
         BadInput{"ApiEmpty", {"--api", ""}, {"--api '': unknown graphics API"}},
         BadInput{"ModeNotOfVulkan", {"--api", "vulkan", "--mode", "pbo"},
-                 {"--mode pbo is not a mode of --api vulkan", "its modes are external, exported, staging or cpu"}},
+                 {"--mode pbo is not a mode of --api vulkan", "its modes are external, exported, buffer, staging or cpu"}},
         BadInput{"ModeNotOfD3d12", {"--mode", "interop", "--api", "d3d12"},
                  {"--mode interop is not a mode of --api d3d12", "external, staging or cpu"}},
         BadInput{"BenchOnD3d11", {"--bench", "--api", "d3d11"},

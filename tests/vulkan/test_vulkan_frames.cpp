@@ -160,7 +160,9 @@ std::vector<CudaCase> cuda_cases() {
                                {ModeId::External, interop::SemaphoreKind::Timeline, "external_timeline", {}},
                                {ModeId::External, interop::SemaphoreKind::Binary, "external_binary", {}},
                                {ModeId::Exported, interop::SemaphoreKind::Timeline, "exported_timeline", {}},
-                               {ModeId::Exported, interop::SemaphoreKind::Binary, "exported_binary", {}}};
+                               {ModeId::Exported, interop::SemaphoreKind::Binary, "exported_binary", {}},
+                               {ModeId::Buffer, interop::SemaphoreKind::Timeline, "buffer_timeline", {}},
+                               {ModeId::Buffer, interop::SemaphoreKind::Binary, "buffer_binary", {}}};
   const lab::Extent sizes[] = {{96, 64}, {1277, 719}, {64, 48}, {4097, 3}, {3840, 2160}};
   std::vector<CudaCase> cases;
   for (const CudaCase& variant : variants) {
@@ -222,7 +224,7 @@ TEST(VulkanModes, AvailabilityFollowsTheApisModes) {
       EXPECT_FALSE(without.available);
       EXPECT_FALSE(with.available);
       EXPECT_NE(with.reason.find("is not a mode of --api vulkan"), std::string::npos) << with.reason;
-    } else if (mode == ModeId::Cpu) {
+    } else if (mode == ModeId::Cpu || mode == ModeId::Buffer) {  // buffer: its cpu form without CUDA
       EXPECT_TRUE(without.available);
       EXPECT_TRUE(with.available);
     } else if (mode == ModeId::Exported) {
@@ -432,7 +434,9 @@ TEST(VulkanFrames, ScenesModesAndSemaphoresSwitchLive) {
                                          std::pair{ModeId::External, interop::SemaphoreKind::Timeline},
                                          std::pair{ModeId::External, interop::SemaphoreKind::Binary},
                                          std::pair{ModeId::Exported, interop::SemaphoreKind::Binary},
-                                         std::pair{ModeId::Exported, interop::SemaphoreKind::Timeline}}) {
+                                         std::pair{ModeId::Exported, interop::SemaphoreKind::Timeline},
+                                         std::pair{ModeId::Buffer, interop::SemaphoreKind::Binary},
+                                         std::pair{ModeId::Buffer, interop::SemaphoreKind::Timeline}}) {
     SCOPED_TRACE(std::string(lab::to_string(mode)) +
                  (semaphores == interop::SemaphoreKind::Timeline ? " timeline" : " binary"));
     ASSERT_TRUE(app.request_mode(mode).available);
@@ -444,6 +448,77 @@ TEST(VulkanFrames, ScenesModesAndSemaphoresSwitchLive) {
                                                           "vulkan-switch-postprocess", "a fresh cpu run");
     EXPECT_TRUE(difference.empty()) << difference;
   }
+  EXPECT_EQ(app.device().validation_messages(), 0);
+}
+
+// The buffer mode shows every scene from storage buffers: the frame pass's fragment shader reads the image
+// out of its buffer (the postprocess scene's cubes are copied into one first). Without a CUDA device (CI's
+// lavapipe) that is its cpu form, where the CPU reference writes the buffers: the frames must be the cpu
+// mode's byte for byte (one rasteriser, one reference) and the pattern the kernel's own bytes, at sizes no
+// multiple of anything and after a live switch from cpu and back. With one, the CUDA form: within a
+// step of the cpu frame (tests/gpu's GPU-against-CPU rounding), VulkanCudaFrames at every size.
+TEST(VulkanFrames, TheBufferModeShowsTheCpuFrames) {
+  NEEDS_VULKAN();
+  for (const lab::Extent size : {lab::Extent{67, 43}, lab::Extent{1277, 719}, lab::Extent{4097, 3}}) {
+    for (const SceneId scene : lab::all_scenes()) {
+      SCOPED_TRACE(std::string(lab::to_string(scene)) + " " + std::to_string(size.width) + "x" +
+                   std::to_string(size.height));
+      lab::vulkan::App reference(vulkan_options(scene, ModeId::Cpu, size.width, size.height));
+      reference.render_frame(12);
+      const lab::Image expected = reference.read_frame();
+      lab::vulkan::App app(vulkan_options(scene, ModeId::Buffer, size.width, size.height));
+      ASSERT_EQ(app.mode_id(), ModeId::Buffer);
+      for (long long index = 10; index <= 12; ++index) app.render_frame(index);
+      const lab::Image frame = app.read_frame();
+      if (app.cuda_device() < 0) {
+        EXPECT_TRUE(frame.rgba == expected.rgba) << "the cpu form's frame differs from the cpu mode's";
+        if (scene == SceneId::Pattern) {
+          EXPECT_TRUE(frame.rgba == labtest::expected_pattern_frame(size.width, size.height, 12).rgba)
+              << "the pattern is not pattern_cpu's bytes";
+        }
+      } else {
+        const std::string difference = labtest::check_against(
+            frame, expected, {1, 0.0}, std::string("vulkan-buffer-") + lab::to_string(scene),
+            "the Vulkan cpu frame");
+        EXPECT_TRUE(difference.empty()) << difference;
+      }
+      EXPECT_EQ(app.device().validation_messages(), 0);
+    }
+  }
+}
+
+TEST(VulkanFrames, TheBufferModeSwitchesLiveBothWays) {
+  NEEDS_VULKAN();
+  lab::vulkan::App app(vulkan_options(SceneId::Postprocess, ModeId::Cpu, 96, 64));
+  app.render_frame(5);
+  const lab::Image cpu_frame = app.read_frame();
+  ASSERT_TRUE(app.request_mode(ModeId::Buffer).available);
+  app.render_frame(5);
+  EXPECT_EQ(app.mode_id(), ModeId::Buffer);
+  const labtest::Tolerance tolerance =
+      app.cuda_device() < 0 ? labtest::Tolerance{0, 0.0} : labtest::Tolerance{1, 0.0};
+  std::string difference =
+      labtest::check_against(app.read_frame(), cpu_frame, tolerance, "vulkan-to-buffer", "the cpu frame");
+  EXPECT_TRUE(difference.empty()) << difference;
+  // The CPU form's frames are the reference's bytes; the CUDA form's within a step of them.
+  const auto is_the_pattern = [&](int width, int height, long long index) {
+    const lab::ImageDifference d = lab::compare_images(
+        app.read_frame(), labtest::expected_pattern_frame(width, height, index), tolerance.max_diff);
+    return d.pixels_over == 0;
+  };
+  app.request_scene(SceneId::Pattern);
+  app.render_frame(9);
+  EXPECT_TRUE(is_the_pattern(96, 64, 9)) << "the pattern after a scene switch in the buffer mode";
+  // A resize re-creates the resources, and the mode places new buffers beside them.
+  app.resize({81, 50});
+  ASSERT_TRUE(app.render_frame(4));
+  EXPECT_EQ(app.mode_id(), ModeId::Buffer);
+  EXPECT_TRUE(is_the_pattern(81, 50, 4)) << "the pattern after a resize in the buffer mode";
+  ASSERT_TRUE(app.request_mode(ModeId::Cpu).available);
+  app.render_frame(9);
+  EXPECT_EQ(app.mode_id(), ModeId::Cpu);
+  EXPECT_TRUE(app.read_frame().rgba == labtest::expected_pattern_frame(81, 50, 9).rgba)
+      << "the images are back in their textures after the switch away";
   EXPECT_EQ(app.device().validation_messages(), 0);
 }
 
@@ -521,6 +596,23 @@ TEST(VulkanFrames, TheCpuModesPhasesAreTimedOnTheirClocks) {
                  {Phase::Wait, Phase::Signal, Phase::CudaCopy}});
 }
 
+// The buffer mode without CUDA: the host waits for the passes before the reference writes their buffers
+// (wait, on the host), and nothing is copied (the cubes' copy into the buffer is inside the cubes pass).
+TEST(VulkanFrames, TheBufferModesCpuFormsPhasesAreTimedOnTheirClocks) {
+  NEEDS_VULKAN();
+  if (lab::vulkan::App(vulkan_options(SceneId::Postprocess, ModeId::Cpu, 32, 32)).cuda_device() >= 0)
+    GTEST_SKIP() << "needs a machine without a CUDA device (there the buffer mode is its CUDA form, timed in "
+                    "TheCudaModesPhasesAreTimedOnTheirClocks)";
+  using lab::Clock;
+  using lab::Phase;
+  expect_phases({ModeId::Buffer,
+                 {{Phase::Draw, Clock::Vulkan},
+                  {Phase::Wait, Clock::Cpu},
+                  {Phase::Kernel, Clock::Cpu},
+                  {Phase::Frame, Clock::Cpu}},
+                 {Phase::VulkanCopy, Phase::Signal, Phase::CudaCopy}});
+}
+
 TEST(VulkanFrames, TheCudaModesPhasesAreTimedOnTheirClocks) {
   NEEDS_VULKAN();
   if (lab::vulkan::App(vulkan_options(SceneId::Postprocess, ModeId::Cpu, 32, 32)).cuda_device() < 0)
@@ -543,6 +635,14 @@ TEST(VulkanFrames, TheCudaModesPhasesAreTimedOnTheirClocks) {
                  {Phase::VulkanCopy, Phase::CudaCopy, Phase::Map}});
   // The exported mode's copies between its buffers and images are inside the passes (timed as draw).
   expect_phases({ModeId::Exported,
+                 {{Phase::Draw, Clock::Vulkan},
+                  {Phase::Wait, Clock::Cuda},
+                  {Phase::Kernel, Clock::Cuda},
+                  {Phase::Signal, Clock::Cuda},
+                  {Phase::Frame, Clock::Cpu}},
+                 {Phase::VulkanCopy, Phase::CudaCopy, Phase::Map}});
+  // The buffer mode's CUDA form: the external mode's steps, the show pass inside the frame pass.
+  expect_phases({ModeId::Buffer,
                  {{Phase::Draw, Clock::Vulkan},
                   {Phase::Wait, Clock::Cuda},
                   {Phase::Kernel, Clock::Cuda},
@@ -588,7 +688,13 @@ TEST(VulkanFrames, KeysSwitchSceneAndModeAndTakeNumberedScreenshots) {
   app.handle_hotkey(lab::Hotkey::NextMode);
   app.render_frame(2);
   if (app.cuda_device() < 0) {
-    EXPECT_EQ(app.mode_id(), ModeId::Cpu) << "without CUDA no other Vulkan mode runs";
+    // The buffer mode's cpu form is the one other Vulkan mode that runs without CUDA; M wraps past the
+    // unavailable ones to it, and from it back to cpu.
+    EXPECT_EQ(app.mode_id(), ModeId::Buffer) << "without CUDA only cpu and buffer run";
+    EXPECT_TRUE(app.read_frame().rgba == labtest::expected_pattern_frame(64, 48, 2).rgba);
+    app.handle_hotkey(lab::Hotkey::NextMode);
+    app.render_frame(3);
+    EXPECT_EQ(app.mode_id(), ModeId::Cpu);
   } else {
     EXPECT_NE(app.mode_id(), ModeId::Cpu);
     EXPECT_TRUE(lab::vulkan::mode_availability(app.mode_id(), {app.cuda_device(), nullptr}, "").available);
