@@ -105,7 +105,7 @@ struct AppState {
   // What makes the frames: "app" (interop-lab's scenes) or "viewer" (interop_lab.Viewer serving a Python
   // caller's arrays: no scenes or modes to switch), and the page's controls that apply to it, by name.
   std::string source = "app";
-  std::vector<std::string> controls = {"scene",  "mode", "filter", "device", "flags",
+  std::vector<std::string> controls = {"scene",  "mode", "filter", "device",    "flags",
                                        "doctor", "size", "fps",    "screenshot"};
   // A viewer's path from the caller's memory to GL ("interop", "staging", "cpu") and why not interop.
   std::string path;
