@@ -256,8 +256,19 @@ Measurement measure_semaphore_handoff(App& app, interop::SemaphoreKind kind,
   const vulkan::Uuid uuid = vulkan::cuda_device_uuid(app.cuda_device());
   // Declared in teardown order reversed: GL's imports go first, then CUDA's and Vulkan's semaphores, then the
   // device.
-  const std::unique_ptr<vulkan::Context> context =
+  std::unique_ptr<vulkan::Context> context =
       vulkan::on_own_thread([&uuid] { return std::make_unique<vulkan::Context>(&uuid); });
+  // The device and instance go off GL's thread too, once all made from them is gone: destroyed on GL's,
+  // they left it without its context, and every GL registration after this measurement failed.
+  struct OffGlThread {
+    std::unique_ptr<vulkan::Context>& context;
+    ~OffGlThread() {
+      vulkan::on_own_thread([this] {
+        context.reset();
+        return 0;
+      });
+    }
+  } off_gl_thread{context};
   vulkan::CudaSemaphores semaphores(*context, kind);
   const bool timeline = kind == interop::SemaphoreKind::Timeline;
   std::vector<std::pair<VkSemaphore, GlSemaphore>> imported;

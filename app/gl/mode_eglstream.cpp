@@ -29,11 +29,13 @@
 #define __eglext_h_ 1
 #include <cuda_egl_interop.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -45,7 +47,9 @@ constexpr GLenum kTextureExternal = 0x8D65;  // GL_TEXTURE_EXTERNAL_OES (GL_OES_
 constexpr const char* kDisplayExtensions[] = {"EGL_KHR_stream", "EGL_KHR_stream_fifo",
                                               "EGL_KHR_stream_consumer_gltexture"};
 constexpr EGLint kAcquireTimeoutUs = 2'000'000;  // a frame that has not arrived in 2 s never will
-constexpr int kReturnAttempts = 100;             // cudaErrorLaunchTimeout: the consumer still holds it
+// cudaEGLStreamProducerReturnFrame answers cudaErrorLaunchTimeout while the consumer still holds the frame;
+// a frame the consumer let go comes back within this.
+constexpr auto kReturnTimeout = std::chrono::seconds(2);
 
 bool has_word(const char* list, const std::string& word) {
   if (list == nullptr) return false;
@@ -148,8 +152,11 @@ class PitchedFrame {
 };
 
 // One image's stream: CUDA's pitched frame -> the stream -> the external texture -> drawn into the
-// scene's texture. Members in teardown order reversed: the producer disconnects first, then the frame
-// memory goes, then GL's objects, then the stream.
+// scene's texture. Two frames take turns: the consumer keeps the frame it acquired last as its texture's
+// image until it acquires the next, so a frame comes back to CUDA only once the next one has reached GL
+// (on an H200 the frame just released never returned while it was the last one acquired). Members in
+// teardown order reversed: the producer disconnects first, then the frames' memory goes, then GL's
+// objects, then the stream.
 class ImageStream {
  public:
   ImageStream(EGLDisplay display, const gl::Resource& target)
@@ -159,7 +166,7 @@ class ImageStream {
         m_stream(display, create_stream(display)),
         m_texture(create_external_texture()),
         m_framebuffer(create_target_framebuffer(target.gl_name)),
-        m_frame(m_width, m_height) {
+        m_frames{PitchedFrame(m_width, m_height), PitchedFrame(m_width, m_height)} {
     if (!eglStreamConsumerGLTextureExternalKHR(display, m_stream.get()))
       throw std::runtime_error(egl_error("eglStreamConsumerGLTextureExternalKHR"));
     glBindTexture(kTextureExternal, 0);
@@ -169,19 +176,22 @@ class ImageStream {
   ImageStream(const ImageStream&) = delete;
   ImageStream& operator=(const ImageStream&) = delete;
 
-  CudaResourceView view(const ResourceDesc& desc) const {
+  // The frame the kernels write next: the one not held by the stream.
+  CudaResourceView view() const {
     CudaResourceView view;
-    view.pointer = m_frame.data();
-    view.bytes = m_frame.pitch() * static_cast<size_t>(desc.height);
-    view.pitch = m_frame.pitch();
+    view.pointer = next().data();
+    view.bytes = next().pitch() * static_cast<size_t>(m_height);
+    view.pitch = next().pitch();
     return view;
   }
-  void* data() const { return m_frame.data(); }
-  size_t pitch() const { return m_frame.pitch(); }
+  void* data() const { return next().data(); }
+  size_t pitch() const { return next().pitch(); }
 
   void present(cudaStream_t stream) {
-    cudaEglFrame frame = describe_frame();
+    cudaEglFrame frame = describe_frame(next());
     INTEROP_CUDA_CHECK(cudaEGLStreamProducerPresentFrame(m_producer->get(), frame, &stream));
+    m_next ^= 1;
+    ++m_in_stream;
   }
   void acquire() {
     if (!eglStreamConsumerAcquireKHR(m_display, m_stream.get()))
@@ -207,16 +217,22 @@ class ImageStream {
     if (!eglStreamConsumerReleaseKHR(m_display, m_stream.get()))
       throw std::runtime_error(egl_error("eglStreamConsumerReleaseKHR"));
   }
-  // Waits until the consumer has let the frame go, so the kernels may write it again.
+  // After GL acquired the frame just presented: takes the one before it back, so the kernels may write
+  // it in the next frame. The first frame has none before it.
   void take_back(cudaStream_t stream) {
+    if (m_in_stream < 2) return;
     cudaEglFrame frame{};
-    for (int attempt = 0;; ++attempt) {
+    const auto deadline = std::chrono::steady_clock::now() + kReturnTimeout;
+    for (;;) {
       const cudaError_t result = cudaEGLStreamProducerReturnFrame(m_producer->get(), &frame, &stream);
-      if (result != cudaErrorLaunchTimeout || attempt + 1 == kReturnAttempts) {
+      if (result == cudaSuccess) break;
+      if (result != cudaErrorLaunchTimeout || std::chrono::steady_clock::now() > deadline) {
         INTEROP_CUDA_CHECK(result);
-        return;
+        break;
       }
+      std::this_thread::yield();
     }
+    --m_in_stream;
   }
 
  private:
@@ -249,15 +265,16 @@ class ImageStream {
           "eglstream: the scene's texture is no complete framebuffer to draw the stream into");
     return framebuffer;
   }
-  cudaEglFrame describe_frame() const {
+  const PitchedFrame& next() const { return m_frames[m_next]; }
+  cudaEglFrame describe_frame(const PitchedFrame& memory) const {
     cudaEglFrame frame{};
-    frame.frame.pPitch[0] = make_cudaPitchedPtr(m_frame.data(), m_frame.pitch(), static_cast<size_t>(m_width),
+    frame.frame.pPitch[0] = make_cudaPitchedPtr(memory.data(), memory.pitch(), static_cast<size_t>(m_width),
                                                 static_cast<size_t>(m_height));
     cudaEglPlaneDesc& plane = frame.planeDesc[0];
     plane.width = static_cast<unsigned>(m_width);
     plane.height = static_cast<unsigned>(m_height);
     plane.depth = 1;
-    plane.pitch = static_cast<unsigned>(m_frame.pitch());
+    plane.pitch = static_cast<unsigned>(memory.pitch());
     plane.numChannels = 4;
     plane.channelDesc = cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsigned);
     frame.planeCount = 1;
@@ -271,7 +288,9 @@ class ImageStream {
   EglStream m_stream;
   GlTexture m_texture;
   GlFramebuffer m_framebuffer;
-  PitchedFrame m_frame;
+  PitchedFrame m_frames[2];
+  int m_next = 0;       // the frame the kernels write next
+  int m_in_stream = 0;  // frames presented and not yet taken back
   std::unique_ptr<ProducerConnection> m_producer;
 };
 
@@ -306,11 +325,15 @@ class EglStreamMode final : public gl::Mode {
     if (!scene.available) throw std::runtime_error("--mode eglstream is unavailable: " + scene.reason);
     try {
       const EGLDisplay display = eglGetCurrentDisplay();
+      // After a Vulkan instance came and went in this process (the external and exported modes, the
+      // doctor), the display of the current context refused streams on an H200 (EGL_NOT_INITIALIZED) while
+      // GL went on working; initialising an initialised display does nothing else (EGL 1.5, 3.2).
+      if (!eglInitialize(display, nullptr, nullptr)) throw std::runtime_error(egl_error("eglInitialize"));
       m_program = create_stream_program();
       m_vertex_array = create_vertex_array("eglstream draw");
       for (const gl::Resource& resource : renderer.resources()) {
         m_streams.push_back(std::make_unique<ImageStream>(display, resource));
-        m_views.push_back(m_streams.back()->view(resource.desc));
+        m_views.push_back(m_streams.back()->view());
       }
       m_flip_rows = find_row_order(renderer.resources().front());
     } catch (...) {
@@ -328,6 +351,7 @@ class EglStreamMode final : public gl::Mode {
   }
 
   void produce(gl::Renderer&, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
+    for (size_t i = 0; i < m_streams.size(); ++i) m_views[i] = m_streams[i]->view();
     {
       CudaPhase phase(timers, Phase::Kernel, m_cuda.stream);
       scene.compute_cuda(frame, m_views, m_cuda.stream);
