@@ -129,7 +129,9 @@ def check_controls(driver, api, By):
     driver.find_element(By.CSS_SELECTOR, "#doctor-section summary").click()
     doctor = driver.find_element(By.ID, "doctor")
     expected = "GL context" if api == "gl" else "interop-lab --doctor"
-    wait_for("the doctor's report", lambda: expected in doctor.text)
+    # The text the page put there (textContent: .text is empty while a state message re-lays the page out).
+    wait_for("the doctor's report", lambda: expected in (doctor.get_attribute("textContent") or ""))
+    assert driver.find_element(By.ID, "doctor-section").get_attribute("open") is not None, "the section opened"
 
 
 def main():
