@@ -28,8 +28,18 @@ inline constexpr AccessName kAccessNames[] = {
     {Access::WriteDiscard, "write-discard", "cudaGraphicsMapFlagsWriteDiscard: CUDA overwrites everything"},
 };
 
-const char* to_string(Access access);  // the name in kAccessNames
+// The name in kAccessNames. Here with the table, not in a source of one API's interop, so that code built
+// without GL (the Direct3D builds' frame loop and desk) spells flags the same way.
+inline const char* to_string(Access access) {
+  for (const AccessName& entry : kAccessNames)
+    if (entry.value == access) return entry.name;
+  return "?";
+}
 // "none" / "read-only" / "write-discard" back to the enum; nullopt for anything else.
-std::optional<Access> access_from_string(const std::string& name);
+inline std::optional<Access> access_from_string(const std::string& name) {
+  for (const AccessName& entry : kAccessNames)
+    if (name == entry.name) return entry.value;
+  return std::nullopt;
+}
 
 }  // namespace interop

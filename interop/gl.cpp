@@ -29,18 +29,6 @@ int live_mappings() {
   return detail::mapping_counter().load();
 }
 
-const char* to_string(Access access) {
-  for (const AccessName& entry : kAccessNames)
-    if (entry.value == access) return entry.name;
-  return "?";
-}
-
-std::optional<Access> access_from_string(const std::string& name) {
-  for (const AccessName& entry : kAccessNames)
-    if (name == entry.name) return entry.value;
-  return std::nullopt;
-}
-
 namespace {
 
 struct FormatName {

@@ -269,14 +269,6 @@ inline void log(const std::string& message) {
   std::fprintf(stderr, "interop-lab: %s\n", message.c_str());
 }
 
-// How --map-flags spells `access`, from the header's table: interop::to_string is GL's interop source,
-// which the Direct3D builds do not link.
-inline const char* access_name(interop::Access access) {
-  for (const interop::AccessName& entry : interop::kAccessNames)
-    if (entry.value == access) return entry.name;
-  return "?";
-}
-
 }  // namespace detail
 
 template <class Backend>
@@ -327,7 +319,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   m_access.map_access = options.map_flags;
   if (const std::string refusal = check_access(m_scene->resources(m_extent), m_access.map_access);
       !refusal.empty())
-    throw UsageError("--map-flags " + std::string(detail::access_name(*options.map_flags)) + ": " + refusal);
+    throw UsageError("--map-flags " + std::string(interop::to_string(*options.map_flags)) + ": " + refusal);
   attach_mode(mode);
   if (options.serve) m_desk = std::make_unique<serve::Desk>(*options.serve);
 }
