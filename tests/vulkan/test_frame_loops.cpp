@@ -7,6 +7,7 @@
 // these pass unchanged. Without a Vulkan driver the Vulkan half skips with the reason; the CUDA halves need a
 // GPU (and fail where INTEROP_LAB_REQUIRE_GPUS says one must be there).
 #include "tests/support/app_fixture.hpp"
+#include "tests/support/vulkan_device.hpp"
 
 #include "app/core/cli.hpp"
 #include "app/vulkan/app.hpp"
@@ -23,15 +24,7 @@ namespace {
 
 using lab::ModeId;
 using lab::SceneId;
-
-std::string vulkan_missing() {
-  try {
-    lab::vulkan::Context context(nullptr);
-    return "";
-  } catch (const std::runtime_error& error) {
-    return error.what();
-  }
-}
+using labtest::vulkan_missing;
 
 lab::Options vulkan_options(SceneId scene, std::optional<ModeId> mode, int width, int height) {
   lab::Options options = labtest::app_options(scene, ModeId::Cpu, width, height);

@@ -3,6 +3,7 @@
 // CI): for every scene the frame begun, collected after the next frame was rendered, has exactly read_frame's
 // pixels of the frame it says it is. Without a Vulkan driver the tests skip with the reason.
 #include "tests/support/app_fixture.hpp"
+#include "tests/support/vulkan_device.hpp"
 
 #include "app/vulkan/app.hpp"
 
@@ -14,16 +15,7 @@ namespace {
 
 using lab::ModeId;
 using lab::SceneId;
-
-// "" when this machine has a Vulkan device, else why not (the Context's own message).
-std::string vulkan_missing() {
-  try {
-    lab::vulkan::Context context(nullptr);
-    return "";
-  } catch (const std::runtime_error& error) {
-    return error.what();
-  }
-}
+using labtest::vulkan_missing;
 
 class VulkanFrameRead : public ::testing::TestWithParam<SceneId> {};
 

@@ -9,6 +9,7 @@
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/layout_file.hpp"
 #include "tests/support/scratch_dir.hpp"
+#include "tests/support/vulkan_device.hpp"
 #include "tests/support/vulkan_presentation.hpp"
 
 #include "app/core/hotkeys.hpp"
@@ -40,16 +41,7 @@ namespace {
 
 using lab::ModeId;
 using lab::SceneId;
-
-// "" when this machine has a Vulkan device, else why not (the Context's own message).
-std::string vulkan_missing() {
-  try {
-    lab::vulkan::Context context(nullptr);
-    return "";
-  } catch (const std::runtime_error& error) {
-    return error.what();
-  }
-}
+using labtest::vulkan_missing;
 
 #define NEEDS_VULKAN()                                                  \
   do {                                                                  \
