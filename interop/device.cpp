@@ -68,6 +68,7 @@ GlDevices cuda_devices_for_current_gl(GlDeviceList which) {
   if (const cudaError_t error = cudaGLGetDevices(&count, devices, 16, list); error != cudaSuccess) {
     cudaGetLastError();
     result.error = describe_cuda_error(error, "cudaGLGetDevices");
+    result.condition = cuda_error_condition(error, "cudaGLGetDevices");
     return result;
   }
   result.devices.assign(devices, devices + count);
@@ -86,6 +87,8 @@ InteropSupport probe_gl_interop(int ordinal) {
             Condition::InvalidCudaDevice};
   const GlDevices gl = cuda_devices_for_current_gl(GlDeviceList::All);
   const std::string renderer = current_gl_renderer();
+  if (gl.condition == Condition::GlInteropOnOtherWindowSystem)
+    return {false, "GL (" + renderer + ") cannot share with CUDA in this process: " + gl.error, gl.condition};
   if (!gl.error.empty())
     return {false, "GL (" + renderer + ") is not on a CUDA device: " + gl.error,
             Condition::GlNotOnCudaDevice};

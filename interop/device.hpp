@@ -35,8 +35,9 @@ CudaDevices enumerate_cuda_devices();
 enum class GlDeviceList { All, CurrentFrame, NextFrame };
 
 struct GlDevices {
-  std::vector<int> devices;  // CUDA ordinals that drive the current GL context
-  std::string error;         // why the query failed, "" on success
+  std::vector<int> devices;               // CUDA ordinals that drive the current GL context
+  std::string error;                      // why the query failed, "" on success
+  Condition condition = Condition::None;  // what the failure means, where known
 };
 
 // Needs a current GL context.

@@ -48,6 +48,8 @@ const char* to_string(Condition condition) {
       return "GL context not on a CUDA device";
     case Condition::GlOnAnotherCudaDevice:
       return "GL context on another CUDA device";
+    case Condition::GlInteropOnOtherWindowSystem:
+      return "CUDA-GL interop taken by the other window system";
     case Condition::NoCurrentGlContext:
       return "no current GL context on a CUDA device";
     case Condition::NotRegistrable:
@@ -120,6 +122,8 @@ Condition cuda_error_condition(cudaError_t error, const std::string& call) {
       return interop ? Condition::GlNotOnCudaDevice : Condition::None;
     case cudaErrorInvalidGraphicsContext:
       return Condition::NoCurrentGlContext;
+    case cudaErrorDeviceUninitialized:
+      return interop ? Condition::GlInteropOnOtherWindowSystem : Condition::None;
     case cudaErrorNotSupported:
       return interop ? Condition::NotRegistrable : Condition::None;
     case cudaErrorInvalidValue:
@@ -153,6 +157,13 @@ std::string cuda_error_advice(cudaError_t error, const std::string& call) {
              ", not on an NVIDIA GPU that CUDA can use: create the context on the NVIDIA driver "
              "(GLX with __GLX_VENDOR_LIBRARY_NAME=nvidia, or EGL on the NVIDIA EGL device), or hand results "
              "to GL through host memory instead of interop";
+    case Condition::GlInteropOnOtherWindowSystem:
+      return "this process already used CUDA-GL interop through the other window system (EGL for headless "
+             "contexts, GLX for windows on X11), and the NVIDIA driver serves it through one of them per "
+             "process, "
+             "the first it met: create every GL context that shares CUDA resources the same way, or the "
+             "other "
+             "kind in a separate process";
     case Condition::NoCurrentGlContext:
       return "no GL context is current on this thread, or it belongs to another GPU (renderer: " +
              current_gl_renderer() + "); make the context current before registering or mapping";

@@ -44,6 +44,11 @@ enum class Condition {
   ContextCorrupt,         // a sticky CUDA error: the process must restart to use CUDA again
   OutOfMemory,            // CUDA or GL could not allocate
   InvalidDesc,            // a registration desc that validate() refuses
+  // This process's CUDA-GL interop already went through the other window system: the NVIDIA driver serves
+  // it through one of EGL and GLX per process, the first one it met (measured on the H200: after a headless
+  // EGL context's interop a GLX window's cudaGLGetDevices answers cudaErrorDeviceUninitialized, and the
+  // other way round).
+  GlInteropOnOtherWindowSystem,
 };
 
 // A few words for the condition ("GL context not on a CUDA device"); "" for Condition::None.

@@ -34,6 +34,7 @@ std::string command_line_remedy(interop::Condition condition, int gl_device) {
     case Condition::WrongMappedView:
     case Condition::UnregisterOrder:
     case Condition::NoCurrentGlContext:
+    case Condition::GlInteropOnOtherWindowSystem:  // the app makes one GL context per process
       return "this is a bug in interop-lab: --mode staging or cpu avoids it; please report it";
     case Condition::ContextCorrupt:  // main() says to restart
     case Condition::InvalidDesc:     // the desc's message names the field and the fix

@@ -6,6 +6,8 @@ NumPy from the array itself."""
 
 import gc
 import os
+import subprocess
+import sys
 
 import numpy
 import pytest
@@ -80,17 +82,57 @@ def test_strided_cuda_arrays_are_read_in_place(cupy, viewer):
             numpy.testing.assert_array_equal(frame, host)
 
 
-def test_the_readme_lines_work_as_written(tmp_path, monkeypatch, cupy):
-    torch = pytest.importorskip("torch")
-    monkeypatch.chdir(tmp_path)
-    x = torch.rand(720, 1280, 3, device="cuda")
-    v = interop_lab.Viewer()
-    v.show(x)
-    v.screenshot("x.png")
+def _run_fresh(tmp_path, code):
+    """Runs `code` in a new Python process in tmp_path (with this package on its path), as a user's script
+    runs: whatever this test process did with CUDA and GL before does not reach it. Returns its stdout."""
+    package = os.path.dirname(os.path.dirname(interop_lab.__file__))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _readme_lines():
+    """The first Python block of the package's README, as written there."""
+    readme = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+    with open(readme, encoding="utf-8") as file:
+        text = file.read()
+    start = text.index("```python\n") + len("```python\n")
+    return text[start:text.index("```", start)]
+
+
+def test_the_readme_lines_work_as_written(tmp_path, cupy):
+    pytest.importorskip("torch")
+    lines = _readme_lines()
+    assert "interop_lab.Viewer()" in lines and 'screenshot("x.png")' in lines
+    # A new user runs them as a script of their own, in a window where there is a display: a fresh process.
+    shown_path = _run_fresh(tmp_path, lines + 'import numpy\nnumpy.save("x.npy", x.cpu().numpy())\n'
+                            'print(v.path, v.is_window)\n').split()
+    x = numpy.load(tmp_path / "x.npy")
     shown = decode_png(tmp_path / "x.png")
     assert shown.shape == (720, 1280, 4)
-    assert numpy.abs(shown[..., :3].astype(int) - expected_bytes(x.cpu().numpy())).max() <= 1
-    v.close()
+    assert numpy.abs(shown[..., :3].astype(int) - expected_bytes(x)).max() <= 1
+    assert shown_path[0] == "interop", shown_path  # on a GPU whose GL runs on the NVIDIA driver
+    assert shown_path[1] == str(bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")))
+
+
+def test_a_window_after_headless_interop_names_the_drivers_one_window_system_per_process(tmp_path, cupy):
+    if not os.environ.get("DISPLAY"):
+        pytest.skip("needs a display (an X server): a window's GLX context beside a headless EGL one")
+    out = _run_fresh(tmp_path, """import interop_lab, warnings
+warnings.simplefilter("ignore")
+with interop_lab.Viewer(size=(64, 48), window=False) as headless:
+    print(headless.path)
+with interop_lab.Viewer(size=(64, 48), window=True) as window:
+    print(window.is_window, window.path, window.path_reason)
+""").splitlines()
+    assert out[0] == "interop", out
+    assert out[1].startswith("True "), out
+    # The NVIDIA driver serves CUDA-GL interop through one of EGL and GLX per process (580.159 on an H200:
+    # the window gets cudaErrorDeviceUninitialized); where a driver serves both, the window takes interop.
+    if not out[1].startswith("True interop"):
+        assert out[1].startswith("True staging") and "one of them per process" in out[1], out
 
 
 def test_pytorch_on_its_own_stream_and_through_dlpack(cupy, viewer):

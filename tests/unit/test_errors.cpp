@@ -43,6 +43,21 @@ TEST(CudaErrorConditionTest, OperatingSystemErrorOutsideInteropGetsNoGuess) {
   EXPECT_EQ(interop::cuda_error_advice(cudaErrorOperatingSystem, "cudaMalloc(&pointer, bytes)"), "");
 }
 
+TEST(CudaErrorConditionTest, InteropThroughTheOtherWindowSystemSaysTheDriverServesOnePerProcess) {
+  // What cudaGLGetDevices answers a GLX window after this process's interop went through EGL, and the
+  // other way round.
+  EXPECT_EQ(interop::cuda_error_condition(cudaErrorDeviceUninitialized, "cudaGLGetDevices"),
+            interop::Condition::GlInteropOnOtherWindowSystem);
+  const std::string description =
+      interop::describe_cuda_error(cudaErrorDeviceUninitialized, "cudaGLGetDevices");
+  EXPECT_TRUE(contains(description, "cudaErrorDeviceUninitialized")) << description;
+  EXPECT_TRUE(contains(description, "one of them per process")) << description;
+  EXPECT_TRUE(contains(description, "separate process")) << description;
+  // Outside GL interop the error means something else, and gets no guess.
+  EXPECT_EQ(interop::cuda_error_condition(cudaErrorDeviceUninitialized, "cudaMalloc(&pointer, bytes)"),
+            interop::Condition::None);
+}
+
 TEST(CudaErrorAdviceTest, DoubleMapSaysAlreadyMapped) {
   const std::string call = "cudaGraphicsMapResources(1, &resource, stream)";
   EXPECT_EQ(interop::cuda_error_condition(cudaErrorAlreadyMapped, call), interop::Condition::AlreadyMapped);
