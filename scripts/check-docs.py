@@ -5,7 +5,9 @@
 
 Fails (exit 1) when README.md is over 250 lines, when a Markdown table cell in README.md or docs/*.md
 is over 400 characters, when a docs/*.md page is not linked from README.md, when a relative link
-(or its #anchor) points at nothing, or when a shell block fails, or when there is no build to run them with; exit 2: a usage error.
+(or its #anchor) points at nothing, when a table between `<!-- bench-table: FILE ... -->` and
+`<!-- /bench-table -->` is not what scripts/bench_table.py computes from the bench JSON files it names,
+or when a shell block fails, or when there is no build to run them with; exit 2: a usage error.
 
 The convention for shell blocks: every fenced block marked `sh` (```sh) is a command a reader copies,
 and is run as shown: `bash -e -o pipefail` in a fresh scratch folder, with $BUILD_DIR/app (the
@@ -34,6 +36,11 @@ SKIP_MARK = re.compile(r"^\s*<!--\s*skip:\s*(.+?)\s*-->\s*$")
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 RUN_LANGUAGES = {"sh"}
+BENCH_TABLE = re.compile(r"^<!--\s*bench-table:\s*(.+?)\s*-->\s*$")
+BENCH_TABLE_END = "<!-- /bench-table -->"
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_table  # noqa: E402  (scripts/bench_table.py, beside this file)
 
 
 class Page:
@@ -133,6 +140,8 @@ def check_static(root, pages, problems):
                     if anchor not in target_page.anchors():
                         problems.append(f"{page.path}:{number}: link to {target}: {resolved} has no heading "
                                         f"with the anchor #{anchor}")
+    for page in pages.values():
+        check_bench_tables(root, page, problems)
     for path in sorted(pages):
         if path.startswith("docs/") and path not in linked_from_readme:
             problems.append(f"{path}: not linked from README.md: add it to README's list of pages")
@@ -158,6 +167,30 @@ def run_block(body, app_dir, scratch_parent):
     output = result.stdout.decode("utf-8", "replace").rstrip().split("\n")
     tail = "\n".join("      " + line for line in output[-8:])
     return False, seconds, f"exit code {result.returncode}; its last lines:\n{tail}"
+
+
+def check_bench_tables(root, page, problems):
+    """Each table a page marks as computed from bench JSON files equals what bench_table.py makes of them."""
+    for index, line in enumerate(page.lines):
+        match = BENCH_TABLE.match(line.strip())
+        if not match:
+            continue
+        folder = os.path.dirname(page.path)
+        files = [os.path.join(root, folder, name) for name in match.group(1).split()]
+        end = next((i for i in range(index + 1, len(page.lines)) if page.lines[i].strip() == BENCH_TABLE_END),
+                   None)
+        if end is None:
+            problems.append(f"{page.path}:{index + 1}: a bench-table with no {BENCH_TABLE_END} line after it")
+            continue
+        try:
+            expected = bench_table.table(bench_table.load_cases(files))
+        except bench_table.UsageError as error:
+            problems.append(f"{page.path}:{index + 1}: bench-table: {error}")
+            continue
+        written = "\n".join(l.rstrip() for l in page.lines[index + 1:end]).strip()
+        if written != expected:
+            problems.append(f"{page.path}:{index + 1}: the table differs from what scripts/bench_table.py makes "
+                            f"of {match.group(1)}: paste its output between the markers")
 
 
 def main():
