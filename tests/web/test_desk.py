@@ -39,10 +39,10 @@ def free_port():
 class App:
     """interop-lab serving the desk; its stderr is collected on a thread."""
 
-    def __init__(self, binary, api, mode, port):
+    def __init__(self, binary, api, mode, port, scene="wave", size=SIZE):
         self.lines = []
         self.process = subprocess.Popen(
-            [binary, "--api", api, "--mode", mode, "--scene", "wave", "--size", f"{SIZE[0]}x{SIZE[1]}",
+            [binary, "--api", api, "--mode", mode, "--scene", scene, "--size", f"{size[0]}x{size[1]}",
              "--serve", f"127.0.0.1:{port}"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.reader = threading.Thread(target=self._read, daemon=True)
