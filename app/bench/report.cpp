@@ -133,6 +133,22 @@ double ratio_to_latency(const Throughput& throughput, const std::vector<Throughp
   return 0.0;
 }
 
+std::vector<ThroughputForm> throughput_forms() {
+  return {{1, 1}, {2, 1}, {3, 1}, {1, 2}, {1, 4}};
+}
+
+long long throughput_frames(long long frames, int per_handoff) {
+  const long long step = std::max(per_handoff, 1);
+  return std::max((frames + step - 1) / step, 1LL) * step;
+}
+
+ThroughputPlan plan_throughput(bool asked, const std::string& unavailable) {
+  ThroughputPlan plan;
+  if (asked && unavailable.empty()) plan.forms = throughput_forms();
+  plan.skipped = unavailable;
+  return plan;
+}
+
 std::string format_table(const Report& report) {
   const bool external = std::any_of(report.results.begin(), report.results.end(),
                                     [](const Result& r) { return !r.external_path.empty(); });
@@ -176,18 +192,21 @@ std::string format_table(const Report& report) {
 std::string format_throughput(const Report& report) {
   if (report.throughput.empty() && report.throughput_skipped.empty()) return "";
   std::string text =
-      "\nthroughput: frames in flight (fences N frames back, no wait each frame) and K frames per hand-off "
-      "(one "
-      "map of K resources), ms per frame of all frames finished\n";
+      "\nthroughput: frames in flight (the host waits for the frame N back only) and K frames per hand-off "
+      "(K resources handed over at once: one map, or one semaphore wait and one signal), ms per frame of all "
+      "frames finished\n";
   if (report.throughput.empty()) return text + "  skipped: " + report.throughput_skipped + "\n";
+  int path_width = 10;
+  for (const Throughput& t : report.throughput)
+    path_width = std::max(path_width, static_cast<int>(t.path.size()));
   char line[256];
-  std::snprintf(line, sizeof line, "  %-12s %-10s %-10s %9s %11s %12s %9s %9s\n", "scene", "size", "path",
-                "in flight", "per hand-off", "ms / frame", "fps", "x latency");
+  std::snprintf(line, sizeof line, "  %-12s %-10s %-*s %9s %11s %12s %9s %9s\n", "scene", "size", path_width,
+                "path", "in flight", "per hand-off", "ms / frame", "fps", "x latency");
   text += line;
   for (const Throughput& t : report.throughput) {
-    std::snprintf(line, sizeof line, "  %-12s %-10s %-10s %9d %11d %12.3f %9.1f %9s\n", t.scene.c_str(),
-                  size_text(t.width, t.height).c_str(), t.path.c_str(), t.in_flight, t.per_handoff,
-                  t.ms_per_frame, frames_per_second(t),
+    std::snprintf(line, sizeof line, "  %-12s %-10s %-*s %9d %11d %12.3f %9.1f %9s\n", t.scene.c_str(),
+                  size_text(t.width, t.height).c_str(), path_width, t.path.c_str(), t.in_flight,
+                  t.per_handoff, t.ms_per_frame, frames_per_second(t),
                   number(ratio_to_latency(t, report.throughput), "%.3f").c_str());
     text += line;
   }

@@ -82,9 +82,30 @@ struct Throughput {
   double ms_per_frame = 0.0;  // wall time of all the frames, finished, over their count
 };
 double frames_per_second(const Throughput& throughput);
-// The row's ms per frame against the latency row of the same scene and size (in_flight 1, per_handoff 1);
-// 0 where there is none.
+// The row's ms per frame against the latency row of the same API, scene, path and size (in_flight 1,
+// per_handoff 1); 0 where there is none.
 double ratio_to_latency(const Throughput& throughput, const std::vector<Throughput>& all);
+
+// The forms of the throughput rows, as every API measures them, in the order they are measured and
+// reported: the latency row first (1 in flight, 1 per hand-off: what the others are held against), then 2
+// and 3 frames in flight, then 2 and 4 frames per hand-off.
+struct ThroughputForm {
+  int in_flight = 1;
+  int per_handoff = 1;
+};
+std::vector<ThroughputForm> throughput_forms();
+// How many frames a row of `per_handoff` frames per hand-off measures when `frames` are asked for: whole
+// hand-offs, at least one.
+long long throughput_frames(long long frames, int per_handoff);
+// What a run does about the rows: `asked` (no --mode, or the mode whose frame the rows measure: GL's
+// interop, Vulkan's external) and `unavailable` (why that mode's frame cannot run here; "" where it can).
+// The rows are measured where both allow; the section says why not wherever that frame cannot run, asked
+// or not, and nothing where it was only not asked for.
+struct ThroughputPlan {
+  std::vector<ThroughputForm> forms;  // empty: no rows
+  std::string skipped;                // Report::throughput_skipped
+};
+ThroughputPlan plan_throughput(bool asked, const std::string& unavailable);
 
 // What the writers write: the cases, the throughput rows, and what each API adds as it is (the JSON's
 // extra top-level members: GL's timing_cost, scaling, skipped and machine; printed tables of its own).

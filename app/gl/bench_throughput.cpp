@@ -7,18 +7,17 @@
 
 #include "app/gl/app.hpp"
 #include "app/gl/gl_objects.hpp"
+#include "app/timing/bench_timing.hpp"
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
 #include "kernels/pattern.hpp"
 
-#include <chrono>
 #include <utility>
 
 namespace lab {
 namespace {
 
 constexpr long long kDefaultThroughputFrames = 300;
-constexpr long long kWarmUpFrames = 20;
 
 // One fence per texture: the GL work that last read it; waited for before CUDA writes it again.
 class FenceRing {
@@ -121,21 +120,6 @@ class Textures {
   std::vector<cudaSurfaceObject_t> m_surfaces;
 };
 
-// The wall time of `frames` frames of `frame(i)`, after the warm-up, with `finish` once at the end: ms per
-// frame.
-template <class Frame, class Finish>
-double ms_per_frame(long long frames, long long step, const Frame& frame, const Finish& finish) {
-  long long index = 0;
-  for (; index < kWarmUpFrames; index += step) frame(index);
-  finish();
-  const auto started = std::chrono::steady_clock::now();
-  for (long long done = 0; done < frames; done += step, index += step) frame(index);
-  finish();
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  return ms / static_cast<double>((frames + step - 1) / step * step);
-}
-
 }  // namespace
 
 std::vector<bench::Throughput> measure_throughput(App& app, std::optional<long long> frames) {
@@ -151,7 +135,7 @@ std::vector<bench::Throughput> measure_throughput(App& app, std::optional<long l
     t.height = extent.height;
     t.in_flight = in_flight;
     t.per_handoff = per_handoff;
-    t.frames = (count + per_handoff - 1) / per_handoff * per_handoff;
+    t.frames = bench::throughput_frames(count, per_handoff);
     t.ms_per_frame = ms;
     rows.push_back(t);
   };
@@ -160,7 +144,7 @@ std::vector<bench::Throughput> measure_throughput(App& app, std::optional<long l
   for (const int in_flight : {1, 2, 3}) {
     Textures textures(static_cast<size_t>(in_flight), extent, stream);
     FenceRing fences(static_cast<size_t>(in_flight));
-    const double ms = ms_per_frame(
+    const double ms = ms_per_frame_issued(
         count, 1,
         [&](long long index) {
           const size_t slot = static_cast<size_t>(index % in_flight);
@@ -181,7 +165,7 @@ std::vector<bench::Throughput> measure_throughput(App& app, std::optional<long l
   for (const int per_handoff : {2, 4}) {
     Textures textures(static_cast<size_t>(per_handoff), extent, stream);
     const size_t k = static_cast<size_t>(per_handoff);
-    const double ms = ms_per_frame(
+    const double ms = ms_per_frame_issued(
         count, per_handoff,
         [&](long long index) {
           textures.map(0, k);

@@ -1,8 +1,10 @@
-// app/timing/bench_timing.cpp — time_frames: warm-up, then the measured frames, stoppable by a signal.
+// app/timing/bench_timing.cpp — time_frames: warm-up, then the measured frames, stoppable by a signal; and
+// ms_per_frame_issued, the throughput rows' clock: the same without a wait per frame.
 #include "app/timing/bench_timing.hpp"
 
 #include "app/os/signals.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 namespace lab {
@@ -39,6 +41,27 @@ std::vector<double> time_frames(std::optional<long long> fixed_frames,
       break;
   }
   return wall_ms;
+}
+
+double ms_per_frame_issued(long long frames, long long step, const std::function<void(long long)>& issue,
+                           const std::function<void()>& finish) {
+  step = std::max(step, 1LL);
+  long long index = 0;
+  for (; index < kWarmUpFrames; index += step) {
+    stop_if_requested();
+    issue(index);
+  }
+  finish();
+  const long long measured = std::max((frames + step - 1) / step, 1LL) * step;
+  const auto started = std::chrono::steady_clock::now();
+  for (long long done = 0; done < measured; done += step, index += step) {
+    stop_if_requested();
+    issue(index);
+  }
+  finish();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  return ms / static_cast<double>(measured);
 }
 
 }  // namespace lab

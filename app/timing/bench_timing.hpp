@@ -20,4 +20,13 @@ constexpr long long kMinBenchFrames = 10;
 std::vector<double> time_frames(std::optional<long long> fixed_frames,
                                 const std::function<void(long long)>& frame, long long default_frames = 300);
 
+// How the throughput rows are timed (GL's app/gl/bench_throughput.cpp, Vulkan's app/vulkan/
+// bench_throughput.cpp), where no single frame's time says anything: `issue(index)` queues the `step` frames
+// from `index` on (one frame in flight, or one hand-off of `step` frames) without waiting for them unless it
+// must; `finish()` waits for everything queued. A warm-up of 20 frames (whole steps) and finish, then
+// `frames` rounded up to whole steps and finish once at the end: returns their wall time over their count,
+// in ms per frame.
+double ms_per_frame_issued(long long frames, long long step, const std::function<void(long long)>& issue,
+                           const std::function<void()>& finish);
+
 }  // namespace lab

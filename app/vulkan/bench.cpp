@@ -10,17 +10,21 @@
 // app/vulkan/bench_bare.hpp: what the app's own layers cost; the exported rows against the exported bare
 // loop, CUDA's memory from raw cuMem* calls) and against the external (timeline) frame of the
 // same scene and size (x external: what copying through host memory costs next to sharing the memory).
+// Beside them, where the external mode is measured, the throughput rows (app/vulkan/bench_throughput.hpp:
+// the external frame with raw calls, frames in flight and K frames per hand-off) of each scene and size.
 // The ratios, the table, the JSON and the chart are app/bench's, the same as GL's.
 #include "app/vulkan/bench.hpp"
 
 #include "app/bench/report.hpp"
 
+#include "app/core/remedy.hpp"
 #include "app/core/text.hpp"
 #include "app/image/image_io.hpp"
 #include "app/timing/bench_timing.hpp"
 #include "app/timing/statistics.hpp"
 #include "app/vulkan/app.hpp"
 #include "app/vulkan/bench_bare.hpp"
+#include "app/vulkan/bench_throughput.hpp"
 #include "interop/error.hpp"
 #include "interop/memory.hpp"
 #include "interop/stream.hpp"
@@ -182,15 +186,64 @@ void measure_modes(const Options& options, SceneId scene, Extent extent,
   }
 }
 
+// The throughput rows, as GL's benchmark plans them (bench::plan_throughput): asked for by no --mode or
+// --mode external, measured where CUDA has the device; a failure of the first measurement (a Vulkan driver
+// without semaphore export) skips the rest for the same reason.
+class ThroughputRows {
+ public:
+  explicit ThroughputRows(const Options& options) : m_options(options) {
+    const interop::CudaDevices cuda = probe_cuda_devices();
+    const std::string unavailable = cuda.devices.empty() ? no_cuda_device_reason(cuda.error)
+                                                         : device_refusal(options.device.value_or(0), cuda);
+    const bench::ThroughputPlan plan =
+        bench::plan_throughput(!options.mode || *options.mode == ModeId::External, unavailable);
+    m_forms = plan.forms;
+    m_skipped = plan.skipped;
+  }
+
+  void measure(SceneId scene, Extent extent) {
+    if (m_forms.empty()) return;
+    std::fprintf(stderr,
+                 "bench: vulkan %s %dx%d throughput (external: frames in flight, K frames per hand-off)\n",
+                 to_string(scene), extent.width, extent.height);
+    try {
+      for (bench::Throughput& row : measure_throughput(m_options, scene, extent, m_forms))
+        m_rows.push_back(std::move(row));
+    } catch (const std::runtime_error& error) {
+      std::fprintf(stderr, "bench: throughput skipped: %s\n", error.what());
+      m_skipped = error.what();
+      m_forms.clear();
+    }
+  }
+
+  // Into the report: the rows, or why there are none.
+  void fill(bench::Report& report) const {
+    report.throughput = m_rows;
+    report.throughput_skipped = m_rows.empty() ? m_skipped : "";
+  }
+
+ private:
+  const Options& m_options;
+  std::vector<bench::ThroughputForm> m_forms;
+  std::string m_skipped;
+  std::vector<bench::Throughput> m_rows;
+};
+
 // The table on stdout, --json and --chart: app/bench's writers, as GL's benchmark's.
 void report(const Options& options, const std::vector<BenchSize>& sizes,
-            const std::vector<std::string>& scenes, std::vector<bench::Result> results) {
+            const std::vector<std::string>& scenes, std::vector<bench::Result> results,
+            const ThroughputRows& throughput) {
   bench::Report report;
   report.results = std::move(results);
+  throughput.fill(report);
   std::fputs(bench::format_table(report).c_str(), stdout);
+  std::fputs(bench::format_throughput(report).c_str(), stdout);
   std::fflush(stdout);
   if (!options.json.empty())
-    write_text_file(options.json, nlohmann::json{{"cases", bench::cases_json(report)}}.dump(2) + "\n");
+    write_text_file(options.json, nlohmann::json{{"cases", bench::cases_json(report)},
+                                                 {"throughput", bench::throughput_json(report)}}
+                                          .dump(2) +
+                                      "\n");
   if (!options.chart.empty()) {
     std::vector<std::pair<int, int>> chart_sizes;
     for (const BenchSize& size : sizes) chart_sizes.emplace_back(size.width, size.height);
@@ -209,6 +262,7 @@ int run_bench(const Options& options) {
                                            : options.bench_sizes;
   std::vector<bench::Result> results;
   std::vector<std::string> scenes;
+  ThroughputRows throughput(options);
   for (const SceneId scene : all_scenes()) {
     if (options.bench_scene && *options.bench_scene != scene) continue;
     scenes.emplace_back(to_string(scene));
@@ -216,9 +270,10 @@ int run_bench(const Options& options) {
       const Extent extent{size.width, size.height};
       if (measure_parts(options, scene, extent, results)) measure_bare_loops(options, scene, extent, results);
       measure_modes(options, scene, extent, results);
+      throughput.measure(scene, extent);
     }
   }
-  report(options, sizes, scenes, std::move(results));
+  report(options, sizes, scenes, std::move(results), throughput);
   return 0;
 }
 

@@ -729,6 +729,10 @@ struct Renderer::State {
   // The same into `target` (grown to `bytes`), submitted and not waited for: returns the pass's serial.
   template <class Copy>
   uint64_t submit_read_back(Buffer& target, VkDeviceSize bytes, const std::vector<Touch>& touches, Copy copy);
+  // What read_frame(plan) returns now (the frame target, or a ShowImage plan's image) copied into `target`
+  // by one pass, not waited for: the pass's serial; `extent` receives the copied image's size. read_frame
+  // waits for it at once, begin_read_frame a frame later.
+  uint64_t submit_frame_read_back(const DrawPlan& plan, Buffer& target, Extent& extent);
 };
 
 Renderer::State::State(Context& context_) : context(context_), device(context_.device()) {
@@ -1597,30 +1601,48 @@ std::string Renderer::missing_frame(const DrawPlan& plan) const {
   return "";
 }
 
+uint64_t Renderer::State::submit_frame_read_back(const DrawPlan& plan, Buffer& target, Extent& extent) {
+  if (plan.draw == SceneDraw::ShowImage) {
+    const Resource& resource = resources[static_cast<size_t>(plan.image_resource)];
+    extent = {resource.desc.width, resource.desc.height};
+    return submit_read_back(
+        target, resource.desc.bytes, {{plan.image_resource, kCopyRead}},
+        [&](VkCommandBuffer commands, VkBuffer buffer) { record_resource_copy(commands, resource, buffer); });
+  }
+  extent = frame.extent;
+  return submit_read_back(target, static_cast<VkDeviceSize>(extent.width) * extent.height * 4, {},
+                          [&](VkCommandBuffer commands, VkBuffer buffer) {
+                            record_frame_copy(commands, frame_color.image.get(), extent, buffer);
+                          });
+}
+
+namespace {
+
+// A read-back frame of `extent` at `mapped` as an Image. Memory rows are GL's, bottom first; an Image is
+// top first: flipped in the one copy out.
+Image frame_image(const void* mapped, Extent extent) {
+  Image image;
+  image.width = extent.width;
+  image.height = extent.height;
+  image.rgba.resize(static_cast<size_t>(extent.width) * extent.height * 4);
+  const size_t row = static_cast<size_t>(extent.width) * 4;
+  const auto* source = static_cast<const uint8_t*>(mapped);
+  for (int y = 0; y < extent.height; ++y)
+    std::memcpy(image.rgba.data() + row * static_cast<size_t>(y),
+                source + row * static_cast<size_t>(extent.height - 1 - y), row);
+  return image;
+}
+
+}  // namespace
+
 Image Renderer::read_frame(const DrawPlan& plan) {
   const std::string missing = missing_frame(plan);
   if (!missing.empty()) throw std::logic_error("Renderer::read_frame: " + missing);
   State& state = *m_state;
-  Image image;
-  if (plan.draw == SceneDraw::ShowImage) {
-    const Resource& resource = state.resources[static_cast<size_t>(plan.image_resource)];
-    image.width = resource.desc.width;
-    image.height = resource.desc.height;
-    image.rgba.resize(resource.desc.bytes);
-    download(plan.image_resource, image.rgba.data());
-  } else {
-    const Extent extent = state.frame.extent;
-    image.width = extent.width;
-    image.height = extent.height;
-    image.rgba.resize(static_cast<size_t>(extent.width) * extent.height * 4);
-    const void* bytes =
-        state.read_back(image.rgba.size(), {}, [&](VkCommandBuffer commands, VkBuffer target) {
-          record_frame_copy(commands, state.frame_color.image.get(), extent, target);
-        });
-    std::memcpy(image.rgba.data(), bytes, image.rgba.size());
-  }
-  flip_rows(image);  // memory rows are GL's, bottom first; an Image is top first
-  return image;
+  Extent extent;
+  // Every read-back waits for its pass, so no pass still writes the old buffer.
+  state.wait_for(state.submit_frame_read_back(plan, state.readback, extent));
+  return frame_image(state.readback.mapped, extent);
 }
 
 void Renderer::begin_read_frame(const DrawPlan& plan, long long frame) {
@@ -1630,21 +1652,7 @@ void Renderer::begin_read_frame(const DrawPlan& plan, long long frame) {
   if (state.frame_read_serial)
     throw std::logic_error("Renderer::begin_read_frame: frame " + std::to_string(state.frame_read_frame) +
                            " is still being read; collect it with end_read_frame() first");
-  if (plan.draw == SceneDraw::ShowImage) {
-    const Resource& resource = state.resources[static_cast<size_t>(plan.image_resource)];
-    state.frame_read_extent = {resource.desc.width, resource.desc.height};
-    state.frame_read_serial = state.submit_read_back(
-        state.frame_read, resource.desc.bytes, {{plan.image_resource, kCopyRead}},
-        [&](VkCommandBuffer commands, VkBuffer target) { record_resource_copy(commands, resource, target); });
-  } else {
-    const Extent extent = state.frame.extent;
-    state.frame_read_extent = extent;
-    state.frame_read_serial =
-        state.submit_read_back(state.frame_read, static_cast<VkDeviceSize>(extent.width) * extent.height * 4,
-                               {}, [&](VkCommandBuffer commands, VkBuffer target) {
-                                 record_frame_copy(commands, state.frame_color.image.get(), extent, target);
-                               });
-  }
+  state.frame_read_serial = state.submit_frame_read_back(plan, state.frame_read, state.frame_read_extent);
   state.frame_read_frame = frame;
 }
 
@@ -1656,16 +1664,7 @@ std::optional<Renderer::FrameRead> Renderer::end_read_frame() {
   state.wait_for(serial);
   FrameRead read;
   read.frame = state.frame_read_frame;
-  const Extent extent = state.frame_read_extent;
-  read.image.width = extent.width;
-  read.image.height = extent.height;
-  read.image.rgba.resize(static_cast<size_t>(extent.width) * extent.height * 4);
-  // Memory rows are GL's, bottom first; an Image is top first: flipped in the one copy out.
-  const size_t row = static_cast<size_t>(extent.width) * 4;
-  const auto* source = static_cast<const uint8_t*>(state.frame_read.mapped);
-  for (int y = 0; y < extent.height; ++y)
-    std::memcpy(read.image.rgba.data() + row * static_cast<size_t>(y),
-                source + row * static_cast<size_t>(extent.height - 1 - y), row);
+  read.image = frame_image(state.frame_read.mapped, state.frame_read_extent);
   return read;
 }
 

@@ -1,14 +1,19 @@
 // tests/unit/test_bench_report.cpp — the benchmark's one report (app/bench/report.hpp) on made-up results:
 // the ratios against the parts measured alone (x ref = floor + hand-off + graphics in every API), the bare
-// and own loops, what is not judged, the runs combined, the throughput rows, and the table, JSON and chart
-// written from them. Every expected number is computed from the inputs; nothing is timed.
+// and own loops, what is not judged, the runs combined, the throughput rows (their plan, GL's and Vulkan's
+// held against their own latency rows, the clock's frame count), and the table, JSON and chart written from
+// them. Every expected number is computed from the inputs; nothing is timed.
 #include "app/bench/report.hpp"
+#include "app/timing/bench_timing.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -233,6 +238,133 @@ TEST(BenchThroughput, ASkippedSectionSaysWhy) {
   EXPECT_NE(lab::bench::format_throughput(report).find("skipped: " + report.throughput_skipped),
             std::string::npos);
   EXPECT_TRUE(lab::bench::throughput_json(report).empty());
+}
+
+TEST(BenchThroughput, ThePlanStartsWithTheLatencyRowAndVariesOneThingAtATime) {
+  const std::vector<lab::bench::ThroughputForm> forms = lab::bench::throughput_forms();
+  ASSERT_FALSE(forms.empty());
+  EXPECT_EQ(forms.front().in_flight, 1);
+  EXPECT_EQ(forms.front().per_handoff, 1);
+  std::set<std::pair<int, int>> seen;
+  std::set<int> in_flight, per_handoff;
+  for (const lab::bench::ThroughputForm& form : forms) {
+    EXPECT_TRUE(form.in_flight == 1 || form.per_handoff == 1)
+        << form.in_flight << " in flight and " << form.per_handoff << " per hand-off: one at a time";
+    EXPECT_TRUE(seen.insert({form.in_flight, form.per_handoff}).second) << "each form once";
+    in_flight.insert(form.in_flight);
+    per_handoff.insert(form.per_handoff);
+  }
+  EXPECT_EQ(in_flight, (std::set<int>{1, 2, 3}));
+  EXPECT_EQ(per_handoff, (std::set<int>{1, 2, 4}));
+}
+
+TEST(BenchThroughput, ARowMeasuresWholeHandoffs) {
+  for (const lab::bench::ThroughputForm& form : lab::bench::throughput_forms()) {
+    for (const long long asked : {0LL, 1LL, 5LL, 12LL, 300LL}) {
+      const long long frames = lab::bench::throughput_frames(asked, form.per_handoff);
+      EXPECT_EQ(frames % form.per_handoff, 0) << asked << " asked, " << form.per_handoff << " per hand-off";
+      EXPECT_GE(frames, std::max(asked, static_cast<long long>(form.per_handoff)));
+      EXPECT_LT(frames, std::max(asked, 1LL) + form.per_handoff);
+    }
+  }
+}
+
+TEST(BenchThroughput, RowsAreMeasuredWhereAskedAndPossibleAndTheSectionSaysWhyNot) {
+  const std::string reason = "no CUDA device: cudaErrorNoDevice";
+  const lab::bench::ThroughputPlan measured = lab::bench::plan_throughput(true, "");
+  EXPECT_EQ(measured.forms.size(), lab::bench::throughput_forms().size());
+  EXPECT_EQ(measured.skipped, "");
+  const lab::bench::ThroughputPlan impossible = lab::bench::plan_throughput(true, reason);
+  EXPECT_TRUE(impossible.forms.empty());
+  EXPECT_EQ(impossible.skipped, reason);
+  const lab::bench::ThroughputPlan not_asked = lab::bench::plan_throughput(false, "");
+  EXPECT_TRUE(not_asked.forms.empty());
+  EXPECT_EQ(not_asked.skipped, "") << "--mode cpu where CUDA works: nothing to say";
+  const lab::bench::ThroughputPlan neither = lab::bench::plan_throughput(false, reason);
+  EXPECT_TRUE(neither.forms.empty());
+  EXPECT_EQ(neither.skipped, reason) << "as GL's: without CUDA the section says why, whatever --mode asked";
+
+  lab::bench::Report report;
+  report.throughput_skipped = impossible.skipped;
+  EXPECT_NE(lab::bench::format_throughput(report).find("skipped: " + reason), std::string::npos);
+}
+
+// Vulkan's rows (the external frame, per scene) beside GL's at the same size: each row is held against the
+// latency row of its own API, scene and path only.
+TEST(BenchThroughput, VulkanRowsAreHeldAgainstTheirOwnLatencyRow) {
+  lab::bench::Report report;
+  report.throughput = throughput_rows();  // GL's pattern rows, 3840x2160
+  const std::vector<std::pair<std::string, double>> scenes = {{"pattern", 0.43}, {"postprocess", 2.59}};
+  for (const auto& [scene, latency_ms] : scenes) {
+    double ms = latency_ms;
+    for (const lab::bench::ThroughputForm& form : lab::bench::throughput_forms()) {
+      lab::bench::Throughput t;
+      t.api = "vulkan";
+      t.scene = scene;
+      t.path = "external (timeline)";
+      t.width = 3840;
+      t.height = 2160;
+      t.in_flight = form.in_flight;
+      t.per_handoff = form.per_handoff;
+      t.frames = lab::bench::throughput_frames(300, form.per_handoff);
+      t.ms_per_frame = ms;
+      ms *= 0.9;
+      report.throughput.push_back(t);
+    }
+  }
+  for (const lab::bench::Throughput& t : report.throughput) {
+    double latency = 0.0;
+    for (const lab::bench::Throughput& other : report.throughput)
+      if (other.api == t.api && other.scene == t.scene && other.in_flight == 1 && other.per_handoff == 1)
+        latency = other.ms_per_frame;
+    ASSERT_GT(latency, 0.0);
+    EXPECT_DOUBLE_EQ(lab::bench::ratio_to_latency(t, report.throughput), t.ms_per_frame / latency)
+        << t.api << " " << t.scene << " " << t.in_flight << "/" << t.per_handoff;
+  }
+  // A Vulkan row whose latency row is missing is held against nothing, not against GL's.
+  std::vector<lab::bench::Throughput> without;
+  for (const lab::bench::Throughput& t : report.throughput)
+    if (!(t.api == "vulkan" && t.scene == "pattern" && t.in_flight == 1 && t.per_handoff == 1))
+      without.push_back(t);
+  for (const lab::bench::Throughput& t : without)
+    if (t.api == "vulkan" && t.scene == "pattern") {
+      EXPECT_EQ(lab::bench::ratio_to_latency(t, without), 0.0);
+    }
+
+  // The table names the long path in full, each row with its numbers; the JSON has every row.
+  const std::string text = lab::bench::format_throughput(report);
+  for (const lab::bench::Throughput& t : report.throughput) {
+    if (t.api != "vulkan") continue;
+    char expected[160];
+    std::snprintf(expected, sizeof expected, "external (timeline) %9d %11d %12.3f", t.in_flight,
+                  t.per_handoff, t.ms_per_frame);
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << " in\n" << text;
+  }
+  EXPECT_EQ(lab::bench::throughput_json(report).size(), report.throughput.size());
+}
+
+// The rows' clock (lab::ms_per_frame_issued) issues whole steps of consecutive frames, the warm-up first,
+// finishing once after it and once after the measured frames, and counts what bench::throughput_frames
+// reports.
+TEST(BenchThroughput, TheClockIssuesWholeStepsAndFinishesTwice) {
+  for (const lab::bench::ThroughputForm& form : lab::bench::throughput_forms()) {
+    const long long step = form.per_handoff;
+    std::vector<long long> issued;
+    int finishes = 0;
+    size_t issued_at_first_finish = 0;
+    const double ms = lab::ms_per_frame_issued(
+        7, step, [&](long long index) { issued.push_back(index); },
+        [&] {
+          if (finishes++ == 0) issued_at_first_finish = issued.size();
+        });
+    EXPECT_GE(ms, 0.0);
+    EXPECT_EQ(finishes, 2);
+    ASSERT_FALSE(issued.empty());
+    for (size_t i = 0; i < issued.size(); ++i)
+      EXPECT_EQ(issued[i], static_cast<long long>(i) * step) << "consecutive steps from frame 0";
+    const long long measured = static_cast<long long>(issued.size() - issued_at_first_finish) * step;
+    EXPECT_EQ(measured, lab::bench::throughput_frames(7, form.per_handoff));
+  }
 }
 
 TEST(BenchChart, OneLinePerPathAndSceneThatWasMeasured) {
