@@ -47,9 +47,14 @@ def main():
             "return document.getElementById('frame').dataset.framesDrawn || 0")) >= 30, said=app.said)
         wait_for("the timeline's graphics lane", lambda: driver.execute_script(
             "return state && state.timeline.lanes.some((l) => l.lane === 'graphics' && l.placed);"), said=app.said)
-        # The whole page, as tall as it is, at the window's width.
-        height = driver.execute_script("return document.documentElement.scrollHeight;")
-        driver.set_window_size(WINDOW[0], max(WINDOW[1], int(height)))
+        # The whole page, as tall as it is, at the window's width (the window is a little taller than the page
+        # it shows: grown until the page fits).
+        for _ in range(5):
+            height = int(driver.execute_script("return document.documentElement.scrollHeight;"))
+            inner = int(driver.execute_script("return window.innerHeight;"))
+            if inner >= height:
+                break
+            driver.set_window_size(WINDOW[0], driver.get_window_size()["height"] + height - inner)
         shot = os.path.join(work, "desk.png")
         driver.save_screenshot(shot)
         subprocess.run(["optipng", "-quiet", "-o2", shot], check=True)
