@@ -538,18 +538,22 @@ void FrameTimers::collect(Slot& slot) {
   for (size_t i = 0; i < slot.graphics_used; ++i) {
     const GraphicsRecord& record = slot.graphics[i];
     if (!record.complete) continue;
-    total_ms[index_of(record.phase)] +=
-        m_queries->elapsed_ms(record.query);  // waits if the GPU is not there yet
+    const double ms = m_queries->elapsed_ms(record.query);  // waits if the GPU is not there yet
+    total_ms[index_of(record.phase)] += ms;
     present[index_of(record.phase)] = true;
     const Clock clock = m_queries->clock();
     const std::vector<GpuInterval> intervals = m_queries->intervals(record.query);
     for (const GpuInterval& interval : intervals)
       records.spans.push_back(
-          {record.phase, clock, interval.start_ns, interval.end_ns, graphics_calibration});
+          {record.phase, clock, interval.start_ns, interval.end_ns, graphics_calibration, true});
     std::string& why = records.why_uncalibrated[static_cast<size_t>(clock)];
-    if (intervals.empty() && why.empty()) {
-      why = "its timer queries give no timestamps here";
-    } else if (graphics_calibration < 0 && why.empty()) {
+    if (intervals.empty() && ms > 0) {
+      // Timed, but without timestamps (a GL whose GL_TIMESTAMP has no bits): listed by its duration.
+      records.spans.push_back({record.phase, clock, 0, static_cast<int64_t>(ms * 1e6), -1, false});
+      if (why.empty())
+        why = slot.graphics_uncalibrated.empty() ? "its timer queries give durations only here"
+                                                 : slot.graphics_uncalibrated;
+    } else if (!intervals.empty() && graphics_calibration < 0 && why.empty()) {
       why = slot.graphics_uncalibrated.empty() ? "its clock was not read beside the host's yet"
                                                : slot.graphics_uncalibrated;
     }

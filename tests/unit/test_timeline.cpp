@@ -468,6 +468,34 @@ TEST(FrameTimersTimelineTest, WithTheGraphicsClockOffTheClockIsNeverRead) {
   EXPECT_EQ(lane_in(lab::last_frame_timeline(timers, 0), Lane::Graphics), nullptr);
 }
 
+// Timer queries as an API without timestamps has them: durations, and GpuTimerQueries' defaults for the rest.
+class DurationOnlyQueries final : public lab::GpuTimerQueries {
+ public:
+  Clock clock() const override { return Clock::Gl; }
+  unsigned int create() override { return ++m_created; }
+  void begin(unsigned int) override {}
+  void end(unsigned int) override {}
+  bool available(unsigned int) override { return true; }
+  double elapsed_ms(unsigned int) override { return 0.5; }
+  void destroy(const std::vector<unsigned int>&, bool) override {}
+
+ private:
+  unsigned int m_created = 0;
+};
+
+TEST(FrameTimersTimelineTest, TimerQueriesWithoutTimestampsListTheirLaneWithWhyAndKeepTheirDurations) {
+  lab::FrameTimers timers(std::make_unique<DurationOnlyQueries>());
+  draw_kernel_draw(timers, 1);
+  EXPECT_FLOAT_EQ(timers.stats(0, Phase::Draw).last_ms, 1.0f);  // two draws of 0.5 ms, as ever
+  const lab::FrameTimeline timeline = lab::last_frame_timeline(timers, 0);
+  const lab::LaneState* graphics = lane_in(timeline, Lane::Graphics);
+  ASSERT_NE(graphics, nullptr);
+  EXPECT_FALSE(graphics->placed);
+  EXPECT_NE(graphics->why_not.find("durations only"), std::string::npos) << graphics->why_not;
+  EXPECT_NE(graphics->why_not.find("2 spans not shown"), std::string::npos) << graphics->why_not;
+  EXPECT_TRUE(spans_in(timeline, Lane::Graphics).empty());
+}
+
 TEST(FrameTimersTimelineTest, HostRecordsBetweenFramesArePlacedBeforeTheFrameStarts) {
   lab::FrameTimers timers;
   { const lab::CpuPhase phase(timers, Phase::Register); }  // an attach before the frame
