@@ -3,8 +3,9 @@
 // renderer: a different API rasterises the wave and the cubes) and against the GL app's cpu frame of
 // the same options; the pattern, which no rasteriser touches, byte for byte against the kernel's CPU
 // reference (so the row order is GL's), after a resize too, headless and in a window (Xvfb in CI). The
-// staging mode against the cpu mode where a GPU is. Without a
-// Vulkan driver the tests skip with the reason; the staging test needs a CUDA device whose GPU Vulkan
+// staging mode against the cpu mode where a GPU is. The frame's timeline has its passes placed on the
+// host clock in the order issued (on a GPU, the external mode's CUDA steps in stream order too). Without
+// a Vulkan driver the tests skip with the reason; the staging test needs a CUDA device whose GPU Vulkan
 // also drives (and fails where INTEROP_LAB_REQUIRE_GPUS says one must be there).
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/frame_timeline.hpp"
