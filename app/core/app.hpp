@@ -611,7 +611,7 @@ bool App<Backend>::render_frame(long long index) {
   if (m_timing && m_frame_before)
     m_timers->cpu_add(Phase::Frame,
                       std::chrono::duration<double, std::milli>(started - m_previous_frame).count());
-  if (m_timing) m_timers->begin_frame(static_cast<int>(m_mode->id()));
+  if (m_timing) m_timers->begin_frame(static_cast<int>(m_mode->id()), index);
   if (m_plan.cubes_target >= 0) {
     const auto sync = m_mode->cubes_sync(frame);
     const GraphicsPhase phase(*m_timers, Phase::Draw);
@@ -766,6 +766,7 @@ void App<Backend>::offer_to_desk(long long index) {
   if (m_timing) {
     state.phases = serve::phase_lines(*m_timers, static_cast<int>(m_mode->id()));
     state.compared = serve::compare_modes(*m_timers, modes_of(Backend::kApi));
+    state.timeline = last_frame_timeline(*m_timers, static_cast<int>(m_mode->id()));
   }
   state.untimed = Backend::graphics_untimed(*m_renderer);
   if constexpr (kLate)

@@ -447,7 +447,7 @@ bool App::render_frame() {
     m_timers->cpu_add(Phase::Frame,
                       std::chrono::duration<double, std::milli>(started - m_previous_frame_start).count());
   // Outside begin_frame/end_frame the timers record nothing (host records wait for the next frame).
-  if (m_timing) m_timers->begin_frame(static_cast<int>(m_mode->id()));
+  if (m_timing) m_timers->begin_frame(static_cast<int>(m_mode->id()), m_frame_index);
   const FrameInfo frame = frame_info(extent);
   if (m_plan.cubes_target >= 0) {
     GlPhase phase(*m_timers, Phase::Draw);
@@ -612,6 +612,7 @@ void App::offer_to_desk(serve::Desk& desk) {
   if (m_timing) {
     state.phases = serve::phase_lines(*m_timers, static_cast<int>(m_mode->id()));
     state.compared = serve::compare_modes(*m_timers, modes_of(GraphicsApi::Gl));
+    state.timeline = last_frame_timeline(*m_timers, static_cast<int>(m_mode->id()));
   }
   desk.frame_read_begun(std::move(state));
 }

@@ -1,4 +1,5 @@
-// app/gl/timing.hpp — per-phase timing (app/timing/timing.hpp) in GL terms: GL_TIME_ELAPSED queries as the
+// app/gl/timing.hpp — per-phase timing (app/timing/timing.hpp) in GL terms: GL_TIME_ELAPSED queries (and
+// GL_TIMESTAMP counters around them, for the frame timeline) as the
 // graphics API's timer queries, and GlPhase, a graphics phase that is also a GL debug group (Nsight
 // Graphics, RenderDoc and apitrace show the phases in the GL call list). Needs a current GL 4.5 context
 // where the queries are used and deleted.

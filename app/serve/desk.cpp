@@ -1,6 +1,7 @@
 // app/serve/desk.cpp — the frame loop's side of the browser desk (app/serve/desk.hpp).
 #include "app/serve/desk.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -28,12 +29,6 @@ Desk::Desk(const ServeAddress& address, ServerOptions options)
 
 namespace {
 
-int64_t host_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // The state's phase lines back as durations on their clocks (the names are timing.hpp's to_string's).
 std::vector<PhaseDuration> durations_of(const std::vector<PhaseLine>& lines) {
   std::vector<PhaseDuration> durations;
@@ -58,7 +53,7 @@ std::vector<Command> Desk::begin_frame() {
                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                        std::chrono::duration<double>(1.0 / m_fps_cap));
   }
-  m_frame_start_ns = host_now_ns();  // after the cap's wait: where the frame's work starts
+  m_frame_start_ns = host_clock_ns();  // after the cap's wait: where the frame's work starts
   std::vector<Command> commands = m_server.take_commands();
   for (const Command& command : commands)
     if (command.kind == Command::Kind::Fps) {
@@ -80,16 +75,27 @@ void Desk::end_frame(Image frame, AppState state, double read_back_ms) {
 }
 
 void Desk::offer(Image frame, AppState state, double read_back_ms, int64_t frame_start_ns) {
-  const int64_t now = host_now_ns();
-  TimelineBuilder builder(state.frame, frame_start_ns);
-  builder.place_lane(Lane::Desk, to_string(Clock::Cpu), TimelineBuilder::host_clock());
-  builder.add_span(Lane::Desk, "read-back", now - static_cast<int64_t>(read_back_ms * 1e6), now);
-  const std::vector<PhaseDuration> durations = durations_of(state.phases);
-  refuse_duration_lanes(builder, durations);
-  double frame_ms = 0;
-  for (const PhaseDuration& duration : durations)
-    if (duration.phase == Phase::Frame) frame_ms = duration.ms;
-  state.timeline = builder.build(frame_start_ns + static_cast<int64_t>(frame_ms * 1e6));
+  const int64_t now = host_clock_ns();
+  if (m_read_backs.size() == kReadBacksKept) m_read_backs.erase(m_read_backs.begin());
+  m_read_backs.push_back({state.frame, now - static_cast<int64_t>(read_back_ms * 1e6), now});
+  if (state.timeline.frame >= 0) {
+    // The loop's timeline of a frame gone by: that frame's read-back, if it was read back here.
+    const long long shown = state.timeline.frame;
+    const auto read = std::find_if(m_read_backs.begin(), m_read_backs.end(),
+                                   [&](const ReadBack& back) { return back.frame == shown; });
+    if (read != m_read_backs.end())
+      add_host_span(state.timeline, Lane::Desk, "read-back", read->start_ns, read->end_ns);
+  } else {
+    TimelineBuilder builder(state.frame, frame_start_ns);
+    builder.place_lane(Lane::Desk, to_string(Clock::Cpu), TimelineBuilder::host_clock());
+    builder.add_span(Lane::Desk, "read-back", m_read_backs.back().start_ns, now);
+    const std::vector<PhaseDuration> durations = durations_of(state.phases);
+    refuse_duration_lanes(builder, durations);
+    double frame_ms = 0;
+    for (const PhaseDuration& duration : durations)
+      if (duration.phase == Phase::Frame) frame_ms = duration.ms;
+    state.timeline = builder.build(frame_start_ns + static_cast<int64_t>(frame_ms * 1e6));
+  }
   m_server.add_read_back_ms(read_back_ms);
   m_server.offer_frame(std::move(frame), std::move(state));
 }

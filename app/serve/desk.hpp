@@ -57,7 +57,9 @@ class Desk {
   std::vector<Command> begin_frame();
   // Hands the frame just rendered (top row first; `read_back_ms`: what reading it back cost, just now) and
   // the state after it to the server: returns at once, encoding and sending happen on the server's threads.
-  // The state's timeline is made here (its lanes from the phases, the desk's read-back on the host clock).
+  // The state's timeline gets the desk's lane here: the loop's timeline of a finished frame (a few frames
+  // before this one, when the GPU's results are read late) with that frame's read-back, on the host clock;
+  // without one from the loop (timing off), this frame's lanes said from its phases and its read-back.
   void end_frame(Image frame, AppState state, double read_back_ms);
   // A loop that reads its frames back a frame late (GL's, app/gl/frame_read.hpp) hands over a frame's state
   // when its read-back begins and the frame when it is collected (`collect_ms`: what collecting cost), so
@@ -82,9 +84,16 @@ class Desk {
   // Host times (steady_clock ns) of the frame's start (begin_frame), and of m_begun's frame.
   int64_t m_frame_start_ns = 0;
   int64_t m_begun_start_ns = 0;
-  // Hands `frame` over with `state`, its timeline made: the loop's lanes from the state's phases, and the
-  // desk's lane with the read-back that ended now, on the host clock from `frame_start_ns`.
+  // Hands `frame` over with `state`, its timeline given its desk lane: the read-back that ended now.
   void offer(Image frame, AppState state, double read_back_ms, int64_t frame_start_ns);
+  // The last frames' read-backs on the host clock, by frame, for the loop's timelines of frames gone by.
+  struct ReadBack {
+    long long frame = -1;
+    int64_t start_ns = 0;
+    int64_t end_ns = 0;
+  };
+  static constexpr size_t kReadBacksKept = 16;  // more frames than any loop's timings are late
+  std::vector<ReadBack> m_read_backs;
   std::chrono::steady_clock::time_point m_next_frame = std::chrono::steady_clock::now();
 };
 #else

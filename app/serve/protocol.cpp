@@ -176,7 +176,8 @@ std::string state_json(const AppState& app, const DeskStats& desk) {
     lanes.push_back({{"lane", to_string(lane.lane)},
                      {"clock", lane.clock},
                      {"placed", lane.placed},
-                     {"why_not", lane.why_not}});
+                     {"why_not", lane.why_not},
+                     {"uncertainty_ms", lane.uncertainty_ms}});
   nlohmann::json spans = nlohmann::json::array();
   for (const TimelineSpan& span : app.timeline.spans)
     spans.push_back({{"lane", to_string(span.lane)},

@@ -102,14 +102,14 @@ void TimelineBuilder::place_lane(Lane lane, const std::string& clock, const Cloc
     throw std::logic_error(std::string("TimelineBuilder::place_lane(") + to_string(lane) +
                            "): the calibration has no sample; refuse_lane says why a lane has none");
   LaneClock entry;
-  entry.state = {lane, clock, true, ""};
+  entry.state = {lane, clock, true, "", static_cast<double>(calibration.uncertainty_ns()) / 1e6};
   entry.calibration = calibration;
   m_lanes[static_cast<size_t>(lane)] = entry;
 }
 
 void TimelineBuilder::refuse_lane(Lane lane, const std::string& clock, const std::string& why_not) {
   LaneClock entry;
-  entry.state = {lane, clock, false, why_not};
+  entry.state = {lane, clock, false, why_not, 0};
   m_lanes[static_cast<size_t>(lane)] = entry;
 }
 
@@ -122,6 +122,12 @@ TimelineBuilder::LaneClock& TimelineBuilder::lane_clock(Lane lane, const char* w
 }
 
 void TimelineBuilder::add_span(Lane lane, const std::string& name, int64_t start_ns, int64_t end_ns) {
+  LaneClock& entry = lane_clock(lane, "add_span");
+  add_span(lane, name, start_ns, end_ns, entry.calibration);
+}
+
+void TimelineBuilder::add_span(Lane lane, const std::string& name, int64_t start_ns, int64_t end_ns,
+                               const ClockCalibration& calibration) {
   if (end_ns < start_ns)
     throw std::logic_error("TimelineBuilder::add_span(" + name + "): ends " +
                            std::to_string(start_ns - end_ns) + " ns before it starts");
@@ -131,14 +137,24 @@ void TimelineBuilder::add_span(Lane lane, const std::string& name, int64_t start
     return;
   }
   const auto to_ms = [&](int64_t device_ns) {
-    return (entry.calibration.host_ns(device_ns) - static_cast<double>(m_start_ns)) / 1e6;
+    return (calibration.host_ns(device_ns) - static_cast<double>(m_start_ns)) / 1e6;
   };
+  entry.state.uncertainty_ms =
+      std::max(entry.state.uncertainty_ms, static_cast<double>(calibration.uncertainty_ns()) / 1e6);
   m_spans.push_back({lane, name, to_ms(start_ns), to_ms(end_ns)});
+}
+
+void TimelineBuilder::drop_span(Lane lane, const std::string& clock, const std::string& why) {
+  LaneClock& entry = lane_clock(lane, "drop_span");
+  const std::string line = clock + " spans not on the frame's clock: " + why;
+  if (std::find(entry.dropped.begin(), entry.dropped.end(), line) == entry.dropped.end())
+    entry.dropped.push_back(line);
 }
 
 FrameTimeline TimelineBuilder::build(int64_t frame_end_host_ns) const {
   FrameTimeline timeline;
   timeline.frame = m_frame;
+  timeline.start_host_ns = m_start_ns;
   timeline.frame_ms = static_cast<double>(frame_end_host_ns - m_start_ns) / 1e6;
   for (const Lane lane : all_lanes()) {
     const std::optional<LaneClock>& entry = m_lanes[static_cast<size_t>(lane)];
@@ -146,6 +162,8 @@ FrameTimeline TimelineBuilder::build(int64_t frame_end_host_ns) const {
     LaneState state = entry->state;
     if (!state.placed && entry->refused_spans > 0)
       state.why_not += " (" + std::to_string(entry->refused_spans) + " spans not shown)";
+    for (const std::string& line : entry->dropped)
+      state.why_not += (state.why_not.empty() ? "" : "; ") + line;
     timeline.lanes.push_back(state);
   }
   timeline.spans = m_spans;
@@ -210,7 +228,88 @@ void refuse_duration_lanes(TimelineBuilder& builder, const std::vector<PhaseDura
   }
 }
 
+ClockCalibration calibration_of(const std::vector<ClockSample>& samples) {
+  ClockCalibration calibration;
+  for (const ClockSample& sample : samples)
+    calibration.add_sample(sample.device_ns, sample.host_ns, sample.uncertainty_ns);
+  return calibration;
+}
+
+FrameTimeline build_timeline(const FrameRecords& records) {
+  std::vector<ClockCalibration> calibrations;
+  for (const std::vector<ClockSample>& samples : records.calibrations)
+    calibrations.push_back(calibration_of(samples));
+  const ClockCalibration host = TimelineBuilder::host_clock();
+  const auto calibration_of_span = [&](const FrameRecords::Span& span) -> const ClockCalibration* {
+    if (!span.has_start) return nullptr;
+    if (span.clock == Clock::Cpu) return &host;
+    if (span.calibration < 0 || static_cast<size_t>(span.calibration) >= calibrations.size()) return nullptr;
+    const ClockCalibration& calibration = calibrations[static_cast<size_t>(span.calibration)];
+    return calibration.calibrated() ? &calibration : nullptr;
+  };
+  const auto why_of = [&](Clock clock) {
+    const std::string& why = records.why_uncalibrated[static_cast<size_t>(clock)];
+    return why.empty() ? std::string("its clock has no calibration") : why;
+  };
+
+  TimelineBuilder builder(records.frame, records.start_host_ns);
+  for (const Lane lane : all_lanes()) {
+    std::vector<const FrameRecords::Span*> spans;
+    for (const FrameRecords::Span& span : records.spans)
+      if (lane_of(span.phase) == lane) spans.push_back(&span);
+    if (spans.empty()) continue;
+    // The lane's clocks by name, in Clock order: "cuda", "cpu+cuda" (a map on the host, an unmap on CUDA).
+    std::string clocks;
+    const ClockCalibration* first_placed = nullptr;
+    for (const Clock clock : {Clock::Cpu, Clock::Cuda, Clock::Gl, Clock::Vulkan}) {
+      bool used = false;
+      for (const FrameRecords::Span* span : spans) {
+        if (span->clock != clock) continue;
+        used = true;
+        if (!first_placed) first_placed = calibration_of_span(*span);
+      }
+      if (used) clocks += (clocks.empty() ? "" : "+") + std::string(to_string(clock));
+    }
+    if (!first_placed) {
+      builder.refuse_lane(lane, clocks, "not on the frame's clock: " + why_of(spans.front()->clock));
+      for (const FrameRecords::Span* span : spans)
+        builder.add_span(lane, to_string(span->phase), span->start_ns,
+                         std::max(span->start_ns, span->end_ns));
+      continue;
+    }
+    builder.place_lane(lane, clocks, *first_placed);
+    for (const FrameRecords::Span* span : spans) {
+      if (const ClockCalibration* calibration = calibration_of_span(*span)) {
+        builder.add_span(lane, to_string(span->phase), span->start_ns, std::max(span->start_ns, span->end_ns),
+                         *calibration);
+      } else {
+        builder.drop_span(lane, to_string(span->clock), why_of(span->clock));
+      }
+    }
+  }
+  return builder.build(std::max(records.end_host_ns, records.start_host_ns));
+}
+
+void add_host_span(FrameTimeline& timeline, Lane lane, const std::string& name, int64_t start_host_ns,
+                   int64_t end_host_ns) {
+  const auto has_lane = [&](const LaneState& state) { return state.lane == lane; };
+  if (std::none_of(timeline.lanes.begin(), timeline.lanes.end(), has_lane)) {
+    const auto after = std::find_if(timeline.lanes.begin(), timeline.lanes.end(),
+                                    [&](const LaneState& state) { return state.lane > lane; });
+    timeline.lanes.insert(after, LaneState{lane, to_string(Clock::Cpu), true, "", 0});
+  }
+  const auto to_ms = [&](int64_t ns) { return static_cast<double>(ns - timeline.start_host_ns) / 1e6; };
+  const TimelineSpan span{lane, name, to_ms(start_host_ns), to_ms(std::max(start_host_ns, end_host_ns))};
+  const auto after =
+      std::find_if(timeline.spans.begin(), timeline.spans.end(), [&](const TimelineSpan& other) {
+        return other.lane != span.lane ? other.lane > span.lane : other.start_ms > span.start_ms;
+      });
+  timeline.spans.insert(after, span);
+  timeline.frame_ms = std::max(timeline.frame_ms, span.end_ms);
+}
+
 FrameTimeline last_frame_timeline(const FrameTimers& timers, int tag) {
+  if (const FrameRecords* records = timers.last_frame(tag)) return build_timeline(*records);
   const std::vector<PhaseDuration> durations = last_durations(timers, tag);
   TimelineBuilder builder(-1, 0);
   refuse_duration_lanes(builder, durations);

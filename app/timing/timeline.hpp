@@ -42,11 +42,13 @@ struct LaneState {
   Lane lane = Lane::Graphics;
   std::string clock;  // "gl", "vulkan", "cuda", "cpu"
   bool placed = false;
-  std::string why_not;  // when not placed
+  std::string why_not;        // when not placed; when placed, what of it could not be (or "")
+  double uncertainty_ms = 0;  // when placed: how far its clock's calibration may be off
 };
 
 struct FrameTimeline {
   long long frame = -1;          // -1: none yet
+  int64_t start_host_ns = 0;     // the frame's start on the host clock (host_clock_ns()): its zero
   double frame_ms = 0;           // the strip's length: the frame start to start (or to its last span's end)
   std::vector<LaneState> lanes;  // those the frame used, in all_lanes() order
   std::vector<TimelineSpan> spans;  // placed lanes' only, by lane then start
@@ -95,6 +97,13 @@ class TimelineBuilder {
   // A span in its lane's clock's nanoseconds (the host's for a lane placed with host_clock()). Throws
   // std::logic_error for a lane not declared, or an end before the start.
   void add_span(Lane lane, const std::string& name, int64_t start_ns, int64_t end_ns);
+  // A span on another clock than its lane's (a hand-off lane with its map on the host and its unmap
+  // on CUDA events); the lane's uncertainty becomes the larger of the two.
+  void add_span(Lane lane, const std::string& name, int64_t start_ns, int64_t end_ns,
+                const ClockCalibration& calibration);
+  // A span of a placed lane that could not be placed (its clock has no calibration): said in the lane's
+  // why_not with `why`.
+  void drop_span(Lane lane, const std::string& clock, const std::string& why);
 
   // `frame_end_host_ns`: the next frame's start; the strip is as long as that or its last span, whichever
   // is later.
@@ -108,6 +117,7 @@ class TimelineBuilder {
     LaneState state;
     ClockCalibration calibration;
     int refused_spans = 0;
+    std::vector<std::string> dropped;  // drop_span's, one line per clock
   };
   LaneClock& lane_clock(Lane lane, const char* what);
 
@@ -117,8 +127,21 @@ class TimelineBuilder {
   std::vector<TimelineSpan> m_spans;
 };
 
-// What FrameTimers keeps of a phase today: its last duration on its clock, without a start time (GL's
-// GL_TIME_ELAPSED queries, Vulkan timestamp pairs, CUDA event pairs and host times measure durations).
+// A clock's samples as a calibration (empty samples: not calibrated).
+ClockCalibration calibration_of(const std::vector<ClockSample>& samples);
+
+// One finished frame's timeline from FrameTimers' records of it: each lane placed where all or some of its
+// spans have a calibrated clock (host spans always do), its clocks named "cuda" or "cpu+cuda"; a lane none
+// of whose spans could be placed is refused with its clock's reason.
+FrameTimeline build_timeline(const FrameRecords& records);
+
+// Adds a span measured on the host clock (host_clock_ns()) to a built timeline: its lane is placed on
+// the host clock if the timeline has it not yet, the strip grows to hold it. The desk's read-back.
+void add_host_span(FrameTimeline& timeline, Lane lane, const std::string& name, int64_t start_host_ns,
+                   int64_t end_host_ns);
+
+// A phase's last duration on its clock, without a start time: what the state message's phases say, for a
+// timeline made without FrameTimers' records (the desk's, when the loop hands none over).
 struct PhaseDuration {
   Phase phase = Phase::Draw;
   Clock clock = Clock::Cpu;
@@ -129,7 +152,8 @@ std::vector<PhaseDuration> last_durations(const FrameTimers& timers, int tag);
 // Declares the lanes of `durations` (Phase::Frame has none) on `builder`, each refused with why its clock is
 // not on the frame's and what it measured ("draw 0.412 ms"); a lane already declared is left as it is.
 void refuse_duration_lanes(TimelineBuilder& builder, const std::vector<PhaseDuration>& durations);
-// The panel's strip of `tag`'s last frame: the lanes of its phases, as refuse_duration_lanes says them.
+// The panel's and the desk's strip of `tag`'s last finished frame: build_timeline of its records; before
+// any, the lanes of its phases, as refuse_duration_lanes says them (frame -1).
 FrameTimeline last_frame_timeline(const FrameTimers& timers, int tag);
 
 }  // namespace lab

@@ -23,10 +23,6 @@ size_t index_of(Phase phase) {
   return static_cast<size_t>(phase);
 }
 
-double elapsed_ms(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
 }  // namespace
 
 namespace {
@@ -74,6 +70,12 @@ const char* to_string(Clock clock) {
   return name_of(kClocks, clock);
 }
 
+int64_t host_clock_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 // ---- PhaseWindow
 
 void PhaseWindow::push(float ms, Clock clock) {
@@ -108,8 +110,16 @@ FrameTimers::FrameTimers(std::unique_ptr<GpuTimerQueries> queries) : m_queries(s
   m_cuda_open.fill(kClosed);
 }
 
+FrameTimers::CudaReference::~CudaReference() {
+  if (event) cudaEventDestroy(event);  // on any device: destroying an event needs none current
+}
+
 FrameTimers::~FrameTimers() {
   std::vector<unsigned int> queries;
+  for (auto& [device, clock] : m_cuda_clocks) {
+    static_cast<void>(device);
+    if (clock.stream) cudaStreamDestroy(clock.stream);
+  }
   for (Slot& slot : m_slots) {
     for (const CudaRecord& record : slot.cuda) {
       for (cudaEvent_t event : {record.begin, record.end}) {
@@ -127,12 +137,24 @@ FrameTimers::~FrameTimers() {
   if (!queries.empty()) m_queries->destroy(queries, m_graphics_open >= 0);  // open: destroyed mid-frame
 }
 
-void FrameTimers::begin_frame(int tag) {
+void FrameTimers::begin_frame(int tag, long long frame) {
   if (m_recording >= 0) {
     // The previous frame threw before end_frame: its records are incomplete, drop them.
     close_open_phases();
     recording_slot().state = SlotState::Idle;
     m_recording = -1;
+  }
+  const int64_t now_ns = host_clock_ns();
+  if (m_last_ended >= 0) {
+    // The frame before ends where this one starts (so its strip holds its present and its wait).
+    Slot& before = m_slots[static_cast<size_t>(m_last_ended)];
+    if (before.state == SlotState::Pending) {
+      before.end_ns = now_ns;
+    } else if (const auto found = m_last_frames.find(before.tag);
+               found != m_last_frames.end() && found->second.frame == before.frame) {
+      found->second.end_host_ns = now_ns;
+    }
+    m_last_ended = -1;
   }
   collect_ready();
   Slot& slot = m_slots[static_cast<size_t>(m_next)];
@@ -152,8 +174,37 @@ void FrameTimers::begin_frame(int tag) {
   }
   m_next_frame_cpu_ms.fill(0.0);
   m_next_frame_recorded.fill(false);
+  slot.frame = frame;
+  slot.cpu_spans.swap(m_next_frame_cpu_spans);
+  m_next_frame_cpu_spans.clear();
+  if (m_queries && m_clocks.graphics) calibrate_graphics_clock(now_ns);
+  slot.graphics_samples = m_graphics_samples;
+  slot.graphics_uncalibrated = m_graphics_uncalibrated;
+  slot.start_ns = now_ns;
+  slot.end_ns = now_ns;
   m_recording = m_next;
   m_next = (m_next + 1) % kSlots;
+}
+
+void FrameTimers::calibrate_graphics_clock(int64_t now_ns) {
+  const bool first = m_graphics_samples.empty();
+  if (!first && now_ns - m_graphics_sampled_ns < kCalibrationIntervalNs) return;
+  if (first && m_graphics_sampled_ns != 0 && !m_graphics_uncalibrated.empty() &&
+      now_ns - m_graphics_sampled_ns < kCalibrationIntervalNs)
+    return;  // refused for good last time: ask again a while later, not every frame
+  std::string why_not;
+  const std::optional<ClockSample> sample = m_queries->sample_clock(first, why_not);
+  if (!sample) {
+    if (!why_not.empty()) {
+      m_graphics_uncalibrated = why_not;
+      m_graphics_sampled_ns = now_ns;
+    }
+    return;  // busy: next frame
+  }
+  if (m_graphics_samples.size() == kGraphicsSamples) m_graphics_samples.erase(m_graphics_samples.begin());
+  m_graphics_samples.push_back(*sample);
+  m_graphics_sampled_ns = now_ns;
+  m_graphics_uncalibrated.clear();
 }
 
 void FrameTimers::end_frame() {
@@ -166,6 +217,8 @@ void FrameTimers::end_frame() {
          "FrameTimers::end_frame with a CUDA phase open: call cuda_end() (or use CudaPhase)");
   close_open_phases();
   slot.state = SlotState::Pending;
+  slot.end_ns = host_clock_ns();
+  m_last_ended = m_recording;
   m_recording = -1;
   collect_ready();
 }
@@ -184,7 +237,9 @@ void FrameTimers::cuda_begin(Phase phase, cudaStream_t stream) {
     device = -1;
   }
   if (!prepare_cuda_record(slot, device)) return;
+  std::shared_ptr<const CudaReference> reference = cuda_reference(device);
   CudaRecord& record = slot.cuda[slot.cuda_used];
+  record.reference = std::move(reference);
   const cudaError_t error = cudaEventRecord(record.begin, stream);
   if (error != cudaSuccess) {
     cuda_failed(error, "cudaEventRecord");
@@ -267,6 +322,50 @@ void FrameTimers::cpu_add(Phase phase, double ms) {
   note_clock(slot, phase, Clock::Cpu);
 }
 
+void FrameTimers::cpu_add(Phase phase, double ms, int64_t start_host_ns, int64_t end_host_ns) {
+  cpu_add(phase, ms);
+  (m_recording < 0 ? m_next_frame_cpu_spans : recording_slot().cpu_spans)
+      .push_back({phase, start_host_ns, end_host_ns});
+}
+
+const FrameRecords* FrameTimers::last_frame(int tag) const {
+  const auto found = m_last_frames.find(tag);
+  return found == m_last_frames.end() ? nullptr : &found->second;
+}
+
+std::shared_ptr<const FrameTimers::CudaReference> FrameTimers::cuda_reference(int device) {
+  CudaClock& clock = m_cuda_clocks[device];
+  const int64_t now_ns = host_clock_ns();
+  if (clock.reference && now_ns - clock.reference->host_ns < kCalibrationIntervalNs) return clock.reference;
+  if (!clock.stream) {
+    const cudaError_t error = cudaStreamCreateWithFlags(&clock.stream, cudaStreamNonBlocking);
+    if (error != cudaSuccess) {
+      clock.stream = nullptr;
+      m_cuda_uncalibrated = std::string("cudaStreamCreate: ") + interop::cuda_error_name(error);
+      cudaGetLastError();
+      return clock.reference;  // the old one, if any, still measures
+    }
+  }
+  auto reference = std::make_shared<CudaReference>();
+  cudaError_t error = cudaEventCreateWithFlags(&reference->event, cudaEventDefault);
+  // The record, then the wait: the event's GPU time lies between `before` and `after`. The stream has
+  // nothing else on it, so the event runs as soon as the GPU runs this context's work.
+  const int64_t before = host_clock_ns();
+  if (error == cudaSuccess) error = cudaEventRecord(reference->event, clock.stream);
+  if (error == cudaSuccess) error = cudaEventSynchronize(reference->event);
+  const int64_t after = host_clock_ns();
+  if (error != cudaSuccess) {
+    m_cuda_uncalibrated = std::string("calibrating the CUDA clock: ") + interop::cuda_error_name(error);
+    cudaGetLastError();
+    return clock.reference;
+  }
+  reference->host_ns = before + (after - before) / 2;
+  reference->uncertainty_ns = (after - before + 1) / 2;
+  clock.reference = std::move(reference);
+  m_cuda_uncalibrated.clear();
+  return clock.reference;
+}
+
 const PhaseStats& FrameTimers::stats(int tag, Phase phase) const {
   static const PhaseStats kNone;
   const auto found = m_stats.find(tag);
@@ -275,6 +374,7 @@ const PhaseStats& FrameTimers::stats(int tag, Phase phase) const {
 
 void FrameTimers::clear() {
   m_stats.clear();
+  m_last_frames.clear();
   for (Slot& slot : m_slots) {
     // Reusing an event or query whose result was never read is allowed: the new record replaces it.
     if (slot.state == SlotState::Pending) slot.state = SlotState::Idle;
@@ -377,6 +477,11 @@ void FrameTimers::collect(Slot& slot) {
   // CUDA times go in only when every record of the frame could be read: half a sum is a wrong sample.
   std::array<double, kPhaseCount> cuda_ms{};
   std::array<bool, kPhaseCount> cuda_present{};
+  FrameRecords records;
+  records.frame = slot.frame;
+  records.start_host_ns = slot.start_ns;
+  records.end_host_ns = slot.end_ns;
+  std::vector<const CudaReference*> references;  // records.calibrations' of CUDA, in the same order
   for (size_t i = 0; i < slot.cuda_used && cuda_on(); ++i) {
     const CudaRecord& record = slot.cuda[i];
     if (!record.complete) continue;
@@ -391,6 +496,32 @@ void FrameTimers::collect(Slot& slot) {
     }
     cuda_ms[index_of(record.phase)] += ms;
     cuda_present[index_of(record.phase)] = true;
+    // Where it ran: its events' times after the reference's, on the reference's device clock (in ns
+    // from the reference; float milliseconds keep 0.1 us within kCalibrationIntervalNs of it).
+    FrameRecords::Span span{record.phase, Clock::Cuda, 0, 0, -1};
+    float begin_ms = 0.0f, end_ms = 0.0f;
+    if (record.reference &&
+        cudaEventElapsedTime(&begin_ms, record.reference->event, record.begin) == cudaSuccess &&
+        cudaEventElapsedTime(&end_ms, record.reference->event, record.end) == cudaSuccess) {
+      const auto known = std::find(references.begin(), references.end(), record.reference.get());
+      span.calibration = static_cast<int>(records.calibrations.size());
+      if (known == references.end()) {
+        references.push_back(record.reference.get());
+        records.calibrations.push_back({{0, record.reference->host_ns, record.reference->uncertainty_ns}});
+      } else {
+        span.calibration = static_cast<int>(known - references.begin());
+      }
+      span.start_ns = static_cast<int64_t>(static_cast<double>(begin_ms) * 1e6);
+      span.end_ns = static_cast<int64_t>(static_cast<double>(end_ms) * 1e6);
+    } else {
+      cudaGetLastError();
+      span.start_ns = 0;
+      span.end_ns = static_cast<int64_t>(static_cast<double>(ms) * 1e6);
+      if (records.why_uncalibrated[static_cast<size_t>(Clock::Cuda)].empty())
+        records.why_uncalibrated[static_cast<size_t>(Clock::Cuda)] =
+            m_cuda_uncalibrated.empty() ? "no reference event of known host time" : m_cuda_uncalibrated;
+    }
+    records.spans.push_back(span);
   }
   if (cuda_on()) {
     for (size_t i = 0; i < kPhaseCount; ++i) {
@@ -399,16 +530,51 @@ void FrameTimers::collect(Slot& slot) {
     }
   }
 
+  int graphics_calibration = -1;
+  if (!slot.graphics_samples.empty()) {
+    graphics_calibration = static_cast<int>(records.calibrations.size());
+    records.calibrations.push_back(slot.graphics_samples);
+  }
   for (size_t i = 0; i < slot.graphics_used; ++i) {
     const GraphicsRecord& record = slot.graphics[i];
     if (!record.complete) continue;
-    total_ms[index_of(record.phase)] +=
-        m_queries->elapsed_ms(record.query);  // waits if the GPU is not there yet
+    const double ms = m_queries->elapsed_ms(record.query);  // waits if the GPU is not there yet
+    total_ms[index_of(record.phase)] += ms;
     present[index_of(record.phase)] = true;
+    const Clock clock = m_queries->clock();
+    const std::vector<GpuInterval> intervals = m_queries->intervals(record.query);
+    for (const GpuInterval& interval : intervals)
+      records.spans.push_back(
+          {record.phase, clock, interval.start_ns, interval.end_ns, graphics_calibration, true});
+    std::string& why = records.why_uncalibrated[static_cast<size_t>(clock)];
+    if (intervals.empty() && ms > 0) {
+      // Timed, but without timestamps (a GL whose GL_TIMESTAMP has no bits): listed by its duration.
+      records.spans.push_back({record.phase, clock, 0, static_cast<int64_t>(ms * 1e6), -1, false});
+      if (why.empty())
+        why = slot.graphics_uncalibrated.empty() ? "its timer queries give durations only here"
+                                                 : slot.graphics_uncalibrated;
+    } else if (!intervals.empty() && graphics_calibration < 0 && why.empty()) {
+      why = slot.graphics_uncalibrated.empty() ? "its clock was not read beside the host's yet"
+                                               : slot.graphics_uncalibrated;
+    }
+  }
+  for (const CpuSpan& span : slot.cpu_spans)
+    records.spans.push_back({span.phase, Clock::Cpu, span.start_ns, span.end_ns, -1, true});
+  for (size_t i = 0; i < kPhaseCount; ++i) {
+    // A host time given as a duration alone (the frame's own is the strip's length, not a span).
+    const Phase phase = all_phases()[i];
+    if (slot.clocks[i] != Clock::Cpu || phase == Phase::Frame) continue;
+    const bool placed = std::any_of(slot.cpu_spans.begin(), slot.cpu_spans.end(),
+                                    [&](const CpuSpan& span) { return span.phase == phase; });
+    if (placed) continue;
+    records.spans.push_back({phase, Clock::Cpu, 0, static_cast<int64_t>(slot.cpu_ms[i] * 1e6), -1, false});
+    records.why_uncalibrated[static_cast<size_t>(Clock::Cpu)] =
+        "a host time recorded as a duration, without its start";
   }
 
   slot.state = SlotState::Idle;
   if (std::none_of(present.begin(), present.end(), [](bool p) { return p; })) return;
+  m_last_frames[slot.tag] = std::move(records);
   std::array<PhaseWindow, kPhaseCount>& windows = m_stats[slot.tag];
   for (size_t i = 0; i < kPhaseCount; ++i) {
     if (present[i]) windows[i].push(static_cast<float>(total_ms[i]), *slot.clocks[i]);
@@ -457,7 +623,12 @@ CpuPhase::CpuPhase(FrameTimers& timers, Phase phase)
 }
 
 CpuPhase::~CpuPhase() {
-  m_timers.cpu_add(m_phase, elapsed_ms(m_start));
+  const auto end = std::chrono::steady_clock::now();
+  const auto ns = [](std::chrono::steady_clock::time_point at) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(at.time_since_epoch()).count();
+  };
+  m_timers.cpu_add(m_phase, std::chrono::duration<double, std::milli>(end - m_start).count(), ns(m_start),
+                   ns(end));
   pop_profile_range();
 }
 

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -48,7 +49,48 @@ const std::array<Phase, kPhaseCount>& all_phases();
 // What measured a phase: GPU time on a CUDA stream, GPU time of GL commands (timer queries) or of Vulkan
 // passes (timestamps), or host wall time.
 enum class Clock { Cuda, Gl, Vulkan, Cpu };
+constexpr int kClockCount = 4;
 const char* to_string(Clock clock);  // "cuda", "gl", "vulkan", "cpu"
+
+// The host clock every timeline is drawn on: steady_clock, in nanoseconds since its epoch.
+int64_t host_clock_ns();
+
+// A device clock read beside the host's: `device_ns` on the device's clock, `host_ns` on host_clock_ns(),
+// the two reads at most `uncertainty_ns` apart from the moment they stand for (half the time the pair of
+// reads took, where the device's read lies somewhere between two host reads).
+struct ClockSample {
+  int64_t device_ns = 0;
+  int64_t host_ns = 0;
+  int64_t uncertainty_ns = 0;
+};
+
+// Where a piece of GPU work ran, on its API's clock in nanoseconds.
+struct GpuInterval {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+// One finished frame's records as intervals on their own clocks, with what brings each clock onto the
+// host's: what the frame timeline (app/timing/timeline.hpp) is built from. FrameTimers keeps the last one of
+// each tag; durations (the stats) are kept apart from it and do not depend on it.
+struct FrameRecords {
+  struct Span {
+    Phase phase = Phase::Draw;
+    Clock clock = Clock::Cpu;
+    int64_t start_ns = 0;  // on the clock's own nanoseconds; host_clock_ns() for Clock::Cpu
+    int64_t end_ns = 0;
+    int calibration = -1;   // index into `calibrations`; -1: none (Clock::Cpu needs none)
+    bool has_start = true;  // false: a host duration recorded without its start (cpu_add(phase, ms))
+  };
+  long long frame = -1;       // the index begin_frame was given
+  int64_t start_host_ns = 0;  // begin_frame's host time: the timeline's zero
+  int64_t end_host_ns = 0;    // the next begin_frame's, or end_frame's while there is none
+  std::vector<Span> spans;    // in the order they were recorded, by clock
+  // Each: samples of one device clock beside the host's (one fixes the offset, more fit the rate too).
+  std::vector<std::vector<ClockSample>> calibrations;
+  // By Clock: why that clock's spans have no calibration ("" when they have one).
+  std::array<std::string, kClockCount> why_uncalibrated;
+};
 
 // The statistics of one phase over the last PhaseWindow::kWindow frames that recorded it.
 struct PhaseStats {
@@ -103,6 +145,16 @@ class GpuTimerQueries {
   virtual bool available(unsigned int query) = 0;
   // The measured time; waits for the GPU when it is not there yet.
   virtual double elapsed_ms(unsigned int query) = 0;
+  // Where the query's work ran on the API's GPU clock (GL: GL_TIMESTAMP counters around it; Vulkan: each
+  // pass's timestamps), read after elapsed_ms; empty where the API writes no timestamps.
+  virtual std::vector<GpuInterval> intervals(unsigned int /*query*/) { return {}; }
+  // Reads the API's GPU clock beside host_clock_ns(), outside any open query. `may_wait`: it may wait for
+  // the GPU (the first calibration); without it an API that would have to wait returns nullopt and is asked
+  // again next frame. nullopt with `why_not` set where the clock cannot be read at all.
+  virtual std::optional<ClockSample> sample_clock(bool /*may_wait*/, std::string& why_not) {
+    why_not = "this API's timer queries give durations only, not timestamps on a clock of known host time";
+    return std::nullopt;
+  }
   // Deletes them (`open`: one of them was begun and never ended: a frame that threw).
   virtual void destroy(const std::vector<unsigned int>& queries, bool open) = 0;
 };
@@ -134,8 +186,9 @@ class FrameTimers {
   // Collects, without blocking and oldest first, every finished frame (stopping at the first one still
   // pending so that histories stay in frame order), then starts recording frame `tag` in the next slot.
   // If that slot is still pending (the GPU is more than kSlots frames behind), waits for it. A frame
-  // begun and never ended (it threw) is dropped.
-  void begin_frame(int tag);
+  // begun and never ended (it threw) is dropped. `frame`: the loop's frame index, which the frame's
+  // timeline (last_frame) carries. Brings the clocks in use onto the host's now and then (calibrate_clocks).
+  void begin_frame(int tag, long long frame = -1);
   // Closes the frame and collects what has finished, so CPU-only frames show up in stats() at once.
   void end_frame();
 
@@ -155,6 +208,9 @@ class FrameTimers {
   void graphics_end(Phase phase);
   // A host-side time measured by the caller (registration calls, CPU kernels, the frame time).
   void cpu_add(Phase phase, double ms);
+  // The same, placed on the timeline too: `ms` is what it adds to the stats (as cpu_add), the span runs from
+  // `start_host_ns` to `end_host_ns` (host_clock_ns()).
+  void cpu_add(Phase phase, double ms, int64_t start_host_ns, int64_t end_host_ns);
 
   // Clocks off make their begin/end calls no-ops (the phase is not recorded). Takes effect at once.
   void set_clocks(const TimingClocks& clocks) { m_clocks = clocks; }
@@ -173,8 +229,33 @@ class FrameTimers {
   // "" while CUDA timing is on or untried; else why it is off ("cudaEventCreate: cudaErrorNoDevice").
   const std::string& cuda_timing_off_reason() const { return m_cuda_off_reason; }
 
+  // The last finished frame begun with `tag`: its records where they ran (the frame timeline's input);
+  // null before one finished, and after clear().
+  const FrameRecords* last_frame(int tag) const;
+  // How often the clocks are read beside the host's again: often enough that drift between two readings
+  // (a few parts per million) moves no span by a microsecond.
+  static constexpr int64_t kCalibrationIntervalNs = 1'000'000'000;
+  // How many graphics clock samples the rate is fitted over (ClockCalibration, app/timing/timeline.hpp).
+  static constexpr size_t kGraphicsSamples = 8;
+
  private:
   enum class SlotState { Idle, Recording, Pending };
+  // A CUDA event recorded on an idle stream of its own and synchronised on, beside two host reads: the
+  // event's GPU time lies between them, so its host time is their midpoint within half their distance
+  // (`uncertainty_ns`: some 10 us on an idle GPU; more when the GPU was running the graphics context's work
+  // and CUDA's event had to wait for its turn). Shared by the records that measure from it; the event is
+  // destroyed with the last of them.
+  struct CudaReference {
+    cudaEvent_t event = nullptr;
+    int64_t host_ns = 0;
+    int64_t uncertainty_ns = 0;
+    ~CudaReference();
+  };
+  struct CpuSpan {
+    Phase phase = Phase::Register;
+    int64_t start_ns = 0;
+    int64_t end_ns = 0;
+  };
   // `complete` once its end was recorded: a frame that ends with the phase still open (it threw, or a
   // missing end) drops that record rather than read an event or query that was never closed.
   struct CudaRecord {
@@ -183,6 +264,9 @@ class FrameTimers {
     cudaEvent_t end = nullptr;
     int device = -1;  // the events' device
     bool complete = false;
+    // The device's reference event when the record began, whose host time is known: the record's events
+    // are placed by their time after it (null: not calibrated, m_cuda_uncalibrated says why).
+    std::shared_ptr<const CudaReference> reference;
   };
   struct GraphicsRecord {
     Phase phase = Phase::Draw;
@@ -199,6 +283,12 @@ class FrameTimers {
     size_t graphics_used = 0;
     std::array<double, kPhaseCount> cpu_ms{};
     std::array<std::optional<Clock>, kPhaseCount> clocks{};  // set by a phase's first record
+    long long frame = -1;
+    int64_t start_ns = 0;  // host_clock_ns() at begin_frame
+    int64_t end_ns = 0;    // at end_frame, then at the next begin_frame
+    std::vector<CpuSpan> cpu_spans;
+    std::vector<ClockSample> graphics_samples;  // the graphics clock's calibration when the frame began
+    std::string graphics_uncalibrated;          // or why it had none
   };
   enum class CudaTiming { Untried, On, Off };
   static constexpr int kClosed = -1;   // m_cuda_open: no cuda_begin outstanding for the phase
@@ -215,6 +305,13 @@ class FrameTimers {
   bool ready(Slot& slot);
   void collect(Slot& slot);
   void collect_ready();
+  // Reads the graphics clock beside the host's when its last reading is older than
+  // kCalibrationIntervalNs (or was refused: the GPU was busy).
+  void calibrate_graphics_clock(int64_t now_ns);
+  // The reference of the current device (made on the first record of a device and every
+  // kCalibrationIntervalNs); null when it cannot be made (m_cuda_uncalibrated says why).
+  std::shared_ptr<const CudaReference> cuda_reference(int device);
+  FrameRecords records_of(const Slot& slot);
 
   std::array<Slot, kSlots> m_slots;
   int m_next = 0;        // the slot begin_frame uses next; from it on, the ring runs oldest to newest
@@ -229,6 +326,20 @@ class FrameTimers {
   CudaTiming m_cuda_timing = CudaTiming::Untried;
   std::string m_cuda_off_reason;
   std::map<int, std::array<PhaseWindow, kPhaseCount>> m_stats;  // by tag
+  std::vector<CpuSpan> m_next_frame_cpu_spans;                  // host spans made between frames
+  int m_last_ended = -1;  // the slot end_frame closed last, whose end the next begin_frame sets
+  std::map<int, FrameRecords> m_last_frames;  // by tag
+  // The graphics clock's calibration: its last samples, when it was last read (0: never), why not.
+  std::vector<ClockSample> m_graphics_samples;
+  int64_t m_graphics_sampled_ns = 0;
+  std::string m_graphics_uncalibrated;
+  // By CUDA device: the calibration stream (cudaStreamNonBlocking, nothing else on it) and the reference.
+  struct CudaClock {
+    cudaStream_t stream = nullptr;
+    std::shared_ptr<const CudaReference> reference;
+  };
+  std::map<int, CudaClock> m_cuda_clocks;
+  std::string m_cuda_uncalibrated;
 };
 
 // Scoped records: the phase ends when the guard goes out of scope, exceptions included. Each guard is

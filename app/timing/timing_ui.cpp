@@ -60,8 +60,10 @@ void draw_timeline(const FrameTimeline& timeline) {
   constexpr float kWidth = 400.0f, kLabel = 70.0f, kRow = 18.0f;
   const float axis_ms = static_cast<float>(std::max(timeline.frame_ms, 0.001));
   ImDrawList* draw = ImGui::GetWindowDrawList();
-  const ImU32 kBar = IM_COL32(102, 204, 255, 255), kText = IM_COL32(220, 220, 220, 255),
-              kGrid = IM_COL32(80, 80, 80, 255);
+  // Each lane's bars in its own colour (the desk's page uses the same): the contexts' turns at a glance.
+  const ImU32 kBars[kLaneCount] = {IM_COL32(102, 204, 255, 255), IM_COL32(255, 204, 102, 255),
+                                   IM_COL32(153, 238, 102, 255), IM_COL32(204, 153, 255, 255)};
+  const ImU32 kText = IM_COL32(220, 220, 220, 255), kGrid = IM_COL32(80, 80, 80, 255);
   ImGui::Text("frame: %.3f ms", timeline.frame_ms);
   for (const LaneState& lane : timeline.lanes) {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -84,10 +86,11 @@ void draw_timeline(const FrameTimeline& timeline) {
       };
       const ImVec2 from(x(span.start_ms), origin.y + 2),
           to(std::max(x(span.end_ms), x(span.start_ms) + 1.0f), origin.y + kRow - 4);
-      draw->AddRectFilled(from, to, kBar);
+      draw->AddRectFilled(from, to, kBars[static_cast<size_t>(lane.lane)]);
       if (ImGui::IsMouseHoveringRect(from, to))
-        ImGui::SetTooltip("%s: %.3f to %.3f ms (%s clock)", span.name.c_str(), span.start_ms, span.end_ms,
-                          lane.clock.c_str());
+        ImGui::SetTooltip("%s: %.3f to %.3f ms (%s clock, within %.3f ms)%s%s", span.name.c_str(),
+                          span.start_ms, span.end_ms, lane.clock.c_str(), lane.uncertainty_ms,
+                          lane.why_not.empty() ? "" : "\n", lane.why_not.c_str());
     }
     ImGui::Dummy(ImVec2(kWidth, kRow));
   }

@@ -1131,6 +1131,36 @@ class Renderer::TimerQueries final : public GpuTimerQueries {
     }
     return ns * 1e-6;
   }
+  std::vector<GpuInterval> intervals(unsigned int query) override {
+    std::vector<GpuInterval> ran;
+    for (const State::TimedPass& pass : passes(query)) {
+      const std::array<uint64_t, 2> stamps = read_pair(pass.pair);
+      ran.push_back({device_ns(stamps[0]), device_ns(stamps[1])});
+    }
+    return ran;
+  }
+  // A timestamp written by a pass of its own, submitted between two host reads and waited for: it lies
+  // between them. VK_EXT_calibrated_timestamps would read both clocks at once without a submission, but
+  // lavapipe has no such extension and the context does not enable it. A busy queue would hold the
+  // host on the frames in flight, so without `may_wait` only an idle one is sampled.
+  std::optional<ClockSample> sample_clock(bool may_wait, std::string&) override {
+    if (!may_wait && m_state.completed_serial() < m_state.submitted) return std::nullopt;
+    assert(m_state.timing.open < 0 && "sample_clock with a timer query open: end it first");
+    const uint32_t pair = m_state.take_pair();
+    std::vector<State::TimedPass> taken{{pair, 0}};
+    VkQueryPool query_pool = m_state.timing.pools[pair / State::kPairsPerPool].get();
+    const uint32_t first = (pair % State::kPairsPerPool) * 2;
+    VkCommandBuffer buffer = m_state.begin_pass();
+    vkCmdResetQueryPool(buffer, query_pool, first, 2);
+    vkCmdWriteTimestamp(buffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, query_pool, first);
+    vkCmdWriteTimestamp(buffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool, first + 1);
+    const int64_t before = host_clock_ns();
+    m_state.wait_for(m_state.submit_pass(buffer, {}));
+    const int64_t after = host_clock_ns();
+    const std::array<uint64_t, 2> stamps = read_pair(pair);
+    m_state.release_pairs(taken);
+    return ClockSample{device_ns(stamps[0]), before + (after - before) / 2, (after - before + 1) / 2};
+  }
   void destroy(const std::vector<unsigned int>& queries, bool) override {
     m_state.timing.open = -1;
     for (unsigned int query : queries) m_state.release_pairs(passes(query));
@@ -1139,6 +1169,19 @@ class Renderer::TimerQueries final : public GpuTimerQueries {
  private:
   std::vector<State::TimedPass>& passes(unsigned int query) {
     return m_state.timing.queries.at(static_cast<size_t>(query - 1));
+  }
+  std::array<uint64_t, 2> read_pair(uint32_t pair) {
+    std::array<uint64_t, 2> stamps{};
+    check(vkGetQueryPoolResults(m_state.device, m_state.timing.pools[pair / State::kPairsPerPool].get(),
+                                (pair % State::kPairsPerPool) * 2, 2, sizeof(stamps), stamps.data(),
+                                sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+          "vkGetQueryPoolResults");
+    return stamps;
+  }
+  // A timestamp in nanoseconds of the device's clock (timestampPeriod ns per tick).
+  int64_t device_ns(uint64_t stamp) const {
+    return static_cast<int64_t>(static_cast<double>(stamp & m_state.timing.valid_mask) *
+                                m_state.timing.period_ns);
   }
   State& m_state;
 };

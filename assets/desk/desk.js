@@ -229,8 +229,12 @@ function showState(s) {
   }
 }
 
-// One frame's timeline (the state's "timeline": lanes and spans in ms from the frame's start): a row per
-// lane, its spans as bars; a lane off the frame's clock is listed with why, not drawn.
+// Each lane's bars in its own colour, so that the two contexts' turns read at a glance.
+const kLaneColours = { graphics: "#6cf", "hand-off": "#fc6", cuda: "#9e6", desk: "#c9f" };
+
+// One frame's timeline (the state's "timeline": lanes and spans in ms from the frame's start, each lane's
+// clock brought onto the host's by the app): a row per lane, its spans as bars where the app placed them,
+// named where they are wide enough; a lane off the frame's clock is listed with why, not drawn.
 function drawTimeline(timeline) {
   const canvas = $("timeline");
   const context = canvas.getContext("2d");
@@ -252,8 +256,13 @@ function drawTimeline(timeline) {
       return;
     }
     for (const span of spans.filter((s) => s.lane === lane.lane)) {
-      context.fillStyle = "#6cf";
-      context.fillRect(x(span.start_ms), y + 3, Math.max(1, x(span.end_ms) - x(span.start_ms)), rowHeight - 6);
+      const width = Math.max(1, x(span.end_ms) - x(span.start_ms));
+      context.fillStyle = kLaneColours[lane.lane] || "#6cf";
+      context.fillRect(x(span.start_ms), y + 3, width, rowHeight - 6);
+      if (width > context.measureText(span.name).width + 4) {
+        context.fillStyle = "#111";
+        context.fillText(span.name, x(span.start_ms) + 2, y + 13);
+      }
     }
   });
   context.strokeStyle = "#555";
@@ -269,11 +278,14 @@ function drawTimeline(timeline) {
     li.dataset.placed = String(lane.placed);
     const own = spans.filter((s) => s.lane === lane.lane)
       .map((s) => `${s.name} ${s.start_ms.toFixed(3)}..${s.end_ms.toFixed(3)}`).join(", ");
-    li.textContent = `${lane.lane} (${lane.clock}): ${lane.placed ? own : lane.why_not}`;
+    const within = lane.placed && lane.uncertainty_ms > 0 ? ` (clock within ${lane.uncertainty_ms.toFixed(3)} ms)` : "";
+    const note = lane.placed && lane.why_not ? `; ${lane.why_not}` : "";
+    li.textContent = `${lane.lane} (${lane.clock}): ${lane.placed ? own + within + note : lane.why_not}`;
     return li;
   });
   $("timeline-lanes").replaceChildren(...items);
   canvas.dataset.frame = String(timeline.frame);
+  canvas.dataset.spans = String(spans.length);
 }
 
 function drawPlot() {

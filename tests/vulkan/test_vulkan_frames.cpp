@@ -3,12 +3,15 @@
 // renderer: a different API rasterises the wave and the cubes) and against the GL app's cpu frame of
 // the same options; the pattern, which no rasteriser touches, byte for byte against the kernel's CPU
 // reference (so the row order is GL's), after a resize too, headless and in a window (Xvfb in CI). The
-// staging mode against the cpu mode where a GPU is. Without a
-// Vulkan driver the tests skip with the reason; the staging test needs a CUDA device whose GPU Vulkan
+// staging mode against the cpu mode where a GPU is. The frame's timeline has its passes placed on the
+// host clock in the order issued (on a GPU, the external mode's CUDA steps in stream order too). Without
+// a Vulkan driver the tests skip with the reason; the staging test needs a CUDA device whose GPU Vulkan
 // also drives (and fails where INTEROP_LAB_REQUIRE_GPUS says one must be there).
 #include "tests/support/app_fixture.hpp"
+#include "tests/support/frame_timeline.hpp"
 #include "tests/support/layout_file.hpp"
 #include "tests/support/scratch_dir.hpp"
+#include "tests/support/timeline_spans.hpp"
 #include "tests/support/vulkan_device.hpp"
 #include "tests/support/vulkan_presentation.hpp"
 
@@ -124,6 +127,14 @@ TEST(VulkanFrames, ThePatternIsTheKernelsOwnBytes) {
     ASSERT_EQ(frame.height, expected.height);
     EXPECT_TRUE(frame.rgba == expected.rgba) << "frame " << index << " differs from pattern_cpu's";
   }
+}
+
+// Vulkan's timestamps, calibrated by a submitted timestamp waited on, place a frame's passes on the host
+// clock (tests/support/frame_timeline.hpp says what must hold).
+TEST(VulkanFrames, TheTimelinesGraphicsLaneIsPlacedInsideTheFrameInIssueOrder) {
+  NEEDS_VULKAN();
+  lab::vulkan::App app(vulkan_options(SceneId::Postprocess, ModeId::Cpu, 320, 180));
+  labtest::expect_graphics_lane_in_issue_order(app, static_cast<int>(ModeId::Cpu), 4);
 }
 
 TEST(VulkanFrames, DefaultModeIsStagingWithACudaDeviceElseCpu) {
@@ -641,6 +652,40 @@ TEST(VulkanFrames, TheCudaModesPhasesAreTimedOnTheirClocks) {
                   {Phase::Signal, Clock::Cuda},
                   {Phase::Frame, Clock::Cpu}},
                  {Phase::VulkanCopy, Phase::CudaCopy, Phase::Map}});
+}
+
+// The external mode's frame on one axis: CUDA's wait, kernel and signal in stream order (one reference
+// event: no calibration between them), and the frame pass, which waits on CUDA's signal, after the signal
+// began. That much the APIs guarantee; whether CUDA's work overlaps Vulkan's is the GPU's business.
+TEST(VulkanFrames, TheExternalModesCudaStepsLieInStreamOrderBeforeTheFramePass) {
+  NEEDS_VULKAN();
+  if (lab::vulkan::App(vulkan_options(SceneId::Postprocess, ModeId::Cpu, 32, 32)).cuda_device() < 0)
+    LABTEST_NEEDS_GPUS(1, "the external mode needs a CUDA device");
+  lab::vulkan::App app(vulkan_options(SceneId::Postprocess, ModeId::External, 640, 360));
+  for (int frame = 0; frame < 8; ++frame) ASSERT_TRUE(app.render_frame(frame));
+  app.timers().flush();
+  const lab::FrameTimeline timeline =
+      lab::last_frame_timeline(app.timers(), static_cast<int>(ModeId::External));
+  const std::string said = labtest::describe(timeline);
+  using lab::Lane;
+  const auto cuda = labtest::lane_state(timeline, Lane::Cuda);
+  const auto graphics = labtest::lane_state(timeline, Lane::Graphics);
+  ASSERT_TRUE(cuda && cuda->placed) << said;
+  ASSERT_TRUE(graphics && graphics->placed) << said;
+  const std::vector<lab::TimelineSpan> waits = labtest::spans_named(timeline, Lane::Handoff, "wait");
+  const std::vector<lab::TimelineSpan> kernels = labtest::spans_named(timeline, Lane::Cuda, "kernel");
+  const std::vector<lab::TimelineSpan> signals = labtest::spans_named(timeline, Lane::Handoff, "signal");
+  const std::vector<lab::TimelineSpan> draws = labtest::spans_named(timeline, Lane::Graphics, "draw");
+  ASSERT_FALSE(waits.empty()) << said;
+  ASSERT_FALSE(kernels.empty()) << said;
+  ASSERT_FALSE(signals.empty()) << said;
+  ASSERT_GE(draws.size(), 2u) << said;
+  constexpr double kRounding = 0.001;  // ms
+  EXPECT_LE(waits.front().end_ms, kernels.front().start_ms + kRounding) << said;
+  EXPECT_LE(kernels.back().end_ms, signals.back().start_ms + kRounding) << said;
+  EXPECT_GE(draws.back().start_ms,
+            signals.back().start_ms - (cuda->uncertainty_ms + graphics->uncertainty_ms + kRounding))
+      << said;
 }
 
 // The bench turns timing off: nothing is recorded then, and turning it on again starts afresh.

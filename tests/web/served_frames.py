@@ -25,7 +25,7 @@ import numpy
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "tests"))
 from desk_client import DeskClient  # noqa: E402
-from test_desk import App, free_port  # noqa: E402
+from desk_page import App, free_port  # noqa: E402
 
 SCENES = ("wave", "pattern", "postprocess")
 DESK_QUALITY = 85  # app/serve/jpeg.hpp's StripEncoder default, 4:2:0 chroma
@@ -51,7 +51,8 @@ def jpeg_round_trip(picture):
 
 def served_frame(app_path, api, mode, scene, size):
     """The index and picture of the second frame a client of a fresh desk receives."""
-    app = App(app_path, api, mode, free_port(), scene=scene, size=size)
+    app = App(app_path, ["--api", api, "--mode", mode, "--scene", scene, "--size", f"{size[0]}x{size[1]}"],
+              free_port())
     try:
         with DeskClient(app.url(), timeout=60) as client:
             client.read_state_and_frame()  # the first one may be the frame before the client was counted

@@ -8,7 +8,8 @@ screenshot through the page's button and compares it with the app's own `--headl
 frame (frames are a function of their index, so they must match), drops the socket and sees the page
 reconnect, sets GL's map and register flags (a refusal in the notice; Vulkan greys them with the reason), asks for a
 CUDA device that is not there, changes the postprocess filter and opens the doctor's report, sees the
-frame's timeline (the desk's read-back placed, the other lanes saying why not), then stops the app with SIGINT.
+frame's timeline (the graphics lane placed by its timestamps, inside the frame, drawn on the canvas; the desk's
+read-back placed; lanes off the frame's clock saying why), then stops the app with SIGINT.
 
 Run by CTest (tests/CMakeLists.txt): test_desk.py --app PATH --api vulkan|gl [--mode MODE]. Exits 77 (CTest's skip)
 only where Chromium or its driver is missing, saying so.
@@ -18,73 +19,15 @@ import glob
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
-import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
+from desk_page import App, free_port, open_chromium, wait_for  # noqa: E402
 
 SKIP = 77
 SIZE = (320, 240)
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class App:
-    """interop-lab serving the desk; its stderr is collected on a thread."""
-
-    def __init__(self, binary, api, mode, port, scene="wave", size=SIZE):
-        self.lines = []
-        self.process = subprocess.Popen(
-            [binary, "--api", api, "--mode", mode, "--scene", scene, "--size", f"{size[0]}x{size[1]}",
-             "--serve", f"127.0.0.1:{port}"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self):
-        for line in self.process.stderr:
-            self.lines.append(line.rstrip("\n"))
-
-    def url(self, timeout=60):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for line in self.lines:
-                found = re.search(r"(http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32})", line)
-                if found:
-                    return found.group(1)
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise AssertionError("no desk URL from interop-lab; it said:\n" + "\n".join(self.lines))
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-                raise AssertionError("interop-lab did not stop on SIGINT within 30 s")
-        self.reader.join(timeout=5)
-        return self.process.returncode
-
-
-def wait_for(what, condition, timeout=60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def check_controls(driver, api, By):
@@ -160,16 +103,12 @@ def main():
     work = tempfile.mkdtemp(prefix="interop-lab-desk-")
     downloads = os.path.join(work, "downloads")
     os.makedirs(downloads)
-    app = App(args.app, args.api, args.mode, free_port())
+    app = App(args.app, ["--api", args.api, "--mode", args.mode, "--scene", "wave", "--size", f"{SIZE[0]}x{SIZE[1]}"],
+              free_port())
     driver = None
     try:
         url = app.url()
-        options = webdriver.ChromeOptions()
-        options.binary_location = chromium
-        for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     f"--user-data-dir={os.path.join(work, 'profile')}"):
-            options.add_argument(flag)
-        driver = webdriver.Chrome(service=Service(driver_binary), options=options)
+        driver = open_chromium(webdriver, Service, chromium, driver_binary, os.path.join(work, "profile"))
         driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
 
         # Without the token the page is refused.
@@ -210,6 +149,27 @@ def main():
                 assert "read-back" in text, text
             elif placed == "false":
                 assert "not on the frame's clock" in text, text
+
+        # The loop's own lanes placed by their timestamps (GL's GL_TIMESTAMP counters or Vulkan's, host times
+        # for the cpu mode's kernel): the state message carries the spans, inside the frame, and the canvas
+        # draws the graphics lane's bars in its colour.
+        timeline = wait_for("a timeline with its graphics lane placed", lambda: driver.execute_script(
+            "const t = state && state.timeline;"
+            "return t && t.lanes.some((l) => l.lane === 'graphics' && l.placed) ? t : null;"))
+        graphics = [span for span in timeline["spans"] if span["lane"] == "graphics"]
+        assert graphics, timeline
+        assert any(span["lane"] == "desk" and span["name"] == "read-back" for span in timeline["spans"]), timeline
+        tolerance = 0.5  # ms: the calibrations' uncertainty, generously
+        for span in graphics:
+            assert -tolerance <= span["start_ms"] <= span["end_ms"] <= timeline["frame_ms"] + tolerance, timeline
+        painted = wait_for("the graphics lane's bars on the canvas", lambda: driver.execute_script(
+            "const c = document.getElementById('timeline');"
+            "const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+            "let n = 0; for (let i = 0; i < d.length; i += 4)"
+            "  if (d[i] === 0x66 && d[i + 1] === 0xcc && d[i + 2] === 0xff && d[i + 3] === 255) ++n;"
+            "return n;"))
+        assert int(driver.find_element(By.ID, "timeline").get_attribute("data-spans")) > 0
+        print(f"timeline of frame {timeline['frame']}: {len(timeline['spans'])} spans, {painted} graphics pixels")
 
         # Switching the scene by clicking: the state follows, and frames keep coming.
         before = drawn()

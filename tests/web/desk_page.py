@@ -1,0 +1,85 @@
+"""tests/web/desk_page.py: what drives the desk's page from Python: interop-lab serving it, the URL with its
+token read from the app's output, headless Chromium through Selenium, and one wait_for for every condition.
+
+Used by tests/web/test_desk.py (the page end to end) and scripts/desk-screenshot.py (the README's picture).
+"""
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(what, condition, timeout=60, said=lambda: ""):
+    """Polls condition() until it returns something true and returns that; raises after `timeout` seconds
+    with what it waited for and what `said()` adds (e.g. the app's output)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    detail = said()
+    raise AssertionError(f"timed out waiting for {what}" + (f"; {detail}" if detail else ""))
+
+
+class App:
+    """interop-lab serving the desk on 127.0.0.1:PORT with `args`; its stderr is collected on a thread."""
+
+    def __init__(self, binary, args, port):
+        self.lines = []
+        self.process = subprocess.Popen([binary, *args, "--serve", f"127.0.0.1:{port}"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.process.stderr:
+            self.lines.append(line.rstrip("\n"))
+
+    def said(self):
+        return "interop-lab said:\n" + "\n".join(self.lines)
+
+    def url(self, timeout=60):
+        def announced():
+            for line in self.lines:
+                found = re.search(r"(http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32})", line)
+                if found:
+                    return found.group(1)
+            if self.process.poll() is not None:
+                raise AssertionError("interop-lab exited before it served the desk; " + self.said())
+            return None
+
+        return wait_for("the desk URL from interop-lab", announced, timeout, self.said)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                raise AssertionError("interop-lab did not stop on SIGINT within 30 s")
+        self.reader.join(timeout=5)
+        return self.process.returncode
+
+
+def open_chromium(webdriver, service, chromium, driver_binary, profile, window=None):
+    """Headless Chromium with its own profile folder; `window`: (width, height) of its window."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    flags = ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+             f"--user-data-dir={profile}"]
+    if window:
+        flags.append(f"--window-size={window[0]},{window[1]}")
+    for flag in flags:
+        options.add_argument(flag)
+    return webdriver.Chrome(service=service(driver_binary), options=options)
