@@ -36,6 +36,16 @@
 //                                        group) around each frame, switch, attach and present
 //   before_frame(device), after_frame(device, index)  checks around a frame (GL: its debug output, whose
 //                                        error ends the frame with an exception)
+//   at_start()                           what must happen before anything else (GL: the allocator's setting)
+//   create_device(cuda, window, options) in place of create_device(cuda, window): a device made from the
+//                                        options (GL's platform: the headless size, --gl-debug); the CUDA
+//                                        device is made current after it where cuda_device_of is declared
+//   cuda_device_of(device)               the CUDA device that drives the API's device (-1: none known), used
+//                                        without --device (GL: cudaGLGetDevices' first)
+//   default_mode(cuda, probe)            the mode without --mode ({mode, notice, log}: GL's best tier and why
+//                                        not higher), in place of staging (cpu without CUDA)
+//   GraphicsPhase                        the timing scope of the graphics passes (GL's adds a debug group)
+// and of a Renderer, optional: draws_frame(plan) (false: the frame pass does nothing, untimed).
 // A Presenter has begin_ui_frame(), draw(plan, ui) (the frame and the panel into the back buffer),
 // read_back_buffer() (what the window shows; empty where the API cannot read it), present(), resize(),
 // vsync() and set_vsync(). With --serve, headless, the desk (app/serve/desk.hpp) is called in three places
@@ -126,6 +136,48 @@ struct FrameChecks<
     Backend, std::void_t<decltype(Backend::before_frame(std::declval<typename Backend::Device&>())),
                          decltype(Backend::after_frame(std::declval<typename Backend::Device&>(), 0LL))>>
     : std::true_type {};
+
+// Whether the backend's create_device takes the options, and whether it says which CUDA device drives it.
+template <class Backend, class = void>
+struct DeviceFromOptions : std::false_type {};
+template <class Backend>
+struct DeviceFromOptions<Backend, std::void_t<decltype(Backend::create_device(
+                                      std::declval<const CudaContext&>(), std::declval<const glfw::Window*>(),
+                                      std::declval<const Options&>()))>> : std::true_type {};
+template <class Backend, class = void>
+struct CudaDeviceOf : std::false_type {};
+template <class Backend>
+struct CudaDeviceOf<Backend,
+                    std::void_t<decltype(Backend::cuda_device_of(std::declval<typename Backend::Device&>()))>>
+    : std::true_type {};
+template <class Backend, class = void>
+struct AtStart : std::false_type {};
+template <class Backend>
+struct AtStart<Backend, std::void_t<decltype(Backend::at_start())>> : std::true_type {};
+template <class Backend, class = void>
+struct DefaultMode : std::false_type {};
+template <class Backend>
+struct DefaultMode<Backend, std::void_t<decltype(Backend::default_mode(
+                                std::declval<const CudaContext&>(),
+                                std::declval<const typename CudaProbeOf<Backend>::type&>()))>>
+    : std::true_type {};
+
+// Backend::GraphicsPhase where declared, else the timers' own.
+template <class Backend, class = void>
+struct GraphicsPhaseOf {
+  using type = GraphicsPhase;
+};
+template <class Backend>
+struct GraphicsPhaseOf<Backend, std::void_t<typename Backend::GraphicsPhase>> {
+  using type = typename Backend::GraphicsPhase;
+};
+
+// Whether a renderer can say that its frame pass does nothing for a plan (Renderer::draws_frame).
+template <class Renderer, class = void>
+struct DrawsFrame : std::false_type {};
+template <class Renderer>
+struct DrawsFrame<Renderer, std::void_t<decltype(std::declval<const Renderer&>().draws_frame(
+                                std::declval<const DrawPlan&>()))>> : std::true_type {};
 
 // The scope of a backend without profile_scope: nothing (its destructor keeps the unused scope quiet).
 struct NoProfileScope {
@@ -252,6 +304,10 @@ class App {
   int cuda_device() const { return m_cuda.device; }
   Device& device() { return *m_device; }
   const std::string& adapter() const { return m_device_name; }
+  Mode& mode() { return *m_mode; }
+  const interop::CudaDevices& cuda_devices() const { return m_cuda_devices; }
+  // The stream every CUDA mode works on; null without a CUDA device.
+  cudaStream_t cuda_stream() const { return m_cuda.stream; }
   // What the backend's CudaProbe said of the CUDA device last (at start, after a device switch).
   const typename detail::CudaProbeOf<Backend>::type& cuda_probe() const { return m_cuda_probe; }
 
@@ -341,6 +397,7 @@ inline void log(const std::string& message) {
 
 template <class Backend>
 App<Backend>::App(const Options& options) : m_options(options), m_extent{options.width, options.height} {
+  if constexpr (detail::AtStart<Backend>::value) Backend::at_start();
   m_cuda_devices = probe_cuda_devices();
   for (const auto& [option, ordinal] :
        {std::pair{"--device", options.device}, std::pair{"--compute-device", options.compute_device}}) {
@@ -353,12 +410,14 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
     m_cuda.semaphores = options.semaphores;
     m_cuda.graph = options.graph;
     m_cuda.split_copy = options.split_copy;
-    INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
+    // Where the API's device says which CUDA device drives it, that one is made current after it.
+    if constexpr (!detail::CudaDeviceOf<Backend>::value) INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
   }
   // Judged before any graphics work, so a refused mode is the only line of the run; where the API's device
   // must probe the CUDA device first (CudaProbe), as soon as it has.
-  const ModeId mode = options.mode.value_or(m_cuda.device >= 0 ? ModeId::Staging : ModeId::Cpu);
-  const auto check_mode = [this, mode] {
+  ModeId mode = options.mode.value_or(m_cuda.device >= 0 ? ModeId::Staging : ModeId::Cpu);
+  std::string default_mode_log;  // why the mode without --mode is not the backend's best, said once judged
+  const auto check_mode = [this, &mode] {
     if (const ModeAvailability wanted = availability(mode); !wanted.available)
       throw std::runtime_error(std::string("--mode ") + to_string(mode) +
                                " is unavailable: " + wanted.reason);
@@ -370,8 +429,19 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
     const Extent framebuffer = m_window->poll();  // the window manager may have its say
     if (!framebuffer.empty()) m_extent = framebuffer;
   }
-  m_device = Backend::create_device(m_cuda, m_window.get());
+  if constexpr (detail::DeviceFromOptions<Backend>::value)
+    m_device = Backend::create_device(m_cuda, m_window.get(), options);
+  else
+    m_device = Backend::create_device(m_cuda, m_window.get());
   m_device_name = Backend::device_name(*m_device);
+  if constexpr (detail::CudaDeviceOf<Backend>::value) {
+    if (m_cuda.device >= 0) {
+      // Without --device, the CUDA device that drives the API's device, so that interop just works.
+      if (const int driver = Backend::cuda_device_of(*m_device); !options.device && driver >= 0)
+        m_cuda.device = driver;
+      INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
+    }
+  }
   if (m_cuda.device >= 0) {
     m_stream.emplace();
     m_cuda.stream = m_stream->get();
@@ -379,6 +449,13 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   }
   if constexpr (detail::CudaProbeOf<Backend>::kDeclared) {
     m_cuda_probe = Backend::probe_cuda(m_cuda, *m_device, m_cuda_devices.error);
+    if constexpr (detail::DefaultMode<Backend>::value)
+      if (!options.mode) {
+        auto chosen = Backend::default_mode(m_cuda, m_cuda_probe);
+        mode = chosen.mode;
+        m_notice = std::move(chosen.notice);
+        default_mode_log = std::move(chosen.log);
+      }
     check_mode();
   }
   m_renderer = std::make_unique<Renderer>(*m_device, m_extent);
@@ -398,6 +475,8 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
       !refusal.empty())
     throw UsageError("--map-flags " + std::string(interop::to_string(*options.map_flags)) + ": " + refusal);
   if constexpr (detail::SceneAvailability<Backend>::value) check_mode();  // what the scene decides
+  // Said once every option has been judged, so that a usage error is the only line of a refused run.
+  if (!default_mode_log.empty()) detail::log(default_mode_log);
   attach_mode(mode);
   if (options.serve) m_desk = std::make_unique<serve::Desk>(*options.serve);
 }
@@ -773,7 +852,7 @@ bool App<Backend>::render_frame(long long index) {
   if (m_timing) m_timers->begin_frame(static_cast<int>(m_mode->id()));
   if (m_plan.cubes_target >= 0) {
     const auto sync = m_mode->cubes_sync(frame);
-    const GraphicsPhase phase(*m_timers, Phase::Draw);
+    const typename detail::GraphicsPhaseOf<Backend>::type phase(*m_timers, Phase::Draw);
     m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time), sync);
   }
   try {
@@ -785,8 +864,13 @@ bool App<Backend>::render_frame(long long index) {
   }
   {
     const auto sync = m_mode->frame_sync(frame);
-    const GraphicsPhase phase(*m_timers, Phase::Draw);
-    m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), sync);
+    bool draws = true;  // a frame pass that does nothing (GL's image headless: it is the frame) is not timed
+    if constexpr (detail::DrawsFrame<Renderer>::value) draws = m_renderer->draws_frame(m_plan);
+    std::optional<typename detail::GraphicsPhaseOf<Backend>::type> phase;
+    if (draws) {
+      phase.emplace(*m_timers, Phase::Draw);
+      m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), sync);
+    }
     if (m_presenter) {
       ImDrawData* ui = nullptr;
       if (m_panel && m_panel_visible) {

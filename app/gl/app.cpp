@@ -136,21 +136,7 @@ App::~App() {
 
 ModeAvailability App::availability(ModeId mode) const {
   ModeAvailability verdict = mode_availability(mode, m_device, m_interop, m_cuda_devices.error, m_external);
-  if (verdict.available && mode == ModeId::Eglstream && m_renderer)
-    verdict = eglstream_scene_availability(scene_resources());
-  // GL's exported frames of the postprocess scene (its input GL renders into CUDA's memory) equal the cpu
-  // frames on the H200 at 64x48, 1277x719, 4097x3 and 3840x2160 since the compute pack, but at 640x360
-  // every pixel differed: refused until that is understood, rather than shown wrong.
-  const auto scene_has_input = [this] {
-    for (const gl::Resource& resource : m_renderer->resources())
-      if (resource.desc.role == ResourceRole::Input) return true;
-    return false;
-  };
-  if (verdict.available && mode == ModeId::Exported && m_renderer && scene_has_input())
-    verdict = {false,
-               "GL's exported mode does not run a scene whose input GL renders (postprocess): its frames did "
-               "not equal the cpu frames at every size on the H200; use --mode external or buffer, or "
-               "--api vulkan --mode exported"};
+  if (verdict.available && m_renderer) verdict = scene_mode_availability(mode, scene_resources());
   return verdict;
 }
 
