@@ -19,8 +19,33 @@
 //   create_presenter(renderer, device, window, extent, ui, vsync)
 //   window_desc(extent)                  the window's title and the remedies it says
 //   kCudaDeviceSwitch (optional, default false): whether request_device may move the CUDA work to another
-//                                        device live; without it the API's device was picked for the CUDA
-//                                        device at start (Vulkan by UUID, Direct3D by LUID), so it refuses
+//                                        device live (the mode, the streams, the timers and the scene's
+//                                        scratch re-created there); without it the API's device was picked
+//                                        for the CUDA device at start (Vulkan by UUID, Direct3D by LUID), so
+//                                        it refuses
+// and, optional, what only some APIs have (GL's, once it is on this loop):
+//   CudaProbe, probe_cuda(cuda, device, why)  what the API's device says of the CUDA device (GL: the interop
+//                                        probe), made once the device is there (the --mode check waits for
+//                                        it) and again after a device switch; mode_availability then takes it
+//                                        as a fourth argument, and probe_summary(probe) is the switch's
+//                                        notice
+//   scene_availability(mode, resources)  a rule that depends on the scene (a mode that carries some resources
+//                                        only), after mode_availability; a scene switch the running mode
+//                                        cannot run moves it one tier down, saying why
+//   profile_scope(name)                  an RAII scope the profilers see (GL: an NVTX range and a GL debug
+//                                        group) around each frame, switch, attach and present
+//   before_frame(device), after_frame(device, index)  checks around a frame (GL: its debug output, whose
+//                                        error ends the frame with an exception)
+//   at_start()                           what must happen before anything else (GL: the allocator's setting)
+//   create_device(cuda, window, options) in place of create_device(cuda, window): a device made from the
+//                                        options (GL's platform: the headless size, --gl-debug); the CUDA
+//                                        device is made current after it where cuda_device_of is declared
+//   cuda_device_of(device)               the CUDA device that drives the API's device (-1: none known), used
+//                                        without --device (GL: cudaGLGetDevices' first)
+//   default_mode(cuda, probe)            the mode without --mode ({mode, notice, log}: GL's best tier and why
+//                                        not higher), in place of staging (cpu without CUDA)
+//   GraphicsPhase                        the timing scope of the graphics passes (GL's adds a debug group)
+// and of a Renderer, optional: draws_frame(plan) (false: the frame pass does nothing, untimed).
 // A Presenter has begin_ui_frame(), draw(plan, ui) (the frame and the panel into the back buffer),
 // read_back_buffer() (what the window shows; empty where the API cannot read it), present(), resize(),
 // vsync() and set_vsync(). With --serve, headless, the desk (app/serve/desk.hpp) is called in three places
@@ -74,6 +99,91 @@ template <class Backend>
 struct CudaDeviceSwitch<Backend, std::void_t<decltype(Backend::kCudaDeviceSwitch)>>
     : std::bool_constant<Backend::kCudaDeviceSwitch> {};
 
+// Backend::CudaProbe where the backend declares it (mode_availability then takes it), else an empty one.
+struct NoCudaProbe {};
+template <class Backend, class = void>
+struct CudaProbeOf {
+  using type = NoCudaProbe;
+  static constexpr bool kDeclared = false;
+};
+template <class Backend>
+struct CudaProbeOf<Backend, std::void_t<typename Backend::CudaProbe>> {
+  using type = typename Backend::CudaProbe;
+  static constexpr bool kDeclared = true;
+};
+
+// Whether the backend has a rule that depends on the scene (Backend::scene_availability).
+template <class Backend, class = void>
+struct SceneAvailability : std::false_type {};
+template <class Backend>
+struct SceneAvailability<Backend, std::void_t<decltype(Backend::scene_availability(
+                                      ModeId{}, std::declval<const std::vector<ResourceDesc>&>()))>>
+    : std::true_type {};
+
+// Whether the backend wraps frames, switches and attaches in a profiler's scope (Backend::profile_scope).
+template <class Backend, class = void>
+struct ProfileScopes : std::false_type {};
+template <class Backend>
+struct ProfileScopes<Backend,
+                     std::void_t<decltype(Backend::profile_scope(std::declval<const std::string&>()))>>
+    : std::true_type {};
+
+// Whether the backend checks each frame (Backend::before_frame and after_frame).
+template <class Backend, class = void>
+struct FrameChecks : std::false_type {};
+template <class Backend>
+struct FrameChecks<
+    Backend, std::void_t<decltype(Backend::before_frame(std::declval<typename Backend::Device&>())),
+                         decltype(Backend::after_frame(std::declval<typename Backend::Device&>(), 0LL))>>
+    : std::true_type {};
+
+// Whether the backend's create_device takes the options, and whether it says which CUDA device drives it.
+template <class Backend, class = void>
+struct DeviceFromOptions : std::false_type {};
+template <class Backend>
+struct DeviceFromOptions<Backend, std::void_t<decltype(Backend::create_device(
+                                      std::declval<const CudaContext&>(), std::declval<const glfw::Window*>(),
+                                      std::declval<const Options&>()))>> : std::true_type {};
+template <class Backend, class = void>
+struct CudaDeviceOf : std::false_type {};
+template <class Backend>
+struct CudaDeviceOf<Backend,
+                    std::void_t<decltype(Backend::cuda_device_of(std::declval<typename Backend::Device&>()))>>
+    : std::true_type {};
+template <class Backend, class = void>
+struct AtStart : std::false_type {};
+template <class Backend>
+struct AtStart<Backend, std::void_t<decltype(Backend::at_start())>> : std::true_type {};
+template <class Backend, class = void>
+struct DefaultMode : std::false_type {};
+template <class Backend>
+struct DefaultMode<Backend, std::void_t<decltype(Backend::default_mode(
+                                std::declval<const CudaContext&>(),
+                                std::declval<const typename CudaProbeOf<Backend>::type&>()))>>
+    : std::true_type {};
+
+// Backend::GraphicsPhase where declared, else the timers' own.
+template <class Backend, class = void>
+struct GraphicsPhaseOf {
+  using type = GraphicsPhase;
+};
+template <class Backend>
+struct GraphicsPhaseOf<Backend, std::void_t<typename Backend::GraphicsPhase>> {
+  using type = typename Backend::GraphicsPhase;
+};
+
+// Whether a renderer can say that its frame pass does nothing for a plan (Renderer::draws_frame).
+template <class Renderer, class = void>
+struct DrawsFrame : std::false_type {};
+template <class Renderer>
+struct DrawsFrame<Renderer, std::void_t<decltype(std::declval<const Renderer&>().draws_frame(
+                                std::declval<const DrawPlan&>()))>> : std::true_type {};
+
+// The scope of a backend without profile_scope: nothing (its destructor keeps the unused scope quiet).
+struct NoProfileScope {
+  ~NoProfileScope() {}  // NOLINT(modernize-use-equals-default): a trivial one would warn unused
+};
+
 }  // namespace detail
 
 template <class Backend>
@@ -106,6 +216,7 @@ class App {
   long long frame_index() const { return m_frame_index; }
   // Shows what render_frame drew in the window (run() calls it; headless it does nothing).
   void present() {
+    const auto scope = profile([] { return std::string("present"); });
     if (m_presenter) m_presenter->present();
   }
   // Headless: makes the frame `extent` now (the frame target, and the scene's resources where they depend on
@@ -153,9 +264,7 @@ class App {
   // The tier a mode falls back to when it fails: staging where it runs, else cpu (cpu is the last).
   ModeId fallback_for(ModeId failed) const;
   // Whether `mode` can run here, and if not why.
-  ModeAvailability availability(ModeId mode) const {
-    return Backend::mode_availability(mode, m_cuda, m_cuda_devices.error);
-  }
+  ModeAvailability availability(ModeId mode) const;
   // What a key of app/core/hotkeys.hpp does, as its press in the window would (tests call it directly): the
   // panel hidden or shown; F12's screenshot of read_frame() to the next free interop-lab-NNNN.png of
   // --screenshot-dir now (a failure is said on stderr and in the panel, and the run goes on); full screen;
@@ -195,6 +304,12 @@ class App {
   int cuda_device() const { return m_cuda.device; }
   Device& device() { return *m_device; }
   const std::string& adapter() const { return m_device_name; }
+  Mode& mode() { return *m_mode; }
+  const interop::CudaDevices& cuda_devices() const { return m_cuda_devices; }
+  // The stream every CUDA mode works on; null without a CUDA device.
+  cudaStream_t cuda_stream() const { return m_cuda.stream; }
+  // What the backend's CudaProbe said of the CUDA device last (at start, after a device switch).
+  const typename detail::CudaProbeOf<Backend>::type& cuda_probe() const { return m_cuda_probe; }
 
  private:
   // Applies the requested switches: detach the mode, re-create what changed, attach.
@@ -220,6 +335,13 @@ class App {
   // The split settings asked for: a new compute stream where the device changed.
   void apply_split(int compute_device, SplitCopy copy);
   void create_compute_stream(int device);
+  // Moves the CUDA work to `device` (kCudaDeviceSwitch): the mode detached, the scene's scratch, the
+  // timers' events and the streams re-created there, the device probed again, and the mode attached again,
+  // or the next tier where the new device cannot run it.
+  void switch_device(int device);
+  // Backend::profile_scope(name()) where the backend has one, else nothing (and name() is not called).
+  template <class Name>
+  auto profile(const Name& name) const;
   std::vector<ResourceDesc> resource_descs() const;
   // --serve: the frame just rendered and the state after it, to the desk.
   void offer_to_desk(long long index);
@@ -231,6 +353,7 @@ class App {
   bool m_frame_before = false;  // m_previous_frame is a frame's start
   interop::CudaDevices m_cuda_devices;
   CudaContext m_cuda;
+  typename detail::CudaProbeOf<Backend>::type m_cuda_probe;
   // Declaration order is teardown order in reverse (and ~App() detaches the mode first): the mode's
   // copies, registrations or imports, the scene's scratch memory, the presenter (and the API's ImGui
   // backend), the panel, the timers (their queries are the renderer's), the renderer's resources, the
@@ -253,6 +376,7 @@ class App {
   std::optional<ModeId> m_pending_mode;
   std::optional<interop::SemaphoreKind> m_pending_semaphores;
   std::optional<bool> m_pending_graph;
+  std::optional<int> m_pending_device;
   std::optional<int> m_pending_compute_device;
   std::optional<SplitCopy> m_pending_split_copy;
   AccessSettings m_access;
@@ -273,6 +397,7 @@ inline void log(const std::string& message) {
 
 template <class Backend>
 App<Backend>::App(const Options& options) : m_options(options), m_extent{options.width, options.height} {
+  if constexpr (detail::AtStart<Backend>::value) Backend::at_start();
   m_cuda_devices = probe_cuda_devices();
   for (const auto& [option, ordinal] :
        {std::pair{"--device", options.device}, std::pair{"--compute-device", options.compute_device}}) {
@@ -285,24 +410,53 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
     m_cuda.semaphores = options.semaphores;
     m_cuda.graph = options.graph;
     m_cuda.split_copy = options.split_copy;
-    INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
+    // Where the API's device says which CUDA device drives it, that one is made current after it.
+    if constexpr (!detail::CudaDeviceOf<Backend>::value) INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
   }
-  // Judged before any graphics work, so a refused mode is the only line of the run.
-  const ModeId mode = options.mode.value_or(m_cuda.device >= 0 ? ModeId::Staging : ModeId::Cpu);
-  if (const ModeAvailability wanted = availability(mode); !wanted.available)
-    throw std::runtime_error(std::string("--mode ") + to_string(mode) + " is unavailable: " + wanted.reason);
+  // Judged before any graphics work, so a refused mode is the only line of the run; where the API's device
+  // must probe the CUDA device first (CudaProbe), as soon as it has.
+  ModeId mode = options.mode.value_or(m_cuda.device >= 0 ? ModeId::Staging : ModeId::Cpu);
+  std::string default_mode_log;  // why the mode without --mode is not the backend's best, said once judged
+  const auto check_mode = [this, &mode] {
+    if (const ModeAvailability wanted = availability(mode); !wanted.available)
+      throw std::runtime_error(std::string("--mode ") + to_string(mode) +
+                               " is unavailable: " + wanted.reason);
+  };
+  if constexpr (!detail::CudaProbeOf<Backend>::kDeclared) check_mode();
 
   if (!options.headless) {
     m_window = std::make_unique<glfw::Window>(Backend::window_desc(m_extent));
     const Extent framebuffer = m_window->poll();  // the window manager may have its say
     if (!framebuffer.empty()) m_extent = framebuffer;
   }
-  m_device = Backend::create_device(m_cuda, m_window.get());
+  if constexpr (detail::DeviceFromOptions<Backend>::value)
+    m_device = Backend::create_device(m_cuda, m_window.get(), options);
+  else
+    m_device = Backend::create_device(m_cuda, m_window.get());
   m_device_name = Backend::device_name(*m_device);
+  if constexpr (detail::CudaDeviceOf<Backend>::value) {
+    if (m_cuda.device >= 0) {
+      // Without --device, the CUDA device that drives the API's device, so that interop just works.
+      if (const int driver = Backend::cuda_device_of(*m_device); !options.device && driver >= 0)
+        m_cuda.device = driver;
+      INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
+    }
+  }
   if (m_cuda.device >= 0) {
     m_stream.emplace();
     m_cuda.stream = m_stream->get();
     create_compute_stream(options.compute_device.value_or(m_cuda.device));
+  }
+  if constexpr (detail::CudaProbeOf<Backend>::kDeclared) {
+    m_cuda_probe = Backend::probe_cuda(m_cuda, *m_device, m_cuda_devices.error);
+    if constexpr (detail::DefaultMode<Backend>::value)
+      if (!options.mode) {
+        auto chosen = Backend::default_mode(m_cuda, m_cuda_probe);
+        mode = chosen.mode;
+        m_notice = std::move(chosen.notice);
+        default_mode_log = std::move(chosen.log);
+      }
+    check_mode();
   }
   m_renderer = std::make_unique<Renderer>(*m_device, m_extent);
   m_timers = std::make_unique<FrameTimers>(Backend::timer_queries(*m_renderer));
@@ -320,6 +474,9 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   if (const std::string refusal = check_access(m_scene->resources(m_extent), m_access.map_access);
       !refusal.empty())
     throw UsageError("--map-flags " + std::string(interop::to_string(*options.map_flags)) + ": " + refusal);
+  if constexpr (detail::SceneAvailability<Backend>::value) check_mode();  // what the scene decides
+  // Said once every option has been judged, so that a usage error is the only line of a refused run.
+  if (!default_mode_log.empty()) detail::log(default_mode_log);
   attach_mode(mode);
   if (options.serve) m_desk = std::make_unique<serve::Desk>(*options.serve);
 }
@@ -363,9 +520,67 @@ std::string App<Backend>::request_device(int device) {
                " at start, so that they share memory; restart with --device " + std::to_string(device);
     return m_notice;
   } else {
-    static_assert(!detail::CudaDeviceSwitch<Backend>::value, "a live CUDA device switch is not built yet");
+    m_pending_device = device;  // the same device too: its state is re-created
     return "";
   }
+}
+
+template <class Backend>
+ModeAvailability App<Backend>::availability(ModeId mode) const {
+  ModeAvailability verdict;
+  if constexpr (detail::CudaProbeOf<Backend>::kDeclared)
+    verdict = Backend::mode_availability(mode, m_cuda, m_cuda_devices.error, m_cuda_probe);
+  else
+    verdict = Backend::mode_availability(mode, m_cuda, m_cuda_devices.error);
+  if constexpr (detail::SceneAvailability<Backend>::value)
+    if (verdict.available && m_scene)
+      verdict = Backend::scene_availability(mode, m_scene->resources(m_extent));
+  return verdict;
+}
+
+template <class Backend>
+template <class Name>
+auto App<Backend>::profile(const Name& name) const {
+  if constexpr (detail::ProfileScopes<Backend>::value)
+    return Backend::profile_scope(name());
+  else
+    return detail::NoProfileScope{};
+}
+
+template <class Backend>
+void App<Backend>::switch_device(int device) {
+  const ModeId mode = m_mode->id();
+  m_mode->detach();  // its registrations and streams' work belong to the old device
+  m_mode.reset();
+  m_scene->release_scratch();  // its CUDA memory (the blur's scratch) belongs to the old device
+  m_timers.reset();            // so do the timers' events
+  // The split mode's compute device stays where it is, unless it was the device that moves.
+  const bool compute_follows = m_cuda.compute_device == m_cuda.device;
+  m_compute_stream.reset();
+  m_cuda.compute_stream = nullptr;
+  m_stream.reset();
+  m_cuda.stream = nullptr;
+  m_cuda.device = device;
+  INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
+  m_stream.emplace();
+  m_cuda.stream = m_stream->get();
+  create_compute_stream(compute_follows ? m_cuda.device : m_cuda.compute_device);
+  m_timers = std::make_unique<FrameTimers>(Backend::timer_queries(*m_renderer));
+  if constexpr (detail::CudaProbeOf<Backend>::kDeclared)
+    m_cuda_probe = Backend::probe_cuda(m_cuda, *m_device, m_cuda_devices.error);
+  const ModeAvailability runs = availability(mode);
+  if (runs.available) {
+    attach_mode(mode);
+    m_notice = "CUDA device " + std::to_string(device);
+    if constexpr (detail::CudaProbeOf<Backend>::kDeclared)
+      m_notice += ": " + Backend::probe_summary(m_cuda_probe);
+  } else {
+    const ModeId next = fallback_for(mode);
+    attach_mode(next);
+    m_notice = "CUDA device " + std::to_string(device) + " cannot run " + to_string(mode) + " (" +
+               runs.reason + "); now in " + to_string(next) + " mode";
+  }
+  detail::log(m_notice);
 }
 
 template <class Backend>
@@ -431,6 +646,7 @@ ModeId App<Backend>::fallback_for(ModeId failed) const {
 
 template <class Backend>
 void App<Backend>::attach_mode(ModeId id) {
+  const auto scope = profile([id] { return std::string("attach ") + to_string(id); });
   m_mode = Backend::create_mode(id, m_cuda);
   m_mode->apply_access(m_access);
   // Re-created whole: a new scene has other resources, and a CUDA mode may need them importable.
@@ -526,6 +742,12 @@ void App<Backend>::handle_window_hotkey(Hotkey hotkey) {
 
 template <class Backend>
 void App<Backend>::apply_switches() {
+  if (!m_pending_device && !m_pending_compute_device && !m_pending_split_copy && !m_pending_semaphores &&
+      !m_pending_graph && !m_pending_scene && !m_pending_mode)
+    return;
+  const auto scope = profile([] { return std::string("switch"); });
+  if (m_pending_device) switch_device(*m_pending_device);  // set only where the backend can switch
+  m_pending_device.reset();
   if (m_pending_compute_device || m_pending_split_copy)
     apply_split(m_pending_compute_device.value_or(m_cuda.compute_device),
                 m_pending_split_copy.value_or(m_cuda.split_copy));
@@ -539,7 +761,7 @@ void App<Backend>::apply_switches() {
   m_pending_graph.reset();
   const SceneId scene_wanted = m_pending_scene.value_or(m_scene->id());
   const bool scene = scene_wanted != m_scene->id();
-  const ModeId mode = m_pending_mode.value_or(m_mode->id());
+  ModeId mode = m_pending_mode.value_or(m_mode->id());
   const bool semaphores = m_pending_semaphores && *m_pending_semaphores != m_cuda.semaphores;
   if (m_pending_semaphores) m_cuda.semaphores = *m_pending_semaphores;
   m_pending_scene.reset();
@@ -550,10 +772,23 @@ void App<Backend>::apply_switches() {
   m_mode->detach();  // its copies, registrations or imports go before the resources they belong to
   m_mode.reset();
   if (scene) {
+    const auto scene_scope =
+        profile([scene_wanted] { return std::string("scene ") + to_string(scene_wanted); });
     m_scene = create_scene_compute(scene_wanted, m_options.filter);
     m_plan = m_scene->draw_plan();
     m_timers->clear();  // another scene's timings compare with nothing here
   }
+  std::string scene_refused;
+  if constexpr (detail::SceneAvailability<Backend>::value)
+    if (const ModeAvailability runs = scene ? availability(mode) : ModeAvailability{true, ""};
+        !runs.available) {
+      // The mode cannot run this scene (one that carries some resources only): the next tier, saying why.
+      const ModeId next = fallback_for(mode);
+      scene_refused = std::string(to_string(mode)) + " cannot run the " + to_string(scene_wanted) +
+                      " scene (" + runs.reason + "); now in " + to_string(next) + " mode";
+      detail::log(scene_refused);
+      mode = next;
+    }
   std::string flags_reset;
   if (scene && (!check_access(m_scene->resources(m_extent), m_access.map_access).empty() ||
                 !check_access(m_scene->resources(m_extent), m_access.register_access).empty())) {
@@ -566,7 +801,7 @@ void App<Backend>::apply_switches() {
   m_notice = attach_or_keep(mode, previous, attach, [this] {
     if (m_mode) m_mode->detach();
   });
-  if (m_notice.empty()) m_notice = flags_reset;
+  if (m_notice.empty()) m_notice = !scene_refused.empty() ? scene_refused : flags_reset;
 }
 
 template <class Backend>
@@ -594,6 +829,9 @@ void App<Backend>::resize(Extent extent) {
 
 template <class Backend>
 bool App<Backend>::render_frame(long long index) {
+  // The profilers' frame structure: "frame N" holds the switches, the phases and the panel.
+  const auto frame_scope = profile([index] { return "frame " + std::to_string(index); });
+  if constexpr (detail::FrameChecks<Backend>::value) Backend::before_frame(*m_device);
   apply_switches();
   if (m_window) {
     const Extent framebuffer = m_window->poll();
@@ -614,7 +852,7 @@ bool App<Backend>::render_frame(long long index) {
   if (m_timing) m_timers->begin_frame(static_cast<int>(m_mode->id()), index);
   if (m_plan.cubes_target >= 0) {
     const auto sync = m_mode->cubes_sync(frame);
-    const GraphicsPhase phase(*m_timers, Phase::Draw);
+    const typename detail::GraphicsPhaseOf<Backend>::type phase(*m_timers, Phase::Draw);
     m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time), sync);
   }
   try {
@@ -626,8 +864,13 @@ bool App<Backend>::render_frame(long long index) {
   }
   {
     const auto sync = m_mode->frame_sync(frame);
-    const GraphicsPhase phase(*m_timers, Phase::Draw);
-    m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), sync);
+    bool draws = true;  // a frame pass that does nothing (GL's image headless: it is the frame) is not timed
+    if constexpr (detail::DrawsFrame<Renderer>::value) draws = m_renderer->draws_frame(m_plan);
+    std::optional<typename detail::GraphicsPhaseOf<Backend>::type> phase;
+    if (draws) {
+      phase.emplace(*m_timers, Phase::Draw);
+      m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), sync);
+    }
     if (m_presenter) {
       ImDrawData* ui = nullptr;
       if (m_panel && m_panel_visible) {
@@ -644,6 +887,7 @@ bool App<Backend>::render_frame(long long index) {
   if (m_timing) m_timers->end_frame();
   m_previous_frame = started;
   m_frame_before = true;
+  if constexpr (detail::FrameChecks<Backend>::value) Backend::after_frame(*m_device, index);  // may throw
   m_frame_index = index + 1;
   return true;
 }

@@ -5,7 +5,7 @@
 #include "app/core/mode_switch.hpp"
 #include "app/core/remedy.hpp"
 #include "app/core/text.hpp"
-#include "app/gl/gl_external.hpp"
+#include "app/gl/backend.hpp"
 #include "app/gl/profiling.hpp"
 #include "app/gl/ui.hpp"
 #include "app/os/os.hpp"
@@ -62,11 +62,9 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
         options.vsync.value_or(!options.frames.has_value());  // a fixed frame count runs as fast as it can
     m_platform = create_window_platform(desc);
   }
-  if (gl_debug_wanted(options.gl_debug)) {
-    m_gl_debug = install_gl_debug_output();
-    if (!m_gl_debug)
-      log("--gl-debug: this GL context has no KHR_debug; GL errors are found by glGetError only");
-  }
+  // Installed, GL debug output's errors end the frame with an exception (gl::Backend::after_frame).
+  if (gl_debug_wanted(options.gl_debug) && !install_gl_debug_output())
+    log("--gl-debug: this GL context has no KHR_debug; GL errors are found by glGetError only");
 
   if (device_count > 0) {
     m_device = options.device.value_or(0);
@@ -75,27 +73,30 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
     if (!options.device && !m_gl_devices.empty()) m_device = m_gl_devices.front();
     INTEROP_CUDA_CHECK(cudaSetDevice(m_device));
     m_stream.emplace();
-    m_interop = lab::probe_gl_interop(m_device);
-    m_external = probe_gl_external(m_device);
+    probe_cuda_device();
     create_compute_stream(options.compute_device.value_or(m_device));
   } else {
-    m_interop = {false, "no CUDA device: " + m_cuda_devices.error};
-    m_external = {false, "no CUDA device: " + m_cuda_devices.error};
+    probe_cuda_device();  // says there is none
   }
   m_timers = std::make_unique<FrameTimers>(gl_timer_queries());
 
   // Without --mode: the best tier that works here, interop -> staging -> cpu, saying why not higher.
   ModeId mode = ModeId::Interop;
+  std::string default_mode_log;
   if (options.mode) {
     const ModeAvailability wanted = availability(*options.mode);
     if (!wanted.available)
       throw std::runtime_error(std::string("--mode ") + to_string(*options.mode) +
                                " is unavailable: " + wanted.reason);
     mode = *options.mode;
-  } else if (!m_interop.usable) {
-    mode = fallback_for(ModeId::Interop);
-    m_notice =
-        std::string("interop unavailable, running in ") + to_string(mode) + " mode: " + m_interop.reason;
+  } else {
+    // The core loop's choice on GL's backend (app/gl/backend.hpp), the same rule.
+    CudaContext cuda;
+    cuda.device = m_device;
+    gl::DefaultMode chosen = gl::Backend::default_mode(cuda, {m_interop, m_external});
+    mode = chosen.mode;
+    m_notice = std::move(chosen.notice);
+    default_mode_log = std::move(chosen.log);
   }
 
   m_renderer = std::make_unique<gl::Renderer>(*m_platform);
@@ -108,8 +109,7 @@ App::App(const Options& options) : m_options(options), m_split_copy(options.spli
   if (const ModeAvailability wanted = availability(mode); !wanted.available)
     throw std::runtime_error(std::string("--mode ") + to_string(mode) + " is unavailable: " + wanted.reason);
   // Said once every option has been judged, so that a usage error is the only line of a refused run.
-  if (!options.mode && !m_interop.usable)
-    log("CUDA-GL interop is unavailable (" + m_interop.reason + "); running in " + to_string(mode) + " mode");
+  if (!default_mode_log.empty()) log(default_mode_log);
   attach_mode(mode);
   if (m_platform->is_window() && !options.no_ui) {
     PanelDesc panel;
@@ -136,21 +136,7 @@ App::~App() {
 
 ModeAvailability App::availability(ModeId mode) const {
   ModeAvailability verdict = mode_availability(mode, m_device, m_interop, m_cuda_devices.error, m_external);
-  if (verdict.available && mode == ModeId::Eglstream && m_renderer)
-    verdict = eglstream_scene_availability(scene_resources());
-  // GL's exported frames of the postprocess scene (its input GL renders into CUDA's memory) equal the cpu
-  // frames on the H200 at 64x48, 1277x719, 4097x3 and 3840x2160 since the compute pack, but at 640x360
-  // every pixel differed: refused until that is understood, rather than shown wrong.
-  const auto scene_has_input = [this] {
-    for (const gl::Resource& resource : m_renderer->resources())
-      if (resource.desc.role == ResourceRole::Input) return true;
-    return false;
-  };
-  if (verdict.available && mode == ModeId::Exported && m_renderer && scene_has_input())
-    verdict = {false,
-               "GL's exported mode does not run a scene whose input GL renders (postprocess): its frames did "
-               "not equal the cpu frames at every size on the H200; use --mode external or buffer, or "
-               "--api vulkan --mode exported"};
+  if (verdict.available && m_renderer) verdict = scene_mode_availability(mode, scene_resources());
   return verdict;
 }
 
@@ -236,6 +222,14 @@ std::string App::request_device(int device) {
   return "";
 }
 
+void App::probe_cuda_device() {
+  CudaContext cuda;
+  cuda.device = m_device;
+  const gl::CudaProbe probe = gl::Backend::probe_cuda(cuda, *m_platform, m_cuda_devices.error);
+  m_interop = probe.interop;
+  m_external = probe.external;
+}
+
 void App::create_compute_stream(int device) {
   m_compute_stream.reset();
   m_compute_device = device;
@@ -285,8 +279,7 @@ void App::switch_device(int device) {
   m_stream.emplace();
   create_compute_stream(compute_follows ? m_device : m_compute_device);
   m_timers = std::make_unique<FrameTimers>(gl_timer_queries());
-  m_interop = lab::probe_gl_interop(m_device);
-  m_external = probe_gl_external(m_device);
+  probe_cuda_device();
   if (availability(mode).available) {
     attach_mode(mode);
     m_notice = "CUDA device " + std::to_string(device) + ": " + m_interop.reason;
@@ -425,7 +418,7 @@ bool App::render_frame() {
   // Nsight Systems' frame structure: "frame N" holds the switch, the phases and the panel.
   const ProfileScope frame_scope("frame " + std::to_string(m_frame_index));
   // A GL error from before the frame was reported where it happened (INTEROP_GL_CHECK); count this frame's.
-  if (m_gl_debug) take_gl_debug_error();
+  gl::Backend::before_frame(*m_platform);
   apply_pending_switches();
   if (extent != m_scene_extent) {
     if (m_scene->resize_recreates_resources()) {
@@ -468,11 +461,7 @@ bool App::render_frame() {
   if (m_screenshot_requested) take_numbered_screenshot();  // the scene, before the panel covers it
   if (m_panel && m_panel_visible) draw_panel(extent);
   m_previous_frame_start = started;
-  INTEROP_GL_CHECK("render_frame");
-  if (m_gl_debug)
-    if (const std::string error = take_gl_debug_error(); !error.empty())
-      throw std::runtime_error("GL error in frame " + std::to_string(m_frame_index) + ": " + error +
-                               " (reported by GL debug output, --gl-debug)");
+  gl::Backend::after_frame(*m_platform, m_frame_index);  // a GL error ends the frame with an exception
   ++m_frame_index;
   return true;
 }

@@ -145,6 +145,8 @@ class App {
   void detach_scene();
   std::vector<ResourceDesc> scene_resources() const;
   void switch_device(int device);
+  // m_interop and m_external for m_device, as GL's backend of the core loop probes them.
+  void probe_cuda_device();
   void switch_split(int compute_device, SplitCopy copy);
   void create_compute_stream(int device);
   // A non-sticky CUDA error in `what` (attach or frame): log it, say it in the panel, attach the
@@ -200,7 +202,6 @@ class App {
   bool m_panel_visible = true;
   bool m_screenshot_requested = false;
   std::string m_last_screenshot;
-  bool m_gl_debug = false;  // GL debug output installed: its errors end the frame with an exception
 };
 
 }  // namespace lab

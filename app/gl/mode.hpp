@@ -63,6 +63,9 @@ SplitPath choose_split_path(int compute_device, int gl_device, SplitCopy request
 // a scene of `resources` can travel in one (CUDA's output images only).
 ModeAvailability eglstream_support();
 ModeAvailability eglstream_scene_availability(const std::vector<ResourceDesc>& resources);
+// What the scene of `resources` decides of `mode` once mode_availability has allowed it: eglstream carries
+// CUDA's output images only, and GL's exported mode refuses a scene whose input GL renders (postprocess).
+ModeAvailability scene_mode_availability(ModeId mode, const std::vector<ResourceDesc>& resources);
 
 // GL's mode table: each ModeId's mode, with the register and map flags of the modes that register.
 std::unique_ptr<gl::Mode> create_mode(ModeId id, const CudaContext& cuda, const AccessSettings& access);

@@ -22,6 +22,10 @@ Renderer::Renderer(Platform& platform) : m_platform(platform) {}
 
 Renderer::~Renderer() = default;
 
+void Renderer::wait_idle() {
+  glFinish();
+}
+
 void Renderer::create_resources(const std::vector<ResourceDesc>& descs, bool importable) {
   if (importable)
     throw std::logic_error(

@@ -60,13 +60,20 @@ class Renderer {
   using PassSync = NoPassSync;
 
   explicit Renderer(Platform& platform);
+  // The frame loop's (app/core/app.hpp) construction: the frame's size is the platform's already.
+  Renderer(Platform& platform, Extent /*extent: the platform's*/) : Renderer(platform) {}
   ~Renderer();
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
 
   // The frame's size follows the platform's framebuffer; the resources are the caller's to re-create
-  // (SceneCompute::resize_recreates_resources says when).
-  void resize(Extent) {}
+  // (SceneCompute::resize_recreates_resources says when). Headless, the frame loop of app/core/app.hpp
+  // resizes through this: the offscreen target is made `extent` (a window's size is the window's).
+  void resize(Extent extent) {
+    if (!m_platform.is_window() && extent != m_platform.framebuffer_extent()) m_platform.resize(extent);
+  }
+  // Waits until GL has done everything queued so far (glFinish).
+  void wait_idle();
 
   // The scene's resources, in SceneCompute::resources() order, in GL's own storage; replaces the previous
   // set. Buffers have dynamic storage (the copying modes write them with glNamedBufferSubData); a texture
@@ -100,16 +107,24 @@ class Renderer {
   // a window copies its texture by one full-screen pass, and headless does nothing.
   void draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, Extent extent,
                   const PassSync& sync = {});
+  // The same at the platform's framebuffer size: the renderer contract of app/core/app.hpp's loop.
+  void draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, const PassSync& sync) {
+    draw_frame(plan, view_projection, m_platform.framebuffer_extent(), sync);
+  }
   // A ShowImage plan's image into the platform's framebuffer at `extent` by one full-screen pass, headless
   // too (draw_frame runs it in a window; the benchmark times it alone).
   void show_image(const DrawPlan& plan, Extent extent);
   // The frame drawn last, top row first: headless, a ShowImage plan's texture; else the platform's
   // framebuffer (in a window the back buffer before it is presented: the panel included when it is drawn).
   Image read_frame(const DrawPlan& plan, Extent extent) const;
+  Image read_frame(const DrawPlan& plan) const { return read_frame(plan, m_platform.framebuffer_extent()); }
   // The same without waiting for it (app/gl/frame_read.hpp; the desk reads every frame so): begin_read_frame
   // queues the copy of what read_frame would return now, tagged `frame`; end_read_frame collects it, a frame
   // later (nullopt when none was begun). One read is in flight at a time: end before the next begin.
   void begin_read_frame(const DrawPlan& plan, Extent extent, long long frame);
+  void begin_read_frame(const DrawPlan& plan, long long frame) {
+    begin_read_frame(plan, m_platform.framebuffer_extent(), frame);
+  }
   std::optional<FrameRead> end_read_frame() { return m_read_back.end(); }
   // The texture that holds a ShowImage plan's frame, else 0 (also when the image is in a buffer).
   GLuint frame_image(const DrawPlan& plan) const;

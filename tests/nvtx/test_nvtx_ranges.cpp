@@ -1,13 +1,18 @@
 // tests/nvtx/test_nvtx_ranges.cpp — what Nsight Systems would see of the app, recorded without a GPU
 // or a profiler: main() points NVTX_INJECTION64_PATH at tests/nvtx/nvtx_recorder.cpp's library before
 // the first NVTX call, so every range the app opens lands in a file. Headless cpu-mode frames (Mesa in
-// CI) must show "frame N" around each frame's named phases, and a switch must show as one.
+// CI) must show "frame N" around each frame's named phases, and a switch must show as one: in GL's loop
+// (lab::App) and in the core loop on GL's backend (core::App<gl::Backend>, app/gl/backend.hpp) alike.
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/scratch_dir.hpp"
+
+#include "app/core/app.hpp"
+#include "app/gl/backend.hpp"
 
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #ifndef NVTX_RECORDER_LIBRARY
@@ -62,16 +67,26 @@ class NvtxRangesTest : public ::testing::Test {
   std::string m_file;
 };
 
-TEST_F(NvtxRangesTest, EachCpuFrameIsARangeHoldingItsPhases) {
-  lab::Options options = labtest::app_options(lab::SceneId::Postprocess, lab::ModeId::Cpu, 64, 48);
+using GlCoreApp = lab::core::App<lab::gl::Backend>;
+
+// Cpu-mode frames at 64x48; the core loop on GL's backend runs headless (app/gl/backend.hpp).
+template <class App>
+lab::Options options_for(lab::SceneId scene) {
+  lab::Options options = labtest::app_options(scene, lab::ModeId::Cpu, 64, 48);
+  if (std::is_same_v<App, GlCoreApp>) options.headless = true;
+  return options;
+}
+
+template <class App>
+void each_cpu_frame_is_a_range_holding_its_phases(const std::string& file) {
   {
-    lab::App app(options);
+    App app(options_for<App>(lab::SceneId::Postprocess));
     for (long long index = 0; index < 3; ++index) {
       app.set_frame_index(index);
       ASSERT_TRUE(app.render_frame());
     }
   }
-  const std::vector<Range> roots = read_ranges(m_file);
+  const std::vector<Range> roots = read_ranges(file);
   ASSERT_FALSE(roots.empty()) << "no NVTX range reached the recorder: is " << NVTX_RECORDER_LIBRARY
                               << " loaded?";
   std::vector<const Range*> frames;
@@ -92,17 +107,34 @@ TEST_F(NvtxRangesTest, EachCpuFrameIsARangeHoldingItsPhases) {
   EXPECT_TRUE(attached) << "no \"attach cpu\" range";
 }
 
-TEST_F(NvtxRangesTest, ASwitchIsARangeInsideItsFrame) {
-  lab::App app(labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 64, 48));
+template <class App>
+void a_switch_is_a_range_inside_its_frame(const std::string& file) {
+  App app(options_for<App>(lab::SceneId::Pattern));
   ASSERT_TRUE(app.render_frame());
   app.request_scene(lab::SceneId::Wave);
   ASSERT_TRUE(app.render_frame());
-  const std::vector<Range> roots = read_ranges(m_file);
+  const std::vector<Range> roots = read_ranges(file);
   ASSERT_GE(roots.size(), 2u);
   const Range& second = roots.back();
   EXPECT_EQ(second.name, "frame 1");
   EXPECT_TRUE(contains(second, "switch"));
   EXPECT_TRUE(contains(second, "scene wave"));
+}
+
+TEST_F(NvtxRangesTest, EachCpuFrameIsARangeHoldingItsPhases) {
+  each_cpu_frame_is_a_range_holding_its_phases<lab::App>(m_file);
+}
+
+TEST_F(NvtxRangesTest, ASwitchIsARangeInsideItsFrame) {
+  a_switch_is_a_range_inside_its_frame<lab::App>(m_file);
+}
+
+TEST_F(NvtxRangesTest, OnTheCoreLoopEachCpuFrameIsARangeHoldingItsPhases) {
+  each_cpu_frame_is_a_range_holding_its_phases<GlCoreApp>(m_file);
+}
+
+TEST_F(NvtxRangesTest, OnTheCoreLoopASwitchIsARangeInsideItsFrame) {
+  a_switch_is_a_range_inside_its_frame<GlCoreApp>(m_file);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // tests/vulkan/test_frame_loops.cpp — what each frame loop must do, as one test body over both: GL's
-// (lab::App, app/gl/app.cpp) and the core loop (app/core/app.hpp) on Vulkan (lavapipe in CI). A mode that
+// (lab::App, app/gl/app.cpp), the core loop (app/core/app.hpp) on Vulkan (lavapipe in CI), and the core loop
+// on GL's backend (app/gl/backend.hpp, headless). A mode that
 // fails with a CUDA error that is not sticky gives way to the next tier and the frame is still right, a
 // sticky one ends the run; the tiers; a test double through use_mode; the frame counter; the --graph
 // switch; a refused mode; the map and register flags checked against the scene; the split mode's settings and
@@ -9,7 +10,9 @@
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/vulkan_device.hpp"
 
+#include "app/core/app.hpp"
 #include "app/core/cli.hpp"
+#include "app/gl/backend.hpp"
 #include "app/vulkan/app.hpp"
 #include "interop/error.hpp"
 
@@ -46,6 +49,21 @@ struct Loop<lab::App> {
   static std::string missing() { return ""; }  // GL's test platform is wherever these tests run
   static lab::Options options(SceneId scene, int width, int height) {
     return labtest::app_options(scene, ModeId::Cpu, width, height);
+  }
+};
+
+// GL's backend on the core loop (app/gl/backend.hpp), headless: what lab::App becomes.
+using GlCoreApp = lab::core::App<lab::gl::Backend>;
+
+template <>
+struct Loop<GlCoreApp> {
+  static constexpr ModeId kCudaMode = ModeId::Interop;
+  static constexpr bool kDeviceSwitch = true;
+  static std::string missing() { return ""; }  // GL's headless platform is wherever these tests run
+  static lab::Options options(SceneId scene, int width, int height) {
+    lab::Options options = labtest::app_options(scene, ModeId::Cpu, width, height);
+    options.headless = true;
+    return options;
   }
 };
 
@@ -99,12 +117,13 @@ class FrameLoop : public ::testing::Test {
   }
 };
 
-using Loops = ::testing::Types<lab::App, lab::vulkan::App>;
+using Loops = ::testing::Types<lab::App, lab::vulkan::App, GlCoreApp>;
 
-// The loops' names in the tests' names: FrameLoop/gl.…, FrameLoop/vulkan.…
+// The loops' names in the tests' names: FrameLoop/gl.…, FrameLoop/vulkan.…, FrameLoop/gl_core.…
 struct LoopName {
   template <class App>
   static std::string GetName(int) {
+    if (std::is_same_v<App, GlCoreApp>) return "gl_core";
     return std::is_same_v<App, lab::App> ? "gl" : "vulkan";
   }
 };

@@ -1,0 +1,125 @@
+// app/gl/backend.hpp — what app/core/app.hpp's one frame loop needs of GL: the platform (app/gl/platform.hpp:
+// the EGL headless context or the GLFW window, which owns the GL context) as the Device, GL's renderer
+// (app/gl/renderer.hpp), its mode table (app/gl/mode.cpp) and the traits only GL declares: the live CUDA
+// device switch, the interop probe of each CUDA device that GL's availability depends on (CudaProbe), the
+// rules of the scene (eglstream and exported carry some resources only), the CUDA device that drives the GL
+// context, GL's best tier without --mode, NVTX ranges with GL debug groups, and GL debug output, whose error
+// ends a frame with an exception.
+//
+// core::App<gl::Backend> runs headless (tests/vulkan/test_frame_loops.cpp runs the loops' one test body
+// over it). In a window GL's platform is both the window and the context, which the core loop's window
+// (app/glfw/window.hpp, made without a GL context) is not yet: create_device refuses a window, and lab::App
+// (app/gl/app.hpp) remains GL's loop until it is.
+#pragma once
+
+#include "app/core/cli.hpp"
+#include "app/core/mode.hpp"
+#include "app/gl/mode.hpp"
+#include "app/gl/platform.hpp"
+#include "app/gl/profiling.hpp"
+#include "app/gl/renderer.hpp"
+#include "app/gl/timing.hpp"
+#include "app/glfw/window.hpp"
+#include "interop/device.hpp"
+
+#include <imgui.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lab::gl {
+
+// In a window: the frame and the panel shown by the platform's swap.
+class Presenter {
+ public:
+  Presenter(Renderer& renderer, Platform& platform) : m_renderer(renderer), m_platform(platform) {}
+  void begin_ui_frame() {}
+  void draw(const DrawPlan& plan, ImDrawData* ui);
+  Image read_back_buffer() const { return m_plan ? m_renderer.read_frame(*m_plan) : Image{}; }
+  void present() { m_platform.present(); }
+  void resize(Extent) {}  // the platform's framebuffer is the window's
+  bool vsync() const { return m_platform.vsync(); }
+  void set_vsync(bool on) { m_platform.set_vsync(on); }
+
+ private:
+  Renderer& m_renderer;
+  Platform& m_platform;
+  const DrawPlan* m_plan = nullptr;  // the frame's, for read_back_buffer
+};
+
+// What GL's availability depends on beyond the CUDA device: whether CUDA-GL interop works with the GL
+// context on it (interop::probe_gl_interop) and whether GL imports CUDA's memory and semaphores there
+// (probe_gl_external).
+struct CudaProbe {
+  interop::InteropSupport interop;
+  interop::InteropSupport external;
+};
+
+// The mode without --mode: `mode`, and where it is not interop, the panel's notice and the line said.
+struct DefaultMode {
+  ModeId mode = ModeId::Interop;
+  std::string notice;
+  std::string log;
+};
+
+struct Backend {
+  static constexpr GraphicsApi kApi = GraphicsApi::Gl;
+  static constexpr bool kSemaphoreChoice = true;   // GL's external modes take either (--semaphores)
+  static constexpr bool kCudaDeviceSwitch = true;  // the GL context works with any CUDA device's interop
+  using Device = Platform;
+  using Renderer = gl::Renderer;
+  using Presenter = gl::Presenter;
+  using CudaProbe = gl::CudaProbe;
+  using GraphicsPhase = GlPhase;  // each phase a GL debug group too
+
+  // Before the platform starts the driver's threads: freed images go back to the system.
+  static void at_start();
+  // The EGL headless context on the CUDA device's EGL device (at --width x --height), with GL debug output
+  // where asked for (--gl-debug, INTEROP_LAB_GL_DEBUG=1 or a debug build). Throws std::runtime_error for a
+  // window: see above.
+  static std::unique_ptr<Platform> create_device(const CudaContext& cuda, const glfw::Window* window,
+                                                 const Options& options);
+  static std::unique_ptr<Platform> create_device(const CudaContext& cuda, const glfw::Window* window) {
+    return create_device(cuda, window, Options{});
+  }
+  static std::string device_name(const Platform& platform) { return platform.description(); }
+  // The first CUDA device that drives the current GL context (cudaGLGetDevices); -1 when none does.
+  static int cuda_device_of(Platform& platform);
+  static std::unique_ptr<GpuTimerQueries> timer_queries(Renderer&) { return gl_timer_queries(); }
+  static std::string graphics_untimed(const Renderer&) { return ""; }
+  static std::vector<std::pair<std::string, std::string>> status_lines(const Platform&, const Presenter*) {
+    return {};
+  }
+
+  static CudaProbe probe_cuda(const CudaContext& cuda, Platform& platform, const std::string& cuda_error);
+  static std::string probe_summary(const CudaProbe& probe) { return probe.interop.reason; }
+  static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda,
+                                            const std::string& cuda_error, const CudaProbe& probe) {
+    return lab::mode_availability(mode, cuda.device, probe.interop, cuda_error, probe.external);
+  }
+  static ModeAvailability scene_availability(ModeId mode, const std::vector<ResourceDesc>& resources) {
+    return scene_mode_availability(mode, resources);
+  }
+  // Interop where it works, else the next tier (staging, else cpu), saying why not interop.
+  static DefaultMode default_mode(const CudaContext& cuda, const CudaProbe& probe);
+  // The access settings come after (core::App calls apply_access before attach).
+  static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
+    return lab::create_mode(id, cuda, AccessSettings{});
+  }
+  static std::unique_ptr<Presenter> create_presenter(Renderer& renderer, Platform& platform, glfw::Window&,
+                                                     Extent, bool /*with_ui*/, bool /*vsync*/) {
+    return std::make_unique<Presenter>(renderer, platform);
+  }
+  static glfw::WindowDesc window_desc(Extent extent);
+
+  static ProfileScope profile_scope(const std::string& name) { return ProfileScope(name); }
+  // A GL error from before the frame was reported where it happened (INTEROP_GL_CHECK): forgotten, so that
+  // after_frame counts this frame's.
+  static void before_frame(Platform&) { take_gl_debug_error(); }
+  // Throws std::runtime_error for a GL error in frame `index` (glGetError, or GL debug output).
+  static void after_frame(Platform&, long long index);
+};
+
+}  // namespace lab::gl
