@@ -66,16 +66,16 @@ if [ -x "$app" ]; then
 fi
 # What the desk serves equals the frame, for every scene of every mode CUDA drives (no browser needed:
 # tests/web/served_frames.py decodes the JPEGs with Pillow and compares them with --screenshot's).
-if [ -x "$app" ] && /usr/bin/python3 -c "import PIL, numpy" 2>/dev/null; then
+if [ -x "$app" ] && "$python" -c "import PIL, numpy" 2>/dev/null; then
   all=wave,pattern,postprocess
   for served_case in "gl interop $all" "gl reregister $all" "gl pbo $all" "gl buffer $all" "gl staging $all" \
                      "gl external $all" "gl exported wave,pattern" "gl eglstream pattern" "vulkan external $all" \
                      "vulkan exported $all" "vulkan buffer $all" "vulkan staging $all"; do
     read -r served_api served_mode served_scenes <<<"$served_case"
-    /usr/bin/python3 "$(dirname "$0")/../tests/web/served_frames.py" --app "$app" --api "$served_api" \
+    "$python" "$(dirname "$0")/../tests/web/served_frames.py" --app "$app" --api "$served_api" \
         --mode "$served_mode" --scenes "$served_scenes" || status=1
   done
 else
-  echo "=== served frames: skipped, no $app or no Pillow/NumPy for /usr/bin/python3"
+  echo "=== served frames: skipped, no $app or no Pillow/NumPy for $python"
 fi
 exit $status

@@ -851,7 +851,14 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
         record(repeated([&] { return measure_show_pass(app, true, options.bench_frames); }));
       }
       for (const ModeId mode : plan.modes) {
-        if (mode == ModeId::Eglstream && !app.availability(mode).available) continue;
+        // A mode that cannot run this scene (eglstream carries images alone; GL's exported refuses the
+        // postprocess scene) is left out of it, saying why, as the app refuses it.
+        if (const ModeAvailability here = app.availability(mode); !here.available) {
+          if (mode != ModeId::Eglstream)  // eglstream's image-only rule: said once in the plan
+            std::fprintf(stderr, "      %s skips %s: %s\n", where.c_str(), to_string(mode),
+                         here.reason.c_str());
+          continue;
+        }
         if (mode != ModeId::Interop && (mode == ModeId::Cpu || plan.cuda)) {
           progress(where + to_string(mode) + "'s own reference loop");
           std::vector<Measurement> own_runs;
