@@ -141,6 +141,15 @@ struct Server::Impl {
   std::vector<std::weak_ptr<WebSocketSession>> viewers;
 
   StripEncoder encoder;
+  // Encoder thread only: when the last frames were encoded on the host clock, for the timeline of the frame
+  // a state message shows (a loop's timeline is of a frame some frames back).
+  struct Encode {
+    long long frame = -1;
+    int64_t start_ns = 0;
+    int64_t end_ns = 0;
+  };
+  static constexpr size_t kEncodesKept = 16;  // as the desk's read-backs (app/serve/desk.hpp)
+  std::deque<Encode> encodes;
   // After everything the sessions touch: destroying the context destroys the sessions its pending handlers
   // hold, which still count themselves out of viewer_count. The acceptor goes before its context.
   net::io_context io{1};
@@ -467,6 +476,7 @@ void Server::Impl::encode_loop() {
       if (viewer_count == 0) continue;
     }
     const auto start = std::chrono::steady_clock::now();
+    const int64_t start_ns = host_clock_ns();
     auto frame = std::make_shared<EncodedFrame>();
     try {
       frame->message = frame_message(static_cast<unsigned long long>(state.frame), image->width,
@@ -475,6 +485,13 @@ void Server::Impl::encode_loop() {
       std::fprintf(stderr, "interop-lab: desk: frame %lld not sent: %s\n", state.frame, error.what());
       continue;
     }
+    // The encode of the frame the timeline shows, where that frame was encoded (this one, or one of the
+    // last few; a frame superseded before the encoder took it has none), in the desk's lane.
+    if (encodes.size() == kEncodesKept) encodes.pop_front();
+    encodes.push_back({state.frame, start_ns, host_clock_ns()});
+    for (const Encode& encode : encodes)
+      if (encode.frame == state.timeline.frame)
+        add_host_span(state.timeline, Lane::Desk, "encode", encode.start_ns, encode.end_ns);
     {
       const std::lock_guard<std::mutex> lock(mutex);
       encode_ms.push(static_cast<float>(milliseconds_since(start)));

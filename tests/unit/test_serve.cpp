@@ -511,6 +511,50 @@ TEST(ServeServerTest, AViewerGetsTheFrameAndItsCommandsReachTheApp) {
 
 // A frame offered while nobody watched (a Python viewer that showed one picture) reaches the page opened
 // after.
+// The encoder puts each frame's encode in the desk's lane of the timeline that shows that frame: the frame's
+// own timeline, or (as GL's loop hands over) a later state's timeline of a frame gone by.
+TEST(ServeServerTest, TheEncodeOfTheFrameATimelineShowsIsInItsDeskLane) {
+  lab::serve::Server server(loopback_options());
+  Viewer viewer(server);
+  ASSERT_TRUE(eventually([&] { return server.counts().viewers == 1; }));
+  const auto timeline_of = [](long long frame) {
+    lab::TimelineBuilder builder(frame, lab::host_clock_ns());
+    builder.place_lane(lab::Lane::Desk, "cpu", lab::TimelineBuilder::host_clock());
+    return builder.build(lab::host_clock_ns());
+  };
+  const auto encodes_in = [](const nlohmann::json& state) {
+    std::vector<nlohmann::json> found;
+    for (const nlohmann::json& span : state["timeline"]["spans"])
+      if (span["name"] == "encode") found.push_back(span);
+    return found;
+  };
+
+  lab::serve::AppState first = state_of_frame(7);
+  first.timeline = timeline_of(7);
+  server.offer_frame(gradient_image(64, 48), first);
+  const nlohmann::json own = viewer.read_frame().first;
+  const double received_ms = static_cast<double>(lab::host_clock_ns() - first.timeline.start_host_ns) / 1e6;
+  ASSERT_EQ(encodes_in(own).size(), 1u) << own["timeline"].dump();
+  const nlohmann::json span = encodes_in(own)[0];
+  EXPECT_EQ(span["lane"], "desk");
+  // Encoded after the timeline's zero (made before the frame was offered) and before the viewer had it.
+  EXPECT_GE(span["start_ms"].get<double>(), 0.0);
+  EXPECT_LE(span["start_ms"].get<double>(), span["end_ms"].get<double>());
+  EXPECT_LE(span["end_ms"].get<double>(), received_ms);
+
+  lab::serve::AppState later = state_of_frame(8);
+  later.timeline = timeline_of(7);  // frame 7's timeline, handed over with frame 8
+  server.offer_frame(gradient_image(64, 48), later);
+  const nlohmann::json behind = viewer.read_frame().first;
+  ASSERT_EQ(encodes_in(behind).size(), 1u) << behind["timeline"].dump();
+  EXPECT_EQ(behind["timeline"]["frame"], 7);
+
+  lab::serve::AppState unseen = state_of_frame(9);
+  unseen.timeline = timeline_of(3);  // a frame this server never encoded: no encode to show
+  server.offer_frame(gradient_image(64, 48), unseen);
+  EXPECT_TRUE(encodes_in(viewer.read_frame().first).empty());
+}
+
 TEST(ServeServerTest, AViewerThatConnectsLaterGetsTheLastFrame) {
   lab::serve::Server server(loopback_options());
   const Image image = gradient_image(96, 64);
