@@ -13,7 +13,6 @@
 #include "app/vulkan/bench_throughput.hpp"
 
 #include "app/core/remedy.hpp"
-#include "app/os/os.hpp"
 #include "app/timing/bench_timing.hpp"
 #include "app/vulkan/cuda_link.hpp"
 #include "app/vulkan/export.hpp"
@@ -27,6 +26,7 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,62 +37,15 @@ namespace {
 constexpr long long kDefaultThroughputFrames = 300;
 constexpr const char* kPath = "external (timeline)";
 
-// Imports `fd` with `import`; the FD is CUDA's once that succeeds, and is closed here if it throws.
-template <class Import>
-auto import_fd(int fd, Import import) {
-  try {
-    return import(fd);
-  } catch (...) {
-    os::close_file(fd);
-    throw;
-  }
-}
-
 // One copy of the scene's resources: a renderer of its own, its resources created exportable and imported
-// into CUDA (buffers as pointers, Output images as surfaces, Input images as textures), as the external
-// mode's CudaLink imports them.
+// into CUDA (buffers as pointers, Output images as surfaces, Input images as textures) by CudaImports, as
+// the external mode's CudaLink imports them.
 class Copy {
  public:
   Copy(Context& context, Extent extent, const std::vector<ResourceDesc>& descs)
       : m_renderer(context, extent) {
     m_renderer.create_resources(descs, true);
-    const std::vector<Resource>& resources = m_renderer.resources();
-    m_imported.resize(resources.size());
-    m_views.resize(resources.size());
-    for (size_t index = 0; index < resources.size(); ++index) {
-      const Resource& resource = resources[index];
-      Imported& imported = m_imported[index];
-      imported.memory = import_fd(m_renderer.export_fd(static_cast<int>(index)), [&](int fd) {
-        interop::ExternalMemoryDesc desc;
-        desc.type = interop::ExternalHandleType::OpaqueFd;
-        desc.fd = fd;
-        desc.size = resource.allocation_size;
-        desc.dedicated = resource.dedicated;
-        return interop::ExternalMemory(desc);
-      });
-      CudaResourceView& view = m_views[index];
-      view.bytes = resource.desc.bytes;
-      if (resource.desc.kind == ResourceKind::Buffer) {
-        imported.buffer = imported.memory.map_buffer(0, resource.desc.bytes);
-        view.pointer = imported.buffer.data();
-        continue;
-      }
-      interop::MipmappedArrayDesc array;
-      array.format = cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsigned);
-      array.extent = {static_cast<size_t>(resource.desc.width), static_cast<size_t>(resource.desc.height), 0};
-      array.levels = 1;
-      array.flags = cudaArraySurfaceLoadStore | cudaArrayColorAttachment;
-      imported.array = imported.memory.map_mipmapped_array(array);
-      if (resource.desc.role == ResourceRole::Output) {
-        imported.surface = interop::SurfaceObject(imported.array.level(0));
-        view.surface = imported.surface.get();
-      } else {
-        interop::TextureObjectDesc texture;
-        texture.read_mode = cudaReadModeNormalizedFloat;
-        imported.texture = interop::TextureObject(imported.array.level(0), texture);
-        view.texture = imported.texture.get();
-      }
-    }
+    m_imports.emplace(m_renderer);
   }
   // Neither side may still use the memory when the imports and then the renderer release it.
   ~Copy() {
@@ -103,33 +56,20 @@ class Copy {
   Copy& operator=(const Copy&) = delete;
 
   Renderer& renderer() { return m_renderer; }
-  const std::vector<CudaResourceView>& views() const { return m_views; }
+  const std::vector<CudaResourceView>& views() const { return m_imports->views(); }
   long long drawn = -1;  // the index of the frame drawn into it last
 
  private:
-  struct Imported {
-    interop::ExternalMemory memory;
-    interop::ExternalBuffer buffer;
-    interop::ExternalMipmappedArray array;
-    interop::SurfaceObject surface;
-    interop::TextureObject texture;
-  };
   // Declaration order is teardown order reversed: CUDA's imports go before the renderer's memory.
   Renderer m_renderer;
-  std::vector<Imported> m_imported;
-  std::vector<CudaResourceView> m_views;
+  std::optional<CudaImports> m_imports;  // made once the renderer's resources are
 };
 
 // One hand-off's semaphore: a Vulkan timeline exported and imported into CUDA, which carries both
 // directions, one increasing value per step.
 struct HandOff {
   explicit HandOff(Context& context)
-      : vulkan(context, interop::SemaphoreKind::Timeline), cuda(import_fd(vulkan.export_fd(), [](int fd) {
-          interop::ExternalSemaphoreDesc desc;
-          desc.type = interop::ExternalHandleType::TimelineFd;
-          desc.fd = fd;
-          return interop::ExternalSemaphore(desc);
-        })) {}
+      : vulkan(context, interop::SemaphoreKind::Timeline), cuda(import_semaphore(vulkan)) {}
   // Declaration order is teardown order reversed: CUDA's import goes before the Vulkan semaphore.
   ExportableSemaphore vulkan;
   interop::ExternalSemaphore cuda;

@@ -26,6 +26,8 @@ auto import_fd(int fd, Import import) {
   }
 }
 
+}  // namespace
+
 interop::ExternalSemaphore import_semaphore(const ExportableSemaphore& semaphore) {
   return import_fd(semaphore.export_fd(), [&](int fd) {
     interop::ExternalSemaphoreDesc desc;
@@ -35,8 +37,6 @@ interop::ExternalSemaphore import_semaphore(const ExportableSemaphore& semaphore
     return interop::ExternalSemaphore(desc);
   });
 }
-
-}  // namespace
 
 Uuid cuda_device_uuid(int device) {
   cudaDeviceProp properties{};
@@ -55,8 +55,7 @@ CudaSemaphores::CudaSemaphores(Context& context, interop::SemaphoreKind kind)
   if (m_cuda_done) m_cuda_cuda_done = import_semaphore(*m_cuda_done);
 }
 
-CudaLink::CudaLink(Renderer& renderer, interop::SemaphoreKind kind)
-    : m_renderer(renderer), m_semaphores(renderer.context(), kind) {
+CudaImports::CudaImports(Renderer& renderer) {
   const std::vector<Resource>& resources = renderer.resources();
   m_imported.resize(resources.size());
   m_views.resize(resources.size());
@@ -65,7 +64,7 @@ CudaLink::CudaLink(Renderer& renderer, interop::SemaphoreKind kind)
     // The buffer mode: an image whose texels live in its linear buffer is imported as that buffer.
     const bool linear = resource.shown_from_linear && resource.linear_exportable;
     if (!resource.exportable && !linear)
-      throw std::logic_error(std::string("CudaLink: resource \"") + resource.desc.label +
+      throw std::logic_error(std::string("CudaImports: resource \"") + resource.desc.label +
                              "\" was not created exportable; call Renderer::create_resources(descs, true)");
     const bool image = resource.desc.kind == ResourceKind::Texture2D;
     Imported& imported = m_imported[index];
@@ -110,6 +109,9 @@ CudaLink::CudaLink(Renderer& renderer, interop::SemaphoreKind kind)
     }
   }
 }
+
+CudaLink::CudaLink(Renderer& renderer, interop::SemaphoreKind kind)
+    : m_renderer(renderer), m_semaphores(renderer.context(), kind), m_imports(renderer) {}
 
 CudaLink::~CudaLink() {
   // Neither side may still use what is released below: Vulkan's queue and every CUDA stream of the

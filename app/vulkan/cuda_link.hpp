@@ -37,6 +37,10 @@ namespace lab::vulkan {
 // as its deviceUUID (Context's `uuid`; matched by UUID, never by ordinal).
 Uuid cuda_device_uuid(int device);
 
+// `semaphore` imported into the current CUDA device (a timeline as a timeline, a binary one as an opaque
+// FD); the FD it exports is CUDA's once the import succeeds, and closed if it throws.
+interop::ExternalSemaphore import_semaphore(const ExportableSemaphore& semaphore);
+
 // The semaphores of one frame's hand-overs (see the top of this file), exported by Vulkan and imported
 // into CUDA: what CudaLink orders the external mode with, and the exported mode alone (its memory is
 // CUDA's own). Throws std::runtime_error naming what the device lacks (semaphore export, timelines).
@@ -70,6 +74,37 @@ class CudaSemaphores {
   bool m_graphics_signalled = false;  // binary: a signal of m_graphics_done is pending for CUDA
 };
 
+// Every resource of a renderer imported into the current CUDA device once, as the kernels take it: what
+// CudaLink imports, and each copy of the resources the benchmark's throughput rows use. Each FD the renderer
+// exports is handed to CUDA's import (see the top of this file); the imports are released in the safe
+// order (surface/texture objects, mapped buffers and arrays, then the memory) when this goes, after the
+// caller made the device and the stream idle.
+class CudaImports {
+ public:
+  // Imports renderer.resources(): each created exportable (Renderer::create_resources(descs, true)), or
+  // an image shown from its exportable linear buffer (the buffer mode), which is imported as that buffer.
+  // Throws std::logic_error for a resource created otherwise, interop::Error when CUDA refuses one.
+  explicit CudaImports(Renderer& renderer);
+  CudaImports(const CudaImports&) = delete;
+  CudaImports& operator=(const CudaImports&) = delete;
+
+  // views()[i] is renderer.resources()[i] as the kernels take it: buffers as `pointer`, Output images
+  // as `surface`, Input images as `texture` (RGBA8 read as normalised float4), linear images as
+  // `pointer` with their pitch.
+  const std::vector<CudaResourceView>& views() const { return m_views; }
+
+ private:
+  struct Imported {
+    interop::ExternalMemory memory;
+    interop::ExternalBuffer buffer;
+    interop::ExternalMipmappedArray array;
+    interop::SurfaceObject surface;
+    interop::TextureObject texture;
+  };
+  std::vector<Imported> m_imported;
+  std::vector<CudaResourceView> m_views;
+};
+
 class CudaLink {
  public:
   // Imports renderer.resources() (created with exportable = true) into the current CUDA device and
@@ -81,7 +116,7 @@ class CudaLink {
 
   // views()[i] is renderer.resources()[i] as the kernels take it: buffers as `pointer`, Output images
   // as `surface`, Input images as `texture` (RGBA8 read as normalised float4).
-  const std::vector<CudaResourceView>& views() const { return m_views; }
+  const std::vector<CudaResourceView>& views() const { return m_imports.views(); }
   interop::SemaphoreKind kind() const { return m_semaphores.kind(); }
 
   // One frame: CudaSemaphores' steps.
@@ -100,18 +135,10 @@ class CudaLink {
   uint64_t timeline_value() const { return m_semaphores.timeline_value(); }
 
  private:
-  struct Imported {
-    interop::ExternalMemory memory;
-    interop::ExternalBuffer buffer;
-    interop::ExternalMipmappedArray array;
-    interop::SurfaceObject surface;
-    interop::TextureObject texture;
-  };
   // Declaration order is teardown order reversed: the CUDA objects go before the Vulkan semaphores.
   Renderer& m_renderer;
   CudaSemaphores m_semaphores;
-  std::vector<Imported> m_imported;
-  std::vector<CudaResourceView> m_views;
+  CudaImports m_imports;
 };
 
 }  // namespace lab::vulkan

@@ -9,11 +9,25 @@ import json
 import os
 import socket
 import struct
+import time
 import urllib.parse
 
 import numpy
 
 OP_CONTINUATION, OP_TEXT, OP_BINARY, OP_CLOSE, OP_PING, OP_PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA
+
+
+def wait_for(what, condition, timeout=60, said=lambda: ""):
+    """Polls condition() until it returns something true and returns that; raises after `timeout` seconds
+    with what it waited for and what `said()` adds (e.g. the app's output)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    detail = said()
+    raise AssertionError(f"timed out waiting for {what}" + (f"; {detail}" if detail else ""))
 
 
 class Refused(Exception):

@@ -5,24 +5,14 @@ timings. Skips where Chromium, its driver or Selenium is missing (scripts/setup.
 
 import os
 import shutil
-import time
 import warnings
 
 import numpy
 import pytest
 
 import interop_lab
+from desk_client import wait_for
 from test_viewer_serve_cpu import assert_within_jpeg_tolerance, smooth_picture
-
-
-def wait_for(what, condition, timeout=60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture

@@ -3,31 +3,24 @@ token read from the app's output, headless Chromium through Selenium, and one wa
 
 Used by tests/web/test_desk.py (the page end to end) and scripts/desk-screenshot.py (the README's picture).
 """
+import os
 import re
 import signal
 import socket
 import subprocess
+import sys
 import threading
-import time
+
+# One wait_for for every condition, the desk client's (python/tests/desk_client.py), which the Python
+# package's served-page tests use too.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "tests"))
+from desk_client import wait_for  # noqa: E402,F401  (re-exported: test_desk.py takes it from here)
 
 
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def wait_for(what, condition, timeout=60, said=lambda: ""):
-    """Polls condition() until it returns something true and returns that; raises after `timeout` seconds
-    with what it waited for and what `said()` adds (e.g. the app's output)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    detail = said()
-    raise AssertionError(f"timed out waiting for {what}" + (f"; {detail}" if detail else ""))
 
 
 class App:
