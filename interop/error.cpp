@@ -160,10 +160,8 @@ std::string cuda_error_advice(cudaError_t error, const std::string& call) {
     case Condition::GlInteropOnOtherWindowSystem:
       return "this process already used CUDA-GL interop through the other window system (EGL for headless "
              "contexts, GLX for windows on X11), and the NVIDIA driver serves it through one of them per "
-             "process, "
-             "the first it met: create every GL context that shares CUDA resources the same way, or the "
-             "other "
-             "kind in a separate process";
+             "process, the first it met: create every GL context that shares CUDA resources the same way, "
+             "or the other kind in a separate process";
     case Condition::NoCurrentGlContext:
       return "no GL context is current on this thread, or it belongs to another GPU (renderer: " +
              current_gl_renderer() + "); make the context current before registering or mapping";

@@ -349,8 +349,10 @@ Measurement measure_buffer_loop(App& app, std::optional<long long> frames) {
 // A mode's own minimal loop: the GL and CUDA work the mode does for a frame, in the same order, with
 // raw calls and nothing around them (interop's is the bare loop). The mode, measured against it, shows
 // what the app's mode code, RAII and timer hooks cost. None for split across two devices, and none for
-// external: its frame already is five calls on objects made at attach (GL signal, CUDA wait, kernels,
-// CUDA signal, GL wait), with nothing per frame for a raw loop to leave out.
+// external and exported: their frame already is five calls on objects made at attach (GL signal, CUDA
+// wait, kernels, CUDA signal, GL wait), with nothing per frame for a raw loop to leave out; nor for
+// eglstream, whose frame is the stream's own calls on the stream and frames made at attach (kernels,
+// present, acquire, one draw of the external texture, release, return).
 std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::optional<long long> frames) {
   if (mode == ModeId::Interop || mode == ModeId::External || mode == ModeId::Exported ||
       mode == ModeId::Eglstream || (mode == ModeId::Split && app.compute_device() != app.cuda_device()))
