@@ -13,6 +13,7 @@ let state = null;
 let framesDrawn = 0;
 let drawing = false;  // a frame being decoded; a newer one waits in `nextFrame`
 let nextFrame = null;
+let sizeTyped = false;  // the size fields show the frame's size, except while they hold one typed, not applied
 
 function send(command) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(command));
@@ -184,6 +185,7 @@ function showState(s) {
   $("api").textContent = `${s.api_name} (${s.adapter})`;
   $("cuda").textContent = s.cuda_device >= 0 ? String(s.cuda_device) : "none";
   $("frame-index").textContent = `${s.frame} (${s.size[0]}x${s.size[1]})`;
+  if (!sizeTyped) [$("width").value, $("height").value] = [String(s.size[0]), String(s.size[1])];
   $("viewers").textContent = `${s.desk.viewers}, ${s.desk.frames_dropped} frames skipped for slow ones`;
   showChoices("scenes", "scene", s.scenes.map((name) => ({ name, available: true, reason: "" })), s.scene,
               (name) => send({ scene: name }));
@@ -306,8 +308,12 @@ function drawPlot() {
   context.fillText(`frame ms (max ${top.toFixed(1)})`, 4, 12);
 }
 
-$("apply-size").addEventListener("click", () =>
-  send({ size: [Number($("width").value), Number($("height").value)] }));
+for (const id of ["width", "height"])  // typing, or a field emptied and left ("change" without "input")
+  for (const event of ["input", "change"]) $(id).addEventListener(event, () => { sizeTyped = true; });
+$("apply-size").addEventListener("click", () => {
+  sizeTyped = false;
+  send({ size: [Number($("width").value), Number($("height").value)] });
+});
 $("apply-fps").addEventListener("click", () => send({ fps: Number($("fps").value) }));
 $("screenshot").addEventListener("click", () => {
   const link = document.createElement("a");

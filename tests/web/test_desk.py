@@ -122,6 +122,10 @@ def main():
         scenes = driver.find_element(By.ID, "scenes")
         wait_for("the state's scene", lambda: scenes.get_attribute("data-current") == "wave")
         assert (canvas.get_attribute("width"), canvas.get_attribute("height")) == tuple(map(str, SIZE))
+        # The size fields say the frame's size (not the page's default) until one types another.
+        wait_for("the size fields at the frame's size", lambda: (
+            driver.find_element(By.ID, "width").get_attribute("value"),
+            driver.find_element(By.ID, "height").get_attribute("value")) == tuple(map(str, SIZE)))
         api_text = driver.find_element(By.ID, "api").text
         assert ("Vulkan" if args.api == "vulkan" else "OpenGL") in api_text, api_text
 
