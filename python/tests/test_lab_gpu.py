@@ -8,17 +8,13 @@ import numpy
 import pytest
 
 import interop_lab
-from gpu_required import needs_gpu
+from gpu_required import cupy_with_a_device, needs_gpu
 from interop_lab import InteropLabError
 
 
 @pytest.fixture(scope="module")
 def cupy():
-    try:
-        import cupy
-    except ImportError as error:
-        needs_gpu(f"needs CuPy: {error}")
-    return cupy
+    return cupy_with_a_device()
 
 
 def _lab(scene, size):

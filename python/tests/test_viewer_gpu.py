@@ -13,7 +13,7 @@ import numpy
 import pytest
 
 import interop_lab
-from gpu_required import needs_gpu
+from gpu_required import cupy_with_a_device, needs_gpu
 from interop_lab import InteropLabError
 
 from pictures import decode_png, expected_bytes
@@ -21,15 +21,7 @@ from pictures import decode_png, expected_bytes
 
 @pytest.fixture(scope="module")
 def cupy():
-    try:
-        import cupy
-    except ImportError as error:
-        needs_gpu(f"needs CuPy: {error}")
-    try:
-        cupy.cuda.runtime.getDeviceCount()
-    except Exception as error:  # CuPy without a driver
-        needs_gpu(f"needs a CUDA device: {error}")
-    return cupy
+    return cupy_with_a_device()
 
 
 def _viewer(size, mode="interop"):

@@ -12,7 +12,7 @@ import pytest
 import interop_lab
 
 from desk_client import DeskClient
-from gpu_required import needs_gpu
+from gpu_required import cupy_with_a_device, needs_gpu
 from interop_lab import InteropLabError
 from test_viewer_serve_cpu import assert_within_jpeg_tolerance, read_until_shown, smooth_picture
 
@@ -23,15 +23,7 @@ def cupy():
         import PIL.Image  # noqa: F401
     except ImportError as error:
         needs_gpu(f"needs Pillow to decode the desk's JPEGs (python3-pil, or pip install pillow): {error}")
-    try:
-        import cupy
-    except ImportError as error:
-        needs_gpu(f"needs CuPy: {error}")
-    try:
-        cupy.cuda.runtime.getDeviceCount()
-    except Exception as error:  # CuPy without a driver
-        needs_gpu(f"needs a CUDA device: {error}")
-    return cupy
+    return cupy_with_a_device()
 
 
 @pytest.fixture(params=["interop", "staging"])
