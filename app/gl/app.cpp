@@ -514,8 +514,7 @@ void App::present() {
 }
 
 void App::process_input() {
-  for (const Platform::KeyPress& press : m_platform->take_key_presses())
-    if (const std::optional<Hotkey> hotkey = hotkey_for(press.key, press.mods)) handle_hotkey(*hotkey);
+  for (const Hotkey hotkey : m_platform->take_hotkeys()) handle_hotkey(hotkey);
 }
 
 void App::handle_hotkey(Hotkey hotkey) {

@@ -3,6 +3,7 @@
 // last; everything else that holds GL or CUDA-GL objects lives inside its lifetime.
 #pragma once
 
+#include "app/core/hotkeys.hpp"
 #include "app/core/vocabulary.hpp"
 #include "app/gl/gl_objects.hpp"
 
@@ -16,6 +17,11 @@ struct GLFWwindow;
 
 namespace lab {
 
+namespace glfw {
+class Window;
+struct WindowDesc;
+}  // namespace glfw
+
 class Platform {
  public:
   virtual ~Platform() = default;
@@ -24,6 +30,8 @@ class Platform {
   virtual std::string description() const = 0;
   virtual bool is_window() const = 0;
   virtual GLFWwindow* glfw_window() const { return nullptr; }
+  // The window (app/glfw/window.hpp) whose GL context this is; null headless.
+  virtual glfw::Window* window() const { return nullptr; }
 
   // False once the user asked to close the window; always true headless.
   virtual bool keep_running() const = 0;
@@ -47,12 +55,8 @@ class Platform {
   virtual float content_scale() const { return 1.0f; }
   virtual void toggle_fullscreen() {}
   virtual void request_close() {}
-  // GLFW key presses (GLFW_KEY_*, with their modifiers) since the last call, oldest first.
-  struct KeyPress {
-    int key = 0;
-    int mods = 0;
-  };
-  virtual std::vector<KeyPress> take_key_presses() { return {}; }
+  // The window's hotkeys (app/core/hotkeys.hpp) pressed since the last poll, oldest first.
+  virtual std::vector<Hotkey> take_hotkeys() { return {}; }
 };
 
 struct WindowDesc {
@@ -70,7 +74,11 @@ struct HeadlessDesc {
 };
 
 // Both throw std::runtime_error with the reason and a remedy (no DISPLAY, no GL 4.5, no EGL, ...).
+// create_window_platform(desc) opens a window of its own; the other takes GL's context from `window`, made
+// with window_desc_for_gl's description, which it must outlive (the frame loop's window).
 std::unique_ptr<Platform> create_window_platform(const WindowDesc& desc);
+std::unique_ptr<Platform> create_window_platform(glfw::Window& window, bool vsync);
+glfw::WindowDesc window_desc_for_gl(const WindowDesc& desc);
 std::unique_ptr<Platform> create_headless_platform(const HeadlessDesc& desc);
 
 // One EGL device (EGL_EXT_device_enumeration) and what it says about itself.

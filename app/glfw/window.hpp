@@ -1,8 +1,10 @@
-// app/glfw/window.hpp — the GLFW window of every graphics API that draws without a GL context (Vulkan
-// through its surface, Direct3D through a DXGI swap chain on its HWND): GLFW_NO_API, its key presses queued
-// as app/core/hotkeys.hpp's hotkeys, full screen and back; Dear ImGui's context with its GLFW backend over
-// it (the API's own ImGui backend belongs to the API's presenter); and GLFW's last error as text, which the
-// GL window (app/gl/platform_glfw.cpp) says too. Needs GLFW and Dear ImGui; no graphics API.
+// app/glfw/window.hpp — the GLFW window of every graphics API: with a GL 4.5 core context for GL
+// (WindowDesc::gl; app/gl/platform_glfw.cpp loads GL's functions from it), without one (GLFW_NO_API) for
+// Vulkan, which draws through its surface, and Direct3D, through a DXGI swap chain on its HWND. Its key
+// presses queued as app/core/hotkeys.hpp's hotkeys, its framebuffer's size kept by GLFW's callback, full
+// screen and back; Dear ImGui's context with its GLFW backend over it (the API's own ImGui backend belongs
+// to the API's presenter); and GLFW's last error as text. Several windows may be open at once (the Python
+// package's viewers): GLFW ends with the last. Needs GLFW and Dear ImGui; no graphics API.
 #pragma once
 
 #include "app/core/hotkeys.hpp"
@@ -25,6 +27,10 @@ struct WindowDesc {
   std::string no_display_remedy = "; use --headless";
   // Vulkan draws into it: GLFW must find a Vulkan loader with window surfaces (glfwVulkanSupported).
   bool vulkan = false;
+  // GL draws into it: a GL 4.5 core context, current on this thread once the window is made.
+  bool gl = false;
+  // False: a hidden window, for a GL context nobody looks at (--doctor).
+  bool visible = true;
 };
 
 class Window {
@@ -37,17 +43,27 @@ class Window {
   Window& operator=(const Window&) = delete;
 
   GLFWwindow* handle() const { return m_handle; }
-  // Made for Vulkan (WindowDesc::vulkan): its panel's GLFW backend is told so.
+  // Made for Vulkan or GL (WindowDesc::vulkan, ::gl): its panel's GLFW backend is told so.
   bool vulkan() const { return m_vulkan; }
+  bool gl() const { return m_gl; }
   // Handles the window's events; its framebuffer's size then (0x0 while minimised).
   Extent poll();
-  // Asks for a client area of `extent`; poll() then says what the window got.
+  // The framebuffer's size as the last event said (0x0 while minimised), without asking the window system:
+  // a round trip to the X server, which every frame would pay.
+  Extent framebuffer_extent() const { return m_extent; }
+  // Asks for a client area of `extent` and waits briefly for the window system's answer, so that the next
+  // frame is drawn at it (poll() says what the window got, where the window manager granted another size).
+  // An empty extent minimises the window instead, as a user would (an X window cannot be 0x0).
   void request_size(Extent extent);
   // Sleeps until an event comes or `seconds` pass (while minimised, nothing is drawn).
   void wait(double seconds);
   bool should_close() const;
   // What Esc or Q does: should_close() is true from now on.
   void request_close();
+  // The refresh rate of the monitor the window is on (the primary one while windowed); 0 when unknown.
+  double refresh_hz() const;
+  // glfwGetWindowContentScale's x: 2 on a 200 % high-DPI monitor.
+  float content_scale() const;
   // Between the window and full screen on the monitor that holds the window's centre (at its current video
   // mode); the window's place and size come back after.
   void toggle_fullscreen();
@@ -61,12 +77,16 @@ class Window {
 
   GLFWwindow* m_handle = nullptr;
   bool m_vulkan = false;
+  bool m_gl = false;
+  Extent m_extent;  // the framebuffer's, in pixels, from GLFW's callback
   std::vector<Hotkey> m_hotkeys;
   WindowedRect m_windowed;  // where the window was before full screen
 };
 
-// Dear ImGui's context and its GLFW backend over `window` (a Vulkan window's: ImGui_ImplGlfw_InitForVulkan),
-// its layout kept in `layout_file` as the GL window's is (--layout-file; "" keeps it in memory only).
+// Dear ImGui's context and its GLFW backend over `window` (ImGui_ImplGlfw_InitForVulkan or ForOpenGL as the
+// window was made), its layout kept in `layout_file` (--layout-file; "" keeps it in memory only), its font
+// rasterised at the window's content scale (sharp on a high-DPI monitor, unlike FontGlobalScale) and every
+// padding and rounding scaled with it.
 class Panel {
  public:
   Panel(const Window& window, std::string layout_file);
