@@ -47,14 +47,14 @@ set(lab_serve_sources ${app_dir}/serve/desk.cpp ${app_dir}/serve/desk_bench.cpp 
                       ${app_dir}/serve/protocol.cpp ${app_dir}/serve/server.cpp)
 
 # app/glfw (labglfw)
-set(lab_glfw_sources ${app_dir}/glfw/panel_layout.cpp ${app_dir}/glfw/window.cpp)
+set(lab_glfw_sources ${app_dir}/glfw/panel.cpp ${app_dir}/glfw/panel_layout.cpp ${app_dir}/glfw/window.cpp)
 
 # app/gl (labapp); headless GL is EGL, which exists on Linux only: Windows gets the platform's refusal with a
 # remedy.
 set(lab_gl_sources)
-foreach(source IN ITEMS app backend bench bench_throughput doctor_gl frame_read gl_external gl_objects mode mode_buffer mode_external mode_interop mode_pbo
+foreach(source IN ITEMS backend bench bench_throughput doctor_gl frame_read gl_external gl_objects mode mode_buffer mode_external mode_interop mode_pbo
                         mode_split platform_glfw profiling renderer
-                        timing ui)
+                        timing)
   list(APPEND lab_gl_sources ${app_dir}/gl/${source}.cpp)
 endforeach()
 if(WIN32)

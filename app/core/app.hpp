@@ -1,6 +1,6 @@
-// app/core/app.hpp — the one frame loop of every graphics API that draws through a Renderer (Vulkan,
-// Direct3D 11, Direct3D 12): the CUDA device where there is one (its UUID or LUID picks the API's device,
-// so interop can work), the API's device and renderer, a scene's SceneCompute and a mode
+// app/core/app.hpp — the one frame loop of every graphics API (OpenGL, Vulkan, Direct3D 11, Direct3D 12),
+// each drawing through its Renderer: the CUDA device where there is one (its UUID or LUID picks the API's
+// device, so interop can work), the API's device and renderer, a scene's SceneCompute and a mode
 // (app/core/mode.hpp); headless, or in a GLFW window (app/glfw/window.hpp) through the API's presenter,
 // with a panel that switches scene, mode and the external modes' semaphores live, per-phase timings, and
 // the keys of app/core/hotkeys.hpp. One frame is a straight line:
@@ -23,7 +23,7 @@
 //                                        scratch re-created there); without it the API's device was picked
 //                                        for the CUDA device at start (Vulkan by UUID, Direct3D by LUID), so
 //                                        it refuses
-// and, optional, what only some APIs have (GL's, once it is on this loop):
+// and, optional, what only some APIs have (GL's):
 //   CudaProbe, probe_cuda(cuda, device, why)  what the API's device says of the CUDA device (GL: the interop
 //                                        probe), made once the device is there (the --mode check waits for
 //                                        it) and again after a device switch; mode_availability then takes it
@@ -38,14 +38,23 @@
 //                                        error ends the frame with an exception)
 //   at_start()                           what must happen before anything else (GL: the allocator's setting)
 //   create_device(cuda, window, options) in place of create_device(cuda, window): a device made from the
-//                                        options (GL's platform: the headless size, --gl-debug); the CUDA
-//                                        device is made current after it where cuda_device_of is declared
-//   cuda_device_of(device)               the CUDA device that drives the API's device (-1: none known), used
-//                                        without --device (GL: cudaGLGetDevices' first)
+//                                        options (GL's platform: the headless size, vsync, --gl-debug; in a
+//                                        window, the window's GL context); the CUDA device is made current
+//                                        after it where cuda_devices_of is declared
+//   cuda_devices_of(device)              the CUDA devices that drive the API's device (GL: cudaGLGetDevices),
+//                                        the first used without --device, each named so in the panel and page
+//   kAccessFlags                         the map and register flags are the user's to set (the panel's and
+//                                        the page's flags; GL's register/map modes)
+//   doctor_report(cuda, device)          the doctor's report of this machine for the panel's tab and the
+//                                        page, made when there is either and again after a device or split
+//                                        switch
 //   default_mode(cuda, probe)            the mode without --mode ({mode, notice, log}: GL's best tier and why
 //                                        not higher), in place of staging (cpu without CUDA)
 //   GraphicsPhase                        the timing scope of the graphics passes (GL's adds a debug group)
 // and of a Renderer, optional: draws_frame(plan) (false: the frame pass does nothing, untimed).
+// In a window the frame is: the switches, the window's events and keys, the cubes pass, the mode, the frame
+// pass, F12's screenshot (the frame before the panel covers it: read_frame then reads what the frame pass
+// drew, where GL's is the window's framebuffer), then the presenter draws the panel (app/glfw/panel.hpp).
 // A Presenter has begin_ui_frame(), draw(plan, ui) (the frame and the panel into the back buffer),
 // read_back_buffer() (what the window shows; empty where the API cannot read it), present(), resize(),
 // vsync() and set_vsync(). With --serve, headless, the desk (app/serve/desk.hpp) is called in three places
@@ -62,6 +71,8 @@
 #include "app/core/mode_switch.hpp"
 #include "app/core/remedy.hpp"
 #include "app/core/text.hpp"
+#include "app/doctor/doctor.hpp"
+#include "app/glfw/panel.hpp"
 #include "app/glfw/panel_layout.hpp"
 #include "app/glfw/window.hpp"
 #include "app/image/image_io.hpp"
@@ -142,13 +153,24 @@ template <class Backend, class = void>
 struct DeviceFromOptions : std::false_type {};
 template <class Backend>
 struct DeviceFromOptions<Backend, std::void_t<decltype(Backend::create_device(
-                                      std::declval<const CudaContext&>(), std::declval<const glfw::Window*>(),
+                                      std::declval<const CudaContext&>(), std::declval<glfw::Window*>(),
                                       std::declval<const Options&>()))>> : std::true_type {};
 template <class Backend, class = void>
-struct CudaDeviceOf : std::false_type {};
+struct CudaDevicesOf : std::false_type {};
 template <class Backend>
-struct CudaDeviceOf<Backend,
-                    std::void_t<decltype(Backend::cuda_device_of(std::declval<typename Backend::Device&>()))>>
+struct CudaDevicesOf<
+    Backend, std::void_t<decltype(Backend::cuda_devices_of(std::declval<typename Backend::Device&>()))>>
+    : std::true_type {};
+template <class Backend, class = void>
+struct AccessFlags : std::false_type {};
+template <class Backend>
+struct AccessFlags<Backend, std::void_t<decltype(Backend::kAccessFlags)>>
+    : std::bool_constant<Backend::kAccessFlags> {};
+template <class Backend, class = void>
+struct DoctorOf : std::false_type {};
+template <class Backend>
+struct DoctorOf<Backend, std::void_t<decltype(Backend::doctor_report(
+                             std::declval<const CudaContext&>(), std::declval<typename Backend::Device&>()))>>
     : std::true_type {};
 template <class Backend, class = void>
 struct AtStart : std::false_type {};
@@ -220,9 +242,11 @@ class App {
     if (m_presenter) m_presenter->present();
   }
   // Headless: makes the frame `extent` now (the frame target, and the scene's resources where they depend on
-  // it); in a window the window's size rules, and this asks it for `extent`.
+  // it; 0x0: no frame is drawn until the next size); in a window the window's size rules, and this asks it
+  // for `extent` (0x0 minimises it).
   void resize(Extent extent);
-  // The frame rendered last, top row first (a ShowImage scene's image is the frame), without the window.
+  // The frame rendered last, top row first (a ShowImage scene's image is the frame); without the window's
+  // panel, except GL's in a window, whose frame is the window's framebuffer.
   Image read_frame() { return m_renderer->read_frame(m_plan); }
   // In a window: what it shows of the frame rendered last (its back buffer before it is presented, the panel
   // included), top row first. Empty headless, and where the API's presenter cannot read its back buffer.
@@ -272,6 +296,15 @@ class App {
   // vsync on or off from the next present; the window closed, so run() ends. Those of a window do nothing
   // headless.
   void handle_hotkey(Hotkey hotkey);
+  // The screenshot button and, in a window, F12: the next frame, before the panel is drawn over it, to the
+  // next free interop-lab-NNNN.png in --screenshot-dir.
+  void request_screenshot() { m_screenshot_requested = true; }
+  // The file the last screenshot went to, or why it was not written; "" before the first.
+  const std::string& last_screenshot() const { return m_last_screenshot; }
+  // In a window with a panel (not --no-ui): whether it is shown (F1, Tab), and where it was drawn last;
+  // null without a panel.
+  bool panel_visible() const { return m_panel_visible; }
+  const glfw::PanelPlace* panel() const { return m_panel ? &m_panel_place : nullptr; }
 
   // The graphics passes of frame `index` alone (the cubes pass where the scene has one, then the frame
   // pass), without the mode: what the benchmark calls the graphics work of a frame. Headless only.
@@ -310,6 +343,9 @@ class App {
   cudaStream_t cuda_stream() const { return m_cuda.stream; }
   // What the backend's CudaProbe said of the CUDA device last (at start, after a device switch).
   const typename detail::CudaProbeOf<Backend>::type& cuda_probe() const { return m_cuda_probe; }
+  // The CUDA devices that drive the API's device, as probed at start (cuda_devices_of; empty where the
+  // backend cannot say).
+  const std::vector<int>& driving_devices() const { return m_driving_devices; }
 
  private:
   // Applies the requested switches: detach the mode, re-create what changed, attach.
@@ -345,12 +381,17 @@ class App {
   std::vector<ResourceDesc> resource_descs() const;
   // --serve: the frame just rendered and the state after it, to the desk.
   void offer_to_desk(long long index);
+  // The doctor's report (Backend::doctor_report) where the panel or the page shows it.
+  void collect_doctor_report();
+  // read_frame() to the next numbered file; the file, or why it was not written (also the notice).
+  std::string take_screenshot();
 
   Options m_options;
   Extent m_extent;
   std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point m_previous_frame = m_start;
   bool m_frame_before = false;  // m_previous_frame is a frame's start
+  bool m_empty = false;         // headless, resized to 0x0
   interop::CudaDevices m_cuda_devices;
   CudaContext m_cuda;
   typename detail::CudaProbeOf<Backend>::type m_cuda_probe;
@@ -384,6 +425,10 @@ class App {
   std::string m_notice;                 // why the last switch did not happen, for the panel
   bool m_panel_visible = true;          // F1 or Tab
   std::string m_last_screenshot;        // what F12 wrote last, or why it did not, for the panel
+  bool m_screenshot_requested = false;  // taken in the next frame, before the panel
+  glfw::PanelPlace m_panel_place;
+  std::vector<int> m_driving_devices;
+  std::optional<DoctorReport> m_doctor;
   std::unique_ptr<serve::Desk> m_desk;  // --serve; last, so it serves a complete app
 };
 
@@ -391,6 +436,15 @@ namespace detail {
 
 inline void log(const std::string& message) {
   std::fprintf(stderr, "interop-lab: %s\n", message.c_str());
+}
+
+// "CUDA device 0: NVIDIA H200 (sm_90, 0000:4B:00.0)", or "CUDA: no device".
+inline std::string cuda_device_summary(const interop::CudaDevices& cuda, int device) {
+  if (device < 0) return "CUDA: no device";
+  const interop::CudaDeviceInfo& info = cuda.devices[static_cast<size_t>(device)];
+  return "CUDA device " + std::to_string(device) + ": " + info.name + " (sm_" +
+         std::to_string(info.compute_major) + std::to_string(info.compute_minor) + ", " + info.pci_bus_id +
+         ")";
 }
 
 }  // namespace detail
@@ -411,7 +465,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
     m_cuda.graph = options.graph;
     m_cuda.split_copy = options.split_copy;
     // Where the API's device says which CUDA device drives it, that one is made current after it.
-    if constexpr (!detail::CudaDeviceOf<Backend>::value) INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
+    if constexpr (!detail::CudaDevicesOf<Backend>::value) INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
   }
   // Judged before any graphics work, so a refused mode is the only line of the run; where the API's device
   // must probe the CUDA device first (CudaProbe), as soon as it has.
@@ -434,11 +488,11 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   else
     m_device = Backend::create_device(m_cuda, m_window.get());
   m_device_name = Backend::device_name(*m_device);
-  if constexpr (detail::CudaDeviceOf<Backend>::value) {
+  if constexpr (detail::CudaDevicesOf<Backend>::value) {
     if (m_cuda.device >= 0) {
       // Without --device, the CUDA device that drives the API's device, so that interop just works.
-      if (const int driver = Backend::cuda_device_of(*m_device); !options.device && driver >= 0)
-        m_cuda.device = driver;
+      m_driving_devices = Backend::cuda_devices_of(*m_device);
+      if (!options.device && !m_driving_devices.empty()) m_cuda.device = m_driving_devices.front();
       INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
     }
   }
@@ -479,6 +533,12 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   if (!default_mode_log.empty()) detail::log(default_mode_log);
   attach_mode(mode);
   if (options.serve) m_desk = std::make_unique<serve::Desk>(*options.serve);
+  if (m_panel || m_desk) collect_doctor_report();  // the panel's doctor tab, the page's doctor section
+}
+
+template <class Backend>
+void App<Backend>::collect_doctor_report() {
+  if constexpr (detail::DoctorOf<Backend>::value) m_doctor = Backend::doctor_report(m_cuda, *m_device);
 }
 
 template <class Backend>
@@ -581,6 +641,7 @@ void App<Backend>::switch_device(int device) {
                runs.reason + "); now in " + to_string(next) + " mode";
   }
   detail::log(m_notice);
+  if (m_doctor) collect_doctor_report();
 }
 
 template <class Backend>
@@ -703,6 +764,7 @@ void App<Backend>::apply_split(int compute_device, SplitCopy copy) {
                         "attaching on compute device " + std::to_string(m_cuda.compute_device));
     if (m_mode->id() == ModeId::Split) m_notice = "split: " + m_mode->transfer();
   }
+  if (m_doctor) collect_doctor_report();
 }
 
 template <class Backend>
@@ -720,7 +782,11 @@ void App<Backend>::handle_hotkey(Hotkey hotkey) {
         request_mode(*next);
       break;
     case Hotkey::Screenshot:
-      m_last_screenshot = take_numbered_screenshot(m_options.screenshot_dir, read_frame());
+      // In a window the next frame's, before its panel; headless the frame rendered last, now.
+      if (m_window)
+        request_screenshot();
+      else
+        m_last_screenshot = take_screenshot();
       break;
     case Hotkey::TogglePanel:
       m_panel_visible = !m_panel_visible;
@@ -824,7 +890,9 @@ void App<Backend>::resize(Extent extent) {
     m_window->request_size(extent);
     return;
   }
-  apply_extent(extent);
+  // Headless 0x0 (what a minimised window reports): nothing is drawn, nothing re-created, until a size comes.
+  m_empty = extent.empty();
+  if (!m_empty) apply_extent(extent);
 }
 
 template <class Backend>
@@ -833,6 +901,7 @@ bool App<Backend>::render_frame(long long index) {
   const auto frame_scope = profile([index] { return "frame " + std::to_string(index); });
   if constexpr (detail::FrameChecks<Backend>::value) Backend::before_frame(*m_device);
   apply_switches();
+  if (m_empty) return false;  // headless at 0x0
   if (m_window) {
     const Extent framebuffer = m_window->poll();
     if (framebuffer.empty()) return false;  // minimised
@@ -866,25 +935,30 @@ bool App<Backend>::render_frame(long long index) {
     const auto sync = m_mode->frame_sync(frame);
     bool draws = true;  // a frame pass that does nothing (GL's image headless: it is the frame) is not timed
     if constexpr (detail::DrawsFrame<Renderer>::value) draws = m_renderer->draws_frame(m_plan);
-    std::optional<typename detail::GraphicsPhaseOf<Backend>::type> phase;
     if (draws) {
-      phase.emplace(*m_timers, Phase::Draw);
+      const typename detail::GraphicsPhaseOf<Backend>::type phase(*m_timers, Phase::Draw);
       m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), sync);
-    }
-    if (m_presenter) {
-      ImDrawData* ui = nullptr;
-      if (m_panel && m_panel_visible) {
-        m_presenter->begin_ui_frame();
-        m_panel->begin_frame();
-        ImGui::NewFrame();
-        draw_panel();
-        ImGui::Render();
-        ui = ImGui::GetDrawData();
-      }
-      m_presenter->draw(m_plan, ui);
     }
   }
   if (m_timing) m_timers->end_frame();
+  if (m_screenshot_requested) {
+    m_screenshot_requested = false;
+    const auto scope = profile([] { return std::string("screenshot"); });
+    m_last_screenshot = take_screenshot();  // the frame, before the panel covers it
+  }
+  if (m_presenter) {
+    ImDrawData* ui = nullptr;
+    if (m_panel && m_panel_visible) {
+      const auto scope = profile([] { return std::string("panel"); });
+      m_presenter->begin_ui_frame();
+      m_panel->begin_frame();
+      ImGui::NewFrame();
+      draw_panel();
+      ImGui::Render();
+      ui = ImGui::GetDrawData();
+    }
+    m_presenter->draw(m_plan, ui);
+  }
   m_previous_frame = started;
   m_frame_before = true;
   if constexpr (detail::FrameChecks<Backend>::value) Backend::after_frame(*m_device, index);  // may throw
@@ -900,64 +974,54 @@ void App<Backend>::set_timing(bool enabled) {
 }
 
 template <class Backend>
+std::string App<Backend>::take_screenshot() {
+  std::string written = take_numbered_screenshot(m_options.screenshot_dir, read_frame());
+  m_notice = written.rfind("not written", 0) == 0 ? "screenshot " + written : "wrote " + written;
+  return written;
+}
+
+template <class Backend>
 void App<Backend>::draw_panel() {
-  ImGui::SetNextWindowPos(ImVec2(10.0f, 10.0f), ImGuiCond_FirstUseEver);
-  glfw::keep_window_inside_display("interop-lab");  // whatever the layout file or a resize left
-  ImGui::Begin("interop-lab", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
-  ImGui::Text("graphics API  %s (%s)", to_string(Backend::kApi), m_device_name.c_str());
-  ImGui::Text("CUDA device   %s", m_cuda.device >= 0 ? std::to_string(m_cuda.device).c_str() : "none");
-  ImGui::Text("scene         %s", to_string(m_scene->id()));
-  const bool semaphore_choice = Backend::kSemaphoreChoice && uses_semaphores(m_mode->id());
-  ImGui::Text("mode          %s%s", to_string(m_mode->id()),
-              !semaphore_choice                                       ? ""
-              : m_cuda.semaphores == interop::SemaphoreKind::Timeline ? " (a timeline semaphore)"
-                                                                      : " (binary semaphores)");
-  ImGui::Text("size          %s", size_text(m_extent.width, m_extent.height).c_str());
-  for (const auto& [label, text] : Backend::status_lines(*m_device, m_presenter.get()))
-    ImGui::Text("%-13s %s", label.c_str(), text.c_str());
-  ImGui::Separator();
-  ImGui::TextUnformatted("scene");
-  for (const SceneId scene : all_scenes()) {
-    ImGui::SameLine();
-    if (ImGui::RadioButton(to_string(scene), m_scene->id() == scene)) request_scene(scene);
-  }
-  ImGui::TextUnformatted("mode ");
-  for (const ModeId mode : modes_of(Backend::kApi)) {
-    ImGui::SameLine();
-    const ModeAvailability runs = availability(mode);
-    ImGui::BeginDisabled(!runs.available);
-    if (ImGui::RadioButton(to_string(mode), m_mode->id() == mode)) request_mode(mode);
-    ImGui::EndDisabled();
-    if (!runs.available && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-      ImGui::SetTooltip("%s", runs.reason.c_str());
-  }
-  if (semaphore_choice) {
-    ImGui::TextUnformatted("semaphores");
-    ImGui::SameLine();
-    if (ImGui::RadioButton("timeline", m_cuda.semaphores == interop::SemaphoreKind::Timeline))
-      request_semaphores(interop::SemaphoreKind::Timeline);
-    ImGui::SameLine();
-    if (ImGui::RadioButton("binary", m_cuda.semaphores == interop::SemaphoreKind::Binary))
-      request_semaphores(interop::SemaphoreKind::Binary);
-  }
-  if (!m_notice.empty()) ImGui::TextWrapped("%s", m_notice.c_str());
-  m_scene->on_ui();
-  if (ImGui::CollapsingHeader("timings", ImGuiTreeNodeFlags_DefaultOpen)) {
-    bool timing = m_timing;
-    if (ImGui::Checkbox("time each phase", &timing)) set_timing(timing);
-    if (m_timing) {
-      draw_timings(*m_timers, m_mode->id());
-      if (const std::string untimed = Backend::graphics_untimed(*m_renderer); !untimed.empty())
-        ImGui::TextDisabled("draw untimed: %s", untimed.c_str());
-      if (!m_timers->cuda_timing_off_reason().empty())
-        ImGui::TextDisabled("CUDA phases untimed: %s", m_timers->cuda_timing_off_reason().c_str());
-    }
-  }
-  if (m_timing && ImGui::CollapsingHeader("modes compared")) draw_mode_table(*m_timers);
-  if (ImGui::CollapsingHeader("keys"))
-    for (const HotkeyInfo& key : hotkey_list()) ImGui::Text("%-12s %s", key.keys, key.what);
-  if (!m_last_screenshot.empty()) ImGui::TextWrapped("screenshot %s", m_last_screenshot.c_str());
-  ImGui::End();
+  glfw::PanelModel model;
+  model.api = Backend::kApi;
+  model.scene = m_scene->id();
+  model.mode = m_mode->id();
+  model.mode_ids = modes_of(Backend::kApi);
+  for (const ModeId mode : model.mode_ids) model.modes.push_back(availability(mode));
+  model.extent = m_extent;
+  model.status = Backend::status_lines(*m_device, m_presenter.get());
+  model.system.push_back(m_device_name);
+  model.system.push_back(detail::cuda_device_summary(m_cuda_devices, m_cuda.device));
+  model.notice = m_notice;
+  model.devices = serve::device_names(m_cuda_devices, m_driving_devices);
+  model.device = m_cuda.device;
+  model.compute_device = m_cuda.compute_device;
+  model.split_copy = m_cuda.split_copy;
+  model.transfer = m_mode->transfer();
+  model.semaphore_choice = Backend::kSemaphoreChoice && uses_semaphores(m_mode->id());
+  model.semaphores = m_cuda.semaphores;
+  model.access = m_access;
+  if constexpr (detail::AccessFlags<Backend>::value) model.flags = m_mode->registered_flags();
+  model.timers = m_timers.get();
+  model.doctor = m_doctor ? &*m_doctor : nullptr;
+  model.timing = m_timing;
+  model.graphics_untimed = Backend::graphics_untimed(*m_renderer);
+  model.vsync = vsync();
+  model.refresh_hz = m_window->refresh_hz();
+  model.last_screenshot = m_last_screenshot;
+  model.scene_ui = [this] { m_scene->on_ui(); };
+  const glfw::PanelActions actions = glfw::draw_panel(model, m_panel_place);
+  if (actions.scene) request_scene(*actions.scene);
+  if (actions.mode) request_mode(*actions.mode);
+  if (actions.device) request_device(*actions.device);
+  if (actions.compute_device) request_compute_device(*actions.compute_device);
+  if (actions.split_copy) request_split_copy(*actions.split_copy);
+  if (actions.semaphores) request_semaphores(*actions.semaphores);
+  if (actions.timing) set_timing(*actions.timing);
+  if (actions.map_access) request_map_access(*actions.map_access);
+  if (actions.register_access) request_register_access(*actions.register_access);
+  if (actions.vsync) m_presenter->set_vsync(*actions.vsync);
+  if (actions.screenshot) request_screenshot();
 }
 
 template <class Backend>
@@ -994,11 +1058,15 @@ void App<Backend>::offer_to_desk(long long index) {
   state.api = Backend::kApi;
   state.adapter = m_device_name;
   state.cuda_device = m_cuda.device;
-  state.cuda_devices = serve::device_names(m_cuda_devices);
-  state.device_switch = serve::kNoDeviceSwitch;
+  state.cuda_devices = serve::device_names(m_cuda_devices, m_driving_devices);
+  if constexpr (!detail::CudaDeviceSwitch<Backend>::value) state.device_switch = serve::kNoDeviceSwitch;
   state.scene = m_scene->id();
   state.filter = serve::filter_name(*m_scene);
-  state.flags = serve::no_flags();
+  if constexpr (detail::AccessFlags<Backend>::value)
+    state.flags = serve::flags_state(m_access);
+  else
+    state.flags = serve::no_flags();
+  state.doctor = m_doctor ? format_doctor_report(*m_doctor) : "";
   state.mode = m_mode->id();
   for (const ModeId mode : modes_of(Backend::kApi)) {
     const ModeAvailability runs = availability(mode);

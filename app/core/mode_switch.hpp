@@ -21,7 +21,7 @@ std::string attach_or_keep(ModeId wanted, ModeId previous, const std::function<v
                            const std::function<void()>& detach_failed);
 
 // The tier a mode gives way to when it fails: staging where it runs (`staging_runs`), else cpu; staging and
-// cpu fall to cpu, the last tier. Every API's loop (app/core/app.hpp, GL's app/gl/app.cpp) falls back by it.
+// cpu fall to cpu, the last tier. The frame loop (app/core/app.hpp) falls back by it.
 ModeId fallback_tier(ModeId failed, bool staging_runs);
 // What falling back says, on stderr and in the panel: "<failed> failed (<what>: <why>); now in <next> mode".
 std::string fallback_notice(ModeId failed, const std::string& what, const std::string& why, ModeId next);

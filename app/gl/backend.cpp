@@ -1,9 +1,11 @@
-// app/gl/backend.cpp — GL's side of the one frame loop (app/gl/backend.hpp): the headless platform, the
-// interop probes of a CUDA device, the best tier without --mode, the frame's GL error check.
+// app/gl/backend.cpp — GL's side of the one frame loop (app/gl/backend.hpp): the platform (headless, or the
+// window's context), the presenter's panel, the interop probes of a CUDA device, the best tier without
+// --mode, the frame's GL error check.
 #include "app/gl/backend.hpp"
 
 #include "app/core/mode_switch.hpp"
 #include "app/core/remedy.hpp"
+#include "app/gl/doctor_gl.hpp"
 #include "app/gl/gl_external.hpp"
 #include "app/os/os.hpp"
 #include "interop/error.hpp"
@@ -15,26 +17,42 @@
 
 namespace lab::gl {
 
+Presenter::Presenter(Renderer& renderer, Platform& platform, bool with_ui, bool vsync)
+    : m_renderer(renderer), m_platform(platform) {
+  platform.set_vsync(vsync);
+  if (with_ui) m_ui = ImGui_ImplOpenGL3_Init("#version 450");
+}
+
+Presenter::~Presenter() {
+  if (m_ui) ImGui_ImplOpenGL3_Shutdown();
+}
+
+void Presenter::begin_ui_frame() {
+  if (m_ui) ImGui_ImplOpenGL3_NewFrame();
+}
+
 void Presenter::draw(const DrawPlan& plan, ImDrawData* ui) {
   m_plan = &plan;
-  if (ui != nullptr) ImGui_ImplOpenGL3_RenderDrawData(ui);
+  if (ui != nullptr && m_ui) ImGui_ImplOpenGL3_RenderDrawData(ui);
 }
 
 void Backend::at_start() {
   os::return_freed_images_to_the_system();
 }
 
-std::unique_ptr<Platform> Backend::create_device(const CudaContext& cuda, const glfw::Window* window,
+std::unique_ptr<Platform> Backend::create_device(const CudaContext& cuda, glfw::Window* window,
                                                  const Options& options) {
-  if (window != nullptr)
-    throw std::runtime_error(
-        "GL on the core frame loop runs headless only: GL's window is its platform, which owns the GL "
-        "context; "
-        "use --headless, or GL's own loop (interop-lab --api gl)");
-  HeadlessDesc desc;
-  desc.extent = {options.width, options.height};
-  desc.cuda_device = cuda.device;
-  std::unique_ptr<Platform> platform = create_headless_platform(desc);
+  std::unique_ptr<Platform> platform;
+  if (window != nullptr) {
+    // Vsync on in a window, off with --frames (a fixed count runs as fast as it can); the presenter says it
+    // again.
+    platform = create_window_platform(*window, options.vsync.value_or(!options.frames.has_value()));
+  } else {
+    HeadlessDesc desc;
+    desc.extent = {options.width, options.height};
+    desc.cuda_device = cuda.device;
+    platform = create_headless_platform(desc);
+  }
   if (gl_debug_wanted(options.gl_debug) && !install_gl_debug_output())
     std::fprintf(
         stderr,
@@ -43,9 +61,17 @@ std::unique_ptr<Platform> Backend::create_device(const CudaContext& cuda, const 
   return platform;
 }
 
-int Backend::cuda_device_of(Platform&) {
-  const std::vector<int> devices = interop::cuda_devices_for_current_gl().devices;
-  return devices.empty() ? -1 : devices.front();
+std::vector<int> Backend::cuda_devices_of(Platform&) {
+  return interop::cuda_devices_for_current_gl().devices;
+}
+
+std::vector<std::pair<std::string, std::string>> Backend::status_lines(const Platform&, const Presenter*) {
+  return {{"GL", interop::current_gl_renderer()}};
+}
+
+DoctorReport Backend::doctor_report(const CudaContext& cuda, Platform& platform) {
+  return collect_doctor_report_for_current_context(cuda.device, platform.description(), cuda.compute_device,
+                                                   cuda.split_copy);
 }
 
 CudaProbe Backend::probe_cuda(const CudaContext& cuda, Platform&, const std::string& cuda_error) {
@@ -70,10 +96,9 @@ DefaultMode Backend::default_mode(const CudaContext& cuda, const CudaProbe& prob
 }
 
 glfw::WindowDesc Backend::window_desc(Extent extent) {
-  glfw::WindowDesc desc;
+  WindowDesc desc;
   desc.extent = extent;
-  desc.title = "interop-lab";
-  return desc;
+  return window_desc_for_gl(desc);
 }
 
 void Backend::after_frame(Platform&, long long index) {

@@ -1,19 +1,16 @@
 // app/gl/backend.hpp — what app/core/app.hpp's one frame loop needs of GL: the platform (app/gl/platform.hpp:
-// the EGL headless context or the GLFW window, which owns the GL context) as the Device, GL's renderer
-// (app/gl/renderer.hpp), its mode table (app/gl/mode.cpp) and the traits only GL declares: the live CUDA
-// device switch, the interop probe of each CUDA device that GL's availability depends on (CudaProbe), the
-// rules of the scene (eglstream and exported carry some resources only), the CUDA device that drives the GL
-// context, GL's best tier without --mode, NVTX ranges with GL debug groups, and GL debug output, whose error
-// ends a frame with an exception.
-//
-// core::App<gl::Backend> runs headless (tests/vulkan/test_frame_loops.cpp runs the loops' one test body
-// over it). In a window GL's platform is both the window and the context, which the core loop's window
-// (app/glfw/window.hpp, made without a GL context) is not yet: create_device refuses a window, and lab::App
-// (app/gl/app.hpp) remains GL's loop until it is.
+// the EGL headless context, or the GL context of the loop's GLFW window) as the Device, GL's renderer
+// (app/gl/renderer.hpp), its presenter (the window's swap, the panel through Dear ImGui's OpenGL3 renderer),
+// its mode table (app/gl/mode.cpp) and the traits only GL declares: the live CUDA device switch, the interop
+// probe of each CUDA device that GL's availability depends on (CudaProbe), the rules of the scene (eglstream
+// and exported carry some resources only), the CUDA devices that drive the GL context, the map and register
+// flags, the doctor's report, GL's best tier without --mode, NVTX ranges with GL debug groups, and GL debug
+// output, whose error ends a frame with an exception. lab::App (app/gl/app.hpp) is core::App<gl::Backend>.
 #pragma once
 
 #include "app/core/cli.hpp"
 #include "app/core/mode.hpp"
+#include "app/doctor/doctor.hpp"
 #include "app/gl/mode.hpp"
 #include "app/gl/platform.hpp"
 #include "app/gl/profiling.hpp"
@@ -31,11 +28,15 @@
 
 namespace lab::gl {
 
-// In a window: the frame and the panel shown by the platform's swap.
+// In a window: the frame (the renderer drew it into the window's framebuffer) and the panel, through Dear
+// ImGui's OpenGL3 renderer where there is a panel, shown by the platform's swap.
 class Presenter {
  public:
-  Presenter(Renderer& renderer, Platform& platform) : m_renderer(renderer), m_platform(platform) {}
-  void begin_ui_frame() {}
+  Presenter(Renderer& renderer, Platform& platform, bool with_ui, bool vsync);
+  ~Presenter();
+  Presenter(const Presenter&) = delete;
+  Presenter& operator=(const Presenter&) = delete;
+  void begin_ui_frame();
   void draw(const DrawPlan& plan, ImDrawData* ui);
   Image read_back_buffer() const { return m_plan ? m_renderer.read_frame(*m_plan) : Image{}; }
   void present() { m_platform.present(); }
@@ -46,6 +47,7 @@ class Presenter {
  private:
   Renderer& m_renderer;
   Platform& m_platform;
+  bool m_ui = false;                 // ImGui's OpenGL3 renderer is initialised
   const DrawPlan* m_plan = nullptr;  // the frame's, for read_back_buffer
 };
 
@@ -68,6 +70,7 @@ struct Backend {
   static constexpr GraphicsApi kApi = GraphicsApi::Gl;
   static constexpr bool kSemaphoreChoice = true;   // GL's external modes take either (--semaphores)
   static constexpr bool kCudaDeviceSwitch = true;  // the GL context works with any CUDA device's interop
+  static constexpr bool kAccessFlags = true;       // its register/map modes take the user's flags
   using Device = Platform;
   using Renderer = gl::Renderer;
   using Presenter = gl::Presenter;
@@ -76,22 +79,23 @@ struct Backend {
 
   // Before the platform starts the driver's threads: freed images go back to the system.
   static void at_start();
-  // The EGL headless context on the CUDA device's EGL device (at --width x --height), with GL debug output
-  // where asked for (--gl-debug, INTEROP_LAB_GL_DEBUG=1 or a debug build). Throws std::runtime_error for a
-  // window: see above.
-  static std::unique_ptr<Platform> create_device(const CudaContext& cuda, const glfw::Window* window,
+  // In a window, its GL context (vsync as --vsync says, on without --frames); else the EGL headless context
+  // on the CUDA device's EGL device (at --width x --height). With GL debug output where asked for
+  // (--gl-debug, INTEROP_LAB_GL_DEBUG=1 or a debug build).
+  static std::unique_ptr<Platform> create_device(const CudaContext& cuda, glfw::Window* window,
                                                  const Options& options);
-  static std::unique_ptr<Platform> create_device(const CudaContext& cuda, const glfw::Window* window) {
+  static std::unique_ptr<Platform> create_device(const CudaContext& cuda, glfw::Window* window) {
     return create_device(cuda, window, Options{});
   }
   static std::string device_name(const Platform& platform) { return platform.description(); }
-  // The first CUDA device that drives the current GL context (cudaGLGetDevices); -1 when none does.
-  static int cuda_device_of(Platform& platform);
+  // The CUDA devices that drive the current GL context (cudaGLGetDevices).
+  static std::vector<int> cuda_devices_of(Platform& platform);
   static std::unique_ptr<GpuTimerQueries> timer_queries(Renderer&) { return gl_timer_queries(); }
   static std::string graphics_untimed(const Renderer&) { return ""; }
-  static std::vector<std::pair<std::string, std::string>> status_lines(const Platform&, const Presenter*) {
-    return {};
-  }
+  // The GL renderer's name (GL_RENDERER), for the panel.
+  static std::vector<std::pair<std::string, std::string>> status_lines(const Platform&, const Presenter*);
+  // The doctor's report for the panel's tab and the page (on the current GL context).
+  static DoctorReport doctor_report(const CudaContext& cuda, Platform& platform);
 
   static CudaProbe probe_cuda(const CudaContext& cuda, Platform& platform, const std::string& cuda_error);
   static std::string probe_summary(const CudaProbe& probe) { return probe.interop.reason; }
@@ -109,8 +113,8 @@ struct Backend {
     return lab::create_mode(id, cuda, AccessSettings{});
   }
   static std::unique_ptr<Presenter> create_presenter(Renderer& renderer, Platform& platform, glfw::Window&,
-                                                     Extent, bool /*with_ui*/, bool /*vsync*/) {
-    return std::make_unique<Presenter>(renderer, platform);
+                                                     Extent, bool with_ui, bool vsync) {
+    return std::make_unique<Presenter>(renderer, platform, with_ui, vsync);
   }
   static glfw::WindowDesc window_desc(Extent extent);
 

@@ -7,7 +7,7 @@
 //     desk.end_frame(app.read_frame(), state);    // the frame and the state after it, handed over at once
 //   }
 //
-// Every frame loop (app/core/app.hpp's Vulkan and Direct3D, GL's app/gl/app.cpp) makes the same calls; what
+// The one frame loop (app/core/app.hpp, for every API) makes these calls; what
 // a loop says about itself goes into an AppState (phase_lines and compare_modes read its FrameTimers).
 //
 // INTEROP_LAB_WITH_SERVE says whether the build has the desk: labserve defines it to 1 for whatever links it;

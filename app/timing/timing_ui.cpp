@@ -1,4 +1,4 @@
-// app/timing/timing_ui.cpp — the timing tables of the panels (app/gl/ui.cpp, app/vulkan/app.cpp).
+// app/timing/timing_ui.cpp — the timing tables of the panel (app/glfw/panel.cpp).
 #include "app/timing/timing_ui.hpp"
 
 #include "app/core/names.hpp"

@@ -1,12 +1,11 @@
-// tests/vulkan/test_frame_loops.cpp — what each frame loop must do, as one test body over both: GL's
-// (lab::App, app/gl/app.cpp), the core loop (app/core/app.hpp) on Vulkan (lavapipe in CI), and the core loop
-// on GL's backend (app/gl/backend.hpp, headless). A mode that
-// fails with a CUDA error that is not sticky gives way to the next tier and the frame is still right, a
-// sticky one ends the run; the tiers; a test double through use_mode; the frame counter; the --graph
-// switch; a refused mode; the map and register flags checked against the scene; the split mode's settings and
-// the CUDA device switch, refused with the reason where they cannot be. When GL moves onto the core loop
-// these pass unchanged. Without a Vulkan driver the Vulkan half skips with the reason; the CUDA halves need a
-// GPU (and fail where INTEROP_LAB_REQUIRE_GPUS says one must be there).
+// tests/vulkan/test_frame_loops.cpp — what the one frame loop (app/core/app.hpp) must do on every backend, as
+// one test body: GL's app (lab::App, app/gl/app.hpp), the loop on Vulkan (lavapipe in CI), and the loop on
+// GL's backend itself (core::App<gl::Backend>, headless). A mode that fails with a CUDA error that is not
+// sticky gives way to the next tier and the frame is still right, a sticky one ends the run; the tiers; a
+// test double through use_mode; the frame counter; the --graph switch; a refused mode; the map and register
+// flags checked against the scene; the split mode's settings and the CUDA device switch, refused with the
+// reason where they cannot be. Without a Vulkan driver the Vulkan half skips with the reason; the CUDA halves
+// need a GPU (and fail where INTEROP_LAB_REQUIRE_GPUS says one must be there).
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/vulkan_device.hpp"
 

@@ -79,7 +79,7 @@ TEST_F(WindowTest, ResizesAndReRegistersItsTexture) {
 
 #include <GLFW/glfw3.h>
 
-#include "app/gl/ui.hpp"
+#include "app/glfw/panel.hpp"
 #include "app/glfw/panel_layout.hpp"
 #include "tests/support/layout_file.hpp"
 #include "tests/support/scratch_dir.hpp"
@@ -201,7 +201,7 @@ TEST_F(DeskWindowTest, TheLayoutIsWrittenOnExitAndReadOnStart) {
       app.present();
     }
     ASSERT_NE(app.panel(), nullptr);
-    EXPECT_FLOAT_EQ(app.panel()->x(), 10.0f);  // the first run: where the code puts it
+    EXPECT_FLOAT_EQ(app.panel()->x, 10.0f);  // the first run: where the code puts it
   }
   ASSERT_TRUE(std::filesystem::exists(layout)) << "no layout written on exit";
   const std::optional<lab::PanelRect> saved = labtest::read_layout(layout.string());
@@ -219,8 +219,8 @@ TEST_F(DeskWindowTest, TheLayoutIsWrittenOnExitAndReadOnStart) {
     labtest::render(app, i);
     app.present();
   }
-  EXPECT_FLOAT_EQ(app.panel()->x(), moved.x);
-  EXPECT_FLOAT_EQ(app.panel()->y(), moved.y);
+  EXPECT_FLOAT_EQ(app.panel()->x, moved.x);
+  EXPECT_FLOAT_EQ(app.panel()->y, moved.y);
 }
 
 // A layout that an earlier run saved with the panel outside the window (what a window resized very small

@@ -1,22 +1,17 @@
-// app/gl/ui.cpp — the panel. Unavailable modes are shown greyed out with their reason as a tooltip, so a
-// user sees why interop is off on their machine instead of a missing entry. Timings are GPU times
-// (CUDA events, GL timer queries) read a few frames late, so measuring never stalls the frame.
-#include "app/gl/ui.hpp"
-
-#include <backends/imgui_impl_glfw.h>
-#include <backends/imgui_impl_opengl3.h>
-#include <imgui.h>
+// app/glfw/panel.cpp — the panel (app/glfw/panel.hpp). Unavailable modes are shown greyed out with their
+// reason as a tooltip, so a user sees why interop is off on their machine instead of a missing entry. Timings
+// are GPU times (CUDA events, the API's timer queries) read a few frames late, so measuring never stalls the
+// frame.
+#include "app/glfw/panel.hpp"
 
 #include "app/core/hotkeys.hpp"
-#include "app/gl/profiling.hpp"
+#include "app/doctor/doctor.hpp"
 #include "app/glfw/panel_layout.hpp"
 #include "app/timing/timing_ui.hpp"
 
-#include <algorithm>
-#include <cstdio>
-#include <iterator>
+#include <imgui.h>
 
-namespace lab {
+namespace lab::glfw {
 namespace {
 
 // A flags choice: unset (each resource's best) or one of the three.
@@ -36,47 +31,17 @@ std::optional<std::optional<interop::Access>> flags_combo(const char* label,
 
 }  // namespace
 
-Panel::Panel(GLFWwindow* window, const PanelDesc& desc) : m_layout_file(desc.layout_file) {
-  IMGUI_CHECKVERSION();
-  ImGui::CreateContext();
-  ImGuiIO& io = ImGui::GetIO();
-  glfw::use_layout_file(m_layout_file);
-  ImGui::StyleColorsDark();
-  // High DPI: the default font rasterised at the scaled size (sharp, unlike FontGlobalScale), and every
-  // padding and rounding scaled with it.
-  const float scale = desc.content_scale > 0.0f ? desc.content_scale : 1.0f;
-  if (scale != 1.0f) {
-    ImFontConfig font;
-    font.SizePixels = 13.0f * scale;
-    io.Fonts->AddFontDefault(&font);
-    ImGui::GetStyle().ScaleAllSizes(scale);
-  }
-  ImGui_ImplGlfw_InitForOpenGL(window, true);
-  ImGui_ImplOpenGL3_Init("#version 450");
-}
-
-Panel::~Panel() {
-  ImGui_ImplOpenGL3_Shutdown();
-  ImGui_ImplGlfw_Shutdown();
-  ImGui::DestroyContext();
-}
-
-PanelActions Panel::draw(const PanelModel& model) {
-  const ProfileScope scope("panel");
-  ImGui_ImplOpenGL3_NewFrame();
-  ImGui_ImplGlfw_NewFrame();
-  ImGui::NewFrame();
-
+PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
   PanelActions actions;
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   glfw::keep_window_inside_display("interop-lab");  // whatever the layout file or a resize left
   // Auto-resized: the panel grows with the timing rows and the mode table as they appear.
   ImGui::Begin("interop-lab", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
-  m_x = ImGui::GetWindowPos().x;
-  m_y = ImGui::GetWindowPos().y;
+  place.x = ImGui::GetWindowPos().x;
+  place.y = ImGui::GetWindowPos().y;
 
-  // The panel is the GL backend's: the other APIs run headless (--api).
-  ImGui::Text("graphics API: %s (%s)", to_string(GraphicsApi::Gl), display_name(GraphicsApi::Gl));
+  ImGui::Text("graphics API: %s (%s)", to_string(model.api), display_name(model.api));
+  for (const auto& [label, text] : model.status) ImGui::Text("%s: %s", label.c_str(), text.c_str());
   ImGui::TextUnformatted("scene");
   for (const SceneId scene : all_scenes()) {
     ImGui::SameLine();
@@ -88,7 +53,7 @@ PanelActions Panel::draw(const PanelModel& model) {
 
   ImGui::Separator();
   ImGui::TextUnformatted("mode");
-  const std::vector<ModeId>& modes = all_modes();
+  const std::vector<ModeId>& modes = model.mode_ids;
   // Five to a row, so that a new mode makes the panel taller, not wider than the window.
   constexpr size_t kModesPerRow = 5;
   const float row_start = ImGui::GetCursorPosX() + ImGui::CalcTextSize("mode ").x;
@@ -135,6 +100,15 @@ PanelActions Panel::draw(const PanelModel& model) {
     }
     ImGui::TextWrapped("%s", model.transfer.c_str());
   }
+  if (model.semaphore_choice) {
+    ImGui::TextUnformatted("semaphores");
+    for (const auto& [kind, name] : {std::pair{interop::SemaphoreKind::Timeline, "timeline"},
+                                     std::pair{interop::SemaphoreKind::Binary, "binary"}}) {
+      ImGui::SameLine();
+      if (ImGui::RadioButton(name, model.semaphores == kind) && model.semaphores != kind)
+        actions.semaphores = kind;
+    }
+  }
   if (!model.flags.empty()) {
     ImGui::PushItemWidth(170);
     actions.map_access = flags_combo("map flags", model.access.map_access);
@@ -153,9 +127,13 @@ PanelActions Panel::draw(const PanelModel& model) {
   if (ImGui::Checkbox("time each phase", &timing)) actions.timing = timing;
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip(
-        "CUDA events and GL timer queries in every frame; on an H200 they add about 0.33 ms a frame");
+        "CUDA events and the graphics API's timer queries in every frame; on an H200 with GL they add about "
+        "0.33 ms a frame");
   if (model.timers && model.timing) {
     draw_timings(*model.timers, model.mode);
+    if (!model.graphics_untimed.empty()) ImGui::TextDisabled("draw untimed: %s", model.graphics_untimed.c_str());
+    if (!model.timers->cuda_timing_off_reason().empty())
+      ImGui::TextDisabled("CUDA phases untimed: %s", model.timers->cuda_timing_off_reason().c_str());
     if (ImGui::CollapsingHeader("modes compared", ImGuiTreeNodeFlags_DefaultOpen))
       draw_mode_table(*model.timers);
   }
@@ -194,16 +172,10 @@ PanelActions Panel::draw(const PanelModel& model) {
     }
   }
   if (model.doctor && ImGui::CollapsingHeader("doctor")) draw_doctor_report(*model.doctor);
-  if (ImGui::CollapsingHeader("system")) {
-    ImGui::TextWrapped("GL: %s", model.renderer.c_str());
-    ImGui::TextWrapped("%s", model.platform.c_str());
-    ImGui::TextWrapped("%s", model.cuda.c_str());
-  }
+  if (ImGui::CollapsingHeader("system"))
+    for (const std::string& line : model.system) ImGui::TextWrapped("%s", line.c_str());
   ImGui::End();
-
-  ImGui::Render();
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   return actions;
 }
 
-}  // namespace lab
+}  // namespace lab::glfw
