@@ -1826,7 +1826,7 @@ void Renderer::begin_read_frame(const DrawPlan& plan, long long frame) {
   state.frame_read_frame = frame;
 }
 
-std::optional<Renderer::FrameRead> Renderer::end_read_frame() {
+std::optional<FrameRead> Renderer::end_read_frame() {
   State& state = *m_state;
   if (!state.frame_read_serial) return std::nullopt;
   const uint64_t serial = *state.frame_read_serial;

@@ -19,6 +19,7 @@
 // assets/shaders/vulkan/*.{vert,frag} at build time (glslc).
 #pragma once
 
+#include "app/image/frame_read.hpp"
 #include "app/image/image_io.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "app/timing/timing.hpp"
@@ -144,10 +145,6 @@ class Renderer {
   // what read_frame would return now into a host-visible buffer of its own, tagged `frame`; end_read_frame
   // waits for that submission (by then long done, a frame later) and returns it, top row first; nullopt when
   // none was begun. One read is in flight at a time: end before the next begin (std::logic_error).
-  struct FrameRead {
-    Image image;
-    long long frame = 0;
-  };
   void begin_read_frame(const DrawPlan& plan, long long frame);
   std::optional<FrameRead> end_read_frame();
   // What read_frame and show lack for `plan`, "" when nothing: a LitMesh frame drawn at this extent, a
