@@ -1425,7 +1425,8 @@ void Renderer::place_linear_images(bool exportable) {
       OwnedResource& own = state.owned[index];
       // CUDA reads and writes the texels in the linear buffer, never the image: an exportable image is
       // re-created plain, so that the passes no longer acquire it from VK_QUEUE_FAMILY_EXTERNAL and release
-      // it back around every draw into it (an ownership transfer of 33 MB at 4K, each way, each frame).
+      // it back around every draw into it (a release that may make a driver put the whole image, 33 MB at
+      // 4K, in a form another API can read, every frame, for a reader that never comes).
       if (resource.exportable) {
         recreate_image(m_context, resource, own, false);
         own.exportable_when_placed = true;
