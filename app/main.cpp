@@ -98,7 +98,7 @@ int run_desk_bench(const lab::Options& options) {
       cases.push_back(lab::serve::bench_desk(extent, frames, [&](long long index, double& read_back_ms) {
         app.render_frame(index);
         const auto started = std::chrono::steady_clock::now();
-        std::optional<lab::vulkan::Renderer::FrameRead> before = app.renderer().end_read_frame();
+        std::optional<lab::FrameRead> before = app.renderer().end_read_frame();
         read_back_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
         app.renderer().begin_read_frame(app.plan(), index);
@@ -113,7 +113,7 @@ int run_desk_bench(const lab::Options& options) {
       cases.push_back(lab::serve::bench_desk(extent, frames, [&](long long, double& read_back_ms) {
         app.render_frame();
         const auto started = std::chrono::steady_clock::now();
-        std::optional<lab::gl::FrameRead> before = app.renderer().end_read_frame();
+        std::optional<lab::FrameRead> before = app.renderer().end_read_frame();
         read_back_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
         app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(),

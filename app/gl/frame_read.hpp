@@ -8,6 +8,7 @@
 
 #include "app/core/vocabulary.hpp"
 #include "app/gl/gl_objects.hpp"
+#include "app/image/frame_read.hpp"
 #include "app/image/image_io.hpp"
 
 #include <glad/gl.h>
@@ -20,11 +21,9 @@
 
 namespace lab::gl {
 
-// A frame read back: its pixels (top row first) and the index of the frame they are.
-struct FrameRead {
-  Image image;
-  long long frame = 0;
-};
+// The frame read back, the type every renderer's end_read_frame() returns (app/image/frame_read.hpp); the
+// name stays here for the code that still spells it gl::FrameRead.
+using FrameRead = lab::FrameRead;
 
 class FrameReadBack {
  public:

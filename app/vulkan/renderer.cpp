@@ -131,6 +131,10 @@ struct OwnedResource {
   bool upload_pending = false;
   uint64_t staging_read_by = 0;  // the serial of the pass that last copied from the staging buffer
   Target cubes_target;           // depth + framebuffer, made by the first draw_cubes into this image
+  Target show_target;            // the buffer mode: the image alone, for the show pass (no depth)
+  // The buffer mode: the image was created exportable, and place_linear_images re-created it plain (CUDA
+  // imports its linear buffer instead); remove_linear_images makes it exportable again.
+  bool exportable_when_placed = false;
 };
 
 Buffer create_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFlags usage,
@@ -365,6 +369,54 @@ UniqueRenderPass create_render_pass(VkDevice device, VkFormat depth_format, bool
   return UniqueRenderPass(device, pass);
 }
 
+// The buffer mode's show pass: the image resource as its one colour attachment, GENERAL before and after,
+// and no depth attachment (its pipeline tests no depth). The full-screen triangle writes every pixel of the
+// render area, so the old texels are neither loaded nor cleared (LOAD_OP_DONT_CARE): the cubes' pass
+// cleared a 4K colour and a 4K depth attachment here every frame that the draw then overwrote.
+UniqueRenderPass create_show_pass(VkDevice device) {
+  VkAttachmentDescription attachment{};
+  attachment.format = kColorFormat;
+  attachment.samples = VK_SAMPLE_COUNT_1_BIT;
+  attachment.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  attachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  attachment.initialLayout = VK_IMAGE_LAYOUT_GENERAL;
+  attachment.finalLayout = VK_IMAGE_LAYOUT_GENERAL;
+  const VkAttachmentReference color{0, VK_IMAGE_LAYOUT_GENERAL};
+  VkSubpassDescription subpass{};
+  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpass.colorAttachmentCount = 1;
+  subpass.pColorAttachments = &color;
+
+  // In: an earlier pass's attachment writes before this pass's; out: to the barrier after the pass (what
+  // comes before and after in other passes is ordered by the passes' own barriers).
+  std::array<VkSubpassDependency, 2> dependencies{};
+  dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
+  dependencies[0].dstSubpass = 0;
+  dependencies[0].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dependencies[0].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  dependencies[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dependencies[0].dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  dependencies[1].srcSubpass = 0;
+  dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
+  dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  dependencies[1].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  dependencies[1].dstAccessMask = 0;
+
+  auto create = lab::vulkan::make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
+  create.attachmentCount = 1;
+  create.pAttachments = &attachment;
+  create.subpassCount = 1;
+  create.pSubpasses = &subpass;
+  create.dependencyCount = static_cast<uint32_t>(dependencies.size());
+  create.pDependencies = dependencies.data();
+  VkRenderPass pass = VK_NULL_HANDLE;
+  check(vkCreateRenderPass(device, &create, nullptr, &pass), "vkCreateRenderPass (show pass)");
+  return UniqueRenderPass(device, pass);
+}
+
 template <size_t N>
 UniqueShaderModule create_shader(VkDevice device, const uint32_t (&words)[N]) {
   auto create = lab::vulkan::make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
@@ -500,6 +552,24 @@ Target create_target(const Context& context, Extent extent, VkFormat depth_forma
   return target;
 }
 
+// The show pass's target: the image's view as the only attachment (create_show_pass), no depth image.
+Target create_show_target(const Context& context, Extent extent, VkRenderPass pass, VkImageView color) {
+  Target target;
+  target.extent = extent;
+  auto create = lab::vulkan::make<VkFramebufferCreateInfo>(VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO);
+  create.renderPass = pass;
+  create.attachmentCount = 1;
+  create.pAttachments = &color;
+  create.width = static_cast<uint32_t>(extent.width);
+  create.height = static_cast<uint32_t>(extent.height);
+  create.layers = 1;
+  VkFramebuffer framebuffer = VK_NULL_HANDLE;
+  check(vkCreateFramebuffer(context.device(), &create, nullptr, &framebuffer),
+        "vkCreateFramebuffer (show pass)");
+  target.framebuffer = UniqueFramebuffer(context.device(), framebuffer);
+  return target;
+}
+
 // Positive height: clip y = -1 lands on row 0, as in GL (see renderer.hpp).
 void set_viewport(VkCommandBuffer commands, Extent extent) {
   const VkViewport viewport{0.0f, 0.0f, static_cast<float>(extent.width), static_cast<float>(extent.height),
@@ -521,6 +591,17 @@ void begin_render_pass(VkCommandBuffer commands, VkRenderPass pass, const Target
       {0, 0}, {static_cast<uint32_t>(target.extent.width), static_cast<uint32_t>(target.extent.height)}};
   begin.clearValueCount = static_cast<uint32_t>(clears.size());
   begin.pClearValues = clears.data();
+  vkCmdBeginRenderPass(commands, &begin, VK_SUBPASS_CONTENTS_INLINE);
+  set_viewport(commands, target.extent);
+}
+
+// The show pass clears nothing: no clear values.
+void begin_show_pass(VkCommandBuffer commands, VkRenderPass pass, const Target& target) {
+  auto begin = lab::vulkan::make<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
+  begin.renderPass = pass;
+  begin.framebuffer = target.framebuffer.get();
+  begin.renderArea = {
+      {0, 0}, {static_cast<uint32_t>(target.extent.width), static_cast<uint32_t>(target.extent.height)}};
   vkCmdBeginRenderPass(commands, &begin, VK_SUBPASS_CONTENTS_INLINE);
   set_viewport(commands, target.extent);
 }
@@ -613,6 +694,22 @@ void release_shown_linear(Barriers& barriers, const Resource& resource, Use use,
                     VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
 }
 
+// Re-creates an image resource's VkImage (and memory), `exportable` or not, its contents undefined and its
+// layout UNDEFINED: the caller moves it to GENERAL (and releases an exportable one to
+// VK_QUEUE_FAMILY_EXTERNAL) before a pass uses it. Nothing changes when the allocation fails; the device
+// must be idle (the old image and its framebuffers go).
+void recreate_image(const Context& context, Resource& resource, OwnedResource& own, bool exportable) {
+  ImageObject image = create_image(context, {resource.desc.width, resource.desc.height}, kColorFormat,
+                                   kResourceImageUsage, VK_IMAGE_ASPECT_COLOR_BIT, exportable);
+  own.cubes_target = Target();  // its framebuffer holds the old image's view
+  own.show_target = Target();
+  own.image = std::move(image);
+  resource.image = own.image.image.get();
+  resource.memory = own.image.allocation.memory.get();
+  resource.allocation_size = own.image.allocation.size;
+  resource.exportable = exportable;
+}
+
 VkBufferImageCopy whole_image(const ResourceDesc& desc) {
   VkBufferImageCopy region{};
   region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
@@ -661,7 +758,7 @@ struct Renderer::State {
   UniqueSemaphore progress;                                // timeline: value n once pass n has finished
   uint64_t submitted = 0;                                  // the last pass's serial
 
-  UniqueRenderPass frame_pass, cubes_pass;
+  UniqueRenderPass frame_pass, cubes_pass, show_pass;
   UniqueDescriptorSetLayout camera_set_layout;
   UniqueDescriptorPool descriptor_pool;
   VkDescriptorSet camera_set = VK_NULL_HANDLE;  // freed with the pool
@@ -764,6 +861,7 @@ Renderer::State::State(Context& context_) : context(context_), device(context_.d
 
   frame_pass = create_render_pass(device, depth_format, true);
   cubes_pass = create_render_pass(device, depth_format, false);
+  show_pass = create_show_pass(device);
 
   VkDescriptorSetLayoutBinding camera_binding{};
   camera_binding.binding = 0;
@@ -827,10 +925,10 @@ Renderer::State::State(Context& context_) : context(context_), device(context_.d
     show_set_layout = UniqueDescriptorSetLayout(device, show_set_handle);
     show_layout =
         create_pipeline_layout(device, &show_set_handle, VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(ShowPush));
-    // The cubes' render pass: it takes an image resource in GENERAL and leaves it there.
+    // Its own render pass: the image resource in GENERAL before and after, nothing loaded, no depth.
     const UniqueShaderModule vertex = create_shader(device, kFullscreenVert);
     const UniqueShaderModule fragment = create_shader(device, kBufferImageFrag);
-    PipelineDesc show{vertex.get(), fragment.get(), show_layout.get(), cubes_pass.get(), VK_CULL_MODE_NONE};
+    PipelineDesc show{vertex.get(), fragment.get(), show_layout.get(), show_pass.get(), VK_CULL_MODE_NONE};
     show.mesh = false;
     show_pipeline = create_pipeline(device, show);
   }
@@ -1325,6 +1423,18 @@ void Renderer::place_linear_images(bool exportable) {
     for (const size_t index : images) {
       Resource& resource = state.resources[index];
       OwnedResource& own = state.owned[index];
+      // CUDA reads and writes the texels in the linear buffer, never the image: an exportable image is
+      // re-created plain, so that the passes no longer acquire it from VK_QUEUE_FAMILY_EXTERNAL and release
+      // it back around every draw into it (a release that may make a driver put the whole image, 33 MB at
+      // 4K, in a form another API can read, every frame, for a reader that never comes).
+      if (resource.exportable) {
+        recreate_image(m_context, resource, own, false);
+        own.exportable_when_placed = true;
+        barriers.image(resource.image, Use{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED},
+                       kAnyEarlierWork, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+      }
+      own.show_target = create_show_target(m_context, {resource.desc.width, resource.desc.height},
+                                           state.show_pass.get(), own.image.view.get());
       own.linear = exportable ? create_buffer(m_context, resource.desc.bytes, kShownLinearUsage,
                                               VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, true)
                               : create_host_buffer(m_context, resource.desc.bytes, kShownLinearUsage);
@@ -1370,10 +1480,17 @@ void Renderer::place_linear_images(bool exportable) {
 void Renderer::remove_linear_images() {
   State& state = *m_state;
   wait_idle();
+  std::vector<size_t> restored;  // images made exportable again
   for (size_t i = 0; i < state.resources.size(); ++i) {
     Resource& resource = state.resources[i];
-    if (resource.imported || resource.linear == VK_NULL_HANDLE) continue;
     OwnedResource& own = state.owned[i];
+    own.show_target = Target();
+    if (own.exportable_when_placed) {
+      recreate_image(m_context, resource, own, true);
+      own.exportable_when_placed = false;
+      restored.push_back(i);
+    }
+    if (resource.imported || resource.linear == VK_NULL_HANDLE) continue;
     own.show_set = VK_NULL_HANDLE;
     own.linear = Buffer();
     resource.linear = VK_NULL_HANDLE;
@@ -1384,6 +1501,21 @@ void Renderer::remove_linear_images() {
     resource.shown_from_linear = false;
   }
   state.linear_pool = UniqueDescriptorPool();
+  if (restored.empty()) return;
+  // As create_resources leaves an exportable image: in GENERAL, released to VK_QUEUE_FAMILY_EXTERNAL.
+  const uint32_t family = m_context.queue_family();
+  VkCommandBuffer commands = state.begin_pass();
+  Barriers barriers;
+  for (const size_t index : restored)
+    barriers.image(state.resources[index].image,
+                   Use{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED}, kAnyEarlierWork,
+                   VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+  barriers.record(commands);
+  for (const size_t index : restored)
+    barriers.image(state.resources[index].image, kAnyEarlierWork, kOutsideAfter, family,
+                   VK_QUEUE_FAMILY_EXTERNAL);
+  barriers.record(commands);
+  state.wait_for(state.submit_pass(commands, {}));
 }
 
 int Renderer::export_linear_fd(int index) const {
@@ -1575,10 +1707,6 @@ void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection
     } else if (resource.shown_from_linear) {
       shown.push_back(static_cast<int>(i));
       touches.push_back({static_cast<int>(i), kAttachmentWrite});
-      OwnedResource& own = state.owned[i];
-      if (!own.cubes_target.framebuffer)
-        own.cubes_target = create_target(m_context, {resource.desc.width, resource.desc.height},
-                                         state.depth_format, state.cubes_pass.get(), own.image.view.get());
     }
   }
   VkCommandBuffer buffer = state.begin_pass();
@@ -1602,7 +1730,7 @@ void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection
       Barriers before, after;
       acquire_shown_linear(before, resource, shader_read, family);
       before.record(commands);
-      begin_render_pass(commands, state.cubes_pass.get(), own.cubes_target, kClearColor);
+      begin_show_pass(commands, state.show_pass.get(), own.show_target);
       vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, state.show_pipeline.get());
       vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, state.show_layout.get(), 0, 1,
                               &own.show_set, 0, nullptr);
@@ -1699,7 +1827,7 @@ void Renderer::begin_read_frame(const DrawPlan& plan, long long frame) {
   state.frame_read_frame = frame;
 }
 
-std::optional<Renderer::FrameRead> Renderer::end_read_frame() {
+std::optional<FrameRead> Renderer::end_read_frame() {
   State& state = *m_state;
   if (!state.frame_read_serial) return std::nullopt;
   const uint64_t serial = *state.frame_read_serial;

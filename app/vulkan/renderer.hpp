@@ -19,6 +19,7 @@
 // assets/shaders/vulkan/*.{vert,frag} at build time (glslc).
 #pragma once
 
+#include "app/image/frame_read.hpp"
 #include "app/image/image_io.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "app/timing/timing.hpp"
@@ -113,7 +114,11 @@ class Renderer {
   // its target into it at the end of its pass. `exportable`: device-local memory exported as an opaque
   // FD (export_linear_fd), acquired from and released to VK_QUEUE_FAMILY_EXTERNAL by each pass like an
   // exportable resource; else host-visible coherent memory mapped at Resource::linear_mapped, which the
-  // host may touch only while no pass runs (wait_idle). Waits idle first; remove_linear_images undoes it.
+  // host may touch only while no pass runs (wait_idle). An image created exportable is re-created plain
+  // while placed (contents undefined, as create_resources leaves them): CUDA reaches its texels through the
+  // buffer only, so no pass hands the image itself to and from VK_QUEUE_FAMILY_EXTERNAL. The show pass has
+  // a render pass of its own: the image alone, nothing loaded or cleared, no depth attachment. Waits idle
+  // first; remove_linear_images undoes it (an image re-created plain is re-created exportable).
   void place_linear_images(bool exportable);
   void remove_linear_images();
   // A new FD for resources()[index]'s linear buffer memory (placed exportable); the importer owns it.
@@ -140,10 +145,6 @@ class Renderer {
   // what read_frame would return now into a host-visible buffer of its own, tagged `frame`; end_read_frame
   // waits for that submission (by then long done, a frame later) and returns it, top row first; nullopt when
   // none was begun. One read is in flight at a time: end before the next begin (std::logic_error).
-  struct FrameRead {
-    Image image;
-    long long frame = 0;
-  };
   void begin_read_frame(const DrawPlan& plan, long long frame);
   std::optional<FrameRead> end_read_frame();
   // What read_frame and show lack for `plan`, "" when nothing: a LitMesh frame drawn at this extent, a

@@ -18,7 +18,7 @@ TEST_P(EveryScene, ACollectedFrameIsReadFramesFrameAndNotTheNext) {
   const lab::Image frame_3 = labtest::render(app, 3);
   app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 3);
   const lab::Image frame_4 = labtest::render(app, 4);  // drawn while frame 3's read is in flight
-  const std::optional<lab::gl::FrameRead> read = app.renderer().end_read_frame();
+  const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
   ASSERT_TRUE(read.has_value());
   EXPECT_EQ(read->frame, 3);
   ASSERT_EQ(read->image.width, frame_3.width);
@@ -46,7 +46,7 @@ TEST(FrameRead, FollowsAResizeAndRefusesASecondReadInFlight) {
   app.resize({200, 90});
   const lab::Image resized = labtest::render(app, 2);
   app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 2);
-  const std::optional<lab::gl::FrameRead> read = app.renderer().end_read_frame();
+  const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
   ASSERT_TRUE(read.has_value());
   EXPECT_EQ(read->image.width, 200);
   EXPECT_EQ(read->image.height, 90);

@@ -24,7 +24,7 @@ TEST_P(EveryCudaMode, ACollectedFrameIsReadFramesFrame) {
     ASSERT_EQ(app.mode_id(), mode);
     app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 10);
     labtest::render(app, 11);
-    const std::optional<lab::gl::FrameRead> read = app.renderer().end_read_frame();
+    const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
     ASSERT_TRUE(read.has_value());
     EXPECT_EQ(read->frame, 10);
     EXPECT_EQ(read->image.rgba, frame_10.rgba) << "the collected frame differs from read_frame's";

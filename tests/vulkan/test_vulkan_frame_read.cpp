@@ -32,7 +32,7 @@ TEST_P(VulkanFrameRead, ACollectedFrameIsReadFramesFrameAndNotTheNext) {
   EXPECT_THROW(app.renderer().begin_read_frame(app.plan(), 3), std::logic_error);
   app.render_frame(4);  // drawn while frame 3's read is in flight
   const lab::Image frame_4 = app.read_frame();
-  const std::optional<lab::vulkan::Renderer::FrameRead> read = app.renderer().end_read_frame();
+  const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
   ASSERT_TRUE(read.has_value());
   EXPECT_EQ(read->frame, 3);
   ASSERT_EQ(read->image.width, frame_3.width);

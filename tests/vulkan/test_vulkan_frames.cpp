@@ -4,7 +4,8 @@
 // the same options; the pattern, which no rasteriser touches, byte for byte against the kernel's CPU
 // reference (so the row order is GL's), after a resize too, headless and in a window (Xvfb in CI). The
 // staging mode against the cpu mode where a GPU is. The frame's timeline has its passes placed on the
-// host clock in the order issued (on a GPU, the external mode's CUDA steps in stream order too). Without
+// host clock in the order issued (on a GPU, the external mode's CUDA steps in stream order too, and the
+// buffer mode's CUDA form sharing its linear buffers alone, its show pass timed at 4K). Without
 // a Vulkan driver the tests skip with the reason; the staging test needs a CUDA device whose GPU Vulkan
 // also drives (and fails where INTEROP_LAB_REQUIRE_GPUS says one must be there).
 #include "tests/support/app_fixture.hpp"
@@ -26,6 +27,7 @@
 #include <filesystem>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -652,6 +654,42 @@ TEST(VulkanFrames, TheCudaModesPhasesAreTimedOnTheirClocks) {
                   {Phase::Signal, Clock::Cuda},
                   {Phase::Frame, Clock::Cpu}},
                  {Phase::VulkanCopy, Phase::CudaCopy, Phase::Map}});
+}
+
+// The buffer mode's CUDA form at 4K: CUDA imports each image's linear buffer, never the image, so the image
+// is not exportable and no pass hands it to VK_QUEUE_FAMILY_EXTERNAL (Renderer::place_linear_images), and
+// the show pass is timed on Vulkan's clock every frame. Its times are printed for the record
+// (docs/ARCHITECTURE.md's buffer mode paragraph), not judged: speed is the benchmark's.
+TEST(VulkanFrames, TheBufferModesCudaFormSharesTheLinearBuffersAloneAt4k) {
+  NEEDS_VULKAN();
+  if (lab::vulkan::App(vulkan_options(SceneId::Postprocess, ModeId::Cpu, 32, 32)).cuda_device() < 0)
+    LABTEST_NEEDS_GPUS(1, "the buffer mode's CUDA form needs a CUDA device");
+  constexpr int kFrames = 120;
+  lab::vulkan::App app(vulkan_options(SceneId::Pattern, ModeId::Buffer, 3840, 2160));
+  ASSERT_EQ(app.mode_id(), ModeId::Buffer);
+  int images = 0;
+  for (const lab::vulkan::Resource& resource : app.renderer().resources()) {
+    if (resource.image == VK_NULL_HANDLE) continue;
+    ++images;
+    SCOPED_TRACE(resource.desc.label);
+    EXPECT_TRUE(resource.shown_from_linear);
+    EXPECT_TRUE(resource.linear_exportable) << "CUDA imports the linear buffer";
+    EXPECT_FALSE(resource.exportable) << "the image itself is Vulkan's alone";
+  }
+  ASSERT_EQ(images, 1) << "the pattern scene has one image";
+  for (int index = 0; index < kFrames; ++index) ASSERT_TRUE(app.render_frame(index));
+  app.timers().flush();
+  const int tag = static_cast<int>(ModeId::Buffer);
+  const lab::PhaseStats& draw = app.timers().stats(tag, lab::Phase::Draw);
+  EXPECT_EQ(draw.samples, std::min(kFrames, lab::PhaseWindow::kWindow));
+  EXPECT_EQ(draw.clock, lab::Clock::Vulkan);
+  const lab::PhaseStats& kernel = app.timers().stats(tag, lab::Phase::Kernel);
+  const lab::PhaseStats& frame = app.timers().stats(tag, lab::Phase::Frame);
+  std::printf(
+      "[   NOTE   ] buffer mode, pattern 3840x2160, %d frames: draw (the show pass) median %.3f ms "
+      "(p90 %.3f), kernel %.3f, frame %.3f\n",
+      kFrames, draw.median_ms, draw.p90_ms, kernel.median_ms, frame.median_ms);
+  EXPECT_EQ(app.device().validation_messages(), 0);
 }
 
 // The external mode's frame on one axis: CUDA's wait, kernel and signal in stream order (one reference

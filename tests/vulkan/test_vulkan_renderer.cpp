@@ -1,7 +1,8 @@
 // tests/vulkan/test_vulkan_renderer.cpp — the Vulkan renderer (app/vulkan/renderer.hpp) on any Vulkan
 // driver (lavapipe in CI): each scene's frame, with its data from the kernels' CPU reference, against the
 // GL golden (tests/golden/<scene>.png) at the golden's tolerance for another renderer; exported memory;
-// passes ordered by the caller's semaphores; desc validation. The frames are drawn twice, once with
+// the buffer mode's show pass and its placement of images; passes ordered by the caller's semaphores; desc
+// validation. The frames are drawn twice, once with
 // resources in local memory and once exportable (the acquire / release to VK_QUEUE_FAMILY_EXTERNAL the
 // external mode relies on). The Khronos validation layer, with synchronization validation, runs where it
 // is installed, and every test ends with it having reported nothing. Without a Vulkan driver the tests
@@ -206,6 +207,78 @@ TEST_F(VulkanRendererTest, ExportableResourcesExportTheirMemory) {
 
   renderer.create_resources({wave_vertices_desc()}, false);
   EXPECT_THROW(renderer.export_fd(0), std::logic_error) << "local memory has nothing to export";
+}
+
+// The buffer mode's show pass loads nothing (LOAD_OP_DONT_CARE): its triangle must write every pixel of
+// the image. The image holds another picture first (an upload), then the show pass draws the storage
+// buffer's, and the frame is the buffer's at every pixel.
+TEST_F(VulkanRendererTest, TheShowPassWritesEveryPixelOfTheImage) {
+  const lab::Extent extent{67, 29};  // odd sides: no pixel row or column is spared by the triangle
+  Renderer renderer(*m_context, extent);
+  renderer.create_resources({texture_desc("image", extent, lab::ResourceRole::Output)}, false);
+  const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;
+  const std::vector<uint8_t> before(bytes, 0xab);
+  renderer.upload(0, before.data());
+  renderer.draw_frame(lab::show_image_plan(0), glm::mat4(1.0f), {});
+  ASSERT_EQ(renderer.read_frame(lab::show_image_plan(0)).rgba, before) << "the upload is the image's picture";
+
+  renderer.place_linear_images(false);
+  const lab::vulkan::Resource& resource = renderer.resources()[0];
+  ASSERT_TRUE(resource.shown_from_linear);
+  ASSERT_NE(resource.linear_mapped, nullptr);
+  std::vector<uint8_t> texels(bytes);
+  for (size_t i = 0; i < bytes; ++i) texels[i] = static_cast<uint8_t>((i * 7 + i / 251) % 256);
+  std::memcpy(resource.linear_mapped, texels.data(), bytes);  // no pass runs: the renderer waited idle
+  renderer.draw_frame(lab::show_image_plan(0), glm::mat4(1.0f), {});
+  const lab::Image frame = renderer.read_frame(lab::show_image_plan(0));
+  // The buffer's rows are memory rows (row 0 first, as the kernels write them); the Image is top row first,
+  // which read_frame flips from memory rows: so the frame is the buffer with its rows in reverse.
+  ASSERT_EQ(frame.rgba.size(), bytes);
+  const size_t row = static_cast<size_t>(extent.width) * 4;
+  size_t differing = 0;
+  for (int y = 0; y < extent.height; ++y)
+    differing += std::memcmp(frame.rgba.data() + row * static_cast<size_t>(y),
+                             texels.data() + row * static_cast<size_t>(extent.height - 1 - y), row) != 0;
+  EXPECT_EQ(differing, 0u) << "rows of the frame that are not the storage buffer's";
+}
+
+// Placed exportable (the buffer mode's CUDA form), an image's texels reach CUDA through the linear buffer
+// alone: the image itself is re-created plain, so no pass hands it to VK_QUEUE_FAMILY_EXTERNAL and back, and
+// removing the placement makes it exportable again, as create_resources made it.
+TEST_F(VulkanRendererTest, ImagesPlacedForCudaAreNotExportedThemselves) {
+  const lab::Extent extent{64, 32};
+  Renderer renderer(*m_context, extent);
+  renderer.create_resources({texture_desc("image", extent, lab::ResourceRole::Output)}, true);
+  ASSERT_TRUE(renderer.resources()[0].exportable);
+
+  renderer.place_linear_images(true);
+  {
+    const lab::vulkan::Resource& resource = renderer.resources()[0];
+    EXPECT_FALSE(resource.exportable) << "CUDA imports the linear buffer, not the image";
+    EXPECT_TRUE(resource.shown_from_linear);
+    EXPECT_TRUE(resource.linear_exportable);
+    EXPECT_THROW(renderer.export_fd(0), std::logic_error) << "the placed image has nothing to export";
+    const int fd = renderer.export_linear_fd(0);
+    ASSERT_GE(fd, 0);
+    close(fd);  // nobody imported it: it is still ours to close
+  }
+  // The placement zeroed the buffer; the show pass draws it (and the validation layer watches the
+  // buffer's hand-over and the image's barriers).
+  renderer.draw_frame(lab::show_image_plan(0), glm::mat4(1.0f), {});
+  const lab::Image frame = renderer.read_frame(lab::show_image_plan(0));
+  EXPECT_EQ(std::count(frame.rgba.begin(), frame.rgba.end(), uint8_t{0}),
+            static_cast<std::ptrdiff_t>(frame.rgba.size()))
+      << "the frame is the zeroed buffer's";
+
+  renderer.remove_linear_images();
+  const lab::vulkan::Resource& resource = renderer.resources()[0];
+  EXPECT_TRUE(resource.exportable) << "the image is exportable again";
+  EXPECT_FALSE(resource.shown_from_linear);
+  const int fd = renderer.export_fd(0);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  // The read-back acquires the image from VK_QUEUE_FAMILY_EXTERNAL, where the removal released it.
+  EXPECT_EQ(renderer.read_frame(lab::show_image_plan(0)).width, extent.width);
 }
 
 // The pass waits for the caller's timeline value before it runs, and signals the caller's value when done:
