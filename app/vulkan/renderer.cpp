@@ -14,8 +14,8 @@
 //     a pass a copy moves its image to the TRANSFER_*_OPTIMAL layout and back, the render passes theirs.
 // Needs a device whose queue has graphics (Context picks one) and Vulkan 1.2 (timeline semaphores).
 #include "app/vulkan/renderer.hpp"
-#include "app/vulkan/export_memory.hpp"
 
+#include "app/vulkan/export_memory.hpp"
 #include "kernels/wave.hpp"
 
 #include <algorithm>
