@@ -114,7 +114,7 @@ int ilab_open(const char* scene, const char* mode, int width, int height, long l
                 std::to_string(lab::kMaxImageEdge));
     lab::Options options;
     options.scene = *scene_id;
-    options.mode = lab::ModeId::Cpu;  // the app's own mode stays idle: the caller produces the frames
+    options.mode = lab::mode_named("cpu");  // the app's own mode stays idle: the caller produces the frames
     options.headless = true;
     options.no_ui = true;
     options.frames = 1;
@@ -131,7 +131,7 @@ int ilab_open(const char* scene, const char* mode, int width, int height, long l
     bridge->frame = frame;
     bridge->specs = bridge->app->renderer().resources();
     if (mode_name == "interop") {
-      const lab::ModeAvailability interop = bridge->app->availability(lab::ModeId::Interop);
+      const lab::ModeAvailability interop = bridge->app->availability(lab::mode_named(mode_name));
       require(interop.available,
               "interop is unavailable here: " + interop.reason + "; open the lab with mode='cpu'");
       bridge->cuda = true;

@@ -55,17 +55,6 @@ using Clock = std::chrono::steady_clock;
 
 enum class Path { Interop, Staging, Cpu };
 
-lab::ModeId path_mode(Path path) {
-  switch (path) {
-    case Path::Interop:
-      return lab::ModeId::Interop;
-    case Path::Staging:
-      return lab::ModeId::Staging;
-    default:
-      return lab::ModeId::Cpu;
-  }
-}
-
 const char* path_name(Path path) {
   switch (path) {
     case Path::Interop:
@@ -75,6 +64,11 @@ const char* path_name(Path path) {
     default:
       return "cpu";
   }
+}
+
+// The app's mode of the same name: a path is named as the mode that takes that way.
+lab::ModeId path_mode(Path path) {
+  return lab::mode_named(path_name(path));
 }
 
 constexpr const char* kViewer = "this interop_lab.Viewer";

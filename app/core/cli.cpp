@@ -20,6 +20,7 @@
 #include <iterator>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 #include <system_error>
 
 #ifndef INTEROP_LAB_VERSION
@@ -50,34 +51,91 @@ constexpr NamedValue<SceneId> kScenes[] = {
      "image (Sobel edges or a separable blur) through a surface object"},
 };
 
-constexpr NamedValue<ModeId> kModes[] = {
-    {ModeId::Interop, "interop", "register once, map/unmap every frame (the right way)"},
+// The mode table: a mode's name and description (names.hpp's lookups take it as they take a NamedValue)
+// and the facts the rest of the app decides by, so that no file outside the modes' registries and their
+// own files switches on a ModeId: its family, whether it has a graph form (--graph), and the tier it
+// falls back to.
+struct ModeRow {
+  ModeId value;
+  const char* name;
+  const char* description;
+  ModeFamily family;
+  bool graph_form;  // has_graph_form
+  ModeId fallback;  // falls_back_to
+};
+
+constexpr ModeRow kModes[] = {
+    {ModeId::Interop, "interop", "register once, map/unmap every frame (the right way)", ModeFamily::MapUnmap,
+     true, ModeId::Staging},
     {ModeId::Reregister, "reregister",
-     "register + map + unmap + unregister every frame (the anti-pattern, kept to measure it)"},
+     "register + map + unmap + unregister every frame (the anti-pattern, kept to measure it)",
+     ModeFamily::MapUnmap, true, ModeId::Staging},
     {ModeId::Pbo, "pbo",
-     "CUDA writes a mapped GL buffer, GL copies it into the texture or vertex buffer (the cuda-samples way)"},
+     "CUDA writes a mapped GL buffer, GL copies it into the texture or vertex buffer (the cuda-samples way)",
+     ModeFamily::MapUnmap, true, ModeId::Staging},
     {ModeId::Split, "split",
      "CUDA computes on --compute-device into its own memory; cudaMemcpyPeerAsync (or pinned host memory) "
-     "carries it into the GL objects mapped on the GL device (a second GPU for compute)"},
+     "carries it into the GL objects mapped on the GL device (a second GPU for compute)",
+     ModeFamily::MapUnmap, false, ModeId::Staging},
     {ModeId::Buffer, "buffer",
      "the image lives in a buffer (GL: registered once; Vulkan: a storage buffer CUDA imports): CUDA writes "
-     "it through a plain pointer, the graphics API shows it straight from the buffer (no texture copy)"},
+     "it through a plain pointer, the graphics API shows it straight from the buffer (no texture copy)",
+     ModeFamily::MapUnmap, true, ModeId::Staging},
     {ModeId::Staging, "staging",
-     "CUDA writes device memory, copies it to pinned host memory, GL uploads from host (no interop at all)"},
+     "CUDA writes device memory, copies it to pinned host memory, GL uploads from host (no interop at all)",
+     ModeFamily::Copy, false, ModeId::Cpu},
     {ModeId::Cpu, "cpu",
      "no CUDA: the CPU reference of every kernel, uploaded with glTextureSubImage2D/glNamedBufferSubData "
-     "(or the API's own upload)"},
+     "(or the API's own upload)",
+     ModeFamily::Cpu, false, ModeId::Cpu},
     {ModeId::External, "external",
      "the graphics API allocates exportable memory and semaphores, CUDA imports them once; every frame CUDA "
-     "waits on a semaphore, runs the kernels and signals (no register, no map/unmap)"},
+     "waits on a semaphore, runs the kernels and signals (no register, no map/unmap)",
+     ModeFamily::ExternalMemory, true, ModeId::Staging},
     {ModeId::Exported, "exported",
      "CUDA allocates exportable memory (cuMemCreate), the graphics API imports it as buffers; semaphores the "
-     "graphics API exports order each frame (images are copied from their buffer into the frame)"},
+     "graphics API exports order each frame (images are copied from their buffer into the frame)",
+     ModeFamily::ExternalMemory, true, ModeId::Staging},
+    // The stream's present, acquire and return are host calls a graph cannot hold.
     {ModeId::Eglstream, "eglstream",
      "CUDA presents each frame into an EGLStream (FIFO), GL acquires it as an external texture and draws it "
-     "(EGL only: --headless on NVIDIA's EGL; images only: the pattern scene)"},
+     "(EGL only: --headless on NVIDIA's EGL; images only: the pattern scene)",
+     ModeFamily::Stream, false, ModeId::Staging},
 };
 static_assert(std::size(kModes) == kModeCount, "kModes needs one row per ModeId");
+
+// Row i is ModeId i: with the count above, every ModeId has its row, and a lookup by value is an index.
+constexpr bool rows_follow_the_enum() {
+  for (size_t i = 0; i < std::size(kModes); ++i)
+    if (kModes[i].value != static_cast<ModeId>(i)) return false;
+  return true;
+}
+static_assert(rows_follow_the_enum(), "kModes needs its rows in ModeId's order, one per ModeId");
+
+// The tiers end in cpu: exactly one mode falls back to itself, it is the Cpu family, and every other
+// mode falls to a mode that needs less (Copy or Cpu) than the mode itself.
+constexpr bool tiers_end_in_cpu() {
+  size_t last_tiers = 0;
+  for (const ModeRow& row : kModes) {
+    const ModeRow& next = kModes[static_cast<size_t>(row.fallback)];
+    if (row.fallback == row.value) {
+      ++last_tiers;
+      if (row.family != ModeFamily::Cpu) return false;
+    } else if (next.family != ModeFamily::Copy && next.family != ModeFamily::Cpu) {
+      return false;
+    } else if (row.family == ModeFamily::Copy && next.family != ModeFamily::Cpu) {
+      return false;
+    }
+  }
+  return last_tiers == 1;
+}
+static_assert(tiers_end_in_cpu(), "kModes' fallback column must end in the one cpu mode");
+
+const ModeRow& mode_row(ModeId mode) {
+  const size_t index = static_cast<size_t>(mode);
+  if (index >= std::size(kModes)) throw std::invalid_argument("not a ModeId: " + std::to_string(index));
+  return kModes[index];
+}
 
 constexpr NamedValue<SplitCopy> kSplitCopies[] = {
     {SplitCopy::Peer, "peer", "cudaMemcpyPeerAsync where the devices can reach each other"},
@@ -86,25 +144,39 @@ constexpr NamedValue<SplitCopy> kSplitCopies[] = {
 
 }  // namespace
 
-// Which modes each API has, in the order --list and the API's panel show them.
 bool has_graph_form(ModeId mode) {
-  switch (mode) {
-    case ModeId::Interop:
-    case ModeId::Reregister:
-    case ModeId::Pbo:
-    case ModeId::Buffer:
-    case ModeId::External:
-    case ModeId::Exported:
-      return true;
-    case ModeId::Split:
-    case ModeId::Staging:
-    case ModeId::Cpu:
-    case ModeId::Eglstream:  // the stream's present, acquire and return are host calls a graph cannot hold
-      return false;
-  }
-  return false;
+  return mode_row(mode).graph_form;
 }
 
+ModeFamily mode_family(ModeId mode) {
+  return mode_row(mode).family;
+}
+
+bool is_cpu_mode(ModeId mode) {
+  return mode_family(mode) == ModeFamily::Cpu;
+}
+
+ModeId cpu_mode() {
+  for (const ModeRow& row : kModes)
+    if (row.family == ModeFamily::Cpu) return row.value;
+  return ModeId::Cpu;  // not reached: tiers_end_in_cpu holds the table to one
+}
+
+bool shares_graphics_memory(ModeId mode) {
+  const ModeFamily family = mode_family(mode);
+  return family == ModeFamily::MapUnmap || family == ModeFamily::ExternalMemory;
+}
+
+ModeId falls_back_to(ModeId mode) {
+  return mode_row(mode).fallback;
+}
+
+ModeId mode_named(const std::string& name) {
+  if (const std::optional<ModeId> mode = value_named(kModes, name)) return *mode;
+  throw std::invalid_argument("no mode is called '" + name + "'; the modes are " + choices_text(kModes));
+}
+
+// Which modes each API has, in the order --list and the API's panel show them.
 const std::vector<ModeId>& modes_of(GraphicsApi api) {
   static const std::vector<ModeId> gl = {ModeId::Interop,  ModeId::Reregister, ModeId::Pbo, ModeId::Split,
                                          ModeId::Buffer,   ModeId::Staging,    ModeId::Cpu, ModeId::External,
@@ -134,7 +206,7 @@ bool has_mode(GraphicsApi api, ModeId mode) {
 }
 
 bool uses_semaphores(ModeId mode) {
-  return mode == ModeId::External || mode == ModeId::Exported;
+  return mode_family(mode) == ModeFamily::ExternalMemory;
 }
 
 const char* display_name(GraphicsApi api) {

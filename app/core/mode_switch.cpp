@@ -21,8 +21,10 @@ std::string attach_or_keep(ModeId wanted, ModeId previous, const std::function<v
 }
 
 ModeId fallback_tier(ModeId failed, bool staging_runs) {
-  if (failed != ModeId::Staging && failed != ModeId::Cpu && staging_runs) return ModeId::Staging;
-  return ModeId::Cpu;
+  const ModeId next = falls_back_to(failed);
+  // The copy tier needs CUDA: where it does not run, its own tier below (cpu) is next.
+  if (mode_family(next) == ModeFamily::Copy && !staging_runs) return falls_back_to(next);
+  return next;
 }
 
 std::string fallback_notice(ModeId failed, const std::string& what, const std::string& why, ModeId next) {

@@ -36,9 +36,29 @@ constexpr size_t kModeCount = 10;  // the tables with a row per mode check their
 // always goes through pinned host memory.
 enum class SplitCopy { Peer, Host };
 
+// How a mode's results reach the graphics API, the fact most rules about a mode turn on: MapUnmap maps
+// objects the graphics API registered with CUDA (interop, reregister, pbo, split, buffer), ExternalMemory
+// shares memory one side exported and the other imported, ordered by semaphores (external, exported),
+// Copy copies through pinned host memory (staging), Cpu computes on the CPU without CUDA (cpu), Stream
+// presents into an EGLStream (eglstream). A column of the mode table in cli.cpp.
+enum class ModeFamily { MapUnmap, ExternalMemory, Copy, Cpu, Stream };
+
 // Whether `mode` can launch its frame's CUDA work as one CUDA graph (--graph): the modes that map and
 // unmap (their kernels between map and unmap) and the external modes (semaphore wait, kernels, signal).
 bool has_graph_form(ModeId mode);
+ModeFamily mode_family(ModeId mode);
+// The mode that needs no CUDA at all (cpu): every API has it, and it is the last tier a failure falls to.
+bool is_cpu_mode(ModeId mode);
+ModeId cpu_mode();
+// Whether `mode` leaves its results in memory the graphics API shares with CUDA (registered or imported:
+// the MapUnmap and ExternalMemory families), as opposed to copying through the host or computing on it.
+bool shares_graphics_memory(ModeId mode);
+// The next tier down when `mode` fails, as the mode table says: staging for the modes that share memory,
+// cpu for staging and for cpu itself. mode_switch.hpp's fallback_tier also asks whether that tier runs.
+ModeId falls_back_to(ModeId mode);
+// The mode called `name` in the mode table, for code that names a mode in text (the Python package speaks
+// mode names); throws std::invalid_argument for a name the table has not.
+ModeId mode_named(const std::string& name);
 
 const char* to_string(GraphicsApi api);
 const char* to_string(SceneId scene);

@@ -7,16 +7,6 @@
 
 namespace lab {
 
-namespace {
-
-// The modes that share memory with the Direct3D device itself (registered or imported), as opposed to
-// copying through the host.
-bool shares_graphics_memory(ModeId mode) {
-  return mode == ModeId::Interop || mode == ModeId::Reregister || mode == ModeId::External;
-}
-
-}  // namespace
-
 CudaAdapterFacts cuda_device_facts(int device, const std::string& cuda_error) {
   CudaAdapterFacts facts;
   facts.cuda_error = cuda_error;
@@ -38,7 +28,7 @@ CudaAdapterFacts cuda_device_facts(int device, const std::string& cuda_error) {
 ModeAvailability cuda_mode_availability(GraphicsApi api, ModeId mode, const CudaAdapterFacts& facts) {
   const std::string name = std::string(to_string(mode));
   if (!has_mode(api, mode)) return {false, name + " is not a mode of --api " + to_string(api)};
-  if (mode == ModeId::Cpu) return {true, ""};
+  if (is_cpu_mode(mode)) return {true, ""};
   if (facts.cuda_device < 0) return {false, no_cuda_device_reason(facts.cuda_error)};
   if (!shares_graphics_memory(mode)) return {true, ""};
   const std::string api_name = display_name(api);

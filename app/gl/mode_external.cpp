@@ -1,9 +1,9 @@
 // app/gl/mode_external.cpp — the GL `external` mode: no registration, no map/unmap. Vulkan allocates the
 // scene's resources as exportable memory (a headless Vulkan device, the one whose UUID is the CUDA
-// device's and GL's), GL imports that memory and places the scene's textures and buffers in it
-// (GL_EXT_memory_object_fd), and CUDA imports the same memory (cudaImportExternalMemory). Semaphores
-// that Vulkan exported, imported by both GL (GL_EXT_semaphore_fd; timelines with GL_NV_timeline_semaphore)
-// and CUDA, order each frame:
+// device's and GL's, and vulkan::ExportMemory: no Vulkan drawing), GL imports that memory and places the
+// scene's textures and buffers in it (GL_EXT_memory_object_fd), and CUDA imports the same memory
+// (cudaImportExternalMemory). Semaphores that Vulkan exported, imported by both GL (GL_EXT_semaphore_fd;
+// timelines with GL_NV_timeline_semaphore) and CUDA, order each frame:
 //
 //   GL signals "graphics done" (its commands so far: the previous frame's draw, the cubes pass)
 //   CUDA waits for it, runs the kernels on the imported memory, signals "CUDA done"
@@ -14,8 +14,8 @@
 // semaphores, CUDA's imports, and last the Vulkan memory and semaphores.
 #include "app/gl/gl_external.hpp"
 #include "app/gl/mode_detail.hpp"
-#include "app/vulkan/cuda_link.hpp"
-#include "app/vulkan/renderer.hpp"
+#include "app/vulkan/cuda_import.hpp"
+#include "app/vulkan/export_memory.hpp"
 #include "interop/error.hpp"
 #include "interop/vmm.hpp"
 
@@ -31,7 +31,8 @@
 namespace lab {
 namespace {
 
-// `id` External: Vulkan allocates the memory (exportable) and CUDA imports it through a CudaLink;
+// `id` External: Vulkan allocates the memory (exportable: vulkan::ExportMemory) and CUDA imports it
+// (vulkan::CudaImports);
 // Exported: CUDA allocates it (interop::ExportableAllocation) and the kernels write it through its own
 // pointers, images in linear memory (GL shows them from buffers, as it cannot tile this memory as a
 // texture). Either way GL imports each allocation's FD, the renderer places the resources in it, and
@@ -65,13 +66,18 @@ class GlExternalMode final : public gl::Mode {
     m_placed = nullptr;
     m_gl_semaphores.clear();
     m_gl_memory.clear();
-    m_link.reset();  // CUDA's imports (it waits for both sides)
-    m_semaphores.reset();
+    if (m_imports) {
+      // CUDA's imports of Vulkan's memory, once every CUDA stream of the device is idle (errors are
+      // ignored: the teardown goes on regardless).
+      cudaDeviceSynchronize();
+      m_imports.reset();
+    }
+    m_semaphores.reset();  // CUDA's imports of the semaphores, then Vulkan's semaphores
     m_views.clear();
     m_allocations.clear();  // CUDA's own memory, once GL's import of it is gone
     // The Vulkan memory, then the device and instance, off GL's thread (vulkan::on_own_thread says why).
     vulkan::on_own_thread([this] {
-      m_renderer.reset();
+      m_memory.reset();
       m_context.reset();
       return 0;
     });
@@ -138,20 +144,19 @@ class GlExternalMode final : public gl::Mode {
       throw std::runtime_error("GL does not run on CUDA device " + std::to_string(m_cuda.device) + " (UUID " +
                                vulkan::to_string(uuid) + "): memory is shared only on one device");
 
-    // A headless Vulkan device on the same GPU: the semaphores, and for external the memory (with a 1x1
-    // frame target it never draws).
+    // A headless Vulkan device on the same GPU: the semaphores, and for external the memory.
     m_context = vulkan::on_own_thread([&uuid] { return std::make_unique<vulkan::Context>(&uuid); });
     const std::vector<ResourceDesc> descs = gl::descs_of(renderer.resources());
     std::vector<GLuint> memory;
     if (m_id == ModeId::External) {
-      m_renderer = std::make_unique<vulkan::Renderer>(*m_context, Extent{1, 1});
-      m_renderer->create_resources(descs, /*exportable=*/true);
-      m_link.emplace(*m_renderer, m_kind);
+      m_memory = std::make_unique<vulkan::ExportMemory>(*m_context, descs);
+      m_semaphores.emplace(*m_context, m_kind);
+      m_imports.emplace(vulkan::memory_to_import(*m_memory));
       // GL imports each allocation (an FD of its own; GL owns it after the import) ...
       for (size_t i = 0; i < descs.size(); ++i) {
-        const vulkan::Resource& resource = m_renderer->resources()[i];
-        m_gl_memory.push_back(import_memory_fd(m_renderer->export_fd(static_cast<int>(i)),
-                                               resource.allocation_size, resource.dedicated));
+        const vulkan::ExportedResource& resource = m_memory->resources()[i];
+        m_gl_memory.push_back(
+            import_memory_fd(m_memory->export_fd(i), resource.allocation_size, resource.dedicated));
         memory.push_back(m_gl_memory.back().get());
       }
     } else {
@@ -185,30 +190,15 @@ class GlExternalMode final : public gl::Mode {
                                    import_semaphore_fd(cuda_done()->export_fd(), timeline));
   }
 
-  // The frame's steps: the CudaLink's (external) or the semaphores' alone (exported).
-  vulkan::PassSync cubes_pass() { return m_link ? m_link->cubes_pass() : m_semaphores->cubes_pass(); }
-  void cuda_acquire() {
-    if (m_link)
-      m_link->cuda_acquire(m_cuda.stream);
-    else
-      m_semaphores->cuda_acquire(m_cuda.stream);
-  }
-  void cuda_release() {
-    if (m_link)
-      m_link->cuda_release(m_cuda.stream);
-    else
-      m_semaphores->cuda_release(m_cuda.stream);
-  }
-  vulkan::PassSync frame_pass(bool prepared) {
-    return m_link ? m_link->frame_pass(prepared) : m_semaphores->frame_pass(prepared);
-  }
-  const std::vector<CudaResourceView>& views() const { return m_link ? m_link->views() : m_views; }
-  const vulkan::ExportableSemaphore& graphics_done() const {
-    return m_link ? m_link->graphics_done() : m_semaphores->graphics_done();
-  }
-  const vulkan::ExportableSemaphore* cuda_done() const {
-    return m_link ? m_link->cuda_done() : m_semaphores->cuda_done();
-  }
+  // The frame's steps: the semaphores', in both forms.
+  vulkan::PassSync cubes_pass() { return m_semaphores->cubes_pass(); }
+  void cuda_acquire() { m_semaphores->cuda_acquire(m_cuda.stream); }
+  void cuda_release() { m_semaphores->cuda_release(m_cuda.stream); }
+  vulkan::PassSync frame_pass(bool prepared) { return m_semaphores->frame_pass(prepared); }
+  // External: CUDA's imports of Vulkan's memory; exported: CUDA's own allocations.
+  const std::vector<CudaResourceView>& views() const { return m_imports ? m_imports->views() : m_views; }
+  const vulkan::ExportableSemaphore& graphics_done() const { return m_semaphores->graphics_done(); }
+  const vulkan::ExportableSemaphore* cuda_done() const { return m_semaphores->cuda_done(); }
 
   const GlSemaphore& gl_semaphore(VkSemaphore semaphore) const {
     for (const auto& [vulkan_semaphore, gl] : m_gl_semaphores)
@@ -231,9 +221,9 @@ class GlExternalMode final : public gl::Mode {
   gl::Renderer* m_placed = nullptr;  // its resources are in the imported memory while attached
   // Declaration order is the reverse of teardown, which detach also does explicitly.
   std::unique_ptr<vulkan::Context> m_context;
-  std::unique_ptr<vulkan::Renderer> m_renderer;
-  std::optional<vulkan::CudaLink> m_link;                    // external
-  std::optional<vulkan::CudaSemaphores> m_semaphores;        // exported
+  std::unique_ptr<vulkan::ExportMemory> m_memory;            // external: Vulkan's memory, one per resource
+  std::optional<vulkan::CudaSemaphores> m_semaphores;        // both: Vulkan's, imported into CUDA
+  std::optional<vulkan::CudaImports> m_imports;              // external: m_memory imported into CUDA
   std::vector<interop::ExportableAllocation> m_allocations;  // exported: CUDA's memory, one per resource
   std::vector<CudaResourceView> m_views;                     // exported: m_allocations for the kernels
   std::vector<GlMemoryObject> m_gl_memory;

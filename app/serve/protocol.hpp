@@ -31,7 +31,7 @@ struct Command {
   enum class Kind { Scene, Mode, Size, Fps, MapFlags, RegisterFlags, Device, Filter };
   Kind kind = Kind::Scene;
   SceneId scene = SceneId::Wave;
-  ModeId mode = ModeId::Cpu;
+  ModeId mode = cpu_mode();
   Extent size;
   double fps = 0.0;  // frames per second at most, 1 to kMaxFpsCap; 0: as fast as the app can
   std::optional<interop::Access> access;  // MapFlags, RegisterFlags; unset: each resource's best ("best")
@@ -55,7 +55,7 @@ std::string error_json(const std::string& problem);
 
 // A mode of the running API, and whether it runs here (why not, with the remedy).
 struct ModeChoice {
-  ModeId mode = ModeId::Cpu;
+  ModeId mode = cpu_mode();
   bool available = false;
   std::string reason;
 };
@@ -70,7 +70,7 @@ struct PhaseLine {
 
 // The median of each phase a mode recorded since the scene started: the "modes compared" table.
 struct ModeComparison {
-  ModeId mode = ModeId::Cpu;
+  ModeId mode = cpu_mode();
   std::vector<PhaseLine> phases;
 };
 
@@ -94,7 +94,7 @@ struct AppState {
   std::string filter;  // the postprocess scene's; "" in the other scenes
   FlagsState flags;
   std::string doctor;  // the doctor's report as --doctor prints it; "" where the app has none
-  ModeId mode = ModeId::Cpu;
+  ModeId mode = cpu_mode();
   std::vector<ModeChoice> modes;
   Extent size;
   long long frame = 0;

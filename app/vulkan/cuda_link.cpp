@@ -1,64 +1,16 @@
-// app/vulkan/cuda_link.cpp — imports the Vulkan renderer's exported memory and semaphores into CUDA and
-// hands out each frame's waits and signals (see cuda_link.hpp for the order and the ownership rules).
+// app/vulkan/cuda_link.cpp — the Vulkan renderer's exported memory and semaphores imported into CUDA
+// (cuda_import.cpp imports them; see cuda_link.hpp for the order and the ownership rules).
 #include "app/vulkan/cuda_link.hpp"
 
-#include "app/os/os.hpp"
-#include "interop/error.hpp"
-
-#include <cstring>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <utility>
 
 namespace lab::vulkan {
 
-namespace {
-
-// Imports `fd` with `import`; the FD belongs to CUDA once that succeeds, and is closed here if it throws.
-template <class Import>
-auto import_fd(int fd, Import import) {
-  try {
-    return import(fd);
-  } catch (...) {
-    os::close_file(fd);
-    throw;
-  }
-}
-
-}  // namespace
-
-interop::ExternalSemaphore import_semaphore(const ExportableSemaphore& semaphore) {
-  return import_fd(semaphore.export_fd(), [&](int fd) {
-    interop::ExternalSemaphoreDesc desc;
-    desc.type = semaphore.kind() == interop::SemaphoreKind::Timeline ? interop::ExternalHandleType::TimelineFd
-                                                                     : interop::ExternalHandleType::OpaqueFd;
-    desc.fd = fd;
-    return interop::ExternalSemaphore(desc);
-  });
-}
-
-Uuid cuda_device_uuid(int device) {
-  cudaDeviceProp properties{};
-  INTEROP_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
-  Uuid uuid;
-  static_assert(sizeof(properties.uuid.bytes) == std::tuple_size<Uuid>::value,
-                "CUDA and Vulkan UUIDs differ");
-  std::memcpy(uuid.data(), properties.uuid.bytes, uuid.size());
-  return uuid;
-}
-
-CudaSemaphores::CudaSemaphores(Context& context, interop::SemaphoreKind kind)
-    : m_kind(kind), m_graphics_done(context, kind) {
-  if (kind == interop::SemaphoreKind::Binary) m_cuda_done.emplace(context, kind);
-  m_cuda_graphics_done = import_semaphore(m_graphics_done);
-  if (m_cuda_done) m_cuda_cuda_done = import_semaphore(*m_cuda_done);
-}
-
-CudaImports::CudaImports(Renderer& renderer) {
+std::vector<MemoryToImport> memory_to_import(Renderer& renderer) {
   const std::vector<Resource>& resources = renderer.resources();
-  m_imported.resize(resources.size());
-  m_views.resize(resources.size());
+  std::vector<MemoryToImport> imports;
   for (size_t index = 0; index < resources.size(); ++index) {
     const Resource& resource = resources[index];
     // The buffer mode: an image whose texels live in its linear buffer is imported as that buffer.
@@ -66,49 +18,21 @@ CudaImports::CudaImports(Renderer& renderer) {
     if (!resource.exportable && !linear)
       throw std::logic_error(std::string("CudaImports: resource \"") + resource.desc.label +
                              "\" was not created exportable; call Renderer::create_resources(descs, true)");
-    const bool image = resource.desc.kind == ResourceKind::Texture2D;
-    Imported& imported = m_imported[index];
-    const int fd = linear ? renderer.export_linear_fd(static_cast<int>(index))
-                          : renderer.export_fd(static_cast<int>(index));
-    imported.memory = import_fd(fd, [&](int owned_fd) {
-      interop::ExternalMemoryDesc desc;
-      desc.type = interop::ExternalHandleType::OpaqueFd;
-      desc.fd = owned_fd;
-      desc.size = linear ? resource.linear_allocation_size : resource.allocation_size;
-      desc.dedicated = linear || resource.dedicated;  // the linear buffer has an allocation of its own
-      return interop::ExternalMemory(desc);
-    });
-    CudaResourceView& view = m_views[index];
-    view.bytes = resource.desc.bytes;
-    if (linear) {
-      imported.buffer = imported.memory.map_buffer(0, resource.desc.bytes);
-      view = linear_view(imported.buffer.data(), resource.desc);
-      continue;
-    }
-    if (!image) {
-      imported.buffer = imported.memory.map_buffer(0, resource.desc.bytes);
-      view.pointer = imported.buffer.data();
-      continue;
-    }
-    // Exactly the VkImage: RGBA8 UNORM, width x height, one level; it is a colour attachment, and the
-    // kernels write it through surfaces.
-    interop::MipmappedArrayDesc array;
-    array.format = cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsigned);
-    array.extent = {static_cast<size_t>(resource.desc.width), static_cast<size_t>(resource.desc.height), 0};
-    array.levels = 1;
-    array.flags = cudaArraySurfaceLoadStore | cudaArrayColorAttachment;
-    imported.array = imported.memory.map_mipmapped_array(array);
-    if (resource.desc.role == ResourceRole::Output) {
-      imported.surface = interop::SurfaceObject(imported.array.level(0));
-      view.surface = imported.surface.get();
-    } else {
-      interop::TextureObjectDesc texture;
-      texture.read_mode = cudaReadModeNormalizedFloat;  // RGBA8 texels arrive as float4 in [0, 1]
-      imported.texture = interop::TextureObject(imported.array.level(0), texture);
-      view.texture = imported.texture.get();
-    }
-  }
+    MemoryToImport import;
+    import.desc = resource.desc;
+    import.linear = linear;
+    import.allocation_size = linear ? resource.linear_allocation_size : resource.allocation_size;
+    import.dedicated = linear || resource.dedicated;  // the linear buffer has an allocation of its own
+    const int at = static_cast<int>(index);
+    import.export_fd = [&renderer, at, linear ] {
+      return linear ? renderer.export_linear_fd(at) : renderer.export_fd(at);
+  };
+  imports.push_back(std::move(import));
 }
+return imports;
+}  // namespace lab::vulkan
+
+CudaImports::CudaImports(Renderer& renderer) : CudaImports(memory_to_import(renderer)) {}
 
 CudaLink::CudaLink(Renderer& renderer, interop::SemaphoreKind kind)
     : m_renderer(renderer), m_semaphores(renderer.context(), kind), m_imports(renderer) {}
@@ -118,54 +42,6 @@ CudaLink::~CudaLink() {
   // device go idle first. Errors are ignored here: a destructor has no one to tell.
   m_renderer.wait_idle();
   cudaDeviceSynchronize();
-}
-
-PassSync CudaSemaphores::cubes_pass() {
-  PassSync sync;
-  if (m_kind == interop::SemaphoreKind::Timeline) {
-    m_graphics_value = ++m_value;
-    sync.signal.push_back({m_graphics_done.get(), m_graphics_value});
-  } else {
-    sync.signal.push_back({m_graphics_done.get(), 0});
-    m_graphics_signalled = true;
-  }
-  return sync;
-}
-
-void CudaSemaphores::cuda_acquire(cudaStream_t stream) {
-  if (m_kind == interop::SemaphoreKind::Timeline) {
-    // Value 0 before the first frame's graphics pass: already reached.
-    m_cuda_graphics_done.wait(stream, m_graphics_value);
-  } else if (m_graphics_signalled) {
-    m_cuda_graphics_done.wait(stream);
-    m_graphics_signalled = false;
-  }
-}
-
-void CudaSemaphores::cuda_release(cudaStream_t stream) {
-  if (m_kind == interop::SemaphoreKind::Timeline) {
-    m_cuda_graphics_done.signal(stream, ++m_value);
-  } else {
-    m_cuda_cuda_done.signal(stream);
-  }
-}
-
-PassSync CudaSemaphores::frame_pass(bool prepared) {
-  PassSync sync;
-  if (m_kind == interop::SemaphoreKind::Timeline) {
-    sync.wait.push_back({m_graphics_done.get(), m_value});
-    if (!prepared) {
-      m_graphics_value = ++m_value;
-      sync.signal.push_back({m_graphics_done.get(), m_graphics_value});
-    }
-  } else {
-    sync.wait.push_back({m_cuda_done->get(), 0});
-    if (!prepared) {
-      sync.signal.push_back({m_graphics_done.get(), 0});
-      m_graphics_signalled = true;
-    }
-  }
-  return sync;
 }
 
 }  // namespace lab::vulkan

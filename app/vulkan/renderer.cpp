@@ -15,6 +15,7 @@
 // Needs a device whose queue has graphics (Context picks one) and Vulkan 1.2 (timeline semaphores).
 #include "app/vulkan/renderer.hpp"
 
+#include "app/vulkan/export_memory.hpp"
 #include "kernels/wave.hpp"
 
 #include <algorithm>
@@ -50,15 +51,11 @@ constexpr uint32_t kBufferImageFrag[] =
     ;
 
 constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;
+static_assert(kColorFormat == kResourceImageFormat, "the frame and the resources share one colour format");
 // Command buffers recorded while earlier ones may still run; the host waits for the oldest beyond this.
 constexpr size_t kPassesInFlight = 3;
 
-constexpr VkBufferUsageFlags kResourceBufferUsage =
-    VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-constexpr VkImageUsageFlags kResourceImageUsage =
-    VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT |
-    VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+// kResourceBufferUsage, kResourceImageUsage: export_memory.hpp's, which GL's external mode allocates with.
 
 // The push constants and the uniform block of assets/shaders/vulkan (std430 / std140 offsets).
 struct WavePush {
@@ -233,31 +230,6 @@ Buffer import_buffer(const Context& context, VkDeviceSize bytes, VkBufferUsageFl
   buffer.allocation.size = size;
   check(vkBindBufferMemory(context.device(), handle, memory, 0), "vkBindBufferMemory (imported)");
   return buffer;
-}
-
-void require_exportable_image(const Context& context, VkImageUsageFlags usage) {
-  auto external = lab::vulkan::make<VkPhysicalDeviceExternalImageFormatInfo>(
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO);
-  external.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  auto format = lab::vulkan::make<VkPhysicalDeviceImageFormatInfo2>(
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2);
-  format.pNext = &external;
-  format.format = kColorFormat;
-  format.type = VK_IMAGE_TYPE_2D;
-  format.tiling = VK_IMAGE_TILING_OPTIMAL;
-  format.usage = usage;
-  auto external_properties =
-      lab::vulkan::make<VkExternalImageFormatProperties>(VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES);
-  auto properties = lab::vulkan::make<VkImageFormatProperties2>(VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2);
-  properties.pNext = &external_properties;
-  const VkResult result =
-      vkGetPhysicalDeviceImageFormatProperties2(context.physical_device(), &format, &properties);
-  const VkExternalMemoryFeatureFlags features =
-      external_properties.externalMemoryProperties.externalMemoryFeatures;
-  if (result != VK_SUCCESS || !(features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
-    throw std::runtime_error(
-        "Vulkan: " + context.info().name +
-        " cannot export RGBA8 images as opaque FDs; use a copying mode (staging or cpu)");
 }
 
 ImageObject create_image(const Context& context, Extent extent, VkFormat format, VkImageUsageFlags usage,

@@ -24,6 +24,7 @@
 #include "app/scene/scene_compute.hpp"
 #include "app/timing/timing.hpp"
 #include "app/vulkan/export.hpp"
+#include "app/vulkan/pass_sync.hpp"
 #include "interop/vmm.hpp"
 
 #include <vulkan/vulkan.h>
@@ -36,16 +37,6 @@
 #include <vector>
 
 namespace lab::vulkan {
-
-// A semaphore a pass waits on or signals: timeline (value > 0) or binary (value 0).
-struct SemaphoreSignal {
-  VkSemaphore semaphore = VK_NULL_HANDLE;
-  uint64_t value = 0;
-};
-struct PassSync {
-  std::vector<SemaphoreSignal> wait;    // waited on before the pass's first command (all stages)
-  std::vector<SemaphoreSignal> signal;  // signalled when the pass's commands are done
-};
 
 // One resource of the scene, as the renderer created it.
 struct Resource {

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -240,6 +241,44 @@ TEST(CliTest, NamesRoundTrip) {
   EXPECT_STREQ(lab::to_string(lab::ModeId::Cpu), "cpu");
   EXPECT_FALSE(lab::scene_from_string("Wave").has_value());
   EXPECT_FALSE(lab::mode_from_string("").has_value());
+}
+
+// The mode table (cli.cpp's kModes) answers for every ModeId, so the files that decide by a mode's facts ask
+// it instead of naming modes; its own static_asserts hold the rows to ModeId's order.
+TEST(ModeTable, EveryModeIdHasARowWithItsNameAndFacts) {
+  ASSERT_EQ(lab::all_modes().size(), lab::kModeCount);
+  for (size_t index = 0; index < lab::kModeCount; ++index) {
+    const lab::ModeId mode = static_cast<lab::ModeId>(index);
+    SCOPED_TRACE(index);
+    EXPECT_EQ(lab::all_modes()[index], mode) << "the table lists the modes in ModeId's order";
+    EXPECT_STRNE(lab::to_string(mode), "?");
+    EXPECT_STRNE(lab::describe(mode), "?");
+    EXPECT_EQ(lab::mode_named(lab::to_string(mode)), mode);
+    EXPECT_EQ(lab::uses_semaphores(mode), lab::mode_family(mode) == lab::ModeFamily::ExternalMemory);
+    EXPECT_EQ(lab::shares_graphics_memory(mode),
+              lab::mode_family(mode) == lab::ModeFamily::MapUnmap ||
+                  lab::mode_family(mode) == lab::ModeFamily::ExternalMemory);
+    // Two steps down at most reach cpu, the one mode that falls back to itself.
+    EXPECT_EQ(lab::falls_back_to(lab::falls_back_to(mode)), lab::cpu_mode());
+    EXPECT_EQ(lab::falls_back_to(mode) == mode, lab::is_cpu_mode(mode));
+  }
+}
+
+TEST(ModeTable, ItsQueriesNameTheModesTheRulesMean) {
+  EXPECT_STREQ(lab::to_string(lab::cpu_mode()), "cpu");
+  EXPECT_TRUE(lab::is_cpu_mode(lab::mode_named("cpu")));
+  EXPECT_FALSE(lab::is_cpu_mode(lab::mode_named("staging")));
+  EXPECT_EQ(lab::mode_family(lab::mode_named("staging")), lab::ModeFamily::Copy);
+  EXPECT_STREQ(lab::to_string(lab::falls_back_to(lab::mode_named("external"))), "staging");
+  EXPECT_TRUE(lab::has_graph_form(lab::mode_named("interop")));
+  EXPECT_FALSE(lab::has_graph_form(lab::mode_named("eglstream")));
+  EXPECT_FALSE(lab::shares_graphics_memory(lab::mode_named("eglstream")));
+  try {
+    lab::mode_named("Interop");
+    FAIL() << "a name the table has not is refused";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("interop, reregister"), std::string::npos) << error.what();
+  }
 }
 
 TEST(CliTest, ListTextNamesEverySceneAndMode) {

@@ -1,0 +1,183 @@
+// app/vulkan/export_memory.cpp — a scene's resources in exportable Vulkan memory, without the renderer
+// (export_memory.hpp says what they are and who owns what).
+#include "app/vulkan/export_memory.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace lab::vulkan {
+
+namespace {
+
+void validate(const ResourceDesc& desc, size_t index) {
+  const std::string name = "ResourceDesc[" + std::to_string(index) + "] (\"" + desc.label + "\")";
+  if (desc.kind == ResourceKind::Buffer) {
+    if (desc.bytes == 0) throw std::invalid_argument(name + ".bytes is 0: a buffer needs a size");
+    return;
+  }
+  if (desc.width <= 0 || desc.height <= 0)
+    throw std::invalid_argument(name + ".width and .height are " + std::to_string(desc.width) + "x" +
+                                std::to_string(desc.height) + ": a texture needs both > 0");
+  if (desc.bytes != static_cast<size_t>(desc.width) * static_cast<size_t>(desc.height) * 4)
+    throw std::invalid_argument(name + ".bytes is " + std::to_string(desc.bytes) +
+                                "; an RGBA8 texture needs width * height * 4 = " +
+                                std::to_string(static_cast<size_t>(desc.width) * desc.height * 4));
+}
+
+VkBuffer create_exportable_buffer(const Context& context, VkDeviceSize size) {
+  auto external =
+      make<VkExternalMemoryBufferCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
+  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto create = make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+  create.pNext = &external;
+  create.size = size;
+  create.usage = kResourceBufferUsage;
+  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  check(vkCreateBuffer(context.device(), &create, nullptr, &buffer), "vkCreateBuffer");
+  return buffer;
+}
+
+VkImage create_exportable_image(const Context& context, int width, int height) {
+  auto external = make<VkExternalMemoryImageCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO);
+  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto create = make<VkImageCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO);
+  create.pNext = &external;
+  create.imageType = VK_IMAGE_TYPE_2D;
+  create.format = kResourceImageFormat;
+  create.extent = {static_cast<uint32_t>(width), static_cast<uint32_t>(height), 1};
+  create.mipLevels = 1;
+  create.arrayLayers = 1;
+  create.samples = VK_SAMPLE_COUNT_1_BIT;
+  create.tiling = VK_IMAGE_TILING_OPTIMAL;
+  create.usage = kResourceImageUsage;
+  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  create.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  VkImage image = VK_NULL_HANDLE;
+  check(vkCreateImage(context.device(), &create, nullptr, &image), "vkCreateImage");
+  return image;
+}
+
+// The renderer's first pass over new exportable resources: images from UNDEFINED into GENERAL (their
+// layout for life), then every resource released to VK_QUEUE_FAMILY_EXTERNAL, where an importer's
+// semaphores alone order the accesses.
+void record_release_to_external(VkCommandBuffer commands, const std::vector<ExportedResource>& resources,
+                                uint32_t family) {
+  std::vector<VkImageMemoryBarrier> layouts;
+  for (const ExportedResource& resource : resources) {
+    if (resource.image == VK_NULL_HANDLE) continue;
+    auto barrier = make<VkImageMemoryBarrier>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER);
+    barrier.srcAccessMask = 0;
+    barrier.dstAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+    barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+    barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.image = resource.image;
+    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    layouts.push_back(barrier);
+  }
+  if (!layouts.empty())
+    vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
+                         0, nullptr, 0, nullptr, static_cast<uint32_t>(layouts.size()), layouts.data());
+
+  std::vector<VkBufferMemoryBarrier> buffers;
+  std::vector<VkImageMemoryBarrier> images;
+  for (const ExportedResource& resource : resources) {
+    if (resource.buffer != VK_NULL_HANDLE) {
+      auto barrier = make<VkBufferMemoryBarrier>(VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER);
+      barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+      barrier.dstAccessMask = 0;
+      barrier.srcQueueFamilyIndex = family;
+      barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+      barrier.buffer = resource.buffer;
+      barrier.size = VK_WHOLE_SIZE;
+      buffers.push_back(barrier);
+    } else {
+      auto barrier = make<VkImageMemoryBarrier>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER);
+      barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+      barrier.dstAccessMask = 0;
+      barrier.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
+      barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+      barrier.srcQueueFamilyIndex = family;
+      barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+      barrier.image = resource.image;
+      barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+      images.push_back(barrier);
+    }
+  }
+  if (!buffers.empty() || !images.empty())
+    vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                         0, 0, nullptr, static_cast<uint32_t>(buffers.size()), buffers.data(),
+                         static_cast<uint32_t>(images.size()), images.data());
+}
+
+}  // namespace
+
+void require_exportable_image(const Context& context, VkImageUsageFlags usage) {
+  auto external = make<VkPhysicalDeviceExternalImageFormatInfo>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO);
+  external.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto format = make<VkPhysicalDeviceImageFormatInfo2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2);
+  format.pNext = &external;
+  format.format = kResourceImageFormat;
+  format.type = VK_IMAGE_TYPE_2D;
+  format.tiling = VK_IMAGE_TILING_OPTIMAL;
+  format.usage = usage;
+  auto external_properties =
+      make<VkExternalImageFormatProperties>(VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES);
+  auto properties = make<VkImageFormatProperties2>(VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2);
+  properties.pNext = &external_properties;
+  const VkResult result =
+      vkGetPhysicalDeviceImageFormatProperties2(context.physical_device(), &format, &properties);
+  const VkExternalMemoryFeatureFlags features =
+      external_properties.externalMemoryProperties.externalMemoryFeatures;
+  if (result != VK_SUCCESS || !(features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
+    throw std::runtime_error(
+        "Vulkan: " + context.info().name +
+        " cannot export RGBA8 images as opaque FDs; use a copying mode (staging or cpu)");
+}
+
+ExportMemory::ExportMemory(Context& context, const std::vector<ResourceDesc>& descs) : m_context(context) {
+  bool any_image = false;
+  for (size_t i = 0; i < descs.size(); ++i) {
+    validate(descs[i], i);
+    any_image |= descs[i].kind == ResourceKind::Texture2D;
+  }
+  if (any_image) require_exportable_image(context, kResourceImageUsage);
+  VkDevice device = context.device();
+  for (const ResourceDesc& desc : descs) {
+    Owned owned;
+    ExportedResource resource;
+    resource.desc = desc;
+    if (desc.kind == ResourceKind::Buffer) {
+      owned.buffer = UniqueBuffer(device, create_exportable_buffer(context, desc.bytes));
+      owned.allocation = allocate_dedicated(context, owned.buffer.get(), VK_NULL_HANDLE,
+                                            VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, /*exportable=*/true);
+      resource.buffer = owned.buffer.get();
+    } else {
+      owned.image = UniqueImage(device, create_exportable_image(context, desc.width, desc.height));
+      owned.allocation = allocate_dedicated(context, VK_NULL_HANDLE, owned.image.get(),
+                                            VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, /*exportable=*/true);
+      resource.image = owned.image.get();
+    }
+    resource.memory = owned.allocation.memory.get();
+    resource.allocation_size = owned.allocation.size;
+    m_owned.push_back(std::move(owned));
+    m_resources.push_back(resource);
+  }
+  const uint32_t family = context.queue_family();
+  context.submit([&](VkCommandBuffer commands) { record_release_to_external(commands, m_resources, family); },
+                 VK_NULL_HANDLE, 0, 0, /*wait_idle=*/true);
+}
+
+ExportMemory::~ExportMemory() {
+  vkDeviceWaitIdle(m_context.device());  // nothing is destroyed while a submission may still use it
+}
+
+int ExportMemory::export_fd(size_t index) const {
+  return export_memory_fd(m_context, m_resources.at(index).memory);
+}
+
+}  // namespace lab::vulkan
