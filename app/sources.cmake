@@ -52,7 +52,7 @@ set(lab_glfw_sources ${app_dir}/glfw/panel_layout.cpp ${app_dir}/glfw/window.cpp
 # app/gl (labapp); headless GL is EGL, which exists on Linux only: Windows gets the platform's refusal with a
 # remedy.
 set(lab_gl_sources)
-foreach(source IN ITEMS app backend bench bench_loops bench_rows bench_throughput doctor_gl frame_read gl_external gl_objects mode mode_buffer mode_external mode_interop mode_pbo
+foreach(source IN ITEMS app backend bench bench_external bench_loops bench_rows bench_throughput doctor_gl frame_read gl_external gl_objects mode mode_buffer mode_external mode_interop mode_pbo
                         mode_split platform_glfw profiling renderer
                         timing ui)
   list(APPEND lab_gl_sources ${app_dir}/gl/${source}.cpp)

@@ -5,8 +5,10 @@
 // (the scene's kernels writing plain cudaMalloc memory), the graphics (the GL work the frame needs,
 // alone), the hand-off (map + unmap alone), and the bare loop (the minimal correct frame with raw CUDA
 // calls: the scene's GL input -> map -> the same kernels -> unmap -> show). A mode is judged against
-// floor + hand-off + graphics and against the bare loop. Last, what per-phase timing costs with each
-// choice of clocks, and 1, 4 and 16 textures of the same total size mapped one by one or in one call.
+// floor + hand-off + graphics, against the bare loop, and against its own loop (bench_loops.hpp), which
+// its row of the bench table names (bench_rows.hpp: what this file knows of each mode). Last, what per-phase
+// timing costs with each choice of clocks, and 1, 4 and 16 textures of the same total size mapped one by one
+// or in one call.
 #include "app/gl/bench.hpp"
 
 #include "app/bench/report.hpp"

@@ -9,6 +9,7 @@
 
 #include "app/bench/report.hpp"
 #include "app/gl/renderer.hpp"
+#include "app/image/image_io.hpp"
 #include "app/scene/scene_compute.hpp"
 
 #include <cuda_runtime_api.h>
@@ -75,6 +76,18 @@ std::optional<Measurement> split_loop(App& app, std::optional<long long> frames)
 std::optional<Measurement> buffer_loop(App& app, std::optional<long long> frames);
 std::optional<Measurement> staging_loop(App& app, std::optional<long long> frames);
 std::optional<Measurement> cpu_loop(App& app, std::optional<long long> frames);
+// app/gl/bench_external.cpp: the semaphore-ordered frame with the memory made by raw Vulkan calls
+// (external) or raw cuMem* calls (exported), with the app's --semaphores kind.
+// `last`, when given, receives the frame drawn last (App::read_frame, before the memory goes) and its index:
+// the tests hold it against the cpu frame.
+struct LoopFrame {
+  long long index = -1;
+  Image image;
+};
+std::optional<Measurement> external_loop(App& app, std::optional<long long> frames,
+                                         LoopFrame* last = nullptr);
+std::optional<Measurement> exported_loop(App& app, std::optional<long long> frames,
+                                         LoopFrame* last = nullptr);
 // app/gl/bench_eglstream.cpp: raw EGLStream calls (none on Windows, which has no EGL). `last_index`, when
 // given, receives the index of the frame drawn last (the warm-up's length varies): the tests hold the
 // scene's texture, which the loop draws into as the mode does, against the cpu frame of that index.

@@ -47,17 +47,16 @@ TEST(Bench, MeasuresEveryAvailablePathAndWritesJsonAndChart) {
       EXPECT_NEAR(entry.at("ratio_to_reference").get<double>(),
                   entry.at("median_ms").get<double>() / reference, 1e-9);
     }
-    // Every mode is judged against its own minimal loop, measured beside it (interop's is the bare loop),
-    // but external: its frame already is the five calls a raw loop would make.
+    // Every mode is judged against its own minimal loop, measured beside it (interop's is the bare loop).
     const bool reference = entry.at("role") != "mode";
     EXPECT_EQ(reference, path == "floor" || path == "handoff" || path == "handoff (semaphores)" ||
                              path == "graphics" || path == "bare" || path == "show texture" ||
                              path == "show buffer" || path.find(" ref") != std::string::npos)
         << entry.dump();
     // A mode as a CUDA graph (--graph) is judged against the same references as the mode, not a loop of
-    // its own; GL's external and exported have none yet (docs/ARCHITECTURE.md's benchmark paragraph).
+    // its own.
     const bool graph = path.size() > 6 && path.compare(path.size() - 6, 6, " graph") == 0;
-    if (path == "external" || path == "exported" || graph) {
+    if (graph) {
       EXPECT_FALSE(entry.contains("ratio_to_own_reference")) << entry.dump();
     } else if (!reference) {
       EXPECT_TRUE(entry.contains("ratio_to_own_reference")) << entry.dump();
