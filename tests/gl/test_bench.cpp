@@ -4,6 +4,7 @@
 #include "tests/support/scratch_dir.hpp"
 
 #include "app/gl/bench.hpp"
+#include "app/gl/bench_rows.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -124,6 +125,28 @@ TEST(Bench, FiltersToTheCasesAskedFor) {
   EXPECT_EQ(only.at("height"), 48);
   EXPECT_TRUE(report.at("scaling").empty());
   EXPECT_TRUE(report.at("timing_cost").empty());
+}
+
+}  // namespace
+
+namespace {
+
+// What the benchmark knows of a mode is its row: every GL mode has exactly one (bench_row throws for a mode
+// without), each own loop's label names its mode, and the mode it parks on runs without CUDA (the bench
+// parks between cases on every machine).
+TEST(Bench, EveryGlModeHasOneRowAndItsOwnLoopIsLabelledByIt) {
+  for (const lab::ModeId mode : lab::modes_of(lab::GraphicsApi::Gl)) {
+    size_t rows = 0;
+    for (const lab::gl_bench::BenchRow& row : lab::gl_bench::bench_rows()) rows += row.mode == mode ? 1 : 0;
+    EXPECT_EQ(rows, 1u) << lab::to_string(mode);
+    const lab::gl_bench::BenchRow& row = lab::gl_bench::bench_row(mode);
+    if (row.own_loop != nullptr) {
+      EXPECT_EQ(std::string(row.own_path), std::string(lab::to_string(mode)) + " ref");
+    }
+  }
+  EXPECT_EQ(lab::gl_bench::bench_rows().size(), lab::modes_of(lab::GraphicsApi::Gl).size());
+  EXPECT_FALSE(lab::gl_bench::bench_row(lab::gl_bench::parking_mode()).needs_cuda);
+  EXPECT_NE(lab::gl_bench::bench_row(lab::gl_bench::parking_mode()).own_loop, nullptr);
 }
 
 }  // namespace

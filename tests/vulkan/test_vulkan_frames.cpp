@@ -766,4 +766,29 @@ TEST(VulkanFrames, TheBenchmarksBareLoopsDrawTheCpuFrame) {
   }
 }
 
+// The bench's rows (bench_rows.hpp): each mode is judged by a bare loop that exists, and --mode of a mode
+// measures exactly the bare loops that judge it (external's for a mode that none judges, as before).
+TEST(VulkanFrames, EachBenchRowIsJudgedByABareLoopTheRunMeasures) {
+  for (const lab::vulkan::BenchRow& row : lab::vulkan::bench_rows()) {
+    SCOPED_TRACE(row.path);
+    EXPECT_TRUE(lab::has_mode(lab::GraphicsApi::Vulkan, row.mode));
+    lab::Options options;
+    options.mode = row.mode;
+    size_t measured = 0, judging = 0;
+    for (const lab::vulkan::BareRow& bare : lab::vulkan::bare_rows()) {
+      const bool judges = std::string(bare.path) == row.bare_path;
+      judging += judges ? 1 : 0;
+      if (!lab::vulkan::asks_for(options, bare)) continue;
+      ++measured;
+      if (*row.bare_path != '\0') {
+        EXPECT_TRUE(judges) << bare.path << " measured, not judging";
+      }
+    }
+    EXPECT_EQ(judging, *row.bare_path == '\0' ? 0u : 1u);
+    EXPECT_EQ(measured, 1u);
+    EXPECT_EQ(lab::vulkan::asks_for_throughput(options), row.measures_throughput);
+  }
+  EXPECT_TRUE(lab::vulkan::asks_for_throughput(lab::Options{}));  // no --mode: every row
+}
+
 }  // namespace
