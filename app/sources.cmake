@@ -52,7 +52,7 @@ set(lab_glfw_sources ${app_dir}/glfw/panel.cpp ${app_dir}/glfw/panel_layout.cpp 
 # app/gl (labapp); headless GL is EGL, which exists on Linux only: Windows gets the platform's refusal with a
 # remedy.
 set(lab_gl_sources)
-foreach(source IN ITEMS backend bench bench_throughput doctor_gl frame_read gl_external gl_objects mode mode_buffer mode_external mode_interop mode_pbo
+foreach(source IN ITEMS backend bench bench_external bench_loops bench_rows bench_throughput doctor_gl frame_read gl_external gl_objects mode mode_buffer mode_external mode_interop mode_pbo
                         mode_split platform_glfw profiling renderer
                         timing)
   list(APPEND lab_gl_sources ${app_dir}/gl/${source}.cpp)
@@ -60,5 +60,6 @@ endforeach()
 if(WIN32)
   list(APPEND lab_gl_sources ${app_dir}/gl/platform_win32.cpp)
 else()
-  list(APPEND lab_gl_sources ${app_dir}/gl/platform_egl.cpp ${app_dir}/gl/mode_eglstream.cpp)
+  list(APPEND lab_gl_sources ${app_dir}/gl/platform_egl.cpp ${app_dir}/gl/mode_eglstream.cpp
+       ${app_dir}/gl/bench_eglstream.cpp)
 endif()

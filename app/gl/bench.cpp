@@ -5,11 +5,15 @@
 // (the scene's kernels writing plain cudaMalloc memory), the graphics (the GL work the frame needs,
 // alone), the hand-off (map + unmap alone), and the bare loop (the minimal correct frame with raw CUDA
 // calls: the scene's GL input -> map -> the same kernels -> unmap -> show). A mode is judged against
-// floor + hand-off + graphics and against the bare loop. Last, what per-phase timing costs with each
-// choice of clocks, and 1, 4 and 16 textures of the same total size mapped one by one or in one call.
+// floor + hand-off + graphics, against the bare loop, and against its own loop (bench_loops.hpp), which
+// its row of the bench table names (bench_rows.hpp: what this file knows of each mode). Last, what per-phase
+// timing costs with each choice of clocks, and 1, 4 and 16 textures of the same total size mapped one by one
+// or in one call.
 #include "app/gl/bench.hpp"
 
 #include "app/bench/report.hpp"
+#include "app/gl/bench_loops.hpp"
+#include "app/gl/bench_rows.hpp"
 #include "app/gl/bench_throughput.hpp"
 
 #include "app/core/text.hpp"
@@ -52,18 +56,23 @@ constexpr const char* kSemaphoreHandoff = "handoff (semaphores)";
 
 const std::vector<BenchSize> kDefaultSizes = {{1280, 720}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
 
-using Measurement = bench::Result;
-
-Measurement summarize(std::string path, bench::Role role, const std::vector<double>& wall) {
-  Measurement m;
-  m.api = "gl";
-  m.path = std::move(path);
-  m.role = role;
-  m.frames = static_cast<long long>(wall.size());
-  m.median_ms = median(wall);
-  m.p90_ms = percentile(wall, 0.9);
-  return m;
+// The mode whose frame the throughput rows and the timing cost measure (interop).
+ModeId extras_mode() {
+  for (const gl_bench::BenchRow& row : gl_bench::bench_rows())
+    if (row.measures_extras) return row.mode;
+  throw std::logic_error("the GL bench rows name no mode for the throughput rows and the timing cost");
 }
+
+// Whether the mode's own loop is measured beside it: it has one, and it can run here.
+bool measures_own_loop(const gl_bench::BenchRow& row, bool cuda) {
+  return row.own_loop != nullptr && (!row.needs_cuda || cuda);
+}
+
+using gl_bench::draw_input;
+using gl_bench::finish_frame;
+using gl_bench::measure_bare_loop;
+using gl_bench::Measurement;
+using gl_bench::summarize;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -82,20 +91,6 @@ void resize_and_wait(App& app, Extent extent) {
                              size_text(extent.width, extent.height) + " (it is " +
                              size_text(got.width, got.height) +
                              "): measure sizes that fit the screen, or run headless");
-}
-
-// Every frame of the benchmark ends with all its work finished, GL's and CUDA's: glFinish alone could
-// return before CUDA work that no later GL command waits for (a headless image scene draws nothing
-// after its unmap).
-void finish_frame(App& app) {
-  glFinish();
-  if (const cudaStream_t stream = app.cuda_stream()) INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
-}
-
-// The GL rendering of what the kernels read, if the scene has one (postprocess: the cubes).
-void draw_input(App& app, const FrameInfo& frame) {
-  if (app.plan().cubes_target >= 0)
-    app.renderer().draw_cubes(app.plan().cubes_target, cubes_view(frame.extent, frame.time));
 }
 
 // The floor: the scene's own kernels (compute_cuda) on plain cudaMalloc memory of the same sizes,
@@ -134,111 +129,9 @@ Measurement measure_graphics(App& app, std::optional<long long> frames) {
   return summarize("graphics", bench::Role::Graphics, wall);
 }
 
-// The scene's GL objects registered with raw CUDA calls (no interop:: types), and per frame one
-// cudaGraphicsMapResources of all of them with views for the kernels: what a hand-written sample does.
-class RawRegistrations {
- public:
-  // `surfaces`: output textures are written through surface objects (else only copied into).
-  RawRegistrations(const std::vector<gl::Resource>& specs, cudaStream_t stream, bool surfaces = true)
-      : m_specs(specs),
-        m_stream(stream),
-        m_resources(specs.size(), nullptr),
-        m_arrays(specs.size(), nullptr),
-        m_views(specs.size()) {
-    try {
-      for (size_t i = 0; i < specs.size(); ++i) {
-        const bool output = specs[i].desc.role == ResourceRole::Output;
-        if (specs[i].desc.kind == ResourceKind::Buffer || specs[i].linear) {
-          INTEROP_CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&m_resources[i], specs[i].gl_name,
-                                                          cudaGraphicsRegisterFlagsWriteDiscard));
-        } else {
-          const unsigned int flags =
-              !output    ? cudaGraphicsRegisterFlagsReadOnly
-              : surfaces ? cudaGraphicsRegisterFlagsSurfaceLoadStore | cudaGraphicsRegisterFlagsWriteDiscard
-                         : cudaGraphicsRegisterFlagsWriteDiscard;
-          INTEROP_CUDA_CHECK(
-              cudaGraphicsGLRegisterImage(&m_resources[i], specs[i].gl_name, GL_TEXTURE_2D, flags));
-        }
-      }
-    } catch (...) {
-      release();
-      throw;
-    }
-  }
-  ~RawRegistrations() { release(); }
-  RawRegistrations(const RawRegistrations&) = delete;
-  RawRegistrations& operator=(const RawRegistrations&) = delete;
-
-  void map() {
-    INTEROP_CUDA_CHECK(
-        cudaGraphicsMapResources(static_cast<int>(m_resources.size()), m_resources.data(), m_stream));
-  }
-  void unmap() {
-    INTEROP_CUDA_CHECK(
-        cudaGraphicsUnmapResources(static_cast<int>(m_resources.size()), m_resources.data(), m_stream));
-  }
-
-  // After map(): resource `i`'s mapped array (a texture).
-  cudaArray_t array(size_t i) const {
-    cudaArray_t array = nullptr;
-    INTEROP_CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, m_resources[i], 0, 0));
-    return array;
-  }
-
-  // After map(): the mapped pointers, and surface / texture objects of the mapped arrays (kept while
-  // the array stays the same).
-  const std::vector<CudaResourceView>& views() {
-    for (size_t i = 0; i < m_specs.size(); ++i) {
-      CudaResourceView& view = m_views[i];
-      if (m_specs[i].desc.kind == ResourceKind::Buffer || m_specs[i].linear) {
-        INTEROP_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&view.pointer, &view.bytes, m_resources[i]));
-        view.pitch = linear_pitch(m_specs[i].desc);  // an image in a buffer: rows tightly packed
-        continue;
-      }
-      cudaArray_t array = nullptr;
-      INTEROP_CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, m_resources[i], 0, 0));
-      if (array == m_arrays[i]) continue;
-      m_arrays[i] = array;
-      cudaResourceDesc resource{};
-      resource.resType = cudaResourceTypeArray;
-      resource.res.array.array = array;
-      if (m_specs[i].desc.role == ResourceRole::Output) {
-        if (view.surface) INTEROP_CUDA_CHECK(cudaDestroySurfaceObject(view.surface));
-        INTEROP_CUDA_CHECK(cudaCreateSurfaceObject(&view.surface, &resource));
-      } else {
-        cudaTextureDesc texture{};
-        texture.addressMode[0] = texture.addressMode[1] = cudaAddressModeClamp;
-        texture.filterMode = cudaFilterModePoint;
-        texture.readMode = cudaReadModeNormalizedFloat;
-        if (view.texture) INTEROP_CUDA_CHECK(cudaDestroyTextureObject(view.texture));
-        INTEROP_CUDA_CHECK(cudaCreateTextureObject(&view.texture, &resource, &texture, nullptr));
-      }
-    }
-    return m_views;
-  }
-
- private:
-  void release() {
-    cudaStreamSynchronize(m_stream);
-    for (CudaResourceView& view : m_views) {
-      if (view.surface) cudaDestroySurfaceObject(view.surface);
-      if (view.texture) cudaDestroyTextureObject(view.texture);
-      view = CudaResourceView{};
-    }
-    for (cudaGraphicsResource_t& resource : m_resources)
-      if (resource) cudaGraphicsUnregisterResource(std::exchange(resource, nullptr));
-  }
-
-  std::vector<gl::Resource> m_specs;
-  cudaStream_t m_stream;
-  std::vector<cudaGraphicsResource_t> m_resources;
-  std::vector<cudaArray_t> m_arrays;
-  std::vector<CudaResourceView> m_views;
-};
-
 // The hand-off alone: map and unmap the scene's registered objects, no kernel, no GL work.
 Measurement measure_handoff(App& app, std::optional<long long> frames) {
-  RawRegistrations raw(app.renderer().resources(), app.cuda_stream());
+  gl_bench::RawRegistrations raw(app.renderer().resources(), app.cuda_stream());
   const std::vector<double> wall = time_frames(frames, [&](long long) {
     raw.map();
     raw.unmap();
@@ -295,31 +188,11 @@ Measurement measure_semaphore_handoff(App& app, interop::SemaphoreKind kind,
   return summarize(kSemaphoreHandoff, bench::Role::Handoff, wall);
 }
 
-// The bare loop, the minimal correct frame: the scene's GL rendering of its input (if any) -> map ->
-// the same kernels -> unmap -> show (nothing headless for an image scene), with raw CUDA calls and none
-// of the app's mode, ScopedMap, RAII or timer code around it.
-Measurement measure_bare_loop(App& app, std::optional<long long> frames) {
-  SceneCompute& scene = app.scene();
-  const cudaStream_t stream = app.cuda_stream();
-  RawRegistrations raw(app.renderer().resources(), stream);
-  const Extent extent = app.platform().framebuffer_extent();
-  const std::vector<double> wall = time_frames(frames, [&](long long index) {
-    const FrameInfo frame{index, kernels::time_of_frame(index), extent};
-    draw_input(app, frame);
-    raw.map();
-    scene.compute_cuda(frame, raw.views(), stream);
-    raw.unmap();
-    app.show(frame);
-    finish_frame(app);
-  });
-  return summarize("bare", bench::Role::Bare, wall);
-}
-
 // The show pass alone, drawing an image scene's frame from its texture or from a buffer (the buffer mode's
 // show), headless too (into the offscreen framebuffer, which a headless frame otherwise skips): what it
-// costs to show an image from linear memory. The cpu mode is attached while the image moves.
+// costs to show an image from linear memory. The parking mode is attached while the image moves.
 Measurement measure_show_pass(App& app, bool from_buffer, std::optional<long long> frames) {
-  app.request_mode(ModeId::Cpu);
+  app.request_mode(gl_bench::parking_mode());
   app.render_frame();
   gl::Renderer& renderer = app.renderer();
   if (from_buffer) renderer.place_resources({nullptr, /*linear_images=*/true});
@@ -330,151 +203,6 @@ Measurement measure_show_pass(App& app, bool from_buffer, std::optional<long lon
   });
   if (from_buffer) renderer.place_resources({});
   return summarize(from_buffer ? "show buffer" : "show texture", bench::Role::Show, wall);
-}
-
-// The buffer mode's own loop: the bare loop with the scene's images in GL buffers, as the mode places them
-// (registered as buffers, written through their mapped pointers, shown from the buffer). The cpu mode is
-// attached while the images move (it holds no GL object), and they move back to textures afterwards.
-Measurement measure_buffer_loop(App& app, std::optional<long long> frames) {
-  app.request_mode(ModeId::Cpu);
-  app.render_frame();
-  app.renderer().place_resources({nullptr, /*linear_images=*/true});
-  Measurement measured = measure_bare_loop(app, frames);
-  app.renderer().place_resources({});
-  measured.path = "buffer ref";
-  measured.role = bench::Role::Own;
-  return measured;
-}
-
-// A mode's own minimal loop: the GL and CUDA work the mode does for a frame, in the same order, with
-// raw calls and nothing around them (interop's is the bare loop). The mode, measured against it, shows
-// what the app's mode code, RAII and timer hooks cost. None for split across two devices, and none for
-// external and exported: their frame already is five calls on objects made at attach (GL signal, CUDA
-// wait, kernels, CUDA signal, GL wait), with nothing per frame for a raw loop to leave out; nor for
-// eglstream, whose frame is the stream's own calls on the stream and frames made at attach (kernels,
-// present, acquire, one draw of the external texture, release, return).
-std::optional<Measurement> measure_own_reference(App& app, ModeId mode, std::optional<long long> frames) {
-  if (mode == ModeId::Interop || mode == ModeId::External || mode == ModeId::Exported ||
-      mode == ModeId::Eglstream || (mode == ModeId::Split && app.compute_device() != app.cuda_device()))
-    return std::nullopt;
-  if (mode == ModeId::Buffer) return measure_buffer_loop(app, frames);
-  SceneCompute& scene = app.scene();
-  const cudaStream_t stream = app.cuda_stream();
-  const std::vector<gl::Resource> specs = app.renderer().resources();
-  const Extent extent = app.platform().framebuffer_extent();
-  const auto is = [&](size_t i, ResourceRole role) { return specs[i].desc.role == role; };
-  std::vector<interop::DeviceBuffer> device;
-  std::vector<interop::PinnedHostBuffer> host;
-  std::vector<std::vector<uint8_t>> plain;
-  std::vector<GlBuffer> buffers;
-  std::vector<CudaResourceView> linear;
-  std::vector<HostResourceView> host_views;
-  std::vector<gl::Resource> buffer_specs;  // pbo: its buffers, registered in place of the GL objects
-  for (const gl::Resource& spec : specs) {
-    if (mode == ModeId::Staging || mode == ModeId::Split) {
-      device.emplace_back(spec.desc.bytes);
-      linear.push_back(linear_view(device.back().data(), spec.desc));
-    }
-    if (mode == ModeId::Staging) host.emplace_back(spec.desc.bytes);
-    if (mode == ModeId::Cpu) {
-      plain.emplace_back(spec.desc.bytes);  // no CUDA here: ordinary host memory
-      host_views.push_back({plain.back().data(), spec.desc.bytes, linear_pitch(spec.desc)});
-    }
-    if (mode == ModeId::Pbo) {
-      buffers.push_back(create_buffer(spec.desc.bytes, nullptr, 0));
-      gl::Resource buffer = spec;
-      buffer.desc.kind = ResourceKind::Buffer;
-      buffer.gl_name = buffers.back().get();
-      buffer_specs.push_back(buffer);
-    }
-  }
-  std::optional<RawRegistrations> raw;
-  if (mode == ModeId::Pbo) raw.emplace(buffer_specs, stream);
-  if (mode == ModeId::Split) raw.emplace(specs, stream, false);
-
-  const std::vector<double> wall = time_frames(frames, [&](long long index) {
-    const FrameInfo frame{index, kernels::time_of_frame(index), extent};
-    draw_input(app, frame);
-    switch (mode) {
-      case ModeId::Reregister: {
-        RawRegistrations registered(specs, stream);  // unregisters at the end of the scope, after a sync
-        registered.map();
-        scene.compute_cuda(frame, registered.views(), stream);
-        registered.unmap();
-        break;
-      }
-      case ModeId::Pbo: {
-        for (size_t i = 0; i < specs.size(); ++i)
-          if (is(i, ResourceRole::Input))
-            app.renderer().copy_to_buffer(static_cast<int>(i), buffers[i].get());
-        raw->map();
-        std::vector<CudaResourceView> views = raw->views();
-        for (size_t i = 0; i < specs.size(); ++i) views[i].pitch = linear_pitch(specs[i].desc);
-        scene.compute_cuda(frame, views, stream);
-        raw->unmap();
-        for (size_t i = 0; i < specs.size(); ++i)
-          if (is(i, ResourceRole::Output))
-            app.renderer().copy_from_buffer(static_cast<int>(i), buffers[i].get());
-        break;
-      }
-      case ModeId::Split: {
-        raw->map();
-        for (size_t i = 0; i < specs.size(); ++i)
-          if (is(i, ResourceRole::Input))
-            INTEROP_CUDA_CHECK(cudaMemcpy2DFromArrayAsync(
-                device[i].data(), linear_pitch(specs[i].desc), raw->array(i), 0, 0,
-                linear_pitch(specs[i].desc), specs[i].desc.height, cudaMemcpyDeviceToDevice, stream));
-        scene.compute_cuda(frame, linear, stream);
-        for (size_t i = 0; i < specs.size(); ++i) {
-          if (!is(i, ResourceRole::Output)) continue;
-          if (specs[i].desc.kind == ResourceKind::Buffer) {
-            INTEROP_CUDA_CHECK(cudaMemcpyAsync(raw->views()[i].pointer, device[i].data(), specs[i].desc.bytes,
-                                               cudaMemcpyDeviceToDevice, stream));
-          } else {
-            INTEROP_CUDA_CHECK(cudaMemcpy2DToArrayAsync(
-                raw->array(i), 0, 0, device[i].data(), linear_pitch(specs[i].desc),
-                linear_pitch(specs[i].desc), specs[i].desc.height, cudaMemcpyDeviceToDevice, stream));
-          }
-        }
-        raw->unmap();
-        break;
-      }
-      case ModeId::Staging: {
-        for (size_t i = 0; i < specs.size(); ++i)
-          if (is(i, ResourceRole::Input)) {
-            app.renderer().download(static_cast<int>(i), host[i].data());
-            INTEROP_CUDA_CHECK(cudaMemcpyAsync(device[i].data(), host[i].data(), specs[i].desc.bytes,
-                                               cudaMemcpyHostToDevice, stream));
-          }
-        scene.compute_cuda(frame, linear, stream);
-        for (size_t i = 0; i < specs.size(); ++i)
-          if (is(i, ResourceRole::Output))
-            INTEROP_CUDA_CHECK(cudaMemcpyAsync(host[i].data(), device[i].data(), specs[i].desc.bytes,
-                                               cudaMemcpyDeviceToHost, stream));
-        INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
-        for (size_t i = 0; i < specs.size(); ++i)
-          if (is(i, ResourceRole::Output)) app.renderer().upload(static_cast<int>(i), host[i].data());
-        break;
-      }
-      case ModeId::Cpu: {
-        for (size_t i = 0; i < specs.size(); ++i)
-          if (is(i, ResourceRole::Input)) app.renderer().download(static_cast<int>(i), plain[i].data());
-        scene.compute_cpu(frame, host_views);
-        for (size_t i = 0; i < specs.size(); ++i)
-          if (is(i, ResourceRole::Output)) app.renderer().upload(static_cast<int>(i), plain[i].data());
-        break;
-      }
-      case ModeId::Interop:
-      case ModeId::External:
-      case ModeId::Buffer:
-      case ModeId::Exported:
-      case ModeId::Eglstream:
-        break;  // returned above
-    }
-    app.show(frame);
-    finish_frame(app);
-  });
-  return summarize(std::string(to_string(mode)) + " ref", bench::Role::Own, wall);
 }
 
 // The frame's own cost is measured with the app's timing off (events and timer queries cost GPU time
@@ -502,7 +230,7 @@ Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames)
   app.timers().flush();
   Measurement m = summarize(to_string(mode), bench::Role::Mode, wall);
   m.bare_path = "bare";
-  m.own_path = mode == ModeId::Interop ? "bare" : std::string(to_string(mode)) + " ref";
+  m.own_path = gl_bench::bench_row(mode).own_path;
   if (uses_semaphores(mode)) m.handoff_path = kSemaphoreHandoff;
   m.timed_median_ms = median(timed_wall);
   m.host_median_ms = host_median;
@@ -537,7 +265,7 @@ std::vector<TimingCost> measure_timing_cost(App& app, std::optional<long long> f
       {"gl queries only", true, TimingClocks{false, true, false}},
   };
   std::vector<TimingCost> costs;
-  app.request_mode(ModeId::Interop);
+  app.request_mode(extras_mode());
   const TimingClocks before = app.timers().clocks();
   for (const Choice& choice : choices) {
     app.set_timing(choice.on);
@@ -686,8 +414,9 @@ Plan plan_bench(const Options& options, App& app) {
     if (options.mode && mode != *options.mode) continue;
     ModeAvailability availability = app.availability(mode);
     // eglstream runs the image scenes alone: judged by the GL context here, by the scene in the loop below.
-    if (mode == ModeId::Eglstream && !options.mode && app.cuda_device() >= 0)
-      availability = eglstream_support();
+    const gl_bench::BenchRow& row = gl_bench::bench_row(mode);
+    if (row.context_availability && !options.mode && app.cuda_device() >= 0)
+      availability = row.context_availability();
     if (availability.available) {
       plan.modes.push_back(mode);
     } else if (options.mode) {
@@ -717,28 +446,32 @@ Plan plan_bench(const Options& options, App& app) {
   // With --mode, only that mode's references: the floor for any CUDA mode, the interop ones for a mode
   // that maps GL objects. The hand-off scaling and the timing cost belong to the full run.
   const bool one_mode = options.mode.has_value();
-  plan.wants_floor = plan.cuda && (!one_mode || *options.mode != ModeId::Cpu);
+  plan.wants_floor = plan.cuda && (!one_mode || gl_bench::bench_row(*options.mode).needs_cuda);
   plan.wants_interop_references =
-      interop && (!one_mode || (*options.mode != ModeId::Cpu && *options.mode != ModeId::Staging));
+      interop && (!one_mode || gl_bench::bench_row(*options.mode).maps_gl_objects);
   plan.wants_extras = interop && !one_mode && !options.bench_scene;
-  plan.wants_throughput =
-      std::find(plan.modes.begin(), plan.modes.end(), ModeId::Interop) != plan.modes.end();
+  const auto asked = [&plan](bool gl_bench::BenchRow::*flag) {
+    return std::any_of(plan.modes.begin(), plan.modes.end(),
+                       [flag](ModeId mode) { return gl_bench::bench_row(mode).*flag; });
+  };
+  plan.wants_throughput = asked(&gl_bench::BenchRow::measures_extras);
   plan.wants_semaphore_handoff = std::any_of(plan.modes.begin(), plan.modes.end(), uses_semaphores);
   if (!plan.cuda) plan.skipped.push_back({{"path", "floor"}, {"reason", "no CUDA device"}});
   if (!interop)
     for (const char* path : {"handoff", "bare", "scaling", "timing cost", "throughput"})
       plan.skipped.push_back({{"path", path}, {"reason", app.interop_support().reason}});
 
-  const size_t own_references = static_cast<size_t>(std::count_if(
-      plan.modes.begin(), plan.modes.end(), [](ModeId mode) { return mode != ModeId::Interop; }));
+  const size_t own_references =
+      static_cast<size_t>(std::count_if(plan.modes.begin(), plan.modes.end(), [&plan](ModeId mode) {
+        return measures_own_loop(gl_bench::bench_row(mode), plan.cuda);
+      }));
   const size_t graph_forms =
       plan.cuda ? static_cast<size_t>(std::count_if(plan.modes.begin(), plan.modes.end(), has_graph_form))
                 : 0;
   const size_t per_size = plan.modes.size() + own_references + graph_forms + (plan.wants_floor ? 1 : 0) + 1 +
                           (plan.wants_interop_references ? 2 : 0) + (plan.wants_semaphore_handoff ? 1 : 0);
   // The show pass from a texture and from a buffer, for each image scene at each size.
-  plan.wants_show_passes =
-      plan.cuda && std::find(plan.modes.begin(), plan.modes.end(), ModeId::Buffer) != plan.modes.end();
+  plan.wants_show_passes = plan.cuda && asked(&gl_bench::BenchRow::asks_show_passes);
   const size_t image_scenes =
       static_cast<size_t>(std::count_if(plan.scenes.begin(), plan.scenes.end(), [](SceneId scene) {
         return create_scene_compute(scene, kernels::Filter::Sobel)->draw_plan().draw == SceneDraw::ShowImage;
@@ -808,9 +541,7 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
     app.request_scene(scene);
     for (const BenchSize& size : plan.sizes) {
       resize_and_wait(app, {size.width, size.height});
-      app.request_mode(ModeId::Cpu);
-      app.render_frame();  // the scene at this size, its resources re-created
-      finish_frame(app);
+      gl_bench::park(app);  // the scene at this size, its resources re-created
       const auto record = [&](Measurement m) {
         m.scene = to_string(scene);
         m.width = size.width;
@@ -855,17 +586,18 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
       for (const ModeId mode : plan.modes) {
         // A mode that cannot run this scene (eglstream carries images alone; GL's exported refuses the
         // postprocess scene) is left out of it, saying why, as the app refuses it.
+        const gl_bench::BenchRow& row = gl_bench::bench_row(mode);
         if (const ModeAvailability here = app.availability(mode); !here.available) {
-          if (mode != ModeId::Eglstream)  // eglstream's image-only rule: said once in the plan
+          if (!row.context_availability)  // eglstream's image-only rule: said once in the plan
             std::fprintf(stderr, "      %s skips %s: %s\n", where.c_str(), to_string(mode),
                          here.reason.c_str());
           continue;
         }
-        if (mode != ModeId::Interop && (mode == ModeId::Cpu || plan.cuda)) {
+        if (measures_own_loop(row, plan.cuda)) {
           progress(where + to_string(mode) + "'s own reference loop");
           std::vector<Measurement> own_runs;
           for (int run = 0; run < options.bench_repeat; ++run)
-            if (std::optional<Measurement> own = measure_own_reference(app, mode, options.bench_frames))
+            if (std::optional<Measurement> own = row.own_loop(app, options.bench_frames))
               own_runs.push_back(std::move(*own));
           if (!own_runs.empty()) record(bench::combine_runs(std::move(own_runs)));
         }
@@ -891,9 +623,7 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
           row.scene = to_string(SceneId::Pattern);
           measured.throughput.push_back(std::move(row));
         }
-        app.request_mode(ModeId::Cpu);
-        app.render_frame();
-        finish_frame(app);
+        gl_bench::park(app);
       }
       if (plan.wants_extras && size.width == plan.timing_size.width &&
           size.height == plan.timing_size.height) {
@@ -903,7 +633,7 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
       }
     }
   }
-  app.request_mode(ModeId::Cpu);
+  app.request_mode(gl_bench::parking_mode());
   app.render_frame();
   if (plan.wants_extras)
     measured.scaling = measure_scaling(app, plan.scaling_width, plan.scaling_height, options.bench_frames,
@@ -987,7 +717,7 @@ int run_bench(const Options& options) {
   Options app_options = options;
   app_options.headless = !options.bench_window;
   app_options.no_ui = true;
-  app_options.mode = ModeId::Cpu;
+  app_options.mode = gl_bench::parking_mode();
   app_options.frames = 1;  // animation time from the frame index
   app_options.scene = options.bench_scene.value_or(all_scenes().front());
   const BenchSize first = options.bench_sizes.empty() ? kDefaultSizes.front() : options.bench_sizes.front();

@@ -8,11 +8,13 @@
 // and the graphics (the Vulkan passes alone, no mode), and every mode is judged against their sum (x ref),
 // against the bare loop (x bare: the external frame written with raw CUDA calls and nothing of the app,
 // app/vulkan/bench_bare.hpp: what the app's own layers cost; the exported rows against the exported bare
-// loop, CUDA's memory from raw cuMem* calls) and against the external (timeline) frame of the
+// loop, CUDA's memory from raw cuMem* calls; the buffer row against the buffer bare loop, the images in
+// storage buffers) and against the external (timeline) frame of the
 // same scene and size (x external: what copying through host memory costs next to sharing the memory).
 // Beside them, where the external mode is measured, the throughput rows (app/vulkan/bench_throughput.hpp:
 // the external frame with raw calls, frames in flight and K frames per hand-off) of each scene and size.
-// The ratios, the table, the JSON and the chart are app/bench's, the same as GL's.
+// Which rows there are, and what judges each, is bench_rows.hpp's table. The ratios, the table, the JSON and
+// the chart are app/bench's, the same as GL's.
 #include "app/vulkan/bench.hpp"
 
 #include "app/bench/report.hpp"
@@ -24,6 +26,7 @@
 #include "app/timing/statistics.hpp"
 #include "app/vulkan/app.hpp"
 #include "app/vulkan/bench_bare.hpp"
+#include "app/vulkan/bench_rows.hpp"
 #include "app/vulkan/bench_throughput.hpp"
 #include "interop/error.hpp"
 #include "interop/memory.hpp"
@@ -41,19 +44,6 @@
 namespace lab::vulkan {
 
 namespace {
-
-struct Case {
-  ModeId mode;
-  interop::SemaphoreKind semaphores;
-  const char* path;
-};
-constexpr Case kCases[] = {{ModeId::External, interop::SemaphoreKind::Timeline, "external (timeline)"},
-                           {ModeId::External, interop::SemaphoreKind::Binary, "external (binary)"},
-                           {ModeId::Exported, interop::SemaphoreKind::Timeline, "exported (timeline)"},
-                           {ModeId::Exported, interop::SemaphoreKind::Binary, "exported (binary)"},
-                           {ModeId::Buffer, interop::SemaphoreKind::Timeline, "buffer"},
-                           {ModeId::Staging, interop::SemaphoreKind::Timeline, "staging"},
-                           {ModeId::Cpu, interop::SemaphoreKind::Timeline, "cpu"}};
 
 // A row of the table: the median and p90 of `wall`, one measured frame's time each.
 bench::Result summarize(SceneId scene, const char* path, bench::Role role, Extent extent,
@@ -114,7 +104,7 @@ bool measure_parts(const Options& options, SceneId scene, Extent extent,
   Options graphics_run = options;
   graphics_run.headless = true;
   graphics_run.scene = scene;
-  graphics_run.mode = ModeId::Cpu;
+  graphics_run.mode = graphics_only_mode();
   graphics_run.width = extent.width;
   graphics_run.height = extent.height;
   App app(graphics_run);
@@ -127,21 +117,18 @@ bool measure_parts(const Options& options, SceneId scene, Extent extent,
   return !floor_wall.empty();
 }
 
-// Each sharing mode's own bare loop: external's (what the other modes are judged against too), and
-// exported's (CUDA's memory from raw cuMem* calls), each where a mode measured here is judged by it.
+// Each sharing mode's own bare loop (bench_rows.hpp): external's (what the copying modes are judged against
+// too), exported's (CUDA's memory from raw cuMem* calls) and buffer's (the images in storage buffers), each
+// where a mode measured here is judged by it.
 void measure_bare_loops(const Options& options, SceneId scene, Extent extent,
                         std::vector<bench::Result>& results) {
-  const auto judges = [&](ModeId bare_mode) {
-    if (!options.mode) return true;
-    return (bare_mode == ModeId::Exported) == (*options.mode == ModeId::Exported);
-  };
-  for (const ModeId bare_mode : {ModeId::External, ModeId::Exported}) {
-    if (!judges(bare_mode)) continue;
-    const char* label = bare_mode == ModeId::External ? "bare" : "bare exported";
+  for (const BareRow& bare : bare_rows()) {
+    if (!asks_for(options, bare)) continue;
+    const char* label = bare.path;
     std::fprintf(stderr, "bench: vulkan %s %dx%d %s loop\n", to_string(scene), extent.width, extent.height,
                  label);
     try {
-      const std::vector<double> wall = time_bare_loop(options, scene, extent, nullptr, bare_mode);
+      const std::vector<double> wall = time_bare_loop(options, scene, extent, nullptr, bare.loop);
       results.push_back(summarize(scene, label, bench::Role::Bare, extent, wall));
     } catch (const std::runtime_error& error) {
       std::fprintf(stderr, "bench: %s loop skipped: %s\n", label, error.what());
@@ -149,11 +136,11 @@ void measure_bare_loops(const Options& options, SceneId scene, Extent extent,
   }
 }
 
-// Every case of kCases that --mode asks for and that runs here, each in an app of its own, timing off.
+// Every row of bench_rows() that --mode asks for and that runs here, each in an app of its own, timing off.
 void measure_modes(const Options& options, SceneId scene, Extent extent,
                    std::vector<bench::Result>& results) {
-  for (const Case& c : kCases) {
-    if (options.mode && *options.mode != c.mode) continue;
+  for (const BenchRow& c : bench_rows()) {
+    if (!asks_for(options, c)) continue;
     Options run = options;
     run.headless = true;
     run.scene = scene;
@@ -176,12 +163,12 @@ void measure_modes(const Options& options, SceneId scene, Extent extent,
       app->finish();
     });
     bench::Result result = summarize(scene, c.path, bench::Role::Mode, extent, wall);
-    // The cpu mode runs no kernel on the GPU: neither the parts nor a bare loop describe it. The exported
-    // mode is judged against its own bare loop, every other CUDA mode against external's; every mode
+    // The cpu mode runs no kernel on the GPU: neither the parts nor a bare loop describe it. The sharing
+    // modes are judged against their own bare loops, the copying ones against external's; every mode
     // against the external (timeline) frame (x external: what copying costs next to sharing).
-    result.judged_by_reference = c.mode != ModeId::Cpu;
-    result.bare_path = c.mode == ModeId::Cpu ? "" : c.mode == ModeId::Exported ? "bare exported" : "bare";
-    result.external_path = kCases[0].path;
+    result.judged_by_reference = c.judged_by_reference;
+    result.bare_path = c.bare_path;
+    result.external_path = bench_rows().front().path;
     results.push_back(std::move(result));
   }
 }
@@ -195,8 +182,7 @@ class ThroughputRows {
     const interop::CudaDevices cuda = probe_cuda_devices();
     const std::string unavailable = cuda.devices.empty() ? no_cuda_device_reason(cuda.error)
                                                          : device_refusal(options.device.value_or(0), cuda);
-    const bench::ThroughputPlan plan =
-        bench::plan_throughput(!options.mode || *options.mode == ModeId::External, unavailable);
+    const bench::ThroughputPlan plan = bench::plan_throughput(asks_for_throughput(options), unavailable);
     m_forms = plan.forms;
     m_skipped = plan.skipped;
   }
@@ -247,8 +233,9 @@ void report(const Options& options, const std::vector<BenchSize>& sizes,
   if (!options.chart.empty()) {
     std::vector<std::pair<int, int>> chart_sizes;
     for (const BenchSize& size : sizes) chart_sizes.emplace_back(size.width, size.height);
-    std::vector<std::string> paths = {"floor", "bare", "bare exported"};
-    for (const Case& c : kCases) paths.emplace_back(c.path);
+    std::vector<std::string> paths = {"floor"};
+    for (const BareRow& bare : bare_rows()) paths.emplace_back(bare.path);
+    for (const BenchRow& c : bench_rows()) paths.emplace_back(c.path);
     write_text_file(options.chart, bench::svg_chart(report.results, chart_sizes, scenes, paths,
                                                     "interop-lab --bench --api vulkan"));
   }

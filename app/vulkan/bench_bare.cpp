@@ -1,9 +1,10 @@
-// app/vulkan/bench_bare.cpp — the bare external and exported loops (bench_bare.hpp). Deliberately raw: no
-// interop:: types (but the FD the renderer's import takes), no CudaLink, no Mode, no FrameTimers; only
-// what a frame cannot do without. Cleanup is by hand in reverse order, once the device and the stream are
-// idle; an FD whose import failed is closed here, one whose import succeeded belongs to the importer (as
+// app/vulkan/bench_bare.cpp — the bare external, exported and buffer loops (bench_bare.hpp). Deliberately
+// raw: no interop:: types (but the FD the renderer's import takes), no CudaLink, no Mode, no FrameTimers;
+// only what a frame cannot do without. Cleanup is by hand in reverse order, once the device and the stream
+// are idle; an FD whose import failed is closed here, one whose import succeeded belongs to the importer (as
 // the CUDA Runtime API and VK_KHR_external_memory_fd state for opaque FDs).
 #include "app/vulkan/bench_bare.hpp"
+#include "app/vulkan/bench_vmm.hpp"
 
 #include "app/os/os.hpp"
 #include "app/timing/bench_timing.hpp"
@@ -52,46 +53,6 @@ struct RawImports {
     if (stream) cudaStreamDestroy(stream);
   }
 };
-
-// The driver's cuMem* calls, through the runtime's entry-point query (no libcuda link), as the CUDA 12.0
-// ABI has them.
-struct RawVmmCalls {
-  PFN_cuMemGetAllocationGranularity_v10020 granularity = nullptr;
-  PFN_cuMemCreate_v10020 create = nullptr;
-  PFN_cuMemRelease_v10020 release = nullptr;
-  PFN_cuMemAddressReserve_v10020 reserve = nullptr;
-  PFN_cuMemAddressFree_v10020 address_free = nullptr;
-  PFN_cuMemMap_v10020 map = nullptr;
-  PFN_cuMemUnmap_v10020 unmap = nullptr;
-  PFN_cuMemSetAccess_v10020 set_access = nullptr;
-  PFN_cuMemExportToShareableHandle_v10020 export_handle = nullptr;
-
-  RawVmmCalls() {
-    look_up("cuMemGetAllocationGranularity", granularity);
-    look_up("cuMemCreate", create);
-    look_up("cuMemRelease", release);
-    look_up("cuMemAddressReserve", reserve);
-    look_up("cuMemAddressFree", address_free);
-    look_up("cuMemMap", map);
-    look_up("cuMemUnmap", unmap);
-    look_up("cuMemSetAccess", set_access);
-    look_up("cuMemExportToShareableHandle", export_handle);
-  }
-  template <class Function>
-  static void look_up(const char* symbol, Function& function) {
-    void* pointer = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSuccess;
-    INTEROP_CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &pointer, 12000, cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || pointer == nullptr)
-      throw std::runtime_error(std::string("the CUDA driver has no ") + symbol);
-    function = reinterpret_cast<Function>(pointer);
-  }
-};
-
-void check_cu(CUresult result, const char* call) {
-  if (result != CUDA_SUCCESS)
-    throw std::runtime_error(std::string(call) + ": CUresult " + std::to_string(result));
-}
 
 // What the exported loop allocated with cuMem*, released in reverse order by its destructor: the
 // renderer's imports of it first (the importer before the exporter).
@@ -153,18 +114,18 @@ void import_stream_and_timeline(RawImports& cuda, const ExportableSemaphore& tim
 }  // namespace
 
 std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Extent extent, BareFrame* last,
-                                   ModeId mode) {
-  if (mode != ModeId::External && mode != ModeId::Exported)
-    throw std::invalid_argument(std::string("time_bare_loop: ") + to_string(mode) +
-                                " has no bare loop; external and exported have");
+                                   BareLoop loop) {
   const int device = select_cuda_device(options);
   const Uuid uuid = cuda_device_uuid(device);
   Context context(&uuid);
   Renderer renderer(context, extent);
   const std::unique_ptr<SceneCompute> scene = create_scene_compute(scene_id, options.filter);
   const DrawPlan plan = scene->draw_plan();
-  const bool exported = mode == ModeId::Exported;
+  const bool exported = loop == BareLoop::Exported;
   renderer.create_resources(scene->resources(extent), !exported);
+  // The buffer mode's placement: every image in a storage buffer of its own, exported; the frame pass draws
+  // the image from it (and the cubes pass copies its target into it).
+  if (loop == BareLoop::Buffer) renderer.place_linear_images(/*exportable=*/true);
   ExportableSemaphore timeline(context, interop::SemaphoreKind::Timeline);
   std::vector<CudaResourceView> views;
   {
@@ -211,11 +172,14 @@ std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Ext
     }
     for (size_t index = 0; !exported && index < renderer.resources().size(); ++index) {
       const Resource& resource = renderer.resources()[index];
+      // The buffer loop's images: their storage buffer's memory, a dedicated allocation of its own.
+      const bool linear = resource.shown_from_linear && resource.linear_exportable;
       cudaExternalMemoryHandleDesc memory_desc{};
       memory_desc.type = cudaExternalMemoryHandleTypeOpaqueFd;
-      memory_desc.handle.fd = renderer.export_fd(static_cast<int>(index));
-      memory_desc.size = resource.allocation_size;
-      memory_desc.flags = resource.dedicated ? cudaExternalMemoryDedicated : 0;
+      memory_desc.handle.fd = linear ? renderer.export_linear_fd(static_cast<int>(index))
+                                     : renderer.export_fd(static_cast<int>(index));
+      memory_desc.size = linear ? resource.linear_allocation_size : resource.allocation_size;
+      memory_desc.flags = linear || resource.dedicated ? cudaExternalMemoryDedicated : 0;
       cudaExternalMemory_t memory = nullptr;
       if (const cudaError_t error = cudaImportExternalMemory(&memory, &memory_desc); error != cudaSuccess) {
         os::close_file(memory_desc.handle.fd);
@@ -224,11 +188,12 @@ std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Ext
       cuda.memories.push_back(memory);
       CudaResourceView view;
       view.bytes = resource.desc.bytes;
-      if (resource.desc.kind == ResourceKind::Buffer) {
+      if (resource.desc.kind == ResourceKind::Buffer || linear) {
         cudaExternalMemoryBufferDesc buffer{};
         buffer.size = resource.desc.bytes;
         INTEROP_CUDA_CHECK(cudaExternalMemoryGetMappedBuffer(&view.pointer, memory, &buffer));
         cuda.pointers.push_back(view.pointer);
+        if (linear) view = linear_view(view.pointer, resource.desc);  // rows tightly packed
       } else {
         cudaExternalMemoryMipmappedArrayDesc array_desc{};
         array_desc.formatDesc = cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsigned);

@@ -4,6 +4,7 @@
 #include "tests/support/scratch_dir.hpp"
 
 #include "app/gl/bench.hpp"
+#include "app/gl/bench_rows.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -47,17 +48,16 @@ TEST(Bench, MeasuresEveryAvailablePathAndWritesJsonAndChart) {
       EXPECT_NEAR(entry.at("ratio_to_reference").get<double>(),
                   entry.at("median_ms").get<double>() / reference, 1e-9);
     }
-    // Every mode is judged against its own minimal loop, measured beside it (interop's is the bare loop),
-    // but external: its frame already is the five calls a raw loop would make.
+    // Every mode is judged against its own minimal loop, measured beside it (interop's is the bare loop).
     const bool reference = entry.at("role") != "mode";
     EXPECT_EQ(reference, path == "floor" || path == "handoff" || path == "handoff (semaphores)" ||
                              path == "graphics" || path == "bare" || path == "show texture" ||
                              path == "show buffer" || path.find(" ref") != std::string::npos)
         << entry.dump();
     // A mode as a CUDA graph (--graph) is judged against the same references as the mode, not a loop of
-    // its own; exported and eglstream, as external, have none (each frame already is the raw calls).
+    // its own.
     const bool graph = path.size() > 6 && path.compare(path.size() - 6, 6, " graph") == 0;
-    if (path == "external" || path == "exported" || path == "eglstream" || graph) {
+    if (graph) {
       EXPECT_FALSE(entry.contains("ratio_to_own_reference")) << entry.dump();
     } else if (!reference) {
       EXPECT_TRUE(entry.contains("ratio_to_own_reference")) << entry.dump();
@@ -74,9 +74,10 @@ TEST(Bench, MeasuresEveryAvailablePathAndWritesJsonAndChart) {
     EXPECT_NE(measured.count(path) + skipped.count(path), 0u) << path << " is neither measured nor skipped";
   // 3 scenes x 2 sizes for every measured path; graphics for the two scenes that have GL work headless, the
   // show pass from a texture and from a buffer for the two image scenes (where the buffer mode runs), and
-  // eglstream for the pattern scene alone (a stream carries CUDA's images; postprocess's input is GL's).
+  // eglstream and its own loop for the pattern scene alone (a stream carries CUDA's images; postprocess's
+  // input is GL's).
   const size_t show_passes = measured.count("show texture") + measured.count("show buffer");
-  const size_t eglstream = measured.count("eglstream");
+  const size_t eglstream = measured.count("eglstream") + measured.count("eglstream ref");
   EXPECT_EQ(show_passes, measured.count("buffer") ? 2u : 0u);
   EXPECT_EQ(report.at("cases").size(), (measured.size() - 1 - show_passes - eglstream) * 3 * 2 + 2 * 2 +
                                            show_passes * 2 * 2 + eglstream * 2);
@@ -124,6 +125,28 @@ TEST(Bench, FiltersToTheCasesAskedFor) {
   EXPECT_EQ(only.at("height"), 48);
   EXPECT_TRUE(report.at("scaling").empty());
   EXPECT_TRUE(report.at("timing_cost").empty());
+}
+
+}  // namespace
+
+namespace {
+
+// What the benchmark knows of a mode is its row: every GL mode has exactly one (bench_row throws for a mode
+// without), each own loop's label names its mode, and the mode it parks on runs without CUDA (the bench
+// parks between cases on every machine).
+TEST(Bench, EveryGlModeHasOneRowAndItsOwnLoopIsLabelledByIt) {
+  for (const lab::ModeId mode : lab::modes_of(lab::GraphicsApi::Gl)) {
+    size_t rows = 0;
+    for (const lab::gl_bench::BenchRow& row : lab::gl_bench::bench_rows()) rows += row.mode == mode ? 1 : 0;
+    EXPECT_EQ(rows, 1u) << lab::to_string(mode);
+    const lab::gl_bench::BenchRow& row = lab::gl_bench::bench_row(mode);
+    if (row.own_loop != nullptr) {
+      EXPECT_EQ(std::string(row.own_path), std::string(lab::to_string(mode)) + " ref");
+    }
+  }
+  EXPECT_EQ(lab::gl_bench::bench_rows().size(), lab::modes_of(lab::GraphicsApi::Gl).size());
+  EXPECT_FALSE(lab::gl_bench::bench_row(lab::gl_bench::parking_mode()).needs_cuda);
+  EXPECT_NE(lab::gl_bench::bench_row(lab::gl_bench::parking_mode()).own_loop, nullptr);
 }
 
 }  // namespace

@@ -9,6 +9,9 @@
 // under INTEROP_LAB_REQUIRE_GPUS.
 #include "tests/support/app_fixture.hpp"
 
+#include "app/gl/bench_loops.hpp"
+
+#include <optional>
 #include <string>
 
 namespace {
@@ -122,6 +125,25 @@ TEST(Eglstream, ItsPhasesAreTimedOnTheirClocks) {
     EXPECT_EQ(stats.clock, clock);
   }
   EXPECT_FALSE(app.timers().has(tag, lab::Phase::Map));
+}
+
+// The benchmark's own loop of the mode ("eglstream ref", raw EGL, CUDA and GL calls and nothing of the
+// mode) carries correct frames: after its frames, the scene's texture it drew into holds the cpu frame of
+// the index it drew last, at a size that is no multiple of anything.
+TEST(Eglstream, TheBenchmarksOwnLoopDrawsTheCpuFrame) {
+  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 97, 61));
+  NEEDS_EGLSTREAM(app);
+  long long last = -1;
+  const std::optional<lab::bench::Result> measured = lab::gl_bench::eglstream_loop(app, 3, &last);
+  ASSERT_TRUE(measured.has_value());
+  EXPECT_EQ(measured->frames, 3);
+  EXPECT_EQ(measured->path, "eglstream ref");
+  ASSERT_GE(last, 3);  // the warm-up's frames, then the measured ones
+  const lab::Image frame = app.read_frame();
+  const lab::Image cpu_frame = labtest::render(app, last);  // the cpu mode is still the app's
+  const std::string difference = labtest::check_against(frame, cpu_frame, {kImageTolerance, 0.0},
+                                                        "eglstream-ref-97x61", "the cpu frame");
+  EXPECT_TRUE(difference.empty()) << difference;
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "app/image/image_io.hpp"
 #include "app/vulkan/app.hpp"
 #include "app/vulkan/bench_bare.hpp"
+#include "app/vulkan/bench_rows.hpp"
 #include "app/vulkan/export.hpp"
 #include "interop/vmm.hpp"
 
@@ -777,32 +778,55 @@ TEST(VulkanFrames, KeysSwitchSceneAndModeAndTakeNumberedScreenshots) {
   EXPECT_EQ(app.device().validation_messages(), 0);
 }
 
-// The benchmark's bare loops (raw CUDA calls, no app layers) are correct external and exported frames:
-// after their frames they show what the cpu mode shows for the same frame, in every scene.
+// The benchmark's bare loops (raw CUDA calls, no app layers) are correct external, exported and buffer
+// frames: after their frames they show what the cpu mode shows for the same frame, in every scene.
 TEST(VulkanFrames, TheBenchmarksBareLoopsDrawTheCpuFrame) {
   NEEDS_VULKAN();
   if (lab::vulkan::App(vulkan_options(SceneId::Pattern, ModeId::Cpu, 32, 32)).cuda_device() < 0)
     LABTEST_NEEDS_GPUS(1, "the bare loops share memory with CUDA: needs a CUDA device");
-  for (const ModeId mode : {ModeId::External, ModeId::Exported}) {
+  for (const lab::vulkan::BareRow& bare : lab::vulkan::bare_rows()) {
     for (const SceneId scene : lab::all_scenes()) {
-      SCOPED_TRACE(std::string(lab::to_string(mode)) + " " + lab::to_string(scene));
+      SCOPED_TRACE(std::string(bare.path) + " " + lab::to_string(scene));
+      std::string file_name = bare.path;  // "bare exported" -> "bare-exported"
+      std::replace(file_name.begin(), file_name.end(), ' ', '-');
       lab::Options options = vulkan_options(scene, ModeId::Cpu, 96, 64);
       options.bench_frames = 3;
       lab::vulkan::BareFrame last;
-      EXPECT_EQ(lab::vulkan::time_bare_loop(options, scene, {96, 64}, &last, mode).size(), 3u);
+      EXPECT_EQ(lab::vulkan::time_bare_loop(options, scene, {96, 64}, &last, bare.loop).size(), 3u);
       ASSERT_GE(last.index, 3);  // the warm-up's frames, then the measured ones
       lab::vulkan::App reference(options);
       reference.render_frame(last.index);
-      const std::string difference = labtest::check_against(
-          last.image, reference.read_frame(), {1, 0.0},
-          std::string("vulkan-bare-") + lab::to_string(mode) + "-" + lab::to_string(scene),
-          "the Vulkan cpu frame");
+      const std::string difference =
+          labtest::check_against(last.image, reference.read_frame(), {1, 0.0},
+                                 "vulkan-" + file_name + "-" + lab::to_string(scene), "the Vulkan cpu frame");
       EXPECT_TRUE(difference.empty()) << difference;
     }
   }
-  EXPECT_THROW(lab::vulkan::time_bare_loop(vulkan_options(SceneId::Pattern, ModeId::Cpu, 32, 32),
-                                           SceneId::Pattern, {32, 32}, nullptr, ModeId::Staging),
-               std::invalid_argument);
+}
+
+// The bench's rows (bench_rows.hpp): each mode is judged by a bare loop that exists, and --mode of a mode
+// measures exactly the bare loops that judge it (external's for a mode that none judges, as before).
+TEST(VulkanFrames, EachBenchRowIsJudgedByABareLoopTheRunMeasures) {
+  for (const lab::vulkan::BenchRow& row : lab::vulkan::bench_rows()) {
+    SCOPED_TRACE(row.path);
+    EXPECT_TRUE(lab::has_mode(lab::GraphicsApi::Vulkan, row.mode));
+    lab::Options options;
+    options.mode = row.mode;
+    size_t measured = 0, judging = 0;
+    for (const lab::vulkan::BareRow& bare : lab::vulkan::bare_rows()) {
+      const bool judges = std::string(bare.path) == row.bare_path;
+      judging += judges ? 1 : 0;
+      if (!lab::vulkan::asks_for(options, bare)) continue;
+      ++measured;
+      if (*row.bare_path != '\0') {
+        EXPECT_TRUE(judges) << bare.path << " measured, not judging";
+      }
+    }
+    EXPECT_EQ(judging, *row.bare_path == '\0' ? 0u : 1u);
+    EXPECT_EQ(measured, 1u);
+    EXPECT_EQ(lab::vulkan::asks_for_throughput(options), row.measures_throughput);
+  }
+  EXPECT_TRUE(lab::vulkan::asks_for_throughput(lab::Options{}));  // no --mode: every row
 }
 
 }  // namespace
