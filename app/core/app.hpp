@@ -1003,7 +1003,8 @@ void App<Backend>::draw_panel() {
   model.access = m_access;
   if constexpr (detail::AccessFlags<Backend>::value) model.flags = m_mode->registered_flags();
   model.timers = m_timers.get();
-  model.doctor = m_doctor ? &*m_doctor : nullptr;
+  if constexpr (detail::DoctorOf<Backend>::value)
+    if (m_doctor) model.doctor_ui = [this] { draw_doctor_report(*m_doctor); };
   model.timing = m_timing;
   model.graphics_untimed = Backend::graphics_untimed(*m_renderer);
   model.vsync = vsync();
@@ -1066,7 +1067,7 @@ void App<Backend>::offer_to_desk(long long index) {
     state.flags = serve::flags_state(m_access);
   else
     state.flags = serve::no_flags();
-  state.doctor = m_doctor ? format_doctor_report(*m_doctor) : "";
+  if constexpr (detail::DoctorOf<Backend>::value) state.doctor = m_doctor ? format_doctor_report(*m_doctor) : "";
   state.mode = m_mode->id();
   for (const ModeId mode : modes_of(Backend::kApi)) {
     const ModeAvailability runs = availability(mode);

@@ -5,7 +5,6 @@
 #include "app/glfw/panel.hpp"
 
 #include "app/core/hotkeys.hpp"
-#include "app/doctor/doctor.hpp"
 #include "app/glfw/panel_layout.hpp"
 #include "app/timing/timing_ui.hpp"
 
@@ -171,7 +170,7 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
       ImGui::EndTable();
     }
   }
-  if (model.doctor && ImGui::CollapsingHeader("doctor")) draw_doctor_report(*model.doctor);
+  if (model.doctor_ui && ImGui::CollapsingHeader("doctor")) model.doctor_ui();
   if (ImGui::CollapsingHeader("system"))
     for (const std::string& line : model.system) ImGui::TextWrapped("%s", line.c_str());
   ImGui::End();

@@ -20,8 +20,6 @@
 
 namespace lab {
 
-struct DoctorReport;
-
 namespace glfw {
 
 struct PanelModel {
@@ -46,7 +44,7 @@ struct PanelModel {
   AccessSettings access;
   std::vector<RegisteredFlags> flags;  // what the mode registered, with the flags in force
   const FrameTimers* timers = nullptr;
-  const DoctorReport* doctor = nullptr;
+  std::function<void()> doctor_ui;  // the doctor's report (app/doctor), where the API's backend makes one
   bool timing = true;             // per-phase timing on (it costs about one context switch a frame)
   std::string graphics_untimed;   // why the graphics passes are not timed, "" when they are
   bool vsync = true;
