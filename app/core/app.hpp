@@ -1067,7 +1067,8 @@ void App<Backend>::offer_to_desk(long long index) {
     state.flags = serve::flags_state(m_access);
   else
     state.flags = serve::no_flags();
-  if constexpr (detail::DoctorOf<Backend>::value) state.doctor = m_doctor ? format_doctor_report(*m_doctor) : "";
+  if constexpr (detail::DoctorOf<Backend>::value)
+    state.doctor = m_doctor ? format_doctor_report(*m_doctor) : "";
   state.mode = m_mode->id();
   for (const ModeId mode : modes_of(Backend::kApi)) {
     const ModeAvailability runs = availability(mode);

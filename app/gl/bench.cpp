@@ -501,6 +501,8 @@ struct Measured {
   std::vector<bench::Throughput> throughput;
   std::vector<TimingCost> timing_costs;
   std::vector<ScalingResult> scaling;
+  // The modes a scene refuses ({path, scene, reason}), once a scene: none of their rows are in that scene.
+  nlohmann::json refused_in_scene = nlohmann::json::array();
 };
 
 // "bench [3/12] pattern 64x64 cpu (about 20s left)": the estimate assumes the cases left take as long
@@ -588,6 +590,9 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
         // postprocess scene) is left out of it, saying why, as the app refuses it.
         const gl_bench::BenchRow& row = gl_bench::bench_row(mode);
         if (const ModeAvailability here = app.availability(mode); !here.available) {
+          if (&size == &plan.sizes.front())
+            measured.refused_in_scene.push_back(
+                {{"path", to_string(mode)}, {"scene", to_string(scene)}, {"reason", here.reason}});
           if (!row.context_availability)  // eglstream's image-only rule: said once in the plan
             std::fprintf(stderr, "      %s skips %s: %s\n", where.c_str(), to_string(mode),
                          here.reason.c_str());
@@ -759,6 +764,7 @@ int run_bench(const Options& options) {
                                      {"timing_cost", timing_json},
                                      {"scaling", scaling_json},
                                      {"skipped", plan.skipped},
+                                     {"refused_in_scene", measured.refused_in_scene},
                                      {"method", method_text()}};
     write_text_file(options.json, document.dump(2) + "\n");
     std::fprintf(stderr, "bench: wrote %s\n", options.json.c_str());

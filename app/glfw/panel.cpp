@@ -130,7 +130,8 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
         "0.33 ms a frame");
   if (model.timers && model.timing) {
     draw_timings(*model.timers, model.mode);
-    if (!model.graphics_untimed.empty()) ImGui::TextDisabled("draw untimed: %s", model.graphics_untimed.c_str());
+    if (!model.graphics_untimed.empty())
+      ImGui::TextDisabled("draw untimed: %s", model.graphics_untimed.c_str());
     if (!model.timers->cuda_timing_off_reason().empty())
       ImGui::TextDisabled("CUDA phases untimed: %s", model.timers->cuda_timing_off_reason().c_str());
     if (ImGui::CollapsingHeader("modes compared", ImGuiTreeNodeFlags_DefaultOpen))

@@ -1,10 +1,10 @@
 // app/glfw/panel.hpp — the panel of every graphics API's window, as Dear ImGui draws it: the API and its
-// device, scene, mode (greyed where it cannot run here, its reason as a tooltip), the CUDA device and the split
-// mode's choices, the external modes' semaphores, the map and register flags, per-phase timings with a mode
-// comparison, vsync, the screenshot button, the keys, the doctor's report and the system it runs on. The
+// device, scene, mode (greyed where it cannot run here, its reason as a tooltip), the CUDA device and the
+// split mode's choices, the external modes' semaphores, the map and register flags, per-phase timings with a
+// mode comparison, vsync, the screenshot button, the keys, the doctor's report and the system it runs on. The
 // frame loop (app/core/app.hpp) fills a PanelModel from its state and applies the PanelActions the user
-// picked; the panel never changes the app itself. Between ImGui::NewFrame and ImGui::Render, whatever the API's
-// ImGui renderer is (app/glfw/window.hpp's Panel holds the context).
+// picked; the panel never changes the app itself. Between ImGui::NewFrame and ImGui::Render, whatever the
+// API's ImGui renderer is (app/glfw/window.hpp's Panel holds the context).
 #pragma once
 
 #include "app/core/access.hpp"
@@ -45,8 +45,8 @@ struct PanelModel {
   std::vector<RegisteredFlags> flags;  // what the mode registered, with the flags in force
   const FrameTimers* timers = nullptr;
   std::function<void()> doctor_ui;  // the doctor's report (app/doctor), where the API's backend makes one
-  bool timing = true;             // per-phase timing on (it costs about one context switch a frame)
-  std::string graphics_untimed;   // why the graphics passes are not timed, "" when they are
+  bool timing = true;               // per-phase timing on (it costs about one context switch a frame)
+  std::string graphics_untimed;     // why the graphics passes are not timed, "" when they are
   bool vsync = true;
   double refresh_hz = 0.0;         // of the window's monitor; 0 when unknown
   std::string last_screenshot;     // the file the last screenshot went to, "" before the first

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 namespace {
@@ -72,15 +73,30 @@ TEST(Bench, MeasuresEveryAvailablePathAndWritesJsonAndChart) {
   for (const std::string path :
        {"interop", "reregister", "pbo", "split", "buffer", "staging", "floor", "handoff", "bare"})
     EXPECT_NE(measured.count(path) + skipped.count(path), 0u) << path << " is neither measured nor skipped";
-  // 3 scenes x 2 sizes for every measured path; graphics for the two scenes that have GL work headless, the
-  // show pass from a texture and from a buffer for the two image scenes (where the buffer mode runs), and
-  // eglstream and its own loop for the pattern scene alone (a stream carries CUDA's images; postprocess's
-  // input is GL's).
+  // 3 scenes x 2 sizes for every measured path but in the scenes that refuse its mode (eglstream carries
+  // CUDA's images, not postprocess's GL input; GL's exported refuses postprocess), which the report lists
+  // with the reason; graphics for the two scenes that have GL work headless, the show pass from a texture
+  // and from a buffer for the two image scenes (where the buffer mode runs).
+  std::map<std::string, std::set<std::string>> refused;  // mode -> the scenes that refuse it
+  for (const auto& entry : report.at("refused_in_scene")) {
+    EXPECT_FALSE(entry.at("reason").get<std::string>().empty()) << entry.dump();
+    EXPECT_TRUE(refused[entry.at("path")].insert(entry.at("scene")).second) << "said twice: " << entry.dump();
+  }
   const size_t show_passes = measured.count("show texture") + measured.count("show buffer");
-  const size_t eglstream = measured.count("eglstream") + measured.count("eglstream ref");
   EXPECT_EQ(show_passes, measured.count("buffer") ? 2u : 0u);
-  EXPECT_EQ(report.at("cases").size(), (measured.size() - 1 - show_passes - eglstream) * 3 * 2 + 2 * 2 +
-                                           show_passes * 2 * 2 + eglstream * 2);
+  size_t expected_cases = 0;
+  for (const std::string& path : measured) {
+    if (path == "graphics" || path == "show texture" || path == "show buffer") {
+      expected_cases += 2 * 2;
+      continue;
+    }
+    const std::string mode = path.substr(0, path.find(' '));  // "exported graph", "exported ref": exported
+    expected_cases += (3 - refused[mode].size()) * 2;
+  }
+  EXPECT_EQ(report.at("cases").size(), expected_cases);
+  if (measured.count("eglstream")) {
+    EXPECT_EQ(refused["eglstream"].size(), 2u) << "eglstream: pattern alone";
+  }
   if (measured.count("interop")) {
     // Every choice of clocks for every scene, at the larger size, and "off" among them.
     EXPECT_EQ(report.at("timing_cost").size(), 3u * 6u);
