@@ -10,55 +10,6 @@ namespace lab::vulkan {
 
 namespace {
 
-void validate(const ResourceDesc& desc, size_t index) {
-  const std::string name = "ResourceDesc[" + std::to_string(index) + "] (\"" + desc.label + "\")";
-  if (desc.kind == ResourceKind::Buffer) {
-    if (desc.bytes == 0) throw std::invalid_argument(name + ".bytes is 0: a buffer needs a size");
-    return;
-  }
-  if (desc.width <= 0 || desc.height <= 0)
-    throw std::invalid_argument(name + ".width and .height are " + std::to_string(desc.width) + "x" +
-                                std::to_string(desc.height) + ": a texture needs both > 0");
-  if (desc.bytes != static_cast<size_t>(desc.width) * static_cast<size_t>(desc.height) * 4)
-    throw std::invalid_argument(name + ".bytes is " + std::to_string(desc.bytes) +
-                                "; an RGBA8 texture needs width * height * 4 = " +
-                                std::to_string(static_cast<size_t>(desc.width) * desc.height * 4));
-}
-
-VkBuffer create_exportable_buffer(const Context& context, VkDeviceSize size) {
-  auto external =
-      make<VkExternalMemoryBufferCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
-  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  auto create = make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
-  create.pNext = &external;
-  create.size = size;
-  create.usage = kResourceBufferUsage;
-  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  VkBuffer buffer = VK_NULL_HANDLE;
-  check(vkCreateBuffer(context.device(), &create, nullptr, &buffer), "vkCreateBuffer");
-  return buffer;
-}
-
-VkImage create_exportable_image(const Context& context, int width, int height) {
-  auto external = make<VkExternalMemoryImageCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO);
-  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  auto create = make<VkImageCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO);
-  create.pNext = &external;
-  create.imageType = VK_IMAGE_TYPE_2D;
-  create.format = kResourceImageFormat;
-  create.extent = {static_cast<uint32_t>(width), static_cast<uint32_t>(height), 1};
-  create.mipLevels = 1;
-  create.arrayLayers = 1;
-  create.samples = VK_SAMPLE_COUNT_1_BIT;
-  create.tiling = VK_IMAGE_TILING_OPTIMAL;
-  create.usage = kResourceImageUsage;
-  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  create.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  VkImage image = VK_NULL_HANDLE;
-  check(vkCreateImage(context.device(), &create, nullptr, &image), "vkCreateImage");
-  return image;
-}
-
 // The renderer's first pass over new exportable resources: images from UNDEFINED into GENERAL (their
 // layout for life), then every resource released to VK_QUEUE_FAMILY_EXTERNAL, where an importer's
 // semaphores alone order the accesses.
@@ -115,6 +66,57 @@ void record_release_to_external(VkCommandBuffer commands, const std::vector<Expo
 
 }  // namespace
 
+void validate_resource_desc(const ResourceDesc& desc, size_t index) {
+  const std::string name = "ResourceDesc[" + std::to_string(index) + "] (\"" + desc.label + "\")";
+  if (desc.kind == ResourceKind::Buffer) {
+    if (desc.bytes == 0) throw std::invalid_argument(name + ".bytes is 0: a buffer needs a size");
+    return;
+  }
+  if (desc.width <= 0 || desc.height <= 0)
+    throw std::invalid_argument(name + ".width and .height are " + std::to_string(desc.width) + "x" +
+                                std::to_string(desc.height) + ": a texture needs both > 0");
+  if (desc.bytes != static_cast<size_t>(desc.width) * static_cast<size_t>(desc.height) * 4)
+    throw std::invalid_argument(name + ".bytes is " + std::to_string(desc.bytes) +
+                                "; an RGBA8 texture needs width * height * 4 = " +
+                                std::to_string(static_cast<size_t>(desc.width) * desc.height * 4));
+}
+
+VkBuffer create_vk_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFlags usage,
+                          bool exportable) {
+  auto external =
+      make<VkExternalMemoryBufferCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
+  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto create = make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+  create.pNext = exportable ? &external : nullptr;
+  create.size = size;
+  create.usage = usage;
+  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  check(vkCreateBuffer(context.device(), &create, nullptr, &buffer), "vkCreateBuffer");
+  return buffer;
+}
+
+VkImage create_vk_image(const Context& context, Extent extent, VkFormat format, VkImageUsageFlags usage,
+                        bool exportable) {
+  auto external = make<VkExternalMemoryImageCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO);
+  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto create = make<VkImageCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO);
+  create.pNext = exportable ? &external : nullptr;
+  create.imageType = VK_IMAGE_TYPE_2D;
+  create.format = format;
+  create.extent = {static_cast<uint32_t>(extent.width), static_cast<uint32_t>(extent.height), 1};
+  create.mipLevels = 1;
+  create.arrayLayers = 1;
+  create.samples = VK_SAMPLE_COUNT_1_BIT;
+  create.tiling = VK_IMAGE_TILING_OPTIMAL;
+  create.usage = usage;
+  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  create.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  VkImage image = VK_NULL_HANDLE;
+  check(vkCreateImage(context.device(), &create, nullptr, &image), "vkCreateImage");
+  return image;
+}
+
 void require_exportable_image(const Context& context, VkImageUsageFlags usage) {
   auto external = make<VkPhysicalDeviceExternalImageFormatInfo>(
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO);
@@ -142,7 +144,7 @@ void require_exportable_image(const Context& context, VkImageUsageFlags usage) {
 ExportMemory::ExportMemory(Context& context, const std::vector<ResourceDesc>& descs) : m_context(context) {
   bool any_image = false;
   for (size_t i = 0; i < descs.size(); ++i) {
-    validate(descs[i], i);
+    validate_resource_desc(descs[i], i);
     any_image |= descs[i].kind == ResourceKind::Texture2D;
   }
   if (any_image) require_exportable_image(context, kResourceImageUsage);
@@ -152,12 +154,13 @@ ExportMemory::ExportMemory(Context& context, const std::vector<ResourceDesc>& de
     ExportedResource resource;
     resource.desc = desc;
     if (desc.kind == ResourceKind::Buffer) {
-      owned.buffer = UniqueBuffer(device, create_exportable_buffer(context, desc.bytes));
+      owned.buffer = UniqueBuffer(device, create_vk_buffer(context, desc.bytes, kResourceBufferUsage, true));
       owned.allocation = allocate_dedicated(context, owned.buffer.get(), VK_NULL_HANDLE,
                                             VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, /*exportable=*/true);
       resource.buffer = owned.buffer.get();
     } else {
-      owned.image = UniqueImage(device, create_exportable_image(context, desc.width, desc.height));
+      owned.image = UniqueImage(device, create_vk_image(context, {desc.width, desc.height},
+                                                        kResourceImageFormat, kResourceImageUsage, true));
       owned.allocation = allocate_dedicated(context, VK_NULL_HANDLE, owned.image.get(),
                                             VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, /*exportable=*/true);
       resource.image = owned.image.get();

@@ -29,6 +29,16 @@ constexpr VkImageUsageFlags kResourceImageUsage =
     VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT |
     VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
 
+// Throws std::invalid_argument naming resource `index` ("ResourceDesc[1] (\"image\")") when its sizes do not
+// fit its kind: a buffer of 0 bytes, a texture without a width and height or whose bytes are not RGBA8's.
+void validate_resource_desc(const ResourceDesc& desc, size_t index);
+// A VkBuffer, or a 2D VkImage (one mip, one layer, optimal tiling, UNDEFINED), with no memory yet; where
+// `exportable`, its memory may be exported as an opaque FD. The caller owns the handle.
+VkBuffer create_vk_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFlags usage,
+                          bool exportable);
+VkImage create_vk_image(const Context& context, Extent extent, VkFormat format, VkImageUsageFlags usage,
+                        bool exportable);
+
 // Throws std::runtime_error (naming the device and the copying modes to use instead) unless `context`'s
 // device can export RGBA8 optimal-tiled images of `usage` as opaque FDs.
 void require_exportable_image(const Context& context, VkImageUsageFlags usage);

@@ -136,16 +136,7 @@ struct OwnedResource {
 
 Buffer create_buffer(const Context& context, VkDeviceSize size, VkBufferUsageFlags usage,
                      VkMemoryPropertyFlags properties, bool exportable, VkMemoryPropertyFlags preferred = 0) {
-  auto external = lab::vulkan::make<VkExternalMemoryBufferCreateInfo>(
-      VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
-  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  auto create = lab::vulkan::make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
-  create.pNext = exportable ? &external : nullptr;
-  create.size = size;
-  create.usage = usage;
-  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  VkBuffer handle = VK_NULL_HANDLE;
-  check(vkCreateBuffer(context.device(), &create, nullptr, &handle), "vkCreateBuffer");
+  const VkBuffer handle = create_vk_buffer(context, size, usage, exportable);
   Buffer buffer;
   buffer.buffer = UniqueBuffer(context.device(), handle);
   buffer.allocation = allocate_dedicated(context, handle, VK_NULL_HANDLE, properties, exportable, preferred);
@@ -196,16 +187,7 @@ void require_importable_buffer(const Context& context, VkBufferUsageFlags usage)
 Buffer import_buffer(const Context& context, VkDeviceSize bytes, VkBufferUsageFlags usage,
                      interop::FileDescriptor& fd, VkDeviceSize size) {
   require_importable_buffer(context, usage);
-  auto external = lab::vulkan::make<VkExternalMemoryBufferCreateInfo>(
-      VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
-  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  auto create = lab::vulkan::make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
-  create.pNext = &external;
-  create.size = bytes;
-  create.usage = usage;
-  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  VkBuffer handle = VK_NULL_HANDLE;
-  check(vkCreateBuffer(context.device(), &create, nullptr, &handle), "vkCreateBuffer (external memory)");
+  const VkBuffer handle = create_vk_buffer(context, bytes, usage, true);
   Buffer buffer;
   buffer.buffer = UniqueBuffer(context.device(), handle);
   VkMemoryRequirements requirements{};
@@ -234,23 +216,7 @@ Buffer import_buffer(const Context& context, VkDeviceSize bytes, VkBufferUsageFl
 
 ImageObject create_image(const Context& context, Extent extent, VkFormat format, VkImageUsageFlags usage,
                          VkImageAspectFlags aspect, bool exportable) {
-  auto external =
-      lab::vulkan::make<VkExternalMemoryImageCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO);
-  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  auto create = lab::vulkan::make<VkImageCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO);
-  create.pNext = exportable ? &external : nullptr;
-  create.imageType = VK_IMAGE_TYPE_2D;
-  create.format = format;
-  create.extent = {static_cast<uint32_t>(extent.width), static_cast<uint32_t>(extent.height), 1};
-  create.mipLevels = 1;
-  create.arrayLayers = 1;
-  create.samples = VK_SAMPLE_COUNT_1_BIT;
-  create.tiling = VK_IMAGE_TILING_OPTIMAL;
-  create.usage = usage;
-  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  create.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  VkImage handle = VK_NULL_HANDLE;
-  check(vkCreateImage(context.device(), &create, nullptr, &handle), "vkCreateImage");
+  const VkImage handle = create_vk_image(context, extent, format, usage, exportable);
   ImageObject image;
   image.image = UniqueImage(context.device(), handle);
   image.allocation =
@@ -687,21 +653,6 @@ VkBufferImageCopy whole_image(const ResourceDesc& desc) {
   region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
   region.imageExtent = {static_cast<uint32_t>(desc.width), static_cast<uint32_t>(desc.height), 1};
   return region;
-}
-
-void validate(const ResourceDesc& desc, size_t index) {
-  const std::string name = "ResourceDesc[" + std::to_string(index) + "] (\"" + desc.label + "\")";
-  if (desc.kind == ResourceKind::Buffer) {
-    if (desc.bytes == 0) throw std::invalid_argument(name + ".bytes is 0: a buffer needs a size");
-    return;
-  }
-  if (desc.width <= 0 || desc.height <= 0)
-    throw std::invalid_argument(name + ".width and .height are " + std::to_string(desc.width) + "x" +
-                                std::to_string(desc.height) + ": a texture needs both > 0");
-  if (desc.bytes != static_cast<size_t>(desc.width) * static_cast<size_t>(desc.height) * 4)
-    throw std::invalid_argument(name + ".bytes is " + std::to_string(desc.bytes) +
-                                "; an RGBA8 texture needs width * height * 4 = " +
-                                std::to_string(static_cast<size_t>(desc.width) * desc.height * 4));
 }
 
 void validate(const PassSync& sync) {
@@ -1298,7 +1249,7 @@ void Renderer::resize(Extent extent) {
 }
 
 void Renderer::create_resources(const std::vector<ResourceDesc>& descs, bool exportable) {
-  for (size_t i = 0; i < descs.size(); ++i) validate(descs[i], i);
+  for (size_t i = 0; i < descs.size(); ++i) validate_resource_desc(descs[i], i);
   const bool any_image = std::any_of(descs.begin(), descs.end(), [](const ResourceDesc& desc) {
     return desc.kind == ResourceKind::Texture2D;
   });
