@@ -24,7 +24,7 @@
 #include "app/os/signals.hpp"
 #include "app/timing/bench_timing.hpp"
 #include "app/timing/statistics.hpp"
-#include "app/vulkan/cuda_link.hpp"
+#include "app/vulkan/cuda_import.hpp"
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
 #include "interop/memory.hpp"

@@ -13,12 +13,12 @@
 // in the memory, GL's imports, CUDA's, then Vulkan's (off GL's thread, as vulkan::on_own_thread says why).
 #include "app/gl/bench_loops.hpp"
 
+#include "app/bench/raw_vmm.hpp"
 #include "app/gl/app.hpp"
 #include "app/gl/gl_external.hpp"
 #include "app/os/os.hpp"
 #include "app/timing/bench_timing.hpp"
-#include "app/vulkan/bench_vmm.hpp"
-#include "app/vulkan/cuda_link.hpp"
+#include "app/vulkan/cuda_import.hpp"
 #include "app/vulkan/export.hpp"
 #include "interop/error.hpp"
 #include "kernels/common.hpp"

@@ -4,7 +4,7 @@
 // are idle; an FD whose import failed is closed here, one whose import succeeded belongs to the importer (as
 // the CUDA Runtime API and VK_KHR_external_memory_fd state for opaque FDs).
 #include "app/vulkan/bench_bare.hpp"
-#include "app/vulkan/bench_vmm.hpp"
+#include "app/bench/raw_vmm.hpp"
 
 #include "app/os/os.hpp"
 #include "app/timing/bench_timing.hpp"
