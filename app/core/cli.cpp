@@ -861,7 +861,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
              "--bench", options.bench,
              "benchmark every available mode x scene x size headless, then exit; --scene, --mode and --size "
              "(or --sizes) pick the cases; with --api vulkan: its modes (external and exported with both "
-             "semaphore kinds, staging, cpu)")
+             "semaphore kinds, buffer, staging, cpu)")
           ->group(kBenchGroup);
     entry.option =
         app.add_option(entry.name, entry.value, entry.help)->type_name(entry.type_name)->group(entry.group);
