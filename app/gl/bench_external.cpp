@@ -13,6 +13,7 @@
 // in the memory, GL's imports, CUDA's, then Vulkan's (off GL's thread, as vulkan::on_own_thread says why).
 #include "app/gl/bench_loops.hpp"
 
+#include "app/bench/raw_imports.hpp"
 #include "app/bench/raw_vmm.hpp"
 #include "app/gl/app.hpp"
 #include "app/gl/gl_external.hpp"
@@ -66,11 +67,7 @@ struct RawExternal {
   };
   std::vector<Allocation> allocations;
   // CUDA's imports.
-  std::vector<cudaExternalMemory_t> cuda_memory;
-  std::vector<void*> pointers;
-  std::vector<cudaMipmappedArray_t> arrays;
-  std::vector<cudaSurfaceObject_t> surfaces;
-  std::vector<cudaTextureObject_t> textures;
+  bench::RawImports cuda;
   std::vector<cudaExternalSemaphore_t> cuda_semaphores;  // as `semaphores`
   // GL's imports.
   std::vector<GlMemoryObject> gl_memory;
@@ -90,11 +87,7 @@ struct RawExternal {
     gl_semaphores.clear();
     gl_memory.clear();
     for (cudaExternalSemaphore_t semaphore : cuda_semaphores) cudaDestroyExternalSemaphore(semaphore);
-    for (cudaTextureObject_t texture : textures) cudaDestroyTextureObject(texture);
-    for (cudaSurfaceObject_t surface : surfaces) cudaDestroySurfaceObject(surface);
-    for (cudaMipmappedArray_t array : arrays) cudaFreeMipmappedArray(array);
-    for (void* pointer : pointers) cudaFree(pointer);
-    for (cudaExternalMemory_t imported : cuda_memory) cudaDestroyExternalMemory(imported);
+    cuda.release();  // before the memory it imports
     for (auto it = allocations.rbegin(); it != allocations.rend(); ++it) {
       if (it->mapped) vmm->unmap(it->address, it->size);
       if (it->reserved) vmm->address_free(it->address, it->size);
@@ -238,40 +231,17 @@ void make_vulkan_memory(RawExternal& raw, const gl::Resource& spec, std::vector<
     os::close_file(memory_desc.handle.fd);
     INTEROP_CUDA_CHECK(error);
   }
-  raw.cuda_memory.push_back(imported);
+  raw.cuda.memories.push_back(imported);
   view = CudaResourceView{};
   view.bytes = spec.desc.bytes;
   if (!image) {
     cudaExternalMemoryBufferDesc buffer{};
     buffer.size = spec.desc.bytes;
     INTEROP_CUDA_CHECK(cudaExternalMemoryGetMappedBuffer(&view.pointer, imported, &buffer));
-    raw.pointers.push_back(view.pointer);
+    raw.cuda.pointers.push_back(view.pointer);
     return;
   }
-  cudaExternalMemoryMipmappedArrayDesc array_desc{};
-  array_desc.formatDesc = cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsigned);
-  array_desc.extent = {static_cast<size_t>(spec.desc.width), static_cast<size_t>(spec.desc.height), 0};
-  array_desc.flags = cudaArraySurfaceLoadStore | cudaArrayColorAttachment;
-  array_desc.numLevels = 1;
-  cudaMipmappedArray_t mipmapped = nullptr;
-  INTEROP_CUDA_CHECK(cudaExternalMemoryGetMappedMipmappedArray(&mipmapped, imported, &array_desc));
-  raw.arrays.push_back(mipmapped);
-  cudaArray_t level = nullptr;
-  INTEROP_CUDA_CHECK(cudaGetMipmappedArrayLevel(&level, mipmapped, 0));
-  cudaResourceDesc resource{};
-  resource.resType = cudaResourceTypeArray;
-  resource.res.array.array = level;
-  if (spec.desc.role == ResourceRole::Output) {
-    INTEROP_CUDA_CHECK(cudaCreateSurfaceObject(&view.surface, &resource));
-    raw.surfaces.push_back(view.surface);
-  } else {
-    cudaTextureDesc texture{};
-    texture.readMode = cudaReadModeNormalizedFloat;
-    texture.filterMode = cudaFilterModePoint;
-    texture.addressMode[0] = texture.addressMode[1] = cudaAddressModeClamp;
-    INTEROP_CUDA_CHECK(cudaCreateTextureObject(&view.texture, &resource, &texture, nullptr));
-    raw.textures.push_back(view.texture);
-  }
+  raw.cuda.view_as_array(imported, spec.desc, view);
 }
 
 // CUDA's memory for `spec` (cuMemCreate, mapped, zeroed once as the mode zeroes it), exported to GL.

@@ -4,6 +4,7 @@
 // are idle; an FD whose import failed is closed here, one whose import succeeded belongs to the importer (as
 // the CUDA Runtime API and VK_KHR_external_memory_fd state for opaque FDs).
 #include "app/vulkan/bench_bare.hpp"
+#include "app/bench/raw_imports.hpp"
 #include "app/bench/raw_vmm.hpp"
 
 #include "app/os/os.hpp"
@@ -30,12 +31,7 @@ namespace lab::vulkan {
 namespace {
 
 // What the loop created in CUDA, released in reverse order by its destructor.
-struct RawImports {
-  std::vector<cudaExternalMemory_t> memories;
-  std::vector<void*> pointers;  // mapped buffers (freed with cudaFree)
-  std::vector<cudaMipmappedArray_t> arrays;
-  std::vector<cudaSurfaceObject_t> surfaces;
-  std::vector<cudaTextureObject_t> textures;
+struct RawImports : bench::RawImports {
   cudaExternalSemaphore_t semaphore = nullptr;
   cudaStream_t stream = nullptr;
 
@@ -44,11 +40,7 @@ struct RawImports {
   RawImports& operator=(const RawImports&) = delete;
   ~RawImports() {
     if (stream) cudaStreamSynchronize(stream);
-    for (cudaTextureObject_t texture : textures) cudaDestroyTextureObject(texture);
-    for (cudaSurfaceObject_t surface : surfaces) cudaDestroySurfaceObject(surface);
-    for (cudaMipmappedArray_t array : arrays) cudaFreeMipmappedArray(array);
-    for (void* pointer : pointers) cudaFree(pointer);
-    for (cudaExternalMemory_t memory : memories) cudaDestroyExternalMemory(memory);
+    release();
     if (semaphore) cudaDestroyExternalSemaphore(semaphore);
     if (stream) cudaStreamDestroy(stream);
   }
@@ -195,31 +187,7 @@ std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Ext
         cuda.pointers.push_back(view.pointer);
         if (linear) view = linear_view(view.pointer, resource.desc);  // rows tightly packed
       } else {
-        cudaExternalMemoryMipmappedArrayDesc array_desc{};
-        array_desc.formatDesc = cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsigned);
-        array_desc.extent = {static_cast<size_t>(resource.desc.width),
-                             static_cast<size_t>(resource.desc.height), 0};
-        array_desc.flags = cudaArraySurfaceLoadStore | cudaArrayColorAttachment;
-        array_desc.numLevels = 1;
-        cudaMipmappedArray_t mipmapped = nullptr;
-        INTEROP_CUDA_CHECK(cudaExternalMemoryGetMappedMipmappedArray(&mipmapped, memory, &array_desc));
-        cuda.arrays.push_back(mipmapped);
-        cudaArray_t level = nullptr;
-        INTEROP_CUDA_CHECK(cudaGetMipmappedArrayLevel(&level, mipmapped, 0));
-        cudaResourceDesc array_resource{};
-        array_resource.resType = cudaResourceTypeArray;
-        array_resource.res.array.array = level;
-        if (resource.desc.role == ResourceRole::Output) {
-          INTEROP_CUDA_CHECK(cudaCreateSurfaceObject(&view.surface, &array_resource));
-          cuda.surfaces.push_back(view.surface);
-        } else {
-          cudaTextureDesc texture{};
-          texture.readMode = cudaReadModeNormalizedFloat;
-          texture.filterMode = cudaFilterModePoint;
-          texture.addressMode[0] = texture.addressMode[1] = cudaAddressModeClamp;
-          INTEROP_CUDA_CHECK(cudaCreateTextureObject(&view.texture, &array_resource, &texture, nullptr));
-          cuda.textures.push_back(view.texture);
-        }
+        cuda.view_as_array(memory, resource.desc, view);
       }
       views.push_back(view);
     }
