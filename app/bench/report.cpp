@@ -247,23 +247,25 @@ nlohmann::json cases_json(const Report& report) {
       if (ratios.floor_ms > 0) entry["floor_ms"] = ratios.floor_ms;
       if (ratios.handoff_ms > 0) entry["handoff_ms"] = ratios.handoff_ms;
       entry["graphics_ms"] = ratios.graphics_ms;
-      if (ratios.reference_ms > 0) {
-        entry["reference_ms"] = ratios.reference_ms;
-        entry["ratio_to_reference"] = ratios.to_reference;
-      }
-      if (ratios.to_bare > 0) {
-        entry["bare_ms"] = ratios.bare_ms;
-        entry["ratio_to_bare_loop"] = ratios.to_bare;
-        entry["ratio_to_bare"] = ratios.to_bare;  // the same ratio, as Vulkan's JSON named it first
-      }
-      if (ratios.to_own > 0) {
-        entry["own_reference_ms"] = ratios.own_ms;
-        entry["ratio_to_own_reference"] = ratios.to_own;
-      }
-      if (ratios.to_external > 0) {
-        entry["external_ms"] = ratios.external_ms;
-        entry["ratio_to_external"] = ratios.to_external;
-      }
+      // Each row the case is judged against: that row's time and the case's ratio to it (none: 0 ms).
+      const struct {
+        const char* ms_key;
+        double ms;
+        const char* ratio_key;
+        double ratio;
+      } judges[] = {
+          {"reference_ms", ratios.reference_ms, "ratio_to_reference", ratios.to_reference},
+          {"bare_ms", ratios.bare_ms, "ratio_to_bare_loop", ratios.to_bare},
+          {"own_reference_ms", ratios.own_ms, "ratio_to_own_reference", ratios.to_own},
+          {"external_ms", ratios.external_ms, "ratio_to_external", ratios.to_external},
+      };
+      for (const auto& judge : judges)
+        if (judge.ms > 0) {
+          entry[judge.ms_key] = judge.ms;
+          entry[judge.ratio_key] = judge.ratio;
+        }
+      if (ratios.to_bare > 0)
+        entry["ratio_to_bare"] = ratios.to_bare;  // the same, as Vulkan's JSON named it first
     }
     cases.push_back(entry);
   }
