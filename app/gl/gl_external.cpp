@@ -1,7 +1,7 @@
 // app/gl/gl_external.cpp — imports of exported memory and semaphores into GL (see gl_external.hpp).
 #include "app/gl/gl_external.hpp"
 
-#include "app/gl/profiling.hpp"
+#include "app/gl/gl_objects.hpp"
 #include "app/os/os.hpp"
 #include "interop/error.hpp"
 
@@ -83,22 +83,16 @@ GlMemoryObject import_memory_fd(int fd, uint64_t size, bool dedicated) {
 
 GlTexture texture_from_memory(GLuint memory, int width, int height, uint64_t offset,
                               const std::string& label) {
-  GLuint name = 0;
-  glCreateTextures(GL_TEXTURE_2D, 1, &name);
-  GlTexture texture(name);
-  label_gl_object(GL_TEXTURE, name, label);
-  glTextureStorageMem2DEXT(name, 1, GL_RGBA8, width, height, memory, offset);
-  set_nearest_clamped(name);
+  GlTexture texture = new_texture_2d(label);
+  glTextureStorageMem2DEXT(texture.get(), 1, GL_RGBA8, width, height, memory, offset);
+  set_nearest_clamped(texture.get());
   INTEROP_GL_CHECK("glTextureStorageMem2DEXT");
   return texture;
 }
 
 GlBuffer buffer_from_memory(GLuint memory, uint64_t size, uint64_t offset, const std::string& label) {
-  GLuint name = 0;
-  glCreateBuffers(1, &name);
-  GlBuffer buffer(name);
-  label_gl_object(GL_BUFFER, name, label);
-  glNamedBufferStorageMemEXT(name, static_cast<GLsizeiptr>(size), memory, offset);
+  GlBuffer buffer = new_buffer(label);
+  glNamedBufferStorageMemEXT(buffer.get(), static_cast<GLsizeiptr>(size), memory, offset);
   INTEROP_GL_CHECK("glNamedBufferStorageMemEXT");
   return buffer;
 }

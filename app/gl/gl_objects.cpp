@@ -29,23 +29,33 @@ std::string hex(unsigned int value) {
 
 }  // namespace
 
-GlBuffer create_buffer(size_t bytes, const void* data, GLbitfield flags, const std::string& label) {
+GlBuffer new_buffer(const std::string& label) {
   GLuint name = 0;
   glCreateBuffers(1, &name);
   GlBuffer buffer(name);
   label_gl_object(GL_BUFFER, name, label);
-  glNamedBufferStorage(name, static_cast<GLsizeiptr>(bytes), data, flags);
+  return buffer;
+}
+
+GlTexture new_texture_2d(const std::string& label) {
+  GLuint name = 0;
+  glCreateTextures(GL_TEXTURE_2D, 1, &name);
+  GlTexture texture(name);
+  label_gl_object(GL_TEXTURE, name, label);
+  return texture;
+}
+
+GlBuffer create_buffer(size_t bytes, const void* data, GLbitfield flags, const std::string& label) {
+  GlBuffer buffer = new_buffer(label);
+  glNamedBufferStorage(buffer.get(), static_cast<GLsizeiptr>(bytes), data, flags);
   INTEROP_GL_CHECK("glNamedBufferStorage");
   return buffer;
 }
 
 GlTexture create_texture_2d(GLenum internal_format, int width, int height, const std::string& label) {
-  GLuint name = 0;
-  glCreateTextures(GL_TEXTURE_2D, 1, &name);
-  GlTexture texture(name);
-  label_gl_object(GL_TEXTURE, name, label);
-  glTextureStorage2D(name, 1, internal_format, width, height);
-  set_nearest_clamped(name);
+  GlTexture texture = new_texture_2d(label);
+  glTextureStorage2D(texture.get(), 1, internal_format, width, height);
+  set_nearest_clamped(texture.get());
   INTEROP_GL_CHECK("glTextureStorage2D");
   return texture;
 }
@@ -92,6 +102,18 @@ GLuint compile_shader(GLenum stage, const char* name) {
   throw std::runtime_error(std::string("GLSL compile error in ") + name + ":\n" + log.data());
 }
 
+// After glLinkProgram: throws with the linker's log, naming `shaders`, when the link failed.
+void check_link(const GlProgram& program, const std::string& shaders) {
+  GLint ok = GL_FALSE;
+  glGetProgramiv(program.get(), GL_LINK_STATUS, &ok);
+  if (ok == GL_TRUE) return;
+  GLint length = 0;
+  glGetProgramiv(program.get(), GL_INFO_LOG_LENGTH, &length);
+  std::vector<char> log(static_cast<size_t>(length > 1 ? length : 1));
+  glGetProgramInfoLog(program.get(), length, nullptr, log.data());
+  throw std::runtime_error("GLSL link error (" + shaders + "):\n" + log.data());
+}
+
 }  // namespace
 
 GlProgram create_program(const char* vertex_shader, const char* fragment_shader) {
@@ -111,16 +133,7 @@ GlProgram create_program(const char* vertex_shader, const char* fragment_shader)
   // Flagged for deletion now; GL frees them with the program.
   glDeleteShader(vertex);
   glDeleteShader(fragment);
-  GLint ok = GL_FALSE;
-  glGetProgramiv(program.get(), GL_LINK_STATUS, &ok);
-  if (ok != GL_TRUE) {
-    GLint length = 0;
-    glGetProgramiv(program.get(), GL_INFO_LOG_LENGTH, &length);
-    std::vector<char> log(static_cast<size_t>(length > 1 ? length : 1));
-    glGetProgramInfoLog(program.get(), length, nullptr, log.data());
-    throw std::runtime_error(std::string("GLSL link error (") + vertex_shader + " + " + fragment_shader +
-                             "):\n" + log.data());
-  }
+  check_link(program, std::string(vertex_shader) + " + " + fragment_shader);
   return program;
 }
 
@@ -131,15 +144,7 @@ GlProgram create_compute_program(const char* compute_shader) {
   glAttachShader(program.get(), shader);
   glLinkProgram(program.get());
   glDeleteShader(shader);  // flagged for deletion now; GL frees it with the program
-  GLint ok = GL_FALSE;
-  glGetProgramiv(program.get(), GL_LINK_STATUS, &ok);
-  if (ok != GL_TRUE) {
-    GLint length = 0;
-    glGetProgramiv(program.get(), GL_INFO_LOG_LENGTH, &length);
-    std::vector<char> log(static_cast<size_t>(length > 1 ? length : 1));
-    glGetProgramInfoLog(program.get(), length, nullptr, log.data());
-    throw std::runtime_error(std::string("GLSL link error (") + compute_shader + "):\n" + log.data());
-  }
+  check_link(program, compute_shader);
   return program;
 }
 

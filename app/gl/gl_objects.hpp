@@ -65,6 +65,10 @@ using GlFramebuffer = GlObject<GlFramebufferTraits>;
 using GlVertexArray = GlObject<GlVertexArrayTraits>;
 using GlProgram = GlObject<GlProgramTraits>;
 
+// A buffer / a 2D texture created and labelled, without storage yet: what the helpers below and the
+// imports of external memory (gl_external.hpp) give their storage to.
+GlBuffer new_buffer(const std::string& label);
+GlTexture new_texture_2d(const std::string& label);
 // Immutable storage of `bytes` (glNamedBufferStorage); `flags` e.g. GL_DYNAMIC_STORAGE_BIT so the CPU
 // path can glNamedBufferSubData into it.
 // Each helper labels what it creates (glObjectLabel: the name a GL debugger shows) with `label`.
