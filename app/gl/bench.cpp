@@ -461,14 +461,11 @@ Plan plan_bench(const Options& options, App& app) {
     for (const char* path : {"handoff", "bare", "scaling", "timing cost", "throughput"})
       plan.skipped.push_back({{"path", path}, {"reason", app.interop_support().reason}});
 
-  const size_t own_references =
-      static_cast<size_t>(std::count_if(plan.modes.begin(), plan.modes.end(), [&plan](ModeId mode) {
-        return measures_own_loop(gl_bench::bench_row(mode), plan.cuda);
-      }));
   const size_t graph_forms =
       plan.cuda ? static_cast<size_t>(std::count_if(plan.modes.begin(), plan.modes.end(), has_graph_form))
                 : 0;
-  const size_t per_size = plan.modes.size() + own_references + graph_forms + (plan.wants_floor ? 1 : 0) + 1 +
+  // A mode and its own loop, taking turns, are one step.
+  const size_t per_size = plan.modes.size() + graph_forms + (plan.wants_floor ? 1 : 0) + 1 +
                           (plan.wants_interop_references ? 2 : 0) + (plan.wants_semaphore_handoff ? 1 : 0);
   // The show pass from a texture and from a buffer, for each image scene at each size.
   plan.wants_show_passes = plan.cuda && asked(&gl_bench::BenchRow::asks_show_passes);
@@ -599,15 +596,21 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
           continue;
         }
         if (measures_own_loop(row, plan.cuda)) {
-          progress(where + to_string(mode) + "'s own reference loop");
-          std::vector<Measurement> own_runs;
-          for (int run = 0; run < options.bench_repeat; ++run)
+          // The mode and its own loop take turns, run by run: what drifts on the host (clocks, memory
+          // placement, other work) then reaches both alike, and x own compares runs of the same moment.
+          progress(where + to_string(mode) + " and its own reference loop, in turns");
+          std::vector<Measurement> own_runs, mode_runs;
+          for (int run = 0; run < options.bench_repeat; ++run) {
             if (std::optional<Measurement> own = row.own_loop(app, options.bench_frames))
               own_runs.push_back(std::move(*own));
+            mode_runs.push_back(measure_mode(app, mode, options.bench_frames));
+          }
           if (!own_runs.empty()) record(bench::combine_runs(std::move(own_runs)));
+          record(bench::combine_runs(std::move(mode_runs)));
+        } else {
+          progress(where + to_string(mode));
+          record(repeated([&] { return measure_mode(app, mode, options.bench_frames); }));
         }
-        progress(where + to_string(mode));
-        record(repeated([&] { return measure_mode(app, mode, options.bench_frames); }));
         if (plan.cuda && has_graph_form(mode)) {
           progress(where + to_string(mode) + " as a CUDA graph (--graph)");
           record(repeated([&] {
