@@ -2,6 +2,8 @@
 // buffers and timeline semaphores.
 #include "app/vulkan/export.hpp"
 
+#include "app/core/text.hpp"
+
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -123,14 +125,7 @@ void check(VkResult result, const char* call) {
 }
 
 std::string to_string(const Uuid& uuid) {
-  std::string text;
-  char part[3];
-  for (size_t i = 0; i < uuid.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
-    std::snprintf(part, sizeof part, "%02x", uuid[i]);
-    text += part;
-  }
-  return text;
+  return uuid_text(uuid);
 }
 
 std::vector<DeviceInfo> enumerate_devices() {
