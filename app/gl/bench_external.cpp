@@ -248,14 +248,8 @@ void make_vulkan_memory(RawExternal& raw, const gl::Resource& spec, std::vector<
 void make_cuda_memory(RawExternal& raw, const gl::Resource& spec, int device, std::vector<GLuint>& gl_names,
                       CudaResourceView& view) {
   if (!raw.vmm) raw.vmm.emplace();
-  CUmemAllocationProp properties{};
-  properties.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  properties.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  properties.location.id = device;
-  properties.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-  size_t granularity = 0;
-  vulkan::check_cu(raw.vmm->granularity(&granularity, &properties, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
-                   "cuMemGetAllocationGranularity");
+  const CUmemAllocationProp properties = vulkan::exportable_allocation(device);
+  const size_t granularity = vulkan::minimum_granularity(*raw.vmm, properties);
   RawExternal::Allocation& allocation = raw.allocations.emplace_back();
   allocation.size = (spec.desc.bytes + granularity - 1) / granularity * granularity;
   vulkan::check_cu(raw.vmm->create(&allocation.handle, allocation.size, &properties, 0), "cuMemCreate");
@@ -264,9 +258,7 @@ void make_cuda_memory(RawExternal& raw, const gl::Resource& spec, int device, st
   allocation.reserved = true;
   vulkan::check_cu(raw.vmm->map(allocation.address, allocation.size, 0, allocation.handle, 0), "cuMemMap");
   allocation.mapped = true;
-  CUmemAccessDesc access{};
-  access.location = properties.location;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  const CUmemAccessDesc access = vulkan::read_write_access(properties);
   vulkan::check_cu(raw.vmm->set_access(allocation.address, allocation.size, &access, 1), "cuMemSetAccess");
   void* data = reinterpret_cast<void*>(static_cast<uintptr_t>(allocation.address));
   INTEROP_CUDA_CHECK(cudaMemsetAsync(data, 0, spec.desc.bytes, raw.stream));

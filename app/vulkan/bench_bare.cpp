@@ -1,6 +1,7 @@
 // app/vulkan/bench_bare.cpp — the bare external, exported and buffer loops (bench_bare.hpp). Deliberately
 // raw: no interop:: types (but the FD the renderer's import takes), no CudaLink, no Mode, no FrameTimers;
-// only what a frame cannot do without. Cleanup is by hand in reverse order, once the device and the stream
+// only what a frame cannot do without (the exported loop's allocation properties are raw_vmm.hpp's, as GL's
+// exported loop's are). Cleanup is by hand in reverse order, once the device and the stream
 // are idle; an FD whose import failed is closed here, one whose import succeeded belongs to the importer (as
 // the CUDA Runtime API and VK_KHR_external_memory_fd state for opaque FDs).
 #include "app/vulkan/bench_bare.hpp"
@@ -128,17 +129,9 @@ std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Ext
       // CUDA's memory, exported as an FD each, imported by the renderer; the kernels see it linear.
       vmm.emplace();
       vmm->importer = &renderer;
-      CUmemAllocationProp properties{};
-      properties.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-      properties.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-      properties.location.id = device;
-      properties.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-      size_t granularity = 0;
-      check_cu(vmm->calls.granularity(&granularity, &properties, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
-               "cuMemGetAllocationGranularity");
-      CUmemAccessDesc access{};
-      access.location = properties.location;
-      access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+      const CUmemAllocationProp properties = exportable_allocation(device);
+      const size_t granularity = minimum_granularity(vmm->calls, properties);
+      const CUmemAccessDesc access = read_write_access(properties);
       for (size_t index = 0; index < renderer.resources().size(); ++index) {
         const ResourceDesc desc = renderer.resources()[index].desc;
         const size_t size = (desc.bytes + granularity - 1) / granularity * granularity;
