@@ -15,6 +15,7 @@
 // Needs a device whose queue has graphics (Context picks one) and Vulkan 1.2 (timeline semaphores).
 #include "app/vulkan/renderer.hpp"
 
+#include "app/vulkan/builders.hpp"
 #include "app/vulkan/export_memory.hpp"
 #include "kernels/wave.hpp"
 
@@ -221,14 +222,7 @@ ImageObject create_image(const Context& context, Extent extent, VkFormat format,
   image.image = UniqueImage(context.device(), handle);
   image.allocation =
       allocate_dedicated(context, VK_NULL_HANDLE, handle, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, exportable);
-  auto view = lab::vulkan::make<VkImageViewCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO);
-  view.image = handle;
-  view.viewType = VK_IMAGE_VIEW_TYPE_2D;
-  view.format = format;
-  view.subresourceRange = {aspect, 0, 1, 0, 1};
-  VkImageView view_handle = VK_NULL_HANDLE;
-  check(vkCreateImageView(context.device(), &view, nullptr, &view_handle), "vkCreateImageView");
-  image.view = UniqueImageView(context.device(), view_handle);
+  image.view = create_image_view(context.device(), handle, format, aspect, "vkCreateImageView");
   return image;
 }
 
@@ -246,65 +240,29 @@ VkFormat choose_depth_format(const Context& context) {
 // One colour attachment (RGBA8) and one depth attachment, both cleared. The frame target's colour ends in
 // TRANSFER_SRC_OPTIMAL for read_frame; a resource image is GENERAL before and after (it is shared).
 UniqueRenderPass create_render_pass(VkDevice device, VkFormat depth_format, bool frame_target) {
-  std::array<VkAttachmentDescription, 2> attachments{};
-  attachments[0].format = kColorFormat;
-  attachments[0].samples = VK_SAMPLE_COUNT_1_BIT;
-  attachments[0].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-  attachments[0].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-  attachments[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  attachments[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  attachments[0].initialLayout = frame_target ? VK_IMAGE_LAYOUT_UNDEFINED : VK_IMAGE_LAYOUT_GENERAL;
-  attachments[0].finalLayout = frame_target ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL;
-  attachments[1].format = depth_format;
-  attachments[1].samples = VK_SAMPLE_COUNT_1_BIT;
-  attachments[1].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-  attachments[1].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  attachments[1].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  attachments[1].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  attachments[1].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  attachments[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
-  const VkAttachmentReference color{
-      0, frame_target ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL};
-  const VkAttachmentReference depth{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
-  VkSubpassDescription subpass{};
-  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-  subpass.colorAttachmentCount = 1;
-  subpass.pColorAttachments = &color;
-  subpass.pDepthStencilAttachment = &depth;
-
   constexpr VkPipelineStageFlags kAttachmentStages = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
                                                      VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
                                                      VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
   constexpr VkAccessFlags kAttachmentWrites =
       VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
-  std::array<VkSubpassDependency, 2> dependencies{};
+  ColorPassDesc desc;
+  desc.load_op = VK_ATTACHMENT_LOAD_OP_CLEAR;
+  if (frame_target)
+    desc.layouts = {VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                    VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL};
+  else
+    desc.layouts = {VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL};
+  desc.depth_format = depth_format;
   // In: the previous pass's attachment writes (the depth image is reused every pass) and, for the frame
   // target, read_frame's copy of the last frame, before this pass clears them.
-  dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[0].dstSubpass = 0;
-  dependencies[0].srcStageMask = kAttachmentStages | (frame_target ? VK_PIPELINE_STAGE_TRANSFER_BIT : 0);
-  dependencies[0].srcAccessMask = kAttachmentWrites;
-  dependencies[0].dstStageMask = kAttachmentStages;
-  dependencies[0].dstAccessMask = kAttachmentWrites | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT;
+  desc.in = {{kAttachmentStages | (frame_target ? VK_PIPELINE_STAGE_TRANSFER_BIT : 0), kAttachmentWrites},
+             {kAttachmentStages, kAttachmentWrites | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT}};
   // Out: the frame target's colour to read_frame's copy; a resource image to the barrier after the pass.
-  dependencies[1].srcSubpass = 0;
-  dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  dependencies[1].dstStageMask =
-      frame_target ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[1].dstAccessMask = frame_target ? VK_ACCESS_TRANSFER_READ_BIT : 0;
-
-  auto create = lab::vulkan::make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
-  create.attachmentCount = static_cast<uint32_t>(attachments.size());
-  create.pAttachments = attachments.data();
-  create.subpassCount = 1;
-  create.pSubpasses = &subpass;
-  create.dependencyCount = static_cast<uint32_t>(dependencies.size());
-  create.pDependencies = dependencies.data();
-  VkRenderPass pass = VK_NULL_HANDLE;
-  check(vkCreateRenderPass(device, &create, nullptr, &pass), "vkCreateRenderPass");
-  return UniqueRenderPass(device, pass);
+  const StageAccess after = frame_target
+                                ? StageAccess{VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT}
+                                : StageAccess{VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0};
+  desc.out = {{VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT}, after};
+  return create_color_pass(device, kColorFormat, desc, "vkCreateRenderPass");
 }
 
 // The buffer mode's show pass: the image resource as its one colour attachment, GENERAL before and after,
@@ -312,47 +270,16 @@ UniqueRenderPass create_render_pass(VkDevice device, VkFormat depth_format, bool
 // render area, so the old texels are neither loaded nor cleared (LOAD_OP_DONT_CARE): the cubes' pass
 // cleared a 4K colour and a 4K depth attachment here every frame that the draw then overwrote.
 UniqueRenderPass create_show_pass(VkDevice device) {
-  VkAttachmentDescription attachment{};
-  attachment.format = kColorFormat;
-  attachment.samples = VK_SAMPLE_COUNT_1_BIT;
-  attachment.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-  attachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  attachment.initialLayout = VK_IMAGE_LAYOUT_GENERAL;
-  attachment.finalLayout = VK_IMAGE_LAYOUT_GENERAL;
-  const VkAttachmentReference color{0, VK_IMAGE_LAYOUT_GENERAL};
-  VkSubpassDescription subpass{};
-  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-  subpass.colorAttachmentCount = 1;
-  subpass.pColorAttachments = &color;
-
+  ColorPassDesc desc;
+  desc.load_op = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  desc.layouts = {VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL};
   // In: an earlier pass's attachment writes before this pass's; out: to the barrier after the pass (what
   // comes before and after in other passes is ordered by the passes' own barriers).
-  std::array<VkSubpassDependency, 2> dependencies{};
-  dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[0].dstSubpass = 0;
-  dependencies[0].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[0].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  dependencies[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[0].dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  dependencies[1].srcSubpass = 0;
-  dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  dependencies[1].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[1].dstAccessMask = 0;
-
-  auto create = lab::vulkan::make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
-  create.attachmentCount = 1;
-  create.pAttachments = &attachment;
-  create.subpassCount = 1;
-  create.pSubpasses = &subpass;
-  create.dependencyCount = static_cast<uint32_t>(dependencies.size());
-  create.pDependencies = dependencies.data();
-  VkRenderPass pass = VK_NULL_HANDLE;
-  check(vkCreateRenderPass(device, &create, nullptr, &pass), "vkCreateRenderPass (show pass)");
-  return UniqueRenderPass(device, pass);
+  const StageAccess attachment_write{VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                     VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT};
+  desc.in = {attachment_write, attachment_write};
+  desc.out = {attachment_write, {VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0}};
+  return create_color_pass(device, kColorFormat, desc, "vkCreateRenderPass (show pass)");
 }
 
 template <size_t N>
@@ -494,17 +421,8 @@ Target create_target(const Context& context, Extent extent, VkFormat depth_forma
 Target create_show_target(const Context& context, Extent extent, VkRenderPass pass, VkImageView color) {
   Target target;
   target.extent = extent;
-  auto create = lab::vulkan::make<VkFramebufferCreateInfo>(VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO);
-  create.renderPass = pass;
-  create.attachmentCount = 1;
-  create.pAttachments = &color;
-  create.width = static_cast<uint32_t>(extent.width);
-  create.height = static_cast<uint32_t>(extent.height);
-  create.layers = 1;
-  VkFramebuffer framebuffer = VK_NULL_HANDLE;
-  check(vkCreateFramebuffer(context.device(), &create, nullptr, &framebuffer),
-        "vkCreateFramebuffer (show pass)");
-  target.framebuffer = UniqueFramebuffer(context.device(), framebuffer);
+  target.framebuffer =
+      create_framebuffer(context.device(), pass, {color}, extent, "vkCreateFramebuffer (show pass)");
   return target;
 }
 
@@ -522,11 +440,7 @@ void begin_render_pass(VkCommandBuffer commands, VkRenderPass pass, const Target
   std::array<VkClearValue, 2> clears{};
   clears[0].color = {{clear[0], clear[1], clear[2], 1.0f}};
   clears[1].depthStencil = {1.0f, 0};
-  auto begin = lab::vulkan::make<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
-  begin.renderPass = pass;
-  begin.framebuffer = target.framebuffer.get();
-  begin.renderArea = {
-      {0, 0}, {static_cast<uint32_t>(target.extent.width), static_cast<uint32_t>(target.extent.height)}};
+  VkRenderPassBeginInfo begin = render_pass_begin_info(pass, target.framebuffer.get(), target.extent);
   begin.clearValueCount = static_cast<uint32_t>(clears.size());
   begin.pClearValues = clears.data();
   vkCmdBeginRenderPass(commands, &begin, VK_SUBPASS_CONTENTS_INLINE);
@@ -535,11 +449,7 @@ void begin_render_pass(VkCommandBuffer commands, VkRenderPass pass, const Target
 
 // The show pass clears nothing: no clear values.
 void begin_show_pass(VkCommandBuffer commands, VkRenderPass pass, const Target& target) {
-  auto begin = lab::vulkan::make<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
-  begin.renderPass = pass;
-  begin.framebuffer = target.framebuffer.get();
-  begin.renderArea = {
-      {0, 0}, {static_cast<uint32_t>(target.extent.width), static_cast<uint32_t>(target.extent.height)}};
+  const VkRenderPassBeginInfo begin = render_pass_begin_info(pass, target.framebuffer.get(), target.extent);
   vkCmdBeginRenderPass(commands, &begin, VK_SUBPASS_CONTENTS_INLINE);
   set_viewport(commands, target.extent);
 }
@@ -548,27 +458,12 @@ void begin_show_pass(VkCommandBuffer commands, VkRenderPass pass, const Target& 
 class Barriers {
  public:
   void buffer(VkBuffer buffer, Use before, Use after, uint32_t from_family, uint32_t to_family) {
-    auto barrier = lab::vulkan::make<VkBufferMemoryBarrier>(VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER);
-    barrier.srcAccessMask = before.access;
-    barrier.dstAccessMask = after.access;
-    barrier.srcQueueFamilyIndex = from_family;
-    barrier.dstQueueFamilyIndex = to_family;
-    barrier.buffer = buffer;
-    barrier.size = VK_WHOLE_SIZE;
-    m_buffers.push_back(barrier);
+    m_buffers.push_back(buffer_barrier(buffer, before.access, after.access, from_family, to_family));
     add_stages(before, after);
   }
   void image(VkImage image, Use before, Use after, uint32_t from_family, uint32_t to_family) {
-    auto barrier = lab::vulkan::make<VkImageMemoryBarrier>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER);
-    barrier.srcAccessMask = before.access;
-    barrier.dstAccessMask = after.access;
-    barrier.oldLayout = before.layout;
-    barrier.newLayout = after.layout;
-    barrier.srcQueueFamilyIndex = from_family;
-    barrier.dstQueueFamilyIndex = to_family;
-    barrier.image = image;
-    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    m_images.push_back(barrier);
+    m_images.push_back(image_barrier(image, before.layout, after.layout, before.access, after.access,
+                                     from_family, to_family));
     add_stages(before, after);
   }
   void record(VkCommandBuffer commands) {
@@ -649,10 +544,7 @@ void recreate_image(const Context& context, Resource& resource, OwnedResource& o
 }
 
 VkBufferImageCopy whole_image(const ResourceDesc& desc) {
-  VkBufferImageCopy region{};
-  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-  region.imageExtent = {static_cast<uint32_t>(desc.width), static_cast<uint32_t>(desc.height), 1};
-  return region;
+  return whole_image_copy({desc.width, desc.height});
 }
 
 void validate(const PassSync& sync) {
@@ -954,13 +846,7 @@ uint64_t Renderer::State::submit_pass(VkCommandBuffer buffer, const PassSync& sy
 }
 
 void Renderer::State::wait_for(uint64_t serial) {
-  if (serial == 0) return;
-  VkSemaphore semaphore = progress.get();
-  auto wait = lab::vulkan::make<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
-  wait.semaphoreCount = 1;
-  wait.pSemaphores = &semaphore;
-  wait.pValues = &serial;
-  check(vkWaitSemaphores(device, &wait, UINT64_MAX), "vkWaitSemaphores");
+  if (serial != 0) wait_semaphore(device, progress.get(), serial);
 }
 
 std::vector<Touch> Renderer::State::touches_with_uploads(std::vector<Touch> touches) const {
@@ -1006,10 +892,7 @@ void Renderer::State::record_resources(VkCommandBuffer buffer, const std::vector
       const VkBufferCopy region{0, 0, resource.desc.bytes};
       vkCmdCopyBuffer(buffer, own.staging.buffer.get(), resource.buffer, 1, &region);
     } else {
-      VkBufferImageCopy region{};
-      region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-      region.imageExtent = {static_cast<uint32_t>(resource.desc.width),
-                            static_cast<uint32_t>(resource.desc.height), 1};
+      const VkBufferImageCopy region = whole_image(resource.desc);
       vkCmdCopyBufferToImage(buffer, own.staging.buffer.get(), resource.image, kUploadWrite.layout, 1,
                              &region);
     }
@@ -1508,10 +1391,7 @@ void record_resource_copy(VkCommandBuffer commands, const Resource& source, VkBu
     const VkBufferCopy region{0, 0, source.desc.bytes};
     vkCmdCopyBuffer(commands, source.buffer, target, 1, &region);
   } else {
-    VkBufferImageCopy region{};
-    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.imageExtent = {static_cast<uint32_t>(source.desc.width), static_cast<uint32_t>(source.desc.height),
-                          1};
+    const VkBufferImageCopy region = whole_image(source.desc);
     vkCmdCopyImageToBuffer(commands, source.image, kCopyRead.layout, target, 1, &region);
   }
 }
@@ -1519,9 +1399,7 @@ void record_resource_copy(VkCommandBuffer commands, const Resource& source, VkBu
 // The frame target's colour into `target`. The frame target is never shared, and its render pass already
 // made its writes visible to copies.
 void record_frame_copy(VkCommandBuffer commands, VkImage frame_color, Extent extent, VkBuffer target) {
-  VkBufferImageCopy region{};
-  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-  region.imageExtent = {static_cast<uint32_t>(extent.width), static_cast<uint32_t>(extent.height), 1};
+  const VkBufferImageCopy region = whole_image_copy(extent);
   vkCmdCopyImageToBuffer(commands, frame_color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target, 1, &region);
 }
 
