@@ -1,7 +1,9 @@
 // app/vulkan/renderer.cpp — the Vulkan backend's drawing (app/vulkan/renderer.hpp): the scene's resources
 // (dedicated allocations, exportable as opaque FDs, or buffers in memory CUDA exported: import_memory),
 // an offscreen frame target, the wave mesh and the lit cubes drawn through classic render passes, uploads
-// through persistent staging buffers, and passes submitted with the caller's semaphores.
+// through persistent staging buffers, and passes submitted with the caller's semaphores. The Vulkan structs
+// it shares with the presenter and the exports come from builders.hpp; its own repeated pieces (descriptor
+// sets, pipelines from SPIR-V, a pass run and waited for, new resources' first barriers) are helpers here.
 //
 // How a pass is ordered against what came before it:
 //   - every pass is one command buffer that also signals the renderer's own timeline semaphore (its
@@ -97,6 +99,8 @@ constexpr Use kAnyEarlierWork{VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMO
 // the destination of a release to it.
 constexpr Use kOutsideBefore{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0};
 constexpr Use kOutsideAfter{VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0};
+// A new image: nothing before it, its contents undefined.
+constexpr Use kNewImage{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED};
 
 // Members are destroyed in reverse order: the object before its memory, a view before its image.
 struct Buffer {
@@ -297,23 +301,22 @@ UniqueShaderModule create_shader(VkDevice device, const uint32_t (&words)[N]) {
 // clockwise here: the positive-height viewport keeps GL's rows, which mirrors the winding Vulkan sees.
 // mesh = false: the buffer mode's show pass, a full-screen triangle with no vertex input and no depth test.
 struct PipelineDesc {
-  VkShaderModule vertex = VK_NULL_HANDLE;
-  VkShaderModule fragment = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkRenderPass render_pass = VK_NULL_HANDLE;
   VkCullModeFlags cull = VK_CULL_MODE_NONE;
   bool mesh = true;
 };
 
-UniquePipeline create_pipeline(VkDevice device, const PipelineDesc& desc) {
+UniquePipeline create_pipeline(VkDevice device, VkShaderModule vertex, VkShaderModule fragment,
+                               const PipelineDesc& desc) {
   static_assert(sizeof(kernels::WaveVertex) == sizeof(LitVertex), "both meshes use one vertex layout");
   std::array<VkPipelineShaderStageCreateInfo, 2> stages{};
   for (auto& stage : stages) stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
-  stages[0].module = desc.vertex;
+  stages[0].module = vertex;
   stages[0].pName = "main";
   stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
-  stages[1].module = desc.fragment;
+  stages[1].module = fragment;
   stages[1].pName = "main";
 
   const VkVertexInputBindingDescription binding{0, sizeof(LitVertex), VK_VERTEX_INPUT_RATE_VERTEX};
@@ -384,6 +387,15 @@ UniquePipeline create_pipeline(VkDevice device, const PipelineDesc& desc) {
   return UniquePipeline(device, pipeline);
 }
 
+// The same from the SPIR-V of its two stages; the shader modules go once the pipeline is made.
+template <size_t V, size_t F>
+UniquePipeline create_pipeline(VkDevice device, const uint32_t (&vertex)[V], const uint32_t (&fragment)[F],
+                               const PipelineDesc& desc) {
+  const UniqueShaderModule vertex_module = create_shader(device, vertex);
+  const UniqueShaderModule fragment_module = create_shader(device, fragment);
+  return create_pipeline(device, vertex_module.get(), fragment_module.get(), desc);
+}
+
 UniquePipelineLayout create_pipeline_layout(VkDevice device, const VkDescriptorSetLayout* set_layout,
                                             VkShaderStageFlags push_stages, uint32_t push_bytes) {
   const VkPushConstantRange push{push_stages, 0, push_bytes};
@@ -397,23 +409,70 @@ UniquePipelineLayout create_pipeline_layout(VkDevice device, const VkDescriptorS
   return UniquePipelineLayout(device, layout);
 }
 
+// The renderer's set layouts (the cubes' camera, the show pass's texels): one descriptor of `type` at
+// binding 0, read by `stages`.
+UniqueDescriptorSetLayout create_set_layout(VkDevice device, VkDescriptorType type, VkShaderStageFlags stages,
+                                            const char* call) {
+  VkDescriptorSetLayoutBinding binding{};
+  binding.binding = 0;
+  binding.descriptorType = type;
+  binding.descriptorCount = 1;
+  binding.stageFlags = stages;
+  auto create =
+      lab::vulkan::make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+  create.bindingCount = 1;
+  create.pBindings = &binding;
+  VkDescriptorSetLayout layout = VK_NULL_HANDLE;
+  check(vkCreateDescriptorSetLayout(device, &create, nullptr, &layout), call);
+  return UniqueDescriptorSetLayout(device, layout);
+}
+
+// Room for `sets` sets of one descriptor of `type` each.
+UniqueDescriptorPool create_descriptor_pool(VkDevice device, VkDescriptorType type, uint32_t sets,
+                                            const char* call) {
+  const VkDescriptorPoolSize size{type, sets};
+  auto create = lab::vulkan::make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+  create.maxSets = sets;
+  create.poolSizeCount = 1;
+  create.pPoolSizes = &size;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  check(vkCreateDescriptorPool(device, &create, nullptr, &pool), call);
+  return UniqueDescriptorPool(device, pool);
+}
+
+// One set of `layout` from `pool` (freed with the pool).
+VkDescriptorSet allocate_set(VkDevice device, VkDescriptorPool pool, VkDescriptorSetLayout layout) {
+  auto allocate =
+      lab::vulkan::make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
+  allocate.descriptorPool = pool;
+  allocate.descriptorSetCount = 1;
+  allocate.pSetLayouts = &layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  check(vkAllocateDescriptorSets(device, &allocate, &set), "vkAllocateDescriptorSets");
+  return set;
+}
+
+// `set`'s binding 0: the first `range` bytes of `buffer`.
+void write_buffer_descriptor(VkDevice device, VkDescriptorSet set, VkDescriptorType type, VkBuffer buffer,
+                             VkDeviceSize range) {
+  const VkDescriptorBufferInfo info{buffer, 0, range};
+  auto write = lab::vulkan::make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+  write.dstSet = set;
+  write.dstBinding = 0;
+  write.descriptorCount = 1;
+  write.descriptorType = type;
+  write.pBufferInfo = &info;
+  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+}
+
 Target create_target(const Context& context, Extent extent, VkFormat depth_format, VkRenderPass pass,
                      VkImageView color) {
   Target target;
   target.extent = extent;
   target.depth = create_image(context, extent, depth_format, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
                               VK_IMAGE_ASPECT_DEPTH_BIT, false);
-  const std::array<VkImageView, 2> views{color, target.depth.view.get()};
-  auto create = lab::vulkan::make<VkFramebufferCreateInfo>(VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO);
-  create.renderPass = pass;
-  create.attachmentCount = static_cast<uint32_t>(views.size());
-  create.pAttachments = views.data();
-  create.width = static_cast<uint32_t>(extent.width);
-  create.height = static_cast<uint32_t>(extent.height);
-  create.layers = 1;
-  VkFramebuffer framebuffer = VK_NULL_HANDLE;
-  check(vkCreateFramebuffer(context.device(), &create, nullptr, &framebuffer), "vkCreateFramebuffer");
-  target.framebuffer = UniqueFramebuffer(context.device(), framebuffer);
+  target.framebuffer = create_framebuffer(context.device(), pass, {color, target.depth.view.get()}, extent,
+                                          "vkCreateFramebuffer");
   return target;
 }
 
@@ -527,6 +586,40 @@ void release_shown_linear(Barriers& barriers, const Resource& resource, Use use,
                     VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
 }
 
+// The linear buffer of an imported image, or of the buffer mode's, acquired as `use` and released after it.
+void acquire_any_linear(Barriers& barriers, const Resource& resource, Use use, uint32_t family) {
+  if (resource.imported)
+    acquire_linear(barriers, resource, use, family);
+  else
+    acquire_shown_linear(barriers, resource, use, family);
+}
+void release_any_linear(Barriers& barriers, const Resource& resource, Use use, uint32_t family) {
+  if (resource.imported)
+    release_linear(barriers, resource, use, family);
+  else
+    release_shown_linear(barriers, resource, use, family);
+}
+
+// Resources just made, into the state every pass finds them in: images from UNDEFINED into GENERAL (their
+// layout for life), then the exportable ones released to VK_QUEUE_FAMILY_EXTERNAL.
+void record_first_use(VkCommandBuffer commands, const std::vector<const Resource*>& resources,
+                      uint32_t family) {
+  Barriers barriers;
+  for (const Resource* resource : resources)
+    if (resource->image != VK_NULL_HANDLE)
+      barriers.image(resource->image, kNewImage, kAnyEarlierWork, VK_QUEUE_FAMILY_IGNORED,
+                     VK_QUEUE_FAMILY_IGNORED);
+  barriers.record(commands);
+  for (const Resource* resource : resources) {
+    if (!resource->exportable) continue;
+    if (resource->buffer != VK_NULL_HANDLE)
+      barriers.buffer(resource->buffer, kAnyEarlierWork, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
+    else
+      barriers.image(resource->image, kAnyEarlierWork, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
+  }
+  barriers.record(commands);
+}
+
 // Re-creates an image resource's VkImage (and memory), `exportable` or not, its contents undefined and its
 // layout UNDEFINED: the caller moves it to GENERAL (and releases an exportable one to
 // VK_QUEUE_FAMILY_EXTERNAL) before a pass uses it. Nothing changes when the allocation fails; the device
@@ -626,6 +719,13 @@ struct Renderer::State {
   // ---- passes
   VkCommandBuffer begin_pass();
   uint64_t submit_pass(VkCommandBuffer commands, const PassSync& sync);
+  // One pass of what `record(commands)` records, with none of the caller's semaphores, waited for.
+  template <class Record>
+  void run_pass(Record record) {
+    VkCommandBuffer commands = begin_pass();
+    record(commands);
+    wait_for(submit_pass(commands, {}));
+  }
   void wait_for(uint64_t serial);
   template <class Record>
   void record_resources(VkCommandBuffer commands, const std::vector<Touch>& touches, Record record);
@@ -666,99 +766,43 @@ Renderer::State::State(Context& context_) : context(context_), device(context_.d
   allocate.commandBufferCount = static_cast<uint32_t>(command_buffers.size());
   check(vkAllocateCommandBuffers(device, &allocate, command_buffers.data()), "vkAllocateCommandBuffers");
 
-  auto timeline = lab::vulkan::make<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
-  timeline.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-  auto semaphore = lab::vulkan::make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
-  semaphore.pNext = &timeline;
-  VkSemaphore progress_handle = VK_NULL_HANDLE;
-  check(vkCreateSemaphore(device, &semaphore, nullptr, &progress_handle), "vkCreateSemaphore (timeline)");
-  progress = UniqueSemaphore(device, progress_handle);
+  progress = UniqueSemaphore(
+      device, create_semaphore(device, VK_SEMAPHORE_TYPE_TIMELINE, false, "vkCreateSemaphore (timeline)"));
 
   frame_pass = create_render_pass(device, depth_format, true);
   cubes_pass = create_render_pass(device, depth_format, false);
   show_pass = create_show_pass(device);
 
-  VkDescriptorSetLayoutBinding camera_binding{};
-  camera_binding.binding = 0;
-  camera_binding.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-  camera_binding.descriptorCount = 1;
-  camera_binding.stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
-  auto set_layout =
-      lab::vulkan::make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
-  set_layout.bindingCount = 1;
-  set_layout.pBindings = &camera_binding;
-  VkDescriptorSetLayout set_layout_handle = VK_NULL_HANDLE;
-  check(vkCreateDescriptorSetLayout(device, &set_layout, nullptr, &set_layout_handle),
-        "vkCreateDescriptorSetLayout");
-  camera_set_layout = UniqueDescriptorSetLayout(device, set_layout_handle);
-  const VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1};
-  auto descriptor_pool_info =
-      lab::vulkan::make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
-  descriptor_pool_info.maxSets = 1;
-  descriptor_pool_info.poolSizeCount = 1;
-  descriptor_pool_info.pPoolSizes = &pool_size;
-  VkDescriptorPool descriptor_pool_handle = VK_NULL_HANDLE;
-  check(vkCreateDescriptorPool(device, &descriptor_pool_info, nullptr, &descriptor_pool_handle),
-        "vkCreateDescriptorPool");
-  descriptor_pool = UniqueDescriptorPool(device, descriptor_pool_handle);
-  auto set_info =
-      lab::vulkan::make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
-  set_info.descriptorPool = descriptor_pool.get();
-  set_info.descriptorSetCount = 1;
-  set_info.pSetLayouts = &set_layout_handle;
-  check(vkAllocateDescriptorSets(device, &set_info, &camera_set), "vkAllocateDescriptorSets");
+  camera_set_layout = create_set_layout(device, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                                        VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT,
+                                        "vkCreateDescriptorSetLayout");
+  const VkDescriptorSetLayout set_layout_handle = camera_set_layout.get();
+  descriptor_pool =
+      create_descriptor_pool(device, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, "vkCreateDescriptorPool");
+  camera_set = allocate_set(device, descriptor_pool.get(), set_layout_handle);
 
   wave_layout = create_pipeline_layout(device, nullptr, VK_SHADER_STAGE_VERTEX_BIT, sizeof(WavePush));
   cubes_layout =
       create_pipeline_layout(device, &set_layout_handle,
                              VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(CubePush));
-  {
-    const UniqueShaderModule vertex = create_shader(device, kWaveVert);
-    const UniqueShaderModule fragment = create_shader(device, kWaveFrag);
-    wave_pipeline = create_pipeline(
-        device, {vertex.get(), fragment.get(), wave_layout.get(), frame_pass.get(), VK_CULL_MODE_NONE});
-  }
-  {
-    const UniqueShaderModule vertex = create_shader(device, kLitVert);
-    const UniqueShaderModule fragment = create_shader(device, kLitFrag);
-    cubes_pipeline = create_pipeline(
-        device, {vertex.get(), fragment.get(), cubes_layout.get(), cubes_pass.get(), VK_CULL_MODE_BACK_BIT});
-  }
-  {
-    VkDescriptorSetLayoutBinding texels{};
-    texels.binding = 0;
-    texels.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    texels.descriptorCount = 1;
-    texels.stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
-    auto show_set_info = lab::vulkan::make<VkDescriptorSetLayoutCreateInfo>(
-        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
-    show_set_info.bindingCount = 1;
-    show_set_info.pBindings = &texels;
-    VkDescriptorSetLayout show_set_handle = VK_NULL_HANDLE;
-    check(vkCreateDescriptorSetLayout(device, &show_set_info, nullptr, &show_set_handle),
-          "vkCreateDescriptorSetLayout (show pass)");
-    show_set_layout = UniqueDescriptorSetLayout(device, show_set_handle);
-    show_layout =
-        create_pipeline_layout(device, &show_set_handle, VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(ShowPush));
-    // Its own render pass: the image resource in GENERAL before and after, nothing loaded, no depth.
-    const UniqueShaderModule vertex = create_shader(device, kFullscreenVert);
-    const UniqueShaderModule fragment = create_shader(device, kBufferImageFrag);
-    PipelineDesc show{vertex.get(), fragment.get(), show_layout.get(), show_pass.get(), VK_CULL_MODE_NONE};
-    show.mesh = false;
-    show_pipeline = create_pipeline(device, show);
-  }
+  wave_pipeline =
+      create_pipeline(device, kWaveVert, kWaveFrag, {wave_layout.get(), frame_pass.get(), VK_CULL_MODE_NONE});
+  cubes_pipeline = create_pipeline(device, kLitVert, kLitFrag,
+                                   {cubes_layout.get(), cubes_pass.get(), VK_CULL_MODE_BACK_BIT});
+  show_set_layout = create_set_layout(device, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_FRAGMENT_BIT,
+                                      "vkCreateDescriptorSetLayout (show pass)");
+  const VkDescriptorSetLayout show_set_handle = show_set_layout.get();
+  show_layout =
+      create_pipeline_layout(device, &show_set_handle, VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(ShowPush));
+  // Its own render pass: the image resource in GENERAL before and after, nothing loaded, no depth.
+  show_pipeline = create_pipeline(device, kFullscreenVert, kBufferImageFrag,
+                                  {show_layout.get(), show_pass.get(), VK_CULL_MODE_NONE, /*mesh=*/false});
 
   camera = create_buffer(context, sizeof(CameraBlock),
                          VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, false);
-  const VkDescriptorBufferInfo camera_info{camera.buffer.get(), 0, sizeof(CameraBlock)};
-  auto write = lab::vulkan::make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
-  write.dstSet = camera_set;
-  write.dstBinding = 0;
-  write.descriptorCount = 1;
-  write.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-  write.pBufferInfo = &camera_info;
-  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+  write_buffer_descriptor(device, camera_set, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, camera.buffer.get(),
+                          sizeof(CameraBlock));
 
   // The meshes never change: uploaded once, read as vertex input ever after.
   const std::vector<uint32_t> wave = wave_mesh_indices();
@@ -934,13 +978,13 @@ void Renderer::State::create_frame_target(Extent extent) {
 void Renderer::State::upload_static(Buffer& target, const void* data, VkDeviceSize bytes, Use use) {
   Buffer staging = create_host_buffer(context, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
   std::memcpy(staging.mapped, data, static_cast<size_t>(bytes));
-  VkCommandBuffer buffer = begin_pass();
-  const VkBufferCopy region{0, 0, bytes};
-  vkCmdCopyBuffer(buffer, staging.buffer.get(), target.buffer.get(), 1, &region);
-  Barriers barriers;
-  barriers.buffer(target.buffer.get(), kUploadWrite, use, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
-  barriers.record(buffer);
-  wait_for(submit_pass(buffer, {}));
+  run_pass([&](VkCommandBuffer commands) {
+    const VkBufferCopy region{0, 0, bytes};
+    vkCmdCopyBuffer(commands, staging.buffer.get(), target.buffer.get(), 1, &region);
+    Barriers barriers;
+    barriers.buffer(target.buffer.get(), kUploadWrite, use, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+    barriers.record(commands);
+  });
 }
 
 template <class Copy>
@@ -1165,25 +1209,10 @@ void Renderer::create_resources(const std::vector<ResourceDesc>& descs, bool exp
       state.resources.push_back(resource);
     }
 
-    // Images enter GENERAL, their layout for life; exportable resources then start out released to
-    // VK_QUEUE_FAMILY_EXTERNAL, the state every pass finds them in.
-    VkCommandBuffer buffer = state.begin_pass();
-    Barriers barriers;
-    for (const Resource& resource : state.resources)
-      if (resource.image != VK_NULL_HANDLE)
-        barriers.image(resource.image, Use{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED},
-                       kAnyEarlierWork, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
-    barriers.record(buffer);
-    const uint32_t family = m_context.queue_family();
-    for (const Resource& resource : state.resources) {
-      if (!resource.exportable) continue;
-      if (resource.buffer != VK_NULL_HANDLE)
-        barriers.buffer(resource.buffer, kAnyEarlierWork, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
-      else
-        barriers.image(resource.image, kAnyEarlierWork, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
-    }
-    barriers.record(buffer);
-    state.wait_for(state.submit_pass(buffer, {}));
+    std::vector<const Resource*> made;
+    for (const Resource& resource : state.resources) made.push_back(&resource);
+    state.run_pass(
+        [&](VkCommandBuffer commands) { record_first_use(commands, made, m_context.queue_family()); });
   } catch (...) {
     destroy_resources();
     throw;
@@ -1211,72 +1240,52 @@ void Renderer::place_linear_images(bool exportable) {
   }
   if (images.empty()) return;
   try {
-    const VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                         static_cast<uint32_t>(images.size())};
-    auto pool_info =
-        lab::vulkan::make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
-    pool_info.maxSets = static_cast<uint32_t>(images.size());
-    pool_info.poolSizeCount = 1;
-    pool_info.pPoolSizes = &pool_size;
-    VkDescriptorPool pool = VK_NULL_HANDLE;
-    check(vkCreateDescriptorPool(state.device, &pool_info, nullptr, &pool),
-          "vkCreateDescriptorPool (show pass)");
-    state.linear_pool = UniqueDescriptorPool(state.device, pool);
+    state.linear_pool =
+        create_descriptor_pool(state.device, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                               static_cast<uint32_t>(images.size()), "vkCreateDescriptorPool (show pass)");
 
     const uint32_t family = m_context.queue_family();
-    VkCommandBuffer commands = state.begin_pass();
-    Barriers barriers;
-    for (const size_t index : images) {
-      Resource& resource = state.resources[index];
-      OwnedResource& own = state.owned[index];
-      // CUDA reads and writes the texels in the linear buffer, never the image: an exportable image is
-      // re-created plain, so that the passes no longer acquire it from VK_QUEUE_FAMILY_EXTERNAL and release
-      // it back around every draw into it (a release that may make a driver put the whole image, 33 MB at
-      // 4K, in a form another API can read, every frame, for a reader that never comes).
-      if (resource.exportable) {
-        recreate_image(m_context, resource, own, false);
-        own.exportable_when_placed = true;
-        barriers.image(resource.image, Use{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED},
-                       kAnyEarlierWork, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
-      }
-      own.show_target = create_show_target(m_context, {resource.desc.width, resource.desc.height},
-                                           state.show_pass.get(), own.image.view.get());
-      own.linear = exportable ? create_buffer(m_context, resource.desc.bytes, kShownLinearUsage,
-                                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, true)
-                              : create_host_buffer(m_context, resource.desc.bytes, kShownLinearUsage);
-      resource.linear = own.linear.buffer.get();
-      resource.linear_memory = own.linear.allocation.memory.get();
-      resource.linear_allocation_size = own.linear.allocation.size;
-      resource.linear_exportable = exportable;
-      resource.linear_mapped = own.linear.mapped;
-      resource.shown_from_linear = true;
-      // Zeroed once: nothing the show pass or CUDA reads is ever undefined.
-      vkCmdFillBuffer(commands, resource.linear, 0, VK_WHOLE_SIZE, 0);
-      if (exportable)
-        barriers.buffer(resource.linear, kUploadWrite, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
-      else
-        barriers.buffer(resource.linear, kUploadWrite,
-                        Use{VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT}, VK_QUEUE_FAMILY_IGNORED,
-                        VK_QUEUE_FAMILY_IGNORED);
+    state.run_pass([&](VkCommandBuffer commands) {
+      Barriers barriers;
+      for (const size_t index : images) {
+        Resource& resource = state.resources[index];
+        OwnedResource& own = state.owned[index];
+        // CUDA reads and writes the texels in the linear buffer, never the image: an exportable image is
+        // re-created plain, so that the passes no longer acquire it from VK_QUEUE_FAMILY_EXTERNAL and release
+        // it back around every draw into it (a release that may make a driver put the whole image, 33 MB at
+        // 4K, in a form another API can read, every frame, for a reader that never comes).
+        if (resource.exportable) {
+          recreate_image(m_context, resource, own, false);
+          own.exportable_when_placed = true;
+          barriers.image(resource.image, kNewImage, kAnyEarlierWork, VK_QUEUE_FAMILY_IGNORED,
+                         VK_QUEUE_FAMILY_IGNORED);
+        }
+        own.show_target = create_show_target(m_context, {resource.desc.width, resource.desc.height},
+                                             state.show_pass.get(), own.image.view.get());
+        own.linear = exportable ? create_buffer(m_context, resource.desc.bytes, kShownLinearUsage,
+                                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, true)
+                                : create_host_buffer(m_context, resource.desc.bytes, kShownLinearUsage);
+        resource.linear = own.linear.buffer.get();
+        resource.linear_memory = own.linear.allocation.memory.get();
+        resource.linear_allocation_size = own.linear.allocation.size;
+        resource.linear_exportable = exportable;
+        resource.linear_mapped = own.linear.mapped;
+        resource.shown_from_linear = true;
+        // Zeroed once: nothing the show pass or CUDA reads is ever undefined.
+        vkCmdFillBuffer(commands, resource.linear, 0, VK_WHOLE_SIZE, 0);
+        if (exportable)
+          barriers.buffer(resource.linear, kUploadWrite, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
+        else
+          barriers.buffer(resource.linear, kUploadWrite,
+                          Use{VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT}, VK_QUEUE_FAMILY_IGNORED,
+                          VK_QUEUE_FAMILY_IGNORED);
 
-      VkDescriptorSetLayout layout = state.show_set_layout.get();
-      auto set_info =
-          lab::vulkan::make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
-      set_info.descriptorPool = pool;
-      set_info.descriptorSetCount = 1;
-      set_info.pSetLayouts = &layout;
-      check(vkAllocateDescriptorSets(state.device, &set_info, &own.show_set), "vkAllocateDescriptorSets");
-      const VkDescriptorBufferInfo texels{resource.linear, 0, resource.desc.bytes};
-      auto write = lab::vulkan::make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
-      write.dstSet = own.show_set;
-      write.dstBinding = 0;
-      write.descriptorCount = 1;
-      write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      write.pBufferInfo = &texels;
-      vkUpdateDescriptorSets(state.device, 1, &write, 0, nullptr);
-    }
-    barriers.record(commands);
-    state.wait_for(state.submit_pass(commands, {}));
+        own.show_set = allocate_set(state.device, state.linear_pool.get(), state.show_set_layout.get());
+        write_buffer_descriptor(state.device, own.show_set, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                resource.linear, resource.desc.bytes);
+      }
+      barriers.record(commands);
+    });
   } catch (...) {
     remove_linear_images();
     throw;
@@ -1309,19 +1318,10 @@ void Renderer::remove_linear_images() {
   state.linear_pool = UniqueDescriptorPool();
   if (restored.empty()) return;
   // As create_resources leaves an exportable image: in GENERAL, released to VK_QUEUE_FAMILY_EXTERNAL.
-  const uint32_t family = m_context.queue_family();
-  VkCommandBuffer commands = state.begin_pass();
-  Barriers barriers;
-  for (const size_t index : restored)
-    barriers.image(state.resources[index].image,
-                   Use{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED}, kAnyEarlierWork,
-                   VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
-  barriers.record(commands);
-  for (const size_t index : restored)
-    barriers.image(state.resources[index].image, kAnyEarlierWork, kOutsideAfter, family,
-                   VK_QUEUE_FAMILY_EXTERNAL);
-  barriers.record(commands);
-  state.wait_for(state.submit_pass(commands, {}));
+  std::vector<const Resource*> made;
+  for (const size_t index : restored) made.push_back(&state.resources[index]);
+  state.run_pass(
+      [&](VkCommandBuffer commands) { record_first_use(commands, made, m_context.queue_family()); });
 }
 
 int Renderer::export_linear_fd(int index) const {
@@ -1357,12 +1357,12 @@ void Renderer::import_memory(int index, interop::FileDescriptor fd, VkDeviceSize
   Buffer imported = import_buffer(m_context, resource.desc.bytes,
                                   image ? kLinearImageUsage : kResourceBufferUsage, fd, size);
   // Released to VK_QUEUE_FAMILY_EXTERNAL at once: the state every pass finds CUDA's memory in.
-  VkCommandBuffer buffer = state.begin_pass();
-  Barriers barriers;
-  barriers.buffer(imported.buffer.get(), kAnyEarlierWork, kOutsideAfter, m_context.queue_family(),
-                  VK_QUEUE_FAMILY_EXTERNAL);
-  barriers.record(buffer);
-  state.wait_for(state.submit_pass(buffer, {}));
+  state.run_pass([&](VkCommandBuffer commands) {
+    Barriers barriers;
+    barriers.buffer(imported.buffer.get(), kAnyEarlierWork, kOutsideAfter, m_context.queue_family(),
+                    VK_QUEUE_FAMILY_EXTERNAL);
+    barriers.record(commands);
+  });
   if (image) {
     own.linear = std::move(imported);
     resource.linear = own.linear.buffer.get();
@@ -1466,20 +1466,14 @@ void Renderer::draw_cubes(int target, const CubesView& view, const PassSync& syn
         Barriers to_copy;
         to_copy.image(resource.image, kAttachmentWrite, kCopyRead, VK_QUEUE_FAMILY_IGNORED,
                       VK_QUEUE_FAMILY_IGNORED);
-        if (resource.imported)
-          acquire_linear(to_copy, resource, kUploadWrite, family);
-        else
-          acquire_shown_linear(to_copy, resource, kUploadWrite, family);
+        acquire_any_linear(to_copy, resource, kUploadWrite, family);
         to_copy.record(commands);
         const VkBufferImageCopy region = whole_image(resource.desc);
         vkCmdCopyImageToBuffer(commands, resource.image, kCopyRead.layout, resource.linear, 1, &region);
         Barriers back;
         back.image(resource.image, kCopyRead, kAttachmentWrite, VK_QUEUE_FAMILY_IGNORED,
                    VK_QUEUE_FAMILY_IGNORED);
-        if (resource.imported)
-          release_linear(back, resource, kUploadWrite, family);
-        else
-          release_shown_linear(back, resource, kUploadWrite, family);
+        release_any_linear(back, resource, kUploadWrite, family);
         back.record(commands);
       });
   state.submit_pass(buffer, sync);
