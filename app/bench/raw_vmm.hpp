@@ -1,7 +1,8 @@
 // app/bench/raw_vmm.hpp — the driver's cuMem* calls, raw, for the benchmarks' bare loops that let CUDA
 // allocate exportable memory (Vulkan's bare exported loop, app/vulkan/bench_bare.cpp; GL's exported own
 // loop, app/gl/bench_external.cpp): looked up through the runtime's entry-point query, so nothing links
-// libcuda, and a CUresult that is not CUDA_SUCCESS thrown with the call's name.
+// libcuda, and a CUresult that is not CUDA_SUCCESS thrown with the call's name; and what both loops
+// allocate with them (the properties, the granularity, the access).
 #pragma once
 
 #include "interop/error.hpp"
@@ -53,6 +54,32 @@ struct RawVmmCalls {
 inline void check_cu(CUresult result, const char* call) {
   if (result != CUDA_SUCCESS)
     throw std::runtime_error(std::string(call) + ": CUresult " + std::to_string(result));
+}
+
+// What the loops allocate with cuMemCreate: pinned memory on CUDA device `device`, exportable as a POSIX FD.
+inline CUmemAllocationProp exportable_allocation(int device) {
+  CUmemAllocationProp properties{};
+  properties.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  properties.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  properties.location.id = device;
+  properties.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  return properties;
+}
+
+// The size every allocation of `properties` (and its address range) is a multiple of.
+inline size_t minimum_granularity(const RawVmmCalls& calls, const CUmemAllocationProp& properties) {
+  size_t granularity = 0;
+  check_cu(calls.granularity(&granularity, &properties, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+           "cuMemGetAllocationGranularity");
+  return granularity;
+}
+
+// Reads and writes from the device `properties` allocate on.
+inline CUmemAccessDesc read_write_access(const CUmemAllocationProp& properties) {
+  CUmemAccessDesc access{};
+  access.location = properties.location;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  return access;
 }
 
 }  // namespace lab::vulkan

@@ -1,6 +1,9 @@
 // app/core/text.hpp — the small text helpers the app's messages share, so each is written once. GL-free.
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -15,6 +18,18 @@ inline std::string size_text(long long width, long long height) {
 inline std::string cuda_version_text(int version) {
   if (version <= 0) return "none";
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+// "a1b2c3d4-..." as CUDA and nvidia-smi print UUIDs (the doctor's, Vulkan's and GL's device UUIDs).
+inline std::string uuid_text(const std::array<uint8_t, 16>& uuid) {
+  std::string text;
+  char part[3];
+  for (size_t i = 0; i < uuid.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+    std::snprintf(part, sizeof part, "%02x", uuid[i]);
+    text += part;
+  }
+  return text;
 }
 
 inline bool contains(std::string_view text, std::string_view word) {

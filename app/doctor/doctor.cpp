@@ -145,17 +145,6 @@ std::string no_cuda_device_text(const std::string& cuda_error) {
              : cuda_error;
 }
 
-std::string uuid_text(const std::array<uint8_t, 16>& uuid) {
-  std::string text;
-  char part[3];
-  for (size_t i = 0; i < uuid.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
-    std::snprintf(part, sizeof part, "%02x", uuid[i]);
-    text += part;
-  }
-  return text;
-}
-
 std::string cuda_device_with_uuid(const interop::CudaDevices& cuda, const std::string& uuid) {
   std::string match = "no CUDA device has this UUID";
   for (const interop::CudaDeviceInfo& info : cuda.devices)

@@ -9,7 +9,6 @@
 #include "app/core/vocabulary.hpp"
 #include "interop/device.hpp"
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -111,8 +110,6 @@ void draw_doctor_report(const DoctorReport& report);
 
 // Why there is no CUDA device, `cuda_error` or, when it says nothing, where to look.
 std::string no_cuda_device_text(const std::string& cuda_error);
-// "a1b2c3d4-..." as CUDA and nvidia-smi print UUIDs.
-std::string uuid_text(const std::array<uint8_t, 16>& uuid);
 // "= CUDA device N" for the CUDA device whose UUID is "GPU-" + `uuid`, else "no CUDA device has this UUID":
 // two APIs share memory only on one device, matched by UUID, never by ordinal.
 std::string cuda_device_with_uuid(const interop::CudaDevices& cuda, const std::string& uuid);

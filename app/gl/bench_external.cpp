@@ -3,14 +3,15 @@
 // CudaLink or CudaSemaphores, no interop:: allocation. A headless Vulkan device on the CUDA device's GPU
 // (vulkan::Context: the device alone) exports the semaphores (vkCreateSemaphore, vkGetSemaphoreFdKHR: one
 // timeline, or with binary semaphores "graphics done" and "CUDA done") and, for external, the memory
-// (vkCreateImage / vkCreateBuffer as the mode's renderer makes them, a dedicated exportable
-// vkAllocateMemory each, vkGetMemoryFdKHR); for exported, CUDA allocates it (cuMemCreate, mapped,
-// exported as a POSIX FD). GL imports the memory (glImportMemoryFdEXT through gl_external's raw helpers)
-// and the scene's textures and buffers are placed in it, as the mode places them; CUDA imports Vulkan's
-// memory (cudaImportExternalMemory) or writes its own. Each frame: GL signals "graphics done" (the cubes,
-// the last show) -> cudaWaitExternalSemaphoresAsync -> the kernels -> cudaSignalExternalSemaphoresAsync ->
-// GL waits on "CUDA done" -> the show pass, all finished. Teardown by hand, in the mode's order: GL's objects
-// in the memory, GL's imports, CUDA's, then Vulkan's (off GL's thread, as vulkan::on_own_thread says why).
+// (vkCreateImage / vkCreateBuffer as the mode's renderer makes them, from app/vulkan/builders.hpp's
+// create-infos, a dedicated exportable vkAllocateMemory each, vkGetMemoryFdKHR); for exported, CUDA allocates
+// it (cuMemCreate, mapped, exported as a POSIX FD). GL imports the memory (glImportMemoryFdEXT through
+// gl_external's raw helpers) and the scene's textures and buffers are placed in it, as the mode places them;
+// CUDA imports Vulkan's memory (cudaImportExternalMemory) or writes its own. Each frame: GL signals "graphics
+// done" (the cubes, the last show) -> cudaWaitExternalSemaphoresAsync -> the kernels ->
+// cudaSignalExternalSemaphoresAsync -> GL waits on "CUDA done" -> the show pass, all finished. Teardown by
+// hand, in the mode's order: GL's objects in the memory, GL's imports, CUDA's, then Vulkan's (off GL's
+// thread, as vulkan::on_own_thread says why).
 #include "app/gl/bench_loops.hpp"
 
 #include "app/bench/raw_imports.hpp"
@@ -19,6 +20,7 @@
 #include "app/gl/gl_external.hpp"
 #include "app/os/os.hpp"
 #include "app/timing/bench_timing.hpp"
+#include "app/vulkan/builders.hpp"
 #include "app/vulkan/cuda_import.hpp"
 #include "app/vulkan/export.hpp"
 #include "interop/error.hpp"
@@ -132,17 +134,9 @@ int export_semaphore(const vulkan::Context& context, VkSemaphore semaphore) {
 
 // One exportable semaphore of `timeline` kind, imported by GL and by CUDA.
 void make_semaphore(RawExternal& raw, bool timeline) {
-  auto type = vulkan::make<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
-  type.semaphoreType = timeline ? VK_SEMAPHORE_TYPE_TIMELINE : VK_SEMAPHORE_TYPE_BINARY;
-  auto export_info =
-      vulkan::make<VkExportSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO);
-  export_info.pNext = &type;
-  export_info.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-  auto create = vulkan::make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
-  create.pNext = &export_info;
-  VkSemaphore semaphore = VK_NULL_HANDLE;
-  vulkan::check(vkCreateSemaphore(raw.context->device(), &create, nullptr, &semaphore),
-                "vkCreateSemaphore (exportable)");
+  const VkSemaphore semaphore = vulkan::create_semaphore(
+      raw.context->device(), timeline ? VK_SEMAPHORE_TYPE_TIMELINE : VK_SEMAPHORE_TYPE_BINARY,
+      /*exportable=*/true, "vkCreateSemaphore (exportable)");
   raw.semaphores.push_back(semaphore);
   raw.gl_semaphores.push_back(import_semaphore_fd(export_semaphore(*raw.context, semaphore), timeline));
   cudaExternalSemaphoreHandleDesc desc{};
@@ -170,18 +164,9 @@ void make_vulkan_memory(RawExternal& raw, const gl::Resource& spec, std::vector<
     auto external =
         vulkan::make<VkExternalMemoryImageCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO);
     external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-    auto create = vulkan::make<VkImageCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO);
+    VkImageCreateInfo create =
+        vulkan::image_create_info({spec.desc.width, spec.desc.height}, VK_FORMAT_R8G8B8A8_UNORM, kImageUsage);
     create.pNext = &external;
-    create.imageType = VK_IMAGE_TYPE_2D;
-    create.format = VK_FORMAT_R8G8B8A8_UNORM;
-    create.extent = {static_cast<uint32_t>(spec.desc.width), static_cast<uint32_t>(spec.desc.height), 1};
-    create.mipLevels = 1;
-    create.arrayLayers = 1;
-    create.samples = VK_SAMPLE_COUNT_1_BIT;
-    create.tiling = VK_IMAGE_TILING_OPTIMAL;
-    create.usage = kImageUsage;
-    create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    create.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
     VkImage handle = VK_NULL_HANDLE;
     vulkan::check(vkCreateImage(device, &create, nullptr, &handle), "vkCreateImage (exportable)");
     raw.images.push_back(handle);
@@ -191,11 +176,8 @@ void make_vulkan_memory(RawExternal& raw, const gl::Resource& spec, std::vector<
     auto external =
         vulkan::make<VkExternalMemoryBufferCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
     external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-    auto create = vulkan::make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+    VkBufferCreateInfo create = vulkan::buffer_create_info(spec.desc.bytes, kBufferUsage);
     create.pNext = &external;
-    create.size = spec.desc.bytes;
-    create.usage = kBufferUsage;
-    create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     VkBuffer handle = VK_NULL_HANDLE;
     vulkan::check(vkCreateBuffer(device, &create, nullptr, &handle), "vkCreateBuffer (exportable)");
     raw.buffers.push_back(handle);
@@ -248,14 +230,8 @@ void make_vulkan_memory(RawExternal& raw, const gl::Resource& spec, std::vector<
 void make_cuda_memory(RawExternal& raw, const gl::Resource& spec, int device, std::vector<GLuint>& gl_names,
                       CudaResourceView& view) {
   if (!raw.vmm) raw.vmm.emplace();
-  CUmemAllocationProp properties{};
-  properties.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  properties.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  properties.location.id = device;
-  properties.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-  size_t granularity = 0;
-  vulkan::check_cu(raw.vmm->granularity(&granularity, &properties, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
-                   "cuMemGetAllocationGranularity");
+  const CUmemAllocationProp properties = vulkan::exportable_allocation(device);
+  const size_t granularity = vulkan::minimum_granularity(*raw.vmm, properties);
   RawExternal::Allocation& allocation = raw.allocations.emplace_back();
   allocation.size = (spec.desc.bytes + granularity - 1) / granularity * granularity;
   vulkan::check_cu(raw.vmm->create(&allocation.handle, allocation.size, &properties, 0), "cuMemCreate");
@@ -264,9 +240,7 @@ void make_cuda_memory(RawExternal& raw, const gl::Resource& spec, int device, st
   allocation.reserved = true;
   vulkan::check_cu(raw.vmm->map(allocation.address, allocation.size, 0, allocation.handle, 0), "cuMemMap");
   allocation.mapped = true;
-  CUmemAccessDesc access{};
-  access.location = properties.location;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  const CUmemAccessDesc access = vulkan::read_write_access(properties);
   vulkan::check_cu(raw.vmm->set_access(allocation.address, allocation.size, &access, 1), "cuMemSetAccess");
   void* data = reinterpret_cast<void*>(static_cast<uintptr_t>(allocation.address));
   INTEROP_CUDA_CHECK(cudaMemsetAsync(data, 0, spec.desc.bytes, raw.stream));

@@ -6,6 +6,7 @@
 #include "app/gl/doctor_gl.hpp"
 
 #include "app/core/remedy.hpp"
+#include "app/core/text.hpp"
 #include "app/gl/gl_external.hpp"
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/mode.hpp"

@@ -1,14 +1,17 @@
 // app/vulkan/bench_bare.cpp — the bare external, exported and buffer loops (bench_bare.hpp). Deliberately
 // raw: no interop:: types (but the FD the renderer's import takes), no CudaLink, no Mode, no FrameTimers;
-// only what a frame cannot do without. Cleanup is by hand in reverse order, once the device and the stream
-// are idle; an FD whose import failed is closed here, one whose import succeeded belongs to the importer (as
-// the CUDA Runtime API and VK_KHR_external_memory_fd state for opaque FDs).
+// only what a frame cannot do without (the hand-off's submission is builders.hpp's TimelineSubmit, the
+// struct Context::submit fills too; the exported loop's allocation properties are raw_vmm.hpp's). Cleanup is
+// by hand in reverse order, once the device and the stream are idle; an FD whose import failed is closed
+// here, one whose import succeeded belongs to the importer (as the CUDA Runtime API and
+// VK_KHR_external_memory_fd state for opaque FDs).
 #include "app/vulkan/bench_bare.hpp"
 #include "app/bench/raw_imports.hpp"
 #include "app/bench/raw_vmm.hpp"
 
 #include "app/os/os.hpp"
 #include "app/timing/bench_timing.hpp"
+#include "app/vulkan/builders.hpp"
 #include "app/vulkan/cuda_link.hpp"
 #include "app/vulkan/export.hpp"
 #include "app/vulkan/renderer.hpp"
@@ -128,17 +131,9 @@ std::vector<double> time_bare_loop(const Options& options, SceneId scene_id, Ext
       // CUDA's memory, exported as an FD each, imported by the renderer; the kernels see it linear.
       vmm.emplace();
       vmm->importer = &renderer;
-      CUmemAllocationProp properties{};
-      properties.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-      properties.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-      properties.location.id = device;
-      properties.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-      size_t granularity = 0;
-      check_cu(vmm->calls.granularity(&granularity, &properties, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
-               "cuMemGetAllocationGranularity");
-      CUmemAccessDesc access{};
-      access.location = properties.location;
-      access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+      const CUmemAllocationProp properties = exportable_allocation(device);
+      const size_t granularity = minimum_granularity(vmm->calls, properties);
+      const CUmemAccessDesc access = read_write_access(properties);
       for (size_t index = 0; index < renderer.resources().size(); ++index) {
         const ResourceDesc desc = renderer.resources()[index].desc;
         const size_t size = (desc.bytes + granularity - 1) / granularity * granularity;
@@ -231,22 +226,8 @@ std::vector<double> time_handoff(const Options& options) {
   import_stream_and_timeline(cuda, timeline);
   // A submission of no command buffers that waits on and/or signals the timeline (0: neither).
   const auto submit = [&](uint64_t wait_value, uint64_t signal_value) {
-    auto values =
-        lab::vulkan::make<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
-    values.waitSemaphoreValueCount = wait_value ? 1 : 0;
-    values.pWaitSemaphoreValues = &wait_value;
-    values.signalSemaphoreValueCount = signal_value ? 1 : 0;
-    values.pSignalSemaphoreValues = &signal_value;
-    const VkSemaphore semaphore = timeline.get();
-    const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-    auto info = lab::vulkan::make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
-    info.pNext = &values;
-    info.waitSemaphoreCount = wait_value ? 1 : 0;
-    info.pWaitSemaphores = &semaphore;
-    info.pWaitDstStageMask = &stage;
-    info.signalSemaphoreCount = signal_value ? 1 : 0;
-    info.pSignalSemaphores = &semaphore;
-    check(vkQueueSubmit(context.queue(), 1, &info, VK_NULL_HANDLE), "vkQueueSubmit (hand-off)");
+    const TimelineSubmit info(timeline.get(), wait_value, signal_value);
+    check(vkQueueSubmit(context.queue(), 1, info.info(), VK_NULL_HANDLE), "vkQueueSubmit (hand-off)");
   };
   uint64_t value = 0;
   std::vector<double> wall = time_frames(options.bench_frames, [&](long long) {

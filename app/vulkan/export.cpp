@@ -2,6 +2,9 @@
 // buffers and timeline semaphores.
 #include "app/vulkan/export.hpp"
 
+#include "app/core/text.hpp"
+#include "app/vulkan/builders.hpp"
+
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -33,6 +36,27 @@ std::string result_text(VkResult result) {
     default:
       return "VkResult " + std::to_string(static_cast<int>(result));
   }
+}
+
+// `size` bytes of memory type `type` dedicated to `buffer` or `image` (the other VK_NULL_HANDLE), exportable
+// as an opaque FD where `exportable`; `call` names vkAllocateMemory in the exception. The caller owns it.
+VkDeviceMemory allocate_memory(VkDevice device, VkBuffer buffer, VkImage image, VkDeviceSize size,
+                               uint32_t type, bool exportable, const char* call) {
+  auto dedicated =
+      lab::vulkan::make<VkMemoryDedicatedAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
+  dedicated.buffer = buffer;
+  dedicated.image = image;
+  auto export_info =
+      lab::vulkan::make<VkExportMemoryAllocateInfo>(VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO);
+  export_info.pNext = &dedicated;
+  export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  auto allocate = lab::vulkan::make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
+  allocate.pNext = exportable ? static_cast<const void*>(&export_info) : static_cast<const void*>(&dedicated);
+  allocate.allocationSize = size;
+  allocate.memoryTypeIndex = type;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  check(vkAllocateMemory(device, &allocate, nullptr, &memory), call);
+  return memory;
 }
 
 bool has_extension(VkPhysicalDevice device, const char* name) {
@@ -123,14 +147,7 @@ void check(VkResult result, const char* call) {
 }
 
 std::string to_string(const Uuid& uuid) {
-  std::string text;
-  char part[3];
-  for (size_t i = 0; i < uuid.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
-    std::snprintf(part, sizeof part, "%02x", uuid[i]);
-    text += part;
-  }
-  return text;
+  return uuid_text(uuid);
 }
 
 std::vector<DeviceInfo> enumerate_devices() {
@@ -303,28 +320,9 @@ VkCommandBuffer Context::begin_commands() {
 void Context::end_and_submit(VkCommandBuffer commands, VkSemaphore semaphore, uint64_t wait_value,
                              uint64_t signal_value, bool wait_idle) {
   check(vkEndCommandBuffer(commands), "vkEndCommandBuffer");
-  auto timeline =
-      lab::vulkan::make<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
-  timeline.waitSemaphoreValueCount = wait_value ? 1 : 0;
-  timeline.pWaitSemaphoreValues = &wait_value;
-  timeline.signalSemaphoreValueCount = signal_value ? 1 : 0;
-  timeline.pSignalSemaphoreValues = &signal_value;
-  const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-  auto submit = lab::vulkan::make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
-  submit.pNext = &timeline;
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &commands;
-  if (wait_value) {
-    submit.waitSemaphoreCount = 1;
-    submit.pWaitSemaphores = &semaphore;
-    submit.pWaitDstStageMask = &stage;
-  }
-  if (signal_value) {
-    submit.signalSemaphoreCount = 1;
-    submit.pSignalSemaphores = &semaphore;
-  }
+  const TimelineSubmit submit(semaphore, wait_value, signal_value, commands);
   // A command buffer still pending is freed with the pool (the context waits for the device first).
-  const VkResult submitted = vkQueueSubmit(m_queue, 1, &submit, VK_NULL_HANDLE);
+  const VkResult submitted = vkQueueSubmit(m_queue, 1, submit.info(), VK_NULL_HANDLE);
   if (submitted != VK_SUCCESS || wait_idle) vkQueueWaitIdle(m_queue);
   if (submitted != VK_SUCCESS || wait_idle) vkFreeCommandBuffers(m_device, m_pool, 1, &commands);
   check(submitted, "vkQueueSubmit");
@@ -338,49 +336,24 @@ ExportableBuffer::ExportableBuffer(Context& context, VkDeviceSize size, VkBuffer
   auto external = lab::vulkan::make<VkExternalMemoryBufferCreateInfo>(
       VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
   external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  auto create = lab::vulkan::make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+  VkBufferCreateInfo create = buffer_create_info(size, usage);
   create.pNext = &external;
-  create.size = size;
-  create.usage = usage;
-  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  check(vkCreateBuffer(device, &create, nullptr, &m_buffer), "vkCreateBuffer (exportable)");
-  try {
-    VkMemoryRequirements requirements;
-    vkGetBufferMemoryRequirements(device, m_buffer, &requirements);
-    m_allocation_size = requirements.size;
-    auto dedicated =
-        lab::vulkan::make<VkMemoryDedicatedAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
-    dedicated.buffer = m_buffer;
-    auto export_info =
-        lab::vulkan::make<VkExportMemoryAllocateInfo>(VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO);
-    export_info.pNext = &dedicated;
-    export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-    auto allocate = lab::vulkan::make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
-    allocate.pNext = &export_info;
-    allocate.allocationSize = requirements.size;
-    allocate.memoryTypeIndex =
-        context.memory_type(requirements.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    check(vkAllocateMemory(device, &allocate, nullptr, &m_memory), "vkAllocateMemory (exportable)");
-    check(vkBindBufferMemory(device, m_buffer, m_memory, 0), "vkBindBufferMemory");
-  } catch (...) {
-    release();
-    throw;
-  }
-}
-
-ExportableBuffer::~ExportableBuffer() {
-  release();
-}
-
-void ExportableBuffer::release() {
-  if (m_memory != VK_NULL_HANDLE)
-    vkFreeMemory(m_context.device(), std::exchange(m_memory, VK_NULL_HANDLE), nullptr);
-  if (m_buffer != VK_NULL_HANDLE)
-    vkDestroyBuffer(m_context.device(), std::exchange(m_buffer, VK_NULL_HANDLE), nullptr);
+  VkBuffer buffer = VK_NULL_HANDLE;
+  check(vkCreateBuffer(device, &create, nullptr, &buffer), "vkCreateBuffer (exportable)");
+  m_buffer = UniqueBuffer(device, buffer);
+  VkMemoryRequirements requirements;
+  vkGetBufferMemoryRequirements(device, buffer, &requirements);
+  m_allocation_size = requirements.size;
+  const VkDeviceMemory memory =
+      allocate_memory(device, buffer, VK_NULL_HANDLE, requirements.size,
+                      context.memory_type(requirements.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT),
+                      /*exportable=*/true, "vkAllocateMemory (exportable)");
+  m_memory = UniqueMemory(device, memory);
+  check(vkBindBufferMemory(device, buffer, memory, 0), "vkBindBufferMemory");
 }
 
 int ExportableBuffer::export_fd() const {
-  return export_memory_fd(m_context, m_memory);
+  return export_memory_fd(m_context, m_memory.get());
 }
 
 Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage image,
@@ -392,23 +365,12 @@ Allocation allocate_dedicated(const Context& context, VkBuffer buffer, VkImage i
     vkGetBufferMemoryRequirements(device, buffer, &requirements);
   else
     vkGetImageMemoryRequirements(device, image, &requirements);
-  auto dedicated =
-      lab::vulkan::make<VkMemoryDedicatedAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
-  dedicated.buffer = buffer;
-  dedicated.image = image;
-  auto export_info =
-      lab::vulkan::make<VkExportMemoryAllocateInfo>(VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO);
-  export_info.pNext = &dedicated;
-  export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  auto allocate = lab::vulkan::make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
-  allocate.pNext = exportable ? static_cast<const void*>(&export_info) : static_cast<const void*>(&dedicated);
-  allocate.allocationSize = requirements.size;
   const std::optional<uint32_t> best =
       context.find_memory_type(requirements.memoryTypeBits, properties | preferred);
-  allocate.memoryTypeIndex = best ? *best : context.memory_type(requirements.memoryTypeBits, properties);
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-  check(vkAllocateMemory(device, &allocate, nullptr, &memory),
-        exportable ? "vkAllocateMemory (exportable, dedicated)" : "vkAllocateMemory (dedicated)");
+  const VkDeviceMemory memory = allocate_memory(
+      device, buffer, image, requirements.size,
+      best ? *best : context.memory_type(requirements.memoryTypeBits, properties), exportable,
+      exportable ? "vkAllocateMemory (exportable, dedicated)" : "vkAllocateMemory (dedicated)");
   Allocation allocation{UniqueMemory(device, memory), requirements.size};
   if (buffer != VK_NULL_HANDLE)
     check(vkBindBufferMemory(device, buffer, memory, 0), "vkBindBufferMemory");
@@ -439,17 +401,10 @@ ExportableSemaphore::ExportableSemaphore(Context& context, interop::SemaphoreKin
     throw std::runtime_error(
         "Vulkan: " + context.info().name +
         " lacks timeline semaphores (Vulkan 1.2 timelineSemaphore); use binary semaphores");
-  auto type = make<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
-  type.semaphoreType =
-      kind == interop::SemaphoreKind::Timeline ? VK_SEMAPHORE_TYPE_TIMELINE : VK_SEMAPHORE_TYPE_BINARY;
-  type.initialValue = 0;
-  auto export_info = make<VkExportSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO);
-  export_info.pNext = &type;
-  export_info.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-  auto create = make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
-  create.pNext = &export_info;
-  check(vkCreateSemaphore(context.device(), &create, nullptr, &m_semaphore),
-        "vkCreateSemaphore (exportable)");
+  m_semaphore = create_semaphore(
+      context.device(),
+      kind == interop::SemaphoreKind::Timeline ? VK_SEMAPHORE_TYPE_TIMELINE : VK_SEMAPHORE_TYPE_BINARY,
+      /*exportable=*/true, "vkCreateSemaphore (exportable)");
 }
 
 ExportableSemaphore::~ExportableSemaphore() {

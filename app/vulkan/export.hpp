@@ -208,21 +208,20 @@ int export_memory_fd(const Context& context, VkDeviceMemory memory);
 class ExportableBuffer {
  public:
   ExportableBuffer(Context& context, VkDeviceSize size, VkBufferUsageFlags usage);
-  ~ExportableBuffer();
   ExportableBuffer(const ExportableBuffer&) = delete;
   ExportableBuffer& operator=(const ExportableBuffer&) = delete;
 
-  VkBuffer buffer() const { return m_buffer; }
+  VkBuffer buffer() const { return m_buffer.get(); }
   // The allocation's size (vkGetMemoryRequirements): what the importer must be told.
   VkDeviceSize allocation_size() const { return m_allocation_size; }
   // A new FD for the memory each call; the importer owns it once its import succeeds.
   int export_fd() const;
 
  private:
-  void release();
+  // Destroyed in reverse order: the memory, then the buffer.
   Context& m_context;
-  VkBuffer m_buffer = VK_NULL_HANDLE;
-  VkDeviceMemory m_memory = VK_NULL_HANDLE;
+  UniqueBuffer m_buffer;
+  UniqueMemory m_memory;
   VkDeviceSize m_allocation_size = 0;
 };
 

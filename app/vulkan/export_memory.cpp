@@ -2,6 +2,8 @@
 // (export_memory.hpp says what they are and who owns what).
 #include "app/vulkan/export_memory.hpp"
 
+#include "app/vulkan/builders.hpp"
+
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -16,19 +18,10 @@ namespace {
 void record_release_to_external(VkCommandBuffer commands, const std::vector<ExportedResource>& resources,
                                 uint32_t family) {
   std::vector<VkImageMemoryBarrier> layouts;
-  for (const ExportedResource& resource : resources) {
-    if (resource.image == VK_NULL_HANDLE) continue;
-    auto barrier = make<VkImageMemoryBarrier>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER);
-    barrier.srcAccessMask = 0;
-    barrier.dstAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-    barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL;
-    barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    barrier.image = resource.image;
-    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    layouts.push_back(barrier);
-  }
+  for (const ExportedResource& resource : resources)
+    if (resource.image != VK_NULL_HANDLE)
+      layouts.push_back(image_barrier(resource.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 0,
+                                      VK_ACCESS_MEMORY_WRITE_BIT));
   if (!layouts.empty())
     vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
                          0, nullptr, 0, nullptr, static_cast<uint32_t>(layouts.size()), layouts.data());
@@ -36,27 +29,12 @@ void record_release_to_external(VkCommandBuffer commands, const std::vector<Expo
   std::vector<VkBufferMemoryBarrier> buffers;
   std::vector<VkImageMemoryBarrier> images;
   for (const ExportedResource& resource : resources) {
-    if (resource.buffer != VK_NULL_HANDLE) {
-      auto barrier = make<VkBufferMemoryBarrier>(VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER);
-      barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-      barrier.dstAccessMask = 0;
-      barrier.srcQueueFamilyIndex = family;
-      barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
-      barrier.buffer = resource.buffer;
-      barrier.size = VK_WHOLE_SIZE;
-      buffers.push_back(barrier);
-    } else {
-      auto barrier = make<VkImageMemoryBarrier>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER);
-      barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-      barrier.dstAccessMask = 0;
-      barrier.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
-      barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL;
-      barrier.srcQueueFamilyIndex = family;
-      barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
-      barrier.image = resource.image;
-      barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-      images.push_back(barrier);
-    }
+    if (resource.buffer != VK_NULL_HANDLE)
+      buffers.push_back(
+          buffer_barrier(resource.buffer, VK_ACCESS_MEMORY_WRITE_BIT, 0, family, VK_QUEUE_FAMILY_EXTERNAL));
+    else
+      images.push_back(image_barrier(resource.image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
+                                     VK_ACCESS_MEMORY_WRITE_BIT, 0, family, VK_QUEUE_FAMILY_EXTERNAL));
   }
   if (!buffers.empty() || !images.empty())
     vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
@@ -86,11 +64,8 @@ VkBuffer create_vk_buffer(const Context& context, VkDeviceSize size, VkBufferUsa
   auto external =
       make<VkExternalMemoryBufferCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
   external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  auto create = make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+  VkBufferCreateInfo create = buffer_create_info(size, usage);
   create.pNext = exportable ? &external : nullptr;
-  create.size = size;
-  create.usage = usage;
-  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   VkBuffer buffer = VK_NULL_HANDLE;
   check(vkCreateBuffer(context.device(), &create, nullptr, &buffer), "vkCreateBuffer");
   return buffer;
@@ -100,18 +75,8 @@ VkImage create_vk_image(const Context& context, Extent extent, VkFormat format, 
                         bool exportable) {
   auto external = make<VkExternalMemoryImageCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO);
   external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  auto create = make<VkImageCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO);
+  VkImageCreateInfo create = image_create_info(extent, format, usage);
   create.pNext = exportable ? &external : nullptr;
-  create.imageType = VK_IMAGE_TYPE_2D;
-  create.format = format;
-  create.extent = {static_cast<uint32_t>(extent.width), static_cast<uint32_t>(extent.height), 1};
-  create.mipLevels = 1;
-  create.arrayLayers = 1;
-  create.samples = VK_SAMPLE_COUNT_1_BIT;
-  create.tiling = VK_IMAGE_TILING_OPTIMAL;
-  create.usage = usage;
-  create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  create.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   VkImage image = VK_NULL_HANDLE;
   check(vkCreateImage(context.device(), &create, nullptr, &image), "vkCreateImage");
   return image;

@@ -43,14 +43,19 @@ VkImage create_vk_image(const Context& context, Extent extent, VkFormat format, 
 // device can export RGBA8 optimal-tiled images of `usage` as opaque FDs.
 void require_exportable_image(const Context& context, VkImageUsageFlags usage);
 
-// One resource in exportable memory.
-struct ExportedResource {
+// One resource's Vulkan object and the memory it is bound to, as an importer of that memory sees it: what
+// ExportMemory's resources and the renderer's (app/vulkan/renderer.hpp) both are.
+struct ResourceMemory {
   ResourceDesc desc;
   VkBuffer buffer = VK_NULL_HANDLE;        // ResourceKind::Buffer
   VkImage image = VK_NULL_HANDLE;          // ResourceKind::Texture2D: kResourceImageFormat, optimal tiling
   VkDeviceMemory memory = VK_NULL_HANDLE;  // a dedicated allocation
   VkDeviceSize allocation_size = 0;        // what an importer must be told (vkGetMemoryRequirements)
-  bool dedicated = true;                   // an importer must say so (cudaExternalMemoryDedicated)
+};
+
+// One resource in exportable memory.
+struct ExportedResource : ResourceMemory {
+  bool dedicated = true;  // an importer must say so (cudaExternalMemoryDedicated)
 };
 
 class ExportMemory {

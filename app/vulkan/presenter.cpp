@@ -8,6 +8,8 @@
 // "rendered" (present).
 #include "app/vulkan/presenter.hpp"
 
+#include "app/vulkan/builders.hpp"
+
 #define GLFW_INCLUDE_VULKAN
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_vulkan.h>
@@ -57,57 +59,25 @@ VkSurfaceFormatKHR choose_format(const Context& context, VkSurfaceKHR surface) {
   throw std::runtime_error("Vulkan: the window's surface offers no B8G8R8A8_UNORM or R8G8B8A8_UNORM format");
 }
 
-UniqueSemaphore create_semaphore(VkDevice device, VkSemaphoreType type) {
-  auto timeline = lab::vulkan::make<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
-  timeline.semaphoreType = type;
-  auto create = lab::vulkan::make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
-  create.pNext = &timeline;
-  VkSemaphore semaphore = VK_NULL_HANDLE;
-  check(vkCreateSemaphore(device, &create, nullptr, &semaphore), "vkCreateSemaphore");
-  return UniqueSemaphore(device, semaphore);
+UniqueSemaphore create_owned_semaphore(VkDevice device, VkSemaphoreType type) {
+  return UniqueSemaphore(device, create_semaphore(device, type, /*exportable=*/false, "vkCreateSemaphore"));
 }
 
 // The panel's pass: it keeps the blitted frame (LOAD) and leaves the image ready to present.
 UniqueRenderPass create_overlay_pass(VkDevice device, VkFormat format) {
-  VkAttachmentDescription attachment{};
-  attachment.format = format;
-  attachment.samples = VK_SAMPLE_COUNT_1_BIT;
-  attachment.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
-  attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-  attachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  attachment.initialLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;  // where Renderer::show leaves it
-  attachment.finalLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
-  const VkAttachmentReference color{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
-  VkSubpassDescription subpass{};
-  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-  subpass.colorAttachmentCount = 1;
-  subpass.pColorAttachments = &color;
-  std::array<VkSubpassDependency, 2> dependencies{};
+  ColorPassDesc desc;
+  desc.load_op = VK_ATTACHMENT_LOAD_OP_LOAD;
+  // From where Renderer::show leaves it, to presentation.
+  desc.layouts = {VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                  VK_IMAGE_LAYOUT_PRESENT_SRC_KHR};
   // In: the blit's writes, before the panel blends over them.
-  dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[0].dstSubpass = 0;
-  dependencies[0].srcStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
-  dependencies[0].srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  dependencies[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[0].dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  desc.in = {{VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT},
+             {VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+              VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT}};
   // Out: presentation waits on the pass's semaphore, which covers every stage.
-  dependencies[1].srcSubpass = 0;
-  dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  dependencies[1].dstStageMask = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
-  dependencies[1].dstAccessMask = 0;
-  auto create = lab::vulkan::make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
-  create.attachmentCount = 1;
-  create.pAttachments = &attachment;
-  create.subpassCount = 1;
-  create.pSubpasses = &subpass;
-  create.dependencyCount = static_cast<uint32_t>(dependencies.size());
-  create.pDependencies = dependencies.data();
-  VkRenderPass pass = VK_NULL_HANDLE;
-  check(vkCreateRenderPass(device, &create, nullptr, &pass), "vkCreateRenderPass (overlay)");
-  return UniqueRenderPass(device, pass);
+  desc.out = {{VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT},
+              {VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0}};
+  return create_color_pass(device, format, desc, "vkCreateRenderPass (overlay)");
 }
 
 // ImGui's backend reports its own Vulkan failures here: logged, as it cannot unwind through ImGui's frame.
@@ -182,8 +152,9 @@ Presenter::State::State(Renderer& renderer, GLFWwindow* window_, bool with_ui, b
                              "'s queue cannot present to this window; run headless");
   format = choose_format(context, surface.get());
   overlay_pass = create_overlay_pass(device, format.format);
-  for (UniqueSemaphore& semaphore : acquired) semaphore = create_semaphore(device, VK_SEMAPHORE_TYPE_BINARY);
-  shown = create_semaphore(device, VK_SEMAPHORE_TYPE_TIMELINE);
+  for (UniqueSemaphore& semaphore : acquired)
+    semaphore = create_owned_semaphore(device, VK_SEMAPHORE_TYPE_BINARY);
+  shown = create_owned_semaphore(device, VK_SEMAPHORE_TYPE_TIMELINE);
   int width = 0, height = 0;
   glfwGetFramebufferSize(window, &width, &height);
   create_swapchain({std::max(width, 1), std::max(height, 1)});
@@ -311,27 +282,11 @@ void Presenter::State::create_swapchain(Extent wanted) {
   images.resize(count);
   check(vkGetSwapchainImagesKHR(device, handle, &count, images.data()), "vkGetSwapchainImagesKHR");
   for (VkImage image : images) {
-    auto view_info = lab::vulkan::make<VkImageViewCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO);
-    view_info.image = image;
-    view_info.viewType = VK_IMAGE_VIEW_TYPE_2D;
-    view_info.format = format.format;
-    view_info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    VkImageView view = VK_NULL_HANDLE;
-    check(vkCreateImageView(device, &view_info, nullptr, &view), "vkCreateImageView (swapchain)");
-    views.emplace_back(device, view);
-    auto framebuffer_info =
-        lab::vulkan::make<VkFramebufferCreateInfo>(VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO);
-    framebuffer_info.renderPass = overlay_pass.get();
-    framebuffer_info.attachmentCount = 1;
-    framebuffer_info.pAttachments = &view;
-    framebuffer_info.width = size.width;
-    framebuffer_info.height = size.height;
-    framebuffer_info.layers = 1;
-    VkFramebuffer framebuffer = VK_NULL_HANDLE;
-    check(vkCreateFramebuffer(device, &framebuffer_info, nullptr, &framebuffer),
-          "vkCreateFramebuffer (swapchain)");
-    framebuffers.emplace_back(device, framebuffer);
-    rendered.push_back(create_semaphore(device, VK_SEMAPHORE_TYPE_BINARY));
+    views.push_back(create_image_view(device, image, format.format, VK_IMAGE_ASPECT_COLOR_BIT,
+                                      "vkCreateImageView (swapchain)"));
+    framebuffers.push_back(create_framebuffer(device, overlay_pass.get(), {views.back().get()}, extent,
+                                              "vkCreateFramebuffer (swapchain)"));
+    rendered.push_back(create_owned_semaphore(device, VK_SEMAPHORE_TYPE_BINARY));
   }
   if (ui) ImGui_ImplVulkan_SetMinImageCount(std::max(min_image_count, 2u));
 }
@@ -391,13 +346,7 @@ bool Presenter::draw(const DrawPlan& plan, ImDrawData* ui) {
   // The acquire semaphore of this slot was waited on by the pass of frame (frames - kFramesInFlight + 1).
   const size_t slot = static_cast<size_t>(state.frames % kFramesInFlight);
   if (state.frames >= kFramesInFlight) {
-    VkSemaphore shown = state.shown.get();
-    const uint64_t value = state.frames - kFramesInFlight + 1;
-    auto wait = lab::vulkan::make<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
-    wait.semaphoreCount = 1;
-    wait.pSemaphores = &shown;
-    wait.pValues = &value;
-    check(vkWaitSemaphores(state.device, &wait, UINT64_MAX), "vkWaitSemaphores");
+    wait_semaphore(state.device, state.shown.get(), state.frames - kFramesInFlight + 1);
   }
   VkSemaphore acquired = state.acquired[slot].get();
   uint32_t index = 0;
@@ -417,11 +366,8 @@ bool Presenter::draw(const DrawPlan& plan, ImDrawData* ui) {
   m_renderer.show(
       plan, state.images[index], state.extent,
       [&](VkCommandBuffer commands) {
-        auto begin = lab::vulkan::make<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
-        begin.renderPass = state.overlay_pass.get();
-        begin.framebuffer = state.framebuffers[index].get();
-        begin.renderArea = {
-            {0, 0}, {static_cast<uint32_t>(state.extent.width), static_cast<uint32_t>(state.extent.height)}};
+        const VkRenderPassBeginInfo begin =
+            render_pass_begin_info(state.overlay_pass.get(), state.framebuffers[index].get(), state.extent);
         vkCmdBeginRenderPass(commands, &begin, VK_SUBPASS_CONTENTS_INLINE);
         if (ui != nullptr && state.ui) ImGui_ImplVulkan_RenderDrawData(ui, commands);
         vkCmdEndRenderPass(commands);
@@ -462,10 +408,7 @@ Image Presenter::read_back_buffer() {
   const VkDeviceSize bytes = static_cast<VkDeviceSize>(extent.width) * extent.height * 4;
 
   // A host-visible buffer for this one copy (a screenshot is rare: nothing is kept for it).
-  auto buffer_info = lab::vulkan::make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
-  buffer_info.size = bytes;
-  buffer_info.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-  buffer_info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  const VkBufferCreateInfo buffer_info = buffer_create_info(bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
   VkBuffer buffer_handle = VK_NULL_HANDLE;
   check(vkCreateBuffer(state.device, &buffer_info, nullptr, &buffer_handle),
         "vkCreateBuffer (window read-back)");
@@ -491,35 +434,21 @@ Image Presenter::read_back_buffer() {
   // image goes from PRESENT_SRC to TRANSFER_SRC for the copy and back.
   state.context.submit(
       [&](VkCommandBuffer commands) {
-        auto barrier = lab::vulkan::make<VkImageMemoryBarrier>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER);
-        barrier.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-        barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-        barrier.oldLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
-        barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-        barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-        barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-        barrier.image = image;
-        barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+        const VkImageMemoryBarrier to_copy =
+            image_barrier(image, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                          VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT);
         vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-                             VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 1, &barrier);
-        VkBufferImageCopy region{};
-        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-        region.imageExtent = {static_cast<uint32_t>(extent.width), static_cast<uint32_t>(extent.height), 1};
+                             VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 1, &to_copy);
+        const VkBufferImageCopy region = whole_image_copy(extent);
         vkCmdCopyImageToBuffer(commands, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer.get(), 1,
                                &region);
-        barrier.srcAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-        barrier.dstAccessMask = 0;
-        barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-        barrier.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+        const VkImageMemoryBarrier back =
+            image_barrier(image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+                          VK_ACCESS_TRANSFER_READ_BIT, 0);
         vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
-                             0, 0, nullptr, 0, nullptr, 1, &barrier);
-        auto to_host = lab::vulkan::make<VkBufferMemoryBarrier>(VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER);
-        to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-        to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-        to_host.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-        to_host.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-        to_host.buffer = buffer.get();
-        to_host.size = VK_WHOLE_SIZE;
+                             0, 0, nullptr, 0, nullptr, 1, &back);
+        const VkBufferMemoryBarrier to_host =
+            buffer_barrier(buffer.get(), VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT);
         vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0,
                              nullptr, 1, &to_host, 0, nullptr);
       },

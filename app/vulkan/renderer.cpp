@@ -1,7 +1,9 @@
 // app/vulkan/renderer.cpp — the Vulkan backend's drawing (app/vulkan/renderer.hpp): the scene's resources
 // (dedicated allocations, exportable as opaque FDs, or buffers in memory CUDA exported: import_memory),
 // an offscreen frame target, the wave mesh and the lit cubes drawn through classic render passes, uploads
-// through persistent staging buffers, and passes submitted with the caller's semaphores.
+// through persistent staging buffers, and passes submitted with the caller's semaphores. The Vulkan structs
+// it shares with the presenter and the exports come from builders.hpp; its own repeated pieces (descriptor
+// sets, pipelines from SPIR-V, a pass run and waited for, new resources' first barriers) are helpers here.
 //
 // How a pass is ordered against what came before it:
 //   - every pass is one command buffer that also signals the renderer's own timeline semaphore (its
@@ -15,6 +17,7 @@
 // Needs a device whose queue has graphics (Context picks one) and Vulkan 1.2 (timeline semaphores).
 #include "app/vulkan/renderer.hpp"
 
+#include "app/vulkan/builders.hpp"
 #include "app/vulkan/export_memory.hpp"
 #include "kernels/wave.hpp"
 
@@ -96,6 +99,8 @@ constexpr Use kAnyEarlierWork{VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMO
 // the destination of a release to it.
 constexpr Use kOutsideBefore{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0};
 constexpr Use kOutsideAfter{VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0};
+// A new image: nothing before it, its contents undefined.
+constexpr Use kNewImage{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED};
 
 // Members are destroyed in reverse order: the object before its memory, a view before its image.
 struct Buffer {
@@ -221,14 +226,7 @@ ImageObject create_image(const Context& context, Extent extent, VkFormat format,
   image.image = UniqueImage(context.device(), handle);
   image.allocation =
       allocate_dedicated(context, VK_NULL_HANDLE, handle, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, exportable);
-  auto view = lab::vulkan::make<VkImageViewCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO);
-  view.image = handle;
-  view.viewType = VK_IMAGE_VIEW_TYPE_2D;
-  view.format = format;
-  view.subresourceRange = {aspect, 0, 1, 0, 1};
-  VkImageView view_handle = VK_NULL_HANDLE;
-  check(vkCreateImageView(context.device(), &view, nullptr, &view_handle), "vkCreateImageView");
-  image.view = UniqueImageView(context.device(), view_handle);
+  image.view = create_image_view(context.device(), handle, format, aspect, "vkCreateImageView");
   return image;
 }
 
@@ -246,65 +244,29 @@ VkFormat choose_depth_format(const Context& context) {
 // One colour attachment (RGBA8) and one depth attachment, both cleared. The frame target's colour ends in
 // TRANSFER_SRC_OPTIMAL for read_frame; a resource image is GENERAL before and after (it is shared).
 UniqueRenderPass create_render_pass(VkDevice device, VkFormat depth_format, bool frame_target) {
-  std::array<VkAttachmentDescription, 2> attachments{};
-  attachments[0].format = kColorFormat;
-  attachments[0].samples = VK_SAMPLE_COUNT_1_BIT;
-  attachments[0].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-  attachments[0].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-  attachments[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  attachments[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  attachments[0].initialLayout = frame_target ? VK_IMAGE_LAYOUT_UNDEFINED : VK_IMAGE_LAYOUT_GENERAL;
-  attachments[0].finalLayout = frame_target ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL;
-  attachments[1].format = depth_format;
-  attachments[1].samples = VK_SAMPLE_COUNT_1_BIT;
-  attachments[1].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-  attachments[1].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  attachments[1].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  attachments[1].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  attachments[1].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  attachments[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
-  const VkAttachmentReference color{
-      0, frame_target ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL};
-  const VkAttachmentReference depth{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
-  VkSubpassDescription subpass{};
-  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-  subpass.colorAttachmentCount = 1;
-  subpass.pColorAttachments = &color;
-  subpass.pDepthStencilAttachment = &depth;
-
   constexpr VkPipelineStageFlags kAttachmentStages = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
                                                      VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
                                                      VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
   constexpr VkAccessFlags kAttachmentWrites =
       VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
-  std::array<VkSubpassDependency, 2> dependencies{};
+  ColorPassDesc desc;
+  desc.load_op = VK_ATTACHMENT_LOAD_OP_CLEAR;
+  if (frame_target)
+    desc.layouts = {VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                    VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL};
+  else
+    desc.layouts = {VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL};
+  desc.depth_format = depth_format;
   // In: the previous pass's attachment writes (the depth image is reused every pass) and, for the frame
   // target, read_frame's copy of the last frame, before this pass clears them.
-  dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[0].dstSubpass = 0;
-  dependencies[0].srcStageMask = kAttachmentStages | (frame_target ? VK_PIPELINE_STAGE_TRANSFER_BIT : 0);
-  dependencies[0].srcAccessMask = kAttachmentWrites;
-  dependencies[0].dstStageMask = kAttachmentStages;
-  dependencies[0].dstAccessMask = kAttachmentWrites | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT;
+  desc.in = {{kAttachmentStages | (frame_target ? VK_PIPELINE_STAGE_TRANSFER_BIT : 0), kAttachmentWrites},
+             {kAttachmentStages, kAttachmentWrites | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT}};
   // Out: the frame target's colour to read_frame's copy; a resource image to the barrier after the pass.
-  dependencies[1].srcSubpass = 0;
-  dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  dependencies[1].dstStageMask =
-      frame_target ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[1].dstAccessMask = frame_target ? VK_ACCESS_TRANSFER_READ_BIT : 0;
-
-  auto create = lab::vulkan::make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
-  create.attachmentCount = static_cast<uint32_t>(attachments.size());
-  create.pAttachments = attachments.data();
-  create.subpassCount = 1;
-  create.pSubpasses = &subpass;
-  create.dependencyCount = static_cast<uint32_t>(dependencies.size());
-  create.pDependencies = dependencies.data();
-  VkRenderPass pass = VK_NULL_HANDLE;
-  check(vkCreateRenderPass(device, &create, nullptr, &pass), "vkCreateRenderPass");
-  return UniqueRenderPass(device, pass);
+  const StageAccess after = frame_target
+                                ? StageAccess{VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT}
+                                : StageAccess{VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0};
+  desc.out = {{VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT}, after};
+  return create_color_pass(device, kColorFormat, desc, "vkCreateRenderPass");
 }
 
 // The buffer mode's show pass: the image resource as its one colour attachment, GENERAL before and after,
@@ -312,47 +274,16 @@ UniqueRenderPass create_render_pass(VkDevice device, VkFormat depth_format, bool
 // render area, so the old texels are neither loaded nor cleared (LOAD_OP_DONT_CARE): the cubes' pass
 // cleared a 4K colour and a 4K depth attachment here every frame that the draw then overwrote.
 UniqueRenderPass create_show_pass(VkDevice device) {
-  VkAttachmentDescription attachment{};
-  attachment.format = kColorFormat;
-  attachment.samples = VK_SAMPLE_COUNT_1_BIT;
-  attachment.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-  attachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  attachment.initialLayout = VK_IMAGE_LAYOUT_GENERAL;
-  attachment.finalLayout = VK_IMAGE_LAYOUT_GENERAL;
-  const VkAttachmentReference color{0, VK_IMAGE_LAYOUT_GENERAL};
-  VkSubpassDescription subpass{};
-  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-  subpass.colorAttachmentCount = 1;
-  subpass.pColorAttachments = &color;
-
+  ColorPassDesc desc;
+  desc.load_op = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  desc.layouts = {VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL};
   // In: an earlier pass's attachment writes before this pass's; out: to the barrier after the pass (what
   // comes before and after in other passes is ordered by the passes' own barriers).
-  std::array<VkSubpassDependency, 2> dependencies{};
-  dependencies[0].srcSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[0].dstSubpass = 0;
-  dependencies[0].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[0].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  dependencies[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[0].dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  dependencies[1].srcSubpass = 0;
-  dependencies[1].dstSubpass = VK_SUBPASS_EXTERNAL;
-  dependencies[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  dependencies[1].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-  dependencies[1].dstAccessMask = 0;
-
-  auto create = lab::vulkan::make<VkRenderPassCreateInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO);
-  create.attachmentCount = 1;
-  create.pAttachments = &attachment;
-  create.subpassCount = 1;
-  create.pSubpasses = &subpass;
-  create.dependencyCount = static_cast<uint32_t>(dependencies.size());
-  create.pDependencies = dependencies.data();
-  VkRenderPass pass = VK_NULL_HANDLE;
-  check(vkCreateRenderPass(device, &create, nullptr, &pass), "vkCreateRenderPass (show pass)");
-  return UniqueRenderPass(device, pass);
+  const StageAccess attachment_write{VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                     VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT};
+  desc.in = {attachment_write, attachment_write};
+  desc.out = {attachment_write, {VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0}};
+  return create_color_pass(device, kColorFormat, desc, "vkCreateRenderPass (show pass)");
 }
 
 template <size_t N>
@@ -370,23 +301,22 @@ UniqueShaderModule create_shader(VkDevice device, const uint32_t (&words)[N]) {
 // clockwise here: the positive-height viewport keeps GL's rows, which mirrors the winding Vulkan sees.
 // mesh = false: the buffer mode's show pass, a full-screen triangle with no vertex input and no depth test.
 struct PipelineDesc {
-  VkShaderModule vertex = VK_NULL_HANDLE;
-  VkShaderModule fragment = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkRenderPass render_pass = VK_NULL_HANDLE;
   VkCullModeFlags cull = VK_CULL_MODE_NONE;
   bool mesh = true;
 };
 
-UniquePipeline create_pipeline(VkDevice device, const PipelineDesc& desc) {
+UniquePipeline create_pipeline(VkDevice device, VkShaderModule vertex, VkShaderModule fragment,
+                               const PipelineDesc& desc) {
   static_assert(sizeof(kernels::WaveVertex) == sizeof(LitVertex), "both meshes use one vertex layout");
   std::array<VkPipelineShaderStageCreateInfo, 2> stages{};
   for (auto& stage : stages) stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
-  stages[0].module = desc.vertex;
+  stages[0].module = vertex;
   stages[0].pName = "main";
   stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
-  stages[1].module = desc.fragment;
+  stages[1].module = fragment;
   stages[1].pName = "main";
 
   const VkVertexInputBindingDescription binding{0, sizeof(LitVertex), VK_VERTEX_INPUT_RATE_VERTEX};
@@ -457,6 +387,15 @@ UniquePipeline create_pipeline(VkDevice device, const PipelineDesc& desc) {
   return UniquePipeline(device, pipeline);
 }
 
+// The same from the SPIR-V of its two stages; the shader modules go once the pipeline is made.
+template <size_t V, size_t F>
+UniquePipeline create_pipeline(VkDevice device, const uint32_t (&vertex)[V], const uint32_t (&fragment)[F],
+                               const PipelineDesc& desc) {
+  const UniqueShaderModule vertex_module = create_shader(device, vertex);
+  const UniqueShaderModule fragment_module = create_shader(device, fragment);
+  return create_pipeline(device, vertex_module.get(), fragment_module.get(), desc);
+}
+
 UniquePipelineLayout create_pipeline_layout(VkDevice device, const VkDescriptorSetLayout* set_layout,
                                             VkShaderStageFlags push_stages, uint32_t push_bytes) {
   const VkPushConstantRange push{push_stages, 0, push_bytes};
@@ -470,23 +409,70 @@ UniquePipelineLayout create_pipeline_layout(VkDevice device, const VkDescriptorS
   return UniquePipelineLayout(device, layout);
 }
 
+// The renderer's set layouts (the cubes' camera, the show pass's texels): one descriptor of `type` at
+// binding 0, read by `stages`.
+UniqueDescriptorSetLayout create_set_layout(VkDevice device, VkDescriptorType type, VkShaderStageFlags stages,
+                                            const char* call) {
+  VkDescriptorSetLayoutBinding binding{};
+  binding.binding = 0;
+  binding.descriptorType = type;
+  binding.descriptorCount = 1;
+  binding.stageFlags = stages;
+  auto create =
+      lab::vulkan::make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+  create.bindingCount = 1;
+  create.pBindings = &binding;
+  VkDescriptorSetLayout layout = VK_NULL_HANDLE;
+  check(vkCreateDescriptorSetLayout(device, &create, nullptr, &layout), call);
+  return UniqueDescriptorSetLayout(device, layout);
+}
+
+// Room for `sets` sets of one descriptor of `type` each.
+UniqueDescriptorPool create_descriptor_pool(VkDevice device, VkDescriptorType type, uint32_t sets,
+                                            const char* call) {
+  const VkDescriptorPoolSize size{type, sets};
+  auto create = lab::vulkan::make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+  create.maxSets = sets;
+  create.poolSizeCount = 1;
+  create.pPoolSizes = &size;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  check(vkCreateDescriptorPool(device, &create, nullptr, &pool), call);
+  return UniqueDescriptorPool(device, pool);
+}
+
+// One set of `layout` from `pool` (freed with the pool).
+VkDescriptorSet allocate_set(VkDevice device, VkDescriptorPool pool, VkDescriptorSetLayout layout) {
+  auto allocate =
+      lab::vulkan::make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
+  allocate.descriptorPool = pool;
+  allocate.descriptorSetCount = 1;
+  allocate.pSetLayouts = &layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  check(vkAllocateDescriptorSets(device, &allocate, &set), "vkAllocateDescriptorSets");
+  return set;
+}
+
+// `set`'s binding 0: the first `range` bytes of `buffer`.
+void write_buffer_descriptor(VkDevice device, VkDescriptorSet set, VkDescriptorType type, VkBuffer buffer,
+                             VkDeviceSize range) {
+  const VkDescriptorBufferInfo info{buffer, 0, range};
+  auto write = lab::vulkan::make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+  write.dstSet = set;
+  write.dstBinding = 0;
+  write.descriptorCount = 1;
+  write.descriptorType = type;
+  write.pBufferInfo = &info;
+  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+}
+
 Target create_target(const Context& context, Extent extent, VkFormat depth_format, VkRenderPass pass,
                      VkImageView color) {
   Target target;
   target.extent = extent;
   target.depth = create_image(context, extent, depth_format, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
                               VK_IMAGE_ASPECT_DEPTH_BIT, false);
-  const std::array<VkImageView, 2> views{color, target.depth.view.get()};
-  auto create = lab::vulkan::make<VkFramebufferCreateInfo>(VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO);
-  create.renderPass = pass;
-  create.attachmentCount = static_cast<uint32_t>(views.size());
-  create.pAttachments = views.data();
-  create.width = static_cast<uint32_t>(extent.width);
-  create.height = static_cast<uint32_t>(extent.height);
-  create.layers = 1;
-  VkFramebuffer framebuffer = VK_NULL_HANDLE;
-  check(vkCreateFramebuffer(context.device(), &create, nullptr, &framebuffer), "vkCreateFramebuffer");
-  target.framebuffer = UniqueFramebuffer(context.device(), framebuffer);
+  target.framebuffer = create_framebuffer(context.device(), pass, {color, target.depth.view.get()}, extent,
+                                          "vkCreateFramebuffer");
   return target;
 }
 
@@ -494,17 +480,8 @@ Target create_target(const Context& context, Extent extent, VkFormat depth_forma
 Target create_show_target(const Context& context, Extent extent, VkRenderPass pass, VkImageView color) {
   Target target;
   target.extent = extent;
-  auto create = lab::vulkan::make<VkFramebufferCreateInfo>(VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO);
-  create.renderPass = pass;
-  create.attachmentCount = 1;
-  create.pAttachments = &color;
-  create.width = static_cast<uint32_t>(extent.width);
-  create.height = static_cast<uint32_t>(extent.height);
-  create.layers = 1;
-  VkFramebuffer framebuffer = VK_NULL_HANDLE;
-  check(vkCreateFramebuffer(context.device(), &create, nullptr, &framebuffer),
-        "vkCreateFramebuffer (show pass)");
-  target.framebuffer = UniqueFramebuffer(context.device(), framebuffer);
+  target.framebuffer =
+      create_framebuffer(context.device(), pass, {color}, extent, "vkCreateFramebuffer (show pass)");
   return target;
 }
 
@@ -522,11 +499,7 @@ void begin_render_pass(VkCommandBuffer commands, VkRenderPass pass, const Target
   std::array<VkClearValue, 2> clears{};
   clears[0].color = {{clear[0], clear[1], clear[2], 1.0f}};
   clears[1].depthStencil = {1.0f, 0};
-  auto begin = lab::vulkan::make<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
-  begin.renderPass = pass;
-  begin.framebuffer = target.framebuffer.get();
-  begin.renderArea = {
-      {0, 0}, {static_cast<uint32_t>(target.extent.width), static_cast<uint32_t>(target.extent.height)}};
+  VkRenderPassBeginInfo begin = render_pass_begin_info(pass, target.framebuffer.get(), target.extent);
   begin.clearValueCount = static_cast<uint32_t>(clears.size());
   begin.pClearValues = clears.data();
   vkCmdBeginRenderPass(commands, &begin, VK_SUBPASS_CONTENTS_INLINE);
@@ -535,11 +508,7 @@ void begin_render_pass(VkCommandBuffer commands, VkRenderPass pass, const Target
 
 // The show pass clears nothing: no clear values.
 void begin_show_pass(VkCommandBuffer commands, VkRenderPass pass, const Target& target) {
-  auto begin = lab::vulkan::make<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
-  begin.renderPass = pass;
-  begin.framebuffer = target.framebuffer.get();
-  begin.renderArea = {
-      {0, 0}, {static_cast<uint32_t>(target.extent.width), static_cast<uint32_t>(target.extent.height)}};
+  const VkRenderPassBeginInfo begin = render_pass_begin_info(pass, target.framebuffer.get(), target.extent);
   vkCmdBeginRenderPass(commands, &begin, VK_SUBPASS_CONTENTS_INLINE);
   set_viewport(commands, target.extent);
 }
@@ -548,27 +517,12 @@ void begin_show_pass(VkCommandBuffer commands, VkRenderPass pass, const Target& 
 class Barriers {
  public:
   void buffer(VkBuffer buffer, Use before, Use after, uint32_t from_family, uint32_t to_family) {
-    auto barrier = lab::vulkan::make<VkBufferMemoryBarrier>(VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER);
-    barrier.srcAccessMask = before.access;
-    barrier.dstAccessMask = after.access;
-    barrier.srcQueueFamilyIndex = from_family;
-    barrier.dstQueueFamilyIndex = to_family;
-    barrier.buffer = buffer;
-    barrier.size = VK_WHOLE_SIZE;
-    m_buffers.push_back(barrier);
+    m_buffers.push_back(buffer_barrier(buffer, before.access, after.access, from_family, to_family));
     add_stages(before, after);
   }
   void image(VkImage image, Use before, Use after, uint32_t from_family, uint32_t to_family) {
-    auto barrier = lab::vulkan::make<VkImageMemoryBarrier>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER);
-    barrier.srcAccessMask = before.access;
-    barrier.dstAccessMask = after.access;
-    barrier.oldLayout = before.layout;
-    barrier.newLayout = after.layout;
-    barrier.srcQueueFamilyIndex = from_family;
-    barrier.dstQueueFamilyIndex = to_family;
-    barrier.image = image;
-    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    m_images.push_back(barrier);
+    m_images.push_back(image_barrier(image, before.layout, after.layout, before.access, after.access,
+                                     from_family, to_family));
     add_stages(before, after);
   }
   void record(VkCommandBuffer commands) {
@@ -632,6 +586,40 @@ void release_shown_linear(Barriers& barriers, const Resource& resource, Use use,
                     VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
 }
 
+// The linear buffer of an imported image, or of the buffer mode's, acquired as `use` and released after it.
+void acquire_any_linear(Barriers& barriers, const Resource& resource, Use use, uint32_t family) {
+  if (resource.imported)
+    acquire_linear(barriers, resource, use, family);
+  else
+    acquire_shown_linear(barriers, resource, use, family);
+}
+void release_any_linear(Barriers& barriers, const Resource& resource, Use use, uint32_t family) {
+  if (resource.imported)
+    release_linear(barriers, resource, use, family);
+  else
+    release_shown_linear(barriers, resource, use, family);
+}
+
+// Resources just made, into the state every pass finds them in: images from UNDEFINED into GENERAL (their
+// layout for life), then the exportable ones released to VK_QUEUE_FAMILY_EXTERNAL.
+void record_first_use(VkCommandBuffer commands, const std::vector<const Resource*>& resources,
+                      uint32_t family) {
+  Barriers barriers;
+  for (const Resource* resource : resources)
+    if (resource->image != VK_NULL_HANDLE)
+      barriers.image(resource->image, kNewImage, kAnyEarlierWork, VK_QUEUE_FAMILY_IGNORED,
+                     VK_QUEUE_FAMILY_IGNORED);
+  barriers.record(commands);
+  for (const Resource* resource : resources) {
+    if (!resource->exportable) continue;
+    if (resource->buffer != VK_NULL_HANDLE)
+      barriers.buffer(resource->buffer, kAnyEarlierWork, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
+    else
+      barriers.image(resource->image, kAnyEarlierWork, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
+  }
+  barriers.record(commands);
+}
+
 // Re-creates an image resource's VkImage (and memory), `exportable` or not, its contents undefined and its
 // layout UNDEFINED: the caller moves it to GENERAL (and releases an exportable one to
 // VK_QUEUE_FAMILY_EXTERNAL) before a pass uses it. Nothing changes when the allocation fails; the device
@@ -649,10 +637,7 @@ void recreate_image(const Context& context, Resource& resource, OwnedResource& o
 }
 
 VkBufferImageCopy whole_image(const ResourceDesc& desc) {
-  VkBufferImageCopy region{};
-  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-  region.imageExtent = {static_cast<uint32_t>(desc.width), static_cast<uint32_t>(desc.height), 1};
-  return region;
+  return whole_image_copy({desc.width, desc.height});
 }
 
 void validate(const PassSync& sync) {
@@ -734,6 +719,13 @@ struct Renderer::State {
   // ---- passes
   VkCommandBuffer begin_pass();
   uint64_t submit_pass(VkCommandBuffer commands, const PassSync& sync);
+  // One pass of what `record(commands)` records, with none of the caller's semaphores, waited for.
+  template <class Record>
+  void run_pass(Record record) {
+    VkCommandBuffer commands = begin_pass();
+    record(commands);
+    wait_for(submit_pass(commands, {}));
+  }
   void wait_for(uint64_t serial);
   template <class Record>
   void record_resources(VkCommandBuffer commands, const std::vector<Touch>& touches, Record record);
@@ -774,99 +766,43 @@ Renderer::State::State(Context& context_) : context(context_), device(context_.d
   allocate.commandBufferCount = static_cast<uint32_t>(command_buffers.size());
   check(vkAllocateCommandBuffers(device, &allocate, command_buffers.data()), "vkAllocateCommandBuffers");
 
-  auto timeline = lab::vulkan::make<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
-  timeline.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-  auto semaphore = lab::vulkan::make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
-  semaphore.pNext = &timeline;
-  VkSemaphore progress_handle = VK_NULL_HANDLE;
-  check(vkCreateSemaphore(device, &semaphore, nullptr, &progress_handle), "vkCreateSemaphore (timeline)");
-  progress = UniqueSemaphore(device, progress_handle);
+  progress = UniqueSemaphore(
+      device, create_semaphore(device, VK_SEMAPHORE_TYPE_TIMELINE, false, "vkCreateSemaphore (timeline)"));
 
   frame_pass = create_render_pass(device, depth_format, true);
   cubes_pass = create_render_pass(device, depth_format, false);
   show_pass = create_show_pass(device);
 
-  VkDescriptorSetLayoutBinding camera_binding{};
-  camera_binding.binding = 0;
-  camera_binding.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-  camera_binding.descriptorCount = 1;
-  camera_binding.stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
-  auto set_layout =
-      lab::vulkan::make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
-  set_layout.bindingCount = 1;
-  set_layout.pBindings = &camera_binding;
-  VkDescriptorSetLayout set_layout_handle = VK_NULL_HANDLE;
-  check(vkCreateDescriptorSetLayout(device, &set_layout, nullptr, &set_layout_handle),
-        "vkCreateDescriptorSetLayout");
-  camera_set_layout = UniqueDescriptorSetLayout(device, set_layout_handle);
-  const VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1};
-  auto descriptor_pool_info =
-      lab::vulkan::make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
-  descriptor_pool_info.maxSets = 1;
-  descriptor_pool_info.poolSizeCount = 1;
-  descriptor_pool_info.pPoolSizes = &pool_size;
-  VkDescriptorPool descriptor_pool_handle = VK_NULL_HANDLE;
-  check(vkCreateDescriptorPool(device, &descriptor_pool_info, nullptr, &descriptor_pool_handle),
-        "vkCreateDescriptorPool");
-  descriptor_pool = UniqueDescriptorPool(device, descriptor_pool_handle);
-  auto set_info =
-      lab::vulkan::make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
-  set_info.descriptorPool = descriptor_pool.get();
-  set_info.descriptorSetCount = 1;
-  set_info.pSetLayouts = &set_layout_handle;
-  check(vkAllocateDescriptorSets(device, &set_info, &camera_set), "vkAllocateDescriptorSets");
+  camera_set_layout = create_set_layout(device, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                                        VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT,
+                                        "vkCreateDescriptorSetLayout");
+  const VkDescriptorSetLayout set_layout_handle = camera_set_layout.get();
+  descriptor_pool =
+      create_descriptor_pool(device, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, "vkCreateDescriptorPool");
+  camera_set = allocate_set(device, descriptor_pool.get(), set_layout_handle);
 
   wave_layout = create_pipeline_layout(device, nullptr, VK_SHADER_STAGE_VERTEX_BIT, sizeof(WavePush));
   cubes_layout =
       create_pipeline_layout(device, &set_layout_handle,
                              VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(CubePush));
-  {
-    const UniqueShaderModule vertex = create_shader(device, kWaveVert);
-    const UniqueShaderModule fragment = create_shader(device, kWaveFrag);
-    wave_pipeline = create_pipeline(
-        device, {vertex.get(), fragment.get(), wave_layout.get(), frame_pass.get(), VK_CULL_MODE_NONE});
-  }
-  {
-    const UniqueShaderModule vertex = create_shader(device, kLitVert);
-    const UniqueShaderModule fragment = create_shader(device, kLitFrag);
-    cubes_pipeline = create_pipeline(
-        device, {vertex.get(), fragment.get(), cubes_layout.get(), cubes_pass.get(), VK_CULL_MODE_BACK_BIT});
-  }
-  {
-    VkDescriptorSetLayoutBinding texels{};
-    texels.binding = 0;
-    texels.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    texels.descriptorCount = 1;
-    texels.stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
-    auto show_set_info = lab::vulkan::make<VkDescriptorSetLayoutCreateInfo>(
-        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
-    show_set_info.bindingCount = 1;
-    show_set_info.pBindings = &texels;
-    VkDescriptorSetLayout show_set_handle = VK_NULL_HANDLE;
-    check(vkCreateDescriptorSetLayout(device, &show_set_info, nullptr, &show_set_handle),
-          "vkCreateDescriptorSetLayout (show pass)");
-    show_set_layout = UniqueDescriptorSetLayout(device, show_set_handle);
-    show_layout =
-        create_pipeline_layout(device, &show_set_handle, VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(ShowPush));
-    // Its own render pass: the image resource in GENERAL before and after, nothing loaded, no depth.
-    const UniqueShaderModule vertex = create_shader(device, kFullscreenVert);
-    const UniqueShaderModule fragment = create_shader(device, kBufferImageFrag);
-    PipelineDesc show{vertex.get(), fragment.get(), show_layout.get(), show_pass.get(), VK_CULL_MODE_NONE};
-    show.mesh = false;
-    show_pipeline = create_pipeline(device, show);
-  }
+  wave_pipeline =
+      create_pipeline(device, kWaveVert, kWaveFrag, {wave_layout.get(), frame_pass.get(), VK_CULL_MODE_NONE});
+  cubes_pipeline = create_pipeline(device, kLitVert, kLitFrag,
+                                   {cubes_layout.get(), cubes_pass.get(), VK_CULL_MODE_BACK_BIT});
+  show_set_layout = create_set_layout(device, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_FRAGMENT_BIT,
+                                      "vkCreateDescriptorSetLayout (show pass)");
+  const VkDescriptorSetLayout show_set_handle = show_set_layout.get();
+  show_layout =
+      create_pipeline_layout(device, &show_set_handle, VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(ShowPush));
+  // Its own render pass: the image resource in GENERAL before and after, nothing loaded, no depth.
+  show_pipeline = create_pipeline(device, kFullscreenVert, kBufferImageFrag,
+                                  {show_layout.get(), show_pass.get(), VK_CULL_MODE_NONE, /*mesh=*/false});
 
   camera = create_buffer(context, sizeof(CameraBlock),
                          VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, false);
-  const VkDescriptorBufferInfo camera_info{camera.buffer.get(), 0, sizeof(CameraBlock)};
-  auto write = lab::vulkan::make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
-  write.dstSet = camera_set;
-  write.dstBinding = 0;
-  write.descriptorCount = 1;
-  write.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-  write.pBufferInfo = &camera_info;
-  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+  write_buffer_descriptor(device, camera_set, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, camera.buffer.get(),
+                          sizeof(CameraBlock));
 
   // The meshes never change: uploaded once, read as vertex input ever after.
   const std::vector<uint32_t> wave = wave_mesh_indices();
@@ -954,13 +890,7 @@ uint64_t Renderer::State::submit_pass(VkCommandBuffer buffer, const PassSync& sy
 }
 
 void Renderer::State::wait_for(uint64_t serial) {
-  if (serial == 0) return;
-  VkSemaphore semaphore = progress.get();
-  auto wait = lab::vulkan::make<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
-  wait.semaphoreCount = 1;
-  wait.pSemaphores = &semaphore;
-  wait.pValues = &serial;
-  check(vkWaitSemaphores(device, &wait, UINT64_MAX), "vkWaitSemaphores");
+  if (serial != 0) wait_semaphore(device, progress.get(), serial);
 }
 
 std::vector<Touch> Renderer::State::touches_with_uploads(std::vector<Touch> touches) const {
@@ -1006,10 +936,7 @@ void Renderer::State::record_resources(VkCommandBuffer buffer, const std::vector
       const VkBufferCopy region{0, 0, resource.desc.bytes};
       vkCmdCopyBuffer(buffer, own.staging.buffer.get(), resource.buffer, 1, &region);
     } else {
-      VkBufferImageCopy region{};
-      region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-      region.imageExtent = {static_cast<uint32_t>(resource.desc.width),
-                            static_cast<uint32_t>(resource.desc.height), 1};
+      const VkBufferImageCopy region = whole_image(resource.desc);
       vkCmdCopyBufferToImage(buffer, own.staging.buffer.get(), resource.image, kUploadWrite.layout, 1,
                              &region);
     }
@@ -1051,13 +978,13 @@ void Renderer::State::create_frame_target(Extent extent) {
 void Renderer::State::upload_static(Buffer& target, const void* data, VkDeviceSize bytes, Use use) {
   Buffer staging = create_host_buffer(context, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
   std::memcpy(staging.mapped, data, static_cast<size_t>(bytes));
-  VkCommandBuffer buffer = begin_pass();
-  const VkBufferCopy region{0, 0, bytes};
-  vkCmdCopyBuffer(buffer, staging.buffer.get(), target.buffer.get(), 1, &region);
-  Barriers barriers;
-  barriers.buffer(target.buffer.get(), kUploadWrite, use, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
-  barriers.record(buffer);
-  wait_for(submit_pass(buffer, {}));
+  run_pass([&](VkCommandBuffer commands) {
+    const VkBufferCopy region{0, 0, bytes};
+    vkCmdCopyBuffer(commands, staging.buffer.get(), target.buffer.get(), 1, &region);
+    Barriers barriers;
+    barriers.buffer(target.buffer.get(), kUploadWrite, use, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+    barriers.record(commands);
+  });
 }
 
 template <class Copy>
@@ -1282,25 +1209,10 @@ void Renderer::create_resources(const std::vector<ResourceDesc>& descs, bool exp
       state.resources.push_back(resource);
     }
 
-    // Images enter GENERAL, their layout for life; exportable resources then start out released to
-    // VK_QUEUE_FAMILY_EXTERNAL, the state every pass finds them in.
-    VkCommandBuffer buffer = state.begin_pass();
-    Barriers barriers;
-    for (const Resource& resource : state.resources)
-      if (resource.image != VK_NULL_HANDLE)
-        barriers.image(resource.image, Use{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED},
-                       kAnyEarlierWork, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
-    barriers.record(buffer);
-    const uint32_t family = m_context.queue_family();
-    for (const Resource& resource : state.resources) {
-      if (!resource.exportable) continue;
-      if (resource.buffer != VK_NULL_HANDLE)
-        barriers.buffer(resource.buffer, kAnyEarlierWork, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
-      else
-        barriers.image(resource.image, kAnyEarlierWork, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
-    }
-    barriers.record(buffer);
-    state.wait_for(state.submit_pass(buffer, {}));
+    std::vector<const Resource*> made;
+    for (const Resource& resource : state.resources) made.push_back(&resource);
+    state.run_pass(
+        [&](VkCommandBuffer commands) { record_first_use(commands, made, m_context.queue_family()); });
   } catch (...) {
     destroy_resources();
     throw;
@@ -1328,72 +1240,52 @@ void Renderer::place_linear_images(bool exportable) {
   }
   if (images.empty()) return;
   try {
-    const VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                         static_cast<uint32_t>(images.size())};
-    auto pool_info =
-        lab::vulkan::make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
-    pool_info.maxSets = static_cast<uint32_t>(images.size());
-    pool_info.poolSizeCount = 1;
-    pool_info.pPoolSizes = &pool_size;
-    VkDescriptorPool pool = VK_NULL_HANDLE;
-    check(vkCreateDescriptorPool(state.device, &pool_info, nullptr, &pool),
-          "vkCreateDescriptorPool (show pass)");
-    state.linear_pool = UniqueDescriptorPool(state.device, pool);
+    state.linear_pool =
+        create_descriptor_pool(state.device, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                               static_cast<uint32_t>(images.size()), "vkCreateDescriptorPool (show pass)");
 
     const uint32_t family = m_context.queue_family();
-    VkCommandBuffer commands = state.begin_pass();
-    Barriers barriers;
-    for (const size_t index : images) {
-      Resource& resource = state.resources[index];
-      OwnedResource& own = state.owned[index];
-      // CUDA reads and writes the texels in the linear buffer, never the image: an exportable image is
-      // re-created plain, so that the passes no longer acquire it from VK_QUEUE_FAMILY_EXTERNAL and release
-      // it back around every draw into it (a release that may make a driver put the whole image, 33 MB at
-      // 4K, in a form another API can read, every frame, for a reader that never comes).
-      if (resource.exportable) {
-        recreate_image(m_context, resource, own, false);
-        own.exportable_when_placed = true;
-        barriers.image(resource.image, Use{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED},
-                       kAnyEarlierWork, VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
-      }
-      own.show_target = create_show_target(m_context, {resource.desc.width, resource.desc.height},
-                                           state.show_pass.get(), own.image.view.get());
-      own.linear = exportable ? create_buffer(m_context, resource.desc.bytes, kShownLinearUsage,
-                                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, true)
-                              : create_host_buffer(m_context, resource.desc.bytes, kShownLinearUsage);
-      resource.linear = own.linear.buffer.get();
-      resource.linear_memory = own.linear.allocation.memory.get();
-      resource.linear_allocation_size = own.linear.allocation.size;
-      resource.linear_exportable = exportable;
-      resource.linear_mapped = own.linear.mapped;
-      resource.shown_from_linear = true;
-      // Zeroed once: nothing the show pass or CUDA reads is ever undefined.
-      vkCmdFillBuffer(commands, resource.linear, 0, VK_WHOLE_SIZE, 0);
-      if (exportable)
-        barriers.buffer(resource.linear, kUploadWrite, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
-      else
-        barriers.buffer(resource.linear, kUploadWrite,
-                        Use{VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT}, VK_QUEUE_FAMILY_IGNORED,
-                        VK_QUEUE_FAMILY_IGNORED);
+    state.run_pass([&](VkCommandBuffer commands) {
+      Barriers barriers;
+      for (const size_t index : images) {
+        Resource& resource = state.resources[index];
+        OwnedResource& own = state.owned[index];
+        // CUDA reads and writes the texels in the linear buffer, never the image: an exportable image is
+        // re-created plain, so that the passes no longer acquire it from VK_QUEUE_FAMILY_EXTERNAL and release
+        // it back around every draw into it (a release that may make a driver put the whole image, 33 MB at
+        // 4K, in a form another API can read, every frame, for a reader that never comes).
+        if (resource.exportable) {
+          recreate_image(m_context, resource, own, false);
+          own.exportable_when_placed = true;
+          barriers.image(resource.image, kNewImage, kAnyEarlierWork, VK_QUEUE_FAMILY_IGNORED,
+                         VK_QUEUE_FAMILY_IGNORED);
+        }
+        own.show_target = create_show_target(m_context, {resource.desc.width, resource.desc.height},
+                                             state.show_pass.get(), own.image.view.get());
+        own.linear = exportable ? create_buffer(m_context, resource.desc.bytes, kShownLinearUsage,
+                                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, true)
+                                : create_host_buffer(m_context, resource.desc.bytes, kShownLinearUsage);
+        resource.linear = own.linear.buffer.get();
+        resource.linear_memory = own.linear.allocation.memory.get();
+        resource.linear_allocation_size = own.linear.allocation.size;
+        resource.linear_exportable = exportable;
+        resource.linear_mapped = own.linear.mapped;
+        resource.shown_from_linear = true;
+        // Zeroed once: nothing the show pass or CUDA reads is ever undefined.
+        vkCmdFillBuffer(commands, resource.linear, 0, VK_WHOLE_SIZE, 0);
+        if (exportable)
+          barriers.buffer(resource.linear, kUploadWrite, kOutsideAfter, family, VK_QUEUE_FAMILY_EXTERNAL);
+        else
+          barriers.buffer(resource.linear, kUploadWrite,
+                          Use{VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT}, VK_QUEUE_FAMILY_IGNORED,
+                          VK_QUEUE_FAMILY_IGNORED);
 
-      VkDescriptorSetLayout layout = state.show_set_layout.get();
-      auto set_info =
-          lab::vulkan::make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
-      set_info.descriptorPool = pool;
-      set_info.descriptorSetCount = 1;
-      set_info.pSetLayouts = &layout;
-      check(vkAllocateDescriptorSets(state.device, &set_info, &own.show_set), "vkAllocateDescriptorSets");
-      const VkDescriptorBufferInfo texels{resource.linear, 0, resource.desc.bytes};
-      auto write = lab::vulkan::make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
-      write.dstSet = own.show_set;
-      write.dstBinding = 0;
-      write.descriptorCount = 1;
-      write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      write.pBufferInfo = &texels;
-      vkUpdateDescriptorSets(state.device, 1, &write, 0, nullptr);
-    }
-    barriers.record(commands);
-    state.wait_for(state.submit_pass(commands, {}));
+        own.show_set = allocate_set(state.device, state.linear_pool.get(), state.show_set_layout.get());
+        write_buffer_descriptor(state.device, own.show_set, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                resource.linear, resource.desc.bytes);
+      }
+      barriers.record(commands);
+    });
   } catch (...) {
     remove_linear_images();
     throw;
@@ -1426,19 +1318,10 @@ void Renderer::remove_linear_images() {
   state.linear_pool = UniqueDescriptorPool();
   if (restored.empty()) return;
   // As create_resources leaves an exportable image: in GENERAL, released to VK_QUEUE_FAMILY_EXTERNAL.
-  const uint32_t family = m_context.queue_family();
-  VkCommandBuffer commands = state.begin_pass();
-  Barriers barriers;
-  for (const size_t index : restored)
-    barriers.image(state.resources[index].image,
-                   Use{VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED}, kAnyEarlierWork,
-                   VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
-  barriers.record(commands);
-  for (const size_t index : restored)
-    barriers.image(state.resources[index].image, kAnyEarlierWork, kOutsideAfter, family,
-                   VK_QUEUE_FAMILY_EXTERNAL);
-  barriers.record(commands);
-  state.wait_for(state.submit_pass(commands, {}));
+  std::vector<const Resource*> made;
+  for (const size_t index : restored) made.push_back(&state.resources[index]);
+  state.run_pass(
+      [&](VkCommandBuffer commands) { record_first_use(commands, made, m_context.queue_family()); });
 }
 
 int Renderer::export_linear_fd(int index) const {
@@ -1474,12 +1357,12 @@ void Renderer::import_memory(int index, interop::FileDescriptor fd, VkDeviceSize
   Buffer imported = import_buffer(m_context, resource.desc.bytes,
                                   image ? kLinearImageUsage : kResourceBufferUsage, fd, size);
   // Released to VK_QUEUE_FAMILY_EXTERNAL at once: the state every pass finds CUDA's memory in.
-  VkCommandBuffer buffer = state.begin_pass();
-  Barriers barriers;
-  barriers.buffer(imported.buffer.get(), kAnyEarlierWork, kOutsideAfter, m_context.queue_family(),
-                  VK_QUEUE_FAMILY_EXTERNAL);
-  barriers.record(buffer);
-  state.wait_for(state.submit_pass(buffer, {}));
+  state.run_pass([&](VkCommandBuffer commands) {
+    Barriers barriers;
+    barriers.buffer(imported.buffer.get(), kAnyEarlierWork, kOutsideAfter, m_context.queue_family(),
+                    VK_QUEUE_FAMILY_EXTERNAL);
+    barriers.record(commands);
+  });
   if (image) {
     own.linear = std::move(imported);
     resource.linear = own.linear.buffer.get();
@@ -1508,10 +1391,7 @@ void record_resource_copy(VkCommandBuffer commands, const Resource& source, VkBu
     const VkBufferCopy region{0, 0, source.desc.bytes};
     vkCmdCopyBuffer(commands, source.buffer, target, 1, &region);
   } else {
-    VkBufferImageCopy region{};
-    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.imageExtent = {static_cast<uint32_t>(source.desc.width), static_cast<uint32_t>(source.desc.height),
-                          1};
+    const VkBufferImageCopy region = whole_image(source.desc);
     vkCmdCopyImageToBuffer(commands, source.image, kCopyRead.layout, target, 1, &region);
   }
 }
@@ -1519,9 +1399,7 @@ void record_resource_copy(VkCommandBuffer commands, const Resource& source, VkBu
 // The frame target's colour into `target`. The frame target is never shared, and its render pass already
 // made its writes visible to copies.
 void record_frame_copy(VkCommandBuffer commands, VkImage frame_color, Extent extent, VkBuffer target) {
-  VkBufferImageCopy region{};
-  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-  region.imageExtent = {static_cast<uint32_t>(extent.width), static_cast<uint32_t>(extent.height), 1};
+  const VkBufferImageCopy region = whole_image_copy(extent);
   vkCmdCopyImageToBuffer(commands, frame_color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target, 1, &region);
 }
 
@@ -1588,20 +1466,14 @@ void Renderer::draw_cubes(int target, const CubesView& view, const PassSync& syn
         Barriers to_copy;
         to_copy.image(resource.image, kAttachmentWrite, kCopyRead, VK_QUEUE_FAMILY_IGNORED,
                       VK_QUEUE_FAMILY_IGNORED);
-        if (resource.imported)
-          acquire_linear(to_copy, resource, kUploadWrite, family);
-        else
-          acquire_shown_linear(to_copy, resource, kUploadWrite, family);
+        acquire_any_linear(to_copy, resource, kUploadWrite, family);
         to_copy.record(commands);
         const VkBufferImageCopy region = whole_image(resource.desc);
         vkCmdCopyImageToBuffer(commands, resource.image, kCopyRead.layout, resource.linear, 1, &region);
         Barriers back;
         back.image(resource.image, kCopyRead, kAttachmentWrite, VK_QUEUE_FAMILY_IGNORED,
                    VK_QUEUE_FAMILY_IGNORED);
-        if (resource.imported)
-          release_linear(back, resource, kUploadWrite, family);
-        else
-          release_shown_linear(back, resource, kUploadWrite, family);
+        release_any_linear(back, resource, kUploadWrite, family);
         back.record(commands);
       });
   state.submit_pass(buffer, sync);

@@ -24,6 +24,7 @@
 #include "app/scene/scene_compute.hpp"
 #include "app/timing/timing.hpp"
 #include "app/vulkan/export.hpp"
+#include "app/vulkan/export_memory.hpp"
 #include "app/vulkan/pass_sync.hpp"
 #include "interop/vmm.hpp"
 
@@ -38,13 +39,9 @@
 
 namespace lab::vulkan {
 
-// One resource of the scene, as the renderer created it.
-struct Resource {
-  ResourceDesc desc;
-  VkBuffer buffer = VK_NULL_HANDLE;  // ResourceKind::Buffer
-  VkImage image = VK_NULL_HANDLE;    // ResourceKind::Texture2D: VK_FORMAT_R8G8B8A8_UNORM, optimal tiling
-  VkDeviceMemory memory = VK_NULL_HANDLE;  // a dedicated allocation
-  VkDeviceSize allocation_size = 0;        // what an importer must be told (vkGetMemoryRequirements)
+// One resource of the scene, as the renderer created it: its object and memory (ResourceMemory, as
+// app/vulkan/export_memory.hpp's exports have them), and how it is shared.
+struct Resource : ResourceMemory {
   bool exportable = false;
   bool dedicated =
       false;  // VkMemoryDedicatedAllocateInfo: an importer must say so (cudaExternalMemoryDedicated)
