@@ -227,7 +227,7 @@ struct Renderer::State {
   ComPtr<ID3D11DepthStencilState> depth_test;
 };
 
-Renderer::Renderer(Device& device, Extent extent) : m_device(device), m_state(std::make_unique<State>()) {
+Renderer::Renderer(Device& device, Extent extent) : RendererBase(device), m_state(std::make_unique<State>()) {
   ID3D11Device* d3d = device.device.Get();
   State& s = *m_state;
   s.wave = make_pipeline(d3d, "wave.hlsl", kMeshVertex, sizeof(WaveConstants));

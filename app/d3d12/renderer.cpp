@@ -277,7 +277,7 @@ struct Renderer::State {
   }
 };
 
-Renderer::Renderer(Device& device, Extent extent) : m_device(device), m_state(std::make_unique<State>()) {
+Renderer::Renderer(Device& device, Extent extent) : RendererBase(device), m_state(std::make_unique<State>()) {
   ID3D12Device* d3d = device.device.Get();
   State& s = *m_state;
   LAB_D3D_CHECK(d3d->CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT, IID_PPV_ARGS(&s.allocator)));
