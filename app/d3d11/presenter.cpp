@@ -19,8 +19,8 @@ struct PresentConstants {  // present.hlsl's cbuffer, padded to a constant buffe
 
 }  // namespace
 
-Presenter::Presenter(Renderer& renderer, HWND window, Extent extent, bool with_ui, bool vsync)
-    : d3d::Presenter(vsync), m_renderer(renderer), m_device(renderer.device()), m_extent(extent) {
+Presenter::Presenter(Renderer& renderer, Device& device, HWND window, Extent extent, bool with_ui, bool vsync)
+    : d3d::Presenter(vsync), m_renderer(renderer), m_device(device), m_extent(extent) {
   ID3D11Device* d3d = m_device.device.Get();
   // The swap chain comes from the factory of the device's own adapter (a flip-model swap chain must).
   ComPtr<IDXGIDevice> dxgi_device;
