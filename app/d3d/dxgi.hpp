@@ -1,7 +1,9 @@
-// app/d3d/dxgi.hpp — what both Direct3D backends share (app/d3d11, and app/d3d12, which links
-// labd3d11): HRESULT checks that throw with the call and the code, adapter names and LUIDs as the doctor
-// and the messages print them, and the embedded HLSL compiled with D3DCompile. Windows only.
+// app/d3d/dxgi.hpp — what both Direct3D backends share (app/d3d11, app/d3d12): HRESULT checks that throw
+// with the call and the code, adapter names and LUIDs as the doctor and the messages print them, the fields
+// both APIs' texture descriptions name alike, and the embedded HLSL compiled with D3DCompile. Windows only.
 #pragma once
+
+#include "app/core/vocabulary.hpp"
 
 #include <d3dcommon.h>
 #include <dxgi1_2.h>
@@ -49,6 +51,18 @@ class SharedHandle {
  private:
   HANDLE m_handle = nullptr;
 };
+
+// What a Direct3D 11 and a Direct3D 12 description of a 2D texture (D3D11_TEXTURE2D_DESC,
+// D3D12_RESOURCE_DESC) name alike: `extent` texels of `format`, one mip level, one sample. The rest (array
+// size, usage, binding or flags) is the API's.
+template <class TextureDesc>
+void describe_texture(TextureDesc& desc, Extent extent, DXGI_FORMAT format) {
+  desc.Width = static_cast<decltype(desc.Width)>(extent.width);
+  desc.Height = static_cast<UINT>(extent.height);
+  desc.MipLevels = 1;
+  desc.Format = format;
+  desc.SampleDesc.Count = 1;
+}
 
 // A column-major matrix as an HLSL constant buffer takes it (the shaders read it as column_major).
 void copy_matrix(float (&to)[16], const glm::mat4& from);
