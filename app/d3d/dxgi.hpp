@@ -1,6 +1,7 @@
 // app/d3d/dxgi.hpp — what both Direct3D backends share (app/d3d11, app/d3d12): HRESULT checks that throw
 // with the call and the code, adapter names and LUIDs as the doctor and the messages print them, the fields
-// both APIs' texture descriptions name alike, and the embedded HLSL compiled with D3DCompile. Windows only.
+// both APIs' texture descriptions name alike, their windows' swap chain, and the embedded HLSL compiled with
+// D3DCompile. Windows only.
 #pragma once
 
 #include "app/core/vocabulary.hpp"
@@ -63,6 +64,14 @@ void describe_texture(TextureDesc& desc, Extent extent, DXGI_FORMAT format) {
   desc.Format = format;
   desc.SampleDesc.Count = 1;
 }
+
+// A window's flip-model swap chain (DXGI_SWAP_EFFECT_FLIP_DISCARD, the only model Direct3D 12 has):
+// `buffers` back buffers of `extent` in `format` on `window`, made by `factory` for `device` (what
+// presents: Direct3D 11's device, Direct3D 12's direct queue). Alt+Enter is left to GLFW, which owns the
+// window's keys.
+Microsoft::WRL::ComPtr<IDXGISwapChain1> create_swap_chain(IDXGIFactory2* factory, IUnknown* device,
+                                                          HWND window, Extent extent, DXGI_FORMAT format,
+                                                          UINT buffers);
 
 // A column-major matrix as an HLSL constant buffer takes it (the shaders read it as column_major).
 void copy_matrix(float (&to)[16], const glm::mat4& from);
