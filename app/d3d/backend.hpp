@@ -37,16 +37,16 @@ inline std::array<unsigned char, 8> luid_of_cuda_device(int device) {
   return luid;
 }
 
-// `Renderer` draws on its Renderer::Device, which `create` makes; the window shows it through
-// app/d3d/window.hpp's Presenter, which the API's presenter.cpp defines for it.
-template <GraphicsApi Api, class RendererType, class DeviceDesc,
+// `Renderer` draws on its Renderer::Device, which `create` makes; `ApiPresenter` is the API's Presenter
+// (app/d3d/window.hpp), made from the renderer, its device, the window's HWND, the extent, with_ui and vsync.
+template <GraphicsApi Api, class RendererType, class ApiPresenter, class DeviceDesc,
           typename RendererType::Device (*create)(const DeviceDesc&)>
 struct Backend {
   static constexpr GraphicsApi kApi = Api;
   static constexpr bool kSemaphoreChoice = false;  // the external modes' hand-overs are their links' business
   using Renderer = RendererType;
   using Device = typename Renderer::Device;
-  using Presenter = d3d::Presenter<Renderer>;
+  using Presenter = d3d::Presenter;
 
   // On the CUDA device's adapter where there is one, else the default one.
   static std::unique_ptr<Device> create_device(const CudaContext& cuda, const glfw::Window* /*window*/) {
@@ -66,7 +66,7 @@ struct Backend {
   }
   static std::unique_ptr<Presenter> create_presenter(Renderer& renderer, Device& device, glfw::Window& window,
                                                      Extent extent, bool with_ui, bool vsync) {
-    return std::make_unique<Presenter>(renderer, device, hwnd(window), extent, with_ui, vsync);
+    return std::make_unique<ApiPresenter>(renderer, device, hwnd(window), extent, with_ui, vsync);
   }
   static std::unique_ptr<GpuTimerQueries> timer_queries(Renderer&) { return nullptr; }
   static std::string graphics_untimed(const Renderer&) {
