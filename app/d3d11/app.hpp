@@ -6,6 +6,7 @@
 
 #include "app/core/app.hpp"
 #include "app/d3d/backend.hpp"
+#include "app/d3d11/cuda_modes.hpp"
 #include "app/d3d11/presenter.hpp"
 #include "app/d3d11/renderer.hpp"
 

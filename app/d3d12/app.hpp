@@ -6,6 +6,7 @@
 
 #include "app/core/app.hpp"
 #include "app/d3d/backend.hpp"
+#include "app/d3d12/cuda_modes.hpp"
 #include "app/d3d12/presenter.hpp"
 #include "app/d3d12/renderer.hpp"
 
