@@ -30,6 +30,12 @@ set(lab_scene_sources ${app_dir}/scene/cuda_views.cpp ${app_dir}/scene/frame_gra
 # app/d3d (labd3d): the rules every system builds
 set(lab_d3d_rules_sources ${app_dir}/d3d/d3d_handoff.cpp ${app_dir}/d3d/dxgi_report.cpp)
 
+# app/d3d11 (labd3d11), app/d3d12 (labd3d12): each Direct3D backend's CUDA modes, in the app's build; the
+# Windows cross build compiles them on their own (its d3d_cuda_modes_compile_check)
+set(lab_d3d11_cuda_mode_sources ${app_dir}/d3d11/cuda_modes.cpp ${app_dir}/d3d11/mode_interop.cpp
+                                ${app_dir}/d3d11/mode_external.cpp)
+set(lab_d3d12_cuda_mode_sources ${app_dir}/d3d12/cuda_modes.cpp ${app_dir}/d3d12/mode_external.cpp)
+
 # app/bench (labbench): what every API's benchmark reports, and its writers
 set(lab_bench_sources ${app_dir}/bench/report.cpp)
 

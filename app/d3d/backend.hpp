@@ -1,11 +1,14 @@
-// app/d3d/backend.hpp — what the Direct3D 11 and 12 backends of the one frame loop (app/core/app.hpp) say
-// alike (app/d3d11/app.hpp, app/d3d12/app.hpp derive from it): the device on the CUDA device's adapter
-// (matched by LUID), the window's title, and what the panel shows of the swap chain and of timing. Windows
-// only; needs the CUDA runtime's API (the build without CUDA links a runtime that finds no device).
+// app/d3d/backend.hpp — what app/core/app.hpp's one frame loop needs of Direct3D, once for both APIs
+// (app/d3d11/app.hpp, app/d3d12/app.hpp name theirs with their renderer, presenter and device): the device
+// on the CUDA device's adapter (matched by LUID), the mode factory (app/d3d/mode_factory.hpp: cpu, and the
+// API's CUDA modes), the window output, the window's title, and what the panel shows of the swap chain and
+// of timing. Windows only; needs the CUDA runtime's API (the build without CUDA links a runtime that finds
+// no device).
 #pragma once
 
 #include "app/core/mode.hpp"
 #include "app/core/vocabulary.hpp"
+#include "app/d3d/mode_factory.hpp"
 #include "app/d3d/window.hpp"
 #include "app/glfw/window.hpp"
 #include "app/timing/timing.hpp"
@@ -34,11 +37,15 @@ inline std::array<unsigned char, 8> luid_of_cuda_device(int device) {
   return luid;
 }
 
-template <GraphicsApi Api, class DeviceType, class DeviceDesc, DeviceType (*create)(const DeviceDesc&)>
+// `Renderer` draws on its Renderer::Device, which `create` makes; `ApiPresenter` is the API's Presenter
+// (app/d3d/window.hpp), made from the renderer, its device, the window's HWND, the extent, with_ui and vsync.
+template <GraphicsApi Api, class RendererType, class ApiPresenter, class DeviceDesc,
+          typename RendererType::Device (*create)(const DeviceDesc&)>
 struct Backend {
   static constexpr GraphicsApi kApi = Api;
   static constexpr bool kSemaphoreChoice = false;  // the external modes' hand-overs are their links' business
-  using Device = DeviceType;
+  using Renderer = RendererType;
+  using Device = typename Renderer::Device;
   using Presenter = d3d::Presenter;
 
   // On the CUDA device's adapter where there is one, else the default one.
@@ -48,11 +55,20 @@ struct Backend {
     return std::make_unique<Device>(create(desc));
   }
   static std::string device_name(const Device& device) { return device.adapter; }
-  template <class Renderer>
-  static std::unique_ptr<GpuTimerQueries> timer_queries(Renderer&) {
-    return nullptr;
+  // Whether `mode` runs on this API here (cuda_error: why there is no CUDA device, when there is none).
+  static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda,
+                                            const std::string& cuda_error) {
+    return judge_mode<Renderer>(Api, mode, cuda, cuda_error);
   }
-  template <class Renderer>
+  // The mode `id`; throws std::runtime_error with the reason when it is unavailable.
+  static std::unique_ptr<Mode<Renderer>> create_mode(ModeId id, const CudaContext& cuda) {
+    return make_mode<Renderer>(id, mode_availability(id, cuda, ""), cuda);
+  }
+  static std::unique_ptr<Presenter> create_presenter(Renderer& renderer, Device& device, glfw::Window& window,
+                                                     Extent extent, bool with_ui, bool vsync) {
+    return std::make_unique<ApiPresenter>(renderer, device, hwnd(window), extent, with_ui, vsync);
+  }
+  static std::unique_ptr<GpuTimerQueries> timer_queries(Renderer&) { return nullptr; }
   static std::string graphics_untimed(const Renderer&) {
     return "the Direct3D renderers have no timer queries yet";
   }

@@ -41,6 +41,24 @@ std::string adapter_name(const wchar_t* description, const LUID& luid) {
   return narrow(description) + " (LUID " + luid_text(luid) + ")";
 }
 
+Microsoft::WRL::ComPtr<IDXGISwapChain1> create_swap_chain(IDXGIFactory2* factory, IUnknown* device,
+                                                          HWND window, Extent extent, DXGI_FORMAT format,
+                                                          UINT buffers) {
+  DXGI_SWAP_CHAIN_DESC1 desc{};
+  desc.Width = static_cast<UINT>(extent.width);
+  desc.Height = static_cast<UINT>(extent.height);
+  desc.Format = format;
+  desc.SampleDesc.Count = 1;
+  desc.BufferUsage = DXGI_USAGE_RENDER_TARGET_OUTPUT;
+  desc.BufferCount = buffers;
+  desc.SwapEffect = DXGI_SWAP_EFFECT_FLIP_DISCARD;
+  Microsoft::WRL::ComPtr<IDXGISwapChain1> swap_chain;
+  LAB_D3D_CHECK(factory->CreateSwapChainForHwnd(device, window, &desc, nullptr, nullptr, &swap_chain));
+  // GLFW owns the window's keys (no Alt+Enter fullscreen behind its back).
+  LAB_D3D_CHECK(factory->MakeWindowAssociation(window, DXGI_MWA_NO_ALT_ENTER));
+  return swap_chain;
+}
+
 void copy_matrix(float (&to)[16], const glm::mat4& from) {
   std::memcpy(to, &from[0][0], sizeof to);
 }

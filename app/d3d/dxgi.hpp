@@ -1,7 +1,10 @@
-// app/d3d/dxgi.hpp — what both Direct3D backends share (app/d3d11, and app/d3d12, which links
-// labd3d11): HRESULT checks that throw with the call and the code, adapter names and LUIDs as the doctor
-// and the messages print them, and the embedded HLSL compiled with D3DCompile. Windows only.
+// app/d3d/dxgi.hpp — what both Direct3D backends share (app/d3d11, app/d3d12): HRESULT checks that throw
+// with the call and the code, adapter names and LUIDs as the doctor and the messages print them, the fields
+// both APIs' texture descriptions name alike, their windows' swap chain, and the embedded HLSL compiled with
+// D3DCompile. Windows only.
 #pragma once
+
+#include "app/core/vocabulary.hpp"
 
 #include <d3dcommon.h>
 #include <dxgi1_2.h>
@@ -49,6 +52,26 @@ class SharedHandle {
  private:
   HANDLE m_handle = nullptr;
 };
+
+// What a Direct3D 11 and a Direct3D 12 description of a 2D texture (D3D11_TEXTURE2D_DESC,
+// D3D12_RESOURCE_DESC) name alike: `extent` texels of `format`, one mip level, one sample. The rest (array
+// size, usage, binding or flags) is the API's.
+template <class TextureDesc>
+void describe_texture(TextureDesc& desc, Extent extent, DXGI_FORMAT format) {
+  desc.Width = static_cast<decltype(desc.Width)>(extent.width);
+  desc.Height = static_cast<UINT>(extent.height);
+  desc.MipLevels = 1;
+  desc.Format = format;
+  desc.SampleDesc.Count = 1;
+}
+
+// A window's flip-model swap chain (DXGI_SWAP_EFFECT_FLIP_DISCARD, the only model Direct3D 12 has):
+// `buffers` back buffers of `extent` in `format` on `window`, made by `factory` for `device` (what
+// presents: Direct3D 11's device, Direct3D 12's direct queue). Alt+Enter is left to GLFW, which owns the
+// window's keys.
+Microsoft::WRL::ComPtr<IDXGISwapChain1> create_swap_chain(IDXGIFactory2* factory, IUnknown* device,
+                                                          HWND window, Extent extent, DXGI_FORMAT format,
+                                                          UINT buffers);
 
 // A column-major matrix as an HLSL constant buffer takes it (the shaders read it as column_major).
 void copy_matrix(float (&to)[16], const glm::mat4& from);

@@ -1,5 +1,6 @@
 // app/d3d11/cuda_modes.cpp — the factory of the Direct3D 11 backend's CUDA modes and what decides whether
-// they run (cuda_modes.hpp). staging is app/core/staging_mode.hpp's, as every copying backend's.
+// they run (cuda_modes.hpp): app/d3d/mode_factory.hpp's create_cuda_mode and cuda_mode_availability for
+// d3d11::Renderer. staging is app/core/staging_mode.hpp's, as every copying backend's.
 #include "app/d3d11/cuda_modes.hpp"
 
 #include "app/core/staging_mode.hpp"
@@ -9,27 +10,33 @@
 #include <algorithm>
 #include <vector>
 
-namespace lab::d3d11 {
+namespace lab {
+namespace d3d11 {
 
 std::unique_ptr<Mode> create_interop_mode(ModeId id, const CudaContext& cuda);  // interop, reregister
 std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda);
 
-std::unique_ptr<Mode> create_cuda_mode(ModeId id, const CudaContext& cuda) {
+}  // namespace d3d11
+
+template <>
+std::unique_ptr<d3d11::Mode> d3d::create_cuda_mode<d3d11::Renderer>(ModeId id, const CudaContext& cuda) {
   switch (id) {
     case ModeId::Interop:
     case ModeId::Reregister:
-      return create_interop_mode(id, cuda);
+      return d3d11::create_interop_mode(id, cuda);
     case ModeId::Staging:
-      return std::make_unique<StagingMode<Renderer>>(cuda.stream);
+      return std::make_unique<StagingMode<d3d11::Renderer>>(cuda.stream);
     case ModeId::External:
-      return create_external_mode(cuda);
+      return d3d11::create_external_mode(cuda);
     default:
       return nullptr;
   }
 }
 
-ModeAvailability cuda_mode_availability(ModeId id, const CudaContext& cuda, const std::string& cuda_error,
-                                        const Device* device) {
+template <>
+ModeAvailability d3d::cuda_mode_availability<d3d11::Renderer>(ModeId id, const CudaContext& cuda,
+                                                              const std::string& cuda_error,
+                                                              const d3d11::Device* device) {
   return lab::cuda_mode_availability(
       GraphicsApi::D3d11, id, cuda.device, cuda_error, device != nullptr ? &device->adapter : nullptr,
       [&](const CudaAdapterFacts&) {
@@ -38,4 +45,4 @@ ModeAvailability cuda_mode_availability(ModeId id, const CudaContext& cuda, cons
       });
 }
 
-}  // namespace lab::d3d11
+}  // namespace lab

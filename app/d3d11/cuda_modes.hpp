@@ -1,30 +1,46 @@
-// app/d3d11/cuda_modes.hpp — the Direct3D 11 backend's CUDA modes, which create_mode makes in a CUDA
-// build, and whether they can run here:
-//   interop     each resource registered once (cudaGraphicsD3D11RegisterResource), mapped and unmapped
-//               every frame on the stream                                                mode_interop.cpp
-//   reregister  the same, registered and unregistered every frame (what it costs)         mode_interop.cpp
-//   staging     the kernels write cudaMalloc memory, copied through pinned host memory
-//   app/core/staging_mode.hpp external    keyed-mutex shared resources imported into CUDA once, handed over
-//   with
-//               their keyed mutexes every frame                                         mode_external.cpp
-// Needs the CUDA runtime (and on Windows its cuda_d3d11_interop.h) and the interop library.
+// app/d3d11/cuda_modes.hpp — how a scene's results reach the Direct3D 11 renderer's resources: the D3D11
+// backend's modes (modes_of(GraphicsApi::D3d11)), each behind the one mode interface (app/core/mode.hpp),
+// made and judged by app/d3d/mode_factory.hpp:
+// clang-format off
+//   cpu         the CPU reference writes host memory; Renderer::upload (no CUDA)   app/core/cpu_mode.hpp
+//   interop     each resource registered once (cudaGraphicsD3D11RegisterResource),
+//               mapped and unmapped every frame on the stream                      mode_interop.cpp
+//   reregister  the same, registered and unregistered every frame (what it costs)  mode_interop.cpp
+//   staging     the kernels write cudaMalloc memory, copied through pinned host
+//               memory                                                             app/core/staging_mode.hpp
+//   external    keyed-mutex shared resources imported into CUDA once, handed over
+//               with their keyed mutexes every frame                               mode_external.cpp
+// clang-format on
+// The CUDA modes, in a build with CUDA: cuda_modes.cpp specialises the factory's create_cuda_mode and
+// cuda_mode_availability for this Renderer (the D3D11 device is on the CUDA device when
+// cudaD3D11GetDevices names it). A frame is: the cubes pass (scenes with DrawPlan::cubes_target),
+// produce(), then the frame pass; Direct3D 11 orders its own work on the immediate context, so the
+// interface passes no fences. Needs the CUDA runtime (and on Windows its cuda_d3d11_interop.h) and the
+// interop library.
 #pragma once
 
-#include "app/d3d11/modes.hpp"
+#include "app/core/mode.hpp"
+#include "app/d3d/mode_factory.hpp"
+#include "app/d3d11/renderer.hpp"
 
 #include <memory>
 #include <string>
 
-namespace lab::d3d11 {
+namespace lab {
+namespace d3d11 {
 
-// The CUDA mode `id` on `cuda`; nullptr for cpu and for modes D3D11 does not have. Attach checks what
-// cuda_mode_availability checks, with the renderer's device, and throws its reason.
-std::unique_ptr<Mode> create_cuda_mode(ModeId id, const CudaContext& cuda);
+using Mode = lab::Mode<Renderer>;
 
-// Whether `id` can run with `cuda` (cuda_error: why there is no CUDA device) and, once it exists,
-// `device` (nullptr: not created yet, only the CUDA side is judged): app/d3d/d3d_handoff.hpp's rules, with
-// the D3D11 device on the CUDA device when cudaD3D11GetDevices names it.
-ModeAvailability cuda_mode_availability(ModeId id, const CudaContext& cuda, const std::string& cuda_error,
-                                        const Device* device = nullptr);
+}  // namespace d3d11
 
-}  // namespace lab::d3d11
+#ifndef INTEROP_LAB_D3D_WITHOUT_CUDA
+// The factory's CUDA modes for this Renderer (defined in cuda_modes.cpp), declared wherever they are used.
+template <>
+std::unique_ptr<d3d11::Mode> d3d::create_cuda_mode<d3d11::Renderer>(ModeId id, const CudaContext& cuda);
+template <>
+ModeAvailability d3d::cuda_mode_availability<d3d11::Renderer>(ModeId id, const CudaContext& cuda,
+                                                              const std::string& cuda_error,
+                                                              const d3d11::Device* device);
+#endif
+
+}  // namespace lab

@@ -45,8 +45,8 @@ struct SharedResource {
 class KeyedMutexLink {
  public:
   KeyedMutexLink(Renderer& renderer, const CudaContext& cuda) : m_stream(cuda.stream) {
-    throw_if_unavailable(ModeId::External,
-                         cuda_mode_availability(ModeId::External, cuda, "", &renderer.device()));
+    throw_if_unavailable(ModeId::External, d3d::cuda_mode_availability<Renderer>(ModeId::External, cuda, "",
+                                                                                 &renderer.device()));
     const std::vector<Resource>& resources = renderer.resources();
     m_shared.resize(resources.size());
     m_views.resize(resources.size());

@@ -63,7 +63,7 @@ class GraphicsMode final : public Mode {
 
   void attach(Renderer& renderer) override {
     detach();
-    throw_if_unavailable(m_id, cuda_mode_availability(m_id, m_cuda, "", &renderer.device()));
+    throw_if_unavailable(m_id, d3d::cuda_mode_availability<Renderer>(m_id, m_cuda, "", &renderer.device()));
     try {
       for (const Resource& resource : renderer.resources()) m_descs.push_back(resource.desc);
       m_mapped.resize(m_descs.size());

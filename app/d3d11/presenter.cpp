@@ -19,8 +19,8 @@ struct PresentConstants {  // present.hlsl's cbuffer, padded to a constant buffe
 
 }  // namespace
 
-Presenter::Presenter(Renderer& renderer, HWND window, Extent extent, bool with_ui, bool vsync)
-    : d3d::Presenter(vsync), m_renderer(renderer), m_device(renderer.device()), m_extent(extent) {
+Presenter::Presenter(Renderer& renderer, Device& device, HWND window, Extent extent, bool with_ui, bool vsync)
+    : d3d::Presenter(vsync), m_renderer(renderer), m_device(device), m_extent(extent) {
   ID3D11Device* d3d = m_device.device.Get();
   // The swap chain comes from the factory of the device's own adapter (a flip-model swap chain must).
   ComPtr<IDXGIDevice> dxgi_device;
@@ -29,18 +29,8 @@ Presenter::Presenter(Renderer& renderer, HWND window, Extent extent, bool with_u
   LAB_D3D_CHECK(dxgi_device->GetAdapter(&adapter));
   ComPtr<IDXGIFactory2> factory;
   LAB_D3D_CHECK(adapter->GetParent(IID_PPV_ARGS(&factory)));
-  DXGI_SWAP_CHAIN_DESC1 desc{};
-  desc.Width = static_cast<UINT>(extent.width);
-  desc.Height = static_cast<UINT>(extent.height);
-  // The frame target's format: the present pass copies its texels.
-  desc.Format = DXGI_FORMAT_R8G8B8A8_UNORM;
-  desc.SampleDesc.Count = 1;
-  desc.BufferUsage = DXGI_USAGE_RENDER_TARGET_OUTPUT;
-  desc.BufferCount = 2;
-  desc.SwapEffect = DXGI_SWAP_EFFECT_FLIP_DISCARD;
-  LAB_D3D_CHECK(factory->CreateSwapChainForHwnd(d3d, window, &desc, nullptr, nullptr, &m_swap_chain));
-  // GLFW owns the window's keys (no Alt+Enter fullscreen behind its back).
-  LAB_D3D_CHECK(factory->MakeWindowAssociation(window, DXGI_MWA_NO_ALT_ENTER));
+  // Two buffers in the frame target's format: the present pass copies its texels.
+  m_swap_chain = d3d::create_swap_chain(factory.Get(), d3d, window, extent, DXGI_FORMAT_R8G8B8A8_UNORM, 2);
   create_back_buffer_view();
 
   const ComPtr<ID3DBlob> vertex = d3d::compile("present.hlsl", "vertex_main", "vs_5_0");

@@ -15,10 +15,10 @@ namespace lab::d3d11 {
 
 class Presenter final : public d3d::Presenter {
  public:
-  // A swap chain of `extent` on `window` for `renderer`'s device (which outlives it). with_ui: ImGui's
+  // A swap chain of `extent` on `window` for `renderer` and its device (which outlive it). with_ui: ImGui's
   // Direct3D 11 backend too (the ImGui context must exist, app/d3d/window.hpp's Panel). vsync: Present
   // waits for the display's refresh.
-  Presenter(Renderer& renderer, HWND window, Extent extent, bool with_ui, bool vsync);
+  Presenter(Renderer& renderer, Device& device, HWND window, Extent extent, bool with_ui, bool vsync);
   ~Presenter() override;
   void resize(Extent extent) override;
   void begin_ui_frame() override;

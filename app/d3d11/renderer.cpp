@@ -4,6 +4,7 @@
 #include "app/d3d11/renderer.hpp"
 
 #include "app/d3d/dxgi.hpp"
+#include "app/d3d/hlsl_constants.hpp"
 
 #include <d3dcompiler.h>
 #include <dxgi1_2.h>
@@ -19,6 +20,7 @@ using d3d::adapter_name;
 using d3d::check;
 using d3d::compile;
 using d3d::copy_matrix;
+using d3d::CubeConstants;
 using d3d::hresult_text;
 using d3d::luid_text;
 
@@ -153,12 +155,8 @@ ComPtr<ID3D11Buffer> make_buffer(ID3D11Device* device, UINT bytes, UINT bind, co
 ComPtr<ID3D11Texture2D> make_texture(ID3D11Device* device, Extent extent, DXGI_FORMAT format, UINT bind,
                                      UINT misc = 0) {
   D3D11_TEXTURE2D_DESC desc{};
-  desc.Width = static_cast<UINT>(extent.width);
-  desc.Height = static_cast<UINT>(extent.height);
-  desc.MipLevels = 1;
+  d3d::describe_texture(desc, extent, format);
   desc.ArraySize = 1;
-  desc.Format = format;
-  desc.SampleDesc.Count = 1;
   desc.Usage = D3D11_USAGE_DEFAULT;
   desc.BindFlags = bind;
   desc.MiscFlags = misc;
@@ -185,6 +183,18 @@ Target make_target(ID3D11Device* device, ID3D11Texture2D* colour, Extent extent)
   return target;
 }
 
+// The description of a staging copy of `object` (a buffer or a texture, as GetDesc gives it) that the CPU
+// maps for reading.
+template <class Desc, class Object>
+Desc readable_staging_desc(Object* object) {
+  Desc desc{};
+  object->GetDesc(&desc);
+  desc.Usage = D3D11_USAGE_STAGING;
+  desc.BindFlags = 0;
+  desc.CPUAccessFlags = D3D11_CPU_ACCESS_READ;
+  return desc;
+}
+
 // Row `row` of a mapped staging copy, for copying into or out of tightly packed rows.
 const uint8_t* mapped_row(const D3D11_MAPPED_SUBRESOURCE& mapped, int row) {
   return static_cast<const uint8_t*>(mapped.pData) + static_cast<size_t>(row) * mapped.RowPitch;
@@ -193,16 +203,7 @@ const uint8_t* mapped_row(const D3D11_MAPPED_SUBRESOURCE& mapped, int row) {
 struct WaveConstants {
   float view_projection[16];
 };
-struct CubeConstants {
-  float view_projection[16];
-  float model[16];
-  float color[3];
-  float padding0;
-  float eye[3];
-  float padding1;
-};
-static_assert(sizeof(WaveConstants) % 16 == 0 && sizeof(CubeConstants) % 16 == 0,
-              "constant buffers are whole 16-byte registers");
+static_assert(sizeof(WaveConstants) % 16 == 0, "constant buffers are whole 16-byte registers");
 
 }  // namespace
 
@@ -227,7 +228,7 @@ struct Renderer::State {
   ComPtr<ID3D11DepthStencilState> depth_test;
 };
 
-Renderer::Renderer(Device& device, Extent extent) : m_device(device), m_state(std::make_unique<State>()) {
+Renderer::Renderer(Device& device, Extent extent) : RendererBase(device), m_state(std::make_unique<State>()) {
   ID3D11Device* d3d = device.device.Get();
   State& s = *m_state;
   s.wave = make_pipeline(d3d, "wave.hlsl", kMeshVertex, sizeof(WaveConstants));
@@ -340,20 +341,12 @@ void Renderer::download(int index, void* data) {
   ID3D11Device* d3d = m_device.device.Get();
   ComPtr<ID3D11Resource> staging;
   if (resource.buffer) {
-    D3D11_BUFFER_DESC desc{};
-    resource.buffer->GetDesc(&desc);
-    desc.Usage = D3D11_USAGE_STAGING;
-    desc.BindFlags = 0;
-    desc.CPUAccessFlags = D3D11_CPU_ACCESS_READ;
+    const auto desc = readable_staging_desc<D3D11_BUFFER_DESC>(resource.buffer.Get());
     ComPtr<ID3D11Buffer> buffer;
     LAB_D3D_CHECK(d3d->CreateBuffer(&desc, nullptr, &buffer));
     staging = buffer;
   } else {
-    D3D11_TEXTURE2D_DESC desc{};
-    resource.texture->GetDesc(&desc);
-    desc.Usage = D3D11_USAGE_STAGING;
-    desc.BindFlags = 0;
-    desc.CPUAccessFlags = D3D11_CPU_ACCESS_READ;
+    const auto desc = readable_staging_desc<D3D11_TEXTURE2D_DESC>(resource.texture.Get());
     ComPtr<ID3D11Texture2D> texture;
     LAB_D3D_CHECK(d3d->CreateTexture2D(&desc, nullptr, &texture));
     staging = texture;
@@ -402,11 +395,7 @@ void Renderer::draw_cubes(int target_index, const CubesView& view, const PassSyn
   context->VSSetConstantBuffers(0, 1, s.lit.constants.GetAddressOf());
   context->PSSetConstantBuffers(0, 1, s.lit.constants.GetAddressOf());
   for (const CubeInstance& cube : view.cubes) {
-    CubeConstants constants{};
-    copy_matrix(constants.view_projection, view.view_projection);
-    copy_matrix(constants.model, cube.model);
-    std::memcpy(constants.color, &cube.color[0], sizeof constants.color);
-    std::memcpy(constants.eye, &view.eye[0], sizeof constants.eye);
+    const CubeConstants constants = d3d::cube_constants(view, cube);
     context->UpdateSubresource(s.lit.constants.Get(), 0, nullptr, &constants, 0, 0);
     context->DrawIndexed(s.cube_index_count, 0, 0);
   }
@@ -491,11 +480,7 @@ Image Renderer::read_texture(ID3D11Texture2D* source) {
 }
 
 Image read_texture(Device& device, ID3D11Texture2D* source, MemoryRows rows) {
-  D3D11_TEXTURE2D_DESC desc{};
-  source->GetDesc(&desc);
-  desc.Usage = D3D11_USAGE_STAGING;
-  desc.BindFlags = 0;
-  desc.CPUAccessFlags = D3D11_CPU_ACCESS_READ;
+  D3D11_TEXTURE2D_DESC desc = readable_staging_desc<D3D11_TEXTURE2D_DESC>(source);
   desc.MiscFlags = 0;
   ComPtr<ID3D11Texture2D> staging;
   LAB_D3D_CHECK(device.device->CreateTexture2D(&desc, nullptr, &staging));

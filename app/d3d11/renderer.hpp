@@ -21,6 +21,7 @@
 #pragma once
 
 #include "app/d3d/dxgi.hpp"
+#include "app/d3d/renderer_base.hpp"
 #include "app/image/image_io.hpp"
 #include "app/scene/scene_compute.hpp"
 
@@ -77,18 +78,13 @@ struct Resource {
   ID3D11Resource* get() const;  // the buffer or the texture, for registration and copies (borrowed)
 };
 
-class Renderer {
+// device(), PassSync and no copies: app/d3d/renderer_base.hpp, as for Direct3D 12.
+class Renderer : public d3d::RendererBase<Device> {
  public:
-  // The passes order themselves (the immediate context; the queue's fence): a mode hands them nothing.
-  struct PassSync {};
-
   // Offscreen frame target of `extent` on `device` (the device outlives the renderer).
   Renderer(Device& device, Extent extent);
   ~Renderer();
-  Renderer(const Renderer&) = delete;
-  Renderer& operator=(const Renderer&) = delete;
 
-  Device& device() { return m_device; }
   Extent extent() const;
   // Re-creates the frame target. Resources are the caller's to re-create.
   void resize(Extent extent);
@@ -129,7 +125,6 @@ class Renderer {
   Image read_texture(ID3D11Texture2D* texture);
 
   struct State;
-  Device& m_device;
   std::unique_ptr<State> m_state;
 };
 

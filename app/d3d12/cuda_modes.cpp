@@ -1,5 +1,6 @@
 // app/d3d12/cuda_modes.cpp — the factory of the Direct3D 12 backend's CUDA modes and what decides whether
-// they run (cuda_modes.hpp). staging is app/core/staging_mode.hpp's, as every copying backend's.
+// they run (cuda_modes.hpp): app/d3d/mode_factory.hpp's create_cuda_mode and cuda_mode_availability for
+// d3d12::Renderer. staging is app/core/staging_mode.hpp's, as every copying backend's.
 #include "app/d3d12/cuda_modes.hpp"
 
 #include "app/core/staging_mode.hpp"
@@ -7,18 +8,24 @@
 
 #include <cstring>
 
-namespace lab::d3d12 {
+namespace lab {
+namespace d3d12 {
 
 std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda);
 
-std::unique_ptr<Mode> create_cuda_mode(ModeId id, const CudaContext& cuda) {
-  if (id == ModeId::Staging) return std::make_unique<StagingMode<Renderer>>(cuda.stream);
-  if (id == ModeId::External) return create_external_mode(cuda);
+}  // namespace d3d12
+
+template <>
+std::unique_ptr<d3d12::Mode> d3d::create_cuda_mode<d3d12::Renderer>(ModeId id, const CudaContext& cuda) {
+  if (id == ModeId::Staging) return std::make_unique<StagingMode<d3d12::Renderer>>(cuda.stream);
+  if (id == ModeId::External) return d3d12::create_external_mode(cuda);
   return nullptr;  // cpu, and the modes Direct3D 12 does not have
 }
 
-ModeAvailability cuda_mode_availability(ModeId id, const CudaContext& cuda, const std::string& cuda_error,
-                                        const Device* device) {
+template <>
+ModeAvailability d3d::cuda_mode_availability<d3d12::Renderer>(ModeId id, const CudaContext& cuda,
+                                                              const std::string& cuda_error,
+                                                              const d3d12::Device* device) {
   // CUDA has no D3D12 device query: the adapter's LUID is the CUDA device's, or it is another GPU.
   return lab::cuda_mode_availability(GraphicsApi::D3d12, id, cuda.device, cuda_error,
                                      device != nullptr ? &device->adapter : nullptr,
@@ -28,4 +35,4 @@ ModeAvailability cuda_mode_availability(ModeId id, const CudaContext& cuda, cons
                                      });
 }
 
-}  // namespace lab::d3d12
+}  // namespace lab

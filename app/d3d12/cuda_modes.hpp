@@ -1,23 +1,43 @@
-// app/d3d12/cuda_modes.hpp — the Direct3D 12 backend's CUDA modes, which create_mode makes in a CUDA
-// build, and whether they can run here:
-//   staging   the kernels write cudaMalloc memory, copied through pinned host memory
-//   app/core/staging_mode.hpp external  shared committed resources and a shared fence imported into CUDA
-//   once; each
-//             frame is ordered by fence values on the queue and the stream             mode_external.cpp
-// Needs the CUDA runtime and the interop library.
+// app/d3d12/cuda_modes.hpp — how a scene's results reach the Direct3D 12 renderer's resources: the D3D12
+// backend's modes (modes_of(GraphicsApi::D3d12)), each behind the one mode interface (app/core/mode.hpp),
+// made and judged by app/d3d/mode_factory.hpp:
+// clang-format off
+//   cpu       the CPU reference writes host memory; Renderer::upload (no CUDA)     app/core/cpu_mode.hpp
+//   staging   the kernels write cudaMalloc memory, copied through pinned host
+//             memory                                                               app/core/staging_mode.hpp
+//   external  shared committed resources and a shared fence imported into CUDA
+//             once; each frame is ordered by fence values on the queue and the
+//             stream                                                               mode_external.cpp
+// clang-format on
+// The CUDA modes, in a build with CUDA: cuda_modes.cpp specialises the factory's create_cuda_mode and
+// cuda_mode_availability for this Renderer (the device is on the CUDA device when its adapter's LUID is
+// the CUDA device's, cudaDeviceProp::luid). A frame is: the cubes pass (scenes with
+// DrawPlan::cubes_target), produce(), then the frame pass; each Renderer call waits for its command list
+// on the queue's fence, so the interface passes none. Needs the CUDA runtime and the interop library.
 #pragma once
 
-#include "app/d3d12/modes.hpp"
+#include "app/core/mode.hpp"
+#include "app/d3d/mode_factory.hpp"
+#include "app/d3d12/renderer.hpp"
 
 #include <memory>
 #include <string>
 
-namespace lab::d3d12 {
+namespace lab {
+namespace d3d12 {
 
-// As app/d3d11/cuda_modes.hpp's: nullptr for cpu and for modes D3D12 does not have; the device is on the
-// CUDA device when its adapter's LUID is the CUDA device's (cudaDeviceProp::luid).
-std::unique_ptr<Mode> create_cuda_mode(ModeId id, const CudaContext& cuda);
-ModeAvailability cuda_mode_availability(ModeId id, const CudaContext& cuda, const std::string& cuda_error,
-                                        const Device* device = nullptr);
+using Mode = lab::Mode<Renderer>;
 
-}  // namespace lab::d3d12
+}  // namespace d3d12
+
+#ifndef INTEROP_LAB_D3D_WITHOUT_CUDA
+// The factory's CUDA modes for this Renderer (defined in cuda_modes.cpp), declared wherever they are used.
+template <>
+std::unique_ptr<d3d12::Mode> d3d::create_cuda_mode<d3d12::Renderer>(ModeId id, const CudaContext& cuda);
+template <>
+ModeAvailability d3d::cuda_mode_availability<d3d12::Renderer>(ModeId id, const CudaContext& cuda,
+                                                              const std::string& cuda_error,
+                                                              const d3d12::Device* device);
+#endif
+
+}  // namespace lab

@@ -31,8 +31,8 @@ namespace {
 class FenceLink {
  public:
   FenceLink(Renderer& renderer, const CudaContext& cuda) : m_renderer(renderer), m_stream(cuda.stream) {
-    throw_if_unavailable(ModeId::External,
-                         cuda_mode_availability(ModeId::External, cuda, "", &renderer.device()));
+    throw_if_unavailable(ModeId::External, d3d::cuda_mode_availability<Renderer>(ModeId::External, cuda, "",
+                                                                                 &renderer.device()));
     LAB_D3D_CHECK(renderer.device().device->CreateFence(0, D3D12_FENCE_FLAG_SHARED, IID_PPV_ARGS(&m_fence)));
     {
       // CUDA does not take NT handles over: this one is closed at the end of the scope, after the

@@ -42,21 +42,10 @@ Presenter::Presenter(Renderer& renderer, Device& device, HWND window, Extent ext
     : d3d::Presenter(vsync), m_renderer(renderer), m_device(device), m_extent(extent) {
   ComPtr<IDXGIFactory2> factory;
   LAB_D3D_CHECK(CreateDXGIFactory1(IID_PPV_ARGS(&factory)));
-  DXGI_SWAP_CHAIN_DESC1 desc{};
-  desc.Width = static_cast<UINT>(extent.width);
-  desc.Height = static_cast<UINT>(extent.height);
-  desc.Format = kBackBufferFormat;
-  desc.SampleDesc.Count = 1;
-  desc.BufferUsage = DXGI_USAGE_RENDER_TARGET_OUTPUT;
-  desc.BufferCount = kBackBuffers;
-  desc.SwapEffect = DXGI_SWAP_EFFECT_FLIP_DISCARD;  // Direct3D 12 swap chains are flip-model only
-  ComPtr<IDXGISwapChain1> swap_chain;
   // Direct3D 12 presents through the queue, not the device.
-  LAB_D3D_CHECK(
-      factory->CreateSwapChainForHwnd(m_device.queue.Get(), window, &desc, nullptr, nullptr, &swap_chain));
+  const ComPtr<IDXGISwapChain1> swap_chain = d3d::create_swap_chain(
+      factory.Get(), m_device.queue.Get(), window, extent, kBackBufferFormat, kBackBuffers);
   LAB_D3D_CHECK(swap_chain.As(&m_swap_chain));
-  // GLFW owns the window's keys (no Alt+Enter fullscreen behind its back).
-  LAB_D3D_CHECK(factory->MakeWindowAssociation(window, DXGI_MWA_NO_ALT_ENTER));
   ID3D12Device* d3d = m_device.device.Get();
   LAB_D3D_CHECK(d3d->CreateFence(0, D3D12_FENCE_FLAG_NONE, IID_PPV_ARGS(&m_fence)));
   if (!with_ui) return;

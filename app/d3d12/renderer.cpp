@@ -4,6 +4,7 @@
 #include "app/d3d12/renderer.hpp"
 
 #include "app/d3d/dxgi.hpp"
+#include "app/d3d/hlsl_constants.hpp"
 
 #include <d3dcompiler.h>
 
@@ -19,6 +20,7 @@ namespace {
 using d3d::adapter_name;
 using d3d::compile;
 using d3d::copy_matrix;
+using d3d::CubeConstants;
 using d3d::hresult_text;
 using d3d::luid_text;
 
@@ -67,14 +69,6 @@ constexpr DXGI_FORMAT kColourFormat = DXGI_FORMAT_R8G8B8A8_UNORM;
 constexpr DXGI_FORMAT kDepthFormat = DXGI_FORMAT_D24_UNORM_S8_UINT;
 
 // The root constants: the largest constant block of the shaders (lit.hlsl's CubeConstants), 40 floats.
-struct CubeConstants {
-  float view_projection[16];
-  float model[16];
-  float color[3];
-  float padding0;
-  float eye[3];
-  float padding1;
-};
 constexpr UINT kRootConstants = sizeof(CubeConstants) / 4;
 
 // Closes the fence's event handle.
@@ -109,12 +103,8 @@ D3D12_RESOURCE_DESC buffer_desc(UINT64 bytes) {
 D3D12_RESOURCE_DESC texture_desc(Extent extent, DXGI_FORMAT format, D3D12_RESOURCE_FLAGS flags) {
   D3D12_RESOURCE_DESC desc{};
   desc.Dimension = D3D12_RESOURCE_DIMENSION_TEXTURE2D;
-  desc.Width = static_cast<UINT64>(extent.width);
-  desc.Height = static_cast<UINT>(extent.height);
+  d3d::describe_texture(desc, extent, format);
   desc.DepthOrArraySize = 1;
-  desc.MipLevels = 1;
-  desc.Format = format;
-  desc.SampleDesc.Count = 1;
   desc.Flags = flags;
   return desc;
 }
@@ -242,6 +232,25 @@ void submit_and_wait(Device& device, ID3D12GraphicsCommandList* list, ID3D12Fenc
   }
 }
 
+// Starts a pass of `pipeline` (with the shaders' root signature `root`) over the whole `extent`: the colour
+// target `rtv` cleared to `clear_color`, the depth target `dsv` cleared, triangles in.
+void begin_pass(ID3D12GraphicsCommandList* list, D3D12_CPU_DESCRIPTOR_HANDLE rtv,
+                D3D12_CPU_DESCRIPTOR_HANDLE dsv, const float (&clear_color)[3], Extent extent,
+                ID3D12RootSignature* root, ID3D12PipelineState* pipeline) {
+  const float clear[4] = {clear_color[0], clear_color[1], clear_color[2], 1.0f};
+  list->ClearRenderTargetView(rtv, clear, 0, nullptr);
+  list->ClearDepthStencilView(dsv, D3D12_CLEAR_FLAG_DEPTH, 1.0f, 0, 0, nullptr);
+  list->OMSetRenderTargets(1, &rtv, FALSE, &dsv);
+  const D3D12_VIEWPORT viewport{
+      0.0f, 0.0f, static_cast<float>(extent.width), static_cast<float>(extent.height), 0.0f, 1.0f};
+  const D3D12_RECT scissor{0, 0, extent.width, extent.height};
+  list->RSSetViewports(1, &viewport);
+  list->RSSetScissorRects(1, &scissor);
+  list->SetGraphicsRootSignature(root);
+  list->SetPipelineState(pipeline);
+  list->IASetPrimitiveTopology(D3D_PRIMITIVE_TOPOLOGY_TRIANGLELIST);
+}
+
 }  // namespace
 
 struct Renderer::State {
@@ -277,7 +286,7 @@ struct Renderer::State {
   }
 };
 
-Renderer::Renderer(Device& device, Extent extent) : m_device(device), m_state(std::make_unique<State>()) {
+Renderer::Renderer(Device& device, Extent extent) : RendererBase(device), m_state(std::make_unique<State>()) {
   ID3D12Device* d3d = device.device.Get();
   State& s = *m_state;
   LAB_D3D_CHECK(d3d->CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_DIRECT, IID_PPV_ARGS(&s.allocator)));
@@ -500,19 +509,8 @@ void Renderer::draw_cubes(int target_index, const CubesView& view, const PassSyn
   }
   ID3D12GraphicsCommandList* list = begin(s.allocator.Get(), s.list.Get());
   transition(list, target.resource.Get(), target.state, D3D12_RESOURCE_STATE_RENDER_TARGET);
-  const D3D12_CPU_DESCRIPTOR_HANDLE rtv = s.rtv(slot), dsv = s.dsv(slot);
-  const float clear[4] = {kCubesClearColor[0], kCubesClearColor[1], kCubesClearColor[2], 1.0f};
-  list->ClearRenderTargetView(rtv, clear, 0, nullptr);
-  list->ClearDepthStencilView(dsv, D3D12_CLEAR_FLAG_DEPTH, 1.0f, 0, 0, nullptr);
-  list->OMSetRenderTargets(1, &rtv, FALSE, &dsv);
-  const D3D12_VIEWPORT viewport{
-      0.0f, 0.0f, static_cast<float>(target.desc.width), static_cast<float>(target.desc.height), 0.0f, 1.0f};
-  const D3D12_RECT scissor{0, 0, target.desc.width, target.desc.height};
-  list->RSSetViewports(1, &viewport);
-  list->RSSetScissorRects(1, &scissor);
-  list->SetGraphicsRootSignature(s.root.Get());
-  list->SetPipelineState(s.lit.Get());
-  list->IASetPrimitiveTopology(D3D_PRIMITIVE_TOPOLOGY_TRIANGLELIST);
+  begin_pass(list, s.rtv(slot), s.dsv(slot), kCubesClearColor, {target.desc.width, target.desc.height},
+             s.root.Get(), s.lit.Get());
   const D3D12_VERTEX_BUFFER_VIEW vertices{s.cube_vertices->GetGPUVirtualAddress(), s.cube_vertex_bytes,
                                           sizeof(LitVertex)};
   const D3D12_INDEX_BUFFER_VIEW indices{s.cube_indices->GetGPUVirtualAddress(), s.cube_index_count * 4,
@@ -520,11 +518,7 @@ void Renderer::draw_cubes(int target_index, const CubesView& view, const PassSyn
   list->IASetVertexBuffers(0, 1, &vertices);
   list->IASetIndexBuffer(&indices);
   for (const CubeInstance& cube : view.cubes) {
-    CubeConstants constants{};
-    copy_matrix(constants.view_projection, view.view_projection);
-    copy_matrix(constants.model, cube.model);
-    std::memcpy(constants.color, &cube.color[0], sizeof constants.color);
-    std::memcpy(constants.eye, &view.eye[0], sizeof constants.eye);
+    const CubeConstants constants = d3d::cube_constants(view, cube);
     list->SetGraphicsRoot32BitConstants(0, kRootConstants, &constants, 0);
     list->DrawIndexedInstanced(s.cube_index_count, 1, 0, 0, 0);
   }
@@ -539,19 +533,7 @@ void Renderer::draw_frame(const DrawPlan& plan, const glm::mat4& view_projection
   ID3D12GraphicsCommandList* list = begin(s.allocator.Get(), s.list.Get());
   transition(list, mesh.resource.Get(), mesh.state, D3D12_RESOURCE_STATE_VERTEX_AND_CONSTANT_BUFFER);
   transition(list, s.frame.Get(), s.frame_state, D3D12_RESOURCE_STATE_RENDER_TARGET);
-  const D3D12_CPU_DESCRIPTOR_HANDLE rtv = s.rtv(0), dsv = s.dsv(0);
-  const float clear[4] = {kClearColor[0], kClearColor[1], kClearColor[2], 1.0f};
-  list->ClearRenderTargetView(rtv, clear, 0, nullptr);
-  list->ClearDepthStencilView(dsv, D3D12_CLEAR_FLAG_DEPTH, 1.0f, 0, 0, nullptr);
-  list->OMSetRenderTargets(1, &rtv, FALSE, &dsv);
-  const D3D12_VIEWPORT viewport{
-      0.0f, 0.0f, static_cast<float>(s.extent.width), static_cast<float>(s.extent.height), 0.0f, 1.0f};
-  const D3D12_RECT scissor{0, 0, s.extent.width, s.extent.height};
-  list->RSSetViewports(1, &viewport);
-  list->RSSetScissorRects(1, &scissor);
-  list->SetGraphicsRootSignature(s.root.Get());
-  list->SetPipelineState(s.wave.Get());
-  list->IASetPrimitiveTopology(D3D_PRIMITIVE_TOPOLOGY_TRIANGLELIST);
+  begin_pass(list, s.rtv(0), s.dsv(0), kClearColor, s.extent, s.root.Get(), s.wave.Get());
   const D3D12_VERTEX_BUFFER_VIEW vertices{mesh.resource->GetGPUVirtualAddress(),
                                           static_cast<UINT>(mesh.desc.bytes), 6 * sizeof(float)};
   const D3D12_INDEX_BUFFER_VIEW indices{s.wave_indices->GetGPUVirtualAddress(), s.wave_index_count * 4,

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "app/d3d/dxgi.hpp"
+#include "app/d3d/renderer_base.hpp"
 #include "app/image/image_io.hpp"
 #include "app/scene/scene_compute.hpp"
 
@@ -63,17 +64,12 @@ struct Resource {
   bool shared = false;
 };
 
-class Renderer {
+// device(), PassSync and no copies: app/d3d/renderer_base.hpp, as for Direct3D 11.
+class Renderer : public d3d::RendererBase<Device> {
  public:
-  // The passes order themselves (the immediate context; the queue's fence): a mode hands them nothing.
-  struct PassSync {};
-
   Renderer(Device& device, Extent extent);  // the device outlives the renderer
   ~Renderer();                              // waits for the queue first
-  Renderer(const Renderer&) = delete;
-  Renderer& operator=(const Renderer&) = delete;
 
-  Device& device() { return m_device; }
   Extent extent() const;
   void resize(Extent extent);
 
@@ -109,7 +105,6 @@ class Renderer {
 
  private:
   struct State;
-  Device& m_device;
   std::unique_ptr<State> m_state;
 };
 
