@@ -100,6 +100,15 @@ struct Presenter::State {
   State(Renderer& renderer, GLFWwindow* window, bool ui, bool vsync);
   ~State();
   void create_swapchain(Extent extent);
+  // `call`'s result: a driver that cannot present to this display at all (NVIDIA's Vulkan under an X
+  // server without its GLX, as Xvfb on a GPU server: VK_ERROR_UNKNOWN or VK_ERROR_INITIALIZATION_FAILED
+  // from the surface's present modes or the swapchain) says so; any other failure as check() does.
+  void check_presents(VkResult result, const char* call) const {
+    if (result == VK_ERROR_UNKNOWN || result == VK_ERROR_INITIALIZATION_FAILED)
+      throw std::runtime_error("Vulkan: " + context.info().name + " cannot present to this display (" + call +
+                               ": VkResult " + std::to_string(static_cast<int>(result)) + "); run headless");
+    check(result, call);
+  }
 
   Context& context;
   VkDevice device;
@@ -229,13 +238,13 @@ void Presenter::State::create_swapchain(Extent wanted) {
   present_mode = VK_PRESENT_MODE_FIFO_KHR;  // every surface has it; frames pace to the display
   if (!vsync) {
     uint32_t mode_count = 0;
-    check(vkGetPhysicalDeviceSurfacePresentModesKHR(context.physical_device(), surface.get(), &mode_count,
-                                                    nullptr),
-          "vkGetPhysicalDeviceSurfacePresentModesKHR");
+    check_presents(vkGetPhysicalDeviceSurfacePresentModesKHR(context.physical_device(), surface.get(),
+                                                             &mode_count, nullptr),
+                   "vkGetPhysicalDeviceSurfacePresentModesKHR");
     std::vector<VkPresentModeKHR> modes(mode_count);
-    check(vkGetPhysicalDeviceSurfacePresentModesKHR(context.physical_device(), surface.get(), &mode_count,
-                                                    modes.data()),
-          "vkGetPhysicalDeviceSurfacePresentModesKHR");
+    check_presents(vkGetPhysicalDeviceSurfacePresentModesKHR(context.physical_device(), surface.get(),
+                                                             &mode_count, modes.data()),
+                   "vkGetPhysicalDeviceSurfacePresentModesKHR");
     // MAILBOX first: as fast as IMMEDIATE without tearing.
     for (VkPresentModeKHR unpaced : {VK_PRESENT_MODE_IMMEDIATE_KHR, VK_PRESENT_MODE_MAILBOX_KHR})
       if (std::find(modes.begin(), modes.end(), unpaced) != modes.end()) present_mode = unpaced;
@@ -262,13 +271,7 @@ void Presenter::State::create_swapchain(Extent wanted) {
   // A driver whose window system integration does not reach this X server (NVIDIA's Vulkan on an Xvfb
   // that runs Mesa's GLX, as on a GPU server without a display) says yes to surface support and then fails
   // here with VK_ERROR_UNKNOWN or VK_ERROR_INITIALIZATION_FAILED.
-  if (const VkResult result = vkCreateSwapchainKHR(device, &create, nullptr, &handle);
-      result == VK_ERROR_UNKNOWN || result == VK_ERROR_INITIALIZATION_FAILED)
-    throw std::runtime_error("Vulkan: " + context.info().name +
-                             " cannot present to this display (vkCreateSwapchainKHR: VkResult " +
-                             std::to_string(static_cast<int>(result)) + "); run headless");
-  else
-    check(result, "vkCreateSwapchainKHR");
+  check_presents(vkCreateSwapchainKHR(device, &create, nullptr, &handle), "vkCreateSwapchainKHR");
   // The old swapchain's objects go first (the caller waited for the device), then the old swapchain itself.
   framebuffers.clear();
   views.clear();
