@@ -661,8 +661,9 @@ std::string check_gl_only_options(const CLI::App& app, const Options& options) {
   if (options.bench && options.api != GraphicsApi::Vulkan)
     return std::string("--bench covers --api gl and vulkan; ") + display_name(options.api) +
            "'s benchmark is not built yet";
-  // Vulkan's benchmark prints its table and writes --json and --chart; the rest is the GL benchmark's.
-  for (const char* gl_bench_only : {"--bench-repeat", "--bench-window"})
+  // Vulkan's benchmark prints its table, repeats its cases and writes --json and --chart; measuring in a
+  // window is the GL benchmark's.
+  for (const char* gl_bench_only : {"--bench-window"})
     if (app.count(gl_bench_only) > 0)
       return std::string(gl_bench_only) + " applies to --api gl's benchmark; drop it with --api " +
              to_string(options.api);

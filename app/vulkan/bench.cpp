@@ -35,6 +35,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
@@ -215,12 +216,31 @@ class ThroughputRows {
   std::vector<bench::Throughput> m_rows;
 };
 
+// Each case of `runs` (the same cases, run after run; a case a run skipped is combined from the others),
+// combined over the runs in the order the first run that has it measured it.
+std::vector<bench::Result> combine_turns(std::vector<std::vector<bench::Result>> runs) {
+  std::vector<std::string> paths;
+  for (const std::vector<bench::Result>& run : runs)
+    for (const bench::Result& result : run)
+      if (std::find(paths.begin(), paths.end(), result.path) == paths.end()) paths.push_back(result.path);
+  std::vector<bench::Result> combined;
+  for (const std::string& path : paths) {
+    std::vector<bench::Result> of_path;
+    for (std::vector<bench::Result>& run : runs)
+      for (bench::Result& result : run)
+        if (result.path == path) of_path.push_back(std::move(result));
+    combined.push_back(bench::combine_runs(std::move(of_path)));
+  }
+  return combined;
+}
+
 // The table on stdout, --json and --chart: app/bench's writers, as GL's benchmark's.
 void report(const Options& options, const std::vector<BenchSize>& sizes,
             const std::vector<std::string>& scenes, std::vector<bench::Result> results,
             const ThroughputRows& throughput) {
   bench::Report report;
   report.results = std::move(results);
+  report.repeat = options.bench_repeat > 1;
   throughput.fill(report);
   std::fputs(bench::format_table(report).c_str(), stdout);
   std::fputs(bench::format_throughput(report).c_str(), stdout);
@@ -255,8 +275,20 @@ int run_bench(const Options& options) {
     scenes.emplace_back(to_string(scene));
     for (const BenchSize& size : sizes) {
       const Extent extent{size.width, size.height};
-      if (measure_parts(options, scene, extent, results)) measure_bare_loops(options, scene, extent, results);
-      measure_modes(options, scene, extent, results);
+      // --bench-repeat: the parts, the bare loops and the modes again, in turns (loops, modes, loops,
+      // modes, ...), so that a drift of the host reaches a mode and the loop it is judged by alike; each
+      // case is then the median of its runs' medians (bench::combine_runs).
+      std::vector<std::vector<bench::Result>> runs;
+      for (int run = 0; run < options.bench_repeat; ++run) {
+        if (options.bench_repeat > 1)
+          std::fprintf(stderr, "bench: vulkan %s %dx%d run %d of %d\n", to_string(scene), extent.width,
+                       extent.height, run + 1, options.bench_repeat);
+        std::vector<bench::Result>& measured = runs.emplace_back();
+        if (measure_parts(options, scene, extent, measured))
+          measure_bare_loops(options, scene, extent, measured);
+        measure_modes(options, scene, extent, measured);
+      }
+      for (bench::Result& combined : combine_turns(std::move(runs))) results.push_back(std::move(combined));
       throughput.measure(scene, extent);
     }
   }

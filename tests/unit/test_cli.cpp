@@ -407,8 +407,8 @@ INSTANTIATE_TEST_SUITE_P(
                  {"--mode interop is not a mode of --api d3d12", "external, staging or cpu"}},
         BadInput{"BenchOnD3d11", {"--bench", "--api", "d3d11"},
                  {"--bench covers --api gl and vulkan; Direct3D 11's benchmark is not built yet"}},
-        BadInput{"BenchRepeatOnVulkan", {"--bench", "--api", "vulkan", "--bench-repeat", "2"},
-                 {"--bench-repeat applies to --api gl's benchmark; drop it with --api vulkan"}},
+        BadInput{"BenchWindowOnVulkan", {"--bench", "--api", "vulkan", "--bench-window"},
+                 {"--bench-window applies to --api gl's benchmark; drop it with --api vulkan"}},
         BadInput{"MapFlagsOnVulkan", {"--api", "vulkan", "--map-flags", "none"},
                  {"--map-flags applies to --api gl; drop it with --api vulkan"}},
         BadInput{"ApiWithList", {"--list", "--api", "vulkan"}, {"--api does nothing with --list; drop it"}},
@@ -655,6 +655,8 @@ TEST(CliDeskTest, BenchFramesFromOneAndBenchRepeat) {
   EXPECT_EQ(parse({"--bench", "--bench-frames", "5"}).options.bench_frames, 5);
   EXPECT_EQ(parse({"--bench"}).options.bench_repeat, 1);
   EXPECT_EQ(parse({"--bench", "--bench-repeat", "3"}).options.bench_repeat, 3);
+  EXPECT_EQ(parse({"--bench", "--api", "vulkan", "--bench-repeat", "3"}).options.bench_repeat, 3)
+      << "Vulkan's benchmark repeats its cases too";
   for (const char* bad : {"0", "101", "x", ""}) {
     const lab::ParseResult result = parse({"--bench", "--bench-repeat", bad});
     ASSERT_EQ(result.exit_code, 2) << bad;
