@@ -219,18 +219,18 @@ class ThroughputRows {
 // Each case of `runs` (the same cases, run after run; a case a run skipped is combined from the others),
 // combined over the runs in the order the first run that has it measured it.
 std::vector<bench::Result> combine_turns(std::vector<std::vector<bench::Result>> runs) {
-  std::vector<std::string> paths;
-  for (const std::vector<bench::Result>& run : runs)
-    for (const bench::Result& result : run)
-      if (std::find(paths.begin(), paths.end(), result.path) == paths.end()) paths.push_back(result.path);
+  std::vector<std::vector<bench::Result>> cases;  // each case's runs, in the order first measured
+  for (std::vector<bench::Result>& run : runs)
+    for (bench::Result& result : run) {
+      auto of_case = std::find_if(
+          cases.begin(), cases.end(),
+          [&](const std::vector<bench::Result>& measured) { return measured.front().path == result.path; });
+      if (of_case == cases.end()) of_case = cases.insert(cases.end(), std::vector<bench::Result>{});
+      of_case->push_back(std::move(result));
+    }
   std::vector<bench::Result> combined;
-  for (const std::string& path : paths) {
-    std::vector<bench::Result> of_path;
-    for (std::vector<bench::Result>& run : runs)
-      for (bench::Result& result : run)
-        if (result.path == path) of_path.push_back(std::move(result));
-    combined.push_back(bench::combine_runs(std::move(of_path)));
-  }
+  for (std::vector<bench::Result>& of_case : cases)
+    combined.push_back(bench::combine_runs(std::move(of_case)));
   return combined;
 }
 
