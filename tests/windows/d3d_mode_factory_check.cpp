@@ -4,8 +4,8 @@
 // renderers as app/d3d/backend.hpp's Backend instantiates it. Compiled only (d3d_cuda_modes_compile_check):
 // interop-lab.exe here is built without CUDA, so its factory is the one that refuses the CUDA modes.
 #include "app/d3d/mode_factory.hpp"
-#include "app/d3d11/renderer.hpp"
-#include "app/d3d12/renderer.hpp"
+#include "app/d3d11/cuda_modes.hpp"  // each API's specialisations, declared where make_mode calls them
+#include "app/d3d12/cuda_modes.hpp"
 
 #include <memory>
 #include <string>
