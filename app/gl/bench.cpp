@@ -43,6 +43,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 namespace lab {
 namespace {
@@ -65,7 +66,7 @@ ModeId extras_mode() {
 
 // Whether the mode's own loop is measured beside it: it has one, and it can run here.
 bool measures_own_loop(const gl_bench::BenchRow& row, bool cuda) {
-  return row.own_loop != nullptr && (!row.needs_cuda || cuda);
+  return (row.own_loop != nullptr || row.paired_loop != nullptr) && (!row.needs_cuda || cuda);
 }
 
 using gl_bench::draw_input;
@@ -206,8 +207,10 @@ Measurement measure_show_pass(App& app, bool from_buffer, std::optional<long lon
 }
 
 // The frame's own cost is measured with the app's timing off (events and timer queries cost GPU time
-// of their own); a second, shorter pass with timing on gives the phases and what timing adds.
-Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames) {
+// of their own); a second, shorter pass with timing on gives the phases and what timing adds. With `own`, the
+// mode's row has a paired loop (bench_loops.hpp): in the first pass a frame of the loop runs beside each of
+// the mode's, in pairs that take turns going first (time_frame_pairs), and `own` receives the loop's row.
+Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames, Measurement* own = nullptr) {
   app.request_mode(mode);
   app.render_frame();  // attaches the mode
   finish_frame(app);
@@ -221,7 +224,19 @@ Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames)
     finish_frame(app);
   };
   app.set_timing(false);
-  const std::vector<double> wall = time_frames(frames, run);
+  std::vector<double> wall;
+  if (own != nullptr) {
+    const gl_bench::BenchRow& row = gl_bench::bench_row(mode);
+    const gl_bench::LoopWork work = row.paired_loop(app);
+    const Extent extent = app.platform().framebuffer_extent();
+    std::vector<double> loop_wall;
+    std::tie(wall, loop_wall) = time_frame_pairs(frames, run, [&](long long i) {
+      gl_bench::own_frame(app, work, {i, kernels::time_of_frame(i), extent});
+    });
+    *own = summarize(row.own_path, bench::Role::Own, loop_wall);
+  } else {
+    wall = time_frames(frames, run);
+  }
   const double host_median = median(host);
   app.set_timing(true);
   const std::vector<double> timed_wall = frames
@@ -596,11 +611,20 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
           continue;
         }
         if (measures_own_loop(row, plan.cuda)) {
-          // The mode and its own loop take turns, run by run: what drifts on the host (clocks, memory
-          // placement, other work) then reaches both alike, and x own compares runs of the same moment.
-          progress(where + to_string(mode) + " and its own reference loop, in turns");
+          // The mode and its own loop take turns, frame by frame where the loop can run beside the mode, else
+          // run by run: what drifts on the host (clocks, memory placement, other work, the driver's state)
+          // then reaches both alike, and x own compares frames, or runs, of the same moment.
+          progress(where + to_string(mode) +
+                   (row.paired_loop ? " beside its own reference loop, frame by frame"
+                                    : " and its own reference loop, in turns"));
           std::vector<Measurement> own_runs, mode_runs;
           for (int run = 0; run < options.bench_repeat; ++run) {
+            if (row.paired_loop) {
+              Measurement own;
+              mode_runs.push_back(measure_mode(app, mode, options.bench_frames, &own));
+              own_runs.push_back(std::move(own));
+              continue;
+            }
             if (std::optional<Measurement> own = row.own_loop(app, options.bench_frames))
               own_runs.push_back(std::move(*own));
             mode_runs.push_back(measure_mode(app, mode, options.bench_frames));
@@ -702,11 +726,21 @@ nlohmann::json machine_of(App& app) {
 }
 
 std::string method_text() {
+  std::string paired_modes;
+  for (const gl_bench::BenchRow& row : gl_bench::bench_rows())
+    if (row.paired_loop != nullptr)
+      paired_modes += (paired_modes.empty() ? "" : ", ") + std::string(to_string(row.mode));
   return "wall time per frame = render_frame + glFinish + cudaStreamSynchronize with per-phase timing off "
          "(floor: kernels + stream sync; graphics: the scene's GL work alone; handoff: map + unmap alone, "
          "and "
          "for the external modes the semaphores' round trip alone; "
-         "bare: the minimal loop with raw CUDA calls); reference_ms = floor + handoff + graphics; phases: a "
+         "bare: the minimal loop with raw CUDA calls; '<mode> ref': the mode's own loop with raw calls, its "
+         "frames "
+         "paired with the mode's where it can run beside it (" +
+         paired_modes +
+         ": one frame each, the order swapped every pair), else run by run in turns); reference_ms = floor + "
+         "handoff + "
+         "graphics; phases: a "
          "second pass of up to " +
          std::to_string(kTimedFrames) +
          " frames (or --bench-frames, if fewer; "

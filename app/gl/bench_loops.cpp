@@ -13,6 +13,8 @@
 #include "kernels/common.hpp"
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <utility>
 
 namespace lab::gl_bench {
@@ -157,66 +159,69 @@ bool is(const gl::Resource& spec, ResourceRole role) {
   return spec.desc.role == role;
 }
 
-// An own loop's frames: the cubes (if any), `body`, the show pass, everything finished; labelled `path`.
-template <class Body>
-Measurement own_frames(App& app, std::optional<long long> frames, const std::string& path, const Body& body) {
+// An own loop's frames run alone: own_frame for each, labelled `path`.
+Measurement own_frames(App& app, std::optional<long long> frames, const std::string& path,
+                       const LoopWork& work) {
   const Extent extent = app.platform().framebuffer_extent();
   const std::vector<double> wall = time_frames(frames, [&](long long index) {
-    const FrameInfo frame{index, kernels::time_of_frame(index), extent};
-    draw_input(app, frame);
-    body(frame);
-    app.show(frame);
-    finish_frame(app);
+    own_frame(app, work, {index, kernels::time_of_frame(index), extent});
   });
   return summarize(path, bench::Role::Own, wall);
 }
 
 }  // namespace
 
-// Registers before and unregisters after every frame, as the mode: the registration is the frame's own,
-// with no other registration of the same GL objects alive (park).
-std::optional<Measurement> reregister_loop(App& app, std::optional<long long> frames) {
-  park(app);
-  SceneCompute& scene = app.scene();
-  const cudaStream_t stream = app.cuda_stream();
-  const std::vector<gl::Resource> specs = app.renderer().resources();
-  return own_frames(app, frames, "reregister ref", [&](const FrameInfo& frame) {
+void own_frame(App& app, const LoopWork& work, const FrameInfo& frame) {
+  draw_input(app, frame);
+  work(frame);
+  app.show(frame);
+  finish_frame(app);
+}
+
+// Registers before and unregisters after every frame, as the mode: the registration is the frame's own, and
+// no other registration of the same GL objects is alive (the mode's lasts its frame too).
+LoopWork reregister_work(App& app) {
+  return [&scene = app.scene(), stream = app.cuda_stream(),
+          specs = app.renderer().resources()](const FrameInfo& frame) {
     RawRegistrations registered(specs, stream);  // unregisters at the end of the scope, after a sync
     registered.map();
     scene.compute_cuda(frame, registered.views(), stream);
     registered.unmap();
-  });
+  };
 }
 
 // GL copies what the kernels read into buffers of its own, CUDA maps those, GL copies the outputs back.
-std::optional<Measurement> pbo_loop(App& app, std::optional<long long> frames) {
-  park(app);
-  SceneCompute& scene = app.scene();
-  const cudaStream_t stream = app.cuda_stream();
-  const std::vector<gl::Resource> specs = app.renderer().resources();
-  std::vector<GlBuffer> buffers;
+LoopWork pbo_work(App& app) {
+  struct Loop {
+    std::vector<gl::Resource> specs;
+    std::vector<GlBuffer> buffers;
+    std::optional<RawRegistrations> raw;  // its buffers, registered; unregistered before they go
+  };
+  const auto loop = std::make_shared<Loop>();
+  loop->specs = app.renderer().resources();
   std::vector<gl::Resource> buffer_specs;  // its buffers, registered in place of the GL objects
-  for (const gl::Resource& spec : specs) {
-    buffers.push_back(create_buffer(spec.desc.bytes, nullptr, 0));
+  for (const gl::Resource& spec : loop->specs) {
+    loop->buffers.push_back(create_buffer(spec.desc.bytes, nullptr, 0));
     gl::Resource buffer = spec;
     buffer.desc.kind = ResourceKind::Buffer;
-    buffer.gl_name = buffers.back().get();
+    buffer.gl_name = loop->buffers.back().get();
     buffer_specs.push_back(buffer);
   }
-  RawRegistrations raw(buffer_specs, stream);
-  return own_frames(app, frames, "pbo ref", [&](const FrameInfo& frame) {
+  loop->raw.emplace(buffer_specs, app.cuda_stream());
+  return [loop, &app, &scene = app.scene(), stream = app.cuda_stream()](const FrameInfo& frame) {
+    const std::vector<gl::Resource>& specs = loop->specs;
     for (size_t i = 0; i < specs.size(); ++i)
       if (is(specs[i], ResourceRole::Input))
-        app.renderer().copy_to_buffer(static_cast<int>(i), buffers[i].get());
-    raw.map();
-    std::vector<CudaResourceView> views = raw.views();
+        app.renderer().copy_to_buffer(static_cast<int>(i), loop->buffers[i].get());
+    loop->raw->map();
+    std::vector<CudaResourceView> views = loop->raw->views();
     for (size_t i = 0; i < specs.size(); ++i) views[i].pitch = linear_pitch(specs[i].desc);
     scene.compute_cuda(frame, views, stream);
-    raw.unmap();
+    loop->raw->unmap();
     for (size_t i = 0; i < specs.size(); ++i)
       if (is(specs[i], ResourceRole::Output))
-        app.renderer().copy_from_buffer(static_cast<int>(i), buffers[i].get());
-  });
+        app.renderer().copy_from_buffer(static_cast<int>(i), loop->buffers[i].get());
+  };
 }
 
 // The kernels on memory of their own, copied from and into the mapped GL objects on one device.
@@ -269,57 +274,64 @@ std::optional<Measurement> buffer_loop(App& app, std::optional<long long> frames
 }
 
 // GL downloads what the kernels read into pinned memory, CUDA copies it in, runs the kernels and copies the
-// outputs back, waits, and GL uploads them into the scene's textures (parked: textures, as the mode finds
-// them, not the buffer mode's buffers).
-std::optional<Measurement> staging_loop(App& app, std::optional<long long> frames) {
-  park(app);
-  SceneCompute& scene = app.scene();
-  const cudaStream_t stream = app.cuda_stream();
-  const std::vector<gl::Resource> specs = app.renderer().resources();
-  std::vector<interop::DeviceBuffer> device;
-  std::vector<interop::PinnedHostBuffer> host;
-  std::vector<CudaResourceView> linear;
-  for (const gl::Resource& spec : specs) {
-    device.emplace_back(spec.desc.bytes);
-    linear.push_back(linear_view(device.back().data(), spec.desc));
-    host.emplace_back(spec.desc.bytes);
+// outputs back, waits, and GL uploads them into the scene's textures (textures, as the mode finds them).
+LoopWork staging_work(App& app) {
+  struct Loop {
+    std::vector<gl::Resource> specs;
+    std::vector<interop::DeviceBuffer> device;
+    std::vector<interop::PinnedHostBuffer> host;
+    std::vector<CudaResourceView> linear;
+  };
+  const auto loop = std::make_shared<Loop>();
+  loop->specs = app.renderer().resources();
+  for (const gl::Resource& spec : loop->specs) {
+    loop->device.emplace_back(spec.desc.bytes);
+    loop->linear.push_back(linear_view(loop->device.back().data(), spec.desc));
+    loop->host.emplace_back(spec.desc.bytes);
   }
-  return own_frames(app, frames, "staging ref", [&](const FrameInfo& frame) {
+  return [loop, &app, &scene = app.scene(), stream = app.cuda_stream()](const FrameInfo& frame) {
+    const std::vector<gl::Resource>& specs = loop->specs;
     for (size_t i = 0; i < specs.size(); ++i)
       if (is(specs[i], ResourceRole::Input)) {
-        app.renderer().download(static_cast<int>(i), host[i].data());
-        INTEROP_CUDA_CHECK(cudaMemcpyAsync(device[i].data(), host[i].data(), specs[i].desc.bytes,
+        app.renderer().download(static_cast<int>(i), loop->host[i].data());
+        INTEROP_CUDA_CHECK(cudaMemcpyAsync(loop->device[i].data(), loop->host[i].data(), specs[i].desc.bytes,
                                            cudaMemcpyHostToDevice, stream));
       }
-    scene.compute_cuda(frame, linear, stream);
+    scene.compute_cuda(frame, loop->linear, stream);
     for (size_t i = 0; i < specs.size(); ++i)
       if (is(specs[i], ResourceRole::Output))
-        INTEROP_CUDA_CHECK(cudaMemcpyAsync(host[i].data(), device[i].data(), specs[i].desc.bytes,
+        INTEROP_CUDA_CHECK(cudaMemcpyAsync(loop->host[i].data(), loop->device[i].data(), specs[i].desc.bytes,
                                            cudaMemcpyDeviceToHost, stream));
     INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
     for (size_t i = 0; i < specs.size(); ++i)
-      if (is(specs[i], ResourceRole::Output)) app.renderer().upload(static_cast<int>(i), host[i].data());
-  });
+      if (is(specs[i], ResourceRole::Output))
+        app.renderer().upload(static_cast<int>(i), loop->host[i].data());
+  };
 }
 
 // The CPU reference on ordinary host memory, downloaded into and uploaded from; no CUDA.
-std::optional<Measurement> cpu_loop(App& app, std::optional<long long> frames) {
-  park(app);
-  SceneCompute& scene = app.scene();
-  const std::vector<gl::Resource> specs = app.renderer().resources();
-  std::vector<std::vector<uint8_t>> plain;
-  std::vector<HostResourceView> host_views;
-  for (const gl::Resource& spec : specs) {
-    plain.emplace_back(spec.desc.bytes);
-    host_views.push_back({plain.back().data(), spec.desc.bytes, linear_pitch(spec.desc)});
+LoopWork cpu_work(App& app) {
+  struct Loop {
+    std::vector<gl::Resource> specs;
+    std::vector<std::vector<uint8_t>> plain;
+    std::vector<HostResourceView> host_views;
+  };
+  const auto loop = std::make_shared<Loop>();
+  loop->specs = app.renderer().resources();
+  for (const gl::Resource& spec : loop->specs) {
+    loop->plain.emplace_back(spec.desc.bytes);
+    loop->host_views.push_back({loop->plain.back().data(), spec.desc.bytes, linear_pitch(spec.desc)});
   }
-  return own_frames(app, frames, "cpu ref", [&](const FrameInfo& frame) {
+  return [loop, &app, &scene = app.scene()](const FrameInfo& frame) {
+    const std::vector<gl::Resource>& specs = loop->specs;
     for (size_t i = 0; i < specs.size(); ++i)
-      if (is(specs[i], ResourceRole::Input)) app.renderer().download(static_cast<int>(i), plain[i].data());
-    scene.compute_cpu(frame, host_views);
+      if (is(specs[i], ResourceRole::Input))
+        app.renderer().download(static_cast<int>(i), loop->plain[i].data());
+    scene.compute_cpu(frame, loop->host_views);
     for (size_t i = 0; i < specs.size(); ++i)
-      if (is(specs[i], ResourceRole::Output)) app.renderer().upload(static_cast<int>(i), plain[i].data());
-  });
+      if (is(specs[i], ResourceRole::Output))
+        app.renderer().upload(static_cast<int>(i), loop->plain[i].data());
+  };
 }
 
 #ifdef _WIN32

@@ -2,9 +2,10 @@
 // registered with raw CUDA calls (RawRegistrations), the bare loop (the interop frame), and each mode's own
 // minimal loop (its "<mode> ref" row: the GL and CUDA work the mode does for a frame, in the same order,
 // with nothing of the app around it). The modes name their own loop in the bench rows (bench_rows.hpp);
-// app/gl/bench.cpp measures them beside the modes. Each loop begins with the parking mode attached (it
-// holds no GL object and leaves the images in textures), so no other mode's registrations or placement
-// shape what the loop measures.
+// app/gl/bench.cpp measures them beside the modes. A loop that runs alone begins with the parking mode
+// attached (it holds no GL object and leaves the images in textures), so no other mode's registrations or
+// placement shape what the loop measures; a loop whose mode keeps nothing of the scene's GL objects between
+// frames runs beside the attached mode instead, their frames taking turns (PairedLoop, below).
 #pragma once
 
 #include "app/bench/report.hpp"
@@ -14,6 +15,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,13 +71,23 @@ Measurement measure_bare_loop(App& app, std::optional<long long> frames);
 
 // The modes' own loops (none: the mode has no loop of its own here). Each labelled "<mode> ref".
 using OwnLoop = std::optional<Measurement> (*)(App& app, std::optional<long long> frames);
-std::optional<Measurement> reregister_loop(App& app, std::optional<long long> frames);
-std::optional<Measurement> pbo_loop(App& app, std::optional<long long> frames);
 // None while the kernels run on another device than GL's (--compute-device).
 std::optional<Measurement> split_loop(App& app, std::optional<long long> frames);
 std::optional<Measurement> buffer_loop(App& app, std::optional<long long> frames);
-std::optional<Measurement> staging_loop(App& app, std::optional<long long> frames);
-std::optional<Measurement> cpu_loop(App& app, std::optional<long long> frames);
+
+// The own loops that run beside their mode, frame by frame: the mode keeps nothing of the scene's GL objects
+// between its frames (no registration, no other placement), nor the loop, so one's frames leave the other's
+// as they were. Each makes the loop's own resources for the current scene and size and returns its frame's
+// work between the rendering of the scene's input and the show pass (own_frame runs the whole frame); the
+// resources live as long as the function. app/gl/bench.cpp alternates such a loop's frames with its mode's.
+using LoopWork = std::function<void(const FrameInfo&)>;
+using PairedLoop = LoopWork (*)(App& app);
+LoopWork reregister_work(App& app);
+LoopWork pbo_work(App& app);
+LoopWork staging_work(App& app);
+LoopWork cpu_work(App& app);
+// One whole frame of such a loop: the scene's input rendered, `work`, the show pass, everything finished.
+void own_frame(App& app, const LoopWork& work, const FrameInfo& frame);
 // app/gl/bench_external.cpp: the semaphore-ordered frame with the memory made by raw Vulkan calls
 // (external) or raw cuMem* calls (exported), with the app's --semaphores kind.
 // `last`, when given, receives the frame drawn last (App::read_frame, before the memory goes) and its index:

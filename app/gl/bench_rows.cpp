@@ -23,18 +23,20 @@ std::optional<Measurement> eglstream_own_loop(App& app, std::optional<long long>
 }  // namespace
 
 const std::vector<BenchRow>& bench_rows() {
-  // mode, own path, own loop, needs CUDA, maps GL objects, extras, show passes, the context's availability
+  // mode, own path, own loop alone, own loop paired, needs CUDA, maps GL objects, extras, show passes, the
+  // context's availability
   static const std::vector<BenchRow> rows = {
-      {ModeId::Interop, "bare", nullptr, true, true, true, false, nullptr},
-      {ModeId::Reregister, "reregister ref", reregister_loop, true, true, false, false, nullptr},
-      {ModeId::Pbo, "pbo ref", pbo_loop, true, true, false, false, nullptr},
-      {ModeId::Split, "split ref", split_loop, true, true, false, false, nullptr},
-      {ModeId::Buffer, "buffer ref", buffer_loop, true, true, false, true, nullptr},
-      {ModeId::Staging, "staging ref", staging_loop, true, false, false, false, nullptr},
-      {ModeId::Cpu, "cpu ref", cpu_loop, false, false, false, false, nullptr},
-      {ModeId::External, "external ref", external_own_loop, true, true, false, false, nullptr},
-      {ModeId::Exported, "exported ref", exported_own_loop, true, true, false, false, nullptr},
-      {ModeId::Eglstream, "eglstream ref", eglstream_own_loop, true, true, false, false, eglstream_support},
+      {ModeId::Interop, "bare", nullptr, nullptr, true, true, true, false, nullptr},
+      {ModeId::Reregister, "reregister ref", nullptr, reregister_work, true, true, false, false, nullptr},
+      {ModeId::Pbo, "pbo ref", nullptr, pbo_work, true, true, false, false, nullptr},
+      {ModeId::Split, "split ref", split_loop, nullptr, true, true, false, false, nullptr},
+      {ModeId::Buffer, "buffer ref", buffer_loop, nullptr, true, true, false, true, nullptr},
+      {ModeId::Staging, "staging ref", nullptr, staging_work, true, false, false, false, nullptr},
+      {ModeId::Cpu, "cpu ref", nullptr, cpu_work, false, false, false, false, nullptr},
+      {ModeId::External, "external ref", external_own_loop, nullptr, true, true, false, false, nullptr},
+      {ModeId::Exported, "exported ref", exported_own_loop, nullptr, true, true, false, false, nullptr},
+      {ModeId::Eglstream, "eglstream ref", eglstream_own_loop, nullptr, true, true, false, false,
+       eglstream_support},
   };
   return rows;
 }

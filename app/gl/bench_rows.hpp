@@ -12,10 +12,12 @@ namespace lab::gl_bench {
 
 struct BenchRow {
   ModeId mode;
-  // The row the mode is judged by as its own loop ("x own"), and the loop that measures it; no loop: the
-  // row is measured with the references (interop's "bare").
+  // The row the mode is judged by as its own loop ("x own"), and the loop that measures it: alone, in turns
+  // with the mode run by run (own_loop), or beside the mode, frame by frame (paired_loop); neither: the row
+  // is measured with the references (interop's "bare").
   const char* own_path;
   OwnLoop own_loop;
+  PairedLoop paired_loop;
   bool needs_cuda;        // false: the mode and its own loop run without a CUDA device (cpu)
   bool maps_gl_objects;   // with --mode, it asks for the hand-off (map + unmap) and the bare loop
   bool measures_extras;   // its frame is what the throughput rows and the timing cost measure (interop)

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
+#include <utility>
 
 namespace lab {
 namespace {
@@ -41,6 +43,36 @@ std::vector<double> time_frames(std::optional<long long> fixed_frames,
       break;
   }
   return wall_ms;
+}
+
+std::pair<std::vector<double>, std::vector<double>> time_frame_pairs(
+    std::optional<long long> fixed_frames, const std::function<void(long long)>& first,
+    const std::function<void(long long)>& second, long long default_frames) {
+  std::vector<double> first_ms, second_ms;
+  const auto timed = [](const std::function<void(long long)>& frame, long long index,
+                        std::vector<double>& into) {
+    const auto begin = std::chrono::steady_clock::now();
+    frame(index);
+    into.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count());
+  };
+  const size_t pairs = time_frames(
+                           fixed_frames,
+                           [&](long long index) {
+                             if (index % 2 == 0) {
+                               timed(first, index, first_ms);
+                               timed(second, index, second_ms);
+                             } else {
+                               timed(second, index, second_ms);
+                               timed(first, index, first_ms);
+                             }
+                           },
+                           default_frames)
+                           .size();
+  // The warm-up's pairs came first: keep the measured ones.
+  first_ms.erase(first_ms.begin(), first_ms.end() - static_cast<std::ptrdiff_t>(pairs));
+  second_ms.erase(second_ms.begin(), second_ms.end() - static_cast<std::ptrdiff_t>(pairs));
+  return {std::move(first_ms), std::move(second_ms)};
 }
 
 double ms_per_frame_issued(long long frames, long long step, const std::function<void(long long)>& issue,

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace lab {
@@ -19,6 +20,15 @@ constexpr long long kMinBenchFrames = 10;
 // `frame` must end with everything it queued finished (glFinish / stream sync / device idle).
 std::vector<double> time_frames(std::optional<long long> fixed_frames,
                                 const std::function<void(long long)>& frame, long long default_frames = 300);
+
+// Two frames that do the same work two ways, timed side by side: time_frames' warm-up and count of pairs,
+// each pair running `first(i)` and `second(i)` with the same index, each timed alone, and the order swapped
+// from one pair to the next (first second, second first, ...), so each goes first as often as second and what
+// drifts on the host reaches both alike. Returns the measured pairs' wall times in ms: first's, then
+// second's.
+std::pair<std::vector<double>, std::vector<double>> time_frame_pairs(
+    std::optional<long long> fixed_frames, const std::function<void(long long)>& first,
+    const std::function<void(long long)>& second, long long default_frames = 300);
 
 // How the throughput rows are timed (GL's app/gl/bench_throughput.cpp, Vulkan's app/vulkan/
 // bench_throughput.cpp), where no single frame's time says anything: `issue(index)` queues the `step` frames

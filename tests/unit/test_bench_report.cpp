@@ -2,17 +2,21 @@
 // the ratios against the parts measured alone (x ref = floor + hand-off + graphics in every API), the bare
 // and own loops, what is not judged, the runs combined, the throughput rows (their plan, GL's and Vulkan's
 // held against their own latency rows, the clock's frame count), and the table, JSON and chart written from
-// them. Every expected number is computed from the inputs; nothing is timed.
+// them, and the pairs' clock. Every expected number is computed from the inputs; nothing is timed but the
+// pairs' clock's frames, one of which sleeps.
 #include "app/bench/report.hpp"
 #include "app/timing/bench_timing.hpp"
+#include "app/timing/statistics.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -365,6 +369,34 @@ TEST(BenchThroughput, TheClockIssuesWholeStepsAndFinishesTwice) {
     const long long measured = static_cast<long long>(issued.size() - issued_at_first_finish) * step;
     EXPECT_EQ(measured, lab::bench::throughput_frames(7, form.per_handoff));
   }
+}
+
+// The pairs' clock (lab::time_frame_pairs) runs both frames of a pair with the same index, swaps their order
+// from one pair to the next, and returns as many times for each as it measured pairs (the warm-up's left
+// out): each time is that frame's own, not the pair's.
+TEST(BenchPairs, BothFramesOfAPairShareTheIndexAndTakeTurnsGoingFirst) {
+  std::vector<std::pair<char, long long>> ran;
+  const auto [first, second] = lab::time_frame_pairs(
+      7,
+      [&](long long index) {
+        ran.emplace_back('a', index);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      },
+      [&](long long index) { ran.emplace_back('b', index); });
+  ASSERT_EQ(first.size(), 7u);
+  ASSERT_EQ(second.size(), 7u);
+  ASSERT_EQ(ran.size() % 2, 0u);
+  EXPECT_GE(ran.size() / 2, 7u + 2u) << "a warm-up came first";
+  for (size_t pair = 0; pair < ran.size() / 2; ++pair) {
+    const auto& [kind_1, index_1] = ran[2 * pair];
+    const auto& [kind_2, index_2] = ran[2 * pair + 1];
+    EXPECT_EQ(index_1, static_cast<long long>(pair));
+    EXPECT_EQ(index_2, index_1) << "one index for both frames of a pair";
+    EXPECT_EQ(kind_1, pair % 2 == 0 ? 'a' : 'b') << "pair " << pair;
+    EXPECT_NE(kind_1, kind_2);
+  }
+  for (const double ms : first) EXPECT_GE(ms, 20.0) << "the first frame's own time: it sleeps 20 ms";
+  EXPECT_LT(lab::median(second), 20.0) << "the second frame's own time, not the pair's";
 }
 
 TEST(BenchChart, OneLinePerPathAndSceneThatWasMeasured) {
