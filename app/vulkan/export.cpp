@@ -79,7 +79,27 @@ bool has_layer(const char* name) {
   return false;
 }
 
+// The Vulkan loader unloads the drivers when the last instance goes and loads them again for the next one,
+// and NVIDIA's driver (libnvidia-tls) takes static TLS that glibc never gives back on unload: a process that
+// had made and destroyed about 70 instances could make no more ("cannot allocate memory in static TLS block",
+// vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER), and the Vulkan benchmark makes one for each case, the app
+// one for each switch of device or API. A plain instance made before the first and kept for the process's
+// life keeps the drivers loaded once. Where it cannot be made, the instance asked for says why.
+void keep_drivers_loaded() {
+  static const VkInstance kept = [] {
+    auto application = lab::vulkan::make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
+    application.pApplicationName = "interop-lab (keeps the Vulkan drivers loaded)";
+    application.apiVersion = VK_API_VERSION_1_2;
+    auto create = lab::vulkan::make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
+    create.pApplicationInfo = &application;
+    VkInstance instance = VK_NULL_HANDLE;
+    return vkCreateInstance(&create, nullptr, &instance) == VK_SUCCESS ? instance : VK_NULL_HANDLE;
+  }();
+  static_cast<void>(kept);  // never destroyed: the process ends with it
+}
+
 VkInstance create_instance(bool validation, const ContextOptions& options) {
+  keep_drivers_loaded();
   auto application = lab::vulkan::make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
   application.pApplicationName = "interop-lab";
   application.apiVersion = VK_API_VERSION_1_2;

@@ -4,7 +4,8 @@
 // for 1, reads the fill, overwrites the buffer and signals 2, Vulkan (its copy queued before CUDA's work
 // even started) waits for 2 and copies the buffer to host memory. The validation layer runs where it is
 // installed and must report nothing. Without a Vulkan driver the tests skip with the reason; the CUDA
-// round trip needs a GPU (and fails where INTEROP_LAB_REQUIRE_GPUS says one must be there).
+// round trip needs a GPU (and fails where INTEROP_LAB_REQUIRE_GPUS says one must be there). A process makes
+// and destroys contexts by the hundred.
 #include "tests/support/app_fixture.hpp"
 
 #include "app/vulkan/export.hpp"
@@ -44,6 +45,18 @@ TEST(VulkanExport, BufferMemoryExportsAnFd) {
   ASSERT_GE(fd, 0) << "vkGetMemoryFdKHR";
   close(fd);  // nobody imported it: it is still ours to close
   EXPECT_EQ(context->validation_messages(), 0);
+}
+
+// The Vulkan benchmark makes a context for each case and the app one for each switch: a process makes and
+// destroys them by the hundred. NVIDIA's driver could be loaded about 70 times in a process (its static TLS
+// is never given back when the loader unloads it with the last instance); the contexts keep it loaded.
+TEST(VulkanExport, AProcessMakesAndDestroysContextsByTheHundred) {
+  std::string why;
+  if (!open_or_skip(nullptr, why)) GTEST_SKIP() << "needs a Vulkan driver with external memory: " << why;
+  for (int i = 0; i < 120; ++i) {
+    std::unique_ptr<Context> context = open_or_skip(nullptr, why);
+    ASSERT_TRUE(context) << "context " << i + 2 << ": " << why;
+  }
 }
 
 TEST(VulkanExport, ADeviceIsChosenByUuidNeverGuessed) {
