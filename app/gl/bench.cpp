@@ -25,6 +25,7 @@
 #include "app/timing/bench_timing.hpp"
 #include "app/timing/statistics.hpp"
 #include "app/vulkan/cuda_import.hpp"
+#include "app/vulkan/export.hpp"
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
 #include "interop/memory.hpp"
@@ -756,6 +757,10 @@ std::string method_text() {
 }  // namespace
 
 int run_bench(const Options& options) {
+  // The external modes' memory and semaphores, and their own loops', come from Vulkan contexts.
+  const vulkan::WithoutValidationLayer without_validation;
+  if (vulkan::WithoutValidationLayer::layer_installed())
+    std::fprintf(stderr, "bench: %s\n", vulkan::kWithoutValidationNote);
   Options app_options = options;
   app_options.headless = !options.bench_window;
   app_options.no_ui = true;

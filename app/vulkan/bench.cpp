@@ -264,6 +264,8 @@ void report(const Options& options, const std::vector<BenchSize>& sizes,
 }  // namespace
 
 int run_bench(const Options& options) {
+  const WithoutValidationLayer without_validation;
+  if (WithoutValidationLayer::layer_installed()) std::fprintf(stderr, "bench: %s\n", kWithoutValidationNote);
   const std::vector<BenchSize> sizes = options.bench_sizes.empty()
                                            ? std::vector<BenchSize>{{1280, 720}, {1920, 1080}, {3840, 2160}}
                                            : options.bench_sizes;

@@ -5,6 +5,7 @@
 #include "app/core/text.hpp"
 #include "app/vulkan/builders.hpp"
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -159,6 +160,9 @@ std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
   return devices;
 }
 
+// Off while a WithoutValidationLayer lives.
+std::atomic<bool> g_validation_layer{true};
+
 }  // namespace
 
 void check(VkResult result, const char* call) {
@@ -196,8 +200,18 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Context::on_message(VkDebugUtilsMessageSeverityFl
   return VK_FALSE;
 }
 
+WithoutValidationLayer::WithoutValidationLayer() : m_before(g_validation_layer.exchange(false)) {}
+
+WithoutValidationLayer::~WithoutValidationLayer() {
+  g_validation_layer = m_before;
+}
+
+bool WithoutValidationLayer::layer_installed() {
+  return has_layer(kValidationLayer);
+}
+
 Context::Context(const Uuid* uuid, const ContextOptions& options) : m_validation(options.validation) {
-  const bool validation = has_layer(kValidationLayer);
+  const bool validation = g_validation_layer && has_layer(kValidationLayer);
   m_instance = create_instance(validation, options);
   try {
     if (validation) {

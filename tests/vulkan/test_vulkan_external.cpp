@@ -5,7 +5,7 @@
 // even started) waits for 2 and copies the buffer to host memory. The validation layer runs where it is
 // installed and must report nothing. Without a Vulkan driver the tests skip with the reason; the CUDA
 // round trip needs a GPU (and fails where INTEROP_LAB_REQUIRE_GPUS says one must be there). A process makes
-// and destroys contexts by the hundred.
+// and destroys contexts by the hundred; a benchmark's leave the validation layer out.
 #include "tests/support/app_fixture.hpp"
 
 #include "app/vulkan/export.hpp"
@@ -57,6 +57,23 @@ TEST(VulkanExport, AProcessMakesAndDestroysContextsByTheHundred) {
     std::unique_ptr<Context> context = open_or_skip(nullptr, why);
     ASSERT_TRUE(context) << "context " << i + 2 << ": " << why;
   }
+}
+
+// Every context loads the validation layer where it is installed, but those made while a benchmark's
+// WithoutValidationLayer lives (on its thread or another); after it, they load it again.
+TEST(VulkanExport, TheBenchmarksContextsLeaveTheValidationLayerOut) {
+  std::string why;
+  std::unique_ptr<Context> before = open_or_skip(nullptr, why);
+  if (!before) GTEST_SKIP() << "needs a Vulkan driver with external memory: " << why;
+  const bool installed = lab::vulkan::WithoutValidationLayer::layer_installed();
+  EXPECT_EQ(before->validation_enabled(), installed);
+  {
+    const lab::vulkan::WithoutValidationLayer without;
+    EXPECT_FALSE(open_or_skip(nullptr, why)->validation_enabled());
+    EXPECT_FALSE(lab::vulkan::on_own_thread([] { return Context(nullptr).validation_enabled(); }));
+  }
+  EXPECT_EQ(open_or_skip(nullptr, why)->validation_enabled(), installed);
+  if (!installed) GTEST_SKIP() << "the validation layer is not installed: only its absence was seen";
 }
 
 TEST(VulkanExport, ADeviceIsChosenByUuidNeverGuessed) {
