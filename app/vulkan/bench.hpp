@@ -3,10 +3,17 @@
 #pragma once
 
 #include "app/core/cli.hpp"
+#include "app/vulkan/app.hpp"
+
+#include <memory>
 
 namespace lab::vulkan {
 
 // Prints the table (and writes --json); returns 0. Cases a mode cannot run here are skipped, saying why.
 int run_bench(const Options& options);
+
+// The app whose passes the graphics row times (render_graphics_only): headless at `extent`, `scene`, the mode
+// that needs no GPU, with one frame of it rendered (untimed), so the passes read a real frame.
+std::unique_ptr<App> graphics_app(const Options& options, SceneId scene, Extent extent);
 
 }  // namespace lab::vulkan

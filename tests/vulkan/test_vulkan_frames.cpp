@@ -20,6 +20,7 @@
 #include "app/glfw/panel_layout.hpp"
 #include "app/image/image_io.hpp"
 #include "app/vulkan/app.hpp"
+#include "app/vulkan/bench.hpp"
 #include "app/vulkan/bench_bare.hpp"
 #include "app/vulkan/bench_rows.hpp"
 #include "app/vulkan/export.hpp"
@@ -116,6 +117,27 @@ INSTANTIATE_TEST_SUITE_P(Scenes, VulkanGolden,
                          [](const ::testing::TestParamInfo<SceneId>& scene) {
                            return std::string(lab::to_string(scene.param));
                          });
+
+// The benchmark's graphics row times the passes alone (render_graphics_only) in graphics_app: what they draw
+// is a real frame, the cpu frame that app rendered first, in every scene (the wave's mesh too, not a mesh
+// whose vertices were never written, which shades no pixel and so costs less than the frames it is a part
+// of).
+TEST(VulkanFrames, TheBenchmarksGraphicsRowDrawsARealFrame) {
+  NEEDS_VULKAN();
+  for (const SceneId scene : lab::all_scenes()) {
+    SCOPED_TRACE(lab::to_string(scene));
+    const lab::Options options = vulkan_options(scene, ModeId::Cpu, 97, 61);
+    lab::vulkan::App reference(options);
+    reference.render_frame(0);
+    const std::unique_ptr<lab::vulkan::App> app = lab::vulkan::graphics_app(options, scene, {97, 61});
+    app->render_graphics_only(0);
+    app->finish();
+    const std::string difference =
+        labtest::check_against(app->read_frame(), reference.read_frame(), {1, 0.0},
+                               std::string("vulkan-graphics-row-") + lab::to_string(scene), "the cpu frame");
+    EXPECT_TRUE(difference.empty()) << difference;
+  }
+}
 
 // No rasteriser between the kernel and the frame: Vulkan must show the CPU reference's bytes exactly,
 // top row first, at a size whose rows are no multiple of anything convenient.
