@@ -736,12 +736,10 @@ std::string method_text() {
          "and "
          "for the external modes the semaphores' round trip alone; "
          "bare: the minimal loop with raw CUDA calls; '<mode> ref': the mode's own loop with raw calls, its "
-         "frames "
-         "paired with the mode's where it can run beside it (" +
+         "frames paired with the mode's where it can run beside it (" +
          paired_modes +
-         ": one frame each, the order swapped every pair), else run by run in turns); reference_ms = floor + "
-         "handoff + "
-         "graphics; phases: a "
+         ": one frame each, the order swapped every pair), else run by run in turns); "
+         "reference_ms = floor + handoff + graphics; phases: a "
          "second pass of up to " +
          std::to_string(kTimedFrames) +
          " frames (or --bench-frames, if fewer; "
