@@ -10,6 +10,7 @@
 //           on the caller's stream; the cpu mode reads inputs into host memory) -> the caller writes
 //           -> ilab_unmap (the unmap is queued on the same stream, after the caller's work; the cpu mode
 //           uploads its host memory) -> ilab_read_frame.
+#include "app/core/remedy.hpp"
 #include "app/gl/app.hpp"
 #include "app/gl/registrations.hpp"
 #include "app/image/image_compare.hpp"
@@ -76,6 +77,32 @@ void require_mapped(const Bridge& bridge, const char* what) {
   require(bridge.is_mapped, std::string(what) + " outside a map block: use it inside `with lab.map(): ...`");
 }
 
+// `reason` without the command line's remedy for `condition` that the app ended it with (app/core/remedy.hpp:
+// "; until then, use --mode cpu"): a Python caller gets the package's own remedy instead.
+std::string without_command_line_remedy(const std::string& reason, interop::Condition condition,
+                                        int gl_device = -1) {
+  const std::string remedy = "; " + lab::command_line_remedy(condition, gl_device);
+  if (remedy.size() > 2 && reason.size() >= remedy.size() &&
+      reason.compare(reason.size() - remedy.size(), remedy.size(), remedy) == 0)
+    return reason.substr(0, reason.size() - remedy.size());
+  return reason;
+}
+
+// Why mode='interop' cannot open here, in the lab's terms (the app's verdict names its command-line options).
+std::string interop_refusal(const lab::App& app, const std::string& verdict) {
+  if (app.cuda_device() < 0) {
+    const interop::CudaDevices& cuda = app.cuda_devices();
+    return "no CUDA device: " + (cuda.error.empty()
+                                     ? std::string("none is visible to this process (check nvidia-smi and "
+                                                   "CUDA_VISIBLE_DEVICES)")
+                                     : without_command_line_remedy(cuda.error, cuda.condition));
+  }
+  const interop::InteropSupport& support = app.interop_support();
+  if (!support.usable && !support.reason.empty())
+    return without_command_line_remedy(support.reason, support.condition, support.gl_device);
+  return verdict;
+}
+
 }  // namespace
 
 namespace ilab {
@@ -98,6 +125,11 @@ struct ilab_resource {
 
 const char* ilab_last_error() {
   return g_last_error.c_str();
+}
+
+// The project's version (CMake's project(VERSION)): interop_lab.__version__.
+const char* ilab_version() {
+  return INTEROP_LAB_VERSION;
 }
 
 // mode: "interop" (register once, map every frame) or "cpu" (host memory, no CUDA).
@@ -133,7 +165,8 @@ int ilab_open(const char* scene, const char* mode, int width, int height, long l
     if (mode_name == "interop") {
       const lab::ModeAvailability interop = bridge->app->availability(lab::mode_named(mode_name));
       require(interop.available,
-              "interop is unavailable here: " + interop.reason + "; open the lab with mode='cpu'");
+              "interop is unavailable here: " + interop_refusal(*bridge->app, interop.reason) +
+                  "; open the lab with mode='cpu'");
       bridge->cuda = true;
       // As the interop mode registers them: each object's best flags for its role, surfaces for what the
       // caller writes.

@@ -245,12 +245,25 @@ void require_open(const Viewer& viewer) {
   require(!viewer.in_frame, "the viewer is inside a `with viewer.frame()` block: finish it first");
 }
 
+// A picture's size as the C ABI takes it: each edge from 1 to lab::kMaxImageEdge, so that width * height * 4
+// bytes fits every count computed from it.
+void require_image_size(int width, int height) {
+  require(width >= 1 && height >= 1 && width <= lab::kMaxImageEdge && height <= lab::kMaxImageEdge,
+          "an image of " + std::to_string(width) + "x" + std::to_string(height) + ": each edge from 1 to " +
+              std::to_string(lab::kMaxImageEdge));
+}
+
+// The caller's byte count of a width x height RGBA8 picture must be exactly what is read from its memory.
+void require_rgba_bytes(int width, int height, uint64_t bytes) {
+  const uint64_t needed = static_cast<uint64_t>(width) * static_cast<uint64_t>(height) * 4;
+  require(bytes == needed, "an image of " + std::to_string(width) + "x" + std::to_string(height) + " needs " +
+                               std::to_string(needed) + " bytes (width * height * 4), not " +
+                               std::to_string(bytes));
+}
+
 // (Re)creates what holds the picture when its size changes.
 void ensure_content(Viewer& viewer, lab::Extent extent) {
-  require(extent.width >= 1 && extent.height >= 1 && extent.width <= lab::kMaxImageEdge &&
-              extent.height <= lab::kMaxImageEdge,
-          "an image of " + std::to_string(extent.width) + "x" + std::to_string(extent.height) +
-              ": each edge from 1 to " + std::to_string(lab::kMaxImageEdge));
+  require_image_size(extent.width, extent.height);
   if (extent == viewer.content) return;
   // CUDA registers and allocates on its current device: the viewer's, whatever the caller's is.
   std::optional<interop::ScopedDevice> on_device;
@@ -570,12 +583,14 @@ int ilab_viewer_render(void* handle) {
   });
 }
 
-// Host RGBA8, `width` x `height`, rows top first and tightly packed.
-int ilab_viewer_show_host(void* handle, const uint8_t* rgba, int width, int height) {
+// Host RGBA8, `width` x `height`, rows top first and tightly packed: `bytes` (width * height * 4) of them.
+int ilab_viewer_show_host(void* handle, const uint8_t* rgba, uint64_t bytes, int width, int height) {
   return guarded([&] {
     Viewer& viewer = *static_cast<Viewer*>(handle);
     const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
     require_open(viewer);
+    require_image_size(width, height);
+    require_rgba_bytes(width, height, bytes);
     const Clock::time_point started = Clock::now();
     ensure_content(viewer, {width, height});
     upload_host(viewer, rgba);
@@ -594,6 +609,10 @@ int ilab_viewer_show_device(void* handle, const ilab_convert* array, const uint8
     require(viewer.path != Path::Cpu, "this viewer has no CUDA (path cpu: " + viewer.path_reason +
                                           "): pass a NumPy array (e.g. cupy.asnumpy(x) / x.cpu().numpy())");
     require(array->channels == 1 || array->channels == 3 || array->channels == 4, "channels: 1, 3 or 4");
+    require(array->type >= static_cast<int>(ilab::ElementType::U8) &&
+                array->type <= static_cast<int>(ilab::ElementType::F32),
+            "type " + std::to_string(array->type) + ": 0 (uint8), 1 (float16) or 2 (float32)");
+    require_image_size(array->width, array->height);
     const Clock::time_point started = Clock::now();
     const interop::ScopedDevice on_device(viewer.cuda_device);
     auto* on = reinterpret_cast<cudaStream_t>(stream);
@@ -778,6 +797,12 @@ int ilab_viewer_serve(void* handle, const char* address_text, char* url, uint64_
   });
 }
 
+// The largest edge of a picture, window or frame the library takes: what Python checks a size against
+// before it computes or copies anything of that size.
+int ilab_max_image_edge() {
+  return lab::kMaxImageEdge;
+}
+
 int ilab_viewer_get_stats(void* handle, ilab_viewer_stats* stats) {
   return guarded([&] {
     const Stats& kept = static_cast<Viewer*>(handle)->stats;
@@ -788,9 +813,12 @@ int ilab_viewer_get_stats(void* handle, ilab_viewer_stats* stats) {
   });
 }
 
-// RGBA8 rows (top first) as a PNG, written atomically as the app's screenshots are.
-int ilab_write_rgba_png(const char* path, const uint8_t* rgba, int width, int height) {
+// RGBA8 rows (top first), `bytes` (width * height * 4) of them, as a PNG, written atomically as the app's
+// screenshots are.
+int ilab_write_rgba_png(const char* path, const uint8_t* rgba, uint64_t bytes, int width, int height) {
   return guarded([&] {
+    require_image_size(width, height);
+    require_rgba_bytes(width, height, bytes);
     lab::Image image;
     image.width = width;
     image.height = height;

@@ -42,18 +42,33 @@ Rows: textures hold their rows as GL does, row 0 at the bottom of the picture; r
 the picture top row first.
 """
 
-import contextlib
-import ctypes
-import warnings
+# The package's namespace holds its public API (__all__) and its submodules: what it imports for itself
+# goes by a private name.
+import contextlib as _contextlib
+import ctypes as _ctypes
+import warnings as _warnings
 
 from . import _dlpack
 from ._arrays import stream_handle as _stream_handle
-from ._native import InteropLabError, NativeHandle, ResourceInfo, check, lib
+from ._native import InteropLabError
+from ._native import NativeHandle as _NativeHandle
+from ._native import ResourceInfo as _ResourceInfo
+from ._native import check as _check
+from ._native import image_size as _image_size
+from ._native import lib as _lib
+from ._native import whole_number as _whole_number
 from .gl import GLBuffer, GLTexture, map_gl
 from .viewer import FrameTarget, PathNotice, Viewer, show
 
 __all__ = ["show", "Viewer", "FrameTarget", "PathNotice", "GLBuffer", "GLTexture", "map_gl", "Lab", "BufferView",
            "TextureView", "InteropLabError"]
+
+# The project's one version, CMake's project(VERSION), as the native library was built with it.
+__version__ = _lib.ilab_version().decode()
+
+
+# A frame index crosses the C ABI as a long long.
+_FRAME_MIN, _FRAME_MAX = -(2**63), 2**63 - 1
 
 
 class _Frame:
@@ -83,6 +98,16 @@ class _Frame:
     def __iter__(self):
         self._check()
         return iter(self._views.values())
+
+    def __contains__(self, label):
+        """Whether the scene has a resource of this label ("pattern texture" in frame)."""
+        self._check()
+        return label in self._views
+
+    def keys(self):
+        """The labels of the scene's resources, in Lab.resources' order."""
+        self._check()
+        return self._views.keys()
 
     def _check(self):
         if not self._valid:
@@ -117,8 +142,8 @@ class BufferView(_View):
     @property
     def pointer(self):
         self._check()
-        pointer, size = ctypes.c_size_t(), ctypes.c_uint64()
-        check(lib.ilab_pointer(self._frame._lab._handle, self._index, ctypes.byref(pointer), ctypes.byref(size)))
+        pointer, size = _ctypes.c_size_t(), _ctypes.c_uint64()
+        _check(_lib.ilab_pointer(self._frame._lab._handle, self._index, _ctypes.byref(pointer), _ctypes.byref(size)))
         return pointer.value
 
     @property
@@ -148,7 +173,7 @@ class BufferView(_View):
         # per-thread default stream.
         if stream != -1:
             consumer = 0 if stream in (None, 1, 2) else int(stream)
-            check(lib.ilab_order_streams(self._frame._stream, consumer))
+            _check(_lib.ilab_order_streams(self._frame._stream, consumer))
         return _dlpack.capsule(pointer, self.shape, (1,), self.typestr, _dlpack.kDLCUDA, self._frame._lab.cuda_device,
                                owner=self._frame)
 
@@ -179,8 +204,8 @@ def _device_array(array, view):
             )
         pitch = strides[0]
     pointer = interface["data"][0]
-    device = ctypes.c_int()
-    check(lib.ilab_pointer_device(pointer, ctypes.byref(device)))
+    device = _ctypes.c_int()
+    _check(_lib.ilab_pointer_device(pointer, _ctypes.byref(device)))
     if device.value != lab.cuda_device:
         where = "the host" if device.value < 0 else f"CUDA device {device.value}"
         raise ValueError(
@@ -207,8 +232,8 @@ class TextureView(_View):
     def surface(self):
         """A cudaSurfaceObject_t (an int) of the texture, for your kernels; valid in this map block only."""
         self._check()
-        surface = ctypes.c_ulonglong()
-        check(lib.ilab_surface(self._frame._lab._handle, self._index, ctypes.byref(surface)))
+        surface = _ctypes.c_ulonglong()
+        _check(_lib.ilab_surface(self._frame._lab._handle, self._index, _ctypes.byref(surface)))
         return surface.value
 
     def _copy(self, array, to_texture, stream):
@@ -216,12 +241,12 @@ class TextureView(_View):
         pointer, pitch, array_stream = _device_array(array, self)
         ours = self._frame._stream if stream is None else _stream_handle(stream)
         if ours != self._frame._stream:
-            check(lib.ilab_order_streams(self._frame._stream, ours))  # after the map
+            _check(_lib.ilab_order_streams(self._frame._stream, ours))  # after the map
         if array_stream != ours:
-            check(lib.ilab_order_streams(array_stream, ours))  # after the array's producer
-        check(lib.ilab_copy_texture(self._frame._lab._handle, self._index, pointer, pitch, int(to_texture), ours))
+            _check(_lib.ilab_order_streams(array_stream, ours))  # after the array's producer
+        _check(_lib.ilab_copy_texture(self._frame._lab._handle, self._index, pointer, pitch, int(to_texture), ours))
         if ours != self._frame._stream:
-            check(lib.ilab_order_streams(ours, self._frame._stream))  # before the unmap
+            _check(_lib.ilab_order_streams(ours, self._frame._stream))  # before the unmap
 
     def copy_from(self, array, stream=None):
         """Texture <- a (height, width, 4) uint8 CUDA array, queued on `stream` (default: the map's)."""
@@ -239,9 +264,9 @@ class _HostView(_View):
 
     def _memory(self):
         self._check()
-        pointer, size = ctypes.c_size_t(), ctypes.c_uint64()
-        check(lib.ilab_pointer(self._frame._lab._handle, self._index, ctypes.byref(pointer), ctypes.byref(size)))
-        return (ctypes.c_uint8 * size.value).from_address(pointer.value), pointer.value
+        pointer, size = _ctypes.c_size_t(), _ctypes.c_uint64()
+        _check(_lib.ilab_pointer(self._frame._lab._handle, self._index, _ctypes.byref(pointer), _ctypes.byref(size)))
+        return (_ctypes.c_uint8 * size.value).from_address(pointer.value), pointer.value
 
     @property
     def shape(self):
@@ -265,23 +290,24 @@ class _HostView(_View):
         return _dlpack.capsule(pointer, self.shape, strides, self.typestr, _dlpack.kDLCPU, 0, owner=self._frame)
 
 
-class Lab(NativeHandle):
+class Lab(_NativeHandle):
     """One headless interop-lab context showing `scene` ('wave', 'pattern', 'postprocess') at `size`,
     whose GL objects you write. mode='interop' registers them with CUDA; mode='cpu' gives host memory."""
 
     def __init__(self, scene, size=(1280, 720), mode="interop", frame=0):
         self._handle = None  # set once opened: close() and __del__ see a lab that failed to open as closed
-        width, height = size
-        handle = ctypes.c_void_p()
-        check(lib.ilab_open(scene.encode(), mode.encode(), int(width), int(height), int(frame), ctypes.byref(handle)))
+        width, height = _image_size(size)
+        frame = _whole_number(frame, "frame", _FRAME_MIN, _FRAME_MAX)
+        handle = _ctypes.c_void_p()
+        _check(_lib.ilab_open(scene.encode(), mode.encode(), width, height, frame, _ctypes.byref(handle)))
         self._handle = handle
         self.scene, self.mode, self.size = scene, mode, (width, height)
-        self.uses_cuda = bool(lib.ilab_uses_cuda(handle))
-        self.cuda_device = lib.ilab_cuda_device(handle)
+        self.uses_cuda = bool(_lib.ilab_uses_cuda(handle))
+        self.cuda_device = _lib.ilab_cuda_device(handle)
         self.resources = []
-        for index in range(lib.ilab_resource_count(handle)):
-            info = ResourceInfo()
-            check(lib.ilab_resource_info(handle, index, ctypes.byref(info)))
+        for index in range(_lib.ilab_resource_count(handle)):
+            info = _ResourceInfo()
+            _check(_lib.ilab_resource_info(handle, index, _ctypes.byref(info)))
             self.resources.append({
                 "label": info.label.decode(),
                 "kind": "buffer" if info.kind == 0 else "texture",
@@ -295,27 +321,28 @@ class Lab(NativeHandle):
     def close(self):
         """Unregisters and destroys the lab (from the thread that opened it: elsewhere it refuses)."""
         if self._handle:
-            check(lib.ilab_close(self._handle))
+            _check(_lib.ilab_close(self._handle))
             self._handle = None
 
 
-    @contextlib.contextmanager
+    @_contextlib.contextmanager
     def map(self, frame=0, stream=None):
         """Renders the scene's GL input for `frame`, maps every resource in one call on `stream` and yields
         the views; unmaps on the same stream when the block ends (also on an exception)."""
         if not self._handle:
             raise InteropLabError("the lab is closed")
+        frame = _whole_number(frame, "frame", _FRAME_MIN, _FRAME_MAX)
         raw = _stream_handle(stream)
-        check(lib.ilab_map(self._handle, int(frame), raw))
+        _check(_lib.ilab_map(self._handle, frame, raw))
         mapped = _Frame(self, raw)
         try:
             yield mapped
         finally:
             mapped._valid = False
             held = _dlpack.alive_for(mapped)
-            check(lib.ilab_unmap(self._handle))
+            _check(_lib.ilab_unmap(self._handle))
             if held:
-                warnings.warn(
+                _warnings.warn(
                     f"{held} DLPack tensor(s) of this frame are still alive at the unmap: they point at unmapped memory "
                     "now; copy what you need inside the map block",
                     ResourceWarning,
@@ -324,10 +351,10 @@ class Lab(NativeHandle):
 
     def read_frame(self):
         """The frame GL shows now, as a (height, width, 4) uint8 NumPy array (top row first)."""
-        width, height = ctypes.c_int(), ctypes.c_int()
-        check(lib.ilab_read_frame(self._handle, None, 0, ctypes.byref(width), ctypes.byref(height)))
-        buffer = (ctypes.c_uint8 * (width.value * height.value * 4))()
-        check(lib.ilab_read_frame(self._handle, buffer, len(buffer), ctypes.byref(width), ctypes.byref(height)))
+        width, height = _ctypes.c_int(), _ctypes.c_int()
+        _check(_lib.ilab_read_frame(self._handle, None, 0, _ctypes.byref(width), _ctypes.byref(height)))
+        buffer = (_ctypes.c_uint8 * (width.value * height.value * 4))()
+        _check(_lib.ilab_read_frame(self._handle, buffer, len(buffer), _ctypes.byref(width), _ctypes.byref(height)))
         import numpy
 
         return numpy.frombuffer(buffer, dtype=numpy.uint8).reshape(height.value, width.value, 4)
@@ -336,11 +363,12 @@ class Lab(NativeHandle):
         """Compares the frame read last (read_frame) with a PNG by the goldens' rule (a pixel differs when a
         channel is more than max_diff/255 apart; they match while at most max_fraction of the pixels
         differ). Returns (matches, the comparer's summary)."""
-        matches, report = ctypes.c_int(), ctypes.create_string_buffer(512)
-        check(lib.ilab_compare_png(self._handle, str(path).encode(), int(max_diff), float(max_fraction),
-                                   ctypes.byref(matches), report, len(report)))
+        matches, report = _ctypes.c_int(), _ctypes.create_string_buffer(512)
+        max_diff = _whole_number(max_diff, "max_diff", 0, 255)
+        _check(_lib.ilab_compare_png(self._handle, str(path).encode(), max_diff, float(max_fraction),
+                                   _ctypes.byref(matches), report, len(report)))
         return bool(matches.value), report.value.decode()
 
     def write_png(self, path):
         """Writes the frame read last as a PNG."""
-        check(lib.ilab_write_png(self._handle, str(path).encode()))
+        _check(_lib.ilab_write_png(self._handle, str(path).encode()))

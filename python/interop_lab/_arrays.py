@@ -6,11 +6,13 @@ PyTorch, Numba, Warp) or __dlpack__ (JAX, cuda.core, PyTorch) as a pointer with 
 rejection names the fix. to_rgba8() is python/convert.cu's rule in NumPy (see python/convert.hpp)."""
 
 import ctypes
+import math
 import warnings
 
 import numpy
 
 from . import _dlpack
+from ._native import MAX_IMAGE_EDGE, SizeError
 
 _TYPES = {"u1": 0, "f2": 1, "f4": 2}  # python/convert.hpp's ElementType
 _NAMES = {"u1": "uint8", "f2": "float16", "f4": "float32"}
@@ -70,6 +72,10 @@ def _check_layout(shape, typestr, what):
         )
     if 0 in shape:
         raise ValueError(f"{what}: the array is empty (shape {shape}): pass at least one pixel")
+    # Judged on the shape alone, before anything of that size is copied or converted.
+    if shape[0] > MAX_IMAGE_EDGE or shape[1] > MAX_IMAGE_EDGE:
+        raise SizeError(f"{what}: shape {shape} is an image of {shape[1]}x{shape[0]}: each edge from 1 to "
+                        f"{MAX_IMAGE_EDGE}; pass a smaller one (e.g. x[::2, ::2])")
     kind = typestr[1:]
     if kind not in _TYPES:
         raise TypeError(
@@ -165,8 +171,13 @@ def describe(array, what="show", consumer_stream=0):
     return _host_picture(host, what)
 
 
+_FLOAT32 = numpy.finfo(numpy.float32)
+
+
 def value_range(picture, value_range):
-    """(low, range) as float32 values: value_range (low, high) or the dtype's default, uint8 0..255, float 0..1."""
+    """(low, range) as float32 values: value_range (low, high) or the dtype's default, uint8 0..255, float 0..1.
+    The conversion computes in float32 (here and in python/convert.cu): a bound or a span (high - low) that
+    float32 cannot hold would turn the picture black or overflow, so each raises ValueError."""
     if value_range is None:
         low, high = (0.0, 255.0) if picture.type == "u1" else (0.0, 1.0)
     else:
@@ -174,8 +185,16 @@ def value_range(picture, value_range):
             low, high = (float(v) for v in value_range)
         except (TypeError, ValueError):
             raise TypeError(f"range: {value_range!r}: pass (low, high), two numbers") from None
-        if not high > low:
-            raise ValueError(f"range: ({low}, {high}): high must be above low")
+        for bound in (low, high):
+            if not (math.isfinite(bound) and abs(bound) <= _FLOAT32.max):
+                raise ValueError(f"range: ({low}, {high}): {bound} is no float32 number: pass finite bounds within "
+                                 f"+-{float(_FLOAT32.max):.4g}")
+        if not numpy.float32(high) > numpy.float32(low):
+            raise ValueError(f"range: ({low}, {high}): high must be above low (as float32 numbers)")
+        span = float(numpy.float32(high)) - float(numpy.float32(low))
+        if not _FLOAT32.tiny <= span <= _FLOAT32.max:
+            raise ValueError(f"range: ({low}, {high}): high - low is {span:.4g}, out of float32's normal numbers: "
+                             f"pass a span from {float(_FLOAT32.tiny):.4g} to {float(_FLOAT32.max):.4g}")
     return numpy.float32(low), numpy.float32(numpy.float32(high) - numpy.float32(low))
 
 

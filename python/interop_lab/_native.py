@@ -2,6 +2,7 @@
 $INTEROP_LAB_BRIDGE. Every call returns 0 or -1; -1 raises with the library's reason."""
 
 import ctypes
+import operator
 import os
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -45,6 +46,8 @@ def _load():
     handle, u64, uptr = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t
     signatures = {
         "ilab_last_error": ([], ctypes.c_char_p),
+        "ilab_version": ([], ctypes.c_char_p),
+        "ilab_max_image_edge": ([], ctypes.c_int),
         "ilab_open": ([ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_longlong,
                        ctypes.POINTER(handle)], ctypes.c_int),
         "ilab_close": ([handle], ctypes.c_int),
@@ -72,7 +75,7 @@ def _load():
         "ilab_viewer_close": ([handle], ctypes.c_int),
         "ilab_viewer_poll": ([handle, ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
         "ilab_viewer_render": ([handle], ctypes.c_int),
-        "ilab_viewer_show_host": ([handle, ctypes.c_void_p, ctypes.c_int, ctypes.c_int], ctypes.c_int),
+        "ilab_viewer_show_host": ([handle, ctypes.c_void_p, u64, ctypes.c_int, ctypes.c_int], ctypes.c_int),
         "ilab_viewer_show_device": ([handle, ctypes.c_void_p, ctypes.c_void_p, uptr], ctypes.c_int),
         "ilab_viewer_frame_begin": ([handle, ctypes.c_int, ctypes.c_int, uptr, ctypes.POINTER(uptr),
                                      ctypes.POINTER(u64), ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
@@ -83,7 +86,7 @@ def _load():
         "ilab_viewer_get_stats": ([handle, ctypes.POINTER(ViewerStats)], ctypes.c_int),
         "ilab_check_serve_address": ([ctypes.c_char_p, ctypes.c_char_p, u64], ctypes.c_int),
         "ilab_viewer_serve": ([handle, ctypes.c_char_p, ctypes.c_char_p, u64], ctypes.c_int),
-        "ilab_write_rgba_png": ([ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int], ctypes.c_int),
+        "ilab_write_rgba_png": ([ctypes.c_char_p, ctypes.c_void_p, u64, ctypes.c_int, ctypes.c_int], ctypes.c_int),
         "ilab_read_rgba_png": ([ctypes.c_char_p, ctypes.c_void_p, u64, ctypes.POINTER(ctypes.c_int),
                                 ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
     }
@@ -99,6 +102,46 @@ lib = _load()
 
 class InteropLabError(RuntimeError):
     """A failure inside interop-lab's native library (CUDA, GL or a refused request), with its reason."""
+
+
+class SizeError(InteropLabError, ValueError):
+    """A size or count the library does not take: a ValueError, and an InteropLabError as the library's own
+    refusal of it has always been (it is judged in Python now, before anything of that size is made)."""
+
+
+# The largest edge of a picture, window or frame the library takes (app/image/image_io.hpp).
+MAX_IMAGE_EDGE = lib.ilab_max_image_edge()
+# The C ABI's int: ctypes wraps a larger Python int silently (2**32 + 4 arrives as 4).
+_C_INT_MAX = 2**31 - 1
+
+
+def whole_number(value, what, low=0, high=_C_INT_MAX):
+    """`value` as an int from `low` to `high` (None: unbounded), checked before it crosses the C ABI: TypeError
+    for what is no whole number (1.5 is not truncated to 1), SizeError (a ValueError) out of range."""
+    if isinstance(value, bool):
+        raise TypeError(f"{what}: {value!r} is a bool: pass a whole number")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        hint = f" (e.g. round({value!r}))" if isinstance(value, float) else ""
+        raise TypeError(f"{what}: {value!r} is no whole number: pass an int{hint}") from None
+    if (low is not None and number < low) or (high is not None and number > high):
+        raise SizeError(f"{what} {number}: from {low} to {high}")
+    return number
+
+
+def image_size(size, what="size", low=1):
+    """(width, height) of `size`, each a whole number from `low` to MAX_IMAGE_EDGE, or the error that names
+    the fix (in the library's words: "size 20000x10: each edge from 1 to 16384")."""
+    try:
+        width, height = size
+    except (TypeError, ValueError):
+        raise TypeError(f"{what}: {size!r}: pass (width, height)") from None
+    width = whole_number(width, f"{what}: width", None, None)
+    height = whole_number(height, f"{what}: height", None, None)
+    if not (low <= width <= MAX_IMAGE_EDGE and low <= height <= MAX_IMAGE_EDGE):
+        raise SizeError(f"{what} {width}x{height}: each edge from {low} to {MAX_IMAGE_EDGE}")
+    return width, height
 
 
 def check(status):

@@ -17,7 +17,7 @@ import contextlib
 import ctypes
 
 from . import _arrays, _dlpack
-from ._native import InteropLabError, NativeHandle, check, lib
+from ._native import InteropLabError, NativeHandle, check, lib, whole_number
 
 __all__ = ["GLBuffer", "GLTexture", "map_gl", "GL_TEXTURE_2D", "GL_TEXTURE_RECTANGLE", "GL_TEXTURE_3D",
            "GL_TEXTURE_2D_ARRAY", "GL_TEXTURE_CUBE_MAP", "GL_RENDERBUFFER"]
@@ -25,6 +25,7 @@ __all__ = ["GLBuffer", "GLTexture", "map_gl", "GL_TEXTURE_2D", "GL_TEXTURE_RECTA
 GL_TEXTURE_2D, GL_TEXTURE_3D, GL_TEXTURE_RECTANGLE = 0x0DE1, 0x806F, 0x84F5
 GL_TEXTURE_CUBE_MAP, GL_TEXTURE_2D_ARRAY, GL_RENDERBUFFER = 0x8513, 0x8C1A, 0x8D41
 _ACCESS = {"read_write": 0, "read_only": 1, "write_discard": 2}
+_GLUINT_MAX = 2**32 - 1  # names, targets, layers and levels cross the C ABI as unsigned ints
 
 _signatures = {
     "ilab_gl_register": ([ctypes.c_int, ctypes.c_uint, ctypes.c_uint, ctypes.c_int, ctypes.c_int,
@@ -54,8 +55,10 @@ class _Registration(NativeHandle):
             raise ValueError(f"access {access!r}: use {', '.join(_ACCESS)}")
         if not isinstance(name, int) or isinstance(name, bool) or name <= 0:
             raise TypeError(f"name {name!r}: pass the GL object's name, a positive int (glCreateBuffers / glCreateTextures)")
+        name = whole_number(name, "name", 1, _GLUINT_MAX)  # a GLuint: a larger int would wrap to another object
+        target = whole_number(target, "target", 0, _GLUINT_MAX)
         handle = ctypes.c_void_p()
-        check(lib.ilab_gl_register(self._kind, name, int(target), _ACCESS[access], int(bool(surface)),
+        check(lib.ilab_gl_register(self._kind, name, target, _ACCESS[access], int(bool(surface)),
                                    ctypes.byref(handle)))
         self._handle = handle
         self.name, self.target, self.access = name, target, access
@@ -141,8 +144,10 @@ class MappedTexture:
 
     def array_at(self, layer=0, level=0):
         self._mapping._check()
+        layer = whole_number(layer, "layer", 0, _GLUINT_MAX)
+        level = whole_number(level, "level", 0, _GLUINT_MAX)
         array = ctypes.c_size_t()
-        check(lib.ilab_gl_mapped_array(self._mapping._handle, self._index, int(layer), int(level), ctypes.byref(array)))
+        check(lib.ilab_gl_mapped_array(self._mapping._handle, self._index, layer, level, ctypes.byref(array)))
         return array.value
 
     @property

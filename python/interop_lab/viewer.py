@@ -30,6 +30,7 @@ back, so several viewers and labs live in one process next to your own GL.
 import atexit
 import contextlib
 import ctypes
+import itertools
 import os
 import sys
 import tempfile
@@ -40,7 +41,7 @@ import weakref
 import numpy
 
 from . import _arrays, _colormaps, _dlpack
-from ._native import InteropLabError, NativeHandle, ViewerInfo, ViewerStats, check, lib
+from ._native import InteropLabError, NativeHandle, ViewerInfo, ViewerStats, check, image_size, lib
 
 __all__ = ["Viewer", "show", "PathNotice"]
 
@@ -50,12 +51,24 @@ class PathNotice(UserWarning):
 
 
 _said = set()
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _caller_stacklevel():
+    """The stacklevel of the first frame outside this package, for warnings.warn called from the frame that
+    calls this: a warning names the caller's line however deep in the package it was raised (Viewer(),
+    show(), python -m interop_lab)."""
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        level += 1
+        frame = frame.f_back
+    return level
 
 
 def _say_once(message):
     if message not in _said:
         _said.add(message)
-        warnings.warn(message, PathNotice, stacklevel=3)
+        warnings.warn(message, PathNotice, stacklevel=_caller_stacklevel())
 
 
 def _has_display():
@@ -151,10 +164,7 @@ class Viewer(NativeHandle):
     def __init__(self, size=(1280, 720), title="interop_lab", mode="auto", window=None, panel=True, serve=None):
         self._handle = None
         self.url = None
-        try:
-            width, height = (int(n) for n in size)
-        except (TypeError, ValueError):
-            raise TypeError(f"size: {size!r}: pass (width, height)") from None
+        width, height = image_size(size)
         address = _serve_address(serve)
         if window is None:
             want_window = _has_display() and address is None
@@ -244,7 +254,7 @@ class Viewer(NativeHandle):
             low, scale = _arrays.value_range(picture, range)
             if not picture.on_device:
                 rgba = _arrays.to_rgba8(picture.host, low, scale, table)
-                check(lib.ilab_viewer_show_host(handle, rgba.ctypes.data, picture.width, picture.height))
+                check(lib.ilab_viewer_show_host(handle, rgba.ctypes.data, rgba.nbytes, picture.width, picture.height))
                 return
             if self.path == "cpu":
                 why = self.path_reason or "mode='cpu'"
@@ -268,14 +278,14 @@ class Viewer(NativeHandle):
         handle = self._live()
         if self._in_frame:
             raise InteropLabError("frame(): a frame block is open already: finish it first")
-        width, height = size if size is not None else getattr(self, "_last_size", self.size)
+        width, height = image_size(size if size is not None else getattr(self, "_last_size", self.size), "frame: size")
         raw = _arrays.stream_handle(stream)
         pointer, pitch, on_device = ctypes.c_size_t(), ctypes.c_uint64(), ctypes.c_int()
-        check(lib.ilab_viewer_frame_begin(handle, int(width), int(height), raw, ctypes.byref(pointer),
-                                          ctypes.byref(pitch), ctypes.byref(on_device)))
+        check(lib.ilab_viewer_frame_begin(handle, width, height, raw, ctypes.byref(pointer), ctypes.byref(pitch),
+                                          ctypes.byref(on_device)))
         self._in_frame = True
-        self._last_size = (int(width), int(height))
-        shape = (int(height), int(width), 4)
+        self._last_size = (width, height)
+        shape = (height, width, 4)
         if on_device.value:
             target = FrameTarget(self, pointer.value, shape, raw)
         else:
@@ -304,15 +314,17 @@ class Viewer(NativeHandle):
     def screenshot(self, path):
         """Writes the frame (read_frame) as a PNG; returns the path."""
         frame = self.read_frame()
-        check(lib.ilab_write_rgba_png(os.fspath(path).encode(), frame.ctypes.data, frame.shape[1], frame.shape[0]))
+        check(lib.ilab_write_rgba_png(os.fspath(path).encode(), frame.ctypes.data, frame.nbytes, frame.shape[1],
+                                      frame.shape[0]))
         return os.fspath(path)
 
     # The window -------------------------------------------------------------------------------------------
 
     def resize(self, width, height):
         """A new frame size (a window asks the window manager; 0x0 minimises it)."""
-        check(lib.ilab_viewer_resize(self._live(), int(width), int(height)))
-        self.size = (int(width), int(height))
+        width, height = image_size((width, height), low=0)
+        check(lib.ilab_viewer_resize(self._live(), width, height))
+        self.size = (width, height)
 
     @property
     def stats(self):
@@ -328,10 +340,23 @@ class Viewer(NativeHandle):
             time.sleep(1.0 / fps)
 
 
+def _new_show_png(folder):
+    """The next free interop_lab_show-NNNN.png in `folder`, created empty so that no other call (another
+    process's too) takes the same name; the screenshot then replaces it."""
+    for number in itertools.count(1):
+        path = os.path.join(folder, f"interop_lab_show-{number:04d}.png")
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        except FileExistsError:
+            continue
+        return path
+
+
 def show(array, *, title="interop_lab", range=None, colormap=None, mode="auto", window=None, png=None,
          stream=None, serve=None):
     """Shows one array: in a window until you close it, or, without a display, renders it headless and
-    writes a PNG (png=, default interop_lab_show.png in the temporary folder), saying where; returns that
+    writes a PNG (png=, default the next free interop_lab_show-NNNN.png in the temporary folder, so that no
+    call overwrites another's picture), saying where; returns that
     path (None after a window). serve= (as Viewer's): serves it to a browser at the URL printed on stderr
     until Ctrl+C (or the window, if window=True, is closed), then returns that URL."""
     address = _serve_address(serve)  # a bad one raises before anything opens
@@ -353,7 +378,15 @@ def show(array, *, title="interop_lab", range=None, colormap=None, mode="auto", 
         if viewer.is_window:
             viewer.run()
             return None
-        path = os.fspath(png) if png is not None else os.path.join(tempfile.gettempdir(), "interop_lab_show.png")
-        viewer.screenshot(path)
+        if png is not None:
+            path = os.fspath(png)
+            viewer.screenshot(path)
+        else:
+            path = _new_show_png(tempfile.gettempdir())
+            try:
+                viewer.screenshot(path)
+            except BaseException:
+                os.remove(path)  # the name it held for this picture, empty
+                raise
         print(f"interop_lab.show: no display: wrote {path} ({width}x{height}, path {viewer.path})", file=sys.stderr)
         return path

@@ -150,3 +150,47 @@ def test_a_lab_refuses_calls_from_another_thread_and_stays_whole(pattern_lab):
     with pattern_lab.map() as frame:  # neither the read nor the close went through: the lab still works
         numpy.asarray(frame["pattern texture"])[...] = 66
     assert (pattern_lab.read_frame() == 66).all()
+
+
+def test_a_frame_answers_in_and_keys_by_label(pattern_lab):
+    with pattern_lab.map() as frame:
+        assert "pattern texture" in frame and "vertex buffer" not in frame
+        assert list(frame.keys()) == ["pattern texture"] == [r["label"] for r in pattern_lab.resources]
+        assert [view.label for view in frame] == list(frame.keys())  # iterating still yields the views
+    with pytest.raises(InteropLabError, match="unmapped"):
+        "pattern texture" in frame
+
+
+@pytest.mark.parametrize("size, error, message", [
+    ((2**32 + 64, 48), ValueError, r"size 4294967360x48: each edge from 1 to 16384"),
+    ((64, -48), ValueError, r"size 64x-48: each edge from 1 to 16384"),
+    ((64.5, 48), TypeError, r"64.5 is no whole number: pass an int"),
+    (64, TypeError, r"pass \(width, height\)"),
+])
+def test_a_size_is_judged_before_it_crosses_the_c_abi(size, error, message):
+    # 2**32 + 64 wrapped to 64 in the C ABI's int: the lab opened at 64x48 and said it was (4294967360, 48).
+    with pytest.raises(error, match=message):
+        interop_lab.Lab("pattern", size=size, mode="cpu")
+
+
+def test_frame_indices_and_max_diff_are_whole_numbers_in_range(pattern_lab):
+    with pytest.raises(ValueError, match="frame 18446744073709551616: from"):
+        with pattern_lab.map(frame=2**64):
+            pass
+    with pytest.raises(TypeError, match="frame: 1.5 is no whole number"):
+        with pattern_lab.map(frame=1.5):
+            pass
+    pattern_lab.read_frame()
+    with pytest.raises(ValueError, match="max_diff 4294967296: from 0 to 255"):  # wrapped to 0: "matches"
+        pattern_lab.compare_png("unused.png", max_diff=2**32)
+
+
+def test_a_refusal_speaks_python_not_the_command_line():
+    try:
+        lab = interop_lab.Lab("pattern", size=(32, 32), mode="interop")
+    except InteropLabError as error:
+        assert "--mode" not in str(error) and "--doctor" not in str(error), str(error)
+        assert str(error).endswith("open the lab with mode='cpu'")
+    else:
+        lab.close()
+        pytest.skip("CUDA-GL interop works on this machine: nothing is refused")

@@ -6,6 +6,7 @@ import ctypes
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import warnings
 
@@ -315,3 +316,137 @@ def test_a_window_and_headless_contexts_take_turns_on_one_thread():
             assert (window.read_frame()[..., :3] == 10 + round_).all()
             assert (headless.read_frame() == 20 + round_).all()
             assert (lab.read_frame() == 30 + round_).all()
+
+
+def run_headless(code):
+    """Runs `code` in a fresh interpreter without a display: a crash there is a signal, not this test's."""
+    environment = {key: value for key, value in os.environ.items() if key not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=120)
+
+
+def test_a_size_past_32_bits_is_refused_not_wrapped_into_a_crash():
+    # 2**32 + 4 arrived in the C ABI's int as 4: the library made a 4x4 frame and Python a view of 2**32 + 4
+    # columns over its 64 bytes, whose write killed the process (SIGSEGV).
+    done = run_headless(
+        "import sys, interop_lab\n"
+        "v = interop_lab.Viewer(size=(8, 8), mode='cpu')\n"
+        "try:\n"
+        "    t = v.frame(size=(2**32 + 4, 4)).__enter__()\n"
+        "    t[...] = 1\n"
+        "except ValueError as error:\n"
+        "    print(f'ValueError: {error}')\n"
+        "    sys.exit(3)\n"
+    )
+    assert done.returncode == 3, (done.returncode, done.stderr)  # a negative code is the signal that killed it
+    assert "frame: size 4294967300x4: each edge from 1 to 16384" in done.stdout
+
+
+@pytest.mark.parametrize("size", [(2**32 + 8, 8), (8, 2**32 + 8), (2**64 + 8, 8), (-1, 8), (20000, 8)])
+def test_viewer_and_resize_refuse_a_size_out_of_range_and_keep_theirs(viewer, size):
+    with pytest.raises(ValueError, match=r"size -?\d+x-?\d+: each edge from [01] to 16384"):
+        interop_lab.Viewer(size=size, window=False, mode="cpu")
+    with pytest.raises(ValueError, match=r"size -?\d+x-?\d+: each edge from 0 to 16384"):
+        viewer.resize(*size)
+    with pytest.raises(ValueError, match=r"frame: size -?\d+x-?\d+: each edge from 1 to 16384"):
+        with viewer.frame(size=size):
+            pass
+    assert viewer.size == (40, 24) and viewer.read_frame().shape == (24, 40, 4)
+
+
+@pytest.mark.parametrize("size", [(1.5, 2.7), (8.0, 8), ("8", 8), (True, 8)])
+def test_a_size_that_is_no_whole_number_is_refused_naming_the_fix(viewer, size):
+    with pytest.raises(TypeError, match="pass an int|pass a whole number"):
+        interop_lab.Viewer(size=size, window=False, mode="cpu")
+    with pytest.raises(TypeError, match="pass an int|pass a whole number"):
+        viewer.resize(*size)
+    with pytest.raises(TypeError, match="pass an int|pass a whole number"):
+        with viewer.frame(size=size):
+            pass
+    assert viewer.size == (40, 24)
+
+
+def test_numpy_integers_are_sizes_too(viewer):
+    viewer.resize(numpy.int64(20), numpy.int32(12))
+    assert viewer.size == (20, 12) and viewer.read_frame().shape == (12, 20, 4)
+
+
+def test_the_c_abi_checks_its_own_sizes_and_byte_counts(tmp_path):
+    # What Python no longer sends, the library refuses too: a byte count that is not width * height * 4, or
+    # a negative edge, returned -1 with the reason instead of reading past the caller's memory.
+    done = run_headless(
+        "import ctypes, interop_lab\n"
+        "from interop_lab._native import lib\n"
+        "v = interop_lab.Viewer(size=(8, 8), mode='cpu')\n"
+        "pixels = (ctypes.c_uint8 * 64)()\n"
+        "for call in (lambda: lib.ilab_viewer_show_host(v._handle, pixels, 64, 8, 8),\n"
+        f"             lambda: lib.ilab_write_rgba_png(b'{tmp_path}/bad.png', pixels, 64, -4, -4),\n"
+        f"             lambda: lib.ilab_write_rgba_png(b'{tmp_path}/big.png', pixels, 64, 8, 8)):\n"
+        "    print(call(), lib.ilab_last_error().decode())\n"
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    lines = done.stdout.splitlines()
+    assert lines[0] == "-1 an image of 8x8 needs 256 bytes (width * height * 4), not 64"
+    assert lines[1] == "-1 an image of -4x-4: each edge from 1 to 16384"
+    assert lines[2] == "-1 an image of 8x8 needs 256 bytes (width * height * 4), not 64"
+    assert not os.path.exists(tmp_path / "bad.png") and not os.path.exists(tmp_path / "big.png")
+
+
+@pytest.mark.parametrize("value_range", [(0, float("inf")), (float("-inf"), 1), (0, float("nan")),
+                                         (float("nan"), 1), (0, 1e39), (-3e38, 3e38), (0, 1e-45)])
+def test_a_range_float32_cannot_hold_raises_one_value_error(viewer, value_range):
+    values = numpy.ones((4, 4), numpy.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning of NumPy's on the way
+        with pytest.raises(ValueError, match=r"^range: \("):
+            viewer.show(values, range=value_range)
+        with pytest.raises(ValueError, match=r"^range: \("):
+            viewer.show(values[..., None].repeat(3, axis=2), range=value_range)
+
+
+def test_the_widest_float32_range_still_shows():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with interop_lab.Viewer(size=(4, 4), window=False, mode="cpu") as viewer:
+            viewer.show(numpy.full((4, 4), 1.7e38, numpy.float32), range=(-1.7e38, 1.7e38), colormap="gray")
+            assert (viewer.read_frame()[..., 0] == 255).all()
+
+
+@pytest.mark.parametrize("edge", [20000, 100000])
+def test_a_shape_over_the_edge_limit_is_refused_before_any_copy(viewer, monkeypatch, edge):
+    # A broadcast array is no C-contiguous memory: the check came after numpy.ascontiguousarray copied it
+    # (1.6 GB at 20000x20000; at 100000x100000 NumPy's MemoryError instead of the reason).
+    def no_copy(*_):
+        raise AssertionError("the array was copied before its shape was judged")
+
+    monkeypatch.setattr(interop_lab._arrays.numpy, "ascontiguousarray", no_copy)
+    monkeypatch.setattr(interop_lab._arrays, "to_rgba8", no_copy)
+    huge = numpy.broadcast_to(numpy.uint8(7), (edge, edge, 4))
+    with pytest.raises(ValueError, match=rf"shape \({edge}, {edge}, 4\) is an image of {edge}x{edge}: each edge "
+                                         "from 1 to 16384"):
+        viewer.show(huge)
+    with pytest.raises(ValueError, match="each edge from 1 to 16384"):
+        interop_lab.show(numpy.broadcast_to(numpy.float32(0.5), (4, edge)), window=False)
+
+
+def test_the_path_notice_names_the_callers_line(tmp_path):
+    interop_lab.viewer._said.clear()
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        interop_lab.show(numpy.zeros((4, 4, 4), numpy.uint8), window=False, png=tmp_path / "shown.png")
+    notices = [w for w in said if issubclass(w.category, interop_lab.PathNotice)]
+    if not notices:
+        pytest.skip("CUDA-GL interop works here: there is no fallback to notice")
+    assert [os.path.abspath(w.filename) for w in notices] == [os.path.abspath(__file__)]
+
+
+def test_show_writes_a_new_png_each_call_and_overwrites_none(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    (tmp_path / "interop_lab_show-0001.png").write_bytes(b"someone else's")
+    first, second = random_picture((6, 5, 4), seed=20), random_picture((6, 5, 4), seed=21)
+    first_path = interop_lab.show(first, window=False, mode="cpu")
+    second_path = interop_lab.show(second, window=False, mode="cpu")
+    assert (tmp_path / "interop_lab_show-0001.png").read_bytes() == b"someone else's"
+    assert os.path.basename(first_path) == "interop_lab_show-0002.png"
+    assert os.path.basename(second_path) == "interop_lab_show-0003.png"
+    numpy.testing.assert_array_equal(decode_png(first_path), first)
+    numpy.testing.assert_array_equal(decode_png(second_path), second)
