@@ -7,10 +7,11 @@ copy through __cuda_array_interface__), and a kernel built from the project's ow
 
 import sys
 
-import cupy
-
 import interop_lab
 from _golden import ROOT, check, golden, out_path
+from _needs import needs
+
+cupy = needs("cupy", "CuPy and a CUDA device")
 
 SOURCE = r"""
 #include "kernels/wave.hpp"

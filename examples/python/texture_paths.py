@@ -7,9 +7,10 @@ object directly. GPU time of each on the lab's stream (CUDA events), median of 1
 
 import statistics
 
-import cupy
-
 import interop_lab
+from _needs import needs
+
+cupy = needs("cupy", "CuPy and a CUDA device")
 
 SOURCE = r"""
 extern "C" __global__ void fill_linear(unsigned char* out, int width, int height) {

@@ -2,6 +2,7 @@
 device-to-device copy into the GL buffer), show() of float32 RGB (one conversion kernel), and writing
 the displayed buffer itself inside `with viewer.frame()` (zero copy). Prints the path, and for each way
 the host time per update and the GPU time of the work queued on the stream (CUDA events), medians of 100.
+Needs CuPy and a CUDA device (without CuPy it says so and exits 1).
 
     python3 examples/python/viewer_paths.py [WIDTH HEIGHT]      (default 3840 2160; headless without a display)
 """
@@ -10,9 +11,10 @@ import statistics
 import sys
 import time
 
-import cupy
-
 import interop_lab
+from _needs import needs
+
+cupy = needs("cupy", "CuPy and a CUDA device")
 
 
 def measure(update, stream, count=100):

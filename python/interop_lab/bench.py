@@ -23,6 +23,7 @@ import sys
 import time
 
 SCENE, TEXTURE = "pattern", "pattern texture"
+_NEEDS = "needs CuPy and a CUDA device whose GL interop works"
 
 
 def _size(text):
@@ -58,9 +59,10 @@ def _host_median_ms(frames, work, finish):
 def measure(cupy, size, frames):
     """The four figures of the module's docstring, in milliseconds, as a dict."""
     import interop_lab
-    from interop_lab._native import check, lib
+    from interop_lab._native import check, lib, whole_number
 
     width, height = size
+    frames = whole_number(frames, "frames", 1)  # an int in the C ABI: a larger one would wrap
     with interop_lab.Lab(SCENE, size=size, mode="interop") as lab:
         index = [resource["label"] for resource in lab.resources].index(TEXTURE)
         stream = cupy.cuda.Stream(non_blocking=True)
@@ -127,7 +129,8 @@ def table(result):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m interop_lab.bench",
-                                     description="What a 4K texture frame costs from Python, beside C++.")
+                                     description="What a 4K texture frame costs from Python, beside C++. "
+                                                 f"{_NEEDS}.")
     parser.add_argument("--size", type=_size, default=(3840, 2160), help="WIDTHxHEIGHT (default 3840x2160)")
     parser.add_argument("--frames", type=_frames, default=300, help="frames per measurement (default 300)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
@@ -136,15 +139,15 @@ def main(argv=None):
         parser.error(f"--json {args.json}: its folder does not exist")
     try:
         import cupy
-    except ImportError as error:
-        print(f"python -m interop_lab.bench: needs CuPy ({error})", file=sys.stderr)
+    except Exception as error:  # not installed (ImportError), or a CuPy that cannot load its CUDA libraries
+        print(f"python -m interop_lab.bench: {_NEEDS}: CuPy does not import here ({error})", file=sys.stderr)
         return 1
     import interop_lab
 
     try:
         result = measure(cupy, args.size, args.frames)
     except (interop_lab.InteropLabError, cupy.cuda.runtime.CUDARuntimeError) as error:
-        print(f"python -m interop_lab.bench: needs a CUDA device whose GL interop works: {error}", file=sys.stderr)
+        print(f"python -m interop_lab.bench: {_NEEDS}: {error}", file=sys.stderr)
         return 1
     print(table(result))
     if args.json:  # whole or not at all: written beside it, then renamed over it

@@ -2,6 +2,9 @@
 CuPy or CUDA (exit 1, saying why), and on a GPU the figures it computes and the JSON it writes."""
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -51,3 +54,37 @@ def test_on_a_gpu_it_measures_every_figure_and_writes_them(tmp_path, capsys):
     assert (written["width"], written["height"], written["frames"]) == (640, 360, 20)
     assert "Python frame" in capsys.readouterr().out
     assert not (tmp_path / "bench.json.partial").exists()
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _without_cupy(tmp_path, failure):
+    """An environment whose `import cupy` fails with `failure` (a CuPy not installed, or one that cannot load)."""
+    stub = tmp_path / "stub" / "cupy"
+    stub.mkdir(parents=True)
+    (stub / "__init__.py").write_text(f"raise {failure}\n")
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path / "stub"), os.environ.get("PYTHONPATH")]))
+    return environment
+
+
+@pytest.mark.parametrize("failure", ["ImportError(\"No module named 'cupy'\")",
+                                     "RuntimeError('CuPy failed to load libnvrtc.so.12')"])
+@pytest.mark.parametrize("command", [["-m", "interop_lab.bench", "--size", "64x48", "--frames", "10"],
+                                     [os.path.join(ROOT, "examples", "python", "viewer_paths.py"), "16", "8"],
+                                     [os.path.join(ROOT, "examples", "python", "texture_paths.py")],
+                                     [os.path.join(ROOT, "examples", "python", "cupy_wave.py")]])
+def test_without_cupy_it_says_so_in_one_line_and_exits_1(tmp_path, command, failure):
+    done = subprocess.run([sys.executable, *command], capture_output=True, text=True, cwd=tmp_path,
+                          env=_without_cupy(tmp_path, failure), timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "needs CuPy and a CUDA device" in lines[0], done.stderr
+
+
+def test_its_help_says_what_it_needs(capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--help"])
+    assert "needs CuPy and a CUDA device whose GL interop works" in " ".join(capsys.readouterr().out.split())
