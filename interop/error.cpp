@@ -1,9 +1,7 @@
 // interop/error.cpp — error names, conditions, advice and the throw/report paths behind the macros.
 #include "interop/error.hpp"
 
-#include "interop/config.hpp"
-
-#include INTEROP_LAB_GL_HEADER
+#include "interop/gl_context.hpp"
 
 #include <cstdio>
 #include <sstream>
@@ -98,13 +96,10 @@ bool cuda_error_is_sticky(cudaError_t error) {
 }
 
 std::string current_gl_renderer() {
-#ifdef GLAD_GL
-  // glad's function pointers are null until gladLoadGL: no context was ever loaded.
-  if (glad_glGetString == nullptr) return "no GL context";
-#endif
-  // Without a current context glGetString returns null (glvnd, Mesa, NVIDIA).
-  const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
-  return renderer ? renderer : "no GL context";
+  // Null without a current context.
+  const detail::GlGetString get_string = detail::current_gl_functions().get_string;
+  const GLubyte* renderer = get_string != nullptr ? get_string(GL_RENDERER) : nullptr;
+  return renderer != nullptr ? reinterpret_cast<const char*>(renderer) : "no GL context";
 }
 
 Condition cuda_error_condition(cudaError_t error, const std::string& call) {
@@ -245,7 +240,10 @@ void report_cuda_error(cudaError_t error, const char* call, const char* file, in
 }
 
 void check_gl_errors(const char* what, const char* file, int line) {
-  GLenum error = glGetError();
+  // Without a current context GL queues no errors (and glGetError answers GL_NO_ERROR).
+  const GlGetError get_error = current_gl_functions().get_error;
+  if (get_error == nullptr) return;
+  GLenum error = get_error();
   if (error == GL_NO_ERROR) return;
   ErrorInfo info;
   info.source = ErrorSource::Gl;
@@ -256,7 +254,7 @@ void check_gl_errors(const char* what, const char* file, int line) {
   info.error_name = gl_error_name(error);
   bool out_of_memory = error == GL_OUT_OF_MEMORY;
   // GL queues errors; drain them so the next check reports only its own.
-  for (int i = 0; i < 16 && (error = glGetError()) != GL_NO_ERROR; ++i) {
+  for (int i = 0; i < 16 && (error = get_error()) != GL_NO_ERROR; ++i) {
     info.error_name += ", " + gl_error_name(error);
     out_of_memory = out_of_memory || error == GL_OUT_OF_MEMORY;
   }
@@ -266,6 +264,19 @@ void check_gl_errors(const char* what, const char* file, int line) {
         "GL could not allocate objects of this size: create smaller ones, or free memory (other GPU "
         "programs, ulimit -v)";
   }
+  throw Error(std::move(info));
+}
+
+void throw_gl_unavailable(const char* call, const std::string& problem, Condition condition,
+                          const std::string& advice, const char* file, int line) {
+  ErrorInfo info;
+  info.source = ErrorSource::Gl;
+  info.call = call;
+  info.file = file;
+  info.line = line;
+  info.error_name = problem;
+  info.condition = condition;
+  info.advice = advice;
   throw Error(std::move(info));
 }
 

@@ -5,7 +5,8 @@
 //   INTEROP_CUDA_CHECK(call)   throws interop::Error on failure (the default);
 //   INTEROP_CUDA_PROPAGATE(call) returns the cudaError_t from the enclosing function on failure;
 //   INTEROP_CUDA_REPORT(call)  logs to stderr and continues (destructors: they must not throw).
-// INTEROP_GL_CHECK(what) drains glGetError() after a GL call. No helper ever calls exit().
+// INTEROP_GL_CHECK(what) drains glGetError() after a GL call (the current context's, which the library
+// resolves itself: it needs no GL loader to be loaded). No helper ever calls exit().
 //
 // The advice is the library's: it speaks of CUDA, GL, drivers and this API, never of a program's
 // options. A program adds its own remedies by looking at Error::condition() (interop-lab's app maps
@@ -118,7 +119,12 @@ std::string current_gl_renderer();
 namespace detail {
 [[noreturn]] void throw_cuda_error(cudaError_t error, const char* call, const char* file, int line);
 void report_cuda_error(cudaError_t error, const char* call, const char* file, int line);
+// After a GL call: throws the errors GL queued, if any, read through the current context (none: no check).
 void check_gl_errors(const char* what, const char* file, int line);
+// A GL call the library could not make (no current context, or one without the function): source Gl,
+// code 0, `problem` as the error name.
+[[noreturn]] void throw_gl_unavailable(const char* call, const std::string& problem, Condition condition,
+                                       const std::string& advice, const char* file, int line);
 // A desc refused before any CUDA or GL call: Condition::InvalidDesc, validate()'s message as the advice.
 [[noreturn]] void throw_invalid_desc(const char* call, const std::string& message, const char* file,
                                      int line);

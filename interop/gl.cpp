@@ -2,6 +2,7 @@
 #include "interop/gl.hpp"
 
 #include "interop/error.hpp"
+#include "interop/gl_context.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -235,14 +236,38 @@ cudaGraphicsResource_t detail::register_gl_object(const BufferRegistrationDesc& 
   return resource;
 }
 
+namespace {
+// The texture's internal format, asked of the context current on this thread through its window system
+// (interop/gl_context.hpp), never through the program's GL loader, which it may not have loaded.
+GLenum query_internal_format(GLuint texture) {
+  constexpr const char* call = "glGetTextureLevelParameteriv(GL_TEXTURE_INTERNAL_FORMAT)";
+  const detail::GlFunctions gl = detail::current_gl_functions();
+  const std::string version = detail::current_gl_version(gl);
+  if (version.empty())
+    detail::throw_gl_unavailable(call, "no GL context current on this thread", Condition::NoCurrentGlContext,
+                                 "TextureRegistrationDesc.internal_format is 0, so the library asks the "
+                                 "texture's context for it: make that context current on this thread first "
+                                 "(eglMakeCurrent, glXMakeCurrent, wglMakeCurrent or your toolkit's, e.g. "
+                                 "glfwMakeContextCurrent)",
+                                 __FILE__, __LINE__);
+  if (gl.get_texture_level_parameteriv == nullptr || !detail::is_gl_at_least(version, 4, 5))
+    detail::throw_gl_unavailable(call, "glGetTextureLevelParameteriv unavailable", Condition::None,
+                                 "the current context (GL_VERSION \"" + version +
+                                     "\") has no OpenGL 4.5 direct state access to read a texture's format "
+                                     "with: set TextureRegistrationDesc.internal_format to the format the "
+                                     "texture was created with",
+                                 __FILE__, __LINE__);
+  GLint format = 0;
+  gl.get_texture_level_parameteriv(texture, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+  INTEROP_GL_CHECK(call);
+  return static_cast<GLenum>(format);
+}
+}  // namespace
+
 cudaGraphicsResource_t detail::register_gl_object(TextureRegistrationDesc& desc) {
   if (desc.internal_format == 0 && desc.target != GL_RENDERBUFFER && desc.texture != 0 &&
-      desc.target != GL_TEXTURE_CUBE_MAP) {
-    GLint format = 0;
-    glGetTextureLevelParameteriv(desc.texture, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
-    INTEROP_GL_CHECK("glGetTextureLevelParameteriv(GL_TEXTURE_INTERNAL_FORMAT)");
-    desc.internal_format = static_cast<GLenum>(format);
-  }
+      desc.target != GL_TEXTURE_CUBE_MAP)
+    desc.internal_format = query_internal_format(desc.texture);
   if (std::string problem = validate(desc); !problem.empty())
     detail::throw_invalid_desc("validate", problem, __FILE__, __LINE__);
   cudaGraphicsResource_t resource = nullptr;

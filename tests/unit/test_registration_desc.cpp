@@ -1,6 +1,8 @@
 // tests/unit/test_registration_desc.cpp — registration desc validation and the CUDA flags a desc asks for.
 // validate() never touches GL or CUDA when internal_format is given, so these need no GPU and no context.
+#include "interop/error.hpp"
 #include "interop/gl.hpp"
+#include "interop/gl_context.hpp"
 
 #include <gtest/gtest.h>
 
@@ -202,6 +204,38 @@ TEST(GlFormatNameTest, KnownFormatsByNameOthersByHex) {
   EXPECT_EQ(interop::gl_format_name(GL_R32F), "GL_R32F");
   EXPECT_EQ(interop::gl_format_name(GL_DEPTH24_STENCIL8), "GL_DEPTH24_STENCIL8");
   EXPECT_EQ(interop::gl_format_name(0x1234), "0x1234");
+}
+
+// A texture's format is read with glGetTextureLevelParameteriv, OpenGL 4.5's: asked of older contexts
+// and of OpenGL ES it would not be answered, so the version decides before the call.
+TEST(TextureFormatQueryTest, NeedsDesktopOpenGl45) {
+  EXPECT_TRUE(interop::detail::is_gl_at_least("4.5 (Core Profile) Mesa 22.3.6", 4, 5));
+  EXPECT_TRUE(interop::detail::is_gl_at_least("4.6.0 NVIDIA 580.95.05", 4, 5));
+  EXPECT_TRUE(interop::detail::is_gl_at_least("5.0", 4, 5));
+  EXPECT_FALSE(interop::detail::is_gl_at_least("4.4.0 NVIDIA", 4, 5));
+  EXPECT_FALSE(interop::detail::is_gl_at_least("3.3 (Core Profile) Mesa 22.3.6", 4, 5));
+  EXPECT_FALSE(interop::detail::is_gl_at_least("OpenGL ES 3.2 Mesa 22.3.6", 4, 5));
+  EXPECT_FALSE(interop::detail::is_gl_at_least("", 4, 5));  // no current context
+}
+
+// Without a context (none in this binary) a texture whose format is to be read is refused with the
+// library's error, before CUDA is called; a given format needs no GL.
+TEST(TextureFormatQueryTest, WithoutAContextTheRegistrationThrowsTheLibrarysError) {
+  interop::TextureRegistrationDesc desc = valid_rgba8_texture();
+  desc.internal_format = 0;
+  try {
+    interop::GlTextureRegistration registration(desc);
+    FAIL() << "a texture was registered without a GL context";
+  } catch (const interop::Error& error) {
+    EXPECT_EQ(error.source(), interop::ErrorSource::Gl) << error.what();
+    EXPECT_EQ(error.code(), 0);
+    EXPECT_EQ(error.cuda_error(), cudaSuccess);
+    EXPECT_EQ(error.condition(), interop::Condition::NoCurrentGlContext) << error.what();
+    EXPECT_TRUE(contains(error.what(),
+                         "glGetTextureLevelParameteriv(GL_TEXTURE_INTERNAL_FORMAT): no GL context "
+                         "current on this thread"))
+        << error.what();
+  }
 }
 
 }  // namespace
