@@ -3,7 +3,8 @@
 # of its own (never add_subdirectory of the example into this one):
 #   1. configure this repository with the library alone (-DINTEROP_LAB_BUILD_APP=OFF), build it and
 #      `cmake --install` it into a temporary prefix; check the prefix holds the headers, the static
-#      library and the package config, and no app;
+#      libraries in lib/interop_lab/ (none directly in lib/, where their generic names would meet other
+#      projects') and the package config, and no app;
 #   2. configure examples/cmake-consumer against that prefix (find_package(interop_lab CONFIG)), build
 #      it and run it: it registers a GL buffer and texture, writes them with CUDA and reads them back
 #      through GL. Without a CUDA device it exits 77 and this script says "skipped" (CI has no GPU);
@@ -48,11 +49,20 @@ configure . "$work/library" -DINTEROP_LAB_BUILD_APP=OFF -DINTEROP_LAB_BUILD_TEST
   -DCMAKE_INSTALL_PREFIX="$prefix" "${werror[@]}"
 cmake --build "$work/library" --parallel "$(nproc)"
 cmake --install "$work/library" >"$work/install.log"
-for file in include/interop/gl.hpp include/interop/config.hpp include/interop_lab/glad/gl.h lib/libinterop.a \
+for file in include/interop/gl.hpp include/interop/config.hpp include/interop_lab/glad/gl.h \
+            lib/interop_lab/libinterop.a lib/interop_lab/libglad.a \
             lib/cmake/interop_lab/interop_labConfig.cmake lib/cmake/interop_lab/interop_labConfigVersion.cmake \
             lib/cmake/interop_lab/interop_labTargets.cmake; do
   [ -f "$prefix/$file" ] || { step "the install lacks $file" >&2; exit 1; }
 done
+# The archives' names are generic (libinterop.a, libglad.a): in <prefix>/lib itself they would meet other
+# projects' in a shared prefix. Nothing of the install may lie there, only in its folders.
+stray=$(find "$prefix/lib" -mindepth 1 -maxdepth 1 ! -type d)
+if [ -n "$stray" ]; then
+  step "the install put files directly in <prefix>/lib, where other projects' files of the same name go:" >&2
+  echo "$stray" >&2
+  exit 1
+fi
 if [ -e "$prefix/bin/interop-lab" ]; then
   step "the library-only install holds the app (bin/interop-lab)" >&2
   exit 1
@@ -66,6 +76,11 @@ step "   installed $(wc -l <"$work/library/install_manifest.txt") files"
 step "2. examples/cmake-consumer: find_package(interop_lab CONFIG) from the prefix"
 configure examples/cmake-consumer "$work/example" -DCMAKE_PREFIX_PATH="$prefix"
 cmake --build "$work/example"
+# The package's targets point at the archives in lib/interop_lab/, and the example linked those.
+if ! grep -q -- "$prefix/lib/interop_lab/libinterop.a" "$work/example/build.ninja"; then
+  step "   the example did not link $prefix/lib/interop_lab/libinterop.a" >&2
+  exit 1
+fi
 set +e
 "$work/example/interop-consumer"
 status=$?
