@@ -107,11 +107,15 @@ if ! grep -q 'epoxy/gl.h' "$work/epoxy/interop-lab/interop/include/interop/confi
   step "   the library's config.hpp does not include <epoxy/gl.h>" >&2
   exit 1
 fi
-if ! ldd "$work/epoxy/uses-interop" | grep -q 'libcudart\.so'; then
+# ldd's output is read whole first: `ldd | grep -q` under pipefail fails whenever grep, done at the first
+# match, closes the pipe before ldd has written the rest (SIGPIPE).
+needed=$(ldd "$work/epoxy/uses-interop")
+if ! [[ $needed =~ (libcudart\.so[.0-9]*) ]]; then
   step "   uses-interop does not link the shared CUDA runtime (libcudart.so)" >&2
   exit 1
 fi
+runtime=${BASH_REMATCH[1]}
 "$work/epoxy/uses-interop"
-step "   built with <epoxy/gl.h>, no glad target, linked to $(ldd "$work/epoxy/uses-interop" | grep -o 'libcudart\.so[.0-9]*' | head -1)"
+step "   built with <epoxy/gl.h>, no glad target, linked to $runtime"
 
 step "PASSED ($((SECONDS - started))s)"
