@@ -588,6 +588,14 @@ std::string explain_argument_mismatch(const CLI::ArgumentMismatch& error,
 constexpr const char* kDiffUsage =
     "interop-lab diff A.png B.png [--heatmap PATH] [--max-diff N] [--max-fraction F]";
 
+// diff's usage errors speak as diff's other messages do (app/image/diff.cpp) and point at its own help.
+ParseResult diff_usage_error(const std::string& message) {
+  ParseResult result;
+  result.exit_code = kUsageErrorExit;
+  result.output = "interop-lab diff: " + message + "\nRun interop-lab diff --help for the full usage.\n";
+  return result;
+}
+
 // Levenshtein distance, for "did you mean"; option names are short, so the quadratic table is nothing.
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
@@ -906,8 +914,8 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
 
   DiffOptions diff;
   std::string max_diff_text, max_fraction_text;
-  CLI::App* diff_command =
-      app.add_subcommand("diff", "compare two PNG images: exit 0 same, 1 different, 2 error");
+  CLI::App* diff_command = app.add_subcommand(
+      "diff", "compare two PNG images: exit 0 same or within tolerance, 1 different, 2 error");
   diff_command->add_option("A", diff.a, "the first PNG")->required();
   diff_command->add_option("B", diff.b, "the second PNG")->required();
   diff_command->add_option("--heatmap", diff.heatmap, "write a PNG heat map of the difference")
@@ -940,24 +948,26 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
     std::vector<NamedOption> named{
         {"--heatmap", "heat.png"}, {"--max-diff", "2"}, {"--max-fraction", "0.001"}};
     for (const ValueOption& entry : value_options) named.push_back({entry.name, entry.example});
+    if (diff_command->parsed()) return diff_usage_error(explain_argument_mismatch(error, named));
     return usage_error(explain_argument_mismatch(error, named));
   } catch (const CLI::RequiredError& error) {
     // Only diff's A and B are required.
-    if (diff_command->parsed()) return usage_error(std::string("diff: needs two PNG files: ") + kDiffUsage);
+    if (diff_command->parsed()) return diff_usage_error(std::string("needs two PNG files: ") + kDiffUsage);
     return usage_error(error.what());
   } catch (const CLI::ExtrasError&) {
     // CLI11 raises it for the command that was left the extras: diff's own, or the main one's.
     if (diff_command->parsed() && !diff_command->remaining().empty())
-      return usage_error(explain_extras(*diff_command, true));
+      return diff_usage_error(explain_extras(*diff_command, true));
     return usage_error(explain_extras(app, false));
   } catch (const CLI::ParseError& error) {
+    if (diff_command->parsed()) return diff_usage_error(error.what());
     return usage_error(error.what());
   }
 
   if (diff_command->parsed()) {
     if (std::string problem = check_diff(diff, *diff_command, max_diff_text, max_fraction_text);
         !problem.empty())
-      return usage_error(problem);
+      return diff_usage_error(problem);
     options.diff = diff;
     return result;
   }

@@ -82,10 +82,15 @@ ImageDifference compare_images(const Image& a, const Image& b, int threshold) {
 
 std::string to_string(const ImageDifference& difference, int threshold) {
   char text[200];
-  std::snprintf(text, sizeof text, "max %d/255, %zu pixels (%.4f%%) over %d, PSNR %.1f dB, first at (%d, %d)",
+  std::snprintf(text, sizeof text, "max %d/255, %zu pixels (%.4f%%) over %d, PSNR %.1f dB",
                 difference.max_difference, difference.pixels_over, difference.fraction_over * 100.0,
-                threshold, difference.psnr_db, difference.first_x, difference.first_y);
-  return text;
+                threshold, difference.psnr_db);
+  std::string result = text;
+  // No pixel over the threshold has no first one: its -1 is the struct's, not the reader's.
+  if (difference.pixels_over > 0)
+    result +=
+        ", first at (" + std::to_string(difference.first_x) + ", " + std::to_string(difference.first_y) + ")";
+  return result;
 }
 
 Image difference_heatmap(const Image& a, const Image& b) {

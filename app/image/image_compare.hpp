@@ -21,7 +21,8 @@ struct ImageDifference {
 // Throws std::invalid_argument when the sizes differ.
 ImageDifference compare_images(const Image& a, const Image& b, int threshold);
 
-// "max 3/255, 12 pixels (0.0013%) over 1, PSNR 58.2 dB, first at (10, 4)" for failure messages.
+// "max 3/255, 12 pixels (0.0013%) over 1, PSNR 58.2 dB, first at (10, 4)" for failure messages; without
+// ", first at" where no pixel is over the threshold.
 std::string to_string(const ImageDifference& difference, int threshold);
 
 // Where a and b differ: per pixel the largest channel difference d on a ramp that is black for d = 0,

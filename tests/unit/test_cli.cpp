@@ -501,12 +501,13 @@ TEST_F(CliScreenshotTest, PathInAMissingDirectoryIsAUsageError) {
 }
 
 // Each bad output path is refused at parse time with the system's own reason, not after the frames.
+// (`prefix`: diff's messages speak as `interop-lab diff`.)
 void expect_refused(const std::vector<std::string>& args, const std::string& option_and_path,
-                    const std::string& reason) {
+                    const std::string& reason, const std::string& prefix = "interop-lab: ") {
   const lab::ParseResult result = parse(args);
   ASSERT_EQ(result.exit_code, 2) << result.output;
   const std::string message = result.output.substr(0, result.output.find('\n'));
-  EXPECT_EQ(message.rfind("interop-lab: " + option_and_path + ": ", 0), 0u) << message;
+  EXPECT_EQ(message.rfind(prefix + option_and_path + ": ", 0), 0u) << message;
   EXPECT_NE(message.find(reason), std::string::npos) << "'" << reason << "' missing from: " << message;
 }
 
@@ -519,7 +520,7 @@ TEST_F(CliScreenshotTest, DirectoryThatRefusesFilesIsAUsageErrorWithTheReason) {
   expect_refused({"--bench", "--chart", "/proc/bench.svg"}, "--chart /proc/bench.svg",
                  "No such file or directory");
   expect_refused({"diff", "a.png", "b.png", "--heatmap", "/proc/heat.png"}, "--heatmap /proc/heat.png",
-                 "No such file or directory");
+                 "No such file or directory", "interop-lab diff: ");
 }
 
 TEST_F(CliScreenshotTest, NameLongerThanTheFileSystemAllowsIsAUsageError) {

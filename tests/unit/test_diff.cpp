@@ -1,5 +1,6 @@
-// tests/unit/test_diff.cpp — `interop-lab diff` as a function: exit codes for same, different and each
-// input error, the messages naming the file, and the heat map. Needs no GPU; works in a temporary directory.
+// tests/unit/test_diff.cpp — `interop-lab diff` as a function: exit codes and verdicts for same, within
+// tolerance, different and each input error, the messages naming the file under one prefix, and the heat
+// map and its path. Needs no GPU; works in a temporary directory.
 #include "app/image/diff.hpp"
 
 #include "app/image/image_io.hpp"
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 
 namespace fs = std::filesystem;
@@ -41,11 +43,18 @@ class DiffTest : public ::testing::Test {
     return diff;
   }
 
-  // run_diff's exit code; its stderr in `errors`.
-  int run(const lab::DiffOptions& diff, std::string& errors) {
+  // run_diff's exit code; its stderr in `errors`, its stdout in `output` where asked for.
+  int run(const lab::DiffOptions& diff, std::string& errors, std::string* output = nullptr) {
+    ::testing::internal::CaptureStdout();
     ::testing::internal::CaptureStderr();
     const int exit_code = lab::run_diff(diff);
     errors = ::testing::internal::GetCapturedStderr();
+    const std::string printed = ::testing::internal::GetCapturedStdout();
+    if (output) *output = printed;
+    // One prefix for every message of the command, whichever part of it speaks.
+    std::istringstream lines(errors);
+    for (std::string line; std::getline(lines, line);)
+      EXPECT_EQ(line.rfind("interop-lab diff: ", 0), 0u) << "a message without diff's prefix: " << line;
     return exit_code;
   }
 
@@ -54,8 +63,15 @@ class DiffTest : public ::testing::Test {
 
 TEST_F(DiffTest, IdenticalImagesAreTheSameAndStillGetAHeatmap) {
   lab::write_png(path("b.png"), checkerboard(40, 30));
-  std::string errors;
-  EXPECT_EQ(run(options("b.png"), errors), 0) << errors;
+  std::string errors, output;
+  EXPECT_EQ(run(options("b.png"), errors, &output), 0) << errors;
+  EXPECT_EQ(output.rfind("same: max 0/255, 0 pixels", 0), 0u) << output;
+  EXPECT_EQ(output.find("first at"), std::string::npos)
+      << "no pixel differs, so none is the first: " << output;
+  EXPECT_EQ(output.find("-1"), std::string::npos) << output;
+  EXPECT_NE(errors.find("interop-lab diff: wrote the heat map to " + path("heat.png") + "\n"),
+            std::string::npos)
+      << errors;
   const lab::Image heatmap = lab::read_png(path("heat.png"));
   EXPECT_EQ(heatmap.width, 40);
   for (size_t i = 0; i < heatmap.rgba.size(); i += 4) ASSERT_EQ(heatmap.rgba[i], 0) << "pixel " << i / 4;
@@ -65,18 +81,50 @@ TEST_F(DiffTest, APerturbedPixelMakesThemDifferent) {
   lab::Image b = checkerboard(40, 30);
   b.rgba[(static_cast<size_t>(7) * 40 + 9) * 4] += 50;  // (9, 7), red +50
   lab::write_png(path("b.png"), b);
-  std::string errors;
-  EXPECT_EQ(run(options("b.png"), errors), 1) << errors;
+  std::string errors, output;
+  EXPECT_EQ(run(options("b.png"), errors, &output), 1) << errors;
+  EXPECT_EQ(output.rfind("different: max 50/255, 1 pixels", 0), 0u) << output;
+  EXPECT_NE(output.find("first at (9, 7)"), std::string::npos) << output;
+  EXPECT_NE(errors.find("wrote the heat map to " + path("heat.png")), std::string::npos) << errors;
   const lab::Image heatmap = lab::read_png(path("heat.png"));
   EXPECT_EQ(heatmap.pixel(9, 7)[0], 255) << "a difference of 50 saturates to red";
   EXPECT_EQ(heatmap.pixel(8, 7)[0], 0);
 
+  // Not the same, but within what the tolerance allows: exit 0, and said as such.
   lab::DiffOptions tolerant = options("b.png");
   tolerant.max_fraction = 1.0 / (40 * 30);  // one pixel may differ
-  EXPECT_EQ(run(tolerant, errors), 0) << errors;
+  EXPECT_EQ(run(tolerant, errors, &output), 0) << errors;
+  EXPECT_EQ(output.rfind("within tolerance: max 50/255, 1 pixels", 0), 0u) << output;
   tolerant.max_fraction = 0.0;
   tolerant.max_diff = 50;
-  EXPECT_EQ(run(tolerant, errors), 0) << errors;
+  EXPECT_EQ(run(tolerant, errors, &output), 0) << errors;
+  EXPECT_EQ(output.rfind("within tolerance: max 50/255, 0 pixels", 0), 0u) << output;
+  EXPECT_EQ(output.find("first at"), std::string::npos) << output;
+}
+
+// Most pixels apart, each by less than --max-diff: the images match, but they are not "the same".
+TEST_F(DiffTest, ImagesApartEverywhereWithinTheToleranceAreNotCalledTheSame) {
+  lab::Image b = checkerboard(40, 30);
+  for (size_t i = 0; i < b.rgba.size(); i += 4) b.rgba[i] += 1;
+  lab::write_png(path("b.png"), b);
+  lab::DiffOptions diff = options("b.png");
+  diff.heatmap.clear();
+  std::string errors, output;
+  EXPECT_EQ(run(diff, errors, &output), 0) << errors;
+  EXPECT_EQ(output.rfind("within tolerance: max 1/255, 0 pixels (0.0000%) over 2", 0), 0u) << output;
+  EXPECT_EQ(errors, "") << "no heat map asked for, none said";
+}
+
+TEST(DiffVerdict, SameOnlyForIdenticalImages) {
+  lab::ImageDifference difference;
+  EXPECT_STREQ(lab::verdict(difference, 0.0), "same");
+  difference.max_difference = 1;  // apart, but no pixel over the threshold
+  EXPECT_STREQ(lab::verdict(difference, 0.0), "within tolerance");
+  difference.max_difference = 9;
+  difference.pixels_over = 71;
+  difference.fraction_over = 0.71;
+  EXPECT_STREQ(lab::verdict(difference, 0.75), "within tolerance");
+  EXPECT_STREQ(lab::verdict(difference, 0.5), "different");
 }
 
 TEST_F(DiffTest, ACorruptInputIsAnErrorNamingIt) {

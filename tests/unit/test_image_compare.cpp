@@ -41,6 +41,19 @@ TEST(ImageCompare, CountsPixelsOverTheThresholdAndFindsTheFirst) {
   // MSE = (9 + 1) / (31 * 17 * 4)
   EXPECT_NEAR(d.psnr_db, 10.0 * std::log10(255.0 * 255.0 / (10.0 / (31 * 17 * 4))), 1e-9);
   EXPECT_NE(lab::to_string(d, 1).find("max 3/255"), std::string::npos);
+  EXPECT_NE(lab::to_string(d, 1).find(", first at (10, 4)"), std::string::npos) << lab::to_string(d, 1);
+}
+
+// -1 is how the struct says "none"; the text says nothing rather than print a pixel that is not there.
+TEST(ImageCompare, TextNamesNoFirstPixelWhereNoneIsOverTheThreshold) {
+  const lab::Image a = gradient(31, 17);
+  lab::Image b = a;
+  b.rgba[0] += 1;  // within a threshold of 1
+  for (const lab::Image* other : {&a, static_cast<const lab::Image*>(&b)}) {
+    const std::string text = lab::to_string(lab::compare_images(a, *other, 1), 1);
+    EXPECT_EQ(text.find("first at"), std::string::npos) << text;
+    EXPECT_EQ(text.find("-1"), std::string::npos) << text;
+  }
 }
 
 TEST(ImageCompare, RefusesDifferentSizes) {
