@@ -152,6 +152,13 @@ std::string cuda_device_with_uuid(const interop::CudaDevices& cuda, const std::s
   return match;
 }
 
+std::string doctor_headless_reason(bool headless_asked, const char* display, const char* wayland_display) {
+  const auto set = [](const char* value) { return value != nullptr && *value != '\0'; };
+  if (headless_asked || set(display) || set(wayland_display)) return "";
+  return "no display (DISPLAY and WAYLAND_DISPLAY are unset), so GL was checked through EGL, as --headless "
+         "does";
+}
+
 DoctorSource environment_doctor_source() {
   return {"environment",
           [](DoctorCollection& collection) {
@@ -211,7 +218,7 @@ bool is_wsl(const std::string& osrelease, const std::string& proc_version, bool 
 }
 
 std::string interop_unavailable_reason(const DoctorFindings& findings) {
-  if (findings.cuda_device_count == 0) return "no CUDA device: " + no_cuda_device_text(findings.cuda_error);
+  if (findings.cuda_device_count == 0) return kNoCudaDeviceSeeCuda;
   if (!findings.device_error.empty()) return findings.device_error;
   if (!findings.gl_error.empty()) return "no GL context: " + findings.gl_error;
   if (findings.interop_support.usable && findings.cuda_device >= 0) return "";
@@ -241,8 +248,7 @@ std::vector<DoctorLine> doctor_remedies(const DoctorFindings& findings) {
            "cudaGetDeviceCount says cudaErrorNoDevice: check nvidia-smi and CUDA_VISIBLE_DEVICES (an "
            "empty or wrong value hides every GPU). Until then --mode cpu shows every scene"});
     } else {
-      remedies.push_back(
-          {"no CUDA device", no_cuda_device_text(findings.cuda_error) + "; --mode cpu needs no CUDA"});
+      remedies.push_back({"no CUDA device", "the CUDA section says why; --mode cpu needs no CUDA"});
     }
   }
   if (!findings.device_error.empty()) remedies.push_back({"--device", findings.device_error});
@@ -331,13 +337,13 @@ std::string format_doctor_report(const DoctorReport& report) {
     }
     text += "\n";
   }
-  return text + doctor_verdict(report) + "\n";
+  return text + "verdict: " + doctor_verdict(report) + "\n";
 }
 
 std::string doctor_verdict(const DoctorReport& report) {
   if (report.interop_works)
-    return "verdict: CUDA-GL interop works (device " + std::to_string(report.cuda_device) + ")";
-  return "verdict: CUDA-GL interop is unavailable: " +
+    return "CUDA-GL interop works (device " + std::to_string(report.cuda_device) + ")";
+  return "CUDA-GL interop is unavailable: " +
          (report.reason.empty() ? std::string("the doctor found no reason; run --doctor again and report it")
                                 : report.reason);
 }
@@ -346,7 +352,11 @@ std::string doctor_report_json(const DoctorReport& report) {
   nlohmann::json sections = nlohmann::json::array();
   for (const DoctorSection& section : report.sections) {
     nlohmann::json lines = nlohmann::json::array();
-    for (const DoctorLine& line : section.lines) lines.push_back({{"key", line.key}, {"value", line.value}});
+    for (const DoctorLine& line : section.lines) {
+      nlohmann::json entry = {{"key", line.key}, {"value", line.value}};
+      if (line.available) entry["available"] = *line.available;
+      lines.push_back(std::move(entry));
+    }
     sections.push_back({{"title", section.title}, {"lines", lines}});
   }
   const nlohmann::json document = {

@@ -11,14 +11,22 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lab {
 
 struct DoctorLine {
+  DoctorLine() = default;
+  // Two strings for most lines, so that {"key", "value"} stays a line without naming `available`.
+  DoctorLine(std::string line_key, std::string line_value, std::optional<bool> mode_available = std::nullopt)
+      : key(std::move(line_key)), value(std::move(line_value)), available(mode_available) {}
+
   std::string key;  // "CUDA driver", "GL renderer", ...
   std::string value;
+  std::optional<bool> available;  // the modes section's lines: whether the mode runs here
 };
 
 struct DoctorSection {
@@ -39,7 +47,7 @@ struct DoctorFindings {
   std::string cuda_error;    // why there is no CUDA device (interop::CudaDevices::error)
   int cuda_device = -1;      // the device the app would use; -1: none
   std::string device_error;  // --device names a device that does not exist; "" otherwise
-  bool headless = false;     // the context is EGL (--headless), not a GLFW window
+  bool headless = false;     // the context is EGL (--headless, or no display), not a GLFW window
   std::string gl_error;      // why no GL context could be created; "" when one was
   std::string gl_vendor;     // GL_VENDOR, GL_RENDERER of that context
   std::string gl_renderer;
@@ -55,6 +63,7 @@ struct DoctorFindings {
 // while they run, or why there is none) and the devices asked for.
 struct DoctorContext {
   bool headless = false;
+  std::string headless_reason;             // why EGL though --headless was not given (no display); ""
   std::string platform;                    // the platform's description(); "" when there is none
   std::string gl_error;                    // why there is no context
   int requested_device = -1;               // --device or the app's device; -1: choose as the app does
@@ -91,12 +100,12 @@ DoctorReport collect_doctor_report(const DoctorContext& context, const interop::
 // The environment section: WSL and the GLX/PRIME/EGL/CUDA variables in force.
 DoctorSource environment_doctor_source();
 
-// The sections as aligned "key  value" lines under each title, then the verdict line.
+// The sections as aligned "key  value" lines under each title, then "verdict: " and the verdict.
 std::string format_doctor_report(const DoctorReport& report);
 // The report as one JSON document: {"sections": [{"title", "lines": [{"key", "value"}]}], "interop_works",
-// "cuda_device" (null: none), "reason", "verdict"}.
+// "cuda_device" (null: none), "reason", "verdict"}; the modes section's lines add "available" (true/false).
 std::string doctor_report_json(const DoctorReport& report);
-// "verdict: CUDA-GL interop works (device N)" or "verdict: CUDA-GL interop is unavailable: <reason>".
+// "CUDA-GL interop works (device N)" or "CUDA-GL interop is unavailable: <reason>".
 std::string doctor_verdict(const DoctorReport& report);
 // Prints `report` (as JSON when `json`) to stdout; returns 0 when CUDA-GL interop works, 1 when it does not.
 int print_doctor_report(const DoctorReport& report, bool json);
@@ -108,8 +117,15 @@ void draw_doctor_report(const DoctorReport& report);
 
 // --- What the sources share, and the rules behind the advice (pure functions, tested without a GPU) ---
 
-// Why there is no CUDA device, `cuda_error` or, when it says nothing, where to look.
+// Why there is no CUDA device, `cuda_error` or, when it says nothing, where to look. The CUDA section says
+// it once; the modes, the remedies and the verdict refer to it as kNoCudaDeviceSeeCuda.
 std::string no_cuda_device_text(const std::string& cuda_error);
+inline constexpr const char* kNoCudaDeviceSeeCuda = "no CUDA device (see the CUDA section)";
+
+// Why --doctor checks GL through EGL though --headless was not given, or "" when it opens a window:
+// without a display (`display` and `wayland_display`, the variables DISPLAY and WAYLAND_DISPLAY, unset or
+// empty) no window can open, and EGL needs none.
+std::string doctor_headless_reason(bool headless_asked, const char* display, const char* wayland_display);
 // "= CUDA device N" for the CUDA device whose UUID is "GPU-" + `uuid`, else "no CUDA device has this UUID":
 // two APIs share memory only on one device, matched by UUID, never by ordinal.
 std::string cuda_device_with_uuid(const interop::CudaDevices& cuda, const std::string& uuid);

@@ -13,7 +13,7 @@ void draw_doctor_report(const DoctorReport& report) {
       report.interop_works ? ImVec4(0.45f, 0.85f, 0.45f, 1.0f) : ImVec4(0.95f, 0.45f, 0.4f, 1.0f);
   const float width = ImGui::GetFontSize() * 48.0f;  // long values wrap instead of widening the panel
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
-  ImGui::TextColored(colour, "%s", doctor_verdict(report).c_str());
+  ImGui::TextColored(colour, "verdict: %s", doctor_verdict(report).c_str());
   ImGui::PopTextWrapPos();
   for (const DoctorSection& section : report.sections) {
     ImGui::PushID(section.title.c_str());

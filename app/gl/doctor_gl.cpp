@@ -18,6 +18,7 @@
 #endif
 
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <utility>
@@ -140,6 +141,7 @@ std::vector<DoctorSection> gl_sections(DoctorCollection& collection) {
   const bool has_context = context.gl_error.empty();
   DoctorSection gl{"GL context", {}};
   gl.lines.push_back({"platform", context.platform.empty() ? "none" : context.platform});
+  if (!context.headless_reason.empty()) gl.lines.push_back({"headless", context.headless_reason});
   if (has_context) {
     findings.gl_vendor = gl_string(GL_VENDOR);
     findings.gl_renderer = gl_string(GL_RENDERER);
@@ -221,14 +223,18 @@ std::vector<DoctorLine> gl_mode_lines(const DoctorCollection& collection) {
   const bool has_context = context.gl_error.empty();
   std::vector<DoctorLine> modes;
   const std::string cuda_error = findings.device_error.empty() ? cuda.error : findings.device_error;
+  // Why there is no CUDA device is the CUDA section's, said once there: the modes refer to it.
+  const std::string no_cuda_device = no_cuda_device_reason(cuda.error);
   // The GL external mode's needs, judged on this context as the app judges them.
   interop::InteropSupport external{false, "no GL context: " + context.gl_error};
   if (has_context) external = probe_gl_external(findings.cuda_device);
   for (const ModeId mode : modes_of(GraphicsApi::Gl)) {
     const ModeAvailability availability =
         mode_availability(mode, findings.cuda_device, findings.interop_support, cuda_error, external);
-    modes.push_back(
-        {to_string(mode), availability.available ? "available" : "unavailable: " + availability.reason});
+    const std::string reason =
+        availability.reason == no_cuda_device ? kNoCudaDeviceSeeCuda : availability.reason;
+    modes.push_back({to_string(mode), availability.available ? "available" : "unavailable: " + reason,
+                     availability.available});
   }
   return modes;
 }
@@ -250,7 +256,12 @@ std::vector<DoctorSource> doctor_sources() {
 
 DoctorReport collect_doctor_report(const Options& options) {
   DoctorContext context;
-  context.headless = options.headless;
+#ifndef _WIN32
+  // A window needs a display; without one the doctor checks the context the app can make there (EGL).
+  context.headless_reason =
+      doctor_headless_reason(options.headless, std::getenv("DISPLAY"), std::getenv("WAYLAND_DISPLAY"));
+#endif
+  context.headless = options.headless || !context.headless_reason.empty();
   context.requested_device = options.device.value_or(-1);
   context.device_source = "--device";
   context.compute_device = options.compute_device.value_or(-1);
@@ -260,7 +271,7 @@ DoctorReport collect_doctor_report(const Options& options) {
   const int count = static_cast<int>(cuda.devices.size());
   std::unique_ptr<Platform> platform;
   try {
-    if (options.headless) {
+    if (context.headless) {
       HeadlessDesc desc;
       desc.extent = {64, 64};
       desc.cuda_device = count > 0 && options.device.value_or(0) < count ? options.device.value_or(0) : -1;

@@ -19,8 +19,8 @@ DoctorSource gl_doctor_source();
 std::vector<DoctorSource> doctor_sources();
 
 // Gathers the report for the context `options` describe (window or --headless, --device): creates
-// that context (a hidden window, or EGL), and reports why where it cannot. Never throws for what the
-// machine lacks.
+// that context (a hidden window, or EGL: with --headless, or where no display is set, saying so in the GL
+// context section), and reports why where it cannot. Never throws for what the machine lacks.
 DoctorReport collect_doctor_report(const Options& options);
 // The same from inside a running app, for the GL context current on this thread. `cuda_device` is
 // the app's device (-1: choose as the app does: the one that drives GL, else 0); `platform` is the

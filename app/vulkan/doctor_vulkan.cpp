@@ -24,13 +24,13 @@ DoctorSection vulkan_section(const std::vector<vulkan::DeviceInfo>& devices, con
                              device.name + ", UUID " + uuid + ", " + cuda_device_with_uuid(cuda, uuid)});
     const bool external =
         device.external_memory_fd && device.external_semaphore_fd && device.timeline_semaphores;
-    section.lines.push_back(
-        {"  external interop", std::string(external ? "ready" : "incomplete") + ": memory FD " +
-                                   yes_no(device.external_memory_fd) + ", semaphore FD " +
-                                   yes_no(device.external_semaphore_fd) + ", timeline semaphores " +
-                                   yes_no(device.timeline_semaphores) + ", Vulkan " +
-                                   std::to_string(VK_API_VERSION_MAJOR(device.api_version)) + "." +
-                                   std::to_string(VK_API_VERSION_MINOR(device.api_version))});
+    section.lines.push_back({"device " + std::to_string(i) + " external interop",
+                             std::string(external ? "ready" : "incomplete") + ": memory FD " +
+                                 yes_no(device.external_memory_fd) + ", semaphore FD " +
+                                 yes_no(device.external_semaphore_fd) + ", timeline semaphores " +
+                                 yes_no(device.timeline_semaphores) + ", Vulkan " +
+                                 std::to_string(VK_API_VERSION_MAJOR(device.api_version)) + "." +
+                                 std::to_string(VK_API_VERSION_MINOR(device.api_version))});
   }
   section.lines.push_back(
       {"handle types here", interop::handle_type_available(interop::ExternalHandleType::OpaqueFd)

@@ -187,9 +187,8 @@ TEST(DoctorRemedies, NoDriverNamesTheDriverAndCpuMode) {
   ASSERT_TRUE(find_remedy(remedies, "GL on llvmpipe (Mesa)"));
   // Without CUDA there is no NVIDIA EGL device to miss: the driver is the one thing to fix.
   EXPECT_FALSE(find_remedy(remedies, "no NVIDIA EGL device"));
-  const std::string reason = lab::interop_unavailable_reason(findings);
-  EXPECT_TRUE(has(reason, "no CUDA device")) << reason;
-  EXPECT_TRUE(has(reason, "cudaErrorInsufficientDriver")) << reason;
+  // The CUDA section says why there is no device (DoctorSources.WhyThereIsNoCudaDeviceIsSaidOnce).
+  EXPECT_EQ(lab::interop_unavailable_reason(findings), lab::kNoCudaDeviceSeeCuda);
 
   lab::DoctorFindings hidden = findings;
   hidden.cuda_error = "cudaGetDeviceCount: cudaErrorNoDevice: no CUDA device is visible";
@@ -284,6 +283,16 @@ TEST(DoctorRemedies, NoneWhereInteropWorks) {
   EXPECT_EQ(lab::interop_unavailable_reason(findings), "");
 }
 
+// Without a display no window opens: the doctor checks EGL, as --headless does, and says why.
+TEST(DoctorHeadless, WithoutADisplayTheDoctorGoesHeadless) {
+  const std::string reason = lab::doctor_headless_reason(false, nullptr, nullptr);
+  EXPECT_TRUE(has(reason, "no display") && has(reason, "EGL")) << reason;
+  EXPECT_EQ(lab::doctor_headless_reason(false, "", ""), reason) << "set but empty is no display either";
+  EXPECT_EQ(lab::doctor_headless_reason(false, ":0", nullptr), "");
+  EXPECT_EQ(lab::doctor_headless_reason(false, nullptr, "wayland-0"), "");
+  EXPECT_EQ(lab::doctor_headless_reason(true, nullptr, nullptr), "") << "asked for: nothing to explain";
+}
+
 TEST(DoctorRemedies, NoGlContextPassesOnTheReason) {
   lab::DoctorFindings findings = gpu_machine();
   findings.gl_error =
@@ -369,7 +378,20 @@ TEST(DoctorJson, IsOneParsableDocumentWithEverySection) {
   EXPECT_EQ(document["sections"][0]["lines"][1]["value"], "line one\nline two");
   EXPECT_EQ(document["interop_works"], false);
   EXPECT_TRUE(document["cuda_device"].is_null());
-  EXPECT_EQ(document["verdict"], "verdict: CUDA-GL interop is unavailable: no CUDA device: use --mode cpu");
+  // The verdict's value is the verdict, without the text report's "verdict: " label.
+  EXPECT_EQ(document["verdict"], "CUDA-GL interop is unavailable: no CUDA device: use --mode cpu");
+  EXPECT_EQ(document["sections"][0]["lines"][0].count("available"), 0u) << "only the modes' lines have one";
+}
+
+// Each mode's line says whether it runs as a boolean, so a script needs no parsing of the value.
+TEST(DoctorJson, ModeLinesSayWhetherTheModeIsAvailable) {
+  lab::DoctorReport report;
+  report.sections.push_back({"modes", {{"cpu", "available", true}, {"interop", "unavailable: why", false}}});
+  const nlohmann::json document = nlohmann::json::parse(lab::doctor_report_json(report));
+  const nlohmann::json& lines = document["sections"][0]["lines"];
+  EXPECT_EQ(lines[0]["available"], true);
+  EXPECT_EQ(lines[1]["available"], false);
+  EXPECT_EQ(lines[1]["value"], "unavailable: why");
 }
 
 namespace {
@@ -396,6 +418,7 @@ TEST(DoctorVulkan, DevicesAreMatchedToCudaByUuidAndTheirExternalSupportIsListed)
   EXPECT_EQ(section.title, "Vulkan");
   EXPECT_EQ(section.lines[0].value,
             "NVIDIA H200, UUID 12345678-9abc-def0-0123-456789abcdef, = CUDA device 0");
+  EXPECT_EQ(section.lines[1].key, "device 0 external interop");
   EXPECT_EQ(section.lines[1].value.rfind("ready", 0), 0u) << section.lines[1].value;
   EXPECT_NE(section.lines[2].value.find("no CUDA device has this UUID"), std::string::npos)
       << section.lines[2].value;
@@ -485,6 +508,37 @@ TEST(DoctorSources, TheReportIsTheSourcesSectionsInTheirOrder) {
   EXPECT_FALSE(reversed.interop_works);
 }
 
+size_t occurrences(const std::string& text, const std::string& part) {
+  size_t count = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++count;
+  return count;
+}
+
+// Why there is no CUDA device is one long sentence (the probe's error and its remedy): the CUDA section says
+// it, and every mode that needs CUDA, the remedies and the verdict refer to it instead of repeating it.
+TEST(DoctorSources, WhyThereIsNoCudaDeviceIsSaidOnce) {
+  interop::CudaDevices cuda;
+  cuda.error = "cudaGetDeviceCount: cudaErrorInsufficientDriver: a driver this test made up; install it";
+  lab::DoctorContext context;
+  context.gl_error = "no context in this test";
+  const lab::DoctorReport report = lab::collect_doctor_report(context, cuda, lab::doctor_sources());
+  const std::string text = lab::format_doctor_report(report);
+  EXPECT_EQ(occurrences(text, cuda.error), 1u) << text;
+  EXPECT_EQ(occurrences(lab::doctor_report_json(report), cuda.error), 1u) << lab::doctor_report_json(report);
+  EXPECT_TRUE(has(text, "none: " + cuda.error + "\n")) << text;
+  EXPECT_TRUE(
+      has(text, "\nverdict: CUDA-GL interop is unavailable: " + std::string(lab::kNoCudaDeviceSeeCuda)))
+      << text;
+  for (const lab::DoctorSection& section : report.sections) {
+    if (section.title != "modes") continue;
+    for (const lab::DoctorLine& line : section.lines) {
+      if (line.key == "staging" || line.key == "interop" || line.key == "external") {
+        EXPECT_EQ(line.value, "unavailable: " + std::string(lab::kNoCudaDeviceSeeCuda)) << line.key;
+      }
+    }
+  }
+}
+
 // This build's report (what --doctor prints) holds exactly the sections its registered sources made.
 TEST(DoctorSources, ThisBuildsReportComesFromTheRegisteredSources) {
   std::vector<lab::DoctorSource> sources = lab::doctor_sources();
@@ -510,7 +564,18 @@ TEST(DoctorSources, ThisBuildsReportComesFromTheRegisteredSources) {
   EXPECT_EQ(titles_of(report), expected);
   const lab::DoctorSection& mode_section = report.sections.at(report.sections.size() - 2);
   ASSERT_EQ(mode_section.lines.size(), modes.size());
-  for (size_t i = 0; i < modes.size(); ++i) EXPECT_EQ(mode_section.lines[i].key, modes[i]);
+  for (size_t i = 0; i < modes.size(); ++i) {
+    EXPECT_EQ(mode_section.lines[i].key, modes[i]);
+    ASSERT_TRUE(mode_section.lines[i].available.has_value()) << modes[i];
+    EXPECT_EQ(*mode_section.lines[i].available, mode_section.lines[i].value == "available") << modes[i];
+  }
+  // Keys are names, not layout: the text report aligns them, JSON carries them as they are.
+  for (const lab::DoctorSection& section : report.sections)
+    for (const lab::DoctorLine& line : section.lines) {
+      EXPECT_FALSE(line.key.empty()) << section.title;
+      EXPECT_TRUE(line.key.front() != ' ' && line.key.back() != ' ')
+          << section.title << ": \"" << line.key << "\"";
+    }
   EXPECT_NE(std::find(records.front().titles.begin(), records.front().titles.end(), "GL context"),
             records.front().titles.end());
 }
