@@ -511,8 +511,12 @@ std::string parse_vsync(const std::string& value, Options& options) {
   return "";
 }
 
-// The folder must exist and take files now: a screenshot taken an hour into a session must not fail.
+// `--serve` alone arrives as the default address (its CLI11 default), so "" is only ever typed: an unset
+// shell variable must not quietly mean the default, as with every other option.
 std::string parse_serve(const std::string& value, Options& options) {
+  if (value.empty())
+    return "--serve '': give a port or HOST:PORT, e.g. --serve 8080 (--serve alone serves on " +
+           ServeAddress{}.authority() + ")";
   ServeAddress address;
   if (std::string problem = parse_serve_address(value, address); !problem.empty())
     return "--serve " + problem;
@@ -520,6 +524,7 @@ std::string parse_serve(const std::string& value, Options& options) {
   return "";
 }
 
+// The folder must exist and take files now: a screenshot taken an hour into a session must not fail.
 std::string parse_screenshot_dir(const std::string& value, Options& options) {
   std::error_code error;
   if (value.empty() || !std::filesystem::is_directory(value, error))
@@ -876,10 +881,12 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
         app.add_option(entry.name, entry.value, entry.help)->type_name(entry.type_name)->group(entry.group);
   }
   // --doctor --json takes no path: the value is optional (the check says when one is needed).
-  // --serve alone serves on 127.0.0.1:8080.
-  for (ValueOption& entry : value_options)
-    if (std::strcmp(entry.name, "--json") == 0 || std::strcmp(entry.name, "--serve") == 0)
-      entry.option->expected(0, 1);
+  // --serve alone serves on 127.0.0.1:8080: CLI11 gives it that default, shown in --help as its type only.
+  for (ValueOption& entry : value_options) {
+    if (std::strcmp(entry.name, "--json") == 0) entry.option->expected(0, 1);
+    if (std::strcmp(entry.name, "--serve") == 0)
+      entry.option->expected(0, 1)->default_str(ServeAddress{}.authority())->option_text(entry.type_name);
+  }
   app.add_flag("--headless", options.headless,
                "no window: render offscreen (GL through EGL, Vulkan and Direct3D without a surface)")
       ->group(kWindowGroup);

@@ -88,6 +88,23 @@ TEST(ServeCliTest, ServeAloneServesOnLoopbackHeadless) {
   EXPECT_TRUE(result.options.headless);
 }
 
+// An empty value is refused like every other option's (an unset shell variable must not quietly mean the
+// default); --serve alone, or before another option, is the default.
+TEST(ServeCliTest, AnEmptyAddressIsAUsageErrorWithAnExample) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--serve", ""}, std::vector<std::string>{"--api", "vulkan", "--serve", ""},
+        std::vector<std::string>{"--serve", "", "--mode", "cpu"}}) {
+    const lab::ParseResult result = parse(args);
+    ASSERT_EQ(result.exit_code, 2) << "accepted: " << testing::PrintToString(args);
+    EXPECT_EQ(result.output.substr(0, result.output.find('\n')),
+              "interop-lab: --serve '': give a port or HOST:PORT, e.g. --serve 8080 (--serve alone serves on "
+              "127.0.0.1:8080)");
+  }
+  const lab::ParseResult before_another = parse({"--serve", "--mode", "cpu"});
+  ASSERT_FALSE(before_another.exit_code.has_value()) << before_another.output;
+  EXPECT_EQ(before_another.options.serve->authority(), "127.0.0.1:8080");
+}
+
 TEST(ServeCliTest, TakesAnAddress) {
   const lab::ParseResult result = parse({"--api", "vulkan", "--serve", "0.0.0.0:9001", "--mode", "cpu"});
   ASSERT_FALSE(result.exit_code.has_value()) << result.output;
