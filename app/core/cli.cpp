@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -340,28 +341,6 @@ NumberParse parse_whole_number(const std::string& text, long long& value) {
 }
 
 // Each check returns "" when the value is good, else the one line of the usage error.
-std::string parse_scene(const std::string& value, Options& options) {
-  const std::optional<SceneId> scene = scene_from_string(value);
-  if (!scene) return "--scene " + shown(value) + ": unknown scene; choose " + choices_text(kScenes);
-  options.scene = *scene;
-  return "";
-}
-
-std::string parse_filter(const std::string& value, Options& options) {
-  const std::optional<kernels::Filter> filter = value_named(kernels::kFilterNames, value);
-  if (!filter)
-    return "--filter " + shown(value) + ": unknown filter; choose " + choices_text(kernels::kFilterNames);
-  options.filter = *filter;
-  return "";
-}
-
-std::string parse_mode(const std::string& value, Options& options) {
-  const std::optional<ModeId> mode = mode_from_string(value);
-  if (!mode) return "--mode " + shown(value) + ": unknown mode; choose " + choices_text(kModes);
-  options.mode = *mode;
-  return "";
-}
-
 std::string parse_size(const std::string& value, Options& options) {
   const std::string format_problem = "--size " + shown(value) + ": expected WIDTHxHEIGHT, e.g. 1280x720";
   const size_t separator = value.find('x');
@@ -402,25 +381,6 @@ std::string parse_compute_device(const std::string& value, Options& options) {
   return parse_ordinal("--compute-device", value, options.compute_device);
 }
 
-std::string parse_split_copy(const std::string& value, Options& options) {
-  const std::optional<SplitCopy> copy = value_named(kSplitCopies, value);
-  if (!copy) return "--split-copy " + shown(value) + ": choose " + choices_text(kSplitCopies);
-  options.split_copy = *copy;
-  return "";
-}
-
-constexpr NamedValue<interop::SemaphoreKind> kSemaphoreKinds[] = {
-    {interop::SemaphoreKind::Timeline, "timeline", "one timeline semaphore, one value per step"},
-    {interop::SemaphoreKind::Binary, "binary", "two binary semaphores, one per direction"},
-};
-
-std::string parse_semaphores(const std::string& value, Options& options) {
-  const std::optional<interop::SemaphoreKind> kind = value_named(kSemaphoreKinds, value);
-  if (!kind) return "--semaphores " + shown(value) + ": choose " + choices_text(kSemaphoreKinds);
-  options.semaphores = *kind;
-  return "";
-}
-
 std::string parse_frames(const std::string& value, Options& options) {
   long long frames = 0;
   const NumberParse parse = parse_whole_number(value, frames);
@@ -430,15 +390,6 @@ std::string parse_frames(const std::string& value, Options& options) {
   if (parse != NumberParse::Ok || frames < 1)
     return "--frames " + shown(value) + ": must be a whole number of at least 1 (e.g. --frames 120)";
   options.frames = frames;
-  return "";
-}
-
-std::string parse_map_flags(const std::string& value, Options& options) {
-  const std::optional<interop::Access> access = value_named(interop::kAccessNames, value);
-  if (!access)
-    return "--map-flags " + shown(value) + ": unknown map flags; choose " +
-           choices_text(interop::kAccessNames);
-  options.map_flags = *access;
   return "";
 }
 
@@ -562,6 +513,7 @@ struct ValueOption {
   CLI::Option* option = nullptr;
 };
 
+// The message, then the one line that points at --help: no message says "see --help" itself.
 ParseResult usage_error(const std::string& message) {
   ParseResult result;
   result.exit_code = kUsageErrorExit;
@@ -617,42 +569,155 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-// " (did you mean --frames?)" when one of `command`'s long options is a typo away from `name`, else "".
-std::string nearest_option(const std::string& name, const CLI::App& command) {
-  std::string best;
-  size_t best_distance = 3;  // further than two edits is another word, not a typo
-  for (const CLI::Option* option : command.get_options()) {
-    for (const std::string& long_name : option->get_lnames()) {
-      const size_t distance = edit_distance(name, "--" + long_name);
-      if (distance < best_distance) {
-        best_distance = distance;
-        best = "--" + long_name;
-      }
-    }
-  }
-  return best.empty() ? "" : " (did you mean " + best + "?)";
+std::string lowercase(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
 }
 
-// " (did you mean vulkan?)" when one of `table`'s names is a typo away from `value`, else "".
-template <class Entry, size_t N>
-std::string nearest_name(const std::string& value, const Entry (&table)[N]) {
-  std::string best;
-  size_t best_distance = 3;  // further than two edits is another word, not a typo
-  for (const Entry& entry : table) {
-    const size_t distance = edit_distance(value, entry.name);
-    if (distance < best_distance) {
-      best_distance = distance;
-      best = entry.name;
-    }
+// A name people know from elsewhere ("vk" for vulkan): suggested, never accepted (names match exactly).
+struct Alias {
+  const char* typed;
+  const char* name;
+};
+
+constexpr Alias kApiAliases[] = {
+    {"vk", "vulkan"},  {"opengl", "gl"},        {"ogl", "gl"},     {"direct3d11", "d3d11"},
+    {"dx11", "d3d11"}, {"direct3d12", "d3d12"}, {"dx12", "d3d12"},
+};
+
+// Whether `a` is `b` with two neighbouring letters swapped ("hots", "host"): one slip of the fingers, though
+// two edits.
+bool swapped_neighbours(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  const size_t first = std::mismatch(a.begin(), a.end(), b.begin()).first - a.begin();
+  return first + 1 < a.size() && a[first] == b[first + 1] && a[first + 1] == b[first] &&
+         a.compare(first + 2, std::string::npos, b, first + 2, std::string::npos) == 0;
+}
+
+// `name` in lower case without its leading dashes: "--Frames" -> "frames".
+std::string bare_name(const std::string& name) {
+  return lowercase(name.substr(std::min(name.find_first_not_of('-'), name.size())));
+}
+
+// The names `typed` most likely means, from the first of these that has any: the name it is in another case
+// (Interop), the name it is an alias of (vk), the names it begins (wav, post), the longest name that begins
+// it (interopp), the names a typo or two away (a swap of neighbours counts one) that keep most of its
+// letters. Option names are compared without their dashes, so "--fps" is not near "--api" for the "--" they
+// share. At most three, the shortest first; none when nothing is close.
+std::vector<std::string> likely_names(const std::string& typed, const std::vector<std::string>& names,
+                                      const std::vector<Alias>& aliases) {
+  const std::string word = bare_name(typed);
+  if (word.empty()) return {};
+  std::vector<std::string> same_case, aliased, begun, beginning, typos;
+  size_t closest = 2;  // further than two edits is another word, not a typo
+  for (const std::string& name : names) {
+    const std::string candidate = bare_name(name);
+    if (candidate == word) same_case.push_back(name);
+    for (const Alias& alias : aliases)
+      if (word == alias.typed && name == alias.name) aliased.push_back(name);
+    if (word.size() >= 2 && candidate.rfind(word, 0) == 0) begun.push_back(name);
+    if (candidate.size() >= 2 && word.rfind(candidate, 0) == 0 && word.size() <= 2 * candidate.size() &&
+        (beginning.empty() || name.size() > beginning.front().size()))
+      beginning = {name};
+    const size_t distance = swapped_neighbours(word, candidate) ? 1 : edit_distance(word, candidate);
+    if (distance > closest || 2 * distance >= word.size()) continue;
+    if (distance < closest) typos.clear();
+    closest = distance;
+    typos.push_back(name);
   }
-  return best.empty() ? "" : " (did you mean " + best + "?)";
+  for (std::vector<std::string>* found : {&same_case, &aliased, &begun, &beginning, &typos}) {
+    if (found->empty()) continue;
+    std::stable_sort(found->begin(), found->end(),
+                     [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
+    if (found->size() > 3) found->resize(3);
+    return *found;
+  }
+  return {};
+}
+
+// " (did you mean vulkan?)", " (did you mean d3d11 or d3d12?)", or "" when nothing is close.
+std::string did_you_mean(const std::string& typed, const std::vector<std::string>& names,
+                         const std::vector<Alias>& aliases = {}) {
+  const std::vector<std::string> likely = likely_names(typed, names, aliases);
+  if (likely.empty()) return "";
+  std::string text = " (did you mean ";
+  for (size_t i = 0; i < likely.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == likely.size() ? " or " : ", ") + likely[i];
+  return text + "?)";
+}
+
+// " (did you mean --frames?)" when `name` is close to one of `command`'s long options, else "".
+std::string nearest_option(const std::string& name, const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command.get_options())
+    for (const std::string& long_name : option->get_lnames()) names.push_back("--" + long_name);
+  return did_you_mean(name, names);
+}
+
+// "--scene wav: unknown scene (did you mean wave?); choose wave, pattern or postprocess": a bad name, the
+// names it is close to, and every name `table` has.
+template <class Entry, size_t N>
+std::string unknown_name(const char* option, const std::string& value, const char* what,
+                         const Entry (&table)[N], const std::vector<Alias>& aliases = {}) {
+  std::vector<std::string> names;
+  for (const Entry& entry : table) names.push_back(entry.name);
+  return std::string(option) + " " + shown(value) + ": unknown " + what +
+         did_you_mean(value, names, aliases) + "; choose " + choices_text(table);
+}
+
+// The options that take a name: a name of its table, or the usage error above.
+std::string parse_scene(const std::string& value, Options& options) {
+  const std::optional<SceneId> scene = scene_from_string(value);
+  if (!scene) return unknown_name("--scene", value, "scene", kScenes);
+  options.scene = *scene;
+  return "";
+}
+
+std::string parse_filter(const std::string& value, Options& options) {
+  const std::optional<kernels::Filter> filter = value_named(kernels::kFilterNames, value);
+  if (!filter) return unknown_name("--filter", value, "filter", kernels::kFilterNames);
+  options.filter = *filter;
+  return "";
+}
+
+std::string parse_mode(const std::string& value, Options& options) {
+  const std::optional<ModeId> mode = mode_from_string(value);
+  if (!mode) return unknown_name("--mode", value, "mode", kModes);
+  options.mode = *mode;
+  return "";
+}
+
+std::string parse_map_flags(const std::string& value, Options& options) {
+  const std::optional<interop::Access> access = value_named(interop::kAccessNames, value);
+  if (!access) return unknown_name("--map-flags", value, "map flags", interop::kAccessNames);
+  options.map_flags = *access;
+  return "";
+}
+
+std::string parse_split_copy(const std::string& value, Options& options) {
+  const std::optional<SplitCopy> copy = value_named(kSplitCopies, value);
+  if (!copy) return unknown_name("--split-copy", value, "copy path", kSplitCopies);
+  options.split_copy = *copy;
+  return "";
+}
+
+constexpr NamedValue<interop::SemaphoreKind> kSemaphoreKinds[] = {
+    {interop::SemaphoreKind::Timeline, "timeline", "one timeline semaphore, one value per step"},
+    {interop::SemaphoreKind::Binary, "binary", "two binary semaphores, one per direction"},
+};
+
+std::string parse_semaphores(const std::string& value, Options& options) {
+  const std::optional<interop::SemaphoreKind> kind = value_named(kSemaphoreKinds, value);
+  if (!kind) return unknown_name("--semaphores", value, "semaphore kind", kSemaphoreKinds);
+  options.semaphores = *kind;
+  return "";
 }
 
 std::string parse_api(const std::string& value, Options& options) {
   const std::optional<GraphicsApi> api = api_from_string(value);
   if (!api)
-    return "--api " + shown(value) + ": unknown graphics API" + nearest_name(value, kApis) + "; choose " +
-           choices_text(kApis);
+    return unknown_name("--api", value, "graphics API", kApis,
+                        std::vector<Alias>(std::begin(kApiAliases), std::end(kApiAliases)));
   options.api = *api;
   return "";
 }
@@ -705,18 +770,37 @@ std::string check_semaphores_option(const CLI::App& app, const Options& options)
   return "--semaphores applies to --mode external and exported; add one of them or drop it";
 }
 
+// "--filter does nothing with --scene wave; ..." for the first option given that only some scenes or modes
+// read and that the run's would not, else "": refused as an option --list ignores is, not dropped in silence.
+// The scene is the one given, else the default (wave), except that --bench without --scene measures every
+// scene; the mode is judged where --mode names one (without it the app picks one at start). --semaphores
+// and --graph, which only some modes read too, have their checks above.
+std::string option_the_run_ignores(const CLI::App& app, const Options& options) {
+  const bool scene_given = app.count("--scene") > 0;
+  if (app.count("--filter") > 0 && options.scene != SceneId::Postprocess && (scene_given || !options.bench))
+    return std::string("--filter does nothing with --scene ") + to_string(options.scene) +
+           (scene_given ? "" : " (the default)") +
+           "; it applies to --scene postprocess only, so give that or drop --filter";
+  if (options.mode && options.mode != ModeId::Split)
+    for (const char* split_only : {"--compute-device", "--split-copy"})
+      if (app.count(split_only) > 0)
+        return std::string(split_only) + " does nothing with --mode " + to_string(*options.mode) +
+               "; it applies to --mode split only, so give that or drop " + split_only;
+  return "";
+}
+
 // CLI11's "The following arguments were not expected: x --y" lists every leftover; this names the first,
 // says whether it is an unknown option or a stray argument, and what `command` accepts.
 std::string explain_extras(const CLI::App& command, bool is_diff) {
   const std::vector<std::string> extras = command.remaining();
-  if (extras.empty()) return "unexpected arguments; see --help";
+  if (extras.empty()) return "unexpected arguments";
   const std::string& extra = extras.front();
   if (extra.size() > 1 && extra[0] == '-') {
     const std::string name = extra.substr(0, extra.find('='));
     if (is_diff)
       return name + ": unknown option of diff" + nearest_option(name, command) +
              "; it takes --heatmap, --max-diff and --max-fraction";
-    return name + ": unknown option" + nearest_option(name, command) + "; see --help";
+    return name + ": unknown option" + nearest_option(name, command);
   }
   if (is_diff) return shown(extra) + ": one file too many; diff compares two PNG files: " + kDiffUsage;
   return shown(extra) +
@@ -1024,6 +1108,8 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   // --list and --doctor answer and exit: an option they would ignore (a --screenshot never written) is
   // a mistake to point out, not to drop in silence.
   if (const std::string ignored = ignored_option(app, options); !ignored.empty()) return usage_error(ignored);
+  if (const std::string ignored = option_the_run_ignores(app, options); !ignored.empty())
+    return usage_error(ignored);
   if (options.serve) options.headless = true;  // the desk's page is the window
   return result;
 }

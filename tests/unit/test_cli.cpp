@@ -22,6 +22,12 @@ lab::ParseResult parse(const std::vector<std::string>& args) {
   return lab::parse_command_line(static_cast<int>(argv.size()), argv.data());
 }
 
+size_t occurrences(const std::string& text, const std::string& part) {
+  size_t count = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++count;
+  return count;
+}
+
 // Options that parsed and are to be run: no exit code, nothing to print.
 void expect_runs(const lab::ParseResult& result) {
   EXPECT_FALSE(result.exit_code.has_value()) << result.output;
@@ -336,6 +342,8 @@ TEST_P(CliUsageErrorTest, ExitsWithTwoAndOneLineThatNamesTheProblem) {
   for (const std::string& part : input.message_parts)
     EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' missing from: " << message;
   EXPECT_NE(result.output.find("--help"), std::string::npos) << result.output;
+  // The line after the message points at --help; the message does not as well.
+  EXPECT_EQ(occurrences(result.output, "--help"), 1u) << result.output;
 }
 
 // One bad input per line reads as a table.
@@ -367,8 +375,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"ComputeDeviceNegative", {"--compute-device", "-1"}, {"--compute-device -1", "non-negative integer"}},
         BadInput{"ComputeDeviceText", {"--compute-device", "gpu1"}, {"--compute-device gpu1", "non-negative"}},
         BadInput{"SplitCopyUnknown", {"--split-copy", "nvlink"}, {"--split-copy nvlink", "peer or host"}},
-        BadInput{"UnknownOption", {"--bogus"}, {"--bogus: unknown option; see --help"}},
-        BadInput{"UnknownOptionWithValue", {"--frobnicate=3"}, {"--frobnicate: unknown option; see --help"}},
+        BadInput{"UnknownOption", {"--bogus"}, {"--bogus: unknown option"}},
+        BadInput{"UnknownOptionWithValue", {"--frobnicate=3"}, {"--frobnicate: unknown option"}},
         BadInput{"UnknownOptionNearAKnownOne", {"--frame", "3"}, {"--frame: unknown option (did you mean --frames?)"}},
         BadInput{"UnknownShortOption", {"-x"}, {"-x: unknown option"}},
         BadInput{"StrayArgument", {"stray"}, {"stray: unexpected argument", "interop-lab diff A.png B.png"}},
@@ -419,9 +427,64 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"SemaphoresWithStaging", {"--api", "vulkan", "--mode", "staging", "--semaphores", "binary"},
                  {"--semaphores applies to --mode external and exported"}},
         BadInput{"SemaphoresUnknown", {"--mode", "external", "--semaphores", "counting"},
-                 {"--semaphores counting", "choose timeline or binary"}}),
+                 {"--semaphores counting", "choose timeline or binary"}},
+        // A bad name names the names it is close to: a typo, a prefix, another case, an alias.
+        BadInput{"SceneBeginningOfAName", {"--scene", "wav"}, {"--scene wav: unknown scene (did you mean wave?); choose wave"}},
+        BadInput{"ModeTypo", {"--mode", "interopp"}, {"--mode interopp: unknown mode (did you mean interop?)"}},
+        BadInput{"ModeInAnotherCase", {"--mode", "Interop"}, {"--mode Interop: unknown mode (did you mean interop?)"}},
+        BadInput{"ApiAlias", {"--api", "vk"}, {"--api vk: unknown graphics API (did you mean vulkan?)"}},
+        BadInput{"ApiBeginningOfTwo", {"--api", "d3d"}, {"(did you mean d3d11 or d3d12?)"}},
+        BadInput{"FilterTypo", {"--filter", "blurr"}, {"--filter blurr: unknown filter (did you mean blur?)"}},
+        BadInput{"MapFlagsBeginning", {"--map-flags", "read"}, {"(did you mean read-only?)"}},
+        BadInput{"SplitCopySwappedLetters", {"--split-copy", "hots"},
+                 {"--split-copy hots: unknown copy path (did you mean host?); choose peer or host"}},
+        BadInput{"SemaphoresTypo", {"--mode", "external", "--semaphores", "timelin"}, {"(did you mean timeline?)"}},
+        BadInput{"OptionInAnotherCase", {"--Frames", "3"}, {"--Frames: unknown option (did you mean --frames?)"}},
+        BadInput{"OptionBeginningOfOne", {"--screen", "x.png"},
+                 {"--screen: unknown option (did you mean --screenshot or --screenshot-dir?)"}},
+        // An option that the scene or mode the run starts with does not read is refused, as --list refuses
+        // what it ignores.
+        BadInput{"FilterWithAnotherScene", {"--scene", "wave", "--filter", "blur"},
+                 {"--filter does nothing with --scene wave; it applies to --scene postprocess only"}},
+        BadInput{"FilterWithTheDefaultScene", {"--filter", "blur", "--headless"},
+                 {"--filter does nothing with --scene wave (the default)"}},
+        BadInput{"FilterWithABenchOfAnotherScene", {"--bench", "--scene", "pattern", "--filter", "sobel"},
+                 {"--filter does nothing with --scene pattern"}},
+        BadInput{"ComputeDeviceWithAnotherMode", {"--mode", "interop", "--compute-device", "1"},
+                 {"--compute-device does nothing with --mode interop; it applies to --mode split only"}},
+        BadInput{"SplitCopyWithAnotherMode", {"--mode", "cpu", "--split-copy", "host"},
+                 {"--split-copy does nothing with --mode cpu"}}),
     [](const testing::TestParamInfo<BadInput>& param_info) { return std::string(param_info.param.name); });
 // clang-format on
+
+// Nothing close, nothing suggested: "--fps" is two edits from "--api", which is another word.
+TEST(CliTest, ANameFarFromEveryOtherGetsNoSuggestion) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--fps", "30"}, std::vector<std::string>{"--api", "metal"},
+        std::vector<std::string>{"--scene", "cube"}, std::vector<std::string>{"--mode", "x"},
+        std::vector<std::string>{"--scene", ""}}) {
+    const lab::ParseResult result = parse(args);
+    ASSERT_EQ(result.exit_code, 2) << args[0];
+    EXPECT_EQ(result.output.find("did you mean"), std::string::npos) << result.output;
+  }
+  EXPECT_EQ(parse({"--fps", "30"}).output.substr(0, parse({"--fps", "30"}).output.find('\n')),
+            "interop-lab: --fps: unknown option");
+}
+
+// Where the scene or mode reads the option, it is taken: postprocess's filter, also in a benchmark of every
+// scene; split's compute device and copy path, also where --mode leaves the mode to the app.
+TEST(CliTest, OptionsOfSomeScenesAndModesAreTakenWhereTheyApply) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--scene", "postprocess", "--filter", "blur"},
+        std::vector<std::string>{"--bench", "--filter", "blur"},
+        std::vector<std::string>{"--bench", "--scene", "postprocess", "--filter", "blur"},
+        std::vector<std::string>{"--mode", "split", "--compute-device", "1", "--split-copy", "host"},
+        std::vector<std::string>{"--compute-device", "0", "--split-copy", "host"}}) {
+    SCOPED_TRACE(testing::PrintToString(args));
+    expect_runs(parse(args));
+  }
+  EXPECT_EQ(parse({"--scene", "postprocess", "--filter", "blur"}).options.filter, kernels::Filter::Blur);
+}
 
 TEST(CliTest, DiffTakesTwoFilesAndItsTolerances) {
   lab::ParseResult result = parse({"diff", "a.png", "b.png"});
