@@ -20,9 +20,15 @@
 #include <iomanip>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
+
+#ifndef _WIN32
+#include <sys/ioctl.h>
+#include <unistd.h>
+#endif
 
 #ifndef INTEROP_LAB_VERSION
 #define INTEROP_LAB_VERSION "0.0.0"  // CMake defines the real one from project(VERSION)
@@ -870,6 +876,89 @@ std::string ignored_option(const CLI::App& app, const Options& options) {
   return "";
 }
 
+// --help fits the terminal: at most 100 columns, fewer where COLUMNS or the terminal on stdout has fewer, but
+// not under 40 (the option column alone takes 22).
+constexpr size_t kHelpMostColumns = 100;
+constexpr size_t kHelpFewestColumns = 40;
+constexpr size_t kHelpOptionColumn = 22;  // where the options' descriptions start
+
+size_t help_columns() {
+  size_t columns = kHelpMostColumns;
+  long long from_environment = 0;
+  const char* variable = std::getenv("COLUMNS");
+  if (variable != nullptr && parse_whole_number(variable, from_environment) == NumberParse::Ok &&
+      from_environment > 0)
+    columns = static_cast<size_t>(std::min<long long>(from_environment, kHelpMostColumns));
+#ifndef _WIN32
+  else if (winsize size{};
+           isatty(STDOUT_FILENO) == 1 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    columns = size.ws_col;
+#endif
+  return std::clamp(columns, kHelpFewestColumns, kHelpMostColumns);
+}
+
+// `text` with each of its lines broken at spaces into lines of at most `width` characters; the lines a line
+// is broken into after its first start `hang` spaces further in than it does. A word longer than a line
+// is cut.
+std::string wrap(const std::string& text, size_t width, size_t hang) {
+  std::string wrapped;
+  size_t start = 0;
+  while (true) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    const std::string line = text.substr(start, end - start);
+    const size_t indent = std::min(line.find_first_not_of(' '), line.size());
+    std::string current = line.substr(0, indent);
+    bool has_words = false;
+    std::istringstream words(line.substr(indent));
+    for (std::string word; words >> word;) {
+      if (has_words && current.size() + 1 + word.size() > width) {
+        wrapped += current + '\n';
+        current.assign(indent + hang, ' ');
+        has_words = false;
+      }
+      while (!has_words && current.size() + word.size() > width) {
+        const size_t room = width > current.size() ? width - current.size() : 1;
+        wrapped += current + word.substr(0, room) + '\n';
+        word.erase(0, room);
+        current.assign(indent + hang, ' ');
+      }
+      current += (has_words ? " " : "") + word;
+      has_words = true;
+    }
+    wrapped += current;
+    if (end == text.size()) return wrapped;
+    wrapped += '\n';
+    start = end + 1;
+  }
+}
+
+// CLI11's help with every text wrapped to `columns` (this CLI11 does not wrap): the options' and diff's
+// descriptions in their column, the tagline and the footer (examples go on 4 columns further in).
+class WrappingFormatter : public CLI::Formatter {
+ public:
+  explicit WrappingFormatter(size_t columns) : m_columns(columns) { column_width(kHelpOptionColumn); }
+
+  std::string make_description(const CLI::App* app) const override {
+    return wrap(CLI::Formatter::make_description(app), m_columns, 0);
+  }
+  std::string make_option_desc(const CLI::Option* option) const override {
+    return wrap(option->get_description(), m_columns - get_column_width(), 0);
+  }
+  std::string make_subcommand(const CLI::App* command) const override {
+    std::stringstream out;
+    CLI::detail::format_help(out, command->get_display_name(true),
+                             wrap(command->get_description(), m_columns - get_column_width(), 0),
+                             get_column_width());
+    return out.str();
+  }
+  std::string make_footer(const CLI::App* app) const override {
+    return wrap(CLI::Formatter::make_footer(app), m_columns, 4);
+  }
+
+ private:
+  size_t m_columns;
+};
+
 }  // namespace
 
 ParseResult parse_command_line(int argc, const char* const* argv) {
@@ -949,9 +1038,11 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
        "bench.svg", parse_chart},
   };
 
-  CLI::App app{"interop-lab: see, measure and trust each way a CUDA kernel hands results to OpenGL.",
-               "interop-lab"};
-  app.get_formatter()->column_width(22);
+  CLI::App app{
+      "interop-lab: see, measure and trust each way a CUDA kernel hands results to a graphics API:\n"
+      "OpenGL, Vulkan, Direct3D 11 and Direct3D 12.",
+      "interop-lab"};
+  app.formatter(std::make_shared<WrappingFormatter>(help_columns()));  // before diff, which takes it
   for (ValueOption& entry : value_options) {
     // --bench leads its section: the options after it refine it.
     if (entry.group == kBenchGroup && app.get_option_no_throw("--bench") == nullptr)
@@ -1023,7 +1114,8 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
       "\n"
       "Examples:\n"
       "  interop-lab --scene pattern --mode cpu\n"
-      "  interop-lab --headless --frames 120 --screenshot wave.png\n");
+      "  interop-lab --headless --frames 120 --screenshot wave.png\n"
+      "  interop-lab --serve 8080 --scene postprocess  # the desk: open the URL it prints in a browser\n");
 
   try {
     app.parse(argc, argv);

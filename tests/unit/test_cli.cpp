@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,6 +22,47 @@ lab::ParseResult parse(const std::vector<std::string>& args) {
   std::vector<const char*> argv{"interop-lab"};
   for (const std::string& arg : args) argv.push_back(arg.c_str());
   return lab::parse_command_line(static_cast<int>(argv.size()), argv.data());
+}
+
+// Sets an environment variable (nullptr: unsets it) for a scope, then puts back what was there.
+class ScopedVariable {
+ public:
+  ScopedVariable(const char* name, const char* value) : m_name(name) {
+    if (const char* old = std::getenv(name)) m_old = old;
+    if (value != nullptr)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedVariable() {
+    if (m_old)
+      setenv(m_name, m_old->c_str(), 1);
+    else
+      unsetenv(m_name);
+  }
+  ScopedVariable(const ScopedVariable&) = delete;
+  ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+ private:
+  const char* m_name;
+  std::optional<std::string> m_old;
+};
+
+// --help as a terminal `columns` wide would show it (COLUMNS; nullptr: none set).
+std::string help_text(const char* columns) {
+  const ScopedVariable variable("COLUMNS", columns);
+  const lab::ParseResult result = parse({"--help"});
+  EXPECT_EQ(result.exit_code, 0);
+  return result.output;
+}
+
+// The help with the options' wrapped descriptions joined again: their lines go on in the 22nd column.
+std::string unwrapped(const std::string& help) {
+  std::string text = help;
+  const std::string continuation = "\n" + std::string(22, ' ');
+  for (size_t at = text.find(continuation); at != std::string::npos; at = text.find(continuation, at))
+    text.replace(at, continuation.size(), " ");
+  return text;
 }
 
 size_t occurrences(const std::string& text, const std::string& part) {
@@ -216,15 +259,60 @@ TEST(CliTest, AllOptionsTogether) {
 }
 
 TEST(CliTest, HelpListsEveryOptionAndTheExitCodes) {
-  const lab::ParseResult result = parse({"--help"});
-  ASSERT_TRUE(result.exit_code.has_value());
-  EXPECT_EQ(*result.exit_code, 0);
+  const std::string help = help_text("100");
   for (const char* option :
        {"--scene", "--mode", "--size", "--device", "--compute-device", "--split-copy", "--headless",
         "--frames", "--screenshot", "--no-ui", "--list", "--help", "--version"})
-    EXPECT_NE(result.output.find(option), std::string::npos) << option << " missing from:\n" << result.output;
-  EXPECT_NE(result.output.find("2 usage error"), std::string::npos) << result.output;
-  EXPECT_NE(result.output.find("interop-lab --"), std::string::npos) << "no example in:\n" << result.output;
+    EXPECT_NE(help.find(option), std::string::npos) << option << " missing from:\n" << help;
+  EXPECT_NE(help.find("2 usage error"), std::string::npos) << help;
+  EXPECT_NE(help.find("interop-lab --"), std::string::npos) << "no example in:\n" << help;
+}
+
+// Every line of --help fits in 100 columns, however wide the terminal says it is (COLUMNS unset: the
+// terminal's width where stdout is one, else 100).
+TEST(CliTest, HelpFitsInOneHundredColumns) {
+  const struct {
+    const char* columns;  // COLUMNS; nullptr: unset
+    bool says_wider;      // COLUMNS says 100 or more, whatever the terminal
+  } cases[] = {{nullptr, false}, {"100", true}, {"300", true}, {"not-a-number", false}};
+  for (const auto& [columns, says_wider] : cases) {
+    SCOPED_TRACE(columns ? columns : "COLUMNS unset");
+    std::istringstream lines(help_text(columns));
+    size_t widest = 0;
+    for (std::string line; std::getline(lines, line);) {
+      EXPECT_LE(line.size(), 100u) << line;
+      widest = std::max(widest, line.size());
+    }
+    if (says_wider) {
+      EXPECT_GT(widest, 90u) << "the help uses the width it has";
+    }
+  }
+}
+
+// A narrower terminal gets the same help, wrapped to its width: the same words, in the same order.
+TEST(CliTest, HelpWrapsToANarrowerTerminal) {
+  const auto words = [](const std::string& text) {
+    std::istringstream stream(text);
+    std::vector<std::string> all;
+    for (std::string word; stream >> word;) all.push_back(word);
+    return all;
+  };
+  const std::string narrow = help_text("70");
+  std::istringstream lines(narrow);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 70u) << line;
+  EXPECT_EQ(words(narrow), words(help_text("100")));
+  EXPECT_NE(narrow, help_text("100"));
+}
+
+// The tagline names every graphics API, and an example serves the desk.
+TEST(CliTest, HelpNamesEveryApiAndShowsTheDesk) {
+  const std::string help = unwrapped(help_text("100"));
+  std::string tagline = help.substr(0, help.find("Usage:"));
+  std::replace(tagline.begin(), tagline.end(), '\n', ' ');
+  for (const char* api : {"OpenGL", "Vulkan", "Direct3D 11", "Direct3D 12"})
+    EXPECT_NE(tagline.find(api), std::string::npos) << api << " missing from: " << tagline;
+  const std::string examples = help.substr(help.find("Examples:"));
+  EXPECT_NE(examples.find("interop-lab --serve "), std::string::npos) << examples;
 }
 
 TEST(CliTest, VersionPrintsTheProgramAndVersion) {
@@ -666,9 +754,7 @@ TEST(CliBenchTest, WhatTheBenchWouldIgnoreIsRefused) {
 namespace {
 
 TEST(CliDeskTest, HelpIsGroupedWithTheDefaultsTheCodeUses) {
-  const lab::ParseResult result = parse({"--help"});
-  ASSERT_EQ(result.exit_code, 0);
-  const std::string& help = result.output;
+  const std::string help = unwrapped(help_text("100"));
   size_t previous = 0;
   for (const char* group : {"Scene & mode:", "Window & output:", "Benchmark:", "Diagnostics:"}) {
     const size_t at = help.find(group);
