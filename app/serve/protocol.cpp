@@ -67,6 +67,12 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
     if (!value.is_array() || value.size() != 2 || !edge(value[0]) || !edge(value[1]))
       return "size: " + value.dump() + " is not [width, height] with each from 1 to " +
              std::to_string(kMaxImageEdge) + ", e.g. [1280, 720]";
+    const long long pixels = value[0].get<long long>() * value[1].get<long long>();
+    if (pixels > kMaxPagePixels)
+      return "size: " + value.dump() + " is " + std::to_string(pixels) + " pixels (" +
+             std::to_string(pixels * 4 >> 20) + " MiB a frame); the desk takes at most " +
+             std::to_string(kMaxPagePixels) + " pixels (7680x4320, " +
+             std::to_string(kMaxPagePixels * 4 >> 20) + " MiB a frame), e.g. [3840, 2160]";
     command.kind = Command::Kind::Size;
     command.size = {value[0].get<int>(), value[1].get<int>()};
     return "";
@@ -151,7 +157,16 @@ std::string parse_commands(const std::string& text, std::vector<Command>& comman
 }
 
 std::string error_json(const std::string& problem) {
-  return nlohmann::json{{"type", "error"}, {"error", problem}}.dump();
+  return error_json(std::vector<std::string>{problem});
+}
+
+std::string error_json(const std::vector<std::string>& problems, unsigned long long unlisted) {
+  std::string text;
+  for (const std::string& problem : problems) text += (text.empty() ? "" : "\n") + problem;
+  if (unlisted > 0)
+    text += (text.empty() ? "" : "\n") + std::string("and ") + std::to_string(unlisted) +
+            " more messages refused (too many bad commands at once to list)";
+  return nlohmann::json{{"type", "error"}, {"error", text}, {"errors", problems}}.dump();
 }
 
 std::string state_json(const AppState& app, const DeskStats& desk) {

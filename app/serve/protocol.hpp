@@ -41,6 +41,11 @@ struct Command {
 
 // The highest frame-rate cap the page may ask for.
 constexpr double kMaxFpsCap = 240.0;
+// The most pixels a page may ask a frame to have ({"size":[w,h]}): 8K UHD, 7680x4320 (4 x 3840x2160), 127 MiB
+// per RGBA8 copy of the frame. The app holds several copies at once (its render target, the read-back, the
+// copy offered to the desk, the encoder's), so a 16384x16384 frame (1 GiB a copy) stalled it for a minute
+// and took gigabytes; either edge may still be up to kMaxImageEdge within this budget.
+constexpr long long kMaxPagePixels = 7680LL * 4320;
 // The highest CUDA device ordinal a command may name (whether it exists is the app's to say).
 constexpr int kMaxCudaDevice = 63;
 // The page's name for unset flags: each resource's best.
@@ -50,8 +55,11 @@ constexpr const char* kBestAccess = "best";
 // key and the accepted values; on an error nothing is appended.
 std::string parse_commands(const std::string& text, std::vector<Command>& commands);
 
-// The reply to a page's message that could not be taken: {"type":"error","error":...}.
+// The reply to a page's message that could not be taken: {"type":"error","error":...,"errors":[...]}.
 std::string error_json(const std::string& problem);
+// One reply for several messages refused in a burst: "error" says every reason (one a line, then how many
+// more were refused beyond those listed, `unlisted`), "errors" lists them.
+std::string error_json(const std::vector<std::string>& problems, unsigned long long unlisted = 0);
 
 // A mode of the running API, and whether it runs here (why not, with the remedy).
 struct ModeChoice {

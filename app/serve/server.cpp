@@ -1,20 +1,30 @@
 // app/serve/server.cpp — the desk's server (app/serve/server.hpp): Boost.Beast HTTP and WebSocket sessions
 // on one Asio thread (so sessions and the newest frame need no locks among themselves), an encoder thread
 // over StripEncoder, and the mutex-guarded hand-over points to the app thread (the offered frame, the
-// commands, the counts).
+// commands, the counts). The Host, Origin and connection checks against hostile pages and clients are here
+// too (the header says which).
 #include "app/serve/server.hpp"
 
 #include "app/serve/assets.hpp"
 #include "app/serve/jpeg.hpp"
 #include "app/timing/timing.hpp"
 
+#include <boost/asio/ip/host_name.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 
+#if !defined(_WIN32)
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#endif
+
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -23,6 +33,7 @@
 #include <optional>
 #include <random>
 #include <thread>
+#include <utility>
 
 namespace lab::serve {
 
@@ -36,7 +47,14 @@ namespace {
 
 constexpr const char* kCookieName = "interop_lab_token";
 constexpr size_t kMaxCommandBytes = 64 * 1024;  // a command is a few dozen bytes
-constexpr size_t kMaxReplies = 8;               // error replies waiting for a viewer; more are dropped
+// The reasons of refused messages waiting for a viewer, in bytes: they go out as one reply; past this, the
+// refused messages are counted in that reply rather than listed (a reason quotes the value it refuses).
+constexpr size_t kMaxRefusalBytes = 64 * 1024;
+// After a failed accept (out of file descriptors, most likely: the connection waits in the listen backlog)
+// the next try; trying at once would spin.
+constexpr std::chrono::milliseconds kAcceptRetry{100};
+// How long an authorised answer (a screenshot of several MB) may take to be read by its client.
+constexpr std::chrono::seconds kResponseTimeout{60};
 
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -61,7 +79,107 @@ std::optional<std::string> field_value(const std::string& text, const std::strin
   return std::nullopt;
 }
 
+std::string lower_case(std::string text) {
+  for (char& letter : text) letter = static_cast<char>(std::tolower(static_cast<unsigned char>(letter)));
+  return text;
+}
+
+// The host of a Host header, lower case, without its port and an IPv6 address's brackets: "[::1]:8080" ->
+// "::1", "LocalHost:80" -> "localhost"; "" for a malformed one.
+std::string host_of(const std::string& header) {
+  const std::string host = lower_case(header);
+  if (!host.empty() && host.front() == '[') {
+    const size_t close = host.find(']');
+    if (close == std::string::npos || (close + 1 < host.size() && host[close + 1] != ':')) return "";
+    return host.substr(1, close - 1);
+  }
+  const size_t colon = host.find(':');
+  // One colon: a port; more: an IPv6 address without brackets, no name.
+  if (colon != std::string::npos && host.find(':', colon + 1) == std::string::npos)
+    return host.substr(0, colon);
+  return host;
+}
+
+std::optional<net::ip::address> address_of(const std::string& text) {
+  beast::error_code error;
+  const net::ip::address address = net::ip::make_address(text, error);
+  if (error) return std::nullopt;
+  return address;
+}
+
+// The addresses of this machine's interfaces, as text (on Windows: those its host name resolves to).
+std::vector<std::string> interface_addresses() {
+  std::vector<std::string> addresses;
+#if defined(_WIN32)
+  net::io_context io;
+  tcp::resolver resolver(io);
+  beast::error_code error;
+  for (const auto& entry : resolver.resolve(net::ip::host_name(error), "", error))
+    addresses.push_back(entry.endpoint().address().to_string());
+#else
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return addresses;
+  for (const ifaddrs* entry = list; entry; entry = entry->ifa_next) {
+    if (!entry->ifa_addr) continue;
+    if (entry->ifa_addr->sa_family == AF_INET) {
+      const auto* ipv4 = reinterpret_cast<const sockaddr_in*>(entry->ifa_addr);
+      addresses.push_back(net::ip::make_address_v4(ntohl(ipv4->sin_addr.s_addr)).to_string());
+    } else if (entry->ifa_addr->sa_family == AF_INET6) {
+      const auto* ipv6 = reinterpret_cast<const sockaddr_in6*>(entry->ifa_addr);
+      net::ip::address_v6::bytes_type bytes;
+      std::copy(std::begin(ipv6->sin6_addr.s6_addr), std::end(ipv6->sin6_addr.s6_addr), bytes.begin());
+      addresses.push_back(net::ip::make_address_v6(bytes).to_string());
+    }
+  }
+  freeifaddrs(list);
+#endif
+  return addresses;
+}
+
+std::string joined(const std::vector<std::string>& texts) {
+  std::string text;
+  for (const std::string& each : texts) text += (text.empty() ? "" : ", ") + each;
+  return text;
+}
+
 }  // namespace
+
+std::vector<std::string> allowed_hosts(const ServeAddress& address) {
+  std::vector<std::string> hosts = {lower_case(address.host)};
+  const std::optional<net::ip::address> bound = address_of(address.host);
+  const bool wildcard = bound && bound->is_unspecified();
+  if (address.loopback() || wildcard)
+    for (const char* name : {"localhost", "127.0.0.1", "::1"}) hosts.push_back(name);
+  if (!address.loopback()) {
+    beast::error_code error;
+    const std::string name = net::ip::host_name(error);
+    if (!error && !name.empty()) hosts.push_back(lower_case(name));
+  }
+  if (wildcard)
+    for (const std::string& interface_address : interface_addresses()) hosts.push_back(interface_address);
+  std::vector<std::string> unique;
+  for (const std::string& host : hosts)
+    if (std::find(unique.begin(), unique.end(), host) == unique.end()) unique.push_back(host);
+  return unique;
+}
+
+bool host_allowed(const std::string& host, const std::vector<std::string>& allowed) {
+  const std::string name = host_of(host);
+  if (name.empty()) return false;
+  const std::optional<net::ip::address> address = address_of(name);
+  for (const std::string& each : allowed) {
+    if (!address) {
+      if (name == each) return true;
+    } else if (const std::optional<net::ip::address> allowed_address = address_of(each)) {
+      if (*address == *allowed_address) return true;
+    }
+  }
+  return false;
+}
+
+bool origin_allowed(const std::string& origin, const std::string& host) {
+  return origin.empty() || lower_case(origin) == "http://" + lower_case(host);
+}
 
 std::string random_token() {
   std::random_device random;
@@ -90,11 +208,29 @@ std::string request_token(const std::string& target, const std::string& cookie_h
 // One encoded frame, shared by every viewer that sends it.
 struct EncodedFrame {
   unsigned long long sequence = 0;  // 1, 2, ... in encoding order
+  unsigned long long offer = 0;     // the offer_frame call it came from: 1, 2, ...
   std::vector<uint8_t> message;     // protocol.hpp's frame message
   AppState state;
 };
 
 class WebSocketSession;
+
+// A connection's place among ServerOptions::max_connections: taken when it is accepted, given back when its
+// session (HTTP, then the WebSocket it became) ends.
+class ConnectionSlot {
+ public:
+  explicit ConnectionSlot(std::atomic<int>& open) : m_open(&open) { ++*m_open; }
+  ConnectionSlot(ConnectionSlot&& other) noexcept : m_open(std::exchange(other.m_open, nullptr)) {}
+  ConnectionSlot(const ConnectionSlot&) = delete;
+  ConnectionSlot& operator=(const ConnectionSlot&) = delete;
+  ConnectionSlot& operator=(ConnectionSlot&&) = delete;
+  ~ConnectionSlot() {
+    if (m_open) --*m_open;
+  }
+
+ private:
+  std::atomic<int>* m_open;
+};
 
 struct Server::Impl {
   explicit Impl(ServerOptions server_options);
@@ -102,12 +238,17 @@ struct Server::Impl {
 
   // On the Asio thread.
   void accept();
+  // A connection just accepted: an HTTP session, or beyond max_connections a 503 and closed.
+  void admit(tcp::socket socket);
   http::response<http::string_body> answer(const http::request<http::string_body>& request);
   bool authorized(const http::request<http::string_body>& request) const;
+  // "" when `request` may be answered (or become a WebSocket), else the 403's text: a Host that is not the
+  // desk's, no token, a WebSocket of another page's Origin.
+  std::string refusal(const http::request<http::string_body>& request) const;
   void publish(std::shared_ptr<const EncodedFrame> frame);
   void add_viewer(const std::shared_ptr<WebSocketSession>& viewer);
   std::string state_text(const EncodedFrame& frame) const { return state_json(frame.state, desk_stats()); }
-  // A page's message: "" when its commands were queued, else the error reply for the page.
+  // A page's message: "" when its commands were queued, else why not, for the page's error reply.
   std::string receive(const std::string& text);
 
   // On the encoder thread.
@@ -117,12 +258,15 @@ struct Server::Impl {
 
   ServerOptions options;
   int port = 0;
+  std::vector<std::string> hosts;  // allowed_hosts(options.address)
 
   // The app thread's hand-over, under `mutex`.
   mutable std::mutex mutex;
   std::condition_variable offered;
   std::shared_ptr<const Image> pending_image;  // not yet taken by the encoder
   AppState pending_state;
+  unsigned long long pending_offer = 0;     // pending_image's offer_frame call: 1, 2, ...
+  unsigned long long last_offer = 0;        // last_image's
   std::shared_ptr<const Image> last_image;  // the screenshot's
   long long last_frame = -1;
   AppState last_state;          // last_image's
@@ -133,7 +277,9 @@ struct Server::Impl {
   double fps_cap = 0.0;
 
   std::atomic<int> viewer_count{0};
+  std::atomic<int> connection_count{0};  // ConnectionSlots held
   std::atomic<unsigned long long> frames_offered{0}, frames_encoded{0}, frames_sent{0}, frames_dropped{0};
+  std::atomic<unsigned long long> messages_refused{0}, connections_refused{0}, accept_failures{0};
   std::atomic<size_t> most_in_flight{0};
 
   // Asio thread only.
@@ -154,6 +300,7 @@ struct Server::Impl {
   // hold, which still count themselves out of viewer_count. The acceptor goes before its context.
   net::io_context io{1};
   tcp::acceptor acceptor{io};
+  net::steady_timer accept_retry{io};
   std::thread encode_thread;
   std::thread io_thread;  // started last, joined in ~Impl
 };
@@ -162,29 +309,40 @@ struct Server::Impl {
 // always the newest frame.
 class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
  public:
-  WebSocketSession(tcp::socket socket, Server::Impl& server) : m_ws(std::move(socket)), m_server(server) {}
+  WebSocketSession(tcp::socket socket, ConnectionSlot slot, Server::Impl& server)
+      : m_ws(std::move(socket)), m_slot(std::move(slot)), m_server(server) {}
   ~WebSocketSession() {
     if (m_open) --m_server.viewer_count;
   }
 
   void run(http::request<http::string_body> request) {
     m_request = std::move(request);
-    m_ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+    websocket::stream_base::timeout timeout =
+        websocket::stream_base::timeout::suggested(beast::role_type::server);
+    timeout.handshake_timeout = m_server.options.request_timeout;
+    m_ws.set_option(timeout);
     m_ws.read_message_max(kMaxCommandBytes);
     m_ws.async_accept(m_request, beast::bind_front_handler(&WebSocketSession::on_accept, shared_from_this()));
   }
 
+  // The first frame this viewer may get: the one of offer_frame call `offer` or a later one, not an older
+  // frame encoded while someone else watched.
+  void start_at_offer(unsigned long long offer) { m_first_offer = offer; }
+
   // A new frame, or a reply, may go out now.
   void send_next() {
     if (m_writing || !m_open) return;
-    if (!m_replies.empty()) {
-      m_text = std::move(m_replies.front());
-      m_replies.pop_front();
+    if (!m_refusals.empty() || m_refusals_unlisted > 0) {
+      // Every message refused since the last reply went out, in one reply.
+      m_text = error_json(m_refusals, m_refusals_unlisted);
+      m_refusals.clear();
+      m_refusal_bytes = 0;
+      m_refusals_unlisted = 0;
       write_text([](WebSocketSession& self) { self.send_next(); });
       return;
     }
     const std::shared_ptr<const EncodedFrame>& frame = m_server.latest;
-    if (!frame || frame->sequence == m_sent_sequence) return;
+    if (!frame || frame->sequence == m_sent_sequence || frame->offer < m_first_offer) return;
     if (m_sent_sequence != 0 && frame->sequence > m_sent_sequence + 1)
       m_server.frames_dropped += frame->sequence - m_sent_sequence - 1;
     m_sent_sequence = frame->sequence;
@@ -214,8 +372,16 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
       return;
     }
     if (m_ws.got_text()) {
-      std::string reply = m_server.receive(beast::buffers_to_string(m_read_buffer.data()));
-      if (!reply.empty() && m_replies.size() < kMaxReplies) m_replies.push_back(std::move(reply));
+      std::string refused = m_server.receive(beast::buffers_to_string(m_read_buffer.data()));
+      if (!refused.empty()) {
+        ++m_server.messages_refused;
+        if (m_refusal_bytes + refused.size() <= kMaxRefusalBytes) {
+          m_refusal_bytes += refused.size();
+          m_refusals.push_back(std::move(refused));
+        } else {
+          ++m_refusals_unlisted;
+        }
+      }
     }
     m_read_buffer.consume(m_read_buffer.size());
     send_next();
@@ -260,12 +426,17 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
   }
 
   websocket::stream<beast::tcp_stream> m_ws;
+  ConnectionSlot m_slot;
   Server::Impl& m_server;
   http::request<http::string_body> m_request;  // the upgrade, alive until the handshake is answered
   beast::flat_buffer m_read_buffer;
   bool m_open = false;
   bool m_writing = false;
-  std::deque<std::string> m_replies;
+  // Why the page's messages since the last reply were refused (kMaxRefusalBytes of them; the rest counted).
+  std::vector<std::string> m_refusals;
+  size_t m_refusal_bytes = 0;
+  unsigned long long m_refusals_unlisted = 0;
+  unsigned long long m_first_offer = 0;           // start_at_offer's
   std::string m_text;                             // the message being written
   std::shared_ptr<const EncodedFrame> m_sending;  // the frame being written (at most one)
   size_t m_in_flight = 0;                         // frame messages begun and not completed
@@ -276,12 +447,14 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
 // One HTTP connection: requests answered in turn, or handed to a WebSocketSession on an upgrade.
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(tcp::socket socket, Server::Impl& server) : m_stream(std::move(socket)), m_server(server) {}
+  HttpSession(tcp::socket socket, ConnectionSlot slot, Server::Impl& server)
+      : m_stream(std::move(socket)), m_slot(std::move(slot)), m_server(server) {}
 
   void read() {
     m_parser.emplace();
     m_parser->body_limit(kMaxCommandBytes);
-    m_stream.expires_after(std::chrono::seconds(30));
+    // A request not in full by then (a client that connects and says nothing, or dribbles) is closed.
+    m_stream.expires_after(m_server.options.request_timeout);
     http::async_read(m_stream, m_buffer, *m_parser,
                      beast::bind_front_handler(&HttpSession::on_read, shared_from_this()));
   }
@@ -294,13 +467,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       return;
     }
     http::request<http::string_body> request = m_parser->release();
-    if (websocket::is_upgrade(request) && m_server.authorized(request)) {
+    if (websocket::is_upgrade(request) && m_server.refusal(request).empty()) {
       m_stream.expires_never();
-      std::make_shared<WebSocketSession>(m_stream.release_socket(), m_server)->run(std::move(request));
+      std::make_shared<WebSocketSession>(m_stream.release_socket(), std::move(m_slot), m_server)
+          ->run(std::move(request));
       return;
     }
     auto response = std::make_shared<http::response<http::string_body>>(m_server.answer(request));
     if (websocket::is_upgrade(request)) response->keep_alive(false);
+    m_stream.expires_after(kResponseTimeout);
     http::async_write(m_stream, *response,
                       [self = shared_from_this(), response](beast::error_code failed, size_t) {
                         if (failed) return;
@@ -314,6 +489,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   }
 
   beast::tcp_stream m_stream;
+  ConnectionSlot m_slot;
   Server::Impl& m_server;
   beast::flat_buffer m_buffer;
   std::optional<http::request_parser<http::string_body>> m_parser;
@@ -322,6 +498,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 Server::Impl::Impl(ServerOptions server_options)
     : options(std::move(server_options)), encoder(options.encode_threads, options.jpeg_quality) {
   if (options.token.empty()) options.token = random_token();
+  hosts = allowed_hosts(options.address);
   const std::string where = options.address.authority();
   beast::error_code error;
   const net::ip::address address = net::ip::make_address(options.address.host, error);
@@ -361,15 +538,64 @@ Server::Impl::~Impl() {
 
 void Server::Impl::accept() {
   acceptor.async_accept(io, [this](beast::error_code error, tcp::socket socket) {
-    if (error) return;  // closed
-    std::make_shared<HttpSession>(std::move(socket), *this)->read();
+    if (error == net::error::operation_aborted || !acceptor.is_open()) return;  // closed
+    if (error) {
+      // Out of file descriptors (EMFILE, ENFILE) or memory: the connection stays in the listen backlog. Try
+      // again shortly: returning here would stop the desk accepting for good.
+      ++accept_failures;
+      accept_retry.expires_after(kAcceptRetry);
+      accept_retry.async_wait([this](beast::error_code waited) {
+        if (!waited) accept();
+      });
+      return;
+    }
+    admit(std::move(socket));
     accept();
   });
+}
+
+void Server::Impl::admit(tcp::socket socket) {
+  if (connection_count >= options.max_connections) {
+    ++connections_refused;
+    const std::string text = "503: the desk has " + std::to_string(options.max_connections) +
+                             " connections open, its most; close a page of it or try again shortly\n";
+    const std::string reply =
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        "Connection: close\r\nContent-Length: " +
+        std::to_string(text.size()) + "\r\n\r\n" + text;
+    // A fresh socket's send buffer takes the few bytes at once; without blocking, in any case.
+    beast::error_code ignored;
+    socket.non_blocking(true, ignored);
+    socket.write_some(net::buffer(reply), ignored);
+    socket.shutdown(tcp::socket::shutdown_both, ignored);
+    socket.close(ignored);
+    return;
+  }
+  std::make_shared<HttpSession>(std::move(socket), ConnectionSlot(connection_count), *this)->read();
 }
 
 bool Server::Impl::authorized(const http::request<http::string_body>& request) const {
   return token_matches(
       request_token(std::string(request.target()), std::string(request[http::field::cookie])), options.token);
+}
+
+std::string Server::Impl::refusal(const http::request<http::string_body>& request) const {
+  const std::string host(request[http::field::host]);
+  if (!host_allowed(host, hosts))
+    return "403: the Host " + (host.empty() ? std::string("(none)") : "\"" + host + "\"") +
+           " is not a name of this desk, which answers to " + joined(hosts) +
+           "; open the URL interop-lab printed (a page that reaches the desk through another name is "
+           "refused)";
+  if (!authorized(request))
+    return "403: this needs the desk's token: open the URL interop-lab printed when it started "
+           "(http://HOST:PORT/?token=...)";
+  if (websocket::is_upgrade(request)) {
+    const std::string origin(request[http::field::origin]);
+    if (!origin_allowed(origin, host))
+      return "403: a WebSocket from the page of " + origin + " is not the desk's own page (http://" + host +
+             "); open the URL interop-lab printed";
+  }
+  return "";
 }
 
 http::response<http::string_body> Server::Impl::answer(const http::request<http::string_body>& request) {
@@ -387,10 +613,8 @@ http::response<http::string_body> Server::Impl::answer(const http::request<http:
   const std::string path = target.substr(0, target.find('?'));
   if (request.method() != http::verb::get) {
     say(http::status::method_not_allowed, "interop-lab's desk answers GET only");
-  } else if (!authorized(request)) {
-    say(http::status::forbidden,
-        "403: this needs the desk's token: open the URL interop-lab printed when it started "
-        "(http://HOST:PORT/?token=...)");
+  } else if (const std::string refused = refusal(request); !refused.empty()) {
+    say(http::status::forbidden, refused);
   } else if (path == "/screenshot.png") {
     std::shared_ptr<const Image> image;
     long long frame = -1;
@@ -424,13 +648,13 @@ http::response<http::string_body> Server::Impl::answer(const http::request<http:
 }
 
 std::string Server::Impl::receive(const std::string& text) {
-  if (!options.refuse_commands.empty()) return error_json(options.refuse_commands);
+  if (!options.refuse_commands.empty()) return options.refuse_commands;
   std::vector<Command> parsed;
-  if (std::string problem = parse_commands(text, parsed); !problem.empty()) return error_json(problem);
+  if (std::string problem = parse_commands(text, parsed); !problem.empty()) return problem;
   const std::lock_guard<std::mutex> lock(mutex);
   if (commands.size() + parsed.size() > options.max_queued_commands)
-    return error_json("the app is " + std::to_string(commands.size()) +
-                      " commands behind; this one was dropped, send it again in a moment");
+    return "the app is " + std::to_string(commands.size()) +
+           " commands behind; this one was dropped, send it again in a moment";
   commands.insert(commands.end(), parsed.begin(), parsed.end());
   return "";
 }
@@ -448,14 +672,18 @@ void Server::Impl::publish(std::shared_ptr<const EncodedFrame> frame) {
 
 void Server::Impl::add_viewer(const std::shared_ptr<WebSocketSession>& viewer) {
   viewers.push_back(viewer);
-  // The last frame went unencoded, as nobody watched: offer it again, or a picture shown once (a Python
-  // viewer's) would never reach a page opened after it.
   {
     const std::lock_guard<std::mutex> lock(mutex);
+    // Its first frame is the app's newest: `latest` may be a frame encoded while someone else watched, long
+    // ago (the app went on drawing, unencoded, for nobody).
+    viewer->start_at_offer(last_offer);
+    // The last frame went unencoded, as nobody watched: offer it again, or a picture shown once (a Python
+    // viewer's) would never reach a page opened after it.
     if (!last_unencoded || pending_image) return;
     last_unencoded = false;
     pending_image = last_image;
     pending_state = last_state;
+    pending_offer = last_offer;
   }
   offered.notify_one();
 }
@@ -464,12 +692,14 @@ void Server::Impl::encode_loop() {
   while (true) {
     std::shared_ptr<const Image> image;
     AppState state;
+    unsigned long long offer = 0;
     {
       std::unique_lock<std::mutex> lock(mutex);
       offered.wait(lock, [this] { return stopping || pending_image; });
       if (stopping) return;
       image = std::move(pending_image);
       state = std::move(pending_state);
+      offer = pending_offer;
       // Nobody to send it to: the frame stays the screenshot's, unencoded, until a viewer connects. Judged
       // under the lock that add_viewer takes after counting itself, so a viewer cannot slip in between.
       last_unencoded = viewer_count == 0 && image == last_image;
@@ -497,6 +727,7 @@ void Server::Impl::encode_loop() {
       encode_ms.push(static_cast<float>(milliseconds_since(start)));
     }
     frame->sequence = ++frames_encoded;
+    frame->offer = offer;
     frame->state = std::move(state);
     net::post(io, [this, frame = std::shared_ptr<const EncodedFrame>(std::move(frame))]() mutable {
       publish(std::move(frame));
@@ -536,14 +767,16 @@ std::string Server::url() const {
 
 void Server::offer_frame(Image frame, AppState state) {
   auto image = std::make_shared<const Image>(std::move(frame));
-  ++m_impl->frames_offered;
+  const unsigned long long offer = ++m_impl->frames_offered;
   {
     const std::lock_guard<std::mutex> lock(m_impl->mutex);
     m_impl->last_image = image;
     m_impl->last_frame = state.frame;
     m_impl->last_state = state;
+    m_impl->last_offer = offer;
     m_impl->pending_image = std::move(image);  // an older one still waiting is skipped
     m_impl->pending_state = std::move(state);
+    m_impl->pending_offer = offer;
   }
   m_impl->offered.notify_one();
 }
@@ -573,6 +806,10 @@ ServerCounts Server::counts() const {
   counts.frames_sent = m_impl->frames_sent;
   counts.frames_dropped = m_impl->frames_dropped;
   counts.most_frames_in_flight = m_impl->most_in_flight;
+  counts.messages_refused = m_impl->messages_refused;
+  counts.connections = m_impl->connection_count;
+  counts.connections_refused = m_impl->connections_refused;
+  counts.accept_failures = m_impl->accept_failures;
   const std::lock_guard<std::mutex> lock(m_impl->mutex);
   counts.commands_queued = m_impl->commands.size();
   return counts;

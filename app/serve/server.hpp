@@ -11,7 +11,15 @@
 //   GET /screenshot.png                       the exact last frame as PNG (X-Interop-Lab-Frame: its index)
 //   GET / with Upgrade: websocket             state + frames out, commands in (app/serve/protocol.hpp)
 // Every request needs the token: ?token=... in the URL, or the cookie that the page's answer sets (so the
-// page's own requests carry it). Anything else gets 403.
+// page's own requests carry it). Anything else gets 403. So does a request whose Host is not a name of the
+// desk (allowed_hosts: a page of another site that a DNS name rebound to 127.0.0.1 would carry its own name),
+// and a WebSocket whose Origin is another page's (a page on another port of 127.0.0.1 is the same site and
+// gets the cookie; the desk's own page has the Origin http://<Host>; a client without an Origin, holding the
+// token in its URL, is no browser page).
+//
+// Hostile clients: at most max_connections are open at once (one more is answered 503 and closed); an HTTP
+// request not read in full within request_timeout is closed; accepting never stops: when the process runs
+// out of file descriptors the accept is tried again a little later.
 //
 // Frames: offer_frame() hands the newest frame over and returns at once. An encoder thread takes the newest
 // frame offered (older ones waiting are skipped), encodes it in strips on StripEncoder's threads, and makes
@@ -23,6 +31,7 @@
 #include "app/image/image_io.hpp"
 #include "app/serve/protocol.hpp"
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,7 +47,25 @@ struct ServerOptions {
   // "" takes the page's commands; else every command is refused with this reason (a Python viewer's desk:
   // its frames are the caller's, with nothing for a page to switch).
   std::string refuse_commands;
+  // Connections open at once, HTTP and WebSocket: a browser keeps a few per page; one more is answered 503
+  // and closed, so that a flood of connections cannot take every file descriptor of the app.
+  int max_connections = 64;
+  // How long an HTTP request may take to arrive in full, and a kept-alive connection may wait for the next;
+  // the connection is closed after it.
+  std::chrono::milliseconds request_timeout{5000};
 };
+
+// The names and addresses a request's Host may give for a desk bound to `address` (lower case, IPv6 ones
+// without brackets): the bound address; for a loopback bind also localhost, 127.0.0.1 and ::1; for a wildcard
+// bind (0.0.0.0, ::) those and this machine's host name and its interfaces' addresses; for another address
+// this machine's host name too.
+std::vector<std::string> allowed_hosts(const ServeAddress& address);
+// Whether the Host header `host` ("127.0.0.1:8080", "[::1]:8080", "localhost") names one of `allowed`: its
+// port is not looked at (an ssh tunnel's local port differs), an address is compared as an address.
+bool host_allowed(const std::string& host, const std::vector<std::string>& allowed);
+// Whether a WebSocket upgrade's Origin header (`origin`, "" when absent) is the desk's own page's for a
+// request to Host `host`: http://<host>, or none at all.
+bool origin_allowed(const std::string& origin, const std::string& host);
 
 // 32 hex digits from std::random_device: 128 bits nobody can guess.
 std::string random_token();
@@ -52,11 +79,15 @@ std::string request_token(const std::string& target, const std::string& cookie_h
 struct ServerCounts {
   int viewers = 0;
   unsigned long long frames_offered = 0;
-  unsigned long long frames_encoded = 0;  // offered frames the encoder got to (the rest were superseded)
-  unsigned long long frames_sent = 0;     // frame messages written, over all viewers
-  unsigned long long frames_dropped = 0;  // encoded frames a viewer skipped because its last write was slow
-  size_t most_frames_in_flight = 0;       // per viewer; by design at most 1
-  size_t commands_queued = 0;             // waiting for take_commands()
+  unsigned long long frames_encoded = 0;    // offered frames the encoder got to (the rest were superseded)
+  unsigned long long frames_sent = 0;       // frame messages written, over all viewers
+  unsigned long long frames_dropped = 0;    // encoded frames a viewer skipped because its last write was slow
+  size_t most_frames_in_flight = 0;         // per viewer; by design at most 1
+  size_t commands_queued = 0;               // waiting for take_commands()
+  unsigned long long messages_refused = 0;  // a page's messages answered with an error
+  int connections = 0;                      // open now, HTTP and WebSocket
+  unsigned long long connections_refused = 0;  // beyond max_connections
+  unsigned long long accept_failures = 0;      // accepts that failed (out of file descriptors...), retried
 };
 
 class Server {

@@ -1,16 +1,28 @@
 // tests/unit/test_serve.cpp — the browser desk's library (app/serve) without a GPU and without the app: the
 // token, the page's commands and the state, JPEG strips (layout, round trip, assembly), and a real server on
 // a loopback port driven by a Boost.Beast client: the page, 403 without the token, the WebSocket's state and
-// frame, a command queued for the app, the screenshot, and a slow viewer that skips frames.
+// frame, a command queued for the app, the screenshot, and a slow viewer that skips frames. Against hostile
+// pages and clients: a Host not the desk's (DNS rebinding), a WebSocket of another page's Origin, more
+// connections than the cap, a silent connection, the process out of file descriptors, an oversize frame,
+// a burst of bad commands, and a viewer's first frame after nobody watched.
 #include "app/image/image_io.hpp"
 #include "app/serve/assets.hpp"
 #include "app/serve/jpeg.hpp"
 #include "app/serve/protocol.hpp"
 #include "app/serve/server.hpp"
 
+#if !defined(_WIN32)
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
 #include <gtest/gtest.h>
 #include <boost/asio/connect.hpp>
+#include <boost/asio/ip/host_name.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
@@ -157,6 +169,12 @@ TEST(ServeProtocolTest, RefusesBadCommandsWithTheReasonAndQueuesNothing) {
   EXPECT_NE(refusal(R"({"mode":3})").find("is not a mode"), std::string::npos);
   EXPECT_NE(refusal(R"({"size":[0,10]})").find("from 1 to 16384"), std::string::npos);
   EXPECT_NE(refusal(R"({"size":[10]})").find("[width, height]"), std::string::npos);
+  // A frame's memory is bounded, not only its edges: 16384x16384 is 1 GiB a copy.
+  const std::string oversize = refusal(R"({"size":[16384,16384]})");
+  EXPECT_NE(oversize.find("268435456 pixels (1024 MiB a frame)"), std::string::npos) << oversize;
+  EXPECT_NE(oversize.find("at most 33177600 pixels (7680x4320, 126 MiB a frame)"), std::string::npos)
+      << oversize;
+  EXPECT_NE(refusal(R"({"size":[7681,4320]})").find("at most 33177600 pixels"), std::string::npos);
   EXPECT_NE(refusal(R"({"fps":1000})").find("from 1 to 240, or 0 for none"), std::string::npos);
   EXPECT_NE(refusal(R"({"fps":0.01})").find("from 1 to 240, or 0 for none"), std::string::npos);
   EXPECT_NE(refusal(R"({"scene":"wave","launch":1})").find("'launch' is not a command"), std::string::npos);
@@ -173,6 +191,22 @@ TEST(ServeProtocolTest, RefusesBadCommandsWithTheReasonAndQueuesNothing) {
   EXPECT_NE(refusal(R"({"filter":{"name":"blur"}})").find("is not a filter"), std::string::npos);
   // One bad key refuses the whole message: the good key beside it is not queued either.
   EXPECT_NE(refusal(R"({"filter":"blur","device":1e9})").find("device"), std::string::npos);
+  // Within the budget, either edge may be long.
+  std::vector<Command> commands;
+  EXPECT_EQ(lab::serve::parse_commands(R"({"size":[7680,4320]})", commands), "");
+  EXPECT_EQ(lab::serve::parse_commands(R"({"size":[16384,2025]})", commands), "");
+  EXPECT_EQ(commands.size(), 2u);
+}
+
+TEST(ServeProtocolTest, AReplyToSeveralRefusalsCarriesEveryReason) {
+  const nlohmann::json one = nlohmann::json::parse(lab::serve::error_json("first"));
+  EXPECT_EQ(one["type"], "error");
+  EXPECT_EQ(one["error"], "first");
+  EXPECT_EQ(one["errors"], nlohmann::json::array({"first"}));
+  const nlohmann::json several = nlohmann::json::parse(lab::serve::error_json({"first", "second"}, 3));
+  EXPECT_EQ(several["error"],
+            "first\nsecond\nand 3 more messages refused (too many bad commands at once to list)");
+  EXPECT_EQ(several["errors"], nlohmann::json::array({"first", "second"}));
 }
 
 TEST(ServeProtocolTest, StateSaysWhatTheAppShows) {
@@ -344,23 +378,79 @@ struct HttpAnswer {
   http::fields fields;
 };
 
-HttpAnswer http_get(int port, const std::string& target, const std::string& cookie = "") {
+tcp::endpoint loopback_port(int port) {
+  return tcp::endpoint(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port));
+}
+
+using Headers = std::vector<std::pair<http::field, std::string>>;
+
+// GET `target` with Host `host` (and `extra` headers); status 0 when no answer came within 10 s (a server
+// that stopped answering).
+HttpAnswer http_get(int port, const std::string& target, const std::string& cookie = "",
+                    const std::string& host = "127.0.0.1", const Headers& extra = {}) {
   net::io_context io;
-  tcp::socket socket(io);
-  socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)));
+  beast::tcp_stream stream(io);
   http::request<http::empty_body> request{http::verb::get, target, 11};
-  request.set(http::field::host, "127.0.0.1");
+  request.set(http::field::host, host);
   if (!cookie.empty()) request.set(http::field::cookie, cookie);
-  http::write(socket, request);
+  for (const auto& [field, value] : extra) request.set(field, value);
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
   parser.body_limit(64 * 1024 * 1024);
-  http::read(socket, buffer, parser);
   HttpAnswer answer;
-  answer.status = parser.get().result_int();
-  answer.body = parser.get().body();
-  for (const auto& field : parser.get()) answer.fields.set(field.name_string(), field.value());
+  stream.expires_after(std::chrono::seconds(10));
+  stream.async_connect(loopback_port(port), [&](beast::error_code error) {
+    if (error) return;
+    http::async_write(stream, request, [&](beast::error_code written, size_t) {
+      if (written) return;
+      http::async_read(stream, buffer, parser, [&](beast::error_code read, size_t) {
+        if (read) return;
+        answer.status = parser.get().result_int();
+        answer.body = parser.get().body();
+        for (const auto& field : parser.get()) answer.fields.set(field.name_string(), field.value());
+      });
+    });
+  });
+  io.run();
   return answer;
+}
+
+// A WebSocket upgrade as a browser page sends it (`origin`: "" for none), answered 101 or refused with a
+// status and why.
+HttpAnswer upgrade_get(int port, const std::string& target, const std::string& host,
+                       const std::string& origin, const std::string& cookie = "") {
+  Headers headers = {{http::field::connection, "Upgrade"},
+                     {http::field::upgrade, "websocket"},
+                     {http::field::sec_websocket_version, "13"},
+                     {http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ=="}};
+  if (!origin.empty()) headers.emplace_back(http::field::origin, origin);
+  return http_get(port, target, cookie, host, headers);
+}
+
+// What a connection received until the server closed it, or until `bound` passed (`closed` false).
+struct Received {
+  bool closed = false;
+  std::string text;
+  double seconds = 0;
+};
+
+Received read_until_closed(net::io_context& io, tcp::socket& socket, std::chrono::milliseconds bound) {
+  Received received;
+  const auto start = std::chrono::steady_clock::now();
+  std::string buffer;
+  net::async_read(socket, net::dynamic_buffer(buffer), [&](beast::error_code error, size_t) {
+    received.closed = error == net::error::eof || error == net::error::connection_reset;
+  });
+  io.restart();
+  io.run_for(bound);
+  if (!io.stopped()) {
+    socket.cancel();
+    io.restart();
+    io.run();
+  }
+  received.text = buffer;
+  received.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return received;
 }
 
 lab::serve::ServerOptions loopback_options() {
@@ -437,6 +527,22 @@ struct Viewer {
         tcp::endpoint(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(server.port())));
     ws.read_message_max(256 * 1024 * 1024);
     ws.handshake("127.0.0.1", "/?token=" + server.token());
+  }
+
+  // The next text message, parsed; nullopt when none came within `bound` (the socket is then no more use).
+  std::optional<nlohmann::json> read_text_within(std::chrono::seconds bound) {
+    beast::flat_buffer buffer;
+    bool read = false;
+    ws.async_read(buffer, [&](beast::error_code error, size_t) { read = !error; });
+    io.restart();
+    io.run_for(bound);
+    if (!io.stopped()) {
+      ws.next_layer().cancel();
+      io.restart();
+      io.run();
+    }
+    if (!read || !ws.got_text()) return std::nullopt;
+    return nlohmann::json::parse(beast::buffers_to_string(buffer.data()));
   }
 
   // The next text message, parsed.
@@ -628,6 +734,278 @@ TEST(ServeServerTest, ASlowViewerSkipsFramesInsteadOfQueueingThem) {
   EXPECT_LT(received.size(), static_cast<size_t>(kFrames) / 2);
   EXPECT_EQ(counts.most_frames_in_flight, 1u);
   EXPECT_TRUE(std::is_sorted(received.begin(), received.end()));
+}
+
+// DNS rebinding: a page of evil.example whose name now resolves to 127.0.0.1 sends Host: evil.example.
+TEST(ServeHostTest, TheHostMustNameTheDesk) {
+  using lab::serve::host_allowed;
+  lab::ServeAddress loopback;
+  const std::vector<std::string> local = lab::serve::allowed_hosts(loopback);
+  for (const char* host :
+       {"127.0.0.1", "127.0.0.1:8080", "localhost", "LocalHost:9000", "[::1]:8080", "::1", "[0:0::1]"})
+    EXPECT_TRUE(host_allowed(host, local)) << host;
+  for (const char* host : {"", "evil.example", "evil.example:8080", "127.0.0.1.evil.example", "localhost.",
+                           "[::1", "[::1]x", "10.0.0.1", "127.0.0.2"})
+    EXPECT_FALSE(host_allowed(host, local)) << host;
+
+  lab::ServeAddress one;
+  one.host = "192.0.2.7";
+  const std::vector<std::string> remote = lab::serve::allowed_hosts(one);
+  EXPECT_TRUE(host_allowed("192.0.2.7:8080", remote));
+  EXPECT_FALSE(host_allowed("localhost:8080", remote));  // not bound there: no page of it comes that way
+  EXPECT_FALSE(host_allowed("evil.example", remote));
+
+  // Every interface: this machine's own name and addresses too.
+  lab::ServeAddress every;
+  every.host = "0.0.0.0";
+  const std::vector<std::string> all = lab::serve::allowed_hosts(every);
+  const std::string name = net::ip::host_name();
+  EXPECT_TRUE(host_allowed(name + ":8080", all)) << name;
+  EXPECT_TRUE(host_allowed("localhost:8080", all));
+  EXPECT_TRUE(host_allowed("127.0.0.1", all));  // an address of the loopback interface
+  EXPECT_FALSE(host_allowed("evil.example", all));
+}
+
+TEST(ServeHostTest, TheOriginMustBeTheDesksOwnPage) {
+  using lab::serve::origin_allowed;
+  EXPECT_TRUE(origin_allowed("", "127.0.0.1:8080"));  // no browser page: a client holding the token
+  EXPECT_TRUE(origin_allowed("http://127.0.0.1:8080", "127.0.0.1:8080"));
+  EXPECT_TRUE(origin_allowed("http://LOCALHOST:8080", "localhost:8080"));
+  EXPECT_FALSE(origin_allowed("http://127.0.0.1:9999", "127.0.0.1:8080"));  // another port: the same site
+  EXPECT_FALSE(origin_allowed("http://localhost:8080", "127.0.0.1:8080"));
+  EXPECT_FALSE(origin_allowed("https://127.0.0.1:8080", "127.0.0.1:8080"));
+  EXPECT_FALSE(origin_allowed("null", "127.0.0.1:8080"));
+}
+
+TEST(ServeServerTest, AHostThatIsNotTheDesksIsRefused) {
+  lab::serve::Server server(loopback_options());
+  const std::string port = std::to_string(server.port());
+  const std::string page = "/?token=" + server.token();
+  for (const std::string& host : std::vector<std::string>{"evil.example", "evil.example:" + port}) {
+    const HttpAnswer answer = http_get(server.port(), page, "", host);
+    EXPECT_EQ(answer.status, 403u) << host;
+    EXPECT_NE(answer.body.find("the Host \"" + host + "\" is not a name of this desk"), std::string::npos)
+        << answer.body;
+    EXPECT_EQ(answer.header("Set-Cookie"), "");  // the token does not reach the other site's page
+  }
+  for (const std::string& host :
+       std::vector<std::string>{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port})
+    EXPECT_EQ(http_get(server.port(), page, "", host).status, 200u) << host;
+
+  // The WebSocket too.
+  const HttpAnswer upgrade = upgrade_get(server.port(), page, "evil.example:" + port, "");
+  EXPECT_EQ(upgrade.status, 403u);
+  EXPECT_NE(upgrade.body.find("is not a name of this desk"), std::string::npos) << upgrade.body;
+  net::io_context io;
+  websocket::stream<tcp::socket> ws(io);
+  ws.next_layer().connect(loopback_port(server.port()));
+  beast::error_code error;
+  ws.handshake("evil.example:" + port, page, error);
+  EXPECT_EQ(error, websocket::error::upgrade_declined) << error.message();
+  EXPECT_EQ(server.counts().viewers, 0);
+  EXPECT_EQ(upgrade_get(server.port(), page, "127.0.0.1:" + port, "").status, 101u);
+}
+
+// Cross-site WebSocket hijacking: a page on another port of 127.0.0.1 is the same site, so its socket
+// carries the desk's cookie; its Origin gives it away.
+TEST(ServeServerTest, AWebSocketOfAnotherPagesOriginIsRefused) {
+  lab::serve::Server server(loopback_options());
+  const std::string host = "127.0.0.1:" + std::to_string(server.port());
+  // The token as a cookie alone, as a browser page sends it.
+  const std::string cookie = "interop_lab_token=" + server.token();
+  const HttpAnswer other = upgrade_get(server.port(), "/", host, "http://127.0.0.1:1", cookie);
+  EXPECT_EQ(other.status, 403u);
+  EXPECT_NE(
+      other.body.find("a WebSocket from the page of http://127.0.0.1:1 is not the desk's own page (http://" +
+                      host + ")"),
+      std::string::npos)
+      << other.body;
+  EXPECT_EQ(upgrade_get(server.port(), "/", host, "null", cookie).status, 403u);
+  // The desk's own page, and a client without an Origin.
+  EXPECT_EQ(upgrade_get(server.port(), "/", host, "http://" + host, cookie).status, 101u);
+  EXPECT_EQ(upgrade_get(server.port(), "/", host, "", cookie).status, 101u);
+
+  // A Beast client from the other page is not let in either.
+  net::io_context io;
+  websocket::stream<tcp::socket> ws(io);
+  ws.next_layer().connect(loopback_port(server.port()));
+  ws.set_option(websocket::stream_base::decorator([cookie](websocket::request_type& request) {
+    request.set(http::field::origin, "http://127.0.0.1:1");
+    request.set(http::field::cookie, cookie);
+  }));
+  beast::error_code error;
+  ws.handshake(host, "/", error);
+  EXPECT_EQ(error, websocket::error::upgrade_declined) << error.message();
+  EXPECT_EQ(server.counts().viewers, 0);
+}
+
+TEST(ServeServerTest, ConnectionsBeyondTheCapAreRefused) {
+  lab::serve::ServerOptions options = loopback_options();
+  options.max_connections = 3;
+  lab::serve::Server server(options);
+  net::io_context io;
+  std::vector<tcp::socket> held;
+  for (int i = 0; i < options.max_connections; ++i) {
+    held.emplace_back(io);
+    held.back().connect(loopback_port(server.port()));
+  }
+  ASSERT_TRUE(eventually([&] { return server.counts().connections == options.max_connections; }));
+
+  tcp::socket extra(io);
+  extra.connect(loopback_port(server.port()));
+  const Received refused = read_until_closed(io, extra, std::chrono::seconds(10));
+  EXPECT_TRUE(refused.closed);
+  EXPECT_EQ(refused.text.rfind("HTTP/1.1 503 Service Unavailable\r\n", 0), 0u) << refused.text;
+  EXPECT_NE(refused.text.find("503: the desk has 3 connections open, its most"), std::string::npos);
+  EXPECT_EQ(server.counts().connections_refused, 1u);
+  EXPECT_EQ(server.counts().connections, options.max_connections);
+
+  // One closed: the next is served.
+  held.pop_back();
+  ASSERT_TRUE(eventually([&] { return server.counts().connections == options.max_connections - 1; }));
+  EXPECT_EQ(http_get(server.port(), "/?token=" + server.token()).status, 200u);
+}
+
+TEST(ServeServerTest, AConnectionThatSendsNoRequestInTimeIsClosed) {
+  lab::serve::ServerOptions options = loopback_options();
+  options.request_timeout = std::chrono::milliseconds(300);
+  lab::serve::Server server(options);
+  net::io_context io;
+  tcp::socket silent(io);
+  silent.connect(loopback_port(server.port()));
+  tcp::socket dribbling(io);
+  dribbling.connect(loopback_port(server.port()));
+  net::write(dribbling, net::buffer(std::string("GET /?token=" + server.token() + " HTTP/1.1\r\n")));
+  for (tcp::socket* socket : {&silent, &dribbling}) {
+    const Received received = read_until_closed(io, *socket, std::chrono::seconds(10));
+    EXPECT_TRUE(received.closed);
+    EXPECT_EQ(received.text, "");  // nothing answered, not even for the token it began with
+    EXPECT_LT(received.seconds, 5.0);
+  }
+  EXPECT_TRUE(eventually([&] { return server.counts().connections == 0; }));
+}
+
+#if !defined(_WIN32)
+// Lowers this process's limit of file descriptors so that none more can be made (every one below the lowest
+// free one is taken), and restores it.
+class NoFreeFileDescriptors {
+ public:
+  NoFreeFileDescriptors() {
+    EXPECT_EQ(getrlimit(RLIMIT_NOFILE, &m_saved), 0);
+    const int lowest_free = ::open("/dev/null", O_RDONLY);
+    EXPECT_GE(lowest_free, 0);
+    ::close(lowest_free);
+    rlimit lowered = m_saved;
+    lowered.rlim_cur = static_cast<rlim_t>(lowest_free);
+    EXPECT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);
+  }
+  ~NoFreeFileDescriptors() { restore(); }
+  void restore() {
+    if (m_restored) return;
+    m_restored = true;
+    EXPECT_EQ(setrlimit(RLIMIT_NOFILE, &m_saved), 0);
+  }
+  NoFreeFileDescriptors(const NoFreeFileDescriptors&) = delete;
+  NoFreeFileDescriptors& operator=(const NoFreeFileDescriptors&) = delete;
+
+ private:
+  rlimit m_saved{};
+  bool m_restored = false;
+};
+
+TEST(ServeServerTest, AcceptingGoesOnAfterTheProcessRanOutOfFileDescriptors) {
+  lab::serve::ServerOptions options = loopback_options();
+  options.request_timeout = std::chrono::milliseconds(500);
+  lab::serve::Server server(options);
+  net::io_context io;
+  std::vector<tcp::socket> clients;  // made while descriptors are free: connecting takes none more
+  for (int i = 0; i < 3; ++i) {
+    clients.emplace_back(io);
+    clients.back().open(tcp::v4());
+  }
+  {
+    NoFreeFileDescriptors pressure;
+    for (tcp::socket& client : clients) client.connect(loopback_port(server.port()));  // the backlog's
+    ASSERT_TRUE(eventually([&] { return server.counts().accept_failures > 0; }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // several retries, all failing
+    EXPECT_EQ(server.counts().connections, 0);
+  }
+  clients.clear();
+  // Descriptors free again: the desk accepts and answers.
+  EXPECT_EQ(http_get(server.port(), "/?token=" + server.token()).status, 200u);
+}
+
+#endif  // the limit of file descriptors is POSIX's
+
+TEST(ServeServerTest, AnOversizeFrameIsRefusedWithTheReason) {
+  lab::serve::Server server(loopback_options());
+  Viewer viewer(server);
+  viewer.ws.text(true);
+  viewer.ws.write(net::buffer(std::string(R"({"size":[16384,16384]})")));
+  const std::optional<nlohmann::json> reply = viewer.read_text_within(std::chrono::seconds(10));
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["type"], "error");
+  EXPECT_NE((*reply)["error"].get<std::string>().find("the desk takes at most 33177600 pixels (7680x4320"),
+            std::string::npos)
+      << reply->dump();
+  EXPECT_EQ(server.counts().commands_queued, 0u);
+  viewer.ws.write(net::buffer(std::string(R"({"size":[3840,2160]})")));
+  ASSERT_TRUE(eventually([&] { return server.counts().commands_queued == 1; }));
+}
+
+// The app went on drawing while nobody watched: the next viewer's first frame is the app's newest, not the
+// last one encoded for the viewer before.
+TEST(ServeServerTest, AViewerGetsTheCurrentFrameNotTheLastOneEncoded) {
+  lab::serve::Server server(loopback_options());
+  {
+    Viewer first(server);
+    ASSERT_TRUE(eventually([&] { return server.counts().viewers == 1; }));
+    server.offer_frame(gradient_image(64, 48), state_of_frame(174));
+    EXPECT_EQ(first.read_frame().second.index, 174u);
+    first.ws.close(websocket::close_code::normal);
+    ASSERT_TRUE(eventually([&] { return server.counts().viewers == 0; }));
+  }
+  for (long long frame = 175; frame <= 365; ++frame) {
+    lab::serve::AppState state = state_of_frame(frame);
+    state.scene = lab::SceneId::Wave;
+    server.offer_frame(gradient_image(64, 48), state);
+  }
+  Viewer next(server);
+  const auto [state, frame] = next.read_frame();
+  EXPECT_EQ(frame.index, 365u);
+  EXPECT_EQ(state["frame"], 365);
+  EXPECT_EQ(state["scene"], "wave");
+}
+
+// A page's burst of bad commands while its socket is busy with a frame: every reason reaches it.
+TEST(ServeServerTest, EveryReasonOfABurstOfBadCommandsIsSent) {
+  lab::serve::ServerOptions options = loopback_options();
+  options.jpeg_quality = 95;
+  lab::serve::Server server(options);
+  // A frame of several MB to a viewer that does not read yet: the server's write of it waits, and the
+  // replies to the commands queue behind it.
+  Viewer viewer(server, 16 * 1024);
+  ASSERT_TRUE(eventually([&] { return server.counts().viewers == 1; }));
+  server.offer_frame(noise_image(2048, 2048, 2), state_of_frame(1));
+  ASSERT_TRUE(eventually([&] { return server.counts().most_frames_in_flight == 1; }));
+  constexpr int kBad = 20;
+  viewer.ws.text(true);
+  for (int i = 0; i < kBad; ++i)
+    viewer.ws.write(net::buffer("{\"scene\":\"nowhere-" + std::to_string(i) + "\"}"));
+  ASSERT_TRUE(eventually([&] { return server.counts().messages_refused == static_cast<unsigned>(kBad); }));
+
+  EXPECT_EQ(viewer.read_frame().second.index, 1u);
+  std::vector<std::string> reasons;
+  for (int reply = 0; reply < kBad && reasons.size() < static_cast<size_t>(kBad); ++reply) {
+    const std::optional<nlohmann::json> error = viewer.read_text_within(std::chrono::seconds(5));
+    if (!error) break;
+    EXPECT_EQ((*error)["type"], "error");
+    for (const nlohmann::json& reason : (*error)["errors"]) reasons.push_back(reason.get<std::string>());
+  }
+  ASSERT_EQ(reasons.size(), static_cast<size_t>(kBad));
+  for (int i = 0; i < kBad; ++i)
+    EXPECT_NE(reasons[i].find("\"nowhere-" + std::to_string(i) + "\" is not a scene"), std::string::npos)
+        << reasons[i];
 }
 
 }  // namespace
