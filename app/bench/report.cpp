@@ -149,6 +149,16 @@ ThroughputPlan plan_throughput(bool asked, const std::string& unavailable) {
   return plan;
 }
 
+std::string SkipNotes::note(const std::string& path, const std::string& reason) {
+  const auto same_reason = [&reason](const auto& said) { return said.second == reason; };
+  const auto first = std::find_if(m_said.begin(), m_said.end(), same_reason);
+  if (std::find(m_said.begin(), m_said.end(), std::make_pair(path, reason)) != m_said.end()) return "";
+  const std::string line = first == m_said.end() ? path + " skipped: " + reason
+                                                 : path + " skipped for the same reason as " + first->first;
+  m_said.emplace_back(path, reason);
+  return line;
+}
+
 std::string format_table(const Report& report) {
   const bool external = std::any_of(report.results.begin(), report.results.end(),
                                     [](const Result& r) { return !r.external_path.empty(); });
@@ -313,6 +323,7 @@ std::string svg_chart(const std::vector<Result>& results, const std::vector<std:
   svg << "<svg xmlns='http://www.w3.org/2000/svg' width='" << width << "' height='" << height
       << "' font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n"
       << "<text x='" << left << "' y='22' font-size='15'>" << title << "</text>\n";
+  bool dashed = false;  // whether a line of a part or a loop was drawn: the caption says what dashes mean
   for (size_t s = 0; s < scenes.size(); ++s) {
     const int x0 = left + static_cast<int>(s) * (panel_width + gap);
     const auto x_of = [&](size_t i) {
@@ -345,6 +356,7 @@ std::string svg_chart(const std::vector<Result>& results, const std::vector<std:
             reference = r.role != Role::Mode;
           }
       if (points.empty()) continue;
+      dashed = dashed || reference;
       svg << "<polyline fill='none' stroke='" << colour_of(p) << "' stroke-width='2'"
           << (reference ? " stroke-dasharray='5,4'" : "") << " points='" << points << "'/>\n";
     }
@@ -360,9 +372,8 @@ std::string svg_chart(const std::vector<Result>& results, const std::vector<std:
         << "' y='" << legend_y + 4 << "'>" << paths[p] << "</text>\n";
     legend_y += 20;
   }
-  svg << "<text x='" << left << "' y='" << height - 12
-      << "'>median wall time per frame (ms, log scale); dashed: the parts measured alone and the bare "
-         "loop</text>\n</svg>\n";
+  svg << "<text x='" << left << "' y='" << height - 12 << "'>median wall time per frame (ms, log scale)"
+      << (dashed ? "; dashed: the parts measured alone and the bare loop" : "") << "</text>\n</svg>\n";
   return svg.str();
 }
 

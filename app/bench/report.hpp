@@ -107,6 +107,18 @@ struct ThroughputPlan {
 };
 ThroughputPlan plan_throughput(bool asked, const std::string& unavailable);
 
+// Why the cases a run skips are skipped, each reason said once, however many scenes, sizes and runs meet
+// it: a path skipped for a reason not said yet is said with it; another path skipped for a reason said
+// already points at the path it was said for; a path skipped again for the same reason is not said again.
+class SkipNotes {
+ public:
+  // The line to print ("external (timeline) skipped: no CUDA device"), or "" when it says nothing new.
+  std::string note(const std::string& path, const std::string& reason);
+
+ private:
+  std::vector<std::pair<std::string, std::string>> m_said;  // (path, reason), in the order said
+};
+
 // What the writers write: the cases, the throughput rows, and what each API adds as it is (the JSON's
 // extra top-level members: GL's timing_cost, scaling, skipped and machine; printed tables of its own).
 struct Report {

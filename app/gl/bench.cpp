@@ -115,13 +115,17 @@ Measurement measure_floor(App& app, std::optional<long long> frames) {
   return summarize("floor", bench::Role::Floor, wall);
 }
 
-// The GL work a frame cannot do without, alone: the scene's own rendering of what the kernels read
-// (postprocess: the cubes) and its draw or show pass (app.show: the wave mesh; nothing for a headless
-// image, which is the frame). Empty samples when there is none.
+// Whether a scene of draw plan `plan` has GL work of its own for the graphics row: the cubes its kernels
+// read (postprocess) or a frame pass that draws (the wave mesh; in a window, every scene). A headless
+// image scene has none: its image is the frame.
+bool has_graphics_work(App& app, const DrawPlan& plan) {
+  return plan.cubes_target >= 0 || app.renderer().draws_frame(plan);
+}
+
+// The GL work a frame cannot do without, alone (where has_graphics_work): the scene's own rendering of
+// what the kernels read (postprocess: the cubes) and its draw or show pass (app.show: the wave mesh).
 Measurement measure_graphics(App& app, std::optional<long long> frames) {
   const Extent extent = app.platform().framebuffer_extent();
-  const bool draws = app.renderer().draws_frame(app.plan());
-  if (app.plan().cubes_target < 0 && !draws) return summarize("graphics", bench::Role::Graphics, {});
   const std::vector<double> wall = time_frames(frames, [&](long long index) {
     const FrameInfo frame{index, kernels::time_of_frame(index), extent};
     draw_input(app, frame);
@@ -480,16 +484,20 @@ Plan plan_bench(const Options& options, App& app) {
   const size_t graph_forms =
       plan.cuda ? static_cast<size_t>(std::count_if(plan.modes.begin(), plan.modes.end(), has_graph_form))
                 : 0;
-  // A mode and its own loop, taking turns, are one step.
-  const size_t per_size = plan.modes.size() + graph_forms + (plan.wants_floor ? 1 : 0) + 1 +
+  // A mode and its own loop, taking turns, are one step; the graphics row one where the scene has GL work.
+  const size_t per_size = plan.modes.size() + graph_forms + (plan.wants_floor ? 1 : 0) +
                           (plan.wants_interop_references ? 2 : 0) + (plan.wants_semaphore_handoff ? 1 : 0);
+  const size_t graphics_scenes =
+      static_cast<size_t>(std::count_if(plan.scenes.begin(), plan.scenes.end(), [&app](SceneId scene) {
+        return has_graphics_work(app, create_scene_compute(scene, kernels::Filter::Sobel)->draw_plan());
+      }));
   // The show pass from a texture and from a buffer, for each image scene at each size.
   plan.wants_show_passes = plan.cuda && asked(&gl_bench::BenchRow::asks_show_passes);
   const size_t image_scenes =
       static_cast<size_t>(std::count_if(plan.scenes.begin(), plan.scenes.end(), [](SceneId scene) {
         return create_scene_compute(scene, kernels::Filter::Sobel)->draw_plan().draw == SceneDraw::ShowImage;
       }));
-  plan.total = plan.scenes.size() * plan.sizes.size() * per_size +
+  plan.total = plan.scenes.size() * plan.sizes.size() * per_size + graphics_scenes * plan.sizes.size() +
                (plan.wants_extras ? 6 + plan.scenes.size() : 0) +
                (plan.wants_show_passes ? image_scenes * plan.sizes.size() : 0) +
                (plan.wants_throughput ? plan.sizes.size() : 0);
@@ -561,7 +569,7 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
         m.scene = to_string(scene);
         m.width = size.width;
         m.height = size.height;
-        if (m.frames == 0) return;  // nothing to measure (a headless image scene has no GL work)
+        if (m.frames == 0) return;  // nothing measured
         std::string spread;
         if (m.runs > 1) {
           char text[80];
@@ -580,8 +588,11 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
         progress(where + "floor (kernels alone)");
         record(repeated([&] { return measure_floor(app, options.bench_frames); }));
       }
-      progress(where + "graphics (GL work alone)");
-      record(repeated([&] { return measure_graphics(app, options.bench_frames); }));
+      // Announced only where it is measured: a headless image scene has no GL work of its own.
+      if (has_graphics_work(app, app.plan())) {
+        progress(where + "graphics (GL work alone)");
+        record(repeated([&] { return measure_graphics(app, options.bench_frames); }));
+      }
       if (plan.wants_interop_references) {
         progress(where + "hand-off (map + unmap alone)");
         record(repeated([&] { return measure_handoff(app, options.bench_frames); }));

@@ -47,6 +47,11 @@ namespace lab::vulkan {
 
 namespace {
 
+// A line of bench::SkipNotes, where it has something new to say.
+void say(const std::string& note) {
+  if (!note.empty()) std::fprintf(stderr, "bench: %s\n", note.c_str());
+}
+
 // A row of the table: the median and p90 of `wall`, one measured frame's time each.
 bench::Result summarize(SceneId scene, const char* path, bench::Role role, Extent extent,
                         const std::vector<double>& wall) {
@@ -63,14 +68,16 @@ bench::Result summarize(SceneId scene, const char* path, bench::Role role, Exten
   return result;
 }
 
-// The scene's kernels alone on cudaMalloc memory of its resources' sizes, each frame waited for; 0 frames
-// without a CUDA device.
-std::vector<double> time_floor(const Options& options, SceneId scene, Extent extent) {
+// Whether CUDA has a device: the floor, the hand-off and the bare loops need one.
+bool has_cuda_device() {
   int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    cudaGetLastError();  // the failed probe leaves its error for the next call
-    return {};
-  }
+  if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) return true;
+  cudaGetLastError();  // the failed probe leaves its error for the next call
+  return false;
+}
+
+// The scene's kernels alone on cudaMalloc memory of its resources' sizes, each frame waited for.
+std::vector<double> time_floor(const Options& options, SceneId scene, Extent extent) {
   INTEROP_CUDA_CHECK(cudaSetDevice(options.device.value_or(0)));
   const std::unique_ptr<SceneCompute> compute = create_scene_compute(scene, options.filter);
   const interop::Stream stream;
@@ -89,18 +96,18 @@ std::vector<double> time_floor(const Options& options, SceneId scene, Extent ext
 
 // The parts alone at one scene and size: the kernels (floor), the hand-off (the semaphores' round trip) and
 // the Vulkan passes (graphics: graphics_app's passes, its mode asked for no more frames). No floor and no
-// hand-off without a CUDA device. Returns whether the floor was measured (the bare loops need CUDA too).
-bool measure_parts(const Options& options, SceneId scene, Extent extent,
-                   std::vector<bench::Result>& results) {
-  std::fprintf(stderr, "bench: vulkan %s %dx%d floor, hand-off and graphics\n", to_string(scene),
-               extent.width, extent.height);
-  const std::vector<double> floor_wall = time_floor(options, scene, extent);
-  if (!floor_wall.empty()) {
-    results.push_back(summarize(scene, "floor", bench::Role::Floor, extent, floor_wall));
+// hand-off without a CUDA device (`cuda`), and then none announced.
+void measure_parts(const Options& options, SceneId scene, Extent extent, bool cuda,
+                   std::vector<bench::Result>& results, bench::SkipNotes& skips) {
+  std::fprintf(stderr, "bench: vulkan %s %dx%d %s\n", to_string(scene), extent.width, extent.height,
+               cuda ? "floor, hand-off and graphics" : "graphics");
+  if (cuda) {
+    results.push_back(
+        summarize(scene, "floor", bench::Role::Floor, extent, time_floor(options, scene, extent)));
     try {
       results.push_back(summarize(scene, "hand-off", bench::Role::Handoff, extent, time_handoff(options)));
     } catch (const std::runtime_error& error) {
-      std::fprintf(stderr, "bench: hand-off skipped (so is x ref, which needs it): %s\n", error.what());
+      say(skips.note("hand-off", std::string(error.what()) + " (so is x ref, which needs it)"));
     }
   }
   const std::unique_ptr<App> app = graphics_app(options, scene, extent);
@@ -109,14 +116,13 @@ bool measure_parts(const Options& options, SceneId scene, Extent extent,
     app->finish();
   });
   results.push_back(summarize(scene, "graphics", bench::Role::Graphics, extent, wall));
-  return !floor_wall.empty();
 }
 
 // Each sharing mode's own bare loop (bench_rows.hpp): external's (what the copying modes are judged against
 // too), exported's (CUDA's memory from raw cuMem* calls) and buffer's (the images in storage buffers), each
 // where a mode measured here is judged by it.
 void measure_bare_loops(const Options& options, SceneId scene, Extent extent,
-                        std::vector<bench::Result>& results) {
+                        std::vector<bench::Result>& results, bench::SkipNotes& skips) {
   for (const BareRow& bare : bare_rows()) {
     if (!asks_for(options, bare)) continue;
     const char* label = bare.path;
@@ -126,14 +132,22 @@ void measure_bare_loops(const Options& options, SceneId scene, Extent extent,
       const std::vector<double> wall = time_bare_loop(options, scene, extent, nullptr, bare.loop);
       results.push_back(summarize(scene, label, bench::Role::Bare, extent, wall));
     } catch (const std::runtime_error& error) {
-      std::fprintf(stderr, "bench: %s loop skipped: %s\n", label, error.what());
+      say(skips.note(std::string(label) + " loop", error.what()));
     }
   }
 }
 
-// Every row of bench_rows() that --mode asks for and that runs here, each in an app of its own, timing off.
-void measure_modes(const Options& options, SceneId scene, Extent extent,
-                   std::vector<bench::Result>& results) {
+// create_mode's "--mode staging is unavailable: no CUDA device" without its first words, which differ from
+// mode to mode where the reason does not: the skip's line names the row already.
+std::string skip_reason(const BenchRow& row, const std::string& error) {
+  const std::string refusal = std::string("--mode ") + to_string(row.mode) + " is unavailable: ";
+  return error.rfind(refusal, 0) == 0 ? error.substr(refusal.size()) : error;
+}
+
+// Every row of bench_rows() that --mode asks for and that runs here, each in an app of its own, timing off;
+// a row announced only where its app could be made, and why it is skipped said once (bench::SkipNotes).
+void measure_modes(const Options& options, SceneId scene, Extent extent, std::vector<bench::Result>& results,
+                   bench::SkipNotes& skips) {
   for (const BenchRow& c : bench_rows()) {
     if (!asks_for(options, c)) continue;
     Options run = options;
@@ -143,16 +157,16 @@ void measure_modes(const Options& options, SceneId scene, Extent extent,
     run.semaphores = c.semaphores;
     run.width = extent.width;
     run.height = extent.height;
-    std::fprintf(stderr, "bench: vulkan %s %dx%d %s\n", to_string(scene), extent.width, extent.height,
-                 c.path);
     std::optional<App> app;
     try {
       app.emplace(run);
       app->set_timing(false);  // wall time of the frame alone, as the GL benchmark's modes
     } catch (const std::runtime_error& error) {
-      std::fprintf(stderr, "bench: %s skipped: %s\n", c.path, error.what());
+      say(skips.note(c.path, skip_reason(c, error.what())));
       continue;
     }
+    std::fprintf(stderr, "bench: vulkan %s %dx%d %s\n", to_string(scene), extent.width, extent.height,
+                 c.path);
     const std::vector<double> wall = time_frames(options.bench_frames, [&](long long index) {
       app->render_frame(index);
       app->finish();
@@ -284,6 +298,8 @@ int run_bench(const Options& options) {
   std::vector<bench::Result> results;
   std::vector<std::string> scenes;
   ThroughputRows throughput(options);
+  const bool cuda = has_cuda_device();
+  bench::SkipNotes skips;
   for (const SceneId scene : all_scenes()) {
     if (options.bench_scene && *options.bench_scene != scene) continue;
     scenes.emplace_back(to_string(scene));
@@ -298,9 +314,9 @@ int run_bench(const Options& options) {
           std::fprintf(stderr, "bench: vulkan %s %dx%d run %d of %d\n", to_string(scene), extent.width,
                        extent.height, run + 1, options.bench_repeat);
         std::vector<bench::Result>& measured = runs.emplace_back();
-        if (measure_parts(options, scene, extent, measured))
-          measure_bare_loops(options, scene, extent, measured);
-        measure_modes(options, scene, extent, measured);
+        measure_parts(options, scene, extent, cuda, measured, skips);
+        if (cuda) measure_bare_loops(options, scene, extent, measured, skips);
+        measure_modes(options, scene, extent, measured, skips);
       }
       for (bench::Result& combined : combine_turns(std::move(runs))) results.push_back(std::move(combined));
       throughput.measure(scene, extent);

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
 #include <set>
 #include <string>
 #include <thread>
@@ -412,6 +413,50 @@ TEST(BenchChart, OneLinePerPathAndSceneThatWasMeasured) {
   EXPECT_EQ(svg.find(">pbo<"), std::string::npos);
   EXPECT_NE(svg.find(">interop<"), std::string::npos);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+// The caption explains dashes only where a line is dashed: a run without CUDA measures no floor and no bare
+// loop, and its chart has the modes' solid lines alone.
+TEST(BenchChart, TheCaptionSpeaksOfDashedLinesOnlyWhereItDrewOne) {
+  const std::vector<Result> rows = rows_of("gl", 1.0);
+  const std::string with_parts =
+      lab::bench::svg_chart(rows, {{64, 48}}, {"pattern"}, {"floor", "interop"}, "c");
+  EXPECT_EQ(count_of(with_parts, "stroke-dasharray"), 1u) << "the floor's line";
+  EXPECT_NE(with_parts.find("dashed: the parts measured alone"), std::string::npos);
+
+  std::vector<Result> modes_only;
+  std::copy_if(rows.begin(), rows.end(), std::back_inserter(modes_only),
+               [](const Result& r) { return r.role == Role::Mode; });
+  for (const auto& [results, paths] :
+       {std::make_pair(modes_only, std::vector<std::string>{"floor", "bare", "interop"}),
+        std::make_pair(rows, std::vector<std::string>{"interop", "pbo"})}) {
+    const std::string svg = lab::bench::svg_chart(results, {{64, 48}}, {"pattern"}, paths, "c");
+    EXPECT_EQ(count_of(svg, "<polyline"), 1u) << "interop's line alone";
+    EXPECT_EQ(count_of(svg, "stroke-dasharray"), 0u);
+    EXPECT_EQ(svg.find("dashed"), std::string::npos) << svg;
+    EXPECT_NE(svg.find("median wall time per frame (ms, log scale)</text>"), std::string::npos);
+  }
+}
+
+// A reason is said once: with the first path it skips; the next path skipped for it points there; the same
+// path skipped again (the next scene, size or run) says nothing.
+TEST(BenchSkips, EachReasonIsSaidOnce) {
+  lab::bench::SkipNotes notes;
+  const std::string no_cuda = "no CUDA device: cudaGetDeviceCount: cudaErrorNoDevice";
+  EXPECT_EQ(notes.note("external (timeline)", no_cuda), "external (timeline) skipped: " + no_cuda);
+  EXPECT_EQ(notes.note("staging", no_cuda), "staging skipped for the same reason as external (timeline)");
+  for (int scene = 0; scene < 3; ++scene) {
+    EXPECT_EQ(notes.note("external (timeline)", no_cuda), "") << "scene " << scene;
+    EXPECT_EQ(notes.note("staging", no_cuda), "") << "scene " << scene;
+  }
+  EXPECT_EQ(notes.note("staging", "out of memory"), "staging skipped: out of memory")
+      << "a new reason is said";
 }
 
 }  // namespace
