@@ -60,8 +60,7 @@ int finish_standard_output(int exit_code, int failure_exit_code) {
 }
 
 int stopped_by(int signal) {
-  std::fprintf(stderr, "interop-lab: stopped by %s; files not finished were removed\n",
-               lab::signal_name(signal).c_str());
+  std::fprintf(stderr, "interop-lab: %s\n", lab::stop_message(signal).c_str());
   return 128 + signal;
 }
 

@@ -1,4 +1,5 @@
-// app/os/signals.cpp — the stop flag, the table of temporary files a handler removes, and the handlers.
+// app/os/signals.cpp — the stop flag, the table of temporary files a handler removes, the handlers, and
+// the line that says what a stop did.
 // Everything the handler touches is a lock-free atomic or a fixed buffer, and it calls only
 // async-signal-safe functions (os::remove_file and os::end_by_signal: unlink, sigaction, raise). Installing
 // the handlers is the system's part (app/os/os.hpp).
@@ -12,9 +13,13 @@
 namespace lab {
 namespace {
 
-static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may only touch lock-free atomics");
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
+              "a signal handler may only touch lock-free atomics");
 
 std::atomic<int> g_stop_signal{0};
+// Whether a stop left a file unfinished, which was then removed: by the handler, or by its writer where the
+// request came before the file was guarded. stop_message says so only then.
+std::atomic<bool> g_removed_unfinished{false};
 
 // A slot is Free, Filling (its owner copies the path in), Armed (the handler may remove the file) or
 // Removing (a handler is unlinking it; the owner waits before reusing the slot).
@@ -30,7 +35,7 @@ void remove_temporary_files() {
   for (TemporaryFileSlot& slot : g_temporary_files) {
     int armed = Armed;
     if (!slot.state.compare_exchange_strong(armed, Removing)) continue;
-    os::remove_file(slot.path);
+    if (os::remove_file(slot.path) == 0) g_removed_unfinished.store(true);
     slot.state.store(Armed);
   }
 }
@@ -53,12 +58,14 @@ extern "C" void on_stop_signal(int signal) {
 
 SignalHandlers::SignalHandlers() {
   g_stop_signal.store(0);
+  g_removed_unfinished.store(false);
   m_handlers.emplace(on_stop_signal);
 }
 
 SignalHandlers::~SignalHandlers() {
   m_handlers.reset();  // the previous handlers first: a signal until then still counts, and is cleared
   g_stop_signal.store(0);
+  g_removed_unfinished.store(false);
 }
 
 int stop_signal() {
@@ -88,6 +95,11 @@ std::string signal_name(int signal) {
   }
 }
 
+std::string stop_message(int signal) {
+  return "stopped by " + signal_name(signal) +
+         (g_removed_unfinished.load() ? "; files not finished were removed" : "");
+}
+
 void stop_if_requested() {
   if (const int signal = stop_signal(); signal != 0) throw Interrupted{signal};
 }
@@ -100,6 +112,9 @@ TemporaryFileGuard::TemporaryFileGuard(const std::string& path) noexcept {
     std::memcpy(g_temporary_files[i].path, path.c_str(), path.size() + 1);
     g_temporary_files[i].state.store(Armed);
     m_slot = i;
+    // A request that came before the file was guarded found nothing to remove; its writer removes the file
+    // when it looks (app/image/image_io.cpp), so the stop still left it unfinished.
+    if (g_stop_signal.load() != 0) g_removed_unfinished.store(true);
     return;
   }
 }

@@ -39,6 +39,10 @@ int stop_signal();
 // "SIGTERM"; "signal N" for others.
 std::string signal_name(int signal);
 
+// What main() says of a stop: "stopped by SIGTERM", and "; files not finished were removed" where the stop
+// left a guarded file unfinished (TemporaryFileGuard), which was removed.
+std::string stop_message(int signal);
+
 // Thrown where work stops for a stop request (between bench frames, before a write). Deliberately not a
 // std::exception: no failure handler along the way may report it as an error; main() exits with
 // 128 + signal.

@@ -53,6 +53,21 @@ TEST_F(SignalsTest, StopSignalIsRecordedAndRemovesGuardedTemporaryFile) {
   EXPECT_THROW(lab::stop_if_requested(), lab::Interrupted);
 }
 
+// main() says files were removed only where a stop removed one.
+TEST_F(SignalsTest, StopMessageSpeaksOfRemovedFilesOnlyWhenOneWasRemoved) {
+  {
+    const lab::SignalHandlers handlers;
+    raise(SIGTERM);
+    EXPECT_EQ(lab::stop_message(SIGTERM), "stopped by SIGTERM") << "no file was being written";
+  }
+  const lab::SignalHandlers handlers;
+  const std::string temporary = m_scratch.file("out.png.tmp-1-0");
+  std::ofstream(temporary) << "half a PNG";
+  const lab::TemporaryFileGuard guard(temporary);
+  raise(SIGTERM);
+  EXPECT_EQ(lab::stop_message(SIGTERM), "stopped by SIGTERM; files not finished were removed");
+}
+
 TEST_F(SignalsTest, StopDuringAWriteRemovesItsTemporaryFileAndStopsTheWriter) {
   const lab::SignalHandlers handlers;
   // A watcher raises SIGTERM (handled on its own thread) the moment the temporary file appears, while
