@@ -41,6 +41,11 @@ std::string names_of_filters() {
   return names;
 }
 
+// Bytes in whole MiB, rounded to the nearest.
+long long mebibytes(long long bytes) {
+  return (bytes + (1LL << 19)) >> 20;
+}
+
 // "" and `command`, or what is wrong with key/value.
 std::string parse_command(const std::string& key, const nlohmann::json& value, Command& command) {
   if (key == "scene") {
@@ -70,9 +75,9 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
     const long long pixels = value[0].get<long long>() * value[1].get<long long>();
     if (pixels > kMaxPagePixels)
       return "size: " + value.dump() + " is " + std::to_string(pixels) + " pixels (" +
-             std::to_string(pixels * 4 >> 20) + " MiB a frame); the desk takes at most " +
+             std::to_string(mebibytes(pixels * 4)) + " MiB a frame); the desk takes at most " +
              std::to_string(kMaxPagePixels) + " pixels (7680x4320, " +
-             std::to_string(kMaxPagePixels * 4 >> 20) + " MiB a frame), e.g. [3840, 2160]";
+             std::to_string(mebibytes(kMaxPagePixels * 4)) + " MiB a frame), e.g. [3840, 2160]";
     command.kind = Command::Kind::Size;
     command.size = {value[0].get<int>(), value[1].get<int>()};
     return "";

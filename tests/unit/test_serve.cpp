@@ -172,7 +172,7 @@ TEST(ServeProtocolTest, RefusesBadCommandsWithTheReasonAndQueuesNothing) {
   // A frame's memory is bounded, not only its edges: 16384x16384 is 1 GiB a copy.
   const std::string oversize = refusal(R"({"size":[16384,16384]})");
   EXPECT_NE(oversize.find("268435456 pixels (1024 MiB a frame)"), std::string::npos) << oversize;
-  EXPECT_NE(oversize.find("at most 33177600 pixels (7680x4320, 126 MiB a frame)"), std::string::npos)
+  EXPECT_NE(oversize.find("at most 33177600 pixels (7680x4320, 127 MiB a frame)"), std::string::npos)
       << oversize;
   EXPECT_NE(refusal(R"({"size":[7681,4320]})").find("at most 33177600 pixels"), std::string::npos);
   EXPECT_NE(refusal(R"({"fps":1000})").find("from 1 to 240, or 0 for none"), std::string::npos);
