@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 namespace lab {
 
@@ -15,18 +16,27 @@ const char* to_string(Lane lane) {
       return "hand-off";
     case Lane::Cuda:
       return "cuda";
+    case Lane::Cpu:
+      return "cpu";
     case Lane::Desk:
       return "desk";
+    case Lane::Other:
+      return "other";
   }
   return "?";
 }
 
 const std::vector<Lane>& all_lanes() {
-  static const std::vector<Lane> lanes = {Lane::Graphics, Lane::Handoff, Lane::Cuda, Lane::Desk};
+  static const std::vector<Lane> lanes = {Lane::Graphics, Lane::Handoff, Lane::Cuda,
+                                          Lane::Cpu,      Lane::Desk,    Lane::Other};
   return lanes;
 }
 
 std::optional<Lane> lane_of(Phase phase) {
+  return lane_of(phase, Clock::Cuda);
+}
+
+std::optional<Lane> lane_of(Phase phase, Clock clock) {
   switch (phase) {
     case Phase::Draw:
     case Phase::GlCopy:
@@ -41,7 +51,8 @@ std::optional<Lane> lane_of(Phase phase) {
       return Lane::Handoff;
     case Phase::Kernel:
     case Phase::CudaCopy:
-      return Lane::Cuda;
+      return clock == Clock::Cpu ? Lane::Cpu : Lane::Cuda;
+    case Phase::Other:
     case Phase::Frame:
       return std::nullopt;
   }
@@ -214,7 +225,7 @@ void refuse_duration_lanes(TimelineBuilder& builder, const std::vector<PhaseDura
     std::string measured;
     std::optional<Clock> clock;
     for (const PhaseDuration& duration : durations) {
-      if (lane_of(duration.phase) != lane) continue;
+      if (lane_of(duration.phase, duration.clock) != lane) continue;
       char text[64];
       std::snprintf(text, sizeof text, "%s%s %.3f ms", measured.empty() ? "" : ", ",
                     to_string(duration.phase), duration.ms);
@@ -256,7 +267,7 @@ FrameTimeline build_timeline(const FrameRecords& records) {
   for (const Lane lane : all_lanes()) {
     std::vector<const FrameRecords::Span*> spans;
     for (const FrameRecords::Span& span : records.spans)
-      if (lane_of(span.phase) == lane) spans.push_back(&span);
+      if (lane_of(span.phase, span.clock) == lane) spans.push_back(&span);
     if (spans.empty()) continue;
     // The lane's clocks by name, in Clock order: "cuda", "cpu+cuda" (a map on the host, an unmap on CUDA).
     std::string clocks;
@@ -287,7 +298,49 @@ FrameTimeline build_timeline(const FrameRecords& records) {
       }
     }
   }
-  return builder.build(std::max(records.end_host_ns, records.start_host_ns));
+  FrameTimeline timeline = builder.build(std::max(records.end_host_ns, records.start_host_ns));
+  set_other_lane(timeline);
+  return timeline;
+}
+
+void set_other_lane(FrameTimeline& timeline) {
+  const auto is_other = [](const TimelineSpan& span) { return span.lane == Lane::Other; };
+  timeline.spans.erase(std::remove_if(timeline.spans.begin(), timeline.spans.end(), is_other),
+                       timeline.spans.end());
+  timeline.lanes.erase(std::remove_if(timeline.lanes.begin(), timeline.lanes.end(),
+                                      [](const LaneState& lane) { return lane.lane == Lane::Other; }),
+                       timeline.lanes.end());
+  std::string unplaced;
+  bool placed = false;
+  for (const LaneState& lane : timeline.lanes) {
+    if (lane.placed) {
+      placed = true;
+    } else {
+      unplaced += (unplaced.empty() ? "" : ", ") + std::string(to_string(lane.lane));
+    }
+  }
+  if (timeline.frame < 0 || timeline.frame_ms <= 0 || !placed) return;
+  // The covered stretches, merged in order of start; the gaps between them within the frame are the lane's.
+  std::vector<std::pair<double, double>> covered;
+  for (const TimelineSpan& span : timeline.spans) covered.emplace_back(span.start_ms, span.end_ms);
+  std::sort(covered.begin(), covered.end());
+  std::vector<TimelineSpan> gaps;
+  double reached = 0;
+  for (const auto& [start, end] : covered) {
+    if (start > reached)
+      gaps.push_back({Lane::Other, kNotTimedSpan, reached, std::min(start, timeline.frame_ms)});
+    reached = std::max(reached, end);
+    if (reached >= timeline.frame_ms) break;
+  }
+  if (reached < timeline.frame_ms) gaps.push_back({Lane::Other, kNotTimedSpan, reached, timeline.frame_ms});
+  gaps.erase(std::remove_if(gaps.begin(), gaps.end(),
+                            [](const TimelineSpan& gap) { return gap.end_ms <= gap.start_ms; }),
+             gaps.end());
+  LaneState lane{Lane::Other, to_string(Clock::Cpu), true, "", 0};
+  if (!unplaced.empty())
+    lane.why_not = "holds the work of the lanes not on the frame's clock too (" + unplaced + ")";
+  timeline.lanes.push_back(lane);  // the last of all_lanes()
+  timeline.spans.insert(timeline.spans.end(), gaps.begin(), gaps.end());
 }
 
 void add_host_span(FrameTimeline& timeline, Lane lane, const std::string& name, int64_t start_host_ns,
@@ -306,6 +359,7 @@ void add_host_span(FrameTimeline& timeline, Lane lane, const std::string& name, 
       });
   timeline.spans.insert(after, span);
   timeline.frame_ms = std::max(timeline.frame_ms, span.end_ms);
+  if (lane != Lane::Other) set_other_lane(timeline);
 }
 
 FrameTimeline last_frame_timeline(const FrameTimers& timers, int tag) {

@@ -19,12 +19,18 @@
 
 namespace lab {
 
-// The strip's rows, top to bottom.
-enum class Lane { Graphics, Handoff, Cuda, Desk };
-constexpr int kLaneCount = 4;
-const char* to_string(Lane lane);  // "graphics", "hand-off", "cuda", "desk"
+// The strip's rows, top to bottom, named by what ran in them: the CUDA kernels and copies in "cuda", the
+// host's reference kernels (cpu mode) in "cpu". Other holds the frame's stretches that no span of a placed
+// lane covers (Phase::Other's time, where it lies).
+enum class Lane { Graphics, Handoff, Cuda, Cpu, Desk, Other };
+constexpr int kLaneCount = 6;
+const char* to_string(Lane lane);  // "graphics", "hand-off", "cuda", "cpu", "desk", "other"
 const std::vector<Lane>& all_lanes();
-// The lane a frame phase is drawn in; nullopt for Phase::Frame (the strip's length itself).
+// The lane a frame phase measured on `clock` is drawn in: a kernel or copy timed on the host ran there (the
+// cpu lane), on a CUDA stream otherwise; nullopt for Phase::Frame (the strip's length itself) and for
+// Phase::Other (worked out, never recorded).
+std::optional<Lane> lane_of(Phase phase, Clock clock);
+// lane_of(phase, Clock::Cuda): the lane of a phase as the GPU modes record it.
 std::optional<Lane> lane_of(Phase phase);
 
 // One piece of work, in milliseconds from the frame's start (negative: before it, e.g. a read-back of the
@@ -134,6 +140,14 @@ ClockCalibration calibration_of(const std::vector<ClockSample>& samples);
 // spans have a calibrated clock (host spans always do), its clocks named "cuda" or "cpu+cuda"; a lane none
 // of whose spans could be placed is refused with its clock's reason.
 FrameTimeline build_timeline(const FrameRecords& records);
+
+// The name of the other lane's spans.
+constexpr const char* kNotTimedSpan = "not timed";
+// Sets `timeline`'s other lane: the stretches of [0, frame_ms] that no span of another placed lane covers,
+// each a span named kNotTimedSpan (none for a timeline of no frame, or one without a placed lane). Where some
+// lane is not on the frame's clock, its work lies somewhere in those stretches, and the lane says so.
+// build_timeline and add_host_span keep it up to date.
+void set_other_lane(FrameTimeline& timeline);
 
 // Adds a span measured on the host clock (host_clock_ns()) to a built timeline: its lane is placed on
 // the host clock if the timeline has it not yet, the strip grows to hold it. The desk's read-back.

@@ -24,7 +24,11 @@ namespace lab {
 // when CUDA and GL work overlap, the GPU time-slices between them and a phase includes the other's slices
 // (seen on an H200: a 0.5 ms copy read 68 ms beside a long GL clear), so compare medians, not samples.
 // Wait and Signal are the external mode's hand-off: CUDA waiting on the graphics API's semaphore, and
-// signalling its own, where the map modes have Map and Unmap.
+// signalling its own, where the map modes have Map and Unmap. Other is what no timer saw: the frame less the
+// phases recorded in it (present and vsync, the panel, the host's own calls, work a GPU timer missed), worked
+// out by FrameTimers from the frame's records and never recorded by a caller; with it the rows add up to the
+// frame, except where phases overlap (CUDA beside the graphics API's work: their sum can pass the frame, and
+// Other reads 0 then).
 enum class Phase {
   Register,
   Map,
@@ -37,11 +41,12 @@ enum class Phase {
   GlCopy,
   VulkanCopy,
   Draw,
+  Other,
   Frame
 };
-constexpr int kPhaseCount = 12;
+constexpr int kPhaseCount = 13;
 // "register", "map", "wait", "kernel", "signal", "unmap", "unregister", "cuda copy", "gl copy", "vulkan
-// copy", "draw", "frame"
+// copy", "draw", "other (not timed)", "frame"
 const char* to_string(Phase phase);
 // Every phase, in the order the panel lists them.
 const std::array<Phase, kPhaseCount>& all_phases();
@@ -92,6 +97,14 @@ struct FrameRecords {
   std::array<std::string, kClockCount> why_uncalibrated;
 };
 
+// A GPU timer (GL's GL_TIME_ELAPSED, Vulkan's timestamps) that read less than this around a draw or a copy
+// did not see the work: no GPU draws or copies a frame's image that fast, but a driver that runs the work
+// elsewhere (Mesa's llvmpipe rasterises at the flush, on its own threads) leaves the query around nothing
+// (llvmpipe: gl copy 0.000 ms, draw 0.0015-0.003 ms). Such a phase is "not measured here", not a number. A
+// GPU's copy of a tiny image (a test's 64x64) can read under it too, and is then said unmeasured: saying
+// less.
+constexpr float kUnseenGpuMs = 0.004f;
+
 // The statistics of one phase over the last PhaseWindow::kWindow frames that recorded it.
 struct PhaseStats {
   float last_ms = 0.0f;
@@ -101,6 +114,9 @@ struct PhaseStats {
   int samples = 0;             // in the window, at most kWindow
   std::vector<float> history;  // the window, oldest first (ImGui::PlotLines takes it as it is)
   Clock clock = Clock::Cpu;    // of the last sample
+  // False where a GPU timer's window reads below kUnseenGpuMs at its median: the timer missed the work, and
+  // its numbers say nothing of it (the work's time is in Phase::Other's then).
+  bool measured = true;
 };
 
 // A sliding window of samples and its statistics, kept up to date on every push so that reading
@@ -216,7 +232,10 @@ class FrameTimers {
   void set_clocks(const TimingClocks& clocks) { m_clocks = clocks; }
   const TimingClocks& clocks() const { return m_clocks; }
 
-  // Zero stats when `tag` never recorded `phase` (or not since clear()).
+  // Zero stats when `tag` never recorded `phase` (or not since clear()). Phase::Other is worked out of every
+  // frame that has a Phase::Frame record: that time less the frame's other phases, 0 at least. The App
+  // records a frame's start-to-start time just before the next begin_frame, so it is the frame before's
+  // length, and Other's the difference from that; over the window the averages add up all the same.
   const PhaseStats& stats(int tag, Phase phase) const;
   bool has(int tag, Phase phase) const { return stats(tag, phase).samples > 0; }
   // Forgets all stats and drops the results of finished frames still in flight (a scene switch: they

@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -15,9 +16,38 @@ namespace {
 
 constexpr Phase kShownPhases[] = {Phase::Register, Phase::Map,        Phase::Wait,       Phase::Kernel,
                                   Phase::Signal,   Phase::Unmap,      Phase::Unregister, Phase::CudaCopy,
-                                  Phase::GlCopy,   Phase::VulkanCopy, Phase::Draw,       Phase::Frame};
+                                  Phase::GlCopy,   Phase::VulkanCopy, Phase::Draw,       Phase::Other,
+                                  Phase::Frame};
+
+constexpr const char* kOtherTooltip =
+    "the frame less the phases above: present and vsync, the panel, the host's own calls, and work a timer "
+    "did not see (a phase 'not measured here'); with it the rows add up to the frame. Negative where phases "
+    "overlapped (a GPU's work beside the host's), by the overlap";
 
 }  // namespace
+
+float tooltip_wrap_width(float display_width, float font_size, float padding) {
+  const float wanted = font_size * 35.0f;
+  const float room = display_width - 2.0f * padding - font_size;  // the tooltip's padding, and a margin
+  return std::max(std::min(wanted, room), font_size * 4.0f);
+}
+
+void wrapped_tooltip(const char* text) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(
+      tooltip_wrap_width(ImGui::GetIO().DisplaySize.x, ImGui::GetFontSize(), style.WindowPadding.x));
+  ImGui::TextUnformatted(text);
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
+std::string phase_ms_text(const PhaseStats& stats, float ms) {
+  if (!stats.measured) return kNotMeasuredHere;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", ms);
+  return text;
+}
 
 void draw_timings(const FrameTimers& timers, ModeId mode) {
   const int tag = static_cast<int>(mode);
@@ -33,12 +63,28 @@ void draw_timings(const FrameTimers& timers, ModeId mode) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(to_string(phase));
-      ImGui::TableNextColumn();
-      ImGui::Text("%.3f", stats.last_ms);
-      ImGui::TableNextColumn();
-      ImGui::Text("%.3f", stats.average_ms);
-      ImGui::TableNextColumn();
-      ImGui::Text("%.3f", stats.p90_ms);
+      if (phase == Phase::Other && ImGui::IsItemHovered()) wrapped_tooltip(kOtherTooltip);
+      if (!stats.measured) {
+        // One cell, not three: the timer read nothing of the work, so no column has a number to give.
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%s", kNotMeasuredHere);
+        if (ImGui::IsItemHovered()) {
+          char why[256];
+          std::snprintf(
+              why, sizeof why,
+              "the %s timer read under %.3f ms: the driver ran the work outside it (Mesa's llvmpipe "
+              "rasterises at the flush); its time is in '%s'",
+              to_string(stats.clock), static_cast<double>(kUnseenGpuMs), to_string(Phase::Other));
+          wrapped_tooltip(why);
+        }
+        ImGui::TableNextColumn();
+        ImGui::TableNextColumn();
+        continue;
+      }
+      for (const float ms : {stats.last_ms, stats.average_ms, stats.p90_ms}) {
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(phase_ms_text(stats, ms).c_str());
+      }
     }
     ImGui::EndTable();
   }
@@ -62,7 +108,8 @@ void draw_timeline(const FrameTimeline& timeline) {
   ImDrawList* draw = ImGui::GetWindowDrawList();
   // Each lane's bars in its own colour (the desk's page uses the same): the contexts' turns at a glance.
   const ImU32 kBars[kLaneCount] = {IM_COL32(102, 204, 255, 255), IM_COL32(255, 204, 102, 255),
-                                   IM_COL32(153, 238, 102, 255), IM_COL32(204, 153, 255, 255)};
+                                   IM_COL32(153, 238, 102, 255), IM_COL32(238, 153, 102, 255),
+                                   IM_COL32(204, 153, 255, 255), IM_COL32(119, 119, 119, 255)};
   const ImU32 kText = IM_COL32(220, 220, 220, 255), kGrid = IM_COL32(80, 80, 80, 255);
   ImGui::Text("frame: %.3f ms", timeline.frame_ms);
   for (const LaneState& lane : timeline.lanes) {
@@ -74,7 +121,7 @@ void draw_timeline(const FrameTimeline& timeline) {
       // Said, not drawn: a bar placed by a guess would read as a measurement.
       ImGui::SetCursorScreenPos(ImVec2(left, origin.y));
       ImGui::TextDisabled("not on the frame's clock (%s); hover for why", lane.clock.c_str());
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", lane.why_not.c_str());
+      if (ImGui::IsItemHovered()) wrapped_tooltip(lane.why_not.c_str());
       ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + kRow));
       ImGui::Dummy(ImVec2(kWidth, 0));
       continue;
@@ -87,10 +134,12 @@ void draw_timeline(const FrameTimeline& timeline) {
       const ImVec2 from(x(span.start_ms), origin.y + 2),
           to(std::max(x(span.end_ms), x(span.start_ms) + 1.0f), origin.y + kRow - 4);
       draw->AddRectFilled(from, to, kBars[static_cast<size_t>(lane.lane)]);
-      if (ImGui::IsMouseHoveringRect(from, to))
-        ImGui::SetTooltip("%s: %.3f to %.3f ms (%s clock, within %.3f ms)%s%s", span.name.c_str(),
-                          span.start_ms, span.end_ms, lane.clock.c_str(), lane.uncertainty_ms,
-                          lane.why_not.empty() ? "" : "\n", lane.why_not.c_str());
+      if (ImGui::IsMouseHoveringRect(from, to)) {
+        char text[160];
+        std::snprintf(text, sizeof text, "%s: %.3f to %.3f ms (%s clock, within %.3f ms)", span.name.c_str(),
+                      span.start_ms, span.end_ms, lane.clock.c_str(), lane.uncertainty_ms);
+        wrapped_tooltip((text + (lane.why_not.empty() ? std::string() : "\n" + lane.why_not)).c_str());
+      }
     }
     ImGui::Dummy(ImVec2(kWidth, kRow));
   }
@@ -118,7 +167,9 @@ void draw_mode_table(const FrameTimers& timers) {
     ImGui::TextUnformatted(to_string(mode));
     for (const Phase phase : columns) {
       ImGui::TableNextColumn();
-      if (timers.has(tag, phase)) {
+      if (timers.has(tag, phase) && !timers.stats(tag, phase).measured) {
+        ImGui::TextDisabled("%s", kNotMeasuredHere);
+      } else if (timers.has(tag, phase)) {
         ImGui::Text("%.3f", timers.stats(tag, phase).average_ms);
       } else {
         ImGui::TextDisabled("-");

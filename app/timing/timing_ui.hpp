@@ -8,6 +8,8 @@
 #include "app/timing/timeline.hpp"
 #include "app/timing/timing.hpp"
 
+#include <string>
+
 namespace lab {
 
 // The phases `mode` recorded (its FrameTimers tag is static_cast<int>(mode)), and its last frame's
@@ -18,5 +20,17 @@ void draw_timings(const FrameTimers& timers, ModeId mode);
 void draw_timeline(const FrameTimeline& timeline);
 // Every mode with frames in `timers`, one row each: averages over each mode's last frames.
 void draw_mode_table(const FrameTimers& timers);
+
+// How wide a tooltip's text may run on a display `display_width` pixels wide, in pixels: some 35 characters
+// of the font, less where the display is narrower (then its width less the tooltip's padding and a margin),
+// so that ImGui, which keeps a tooltip on the display, never cuts its end off.
+float tooltip_wrap_width(float display_width, float font_size, float padding);
+// A tooltip of `text` over the last item, wrapped at tooltip_wrap_width of ImGui's display: every tooltip
+// of the panel, whose reasons and remedies run long.
+void wrapped_tooltip(const char* text);
+// A phase's numbers as the panel prints one ("0.412"), or "not measured here" where its timer did not see
+// the work (PhaseStats::measured).
+std::string phase_ms_text(const PhaseStats& stats, float ms);
+constexpr const char* kNotMeasuredHere = "not measured here";
 
 }  // namespace lab

@@ -207,7 +207,20 @@ function showState(s) {
   if (s.notice) $("notice").textContent = s.notice;
   const rows = [...s.phases, ...s.desk.phases.filter((p) => p.samples > 0)].map((p) => {
     const tr = document.createElement("tr");
-    tr.append(cell(p.phase), cell(p.clock), cell(ms(p.last_ms)), cell(ms(p.median_ms)), cell(ms(p.p90_ms)));
+    tr.append(cell(p.phase), cell(p.clock));
+    if (timerMissedTheWork(p)) {
+      const missed = cell("not measured here");
+      missed.colSpan = 3;
+      missed.className = "hint";
+      missed.title = `the ${p.clock} timer read under ${kUnseenGpuMs} ms: the driver ran the work outside it ` +
+        "(Mesa's llvmpipe rasterises at the flush); its time is in 'other (not timed)'";
+      tr.append(missed);
+    } else {
+      tr.append(cell(ms(p.last_ms)), cell(ms(p.median_ms)), cell(ms(p.p90_ms)));
+    }
+    if (p.phase === "other (not timed)")
+      tr.title = "the frame less the phases above: present and vsync, the host's own calls, and work a timer " +
+        "did not see; with it the rows add up to the frame. Negative where phases overlapped, by the overlap";
     return tr;
   });
   $("timings").tBodies[0].replaceChildren(...rows);
@@ -215,7 +228,7 @@ function showState(s) {
   const compared = s.compared.map((mode) => {
     const median = (name) => {
       const phase = mode.phases.find((p) => p.phase === name);
-      return phase ? ms(phase.median_ms) : "";
+      return phase ? (timerMissedTheWork(phase) ? "not measured here" : ms(phase.median_ms)) : "";
     };
     const tr = document.createElement("tr");
     tr.append(cell(mode.mode), cell(median("frame")), cell(median("kernel")), cell(median("draw")));
@@ -231,8 +244,16 @@ function showState(s) {
   }
 }
 
-// Each lane's bars in its own colour, so that the two contexts' turns read at a glance.
-const kLaneColours = { graphics: "#6cf", "hand-off": "#fc6", cuda: "#9e6", desk: "#c9f" };
+// A GPU timer (GL's, Vulkan's) whose median read under this around a draw or a copy did not see the work:
+// the page says "not measured here", as the panel does (app/timing/timing.hpp's kUnseenGpuMs, the same rule).
+const kUnseenGpuMs = 0.004;
+function timerMissedTheWork(phase) {
+  return (phase.clock === "gl" || phase.clock === "vulkan") && phase.samples > 0 && phase.median_ms < kUnseenGpuMs;
+}
+
+// Each lane's bars in its own colour, so that the two contexts' turns read at a glance; the other lane's
+// (the frame's stretches no span covers) grey.
+const kLaneColours = { graphics: "#6cf", "hand-off": "#fc6", cuda: "#9e6", cpu: "#e96", desk: "#c9f", other: "#777" };
 
 // One frame's timeline (the state's "timeline": lanes and spans in ms from the frame's start, each lane's
 // clock brought onto the host's by the app): a row per lane, its spans as bars where the app placed them,

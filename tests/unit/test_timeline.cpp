@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -114,9 +115,17 @@ TEST(TimelineTest, RefusesUndeclaredLanesBackwardSpansAndEmptyCalibrations) {
   EXPECT_THROW(builder.place_lane(Lane::Graphics, "gl", ClockCalibration{}), std::logic_error);
 }
 
-TEST(TimelineTest, EveryPhaseButTheFrameHasALane) {
+TEST(TimelineTest, EveryRecordedPhaseHasALaneNamedByWhatRanIt) {
+  // The frame is the strip's length and Other its gaps (the other lane): neither is a recorded span.
   for (const lab::Phase phase : lab::all_phases())
-    EXPECT_EQ(lab::lane_of(phase).has_value(), phase != lab::Phase::Frame) << lab::to_string(phase);
+    EXPECT_EQ(lab::lane_of(phase).has_value(), phase != lab::Phase::Frame && phase != lab::Phase::Other)
+        << lab::to_string(phase);
+  // cpu mode's reference kernel runs on the host: its lane is "cpu", not "cuda".
+  EXPECT_EQ(lab::lane_of(lab::Phase::Kernel, lab::Clock::Cpu), Lane::Cpu);
+  EXPECT_STREQ(lab::to_string(Lane::Cpu), "cpu");
+  EXPECT_EQ(lab::lane_of(lab::Phase::Kernel, lab::Clock::Cuda), Lane::Cuda);
+  EXPECT_EQ(lab::lane_of(lab::Phase::Map, lab::Clock::Cpu), Lane::Handoff);  // the hand-off is where it is
+  EXPECT_EQ(lab::lane_of(lab::Phase::Draw, lab::Clock::Cpu), Lane::Graphics);
   EXPECT_EQ(lab::lane_of(lab::Phase::Map), Lane::Handoff);
   EXPECT_EQ(lab::lane_of(lab::Phase::Signal), Lane::Handoff);
   EXPECT_EQ(lab::lane_of(lab::Phase::Kernel), Lane::Cuda);
@@ -171,8 +180,8 @@ TEST(TimelineTest, AHostDurationWithoutItsStartIsListedNotPlaced) {
   timers.cpu_add(lab::Phase::Kernel, 2.5);
   timers.end_frame();
   const lab::FrameTimeline timeline = lab::last_frame_timeline(timers, 3);
-  ASSERT_EQ(timeline.lanes.size(), 1u);
-  EXPECT_EQ(timeline.lanes[0].lane, Lane::Cuda);
+  ASSERT_EQ(timeline.lanes.size(), 1u);  // no placed lane: no gaps to say, no other lane
+  EXPECT_EQ(timeline.lanes[0].lane, Lane::Cpu);
   EXPECT_EQ(timeline.lanes[0].clock, "cpu");
   EXPECT_FALSE(timeline.lanes[0].placed);
   EXPECT_NE(timeline.lanes[0].why_not.find("without its start"), std::string::npos)
@@ -223,7 +232,8 @@ TEST(BuildTimelineTest, EachClocksSpansLandInOrderWithTheirCalibrationsOffsets) 
   EXPECT_EQ(timeline.frame, 12);
   EXPECT_EQ(timeline.start_host_ns, start);
   EXPECT_DOUBLE_EQ(timeline.frame_ms, 16.0);
-  ASSERT_EQ(timeline.lanes.size(), 3u);
+  ASSERT_EQ(timeline.lanes.size(), 4u);  // graphics, hand-off, cuda and the other lane
+  EXPECT_EQ(timeline.lanes.back().lane, Lane::Other);
 
   const std::vector<lab::TimelineSpan> graphics = spans_in(timeline, Lane::Graphics);
   ASSERT_EQ(graphics.size(), 2u);
@@ -248,6 +258,35 @@ TEST(BuildTimelineTest, EachClocksSpansLandInOrderWithTheirCalibrationsOffsets) 
   ASSERT_EQ(cuda.size(), 1u);
   EXPECT_DOUBLE_EQ(cuda[0].start_ms, 3.0);
   EXPECT_DOUBLE_EQ(cuda[0].end_ms, 5.0);
+
+  // What no lane covers: 1-2, 2.5-3, 5-6 and 7-16 ms; with the spans, the whole frame.
+  const std::vector<lab::TimelineSpan> other = spans_in(timeline, Lane::Other);
+  const std::vector<std::pair<double, double>> gaps = {{1.0, 2.0}, {2.5, 3.0}, {5.0, 6.0}, {7.0, 16.0}};
+  ASSERT_EQ(other.size(), gaps.size());
+  for (size_t i = 0; i < gaps.size(); ++i) {
+    EXPECT_EQ(other[i].name, lab::kNotTimedSpan);
+    EXPECT_NEAR(other[i].start_ms, gaps[i].first, 1e-6);
+    EXPECT_NEAR(other[i].end_ms, gaps[i].second, 1e-6);
+  }
+  EXPECT_TRUE(lane_in(timeline, Lane::Other)->why_not.empty());  // every lane is on the frame's clock
+}
+
+TEST(BuildTimelineTest, TheOtherLaneSaysWhichLanesItsGapsMayHold) {
+  FrameRecords records;
+  records.frame = 2;
+  records.start_host_ns = 10 * kMs;
+  records.end_host_ns = 56 * kMs;                          // 46 ms, as Mesa's frames
+  records.spans = {span_of(Phase::Draw, Clock::Gl, 5, 9),  // no calibration: not on the frame's clock
+                   span_of(Phase::Kernel, Clock::Cpu, 11 * kMs, 21 * kMs)};
+  const lab::FrameTimeline timeline = lab::build_timeline(records);
+  const std::vector<lab::TimelineSpan> other = spans_in(timeline, Lane::Other);
+  ASSERT_EQ(other.size(), 2u);
+  EXPECT_DOUBLE_EQ(other[0].start_ms, 0.0);
+  EXPECT_DOUBLE_EQ(other[0].end_ms, 1.0);
+  EXPECT_DOUBLE_EQ(other[1].start_ms, 11.0);
+  EXPECT_DOUBLE_EQ(other[1].end_ms, 46.0);
+  EXPECT_NE(lane_in(timeline, Lane::Other)->why_not.find("graphics"), std::string::npos)
+      << lane_in(timeline, Lane::Other)->why_not;
 }
 
 TEST(BuildTimelineTest, ALaneWhoseClockHasNoCalibrationKeepsItsReasonAndNoSpans) {
@@ -266,8 +305,8 @@ TEST(BuildTimelineTest, ALaneWhoseClockHasNoCalibrationKeepsItsReasonAndNoSpans)
   EXPECT_NE(graphics->why_not.find("the queue was never idle"), std::string::npos) << graphics->why_not;
   EXPECT_NE(graphics->why_not.find("1 spans not shown"), std::string::npos) << graphics->why_not;
   EXPECT_TRUE(spans_in(timeline, Lane::Graphics).empty());
-  ASSERT_EQ(spans_in(timeline, Lane::Cuda).size(), 1u);
-  EXPECT_DOUBLE_EQ(spans_in(timeline, Lane::Cuda)[0].start_ms, 1.0);
+  ASSERT_EQ(spans_in(timeline, Lane::Cpu).size(), 1u);  // a host-timed kernel ran on the host
+  EXPECT_DOUBLE_EQ(spans_in(timeline, Lane::Cpu)[0].start_ms, 1.0);
 }
 
 TEST(BuildTimelineTest, ASpanBeforeTheFrameStartIsNegativeAndOverlappingSpansAreBothKept) {
@@ -285,7 +324,7 @@ TEST(BuildTimelineTest, ASpanBeforeTheFrameStartIsNegativeAndOverlappingSpansAre
   ASSERT_EQ(handoff.size(), 1u);
   EXPECT_DOUBLE_EQ(handoff[0].start_ms, -3.0);
   EXPECT_DOUBLE_EQ(handoff[0].end_ms, -2.0);
-  const std::vector<lab::TimelineSpan> cuda = spans_in(timeline, Lane::Cuda);
+  const std::vector<lab::TimelineSpan> cuda = spans_in(timeline, Lane::Cpu);  // host-timed: the cpu lane
   ASSERT_EQ(cuda.size(), 2u);
   EXPECT_DOUBLE_EQ(cuda[0].start_ms, 2.0);  // sorted by start
   EXPECT_DOUBLE_EQ(cuda[1].start_ms, 4.0);
@@ -328,15 +367,21 @@ TEST(BuildTimelineTest, AHostSpanAddedLaterGetsItsLaneInOrderAndLengthensTheStri
   lab::FrameTimeline timeline = lab::build_timeline(records);
   lab::add_host_span(timeline, Lane::Desk, "read-back", 1'011 * kMs, 1'012 * kMs);
   lab::add_host_span(timeline, Lane::Handoff, "map", 1'000 * kMs, 1'001 * kMs);
-  ASSERT_EQ(timeline.lanes.size(), 4u);
+  ASSERT_EQ(timeline.lanes.size(), 5u);
   EXPECT_EQ(timeline.lanes[1].lane, Lane::Handoff);
+  EXPECT_EQ(timeline.lanes[2].lane, Lane::Cpu);
   EXPECT_EQ(timeline.lanes[3].lane, Lane::Desk);
   EXPECT_EQ(timeline.lanes[3].clock, "cpu");
+  EXPECT_EQ(timeline.lanes[4].lane, Lane::Other);
   EXPECT_DOUBLE_EQ(timeline.frame_ms, 12.0);
-  ASSERT_EQ(timeline.spans.size(), 4u);
+  ASSERT_EQ(timeline.spans.size(), 5u);
   EXPECT_EQ(timeline.spans[1].name, "map");  // by lane, then start
   EXPECT_EQ(timeline.spans[3].name, "read-back");
   EXPECT_DOUBLE_EQ(timeline.spans[3].start_ms, 11.0);
+  // The other lane follows: the read-back covers 11-12 ms, so what no span covers is 2-11 ms.
+  EXPECT_EQ(timeline.spans[4].lane, Lane::Other);
+  EXPECT_DOUBLE_EQ(timeline.spans[4].start_ms, 2.0);
+  EXPECT_DOUBLE_EQ(timeline.spans[4].end_ms, 11.0);
 }
 
 // ---- FrameTimers' records through scripted timer queries on a synthetic GPU clock
@@ -411,7 +456,8 @@ TEST(FrameTimersTimelineTest, AFramesGraphicsAndHostSpansLieInsideItInTheOrderIs
   ASSERT_NE(lane_in(timeline, Lane::Graphics), nullptr);
   EXPECT_TRUE(lane_in(timeline, Lane::Graphics)->placed);
   const std::vector<lab::TimelineSpan> draws = spans_in(timeline, Lane::Graphics);
-  const std::vector<lab::TimelineSpan> kernels = spans_in(timeline, Lane::Cuda);
+  const std::vector<lab::TimelineSpan> kernels = spans_in(timeline, Lane::Cpu);  // cpu mode's, on the host
+  EXPECT_TRUE(spans_in(timeline, Lane::Cuda).empty());
   ASSERT_EQ(draws.size(), 2u);
   ASSERT_EQ(kernels.size(), 1u);
   // On the host's axis although measured 7 s off it: inside the frame, and in the order issued.
@@ -443,7 +489,8 @@ TEST(FrameTimersTimelineTest, AClockThatCannotBeReadLeavesTheGraphicsLaneUnplace
   EXPECT_FALSE(graphics->placed);
   EXPECT_NE(graphics->why_not.find("GL_TIMESTAMP has no counter bits"), std::string::npos)
       << graphics->why_not;
-  EXPECT_TRUE(lane_in(timeline, Lane::Cuda)->placed);  // the host's lane does not depend on it
+  ASSERT_NE(lane_in(timeline, Lane::Cpu), nullptr);
+  EXPECT_TRUE(lane_in(timeline, Lane::Cpu)->placed);  // the host's lane does not depend on it
   // Refused for good: asked again only after kCalibrationIntervalNs, not every frame.
   EXPECT_EQ(script.may_wait.size(), 1u);
 }

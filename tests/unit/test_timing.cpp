@@ -6,9 +6,11 @@
 // between the two closest ranks (numpy's default), so an even count's median is the mean of the two
 // middle samples.
 #include "app/timing/timing.hpp"
+#include "app/timing/timing_ui.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -126,7 +128,8 @@ TEST(PhaseWindowTest, ClearEmptiesTheWindow) {
 TEST(PhaseTest, EveryPhaseHasItsOwnName) {
   const std::vector<std::string> expected{"register", "map",         "wait",       "kernel",
                                           "signal",   "unmap",       "unregister", "cuda copy",
-                                          "gl copy",  "vulkan copy", "draw",       "frame"};
+                                          "gl copy",  "vulkan copy", "draw",       "other (not timed)",
+                                          "frame"};
   std::vector<std::string> names;
   for (Phase phase : lab::all_phases()) names.push_back(lab::to_string(phase));
   EXPECT_EQ(names, expected);
@@ -439,6 +442,114 @@ TEST(FrameTimersTest, AFrameThatThrowsWithAGraphicsPhaseOpenEndsItsQuery) {
   { const lab::GraphicsPhase phase(timers, Phase::Draw); }
   timers.end_frame();
   EXPECT_EQ(timers.stats(0, Phase::Draw).samples, 1);
+}
+
+// ---- What no timer saw, and what a timer did not see
+
+// Frames as Mesa's GL shows them: a 46 ms frame (start to start, recorded before the next begin_frame as the
+// App does) of which the timers see some 10 ms; `draws` scripted GL timer readings.
+void mesa_like_frame(FrameTimers& timers, ScriptedQueries& script, double frame_ms, double kernel_ms,
+                     double draw_ms) {
+  timers.cpu_add(Phase::Frame, frame_ms);
+  timers.begin_frame(0);
+  script.next_ms = draw_ms;
+  { const lab::GraphicsPhase phase(timers, Phase::Draw); }
+  timers.cpu_add(Phase::Kernel, kernel_ms);
+  script.next_ms = 0.0;  // the copy the timer missed
+  { const lab::GraphicsPhase phase(timers, Phase::GlCopy); }
+  timers.end_frame();
+}
+
+// The table's rows as the panel lists them (every phase but the frame), summed over `column`.
+template <class Column>
+double rows_sum(const FrameTimers& timers, int tag, Column column) {
+  double sum = 0;
+  for (const Phase phase : lab::all_phases())
+    if (phase != Phase::Frame && timers.has(tag, phase)) sum += column(timers.stats(tag, phase));
+  return sum;
+}
+
+TEST(FrameTimersTest, OtherIsTheFrameLessItsPhasesSoTheRowsAddUpToTheFrame) {
+  ScriptedQueries script;
+  script.available_through = 1000;
+  FrameTimers timers(std::make_unique<ScriptedTimerQueries>(script));
+  const double frames[] = {46.0, 44.5, 47.25, 45.0, 52.0, 41.0};
+  for (size_t i = 0; i < std::size(frames); ++i)
+    mesa_like_frame(timers, script, frames[i], 9.5 + 0.1 * static_cast<double>(i), 0.4);
+  ASSERT_TRUE(timers.has(0, Phase::Other));
+  EXPECT_STREQ(lab::to_string(Phase::Other), "other (not timed)");
+  const PhaseStats& frame = timers.stats(0, Phase::Frame);
+  const PhaseStats& other = timers.stats(0, Phase::Other);
+  EXPECT_EQ(other.samples, frame.samples);
+  EXPECT_NEAR(other.last_ms, 41.0 - 10.0 - 0.4, 1e-3);
+  // The acceptance: the rows add up to the frame within 5 %, in the last frame and on average.
+  const double last = rows_sum(timers, 0, [](const PhaseStats& stats) { return stats.last_ms; });
+  const double average = rows_sum(timers, 0, [](const PhaseStats& stats) { return stats.average_ms; });
+  EXPECT_NEAR(last, frame.last_ms, 0.05 * frame.last_ms);
+  EXPECT_NEAR(average, frame.average_ms, 0.05 * frame.average_ms);
+  // Without the other row, the phases alone are about a quarter of the frame.
+  EXPECT_LT(last - other.last_ms, 0.3 * frame.last_ms);
+}
+
+TEST(FrameTimersTest, OtherNeedsAFrameTimeAndIsNegativeByTheOverlapOfPhases) {
+  FrameTimers timers;
+  cpu_frame(timers, 0, Phase::Kernel, 3.0);  // no frame time (the first frame): nothing to take from
+  EXPECT_FALSE(timers.has(0, Phase::Other));
+  // Phases that overlap (a GPU's work beside the host's) add up to more than the frame: the rows still
+  // add up, Other saying by how much they overlapped.
+  timers.cpu_add(Phase::Frame, 2.0);
+  cpu_frame(timers, 0, Phase::Kernel, 3.0);
+  ASSERT_TRUE(timers.has(0, Phase::Other));
+  EXPECT_FLOAT_EQ(timers.stats(0, Phase::Other).last_ms, -1.0f);
+}
+
+TEST(FrameTimersTest, AGpuTimerThatSawNoWorkIsNotMeasuredRatherThanZero) {
+  ScriptedQueries script;
+  script.available_through = 1000;
+  FrameTimers timers(std::make_unique<ScriptedTimerQueries>(script));
+  for (int i = 0; i < 5; ++i) mesa_like_frame(timers, script, 46.0, 9.5, 0.001);
+  // llvmpipe's readings: draw 0.001, gl copy 0.000.
+  const PhaseStats& copy = timers.stats(0, Phase::GlCopy);
+  const PhaseStats& draw = timers.stats(0, Phase::Draw);
+  EXPECT_FALSE(copy.measured);
+  EXPECT_FALSE(draw.measured);
+  EXPECT_EQ(lab::phase_ms_text(copy, copy.last_ms), lab::kNotMeasuredHere);
+  EXPECT_EQ(lab::phase_ms_text(draw, draw.average_ms), "not measured here");
+  // Host time is measured whatever it reads, and so is a GPU timer that saw work.
+  EXPECT_TRUE(timers.stats(0, Phase::Kernel).measured);
+  EXPECT_TRUE(timers.stats(0, Phase::Other).measured);
+  for (int i = 0; i < 10; ++i) mesa_like_frame(timers, script, 46.0, 9.5, 0.4);
+  EXPECT_TRUE(timers.stats(0, Phase::Draw).measured);
+  EXPECT_EQ(lab::phase_ms_text(timers.stats(0, Phase::Draw), 0.4f), "0.400");
+  // A CUDA event pair reads what it reads: short kernels are real.
+  PhaseWindow cuda;
+  cuda.push(0.0005f, lab::Clock::Cuda);
+  EXPECT_TRUE(cuda.stats().measured);
+  PhaseWindow gl;
+  gl.push(0.0005f, lab::Clock::Gl);
+  EXPECT_FALSE(gl.stats().measured);
+}
+
+TEST(FrameTimersTest, AGpuReadingLongerThanTheFrameCouldHaveRunIsNoSample) {
+  ScriptedQueries script;
+  script.available_through = 1000;
+  FrameTimers timers(std::make_unique<ScriptedTimerQueries>(script));
+  mesa_like_frame(timers, script, 46.0, 9.5, 5.6e9);  // llvmpipe's first query: 5.6e6 s
+  EXPECT_FALSE(timers.has(0, Phase::Draw));
+  EXPECT_NEAR(timers.stats(0, Phase::Other).last_ms, 46.0 - 9.5, 1e-3);  // the draw's time is not known
+  mesa_like_frame(timers, script, 46.0, 9.5, 0.4);
+  EXPECT_EQ(timers.stats(0, Phase::Draw).samples, 1);
+  EXPECT_FLOAT_EQ(timers.stats(0, Phase::Draw).last_ms, 0.4f);
+}
+
+TEST(TooltipTest, WrapsAtSomeCharactersAndNeverPastTheDisplay) {
+  const float font = 13.0f, padding = 8.0f;
+  EXPECT_FLOAT_EQ(lab::tooltip_wrap_width(1920.0f, font, padding), 35.0f * font);
+  // A 400 px window: the tooltip's text, its padding and a margin fit inside it.
+  const float narrow = lab::tooltip_wrap_width(400.0f, font, padding);
+  EXPECT_LE(narrow + 2.0f * padding, 400.0f);
+  EXPECT_GT(narrow, 300.0f);
+  EXPECT_GT(lab::tooltip_wrap_width(10.0f, font, padding), 0.0f);  // a tiny window still wraps somewhere
 }
 
 }  // namespace
