@@ -171,7 +171,10 @@ def describe(array, what="show", consumer_stream=0):
     return _host_picture(host, what)
 
 
-_FLOAT32 = numpy.finfo(numpy.float32)
+# As Python floats: NumPy 2 compares a Python float with a float32 scalar in float32 (NEP 50), so a bound past
+# float32 would overflow to inf, with a RuntimeWarning, inside the very check that refuses it.
+_FLOAT32_MAX = float(numpy.finfo(numpy.float32).max)
+_FLOAT32_TINY = float(numpy.finfo(numpy.float32).tiny)
 
 
 def value_range(picture, value_range):
@@ -186,15 +189,15 @@ def value_range(picture, value_range):
         except (TypeError, ValueError):
             raise TypeError(f"range: {value_range!r}: pass (low, high), two numbers") from None
         for bound in (low, high):
-            if not (math.isfinite(bound) and abs(bound) <= _FLOAT32.max):
+            if not (math.isfinite(bound) and abs(bound) <= _FLOAT32_MAX):
                 raise ValueError(f"range: ({low}, {high}): {bound} is no float32 number: pass finite bounds within "
-                                 f"+-{float(_FLOAT32.max):.4g}")
+                                 f"+-{_FLOAT32_MAX:.4g}")
         if not numpy.float32(high) > numpy.float32(low):
             raise ValueError(f"range: ({low}, {high}): high must be above low (as float32 numbers)")
         span = float(numpy.float32(high)) - float(numpy.float32(low))
-        if not _FLOAT32.tiny <= span <= _FLOAT32.max:
+        if not _FLOAT32_TINY <= span <= _FLOAT32_MAX:
             raise ValueError(f"range: ({low}, {high}): high - low is {span:.4g}, out of float32's normal numbers: "
-                             f"pass a span from {float(_FLOAT32.tiny):.4g} to {float(_FLOAT32.max):.4g}")
+                             f"pass a span from {_FLOAT32_TINY:.4g} to {_FLOAT32_MAX:.4g}")
     return numpy.float32(low), numpy.float32(numpy.float32(high) - numpy.float32(low))
 
 
