@@ -136,9 +136,11 @@ std::vector<std::string> interface_addresses() {
   return addresses;
 }
 
-std::string joined(const std::vector<std::string>& texts) {
+// The hosts as a Host header writes them: "127.0.0.1, localhost, [::1]".
+std::string host_list(const std::vector<std::string>& hosts) {
   std::string text;
-  for (const std::string& each : texts) text += (text.empty() ? "" : ", ") + each;
+  for (const std::string& host : hosts)
+    text += (text.empty() ? "" : ", ") + (host.find(':') != std::string::npos ? "[" + host + "]" : host);
   return text;
 }
 
@@ -583,7 +585,7 @@ std::string Server::Impl::refusal(const http::request<http::string_body>& reques
   const std::string host(request[http::field::host]);
   if (!host_allowed(host, hosts))
     return "403: the Host " + (host.empty() ? std::string("(none)") : "\"" + host + "\"") +
-           " is not a name of this desk, which answers to " + joined(hosts) +
+           " is not a name of this desk, which answers to " + host_list(hosts) +
            "; open the URL interop-lab printed (a page that reaches the desk through another name is "
            "refused)";
   if (!authorized(request))

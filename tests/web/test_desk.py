@@ -9,19 +9,23 @@ frame (frames are a function of their index, so they must match), drops the sock
 reconnect, sets GL's map and register flags (a refusal in the notice; Vulkan greys them with the reason), asks for a
 CUDA device that is not there, changes the postprocess filter and opens the doctor's report, sees the
 frame's timeline (the graphics lane placed by its timestamps, inside the frame, drawn on the canvas; the desk's
-read-back placed; lanes off the frame's clock saying why), then stops the app with SIGINT.
+read-back placed; lanes off the frame's clock saying why), sees a page on another port of 127.0.0.1 (the same
+site: Chromium sends it the desk's cookie) refused the desk's WebSocket, then stops the app with SIGINT.
 
 Run by CTest (tests/CMakeLists.txt): test_desk.py --app PATH --api vulkan|gl [--mode MODE]. Exits 77 (CTest's skip)
 only where Chromium or its driver is missing, saying so.
 """
 import argparse
+import functools
 import glob
+import http.server
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
 from desk_page import App, free_port, open_chromium, wait_for  # noqa: E402
@@ -75,6 +79,31 @@ def check_controls(driver, api, By):
     # The text the page put there (textContent: .text is empty while a state message re-lays the page out).
     wait_for("the doctor's report", lambda: expected in (doctor.get_attribute("textContent") or ""))
     assert driver.find_element(By.ID, "doctor-section").get_attribute("open") is not None, "the section opened"
+
+
+def check_another_origin(driver, desk_url, work):
+    """A page on another port of 127.0.0.1 opens the desk's WebSocket: Chromium counts it the same site and
+    sends the desk's cookie, so only the Origin check keeps it out. Its page title says what happened."""
+    desk = re.match(r"http://(127\.0\.0\.1:\d+)/", desk_url).group(1)
+    other = os.path.join(work, "other-site")
+    os.makedirs(other)
+    with open(os.path.join(other, "index.html"), "w") as page:
+        page.write(f"""<!doctype html><title>connecting</title><script>
+const socket = new WebSocket("ws://{desk}/");
+socket.onopen = () => {{ document.title = "open"; socket.close(); }};
+socket.onclose = () => {{ if (document.title !== "open") document.title = "refused"; }};
+</script>""")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=other)
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        driver.get(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+        wait_for("the other page's socket to open or be refused", lambda: driver.title in ("open", "refused"))
+        assert driver.title == "refused", "a page of another origin opened the desk's WebSocket"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def main():
@@ -214,8 +243,9 @@ def main():
         wait_for("a frame at 256x128", lambda: (canvas.get_attribute("width"), canvas.get_attribute("height")) ==
                  ("256", "128"))
         check_controls(driver, args.api, By)
+        check_another_origin(driver, url, work)
         print(f"ok: {args.api}: frames drawn, scene switched, screenshot of frame {frame} matches, reconnected, "
-              "resized, flags, device, filter and doctor shown")
+              "resized, flags, device, filter and doctor shown, another origin's socket refused")
     finally:
         if driver is not None:
             driver.quit()
