@@ -322,6 +322,8 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
     websocket::stream_base::timeout timeout =
         websocket::stream_base::timeout::suggested(beast::role_type::server);
     timeout.handshake_timeout = m_server.options.request_timeout;
+    timeout.idle_timeout = m_server.options.viewer_idle_timeout;
+    timeout.keep_alive_pings = true;
     m_ws.set_option(timeout);
     m_ws.read_message_max(kMaxCommandBytes);
     m_ws.async_accept(m_request, beast::bind_front_handler(&WebSocketSession::on_accept, shared_from_this()));

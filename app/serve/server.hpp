@@ -18,8 +18,9 @@
 // token in its URL, is no browser page).
 //
 // Hostile clients: at most max_connections are open at once (one more is answered 503 and closed); an HTTP
-// request not read in full within request_timeout is closed; accepting never stops: when the process runs
-// out of file descriptors the accept is tried again a little later.
+// request not read in full within request_timeout is closed, and a viewer that answers no ping within
+// viewer_idle_timeout; accepting never stops: when the process runs out of file descriptors the accept is
+// tried again a little later.
 //
 // Frames: offer_frame() hands the newest frame over and returns at once. An encoder thread takes the newest
 // frame offered (older ones waiting are skipped), encodes it in strips on StripEncoder's threads, and makes
@@ -53,6 +54,9 @@ struct ServerOptions {
   // How long an HTTP request may take to arrive in full, and a kept-alive connection may wait for the next;
   // the connection is closed after it.
   std::chrono::milliseconds request_timeout{5000};
+  // A viewer's WebSocket from which nothing came for this long is closed; it is pinged at half of it, which
+  // a browser (and any WebSocket client) answers, so only a viewer that is gone or stopped reading goes.
+  std::chrono::milliseconds viewer_idle_timeout{60000};
 };
 
 // The names and addresses a request's Host may give for a desk bound to `address` (lower case, IPv6 ones

@@ -888,6 +888,25 @@ TEST(ServeServerTest, AConnectionThatSendsNoRequestInTimeIsClosed) {
   EXPECT_TRUE(eventually([&] { return server.counts().connections == 0; }));
 }
 
+// A viewer gone without closing (its machine off the network), or one that stopped reading, holds a
+// connection until its ping goes unanswered.
+TEST(ServeServerTest, AViewerThatAnswersNoPingIsClosed) {
+  lab::serve::ServerOptions options = loopback_options();
+  options.viewer_idle_timeout = std::chrono::milliseconds(400);
+  lab::serve::Server server(options);
+  Viewer answering(server);
+  Viewer silent(server);
+  ASSERT_TRUE(eventually([&] { return server.counts().viewers == 2; }));
+  // The answering one reads (a read answers pings) for three timeouts; the silent one never does.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1200);
+  while (std::chrono::steady_clock::now() < until) {
+    server.offer_frame(gradient_image(32, 16), state_of_frame(1));
+    answering.read_frame();
+  }
+  EXPECT_TRUE(eventually([&] { return server.counts().viewers == 1; }));
+  EXPECT_TRUE(eventually([&] { return server.counts().connections == 1; }));
+}
+
 #if !defined(_WIN32)
 // Lowers this process's limit of file descriptors so that none more can be made (every one below the lowest
 // free one is taken), and restores it.
