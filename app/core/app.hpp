@@ -775,11 +775,16 @@ void App<Backend>::handle_hotkey(Hotkey hotkey) {
       break;
     case Hotkey::NextMode:
       // The first mode after the running (or already requested) one, in modes_of's order and wrapping,
-      // that runs here; with none, the running mode stays.
+      // that runs here; with none, the running mode stays and the notice says why.
       if (const std::optional<ModeId> next =
               mode_after(m_pending_mode.value_or(m_mode->id()), modes_of(Backend::kApi),
-                         [this](ModeId mode) { return availability(mode).available; }))
+                         [this](ModeId mode) { return availability(mode).available; })) {
         request_mode(*next);
+      } else {
+        std::vector<ModeAvailability> runs;
+        for (const ModeId mode : modes_of(Backend::kApi)) runs.push_back(availability(mode));
+        m_notice = glfw::no_other_mode_notice(m_mode->id(), modes_of(Backend::kApi), runs);
+      }
       break;
     case Hotkey::Screenshot:
       // In a window the next frame's, before its panel; headless the frame rendered last, now.

@@ -10,6 +10,11 @@
 
 #include <imgui.h>
 
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace lab::glfw {
 namespace {
 
@@ -30,6 +35,26 @@ std::optional<std::optional<interop::Access>> flags_combo(const char* label,
 
 }  // namespace
 
+std::string no_other_mode_notice(ModeId running, const std::vector<ModeId>& modes,
+                                 const std::vector<ModeAvailability>& availability) {
+  // The reasons in the modes' order, each with the modes it keeps out.
+  std::vector<std::pair<std::string, std::string>> reasons;  // reason, modes
+  for (size_t i = 0; i < modes.size() && i < availability.size(); ++i) {
+    if (modes[i] == running) continue;
+    const std::string& reason = availability[i].reason;
+    const auto found = std::find_if(reasons.begin(), reasons.end(),
+                                    [&](const auto& entry) { return entry.first == reason; });
+    if (found == reasons.end())
+      reasons.emplace_back(reason, to_string(modes[i]));
+    else
+      found->second += std::string(", ") + to_string(modes[i]);
+  }
+  std::string notice = std::string("M: no other mode runs here; ") + to_string(running) + " stays.";
+  for (const auto& [reason, names] : reasons)
+    notice += " " + names + ": " + reason + (reason.empty() ? "" : ".");
+  return notice;
+}
+
 PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
   PanelActions actions;
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
@@ -46,7 +71,7 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
     ImGui::SameLine();
     if (ImGui::RadioButton(to_string(scene), scene == model.scene) && scene != model.scene)
       actions.scene = scene;
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", describe(scene));
+    if (ImGui::IsItemHovered()) wrapped_tooltip(describe(scene));
   }
   if (model.scene_ui) model.scene_ui();
 
@@ -67,7 +92,7 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
       actions.mode = modes[i];
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-      ImGui::SetTooltip("%s", availability.available ? describe(modes[i]) : availability.reason.c_str());
+      wrapped_tooltip(availability.available ? describe(modes[i]) : availability.reason.c_str());
   }
   if (!model.devices.empty()) {
     ImGui::PushItemWidth(260);
@@ -125,7 +150,7 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
   bool timing = model.timing;
   if (ImGui::Checkbox("time each phase", &timing)) actions.timing = timing;
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip(
+    wrapped_tooltip(
         "CUDA events and the graphics API's timer queries in every frame; on an H200 with GL they add about "
         "0.33 ms a frame");
   if (model.timers && model.timing) {
@@ -140,7 +165,7 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
 
   bool vsync = model.vsync;
   if (ImGui::Checkbox("vsync", &vsync)) actions.vsync = vsync;
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("wait for the display's refresh (V, --vsync on|off)");
+  if (ImGui::IsItemHovered()) wrapped_tooltip("wait for the display's refresh (V, --vsync on|off)");
   ImGui::SameLine();
   if (model.vsync && model.timers && model.timers->has(static_cast<int>(model.mode), Phase::Frame)) {
     const double frame_ms = model.timers->stats(static_cast<int>(model.mode), Phase::Frame).median_ms;

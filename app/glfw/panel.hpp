@@ -77,5 +77,11 @@ struct PanelPlace {
 // Builds the panel's window (inside an ImGui frame) from `model`; `place` gets where it is.
 PanelActions draw_panel(const PanelModel& model, PanelPlace& place);
 
+// The notice when the next-mode key (M) finds no other mode that runs here: that `running` stays, and why
+// the others do not run, modes that share a reason named together ("M: no other mode runs here; cpu stays.
+// interop, pbo: needs a CUDA device ..."). `modes` and `availability` are indexed alike (PanelModel's).
+std::string no_other_mode_notice(ModeId running, const std::vector<ModeId>& modes,
+                                 const std::vector<ModeAvailability>& availability);
+
 }  // namespace glfw
 }  // namespace lab

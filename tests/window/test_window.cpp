@@ -189,6 +189,25 @@ TEST_F(DeskWindowTest, KeysHideThePanelCycleTheSceneAndQuit) {
   EXPECT_FALSE(app.platform().keep_running());
 }
 
+// M where no other mode runs here (a machine without CUDA): the mode stays, and the panel's notice line
+// says why, each other mode with its reason, rather than nothing happening.
+TEST_F(DeskWindowTest, TheModeKeyWithNoOtherModeSaysWhyInThePanel) {
+  lab::App app(options());
+  labtest::render(app, 1);
+  app.present();
+  for (const lab::ModeId mode : lab::modes_of(lab::GraphicsApi::Gl))
+    if (mode != lab::ModeId::Cpu && app.availability(mode).available)
+      GTEST_SKIP() << to_string(mode)
+                   << " runs here: M switches to it (KeysHideThePanelCycleTheSceneAndQuit)";
+  press(app, GLFW_KEY_M);
+  labtest::render(app, 2);
+  app.present();
+  EXPECT_EQ(app.mode_id(), lab::ModeId::Cpu);
+  EXPECT_NE(app.notice().find("M: no other mode runs here; cpu stays."), std::string::npos) << app.notice();
+  EXPECT_NE(app.notice().find(app.availability(lab::ModeId::Interop).reason), std::string::npos)
+      << app.notice();
+}
+
 TEST_F(DeskWindowTest, TheLayoutIsWrittenOnExitAndReadOnStart) {
   const std::filesystem::path layout = m_dir.path() / "config" / "imgui.ini";
   lab::Options large = options();  // room to move the panel in: its size depends on the machine's rows
