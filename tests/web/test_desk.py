@@ -168,6 +168,15 @@ def main():
 
         # The timings table fills from the state.
         wait_for("the timings", lambda: "frame" in driver.find_element(By.ID, "timings").text)
+        # The rows add up to the frame: the remainder no timer saw is a row of its own; a phase whose GPU
+        # timer saw no work (llvmpipe's draw) says so in one cell across the three numbers' columns.
+        rows = wait_for("the other (not timed) row", lambda: (lambda got: got if any(
+            cells and cells[0] == "other (not timed)" for cells, _ in got) else None)(driver.execute_script(
+                "return [...document.querySelectorAll('#timings tbody tr')].map((tr) =>"
+                "  [[...tr.cells].map((td) => td.textContent), [...tr.cells].map((td) => td.colSpan)]);")))
+        for cells, spans in rows:
+            if "not measured here" in cells:
+                assert cells[1] in ("gl", "vulkan") and spans == [1, 1, 3], (cells, spans)
 
         # The frame's timeline: the desk's read-back placed on the host clock; lanes off it say why.
         # Read in one script: every state message replaces the list's items.
