@@ -764,4 +764,99 @@ TEST_F(PublishDevice, AViewerOnAnotherGpuIsRefusedNamingBothUuids) {
   EXPECT_NE(text.find("GPU-01020304-0506-0708-090a-0b0c0d0e0f10"), std::string::npos) << text;
 }
 
+// The publisher half of the two-process device test below, which starts this binary again with
+// INTEROP_LAB_PUBLISH_CHILD set (exec'd, so that its CUDA starts fresh): device frames written by an
+// asynchronous copy on a stream of its own, published on that stream, until it is killed.
+TEST(PublishDeviceChild, PublishesDeviceFramesUntilKilled) {
+  const char* name = std::getenv("INTEROP_LAB_PUBLISH_CHILD");
+  if (!name) GTEST_SKIP() << "the publisher half of PublishDevice.AnotherProcessImportsTheFramesPixelExact";
+  interop::PublisherDesc desc = desc_of(name);
+  desc.memory = interop::SlotMemory::Device;
+  desc.device = 0;
+  interop::Publisher publisher(desc);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  std::vector<uint8_t> host(publisher.format().pitch * publisher.format().height);
+  for (uint64_t frame = 1; frame < 100000; ++frame) {
+    const interop::Publisher::Slot slot = publisher.acquire();
+    if (slot) {
+      fill(publisher.format(), host.data(), frame);
+      ASSERT_EQ(cudaMemcpyAsync(slot.data, host.data(), host.size(), cudaMemcpyHostToDevice, stream),
+                cudaSuccess);
+      publisher.publish(slot, frame, stream);
+    }
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);  // `host` is written again next
+    std::this_thread::sleep_for(2ms);
+  }
+}
+
+TEST_F(PublishDevice, AnotherProcessImportsTheFramesPixelExact) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::setenv("INTEROP_LAB_PUBLISH_CHILD", "device-job", 1);
+    const int null_fd = ::open("/dev/null", O_WRONLY);
+    ::dup2(null_fd, STDOUT_FILENO);
+    ::execl("/proc/self/exe", "unit_tests", "--gtest_filter=PublishDeviceChild.*",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::optional<interop::Subscriber> subscriber;
+  interop::SubscriberDesc desc;
+  desc.expected_device = m_uuid;
+  const bool attached = wait_until(
+      [&] {
+        try {
+          subscriber.emplace("device-job", desc);
+          return true;
+        } catch (const interop::Error&) {
+          return false;
+        }
+      },
+      20s);
+  if (!attached) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    FAIL() << "the publisher process did not come up";
+  }
+  EXPECT_EQ(subscriber->publisher_pid(), child);
+  // Each slot's FD imported once into this process's CUDA, as a viewer's graphics API would.
+  std::vector<cudaExternalMemory_t> imported(subscriber->slots().size(), nullptr);
+  std::vector<void*> mapped(subscriber->slots().size(), nullptr);
+  const interop::FrameFormat format = subscriber->format();
+  std::vector<uint8_t> seen(format.pitch * format.height);
+  uint64_t last = 0;
+  for (int i = 0; i < 30; ++i) {
+    const auto frame = subscriber->next(5s);
+    ASSERT_TRUE(frame) << subscriber->gone_reason();
+    EXPECT_GT(frame->index, last);
+    last = frame->index;
+    const size_t slot = static_cast<size_t>(frame->slot);
+    if (!imported[slot]) {
+      cudaExternalMemoryHandleDesc import = {};
+      import.type = cudaExternalMemoryHandleTypeOpaqueFd;
+      import.handle.fd = ::dup(subscriber->slots()[slot].fd);
+      import.size = subscriber->slots()[slot].size;
+      ASSERT_EQ(cudaImportExternalMemory(&imported[slot], &import), cudaSuccess);
+      cudaExternalMemoryBufferDesc buffer = {};
+      buffer.size = seen.size();
+      ASSERT_EQ(cudaExternalMemoryGetMappedBuffer(&mapped[slot], imported[slot], &buffer), cudaSuccess);
+    }
+    ASSERT_EQ(cudaMemcpy(seen.data(), mapped[slot], seen.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(compare(format, seen.data(), frame->index), "") << "frame " << frame->index;
+    subscriber->release(frame->slot);
+  }
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_FALSE(subscriber->next(2s) && subscriber->next(2s) && subscriber->next(2s) && subscriber->next(2s));
+  EXPECT_EQ(subscriber->status(), interop::Subscriber::Status::PublisherGone);
+  for (size_t i = 0; i < imported.size(); ++i) {
+    if (mapped[i]) {
+      EXPECT_EQ(cudaFree(mapped[i]), cudaSuccess);
+    }
+    if (imported[i]) {
+      EXPECT_EQ(cudaDestroyExternalMemory(imported[i]), cudaSuccess);
+    }
+  }
+}
+
 }  // namespace
