@@ -472,6 +472,9 @@ struct Publisher::State {
 
   std::atomic<uint64_t>* words() const { return control_words(control); }
 
+  State() = default;
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
   ~State() {
     {
       std::lock_guard<std::mutex> lock(mutex);

@@ -57,7 +57,7 @@ bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds lim
 }
 
 // The value every test frame holds at (x, y, channel) of frame k: each byte differs from its neighbours.
-uint8_t pattern(uint64_t frame, uint32_t x, uint32_t y, uint32_t channel) {
+uint8_t pattern(uint64_t frame, uint64_t x, uint64_t y, uint64_t channel) {
   return static_cast<uint8_t>(frame * 31 + x * 7 + y * 13 + channel * 101);
 }
 
@@ -66,7 +66,7 @@ void fill(const interop::FrameFormat& format, void* data, uint64_t frame) {
   for (uint32_t y = 0; y < format.height; ++y)
     for (uint32_t x = 0; x < format.width; ++x)
       for (uint32_t c = 0; c < format.channels; ++c)
-        bytes[y * format.pitch_or_packed() + x * format.channels + c] = pattern(frame, x, y, c);
+        bytes[y * format.pitch_or_packed() + size_t{x} * format.channels + c] = pattern(frame, x, y, c);
 }
 
 // The first pixel that differs from frame k's pattern, or "".
@@ -75,7 +75,7 @@ std::string compare(const interop::FrameFormat& format, const void* data, uint64
   for (uint32_t y = 0; y < format.height; ++y)
     for (uint32_t x = 0; x < format.width; ++x)
       for (uint32_t c = 0; c < format.channels; ++c) {
-        const uint8_t seen = bytes[y * format.pitch_or_packed() + x * format.channels + c];
+        const uint8_t seen = bytes[y * format.pitch_or_packed() + size_t{x} * format.channels + c];
         if (seen != pattern(frame, x, y, c))
           return "(" + std::to_string(x) + ", " + std::to_string(y) + ") channel " + std::to_string(c) +
                  ": " + std::to_string(seen) + ", expected " + std::to_string(pattern(frame, x, y, c));
@@ -131,6 +131,8 @@ class Child {
     ::close(fds[1]);
     m_read = fds[0];
   }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
   ~Child() {
     if (m_pid > 0) {
       ::kill(m_pid, SIGKILL);
@@ -191,6 +193,8 @@ class RawClient {
     std::snprintf(address.sun_path, sizeof(address.sun_path), "%s", path.c_str());
     m_connected = ::connect(m_fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
   }
+  RawClient(const RawClient&) = delete;
+  RawClient& operator=(const RawClient&) = delete;
   ~RawClient() { ::close(m_fd); }
   bool connected() const { return m_connected; }
   int fd() const { return m_fd; }
@@ -531,6 +535,7 @@ TEST_F(Publish, AFloodOfConnectionsIsCappedAndLeavesNothingOpen) {
     // Connections that never speak: the first ones wait their turn (and are closed after a while), the
     // rest are refused at once.
     std::vector<std::unique_ptr<RawClient>> silent;
+    silent.reserve(40);
     for (int i = 0; i < 40; ++i) silent.push_back(std::make_unique<RawClient>(socket_of("flooded")));
     EXPECT_TRUE(silent.back()->closed_by_peer());
     EXPECT_TRUE(silent.front()->closed_by_peer()) << "a connection that says nothing is closed in time";
@@ -676,6 +681,8 @@ int required_gpus() {
   return required ? std::atoi(required) : 0;
 }
 
+// `message` is a stream chain ("text" << value), so it cannot be parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define NEEDS_A_GPU(message)                                                      \
   do {                                                                            \
     if (required_gpus() >= 1)                                                     \
@@ -684,6 +691,7 @@ int required_gpus() {
     else                                                                          \
       GTEST_SKIP() << message;                                                    \
   } while (0)
+// NOLINTEND(bugprone-macro-parentheses)
 
 class PublishDevice : public Publish {
  protected:
