@@ -6,12 +6,16 @@
 
 #include <imgui.h>
 
+#include <algorithm>
+
 namespace lab {
 
 void draw_doctor_report(const DoctorReport& report) {
   const ImVec4 colour =
       report.interop_works ? ImVec4(0.45f, 0.85f, 0.45f, 1.0f) : ImVec4(0.95f, 0.45f, 0.4f, 1.0f);
-  const float width = ImGui::GetFontSize() * 48.0f;  // long values wrap instead of widening the panel
+  // Long values wrap instead of widening the panel: at most the width the window already has (an
+  // auto-resizing panel would otherwise grow to fit the table, from about 450 to 660 pixels).
+  const float width = std::min(ImGui::GetFontSize() * 48.0f, ImGui::GetContentRegionAvail().x);
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
   ImGui::TextColored(colour, "verdict: %s", doctor_verdict(report).c_str());
   ImGui::PopTextWrapPos();

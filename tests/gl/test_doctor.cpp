@@ -307,6 +307,39 @@ TEST(DoctorRemedies, NoGlContextPassesOnTheReason) {
 // The panel's tab builds its widgets from any report (no renderer needed: the draw lists are only built).
 // What it drew is read back through ImGui's text log (LogToClipboard; without a backend the clipboard is
 // ImGui's own buffer): the verdict, every section's header, and the lines of the sections open at first.
+// The panel sizes itself to its content (ImGuiWindowFlags_AlwaysAutoResize): opening the doctor inside it
+// must not widen it, however long the report's values are.
+TEST(DoctorPanel, OpeningItKeepsAnAutoResizingPanelsWidth) {
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  io.DisplaySize = ImVec2(1280, 720);
+  unsigned char* pixels = nullptr;
+  int atlas_width = 0, atlas_height = 0;
+  io.Fonts->GetTexDataAsRGBA32(&pixels, &atlas_width, &atlas_height);
+  lab::DoctorReport report = sample_report();
+  report.sections.push_back({"modes", {{"interop", std::string(400, 'x'), false}}});
+  // The panel's own controls make it 450 pixels wide; frames until its size settles.
+  auto panel_width = [&](bool doctor) {
+    for (int frame = 0; frame < 4; ++frame) {
+      ImGui::NewFrame();
+      ImGui::Begin("interop-lab", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+      ImGui::Dummy(ImVec2(450, 20));
+      if (doctor) lab::draw_doctor_report(report);
+      const float width = ImGui::GetWindowWidth();
+      ImGui::End();
+      ImGui::Render();
+      if (frame == 3) return width;
+    }
+    return 0.0f;
+  };
+  const float closed = panel_width(false);
+  const float open = panel_width(true);
+  EXPECT_GT(closed, 450.0f);
+  EXPECT_EQ(open, closed) << "the doctor widened the panel from " << closed << " to " << open << " pixels";
+  ImGui::DestroyContext();
+}
+
 TEST(DoctorPanel, DrawsEverySectionWithoutARenderer) {
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
