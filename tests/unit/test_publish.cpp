@@ -3,9 +3,9 @@
 // process otherwise. The round trip is pixel-exact, the newest frame wins, deaths on either side free what
 // they held, clients that lie, flood or send FDs are refused and leak nothing (/proc/self/fd counted), a
 // stale socket is taken over saying so, a second publisher of a name is refused with the first one's pid,
-// another protocol version is refused naming both. Device slots (cuMemCreate FDs) run where a CUDA device
-// exports VMM memory; they skip here with the reason, and fail instead where INTEROP_LAB_REQUIRE_GPUS says
-// a GPU must be.
+// another protocol version is refused naming both, a viewer in another PID namespace attaches. Device slots
+// (cuMemCreate FDs) run where a CUDA device exports VMM memory; they skip without one, saying why, and fail
+// instead where INTEROP_LAB_REQUIRE_GPUS says a GPU must be.
 #include "interop/error.hpp"
 #include "interop/publish.hpp"
 #include "interop/publish_protocol.hpp"
@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/fsuid.h>
 #include <sys/socket.h>
@@ -426,6 +427,40 @@ TEST_F(Publish, AKilledPublisherIsSeenGoneAndANewOneOfTheNameIsReattached) {
   const auto again = subscriber.next(2s);
   ASSERT_TRUE(again);
   EXPECT_EQ(compare(subscriber.format(), again->data, again->index), "");
+}
+
+TEST_F(Publish, AViewerInAnotherPidNamespaceAttachesThroughTheSocketAlone) {
+  Child publisher([](int signal_fd) { return run_publisher(signal_fd, "namespaced"); });
+  ASSERT_EQ(publisher.read_line(), "ready ");
+  // The viewer: a process in a PID namespace of its own (where the publisher's pid means nothing, and
+  // pidfd_getfd or ptrace could not reach it), attached through the socket only.
+  Child viewer([](int signal_fd) {
+    if (::unshare(CLONE_NEWPID) != 0) {
+      say(signal_fd, std::string("skip: unshare(CLONE_NEWPID): ") + std::strerror(errno));
+      return 0;
+    }
+    const pid_t inner = ::fork();  // the first child in the new namespace
+    if (inner == 0) {
+      try {
+        interop::Subscriber subscriber("namespaced");
+        const auto frame = subscriber.next(2s);
+        say(signal_fd, std::string("pid ") + std::to_string(::getpid()) + ": " +
+                           (frame ? (compare(subscriber.format(), frame->data, frame->index).empty()
+                                         ? "frame " + std::to_string(frame->index) + " exact"
+                                         : "frame differs")
+                                  : "no frame: " + subscriber.gone_reason()));
+      } catch (const interop::Error& error) {
+        say(signal_fd, error.what());
+      }
+      ::_exit(0);
+    }
+    ::waitpid(inner, nullptr, 0);
+    return 0;
+  });
+  const std::string line = viewer.read_line();
+  if (line.rfind("skip: ", 0) == 0) GTEST_SKIP() << "this machine gives no PID namespace: " << line.substr(6);
+  EXPECT_EQ(line.rfind("pid 1: frame ", 0), 0u) << line;
+  EXPECT_NE(line.find(" exact"), std::string::npos) << line;
 }
 
 // ---- names held, stale sockets ----
