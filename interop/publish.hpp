@@ -18,6 +18,9 @@
 // begun to read (the newest frame wins; counted as dropped), and announcements to a viewer whose socket is
 // full are dropped for it. A viewer that dies gives its slots back.
 //
+// Threads: a Publisher's calls may come from any thread (it runs a socket thread of its own, and for device
+// slots one that waits for their events); a Subscriber is used by one thread at a time.
+//
 // Linux (POSIX sockets, memfd_create): not built on Windows.
 #pragma once
 
