@@ -45,7 +45,7 @@ std::vector<PhaseDuration> durations_of(const std::vector<PhaseLine>& lines) {
 
 }  // namespace
 
-std::vector<Command> Desk::begin_frame() {
+FrameCommands Desk::begin_frame() {
   if (m_fps_cap > 0) {
     std::this_thread::sleep_until(m_next_frame);
     // From now, not from the missed time: a slow frame does not make the next ones rush.
@@ -61,7 +61,7 @@ std::vector<Command> Desk::begin_frame() {
       m_server.set_fps_cap(m_fps_cap);
       m_next_frame = std::chrono::steady_clock::now();
     }
-  return commands;
+  return {std::move(commands), this};
 }
 
 void Desk::set_fps_cap(double fps) {
@@ -70,7 +70,42 @@ void Desk::set_fps_cap(double fps) {
   m_next_frame = std::chrono::steady_clock::now();
 }
 
+namespace {
+
+// Why the flags do not apply in `mode`: it registers nothing (only the modes that map what the graphics API
+// registered use them).
+std::string flags_not_used(GraphicsApi api, ModeId mode) {
+  std::string registering;
+  for (const ModeId each : modes_of(api))
+    if (mode_family(each) == ModeFamily::MapUnmap)
+      registering += (registering.empty() ? "" : ", ") + std::string(to_string(each));
+  return std::string("the ") + to_string(mode) +
+         " mode registers nothing with CUDA: map and register flags apply to " + registering +
+         " (a flag set there stays for them)";
+}
+
+}  // namespace
+
+void Desk::hand_over_notice(AppState& state) {
+  const bool loop_notice_changed = state.notice != m_loop_notice;
+  m_loop_notice = state.notice;
+  if (m_command_outcome) {
+    // A refusal says why; a success clears the notice, unless the loop has news of its own from it.
+    m_notice = !m_command_outcome->empty() ? *m_command_outcome : loop_notice_changed ? state.notice : "";
+    m_command_outcome.reset();
+    ++m_notice_serial;
+  } else if (loop_notice_changed) {
+    m_notice = state.notice;
+    ++m_notice_serial;
+  }
+  state.notice = m_notice;
+  state.notice_serial = m_notice_serial;
+  if (state.flags.settable && state.flags.why_not.empty() && mode_family(state.mode) != ModeFamily::MapUnmap)
+    state.flags.why_not = flags_not_used(state.api, state.mode);
+}
+
 void Desk::end_frame(Image frame, AppState state, double read_back_ms) {
+  hand_over_notice(state);
   offer(std::move(frame), std::move(state), read_back_ms, m_frame_start_ns);
 }
 

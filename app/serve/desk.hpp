@@ -44,6 +44,15 @@ namespace lab::serve {
 // The cap a desk starts with: the page's animation runs at its designed speed (time = frame / 60).
 constexpr double kDefaultFpsCap = 60.0;
 
+class Desk;
+
+// The page's commands of one frame, as Desk::begin_frame returns them: apply_commands tells the desk how they
+// went (Desk::commands_applied), so that a command that succeeds clears the notice of one refused before.
+struct FrameCommands {
+  std::vector<Command> commands;
+  Desk* desk = nullptr;
+};
+
 #if INTEROP_LAB_WITH_SERVE
 class Desk {
  public:
@@ -54,7 +63,10 @@ class Desk {
 
   // Waits until the cap allows the next frame, then returns the page's commands since the last frame; the
   // frame-rate cap (Command::Kind::Fps) is the desk's own and is applied here.
-  std::vector<Command> begin_frame();
+  FrameCommands begin_frame();
+  // How the commands of begin_frame went (apply_commands says it): "" when every one was taken, else why the
+  // last refused one was refused. The next state handed over carries it as its notice ("" clears the page's).
+  void commands_applied(std::string refused) { m_command_outcome = std::move(refused); }
   // Hands the frame just rendered (top row first; `read_back_ms`: what reading it back cost, just now) and
   // the state after it to the server: returns at once, encoding and sending happen on the server's threads.
   // The state's timeline gets the desk's lane here: the loop's timeline of a finished frame (a few frames
@@ -66,6 +78,7 @@ class Desk {
   // each frame goes out with the state it was made with. Throws std::logic_error when `frame` is not the
   // frame whose read-back began last.
   void frame_read_begun(AppState state) {
+    hand_over_notice(state);
     m_begun = std::move(state);
     m_begun_start_ns = m_frame_start_ns;
   }
@@ -95,6 +108,14 @@ class Desk {
   static constexpr size_t kReadBacksKept = 16;  // more frames than any loop's timings are late
   std::vector<ReadBack> m_read_backs;
   std::chrono::steady_clock::time_point m_next_frame = std::chrono::steady_clock::now();
+  // The notice a state carries: the outcome of the page's last commands (commands_applied), else the loop's
+  // own notice where it changed (a mode that failed and fell back); counted, so that each viewer is sent it
+  // once (AppState::notice_serial). The flags greyed, with why, in a mode that registers nothing.
+  std::optional<std::string> m_command_outcome;
+  std::string m_loop_notice;  // the loop's notice at the last hand-over
+  std::string m_notice;
+  unsigned long long m_notice_serial = 0;
+  void hand_over_notice(AppState& state);
 };
 #else
 class Desk {
@@ -102,7 +123,8 @@ class Desk {
   explicit Desk(const ServeAddress&) {
     throw std::runtime_error("--serve is not in this build of interop-lab");
   }
-  std::vector<Command> begin_frame() { return {}; }
+  FrameCommands begin_frame() { return {}; }
+  void commands_applied(std::string) {}
   void set_fps_cap(double) {}
   void end_frame(Image, AppState, double) {}
   void frame_read_begun(AppState) {}
@@ -256,6 +278,14 @@ std::string apply_commands(Loop& loop, const std::vector<Command>& commands) {
         break;
     }
   }
+  return refused;
+}
+
+// apply_commands for the commands of Desk::begin_frame: applies them and tells the desk how they went.
+template <class Loop>
+std::string apply_commands(Loop& loop, const FrameCommands& taken) {
+  std::string refused = apply_commands(loop, taken.commands);
+  if (taken.desk && !taken.commands.empty()) taken.desk->commands_applied(refused);
   return refused;
 }
 

@@ -174,7 +174,7 @@ std::string error_json(const std::vector<std::string>& problems, unsigned long l
   return nlohmann::json{{"type", "error"}, {"error", text}, {"errors", problems}}.dump();
 }
 
-std::string state_json(const AppState& app, const DeskStats& desk) {
+std::string state_json(const AppState& app, const DeskStats& desk, bool with_notice) {
   nlohmann::json modes = nlohmann::json::array();
   for (const ModeChoice& choice : app.modes)
     modes.push_back(
@@ -208,47 +208,47 @@ std::string state_json(const AppState& app, const DeskStats& desk) {
   for (const kernels::FilterName& entry : kernels::kFilterNames) filters.push_back(entry.name);
   nlohmann::json access_choices = nlohmann::json::array({kBestAccess});
   for (const interop::AccessName& entry : interop::kAccessNames) access_choices.push_back(entry.name);
-  const nlohmann::json state = {{"type", "state"},
-                                {"api", to_string(app.api)},
-                                {"api_name", display_name(app.api)},
-                                {"adapter", app.adapter},
-                                {"cuda_device", app.cuda_device},
-                                {"cuda_devices", app.cuda_devices},
-                                {"device_switch", app.device_switch},
-                                {"scene", to_string(app.scene)},
-                                {"scenes", scenes},
-                                {"filter", app.filter},
-                                {"filters", filters},
-                                {"flags",
-                                 {{"settable", app.flags.settable},
-                                  {"why_not", app.flags.why_not},
-                                  {"map_flags", app.flags.map_flags},
-                                  {"register_flags", app.flags.register_flags},
-                                  {"choices", access_choices}}},
-                                {"doctor", app.doctor},
-                                {"mode", to_string(app.mode)},
-                                {"modes", modes},
-                                {"size", {app.size.width, app.size.height}},
-                                {"frame", app.frame},
-                                {"notice", app.notice},
-                                {"phases", phases},
-                                {"compared", compared},
-                                {"untimed", app.untimed},
-                                {"source", app.source},
-                                {"controls", app.controls},
-                                {"path", app.path},
-                                {"path_reason", app.path_reason},
-                                {"timeline",
-                                 {{"frame", app.timeline.frame},
-                                  {"frame_ms", app.timeline.frame_ms},
-                                  {"lanes", lanes},
-                                  {"spans", spans}}},
-                                {"desk",
-                                 {{"viewers", desk.viewers},
-                                  {"fps_cap", desk.fps_cap},
-                                  {"frames_encoded", desk.frames_encoded},
-                                  {"frames_dropped", desk.frames_dropped},
-                                  {"phases", desk_phases}}}};
+  nlohmann::json state = {{"type", "state"},
+                          {"api", to_string(app.api)},
+                          {"api_name", display_name(app.api)},
+                          {"adapter", app.adapter},
+                          {"cuda_device", app.cuda_device},
+                          {"cuda_devices", app.cuda_devices},
+                          {"device_switch", app.device_switch},
+                          {"scene", to_string(app.scene)},
+                          {"scenes", scenes},
+                          {"filter", app.filter},
+                          {"filters", filters},
+                          {"flags",
+                           {{"settable", app.flags.settable},
+                            {"why_not", app.flags.why_not},
+                            {"map_flags", app.flags.map_flags},
+                            {"register_flags", app.flags.register_flags},
+                            {"choices", access_choices}}},
+                          {"doctor", app.doctor},
+                          {"mode", to_string(app.mode)},
+                          {"modes", modes},
+                          {"size", {app.size.width, app.size.height}},
+                          {"frame", app.frame},
+                          {"phases", phases},
+                          {"compared", compared},
+                          {"untimed", app.untimed},
+                          {"source", app.source},
+                          {"controls", app.controls},
+                          {"path", app.path},
+                          {"path_reason", app.path_reason},
+                          {"timeline",
+                           {{"frame", app.timeline.frame},
+                            {"frame_ms", app.timeline.frame_ms},
+                            {"lanes", lanes},
+                            {"spans", spans}}},
+                          {"desk",
+                           {{"viewers", desk.viewers},
+                            {"fps_cap", desk.fps_cap},
+                            {"frames_encoded", desk.frames_encoded},
+                            {"frames_dropped", desk.frames_dropped},
+                            {"phases", desk_phases}}}};
+  if (with_notice) state["notice"] = app.notice;
   return state.dump();
 }
 

@@ -106,7 +106,10 @@ struct AppState {
   std::vector<ModeChoice> modes;
   Extent size;
   long long frame = 0;
-  std::string notice;  // why the last switch did not happen
+  std::string notice;  // why the last switch did not happen; "" once a later command succeeded
+  // Which notice `notice` is: the desk counts them (Desk::hand_over), and a viewer is sent a notice once,
+  // in the first state message it gets after the count moved (state_json's `with_notice`); 0: none yet.
+  unsigned long long notice_serial = 0;
   std::vector<PhaseLine> phases;
   std::vector<ModeComparison> compared;
   std::string untimed;  // why some phases are not timed ("" when all are)
@@ -131,7 +134,9 @@ struct DeskStats {
   std::vector<PhaseLine> phases;          // read-back, encode, send
 };
 
-std::string state_json(const AppState& app, const DeskStats& desk);
+// The state message. "notice" is in it only `with_notice`: a notice is news once, not repeated in every
+// state (the page keeps showing it until a message carries another, or "" when a later command succeeded).
+std::string state_json(const AppState& app, const DeskStats& desk, bool with_notice = true);
 
 // One JPEG strip of a frame.
 struct EncodedStrip {

@@ -249,7 +249,9 @@ struct Server::Impl {
   std::string refusal(const http::request<http::string_body>& request) const;
   void publish(std::shared_ptr<const EncodedFrame> frame);
   void add_viewer(const std::shared_ptr<WebSocketSession>& viewer);
-  std::string state_text(const EncodedFrame& frame) const { return state_json(frame.state, desk_stats()); }
+  std::string state_text(const EncodedFrame& frame, bool with_notice) const {
+    return state_json(frame.state, desk_stats(), with_notice);
+  }
   // A page's message: "" when its commands were queued, else why not, for the page's error reply.
   std::string receive(const std::string& text);
 
@@ -351,7 +353,11 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
       m_server.frames_dropped += frame->sequence - m_sent_sequence - 1;
     m_sent_sequence = frame->sequence;
     m_sending = frame;
-    m_text = m_server.state_text(*frame);
+    // The notice once per viewer: in its first state after the desk's count of notices moved (a viewer new
+    // to the desk gets the current one), not again in every state after it.
+    const bool notice_is_news = frame->state.notice_serial != m_sent_notice;
+    m_sent_notice = frame->state.notice_serial;
+    m_text = m_server.state_text(*frame, notice_is_news);
     m_send_start = std::chrono::steady_clock::now();
     write_text([](WebSocketSession& self) { self.write_frame(); });
   }
@@ -445,6 +451,7 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
   std::shared_ptr<const EncodedFrame> m_sending;  // the frame being written (at most one)
   size_t m_in_flight = 0;                         // frame messages begun and not completed
   unsigned long long m_sent_sequence = 0;
+  unsigned long long m_sent_notice = 0;  // the notice_serial of the last notice sent to this viewer
   std::chrono::steady_clock::time_point m_send_start;
 };
 

@@ -4,9 +4,15 @@
 #include "app/serve/desk.hpp"
 
 #include <gtest/gtest.h>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+#include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -145,6 +151,136 @@ TEST(DeskCommandsTest, DeviceNamesFollowTheOrdinalsAndSayWhichDriveTheGraphics) 
   EXPECT_EQ(names[0], "0: first");
   EXPECT_EQ(names[1], "1: second (drives the graphics)");
   EXPECT_TRUE(lab::serve::device_names(interop::CudaDevices{}).empty());
+}
+
+// The desk's page as a WebSocket: it sends commands and reads the state messages (the frames skipped).
+struct PageSocket {
+  boost::asio::io_context io;
+  boost::beast::websocket::stream<boost::asio::ip::tcp::socket> ws{io};
+
+  explicit PageSocket(const lab::serve::Server& server) {
+    ws.next_layer().connect(boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"),
+                                                           static_cast<unsigned short>(server.port())));
+    ws.read_message_max(64 * 1024 * 1024);
+    ws.handshake("127.0.0.1", "/?token=" + server.token());
+  }
+  void send(const std::string& text) {
+    ws.text(true);
+    ws.write(boost::asio::buffer(text));
+  }
+  nlohmann::json next_state() {
+    while (true) {
+      boost::beast::flat_buffer buffer;
+      ws.read(buffer);
+      if (!ws.got_text()) continue;
+      nlohmann::json message = nlohmann::json::parse(boost::beast::buffers_to_string(buffer.data()));
+      if (message["type"] == "state") return message;
+    }
+  }
+};
+
+template <class Done>
+bool eventually(Done done) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return true;
+}
+
+// GL's app on the desk, frame by frame as app/core/app.hpp runs it: the page's commands applied (a refusal
+// becomes the loop's notice, which stays), then the frame and the state after it handed to the desk.
+struct DeskedLoop {
+  lab::serve::Desk desk;
+  LoopWithSwitches loop;
+  std::string loop_notice;
+  lab::ModeId mode = lab::ModeId::Interop;
+  long long frame = 0;
+
+  DeskedLoop() : desk(any_port(), one_encoder()) { desk.set_fps_cap(0.0); }
+  static lab::ServeAddress any_port() {
+    lab::ServeAddress address;
+    address.port = 0;
+    return address;
+  }
+  static lab::serve::ServerOptions one_encoder() {
+    lab::serve::ServerOptions options;
+    options.encode_threads = 1;
+    return options;
+  }
+  // One frame, once the page's `commands` messages reached the desk.
+  void run_frame(size_t commands = 0) {
+    EXPECT_TRUE(eventually([&] { return desk.server().counts().commands_queued >= commands; }));
+    if (std::string refused = lab::serve::apply_commands(loop, desk.begin_frame()); !refused.empty())
+      loop_notice = refused;
+    lab::serve::AppState state;
+    state.api = lab::GraphicsApi::Gl;
+    state.mode = mode;
+    state.frame = frame++;
+    state.flags = lab::serve::flags_state(loop.access);
+    state.notice = loop_notice;
+    lab::Image image;
+    image.width = image.height = 16;
+    image.rgba.assign(16 * 16 * 4, 128);
+    desk.end_frame(std::move(image), std::move(state), 0.1);
+  }
+};
+
+// A refused command's notice goes to each page once, not in every state after it, and the next command that
+// succeeds clears it (the page shows a notice until a state carries another, "" included).
+TEST(DeskNoticeTest, ANoticeIsSentOnceAndACommandThatSucceedsClearsIt) {
+  DeskedLoop app;
+  PageSocket page(app.desk.server());
+  ASSERT_TRUE(eventually([&] { return app.desk.server().counts().viewers == 1; }));
+  app.run_frame();
+  EXPECT_FALSE(page.next_state().contains("notice")) << "a notice before anything was refused";
+
+  page.send(R"({"map_flags":"read-only"})");
+  app.run_frame(1);
+  const nlohmann::json refused = page.next_state();
+  ASSERT_TRUE(refused.contains("notice"));
+  const std::string reason = refused["notice"];
+  EXPECT_NE(reason.find("map flags read-only refused: read-only cannot apply"), std::string::npos) << reason;
+  for (int i = 0; i < 3; ++i) {
+    app.run_frame();
+    EXPECT_FALSE(page.next_state().contains("notice")) << "the old notice repeated";
+  }
+  // A page opened now gets the notice that stands, once: with the newest frame, which it gets at once.
+  PageSocket later(app.desk.server());
+  EXPECT_EQ(later.next_state().value("notice", "(none)"), reason);
+  app.run_frame();
+  EXPECT_FALSE(page.next_state().contains("notice"));
+  EXPECT_FALSE(later.next_state().contains("notice"));
+
+  // The next command succeeds (the loop's own notice stays what it was): the notice clears, once.
+  page.send(R"({"map_flags":"write-discard"})");
+  app.run_frame(1);
+  EXPECT_EQ(page.next_state().value("notice", "(none)"), "");
+  EXPECT_EQ(later.next_state().value("notice", "(none)"), "");
+  app.run_frame();
+  EXPECT_FALSE(page.next_state().contains("notice"));
+  later.next_state();
+
+  // The same refusal again is news again, though the loop's notice text did not change.
+  page.send(R"({"map_flags":"read-only"})");
+  app.run_frame(1);
+  EXPECT_EQ(page.next_state().value("notice", "(none)"), reason);
+}
+
+// GL's flags mean something only in the modes that register with CUDA: elsewhere (cpu) the page greys them
+// with why.
+TEST(DeskNoticeTest, TheFlagsSayWhyNotInAModeThatRegistersNothing) {
+  DeskedLoop app;
+  PageSocket page(app.desk.server());
+  ASSERT_TRUE(eventually([&] { return app.desk.server().counts().viewers == 1; }));
+  app.run_frame();
+  EXPECT_EQ(page.next_state()["flags"]["why_not"], "");
+  app.mode = lab::ModeId::Cpu;
+  app.run_frame();
+  const std::string why = page.next_state()["flags"]["why_not"];
+  EXPECT_NE(why.find("the cpu mode registers nothing with CUDA"), std::string::npos) << why;
+  EXPECT_NE(why.find("interop, reregister, pbo, split, buffer"), std::string::npos) << why;
 }
 
 }  // namespace
