@@ -475,7 +475,7 @@ std::string parse_serve(const std::string& value, Options& options) {
     return "--serve '': give a port or HOST:PORT, e.g. --serve 8080 (--serve alone serves on " +
            ServeAddress{}.authority() + ")";
   ServeAddress address;
-  if (std::string problem = parse_serve_address(value, address); !problem.empty())
+  if (std::string problem = parse_serve_address(value, address, /*any_free_port=*/true); !problem.empty())
     return "--serve " + problem;
   options.serve = address;
   return "";

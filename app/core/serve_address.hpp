@@ -20,8 +20,8 @@ struct ServeAddress {
 // Parses "PORT", "HOST:PORT", "[IPV6]:PORT" or "" (the defaults) into `address`. HOST is a numeric IPv4
 // address, a bracketed IPv6 one, or "localhost" (127.0.0.1); PORT is 1 to 65535. Returns "" or what is
 // wrong with the text and an example of a good one (without the option's name). `any_free_port` also takes
-// PORT 0, "any free port" (the bind picks one): the Python viewer's serve=0; the command line keeps 1 to
-// 65535.
+// PORT 0, "any free port" (the bind picks one and the desk prints it): --serve 0 and the Python viewer's
+// serve=0 take it.
 std::string parse_serve_address(const std::string& text, ServeAddress& address, bool any_free_port = false);
 
 }  // namespace lab

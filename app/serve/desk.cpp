@@ -17,8 +17,11 @@ Desk::Desk(const ServeAddress& address, ServerOptions options)
         return std::move(options);
       }()) {
   m_server.set_fps_cap(m_fps_cap);
+  // The port the bind took (any free one for port 0); for a wildcard bind, every URL of this machine.
+  const std::vector<std::string> urls = m_server.urls();
   std::fprintf(stderr, "interop-lab: serving the desk at %s (open it in a browser; Ctrl+C stops)\n",
-               m_server.url().c_str());
+               urls.front().c_str());
+  for (size_t i = 1; i < urls.size(); ++i) std::fprintf(stderr, "interop-lab: or at %s\n", urls[i].c_str());
   if (!address.loopback())
     std::fprintf(stderr,
                  "interop-lab: warning: %s is not a loopback address: anyone who can reach port %d with the "

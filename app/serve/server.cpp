@@ -165,6 +165,31 @@ std::vector<std::string> allowed_hosts(const ServeAddress& address) {
   return unique;
 }
 
+std::vector<std::string> desk_urls(const ServeAddress& address, int port, const std::string& token,
+                                   const std::string& host_name, const std::vector<std::string>& interfaces) {
+  const auto url_of = [&](const std::string& host) {
+    ServeAddress shown;
+    shown.host = host;
+    shown.port = port;
+    return "http://" + shown.authority() + "/?token=" + token;
+  };
+  const std::optional<net::ip::address> bound = address_of(address.host);
+  if (!bound || !bound->is_unspecified()) return {url_of(address.host)};
+  std::vector<std::string> urls;
+  if (!host_name.empty()) urls.push_back(url_of(lower_case(host_name)));
+  for (const bool ipv4 : {true, false})
+    for (const std::string& text : interfaces) {
+      const std::optional<net::ip::address> each = address_of(text);
+      if (!each || each->is_loopback() || each->is_unspecified() || each->is_v4() != ipv4) continue;
+      if (each->is_v6() && (bound->is_v4() || each->to_v6().is_link_local() || each->to_v6().is_v4_mapped()))
+        continue;
+      const std::string url = url_of(each->to_string());
+      if (std::find(urls.begin(), urls.end(), url) == urls.end()) urls.push_back(url);
+    }
+  if (urls.empty()) urls.push_back(url_of(bound->is_v4() ? "127.0.0.1" : "::1"));
+  return urls;
+}
+
 bool host_allowed(const std::string& host, const std::vector<std::string>& allowed) {
   const std::string name = host_of(host);
   if (name.empty()) return false;
@@ -771,9 +796,14 @@ const std::string& Server::token() const {
 }
 
 std::string Server::url() const {
-  ServeAddress shown = m_impl->options.address;
-  shown.port = m_impl->port;
-  return "http://" + shown.authority() + "/?token=" + m_impl->options.token;
+  return urls().front();
+}
+
+std::vector<std::string> Server::urls() const {
+  beast::error_code error;
+  const std::string host_name = net::ip::host_name(error);
+  return desk_urls(m_impl->options.address, m_impl->port, m_impl->options.token, error ? "" : host_name,
+                   interface_addresses());
 }
 
 void Server::offer_frame(Image frame, AppState state) {

@@ -71,6 +71,13 @@ bool host_allowed(const std::string& host, const std::vector<std::string>& allow
 // request to Host `host`: http://<host>, or none at all.
 bool origin_allowed(const std::string& origin, const std::string& host);
 
+// The URLs of a desk bound to `address` on `port`, each with `token`, under which the machine can be reached:
+// the bound address's own; for a wildcard bind (0.0.0.0, ::), which no browser opens, this machine's
+// `host_name` and its `interfaces`' addresses instead (IPv4 ones only for 0.0.0.0), less loopback and IPv6
+// link-local ones (a URL cannot name their zone); where none is left, 127.0.0.1's (or [::1]'s).
+std::vector<std::string> desk_urls(const ServeAddress& address, int port, const std::string& token,
+                                   const std::string& host_name, const std::vector<std::string>& interfaces);
+
 // 32 hex digits from std::random_device: 128 bits nobody can guess.
 std::string random_token();
 // Whether `given` is `token`, in a time that does not depend on where they first differ.
@@ -106,8 +113,11 @@ class Server {
 
   int port() const;
   const std::string& token() const;
-  // http://HOST:PORT/?token=TOKEN
+  // http://HOST:PORT/?token=TOKEN: the first of urls()
   std::string url() const;
+  // desk_urls of this machine: the bound address's URL, or for a wildcard bind its host name's and
+  // addresses'.
+  std::vector<std::string> urls() const;
 
   // The app thread's newest frame (top row first) and its state: returns at once.
   void offer_frame(Image frame, AppState state);

@@ -766,6 +766,52 @@ TEST(ServeHostTest, TheHostMustNameTheDesk) {
   EXPECT_FALSE(host_allowed("evil.example", all));
 }
 
+// A wildcard bind's URL would be http://0.0.0.0:P, which opens nowhere: the desk names the machine instead,
+// by its host name and each address a browser elsewhere can reach it at.
+TEST(ServeHostTest, AWildcardBindsURLsNameTheMachine) {
+  const std::vector<std::string> interfaces = {"127.0.0.1",   "192.168.1.20", "::1",         "fe80::1",
+                                               "2001:db8::7", "10.0.0.5",     "192.168.1.20"};
+  lab::ServeAddress any_ipv4;
+  any_ipv4.host = "0.0.0.0";
+  EXPECT_EQ(lab::serve::desk_urls(any_ipv4, 8123, "tok", "Lab-Box", interfaces),
+            (std::vector<std::string>{"http://lab-box:8123/?token=tok", "http://192.168.1.20:8123/?token=tok",
+                                      "http://10.0.0.5:8123/?token=tok"}));
+  lab::ServeAddress any_ipv6;
+  any_ipv6.host = "::";
+  EXPECT_EQ(
+      lab::serve::desk_urls(any_ipv6, 8123, "tok", "", interfaces),
+      (std::vector<std::string>{"http://192.168.1.20:8123/?token=tok", "http://10.0.0.5:8123/?token=tok",
+                                "http://[2001:db8::7]:8123/?token=tok"}));
+  // A machine with nothing but loopback: loopback's URL, not the wildcard's.
+  EXPECT_EQ(lab::serve::desk_urls(any_ipv4, 8123, "tok", "", {"127.0.0.1", "::1"}),
+            (std::vector<std::string>{"http://127.0.0.1:8123/?token=tok"}));
+  // Any other bind is its own URL.
+  lab::ServeAddress loopback;
+  loopback.port = 1;  // the port given is the one the bind took
+  EXPECT_EQ(lab::serve::desk_urls(loopback, 8123, "tok", "lab-box", interfaces),
+            (std::vector<std::string>{"http://127.0.0.1:8123/?token=tok"}));
+  lab::ServeAddress ipv6;
+  ipv6.host = "::1";
+  EXPECT_EQ(lab::serve::desk_urls(ipv6, 9, "tok", "lab-box", interfaces),
+            (std::vector<std::string>{"http://[::1]:9/?token=tok"}));
+}
+
+// The server says its real port for port 0, and for a wildcard bind the URLs of this machine.
+TEST(ServeServerTest, ItsURLsCarryThePortTheBindTook) {
+  lab::serve::ServerOptions options = loopback_options();
+  options.address.host = "0.0.0.0";
+  lab::serve::Server server(options);
+  ASSERT_GT(server.port(), 0);
+  const std::vector<std::string> urls = server.urls();
+  ASSERT_FALSE(urls.empty());
+  EXPECT_EQ(server.url(), urls.front());
+  for (const std::string& url : urls) {
+    EXPECT_EQ(url.find("0.0.0.0"), std::string::npos) << url;
+    EXPECT_NE(url.find(":" + std::to_string(server.port()) + "/?token=" + server.token()), std::string::npos)
+        << url;
+  }
+}
+
 TEST(ServeHostTest, TheOriginMustBeTheDesksOwnPage) {
   using lab::serve::origin_allowed;
   EXPECT_TRUE(origin_allowed("", "127.0.0.1:8080"));  // no browser page: a client holding the token

@@ -111,6 +111,18 @@ TEST(ServeCliTest, TakesAnAddress) {
   EXPECT_EQ(result.options.serve->authority(), "0.0.0.0:9001");
 }
 
+// --serve 0: any free port, as the Python viewer's serve=0 (the desk prints the port the bind took).
+TEST(ServeCliTest, PortZeroIsAnyFreePort) {
+  for (const char* value : {"0", "127.0.0.1:0", "[::1]:0"}) {
+    const lab::ParseResult result = parse({"--api", "vulkan", "--serve", value});
+    ASSERT_FALSE(result.exit_code.has_value()) << value << ": " << result.output;
+    EXPECT_EQ(result.options.serve->port, 0) << value;
+  }
+  const lab::ParseResult too_high = parse({"--api", "vulkan", "--serve", "65536"});
+  ASSERT_EQ(too_high.exit_code, 2);
+  EXPECT_NE(too_high.output.find("from 0 to 65535 (0: any free port)"), std::string::npos) << too_high.output;
+}
+
 TEST(ServeCliTest, BenchServeMeasuresTheDesk) {
   const lab::ParseResult result = parse({"--api", "vulkan", "--bench", "--serve", "--sizes", "64x48"});
   ASSERT_FALSE(result.exit_code.has_value()) << result.output;
