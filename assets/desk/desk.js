@@ -1,7 +1,8 @@
 // assets/desk/desk.js: the desk's page logic. It opens the WebSocket of the server that served it
 // (app/serve/server.hpp), draws each frame message (the JPEG strips of app/serve/protocol.hpp: "ILF1",
 // index, width, height, n, n x (y, rows, bytes), then the JPEGs) on the canvas, shows the state messages
-// in the panel, sends the panel's choices as JSON commands, and reconnects when the socket drops.
+// in the panel, sends the panel's choices as JSON commands, and reconnects when the socket drops (unless the
+// app that answers now refuses this page's token: a restarted app has a new one).
 "use strict";
 
 const token = new URLSearchParams(location.search).get("token") || "";
@@ -14,6 +15,9 @@ let framesDrawn = 0;
 let drawing = false;  // a frame being decoded; a newer one waits in `nextFrame`
 let nextFrame = null;
 let sizeTyped = false;  // the size fields show the frame's size, except while they hold one typed, not applied
+let zoom = 0;  // the frame's scale: 0 fits it to the pane's width, else device pixels per frame pixel
+let tokenRefused = false;  // the app answering now refused this page's token: no more reconnecting
+const kTokenRefused = "this page's token was refused: open the new URL interop-lab printed";
 
 function send(command) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(command));
@@ -25,13 +29,35 @@ function connect() {
   socket.binaryType = "arraybuffer";
   socket.onopen = () => setConnection("connected", false);
   socket.onclose = () => {
+    if (tokenRefused) return;
     setConnection("disconnected; reconnecting", true);
-    setTimeout(connect, 1000);
+    // A socket refused looks the same as a dropped one; an HTTP request with the token tells them apart: a
+    // restarted app (a new token) answers 403, a running one the file, and nothing answers while it is down.
+    refusesToken().then((refused) => {
+      if (!refused) {
+        setTimeout(connect, 1000);
+        return;
+      }
+      tokenRefused = true;
+      setConnection(kTokenRefused, true);
+      $("connection").dataset.refused = "true";
+    });
   };
   socket.onmessage = (event) => {
     if (typeof event.data === "string") receiveText(JSON.parse(event.data));
     else receiveFrame(event.data);
   };
+}
+
+// Whether the server at this page's address answers this page's token with 403 (false when it answers
+// otherwise or not at all).
+async function refusesToken() {
+  try {
+    const reply = await fetch(`desk.css?token=${encodeURIComponent(token)}`, { cache: "no-store" });
+    return reply.status === 403;
+  } catch (error) {
+    return false;  // nothing listening (yet): the app is down or starting
+  }
 }
 
 function setConnection(text, down) {
@@ -84,6 +110,7 @@ async function drawNext() {
     if (canvas.width !== width || canvas.height !== height) {
       canvas.width = width;
       canvas.height = height;
+      showZoom();
     }
     const context = canvas.getContext("2d");
     bitmaps.forEach((bitmap, i) => {
@@ -91,6 +118,8 @@ async function drawNext() {
       bitmap.close();
     });
     ++framesDrawn;
+    $("screenshot").disabled = false;
+    $("screenshot").title = "";
     canvas.dataset.frame = String(index);
     canvas.dataset.framesDrawn = String(framesDrawn);
   } catch (error) {
@@ -110,7 +139,7 @@ function radio(group, name, checked, available, reason, onPick) {
   input.checked = checked;
   input.disabled = !available;
   input.addEventListener("change", () => onPick(name));
-  label.append(input, ` ${name} `);
+  label.append(input, ` ${name}`);  // one unbreakable label (white-space: nowrap): the radio stays with its name
   if (!available) {
     label.classList.add("unavailable");
     label.title = reason;
@@ -124,7 +153,9 @@ function showChoices(containerId, group, choices, current, onPick) {
   const key = JSON.stringify(choices);
   if (container.dataset.key !== key) {
     container.dataset.key = key;
-    container.replaceChildren(...choices.map((c) => radio(group, c.name, false, c.available, c.reason, onPick)));
+    // A space between the labels: where the line may wrap.
+    container.replaceChildren(
+      ...choices.flatMap((c) => [radio(group, c.name, false, c.available, c.reason, onPick), " "]));
   }
   for (const input of container.querySelectorAll("input")) input.checked = input.value === current;
   container.dataset.current = current;
@@ -182,7 +213,7 @@ function showControls(s) {
 
 function showState(s) {
   showControls(s);
-  $("api").textContent = `${s.api_name} (${s.adapter})`;
+  $("api").textContent = `${s.api_name} on ${s.adapter}`;  // the adapter's name may have parentheses
   $("cuda").textContent = s.cuda_device >= 0 ? String(s.cuda_device) : "none";
   $("frame-index").textContent = `${s.frame} (${s.size[0]}x${s.size[1]})`;
   if (!sizeTyped) [$("width").value, $("height").value] = [String(s.size[0]), String(s.size[1])];
@@ -204,7 +235,9 @@ function showState(s) {
              (value) => send({ register_flags: value }));
   $("doctor").textContent =
     s.doctor || "this app has no doctor's report: interop-lab --doctor prints it, and --api gl's desk shows it";
-  if (s.notice) $("notice").textContent = s.notice;
+  // A notice comes once (the server sends it in one state, not in every one): it stays until another does,
+  // "" when a later command succeeded; a refused message's reply (receiveText) shows there too.
+  if ("notice" in s) $("notice").textContent = s.notice;
   const rows = [...s.phases, ...s.desk.phases.filter((p) => p.samples > 0)].map((p) => {
     const tr = document.createElement("tr");
     tr.append(cell(p.phase), cell(p.clock));
@@ -235,6 +268,8 @@ function showState(s) {
     return tr;
   });
   $("compared").tBodies[0].replaceChildren(...compared);
+  // Nothing to compare (a viewer, or timings off): no empty table.
+  $("compared").hidden = $("compared-title").hidden = compared.length === 0;
   drawTimeline(s.timeline);
   const frame = s.phases.find((p) => p.phase === "frame");
   if (frame) {
@@ -329,6 +364,33 @@ function drawPlot() {
   context.fillText(`frame ms (max ${top.toFixed(1)})`, 4, 12);
 }
 
+// The frame's scale: fit (the pane's width), 1:1 (a frame pixel to a device pixel) or a zoom; zoomed in, the
+// pixels are drawn as squares (image-rendering: pixelated), not smoothed.
+function showZoom() {
+  const canvas = $("frame");
+  canvas.style.width = zoom === 0 ? "" : `${(canvas.width * zoom) / devicePixelRatio}px`;
+  const scale = zoom === 0 ? (canvas.getBoundingClientRect().width * devicePixelRatio) / canvas.width : zoom;
+  canvas.classList.toggle("pixelated", scale > 1);
+  $("zoom-level").textContent = zoom === 0 ? "fit" : `${Math.round(zoom * 100)}%`;
+  canvas.dataset.zoom = zoom === 0 ? "fit" : String(zoom);
+}
+function zoomBy(factor) {
+  const canvas = $("frame");
+  const now = zoom || (canvas.getBoundingClientRect().width * devicePixelRatio) / canvas.width;
+  zoom = Math.min(32, Math.max(1 / 16, now * factor));
+  if (Math.abs(zoom - 1) < 0.02) zoom = 1;  // stepping through 1:1 lands on it
+  showZoom();
+}
+$("zoom-fit").addEventListener("click", () => { zoom = 0; showZoom(); });
+$("zoom-1").addEventListener("click", () => { zoom = 1; showZoom(); });
+$("zoom-in").addEventListener("click", () => zoomBy(1.25));
+$("zoom-out").addEventListener("click", () => zoomBy(0.8));
+$("frame-box").addEventListener("wheel", (event) => {
+  event.preventDefault();
+  zoomBy(event.deltaY < 0 ? 1.25 : 0.8);
+}, { passive: false });
+window.addEventListener("resize", showZoom);
+
 for (const id of ["width", "height"])  // typing, or a field emptied and left ("change" without "input")
   for (const event of ["input", "change"]) $(id).addEventListener(event, () => { sizeTyped = true; });
 $("apply-size").addEventListener("click", () => {
@@ -345,4 +407,7 @@ $("screenshot").addEventListener("click", () => {
   link.remove();
 });
 
+$("screenshot").disabled = true;
+$("screenshot").title = "no frame yet";
+showZoom();
 connect();

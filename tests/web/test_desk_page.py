@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+"""tests/web/test_desk_page.py: the desk's page as a new user meets it, in a real headless Chromium (Selenium).
+
+Starts `interop-lab --api gl --mode cpu --serve 127.0.0.1:PORT` and checks, each against what the page renders:
+- the layout: at 1280 px the panel beside the frame, at 700 px under it with the frame nearly the window's width;
+- the frame's scale: 1:1 is the frame's own size, fit the pane's width, a wheel zoom in draws square pixels;
+- controls that do not apply are greyed with the reason as their tooltip (GL's map and register flags in the
+  cpu mode, which registers nothing), the API row has no parentheses in parentheses, a radio stays with its
+  name;
+- a refused command's notice (a size past the desk's limit) clears when the next command (a frame-rate cap)
+  succeeds, and the cap applies;
+- the app stopped and started again on the same port (a new token): the page says its token was refused and
+  that the new URL is needed, instead of reconnecting for ever.
+
+Run by CTest (tests/CMakeLists.txt): test_desk_page.py --app PATH. Exits 77 (CTest's skip) only where Chromium
+or its driver is missing, saying so.
+"""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
+from desk_page import App, free_port, open_chromium, wait_for  # noqa: E402
+
+SKIP = 77
+SIZE = (320, 240)
+TOKEN_REFUSED = "this page's token was refused: open the new URL interop-lab printed"
+
+
+def rect(driver, element_id):
+    return driver.execute_script(
+        "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+        "return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height};",
+        element_id)
+
+
+def check_layout(driver):
+    """Wide: the panel beside the frame. Narrow: under it, the frame keeping the window's width."""
+    driver.set_window_size(1280, 900)
+    wait_for("the panel beside the frame", lambda: rect(driver, "panel")["left"] >= rect(driver, "view")["right"])
+    assert abs(rect(driver, "panel")["top"] - rect(driver, "view")["top"]) < 2, (rect(driver, "panel"),
+                                                                                 rect(driver, "view"))
+    driver.set_window_size(700, 900)
+    wait_for("the panel under the frame", lambda: rect(driver, "panel")["top"] >= rect(driver, "frame")["bottom"])
+    width = rect(driver, "frame")["width"]
+    assert width >= 600, f"at 700 px wide the frame is {width} px wide"
+    driver.set_window_size(1280, 900)
+    wait_for("the panel beside the frame again",
+             lambda: rect(driver, "panel")["left"] >= rect(driver, "view")["right"])
+
+
+def check_zoom(driver, By):
+    """1:1 is the frame's size in pixels, fit the pane's width; zoomed in by the wheel, pixels are squares."""
+    canvas = driver.find_element(By.ID, "frame")
+    natural = (int(canvas.get_attribute("width")), int(canvas.get_attribute("height")))
+    ratio = driver.execute_script("return devicePixelRatio;")
+    driver.find_element(By.ID, "zoom-1").click()
+    box = rect(driver, "frame")
+    assert abs(box["width"] * ratio - natural[0]) < 1 and abs(box["height"] * ratio - natural[1]) < 1, (box, natural)
+    driver.find_element(By.ID, "zoom-fit").click()
+    pane = driver.execute_script("return document.getElementById('frame-box').clientWidth;")
+    box = rect(driver, "frame")
+    assert abs(box["width"] - pane) < 1, (box, pane)
+    assert abs(box["height"] - pane * natural[1] / natural[0]) < 1, (box, pane, natural)
+    # The wheel over the frame zooms in from where it is, each frame pixel drawn as a square.
+    driver.find_element(By.ID, "zoom-1").click()
+    driver.execute_script("document.getElementById('frame-box').dispatchEvent("
+                          "new WheelEvent('wheel', {deltaY: -100, bubbles: true, cancelable: true}));")
+    zoomed = rect(driver, "frame")["width"] * ratio
+    assert abs(zoomed - natural[0] * 1.25) < 1, (zoomed, natural)
+    assert driver.execute_script("return getComputedStyle(document.getElementById('frame')).imageRendering;") \
+        == "pixelated"
+    driver.find_element(By.ID, "zoom-fit").click()
+
+
+def check_controls(driver, By):
+    """What does not apply is greyed with why; the API row reads without nested parentheses."""
+    map_flags = driver.find_element(By.ID, "map-flags")
+    wait_for("the flags greyed in the cpu mode", lambda: not map_flags.is_enabled())
+    assert "the cpu mode registers nothing with CUDA" in map_flags.get_attribute("title"), \
+        map_flags.get_attribute("title")
+    assert not driver.find_element(By.ID, "register-flags").is_enabled()
+    api = driver.find_element(By.ID, "api").text
+    depth = deepest = 0
+    for letter in api:
+        depth += {"(": 1, ")": -1}.get(letter, 0)
+        deepest = max(deepest, depth)
+    assert deepest <= 1, f"the API row nests parentheses: {api}"
+    # Each mode's radio on the same line as its name, however the panel wraps the list.
+    for label in driver.find_elements(By.CSS_SELECTOR, "#modes label"):
+        radio = label.find_element(By.TAG_NAME, "input")
+        assert label.value_of_css_property("white-space") == "nowrap", label.text
+        assert abs(radio.rect["y"] + radio.rect["height"] / 2 - (label.rect["y"] + label.rect["height"] / 2)) < 4, \
+            label.text
+
+
+def check_notice_clears(driver, By):
+    """A refused size says why; the frame-rate cap set next applies, and the notice goes."""
+    notice = driver.find_element(By.ID, "notice")
+    width = driver.find_element(By.ID, "width")
+    width.clear()
+    width.send_keys("99999")
+    driver.find_element(By.ID, "apply-size").click()
+    wait_for("the size refusal", lambda: "99999" in notice.text)
+    fps = driver.find_element(By.ID, "fps")
+    fps.clear()
+    fps.send_keys("5")
+    driver.find_element(By.ID, "apply-fps").click()
+    wait_for("the cap of 5 frames/s", lambda: driver.execute_script("return state && state.desk.fps_cap;") == 5)
+    wait_for("the notice to clear", lambda: notice.text == "")
+    # And it stays clear: no later state brings the old notice back.
+    shown = int(driver.find_element(By.ID, "frame").get_attribute("data-frames-drawn"))
+    wait_for("two more frames", lambda: int(driver.find_element(By.ID, "frame").get_attribute(
+        "data-frames-drawn")) >= shown + 2)
+    assert notice.text == "", notice.text
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--app", required=True)
+    args = parser.parse_args()
+
+    chromium = shutil.which("chromium")
+    driver_binary = shutil.which("chromedriver")
+    if not chromium or not driver_binary:
+        missing = " and ".join(name for name, found in (("chromium", chromium), ("chromedriver", driver_binary))
+                               if not found)
+        print(f"SKIP: {missing} not found; scripts/setup.sh installs chromium and chromium-driver")
+        return SKIP
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+        from selenium.webdriver.common.by import By
+    except ImportError as error:
+        print(f"FAIL: {error}; scripts/setup.sh installs python3-selenium (run this with /usr/bin/python3)")
+        return 1
+
+    work = tempfile.mkdtemp(prefix="interop-lab-desk-page-")
+    port = free_port()
+    app_args = ["--api", "gl", "--mode", "cpu", "--scene", "pattern", "--size", f"{SIZE[0]}x{SIZE[1]}"]
+    app = App(args.app, app_args, port)
+    restarted = None
+    driver = None
+    try:
+        url = app.url()
+        driver = open_chromium(webdriver, Service, chromium, driver_binary, os.path.join(work, "profile"),
+                               (1280, 900))
+        driver.get(url)
+        canvas = driver.find_element(By.ID, "frame")
+        wait_for("the first frame", lambda: int(canvas.get_attribute("data-frames-drawn") or 0) >= 1)
+        wait_for("the frame at its size", lambda: canvas.get_attribute("width") == str(SIZE[0]))
+        check_layout(driver)
+        check_zoom(driver, By)
+        check_controls(driver, By)
+        check_notice_clears(driver, By)
+
+        # The app restarted on the same port: a new token, which the page's is not.
+        status = driver.find_element(By.ID, "connection")
+        assert app.stop() == 130, app.said()
+        wait_for("the page to see the app gone", lambda: "disconnected" in status.text)
+        restarted = App(args.app, app_args, port)
+        new_url = restarted.url()
+        assert new_url != url, "the restarted app kept its token"
+        wait_for("the refused token's message", lambda: status.text == TOKEN_REFUSED, timeout=60)
+        print(f"ok: layout, zoom, greyed flags, notice cleared, restart said: {status.text}")
+    finally:
+        if driver is not None:
+            driver.quit()
+        app.stop()
+        exit_code = restarted.stop() if restarted else 130
+        shutil.rmtree(work, ignore_errors=True)
+    if exit_code != 130:
+        print("FAIL: the restarted interop-lab exited with", exit_code, "\n" + restarted.said())
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
