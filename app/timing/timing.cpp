@@ -665,4 +665,11 @@ CpuPhase::~CpuPhase() {
   pop_profile_range();
 }
 
+std::string phase_ms_text(const PhaseStats& stats, float ms) {
+  if (!stats.measured) return kNotMeasuredHere;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", ms);
+  return text;
+}
+
 }  // namespace lab

@@ -119,6 +119,11 @@ struct PhaseStats {
   bool measured = true;
 };
 
+// A phase's numbers as the panel and the page print one ("0.412"), or "not measured here" where its timer
+// did not see the work (PhaseStats::measured).
+std::string phase_ms_text(const PhaseStats& stats, float ms);
+constexpr const char* kNotMeasuredHere = "not measured here";
+
 // A sliding window of samples and its statistics, kept up to date on every push so that reading
 // them (every frame, by the panel) costs nothing. No GPU: the unit tests drive it directly.
 class PhaseWindow {

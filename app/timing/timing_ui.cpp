@@ -42,13 +42,6 @@ void wrapped_tooltip(const char* text) {
   ImGui::EndTooltip();
 }
 
-std::string phase_ms_text(const PhaseStats& stats, float ms) {
-  if (!stats.measured) return kNotMeasuredHere;
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f", ms);
-  return text;
-}
-
 void draw_timings(const FrameTimers& timers, ModeId mode) {
   const int tag = static_cast<int>(mode);
   if (ImGui::BeginTable("phases", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {

@@ -8,8 +8,6 @@
 #include "app/timing/timeline.hpp"
 #include "app/timing/timing.hpp"
 
-#include <string>
-
 namespace lab {
 
 // The phases `mode` recorded (its FrameTimers tag is static_cast<int>(mode)), and its last frame's
@@ -28,9 +26,5 @@ float tooltip_wrap_width(float display_width, float font_size, float padding);
 // A tooltip of `text` over the last item, wrapped at tooltip_wrap_width of ImGui's display: every tooltip
 // of the panel, whose reasons and remedies run long.
 void wrapped_tooltip(const char* text);
-// A phase's numbers as the panel prints one ("0.412"), or "not measured here" where its timer did not see
-// the work (PhaseStats::measured).
-std::string phase_ms_text(const PhaseStats& stats, float ms);
-constexpr const char* kNotMeasuredHere = "not measured here";
 
 }  // namespace lab

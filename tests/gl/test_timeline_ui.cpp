@@ -142,6 +142,16 @@ TEST(TimingsPanel, ACpuModeTimelineNamesItsKernelLaneCpu) {
   EXPECT_EQ(timeline.lanes.back().lane, lab::Lane::Other);
 }
 
+TEST(TooltipTest, WrapsAtSomeCharactersAndNeverPastTheDisplay) {
+  const float font = 13.0f, padding = 8.0f;
+  EXPECT_FLOAT_EQ(lab::tooltip_wrap_width(1920.0f, font, padding), 35.0f * font);
+  // A 400 px window: the tooltip's text, its padding and a margin fit inside it.
+  const float narrow = lab::tooltip_wrap_width(400.0f, font, padding);
+  EXPECT_LE(narrow + 2.0f * padding, 400.0f);
+  EXPECT_GT(narrow, 300.0f);
+  EXPECT_GT(lab::tooltip_wrap_width(10.0f, font, padding), 0.0f);  // a tiny window still wraps somewhere
+}
+
 // A tooltip whose text is longer than the display is wide: the window that ImGui makes for it.
 ImGuiWindow* tooltip_of(const std::string& text, float display_width) {
   create_context(display_width, 600);

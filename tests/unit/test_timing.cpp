@@ -6,7 +6,6 @@
 // between the two closest ranks (numpy's default), so an even count's median is the mean of the two
 // middle samples.
 #include "app/timing/timing.hpp"
-#include "app/timing/timing_ui.hpp"
 
 #include <gtest/gtest.h>
 
@@ -540,16 +539,6 @@ TEST(FrameTimersTest, AGpuReadingLongerThanTheFrameCouldHaveRunIsNoSample) {
   mesa_like_frame(timers, script, 46.0, 9.5, 0.4);
   EXPECT_EQ(timers.stats(0, Phase::Draw).samples, 1);
   EXPECT_FLOAT_EQ(timers.stats(0, Phase::Draw).last_ms, 0.4f);
-}
-
-TEST(TooltipTest, WrapsAtSomeCharactersAndNeverPastTheDisplay) {
-  const float font = 13.0f, padding = 8.0f;
-  EXPECT_FLOAT_EQ(lab::tooltip_wrap_width(1920.0f, font, padding), 35.0f * font);
-  // A 400 px window: the tooltip's text, its padding and a margin fit inside it.
-  const float narrow = lab::tooltip_wrap_width(400.0f, font, padding);
-  EXPECT_LE(narrow + 2.0f * padding, 400.0f);
-  EXPECT_GT(narrow, 300.0f);
-  EXPECT_GT(lab::tooltip_wrap_width(10.0f, font, padding), 0.0f);  // a tiny window still wraps somewhere
 }
 
 }  // namespace
