@@ -29,6 +29,10 @@ run() {
 
 run headless "$build_dir/tests/gpu_tests"
 run headless "$build_dir/tests/gl_tests"
+# Frames published to another process in CUDA memory (interop/publish.hpp: its device-slot tests) and the
+# library linked alone, as another project links it, on the GPU's own EGL (no glad loaded).
+run headless "$build_dir/tests/unit_tests" --gtest_filter='Publish*'
+[ -x "$build_dir/tests/consumer_gl_tests" ] && run headless "$build_dir/tests/consumer_gl_tests"
 # Vulkan -> CUDA -> Vulkan through imported memory and a timeline semaphore (the validation layer runs
 # where VK_LAYER_PATH finds it).
 [ -x "$build_dir/tests/vulkan_tests" ] && run headless "$build_dir/tests/vulkan_tests"
