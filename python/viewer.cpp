@@ -38,6 +38,7 @@
 
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -209,6 +210,7 @@ struct Viewer {
   interop::PinnedHostBuffer staging_host;                     // staging: on its way to GL
   std::vector<uint8_t> host_frame;                            // cpu: what frame_begin hands out
   interop::DeviceBuffer colormap_device;                      // 256 x RGBA8, for one-channel arrays
+  interop::DeviceBuffer bounds_device;                        // range="auto": ilab::find_value_bounds's
   std::array<uint8_t, 1024> colormap_host{};                  // what colormap_device holds
   bool colormap_loaded = false;
 
@@ -225,6 +227,7 @@ struct Viewer {
   lab::PhaseWindow upload_ms;  // host pixels into GL (show of a NumPy array, the cpu path's frame())
   lab::PhaseWindow copy_ms;    // CUDA pixels into GL's memory (queued on the interop path)
   lab::PhaseWindow draw_ms;    // the picture drawn, finished
+  lab::PhaseWindow frame_ms;   // the whole frame served: from the present's start to the read-back's end
 };
 
 constexpr const char* kServedUntimed =
@@ -362,14 +365,18 @@ lab::serve::PhaseLine phase_line(const char* name, const lab::PhaseWindow& windo
   return {name, "cpu", stats.last_ms, stats.median_ms, stats.p90_ms, stats.samples};
 }
 
-// Serving: the picture just drawn (draw_started: before it) read back and handed to the desk with the state.
-void serve_frame(Viewer& viewer, lab::Extent extent, Clock::time_point draw_started) {
+// Serving: the picture just drawn (draw_started: before it) read back and handed to the desk with the state;
+// the frame (its "frame" phase, the timeline's span) from `started`, where present() began it on the desk.
+void serve_frame(Viewer& viewer, lab::Extent extent, Clock::time_point started,
+                 Clock::time_point draw_started) {
   glFinish();  // the draw's own time, apart from the read-back's
   const Clock::time_point drawn = Clock::now();
   viewer.draw_ms.push(
       static_cast<float>(std::chrono::duration<double, std::milli>(drawn - draw_started).count()));
   lab::Image frame = read_drawn(viewer, extent);
-  const double read_back_ms = std::chrono::duration<double, std::milli>(Clock::now() - drawn).count();
+  const Clock::time_point read = Clock::now();
+  const double read_back_ms = std::chrono::duration<double, std::milli>(read - drawn).count();
+  viewer.frame_ms.push(static_cast<float>(std::chrono::duration<double, std::milli>(read - started).count()));
   lab::serve::AppState state;
   state.api = lab::GraphicsApi::Gl;
   state.adapter = viewer.platform->description();
@@ -378,6 +385,7 @@ void serve_frame(Viewer& viewer, lab::Extent extent, Clock::time_point draw_star
   state.modes = {{state.mode, true, viewer.path_reason}};
   state.size = extent;
   state.frame = viewer.stats.frames;
+  state.phases.push_back(phase_line("frame", viewer.frame_ms));
   if (viewer.upload_ms.stats().samples > 0) state.phases.push_back(phase_line("upload", viewer.upload_ms));
   if (viewer.copy_ms.stats().samples > 0) state.phases.push_back(phase_line("copy", viewer.copy_ms));
   state.phases.push_back(phase_line("draw", viewer.draw_ms));
@@ -392,12 +400,15 @@ void serve_frame(Viewer& viewer, lab::Extent extent, Clock::time_point draw_star
 // Draws and shows the picture (a window: with the panel, then swaps); a minimised window draws nothing.
 void present(Viewer& viewer) {
   const Clock::time_point start = Clock::now();
+  // The frame starts on the desk's clock here: its timeline is in ms from this, as the app's is from its
+  // frame's start (the page's commands were refused as they came: there are none to apply).
+  if (viewer.desk) viewer.desk->begin_frame();
   if (viewer.platform->is_window()) glfwPollEvents();
   const lab::Extent extent = viewer.platform->framebuffer_extent();
   if (!extent.empty()) {
     const Clock::time_point draw_started = Clock::now();
     draw_picture(viewer, extent);
-    if (viewer.desk) serve_frame(viewer, extent, draw_started);
+    if (viewer.desk) serve_frame(viewer, extent, start, draw_started);
     if (viewer.panel) {
       const Viewer& shown = viewer;
       viewer.panel->draw([&shown] {
@@ -447,13 +458,61 @@ struct ilab_viewer_stats {
   long long frames;
 };
 
-// What show_device converts: a CUDA array's memory and layout (python/convert.hpp).
+// What show_device converts: a CUDA array's memory and layout (python/convert.hpp). low and range are
+// float32 values unless wide (computed in float64), which float64, int32 and uint32 arrays always are.
 struct ilab_convert {
   uintptr_t data;
   int height, width, channels, type;
   long long row_stride, column_stride, channel_stride;  // bytes
-  float low, range;
+  double low, range;
+  int wide;
 };
+
+}  // extern "C"
+
+namespace {
+
+const char* const kTypeNames =
+    "0 uint8, 1 float16, 2 float32, 3 float64, 4 bfloat16, 5 int8, 6 int16, 7 int32, 8 uint16, 9 uint32, 10 "
+    "bool";
+
+// A CUDA array handed to show_device or value_bounds, checked: its layout, its element type, and that it is
+// device memory on the viewer's device (which is current, on a path with CUDA), as is the stream.
+ilab::ConvertDesc device_array(const Viewer& viewer, const ilab_convert& array, cudaStream_t stream) {
+  require(array.channels == 1 || array.channels == 3 || array.channels == 4, "channels: 1, 3 or 4");
+  require(array.type >= 0 && array.type < ilab::kElementTypeCount,
+          "type " + std::to_string(array.type) + ": " + kTypeNames);
+  require_image_size(array.width, array.height);
+  require_stream_device(viewer, stream);
+  cudaPointerAttributes attributes{};
+  INTEROP_CUDA_CHECK(cudaPointerGetAttributes(&attributes, reinterpret_cast<void*>(array.data)));
+  const bool device_memory =
+      attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
+  require(device_memory && attributes.device == viewer.cuda_device,
+          device_memory ? "the array is on CUDA device " + std::to_string(attributes.device) +
+                              ", the viewer on device " + std::to_string(viewer.cuda_device) +
+                              ": move it there (e.g. x.to('cuda:" + std::to_string(viewer.cuda_device) + "'))"
+                        : std::string("the array is not CUDA device memory: pass it as a NumPy array"));
+  ilab::ConvertDesc desc;
+  desc.source = reinterpret_cast<const void*>(array.data);
+  desc.height = array.height;
+  desc.width = array.width;
+  desc.channels = array.channels;
+  desc.row_stride = array.row_stride;
+  desc.column_stride = array.column_stride;
+  desc.channel_stride = array.channel_stride;
+  desc.type = static_cast<ilab::ElementType>(array.type);
+  desc.low = array.low;
+  desc.range = array.range;
+  // Values float32 cannot hold are always computed in float64 (python/convert.hpp).
+  desc.wide = array.wide != 0 || desc.type == ilab::ElementType::F64 || desc.type == ilab::ElementType::I32 ||
+              desc.type == ilab::ElementType::U32;
+  return desc;
+}
+
+}  // namespace
+
+extern "C" {
 
 // window: 1 a GLFW window, 0 headless (EGL). mode: "auto" (interop where it works, else staging with
 // CUDA, else cpu), or "interop" / "staging" / "cpu" forced (refused, with the reason, where impossible).
@@ -608,38 +667,18 @@ int ilab_viewer_show_device(void* handle, const ilab_convert* array, const uint8
     require_open(viewer);
     require(viewer.path != Path::Cpu, "this viewer has no CUDA (path cpu: " + viewer.path_reason +
                                           "): pass a NumPy array (e.g. cupy.asnumpy(x) / x.cpu().numpy())");
-    require(array->channels == 1 || array->channels == 3 || array->channels == 4, "channels: 1, 3 or 4");
-    require(array->type >= static_cast<int>(ilab::ElementType::U8) &&
-                array->type <= static_cast<int>(ilab::ElementType::F32),
-            "type " + std::to_string(array->type) + ": 0 (uint8), 1 (float16) or 2 (float32)");
-    require_image_size(array->width, array->height);
     const Clock::time_point started = Clock::now();
     const interop::ScopedDevice on_device(viewer.cuda_device);
     auto* on = reinterpret_cast<cudaStream_t>(stream);
-    require_stream_device(viewer, on);
-    cudaPointerAttributes attributes{};
-    INTEROP_CUDA_CHECK(cudaPointerGetAttributes(&attributes, reinterpret_cast<void*>(array->data)));
-    const bool device_memory =
-        attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
-    require(device_memory && attributes.device == viewer.cuda_device,
-            device_memory
-                ? "the array is on CUDA device " + std::to_string(attributes.device) +
-                      ", the viewer on device " + std::to_string(viewer.cuda_device) +
-                      ": move it there (e.g. x.to('cuda:" + std::to_string(viewer.cuda_device) + "'))"
-                : std::string("the array is not CUDA device memory: pass it as a NumPy array"));
+    ilab::ConvertDesc desc = device_array(viewer, *array, on);
+    const bool range_holds = desc.wide
+                                 ? std::isfinite(desc.low) && std::isfinite(desc.range) && desc.range > 0.0
+                                 : std::isfinite(static_cast<float>(desc.low)) &&
+                                       std::isfinite(static_cast<float>(desc.range)) &&
+                                       static_cast<float>(desc.range) > 0.0f;
+    require(range_holds, "low " + std::to_string(desc.low) + ", range " + std::to_string(desc.range) +
+                             ": both finite (as float32 numbers unless wide), and range above 0");
     ensure_content(viewer, {array->width, array->height});
-
-    ilab::ConvertDesc desc;
-    desc.source = reinterpret_cast<const void*>(array->data);
-    desc.height = array->height;
-    desc.width = array->width;
-    desc.channels = array->channels;
-    desc.row_stride = array->row_stride;
-    desc.column_stride = array->column_stride;
-    desc.channel_stride = array->channel_stride;
-    desc.type = static_cast<ilab::ElementType>(array->type);
-    desc.low = array->low;
-    desc.range = array->range;
     if (desc.channels == 1) {
       require(colormap != nullptr, "a one-channel array needs a colormap");
       if (!viewer.colormap_loaded || std::memcmp(viewer.colormap_host.data(), colormap, 1024) != 0) {
@@ -652,8 +691,8 @@ int ilab_viewer_show_device(void* handle, const ilab_convert* array, const uint8
       desc.colormap = static_cast<const uint8_t*>(viewer.colormap_device.data());
     }
     // RGBA8 rows with packed pixels need no kernel: one 2D copy.
-    const bool plain_copy = desc.type == ilab::ElementType::U8 && desc.channels == 4 && desc.low == 0.0f &&
-                            desc.range == 255.0f && desc.column_stride == 4 && desc.channel_stride == 1 &&
+    const bool plain_copy = desc.type == ilab::ElementType::U8 && desc.channels == 4 && desc.low == 0.0 &&
+                            desc.range == 255.0 && desc.column_stride == 4 && desc.channel_stride == 1 &&
                             desc.row_stride >= static_cast<long long>(desc.width) * 4;
     const size_t pitch = static_cast<size_t>(desc.width) * 4;
     const auto convert_into = [&](void* destination) {
@@ -673,6 +712,30 @@ int ilab_viewer_show_device(void* handle, const ilab_convert* array, const uint8
       upload_staged(viewer, on);
     }
     finish_update(viewer, started, false);
+  });
+}
+
+// range="auto" of a CUDA array: the smallest and largest finite value of its every channel, and how many are
+// finite (0: *low and *high are 0), found on `stream` by a reduction kernel; the host waits for those 24
+// bytes only, never copies the array.
+int ilab_viewer_value_bounds(void* handle, const ilab_convert* array, uintptr_t stream, double* low,
+                             double* high, long long* finite) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    require_open(viewer);
+    require(viewer.path != Path::Cpu, "this viewer has no CUDA (path cpu: " + viewer.path_reason + ")");
+    const interop::ScopedDevice on_device(viewer.cuda_device);
+    auto* on = reinterpret_cast<cudaStream_t>(stream);
+    const ilab::ConvertDesc desc = device_array(viewer, *array, on);
+    if (viewer.bounds_device.size() == 0)
+      viewer.bounds_device = interop::DeviceBuffer(ilab::kValueBoundsBytes);
+    INTEROP_CUDA_CHECK(ilab::find_value_bounds(desc, viewer.bounds_device.data(), on));
+    std::array<unsigned char, ilab::kValueBoundsBytes> bounds{};
+    INTEROP_CUDA_CHECK(cudaMemcpyAsync(bounds.data(), viewer.bounds_device.data(), bounds.size(),
+                                       cudaMemcpyDeviceToHost, on));
+    INTEROP_CUDA_CHECK(cudaStreamSynchronize(on));
+    ilab::read_value_bounds(bounds.data(), low, high, finite);
   });
 }
 

@@ -25,10 +25,25 @@ def _load(path):
     raise ValueError(f"{path}: a .npy or .png file, please")
 
 
+def _parse_range(parser, words):
+    if words is None:
+        return None
+    if words in (["auto"], ["each"]):
+        return "auto"  # one array: its own min..max either way
+    try:
+        low, high = (float(word) for word in words)
+    except ValueError:
+        parser.error(f"--range {' '.join(words)}: pass two numbers (--range 0 1000) or auto")
+    return low, high
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m interop_lab", description="Shows a .npy or .png file.")
-    parser.add_argument("file", help="a .npy array ((H, W) or (H, W, 1|3|4); uint8, float16, float32) or a .png")
-    parser.add_argument("--range", nargs=2, type=float, metavar=("LOW", "HIGH"), help="values shown as 0..1")
+    parser.add_argument("file", help="a .npy array ((H, W) or (H, W, 1|3|4); uint8/16/32, int8/16/32, float16, "
+                        "float32, float64, bool) or a .png")
+    parser.add_argument("--range", nargs="+", metavar="LOW HIGH | auto",
+                        help="the values shown from the bottom to the top of the colormap: LOW HIGH, or auto "
+                        "(min..max); default 0..255 for uint8, 0..1 for floats and bool, auto for other integers")
     parser.add_argument("--colormap", help="for one channel: gray, viridis, turbo")
     parser.add_argument("--mode", default="auto", choices=["auto", "interop", "staging", "cpu"])
     parser.add_argument("--headless", action="store_true", help="render without a window and write a PNG")
@@ -36,13 +51,14 @@ def main(argv=None):
     parser.add_argument("--serve", metavar="[HOST:]PORT",
                         help="serve it to a browser (as interop-lab --serve; 0: any free port) until Ctrl+C")
     arguments = parser.parse_args(argv)
+    value_range = _parse_range(parser, arguments.range)
     if not os.path.exists(arguments.file):
         parser.exit(2, f"python -m interop_lab: {arguments.file}: no such file; pass a .npy or .png file\n")
     from . import InteropLabError, show
 
     try:
         array = _load(arguments.file)
-        show(array, range=arguments.range, colormap=arguments.colormap, mode=arguments.mode,
+        show(array, range=value_range, colormap=arguments.colormap, mode=arguments.mode,
              window=False if arguments.headless else None, png=arguments.png, title=os.path.basename(arguments.file),
              serve=arguments.serve)
     except (TypeError, ValueError) as error:

@@ -7,7 +7,7 @@ inside the map block that produced it (see Lab.map)."""
 import ctypes
 
 kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged = 1, 2, 3, 13
-_UINT, _FLOAT = 1, 2
+_INT, _UINT, _FLOAT, _BFLOAT, _COMPLEX, _BOOL = 0, 1, 2, 4, 5, 6  # dlpack.h's DLDataTypeCode
 
 
 class DLDevice(ctypes.Structure):
@@ -71,8 +71,11 @@ def _capsule_destructor(capsule):
 
 
 def dtype_of(typestr):
-    """A DLDataType for a NumPy typestr such as '<f4' or '|u1'."""
-    code = {"u": _UINT, "f": _FLOAT}[typestr[1]]
+    """A DLDataType for a NumPy typestr such as '<f4', '|u1' or '|b1', or for "bfloat16" (which NumPy has no
+    typestr for)."""
+    if typestr == "bfloat16":
+        return DLDataType(_BFLOAT, 16, 1)
+    code = {"i": _INT, "u": _UINT, "f": _FLOAT, "c": _COMPLEX, "b": _BOOL}[typestr[1]]
     return DLDataType(code, int(typestr[2:]) * 8, 1)
 
 

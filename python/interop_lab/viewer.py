@@ -6,9 +6,11 @@
 
     v = interop_lab.Viewer(serve=8080)          # headless, each frame shown served to a browser: open v.url
 
-Shapes (H, W) and (H, W, 1|3|4); dtypes uint8, float16, float32. Floats and one-channel pictures map
-values through `range` (low, high) (default 0..1 for floats, 0..255 for uint8); one channel indexes a
-`colormap` ('gray', 'viridis', 'turbo' or a (256, 3|4) uint8 table).
+Shapes (H, W) and (H, W, 1|3|4); dtypes uint8/16/32, int8/16/32, float16, bfloat16, float32, float64 and
+bool. Values map through `range`: (low, high), "auto" (min..max of the first array shown) or "each" (of
+every array); default 0..255 for uint8, 0..1 for floats and bool, "auto" for the other integers; the range
+used is `viewer.range`. One channel indexes a `colormap` ('gray', 'viridis', 'turbo' or a (256, 3|4) uint8
+table). NaN shows magenta, +inf white, -inf black (docs/python.md has the table).
 
 Paths (Viewer.path, and in the panel):
   interop  the picture is a GL buffer registered with CUDA, drawn straight from it: show() of a CUDA array
@@ -190,6 +192,8 @@ class Viewer(NativeHandle):
         self.is_window = bool(info.window)
         self.size = (width, height)
         self._in_frame = False
+        self.range = None  # (low, high) the last show() mapped values through
+        self._auto_range = None  # range="auto": the first array's, kept for the arrays after it
         if self.path_reason:
             _say_once(f"interop_lab.Viewer: path {self.path}: {self.path_reason}")
         if address is not None:
@@ -234,10 +238,16 @@ class Viewer(NativeHandle):
     # Showing ----------------------------------------------------------------------------------------------
 
     def show(self, array, stream=None, range=None, colormap=None):
-        """Shows `array` ((H, W) or (H, W, 1|3|4); uint8, float16 or float32). A CUDA array is converted on
-        `stream` (CuPy / PyTorch / cuda.core stream, raw handle; None: the stream its
-        __cuda_array_interface__ names, else the default stream), after its producer's stream, and nothing
-        waits on the host on the interop path."""
+        """Shows `array` ((H, W) or (H, W, 1|3|4); uint8/16/32, int8/16/32, float16, bfloat16, float32, float64
+        or bool). A CUDA array is converted on `stream` (CuPy / PyTorch / cuda.core stream, raw handle; None:
+        the stream its __cuda_array_interface__ names, else the default stream), after its producer's stream,
+        and nothing waits on the host on the interop path unless range is "auto" (its first array) or "each":
+        then the host waits for the bounds a reduction kernel finds, never for a copy of the array.
+
+        range: (low, high); "auto": min..max of the finite values of the first array shown with "auto", kept
+        for the arrays after it (an animation's colours hold still) until a show with another range; "each":
+        min..max of every array. None: 0..255 for uint8, 0..1 for floats and bool, "auto" for the other
+        integers. Returns the (low, high) used, also kept as `viewer.range`."""
         handle = self._live()
         if self.closed:
             raise InteropLabError("the viewer's window was closed: open a new interop_lab.Viewer()")
@@ -251,22 +261,46 @@ class Viewer(NativeHandle):
                 raise ValueError(f"show: a colormap is for one-channel arrays; this one has {picture.channels} "
                                  "channels: drop colormap=, or pass x[..., 0]")
             table = _colormaps.table(colormap) if picture.channels == 1 else None
-            low, scale = _arrays.value_range(picture, range)
-            if not picture.on_device:
-                rgba = _arrays.to_rgba8(picture.host, low, scale, table)
-                check(lib.ilab_viewer_show_host(handle, rgba.ctypes.data, rgba.nbytes, picture.width, picture.height))
-                return
-            if self.path == "cpu":
+            request = _arrays.range_request(picture, range)
+            if picture.on_device and self.path == "cpu":
                 why = self.path_reason or "mode='cpu'"
                 raise InteropLabError(f"show: a CUDA array, and this viewer runs the cpu path ({why}): pass a NumPy "
                                       "copy (cupy.asnumpy(x), x.cpu().numpy()) or open the viewer with CUDA")
-            if picture.stream is not None and picture.stream != raw:
+            if picture.on_device and picture.stream is not None and picture.stream != raw:
                 check(lib.ilab_order_streams(picture.stream, raw))  # after the array's producer
-            desc = _arrays.convert_desc(picture, low, scale)
-            check(lib.ilab_viewer_show_device(handle, ctypes.byref(desc),
-                                              None if table is None else table.ctypes.data, raw))
+            value_range = self._value_range(picture, request, raw)
+            if not picture.on_device:
+                rgba = _arrays.to_rgba8(picture.host, picture.type, value_range, table)
+                check(lib.ilab_viewer_show_host(handle, rgba.ctypes.data, rgba.nbytes, picture.width, picture.height))
+            else:
+                desc = _arrays.convert_desc(picture, value_range)
+                check(lib.ilab_viewer_show_device(handle, ctypes.byref(desc),
+                                                  None if table is None else table.ctypes.data, raw))
+            self.range = value_range.shown
+            return self.range
         finally:
             picture.release()
+
+    def _value_range(self, picture, request, stream):
+        """The ValueRange of range= for `picture`: fixed, the kept "auto" one, or found from its values (on the
+        GPU for a CUDA array, on `stream`)."""
+        if not isinstance(request, str):
+            fixed = _arrays.fixed_range(picture, *request)
+            self._auto_range = None
+            return fixed
+        kept = self._auto_range
+        if request == "auto" and kept is not None:
+            return _arrays.bounds_range(picture, *kept, "auto")
+        if picture.on_device:
+            desc = _arrays.convert_desc(picture)
+            low, high, finite = ctypes.c_double(), ctypes.c_double(), ctypes.c_longlong()
+            check(lib.ilab_viewer_value_bounds(self._live(), ctypes.byref(desc), stream, ctypes.byref(low),
+                                               ctypes.byref(high), ctypes.byref(finite)))
+            bounds = (low.value, high.value, finite.value)
+        else:
+            bounds = _arrays.host_bounds(picture)
+        self._auto_range = bounds if request == "auto" else None
+        return _arrays.bounds_range(picture, *bounds, request)
 
     @contextlib.contextmanager
     def frame(self, stream=None, size=None):
@@ -388,5 +422,7 @@ def show(array, *, title="interop_lab", range=None, colormap=None, mode="auto", 
             except BaseException:
                 os.remove(path)  # the name it held for this picture, empty
                 raise
-        print(f"interop_lab.show: no display: wrote {path} ({width}x{height}, path {viewer.path})", file=sys.stderr)
+        low, high = viewer.range
+        print(f"interop_lab.show: no display: wrote {path} ({width}x{height}, path {viewer.path}, range {low:.6g}.."
+              f"{high:.6g})", file=sys.stderr)
         return path

@@ -142,7 +142,14 @@ def test_a_picture_of_another_size_is_scaled_to_the_frame(viewer):
     "array, error, message",
     [
         (numpy.zeros((4, 4, 5), numpy.uint8), ValueError, r"has 5 channels: pass 1 .* 3 \(RGB\) or 4 \(RGBA\)"),
-        (numpy.zeros((4, 4), numpy.float64), TypeError, r"dtype float64 is not shown: pass uint8, float16 or float32"),
+        (numpy.zeros((4, 4, 7), numpy.float32), ValueError, r"has 7 channels: pass 1 .* 3 \(RGB\) or 4 \(RGBA\)"),
+        (numpy.zeros((4, 4), numpy.int64), TypeError,
+         r"^show: dtype int64 is not shown: 64-bit integers are not converted; pass x.astype\(numpy.float64\)"),
+        (numpy.zeros((4, 4), numpy.uint64), TypeError, r"^show: dtype uint64 is not shown: .*numpy.int32"),
+        (numpy.zeros((4, 4), numpy.complex64), TypeError,
+         r"^show: dtype complex64 is not shown: pick a real part to look at, e.g. numpy.abs\(x\)"),
+        (numpy.zeros((4, 4), numpy.float128 if hasattr(numpy, "float128") else numpy.datetime64), TypeError,
+         r"^show: dtype \w+ is not shown: pass uint8, uint16, uint32, int8, int16, int32, float16, bfloat16, float32"),
         (numpy.zeros((0, 4, 3), numpy.uint8), ValueError, r"empty \(shape \(0, 4, 3\)\): pass at least one pixel"),
         (numpy.zeros((2, 3, 4, 4), numpy.uint8), ValueError, r"pass \(H, W\) or \(H, W, C\)"),
         ("pixels", TypeError, "is no array"),
@@ -450,3 +457,201 @@ def test_show_writes_a_new_png_each_call_and_overwrites_none(tmp_path, monkeypat
     assert os.path.basename(second_path) == "interop_lab_show-0003.png"
     numpy.testing.assert_array_equal(decode_png(first_path), first)
     numpy.testing.assert_array_equal(decode_png(second_path), second)
+
+
+# Every dtype, its default range and its bytes (docs/python.md's table). Each ramp holds 256 values whose
+# bytes under the documented rule are 0, 1, ... 255 in order, away from any rounding edge: a (16, 16) picture
+# whose gray bytes read as numpy.arange(256).
+RAMP = numpy.arange(256).reshape(16, 16)
+RAMPS = {
+    "uint8": RAMP.astype(numpy.uint8),  # 0..255, the bytes as they are
+    "float16": (RAMP / 255.0).astype(numpy.float16),  # 0..1
+    "float32": (RAMP / 255.0).astype(numpy.float32),
+    "float64": RAMP / 255.0,
+    "int8": (RAMP - 128).astype(numpy.int8),  # "auto": -128..127
+    "int16": (RAMP * 7 - 1000).astype(numpy.int16),  # "auto": -1000..785
+    "int32": (RAMP * 1000003 - 2**31 + 5).astype(numpy.int32),  # "auto", in float64
+    "uint16": (RAMP * 257).astype(numpy.uint16),  # "auto": 0..65535
+    "uint32": (RAMP * 16843009).astype(numpy.uint32),  # "auto": 0..2**32 - 1, in float64
+}
+DEFAULT_RANGES = {"uint8": (0, 255), "float16": (0, 1), "float32": (0, 1), "float64": (0, 1), "int8": (-128, 127),
+                  "int16": (-1000, 785), "int32": (-2**31 + 5, 255 * 1000003 - 2**31 + 5), "uint16": (0, 65535),
+                  "uint32": (0, 2**32 - 1)}
+NAN_COLOUR, POSINF_COLOUR, NEGINF_COLOUR = (255, 0, 255, 255), (255, 255, 255, 255), (0, 0, 0, 255)  # the docs'
+
+
+class HostDlpack:
+    """A host array offered through DLPack alone, with the dtype given (bfloat16: `bits` are its uint16 bits)."""
+
+    def __init__(self, bits, typestr):
+        self.bits, self.typestr = numpy.ascontiguousarray(bits), typestr
+
+    def __dlpack__(self, stream=None):
+        strides = tuple(s // self.bits.itemsize for s in self.bits.strides)
+        return interop_lab._dlpack.capsule(self.bits.ctypes.data, self.bits.shape, strides, self.typestr,
+                                           interop_lab._dlpack.kDLCPU, 0, owner=self)
+
+    def __dlpack_device__(self):
+        return (interop_lab._dlpack.kDLCPU, 0)
+
+
+def bfloat16_bits(values):
+    """bfloat16 bits of float32 values that bfloat16 holds exactly (their float32 bits' upper half)."""
+    bits = numpy.asarray(values, numpy.float32).view(numpy.uint32)
+    assert not (bits & 0xFFFF).any(), "not a bfloat16 number"
+    return (bits >> 16).astype(numpy.uint16)
+
+
+@pytest.fixture
+def ramp_viewer():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", interop_lab.PathNotice)
+        with interop_lab.Viewer(size=(16, 16), window=False, mode="cpu") as opened:
+            yield opened
+
+
+@pytest.mark.parametrize("dtype", list(RAMPS))
+def test_each_dtype_shows_its_ramp_through_its_default_range(ramp_viewer, dtype):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # not a word on the way
+        assert ramp_viewer.show(RAMPS[dtype]) == DEFAULT_RANGES[dtype] == ramp_viewer.range
+    frame = ramp_viewer.read_frame()
+    numpy.testing.assert_array_equal(frame[..., 0], RAMP.astype(numpy.uint8))
+    numpy.testing.assert_array_equal(frame[..., 2], RAMP.astype(numpy.uint8))
+    assert (frame[..., 3] == 255).all()
+
+
+def test_bool_shows_false_black_and_true_white(ramp_viewer):
+    mask = (RAMP % 3 == 0)
+    assert ramp_viewer.show(mask) == (0, 1)
+    numpy.testing.assert_array_equal(ramp_viewer.read_frame()[..., 0], numpy.where(mask, 255, 0))
+
+
+def test_bfloat16_through_dlpack_shows_its_ramp(ramp_viewer):
+    bits = bfloat16_bits(RAMP)  # 0..255: whole numbers bfloat16 holds exactly
+    assert ramp_viewer.show(HostDlpack(bits, "bfloat16"), range=(0, 255)) == (0, 255)
+    numpy.testing.assert_array_equal(ramp_viewer.read_frame()[..., 0], RAMP.astype(numpy.uint8))
+    assert ramp_viewer.show(HostDlpack(bits, "bfloat16"), range="auto") == (0, 255)
+    numpy.testing.assert_array_equal(ramp_viewer.read_frame()[..., 0], RAMP.astype(numpy.uint8))
+
+
+def test_ml_dtypes_bfloat16_is_shown():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    values = RAMP.astype(numpy.float32).astype(ml_dtypes.bfloat16)
+    with interop_lab.Viewer(size=(16, 16), window=False, mode="cpu") as viewer:
+        viewer.show(values, range=(0, 255))
+        numpy.testing.assert_array_equal(viewer.read_frame()[..., 0], RAMP.astype(numpy.uint8))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "bfloat16"])
+def test_nan_and_inf_get_their_own_colours_in_every_float_dtype(ramp_viewer, dtype):
+    values = (RAMP / 255.0).astype(numpy.float32 if dtype == "bfloat16" else dtype)
+    values.flat[[3, 100, 200]] = numpy.nan, numpy.inf, -numpy.inf
+    table = interop_lab._colormaps.table("viridis")  # whose ends are neither black nor white
+    if dtype == "bfloat16":
+        values = (values * 255).astype(numpy.float32)  # whole numbers, which bfloat16 holds
+        shown = HostDlpack(bfloat16_bits(values), "bfloat16")
+        value_range = (0, 255)
+    else:
+        shown, value_range = values, (0, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning of NumPy's for NaN or inf
+        ramp_viewer.show(shown, colormap="viridis", range=value_range)
+    frame = ramp_viewer.read_frame().reshape(256, 4)
+    assert tuple(frame[3]) == NAN_COLOUR and tuple(frame[100]) == POSINF_COLOUR and tuple(frame[200]) == NEGINF_COLOUR
+    rest = numpy.setdiff1d(numpy.arange(256), [3, 100, 200])
+    numpy.testing.assert_array_equal(frame[rest], table[rest])
+
+
+def test_a_pixel_with_nan_or_inf_in_any_channel_takes_its_colour_whole(ramp_viewer):
+    rgb = numpy.full((16, 16, 3), 0.5, numpy.float32)
+    rgb[0, 0, 1] = numpy.nan
+    rgb[0, 1, 2] = numpy.inf
+    rgb[0, 2, 0] = -numpy.inf
+    rgb[0, 3] = (numpy.nan, numpy.inf, -numpy.inf)  # NaN first, then +inf, then -inf
+    rgb[0, 4] = (numpy.inf, -numpy.inf, 0.0)
+    ramp_viewer.show(rgb)
+    frame = ramp_viewer.read_frame()
+    assert [tuple(frame[0, x]) for x in range(5)] == [NAN_COLOUR, POSINF_COLOUR, NEGINF_COLOUR, NAN_COLOUR,
+                                                      POSINF_COLOUR]
+    assert (frame[1:, :, :3] == 128).all()
+
+
+def test_auto_takes_the_first_arrays_finite_min_and_max_and_keeps_it(ramp_viewer):
+    first = numpy.linspace(-2.0, 6.0, 256, dtype=numpy.float32).reshape(16, 16)
+    first.flat[:3] = numpy.nan, numpy.inf, -numpy.inf  # left out of the range
+    assert ramp_viewer.show(first, range="auto") == (float(first.flat[3]), 6.0)
+    frame = ramp_viewer.read_frame()[..., 0]
+    expected = expected_bytes(first, float(first.flat[3]), 6.0)
+    numpy.testing.assert_array_equal(frame.flat[3:], expected.flat[3:])
+    assert frame.flat[255] == 255 and frame.flat[3] == 0
+    second = first * 2  # the range is the first array's: an animation's colours hold still
+    assert ramp_viewer.show(second, range="auto") == ramp_viewer.range == (float(first.flat[3]), 6.0)
+    assert ramp_viewer.show(second, range="each") == (float(second.flat[3]), 12.0)
+    assert ramp_viewer.show(first, range="each") == (float(first.flat[3]), 6.0)
+    assert ramp_viewer.show(second, range="auto") == (float(second.flat[3]), 12.0)  # after "each": afresh
+    ramp_viewer.show(first, range=(0, 1))
+    assert ramp_viewer.show(first, range="auto") == (float(first.flat[3]), 6.0)  # after a fixed range: afresh
+
+
+def test_integers_default_to_auto_from_the_first_array(ramp_viewer):
+    assert ramp_viewer.show(RAMPS["int16"]) == (-1000, 785)
+    assert ramp_viewer.show(RAMPS["int16"] // 2) == (-1000, 785)  # kept: the default is "auto"
+    numpy.testing.assert_array_equal(ramp_viewer.read_frame()[..., 0],
+                                     expected_bytes(RAMPS["int16"] // 2, -1000, 785))
+
+
+@pytest.mark.parametrize("values, expected_range, byte", [
+    (numpy.full((16, 16), 7.5, numpy.float32), (7.5, 8.5), 0),  # one value: the bottom of low..low + 1
+    (numpy.full((16, 16), numpy.nan, numpy.float32), (0.0, 1.0), None),  # nothing finite: NaN's colour
+    (numpy.full((16, 16), 3, numpy.int32), (3.0, 4.0), 0),
+])
+def test_auto_of_an_array_without_a_span(ramp_viewer, values, expected_range, byte):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ramp_viewer.show(values, range="auto") == expected_range
+    frame = ramp_viewer.read_frame()
+    if byte is None:
+        assert (frame == NAN_COLOUR).all()
+    else:
+        assert (frame[..., :3] == byte).all()
+
+
+def test_auto_of_a_span_float32_cannot_hold_computes_in_float64(ramp_viewer):
+    values = numpy.array([-3e38, 0.0, 3e38] * 85 + [0.0], numpy.float32).reshape(16, 16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # float32 would overflow, with a RuntimeWarning, and show black
+        assert ramp_viewer.show(values, range="auto") == (float(numpy.float32(-3e38)), float(numpy.float32(3e38)))
+    frame = ramp_viewer.read_frame()[..., 0].ravel()
+    assert list(frame[:3]) == [0, 128, 255]
+
+
+def test_a_fixed_range_of_float64_is_judged_in_float64(ramp_viewer):
+    values = RAMP * 1e300  # past float32: shown as float64 numbers
+    assert ramp_viewer.show(values, range=(0, 255e300)) == (0, 255e300)
+    numpy.testing.assert_array_equal(ramp_viewer.read_frame()[..., 0], RAMP.astype(numpy.uint8))
+    with pytest.raises(ValueError, match=r"^range: \(0.0, inf\): pass finite bounds"):
+        ramp_viewer.show(values, range=(0, float("inf")))
+    with pytest.raises(ValueError, match=r"^range: \(-1e\+308, 1e\+308\): high - low overflows float64"):
+        ramp_viewer.show(values, range=(-1e308, 1e308))
+    with pytest.raises(ValueError, match=r"^range: 'fit': pass \(low, high\), 'auto' .* or 'each'"):
+        ramp_viewer.show(values, range="fit")
+
+
+def test_python_m_interop_lab_shows_a_float64_npy(tmp_path):
+    values = numpy.linspace(0, 1, 10000).reshape(100, 100)  # NumPy's default dtype
+    numpy.save(tmp_path / "x.npy", values)
+    for extra, shown in [([], values), (["--range", "auto"], values), (["--range", "0", "2"], values / 2)]:
+        out = tmp_path / "x.png"
+        command = [sys.executable, "-m", "interop_lab", str(tmp_path / "x.npy"), "--headless", "--png", str(out),
+                   *extra]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "range 0..1" in done.stderr or "range 0..2" in done.stderr
+        numpy.testing.assert_array_equal(decode_png(out)[..., 0], expected_bytes(shown))
+    numpy.save(tmp_path / "wide.npy", numpy.zeros((4, 4), numpy.int64))
+    for arguments, message in [([str(tmp_path / "wide.npy")], "dtype int64 is not shown"),
+                               ([str(tmp_path / "x.npy"), "--range", "fit"], "--range fit: pass two numbers")]:
+        done = subprocess.run([sys.executable, "-m", "interop_lab", *arguments, "--headless"], capture_output=True,
+                              text=True, cwd=tmp_path)
+        assert done.returncode == 2 and message in done.stderr, done.stderr

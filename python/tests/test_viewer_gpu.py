@@ -247,8 +247,10 @@ def test_gpu_misuse_names_the_fix(cupy):
             viewer.show(cupy.zeros((16, 32, 4), cupy.uint8), stream=object())
         with pytest.raises(ValueError, match="5 channels"):
             viewer.show(cupy.zeros((16, 32, 5), cupy.uint8))
-        with pytest.raises(TypeError, match="float64 is not shown"):
-            viewer.show(cupy.zeros((16, 32), cupy.float64))
+        with pytest.raises(TypeError, match="int64 is not shown"):
+            viewer.show(cupy.zeros((16, 32), cupy.int64))
+        with pytest.raises(TypeError, match="complex64 is not shown"):
+            viewer.show(cupy.zeros((16, 32), cupy.complex64))
         with viewer.frame():
             with pytest.raises(InteropLabError, match="inside a `with viewer.frame\\(\\)` block"):
                 viewer.show(cupy.zeros((16, 32, 4), cupy.uint8))
