@@ -112,6 +112,25 @@ def test_a_page_receives_what_was_shown(served):
         assert numpy.abs(next_received.astype(int) - received.astype(int)).max() > LARGEST_DIFFERENCE
 
 
+def test_the_timeline_is_a_frames_on_its_own_clock(served):
+    """The served state's timeline is in ms from the frame's start, as the app's is: frame_ms is one frame's
+    duration and the spans start near 0, not the host clock's milliseconds since boot; the frame's own phase
+    is there for the page's frame-time plot."""
+    for phase in (0.0, 1.0, 2.0):
+        served.show(smooth_picture(96, 160, phase=phase))
+    with DeskClient(served.url) as page:
+        state, _ = page.read_state_and_frame()
+    timeline = state["timeline"]
+    assert 0 < timeline["frame_ms"] < 10_000, timeline
+    read_back = [span for span in timeline["spans"] if span["lane"] == "desk" and span["name"] == "read-back"]
+    assert read_back, timeline
+    for span in timeline["spans"]:
+        assert -1 < span["start_ms"] <= span["end_ms"] < 10_000, timeline
+    assert read_back[0]["end_ms"] <= timeline["frame_ms"] + 1, timeline
+    frame = [line for line in state["phases"] if line["phase"] == "frame"]
+    assert frame and 0 < frame[0]["last_ms"] < 10_000, state["phases"]
+
+
 def test_the_screenshot_is_the_exact_frame(served, tmp_path):
     picture = numpy.random.default_rng(4).integers(0, 256, size=(96, 160, 4), dtype=numpy.uint8)
     served.show(picture)

@@ -66,6 +66,13 @@ def test_the_page_shows_the_viewer_and_only_what_applies_to_it(browser):
         assert browser.find_element(By.ID, "screenshot").is_displayed()
         wait_for("the viewer's timings", lambda: "upload" in browser.find_element(By.ID, "timings").text)
         assert "draw" in browser.find_element(By.ID, "timings").text
+        # A viewer has one path, no modes to compare: no empty "modes compared" table.
+        assert not browser.find_element(By.ID, "compared-title").is_displayed()
+        assert not browser.find_element(By.ID, "compared").is_displayed()
+        # Its timeline is in ms from the frame's start: the axis a frame long, not the host clock's.
+        axis = wait_for("the timeline's axis", lambda: browser.execute_script(
+            "return state && state.timeline.spans.length ? state.timeline : null;"))
+        assert 0 < axis["frame_ms"] < 10_000, axis
 
         # The next picture shown is drawn next.
         moved = smooth_picture(120, 200, phase=2.0)
