@@ -167,17 +167,12 @@ def _dlpack_type_name(dtype, what):
 
 
 def _host_dlpack_picture(array, what):
-    """A host array through DLPack: NumPy's view where NumPy takes the dtype, else (bfloat16, which NumPy has
-    no dtype for) a copy of its bits read through the capsule."""
+    """A host array through DLPack: NumPy's view of it, but for bfloat16, which NumPy has no dtype for: a copy
+    of its bits, read through the capsule (looked at first, so that NumPy never meets a dtype it refuses)."""
+    tensor, release = _dlpack.open_capsule(array.__dlpack__())
     try:
-        return _host_picture(numpy.from_dlpack(array), what)
-    except (TypeError, BufferError, RuntimeError, ValueError, SystemError) as error:  # NumPy 1.24: SystemError
-        capsule = array.__dlpack__()
-        tensor, release = _dlpack.open_capsule(capsule)
-        try:
-            type_name = _dlpack_type_name(tensor.dtype, what)
-            if type_name != "bfloat16":
-                raise TypeError(f"{what}: NumPy cannot read this DLPack array ({error}): pass a NumPy array") from None
+        type_name = _dlpack_type_name(tensor.dtype, what)
+        if type_name == "bfloat16":
             shape = tuple(tensor.shape[i] for i in range(tensor.ndim))
             _check_layout(shape, type_name, what)
             strides = (tuple(tensor.strides[i] * 2 for i in range(tensor.ndim)) if tensor.strides
@@ -187,8 +182,9 @@ def _host_dlpack_picture(array, what):
             bits = numpy.lib.stride_tricks.as_strided(numpy.frombuffer(memory, dtype=numpy.uint16), shape, strides)
             layout = shape if len(shape) == 3 else shape + (1,)
             return Picture(layout, type_name, host=numpy.ascontiguousarray(bits).reshape(layout))
-        finally:
-            release()
+    finally:
+        release()
+    return _host_picture(numpy.from_dlpack(array), what)
 
 
 def _dlpack_picture(array, what, consumer_stream):
@@ -233,6 +229,8 @@ def describe(array, what="show", consumer_stream=0):
             return _dlpack_picture(array, what, consumer_stream)
         except (RuntimeError, BufferError) as dlpack_error:
             raise withheld from dlpack_error
+    if interface is not None and interface["typestr"][1] == "V" and hasattr(array, "__dlpack__"):
+        interface = None  # raw bytes (PyTorch's bfloat16): DLPack names the dtype
     if interface is not None:
         return _cuda_picture(interface, what)
     if hasattr(array, "__dlpack__") and hasattr(array, "__dlpack_device__") and not isinstance(array, numpy.ndarray):
@@ -241,7 +239,7 @@ def describe(array, what="show", consumer_stream=0):
         host = numpy.asarray(array)
     except Exception as error:
         raise TypeError(f"{what}: {type(array).__name__} is no array: pass a NumPy or CUDA array") from error
-    if host.dtype.kind in "OUSV":  # strings, objects, raw bytes: no picture
+    if host.dtype.kind in "OUSV" and host.dtype.name != "bfloat16":  # strings, objects, raw bytes: no picture
         raise TypeError(f"{what}: {type(array).__name__} is no array: pass a NumPy or CUDA array")
     return _host_picture(host, what)
 

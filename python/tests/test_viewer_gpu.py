@@ -307,3 +307,98 @@ def test_frame_holds_the_picture_shown_so_a_partial_write_keeps_the_rest(cupy):
         expected = cupy.asnumpy(picture)
         expected[:8] = 0
         numpy.testing.assert_array_equal(viewer.read_frame(), expected)
+
+
+# Every dtype converts on the GPU to the bytes the NumPy path gives the same values (python/convert.hpp's rule
+# is written twice, once per path): random values over and beyond the range, NaN and inf among the floats'.
+GPU_DTYPES = ["uint8", "float16", "float32", "float64", "int8", "int16", "int32", "uint16", "uint32", "bool"]
+
+
+def _random_values(dtype, shape, seed):
+    rng = numpy.random.default_rng(seed)
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype.startswith("float"):
+        values = (rng.random(shape) * 3.0 - 1.0).astype(dtype)
+        flat = values.reshape(-1)
+        for special, count in ((numpy.nan, 7), (numpy.inf, 5), (-numpy.inf, 3)):
+            flat[rng.integers(0, flat.size, count)] = special
+        return values
+    info = numpy.iinfo(dtype)
+    return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype)
+
+
+def _fixed_range(dtype):
+    if dtype.startswith("float") or dtype == "bool":
+        return (-0.5, 2.0)
+    info = numpy.iinfo(dtype)
+    return (info.min / 2 + 3, info.max / 2 - 1)
+
+
+def _numpy_path(host, **show):
+    """What the cpu path (NumPy) shows for `host` and the range it reports."""
+    with interop_lab.Viewer(size=(96, 64), window=False, mode="cpu") as cpu:
+        shown_range = cpu.show(host, **show)
+        return cpu.read_frame(), shown_range
+
+
+@pytest.mark.filterwarnings("ignore::interop_lab.PathNotice")
+@pytest.mark.parametrize("dtype", GPU_DTYPES)
+@pytest.mark.parametrize("range_", [None, "auto", "each", "fixed"])
+def test_each_dtype_converts_on_the_gpu_to_the_numpy_paths_bytes(cupy, viewer, dtype, range_):
+    value_range = _fixed_range(dtype) if range_ == "fixed" else range_
+    for channels, seed in ((1, 1), (3, 2), (4, 3)):
+        host = _random_values(dtype, (64, 192, channels), seed)
+        device = cupy.asarray(host)[:, ::2]  # read in place through its strides
+        if channels == 1:
+            device = device[..., 0]
+        colormap = "viridis" if channels == 1 else None
+        expected, expected_range = _numpy_path(numpy.ascontiguousarray(cupy.asnumpy(device)), range=value_range,
+                                               colormap=colormap)
+        viewer._auto_range = None  # each array is the first of its "auto"
+        assert viewer.show(device, range=value_range, colormap=colormap) == expected_range
+        numpy.testing.assert_array_equal(viewer.read_frame(), expected, err_msg=f"{dtype}, {channels} channels")
+
+
+class _HostBfloat16:
+    """bfloat16 bits in host memory, offered through DLPack as kDLBfloat (what NumPy has no dtype for)."""
+
+    def __init__(self, bits):
+        self.bits = numpy.ascontiguousarray(bits)
+
+    def __dlpack__(self, stream=None):
+        strides = tuple(s // 2 for s in self.bits.strides)
+        return interop_lab._dlpack.capsule(self.bits.ctypes.data, self.bits.shape, strides, "bfloat16",
+                                           interop_lab._dlpack.kDLCPU, 0, owner=self)
+
+    def __dlpack_device__(self):
+        return (interop_lab._dlpack.kDLCPU, 0)
+
+
+@pytest.mark.filterwarnings("ignore::interop_lab.PathNotice")
+@pytest.mark.parametrize("range_", [(-0.5, 2.0), "auto"])
+def test_a_torch_bfloat16_tensor_converts_on_the_gpu_to_the_numpy_paths_bytes(cupy, viewer, range_):
+    torch = pytest.importorskip("torch")
+    values = torch.rand(64, 96, 3, device="cuda") * 3 - 1
+    values.view(-1)[[5, 50, 500]] = torch.tensor([float("nan"), float("inf"), float("-inf")], device="cuda")
+    values = values.to(torch.bfloat16)  # no __cuda_array_interface__ for it: through DLPack (kDLBfloat)
+    bits = values.view(torch.int16).cpu().numpy().view(numpy.uint16)
+    expected, expected_range = _numpy_path(_HostBfloat16(bits), range=range_)
+    assert viewer.show(values, range=range_) == expected_range
+    numpy.testing.assert_array_equal(viewer.read_frame(), expected)
+    assert tuple(viewer.read_frame()[0, 1]) == (255, 0, 255, 255)  # flat 5: the NaN in pixel (0, 1)
+
+
+def test_auto_finds_the_bounds_on_the_gpu(cupy, viewer, monkeypatch):
+    values = cupy.linspace(-3.0, 5.0, 64 * 96, dtype=cupy.float32).reshape(64, 96)
+    values[0, :3] = cupy.array([cupy.nan, cupy.inf, -cupy.inf], dtype=cupy.float32)
+
+    host = cupy.asnumpy(values)
+
+    def no_host_copy(*_, **__):
+        raise AssertionError("the array was copied to the host")
+
+    monkeypatch.setattr(cupy, "asnumpy", no_host_copy)
+    monkeypatch.setattr(cupy.ndarray, "get", no_host_copy)
+    assert viewer.show(values, range="each") == (float(host[0, 3]), 5.0)
+    assert viewer.show(values[:, 40:60], range="each") == (float(host[0, 40]), float(host[63, 59]))
