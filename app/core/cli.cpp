@@ -1017,7 +1017,8 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
        ".", parse_screenshot_dir},
       {kWindowGroup, "--serve", "[HOST:]PORT",
        "run headless and serve the desk, a web page with the live frame and the panel, on HOST:PORT "
-       "(default 127.0.0.1:8080; a token in the printed URL guards it); with --api gl or vulkan",
+       "(default 127.0.0.1:8080; port 0: any free port; a token in the printed URL guards it); "
+       "with --api gl or vulkan",
        "127.0.0.1:8080", parse_serve},
       {kBenchGroup, "--sizes", "LIST",
        "with --bench: sizes to measure (default 1280x720,1920x1080,3840x2160,7680x4320)",
