@@ -213,6 +213,7 @@ struct Viewer {
   interop::DeviceBuffer bounds_device;                        // range="auto": ilab::find_value_bounds's
   std::array<uint8_t, 1024> colormap_host{};                  // what colormap_device holds
   bool colormap_loaded = false;
+  std::string value_range;  // what the picture's values were mapped through, as Python says it ("" none)
 
   std::optional<interop::ScopedMap> frame_map;  // interop: mapped between frame_begin and frame_end
   cudaStream_t frame_stream = nullptr;
@@ -416,6 +417,7 @@ void present(Viewer& viewer) {
         if (!shown.path_reason.empty()) ImGui::TextWrapped("(%s)", shown.path_reason.c_str());
         ImGui::Text("%s", shown.platform->description().c_str());
         ImGui::Text("image %dx%d", shown.content.width, shown.content.height);
+        if (!shown.value_range.empty()) ImGui::Text("range %s", shown.value_range.c_str());
         ImGui::Text("update %.3f ms   draw %.3f ms", shown.stats.update_ms, shown.stats.draw_ms);
         ImGui::Text("%.1f frames/s", shown.stats.fps);
       });
@@ -712,6 +714,14 @@ int ilab_viewer_show_device(void* handle, const ilab_convert* array, const uint8
       upload_staged(viewer, on);
     }
     finish_update(viewer, started, false);
+  });
+}
+
+// The range the next picture's values are mapped through, for the panel ("0..1 (auto)"; "" says none).
+int ilab_viewer_set_range_text(void* handle, const char* text) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    viewer.value_range = text ? text : "";
   });
 }
 

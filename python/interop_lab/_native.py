@@ -77,6 +77,7 @@ def _load():
         "ilab_viewer_render": ([handle], ctypes.c_int),
         "ilab_viewer_show_host": ([handle, ctypes.c_void_p, u64, ctypes.c_int, ctypes.c_int], ctypes.c_int),
         "ilab_viewer_show_device": ([handle, ctypes.c_void_p, ctypes.c_void_p, uptr], ctypes.c_int),
+        "ilab_viewer_set_range_text": ([handle, ctypes.c_char_p], ctypes.c_int),
         "ilab_viewer_value_bounds": ([handle, ctypes.c_void_p, uptr, ctypes.POINTER(ctypes.c_double),
                                      ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_longlong)], ctypes.c_int),
         "ilab_viewer_frame_begin": ([handle, ctypes.c_int, ctypes.c_int, uptr, ctypes.POINTER(uptr),

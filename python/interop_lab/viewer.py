@@ -269,6 +269,8 @@ class Viewer(NativeHandle):
             if picture.on_device and picture.stream is not None and picture.stream != raw:
                 check(lib.ilab_order_streams(picture.stream, raw))  # after the array's producer
             value_range = self._value_range(picture, request, raw)
+            low, high = value_range.shown
+            check(lib.ilab_viewer_set_range_text(handle, f"{low:.6g}..{high:.6g} ({value_range.how})".encode()))
             if not picture.on_device:
                 rgba = _arrays.to_rgba8(picture.host, picture.type, value_range, table)
                 check(lib.ilab_viewer_show_host(handle, rgba.ctypes.data, rgba.nbytes, picture.width, picture.height))
@@ -319,6 +321,8 @@ class Viewer(NativeHandle):
                                           ctypes.byref(on_device)))
         self._in_frame = True
         self._last_size = (width, height)
+        self.range = None  # the frame's pixels are written as they are shown: no range maps them
+        check(lib.ilab_viewer_set_range_text(handle, b""))
         shape = (height, width, 4)
         if on_device.value:
             target = FrameTarget(self, pointer.value, shape, raw)

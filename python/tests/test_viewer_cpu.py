@@ -591,6 +591,9 @@ def test_auto_takes_the_first_arrays_finite_min_and_max_and_keeps_it(ramp_viewer
     assert ramp_viewer.show(second, range="auto") == (float(second.flat[3]), 12.0)  # after "each": afresh
     ramp_viewer.show(first, range=(0, 1))
     assert ramp_viewer.show(first, range="auto") == (float(first.flat[3]), 6.0)  # after a fixed range: afresh
+    with ramp_viewer.frame() as target:  # pixels written as they are shown: no range
+        target[...] = 9
+    assert ramp_viewer.range is None
 
 
 def test_integers_default_to_auto_from_the_first_array(ramp_viewer):
