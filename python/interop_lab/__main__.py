@@ -33,7 +33,8 @@ def _parse_range(parser, words):
     try:
         low, high = (float(word) for word in words)
     except ValueError:
-        parser.error(f"--range {' '.join(words)}: pass two numbers (--range 0 1000) or auto")
+        parser.exit(2, f"python -m interop_lab: --range {' '.join(words)}: pass two numbers (--range 0 1000) or "
+                    "auto\n")
     return low, high
 
 

@@ -656,4 +656,4 @@ def test_python_m_interop_lab_shows_a_float64_npy(tmp_path):
                                ([str(tmp_path / "x.npy"), "--range", "fit"], "--range fit: pass two numbers")]:
         done = subprocess.run([sys.executable, "-m", "interop_lab", *arguments, "--headless"], capture_output=True,
                               text=True, cwd=tmp_path)
-        assert done.returncode == 2 and message in done.stderr, done.stderr
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
