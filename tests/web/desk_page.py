@@ -5,6 +5,7 @@ Used by tests/web/test_desk.py (the page end to end) and scripts/desk-screenshot
 """
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -63,6 +64,29 @@ class App:
                 raise AssertionError("interop-lab did not stop on SIGINT within 30 s")
         self.reader.join(timeout=5)
         return self.process.returncode
+
+
+SKIP = 77  # the exit code CTest counts as skipped (SKIP_RETURN_CODE)
+
+
+def chromium_and_selenium():
+    """(webdriver, Service, By, chromium, chromedriver), or the exit code a test returns without them: SKIP
+    where Chromium or its driver is not installed, 1 where Selenium is not (a dependency, not hardware)."""
+    chromium = shutil.which("chromium")
+    driver_binary = shutil.which("chromedriver")
+    if not chromium or not driver_binary:
+        missing = " and ".join(name for name, found in (("chromium", chromium), ("chromedriver", driver_binary))
+                               if not found)
+        print(f"SKIP: {missing} not found; scripts/setup.sh installs chromium and chromium-driver")
+        return SKIP
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+        from selenium.webdriver.common.by import By
+    except ImportError as error:
+        print(f"FAIL: {error}; scripts/setup.sh installs python3-selenium (run this with /usr/bin/python3)")
+        return 1
+    return webdriver, Service, By, chromium, driver_binary
 
 
 def open_chromium(webdriver, service, chromium, driver_binary, profile, window=None):

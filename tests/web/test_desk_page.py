@@ -22,9 +22,8 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
-from desk_page import App, free_port, open_chromium, wait_for  # noqa: E402
+from desk_page import App, chromium_and_selenium, free_port, open_chromium, wait_for  # noqa: E402
 
-SKIP = 77
 SIZE = (320, 240)
 TOKEN_REFUSED = "this page's token was refused: open the new URL interop-lab printed"
 
@@ -122,20 +121,10 @@ def main():
     parser.add_argument("--app", required=True)
     args = parser.parse_args()
 
-    chromium = shutil.which("chromium")
-    driver_binary = shutil.which("chromedriver")
-    if not chromium or not driver_binary:
-        missing = " and ".join(name for name, found in (("chromium", chromium), ("chromedriver", driver_binary))
-                               if not found)
-        print(f"SKIP: {missing} not found; scripts/setup.sh installs chromium and chromium-driver")
-        return SKIP
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-        from selenium.webdriver.common.by import By
-    except ImportError as error:
-        print(f"FAIL: {error}; scripts/setup.sh installs python3-selenium (run this with /usr/bin/python3)")
-        return 1
+    found = chromium_and_selenium()
+    if isinstance(found, int):
+        return found
+    webdriver, Service, By, chromium, driver_binary = found
 
     work = tempfile.mkdtemp(prefix="interop-lab-desk-page-")
     port = free_port()
