@@ -307,16 +307,21 @@ TEST(DoctorRemedies, NoGlContextPassesOnTheReason) {
 // The panel's tab builds its widgets from any report (no renderer needed: the draw lists are only built).
 // What it drew is read back through ImGui's text log (LogToClipboard; without a backend the clipboard is
 // ImGui's own buffer): the verdict, every section's header, and the lines of the sections open at first.
-// The panel sizes itself to its content (ImGuiWindowFlags_AlwaysAutoResize): opening the doctor inside it
-// must not widen it, however long the report's values are.
-TEST(DoctorPanel, OpeningItKeepsAnAutoResizingPanelsWidth) {
+// An ImGui context without a renderer, on a 1280x720 display: the panel's drawing is built, not shown.
+void create_imgui_context() {
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;
   io.DisplaySize = ImVec2(1280, 720);
   unsigned char* pixels = nullptr;
-  int atlas_width = 0, atlas_height = 0;
-  io.Fonts->GetTexDataAsRGBA32(&pixels, &atlas_width, &atlas_height);
+  int width = 0, height = 0;
+  io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
+}
+
+// The panel sizes itself to its content (ImGuiWindowFlags_AlwaysAutoResize): opening the doctor inside it
+// must not widen it, however long the report's values are.
+TEST(DoctorPanel, OpeningItKeepsAnAutoResizingPanelsWidth) {
+  create_imgui_context();
   lab::DoctorReport report = sample_report();
   report.sections.push_back({"modes", {{"interop", std::string(400, 'x'), false}}});
   // The panel's own controls make it 450 pixels wide; frames until its size settles.
@@ -341,13 +346,7 @@ TEST(DoctorPanel, OpeningItKeepsAnAutoResizingPanelsWidth) {
 }
 
 TEST(DoctorPanel, DrawsEverySectionWithoutARenderer) {
-  ImGui::CreateContext();
-  ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;
-  io.DisplaySize = ImVec2(1280, 720);
-  unsigned char* pixels = nullptr;
-  int width = 0, height = 0;
-  io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
+  create_imgui_context();
   for (const bool works : {true, false}) {
     lab::DoctorReport report = sample_report();
     report.interop_works = works;
