@@ -363,7 +363,7 @@ lab::Image read_drawn(Viewer& viewer, lab::Extent extent) {
 
 lab::serve::PhaseLine phase_line(const char* name, const lab::PhaseWindow& window) {
   const lab::PhaseStats& stats = window.stats();
-  return {name, "cpu", stats.last_ms, stats.median_ms, stats.p90_ms, stats.samples};
+  return {name, "cpu", stats.last_ms, stats.median_ms, stats.p90_ms, stats.samples, stats.measured};
 }
 
 // Serving: the picture just drawn (draw_started: before it) read back and handed to the desk with the state;

@@ -153,7 +153,7 @@ inline std::vector<PhaseLine> phase_lines(const FrameTimers& timers, int tag) {
     if (!timers.has(tag, phase)) continue;
     const PhaseStats& stats = timers.stats(tag, phase);
     lines.push_back({to_string(phase), to_string(stats.clock), stats.last_ms, stats.median_ms, stats.p90_ms,
-                     stats.samples});
+                     stats.samples, stats.measured});
   }
   return lines;
 }

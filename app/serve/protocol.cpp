@@ -128,7 +128,8 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
 
 nlohmann::json phase_json(const PhaseLine& line) {
   return {{"phase", line.phase},         {"clock", line.clock},   {"last_ms", line.last_ms},
-          {"median_ms", line.median_ms}, {"p90_ms", line.p90_ms}, {"samples", line.samples}};
+          {"median_ms", line.median_ms}, {"p90_ms", line.p90_ms}, {"samples", line.samples},
+          {"measured", line.measured}};
 }
 
 void put_u32(std::vector<uint8_t>& out, unsigned long long value) {

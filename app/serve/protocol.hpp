@@ -74,6 +74,7 @@ struct PhaseLine {
   std::string clock;  // "cuda", "gl", "vulkan", "cpu"
   float last_ms = 0, median_ms = 0, p90_ms = 0;
   int samples = 0;
+  bool measured = true;  // PhaseStats::measured: false where a GPU timer did not see the work
 };
 
 // The median of each phase a mode recorded since the scene started: the "modes compared" table.

@@ -61,7 +61,7 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 PhaseLine phase_line(const char* name, const PhaseStats& stats) {
-  return {name, "cpu", stats.last_ms, stats.median_ms, stats.p90_ms, stats.samples};
+  return {name, "cpu", stats.last_ms, stats.median_ms, stats.p90_ms, stats.samples, stats.measured};
 }
 
 // The value of `key` in a "a=1&b=2" query or a "a=1; b=2" cookie header; nullopt where it is absent.

@@ -216,7 +216,8 @@ TEST(ServeProtocolTest, StateSaysWhatTheAppShows) {
   app.modes = {{lab::ModeId::Staging, false, "needs a CUDA device"}, {lab::ModeId::Cpu, true, ""}};
   app.size = {320, 200};
   app.frame = 42;
-  app.phases = {{"kernel", "cpu", 1.5f, 1.25f, 2.0f, 10}};
+  // A draw whose GL timer saw no work: the page says "not measured here" from the state's own flag.
+  app.phases = {{"kernel", "cpu", 1.5f, 1.25f, 2.0f, 10}, {"draw", "gl", 0.0f, 0.001f, 0.002f, 10, false}};
   lab::serve::DeskStats desk;
   desk.viewers = 2;
   desk.frames_dropped = 7;
@@ -230,6 +231,8 @@ TEST(ServeProtocolTest, StateSaysWhatTheAppShows) {
   EXPECT_EQ(state["modes"][0]["available"], false);
   EXPECT_EQ(state["modes"][0]["reason"], "needs a CUDA device");
   EXPECT_EQ(state["phases"][0]["median_ms"], 1.25);
+  EXPECT_EQ(state["phases"][0]["measured"], true);
+  EXPECT_EQ(state["phases"][1]["measured"], false);
   EXPECT_EQ(state["desk"]["viewers"], 2);
   EXPECT_EQ(state["desk"]["frames_dropped"], 7);
   EXPECT_EQ(state["scenes"].size(), lab::all_scenes().size());
