@@ -32,10 +32,6 @@ const std::vector<Lane>& all_lanes() {
   return lanes;
 }
 
-std::optional<Lane> lane_of(Phase phase) {
-  return lane_of(phase, Clock::Cuda);
-}
-
 std::optional<Lane> lane_of(Phase phase, Clock clock) {
   switch (phase) {
     case Phase::Draw:

@@ -30,8 +30,6 @@ const std::vector<Lane>& all_lanes();
 // cpu lane), on a CUDA stream otherwise; nullopt for Phase::Frame (the strip's length itself) and for
 // Phase::Other (worked out, never recorded).
 std::optional<Lane> lane_of(Phase phase, Clock clock);
-// lane_of(phase, Clock::Cuda): the lane of a phase as the GPU modes record it.
-std::optional<Lane> lane_of(Phase phase);
 
 // One piece of work, in milliseconds from the frame's start (negative: before it, e.g. a read-back of the
 // frame before that was collected late).

@@ -118,7 +118,8 @@ TEST(TimelineTest, RefusesUndeclaredLanesBackwardSpansAndEmptyCalibrations) {
 TEST(TimelineTest, EveryRecordedPhaseHasALaneNamedByWhatRanIt) {
   // The frame is the strip's length and Other its gaps (the other lane): neither is a recorded span.
   for (const lab::Phase phase : lab::all_phases())
-    EXPECT_EQ(lab::lane_of(phase).has_value(), phase != lab::Phase::Frame && phase != lab::Phase::Other)
+    EXPECT_EQ(lab::lane_of(phase, lab::Clock::Cuda).has_value(),
+              phase != lab::Phase::Frame && phase != lab::Phase::Other)
         << lab::to_string(phase);
   // cpu mode's reference kernel runs on the host: its lane is "cpu", not "cuda".
   EXPECT_EQ(lab::lane_of(lab::Phase::Kernel, lab::Clock::Cpu), Lane::Cpu);
@@ -126,10 +127,10 @@ TEST(TimelineTest, EveryRecordedPhaseHasALaneNamedByWhatRanIt) {
   EXPECT_EQ(lab::lane_of(lab::Phase::Kernel, lab::Clock::Cuda), Lane::Cuda);
   EXPECT_EQ(lab::lane_of(lab::Phase::Map, lab::Clock::Cpu), Lane::Handoff);  // the hand-off is where it is
   EXPECT_EQ(lab::lane_of(lab::Phase::Draw, lab::Clock::Cpu), Lane::Graphics);
-  EXPECT_EQ(lab::lane_of(lab::Phase::Map), Lane::Handoff);
-  EXPECT_EQ(lab::lane_of(lab::Phase::Signal), Lane::Handoff);
-  EXPECT_EQ(lab::lane_of(lab::Phase::Kernel), Lane::Cuda);
-  EXPECT_EQ(lab::lane_of(lab::Phase::Draw), Lane::Graphics);
+  EXPECT_EQ(lab::lane_of(lab::Phase::Map, lab::Clock::Cuda), Lane::Handoff);
+  EXPECT_EQ(lab::lane_of(lab::Phase::Signal, lab::Clock::Cuda), Lane::Handoff);
+  EXPECT_EQ(lab::lane_of(lab::Phase::Kernel, lab::Clock::Cuda), Lane::Cuda);
+  EXPECT_EQ(lab::lane_of(lab::Phase::Draw, lab::Clock::Cuda), Lane::Graphics);
   EXPECT_STREQ(lab::to_string(Lane::Handoff), "hand-off");
   EXPECT_EQ(lab::all_lanes().size(), static_cast<size_t>(lab::kLaneCount));
 }
