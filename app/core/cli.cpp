@@ -4,6 +4,7 @@
 #include "app/core/cli.hpp"
 
 #include "app/core/names.hpp"
+#include "app/core/text.hpp"
 #include "app/image/image_io.hpp"
 #include "app/os/os.hpp"
 #include "interop/access.hpp"
@@ -573,11 +574,6 @@ size_t edit_distance(const std::string& a, const std::string& b) {
     }
   }
   return row[b.size()];
-}
-
-std::string lowercase(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
 }
 
 // A name people know from elsewhere ("vk" for vulkan): suggested, never accepted (names match exactly).

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -29,6 +30,12 @@ inline std::string uuid_text(const std::array<uint8_t, 16>& uuid) {
     std::snprintf(part, sizeof part, "%02x", uuid[i]);
     text += part;
   }
+  return text;
+}
+
+// `text` in lower case, ASCII letters only ("Interop" -> "interop"): names compared without their case.
+inline std::string lowercase(std::string text) {
+  for (char& letter : text) letter = static_cast<char>(std::tolower(static_cast<unsigned char>(letter)));
   return text;
 }
 

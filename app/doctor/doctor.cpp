@@ -30,12 +30,6 @@ constexpr const char* kInspectedVariables[] = {"DISPLAY",
                                                "MESA_LOADER_DRIVER_OVERRIDE",
                                                "CUDA_VISIBLE_DEVICES"};
 
-std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
 bool contains_any_case(const std::string& text, const std::string& word) {
   return contains(lowercase(text), lowercase(word));
 }

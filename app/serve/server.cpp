@@ -5,6 +5,7 @@
 // too (the header says which).
 #include "app/serve/server.hpp"
 
+#include "app/core/text.hpp"
 #include "app/serve/assets.hpp"
 #include "app/serve/jpeg.hpp"
 #include "app/timing/timing.hpp"
@@ -79,15 +80,10 @@ std::optional<std::string> field_value(const std::string& text, const std::strin
   return std::nullopt;
 }
 
-std::string lower_case(std::string text) {
-  for (char& letter : text) letter = static_cast<char>(std::tolower(static_cast<unsigned char>(letter)));
-  return text;
-}
-
 // The host of a Host header, lower case, without its port and an IPv6 address's brackets: "[::1]:8080" ->
 // "::1", "LocalHost:80" -> "localhost"; "" for a malformed one.
 std::string host_of(const std::string& header) {
-  const std::string host = lower_case(header);
+  const std::string host = lowercase(header);
   if (!host.empty() && host.front() == '[') {
     const size_t close = host.find(']');
     if (close == std::string::npos || (close + 1 < host.size() && host[close + 1] != ':')) return "";
@@ -147,7 +143,7 @@ std::string host_list(const std::vector<std::string>& hosts) {
 }  // namespace
 
 std::vector<std::string> allowed_hosts(const ServeAddress& address) {
-  std::vector<std::string> hosts = {lower_case(address.host)};
+  std::vector<std::string> hosts = {lowercase(address.host)};
   const std::optional<net::ip::address> bound = address_of(address.host);
   const bool wildcard = bound && bound->is_unspecified();
   if (address.loopback() || wildcard)
@@ -155,7 +151,7 @@ std::vector<std::string> allowed_hosts(const ServeAddress& address) {
   if (!address.loopback()) {
     beast::error_code error;
     const std::string name = net::ip::host_name(error);
-    if (!error && !name.empty()) hosts.push_back(lower_case(name));
+    if (!error && !name.empty()) hosts.push_back(lowercase(name));
   }
   if (wildcard)
     for (const std::string& interface_address : interface_addresses()) hosts.push_back(interface_address);
@@ -176,7 +172,7 @@ std::vector<std::string> desk_urls(const ServeAddress& address, int port, const 
   const std::optional<net::ip::address> bound = address_of(address.host);
   if (!bound || !bound->is_unspecified()) return {url_of(address.host)};
   std::vector<std::string> urls;
-  if (!host_name.empty()) urls.push_back(url_of(lower_case(host_name)));
+  if (!host_name.empty()) urls.push_back(url_of(lowercase(host_name)));
   for (const bool ipv4 : {true, false})
     for (const std::string& text : interfaces) {
       const std::optional<net::ip::address> each = address_of(text);
@@ -205,7 +201,7 @@ bool host_allowed(const std::string& host, const std::vector<std::string>& allow
 }
 
 bool origin_allowed(const std::string& origin, const std::string& host) {
-  return origin.empty() || lower_case(origin) == "http://" + lower_case(host);
+  return origin.empty() || lowercase(origin) == "http://" + lowercase(host);
 }
 
 std::string random_token() {
