@@ -163,7 +163,7 @@ def _dlpack_type_name(dtype, what):
                         f"{_SHOWN}")
     if kind == "bool":
         return element_type("bool" if dtype.bits == 8 else f"bool{dtype.bits}", what)
-    return element_type(f"{kind}{dtype.bits}" if kind != "bfloat" else f"bfloat{dtype.bits}", what)
+    return element_type(f"{kind}{dtype.bits}", what)  # "bfloat16" for kDLBfloat too
 
 
 def _host_dlpack_picture(array, what):
