@@ -1,8 +1,8 @@
 // app/main.cpp — interop-lab's entry point: parse, run, and map every failure to its exit code
 // (0 success, 1 runtime failure, 2 usage error, 128 + N when signal N stopped it) with a message that
 // says what to do.
-#include "app/core/cli.hpp"
-#include "app/core/remedy.hpp"
+#include "app/cli/cli.hpp"
+#include "app/cli/remedy.hpp"
 #include "app/image/diff.hpp"
 #include "app/os/os.hpp"
 #include "app/os/signals.hpp"
@@ -14,17 +14,17 @@
 #error "define INTEROP_LAB_WITH_GL, _VULKAN and _D3D to 0 or 1 (app/CMakeLists.txt)"
 #endif
 #if INTEROP_LAB_WITH_GL
-#include "app/gl/app.hpp"
-#include "app/gl/bench.hpp"
+#include "app/gl/app/app.hpp"
+#include "app/gl/app/bench.hpp"
 #include "app/gl/doctor_gl.hpp"
 #endif
 #if INTEROP_LAB_WITH_VULKAN
-#include "app/vulkan/app.hpp"
-#include "app/vulkan/bench.hpp"
+#include "app/vulkan/app/app.hpp"
+#include "app/vulkan/app/bench.hpp"
 #endif
 #if INTEROP_LAB_WITH_D3D
-#include "app/d3d11/app.hpp"
-#include "app/d3d12/app.hpp"
+#include "app/d3d11/app/app.hpp"
+#include "app/d3d12/app/app.hpp"
 #endif
 #if INTEROP_LAB_WITH_GL && INTEROP_LAB_WITH_VULKAN
 #include "app/serve/desk_bench.hpp"
@@ -91,7 +91,7 @@ int run_desk_bench(const lab::Options& options) {
     std::fprintf(stderr, "interop-lab: desk bench: %s, %lld frames\n",
                  lab::size_text(size.width, size.height).c_str(), frames);
     if (options.api == lab::GraphicsApi::Vulkan) {
-      lab::core::App<lab::vulkan::Vulkan> app(run);
+      lab::loop::App<lab::vulkan::Vulkan> app(run);
       what = std::string("Vulkan (") + app.adapter() + "), mode " + lab::to_string(app.mode_id());
       // As Vulkan's desk reads: the frame before, collected, then this one's read begun.
       cases.push_back(lab::serve::bench_desk(extent, frames, [&](long long index, double& read_back_ms) {
@@ -142,13 +142,13 @@ constexpr ApiEntry kApiTable[] = {
     {lab::GraphicsApi::Gl, false, nullptr},
 #endif
 #if INTEROP_LAB_WITH_VULKAN
-    {lab::GraphicsApi::Vulkan, true, lab::core::run_app<lab::vulkan::Vulkan>},
+    {lab::GraphicsApi::Vulkan, true, lab::loop::run_app<lab::vulkan::Vulkan>},
 #else
     {lab::GraphicsApi::Vulkan, false, nullptr},
 #endif
 #if INTEROP_LAB_WITH_D3D
-    {lab::GraphicsApi::D3d11, true, lab::core::run_app<lab::d3d11::Direct3D11>},
-    {lab::GraphicsApi::D3d12, true, lab::core::run_app<lab::d3d12::Direct3D12>},
+    {lab::GraphicsApi::D3d11, true, lab::loop::run_app<lab::d3d11::Direct3D11>},
+    {lab::GraphicsApi::D3d12, true, lab::loop::run_app<lab::d3d12::Direct3D12>},
 #else
     {lab::GraphicsApi::D3d11, false, nullptr},
     {lab::GraphicsApi::D3d12, false, nullptr},

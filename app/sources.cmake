@@ -13,11 +13,16 @@ endif()
 
 # app/image (labimage)
 set(lab_image_sources ${app_dir}/image/diff.cpp ${app_dir}/image/golden.cpp ${app_dir}/image/image_compare.cpp
-                      ${app_dir}/image/image_io.cpp)
+                      ${app_dir}/image/image_io.cpp ${app_dir}/image/screenshots.cpp)
 
-# app/core (labcore)
-set(lab_core_sources ${app_dir}/core/cli.cpp ${app_dir}/core/hotkeys.cpp ${app_dir}/core/mode_switch.cpp
-                     ${app_dir}/core/remedy.cpp ${app_dir}/core/access.cpp ${app_dir}/core/serve_address.cpp)
+# app/core (labcore): the ground
+set(lab_core_sources ${app_dir}/core/vocabulary.cpp ${app_dir}/core/hotkeys.cpp ${app_dir}/core/serve_address.cpp)
+
+# app/cli (labcli): the command line's parser and its remedies
+set(lab_cli_sources ${app_dir}/cli/cli.cpp ${app_dir}/cli/remedy.cpp)
+
+# app/modes (labmodes): what every API's modes share, and live mode switching
+set(lab_modes_sources ${app_dir}/modes/access.cpp ${app_dir}/modes/mode_switch.cpp)
 
 # app/timing (labtiming)
 set(lab_timing_sources ${app_dir}/timing/bench_timing.cpp ${app_dir}/timing/profile_range.cpp
@@ -52,20 +57,30 @@ endif()
 set(lab_serve_sources ${app_dir}/serve/desk.cpp ${app_dir}/serve/desk_bench.cpp ${app_dir}/serve/jpeg.cpp
                       ${app_dir}/serve/protocol.cpp ${app_dir}/serve/server.cpp)
 
-# app/glfw (labglfw)
-set(lab_glfw_sources ${app_dir}/glfw/panel.cpp ${app_dir}/glfw/panel_layout.cpp ${app_dir}/glfw/window.cpp)
+# app/glfw (labglfw): the window
+set(lab_glfw_sources ${app_dir}/glfw/panel_layout.cpp ${app_dir}/glfw/window.cpp)
+
+# app/panel (labpanel): the panel's controls
+set(lab_panel_sources ${app_dir}/panel/panel.cpp)
 
 # app/gl (labapp); headless GL is EGL, which exists on Linux only: Windows gets the platform's refusal with a
 # remedy.
 set(lab_gl_sources)
-foreach(source IN ITEMS backend bench bench_external bench_loops bench_rows bench_throughput doctor_gl frame_read gl_external gl_objects mode mode_buffer mode_external mode_interop mode_pbo
-                        mode_split platform_glfw profiling renderer
-                        timing)
+foreach(source IN ITEMS backend doctor_gl frame_read gl_external gl_objects mode mode_buffer mode_external mode_interop
+                        mode_pbo mode_split platform_glfw profiling renderer timing)
   list(APPEND lab_gl_sources ${app_dir}/gl/${source}.cpp)
 endforeach()
 if(WIN32)
   list(APPEND lab_gl_sources ${app_dir}/gl/platform_win32.cpp)
 else()
-  list(APPEND lab_gl_sources ${app_dir}/gl/platform_egl.cpp ${app_dir}/gl/mode_eglstream.cpp
-       ${app_dir}/gl/bench_eglstream.cpp)
+  list(APPEND lab_gl_sources ${app_dir}/gl/platform_egl.cpp ${app_dir}/gl/mode_eglstream.cpp)
+endif()
+
+# app/gl/app (labglapp): GL's app, the loop on GL's backend, and its benchmark
+set(lab_gl_app_sources)
+foreach(source IN ITEMS bench bench_external bench_loops bench_rows bench_throughput)
+  list(APPEND lab_gl_app_sources ${app_dir}/gl/app/${source}.cpp)
+endforeach()
+if(NOT WIN32)
+  list(APPEND lab_gl_app_sources ${app_dir}/gl/app/bench_eglstream.cpp)
 endif()

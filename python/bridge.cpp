@@ -10,8 +10,8 @@
 //           on the caller's stream; the cpu mode reads inputs into host memory) -> the caller writes
 //           -> ilab_unmap (the unmap is queued on the same stream, after the caller's work; the cpu mode
 //           uploads its host memory) -> ilab_read_frame.
-#include "app/core/remedy.hpp"
-#include "app/gl/app.hpp"
+#include "app/cli/remedy.hpp"
+#include "app/gl/app/app.hpp"
 #include "app/gl/registrations.hpp"
 #include "app/image/image_compare.hpp"
 #include "app/image/image_io.hpp"
@@ -77,7 +77,7 @@ void require_mapped(const Bridge& bridge, const char* what) {
   require(bridge.is_mapped, std::string(what) + " outside a map block: use it inside `with lab.map(): ...`");
 }
 
-// `reason` without the command line's remedy for `condition` that the app ended it with (app/core/remedy.hpp:
+// `reason` without the command line's remedy for `condition` that the app ended it with (app/cli/remedy.hpp:
 // "; until then, use --mode cpu"): a Python caller gets the package's own remedy instead.
 std::string without_command_line_remedy(const std::string& reason, interop::Condition condition,
                                         int gl_device = -1) {

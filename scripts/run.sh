@@ -11,7 +11,7 @@
 # Sourced (`source scripts/run.sh`), it only defines opens_window, for the tests.
 
 # Whether `interop-lab "$@"` opens a window on a machine without a display, as the app decides (app/main.cpp,
-# app/core/cli.cpp): the diff command, --headless, --serve (the desk runs headless), --doctor (it checks GL
+# app/cli/cli.cpp): the diff command, --headless, --serve (the desk runs headless), --doctor (it checks GL
 # through EGL there), --bench (headless unless --bench-window), --list, --help and --version open none.
 # Returns 0 when it opens one.
 opens_window() {

@@ -1,6 +1,6 @@
 // app/bench/raw_imports.hpp — CUDA's raw imports of external memory for the benchmarks' bare loops (GL's
-// external and exported own loops, app/gl/bench_external.cpp; Vulkan's bare loops,
-// app/vulkan/bench_bare.cpp): the memories, their mapped buffers and the CUDA arrays of images with their
+// external and exported own loops, app/gl/app/bench_external.cpp; Vulkan's bare loops,
+// app/vulkan/app/bench_bare.cpp): the memories, their mapped buffers and the CUDA arrays of images with their
 // surface or texture objects, made with the runtime's calls alone (no interop:: types), released in reverse
 // order.
 #pragma once

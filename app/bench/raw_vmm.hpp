@@ -1,6 +1,6 @@
 // app/bench/raw_vmm.hpp — the driver's cuMem* calls, raw, for the benchmarks' bare loops that let CUDA
-// allocate exportable memory (Vulkan's bare exported loop, app/vulkan/bench_bare.cpp; GL's exported own
-// loop, app/gl/bench_external.cpp): looked up through the runtime's entry-point query, so nothing links
+// allocate exportable memory (Vulkan's bare exported loop, app/vulkan/app/bench_bare.cpp; GL's exported own
+// loop, app/gl/app/bench_external.cpp): looked up through the runtime's entry-point query, so nothing links
 // libcuda, and a CUresult that is not CUDA_SUCCESS thrown with the call's name; and what both loops
 // allocate with them (the properties, the granularity, the access).
 #pragma once

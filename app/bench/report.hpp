@@ -1,9 +1,9 @@
-// app/bench/report.hpp — what every API's benchmark (`interop-lab --bench`, GL's app/gl/bench.cpp and
-// Vulkan's app/vulkan/bench.cpp) reports, and how: one result type for every measured case, the ratios that
-// judge a mode against the parts measured alone in the same run (x ref: floor + hand-off + graphics, in every
-// API; x bare: the bare loop; x own: the mode's own minimal loop), the throughput rows (frames in flight, K
-// frames per hand-off), and one writer each for the table, the JSON and the SVG chart. No graphics API and
-// no GPU: the unit tests drive it on results they make up.
+// app/bench/report.hpp — what every API's benchmark (`interop-lab --bench`, GL's app/gl/app/bench.cpp and
+// Vulkan's app/vulkan/app/bench.cpp) reports, and how: one result type for every measured case, the ratios
+// that judge a mode against the parts measured alone in the same run (x ref: floor + hand-off + graphics, in
+// every API; x bare: the bare loop; x own: the mode's own minimal loop), the throughput rows (frames in
+// flight, K frames per hand-off), and one writer each for the table, the JSON and the SVG chart. No graphics
+// API and no GPU: the unit tests drive it on results they make up.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -55,24 +55,6 @@ std::optional<Hotkey> hotkey_for(int glfw_key, int glfw_mods) {
   }
 }
 
-std::string next_screenshot_path(const std::string& dir) {
-  const std::filesystem::path folder = dir.empty() ? std::filesystem::path(".") : std::filesystem::path(dir);
-  long highest = 0;
-  std::error_code error;
-  for (std::filesystem::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    long number = 0;
-    int consumed = 0;
-    // "interop-lab-0042.png": the digits, then exactly ".png".
-    if (std::sscanf(name.c_str(), "interop-lab-%ld.png%n", &number, &consumed) == 1 &&
-        static_cast<size_t>(consumed) == name.size() && number > highest)
-      highest = number;
-  }
-  char file[40];
-  std::snprintf(file, sizeof file, "interop-lab-%04ld.png", highest + 1);
-  return dir.empty() ? std::string(file) : (folder / file).string();
-}
-
 int vsync_multiple(double frame_ms, double refresh_hz) {
   if (refresh_hz <= 0.0 || frame_ms <= 0.0) return 0;
   const double interval_ms = 1000.0 / refresh_hz;
@@ -97,19 +79,6 @@ std::optional<ModeId> mode_after(ModeId mode, const std::vector<ModeId>& modes,
   for (size_t step = 1; step < count; ++step)
     if (const ModeId next = modes[(at + step) % count]; runs(next)) return next;
   return std::nullopt;
-}
-
-std::string take_numbered_screenshot(const std::string& dir, const Image& image) {
-  const std::string path = next_screenshot_path(dir);
-  try {
-    write_png(path, image);
-    std::fprintf(stderr, "interop-lab: wrote %s\n", path.c_str());
-    return path;
-  } catch (const ImageError& error) {
-    const std::string failed = std::string("not written: ") + error.what();
-    std::fprintf(stderr, "interop-lab: screenshot %s\n", failed.c_str());
-    return failed;
-  }
 }
 
 }  // namespace lab

@@ -1,10 +1,9 @@
-// app/core/hotkeys.hpp — the window's keys (one table, which the panel and the README list), numbered
-// screenshots that never overwrite, and the vsync-bound test the panel shows. Pure functions: no
-// window, no GL; the unit tests drive them.
+// app/core/hotkeys.hpp — the window's keys (one table, which the panel and the README list), and the
+// vsync-bound test the panel shows (the screenshot key's numbered files: app/image/screenshots.hpp). Pure
+// functions: no window, no GL; the unit tests drive them.
 #pragma once
 
 #include "app/core/vocabulary.hpp"
-#include "app/image/image_io.hpp"
 
 #include <functional>
 #include <optional>
@@ -26,21 +25,12 @@ const std::vector<HotkeyInfo>& hotkey_list();
 // The hotkey a GLFW key press (GLFW_KEY_*) means, if any. Modifier combinations are left to others.
 std::optional<Hotkey> hotkey_for(int glfw_key, int glfw_mods);
 
-// <dir>/interop-lab-NNNN.png with NNNN one past the highest number already in `dir` (0001 in an empty
-// folder), so a screenshot never overwrites one and the numbers keep the order they were taken in.
-// `dir` "" is the current folder.
-std::string next_screenshot_path(const std::string& dir);
-
 // NextScene: the scene after `scene` in all_scenes(), wrapping.
 SceneId scene_after(SceneId scene);
 // NextMode: the first mode after `mode` in `modes` (wrapping) for which `runs` is true; none when no
 // other does (the running mode stays).
 std::optional<ModeId> mode_after(ModeId mode, const std::vector<ModeId>& modes,
                                  const std::function<bool(ModeId)>& runs);
-// The screenshot key: `image` written to next_screenshot_path(dir). Returns what the panel shows: the
-// path, or "not written: <why>" (said on stderr too); a file that cannot be written never ends the run.
-std::string take_numbered_screenshot(const std::string& dir, const Image& image);
-
 // How many refresh intervals a frame time spans when it sits on a multiple of the display's interval
 // (within 6 %), i.e. the frame waited for vsync; 0 when it does not, or when `refresh_hz` is unknown.
 int vsync_multiple(double frame_ms, double refresh_hz);

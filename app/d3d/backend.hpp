@@ -1,16 +1,16 @@
-// app/d3d/backend.hpp — what app/core/app.hpp's one frame loop needs of Direct3D, once for both APIs
-// (app/d3d11/app.hpp, app/d3d12/app.hpp name theirs with their renderer, presenter and device): the device
-// on the CUDA device's adapter (matched by LUID), the mode factory (app/d3d/mode_factory.hpp: cpu, and the
-// API's CUDA modes), the window output, the window's title, and what the panel shows of the swap chain and
-// of timing. Windows only; needs the CUDA runtime's API (the build without CUDA links a runtime that finds
-// no device).
+// app/d3d/backend.hpp — what app/loop/app.hpp's one frame loop needs of Direct3D, once for both APIs
+// (app/d3d11/app/app.hpp, app/d3d12/app/app.hpp name theirs with their renderer, presenter and device): the
+// device on the CUDA device's adapter (matched by LUID), the mode factory (app/d3d/mode_factory.hpp: cpu, and
+// the API's CUDA modes), the window output, the window's title, and what the panel shows of the swap chain
+// and of timing. Windows only; needs the CUDA runtime's API (the build without CUDA links a runtime that
+// finds no device).
 #pragma once
 
-#include "app/core/mode.hpp"
 #include "app/core/vocabulary.hpp"
 #include "app/d3d/mode_factory.hpp"
 #include "app/d3d/window.hpp"
 #include "app/glfw/window.hpp"
+#include "app/modes/mode.hpp"
 #include "app/timing/timing.hpp"
 #include "interop/error.hpp"
 

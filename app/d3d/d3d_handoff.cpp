@@ -1,6 +1,6 @@
 // app/d3d/d3d_handoff.cpp — the Direct3D-free rules of the Direct3D backends' CUDA modes (d3d_handoff.hpp).
 #include "app/d3d/d3d_handoff.hpp"
-#include "app/core/remedy.hpp"
+#include "app/cli/remedy.hpp"
 
 #include <cstring>
 #include <stdexcept>

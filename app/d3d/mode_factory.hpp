@@ -6,9 +6,9 @@
 // tests/windows) compiles no cuda_modes.cpp and refuses the CUDA modes, saying so (without_cuda).
 #pragma once
 
-#include "app/core/cpu_mode.hpp"
-#include "app/core/mode.hpp"
 #include "app/core/vocabulary.hpp"
+#include "app/modes/cpu_mode.hpp"
+#include "app/modes/mode.hpp"
 
 #include <memory>
 #include <stdexcept>
@@ -55,7 +55,7 @@ ModeAvailability judge_mode(GraphicsApi api, ModeId mode, const CudaContext& cud
 }
 
 // The mode `id` as judged by `availability` (std::runtime_error with the reason when it is not available):
-// cpu is app/core/cpu_mode.hpp's over `Renderer`, the CUDA modes are the API's create_cuda_mode (none in a
+// cpu is app/modes/cpu_mode.hpp's over `Renderer`, the CUDA modes are the API's create_cuda_mode (none in a
 // build without CUDA, whose availability refuses them).
 template <class Renderer>
 std::unique_ptr<Mode<Renderer>> make_mode(ModeId id, const ModeAvailability& availability,

@@ -1,13 +1,13 @@
 // app/d3d11/cuda_modes.hpp — how a scene's results reach the Direct3D 11 renderer's resources: the D3D11
-// backend's modes (modes_of(GraphicsApi::D3d11)), each behind the one mode interface (app/core/mode.hpp),
+// backend's modes (modes_of(GraphicsApi::D3d11)), each behind the one mode interface (app/modes/mode.hpp),
 // made and judged by app/d3d/mode_factory.hpp:
 // clang-format off
-//   cpu         the CPU reference writes host memory; Renderer::upload (no CUDA)   app/core/cpu_mode.hpp
+//   cpu         the CPU reference writes host memory; Renderer::upload (no CUDA)   app/modes/cpu_mode.hpp
 //   interop     each resource registered once (cudaGraphicsD3D11RegisterResource),
 //               mapped and unmapped every frame on the stream                      mode_interop.cpp
 //   reregister  the same, registered and unregistered every frame (what it costs)  mode_interop.cpp
 //   staging     the kernels write cudaMalloc memory, copied through pinned host
-//               memory                                                             app/core/staging_mode.hpp
+//               memory                                                             app/modes/staging_mode.hpp
 //   external    keyed-mutex shared resources imported into CUDA once, handed over
 //               with their keyed mutexes every frame                               mode_external.cpp
 // clang-format on
@@ -19,9 +19,9 @@
 // interop library.
 #pragma once
 
-#include "app/core/mode.hpp"
 #include "app/d3d/mode_factory.hpp"
 #include "app/d3d11/renderer.hpp"
+#include "app/modes/mode.hpp"
 
 #include <memory>
 #include <string>

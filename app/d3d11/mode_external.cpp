@@ -6,14 +6,14 @@
 // the keyed mutexes alone: no register, no map/unmap, no copies. The keys and who takes them when are
 // app/d3d/d3d_handoff.hpp's keyed_mutex_steps (Direct3D 11 holds the resources except while CUDA computes).
 //
-// The mode is app/core/external_mode.hpp's; its CUDA side is KeyedMutexLink. Teardown (detach): CUDA's work
+// The mode is app/modes/external_mode.hpp's; its CUDA side is KeyedMutexLink. Teardown (detach): CUDA's work
 // is done first (the stream), Direct3D gives the mutexes back, then the surface/texture objects, mapped
 // buffers and arrays, the imported memory and the semaphores go; the renderer releases the Direct3D
 // resources after this. Needs the D3D11 device on the CUDA device's adapter (checked in attach) and
 // Windows 10's NT-handle sharing.
-#include "app/core/external_mode.hpp"
 #include "app/d3d/d3d_handoff.hpp"
 #include "app/d3d11/cuda_modes.hpp"
+#include "app/modes/external_mode.hpp"
 #include "app/scene/cuda_views.hpp"
 #include "interop/error.hpp"
 #include "interop/external.hpp"
@@ -40,7 +40,7 @@ struct SharedResource {
   interop::ExternalSemaphore keyed_mutex;  // CUDA's import of `mutex`
 };
 
-// The CUDA side of the mode (app/core/external_mode.hpp's Link): every resource imported with its keyed
+// The CUDA side of the mode (app/modes/external_mode.hpp's Link): every resource imported with its keyed
 // mutex.
 class KeyedMutexLink {
  public:

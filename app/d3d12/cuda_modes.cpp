@@ -1,10 +1,10 @@
 // app/d3d12/cuda_modes.cpp — the factory of the Direct3D 12 backend's CUDA modes and what decides whether
 // they run (cuda_modes.hpp): app/d3d/mode_factory.hpp's create_cuda_mode and cuda_mode_availability for
-// d3d12::Renderer. staging is app/core/staging_mode.hpp's, as every copying backend's.
+// d3d12::Renderer. staging is app/modes/staging_mode.hpp's, as every copying backend's.
 #include "app/d3d12/cuda_modes.hpp"
 
-#include "app/core/staging_mode.hpp"
 #include "app/d3d/d3d_handoff.hpp"
+#include "app/modes/staging_mode.hpp"
 
 #include <cstring>
 

@@ -1,10 +1,10 @@
 // app/d3d12/cuda_modes.hpp — how a scene's results reach the Direct3D 12 renderer's resources: the D3D12
-// backend's modes (modes_of(GraphicsApi::D3d12)), each behind the one mode interface (app/core/mode.hpp),
+// backend's modes (modes_of(GraphicsApi::D3d12)), each behind the one mode interface (app/modes/mode.hpp),
 // made and judged by app/d3d/mode_factory.hpp:
 // clang-format off
-//   cpu       the CPU reference writes host memory; Renderer::upload (no CUDA)     app/core/cpu_mode.hpp
+//   cpu       the CPU reference writes host memory; Renderer::upload (no CUDA)     app/modes/cpu_mode.hpp
 //   staging   the kernels write cudaMalloc memory, copied through pinned host
-//             memory                                                               app/core/staging_mode.hpp
+//             memory                                                               app/modes/staging_mode.hpp
 //   external  shared committed resources and a shared fence imported into CUDA
 //             once; each frame is ordered by fence values on the queue and the
 //             stream                                                               mode_external.cpp
@@ -16,9 +16,9 @@
 // on the queue's fence, so the interface passes none. Needs the CUDA runtime and the interop library.
 #pragma once
 
-#include "app/core/mode.hpp"
 #include "app/d3d/mode_factory.hpp"
 #include "app/d3d12/renderer.hpp"
+#include "app/modes/mode.hpp"
 
 #include <memory>
 #include <string>

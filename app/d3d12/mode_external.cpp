@@ -6,14 +6,14 @@
 // signals -> CUDA waits, runs the kernels, signals -> the queue waits before the frame pass. No register,
 // no map/unmap, no copies, no host wait.
 //
-// The mode is app/core/external_mode.hpp's; its CUDA side is FenceLink. Teardown (detach): CUDA's work is
+// The mode is app/modes/external_mode.hpp's; its CUDA side is FenceLink. Teardown (detach): CUDA's work is
 // done first (the stream); the queue signals a last value that the host waits for, so it is past its
 // last wait on the fence; then the surface/texture objects, mapped buffers and arrays, the imported
 // memory and the semaphore go, then the fence; the renderer releases the resources after this. Needs the
 // D3D12 device on the adapter whose LUID the CUDA device has (checked in attach).
-#include "app/core/external_mode.hpp"
 #include "app/d3d/d3d_handoff.hpp"
 #include "app/d3d12/cuda_modes.hpp"
+#include "app/modes/external_mode.hpp"
 #include "app/scene/cuda_views.hpp"
 #include "interop/error.hpp"
 #include "interop/external.hpp"
@@ -27,7 +27,8 @@
 namespace lab::d3d12 {
 namespace {
 
-// The CUDA side of the mode (app/core/external_mode.hpp's Link): the resources and one shared fence imported.
+// The CUDA side of the mode (app/modes/external_mode.hpp's Link): the resources and one shared fence
+// imported.
 class FenceLink {
  public:
   FenceLink(Renderer& renderer, const CudaContext& cuda) : m_renderer(renderer), m_stream(cuda.stream) {

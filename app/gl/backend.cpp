@@ -3,10 +3,10 @@
 // --mode, the frame's GL error check.
 #include "app/gl/backend.hpp"
 
-#include "app/core/mode_switch.hpp"
-#include "app/core/remedy.hpp"
+#include "app/cli/remedy.hpp"
 #include "app/gl/doctor_gl.hpp"
 #include "app/gl/gl_external.hpp"
+#include "app/modes/mode_switch.hpp"
 #include "app/os/os.hpp"
 #include "interop/error.hpp"
 

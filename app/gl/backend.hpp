@@ -1,15 +1,15 @@
-// app/gl/backend.hpp — what app/core/app.hpp's one frame loop needs of GL: the platform (app/gl/platform.hpp:
+// app/gl/backend.hpp — what app/loop/app.hpp's one frame loop needs of GL: the platform (app/gl/platform.hpp:
 // the EGL headless context, or the GL context of the loop's GLFW window) as the Device, GL's renderer
 // (app/gl/renderer.hpp), its presenter (the window's swap, the panel through Dear ImGui's OpenGL3 renderer),
 // its mode table (app/gl/mode.cpp) and the traits only GL declares: the live CUDA device switch, the interop
 // probe of each CUDA device that GL's availability depends on (CudaProbe), the rules of the scene (eglstream
 // and exported carry some resources only), the CUDA devices that drive the GL context, the map and register
 // flags, the doctor's report, GL's best tier without --mode, NVTX ranges with GL debug groups, and GL debug
-// output, whose error ends a frame with an exception. lab::App (app/gl/app.hpp) is core::App<gl::Backend>.
+// output, whose error ends a frame with an exception. lab::App (app/gl/app/app.hpp) is
+// loop::App<gl::Backend>.
 #pragma once
 
-#include "app/core/cli.hpp"
-#include "app/core/mode.hpp"
+#include "app/cli/cli.hpp"
 #include "app/doctor/doctor.hpp"
 #include "app/gl/mode.hpp"
 #include "app/gl/platform.hpp"
@@ -17,6 +17,7 @@
 #include "app/gl/renderer.hpp"
 #include "app/gl/timing.hpp"
 #include "app/glfw/window.hpp"
+#include "app/modes/mode.hpp"
 #include "interop/device.hpp"
 
 #include <imgui.h>
@@ -108,7 +109,7 @@ struct Backend {
   }
   // Interop where it works, else the next tier (staging, else cpu), saying why not interop.
   static DefaultMode default_mode(const CudaContext& cuda, const CudaProbe& probe);
-  // The access settings come after (core::App calls apply_access before attach).
+  // The access settings come after (loop::App calls apply_access before attach).
   static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
     return lab::create_mode(id, cuda, AccessSettings{});
   }

@@ -5,7 +5,7 @@
 // source in this build.
 #include "app/gl/doctor_gl.hpp"
 
-#include "app/core/remedy.hpp"
+#include "app/cli/remedy.hpp"
 #include "app/core/text.hpp"
 #include "app/gl/gl_external.hpp"
 #include "app/gl/gl_objects.hpp"

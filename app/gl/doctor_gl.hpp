@@ -4,7 +4,7 @@
 // that --doctor prints and GL's panel shows in its doctor tab.
 #pragma once
 
-#include "app/core/cli.hpp"
+#include "app/cli/cli.hpp"
 #include "app/doctor/doctor.hpp"
 
 #include <string>

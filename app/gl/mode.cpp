@@ -1,9 +1,9 @@
 // app/gl/mode.cpp — GL's mode table (which modes run here, and the factory) and the split mode's path.
 #include "app/gl/mode.hpp"
 
-#include "app/core/cpu_mode.hpp"
-#include "app/core/remedy.hpp"
-#include "app/core/staging_mode.hpp"
+#include "app/cli/remedy.hpp"
+#include "app/modes/cpu_mode.hpp"
+#include "app/modes/staging_mode.hpp"
 
 #include "interop/device.hpp"
 

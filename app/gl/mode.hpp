@@ -1,5 +1,5 @@
 // app/gl/mode.hpp — GL's interop modes: how the results of a scene's kernels reach the GL renderer's
-// resources (app/gl/renderer.hpp), as lab::Mode<gl::Renderer> (app/core/mode.hpp). Each mode owns
+// resources (app/gl/renderer.hpp), as lab::Mode<gl::Renderer> (app/modes/mode.hpp). Each mode owns
 // everything it allocates or registers for them, from attach to detach, so switching modes live is
 // detach + attach and leaves nothing behind. cpu and staging are app/core's templates over GL's renderer.
 //
@@ -16,10 +16,10 @@
 //               frame GL signals -> CUDA waits, computes, signals -> GL waits (no register, no map/unmap)
 #pragma once
 
-#include "app/core/access.hpp"
-#include "app/core/mode.hpp"
 #include "app/gl/renderer.hpp"
 #include "app/gl/timing.hpp"
+#include "app/modes/access.hpp"
+#include "app/modes/mode.hpp"
 #include "interop/access.hpp"
 #include "interop/device.hpp"
 #include "interop/external.hpp"
@@ -44,7 +44,7 @@ ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::
 
 namespace gl {
 
-// GL's modes are the one mode interface of every API (app/core/mode.hpp) over GL's renderer.
+// GL's modes are the one mode interface of every API (app/modes/mode.hpp) over GL's renderer.
 using Mode = lab::Mode<Renderer>;
 
 }  // namespace gl

@@ -17,7 +17,7 @@
 // EGL_KHR_stream does not say which memory row a GL_TEXTURE_EXTERNAL_OES texture samples at t = 0, so
 // attach sends one frame whose row 0 alone is white and reads where it lands: the draw then keeps
 // memory row 0 at the bottom, as every other mode does.
-#include "app/core/remedy.hpp"
+#include "app/cli/remedy.hpp"
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/mode.hpp"
 #include "interop/error.hpp"

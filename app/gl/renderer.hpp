@@ -1,4 +1,4 @@
-// app/gl/renderer.hpp — GL's drawing, with the contract of every backend's renderer (app/core/mode.hpp):
+// app/gl/renderer.hpp — GL's drawing, with the contract of every backend's renderer (app/modes/mode.hpp):
 // the resources a scene's kernels use, created from its ResourceDescs in GL's own storage or in memory
 // another API allocated (the external mode); the draws of app/scene/scene_compute.hpp (the cubes into a
 // texture, the lit wave mesh, a full-screen image shown in a window); host <-> resource copies for the
@@ -13,11 +13,11 @@
 // buffer in a window, an FBO headless). Needs the platform's GL 4.5 context current.
 #pragma once
 
-#include "app/core/mode.hpp"  // NoPassSync
 #include "app/gl/frame_read.hpp"
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/platform.hpp"
 #include "app/image/image_io.hpp"
+#include "app/modes/mode.hpp"  // NoPassSync
 #include "app/scene/scene_compute.hpp"
 
 #include <glad/gl.h>
@@ -60,14 +60,14 @@ class Renderer {
   using PassSync = NoPassSync;
 
   explicit Renderer(Platform& platform);
-  // The frame loop's (app/core/app.hpp) construction: the frame's size is the platform's already.
+  // The frame loop's (app/loop/app.hpp) construction: the frame's size is the platform's already.
   Renderer(Platform& platform, Extent /*extent: the platform's*/) : Renderer(platform) {}
   ~Renderer();
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
 
   // The frame's size follows the platform's framebuffer; the resources are the caller's to re-create
-  // (SceneCompute::resize_recreates_resources says when). Headless, the frame loop of app/core/app.hpp
+  // (SceneCompute::resize_recreates_resources says when). Headless, the frame loop of app/loop/app.hpp
   // resizes through this: the offscreen target is made `extent` (a window's size is the window's).
   void resize(Extent extent) {
     if (!m_platform.is_window() && extent != m_platform.framebuffer_extent()) m_platform.resize(extent);
@@ -107,7 +107,7 @@ class Renderer {
   // a window copies its texture by one full-screen pass, and headless does nothing.
   void draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, Extent extent,
                   const PassSync& sync = {});
-  // The same at the platform's framebuffer size: the renderer contract of app/core/app.hpp's loop.
+  // The same at the platform's framebuffer size: the renderer contract of app/loop/app.hpp's loop.
   void draw_frame(const DrawPlan& plan, const glm::mat4& view_projection, const PassSync& sync) {
     draw_frame(plan, view_projection, m_platform.framebuffer_extent(), sync);
   }

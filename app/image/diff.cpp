@@ -4,7 +4,7 @@
 // that differ no more than --max-diff and --max-fraction allow, else "different".
 // Exit codes are the diff's own contract: 0 same or within tolerance, 1 different, 2 an input or the heat
 // map failed, or the heat map would overwrite an input. Every message starts with kPrefix, as the command
-// line's own diff messages do (app/core/cli.cpp).
+// line's own diff messages do (app/cli/cli.cpp).
 #include "app/image/diff.hpp"
 
 #include "app/core/text.hpp"

@@ -10,7 +10,7 @@
 
 namespace lab {
 
-// What the command line gives `interop-lab diff` (app/core/cli.cpp parses it).
+// What the command line gives `interop-lab diff` (app/cli/cli.cpp parses it).
 struct DiffOptions {
   std::string a, b;
   std::string heatmap;        // PNG of the per-pixel difference; "" for none

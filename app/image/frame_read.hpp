@@ -1,7 +1,7 @@
 // app/image/frame_read.hpp — a frame read back a frame late (the desk's read-back, app/serve): its pixels
 // and the index of the frame they are. Every renderer that reads so returns it from end_read_frame() (GL's
 // through app/gl/frame_read.hpp's fenced pixel-pack copy, Vulkan's from a submitted copy into a host-visible
-// buffer), so the loops (app/core/app.hpp, app/main.cpp's desk bench) hand over one type whatever the API.
+// buffer), so the loops (app/loop/app.hpp, app/main.cpp's desk bench) hand over one type whatever the API.
 #pragma once
 
 #include "app/image/image_io.hpp"

@@ -7,7 +7,7 @@
 //     desk.end_frame(app.read_frame(), state);    // the frame and the state after it, handed over at once
 //   }
 //
-// The one frame loop (app/core/app.hpp, for every API) makes these calls; what
+// The one frame loop (app/loop/app.hpp, for every API) makes these calls; what
 // a loop says about itself goes into an AppState (phase_lines and compare_modes read its FrameTimers).
 //
 // INTEROP_LAB_WITH_SERVE says whether the build has the desk: labserve defines it to 1 for whatever links it;
@@ -19,10 +19,10 @@
 #error "define INTEROP_LAB_WITH_SERVE to 0 or 1: link labserve (app/serve), which defines it to 1"
 #endif
 
-#include "app/core/access.hpp"
 #include "app/core/serve_address.hpp"
 #include "app/core/vocabulary.hpp"
 #include "app/image/image_io.hpp"
+#include "app/modes/access.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "app/serve/protocol.hpp"
 #include "app/serve/server.hpp"
@@ -133,7 +133,7 @@ class Desk {
 #endif
 
 // Whether a renderer reads its frames a frame late (begin_read_frame(plan, frame) / end_read_frame(), as
-// Vulkan's does): app/core/app.hpp's loop then hands frames over with frame_read_begun / _collected.
+// Vulkan's does): app/loop/app.hpp's loop then hands frames over with frame_read_begun / _collected.
 template <class Renderer, class = void>
 struct ReadsFramesLate : std::false_type {};
 template <class Renderer>

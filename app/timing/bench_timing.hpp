@@ -1,6 +1,6 @@
-// app/timing/bench_timing.hpp — how every benchmark of the app times a case (the GL one in app/gl/bench.cpp,
-// the Vulkan one in app/vulkan/bench.cpp): a warm-up, then the measured frames, each one's wall time. No
-// graphics API and no GPU: the caller's frame does the work and waits for it.
+// app/timing/bench_timing.hpp — how every benchmark of the app times a case (the GL one in
+// app/gl/app/bench.cpp, the Vulkan one in app/vulkan/app/bench.cpp): a warm-up, then the measured frames,
+// each one's wall time. No graphics API and no GPU: the caller's frame does the work and waits for it.
 #pragma once
 
 #include <functional>
@@ -30,7 +30,7 @@ std::pair<std::vector<double>, std::vector<double>> time_frame_pairs(
     std::optional<long long> fixed_frames, const std::function<void(long long)>& first,
     const std::function<void(long long)>& second, long long default_frames = 300);
 
-// How the throughput rows are timed (GL's app/gl/bench_throughput.cpp, Vulkan's app/vulkan/
+// How the throughput rows are timed (GL's app/gl/app/bench_throughput.cpp, Vulkan's app/vulkan/
 // bench_throughput.cpp), where no single frame's time says anything: `issue(index)` queues the `step` frames
 // from `index` on (one frame in flight, or one hand-off of `step` frames) without waiting for them unless it
 // must; `finish()` waits for everything queued. A warm-up of 20 frames (whole steps) and finish, then

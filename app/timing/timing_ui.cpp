@@ -1,4 +1,4 @@
-// app/timing/timing_ui.cpp — the timing tables of the panel (app/glfw/panel.cpp).
+// app/timing/timing_ui.cpp — the timing tables of the panel (app/panel/panel.cpp).
 #include "app/timing/timing_ui.hpp"
 
 #include "app/core/names.hpp"

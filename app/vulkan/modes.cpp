@@ -1,6 +1,6 @@
 // app/vulkan/modes.cpp — which Vulkan modes run here, and the factory.
 #include "app/vulkan/modes.hpp"
-#include "app/core/remedy.hpp"
+#include "app/cli/remedy.hpp"
 #include "interop/vmm.hpp"
 
 #include <stdexcept>

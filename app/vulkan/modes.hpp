@@ -1,5 +1,5 @@
 // app/vulkan/modes.hpp — how a scene's results reach the Vulkan renderer's resources: the Vulkan
-// backend's modes, each in its own file behind the one mode interface (app/core/mode.hpp).
+// backend's modes, each in its own file behind the one mode interface (app/modes/mode.hpp).
 //
 //   staging   the kernels write cudaMalloc memory; copied to pinned host memory; Renderer::upload
 //             (inputs the other way: Renderer::download, then to the device)          modes_copy.cpp
@@ -19,8 +19,8 @@
 // with the semaphores it hands in.
 #pragma once
 
-#include "app/core/mode.hpp"
 #include "app/core/vocabulary.hpp"
+#include "app/modes/mode.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "app/timing/timing.hpp"
 #include "app/vulkan/renderer.hpp"

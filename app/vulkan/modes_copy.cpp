@@ -1,10 +1,10 @@
 // app/vulkan/modes_copy.cpp — the Vulkan backend's copying modes, shared with the Direct3D backends:
-// `cpu` (app/core/cpu_mode.hpp: the CPU reference writes host memory, which Renderer::upload copies into the
-// resources; no CUDA at all) and `staging` (app/core/staging_mode.hpp: the kernels write cudaMalloc memory,
+// `cpu` (app/modes/cpu_mode.hpp: the CPU reference writes host memory, which Renderer::upload copies into the
+// resources; no CUDA at all) and `staging` (app/modes/staging_mode.hpp: the kernels write cudaMalloc memory,
 // which comes to pinned host memory and is uploaded from there). What the kernels read comes the other
 // way, Renderer::download after the cubes pass, timed as "vulkan copy".
-#include "app/core/cpu_mode.hpp"
-#include "app/core/staging_mode.hpp"
+#include "app/modes/cpu_mode.hpp"
+#include "app/modes/staging_mode.hpp"
 #include "app/vulkan/modes.hpp"
 
 namespace lab::vulkan {

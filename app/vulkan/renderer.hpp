@@ -62,7 +62,7 @@ struct Resource : ResourceMemory {
 
 class Renderer {
  public:
-  using PassSync = vulkan::PassSync;  // what app/core/mode.hpp's Mode hands the passes
+  using PassSync = vulkan::PassSync;  // what app/modes/mode.hpp's Mode hands the passes
 
   // Offscreen frame target of `extent` on `context`'s device (the context outlives the renderer).
   Renderer(Context& context, Extent extent);

@@ -3,8 +3,8 @@
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/scratch_dir.hpp"
 
-#include "app/gl/bench.hpp"
-#include "app/gl/bench_rows.hpp"
+#include "app/gl/app/bench.hpp"
+#include "app/gl/app/bench_rows.hpp"
 
 #include <nlohmann/json.hpp>
 

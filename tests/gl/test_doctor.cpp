@@ -3,7 +3,7 @@
 // the panel drawn without a renderer, and the report assembled from its sources (app/doctor). In gl_tests
 // because GL's source (app/gl/doctor_gl.cpp) probes the platforms it reports on; test_doctor_gl.cpp runs
 // it on a real context.
-#include "app/gl/app.hpp"
+#include "app/gl/app/app.hpp"
 #include "app/gl/doctor_gl.hpp"
 #include "app/vulkan/doctor_vulkan.hpp"
 

@@ -3,7 +3,7 @@
 // platform shares the GPU with CUDA, it must say that interop works.
 #include "tests/support/app_fixture.hpp"
 
-#include "app/core/remedy.hpp"
+#include "app/cli/remedy.hpp"
 #include "app/gl/doctor_gl.hpp"
 #include "interop/device.hpp"
 #include "interop/error.hpp"

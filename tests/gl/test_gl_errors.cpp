@@ -1,11 +1,11 @@
 // tests/gl/test_gl_errors.cpp — a GL error made during a frame ends that frame with an exception that names
-// it, in GL's loop (lab::App) and in the core loop on GL's backend (core::App<gl::Backend>, whose
+// it, in GL's loop (lab::App) and in the core loop on GL's backend (loop::App<gl::Backend>, whose
 // after_frame checks it), and the frame is not counted. A mode double makes the error (binding a vertex
 // array name GL never made: GL_INVALID_OPERATION) on the headless test platform (Mesa in CI).
 #include "tests/support/app_fixture.hpp"
 
-#include "app/core/app.hpp"
 #include "app/gl/backend.hpp"
+#include "app/loop/app.hpp"
 #include "interop/error.hpp"
 
 #include <glad/gl.h>
@@ -17,7 +17,7 @@
 
 namespace {
 
-using GlCoreApp = lab::core::App<lab::gl::Backend>;
+using GlCoreApp = lab::loop::App<lab::gl::Backend>;
 
 // Stands in for the cpu mode and makes one GL error in the frame it produces.
 class GlErrorMode final : public lab::gl::Mode {

@@ -1,5 +1,5 @@
 // tests/gpu/test_bench_loops.cpp — the GL benchmark's own loops of the external and exported modes (raw
-// Vulkan, cuMem*, CUDA and GL calls, app/gl/bench_external.cpp) draw correct frames: the frame each drew
+// Vulkan, cuMem*, CUDA and GL calls, app/gl/app/bench_external.cpp) draw correct frames: the frame each drew
 // last equals the cpu frame of its index, with a timeline semaphore and with binary semaphores, in the
 // image scenes each mode runs (exported refuses postprocess), at a size that is no multiple of anything.
 // Needs a CUDA device on the GPU that runs GL, with GL's external memory and semaphore extensions; skips
@@ -8,8 +8,8 @@
 // everywhere, the others where CUDA drives GL.
 #include "tests/support/app_fixture.hpp"
 
-#include "app/gl/bench_loops.hpp"
-#include "app/gl/bench_rows.hpp"
+#include "app/gl/app/bench_loops.hpp"
+#include "app/gl/app/bench_rows.hpp"
 #include "kernels/common.hpp"
 
 #include <map>

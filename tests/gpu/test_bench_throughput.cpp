@@ -1,12 +1,12 @@
 // tests/gpu/test_bench_throughput.cpp — the benchmark's throughput rows on a GPU whose GL interop works
-// (app/gl/bench_throughput.hpp): every form is measured (1, 2, 3 frames in flight; 2 and 4 frames per
+// (app/gl/app/bench_throughput.hpp): every form is measured (1, 2, 3 frames in flight; 2 and 4 frames per
 // hand-off), leaves nothing mapped, and reaches the JSON beside the cases, whose x ref holds the hand-off.
 // Skips with the reason elsewhere; fails instead where INTEROP_LAB_REQUIRE_GPUS says a GPU must be there.
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/scratch_dir.hpp"
 
-#include "app/gl/bench.hpp"
-#include "app/gl/bench_throughput.hpp"
+#include "app/gl/app/bench.hpp"
+#include "app/gl/app/bench_throughput.hpp"
 #include "interop/gl.hpp"
 
 #include <nlohmann/json.hpp>

@@ -9,7 +9,7 @@
 // under INTEROP_LAB_REQUIRE_GPUS.
 #include "tests/support/app_fixture.hpp"
 
-#include "app/gl/bench_loops.hpp"
+#include "app/gl/app/bench_loops.hpp"
 
 #include <optional>
 #include <string>

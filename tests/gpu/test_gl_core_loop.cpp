@@ -1,4 +1,4 @@
-// tests/gpu/test_gl_core_loop.cpp — GL's backend on the one frame loop (core::App<gl::Backend>,
+// tests/gpu/test_gl_core_loop.cpp — GL's backend on the one frame loop (loop::App<gl::Backend>,
 // app/gl/backend.hpp) against GL's own loop (lab::App), headless: each says the same of every mode (what
 // runs here and why not), picks the same mode without --mode with the same notice, and where a mode runs
 // draws the same frames of each scene, before and after a switch of the CUDA device. Without a GPU only the
@@ -7,10 +7,10 @@
 // makes its own GL context current.
 #include "tests/support/app_fixture.hpp"
 
-#include "app/core/app.hpp"
-#include "app/core/cli.hpp"
-#include "app/gl/app.hpp"
+#include "app/cli/cli.hpp"
+#include "app/gl/app/app.hpp"
 #include "app/gl/backend.hpp"
+#include "app/loop/app.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +22,7 @@ namespace {
 
 using lab::ModeId;
 using lab::SceneId;
-using GlCoreApp = lab::core::App<lab::gl::Backend>;
+using GlCoreApp = lab::loop::App<lab::gl::Backend>;
 
 lab::Options headless_options(SceneId scene, std::optional<ModeId> mode) {
   lab::Options options = labtest::app_options(scene, ModeId::Cpu, 96, 64);

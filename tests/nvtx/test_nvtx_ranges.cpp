@@ -2,12 +2,12 @@
 // or a profiler: main() points NVTX_INJECTION64_PATH at tests/nvtx/nvtx_recorder.cpp's library before
 // the first NVTX call, so every range the app opens lands in a file. Headless cpu-mode frames (Mesa in
 // CI) must show "frame N" around each frame's named phases, and a switch must show as one: in GL's loop
-// (lab::App) and in the core loop on GL's backend (core::App<gl::Backend>, app/gl/backend.hpp) alike.
+// (lab::App) and in the core loop on GL's backend (loop::App<gl::Backend>, app/gl/backend.hpp) alike.
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/scratch_dir.hpp"
 
-#include "app/core/app.hpp"
 #include "app/gl/backend.hpp"
+#include "app/loop/app.hpp"
 
 #include <cstdlib>
 #include <fstream>
@@ -67,7 +67,7 @@ class NvtxRangesTest : public ::testing::Test {
   std::string m_file;
 };
 
-using GlCoreApp = lab::core::App<lab::gl::Backend>;
+using GlCoreApp = lab::loop::App<lab::gl::Backend>;
 
 // Cpu-mode frames at 64x48; the core loop on GL's backend runs headless (app/gl/backend.hpp).
 template <class App>

@@ -3,7 +3,7 @@
 // image_fixture.hpp shares with the unit tests (synthetic images, goldens).
 #pragma once
 
-#include "app/gl/app.hpp"
+#include "app/gl/app/app.hpp"
 #include "app/image/image_compare.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "kernels/postprocess.hpp"

@@ -1,6 +1,6 @@
 // tests/unit/test_cli.cpp — the command-line contract: defaults, every option, and every usage error
 // giving exit code 2 with one line that names the option and the value. No GPU, no GL.
-#include "app/core/cli.hpp"
+#include "app/cli/cli.hpp"
 #include "tests/support/scratch_dir.hpp"
 
 #include <gtest/gtest.h>

@@ -44,7 +44,7 @@ class StandInScene final : public lab::SceneCompute {
   std::optional<kernels::Filter> m_filter;
 };
 
-// What app/core/app.hpp's loop offers the desk: scene, mode, size, the scene itself.
+// What app/loop/app.hpp's loop offers the desk: scene, mode, size, the scene itself.
 struct LoopWithoutSwitches {
   StandInScene scene_compute{lab::SceneId::Wave};
   std::optional<lab::SceneId> scene_asked;
@@ -189,7 +189,7 @@ bool eventually(Done done) {
   return true;
 }
 
-// GL's app on the desk, frame by frame as app/core/app.hpp runs it: the page's commands applied (a refusal
+// GL's app on the desk, frame by frame as app/loop/app.hpp runs it: the page's commands applied (a refusal
 // becomes the loop's notice, which stays), then the frame and the state after it handed to the desk.
 struct DeskedLoop {
   lab::serve::Desk desk;

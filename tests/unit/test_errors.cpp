@@ -1,7 +1,7 @@
 // tests/unit/test_errors.cpp — CUDA/GL error names, conditions and advice, the three error macros, and the
-// app's command-line remedies on top of them (app/core/remedy.hpp). Needs no CUDA
+// app's command-line remedies on top of them (app/cli/remedy.hpp). Needs no CUDA
 // device and no GL context: cudaGetErrorName works without a driver, and no GL function is loaded.
-#include "app/core/remedy.hpp"
+#include "app/cli/remedy.hpp"
 #include "interop/error.hpp"
 
 #include <glad/gl.h>
@@ -163,7 +163,7 @@ TEST(ErrorTest, GlErrorsHaveNoCudaError) {
   EXPECT_EQ(error.code(), GL_OUT_OF_MEMORY);
 }
 
-// The app adds its command line to what the library says (app/core/remedy.hpp).
+// The app adds its command line to what the library says (app/cli/remedy.hpp).
 TEST(AppRemedyTest, AddsTheCommandLineToTheLibrarysMessage) {
   const interop::Error error(out_of_memory_info());
   const std::string message = lab::describe(error);

@@ -1,6 +1,7 @@
 // tests/unit/test_hotkeys.cpp — the window's keys, screenshot numbering and the vsync-bound test.
 // No window, no GL.
 #include "app/core/hotkeys.hpp"
+#include "app/image/screenshots.hpp"
 #include "tests/support/scratch_dir.hpp"
 
 #define GLFW_INCLUDE_NONE  // the key codes, no GL header

@@ -2,7 +2,7 @@
 // a mode that runs is attached; one whose attach throws leaves the previous mode attached and says why. The
 // fallback tiers every loop falls back by: each CUDA mode to staging where it runs, else cpu, and what the
 // loop says when it does.
-#include "app/core/mode_switch.hpp"
+#include "app/modes/mode_switch.hpp"
 
 #include "app/core/vocabulary.hpp"
 

@@ -1,7 +1,7 @@
 // tests/unit/test_serve_address.cpp — --serve [HOST:]PORT: the address parser (app/core/serve_address.hpp)
-// and the command line around it (app/core/cli.cpp): defaults, each accepted form, each refusal with its
+// and the command line around it (app/cli/cli.cpp): defaults, each accepted form, each refusal with its
 // reason, and the options --serve refuses. No network, no GPU.
-#include "app/core/cli.hpp"
+#include "app/cli/cli.hpp"
 #include "app/core/serve_address.hpp"
 
 #include <gtest/gtest.h>

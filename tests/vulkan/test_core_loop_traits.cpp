@@ -1,5 +1,5 @@
 // tests/vulkan/test_core_loop_traits.cpp — the optional Backend traits of the one frame loop
-// (app/core/app.hpp) that GL's backend needs and Vulkan's and Direct3D's leave out: the live CUDA device
+// (app/loop/app.hpp) that GL's backend needs and Vulkan's and Direct3D's leave out: the live CUDA device
 // switch (kCudaDeviceSwitch), a probe of the CUDA device that mode_availability is told (CudaProbe), a rule
 // that depends on the scene (scene_availability), the profilers' scopes (profile_scope) and the checks
 // around a frame (before_frame, after_frame). They are declared here by a backend that is Vulkan's with the
@@ -8,9 +8,9 @@
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/vulkan_device.hpp"
 
-#include "app/core/app.hpp"
-#include "app/core/cli.hpp"
-#include "app/vulkan/app.hpp"
+#include "app/cli/cli.hpp"
+#include "app/loop/app.hpp"
+#include "app/vulkan/app/app.hpp"
 
 #include <gtest/gtest.h>
 
@@ -82,7 +82,7 @@ struct TracedVulkan : lab::vulkan::Vulkan {
   }
 };
 
-using TracedApp = lab::core::App<TracedVulkan>;
+using TracedApp = lab::loop::App<TracedVulkan>;
 
 lab::Options traced_options(SceneId scene) {
   lab::Options options = labtest::app_options(scene, ModeId::Cpu, 40, 24);

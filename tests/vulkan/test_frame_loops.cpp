@@ -1,6 +1,6 @@
-// tests/vulkan/test_frame_loops.cpp — what the one frame loop (app/core/app.hpp) must do on every backend, as
-// one test body: GL's app (lab::App, app/gl/app.hpp), the loop on Vulkan (lavapipe in CI), and the loop on
-// GL's backend itself (core::App<gl::Backend>, headless). A mode that fails with a CUDA error that is not
+// tests/vulkan/test_frame_loops.cpp — what the one frame loop (app/loop/app.hpp) must do on every backend, as
+// one test body: GL's app (lab::App, app/gl/app/app.hpp), the loop on Vulkan (lavapipe in CI), and the loop
+// on GL's backend itself (loop::App<gl::Backend>, headless). A mode that fails with a CUDA error that is not
 // sticky gives way to the next tier and the frame is still right, a sticky one ends the run; the tiers; a
 // test double through use_mode; the frame counter; the --graph switch; a refused mode; the map and register
 // flags checked against the scene; the split mode's settings and the CUDA device switch, refused with the
@@ -9,10 +9,10 @@
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/vulkan_device.hpp"
 
-#include "app/core/app.hpp"
-#include "app/core/cli.hpp"
+#include "app/cli/cli.hpp"
 #include "app/gl/backend.hpp"
-#include "app/vulkan/app.hpp"
+#include "app/loop/app.hpp"
+#include "app/vulkan/app/app.hpp"
 #include "interop/error.hpp"
 
 #include <memory>
@@ -52,7 +52,7 @@ struct Loop<lab::App> {
 };
 
 // GL's backend on the core loop (app/gl/backend.hpp), headless: what lab::App becomes.
-using GlCoreApp = lab::core::App<lab::gl::Backend>;
+using GlCoreApp = lab::loop::App<lab::gl::Backend>;
 
 template <>
 struct Loop<GlCoreApp> {

@@ -5,7 +5,7 @@
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/vulkan_device.hpp"
 
-#include "app/vulkan/app.hpp"
+#include "app/vulkan/app/app.hpp"
 
 #include <optional>
 #include <stdexcept>

@@ -10,9 +10,9 @@
 #include "tests/support/vulkan_device.hpp"
 
 #include "app/bench/report.hpp"
-#include "app/vulkan/app.hpp"
-#include "app/vulkan/bench.hpp"
-#include "app/vulkan/bench_throughput.hpp"
+#include "app/vulkan/app/app.hpp"
+#include "app/vulkan/app/bench.hpp"
+#include "app/vulkan/app/bench_throughput.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -79,8 +79,8 @@ TEST_F(WindowTest, ResizesAndReRegistersItsTexture) {
 
 #include <GLFW/glfw3.h>
 
-#include "app/glfw/panel.hpp"
 #include "app/glfw/panel_layout.hpp"
+#include "app/panel/panel.hpp"
 #include "tests/support/layout_file.hpp"
 #include "tests/support/scratch_dir.hpp"
 

@@ -1,4 +1,4 @@
-// tests/windows/d3d_app_check.cpp — the Direct3D apps' live switches and resizes (app/core/app.hpp:
+// tests/windows/d3d_app_check.cpp — the Direct3D apps' live switches and resizes (app/loop/app.hpp:
 // what the panel's buttons and a window's size call), for both APIs, under Wine (scripts/windows-cross.sh)
 // or on Windows: a scene, mode or size switched between frames must give the frame that a fresh run with
 // it gives, byte for byte, headless and in a window (its back buffer read back), and a CUDA mode must be
@@ -8,8 +8,8 @@
 // tests/windows/cuda_free.cpp). One line per check; exit 0 all passed, 1 any failed, 77 no device of an
 // API here (said which; the other API is still checked).
 #include "app/core/text.hpp"
-#include "app/d3d11/app.hpp"
-#include "app/d3d12/app.hpp"
+#include "app/d3d11/app/app.hpp"
+#include "app/d3d12/app/app.hpp"
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // the monitor F11 fills

@@ -1,0 +1,1144 @@
+// app/loop/app.hpp — the one frame loop of every graphics API (OpenGL, Vulkan, Direct3D 11, Direct3D 12),
+// each drawing through its Renderer: the CUDA device where there is one (its UUID or LUID picks the API's
+// device, so interop can work), the API's device and renderer, a scene's SceneCompute and a mode
+// (app/modes/mode.hpp); headless, or in a GLFW window (app/glfw/window.hpp) through the API's presenter,
+// with a panel that switches scene, mode and the external modes' semaphores live, per-phase timings, and
+// the keys of app/core/hotkeys.hpp. One frame is a straight line:
+//
+//   renderer (cubes pass) -> mode (kernels) -> renderer (frame pass) -> presenter (window, panel)
+//
+// `Backend` names one API's types and the few calls that differ (app/vulkan/app/app.hpp's Vulkan,
+// app/d3d11/app/app.hpp's Direct3D11, app/d3d12/app/app.hpp's Direct3D12):
+//   kApi, Device, Renderer, Presenter; kSemaphoreChoice (the panel offers timeline/binary semaphores)
+//   create_device(cuda, window)          the API's device on the CUDA device's GPU (any without CUDA)
+//   device_name(device)                  for the panel and messages
+//   timer_queries(renderer)              the API's GPU timer queries, or null
+//   graphics_untimed(renderer)           why the graphics passes are not timed ("" when they are)
+//   status_lines(device, presenter)      the panel's API-specific lines (present mode, validation)
+//   mode_availability(mode, cuda, why)   and create_mode(mode, cuda): the API's mode table
+//   create_presenter(renderer, device, window, extent, ui, vsync)
+//   window_desc(extent)                  the window's title and the remedies it says
+//   kCudaDeviceSwitch (optional, default false): whether request_device may move the CUDA work to another
+//                                        device live (the mode, the streams, the timers and the scene's
+//                                        scratch re-created there); without it the API's device was picked
+//                                        for the CUDA device at start (Vulkan by UUID, Direct3D by LUID), so
+//                                        it refuses
+// and, optional, what only some APIs have (GL's):
+//   CudaProbe, probe_cuda(cuda, device, why)  what the API's device says of the CUDA device (GL: the interop
+//                                        probe), made once the device is there (the --mode check waits for
+//                                        it) and again after a device switch; mode_availability then takes it
+//                                        as a fourth argument, and probe_summary(probe) is the switch's
+//                                        notice
+//   scene_availability(mode, resources)  a rule that depends on the scene (a mode that carries some resources
+//                                        only), after mode_availability; a scene switch the running mode
+//                                        cannot run moves it one tier down, saying why
+//   profile_scope(name)                  an RAII scope the profilers see (GL: an NVTX range and a GL debug
+//                                        group) around each frame, switch, attach and present
+//   before_frame(device), after_frame(device, index)  checks around a frame (GL: its debug output, whose
+//                                        error ends the frame with an exception)
+//   at_start()                           what must happen before anything else (GL: the allocator's setting)
+//   create_device(cuda, window, options) in place of create_device(cuda, window): a device made from the
+//                                        options (GL's platform: the headless size, vsync, --gl-debug; in a
+//                                        window, the window's GL context); the CUDA device is made current
+//                                        after it where cuda_devices_of is declared
+//   cuda_devices_of(device)              the CUDA devices that drive the API's device (GL: cudaGLGetDevices),
+//                                        the first used without --device, each named so in the panel and page
+//   kAccessFlags                         the map and register flags are the user's to set (the panel's and
+//                                        the page's flags; GL's register/map modes)
+//   doctor_report(cuda, device)          the doctor's report of this machine for the panel's tab and the
+//                                        page, made when there is either and again after a device or split
+//                                        switch
+//   default_mode(cuda, probe)            the mode without --mode ({mode, notice, log}: GL's best tier and why
+//                                        not higher), in place of staging (cpu without CUDA)
+//   GraphicsPhase                        the timing scope of the graphics passes (GL's adds a debug group)
+// and of a Renderer, optional: draws_frame(plan) (false: the frame pass does nothing, untimed).
+// In a window the frame is: the switches, the window's events and keys, the cubes pass, the mode, the frame
+// pass, F12's screenshot (the frame before the panel covers it: read_frame then reads what the frame pass
+// drew, where GL's is the window's framebuffer), then the presenter draws the panel (app/panel/panel.hpp).
+// A Presenter has begin_ui_frame(), draw(plan, ui) (the frame and the panel into the back buffer),
+// read_back_buffer() (what the window shows; empty where the API cannot read it), present(), resize(),
+// vsync() and set_vsync(). With --serve, headless, the desk (app/serve/desk.hpp) is called in three places
+// of run(): its commands before a frame (applied through request_scene / request_mode / resize), and after
+// it the frame and the state (offer_to_desk). A mode that fails with a CUDA error that is not sticky, in a
+// frame or when it re-attaches after a resize, gives way to the next tier down (fallback_for: staging, then
+// cpu), saying why; a sticky one ends the run. Header-only: each API's library instantiates it (it includes
+// Dear ImGui, so the libraries below it that unit_tests links never do).
+#pragma once
+
+#include "app/cli/cli.hpp"
+#include "app/cli/remedy.hpp"
+#include "app/core/hotkeys.hpp"
+#include "app/core/text.hpp"
+#include "app/doctor/doctor.hpp"
+#include "app/glfw/panel_layout.hpp"
+#include "app/glfw/window.hpp"
+#include "app/image/image_io.hpp"
+#include "app/image/screenshots.hpp"
+#include "app/modes/mode.hpp"
+#include "app/modes/mode_switch.hpp"
+#include "app/os/signals.hpp"
+#include "app/panel/panel.hpp"
+#include "app/scene/scene_compute.hpp"
+#include "app/serve/desk.hpp"
+#include "app/timing/timing.hpp"
+#include "app/timing/timing_ui.hpp"
+#include "interop/device.hpp"
+#include "interop/error.hpp"
+#include "interop/stream.hpp"
+#include "kernels/common.hpp"
+
+#include <cuda_runtime_api.h>
+#include <imgui.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace lab::loop {
+
+namespace detail {
+
+// Backend::kCudaDeviceSwitch where the backend declares it, else false.
+template <class Backend, class = void>
+struct CudaDeviceSwitch : std::false_type {};
+template <class Backend>
+struct CudaDeviceSwitch<Backend, std::void_t<decltype(Backend::kCudaDeviceSwitch)>>
+    : std::bool_constant<Backend::kCudaDeviceSwitch> {};
+
+// Backend::CudaProbe where the backend declares it (mode_availability then takes it), else an empty one.
+struct NoCudaProbe {};
+template <class Backend, class = void>
+struct CudaProbeOf {
+  using type = NoCudaProbe;
+  static constexpr bool kDeclared = false;
+};
+template <class Backend>
+struct CudaProbeOf<Backend, std::void_t<typename Backend::CudaProbe>> {
+  using type = typename Backend::CudaProbe;
+  static constexpr bool kDeclared = true;
+};
+
+// Whether the backend has a rule that depends on the scene (Backend::scene_availability).
+template <class Backend, class = void>
+struct SceneAvailability : std::false_type {};
+template <class Backend>
+struct SceneAvailability<Backend, std::void_t<decltype(Backend::scene_availability(
+                                      ModeId{}, std::declval<const std::vector<ResourceDesc>&>()))>>
+    : std::true_type {};
+
+// Whether the backend wraps frames, switches and attaches in a profiler's scope (Backend::profile_scope).
+template <class Backend, class = void>
+struct ProfileScopes : std::false_type {};
+template <class Backend>
+struct ProfileScopes<Backend,
+                     std::void_t<decltype(Backend::profile_scope(std::declval<const std::string&>()))>>
+    : std::true_type {};
+
+// Whether the backend checks each frame (Backend::before_frame and after_frame).
+template <class Backend, class = void>
+struct FrameChecks : std::false_type {};
+template <class Backend>
+struct FrameChecks<
+    Backend, std::void_t<decltype(Backend::before_frame(std::declval<typename Backend::Device&>())),
+                         decltype(Backend::after_frame(std::declval<typename Backend::Device&>(), 0LL))>>
+    : std::true_type {};
+
+// Whether the backend's create_device takes the options, and whether it says which CUDA device drives it.
+template <class Backend, class = void>
+struct DeviceFromOptions : std::false_type {};
+template <class Backend>
+struct DeviceFromOptions<Backend, std::void_t<decltype(Backend::create_device(
+                                      std::declval<const CudaContext&>(), std::declval<glfw::Window*>(),
+                                      std::declval<const Options&>()))>> : std::true_type {};
+template <class Backend, class = void>
+struct CudaDevicesOf : std::false_type {};
+template <class Backend>
+struct CudaDevicesOf<
+    Backend, std::void_t<decltype(Backend::cuda_devices_of(std::declval<typename Backend::Device&>()))>>
+    : std::true_type {};
+template <class Backend, class = void>
+struct AccessFlags : std::false_type {};
+template <class Backend>
+struct AccessFlags<Backend, std::void_t<decltype(Backend::kAccessFlags)>>
+    : std::bool_constant<Backend::kAccessFlags> {};
+template <class Backend, class = void>
+struct DoctorOf : std::false_type {};
+template <class Backend>
+struct DoctorOf<Backend, std::void_t<decltype(Backend::doctor_report(
+                             std::declval<const CudaContext&>(), std::declval<typename Backend::Device&>()))>>
+    : std::true_type {};
+template <class Backend, class = void>
+struct AtStart : std::false_type {};
+template <class Backend>
+struct AtStart<Backend, std::void_t<decltype(Backend::at_start())>> : std::true_type {};
+template <class Backend, class = void>
+struct DefaultMode : std::false_type {};
+template <class Backend>
+struct DefaultMode<Backend, std::void_t<decltype(Backend::default_mode(
+                                std::declval<const CudaContext&>(),
+                                std::declval<const typename CudaProbeOf<Backend>::type&>()))>>
+    : std::true_type {};
+
+// Backend::GraphicsPhase where declared, else the timers' own.
+template <class Backend, class = void>
+struct GraphicsPhaseOf {
+  using type = GraphicsPhase;
+};
+template <class Backend>
+struct GraphicsPhaseOf<Backend, std::void_t<typename Backend::GraphicsPhase>> {
+  using type = typename Backend::GraphicsPhase;
+};
+
+// Whether a renderer can say that its frame pass does nothing for a plan (Renderer::draws_frame).
+template <class Renderer, class = void>
+struct DrawsFrame : std::false_type {};
+template <class Renderer>
+struct DrawsFrame<Renderer, std::void_t<decltype(std::declval<const Renderer&>().draws_frame(
+                                std::declval<const DrawPlan&>()))>> : std::true_type {};
+
+// The scope of a backend without profile_scope: nothing (its destructor keeps the unused scope quiet).
+struct NoProfileScope {
+  ~NoProfileScope() {}  // NOLINT(modernize-use-equals-default): a trivial one would warn unused
+};
+
+}  // namespace detail
+
+template <class Backend>
+class App {
+ public:
+  using Device = typename Backend::Device;
+  using Renderer = typename Backend::Renderer;
+  using Presenter = typename Backend::Presenter;
+  using Mode = lab::Mode<Renderer>;
+
+  // Checks the options (--device, the mode) before any graphics work, then opens the window (without
+  // --headless) and creates the device on the CUDA device's GPU (else the API's default one), the renderer,
+  // the scene, the mode, and in a window the presenter and the panel. Throws UsageError for a bad --device,
+  // std::runtime_error with the missing piece (no display, no device, a mode unavailable here).
+  explicit App(const Options& options);
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  // Renders frame `index`: time = index / 60 with --frames or headless, else the seconds since start. In a
+  // window, follows its size first, handles the keys pressed since the last frame (what they switch applies
+  // to this frame) and draws the frame with the panel into the window (present() shows it); returns false
+  // when nothing was drawn (minimised).
+  bool render_frame(long long index);
+  // Renders frame frame_index() and, where it drew, advances it: the frame counter of callers that do not
+  // count frames themselves (the benchmark, the Python bridge, tests).
+  bool render_frame() { return render_frame(m_frame_index); }
+  void set_frame_index(long long index) { m_frame_index = index; }
+  // The frame render_frame() draws next: one after the frame drawn last.
+  long long frame_index() const { return m_frame_index; }
+  // Shows what render_frame drew in the window (run() calls it; headless it does nothing).
+  void present() {
+    const auto scope = profile([] { return std::string("present"); });
+    if (m_presenter) m_presenter->present();
+  }
+  // Headless: makes the frame `extent` now (the frame target, and the scene's resources where they depend on
+  // it; 0x0: no frame is drawn until the next size); in a window the window's size rules, and this asks it
+  // for `extent` (0x0 minimises it).
+  void resize(Extent extent);
+  // The frame rendered last, top row first (a ShowImage scene's image is the frame); without the window's
+  // panel, except GL's in a window, whose frame is the window's framebuffer.
+  Image read_frame() { return m_renderer->read_frame(m_plan); }
+  // In a window: what it shows of the frame rendered last (its back buffer before it is presented, the panel
+  // included), top row first. Empty headless, and where the API's presenter cannot read its back buffer.
+  Image read_window() { return m_presenter ? m_presenter->read_back_buffer() : Image{}; }
+  // --frames frames (default: kDefaultHeadlessFrames headless, until the window closes in one, or until
+  // stopped with --serve), then
+  // --screenshot: headless the frame; in a window what the window showed last, panel included, where the
+  // presenter can read it, else the frame. Returns 0; failures throw.
+  int run();
+
+  // The panel's switches, applied at the start of the next frame: the scene (its resources re-created), the
+  // mode, and the external mode's semaphores. A mode that cannot run here is refused with its reason (also
+  // the notice) and nothing changes; one whose attach fails (a driver without semaphore export) leaves the
+  // previous mode running and says why (notice()).
+  void request_scene(SceneId scene) { m_pending_scene = scene; }
+  ModeAvailability request_mode(ModeId mode);
+  void request_semaphores(interop::SemaphoreKind kind) { m_pending_semaphores = kind; }
+  // Whether the CUDA modes with a graph form launch each frame's CUDA work as one CUDA graph (--graph); the
+  // running mode re-attaches at the start of the next frame when it has the form.
+  void request_graph(bool graph) { m_pending_graph = graph; }
+  bool graph() const { return m_cuda.graph; }
+  // Moves the CUDA work to another device at the start of the next frame, where the backend can
+  // (kCudaDeviceSwitch). Returns "" or why not (also the notice).
+  std::string request_device(int device);
+  // The split mode's compute device and how it copies, from the start of the next frame (the split mode,
+  // when it runs, re-attaches). request_compute_device returns "" or why the device cannot be used.
+  std::string request_compute_device(int device);
+  void request_split_copy(SplitCopy copy) { m_pending_split_copy = copy; }
+  int compute_device() const { return m_cuda.compute_device; }
+  SplitCopy split_copy() const { return m_cuda.split_copy; }
+  // Map / register flags of every resource the running mode registers (unset: each resource's best),
+  // applied at once. Returns "" or why the flags do not suit the scene (then nothing changes).
+  std::string request_map_access(std::optional<interop::Access> access);
+  std::string request_register_access(std::optional<interop::Access> access);
+  const AccessSettings& access() const { return m_access; }
+  // Attaches a mode made outside the app (a test double, a plug-in) in place of the running one, on the
+  // resources as they are.
+  void use_mode(std::unique_ptr<Mode> mode);
+  // The tier a mode falls back to when it fails: staging where it runs, else cpu (cpu is the last).
+  ModeId fallback_for(ModeId failed) const;
+  // Whether `mode` can run here, and if not why.
+  ModeAvailability availability(ModeId mode) const;
+  // What a key of app/core/hotkeys.hpp does, as its press in the window would (tests call it directly): the
+  // panel hidden or shown; F12's screenshot of read_frame() to the next free interop-lab-NNNN.png of
+  // --screenshot-dir now (a failure is said on stderr and in the panel, and the run goes on); full screen;
+  // the next scene, or the next mode of the API that runs here (both wrapping, from the next frame on);
+  // vsync on or off from the next present; the window closed, so run() ends. Those of a window do nothing
+  // headless.
+  void handle_hotkey(Hotkey hotkey);
+  // The screenshot button and, in a window, F12: the next frame, before the panel is drawn over it, to the
+  // next free interop-lab-NNNN.png in --screenshot-dir.
+  void request_screenshot() { m_screenshot_requested = true; }
+  // The file the last screenshot went to, or why it was not written; "" before the first.
+  const std::string& last_screenshot() const { return m_last_screenshot; }
+  // In a window with a panel (not --no-ui): whether it is shown (F1, Tab), and where it was drawn last;
+  // null without a panel.
+  bool panel_visible() const { return m_panel_visible; }
+  const panel::PanelPlace* panel() const { return m_panel ? &m_panel_place : nullptr; }
+
+  // The graphics passes of frame `index` alone (the cubes pass where the scene has one, then the frame
+  // pass), without the mode: what the benchmark calls the graphics work of a frame. Headless only.
+  void render_graphics_only(long long index);
+  // Waits until the graphics API and the CUDA stream have done everything queued so far (the benchmark
+  // ends each frame with it).
+  void finish();
+
+  // Per-phase timing of every frame: the mode's phases (wait, kernel, signal, the copies) on CUDA events or
+  // the host clock, the graphics passes on the API's timer queries where it has them, the frame start to
+  // start; tagged by mode, cleared on a scene switch. On by default; the benchmark turns it off.
+  void set_timing(bool enabled);
+  bool timing() const { return m_timing; }
+  const FrameTimers& timers() const { return *m_timers; }
+  FrameTimers& timers() { return *m_timers; }  // tests flush it
+
+  Extent extent() const { return m_extent; }
+  bool windowed() const { return m_window != nullptr; }
+  // In a window: whether its presents wait for the display's refresh (--vsync, then V). False headless.
+  bool vsync() const { return m_presenter && m_presenter->vsync(); }
+  ModeId mode_id() const { return m_mode->id(); }
+  SceneId scene_id() const { return m_scene->id(); }
+  SceneCompute& scene() { return *m_scene; }    // the page's filter (app/serve/desk.hpp)
+  Renderer& renderer() { return *m_renderer; }  // --bench --serve reads frames as the desk does
+  const DrawPlan& plan() const { return m_plan; }
+  const std::string& notice() const { return m_notice; }
+  // With --serve: the desk (app/serve/desk.hpp), else null.
+  const serve::Desk* desk() const { return m_desk.get(); }
+  interop::SemaphoreKind semaphores() const { return m_cuda.semaphores; }
+  int cuda_device() const { return m_cuda.device; }
+  Device& device() { return *m_device; }
+  const std::string& adapter() const { return m_device_name; }
+  Mode& mode() { return *m_mode; }
+  const interop::CudaDevices& cuda_devices() const { return m_cuda_devices; }
+  // The stream every CUDA mode works on; null without a CUDA device.
+  cudaStream_t cuda_stream() const { return m_cuda.stream; }
+  // What the backend's CudaProbe said of the CUDA device last (at start, after a device switch).
+  const typename detail::CudaProbeOf<Backend>::type& cuda_probe() const { return m_cuda_probe; }
+  // The CUDA devices that drive the API's device, as probed at start (cuda_devices_of; empty where the
+  // backend cannot say).
+  const std::vector<int>& driving_devices() const { return m_driving_devices; }
+
+ private:
+  // Applies the requested switches: detach the mode, re-create what changed, attach.
+  void apply_switches();
+  // Makes `extent` the frame's size: the frame target, and the scene's resources where they depend on it
+  // (the mode detaches from the old ones first).
+  void apply_extent(Extent extent);
+  void draw_panel();
+  // Fullscreen, Quit and ToggleVsync, in a window.
+  void handle_window_hotkey(Hotkey hotkey);
+  // Makes mode `id` (with the chosen flags) the running one, re-creates the scene's resources as it needs
+  // them and attaches it; when that throws, m_mode is the mode whose attach failed.
+  void attach_mode(ModeId id);
+  // Attaches `mode`, or on a CUDA error that is not sticky the next tier, saying `what` failed.
+  void attach_or_fall_back(ModeId mode, const std::string& what);
+  // Detaches the running mode and attaches it again (its settings changed), falling back as above.
+  void reattach_or_fall_back(const std::string& what);
+  // A CUDA error that is not sticky in `what` (a frame, a re-attach): the running mode gives way to the next
+  // tier, said on stderr and in the notice.
+  void fall_back(const std::string& what, const interop::Error& error);
+  // After `failed` could not attach or run (no mode attached now): attaches the next tier, saying why.
+  void attach_next_tier(ModeId failed, const std::string& what, const interop::Error& error);
+  // The split settings asked for: a new compute stream where the device changed.
+  void apply_split(int compute_device, SplitCopy copy);
+  void create_compute_stream(int device);
+  // Moves the CUDA work to `device` (kCudaDeviceSwitch): the mode detached, the scene's scratch, the
+  // timers' events and the streams re-created there, the device probed again, and the mode attached again,
+  // or the next tier where the new device cannot run it.
+  void switch_device(int device);
+  // Backend::profile_scope(name()) where the backend has one, else nothing (and name() is not called).
+  template <class Name>
+  auto profile(const Name& name) const;
+  std::vector<ResourceDesc> resource_descs() const;
+  // --serve: the frame just rendered and the state after it, to the desk.
+  void offer_to_desk(long long index);
+  // The doctor's report (Backend::doctor_report) where the panel or the page shows it.
+  void collect_doctor_report();
+  // read_frame() to the next numbered file; the file, or why it was not written (also the notice).
+  std::string take_screenshot();
+
+  Options m_options;
+  Extent m_extent;
+  std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point m_previous_frame = m_start;
+  bool m_frame_before = false;  // m_previous_frame is a frame's start
+  bool m_empty = false;         // headless, resized to 0x0
+  interop::CudaDevices m_cuda_devices;
+  CudaContext m_cuda;
+  typename detail::CudaProbeOf<Backend>::type m_cuda_probe;
+  // Declaration order is teardown order in reverse (and ~App() detaches the mode first): the mode's
+  // copies, registrations or imports, the scene's scratch memory, the presenter (and the API's ImGui
+  // backend), the panel, the timers (their queries are the renderer's), the renderer's resources, the
+  // stream, the device, the window.
+  std::unique_ptr<glfw::Window> m_window;
+  std::unique_ptr<Device> m_device;
+  std::string m_device_name;
+  std::optional<interop::Stream> m_stream;
+  std::optional<interop::Stream> m_compute_stream;  // on m_cuda.compute_device (the split mode's kernels)
+  std::unique_ptr<Renderer> m_renderer;
+  std::unique_ptr<FrameTimers> m_timers;
+  bool m_timing = true;
+  // Before the presenter, which shuts the API's ImGui backend down first.
+  std::unique_ptr<glfw::Panel> m_panel;
+  std::unique_ptr<Presenter> m_presenter;
+  std::unique_ptr<SceneCompute> m_scene;
+  DrawPlan m_plan;
+  std::unique_ptr<Mode> m_mode;
+  std::optional<SceneId> m_pending_scene;
+  std::optional<ModeId> m_pending_mode;
+  std::optional<interop::SemaphoreKind> m_pending_semaphores;
+  std::optional<bool> m_pending_graph;
+  std::optional<int> m_pending_device;
+  std::optional<int> m_pending_compute_device;
+  std::optional<SplitCopy> m_pending_split_copy;
+  AccessSettings m_access;
+  long long m_frame_index = 0;
+  std::string m_notice;                 // why the last switch did not happen, for the panel
+  bool m_panel_visible = true;          // F1 or Tab
+  std::string m_last_screenshot;        // what F12 wrote last, or why it did not, for the panel
+  bool m_screenshot_requested = false;  // taken in the next frame, before the panel
+  panel::PanelPlace m_panel_place;
+  std::vector<int> m_driving_devices;
+  std::optional<DoctorReport> m_doctor;
+  std::unique_ptr<serve::Desk> m_desk;  // --serve; last, so it serves a complete app
+};
+
+namespace detail {
+
+inline void log(const std::string& message) {
+  std::fprintf(stderr, "interop-lab: %s\n", message.c_str());
+}
+
+// "CUDA device 0: NVIDIA H200 (sm_90, 0000:4B:00.0)", or "CUDA: no device".
+inline std::string cuda_device_summary(const interop::CudaDevices& cuda, int device) {
+  if (device < 0) return "CUDA: no device";
+  const interop::CudaDeviceInfo& info = cuda.devices[static_cast<size_t>(device)];
+  return "CUDA device " + std::to_string(device) + ": " + info.name + " (sm_" +
+         std::to_string(info.compute_major) + std::to_string(info.compute_minor) + ", " + info.pci_bus_id +
+         ")";
+}
+
+}  // namespace detail
+
+template <class Backend>
+App<Backend>::App(const Options& options) : m_options(options), m_extent{options.width, options.height} {
+  if constexpr (detail::AtStart<Backend>::value) Backend::at_start();
+  m_cuda_devices = probe_cuda_devices();
+  for (const auto& [option, ordinal] :
+       {std::pair{"--device", options.device}, std::pair{"--compute-device", options.compute_device}}) {
+    if (!ordinal) continue;
+    if (const std::string refusal = device_refusal(*ordinal, m_cuda_devices); !refusal.empty())
+      throw UsageError(std::string(option) + " " + std::to_string(*ordinal) + ": " + refusal);
+  }
+  if (!m_cuda_devices.devices.empty()) {
+    m_cuda.device = options.device.value_or(0);
+    m_cuda.semaphores = options.semaphores;
+    m_cuda.graph = options.graph;
+    m_cuda.split_copy = options.split_copy;
+    // Where the API's device says which CUDA device drives it, that one is made current after it.
+    if constexpr (!detail::CudaDevicesOf<Backend>::value) INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
+  }
+  // Judged before any graphics work, so a refused mode is the only line of the run; where the API's device
+  // must probe the CUDA device first (CudaProbe), as soon as it has.
+  ModeId mode = options.mode.value_or(m_cuda.device >= 0 ? ModeId::Staging : ModeId::Cpu);
+  std::string default_mode_log;  // why the mode without --mode is not the backend's best, said once judged
+  const auto check_mode = [this, &mode] {
+    if (const ModeAvailability wanted = availability(mode); !wanted.available)
+      throw std::runtime_error(std::string("--mode ") + to_string(mode) +
+                               " is unavailable: " + wanted.reason);
+  };
+  if constexpr (!detail::CudaProbeOf<Backend>::kDeclared) check_mode();
+
+  if (!options.headless) {
+    m_window = std::make_unique<glfw::Window>(Backend::window_desc(m_extent));
+    const Extent framebuffer = m_window->poll();  // the window manager may have its say
+    if (!framebuffer.empty()) m_extent = framebuffer;
+  }
+  if constexpr (detail::DeviceFromOptions<Backend>::value)
+    m_device = Backend::create_device(m_cuda, m_window.get(), options);
+  else
+    m_device = Backend::create_device(m_cuda, m_window.get());
+  m_device_name = Backend::device_name(*m_device);
+  if constexpr (detail::CudaDevicesOf<Backend>::value) {
+    if (m_cuda.device >= 0) {
+      // Without --device, the CUDA device that drives the API's device, so that interop just works.
+      m_driving_devices = Backend::cuda_devices_of(*m_device);
+      if (!options.device && !m_driving_devices.empty()) m_cuda.device = m_driving_devices.front();
+      INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
+    }
+  }
+  if (m_cuda.device >= 0) {
+    m_stream.emplace();
+    m_cuda.stream = m_stream->get();
+    create_compute_stream(options.compute_device.value_or(m_cuda.device));
+  }
+  if constexpr (detail::CudaProbeOf<Backend>::kDeclared) {
+    m_cuda_probe = Backend::probe_cuda(m_cuda, *m_device, m_cuda_devices.error);
+    if constexpr (detail::DefaultMode<Backend>::value)
+      if (!options.mode) {
+        auto chosen = Backend::default_mode(m_cuda, m_cuda_probe);
+        mode = chosen.mode;
+        m_notice = std::move(chosen.notice);
+        default_mode_log = std::move(chosen.log);
+      }
+    check_mode();
+  }
+  m_renderer = std::make_unique<Renderer>(*m_device, m_extent);
+  m_timers = std::make_unique<FrameTimers>(Backend::timer_queries(*m_renderer));
+  if (m_window) {
+    if (!options.no_ui)
+      m_panel = std::make_unique<glfw::Panel>(*m_window, options.layout_file.value_or(default_layout_path()));
+    // Vsync on in a window, off with --frames (a fixed count runs as fast as it can).
+    const bool vsync = options.vsync.value_or(!options.frames.has_value());
+    m_presenter =
+        Backend::create_presenter(*m_renderer, *m_device, *m_window, m_extent, m_panel != nullptr, vsync);
+  }
+  m_scene = create_scene_compute(options.scene, options.filter);
+  m_plan = m_scene->draw_plan();
+  m_access.map_access = options.map_flags;
+  if (const std::string refusal = check_access(m_scene->resources(m_extent), m_access.map_access);
+      !refusal.empty())
+    throw UsageError("--map-flags " + std::string(interop::to_string(*options.map_flags)) + ": " + refusal);
+  if constexpr (detail::SceneAvailability<Backend>::value) check_mode();  // what the scene decides
+  // Said once every option has been judged, so that a usage error is the only line of a refused run.
+  if (!default_mode_log.empty()) detail::log(default_mode_log);
+  attach_mode(mode);
+  if (options.serve) m_desk = std::make_unique<serve::Desk>(*options.serve);
+  if (m_panel || m_desk) collect_doctor_report();  // the panel's doctor tab, the page's doctor section
+}
+
+template <class Backend>
+void App<Backend>::collect_doctor_report() {
+  if constexpr (detail::DoctorOf<Backend>::value) m_doctor = Backend::doctor_report(m_cuda, *m_device);
+}
+
+template <class Backend>
+App<Backend>::~App() {
+  m_desk.reset();  // no viewer waits on a frame of a loop being torn down
+  if (m_mode) m_mode->detach();
+  m_mode.reset();
+  m_scene.reset();
+  m_presenter.reset();
+  m_panel.reset();
+  m_timers.reset();  // their queries are the renderer's
+  if (m_renderer) m_renderer->destroy_resources();
+  m_renderer.reset();
+  m_compute_stream.reset();
+  m_stream.reset();
+  m_device.reset();
+  m_window.reset();
+}
+
+template <class Backend>
+ModeAvailability App<Backend>::request_mode(ModeId mode) {
+  ModeAvailability wanted = availability(mode);
+  if (wanted.available)
+    m_pending_mode = mode;
+  else
+    m_notice = std::string(to_string(mode)) + " is unavailable: " + wanted.reason;
+  return wanted;
+}
+
+template <class Backend>
+std::string App<Backend>::request_device(int device) {
+  if (const std::string refusal = device_refusal(device, m_cuda_devices); !refusal.empty()) {
+    m_notice = "CUDA device " + std::to_string(device) + ": " + refusal;
+    return m_notice;
+  }
+  if constexpr (!detail::CudaDeviceSwitch<Backend>::value) {
+    m_notice = std::string("CUDA device ") + std::to_string(device) + ": " + display_name(Backend::kApi) +
+               "'s device was chosen for CUDA device " + std::to_string(m_cuda.device) +
+               " at start, so that they share memory; restart with --device " + std::to_string(device);
+    return m_notice;
+  } else {
+    m_pending_device = device;  // the same device too: its state is re-created
+    return "";
+  }
+}
+
+template <class Backend>
+ModeAvailability App<Backend>::availability(ModeId mode) const {
+  ModeAvailability verdict;
+  if constexpr (detail::CudaProbeOf<Backend>::kDeclared)
+    verdict = Backend::mode_availability(mode, m_cuda, m_cuda_devices.error, m_cuda_probe);
+  else
+    verdict = Backend::mode_availability(mode, m_cuda, m_cuda_devices.error);
+  if constexpr (detail::SceneAvailability<Backend>::value)
+    if (verdict.available && m_scene)
+      verdict = Backend::scene_availability(mode, m_scene->resources(m_extent));
+  return verdict;
+}
+
+template <class Backend>
+template <class Name>
+auto App<Backend>::profile(const Name& name) const {
+  if constexpr (detail::ProfileScopes<Backend>::value)
+    return Backend::profile_scope(name());
+  else
+    return detail::NoProfileScope{};
+}
+
+template <class Backend>
+void App<Backend>::switch_device(int device) {
+  const ModeId mode = m_mode->id();
+  m_mode->detach();  // its registrations and streams' work belong to the old device
+  m_mode.reset();
+  m_scene->release_scratch();  // its CUDA memory (the blur's scratch) belongs to the old device
+  m_timers.reset();            // so do the timers' events
+  // The split mode's compute device stays where it is, unless it was the device that moves.
+  const bool compute_follows = m_cuda.compute_device == m_cuda.device;
+  m_compute_stream.reset();
+  m_cuda.compute_stream = nullptr;
+  m_stream.reset();
+  m_cuda.stream = nullptr;
+  m_cuda.device = device;
+  INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
+  m_stream.emplace();
+  m_cuda.stream = m_stream->get();
+  create_compute_stream(compute_follows ? m_cuda.device : m_cuda.compute_device);
+  m_timers = std::make_unique<FrameTimers>(Backend::timer_queries(*m_renderer));
+  if constexpr (detail::CudaProbeOf<Backend>::kDeclared)
+    m_cuda_probe = Backend::probe_cuda(m_cuda, *m_device, m_cuda_devices.error);
+  const ModeAvailability runs = availability(mode);
+  if (runs.available) {
+    attach_mode(mode);
+    m_notice = "CUDA device " + std::to_string(device);
+    if constexpr (detail::CudaProbeOf<Backend>::kDeclared)
+      m_notice += ": " + Backend::probe_summary(m_cuda_probe);
+  } else {
+    const ModeId next = fallback_for(mode);
+    attach_mode(next);
+    m_notice = "CUDA device " + std::to_string(device) + " cannot run " + to_string(mode) + " (" +
+               runs.reason + "); now in " + to_string(next) + " mode";
+  }
+  detail::log(m_notice);
+  if (m_doctor) collect_doctor_report();
+}
+
+template <class Backend>
+std::string App<Backend>::request_compute_device(int device) {
+  if (const std::string refusal = device_refusal(device, m_cuda_devices); !refusal.empty()) {
+    m_notice = "compute device " + std::to_string(device) + ": " + refusal;
+    return m_notice;
+  }
+  m_pending_compute_device = device;
+  return "";
+}
+
+template <class Backend>
+void App<Backend>::create_compute_stream(int device) {
+  m_compute_stream.reset();
+  m_cuda.compute_stream = nullptr;
+  m_cuda.compute_device = device;
+  const interop::ScopedDevice on(device);
+  m_compute_stream.emplace();
+  m_cuda.compute_stream = m_compute_stream->get();
+}
+
+template <class Backend>
+std::vector<ResourceDesc> App<Backend>::resource_descs() const {
+  std::vector<ResourceDesc> descs;
+  for (const auto& resource : m_renderer->resources()) descs.push_back(resource.desc);
+  return descs;
+}
+
+template <class Backend>
+std::string App<Backend>::request_map_access(std::optional<interop::Access> access) {
+  if (std::string refusal = check_access(resource_descs(), access); !refusal.empty()) {
+    m_notice = "map flags refused: " + refusal;
+    return refusal;
+  }
+  m_access.map_access = access;
+  m_mode->apply_access(m_access);
+  return "";
+}
+
+template <class Backend>
+std::string App<Backend>::request_register_access(std::optional<interop::Access> access) {
+  if (std::string refusal = check_access(resource_descs(), access); !refusal.empty()) {
+    m_notice = "register flags refused: " + refusal;
+    return refusal;
+  }
+  m_access.register_access = access;
+  m_mode->apply_access(m_access);  // the mode re-registers
+  return "";
+}
+
+template <class Backend>
+void App<Backend>::use_mode(std::unique_ptr<Mode> mode) {
+  m_mode->detach();
+  mode->attach(*m_renderer);
+  m_mode = std::move(mode);
+}
+
+template <class Backend>
+ModeId App<Backend>::fallback_for(ModeId failed) const {
+  return fallback_tier(failed, availability(ModeId::Staging).available);
+}
+
+template <class Backend>
+void App<Backend>::attach_mode(ModeId id) {
+  const auto scope = profile([id] { return std::string("attach ") + to_string(id); });
+  m_mode = Backend::create_mode(id, m_cuda);
+  m_mode->apply_access(m_access);
+  // Re-created whole: a new scene has other resources, and a CUDA mode may need them importable.
+  m_renderer->create_resources(m_scene->resources(m_extent), m_mode->needs_importable_resources());
+  m_mode->attach(*m_renderer);
+}
+
+template <class Backend>
+void App<Backend>::fall_back(const std::string& what, const interop::Error& error) {
+  const ModeId failed = m_mode->id();
+  m_mode->detach();
+  m_mode.reset();
+  attach_next_tier(failed, what, error);
+}
+
+template <class Backend>
+void App<Backend>::attach_next_tier(ModeId failed, const std::string& what, const interop::Error& error) {
+  const ModeId next = fallback_for(failed);
+  m_notice = fallback_notice(failed, what, describe(error), next);
+  detail::log(m_notice);
+  attach_mode(next);
+}
+
+template <class Backend>
+void App<Backend>::attach_or_fall_back(ModeId mode, const std::string& what) {
+  try {
+    attach_mode(mode);
+  } catch (const interop::Error& error) {
+    m_mode.reset();  // its attach released what it made before it threw
+    if (error.sticky()) throw;
+    attach_next_tier(mode, what, error);
+  }
+}
+
+template <class Backend>
+void App<Backend>::reattach_or_fall_back(const std::string& what) {
+  const ModeId mode = m_mode->id();
+  m_mode->detach();
+  m_mode.reset();
+  attach_or_fall_back(mode, what);
+}
+
+template <class Backend>
+void App<Backend>::apply_split(int compute_device, SplitCopy copy) {
+  const bool reattach = m_mode->id() == ModeId::Split;
+  if (reattach) {
+    m_mode->detach();  // its copies run on the old compute stream
+    m_mode.reset();
+  }
+  if (compute_device != m_cuda.compute_device) create_compute_stream(compute_device);
+  m_cuda.split_copy = copy;
+  if (reattach) {
+    attach_or_fall_back(ModeId::Split,
+                        "attaching on compute device " + std::to_string(m_cuda.compute_device));
+    if (m_mode->id() == ModeId::Split) m_notice = "split: " + m_mode->transfer();
+  }
+  if (m_doctor) collect_doctor_report();
+}
+
+template <class Backend>
+void App<Backend>::handle_hotkey(Hotkey hotkey) {
+  switch (hotkey) {
+    case Hotkey::NextScene:
+      request_scene(scene_after(m_pending_scene.value_or(m_scene->id())));
+      break;
+    case Hotkey::NextMode:
+      // The first mode after the running (or already requested) one, in modes_of's order and wrapping,
+      // that runs here; with none, the running mode stays and the notice says why.
+      if (const std::optional<ModeId> next =
+              mode_after(m_pending_mode.value_or(m_mode->id()), modes_of(Backend::kApi),
+                         [this](ModeId mode) { return availability(mode).available; })) {
+        request_mode(*next);
+      } else {
+        std::vector<ModeAvailability> runs;
+        for (const ModeId mode : modes_of(Backend::kApi)) runs.push_back(availability(mode));
+        m_notice = panel::no_other_mode_notice(m_mode->id(), modes_of(Backend::kApi), runs);
+      }
+      break;
+    case Hotkey::Screenshot:
+      // In a window the next frame's, before its panel; headless the frame rendered last, now.
+      if (m_window)
+        request_screenshot();
+      else
+        m_last_screenshot = take_screenshot();
+      break;
+    case Hotkey::TogglePanel:
+      m_panel_visible = !m_panel_visible;
+      break;
+    case Hotkey::Fullscreen:
+    case Hotkey::Quit:
+    case Hotkey::ToggleVsync:
+      if (m_window) handle_window_hotkey(hotkey);  // a window's own: headless there is nothing to do
+      break;
+  }
+}
+
+template <class Backend>
+void App<Backend>::handle_window_hotkey(Hotkey hotkey) {
+  if (hotkey == Hotkey::Fullscreen) m_window->toggle_fullscreen();
+  if (hotkey == Hotkey::Quit) m_window->request_close();
+  if (hotkey == Hotkey::ToggleVsync) m_presenter->set_vsync(!m_presenter->vsync());  // a window has one
+}
+
+template <class Backend>
+void App<Backend>::apply_switches() {
+  if (!m_pending_device && !m_pending_compute_device && !m_pending_split_copy && !m_pending_semaphores &&
+      !m_pending_graph && !m_pending_scene && !m_pending_mode)
+    return;
+  const auto scope = profile([] { return std::string("switch"); });
+  if (m_pending_device) switch_device(*m_pending_device);  // set only where the backend can switch
+  m_pending_device.reset();
+  if (m_pending_compute_device || m_pending_split_copy)
+    apply_split(m_pending_compute_device.value_or(m_cuda.compute_device),
+                m_pending_split_copy.value_or(m_cuda.split_copy));
+  m_pending_compute_device.reset();
+  m_pending_split_copy.reset();
+  if (m_pending_graph && *m_pending_graph != m_cuda.graph) {
+    m_cuda.graph = *m_pending_graph;
+    if (has_graph_form(m_mode->id()))
+      reattach_or_fall_back(m_cuda.graph ? "attaching with a CUDA graph" : "attaching without a CUDA graph");
+  }
+  m_pending_graph.reset();
+  const SceneId scene_wanted = m_pending_scene.value_or(m_scene->id());
+  const bool scene = scene_wanted != m_scene->id();
+  ModeId mode = m_pending_mode.value_or(m_mode->id());
+  const bool semaphores = m_pending_semaphores && *m_pending_semaphores != m_cuda.semaphores;
+  if (m_pending_semaphores) m_cuda.semaphores = *m_pending_semaphores;
+  m_pending_scene.reset();
+  m_pending_mode.reset();
+  m_pending_semaphores.reset();
+  if (!scene && mode == m_mode->id() && !(semaphores && uses_semaphores(mode))) return;
+  const ModeId previous = m_mode->id();
+  m_mode->detach();  // its copies, registrations or imports go before the resources they belong to
+  m_mode.reset();
+  if (scene) {
+    const auto scene_scope =
+        profile([scene_wanted] { return std::string("scene ") + to_string(scene_wanted); });
+    m_scene = create_scene_compute(scene_wanted, m_options.filter);
+    m_plan = m_scene->draw_plan();
+    m_timers->clear();  // another scene's timings compare with nothing here
+  }
+  std::string scene_refused;
+  if constexpr (detail::SceneAvailability<Backend>::value)
+    if (const ModeAvailability runs = scene ? availability(mode) : ModeAvailability{true, ""};
+        !runs.available) {
+      // The mode cannot run this scene (one that carries some resources only): the next tier, saying why.
+      const ModeId next = fallback_for(mode);
+      scene_refused = std::string(to_string(mode)) + " cannot run the " + to_string(scene_wanted) +
+                      " scene (" + runs.reason + "); now in " + to_string(next) + " mode";
+      detail::log(scene_refused);
+      mode = next;
+    }
+  std::string flags_reset;
+  if (scene && (!check_access(m_scene->resources(m_extent), m_access.map_access).empty() ||
+                !check_access(m_scene->resources(m_extent), m_access.register_access).empty())) {
+    // Flags chosen for the last scene may not suit this one (read-only on what it writes): start afresh.
+    m_access = AccessSettings{};
+    flags_reset =
+        std::string("flags reset to each resource's best for the ") + to_string(scene_wanted) + " scene";
+  }
+  const auto attach = [this](ModeId id) { attach_mode(id); };
+  m_notice = attach_or_keep(mode, previous, attach, [this] {
+    if (m_mode) m_mode->detach();
+  });
+  if (m_notice.empty()) m_notice = !scene_refused.empty() ? scene_refused : flags_reset;
+}
+
+template <class Backend>
+void App<Backend>::apply_extent(Extent extent) {
+  if (extent == m_extent) return;
+  try {
+    resize_under_mode(*m_renderer, *m_scene, *m_mode, extent, m_mode->needs_importable_resources());
+  } catch (const interop::Error& error) {
+    if (error.sticky()) throw;
+    m_extent = extent;  // the resources are the new size's: the next tier attaches to them
+    fall_back("attaching after a resize", error);
+  }
+  if (m_presenter) m_presenter->resize(extent);
+  m_extent = extent;
+}
+
+template <class Backend>
+void App<Backend>::resize(Extent extent) {
+  if (m_window) {
+    m_window->request_size(extent);
+    return;
+  }
+  // Headless 0x0 (what a minimised window reports): nothing is drawn, nothing re-created, until a size comes.
+  m_empty = extent.empty();
+  if (!m_empty) apply_extent(extent);
+}
+
+template <class Backend>
+bool App<Backend>::render_frame(long long index) {
+  // The profilers' frame structure: "frame N" holds the switches, the phases and the panel.
+  const auto frame_scope = profile([index] { return "frame " + std::to_string(index); });
+  if constexpr (detail::FrameChecks<Backend>::value) Backend::before_frame(*m_device);
+  apply_switches();
+  if (m_empty) return false;  // headless at 0x0
+  if (m_window) {
+    const Extent framebuffer = m_window->poll();
+    if (framebuffer.empty()) return false;  // minimised
+    apply_extent(framebuffer);
+    for (const Hotkey hotkey : m_window->take_hotkeys()) handle_hotkey(hotkey);
+    apply_switches();  // what a key asked for, in this frame
+  }
+  // A fixed frame count or no window repeats exactly; a window's animation runs on time.
+  const auto started = std::chrono::steady_clock::now();
+  const float time = m_options.frames || !m_window ? kernels::time_of_frame(index)
+                                                   : std::chrono::duration<float>(started - m_start).count();
+  const FrameInfo frame{index, time, m_extent};
+  // Frame time: start to start, so it holds everything, present and vsync included.
+  if (m_timing && m_frame_before)
+    m_timers->cpu_add(Phase::Frame,
+                      std::chrono::duration<double, std::milli>(started - m_previous_frame).count());
+  if (m_timing) m_timers->begin_frame(static_cast<int>(m_mode->id()), index);
+  if (m_plan.cubes_target >= 0) {
+    const auto sync = m_mode->cubes_sync(frame);
+    const typename detail::GraphicsPhaseOf<Backend>::type phase(*m_timers, Phase::Draw);
+    m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time), sync);
+  }
+  try {
+    m_mode->produce(*m_renderer, *m_scene, frame, *m_timers);
+  } catch (const interop::Error& error) {
+    if (error.sticky()) throw;  // the CUDA context is corrupt: main() ends the process with exit 1
+    fall_back("producing frame " + std::to_string(index), error);
+    m_mode->produce(*m_renderer, *m_scene, frame, *m_timers);
+  }
+  {
+    const auto sync = m_mode->frame_sync(frame);
+    bool draws = true;  // a frame pass that does nothing (GL's image headless: it is the frame) is not timed
+    if constexpr (detail::DrawsFrame<Renderer>::value) draws = m_renderer->draws_frame(m_plan);
+    if (draws) {
+      const typename detail::GraphicsPhaseOf<Backend>::type phase(*m_timers, Phase::Draw);
+      m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), sync);
+    }
+  }
+  if (m_timing) m_timers->end_frame();
+  if (m_screenshot_requested) {
+    m_screenshot_requested = false;
+    const auto scope = profile([] { return std::string("screenshot"); });
+    m_last_screenshot = take_screenshot();  // the frame, before the panel covers it
+  }
+  if (m_presenter) {
+    ImDrawData* ui = nullptr;
+    if (m_panel && m_panel_visible) {
+      const auto scope = profile([] { return std::string("panel"); });
+      m_presenter->begin_ui_frame();
+      m_panel->begin_frame();
+      ImGui::NewFrame();
+      draw_panel();
+      ImGui::Render();
+      ui = ImGui::GetDrawData();
+    }
+    m_presenter->draw(m_plan, ui);
+  }
+  m_previous_frame = started;
+  m_frame_before = true;
+  if constexpr (detail::FrameChecks<Backend>::value) Backend::after_frame(*m_device, index);  // may throw
+  m_frame_index = index + 1;
+  return true;
+}
+
+template <class Backend>
+void App<Backend>::set_timing(bool enabled) {
+  if (enabled && !m_timing) m_timers = std::make_unique<FrameTimers>(Backend::timer_queries(*m_renderer));
+  m_timing = enabled;
+  m_frame_before = false;  // a frame time across the switch would hold the switch
+}
+
+template <class Backend>
+std::string App<Backend>::take_screenshot() {
+  std::string written = take_numbered_screenshot(m_options.screenshot_dir, read_frame());
+  m_notice = written.rfind("not written", 0) == 0 ? "screenshot " + written : "wrote " + written;
+  return written;
+}
+
+template <class Backend>
+void App<Backend>::draw_panel() {
+  panel::PanelModel model;
+  model.api = Backend::kApi;
+  model.scene = m_scene->id();
+  model.mode = m_mode->id();
+  model.mode_ids = modes_of(Backend::kApi);
+  for (const ModeId mode : model.mode_ids) model.modes.push_back(availability(mode));
+  model.extent = m_extent;
+  model.status = Backend::status_lines(*m_device, m_presenter.get());
+  model.system.push_back(m_device_name);
+  model.system.push_back(detail::cuda_device_summary(m_cuda_devices, m_cuda.device));
+  model.notice = m_notice;
+  model.devices = serve::device_names(m_cuda_devices, m_driving_devices);
+  model.device = m_cuda.device;
+  model.compute_device = m_cuda.compute_device;
+  model.split_copy = m_cuda.split_copy;
+  model.transfer = m_mode->transfer();
+  model.semaphore_choice = Backend::kSemaphoreChoice && uses_semaphores(m_mode->id());
+  model.semaphores = m_cuda.semaphores;
+  model.access = m_access;
+  if constexpr (detail::AccessFlags<Backend>::value) model.flags = m_mode->registered_flags();
+  model.timers = m_timers.get();
+  if constexpr (detail::DoctorOf<Backend>::value)
+    if (m_doctor) model.doctor_ui = [this] { draw_doctor_report(*m_doctor); };
+  model.timing = m_timing;
+  model.graphics_untimed = Backend::graphics_untimed(*m_renderer);
+  model.vsync = vsync();
+  model.refresh_hz = m_window->refresh_hz();
+  model.last_screenshot = m_last_screenshot;
+  model.scene_ui = [this] { m_scene->on_ui(); };
+  const panel::PanelActions actions = panel::draw_panel(model, m_panel_place);
+  if (actions.scene) request_scene(*actions.scene);
+  if (actions.mode) request_mode(*actions.mode);
+  if (actions.device) request_device(*actions.device);
+  if (actions.compute_device) request_compute_device(*actions.compute_device);
+  if (actions.split_copy) request_split_copy(*actions.split_copy);
+  if (actions.semaphores) request_semaphores(*actions.semaphores);
+  if (actions.timing) set_timing(*actions.timing);
+  if (actions.map_access) request_map_access(*actions.map_access);
+  if (actions.register_access) request_register_access(*actions.register_access);
+  if (actions.vsync) m_presenter->set_vsync(*actions.vsync);
+  if (actions.screenshot) request_screenshot();
+}
+
+template <class Backend>
+void App<Backend>::render_graphics_only(long long index) {
+  const FrameInfo frame{index, kernels::time_of_frame(index), m_extent};
+  if (m_plan.cubes_target >= 0)
+    m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time), {});
+  m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), {});
+}
+
+template <class Backend>
+void App<Backend>::finish() {
+  m_renderer->wait_idle();
+  if (m_stream) INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_stream->get()));
+}
+
+template <class Backend>
+void App<Backend>::offer_to_desk(long long index) {
+  // A renderer that reads a frame late (Vulkan's): the frame before, collected and handed over with its
+  // state, then this one's read begun; the others read this frame now.
+  constexpr bool kLate = serve::ReadsFramesLate<Renderer>::value;
+  const auto started = std::chrono::steady_clock::now();
+  Image frame;
+  if constexpr (kLate) {
+    auto before = m_renderer->end_read_frame();
+    if (before)
+      m_desk->frame_read_collected(std::move(before->image), before->frame, serve::ms_since(started));
+    m_renderer->begin_read_frame(m_plan, index);
+  } else {
+    frame = read_frame();
+  }
+  const double read_back_ms = serve::ms_since(started);
+  serve::AppState state;
+  state.api = Backend::kApi;
+  state.adapter = m_device_name;
+  state.cuda_device = m_cuda.device;
+  state.cuda_devices = serve::device_names(m_cuda_devices, m_driving_devices);
+  if constexpr (!detail::CudaDeviceSwitch<Backend>::value) state.device_switch = serve::kNoDeviceSwitch;
+  state.scene = m_scene->id();
+  state.filter = serve::filter_name(*m_scene);
+  if constexpr (detail::AccessFlags<Backend>::value)
+    state.flags = serve::flags_state(m_access);
+  else
+    state.flags = serve::no_flags();
+  if constexpr (detail::DoctorOf<Backend>::value)
+    state.doctor = m_doctor ? format_doctor_report(*m_doctor) : "";
+  state.mode = m_mode->id();
+  for (const ModeId mode : modes_of(Backend::kApi)) {
+    const ModeAvailability runs = availability(mode);
+    state.modes.push_back({mode, runs.available, runs.reason});
+  }
+  state.size = m_extent;
+  state.frame = index;
+  state.notice = m_notice;
+  if (m_timing) {
+    state.phases = serve::phase_lines(*m_timers, static_cast<int>(m_mode->id()));
+    state.compared = serve::compare_modes(*m_timers, modes_of(Backend::kApi));
+    state.timeline = last_frame_timeline(*m_timers, static_cast<int>(m_mode->id()));
+  }
+  state.untimed = Backend::graphics_untimed(*m_renderer);
+  if constexpr (kLate)
+    m_desk->frame_read_begun(std::move(state));
+  else
+    m_desk->end_frame(std::move(frame), std::move(state), read_back_ms);
+}
+
+template <class Backend>
+int App<Backend>::run() {
+  const long long frames = m_options.frames.value_or(m_window || m_desk ? -1 : kDefaultHeadlessFrames);
+  const bool screenshot = !m_options.screenshot.empty();
+  Image shown;  // in a window: what it showed last, for --screenshot (empty: the presenter cannot say)
+  long long index = 0;
+  while (frames < 0 || index < frames) {
+    stop_if_requested();  // SIGINT/SIGTERM/SIGHUP, a console close: out through main(), tearing down in order
+    if (m_window && m_window->should_close()) break;
+    // The page's switches, through the panel's own calls; a refused mode says why there.
+    if (m_desk)
+      if (std::string refused = serve::apply_commands(*this, m_desk->begin_frame()); !refused.empty())
+        m_notice = std::move(refused);
+    if (!render_frame(index)) {
+      m_window->wait(0.1);  // minimised: nothing to draw until it comes back
+      continue;
+    }
+    // The back buffer before it is presented (a flip-model swap chain discards it then): on the last
+    // frame of --frames, or on every frame while the window may close any time.
+    if (m_presenter && screenshot && (frames < 0 || index + 1 == frames)) shown = read_window();
+    present();
+    if (m_desk) offer_to_desk(index);
+    ++index;
+  }
+  if (!screenshot) return 0;
+  if (index == 0) {
+    detail::log("no frame to write to " + m_options.screenshot + " (the window was closed before the first)");
+    return 0;
+  }
+  // The frame shown last: the one of --frames, or the one on screen when the window was closed.
+  const bool as_shown = !shown.rgba.empty();
+  const Image frame = as_shown ? std::move(shown) : read_frame();
+  write_png(m_options.screenshot, frame);
+  detail::log("wrote " + m_options.screenshot + " (" + size_text(frame.width, frame.height) + ", frame " +
+              std::to_string(index - 1) + ", " + display_name(Backend::kApi) + " on " + m_device_name +
+              ", mode " + to_string(m_mode->id()) + (as_shown ? ", as the window showed it" : "") + ")");
+  return 0;
+}
+
+// main()'s entry for an API of this loop: App(options).run().
+template <class Backend>
+int run_app(const Options& options) {
+  App<Backend> app(options);
+  return app.run();
+}
+
+}  // namespace lab::loop

@@ -1,0 +1,87 @@
+// app/panel/panel.hpp — the panel of every graphics API's window, as Dear ImGui draws it: the API and its
+// device, scene, mode (greyed where it cannot run here, its reason as a tooltip), the CUDA device and the
+// split mode's choices, the external modes' semaphores, the map and register flags, per-phase timings with a
+// mode comparison, vsync, the screenshot button, the keys, the doctor's report and the system it runs on. The
+// frame loop (app/loop/app.hpp) fills a PanelModel from its state and applies the PanelActions the user
+// picked; the panel never changes the app itself. Between ImGui::NewFrame and ImGui::Render, whatever the
+// API's ImGui renderer is (app/glfw/window.hpp's Panel holds the context).
+#pragma once
+
+#include "app/core/vocabulary.hpp"
+#include "app/modes/access.hpp"
+#include "app/timing/timing.hpp"
+#include "interop/external.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lab {
+
+namespace panel {
+
+struct PanelModel {
+  GraphicsApi api = GraphicsApi::Gl;
+  SceneId scene = SceneId::Wave;
+  ModeId mode = ModeId::Cpu;
+  std::vector<ModeId> mode_ids;         // the API's modes, in modes_of's order
+  std::vector<ModeAvailability> modes;  // indexed like mode_ids
+  Extent extent;
+  // The API's own lines ("GL: the renderer", Vulkan's present mode and validation): label, text.
+  std::vector<std::pair<std::string, std::string>> status;
+  std::vector<std::string> system;   // the device, "CUDA device 0: NVIDIA H200 (...)" or "CUDA: no device"
+  std::string notice;                // the last fallback or refusal, "" when none
+  std::vector<std::string> devices;  // "0: NVIDIA H200 (drives the graphics)", one per CUDA device
+  int device = -1;
+  int compute_device = -1;  // the split mode's
+  SplitCopy split_copy = SplitCopy::Peer;
+  std::string transfer;  // the split mode's path, "" in the other modes
+  // The external modes' semaphores, where the API offers the choice and the mode uses them.
+  bool semaphore_choice = false;
+  interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;
+  AccessSettings access;
+  std::vector<RegisteredFlags> flags;  // what the mode registered, with the flags in force
+  const FrameTimers* timers = nullptr;
+  std::function<void()> doctor_ui;  // the doctor's report (app/doctor), where the API's backend makes one
+  bool timing = true;               // per-phase timing on (it costs about one context switch a frame)
+  std::string graphics_untimed;     // why the graphics passes are not timed, "" when they are
+  bool vsync = true;
+  double refresh_hz = 0.0;         // of the window's monitor; 0 when unknown
+  std::string last_screenshot;     // the file the last screenshot went to, "" before the first
+  std::function<void()> scene_ui;  // the scene's own controls
+};
+
+struct PanelActions {
+  std::optional<SceneId> scene;
+  std::optional<ModeId> mode;
+  std::optional<int> device;
+  std::optional<int> compute_device;
+  std::optional<SplitCopy> split_copy;
+  std::optional<interop::SemaphoreKind> semaphores;
+  std::optional<bool> timing;
+  // Outer optional: the user changed it; inner: the flags (unset = each resource's best).
+  std::optional<std::optional<interop::Access>> map_access;
+  std::optional<std::optional<interop::Access>> register_access;
+  std::optional<bool> vsync;
+  bool screenshot = false;  // the screenshot button
+};
+
+// Where the panel's window was at its last draw (the layout file moves it), in pixels.
+struct PanelPlace {
+  float x = 0.0f;
+  float y = 0.0f;
+};
+
+// Builds the panel's window (inside an ImGui frame) from `model`; `place` gets where it is.
+PanelActions draw_panel(const PanelModel& model, PanelPlace& place);
+
+// The notice when the next-mode key (M) finds no other mode that runs here: that `running` stays, and why
+// the others do not run, modes that share a reason named together ("M: no other mode runs here; cpu stays.
+// interop, pbo: needs a CUDA device ..."). `modes` and `availability` are indexed alike (PanelModel's).
+std::string no_other_mode_notice(ModeId running, const std::vector<ModeId>& modes,
+                                 const std::vector<ModeAvailability>& availability);
+
+}  // namespace panel
+}  // namespace lab
