@@ -1,0 +1,48 @@
+// python/viewer_controls.hpp — the caller's own controls in the viewer's panel (viewer.slider, .checkbox,
+// .button, .choice): what each is, its value, and how many times the user changed it, so that Python reads
+// the value in its loop, or runs the caller's callback once per change at viewer.poll(), on its own thread.
+// No ImGui here: viewer.cpp draws each control and hands the user's change to Registry::change.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ilab::controls {
+
+enum class Kind { Slider = 0, Checkbox = 1, Button = 2, Choice = 3 };
+
+struct Control {
+  Kind kind = Kind::Slider;
+  std::string name;
+  double low = 0.0, high = 1.0;      // a slider's range
+  double value = 0.0;                // slider: the number; checkbox: 0 or 1; choice: an option's index;
+                                     // button: presses so far
+  std::vector<std::string> options;  // a choice's
+  long long changes = 0;             // the user's changes (a button's presses)
+};
+
+class Registry {
+ public:
+  // Adds `control` and returns its id, or throws std::invalid_argument naming the field and the fix (an
+  // empty or taken name, low not below high, a value out of range, a choice without options).
+  int add(Control control);
+
+  // The control of `id`; throws std::invalid_argument for an id never returned by add.
+  const Control& at(int id) const;
+
+  // The user changed it (the panel): a slider's value clamped to its range, a checkbox 0 or 1, a choice's
+  // index; a button counts a press. Counts a change when the value differs (a press always); returns
+  // whether it counted one.
+  bool change(int id, double value);
+
+  // The program set it (Python's `control.value = ...`): checked as add checks, counted as no change.
+  void set(int id, double value);
+
+  const std::vector<Control>& all() const { return m_controls; }
+
+ private:
+  Control& find(int id);
+  std::vector<Control> m_controls;
+};
+
+}  // namespace ilab::controls
