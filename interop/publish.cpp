@@ -907,6 +907,19 @@ void Publisher::publish(const Slot& slot, uint64_t frame_index, cudaStream_t str
   state.waiter_wake.notify_one();
 }
 
+void Publisher::discard(const Slot& slot) {
+  State& state = *m_state;
+  if (!slot) return;
+  std::lock_guard<std::mutex> lock(state.mutex);
+  const size_t index = static_cast<size_t>(slot.index);
+  if (index >= state.slots.size() || state.slots[index].phase != State::Phase::Writing)
+    detail::throw_invalid_desc(
+        "Publisher::discard",
+        "slot " + std::to_string(slot.index) + " is not one acquire() gave and publish() did not take yet",
+        __FILE__, __LINE__);
+  state.slots[index].phase = State::Phase::Idle;  // take_back() cleared its tag: it holds no frame
+}
+
 PublisherStats Publisher::stats() const {
   std::lock_guard<std::mutex> lock(m_state->mutex);
   PublisherStats stats;

@@ -111,6 +111,11 @@ class Publisher {
   // CUDA event; a helper thread waits for it, the stream never waits on a viewer). Host slots: now.
   void publish(const Slot& slot, uint64_t frame_index, cudaStream_t stream = nullptr);
 
+  // Gives back a slot acquire() gave, unannounced (what was written into it is never shown): for a frame
+  // whose writing failed. Device slots: the caller's stream must be done with it, or the next acquire()
+  // may hand it out while work queued before still writes it.
+  void discard(const Slot& slot);
+
   PublisherStats stats() const;
   const FrameFormat& format() const;
   const std::string& name() const;

@@ -18,6 +18,16 @@
 // slot back (to write it, or because it holds an unread frame and no slot is free) by a compare-and-swap
 // from `tag << 16 | 0` to 0, so it never takes a slot a viewer is reading, and a viewer never reads a slot
 // the publisher took back.
+//
+// What a slot holds: one frame, the publisher's array bytes as they are, never converted (no RGBA8, no
+// value range applied: a viewer maps the values to colours itself, as it does for an array of its own).
+// Row y (0: the top row of the picture, as an array's row 0) starts at byte y * pitch; within a row, pixel x
+// starts at byte x * channels * dtype_size, its channels follow one another (1: one value, for a
+// colormap; 3: R, G, B; 4: R, G, B, A), each value a `dtype` in the host's byte order (float16: IEEE
+// binary16). Bytes from width * channels * dtype_size to pitch in a row, and from pitch * height to
+// slot_size, are not part of the frame. Host slots: the memfd's bytes from offset 0; device slots: the
+// cuMemCreate allocation from its start, as cuMemMap / cudaExternalMemoryGetMappedBuffer at offset 0
+// sees it. interop_lab.publish (Python) writes packed rows (pitch = width * channels * dtype_size).
 #pragma once
 
 #include <cstddef>
@@ -54,8 +64,8 @@ struct MessageHeader {
 struct Description {
   MessageHeader header;
   char name[kMaxNameLength + 1] = {};  // NUL-terminated
-  uint8_t channels = 0;                // 1, 3 or 4
-  uint8_t dtype = 0;                   // interop::DType
+  uint8_t channels = 0;                // 1, 3 or 4, interleaved (see "What a slot holds" above)
+  uint8_t dtype = 0;                   // interop::DType: 0 uint8, 1 uint16, 2 int32, 3 float16, 4 float32
   uint8_t memory = 0;                  // interop::SlotMemory: 0 host (memfd), 1 device (cuMemCreate FD)
   uint8_t viewer_bit = 0;              // this viewer's bit in the control words (Hello)
   uint8_t device_uuid[16] = {};        // the CUDA device of device slots; zero for host slots

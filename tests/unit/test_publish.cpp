@@ -1,11 +1,13 @@
 // tests/unit/test_publish.cpp — frames published to another process (interop/publish.hpp) with host-memory
 // slots: two real processes (a fork()ed publisher or viewer) where a death or a second pid matters, one
-// process otherwise. The round trip is pixel-exact, the newest frame wins, deaths on either side free what
-// they held, clients that lie, flood or send FDs are refused and leak nothing (/proc/self/fd counted), a
-// stale socket is taken over saying so, a second publisher of a name is refused with the first one's pid,
-// another protocol version is refused naming both, a viewer in another PID namespace attaches. Device slots
-// (cuMemCreate FDs) run where a CUDA device exports VMM memory; they skip without one, saying why, and fail
-// instead where INTEROP_LAB_REQUIRE_GPUS says a GPU must be.
+// process otherwise. The round trip is pixel-exact, the newest frame wins, a discarded slot is never shown,
+// deaths on either side free what they held (a publisher killed mid-frame leaves the viewer's frame whole),
+// clients that lie, flood or send FDs are refused and leak nothing (/proc/self/fd counted), a stale socket
+// is taken over saying so, a second publisher of a name is refused with the first one's pid, another
+// protocol version is refused naming both, a viewer in another PID namespace (and in a user namespace, as
+// in a rootless container) attaches. Device slots (cuMemCreate FDs) run where a CUDA device exports VMM
+// memory; they skip without one, saying why, and fail instead where INTEROP_LAB_REQUIRE_GPUS says a GPU
+// must be.
 #include "interop/error.hpp"
 #include "interop/publish.hpp"
 #include "interop/publish_protocol.hpp"
@@ -24,11 +26,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -378,6 +382,25 @@ TEST_F(Publish, ASlotBeingReadIsNeverTakenBack) {
   EXPECT_TRUE(wait_until([&] { return bool(publisher.acquire()); }));
 }
 
+TEST_F(Publish, ADiscardedSlotIsNeverAnnouncedAndIsFreeAgain) {
+  interop::Publisher publisher(desc_of("discarded", 1));
+  interop::Subscriber subscriber("discarded");
+  ASSERT_TRUE(wait_until([&] { return publisher.stats().viewers == 1; }));
+  const interop::Publisher::Slot slot = publisher.acquire();
+  ASSERT_TRUE(slot);
+  fill(publisher.format(), slot.data, 5);
+  publisher.discard(slot);
+  EXPECT_FALSE(subscriber.next(200ms)) << "a discarded frame reached the viewer";
+  EXPECT_EQ(publisher.stats().frames_published, 0u);
+  EXPECT_NE(error_text([&] { publisher.discard(slot); }).find("is not one acquire() gave"), std::string::npos)
+      << "a slot discarded twice";
+  publish_frame(publisher, 6);  // the only slot is free again
+  const auto frame = subscriber.next(2s);
+  ASSERT_TRUE(frame);
+  EXPECT_EQ(frame->index, 6u);
+  EXPECT_EQ(compare(subscriber.format(), frame->data, 6), "");
+}
+
 // ---- deaths ----
 
 TEST_F(Publish, AKilledViewerGivesItsSlotsBackAndThePublisherGoesOn) {
@@ -427,6 +450,88 @@ TEST_F(Publish, AKilledPublisherIsSeenGoneAndANewOneOfTheNameIsReattached) {
   const auto again = subscriber.next(2s);
   ASSERT_TRUE(again);
   EXPECT_EQ(compare(subscriber.format(), again->data, again->index), "");
+}
+
+TEST_F(Publish, APublisherKilledMidFrameLeavesTheHeldFrameWholeAndIsSeenGone) {
+  auto publisher = std::make_unique<Child>([](int signal_fd) {
+    interop::Publisher job(desc_of("mid-frame"));
+    publish_frame(job, 1);
+    say(signal_fd, "published");
+    const interop::Publisher::Slot slot = job.acquire();  // frame 2: half written when the kill comes
+    fill(job.format(), slot.data, 2);
+    std::memset(slot.data, 0, job.format().pitch * job.format().height / 2);
+    say(signal_fd, "mid-frame");
+    ::pause();
+    return 0;
+  });
+  ASSERT_EQ(publisher->read_line(), "published");
+  interop::Subscriber subscriber("mid-frame");
+  const auto held = subscriber.next(2s);
+  ASSERT_TRUE(held);
+  EXPECT_EQ(held->index, 1u);
+  ASSERT_EQ(publisher->read_line(), "mid-frame");
+  publisher->kill_now();
+  EXPECT_EQ(compare(subscriber.format(), held->data, 1), "")
+      << "the frame the viewer held stays mapped and whole after its publisher died";
+  EXPECT_FALSE(subscriber.next(2s)) << "the half-written frame 2 was never announced";
+  EXPECT_EQ(subscriber.status(), interop::Subscriber::Status::PublisherGone);
+  EXPECT_EQ(subscriber.gone_reason(), "publisher 'mid-frame' is gone (its connection closed)");
+
+  Child again([](int signal_fd) { return run_publisher(signal_fd, "mid-frame"); });
+  ASSERT_EQ(again.read_line().rfind("ready took over the stale socket", 0), 0u);
+  subscriber.reconnect();
+  const auto frame = subscriber.next(2s);
+  ASSERT_TRUE(frame) << subscriber.gone_reason();
+  EXPECT_EQ(compare(subscriber.format(), frame->data, frame->index), "");
+}
+
+// A rootless container's viewer: a user namespace (its uid mapped to the same uid outside, as podman and
+// `unshare --user --map-current-user` map it) and a PID namespace, with the socket's directory shared into
+// it (here: the same path).
+TEST_F(Publish, AViewerInAUserAndPidNamespaceOfItsOwnAttaches) {
+  Child publisher([](int signal_fd) { return run_publisher(signal_fd, "contained"); });
+  ASSERT_EQ(publisher.read_line(), "ready ");
+  Child viewer([](int signal_fd) {
+    const uid_t uid = ::geteuid();
+    const gid_t gid = ::getegid();
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) {
+      say(signal_fd, std::string("skip: unshare(CLONE_NEWUSER | CLONE_NEWPID): ") + std::strerror(errno));
+      return 0;
+    }
+    auto write_file = [](const std::string& path, const std::string& text) {
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+      const bool written =
+          fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+      if (fd >= 0) ::close(fd);
+      return written;
+    };
+    if (!write_file("/proc/self/setgroups", "deny") ||
+        !write_file("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1\n") ||
+        !write_file("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1\n")) {
+      say(signal_fd, std::string("skip: mapping the uid into the user namespace: ") + std::strerror(errno));
+      return 0;
+    }
+    const pid_t inner = ::fork();
+    if (inner == 0) {
+      try {
+        interop::Subscriber subscriber("contained");
+        const auto frame = subscriber.next(2s);
+        say(signal_fd, std::string("pid ") + std::to_string(::getpid()) + ": " +
+                           (frame && compare(subscriber.format(), frame->data, frame->index).empty()
+                                ? "exact"
+                                : "no exact frame: " + subscriber.gone_reason()));
+      } catch (const interop::Error& error) {
+        say(signal_fd, error.what());
+      }
+      ::_exit(0);
+    }
+    ::waitpid(inner, nullptr, 0);
+    return 0;
+  });
+  const std::string line = viewer.read_line();
+  if (line.rfind("skip: ", 0) == 0)
+    GTEST_SKIP() << "this machine gives no user namespace: " << line.substr(6);
+  EXPECT_EQ(line, "pid 1: exact");
 }
 
 TEST_F(Publish, AViewerInAnotherPidNamespaceAttachesThroughTheSocketAlone) {
@@ -900,6 +1005,67 @@ TEST_F(PublishDevice, AnotherProcessImportsTheFramesPixelExact) {
       EXPECT_EQ(cudaDestroyExternalMemory(imported[i]), cudaSuccess);
     }
   }
+}
+
+TEST_F(PublishDevice, AHundredAttachImportDetachCyclesLeaveDescriptorsAndDeviceMemoryFlat) {
+  interop::Publisher publisher(device_desc("device-cycles"));
+  const interop::FrameFormat& format = publisher.format();
+  std::vector<uint8_t> host(format.pitch * format.height);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  interop::SubscriberDesc desc;
+  desc.expected_device = m_uuid;
+  // One cycle: a viewer attaches, imports the frame's slot into CUDA as a viewer's graphics API would, reads
+  // it, and lets everything go.
+  auto cycle = [&](uint64_t index) {
+    interop::Subscriber subscriber("device-cycles", desc);
+    const interop::Publisher::Slot slot = publisher.acquire();
+    if (!slot) return std::string("no free slot");
+    fill(format, host.data(), index);
+    if (cudaMemcpyAsync(slot.data, host.data(), host.size(), cudaMemcpyHostToDevice, stream) != cudaSuccess)
+      return std::string("cudaMemcpyAsync");
+    publisher.publish(slot, index, stream);
+    if (cudaStreamSynchronize(stream) != cudaSuccess) return std::string("cudaStreamSynchronize");
+    const auto frame = subscriber.next(5s);
+    if (!frame) return "no frame: " + subscriber.gone_reason();
+    const interop::Subscriber::SlotHandle& handle = subscriber.slots()[static_cast<size_t>(frame->slot)];
+    cudaExternalMemoryHandleDesc import = {};
+    import.type = cudaExternalMemoryHandleTypeOpaqueFd;
+    import.handle.fd = ::dup(handle.fd);
+    import.size = handle.size;
+    cudaExternalMemory_t memory = nullptr;
+    if (cudaImportExternalMemory(&memory, &import) != cudaSuccess) return std::string("import");
+    cudaExternalMemoryBufferDesc buffer = {};
+    buffer.size = host.size();
+    void* mapped = nullptr;
+    std::vector<uint8_t> seen(host.size());
+    std::string verdict = "map";
+    if (cudaExternalMemoryGetMappedBuffer(&mapped, memory, &buffer) == cudaSuccess) {
+      verdict = cudaMemcpy(seen.data(), mapped, seen.size(), cudaMemcpyDeviceToHost) == cudaSuccess
+                    ? compare(format, seen.data(), frame->index)
+                    : "cudaMemcpy";
+      cudaFree(mapped);
+    }
+    cudaDestroyExternalMemory(memory);
+    subscriber.release(frame->slot);
+    return verdict;
+  };
+  ASSERT_EQ(cycle(1), "");  // warm: CUDA's own first-use allocations are made
+  ASSERT_TRUE(wait_until([&] { return publisher.stats().viewers == 0; }));
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  size_t free_before = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+  const int fds_before = open_fd_count();
+  for (uint64_t index = 2; index < 102; ++index) ASSERT_EQ(cycle(index), "") << "cycle " << index;
+  EXPECT_TRUE(wait_until([&] { return publisher.stats().viewers == 0 && open_fd_count() == fds_before; }))
+      << open_fd_count() << " descriptors open, " << fds_before << " before";
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  size_t free_after = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
+  // Flat to within one slot: a hundred leaked imports would be a hundred slots' worth.
+  EXPECT_LE(free_before - std::min(free_before, free_after), publisher.slot_size())
+      << "device memory free: " << free_before << " bytes before, " << free_after << " after";
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
 
 }  // namespace
