@@ -1,0 +1,497 @@
+// tests/publish/publish_bench.cpp — what publishing frames to viewers in other processes
+// (interop/publish.hpp) costs and delivers, at 1920x1080 and 3840x2160 RGBA8, with host slots (memfd) and,
+// where a CUDA device exports VMM memory, device slots (cuMemCreate FDs). A C++ program, not a Python script:
+// it runs on a GPU machine with nothing but the build (no CuPy or PyTorch), and it measures the transport
+// itself; Python's show() adds its ctypes call and array checks on top (a few microseconds).
+//
+// This process is the job: a loop that writes a frame (a memset, on its stream for device slots, then waits
+// for the stream as a training step waits for its loss) and shows it as interop_lab.Publisher.show() does
+// (acquire a free slot, one copy into it, publish). Each run is that loop with no publisher at all, then with
+// a publisher and 0, 1 and 3 subscribers. A subscriber is this program again (--subscribe, exec'd so that
+// its CUDA is its own): for each announced frame it takes the newest, copies the slot into a buffer of its
+// own (host: memcpy; device: the slot imported once with cudaImportExternalMemory, then cudaMemcpyAsync
+// and a wait for it: a stand-in for the viewer's texture upload) and only then counts it as held.
+//
+// Per run: the loop's time per frame, show()'s own time, the cost over the loop without a publisher,
+// frames per second delivered to a subscriber (the slowest one), the latency from the show() call to the
+// subscriber holding the frame (median and p90 over every frame of every subscriber; both processes read
+// CLOCK_MONOTONIC, the show times cross in a shared memfd) and the frames the publisher dropped.
+//
+//   publish_bench [--memory auto|host|device] [--frames N] [--sizes WxH,WxH]
+//
+// auto: host slots, and device slots too where a GPU can; device: a GPU must (exit 1 without one). Exit 0
+// when every run delivered frames to every subscriber, 1 on any error, 2 on a usage error.
+#include "interop/error.hpp"
+#include "interop/publish.hpp"
+#include "interop/vmm.hpp"
+
+#include <cuda_runtime_api.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+// The show() times of the frames, by frame index modulo kRing, shared with the subscribers.
+constexpr size_t kRing = 1 << 16;
+constexpr int kWarmupFrames = 10;
+
+struct SharedTimes {
+  std::atomic<int64_t> shown_ns[kRing];
+};
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr,
+               "publish_bench: %s\nusage: publish_bench [--memory auto|host|device] [--frames N] "
+               "[--sizes WxH,WxH]\n",
+               message.c_str());
+  std::exit(2);
+}
+
+#define BENCH_CUDA(call)                                                                    \
+  do {                                                                                      \
+    const cudaError_t bench_status = (call);                                                \
+    if (bench_status != cudaSuccess)                                                        \
+      throw std::runtime_error(std::string(#call) + ": " + cudaGetErrorName(bench_status)); \
+  } while (0)
+
+struct Size {
+  uint32_t width = 0, height = 0;
+};
+
+// ---- the subscriber (a process of its own) ----
+
+struct SubscriberReport {
+  uint64_t frames = 0;  // held after the warm-up
+  std::vector<double> latencies_ms;
+};
+
+// Holds every frame it can until the publisher goes; prints "frames N" and one latency (ms) per line.
+int run_subscriber(const std::string& name, int times_fd) {
+  void* mapped = ::mmap(nullptr, sizeof(SharedTimes), PROT_READ, MAP_SHARED, times_fd, 0);
+  if (mapped == MAP_FAILED) throw std::runtime_error("mmap(shared times)");
+  const auto* times = static_cast<const SharedTimes*>(mapped);
+  interop::Subscriber subscriber(name);
+  const interop::FrameFormat format = subscriber.format();
+  const size_t bytes = format.pitch * format.height;
+  const bool device = subscriber.memory() == interop::SlotMemory::Device;
+
+  std::vector<uint8_t> host_copy(device ? 0 : bytes);
+  void* device_copy = nullptr;
+  cudaStream_t stream = nullptr;
+  std::vector<cudaExternalMemory_t> imported(subscriber.slots().size(), nullptr);
+  std::vector<void*> slot_pointers(subscriber.slots().size(), nullptr);
+  if (device) {
+    BENCH_CUDA(cudaMalloc(&device_copy, bytes));
+    BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    for (size_t i = 0; i < imported.size(); ++i) {
+      cudaExternalMemoryHandleDesc import = {};
+      import.type = cudaExternalMemoryHandleTypeOpaqueFd;
+      import.handle.fd = ::dup(subscriber.slots()[i].fd);
+      import.size = subscriber.slots()[i].size;
+      BENCH_CUDA(cudaImportExternalMemory(&imported[i], &import));
+      cudaExternalMemoryBufferDesc buffer = {};
+      buffer.size = bytes;
+      BENCH_CUDA(cudaExternalMemoryGetMappedBuffer(&slot_pointers[i], imported[i], &buffer));
+    }
+  }
+  std::printf("attached\n");
+  std::fflush(stdout);
+
+  SubscriberReport report;
+  for (;;) {
+    const auto frame = subscriber.next(10s);
+    if (!frame) break;
+    if (device) {
+      BENCH_CUDA(cudaMemcpyAsync(device_copy, slot_pointers[static_cast<size_t>(frame->slot)], bytes,
+                                 cudaMemcpyDeviceToDevice, stream));
+      BENCH_CUDA(cudaStreamSynchronize(stream));
+    } else {
+      std::memcpy(host_copy.data(), frame->data, bytes);
+    }
+    const int64_t held = now_ns();
+    subscriber.release(frame->slot);
+    const int64_t shown = times->shown_ns[frame->index % kRing].load(std::memory_order_acquire);
+    if (frame->index <= kWarmupFrames) continue;
+    ++report.frames;
+    report.latencies_ms.push_back(static_cast<double>(held - shown) / 1e6);
+  }
+  if (subscriber.status() != interop::Subscriber::Status::PublisherGone) {
+    std::fprintf(stderr, "publish_bench subscriber: no frame within 10 s\n");
+    return 1;
+  }
+  std::printf("frames %llu\n", static_cast<unsigned long long>(report.frames));
+  for (const double latency : report.latencies_ms) std::printf("%.6f\n", latency);
+  for (size_t i = 0; i < imported.size(); ++i) {
+    if (slot_pointers[i]) cudaFree(slot_pointers[i]);
+    if (imported[i]) cudaDestroyExternalMemory(imported[i]);
+  }
+  if (device_copy) cudaFree(device_copy);
+  if (stream) cudaStreamDestroy(stream);
+  return 0;
+}
+
+// A subscriber process, its stdout read here.
+class SubscriberProcess {
+ public:
+  SubscriberProcess(const std::string& name, int times_fd) {
+    int out[2];
+    if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe2");
+    const std::string fd_text = std::to_string(times_fd);  // made before the fork: the child only execs
+    m_pid = ::fork();
+    if (m_pid == 0) {
+      ::dup2(out[1], STDOUT_FILENO);
+      ::close(out[0]);
+      ::close(out[1]);
+      ::execl("/proc/self/exe", "publish_bench", "--subscribe", name.c_str(), fd_text.c_str(),
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(out[1]);
+    m_out = out[0];
+  }
+  SubscriberProcess(const SubscriberProcess&) = delete;
+  SubscriberProcess& operator=(const SubscriberProcess&) = delete;
+  ~SubscriberProcess() {
+    if (m_pid > 0) {
+      ::kill(m_pid, SIGKILL);
+      ::waitpid(m_pid, nullptr, 0);
+    }
+    ::close(m_out);
+  }
+  // The next line it wrote, waiting up to `limit`; nullopt when it closed its output or said nothing.
+  std::optional<std::string> line(std::chrono::milliseconds limit) {
+    std::string text;
+    char c = 0;
+    pollfd polled{m_out, POLLIN, 0};
+    for (;;) {
+      if (::poll(&polled, 1, static_cast<int>(limit.count())) <= 0) return std::nullopt;
+      if (::read(m_out, &c, 1) != 1) return text.empty() ? std::nullopt : std::optional<std::string>(text);
+      if (c == '\n') return text;
+      text += c;
+    }
+  }
+  // Its report once it has ended; throws when it failed.
+  SubscriberReport finish() {
+    SubscriberReport report;
+    const auto summary = line(30s);
+    unsigned long long frames = 0;
+    if (!summary || std::sscanf(summary->c_str(), "frames %llu", &frames) != 1)
+      throw std::runtime_error("a subscriber gave no report");
+    report.frames = frames;
+    while (const auto latency = line(10s)) report.latencies_ms.push_back(std::atof(latency->c_str()));
+    int status = 0;
+    ::waitpid(m_pid, &status, 0);
+    m_pid = -1;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("a subscriber failed");
+    return report;
+  }
+
+ private:
+  pid_t m_pid = -1;
+  int m_out = -1;
+};
+
+// ---- the job ----
+
+struct RunResult {
+  double loop_ms = 0;  // per frame
+  double show_ms = 0;  // per frame, inside show()
+  uint64_t published = 0, dropped = 0;
+  std::vector<SubscriberReport> subscribers;
+};
+
+// The frame the job makes each step, and where it waits for it.
+class Job {
+ public:
+  Job(interop::SlotMemory memory, const interop::FrameFormat& format)
+      : m_memory(memory), m_bytes(format.pitch_or_packed() * format.height), m_format(format) {
+    if (m_memory == interop::SlotMemory::Device) {
+      BENCH_CUDA(cudaMalloc(&m_device, m_bytes));
+      BENCH_CUDA(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking));
+    } else {
+      m_host.resize(m_bytes);
+    }
+  }
+  ~Job() {
+    if (m_device) cudaFree(m_device);
+    if (m_stream) cudaStreamDestroy(m_stream);
+  }
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
+  void make(uint64_t frame) {
+    if (m_memory == interop::SlotMemory::Device)
+      BENCH_CUDA(cudaMemsetAsync(m_device, static_cast<int>(frame & 0xff), m_bytes, m_stream));
+    else
+      std::memset(m_host.data(), static_cast<int>(frame & 0xff), m_bytes);
+  }
+  void wait() {
+    if (m_stream) BENCH_CUDA(cudaStreamSynchronize(m_stream));
+  }
+  // interop_lab.Publisher.show(): a free slot, one copy into it, announced (device: once the stream has
+  // made the copy, by the publisher's helper thread).
+  void show(interop::Publisher& publisher, uint64_t frame) {
+    const interop::Publisher::Slot slot = publisher.acquire();
+    if (!slot) return;
+    if (m_memory == interop::SlotMemory::Device)
+      BENCH_CUDA(cudaMemcpy2DAsync(slot.data, m_format.pitch_or_packed(), m_device,
+                                   m_format.pitch_or_packed(), m_format.row_bytes(), m_format.height,
+                                   cudaMemcpyDeviceToDevice, m_stream));
+    else
+      std::memcpy(slot.data, m_host.data(), m_bytes);
+    publisher.publish(slot, frame, m_stream);
+  }
+
+ private:
+  interop::SlotMemory m_memory;
+  size_t m_bytes;
+  interop::FrameFormat m_format;
+  std::vector<uint8_t> m_host;
+  void* m_device = nullptr;
+  cudaStream_t m_stream = nullptr;
+};
+
+// subscribers < 0: the loop without a publisher.
+RunResult run(interop::SlotMemory memory, Size size, int subscribers, int frames, SharedTimes* times,
+              int times_fd) {
+  interop::FrameFormat format;
+  format.width = size.width;
+  format.height = size.height;
+  format.channels = 4;
+  format.dtype = interop::DType::UInt8;
+  Job job(memory, format);
+  RunResult result;
+  std::optional<interop::Publisher> publisher;
+  std::vector<std::unique_ptr<SubscriberProcess>> processes;
+  if (subscribers >= 0) {
+    interop::PublisherDesc desc;
+    desc.name = "publish-bench-" + std::to_string(::getpid());
+    desc.format = format;
+    desc.memory = memory;
+    desc.device = memory == interop::SlotMemory::Device ? 0 : -1;
+    publisher.emplace(desc);
+    for (int i = 0; i < subscribers; ++i) {
+      processes.push_back(std::make_unique<SubscriberProcess>(desc.name, times_fd));
+      const auto attached = processes.back()->line(60s);
+      if (!attached || *attached != "attached") throw std::runtime_error("a subscriber did not attach");
+    }
+    const auto deadline = Clock::now() + 10s;
+    while (publisher->stats().viewers != static_cast<uint32_t>(subscribers)) {
+      if (Clock::now() > deadline) throw std::runtime_error("the subscribers did not all attach");
+      std::this_thread::sleep_for(1ms);
+    }
+  }
+  double show_seconds = 0;
+  Clock::time_point start;
+  for (int frame = 1; frame <= frames + kWarmupFrames; ++frame) {
+    if (frame == kWarmupFrames + 1) {
+      start = Clock::now();
+      show_seconds = 0;
+    }
+    job.make(static_cast<uint64_t>(frame));
+    if (publisher) {
+      const auto before = Clock::now();
+      times->shown_ns[static_cast<size_t>(frame) % kRing].store(now_ns(), std::memory_order_release);
+      job.show(*publisher, static_cast<uint64_t>(frame));
+      show_seconds += std::chrono::duration<double>(Clock::now() - before).count();
+    }
+    job.wait();
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result.loop_ms = seconds * 1e3 / frames;
+  result.show_ms = show_seconds * 1e3 / frames;
+  if (publisher) {
+    // The last frames reach the subscribers before the publisher goes.
+    std::this_thread::sleep_for(100ms);
+    const interop::PublisherStats stats = publisher->stats();
+    result.published = stats.frames_published;
+    result.dropped = stats.frames_dropped;
+    publisher.reset();
+    for (auto& process : processes) result.subscribers.push_back(process->finish());
+  }
+  return result;
+}
+
+double percentile(std::vector<double> values, double fraction) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t index = std::min(values.size() - 1, static_cast<size_t>(fraction * (values.size() - 1) + 0.5));
+  return values[index];
+}
+
+std::optional<Size> parse_size(const std::string& text) {
+  unsigned width = 0, height = 0;
+  char end = 0;
+  if (std::sscanf(text.c_str(), "%ux%u%c", &width, &height, &end) != 2 || width == 0 || height == 0 ||
+      width > 16384 || height > 16384)
+    return std::nullopt;
+  return Size{width, height};
+}
+
+// Whether device slots can run here, and why not.
+std::string device_problem() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return "no CUDA device is visible";
+  }
+  const interop::VmmExportSupport support = interop::probe_vmm_export(0);
+  return support.supported ? "" : "CUDA device 0 exports no VMM memory: " + support.reason;
+}
+
+int bench(interop::SlotMemory memory, const std::vector<Size>& sizes, int frames) {
+  if (memory == interop::SlotMemory::Device) BENCH_CUDA(cudaSetDevice(0));
+  FILE* out = stdout;
+  int failures = 0;
+  std::fprintf(out, "\n%s slots, RGBA8, %d frames per run (after %d unmeasured)\n",
+               interop::to_string(memory), frames, kWarmupFrames);
+  std::fprintf(out, "%-10s %-11s %9s %9s %9s %11s %10s %10s %8s\n", "size", "subscribers", "loop ms",
+               "show ms", "+cost ms", "fps (min)", "lat p50", "lat p90", "dropped");
+  interop::FileDescriptor times_fd(::memfd_create("publish-bench-times", 0));  // inherited by the subscribers
+  if (!times_fd || ::ftruncate(times_fd.get(), sizeof(SharedTimes)) != 0)
+    throw std::runtime_error("memfd_create(shared times)");
+  void* mapped = ::mmap(nullptr, sizeof(SharedTimes), PROT_READ | PROT_WRITE, MAP_SHARED, times_fd.get(), 0);
+  if (mapped == MAP_FAILED) throw std::runtime_error("mmap(shared times)");
+  auto* times = static_cast<SharedTimes*>(mapped);
+  for (const Size size : sizes) {
+    const std::string size_text = std::to_string(size.width) + "x" + std::to_string(size.height);
+    double baseline_ms = 0;
+    for (const int subscribers : {-1, 0, 1, 3}) {
+      try {
+        const RunResult result = run(memory, size, subscribers, frames, times, times_fd.get());
+        if (subscribers < 0) {
+          baseline_ms = result.loop_ms;
+          std::fprintf(out, "%-10s %-11s %9.3f %9s %9s %11s %10s %10s %8s\n", size_text.c_str(),
+                       "no publisher", result.loop_ms, "-", "-", "-", "-", "-", "-");
+          continue;
+        }
+        std::vector<double> latencies;
+        double slowest = 0;
+        for (const SubscriberReport& report : result.subscribers) {
+          if (report.frames == 0) {
+            std::fprintf(stderr, "publish_bench: %s, %d subscribers: a subscriber held no frame\n",
+                         size_text.c_str(), subscribers);
+            ++failures;
+          }
+          latencies.insert(latencies.end(), report.latencies_ms.begin(), report.latencies_ms.end());
+          // Frames held per second of the job's measured loop: what a viewer of this job would show.
+          const double delivered = static_cast<double>(report.frames) / (result.loop_ms * frames / 1e3);
+          slowest = slowest == 0 ? delivered : std::min(slowest, delivered);
+        }
+        const bool measured = !latencies.empty();
+        char fps[32] = "-", p50[32] = "-", p90[32] = "-";
+        if (measured) {
+          std::snprintf(fps, sizeof(fps), "%.1f", slowest);
+          std::snprintf(p50, sizeof(p50), "%.3f", percentile(latencies, 0.5));
+          std::snprintf(p90, sizeof(p90), "%.3f", percentile(latencies, 0.9));
+        }
+        std::fprintf(out, "%-10s %-11d %9.3f %9.3f %9.3f %11s %10s %10s %8llu\n", size_text.c_str(),
+                     subscribers, result.loop_ms, result.show_ms, result.loop_ms - baseline_ms, fps, p50, p90,
+                     static_cast<unsigned long long>(result.dropped));
+        if (result.published == 0) {
+          std::fprintf(stderr, "publish_bench: %s, %d subscribers: nothing was published\n",
+                       size_text.c_str(), subscribers);
+          ++failures;
+        }
+      } catch (const std::exception& error) {
+        std::fprintf(stderr, "publish_bench: %s, %d subscribers: %s\n", size_text.c_str(), subscribers,
+                     error.what());
+        ++failures;
+      }
+      std::fflush(out);
+    }
+  }
+  ::munmap(mapped, sizeof(SharedTimes));
+  return failures;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.size() == 3 && args[0] == "--subscribe")
+      return run_subscriber(args[1], std::atoi(args[2].c_str()));
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "publish_bench subscriber: %s\n", error.what());
+    return 1;
+  }
+  std::string memory = "auto";
+  int frames = 300;
+  std::vector<Size> sizes{{1920, 1080}, {3840, 2160}};
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      std::printf("usage: publish_bench [--memory auto|host|device] [--frames N] [--sizes WxH,WxH]\n");
+      return 0;
+    }
+    if (i + 1 >= args.size()) usage_error(arg + " needs a value (or is not an option)");
+    const std::string& value = args[++i];
+    if (arg == "--memory") {
+      if (value != "auto" && value != "host" && value != "device")
+        usage_error("--memory " + value + ": auto, host or device");
+      memory = value;
+    } else if (arg == "--frames") {
+      frames = std::atoi(value.c_str());
+      if (frames < 2 || frames > 100000) usage_error("--frames " + value + ": from 2 to 100000");
+    } else if (arg == "--sizes") {
+      sizes.clear();
+      size_t begin = 0;
+      while (begin <= value.size()) {
+        const size_t end = std::min(value.find(',', begin), value.size());
+        const auto size = parse_size(value.substr(begin, end - begin));
+        if (!size) usage_error("--sizes " + value + ": WxH[,WxH...], each edge from 1 to 16384");
+        sizes.push_back(*size);
+        begin = end + 1;
+      }
+    } else {
+      usage_error("unknown option " + arg);
+    }
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  int failures = 0;
+  try {
+    if (memory != "device") failures += bench(interop::SlotMemory::Host, sizes, frames);
+    if (memory != "host") {
+      const std::string problem = device_problem();
+      if (problem.empty()) {
+        failures += bench(interop::SlotMemory::Device, sizes, frames);
+      } else if (memory == "device") {
+        std::fprintf(stderr, "publish_bench: device slots need a GPU: %s\n", problem.c_str());
+        return 1;
+      } else {
+        std::printf("\ndevice slots: not measured (%s)\n", problem.c_str());
+      }
+    }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "publish_bench: %s\n", error.what());
+    return 1;
+  }
+  if (failures > 0) std::fprintf(stderr, "publish_bench: %d run(s) failed\n", failures);
+  return failures > 0 ? 1 : 0;
+}
