@@ -72,11 +72,12 @@ Image decode_jpeg(const uint8_t* data, size_t size) {
   return image;
 }
 
-Image assemble_frame(const FrameMessage& frame) {
-  Image image;
-  image.width = frame.width;
-  image.height = frame.height;
-  image.rgba.resize(static_cast<size_t>(frame.width) * frame.height * 4);
+void composite_frame(const FrameMessage& frame, Image& image) {
+  if (image.width != frame.width || image.height != frame.height) {
+    image.width = frame.width;
+    image.height = frame.height;
+    image.rgba.assign(static_cast<size_t>(frame.width) * frame.height * 4, 0);
+  }
   for (const EncodedStrip& strip : frame.strips) {
     const Image part = decode_jpeg(strip.jpeg.data(), strip.jpeg.size());
     if (part.width != frame.width || part.height != strip.rows || strip.y + strip.rows > frame.height)
@@ -86,6 +87,11 @@ Image assemble_frame(const FrameMessage& frame) {
     std::memcpy(&image.rgba[static_cast<size_t>(strip.y) * frame.width * 4], part.rgba.data(),
                 part.rgba.size());
   }
+}
+
+Image assemble_frame(const FrameMessage& frame) {
+  Image image;
+  composite_frame(frame, image);
   return image;
 }
 
@@ -117,11 +123,19 @@ StripEncoder::~StripEncoder() {
 }
 
 std::vector<EncodedStrip> StripEncoder::encode(const Image& image) {
+  std::vector<Part> parts;
+  for (const auto& [y, rows] : strip_layout(image.height, threads())) parts.push_back({y, rows, m_quality});
+  return encode(image, parts);
+}
+
+std::vector<EncodedStrip> StripEncoder::encode(const Image& image, const std::vector<Part>& parts) {
   std::vector<EncodedStrip> strips;
-  for (const auto& [y, rows] : strip_layout(image.height, threads())) strips.push_back({y, rows, {}});
+  for (const Part& part : parts) strips.push_back({part.y, part.rows, {}});
+  if (parts.empty()) return strips;
   {
     const std::lock_guard<std::mutex> lock(m_mutex);
     m_image = &image;
+    m_parts = &parts;
     m_strips = &strips;
     m_next = 0;
     m_unfinished = strips.size();
@@ -133,6 +147,7 @@ std::vector<EncodedStrip> StripEncoder::encode(const Image& image) {
   std::unique_lock<std::mutex> lock(m_mutex);
   m_done.wait(lock, [this] { return m_unfinished == 0; });
   m_image = nullptr;
+  m_parts = nullptr;
   m_strips = nullptr;
   if (!m_error.empty()) throw std::runtime_error(m_error);
   return strips;
@@ -155,16 +170,17 @@ void StripEncoder::encode_strips(size_t worker) {
   while (true) {
     EncodedStrip* strip = nullptr;
     const Image* image = nullptr;
+    int quality = 0;
     {
       const std::lock_guard<std::mutex> lock(m_mutex);
       if (!m_strips || m_next >= m_strips->size()) return;
+      quality = (*m_parts)[m_next].quality;
       strip = &(*m_strips)[m_next++];
       image = m_image;
     }
     std::string error;
     try {
-      strip->jpeg =
-          m_encoders[worker]->encode(image->pixel(0, strip->y), image->width, strip->rows, m_quality);
+      strip->jpeg = m_encoders[worker]->encode(image->pixel(0, strip->y), image->width, strip->rows, quality);
     } catch (const std::exception& failure) {
       error = failure.what();
     }

@@ -37,8 +37,11 @@ class JpegEncoder {
 
 // Decodes a JPEG to RGBA8 (tests and the loopback client); throws std::runtime_error for a corrupt one.
 Image decode_jpeg(const uint8_t* data, size_t size);
-// A frame message's strips decoded and put together; throws std::runtime_error when a strip's size does
-// not match its place.
+// A frame message's strips decoded and drawn onto `picture` at their rows, the rest kept (as the page draws
+// them); a picture of another size becomes the frame's size, black. Throws std::runtime_error when a strip's
+// size does not match its place.
+void composite_frame(const FrameMessage& frame, Image& picture);
+// A frame message's strips decoded and put together on black (the whole picture for a whole frame).
 Image assemble_frame(const FrameMessage& frame);
 
 // Rows per strip: multiples of 16 (a 4:2:0 JPEG's block rows, so the strips' edges fall on block edges and
@@ -57,6 +60,13 @@ class StripEncoder {
   // Encodes `image` in strip_layout's strips on every worker, the calling thread included; returns when all
   // are done. One call at a time.
   std::vector<EncodedStrip> encode(const Image& image);
+  // Rows [y, y + rows) of `image` at their own quality each, as many at once as there are workers.
+  struct Part {
+    int y = 0;
+    int rows = 0;
+    int quality = 85;
+  };
+  std::vector<EncodedStrip> encode(const Image& image, const std::vector<Part>& parts);
   int threads() const { return static_cast<int>(m_encoders.size()); }
 
  private:
@@ -71,6 +81,7 @@ class StripEncoder {
   // The job, under m_mutex: a generation count wakes the workers, `m_next` hands out strips.
   unsigned long long m_generation = 0;
   const Image* m_image = nullptr;
+  const std::vector<Part>* m_parts = nullptr;
   std::vector<EncodedStrip>* m_strips = nullptr;
   size_t m_next = 0;
   size_t m_unfinished = 0;

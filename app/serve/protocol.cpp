@@ -175,7 +175,7 @@ std::string error_json(const std::vector<std::string>& problems, unsigned long l
   return nlohmann::json{{"type", "error"}, {"error", text}, {"errors", problems}}.dump();
 }
 
-std::string state_json(const AppState& app, const DeskStats& desk, bool with_notice) {
+std::string state_json(const AppState& app, const DeskStats& desk, bool with_notice, const LinkState* link) {
   nlohmann::json modes = nlohmann::json::array();
   for (const ModeChoice& choice : app.modes)
     modes.push_back(
@@ -216,7 +216,7 @@ std::string state_json(const AppState& app, const DeskStats& desk, bool with_not
                           {"cuda_device", app.cuda_device},
                           {"cuda_devices", app.cuda_devices},
                           {"device_switch", app.device_switch},
-                          {"scene", to_string(app.scene)},
+                          {"scene", app.scene ? nlohmann::json(to_string(*app.scene)) : nlohmann::json()},
                           {"scenes", scenes},
                           {"filter", app.filter},
                           {"filters", filters},
@@ -235,6 +235,8 @@ std::string state_json(const AppState& app, const DeskStats& desk, bool with_not
                           {"compared", compared},
                           {"untimed", app.untimed},
                           {"source", app.source},
+                          {"source_name", app.source_name},
+                          {"source_status", app.source_status},
                           {"controls", app.controls},
                           {"path", app.path},
                           {"path_reason", app.path_reason},
@@ -250,6 +252,11 @@ std::string state_json(const AppState& app, const DeskStats& desk, bool with_not
                             {"frames_dropped", desk.frames_dropped},
                             {"phases", desk_phases}}}};
   if (with_notice) state["notice"] = app.notice;
+  if (link)
+    state["link"] = {{"quality", link->quality},
+                     {"kbit_s", link->kbit_per_s},
+                     {"fps", link->frames_per_s},
+                     {"paced", link->paced}};
   return state.dump();
 }
 
@@ -301,9 +308,10 @@ std::optional<FrameMessage> parse_frame_message(const uint8_t* data, size_t size
     strip.y = static_cast<int>(get_u32(entry));
     strip.rows = static_cast<int>(get_u32(entry + 4));
     const size_t bytes = get_u32(entry + 8);
-    if (strip.y != next_row || strip.rows < 1 || strip.rows > frame.height - strip.y) {
+    if (strip.y < next_row || strip.rows < 1 || strip.rows > frame.height - strip.y) {
       why = "strip " + std::to_string(i) + " (rows " + std::to_string(strip.y) + "+" +
-            std::to_string(strip.rows) + ") does not continue the frame at row " + std::to_string(next_row);
+            std::to_string(strip.rows) + ") overlaps the strip before it (up to row " +
+            std::to_string(next_row) + ") or passes the frame's " + std::to_string(frame.height) + " rows";
       return std::nullopt;
     }
     if (bytes > size - offset) {
@@ -312,14 +320,30 @@ std::optional<FrameMessage> parse_frame_message(const uint8_t* data, size_t size
     }
     strip.jpeg.assign(data + offset, data + offset + bytes);
     offset += bytes;
-    next_row += strip.rows;
+    next_row = strip.y + strip.rows;
     frame.strips.push_back(std::move(strip));
   }
-  if (next_row != frame.height) {
-    why = "the strips cover " + std::to_string(next_row) + " of " + std::to_string(frame.height) + " rows";
-    return std::nullopt;
-  }
   return frame;
+}
+
+bool FrameMessage::whole() const {
+  int next_row = 0;
+  for (const EncodedStrip& strip : strips) {
+    if (strip.y != next_row) return false;
+    next_row += strip.rows;
+  }
+  return next_row == height;
+}
+
+std::optional<ViewerMessage> parse_viewer_message(const std::string& text) {
+  const nlohmann::json message = nlohmann::json::parse(text, nullptr, false);
+  if (!message.is_object() || message.size() != 1) return std::nullopt;
+  if (const auto ack = message.find("ack");
+      ack != message.end() && ack->is_number_unsigned() && ack->get<unsigned long long>() <= 0xffffffffull)
+    return ViewerMessage{ViewerMessage::Kind::Ack, ack->get<unsigned int>()};
+  if (const auto refresh = message.find("refresh"); refresh != message.end() && *refresh == true)
+    return ViewerMessage{ViewerMessage::Kind::Refresh, 0};
+  return std::nullopt;
 }
 
 }  // namespace lab::serve

@@ -7,10 +7,18 @@
 //   app -> page   text: the state (state_json: scene, modes with why each is unavailable, size, the map and
 //                 register flags, the CUDA devices, the filter, the doctor's report, the per-phase timings,
 //                 the desk's own phases, the frame's timeline; the source of the frames and the controls
-//                 that apply to it), then binary: one frame (frame_message)
-// The frame message is the frame as horizontal strips, each its own JPEG, encoded in parallel; the page
-// draws strip i at row y_i. All numbers little-endian uint32:
+//                 that apply to it; this viewer's link), then binary: one frame (frame_message)
+//   page -> app   text, answered by the viewer's own connection, not the app (parse_viewer_message):
+//                 {"ack": index} the page drew the frame message of that index; {"refresh": true} the page
+//                 holds no picture and asks for a whole frame
+// The frame message is the frame, or the part of it that changed, as horizontal strips, each its own JPEG,
+// encoded in parallel; the page draws strip i at row y_i and keeps the rows no strip covers. All numbers
+// little-endian uint32:
 //   "ILF1" | frame index | width | height | strip count n | n x (y, rows, jpeg bytes) | the n JPEGs in order
+// A viewer that never acks (a script) gets every frame whole, each once its previous write completed. From
+// its first ack on, a viewer gets only the stripes that changed since the picture it holds and stripes
+// painted over at a high quality once still (app/serve/stripes.hpp), at most a few messages unacknowledged,
+// at the quality its link keeps up with (app/serve/link.hpp); a new size sends the whole frame again.
 #pragma once
 
 #include "app/core/vocabulary.hpp"
@@ -98,9 +106,9 @@ struct AppState {
   int cuda_device = -1;  // -1: none
   // The CUDA devices the app may move to ("0: NVIDIA H200"), one per ordinal; empty without CUDA.
   std::vector<std::string> cuda_devices;
-  std::string device_switch;  // "" when request_device moves the app live, else why not
-  SceneId scene = SceneId::Wave;
-  std::string filter;  // the postprocess scene's; "" in the other scenes
+  std::string device_switch;                     // "" when request_device moves the app live, else why not
+  std::optional<SceneId> scene = SceneId::Wave;  // nullopt while another source makes the frames
+  std::string filter;                            // the postprocess scene's; "" in the other scenes
   FlagsState flags;
   std::string doctor;  // the doctor's report as --doctor prints it; "" where the app has none
   ModeId mode = cpu_mode();
@@ -114,9 +122,12 @@ struct AppState {
   std::vector<PhaseLine> phases;
   std::vector<ModeComparison> compared;
   std::string untimed;  // why some phases are not timed ("" when all are)
-  // What makes the frames: "app" (interop-lab's scenes) or "viewer" (interop_lab.Viewer serving a Python
-  // caller's arrays: no scenes or modes to switch), and the page's controls that apply to it, by name.
+  // What makes the frames: "app" (interop-lab's scenes), "published" (another process's frames, --attach:
+  // source_name and source_status say which and how it is doing) or "viewer" (interop_lab.Viewer serving a
+  // Python caller's arrays: no scenes or modes to switch), and the page's controls that apply to it, by name.
   std::string source = "app";
+  std::string source_name;
+  std::string source_status;
   std::vector<std::string> controls = {"scene",  "mode", "filter", "device",    "flags",
                                        "doctor", "size", "fps",    "screenshot"};
   // A viewer's path from the caller's memory to GL ("interop", "staging", "cpu") and why not interop.
@@ -135,9 +146,28 @@ struct DeskStats {
   std::vector<PhaseLine> phases;          // read-back, encode, send
 };
 
+// One viewer's link (app/serve/link.hpp), in the state it is sent: "link": {quality, kbit_s, fps, paced}.
+struct LinkState {
+  int quality = 0;          // of the JPEGs of changed stripes now
+  double kbit_per_s = 0;    // what the page acknowledged over the last second
+  double frames_per_s = 0;  // frames the page drew (or had up to date) over the last second
+  bool paced = false;       // whether the page acks: only then are these measured and the quality chosen
+};
+
 // The state message. "notice" is in it only `with_notice`: a notice is news once, not repeated in every
 // state (the page keeps showing it until a message carries another, or "" when a later command succeeded).
-std::string state_json(const AppState& app, const DeskStats& desk, bool with_notice = true);
+// `link`: the viewer's, where there is one.
+std::string state_json(const AppState& app, const DeskStats& desk, bool with_notice = true,
+                       const LinkState* link = nullptr);
+
+// A viewer's message for its own connection (see the header comment): nullopt when `text` is none (then it
+// is the app's commands, parse_commands).
+struct ViewerMessage {
+  enum class Kind { Ack, Refresh };
+  Kind kind = Kind::Ack;
+  unsigned int frame = 0;  // Ack's
+};
+std::optional<ViewerMessage> parse_viewer_message(const std::string& text);
 
 // One JPEG strip of a frame.
 struct EncodedStrip {
@@ -154,9 +184,11 @@ struct FrameMessage {
   unsigned int index = 0;
   int width = 0, height = 0;
   std::vector<EncodedStrip> strips;
+  // Whether the strips cover every row (a whole frame), not just the ones that changed.
+  bool whole() const;
 };
 // Reads a frame message back (tests, and any client); nullopt with `why` for a malformed one: a bad magic,
-// truncated, strips that do not tile the frame top to bottom.
+// truncated, no strips, strips out of order, overlapping or past the frame's last row.
 std::optional<FrameMessage> parse_frame_message(const uint8_t* data, size_t size, std::string& why);
 
 }  // namespace lab::serve

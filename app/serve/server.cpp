@@ -8,7 +8,10 @@
 #include "app/core/text.hpp"
 #include "app/serve/assets.hpp"
 #include "app/serve/jpeg.hpp"
+#include "app/serve/link.hpp"
+#include "app/serve/stripes.hpp"
 #include "app/timing/timing.hpp"
+#include "kernels/stripe_hash.hpp"
 
 #include <boost/asio/ip/host_name.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -30,10 +33,12 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 namespace lab::serve {
@@ -228,15 +233,31 @@ std::string request_token(const std::string& target, const std::string& cookie_h
   return field_value(cookie_header, kCookieName, ';').value_or("");
 }
 
-// One encoded frame, shared by every viewer that sends it.
-struct EncodedFrame {
-  unsigned long long sequence = 0;  // 1, 2, ... in encoding order
+// A frame of the app as the encoder took it, with its stripe hashes: what each viewer plans its next message
+// from (app/serve/stripes.hpp).
+struct SourceFrame {
+  unsigned long long sequence = 0;  // 1, 2, ... in the order the encoder took them
   unsigned long long offer = 0;     // the offer_frame call it came from: 1, 2, ...
-  std::vector<uint8_t> message;     // protocol.hpp's frame message
+  std::shared_ptr<const Image> image;
+  std::vector<uint64_t> hashes;  // kernels/stripe_hash.hpp's, one per stripe
   AppState state;
 };
 
 class WebSocketSession;
+
+// One viewer's next message: the stripes it planned, encoded for it (runs of the same source, rows and
+// quality that several viewers plan alike are encoded once).
+struct EncodeJob {
+  std::weak_ptr<WebSocketSession> viewer;
+  std::shared_ptr<const SourceFrame> source;
+  std::vector<StripeRun> runs;
+};
+
+struct EncodedFrame {
+  std::shared_ptr<const SourceFrame> source;
+  std::vector<uint8_t> message;  // protocol.hpp's frame message
+  AppState state;                // the source's, with the encode in the desk's lane of its timeline
+};
 
 // A connection's place among ServerOptions::max_connections: taken when it is accepted, given back when its
 // session (HTTP, then the WebSocket it became) ends.
@@ -268,16 +289,21 @@ struct Server::Impl {
   // "" when `request` may be answered (or become a WebSocket), else the 403's text: a Host that is not the
   // desk's, no token, a WebSocket of another page's Origin.
   std::string refusal(const http::request<http::string_body>& request) const;
-  void publish(std::shared_ptr<const EncodedFrame> frame);
+  void publish(std::shared_ptr<const SourceFrame> frame);
   void add_viewer(const std::shared_ptr<WebSocketSession>& viewer);
-  std::string state_text(const EncodedFrame& frame, bool with_notice) const {
-    return state_json(frame.state, desk_stats(), with_notice);
+  std::string state_text(const AppState& state, bool with_notice, const LinkState* link) const {
+    return state_json(state, desk_stats(), with_notice, link);
   }
+  // A viewer's planned stripes, for the encoder thread (any thread).
+  void request_encode(EncodeJob job);
   // A page's message: "" when its commands were queued, else why not, for the page's error reply.
   std::string receive(const std::string& text);
 
   // On the encoder thread.
   void encode_loop();
+  std::shared_ptr<SourceFrame> take_source(std::shared_ptr<const Image> image, AppState state,
+                                           unsigned long long offer, std::vector<uint64_t> hashes);
+  void encode(const EncodeJob& job);
 
   DeskStats desk_stats() const;
 
@@ -290,15 +316,18 @@ struct Server::Impl {
   std::condition_variable offered;
   std::shared_ptr<const Image> pending_image;  // not yet taken by the encoder
   AppState pending_state;
+  std::vector<uint64_t> pending_hashes;     // the GPU's, or empty
   unsigned long long pending_offer = 0;     // pending_image's offer_frame call: 1, 2, ...
   unsigned long long last_offer = 0;        // last_image's
   std::shared_ptr<const Image> last_image;  // the screenshot's
   long long last_frame = -1;
-  AppState last_state;          // last_image's
+  AppState last_state;                // last_image's
+  std::vector<uint64_t> last_hashes;  // last_image's GPU hashes, or empty
   bool last_unencoded = false;  // last_image came when nobody watched: the next viewer gets it (add_viewer)
   bool stopping = false;
   std::deque<Command> commands;
-  PhaseWindow read_back_ms, encode_ms, send_ms;
+  std::deque<EncodeJob> jobs;
+  PhaseWindow read_back_ms, hash_ms, encode_ms, send_ms;
   double fps_cap = 0.0;
 
   std::atomic<int> viewer_count{0};
@@ -308,7 +337,7 @@ struct Server::Impl {
   std::atomic<size_t> most_in_flight{0};
 
   // Asio thread only.
-  std::shared_ptr<const EncodedFrame> latest;
+  std::shared_ptr<const SourceFrame> latest;
   std::vector<std::weak_ptr<WebSocketSession>> viewers;
 
   StripEncoder encoder;
@@ -321,6 +350,10 @@ struct Server::Impl {
   };
   static constexpr size_t kEncodesKept = 16;  // as the desk's read-backs (app/serve/desk.hpp)
   std::deque<Encode> encodes;
+  // Encoder thread only: the JPEGs of the source last encoded for, by rows and quality, for the next viewer
+  // that plans the same run.
+  unsigned long long cached_source = 0;
+  std::map<std::tuple<int, int, int>, std::vector<uint8_t>> cached_runs;
   // After everything the sessions touch: destroying the context destroys the sessions its pending handlers
   // hold, which still count themselves out of viewer_count. The acceptor goes before its context.
   net::io_context io{1};
@@ -330,12 +363,18 @@ struct Server::Impl {
   std::thread io_thread;  // started last, joined in ~Impl
 };
 
-// A WebSocket viewer: its reads queue commands; its writes send state + frame pairs, one pair at a time,
-// always the newest frame.
+// A WebSocket viewer: its reads queue commands (or are its own acks and requests); its writes send its
+// messages one at a time, always planned from the newest frame: a whole frame with its state while it does
+// not ack, else the stripes that changed since what it holds (app/serve/stripes.hpp), paced by its acks
+// (app/serve/link.hpp), its state with them at most kStateEvery and once a second while nothing changes.
 class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
  public:
   WebSocketSession(tcp::socket socket, ConnectionSlot slot, Server::Impl& server)
-      : m_ws(std::move(socket)), m_slot(std::move(slot)), m_server(server) {}
+      : m_ws(std::move(socket)),
+        m_slot(std::move(slot)),
+        m_server(server),
+        m_link(LinkOptions{server.options.jpeg_quality}),
+        m_timer(m_ws.get_executor()) {}
   ~WebSocketSession() {
     if (m_open) --m_server.viewer_count;
   }
@@ -356,9 +395,12 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
   // frame encoded while someone else watched.
   void start_at_offer(unsigned long long offer) { m_first_offer = offer; }
 
-  // A new frame, or a reply, may go out now.
+  // A new frame, a reply, an encoded message, an ack or a due paint-over: whatever may go out now does.
   void send_next() {
-    if (m_writing || !m_open) return;
+    if (!m_open) return;
+    const auto now = SteadyClock::now();
+    if (!m_ready) plan(now);  // encoded while the last message is being written
+    if (m_writing) return;
     if (!m_refusals.empty() || m_refusals_unlisted > 0) {
       // Every message refused since the last reply went out, in one reply.
       m_text = error_json(m_refusals, m_refusals_unlisted);
@@ -368,22 +410,98 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
       write_text([](WebSocketSession& self) { self.send_next(); });
       return;
     }
-    const std::shared_ptr<const EncodedFrame>& frame = m_server.latest;
-    if (!frame || frame->sequence == m_sent_sequence || frame->offer < m_first_offer) return;
-    if (m_sent_sequence != 0 && frame->sequence > m_sent_sequence + 1)
-      m_server.frames_dropped += frame->sequence - m_sent_sequence - 1;
-    m_sent_sequence = frame->sequence;
-    m_sending = frame;
-    // The notice once per viewer: in its first state after the desk's count of notices moved (a viewer new
-    // to the desk gets the current one), not again in every state after it.
-    const bool notice_is_news = frame->state.notice_serial != m_sent_notice;
-    m_sent_notice = frame->state.notice_serial;
-    m_text = m_server.state_text(*frame, notice_is_news);
-    m_send_start = std::chrono::steady_clock::now();
-    write_text([](WebSocketSession& self) { self.write_frame(); });
+    if (m_ready) {
+      m_send_start = std::chrono::steady_clock::now();
+      // The state before the frame: always for a viewer that does not ack (it reads them as pairs), else
+      // when the last is old enough or the notice is news.
+      const bool notice_is_news = m_ready->state.notice_serial != m_sent_notice;
+      if (!m_paced || notice_is_news || now - m_state_sent >= kStateEvery) {
+        write_state(m_ready->state, notice_is_news, [](WebSocketSession& self) { self.write_frame(); });
+      } else {
+        write_frame();
+      }
+      return;
+    }
+    if (m_encoding || !m_paced || !m_planned) return;
+    // Nothing changed: the state alone, once a second, so that the page's numbers move on.
+    if (now - m_state_sent >= kStillStateEvery) {
+      const bool notice_is_news = m_planned->state.notice_serial != m_sent_notice;
+      write_state(m_planned->state, notice_is_news, [](WebSocketSession& self) { self.send_next(); });
+      return;
+    }
+    wake_at(m_state_sent + kStillStateEvery);
+  }
+
+  // The message the encoder made of this viewer's plan.
+  void encoded(std::shared_ptr<const EncodedFrame> frame) {
+    m_encoding = false;
+    m_ready = std::move(frame);
+    send_next();
   }
 
  private:
+  static constexpr std::chrono::milliseconds kStateEvery{200};
+  static constexpr std::chrono::milliseconds kStillStateEvery{1000};
+
+  // Plans a message from the newest frame when this viewer may have one: a newer frame, a due paint-over,
+  // or a whole frame asked for; hands its stripes to the encoder.
+  void plan(SteadyClock::time_point now) {
+    const std::shared_ptr<const SourceFrame>& source = m_server.latest;
+    if (m_encoding || !source || source->offer < m_first_offer) return;
+    const bool newer = !m_planned || source->sequence != m_planned->sequence;
+    if (newer && source->sequence != m_counted_sequence) {
+      m_counted_sequence = source->sequence;
+      m_link.offered(now);
+    }
+    const std::optional<SteadyClock::time_point> paint_over = m_book.next_paint_over();
+    const bool painting = m_paced && paint_over && *paint_over <= now;
+    if (!newer && !painting && !m_refresh) {
+      if (m_paced && paint_over) wake_at(*paint_over);
+      return;
+    }
+    if (m_paced && !m_link.may_send()) {
+      m_link.waiting(true, now);  // an ack lets it go (on_read)
+      return;
+    }
+    m_link.waiting(false, now);
+    if (m_paced) {
+      double fps_cap = 0;
+      {
+        const std::lock_guard<std::mutex> lock(m_server.mutex);
+        fps_cap = m_server.fps_cap;
+      }
+      m_link.update(now, fps_cap);
+    }
+    if (!m_paced || m_refresh) m_book.forget();  // a viewer that does not ack gets every frame whole
+    m_refresh = false;
+    if (m_planned && source->sequence > m_planned->sequence + 1)
+      m_server.frames_dropped += source->sequence - m_planned->sequence - 1;
+    m_planned = source;
+    const int quality = m_paced ? m_link.quality() : m_server.options.jpeg_quality;
+    std::vector<StripeRun> runs = m_book.plan(source->hashes, source->image->width, source->image->height,
+                                              quality, now, m_server.encoder.threads());
+    if (runs.empty()) {
+      m_link.up_to_date(now);
+      if (const std::optional<SteadyClock::time_point> due = m_book.next_paint_over()) wake_at(*due);
+      return;
+    }
+    m_encoding = true;
+    m_server.request_encode({weak_from_this(), source, std::move(runs)});
+  }
+
+  // send_next() again at `when` (the earliest asked for wins; an earlier wake already set stays).
+  void wake_at(SteadyClock::time_point when) {
+    if (m_wake_armed && m_wake <= when) return;
+    m_wake_armed = true;
+    m_wake = when;
+    m_timer.expires_at(when);
+    m_timer.async_wait([self = shared_from_this()](beast::error_code error) {
+      if (error) return;  // replaced by an earlier wake, or the server stopping
+      self->m_wake_armed = false;
+      self->send_next();
+    });
+  }
+
   void on_accept(beast::error_code error) {
     if (error) return;
     m_open = true;
@@ -403,8 +521,15 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
       return;
     }
     if (m_ws.got_text()) {
-      std::string refused = m_server.receive(beast::buffers_to_string(m_read_buffer.data()));
-      if (!refused.empty()) {
+      const std::string text = beast::buffers_to_string(m_read_buffer.data());
+      if (const std::optional<ViewerMessage> own = parse_viewer_message(text)) {
+        if (own->kind == ViewerMessage::Kind::Ack) {
+          m_paced = true;  // from its first ack on, changed stripes only, paced by its acks
+          m_link.acknowledged(own->frame, SteadyClock::now());
+        } else {
+          m_refresh = true;
+        }
+      } else if (std::string refused = m_server.receive(text); !refused.empty()) {
         ++m_server.messages_refused;
         if (m_refusal_bytes + refused.size() <= kMaxRefusalBytes) {
           m_refusal_bytes += refused.size();
@@ -417,6 +542,23 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
     m_read_buffer.consume(m_read_buffer.size());
     send_next();
     read();
+  }
+
+  LinkState link_state() const {
+    const auto now = SteadyClock::now();
+    return {m_paced ? m_link.quality() : m_server.options.jpeg_quality, m_link.kbit_per_s(now),
+            m_link.frames_per_s(now), m_paced};
+  }
+
+  template <class Then>
+  void write_state(const AppState& state, bool notice_is_news, Then then) {
+    // The notice once per viewer: in its first state after the desk's count of notices moved (a viewer new
+    // to the desk gets the current one), not again in every state after it.
+    m_sent_notice = state.notice_serial;
+    const LinkState link = link_state();
+    m_text = m_server.state_text(state, notice_is_news, &link);
+    m_state_sent = SteadyClock::now();
+    write_text(then);
   }
 
   template <class Then>
@@ -432,8 +574,12 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
 
   void write_frame() {
     m_writing = true;
+    m_sending = std::move(m_ready);
     ++m_in_flight;
     if (m_in_flight > m_server.most_in_flight) m_server.most_in_flight = m_in_flight;
+    if (m_paced)
+      m_link.sent(m_sending->message.size(), static_cast<unsigned int>(m_sending->source->state.frame),
+                  SteadyClock::now());
     m_ws.binary(true);
     m_ws.async_write(
         net::buffer(m_sending->message), [self = shared_from_this()](beast::error_code error, size_t) {
@@ -454,6 +600,8 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
     if (!m_open) return;
     m_open = false;
     --m_server.viewer_count;
+    beast::error_code ignored;
+    m_timer.cancel(ignored);
   }
 
   websocket::stream<beast::tcp_stream> m_ws;
@@ -467,13 +615,25 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
   std::vector<std::string> m_refusals;
   size_t m_refusal_bytes = 0;
   unsigned long long m_refusals_unlisted = 0;
-  unsigned long long m_first_offer = 0;           // start_at_offer's
-  std::string m_text;                             // the message being written
-  std::shared_ptr<const EncodedFrame> m_sending;  // the frame being written (at most one)
-  size_t m_in_flight = 0;                         // frame messages begun and not completed
-  unsigned long long m_sent_sequence = 0;
-  unsigned long long m_sent_notice = 0;  // the notice_serial of the last notice sent to this viewer
+  unsigned long long m_first_offer = 0;  // start_at_offer's
+  std::string m_text;                    // the text message being written
+  // The frame: planned from m_planned, encoding, then ready to go out, then being written (one at a time).
+  std::shared_ptr<const SourceFrame> m_planned;
+  bool m_encoding = false;
+  std::shared_ptr<const EncodedFrame> m_ready;
+  std::shared_ptr<const EncodedFrame> m_sending;
+  size_t m_in_flight = 0;                     // frame messages begun and not completed
+  unsigned long long m_counted_sequence = 0;  // the last source counted as offered to this viewer
+  unsigned long long m_sent_notice = 0;       // the notice_serial of the last notice sent to this viewer
   std::chrono::steady_clock::time_point m_send_start;
+  SteadyClock::time_point m_state_sent;
+  bool m_paced = false;    // it acks: changed stripes only, paced by its acks
+  bool m_refresh = false;  // it asked for a whole frame
+  StripeBook m_book;
+  LinkControl m_link;
+  net::steady_timer m_timer;  // paint-overs and the still state fall due on it
+  bool m_wake_armed = false;
+  SteadyClock::time_point m_wake;
 };
 
 // One HTTP connection: requests answered in turn, or handed to a WebSocketSession on an upgrade.
@@ -691,7 +851,7 @@ std::string Server::Impl::receive(const std::string& text) {
   return "";
 }
 
-void Server::Impl::publish(std::shared_ptr<const EncodedFrame> frame) {
+void Server::Impl::publish(std::shared_ptr<const SourceFrame> frame) {
   latest = std::move(frame);
   std::vector<std::weak_ptr<WebSocketSession>> alive;
   for (const std::weak_ptr<WebSocketSession>& viewer : viewers)
@@ -706,7 +866,7 @@ void Server::Impl::add_viewer(const std::shared_ptr<WebSocketSession>& viewer) {
   viewers.push_back(viewer);
   {
     const std::lock_guard<std::mutex> lock(mutex);
-    // Its first frame is the app's newest: `latest` may be a frame encoded while someone else watched, long
+    // Its first frame is the app's newest: `latest` may be a frame taken while someone else watched, long
     // ago (the app went on drawing, unencoded, for nobody).
     viewer->start_at_offer(last_offer);
     // The last frame went unencoded, as nobody watched: offer it again, or a picture shown once (a Python
@@ -716,8 +876,100 @@ void Server::Impl::add_viewer(const std::shared_ptr<WebSocketSession>& viewer) {
     pending_image = last_image;
     pending_state = last_state;
     pending_offer = last_offer;
+    pending_hashes = last_hashes;
   }
   offered.notify_one();
+}
+
+void Server::Impl::request_encode(EncodeJob job) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    jobs.push_back(std::move(job));
+  }
+  offered.notify_one();
+}
+
+std::shared_ptr<SourceFrame> Server::Impl::take_source(std::shared_ptr<const Image> image, AppState state,
+                                                       unsigned long long offer,
+                                                       std::vector<uint64_t> hashes) {
+  auto source = std::make_shared<SourceFrame>();
+  const auto start = std::chrono::steady_clock::now();
+  // The GPU's hashes where they came and fit the frame; else the CPU's, the stripes shared among threads.
+  const int stripes = kernels::stripe_count(image->height);
+  if (hashes.size() != static_cast<size_t>(stripes)) {
+    hashes.assign(static_cast<size_t>(stripes), 0);
+    const int workers = std::clamp(encoder.threads(), 1, std::max(1, stripes));
+    std::vector<std::thread> helpers;
+    const auto hash_share = [&](int worker) {
+      const int first = stripes * worker / workers, end = stripes * (worker + 1) / workers;
+      const int y = first * kernels::kStripeRows;
+      const int rows = std::min(image->height, end * kernels::kStripeRows) - y;
+      if (rows > 0)
+        kernels::stripe_hashes_cpu(image->pixel(0, y), image->width, rows,
+                                   static_cast<size_t>(image->width) * 4,
+                                   &hashes[static_cast<size_t>(first)]);
+    };
+    for (int worker = 1; worker < workers; ++worker) helpers.emplace_back(hash_share, worker);
+    hash_share(0);
+    for (std::thread& helper : helpers) helper.join();
+    const std::lock_guard<std::mutex> lock(mutex);
+    hash_ms.push(static_cast<float>(milliseconds_since(start)));
+  }
+  source->sequence = ++frames_encoded;
+  source->offer = offer;
+  source->image = std::move(image);
+  source->hashes = std::move(hashes);
+  source->state = std::move(state);
+  return source;
+}
+
+void Server::Impl::encode(const EncodeJob& job) {
+  const SourceFrame& source = *job.source;
+  const auto start = std::chrono::steady_clock::now();
+  const int64_t start_ns = host_clock_ns();
+  if (cached_source != source.sequence) {
+    cached_source = source.sequence;
+    cached_runs.clear();
+  }
+  std::vector<StripEncoder::Part> parts;
+  for (const StripeRun& run : job.runs)
+    if (!cached_runs.count({run.y, run.rows, run.quality})) parts.push_back({run.y, run.rows, run.quality});
+  auto frame = std::make_shared<EncodedFrame>();
+  try {
+    const std::vector<EncodedStrip> encoded = encoder.encode(*source.image, parts);
+    for (size_t i = 0; i < parts.size(); ++i)
+      cached_runs[{parts[i].y, parts[i].rows, parts[i].quality}] = encoded[i].jpeg;
+    std::vector<EncodedStrip> strips;
+    for (const StripeRun& run : job.runs)
+      strips.push_back({run.y, run.rows, cached_runs[{run.y, run.rows, run.quality}]});
+    frame->message = frame_message(static_cast<unsigned long long>(source.state.frame), source.image->width,
+                                   source.image->height, strips);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "interop-lab: desk: frame %lld not sent: %s\n", source.state.frame, error.what());
+    cached_runs.clear();
+    frame.reset();
+  }
+  if (frame) {
+    // The encode of the frame the timeline shows, where that frame was encoded (this one, or one of the
+    // last few; a frame superseded before the encoder took it has none), in the desk's lane.
+    if (!parts.empty()) {
+      if (encodes.size() == kEncodesKept) encodes.pop_front();
+      encodes.push_back({source.state.frame, start_ns, host_clock_ns()});
+      const std::lock_guard<std::mutex> lock(mutex);
+      encode_ms.push(static_cast<float>(milliseconds_since(start)));
+    }
+    frame->source = job.source;
+    frame->state = source.state;
+    for (const Encode& each : encodes)
+      if (each.frame == frame->state.timeline.frame)
+        add_host_span(frame->state.timeline, Lane::Desk, "encode", each.start_ns, each.end_ns);
+  }
+  // A frame that failed goes to its viewer as nothing: it plans again from the next frame.
+  net::post(io,
+            [viewer = job.viewer, frame = std::shared_ptr<const EncodedFrame>(std::move(frame))]() mutable {
+              if (const std::shared_ptr<WebSocketSession> session = viewer.lock())
+                session->encoded(std::move(frame));
+            });
 }
 
 void Server::Impl::encode_loop() {
@@ -725,45 +977,30 @@ void Server::Impl::encode_loop() {
     std::shared_ptr<const Image> image;
     AppState state;
     unsigned long long offer = 0;
+    std::vector<uint64_t> hashes;
+    std::deque<EncodeJob> taken;
     {
       std::unique_lock<std::mutex> lock(mutex);
-      offered.wait(lock, [this] { return stopping || pending_image; });
+      offered.wait(lock, [this] { return stopping || pending_image || !jobs.empty(); });
       if (stopping) return;
-      image = std::move(pending_image);
-      state = std::move(pending_state);
-      offer = pending_offer;
-      // Nobody to send it to: the frame stays the screenshot's, unencoded, until a viewer connects. Judged
-      // under the lock that add_viewer takes after counting itself, so a viewer cannot slip in between.
-      last_unencoded = viewer_count == 0 && image == last_image;
-      if (viewer_count == 0) continue;
+      // The viewers waiting for their message first, then the newest frame.
+      taken.swap(jobs);
+      if (pending_image) {
+        image = std::move(pending_image);
+        state = std::move(pending_state);
+        offer = pending_offer;
+        hashes = std::move(pending_hashes);
+        // Nobody to send it to: the frame stays the screenshot's, unencoded, until a viewer connects. Judged
+        // under the lock that add_viewer takes after counting itself, so a viewer cannot slip in between.
+        last_unencoded = viewer_count == 0 && image == last_image;
+        if (viewer_count == 0) image.reset();
+      }
     }
-    const auto start = std::chrono::steady_clock::now();
-    const int64_t start_ns = host_clock_ns();
-    auto frame = std::make_shared<EncodedFrame>();
-    try {
-      frame->message = frame_message(static_cast<unsigned long long>(state.frame), image->width,
-                                     image->height, encoder.encode(*image));
-    } catch (const std::exception& error) {
-      std::fprintf(stderr, "interop-lab: desk: frame %lld not sent: %s\n", state.frame, error.what());
-      continue;
-    }
-    // The encode of the frame the timeline shows, where that frame was encoded (this one, or one of the
-    // last few; a frame superseded before the encoder took it has none), in the desk's lane.
-    if (encodes.size() == kEncodesKept) encodes.pop_front();
-    encodes.push_back({state.frame, start_ns, host_clock_ns()});
-    for (const Encode& encode : encodes)
-      if (encode.frame == state.timeline.frame)
-        add_host_span(state.timeline, Lane::Desk, "encode", encode.start_ns, encode.end_ns);
-    {
-      const std::lock_guard<std::mutex> lock(mutex);
-      encode_ms.push(static_cast<float>(milliseconds_since(start)));
-    }
-    frame->sequence = ++frames_encoded;
-    frame->offer = offer;
-    frame->state = std::move(state);
-    net::post(io, [this, frame = std::shared_ptr<const EncodedFrame>(std::move(frame))]() mutable {
-      publish(std::move(frame));
-    });
+    for (const EncodeJob& job : taken) encode(job);
+    if (!image) continue;
+    std::shared_ptr<const SourceFrame> source =
+        take_source(std::move(image), std::move(state), offer, std::move(hashes));
+    net::post(io, [this, source = std::move(source)]() mutable { publish(std::move(source)); });
   }
 }
 
@@ -775,7 +1012,7 @@ DeskStats Server::Impl::desk_stats() const {
   const std::lock_guard<std::mutex> lock(mutex);
   stats.fps_cap = fps_cap;
   stats.phases = {phase_line("read-back", read_back_ms.stats()), phase_line("encode", encode_ms.stats()),
-                  phase_line("send", send_ms.stats())};
+                  phase_line("send", send_ms.stats()), phase_line("hash", hash_ms.stats())};
   return stats;
 }
 
@@ -802,7 +1039,7 @@ std::vector<std::string> Server::urls() const {
                    interface_addresses());
 }
 
-void Server::offer_frame(Image frame, AppState state) {
+void Server::offer_frame(Image frame, AppState state, std::vector<uint64_t> stripe_hashes) {
   auto image = std::make_shared<const Image>(std::move(frame));
   const unsigned long long offer = ++m_impl->frames_offered;
   {
@@ -811,9 +1048,11 @@ void Server::offer_frame(Image frame, AppState state) {
     m_impl->last_frame = state.frame;
     m_impl->last_state = state;
     m_impl->last_offer = offer;
+    m_impl->last_hashes = stripe_hashes;
     m_impl->pending_image = std::move(image);  // an older one still waiting is skipped
     m_impl->pending_state = std::move(state);
     m_impl->pending_offer = offer;
+    m_impl->pending_hashes = std::move(stripe_hashes);
   }
   m_impl->offered.notify_one();
 }

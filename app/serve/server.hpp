@@ -23,9 +23,14 @@
 // tried again a little later.
 //
 // Frames: offer_frame() hands the newest frame over and returns at once. An encoder thread takes the newest
-// frame offered (older ones waiting are skipped), encodes it in strips on StripEncoder's threads, and makes
-// it every viewer's next frame. A viewer whose previous frame is still being written skips to the newest
-// once that write completes: a slow viewer drops frames, it never queues them.
+// frame offered (older ones waiting are skipped) and hashes its stripes (or takes the GPU's hashes that came
+// with it). Each viewer plans its own next message from the newest frame (newest wins: a slow viewer drops
+// frames, it never queues them, and never holds up the app or another viewer): a viewer that does not ack
+// gets it whole at jpeg_quality once its previous write completed; a page that acks each frame it drew gets
+// the stripes that changed since the picture it holds, stripes still for a while painted over at a high
+// quality, at most two messages unacknowledged, at the quality its link keeps up with (app/serve/stripes.hpp,
+// app/serve/link.hpp). The encoder thread encodes each plan's runs on StripEncoder's threads (a run several
+// viewers planned alike once).
 #pragma once
 
 #include "app/core/serve_address.hpp"
@@ -43,6 +48,7 @@ struct ServerOptions {
   ServeAddress address;    // port 0: any free port (tests); port() says which
   std::string token;       // "" makes a random one (random_token())
   int encode_threads = 0;  // StripEncoder's; 0: one per hardware thread, at most 8
+  // Whole frames' quality, and the most a page's link gets (it starts there).
   int jpeg_quality = 85;
   size_t max_queued_commands = 256;  // more are refused with an error message to their viewer
   // "" takes the page's commands; else every command is refused with this reason (a Python viewer's desk:
@@ -90,7 +96,7 @@ std::string request_token(const std::string& target, const std::string& cookie_h
 struct ServerCounts {
   int viewers = 0;
   unsigned long long frames_offered = 0;
-  unsigned long long frames_encoded = 0;    // offered frames the encoder got to (the rest were superseded)
+  unsigned long long frames_encoded = 0;    // offered frames the encoder took (the rest were superseded)
   unsigned long long frames_sent = 0;       // frame messages written, over all viewers
   unsigned long long frames_dropped = 0;    // encoded frames a viewer skipped because its last write was slow
   size_t most_frames_in_flight = 0;         // per viewer; by design at most 1
@@ -120,7 +126,9 @@ class Server {
   std::vector<std::string> urls() const;
 
   // The app thread's newest frame (top row first) and its state: returns at once.
-  void offer_frame(Image frame, AppState state);
+  // `stripe_hashes`: kernels/stripe_hash.hpp's hashes of the frame where the read-back computed them on the
+  // GPU (empty: none; the changed-stripe sending hashes on the CPU then).
+  void offer_frame(Image frame, AppState state, std::vector<uint64_t> stripe_hashes = {});
   // Records the app's read-back of the frame it offers (its timing shows in the state messages).
   void add_read_back_ms(double ms);
   void set_fps_cap(double fps);
