@@ -12,6 +12,12 @@
 // Every call makes the viewer's context current and gives the caller's back (python/gl_context.hpp);
 // functions return 0, or -1 with the reason in ilab_last_error(), as bridge.cpp's do.
 //
+// Looking at the caller's data: the picture lies in the frame as python/viewer_view.hpp says (a fit, or a
+// zoomed and panned free view); a window's input (wheel, drag, keys), collected by its ImGui, moves that
+// view, pauses and steps; the panel's readout reads one element of the caller's array under the cursor
+// (python/viewer_readout.hpp), and draws the colorbar and the caller's controls (python/viewer_controls.hpp).
+// Python acts on what the panel asked (another frame of a stack, the controls' callbacks) at poll().
+//
 // Served (ilab_viewer_serve, Viewer(serve=...)): the browser desk's serve::Desk (app/serve/desk.hpp) gets
 // each frame presented, read back on the viewer's thread right after it is drawn (the panel not in it), with
 // a state that says it is a viewer: its path, its phases (upload or copy, draw, and the desk's read-back,
@@ -29,6 +35,9 @@
 #include "python/convert.hpp"
 #include "python/errors.hpp"
 #include "python/gl_context.hpp"
+#include "python/viewer_controls.hpp"
+#include "python/viewer_readout.hpp"
+#include "python/viewer_view.hpp"
 
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
@@ -46,6 +55,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -74,37 +84,56 @@ lab::ModeId path_mode(Path path) {
 
 constexpr const char* kViewer = "this interop_lab.Viewer";
 
-// A full-screen triangle; both fragment shaders map a framebuffer pixel onto an image pixel the same way
-// (nearest, row 0 of the image at the top), so the two paths draw the same frame.
+// A full-screen triangle; both fragment shaders pick the image pixel a framebuffer pixel shows the same way
+// (python/viewer_view.hpp's pixel_at: a fit's integer rule, or a free view's floored transform, nearest
+// either way; row 0 of the image at the top), so the two paths draw the same frame. Outside the picture:
+// black, the letterbox.
 constexpr const char* kVertexShader = R"(#version 450
 void main() {
   const vec2 corners[3] = vec2[3](vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0));
   gl_Position = vec4(corners[gl_VertexID], 0.0, 1.0);
 })";
 
-constexpr const char* kTextureShader = R"(#version 450
+constexpr const char* kPixelPicker = R"(#version 450
+layout(location = 0) uniform ivec2 image_size;
+layout(location = 1) uniform ivec2 viewport_size;
+layout(location = 2) uniform ivec4 fit_rect;   // the integer rule's rectangle: x, bottom row (GL's), w, h
+layout(location = 3) uniform vec4 free_view;   // otherwise: origin x, y (rows top-down), scale x, y
+layout(location = 4) uniform int integer_rule;
+out vec4 colour;
+// The image pixel (row 0 at the top) this fragment shows, or -1 outside the picture.
+ivec2 image_pixel() {
+  if (integer_rule == 0) {
+    const vec2 point = vec2(gl_FragCoord.x, float(viewport_size.y) - gl_FragCoord.y);
+    const vec2 at = floor((point - free_view.xy) / free_view.zw);
+    if (any(lessThan(at, vec2(0.0))) || any(greaterThanEqual(at, vec2(image_size)))) return ivec2(-1);
+    return ivec2(at);
+  }
+  const ivec2 from = ivec2(gl_FragCoord.xy) - fit_rect.xy;
+  if (any(lessThan(from, ivec2(0))) || any(greaterThanEqual(from, fit_rect.zw))) return ivec2(-1);
+  const ivec2 at = from * image_size / fit_rect.zw;
+  return ivec2(at.x, image_size.y - 1 - at.y);
+}
+)";
+
+constexpr const char* kTextureShader = R"(
 layout(binding = 0) uniform sampler2D image;
-layout(location = 0) uniform ivec2 image_size;
-layout(location = 1) uniform ivec2 viewport_size;
-out vec4 colour;
 void main() {
-  const ivec2 at = ivec2(gl_FragCoord.xy) * image_size / viewport_size;
-  colour = texelFetch(image, ivec2(at.x, image_size.y - 1 - at.y), 0);
+  const ivec2 at = image_pixel();
+  colour = at.x < 0 ? vec4(0.0, 0.0, 0.0, 1.0) : texelFetch(image, at, 0);
 })";
 
-constexpr const char* kBufferShader = R"(#version 450
+constexpr const char* kBufferShader = R"(
 layout(std430, binding = 0) readonly buffer Pixels { uint pixels[]; };
-layout(location = 0) uniform ivec2 image_size;
-layout(location = 1) uniform ivec2 viewport_size;
-out vec4 colour;
 void main() {
-  const ivec2 at = ivec2(gl_FragCoord.xy) * image_size / viewport_size;
-  colour = unpackUnorm4x8(pixels[(image_size.y - 1 - at.y) * image_size.x + at.x]);
+  const ivec2 at = image_pixel();
+  colour = at.x < 0 ? vec4(0.0, 0.0, 0.0, 1.0) : unpackUnorm4x8(pixels[at.y * image_size.x + at.x]);
 })";
 
-GLuint compile(GLenum stage, const char* source) {
+GLuint compile(GLenum stage, const char* source, const char* body = "") {
   const GLuint shader = glCreateShader(stage);
-  glShaderSource(shader, 1, &source, nullptr);
+  const char* sources[2] = {source, body};
+  glShaderSource(shader, 2, sources, nullptr);
   glCompileShader(shader);
   GLint ok = GL_FALSE;
   glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
@@ -121,7 +150,7 @@ lab::GlProgram link_program(const char* fragment_source) {
   const GLuint vertex = compile(GL_VERTEX_SHADER, kVertexShader);
   GLuint fragment = 0;
   try {
-    fragment = compile(GL_FRAGMENT_SHADER, fragment_source);
+    fragment = compile(GL_FRAGMENT_SHADER, kPixelPicker, fragment_source);
   } catch (...) {
     glDeleteShader(vertex);
     throw;
@@ -146,10 +175,23 @@ void require(bool condition, const std::string& message) {
   if (!condition) throw std::invalid_argument(message);
 }
 
-// The panel (window only): ImGui with its own context per viewer, made current around each use.
+// Input handed in through ilab_viewer_inject as GLFW would hand it to ImGui: it reaches ImGui's IO after
+// the GLFW backend wrote the frame's (so a test's cursor is not overwritten by the real one) and before
+// ImGui::NewFrame, then takes the same way as the user's. Window coordinates, as GLFW's.
+struct InjectedInput {
+  bool has_cursor = false;
+  float x = 0.0f, y = 0.0f;
+  int button = -1;  // the left button held (1) or not (0) from now on; -1: as the real mouse says
+  float wheel = 0.0f;
+  std::vector<int> keys;           // GLFW key codes pressed for the next frame
+  std::vector<int> keys_released;  // pressed in the last frame: released in this one
+};
+
+// The window's ImGui (own context per viewer, made current around each use): the panel, when asked for,
+// and in any case the viewer's input (wheel, drag, keys), which ImGui collects from GLFW's callbacks.
 class Panel {
  public:
-  explicit Panel(GLFWwindow* window) : m_context(ImGui::CreateContext()) {
+  Panel(GLFWwindow* window, bool visible) : m_context(ImGui::CreateContext()), m_visible(visible) {
     ImGui::SetCurrentContext(m_context);
     ImGui::GetIO().IniFilename = nullptr;  // a viewer keeps no layout file in the caller's folder
     ImGui_ImplGlfw_InitForOpenGL(window, true);
@@ -164,22 +206,44 @@ class Panel {
   Panel(const Panel&) = delete;
   Panel& operator=(const Panel&) = delete;
 
-  template <class Body>
-  void draw(Body&& body) {
+  bool visible() const { return m_visible; }
+
+  // GLFW's callbacks, which ImGui's backend installed, write into the current ImGui context: it must be this
+  // one whenever glfwPollEvents may run them.
+  void make_current() { ImGui::SetCurrentContext(m_context); }
+
+  // Starts ImGui's frame: the input since the last one is in ImGui::GetIO() after this.
+  void begin(InjectedInput& injected) {
     ImGui::SetCurrentContext(m_context);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    ImGuiIO& io = ImGui::GetIO();
+    if (injected.has_cursor) io.MousePos = ImVec2(injected.x, injected.y);
+    if (injected.button >= 0) io.MouseDown[0] = injected.button == 1;
+    io.MouseWheel += std::exchange(injected.wheel, 0.0f);
+    for (const int key : injected.keys_released) io.KeysDown[key] = false;
+    injected.keys_released = std::exchange(injected.keys, {});
+    for (const int key : injected.keys_released) io.KeysDown[key] = true;
     ImGui::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-    ImGui::Begin("interop_lab", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
-    body();
-    ImGui::End();
+  }
+
+  // The panel's window around `body` (when visible), then ImGui's frame drawn.
+  template <class Body>
+  void end(Body&& body) {
+    ImGui::SetCurrentContext(m_context);
+    if (m_visible) {
+      ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+      ImGui::Begin("interop_lab", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+      body();
+      ImGui::End();
+    }
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   }
 
  private:
   ImGuiContext* m_context;
+  bool m_visible;
 };
 
 struct Stats {
@@ -221,7 +285,32 @@ struct Viewer {
   Clock::time_point frame_started{};
 
   std::unique_ptr<Panel> panel;
+  InjectedInput injected;
   Stats stats;
+
+  // Looking closely: the fit or free view, the array the readout reads (the frame shown), the frames of a
+  // stack, the readout's line and the colorbar's table and range (one-channel pictures).
+  ilab::view::View view;
+  ilab::readout::Source source;
+  int frame_index = 0;  // the frame of a stack shown, or asked for by the panel (Python shows it at poll)
+  int frame_count = 1;
+  bool dragging = false;                    // a drag that began on the picture (not on the panel)
+  std::optional<ilab::view::Pixel> cursor;  // the image pixel under the cursor
+  std::string readout;
+  std::array<uint8_t, 1024> colorbar{};
+  bool has_colorbar = false;
+  double colorbar_low = 0.0, colorbar_high = 1.0;
+
+  // Time: paused by the caller's Python, Space or the panel; steps asked for (period, the panel's button).
+  bool paused = false;
+  int steps = 0;
+
+  // The caller's own controls, and where the panel drew each (window pixels: x0, y0, x1, y1).
+  ilab::controls::Registry controls;
+  std::vector<std::array<float, 4>> control_rects;
+
+  bool capture = false;  // the next present keeps what the window shows (panel and all) in `captured`
+  lab::Image captured;
 
   // Serving to a browser: the desk, and the phases its state reports (host milliseconds).
   std::unique_ptr<lab::serve::Desk> desk;
@@ -331,6 +420,19 @@ void draw_picture(Viewer& viewer, lab::Extent extent) {
   glUseProgram(program);
   glUniform2i(0, viewer.content.width, viewer.content.height);
   glUniform2i(1, extent.width, extent.height);
+  const ilab::view::Size image{viewer.content.width, viewer.content.height};
+  const ilab::view::Size frame{extent.width, extent.height};
+  const bool integer_rule = ilab::view::uses_integer_rule(viewer.view);
+  if (integer_rule) {
+    const ilab::view::Rect rect = ilab::view::fit_rect(viewer.view.fit, image, frame);
+    glUniform4i(2, static_cast<GLint>(rect.x), static_cast<GLint>(extent.height - (rect.y + rect.height)),
+                static_cast<GLint>(rect.width), static_cast<GLint>(rect.height));
+  } else {
+    const ilab::view::Transform t = ilab::view::transform_of(viewer.view, image, frame);
+    glUniform4f(3, static_cast<float>(t.origin_x), static_cast<float>(t.origin_y),
+                static_cast<float>(t.scale_x), static_cast<float>(t.scale_y));
+  }
+  glUniform1i(4, integer_rule ? 1 : 0);
   if (from_buffer)
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, viewer.buffer.get());
   else
@@ -398,29 +500,222 @@ void serve_frame(Viewer& viewer, lab::Extent extent, Clock::time_point started,
   viewer.desk->end_frame(std::move(frame), std::move(state), read_back_ms);
 }
 
+ilab::view::Size image_size_of(const Viewer& viewer) {
+  return {viewer.content.width, viewer.content.height};
+}
+
+// A step of time (period, the panel's button, viewer.step()): one frame for the caller's loop, paused after.
+void step(Viewer& viewer) {
+  viewer.paused = true;
+  ++viewer.steps;
+}
+
+constexpr double kWheelZoom = 1.25;  // the view's zoom for one notch of the wheel
+
+// The frame's input, as ImGui collected it (the panel takes what is over it): the wheel zooms at the cursor,
+// a drag pans, Space pauses, period steps, 1 shows the picture 1:1 at the cursor, F fits it again, the arrows
+// pick a stack's frame; then the image pixel under the cursor.
+void apply_input(Viewer& viewer, lab::Extent extent) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const ilab::view::Size image = image_size_of(viewer), frame{extent.width, extent.height};
+  const float scale_x = io.DisplayFramebufferScale.x > 0.0f ? io.DisplayFramebufferScale.x : 1.0f;
+  const float scale_y = io.DisplayFramebufferScale.y > 0.0f ? io.DisplayFramebufferScale.y : 1.0f;
+  const bool has_mouse = ImGui::IsMousePosValid();
+  const double x = io.MousePos.x * scale_x, y = io.MousePos.y * scale_y;
+  if (!viewer.content.empty()) {
+    if (has_mouse && !io.WantCaptureMouse) {
+      if (io.MouseWheel != 0.0f)
+        viewer.view =
+            ilab::view::zoom_at(viewer.view, image, frame, x, y, std::pow(kWheelZoom, io.MouseWheel));
+      if (ImGui::IsMouseClicked(0)) viewer.dragging = true;
+    }
+    if (!io.MouseDown[0]) viewer.dragging = false;
+    if (viewer.dragging && (io.MouseDelta.x != 0.0f || io.MouseDelta.y != 0.0f))
+      viewer.view =
+          ilab::view::pan_by(viewer.view, image, frame, io.MouseDelta.x * scale_x, io.MouseDelta.y * scale_y);
+  }
+  if (!io.WantCaptureKeyboard) {
+    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) viewer.paused = !viewer.paused;
+    if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD)) step(viewer);
+    if (ImGui::IsKeyPressed(GLFW_KEY_1, false) && !viewer.content.empty()) {
+      const bool inside = has_mouse && x >= 0 && y >= 0 && x < extent.width && y < extent.height;
+      viewer.view = ilab::view::actual_size_at(viewer.view, image, frame, inside ? x : extent.width / 2.0,
+                                               inside ? y : extent.height / 2.0);
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) viewer.view = ilab::view::fitted(viewer.view);
+    if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) viewer.frame_index = std::max(viewer.frame_index - 1, 0);
+    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT))
+      viewer.frame_index = std::min(viewer.frame_index + 1, viewer.frame_count - 1);
+  }
+  viewer.cursor = std::nullopt;
+  if (has_mouse && !io.WantCaptureMouse)
+    viewer.cursor = ilab::view::pixel_at(viewer.view, image, frame, static_cast<int>(std::floor(x)),
+                                         static_cast<int>(std::floor(y)));
+}
+
+// The values of pixel (x, y) of the array shown, as doubles (exact for every dtype shown): one copy of the
+// pixel's elements from host or CUDA memory (cudaMemcpy of those bytes only), never the array's.
+std::array<double, 4> values_at(const Viewer& viewer, int x, int y) {
+  const ilab::readout::Source& source = viewer.source;
+  require(source.data != nullptr, "the picture shown came from a frame() block: it has no array to read");
+  require(x >= 0 && y >= 0 && x < source.width && y < source.height,
+          "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") is outside the " +
+              std::to_string(source.width) + "x" + std::to_string(source.height) + " picture");
+  const int size = ilab::readout::element_bytes(source.type);
+  std::array<unsigned char, 32> raw{};
+  const bool packed = source.channels == 1 || source.channel_stride == size;
+  const auto copy = [&](unsigned char* to, long long offset, size_t bytes) {
+    if (source.on_device) {
+      const interop::ScopedDevice on_device(viewer.cuda_device);
+      INTEROP_CUDA_CHECK(cudaMemcpy(to, source.data + offset, bytes, cudaMemcpyDeviceToHost));
+    } else {
+      std::memcpy(to, source.data + offset, bytes);
+    }
+  };
+  if (packed)
+    copy(raw.data(), ilab::readout::element_offset(source, 0, x, y, 0),
+         static_cast<size_t>(size) * source.channels);
+  else
+    for (int c = 0; c < source.channels; ++c)
+      copy(raw.data() + c * size, ilab::readout::element_offset(source, 0, x, y, c),
+           static_cast<size_t>(size));
+  std::array<double, 4> values{};
+  for (int c = 0; c < source.channels; ++c)
+    values[static_cast<size_t>(c)] = ilab::readout::element_value(source.type, raw.data() + c * size);
+  return values;
+}
+
+// The readout's line for the pixel under the cursor ("" off the picture); a failed read is said in it, and
+// the frame goes on.
+void update_readout(Viewer& viewer) {
+  viewer.readout.clear();
+  if (!viewer.cursor) return;
+  const ilab::view::Pixel at = *viewer.cursor;
+  const std::string where = "x " + std::to_string(at.x) + "  y " + std::to_string(at.y);
+  if (viewer.source.data == nullptr || at.x >= viewer.source.width || at.y >= viewer.source.height) {
+    viewer.readout = where;
+    return;
+  }
+  try {
+    const std::array<double, 4> values = values_at(viewer, at.x, at.y);
+    viewer.readout =
+        ilab::readout::format_readout(at.x, at.y, viewer.source.type, values.data(), viewer.source.channels);
+  } catch (const std::exception& error) {
+    viewer.readout = where + "  (unreadable: " + error.what() + ")";
+  }
+}
+
+void draw_colorbar(const Viewer& viewer) {
+  constexpr float kWidth = 256.0f, kHeight = 14.0f;
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  for (int i = 0; i < 256; ++i) {
+    const uint8_t* c = viewer.colorbar.data() + i * 4;
+    list->AddRectFilled(ImVec2(at.x + static_cast<float>(i), at.y),
+                        ImVec2(at.x + static_cast<float>(i + 1), at.y + kHeight),
+                        IM_COL32(c[0], c[1], c[2], 255));
+  }
+  ImGui::Dummy(ImVec2(kWidth, kHeight));
+  char high[32];
+  std::snprintf(high, sizeof high, "%.6g", viewer.colorbar_high);
+  ImGui::Text("%.6g", viewer.colorbar_low);
+  ImGui::SameLine(at.x - ImGui::GetWindowPos().x + kWidth - ImGui::CalcTextSize(high).x);
+  ImGui::TextUnformatted(high);
+}
+
+// The caller's controls, each as its kind's widget; a change goes to the registry as the user's.
+void draw_controls(Viewer& viewer) {
+  const std::vector<ilab::controls::Control>& all = viewer.controls.all();
+  if (all.empty()) return;
+  ImGui::Separator();
+  ImGui::PushID("controls");  // apart from the panel's own widgets, whatever the names
+  viewer.control_rects.resize(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    const ilab::controls::Control& control = all[i];
+    const int id = static_cast<int>(i);
+    switch (control.kind) {
+      case ilab::controls::Kind::Slider: {
+        double value = control.value;
+        if (ImGui::SliderScalar(control.name.c_str(), ImGuiDataType_Double, &value, &control.low,
+                                &control.high, "%.4g"))
+          viewer.controls.change(id, value);
+        break;
+      }
+      case ilab::controls::Kind::Checkbox: {
+        bool value = control.value != 0.0;
+        if (ImGui::Checkbox(control.name.c_str(), &value)) viewer.controls.change(id, value ? 1.0 : 0.0);
+        break;
+      }
+      case ilab::controls::Kind::Button:
+        if (ImGui::Button(control.name.c_str())) viewer.controls.change(id, 1.0);
+        break;
+      case ilab::controls::Kind::Choice: {
+        int index = static_cast<int>(control.value);
+        const auto option = [](void* data, int n, const char** text) {
+          *text = static_cast<const std::vector<std::string>*>(data)->at(static_cast<size_t>(n)).c_str();
+          return true;
+        };
+        if (ImGui::Combo(control.name.c_str(), &index, option,
+                         const_cast<std::vector<std::string>*>(&control.options),
+                         static_cast<int>(control.options.size())))
+          viewer.controls.change(id, index);
+        break;
+      }
+    }
+    const ImVec2 low = ImGui::GetItemRectMin(), high = ImGui::GetItemRectMax();
+    viewer.control_rects[i] = {low.x, low.y, high.x, high.y};
+  }
+  ImGui::PopID();
+}
+
+void draw_panel(Viewer& viewer, lab::Extent extent) {
+  ImGui::Text("path: %s", path_name(viewer.path));
+  if (!viewer.path_reason.empty()) ImGui::TextWrapped("(%s)", viewer.path_reason.c_str());
+  ImGui::Text("%s", viewer.platform->description().c_str());
+  ImGui::Text("image %dx%d", viewer.content.width, viewer.content.height);
+  if (!viewer.value_range.empty()) ImGui::Text("range %s", viewer.value_range.c_str());
+  ImGui::Text("update %.3f ms   draw %.3f ms", viewer.stats.update_ms, viewer.stats.draw_ms);
+  ImGui::Text("%.1f frames/s", viewer.stats.fps);
+  ImGui::Checkbox("paused (Space)", &viewer.paused);
+  ImGui::SameLine();
+  if (ImGui::Button("step (.)")) step(viewer);
+  const ilab::view::Size image = image_size_of(viewer), frame{extent.width, extent.height};
+  if (ImGui::Button("fit (F)")) viewer.view = ilab::view::fitted(viewer.view);
+  ImGui::SameLine();
+  if (ImGui::Button("1:1 (1)") && !viewer.content.empty())
+    viewer.view =
+        ilab::view::actual_size_at(viewer.view, image, frame, extent.width / 2.0, extent.height / 2.0);
+  ImGui::SameLine();
+  ImGui::Text("%s, zoom %.3gx", viewer.view.free ? "free" : ilab::view::fit_name(viewer.view.fit),
+              ilab::view::transform_of(viewer.view, image, frame).scale_x);
+  if (viewer.frame_count > 1) ImGui::SliderInt("frame", &viewer.frame_index, 0, viewer.frame_count - 1);
+  ImGui::TextUnformatted(viewer.readout.empty() ? "(cursor off the picture)" : viewer.readout.c_str());
+  if (viewer.has_colorbar) draw_colorbar(viewer);
+  draw_controls(viewer);
+}
+
 // Draws and shows the picture (a window: with the panel, then swaps); a minimised window draws nothing.
 void present(Viewer& viewer) {
   const Clock::time_point start = Clock::now();
   // The frame starts on the desk's clock here: its timeline is in ms from this, as the app's is from its
   // frame's start (the page's commands were refused as they came: there are none to apply).
   if (viewer.desk) viewer.desk->begin_frame();
+  if (viewer.panel) viewer.panel->make_current();
   if (viewer.platform->is_window()) glfwPollEvents();
   const lab::Extent extent = viewer.platform->framebuffer_extent();
   if (!extent.empty()) {
+    if (viewer.panel) {
+      viewer.panel->begin(viewer.injected);
+      apply_input(viewer, extent);
+      update_readout(viewer);
+    }
     const Clock::time_point draw_started = Clock::now();
     draw_picture(viewer, extent);
     if (viewer.desk) serve_frame(viewer, extent, start, draw_started);
-    if (viewer.panel) {
-      const Viewer& shown = viewer;
-      viewer.panel->draw([&shown] {
-        ImGui::Text("path: %s", path_name(shown.path));
-        if (!shown.path_reason.empty()) ImGui::TextWrapped("(%s)", shown.path_reason.c_str());
-        ImGui::Text("%s", shown.platform->description().c_str());
-        ImGui::Text("image %dx%d", shown.content.width, shown.content.height);
-        if (!shown.value_range.empty()) ImGui::Text("range %s", shown.value_range.c_str());
-        ImGui::Text("update %.3f ms   draw %.3f ms", shown.stats.update_ms, shown.stats.draw_ms);
-        ImGui::Text("%.1f frames/s", shown.stats.fps);
-      });
+    if (viewer.panel) viewer.panel->end([&viewer, extent] { draw_panel(viewer, extent); });
+    if (viewer.capture) {
+      viewer.captured = read_drawn(viewer, extent);
+      viewer.capture = false;
     }
     viewer.platform->present();
   }
@@ -574,7 +869,7 @@ int ilab_viewer_open(int width, int height, const char* title, int window, const
     viewer->texture_program = link_program(kTextureShader);
     viewer->buffer_program = link_program(kBufferShader);
     viewer->vertex_array = lab::create_vertex_array("viewer triangle");
-    if (window && panel) viewer->panel = std::make_unique<Panel>(viewer->platform->glfw_window());
+    if (window) viewer->panel = std::make_unique<Panel>(viewer->platform->glfw_window(), panel != 0);
     present(*viewer);  // the first frame: black, so a new window shows no garbage
     *out = viewer.release();
   });
@@ -629,6 +924,7 @@ int ilab_viewer_poll(void* handle, int* closed) {
   return guarded([&] {
     Viewer& viewer = *static_cast<Viewer*>(handle);
     const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    if (viewer.panel) viewer.panel->make_current();
     if (viewer.platform->is_window()) glfwPollEvents();
     *closed = viewer.platform->keep_running() ? 0 : 1;
   });
@@ -909,6 +1205,275 @@ int ilab_read_rgba_png(const char* path, uint8_t* rgba, uint64_t bytes, int* wid
     if (rgba == nullptr) return;
     require(bytes == image.rgba.size(), "the image needs width * height * 4 bytes");
     std::memcpy(rgba, image.rgba.data(), image.rgba.size());
+  });
+}
+
+struct ilab_viewer_view {
+  char fit[16];
+  int free;                                     // zoomed or panned away from the fit
+  double origin_x, origin_y, scale_x, scale_y;  // image point = (framebuffer point - origin) / scale
+};
+
+// The fit ("contain", "stretch", "cover", "actual"): the view goes back to it, and the frame is drawn again.
+int ilab_viewer_set_fit(void* handle, const char* fit) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    require_open(viewer);
+    const std::string name = fit ? fit : "";
+    const std::optional<ilab::view::Fit> chosen = ilab::view::fit_named(name);
+    require(chosen.has_value(), "fit '" + name + "': use contain, stretch, cover or actual");
+    viewer.view = {*chosen, false, {}};
+    present(viewer);
+  });
+}
+
+int ilab_viewer_get_view(void* handle, ilab_viewer_view* out) {
+  return guarded([&] {
+    const Viewer& viewer = *static_cast<Viewer*>(handle);
+    const lab::Extent extent = viewer.platform->framebuffer_extent();
+    const ilab::view::Transform t =
+        ilab::view::transform_of(viewer.view, image_size_of(viewer), {extent.width, extent.height});
+    std::snprintf(out->fit, sizeof out->fit, "%s", ilab::view::fit_name(viewer.view.fit));
+    out->free = viewer.view.free ? 1 : 0;
+    out->origin_x = t.origin_x;
+    out->origin_y = t.origin_y;
+    out->scale_x = t.scale_x;
+    out->scale_y = t.scale_y;
+  });
+}
+
+// Zooms by `factor` about framebuffer point (x, y) (top row 0), as the wheel does, or, factor 0, shows the
+// picture 1:1 there (the 1 key); then pans by (dx, dy) as a drag does; and draws the frame again.
+int ilab_viewer_move_view(void* handle, double x, double y, double factor, double dx, double dy) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    require_open(viewer);
+    require(!viewer.content.empty(), "nothing is shown yet: show() a picture first");
+    require(std::isfinite(factor) && factor >= 0.0 && std::isfinite(x) && std::isfinite(y) &&
+                std::isfinite(dx) && std::isfinite(dy),
+            "zoom: a finite factor above 0, and a finite point and offset");
+    const lab::Extent extent = viewer.platform->framebuffer_extent();
+    const ilab::view::Size image = image_size_of(viewer), frame{extent.width, extent.height};
+    if (factor == 0.0)
+      viewer.view = ilab::view::actual_size_at(viewer.view, image, frame, x, y);
+    else if (factor != 1.0)
+      viewer.view = ilab::view::zoom_at(viewer.view, image, frame, x, y, factor);
+    if (dx != 0.0 || dy != 0.0) viewer.view = ilab::view::pan_by(viewer.view, image, frame, dx, dy);
+    present(viewer);
+  });
+}
+
+// The caller's array the picture shows (the frame of a stack shown), for the readout and value_at: its
+// memory (host or CUDA, kept alive by the caller until the next call) and layout in bytes; data 0: none (a
+// frame() block's pixels). frame_index of frame_count: the stack's frame shown.
+struct ilab_source {
+  uintptr_t data;
+  int on_device, type, height, width, channels;
+  long long row_stride, column_stride, channel_stride;
+  int frame_index, frame_count;
+};
+
+int ilab_viewer_set_source(void* handle, const ilab_source* source) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    require(source->type >= 0 && source->type < ilab::kElementTypeCount,
+            "type " + std::to_string(source->type) + ": " + kTypeNames);
+    require(source->data == 0 || (source->channels >= 1 && source->channels <= 4), "channels: 1 to 4");
+    require(source->frame_count >= 1 && source->frame_index >= 0 && source->frame_index < source->frame_count,
+            "frame " + std::to_string(source->frame_index) + " of " + std::to_string(source->frame_count));
+    ilab::readout::Source kept;
+    kept.data = reinterpret_cast<const unsigned char*>(source->data);
+    kept.on_device = source->on_device != 0;
+    kept.type = static_cast<ilab::ElementType>(source->type);
+    kept.height = source->height;
+    kept.width = source->width;
+    kept.channels = source->channels;
+    kept.row_stride = source->row_stride;
+    kept.column_stride = source->column_stride;
+    kept.channel_stride = source->channel_stride;
+    viewer.source = kept;
+    viewer.frame_index = source->frame_index;
+    viewer.frame_count = source->frame_count;
+  });
+}
+
+// The values of pixel (x, y) of the array shown, as doubles (exact for every dtype shown): a copy of that
+// pixel's elements alone.
+int ilab_viewer_value_at(void* handle, int x, int y, double* values, int* channels) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    const std::array<double, 4> read = values_at(viewer, x, y);
+    std::copy(read.begin(), read.end(), values);
+    *channels = viewer.source.channels;
+  });
+}
+
+// The colorbar of a one-channel picture: its 256 x RGBA8 colormap and the range its ends stand for; table
+// null: none (three or four channels, a frame() block's pixels).
+int ilab_viewer_set_colorbar(void* handle, const uint8_t* table, double low, double high) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    viewer.has_colorbar = table != nullptr;
+    if (table != nullptr) std::memcpy(viewer.colorbar.data(), table, viewer.colorbar.size());
+    viewer.colorbar_low = low;
+    viewer.colorbar_high = high;
+  });
+}
+
+struct ilab_viewer_state {
+  int paused;
+  int steps;  // asked for and not yet taken
+  int frame_index, frame_count;
+  int has_cursor, cursor_x, cursor_y;  // the image pixel under the cursor (a window's)
+  char readout[256];
+};
+
+int ilab_viewer_get_state(void* handle, ilab_viewer_state* state) {
+  return guarded([&] {
+    const Viewer& viewer = *static_cast<Viewer*>(handle);
+    std::memset(state, 0, sizeof *state);
+    state->paused = viewer.paused ? 1 : 0;
+    state->steps = viewer.steps;
+    state->frame_index = viewer.frame_index;
+    state->frame_count = viewer.frame_count;
+    state->has_cursor = viewer.cursor ? 1 : 0;
+    if (viewer.cursor) {
+      state->cursor_x = viewer.cursor->x;
+      state->cursor_y = viewer.cursor->y;
+    }
+    std::snprintf(state->readout, sizeof state->readout, "%s", viewer.readout.c_str());
+  });
+}
+
+// paused: 0 or 1 sets it (-1 keeps it); step: 1 asks for a step (as period does); take: 1 takes one asked
+// for, *taken saying whether there was one.
+int ilab_viewer_time(void* handle, int paused, int step_once, int take, int* taken) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    if (paused >= 0) viewer.paused = paused != 0;
+    if (step_once) step(viewer);
+    *taken = 0;
+    if (take && viewer.steps > 0) {
+      --viewer.steps;
+      *taken = 1;
+    }
+  });
+}
+
+// Input as GLFW hands it to the window, for tests and scripted sessions: kind 0 moves the cursor to window
+// point (x, y); 1 presses the left button, 2 releases it; 3 turns the wheel by y notches; 4 presses the key
+// of GLFW key code x for one frame. It takes effect at the next frame drawn; a window's only.
+int ilab_viewer_inject(void* handle, int kind, double x, double y) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    require(viewer.panel != nullptr, "input goes to a window: this viewer is headless");
+    InjectedInput& input = viewer.injected;
+    switch (kind) {
+      case 0:
+        input.has_cursor = true;
+        input.x = static_cast<float>(x);
+        input.y = static_cast<float>(y);
+        break;
+      case 1:
+      case 2:
+        input.button = kind == 1 ? 1 : 0;
+        break;
+      case 3:
+        input.wheel += static_cast<float>(y);
+        break;
+      case 4:
+        require(x >= 0 && x < 512, "key code " + std::to_string(x) + ": GLFW's, 0 to 511");
+        input.keys.push_back(static_cast<int>(x));
+        break;
+      default:
+        throw std::invalid_argument("input kind " + std::to_string(kind) +
+                                    ": 0 move, 1 press, 2 release, 3 wheel, 4 key");
+    }
+  });
+}
+
+// What the window shows (picture, panel and all, top row first, RGBA8), drawn now; rgba null: a size query.
+int ilab_viewer_read_window(void* handle, uint8_t* rgba, uint64_t bytes, int* width, int* height) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    require_open(viewer);
+    require(viewer.platform->is_window(), "read_window: this viewer is headless: use read_frame");
+    const lab::Extent extent = viewer.platform->framebuffer_extent();
+    require(!extent.empty(), "the window is minimised: there is no frame to read; restore it first");
+    *width = extent.width;
+    *height = extent.height;
+    if (rgba == nullptr) return;
+    require(bytes == static_cast<size_t>(extent.width) * 4 * extent.height,
+            "the frame needs width * height * 4 bytes");
+    viewer.capture = true;
+    present(viewer);
+    require(viewer.captured.width == extent.width && viewer.captured.height == extent.height,
+            "the window changed size while it was read: read it again");
+    std::memcpy(rgba, viewer.captured.rgba.data(), viewer.captured.rgba.size());
+  });
+}
+
+// The caller's controls (python/viewer_controls.hpp). kind: 0 slider, 1 checkbox, 2 button, 3 choice;
+// options: a choice's, one a line.
+int ilab_viewer_control_add(void* handle, int kind, const char* name, double low, double high, double value,
+                            const char* options, int* id) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    require(kind >= 0 && kind <= 3,
+            "control kind " + std::to_string(kind) + ": 0 slider, 1 checkbox, 2 button, 3 choice");
+    ilab::controls::Control control;
+    control.kind = static_cast<ilab::controls::Kind>(kind);
+    control.name = name ? name : "";
+    control.low = low;
+    control.high = high;
+    control.value = value;
+    if (options != nullptr && *options != '\0') {
+      const std::string all = options;
+      for (size_t from = 0;;) {
+        const size_t end = all.find('\n', from);
+        control.options.push_back(
+            all.substr(from, end == std::string::npos ? std::string::npos : end - from));
+        if (end == std::string::npos) break;
+        from = end + 1;
+      }
+    }
+    *id = viewer.controls.add(std::move(control));
+  });
+}
+
+// value: the control's; changes: the user's changes so far (a button's presses).
+int ilab_viewer_control_get(void* handle, int id, double* value, long long* changes) {
+  return guarded([&] {
+    const ilab::controls::Control& control = static_cast<Viewer*>(handle)->controls.at(id);
+    *value = control.value;
+    *changes = control.changes;
+  });
+}
+
+// user 0: the program sets the value (no change counted); 1: the user's change, as the panel makes it.
+int ilab_viewer_control_set(void* handle, int id, double value, int user) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    if (user)
+      viewer.controls.change(id, value);
+    else
+      viewer.controls.set(id, value);
+  });
+}
+
+// Where the panel drew the control last (window coordinates: x0, y0, x1, y1); all 0 before it did.
+int ilab_viewer_control_rect(void* handle, int id, float* rect) {
+  return guarded([&] {
+    const Viewer& viewer = *static_cast<Viewer*>(handle);
+    viewer.controls.at(id);
+    const std::array<float, 4> kept = static_cast<size_t>(id) < viewer.control_rects.size()
+                                          ? viewer.control_rects[static_cast<size_t>(id)]
+                                          : std::array<float, 4>{};
+    std::copy(kept.begin(), kept.end(), rect);
   });
 }
 

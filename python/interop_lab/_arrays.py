@@ -53,20 +53,33 @@ def stream_handle(stream):
 
 
 class Picture:
-    """An array as the viewer sees it: (height, width, channels), its element type and where it lives."""
+    """An array as the viewer sees it: `frames` pictures of (height, width, channels) (a stack, or one), its
+    element type and where it lives. frame(i) is one of them, the picture show() converts."""
 
-    def __init__(self, shape, type_name, host=None, pointer=None, strides=None, stream=None, release=None):
-        self.height, self.width, self.channels = shape
+    def __init__(self, shape, type_name, host=None, pointer=None, strides=None, stream=None, release=None,
+                 frame_stride=0):
+        self.frames, self.height, self.width, self.channels = shape
         self.type = type_name  # a key of _TYPES
-        self.host = host  # a NumPy array (host memory; bfloat16 as its uint16 bits), or None for CUDA memory
+        # A NumPy array (host memory; bfloat16 as its uint16 bits), (frames, H, W, C) of a stack and (H, W, C)
+        # of one frame; or None for CUDA memory.
+        self.host = host
         self.pointer = pointer
         self.strides = strides  # bytes, for (row, column, channel)
+        self.frame_stride = frame_stride  # bytes from one frame of a stack to the next
         self.stream = stream  # where a CUDA array's producer made it ready (None: nothing to order)
         self._release = release
 
     @property
     def on_device(self):
         return self.host is None
+
+    def frame(self, index):
+        """Frame `index` of the stack as a picture of its own (it owns nothing: release() stays with this one)."""
+        shape = (1, self.height, self.width, self.channels)
+        if self.on_device:
+            return Picture(shape, self.type, pointer=self.pointer + index * self.frame_stride, strides=self.strides,
+                           stream=self.stream)
+        return Picture(shape, self.type, host=self.host[index])
 
     def release(self):
         if self._release is not None:
@@ -95,24 +108,33 @@ def _type_name(typestr):
         return typestr
 
 
+def is_stack(shape):
+    """Whether an array of `shape` is a stack of frames: (N, H, W, C), or (N, H, W) where the last edge is more
+    than 4 (a last edge of 1 to 4 is (H, W, C): its channels)."""
+    return len(shape) == 4 or (len(shape) == 3 and int(shape[2]) > 4)
+
+
 def _check_layout(shape, type_name, what):
-    """(height, width, channels) of an accepted shape and dtype, or one error that names the fix."""
+    """(frames, height, width, channels) of an accepted shape and dtype, or one error that names the fix."""
     shape = tuple(int(n) for n in shape)
-    if len(shape) not in (2, 3):
-        raise ValueError(f"{what}: shape {shape}: pass (H, W) or (H, W, C) with C 1, 3 or 4")
-    if len(shape) == 3 and shape[2] not in (1, 3, 4):
+    if len(shape) not in (2, 3, 4):
+        raise ValueError(f"{what}: shape {shape}: pass (H, W), (H, W, C), (N, H, W) or (N, H, W, C) with C 1, 3 or 4")
+    stack = is_stack(shape)
+    channels = shape[-1] if len(shape) == 4 or (len(shape) == 3 and not stack) else 1
+    if channels not in (1, 3, 4):
         raise ValueError(
-            f"{what}: shape {shape} has {shape[2]} channels: pass 1 (with a colormap), 3 (RGB) or 4 (RGBA), "
+            f"{what}: shape {shape} has {channels} channels: pass 1 (with a colormap), 3 (RGB) or 4 (RGBA), "
             "e.g. x[..., :3]"
         )
     if 0 in shape:
         raise ValueError(f"{what}: the array is empty (shape {shape}): pass at least one pixel")
+    frames, height, width = shape[:3] if stack else (1,) + shape[:2]
     # Judged on the shape alone, before anything of that size is copied or converted.
-    if shape[0] > MAX_IMAGE_EDGE or shape[1] > MAX_IMAGE_EDGE:
-        raise SizeError(f"{what}: shape {shape} is an image of {shape[1]}x{shape[0]}: each edge from 1 to "
-                        f"{MAX_IMAGE_EDGE}; pass a smaller one (e.g. x[::2, ::2])")
+    if height > MAX_IMAGE_EDGE or width > MAX_IMAGE_EDGE:
+        raise SizeError(f"{what}: shape {shape} is an image of {width}x{height}: each edge from 1 to "
+                        f"{MAX_IMAGE_EDGE}; pass a smaller one (e.g. x[..., ::2, ::2])")
     element_type(type_name, what)
-    return shape if len(shape) == 3 else shape + (1,)
+    return frames, height, width, channels
 
 
 def _contiguous_strides(shape, itemsize):
@@ -141,17 +163,23 @@ def _host_picture(array, what):
     return Picture(layout, type_name, host=array.reshape(layout))
 
 
+def _split_strides(shape, strides, itemsize):
+    """(frame stride, (row, column, channel) strides) in bytes of an accepted shape."""
+    strides = tuple(int(s) for s in strides)
+    if not is_stack(shape):
+        return 0, strides + ((itemsize,) if len(strides) == 2 else ())
+    return strides[0], strides[1:] + ((itemsize,) if len(strides) == 3 else ())
+
+
 def _cuda_picture(interface, what, type_name=None):
     shape, typestr = tuple(interface["shape"]), interface["typestr"]
     type_name = type_name or _type_name(typestr)
     layout = _check_layout(shape, type_name, what)
     itemsize = int(typestr[2:])
-    strides = interface.get("strides") or _contiguous_strides(shape, itemsize)
-    strides = tuple(int(s) for s in strides)
-    if len(strides) == 2:
-        strides += (itemsize,)
+    frame_stride, strides = _split_strides(shape, interface.get("strides") or _contiguous_strides(shape, itemsize),
+                                           itemsize)
     stream = interface.get("stream")
-    return Picture(layout, type_name, pointer=int(interface["data"][0]), strides=strides,
+    return Picture(layout, type_name, pointer=int(interface["data"][0]), strides=strides, frame_stride=frame_stride,
                    stream=None if stream is None else (0 if stream in (1, 2) else int(stream)))
 
 
@@ -174,13 +202,12 @@ def _host_dlpack_picture(array, what):
         type_name = _dlpack_type_name(tensor.dtype, what)
         if type_name == "bfloat16":
             shape = tuple(tensor.shape[i] for i in range(tensor.ndim))
-            _check_layout(shape, type_name, what)
+            layout = _check_layout(shape, type_name, what)
             strides = (tuple(tensor.strides[i] * 2 for i in range(tensor.ndim)) if tensor.strides
                        else _contiguous_strides(shape, 2))
             span = sum((n - 1) * s for n, s in zip(shape, strides)) + 2
             memory = (ctypes.c_uint8 * span).from_address((tensor.data or 0) + tensor.byte_offset)
             bits = numpy.lib.stride_tricks.as_strided(numpy.frombuffer(memory, dtype=numpy.uint16), shape, strides)
-            layout = shape if len(shape) == 3 else shape + (1,)
             return Picture(layout, type_name, host=numpy.ascontiguousarray(bits).reshape(layout))
     finally:
         release()
@@ -335,7 +362,8 @@ def bounds_range(picture, low, high, finite, how):
 
 
 def host_bounds(picture):
-    """(low, high, finite) of a host picture's finite values, as python/convert.cu's bounds kernel finds them."""
+    """(low, high, finite) of a host picture's finite values (every frame's), as python/convert.cu's bounds kernel
+    finds them."""
     values = _values(picture.host, picture.type, numpy.float64)
     if picture.type in _FLOATS:
         values = values[numpy.isfinite(values)]

@@ -6,7 +6,7 @@
 
     v = interop_lab.Viewer(serve=8080)          # headless, each frame shown served to a browser: open v.url
 
-Shapes (H, W) and (H, W, 1|3|4); dtypes uint8/16/32, int8/16/32, float16, bfloat16, float32, float64 and
+Shapes (H, W) and (H, W, 1|3|4), and stacks of them, (N, H, W[, 1|3|4]), one frame shown (viewer.index); dtypes uint8/16/32, int8/16/32, float16, bfloat16, float32, float64 and
 bool. Values map through `range`: (low, high), "auto" (min..max of the first array shown) or "each" (of
 every array); default 0..255 for uint8, 0..1 for floats and bool, "auto" for the other integers; the range
 used is `viewer.range`. One channel indexes a `colormap` ('gray', 'viridis', 'turbo' or a (256, 3|4) uint8
@@ -25,14 +25,21 @@ Served (serve=PORT or "[HOST:]PORT", as interop-lab --serve takes it; 0: any fre
 headless unless window=True and the browser desk (app/serve) serves every frame shown, loopback by default,
 behind the random token of v.url; close(), the `with` block's end or the interpreter's exit stop it.
 
+Looking closely (docs/python.md): the picture keeps its aspect (fit=), the wheel zooms at the cursor, a drag
+pans, 1 shows it 1:1, F fits it again; viewer.value_at(x, y) and the panel's readout say the array's own value;
+Space pauses and period steps (viewer.paused, viewer.poll()); viewer.slider/checkbox/button/choice add your own
+controls to the panel.
+
 A viewer belongs to the thread that opened it; each call makes its GL context current and gives yours
 back, so several viewers and labs live in one process next to your own GL.
 """
 
 import atexit
+import builtins
 import contextlib
 import ctypes
 import itertools
+import math
 import os
 import sys
 import tempfile
@@ -45,7 +52,60 @@ import numpy
 from . import _arrays, _colormaps, _dlpack
 from ._native import InteropLabError, NativeHandle, ViewerInfo, ViewerStats, check, image_size, lib
 
-__all__ = ["Viewer", "show", "PathNotice"]
+__all__ = ["Viewer", "show", "PathNotice", "Slider", "Checkbox", "Button", "Choice"]
+
+
+class _ViewerView(ctypes.Structure):
+    _fields_ = [("fit", ctypes.c_char * 16), ("free", ctypes.c_int), ("origin_x", ctypes.c_double),
+                ("origin_y", ctypes.c_double), ("scale_x", ctypes.c_double), ("scale_y", ctypes.c_double)]
+
+
+class _Source(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_size_t), ("on_device", ctypes.c_int), ("type", ctypes.c_int),
+                ("height", ctypes.c_int), ("width", ctypes.c_int), ("channels", ctypes.c_int),
+                ("row_stride", ctypes.c_longlong), ("column_stride", ctypes.c_longlong),
+                ("channel_stride", ctypes.c_longlong), ("frame_index", ctypes.c_int), ("frame_count", ctypes.c_int)]
+
+
+class _State(ctypes.Structure):
+    _fields_ = [("paused", ctypes.c_int), ("steps", ctypes.c_int), ("frame_index", ctypes.c_int),
+                ("frame_count", ctypes.c_int), ("has_cursor", ctypes.c_int), ("cursor_x", ctypes.c_int),
+                ("cursor_y", ctypes.c_int), ("readout", ctypes.c_char * 256)]
+
+
+def _declare():
+    """The C ABI of the viewer's view, readout, time and controls (python/viewer.cpp)."""
+    handle, u64, uptr, c_int, c_double = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t, ctypes.c_int, ctypes.c_double
+    signatures = {
+        "ilab_viewer_set_fit": [handle, ctypes.c_char_p],
+        "ilab_viewer_get_view": [handle, ctypes.POINTER(_ViewerView)],
+        "ilab_viewer_move_view": [handle, c_double, c_double, c_double, c_double, c_double],
+        "ilab_viewer_set_source": [handle, ctypes.POINTER(_Source)],
+        "ilab_viewer_value_at": [handle, c_int, c_int, ctypes.POINTER(c_double), ctypes.POINTER(c_int)],
+        "ilab_viewer_set_colorbar": [handle, ctypes.c_void_p, c_double, c_double],
+        "ilab_viewer_get_state": [handle, ctypes.POINTER(_State)],
+        "ilab_viewer_time": [handle, c_int, c_int, c_int, ctypes.POINTER(c_int)],
+        "ilab_viewer_inject": [handle, c_int, c_double, c_double],
+        "ilab_viewer_read_window": [handle, ctypes.c_void_p, u64, ctypes.POINTER(c_int), ctypes.POINTER(c_int)],
+        "ilab_viewer_control_add": [handle, c_int, ctypes.c_char_p, c_double, c_double, c_double, ctypes.c_char_p,
+                                    ctypes.POINTER(c_int)],
+        "ilab_viewer_control_get": [handle, c_int, ctypes.POINTER(c_double), ctypes.POINTER(ctypes.c_longlong)],
+        "ilab_viewer_control_set": [handle, c_int, c_double, c_int],
+        "ilab_viewer_control_rect": [handle, c_int, ctypes.POINTER(ctypes.c_float)],
+    }
+    del uptr
+    for name, arguments in signatures.items():
+        function = getattr(lib, name)
+        function.argtypes = arguments
+        function.restype = ctypes.c_int
+
+
+_declare()
+
+FITS = ("contain", "stretch", "cover", "actual")
+
+# GLFW's key codes of the viewer's keys (python/viewer.cpp's apply_input), for Viewer._inject.
+KEYS = {"space": 32, "period": 46, "1": 49, "f": 70, "right": 262, "left": 263}
 
 
 class PathNotice(UserWarning):
@@ -160,13 +220,29 @@ class Viewer(NativeHandle):
 
     size: (width, height) of the window / offscreen frame. window: True / False to force one, None to
     decide by DISPLAY / WAYLAND_DISPLAY (no window when serving). mode: 'auto', 'interop', 'staging' or
-    'cpu'. panel: the ImGui panel (path, timings, frame rate) in a window. serve: a port (8080; 0: any free
-    one) or '[HOST:]PORT' (True: 127.0.0.1:8080) to serve each frame shown to a browser at `url`."""
+    'cpu'. panel: the ImGui panel (path, timings, frame rate, readout, colorbar, your controls) in a window.
+    serve: a port (8080; 0: any free one) or '[HOST:]PORT' (True: 127.0.0.1:8080) to serve each frame shown to
+    a browser at `url`. fit: "contain" (aspect kept, letterboxed), "stretch", "cover" or "actual" (1:1)."""
 
-    def __init__(self, size=(1280, 720), title="interop_lab", mode="auto", window=None, panel=True, serve=None):
+    @staticmethod
+    def attach(name, size=None, mode=None, window=None):
+        """The frames another process publishes as `name` (interop_lab.publish), shown by interop-lab's own
+        frame loop with no copy between the processes: an AttachedViewer (attach.py) with render(), run(),
+        read_frame() and status."""
+        from .attach import AttachedViewer
+
+        return AttachedViewer(name, size=size, mode=mode, window=window)
+
+    def __init__(self, size=(1280, 720), title="interop_lab", mode="auto", window=None, panel=True, serve=None,
+                 fit="contain"):
         self._handle = None
         self.url = None
+        self._controls = []
+        self._shown = None  # what show() showed last: (array, stream, range, colormap), shown again for a frame
+        self._kept = None  # the host frame or CUDA array the readout reads, alive until the next show
+        self._kept_index = 0  # the frame of a stack it is
         width, height = image_size(size)
+        _check_fit(fit)
         address = _serve_address(serve)
         if window is None:
             want_window = _has_display() and address is None
@@ -196,6 +272,8 @@ class Viewer(NativeHandle):
         self._auto_range = None  # range="auto": the first array's, kept for the arrays after it
         if self.path_reason:
             _say_once(f"interop_lab.Viewer: path {self.path}: {self.path_reason}")
+        if fit != "contain":
+            check(lib.ilab_viewer_set_fit(handle, fit.encode()))
         if address is not None:
             url = ctypes.create_string_buffer(512)
             status = lib.ilab_viewer_serve(handle, address.encode(), url, len(url))
@@ -239,7 +317,8 @@ class Viewer(NativeHandle):
 
     def show(self, array, stream=None, range=None, colormap=None):
         """Shows `array` ((H, W) or (H, W, 1|3|4); uint8/16/32, int8/16/32, float16, bfloat16, float32, float64
-        or bool). A CUDA array is converted on `stream` (CuPy / PyTorch / cuda.core stream, raw handle; None:
+        or bool). A stack, (N, H, W) or (N, H, W, 1|3|4), shows one frame, `viewer.index` (the panel's frame
+        slider); a 3-D array whose last edge is 1, 3 or 4 is (H, W, C). A CUDA array is converted on `stream` (CuPy / PyTorch / cuda.core stream, raw handle; None:
         the stream its __cuda_array_interface__ names, else the default stream), after its producer's stream,
         and nothing waits on the host on the interop path unless range is "auto" (its first array) or "each":
         then the host waits for the bounds a reduction kernel finds, never for a copy of the array.
@@ -256,6 +335,8 @@ class Viewer(NativeHandle):
         if stream is None and picture.stream is not None:
             raw = picture.stream  # no stream given: the update goes on the array's own (its interface names it)
         self._last_size = (picture.width, picture.height)
+        index = min(self._state().frame_index, picture.frames - 1)
+        shown = picture.frame(index)
         try:
             if picture.channels != 1 and colormap is not None:
                 raise ValueError(f"show: a colormap is for one-channel arrays; this one has {picture.channels} "
@@ -271,14 +352,17 @@ class Viewer(NativeHandle):
             value_range = self._value_range(picture, request, raw)
             low, high = value_range.shown
             check(lib.ilab_viewer_set_range_text(handle, f"{low:.6g}..{high:.6g} ({value_range.how})".encode()))
-            if not picture.on_device:
-                rgba = _arrays.to_rgba8(picture.host, picture.type, value_range, table)
-                check(lib.ilab_viewer_show_host(handle, rgba.ctypes.data, rgba.nbytes, picture.width, picture.height))
+            check(lib.ilab_viewer_set_colorbar(handle, None if table is None else table.ctypes.data, low, high))
+            self._set_source(shown, index, picture.frames, array)
+            if not shown.on_device:
+                rgba = _arrays.to_rgba8(shown.host, shown.type, value_range, table)
+                check(lib.ilab_viewer_show_host(handle, rgba.ctypes.data, rgba.nbytes, shown.width, shown.height))
             else:
-                desc = _arrays.convert_desc(picture, value_range)
+                desc = _arrays.convert_desc(shown, value_range)
                 check(lib.ilab_viewer_show_device(handle, ctypes.byref(desc),
                                                   None if table is None else table.ctypes.data, raw))
             self.range = value_range.shown
+            self._shown = (array, stream, range, colormap) if picture.frames > 1 else None
             return self.range
         finally:
             picture.release()
@@ -294,11 +378,16 @@ class Viewer(NativeHandle):
         if request == "auto" and kept is not None:
             return _arrays.bounds_range(picture, *kept, "auto")
         if picture.on_device:
-            desc = _arrays.convert_desc(picture)
-            low, high, finite = ctypes.c_double(), ctypes.c_double(), ctypes.c_longlong()
-            check(lib.ilab_viewer_value_bounds(self._live(), ctypes.byref(desc), stream, ctypes.byref(low),
-                                               ctypes.byref(high), ctypes.byref(finite)))
-            bounds = (low.value, high.value, finite.value)
+            bounds = (math.inf, -math.inf, 0)
+            for index in builtins.range(picture.frames):  # a stack's range is every frame's
+                desc = _arrays.convert_desc(picture.frame(index))
+                low, high, finite = ctypes.c_double(), ctypes.c_double(), ctypes.c_longlong()
+                check(lib.ilab_viewer_value_bounds(self._live(), ctypes.byref(desc), stream, ctypes.byref(low),
+                                                   ctypes.byref(high), ctypes.byref(finite)))
+                if finite.value:
+                    bounds = (min(bounds[0], low.value), max(bounds[1], high.value), bounds[2] + finite.value)
+            if not bounds[2]:
+                bounds = (0.0, 0.0, 0)
         else:
             bounds = _arrays.host_bounds(picture)
         self._auto_range = bounds if request == "auto" else None
@@ -323,6 +412,10 @@ class Viewer(NativeHandle):
         self._last_size = (width, height)
         self.range = None  # the frame's pixels are written as they are shown: no range maps them
         check(lib.ilab_viewer_set_range_text(handle, b""))
+        check(lib.ilab_viewer_set_colorbar(handle, None, 0.0, 0.0))
+        self._shown = None
+        self._kept = None
+        check(lib.ilab_viewer_set_source(handle, ctypes.byref(_Source(frame_index=0, frame_count=1))))
         shape = (height, width, 4)
         if on_device.value:
             target = FrameTarget(self, pointer.value, shape, raw)
@@ -372,10 +465,364 @@ class Viewer(NativeHandle):
         return {"update_ms": stats.update_ms, "draw_ms": stats.draw_ms, "fps": stats.fps, "frames": stats.frames}
 
     def run(self, fps=60.0):
-        """Keeps drawing until the window is closed (returns at once headless)."""
+        """Keeps drawing until the window is closed (returns at once headless); the panel's frame slider and
+        your controls' callbacks work meanwhile, as at poll()."""
         while self.is_window and not self.closed:
             check(lib.ilab_viewer_render(self._live()))
+            self._apply_panel()
             time.sleep(1.0 / fps)
+
+    # Frames of a stack, the value under the cursor ---------------------------------------------------------
+
+    def _state(self):
+        state = _State()
+        check(lib.ilab_viewer_get_state(self._live(), ctypes.byref(state)))
+        return state
+
+    def _set_source(self, picture, index, frames, array):
+        """Tells the readout where the frame shown lives (one element of it is read under the cursor), and keeps
+        that memory alive until the next show."""
+        if picture.on_device:
+            data, strides, on_device = picture.pointer, picture.strides, 1
+        else:
+            data, strides, on_device = picture.host.ctypes.data, picture.host.strides, 0
+        self._kept = (array, picture)
+        self._kept_index = index
+        source = _Source(data, on_device, _arrays._TYPES[picture.type], picture.height, picture.width,
+                         picture.channels, strides[0], strides[1], strides[2], index, frames)
+        check(lib.ilab_viewer_set_source(self._live(), ctypes.byref(source)))
+
+    @property
+    def frames(self):
+        """How many frames the array shown holds: N of an (N, H, W[, C]) stack, else 1."""
+        return self._state().frame_count
+
+    @property
+    def index(self):
+        """The frame of a stack shown (the panel's frame slider, the arrow keys); set it to show another."""
+        return self._state().frame_index
+
+    @index.setter
+    def index(self, value):
+        from ._native import whole_number
+        frames = self.frames
+        value = whole_number(value, "index", 0, frames - 1)
+        if self._shown is None:
+            return  # one frame: index 0 is all there is
+        array, stream, value_range, colormap = self._shown
+        check(lib.ilab_viewer_set_source(self._live(), ctypes.byref(_Source(frame_index=value, frame_count=frames))))
+        self.show(array, stream=stream, range=value_range, colormap=colormap)
+
+    def value_at(self, x, y):
+        """The value of pixel (x, y) (column, row from the top) of the picture shown, as the array holds it (not
+        the byte it became): a scalar of its dtype for one channel, a tuple for 3 or 4. NumPy arrays are indexed;
+        of a CUDA array one pixel's elements are copied, never the array."""
+        from ._native import whole_number
+        if self._kept is None:
+            raise InteropLabError("value_at: nothing shown from an array (a frame() block's pixels, or nothing yet): "
+                                  "show() one first")
+        _, picture = self._kept
+        x = whole_number(x, "value_at: x", 0, picture.width - 1)
+        y = whole_number(y, "value_at: y", 0, picture.height - 1)
+        if not picture.on_device:
+            pixel = picture.host[y, x]
+            if picture.type == "bfloat16":  # its bits: the float32 with the same upper half
+                pixel = [float(numpy.uint32(int(bits) << 16).view(numpy.float32)) for bits in pixel]
+            values = tuple(pixel)
+        else:
+            doubles, channels = (ctypes.c_double * 4)(), ctypes.c_int()
+            check(lib.ilab_viewer_value_at(self._live(), x, y, doubles, ctypes.byref(channels)))
+            kind = float if picture.type == "bfloat16" else numpy.dtype(picture.type).type
+            values = tuple(kind(doubles[c]) for c in builtins.range(channels.value))
+        return values[0] if len(values) == 1 else values
+
+    @property
+    def cursor(self):
+        """The image pixel (x, y) under a window's cursor, or None (off the picture, on the panel, headless)."""
+        state = self._state()
+        return (state.cursor_x, state.cursor_y) if state.has_cursor else None
+
+    @property
+    def readout(self):
+        """The panel's line for the pixel under the cursor ("x 12  y 40  0.25"), "" off the picture."""
+        return self._state().readout.decode("utf-8", "replace")
+
+    # Looking closely -------------------------------------------------------------------------------------
+
+    @property
+    def fit(self):
+        """How the picture fits the frame: "contain" (the default: aspect kept, letterboxed in black), "stretch"
+        (fills the frame), "cover" (fills it, aspect kept, cropped) or "actual" (1:1, centred). Setting it
+        leaves a zoom or pan (as the F key and the panel's fit button do)."""
+        view = _ViewerView()
+        check(lib.ilab_viewer_get_view(self._live(), ctypes.byref(view)))
+        return view.fit.decode()
+
+    @fit.setter
+    def fit(self, value):
+        _check_fit(value)
+        check(lib.ilab_viewer_set_fit(self._live(), value.encode()))
+
+    @property
+    def view(self):
+        """Where the picture lies: {"fit", "free" (zoomed or panned), "origin" (the framebuffer point of the image's
+        top-left corner), "scale" (framebuffer pixels per image pixel, x and y)}."""
+        view = _ViewerView()
+        check(lib.ilab_viewer_get_view(self._live(), ctypes.byref(view)))
+        return {"fit": view.fit.decode(), "free": bool(view.free), "origin": (view.origin_x, view.origin_y),
+                "scale": (view.scale_x, view.scale_y)}
+
+    def zoom(self, factor, at=None):
+        """Zooms by `factor` about framebuffer point `at` (x, y; default the centre), as the wheel does at the
+        cursor: the image point there stays there."""
+        x, y = self._point(at)
+        factor = float(factor)
+        if not (math.isfinite(factor) and factor > 0):
+            raise ValueError(f"zoom: factor {factor}: pass a finite number above 0")
+        check(lib.ilab_viewer_move_view(self._live(), x, y, factor, 0.0, 0.0))
+
+    def pan(self, dx, dy):
+        """Moves the picture by (dx, dy) framebuffer pixels, as a drag does."""
+        check(lib.ilab_viewer_move_view(self._live(), 0.0, 0.0, 1.0, float(dx), float(dy)))
+
+    def actual_size(self, at=None):
+        """One image pixel per framebuffer pixel, keeping the image point at `at` (default the centre) there: the
+        1 key (at the cursor) and the panel's 1:1 button."""
+        x, y = self._point(at)
+        check(lib.ilab_viewer_move_view(self._live(), x, y, 0.0, 0.0, 0.0))
+
+    def _point(self, at):
+        if at is None:
+            width, height = self._frame_size()
+            return width / 2.0, height / 2.0
+        x, y = (float(v) for v in at)
+        return x, y
+
+    def _frame_size(self):
+        width, height = ctypes.c_int(), ctypes.c_int()
+        check(lib.ilab_viewer_read_frame(self._live(), None, 0, ctypes.byref(width), ctypes.byref(height)))
+        return width.value, height.value
+
+    # Time ------------------------------------------------------------------------------------------------
+
+    @property
+    def paused(self):
+        """True while paused (Space in the window, the panel's checkbox, or set here): poll() returns False then,
+        but once for each step (period, the panel's step button, step())."""
+        return bool(self._state().paused)
+
+    @paused.setter
+    def paused(self, value):
+        taken = ctypes.c_int()
+        check(lib.ilab_viewer_time(self._live(), int(bool(value)), 0, 0, ctypes.byref(taken)))
+
+    def step(self):
+        """One step of time: pauses, and the next poll() returns True once."""
+        taken = ctypes.c_int()
+        check(lib.ilab_viewer_time(self._live(), -1, 1, 0, ctypes.byref(taken)))
+
+    def poll(self, fps=60.0):
+        """The point of your loop where the viewer acts: draws a window's frame again (its input, the panel),
+        shows the frame of a stack the panel's slider picked, runs your controls' callbacks on this thread, and
+        says whether your loop should advance one frame: True while running, False while paused (after
+        waiting 1 / fps seconds, so a paused loop does not spin), True once for each step.
+
+            while not viewer.closed:
+                if viewer.poll():
+                    state = simulate(state)
+                viewer.show(state)
+        """
+        handle = self._live()
+        if self.is_window and not self.closed:
+            check(lib.ilab_viewer_render(handle))
+        self._apply_panel()
+        taken = ctypes.c_int()
+        check(lib.ilab_viewer_time(handle, -1, 0, 1, ctypes.byref(taken)))
+        if taken.value or not self.paused:
+            return True
+        time.sleep(1.0 / fps)
+        return False
+
+    def _apply_panel(self):
+        """What the panel and the keys asked for since the last call: another frame of a stack, and your controls'
+        callbacks."""
+        state = self._state()
+        if self._shown is not None and self._kept is not None and state.frame_index != self._kept_index:
+            array, stream, value_range, colormap = self._shown
+            self.show(array, stream=stream, range=value_range, colormap=colormap)
+        for control in list(self._controls):
+            control._run_callback()
+
+    # Your own controls -----------------------------------------------------------------------------------
+
+    def slider(self, name, low, high, value=None, callback=None):
+        """A slider in the panel from `low` to `high` (value: default low). Returns a Slider: read `.value` in
+        your loop, or pass callback(value), run at poll() after each change."""
+        low, high = float(low), float(high)
+        return self._add_control(Slider, 0, name, low, high, low if value is None else float(value), callback)
+
+    def checkbox(self, name, value=False, callback=None):
+        """A checkbox in the panel; `.value` is True or False; callback(value) at poll() after each change."""
+        return self._add_control(Checkbox, 1, name, 0.0, 1.0, float(bool(value)), callback)
+
+    def button(self, name, callback=None):
+        """A button in the panel; `.value` counts its presses, `.clicked` is True once per press; callback() at
+        poll() once per press."""
+        return self._add_control(Button, 2, name, 0.0, 1.0, 0.0, callback)
+
+    def choice(self, name, options, value=None, callback=None):
+        """A drop-down of `options` (strings) in the panel; `.value` is the option chosen (default the first);
+        callback(value) at poll() after each change."""
+        options = [str(option) for option in options]
+        if any("\n" in option for option in options):
+            raise ValueError(f"choice '{name}': an option holds a line break: pass one-line options")
+        if value is None:
+            index = 0
+        elif str(value) in options:
+            index = options.index(str(value))
+        else:
+            raise ValueError(f"choice '{name}': value {value!r} is none of its options {options}")
+        return self._add_control(Choice, 3, name, 0.0, 1.0, float(index), callback, options)
+
+    def _add_control(self, kind, code, name, low, high, value, callback, options=()):
+        if callback is not None and not callable(callback):
+            raise TypeError(f"control '{name}': callback {callback!r} is not callable: pass a function or None")
+        control_id = ctypes.c_int()
+        status = lib.ilab_viewer_control_add(self._live(), code, str(name).encode(), low, high, value,
+                                             "\n".join(options).encode(), ctypes.byref(control_id))
+        if status != 0:
+            raise ValueError(lib.ilab_last_error().decode("utf-8", "replace"))
+        control = kind(self, control_id.value, str(name), callback, list(options))
+        self._controls.append(control)
+        return control
+
+    # Testing hooks ---------------------------------------------------------------------------------------
+
+    def _inject(self, kind, x=0.0, y=0.0):
+        """Input as GLFW hands it to a window, taken at the next frame: "move" to window point (x, y), "press" and
+        "release" the left button, "wheel" by y notches, "key" x (a name of KEYS, or a GLFW key code)."""
+        codes = {"move": 0, "press": 1, "release": 2, "wheel": 3, "key": 4}
+        if kind == "key" and isinstance(x, str):
+            x = KEYS[x]
+        check(lib.ilab_viewer_inject(self._live(), codes[kind], float(x), float(y)))
+
+    def read_window(self):
+        """What a window shows now, panel, colorbar and all: (height, width, 4) uint8, top row first. read_frame()
+        is the picture alone."""
+        handle = self._live()
+        width, height = ctypes.c_int(), ctypes.c_int()
+        check(lib.ilab_viewer_read_window(handle, None, 0, ctypes.byref(width), ctypes.byref(height)))
+        frame = numpy.empty((height.value, width.value, 4), dtype=numpy.uint8)
+        check(lib.ilab_viewer_read_window(handle, frame.ctypes.data, frame.nbytes, ctypes.byref(width),
+                                          ctypes.byref(height)))
+        return frame
+
+
+def _check_fit(fit):
+    if fit not in FITS:
+        raise ValueError(f"fit={fit!r}: pass one of {', '.join(FITS)}")
+
+
+class _Control:
+    """One of your controls in the viewer's panel (Viewer.slider, .checkbox, .button, .choice)."""
+
+    def __init__(self, viewer, control_id, name, callback, options):
+        self._viewer = weakref.ref(viewer)
+        self._id = control_id
+        self.name = name
+        self.callback = callback
+        self._options = options
+        self._seen = 0  # the user's changes the callback has run for
+
+    def _raw(self):
+        viewer = self._viewer()
+        if viewer is None:
+            raise InteropLabError(f"control '{self.name}': its viewer is gone")
+        value, changes = ctypes.c_double(), ctypes.c_longlong()
+        check(lib.ilab_viewer_control_get(viewer._live(), self._id, ctypes.byref(value), ctypes.byref(changes)))
+        return value.value, changes.value
+
+    def _set_raw(self, value, user=False):
+        viewer = self._viewer()
+        status = lib.ilab_viewer_control_set(viewer._live(), self._id, float(value), int(user))
+        if status != 0:
+            raise ValueError(lib.ilab_last_error().decode("utf-8", "replace"))
+
+    def _decode(self, raw):
+        return raw
+
+    @property
+    def value(self):
+        return self._decode(self._raw()[0])
+
+    def _run_callback(self):
+        raw, changes = self._raw()
+        if changes <= self._seen:
+            return
+        runs = changes - self._seen
+        self._seen = changes
+        if self.callback is None:
+            return
+        for _ in builtins.range(runs if isinstance(self, Button) else 1):
+            self.callback(*(() if isinstance(self, Button) else (self._decode(raw),)))
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.name!r} = {self.value!r}>"
+
+
+class Slider(_Control):
+    """A slider: `.value` a float within its range; settable."""
+
+    @_Control.value.setter
+    def value(self, value):
+        self._set_raw(value)
+
+
+class Checkbox(_Control):
+    """A checkbox: `.value` True or False; settable."""
+
+    def _decode(self, raw):
+        return raw != 0.0
+
+    @_Control.value.setter
+    def value(self, value):
+        self._set_raw(float(bool(value)))
+
+
+class Button(_Control):
+    """A button: `.value` its presses so far; `.clicked` True once per press since the last look."""
+
+    def __init__(self, *arguments):
+        super().__init__(*arguments)
+        self._looked = 0
+
+    def _decode(self, raw):
+        return int(raw)
+
+    @property
+    def clicked(self):
+        presses = int(self._raw()[0])
+        if presses > self._looked:
+            self._looked += 1
+            return True
+        return False
+
+
+class Choice(_Control):
+    """A drop-down: `.value` the option chosen; settable to one of `.options`."""
+
+    @property
+    def options(self):
+        return list(self._options)
+
+    def _decode(self, raw):
+        return self._options[int(raw)]
+
+    @_Control.value.setter
+    def value(self, value):
+        if str(value) not in self._options:
+            raise ValueError(f"choice '{self.name}': value {value!r} is none of its options {self._options}")
+        self._set_raw(self._options.index(str(value)))
 
 
 def _new_show_png(folder):

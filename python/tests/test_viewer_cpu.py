@@ -124,8 +124,11 @@ def test_frame_hands_out_the_memory_that_is_drawn(viewer):
         assert isinstance(target, numpy.ndarray) and target.shape == (24, 40, 4)
         target[...] = picture
     numpy.testing.assert_array_equal(viewer.read_frame(), picture)
-    with viewer.frame(size=(8, 6)) as target:  # another size: the picture follows it
+    with viewer.frame(size=(8, 6)) as target:  # another size: the picture follows it, its aspect kept
         target[...] = 99
+    frame = viewer.read_frame()  # 8x6 in 40x24: 32x24 in the middle, black bars of 4 columns either side
+    assert (frame[:, 4:36, :3] == 99).all() and (frame[:, :4, :3] == 0).all() and (frame[:, 36:, :3] == 0).all()
+    viewer.fit = "stretch"  # the whole frame, as before the fits
     assert (viewer.read_frame()[..., :3] == 99).all()
 
 
@@ -141,8 +144,9 @@ def test_a_picture_of_another_size_is_scaled_to_the_frame(viewer):
 @pytest.mark.parametrize(
     "array, error, message",
     [
-        (numpy.zeros((4, 4, 5), numpy.uint8), ValueError, r"has 5 channels: pass 1 .* 3 \(RGB\) or 4 \(RGBA\)"),
-        (numpy.zeros((4, 4, 7), numpy.float32), ValueError, r"has 7 channels: pass 1 .* 3 \(RGB\) or 4 \(RGBA\)"),
+        (numpy.zeros((2, 4, 4, 5), numpy.uint8), ValueError, r"has 5 channels: pass 1 .* 3 \(RGB\) or 4 \(RGBA\)"),
+        (numpy.zeros((2, 4, 4, 7), numpy.float32), ValueError, r"has 7 channels: pass 1 .* 3 \(RGB\) or 4 \(RGBA\)"),
+        (numpy.zeros((4, 4, 2), numpy.float32), ValueError, r"has 2 channels: pass 1 .* 3 \(RGB\) or 4 \(RGBA\)"),
         (numpy.zeros((4, 4), numpy.int64), TypeError,
          r"^show: dtype int64 is not shown: 64-bit integers are not converted; pass x.astype\(numpy.float64\)"),
         (numpy.zeros((4, 4), numpy.uint64), TypeError, r"^show: dtype uint64 is not shown: .*numpy.int32"),
@@ -151,7 +155,7 @@ def test_a_picture_of_another_size_is_scaled_to_the_frame(viewer):
         (numpy.zeros((4, 4), numpy.float128 if hasattr(numpy, "float128") else numpy.datetime64), TypeError,
          r"^show: dtype \w+ is not shown: pass uint8, uint16, uint32, int8, int16, int32, float16, bfloat16, float32"),
         (numpy.zeros((0, 4, 3), numpy.uint8), ValueError, r"empty \(shape \(0, 4, 3\)\): pass at least one pixel"),
-        (numpy.zeros((2, 3, 4, 4), numpy.uint8), ValueError, r"pass \(H, W\) or \(H, W, C\)"),
+        (numpy.zeros((1, 2, 3, 4, 4), numpy.uint8), ValueError, r"pass \(H, W\), \(H, W, C\), \(N, H, W\) or \(N, H, W, C\)"),
         ("pixels", TypeError, "is no array"),
     ],
 )
@@ -276,7 +280,7 @@ def test_python_m_interop_lab_shows_a_file(tmp_path):
     command = [sys.executable, "-m", "interop_lab", str(out), "--headless", "--png", str(again)]
     assert subprocess.run(command, capture_output=True, cwd=tmp_path).returncode == 0
     numpy.testing.assert_array_equal(decode_png(again), decode_png(out))
-    numpy.save(tmp_path / "bad.npy", numpy.zeros((4, 4, 5), numpy.uint8))
+    numpy.save(tmp_path / "bad.npy", numpy.zeros((2, 4, 4, 5), numpy.uint8))
     for arguments, code, message in [([str(tmp_path / "missing.npy")], 2, "no such file"),
                                      ([str(tmp_path / "bad.npy"), "--headless"], 2, "5 channels")]:
         done = subprocess.run([sys.executable, "-m", "interop_lab", *arguments], capture_output=True, text=True,

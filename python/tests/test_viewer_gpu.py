@@ -402,3 +402,26 @@ def test_auto_finds_the_bounds_on_the_gpu(cupy, viewer, monkeypatch):
     monkeypatch.setattr(cupy.ndarray, "get", no_host_copy)
     assert viewer.show(values, range="each") == (float(host[0, 3]), 5.0)
     assert viewer.show(values[:, 40:60], range="each") == (float(host[0, 40]), float(host[63, 59]))
+
+
+def test_value_at_of_a_cuda_array_is_its_own_value_copied_one_pixel_alone(cupy, viewer, monkeypatch):
+    values = cupy.random.default_rng(7).random((64, 96), dtype=cupy.float64)
+    values[5, 9] = 0.12345678901234567
+    viewer.show(values)
+    monkeypatch.setattr(cupy, "asnumpy", None)  # no host copy of the array on the way
+    assert viewer.value_at(9, 5) == 0.12345678901234567
+    monkeypatch.undo()
+    rgb = cupy.random.default_rng(8).random((64, 192, 3), dtype=cupy.float32)[:, ::2]  # strided
+    viewer.show(rgb)
+    assert viewer.value_at(3, 4) == tuple(cupy.asnumpy(rgb[4, 3]))
+
+
+def test_a_cuda_stack_shows_the_frame_its_index_picks(cupy, viewer):
+    stack = cupy.random.default_rng(9).random((4, 64, 96), dtype=cupy.float32)
+    host = cupy.asnumpy(stack)
+    assert viewer.show(stack, range="auto") == (float(host.min()), float(host.max()))  # every frame's
+    assert viewer.frames == 4
+    viewer.index = 2
+    low, high = viewer.range
+    assert numpy.abs(viewer.read_frame()[..., 0].astype(int) - expected_bytes(host[2], low, high)).max() <= 1
+    assert viewer.value_at(10, 20) == host[2, 20, 10]
