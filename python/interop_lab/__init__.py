@@ -58,10 +58,11 @@ from ._native import image_size as _image_size
 from ._native import lib as _lib
 from ._native import whole_number as _whole_number
 from .gl import GLBuffer, GLTexture, map_gl
+from .publish import Publisher, PublishTarget, Subscriber, list_published, publish
 from .viewer import FrameTarget, PathNotice, Viewer, show
 
 __all__ = ["show", "Viewer", "FrameTarget", "PathNotice", "GLBuffer", "GLTexture", "map_gl", "Lab", "BufferView",
-           "TextureView", "InteropLabError"]
+           "TextureView", "InteropLabError", "publish", "Publisher", "PublishTarget", "Subscriber", "list_published"]
 
 # The project's one version, CMake's project(VERSION), as the native library was built with it.
 __version__ = _lib.ilab_version().decode()
