@@ -668,6 +668,66 @@ TEST_F(Publish, GarbageLiesAndForeignFdsAreRefusedAndNothingLeaks) {
   EXPECT_TRUE(wait_until([&] { return publisher.stats().viewers == 0; }));
 }
 
+// An attached viewer is held to Release messages: one that then sends descriptors (which must not stay open
+// in the publisher), an oversized message or a lie about a slot's frame is dropped, and every slot it held
+// comes back.
+TEST_F(Publish, AnAttachedViewerThatMisbehavesIsDroppedAndItsFdsAndSlotsComeBack) {
+  interop::Publisher publisher(desc_of("attached-liar", 1));
+  publish_frame(publisher, 1);
+  const int before = open_fd_count();
+  auto attach = [&](RawClient& viewer) {
+    const wire::MessageHeader header{wire::kMagic, wire::kVersion, wire::MessageType::Attach};
+    viewer.send(&header, sizeof(header));
+    char hello[512];
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 8)];
+    iovec io{hello, sizeof(hello)};
+    msghdr message = {};
+    message.msg_iov = &io;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof(control);
+    if (::recvmsg(viewer.fd(), &message, MSG_CMSG_CLOEXEC) != static_cast<ssize_t>(sizeof(wire::Description)))
+      return false;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&message); c; c = CMSG_NXTHDR(&message, c))
+      for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++i) {
+        int fd;
+        std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+        ::close(fd);
+      }
+    wire::Description description;
+    std::memcpy(&description, hello, sizeof(description));
+    return description.header.type == wire::MessageType::Hello;
+  };
+  auto refusal_of = [](RawClient& viewer) {
+    std::string text;
+    for (int i = 0; i < 5 && text.find("refuses") == std::string::npos; ++i) text = viewer.refusal();
+    return text;
+  };
+  {
+    RawClient viewer(socket_of("attached-liar"));
+    ASSERT_TRUE(attach(viewer));
+    ASSERT_TRUE(wait_until([&] { return publisher.stats().viewers == 1; }));
+    wire::ReleaseMessage release;
+    const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    viewer.send(&release, sizeof(release), {null_fd, null_fd, null_fd, null_fd});
+    ::close(null_fd);
+    EXPECT_NE(refusal_of(viewer).find("a viewer sends no file descriptors"), std::string::npos);
+  }
+  {
+    RawClient viewer(socket_of("attached-liar"));
+    ASSERT_TRUE(attach(viewer));
+    std::vector<char> oversized(4096, 'x');
+    wire::ReleaseMessage release;
+    std::memcpy(oversized.data(), &release, sizeof(release));
+    viewer.send(oversized.data(), oversized.size());
+    EXPECT_NE(refusal_of(viewer).find("expected a release message"), std::string::npos);
+  }
+  EXPECT_TRUE(wait_until([&] { return publisher.stats().viewers == 0 && open_fd_count() == before; }))
+      << open_fd_count() << " descriptors open, " << before << " before";
+  interop::Publisher::Slot slot;
+  EXPECT_TRUE(wait_until([&] { return bool(slot = publisher.acquire()); })) << "the only slot came back";
+}
+
 TEST_F(Publish, AFloodOfConnectionsIsCappedAndLeavesNothingOpen) {
   interop::Publisher publisher(desc_of("flooded"));
   const int before = open_fd_count();
