@@ -192,6 +192,15 @@ int ilab_publish_open(const char* name, int width, int height, int channels, int
     desc.device = device;
     opened->memory = desc.memory;
     if (desc.memory == interop::SlotMemory::Device) {
+      int count = 0;
+      const cudaError_t counted = cudaGetDeviceCount(&count);
+      if (counted != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        throw std::invalid_argument(
+            std::string("memory='device' needs a CUDA device (") +
+            (counted != cudaSuccess ? cudaGetErrorString(counted) : "none is visible") +
+            "): publish NumPy arrays with memory='host'");
+      }
       opened->device = device;
       if (opened->device < 0) INTEROP_CUDA_CHECK(cudaGetDevice(&opened->device));
       desc.device = opened->device;

@@ -4,6 +4,7 @@ INTEROP_LAB_REQUIRE_GPUS says one must be. Each test publishes in a runtime dire
 (XDG_RUNTIME_DIR), so no test meets another's names. Expected frames are the arrays the test made."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -165,6 +166,17 @@ def test_what_does_not_fit_the_publisher_is_refused_naming_the_fix():
         interop_lab.publish("wide", like=numpy.zeros((4, 4), numpy.int64))
     with pytest.raises(InteropLabError, match="PublisherDesc.name"):
         interop_lab.Publisher("no/slash", (4, 4), "uint8", memory="host")
+
+
+def test_device_slots_without_a_gpu_are_refused_naming_host_slots():
+    try:
+        publisher = interop_lab.Publisher("no-gpu", (8, 8), "uint8")
+    except InteropLabError as error:
+        assert re.search(r"memory='device' needs a CUDA device \(.*\): publish NumPy arrays with memory='host'",
+                         str(error)), str(error)
+    else:
+        publisher.close()
+        pytest.skip("this machine has a CUDA device: device slots are made")
 
 
 def test_a_second_publisher_of_a_name_is_refused_with_the_first_ones_pid():
