@@ -115,6 +115,16 @@ def _layout(shape, what):
     return shape if len(shape) == 3 else shape + (1,)
 
 
+def _host_array(array):
+    """A NumPy view of a host array: NumPy's own, anything NumPy reads (__array__, __array_interface__, the
+    buffer protocol), or a CPU DLPack tensor (numpy.asarray would make an object array of it)."""
+    if isinstance(array, numpy.ndarray):
+        return array
+    if hasattr(array, "__dlpack__") and not (hasattr(array, "__array__") or hasattr(array, "__array_interface__")):
+        return numpy.from_dlpack(array)
+    return numpy.asarray(array)
+
+
 def _is_host(array):
     return getattr(array, "__cuda_array_interface__", None) is None and not (
         hasattr(array, "__dlpack_device__") and not isinstance(array, numpy.ndarray)
@@ -256,7 +266,7 @@ class Publisher(NativeHandle):
             raise InteropLabError("show() inside a `with publisher.frame()` block: call it after the block")
         shown = ctypes.c_int()
         if _is_host(array):
-            host = numpy.asarray(array)
+            host = _host_array(array)
             self._check_array(host.shape, host.dtype.name, "show")
             if self.memory != "host":
                 raise TypeError(f"show: a NumPy array for {self.name!r}, which publishes device slots: pass a CUDA "
@@ -327,7 +337,7 @@ def publish(name, like, slots=3):
     """A Publisher of `like`'s shape and dtype: device slots on its GPU for a CUDA array (CuPy, PyTorch, JAX,
     Numba, cuda.core), host slots for a NumPy array."""
     if _is_host(like):
-        host = numpy.asarray(like)
+        host = _host_array(like)
         return Publisher(name, host.shape, host.dtype, memory="host", slots=slots)
     picture = _arrays.describe(like, "publish")
     try:

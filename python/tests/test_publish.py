@@ -83,6 +83,25 @@ def test_a_strided_numpy_array_is_published_as_its_values():
             numpy.testing.assert_array_equal(subscriber.next(timeout=2), view)
 
 
+def test_a_host_dlpack_tensor_is_published_as_its_values():
+    class HostTensor:  # a CPU tensor of a library that speaks DLPack alone
+        def __init__(self, array):
+            self._array = array
+
+        def __dlpack__(self, stream=None, **_):
+            return self._array.__dlpack__()
+
+        def __dlpack_device__(self):
+            return self._array.__dlpack_device__()
+
+    sent = picture((12, 16, 4), "float32", seed=9)
+    with interop_lab.publish("dlpack", like=HostTensor(sent)) as publisher:
+        with interop_lab.Subscriber("dlpack") as subscriber:
+            assert publisher.dtype == numpy.float32 and publisher.shape == (12, 16, 4)
+            assert publisher.show(HostTensor(sent))
+            assert subscriber.next(timeout=2).tobytes() == sent.tobytes()
+
+
 def test_frames_reach_a_subscriber_in_another_process():
     publisher_process = child(PUBLISH_UNTIL_KILLED)
     try:
