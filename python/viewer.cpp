@@ -297,6 +297,8 @@ struct Viewer {
   bool dragging = false;                    // a drag that began on the picture (not on the panel)
   std::optional<ilab::view::Pixel> cursor;  // the image pixel under the cursor
   std::string readout;
+  long long updates = 0;  // pictures shown and sources set: the readout reads a pixel once per picture
+  std::array<long long, 3> readout_of{-1, -1, -1};  // the pixel and picture `readout` says (x, y, updates)
   std::array<uint8_t, 1024> colorbar{};
   bool has_colorbar = false;
   double colorbar_low = 0.0, colorbar_high = 1.0;
@@ -588,9 +590,15 @@ std::array<double, 4> values_at(const Viewer& viewer, int x, int y) {
 // The readout's line for the pixel under the cursor ("" off the picture); a failed read is said in it, and
 // the frame goes on.
 void update_readout(Viewer& viewer) {
-  viewer.readout.clear();
-  if (!viewer.cursor) return;
+  if (!viewer.cursor) {
+    viewer.readout.clear();
+    viewer.readout_of = {-1, -1, -1};
+    return;
+  }
   const ilab::view::Pixel at = *viewer.cursor;
+  const std::array<long long, 3> key{at.x, at.y, viewer.updates};
+  if (key == viewer.readout_of) return;  // the same pixel of the same picture: read once, not every frame
+  viewer.readout_of = key;
   const std::string where = "x " + std::to_string(at.x) + "  y " + std::to_string(at.y);
   if (viewer.source.data == nullptr || at.x >= viewer.source.width || at.y >= viewer.source.height) {
     viewer.readout = where;
@@ -732,6 +740,7 @@ void present(Viewer& viewer) {
 
 // from_host: the pixels came from host memory (the served state's "upload"), else from CUDA ("copy").
 void finish_update(Viewer& viewer, Clock::time_point started, bool from_host) {
+  ++viewer.updates;
   viewer.stats.update_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   (from_host ? viewer.upload_ms : viewer.copy_ms).push(static_cast<float>(viewer.stats.update_ms));
   present(viewer);
@@ -1208,6 +1217,22 @@ int ilab_read_rgba_png(const char* path, uint8_t* rgba, uint64_t bytes, int* wid
   });
 }
 
+}  // extern "C"
+
+namespace {
+
+// The viewer of `handle`, on the thread that opened it: the panel reads and writes what these calls do there,
+// so another thread is refused as the other calls refuse it.
+Viewer& on_owner_thread(void* handle) {
+  Viewer& viewer = *static_cast<Viewer*>(handle);
+  viewer.owner.check(kViewer);
+  return viewer;
+}
+
+}  // namespace
+
+extern "C" {
+
 struct ilab_viewer_view {
   char fit[16];
   int free;                                     // zoomed or panned away from the fit
@@ -1230,7 +1255,7 @@ int ilab_viewer_set_fit(void* handle, const char* fit) {
 
 int ilab_viewer_get_view(void* handle, ilab_viewer_view* out) {
   return guarded([&] {
-    const Viewer& viewer = *static_cast<Viewer*>(handle);
+    const Viewer& viewer = on_owner_thread(handle);
     const lab::Extent extent = viewer.platform->framebuffer_extent();
     const ilab::view::Transform t =
         ilab::view::transform_of(viewer.view, image_size_of(viewer), {extent.width, extent.height});
@@ -1277,7 +1302,7 @@ struct ilab_source {
 
 int ilab_viewer_set_source(void* handle, const ilab_source* source) {
   return guarded([&] {
-    Viewer& viewer = *static_cast<Viewer*>(handle);
+    Viewer& viewer = on_owner_thread(handle);
     require(source->type >= 0 && source->type < ilab::kElementTypeCount,
             "type " + std::to_string(source->type) + ": " + kTypeNames);
     require(source->data == 0 || (source->channels >= 1 && source->channels <= 4), "channels: 1 to 4");
@@ -1294,6 +1319,7 @@ int ilab_viewer_set_source(void* handle, const ilab_source* source) {
     kept.column_stride = source->column_stride;
     kept.channel_stride = source->channel_stride;
     viewer.source = kept;
+    ++viewer.updates;
     viewer.frame_index = source->frame_index;
     viewer.frame_count = source->frame_count;
   });
@@ -1315,7 +1341,7 @@ int ilab_viewer_value_at(void* handle, int x, int y, double* values, int* channe
 // null: none (three or four channels, a frame() block's pixels).
 int ilab_viewer_set_colorbar(void* handle, const uint8_t* table, double low, double high) {
   return guarded([&] {
-    Viewer& viewer = *static_cast<Viewer*>(handle);
+    Viewer& viewer = on_owner_thread(handle);
     viewer.has_colorbar = table != nullptr;
     if (table != nullptr) std::memcpy(viewer.colorbar.data(), table, viewer.colorbar.size());
     viewer.colorbar_low = low;
@@ -1333,7 +1359,7 @@ struct ilab_viewer_state {
 
 int ilab_viewer_get_state(void* handle, ilab_viewer_state* state) {
   return guarded([&] {
-    const Viewer& viewer = *static_cast<Viewer*>(handle);
+    const Viewer& viewer = on_owner_thread(handle);
     std::memset(state, 0, sizeof *state);
     state->paused = viewer.paused ? 1 : 0;
     state->steps = viewer.steps;
@@ -1352,7 +1378,7 @@ int ilab_viewer_get_state(void* handle, ilab_viewer_state* state) {
 // for, *taken saying whether there was one.
 int ilab_viewer_time(void* handle, int paused, int step_once, int take, int* taken) {
   return guarded([&] {
-    Viewer& viewer = *static_cast<Viewer*>(handle);
+    Viewer& viewer = on_owner_thread(handle);
     if (paused >= 0) viewer.paused = paused != 0;
     if (step_once) step(viewer);
     *taken = 0;
@@ -1368,7 +1394,7 @@ int ilab_viewer_time(void* handle, int paused, int step_once, int take, int* tak
 // of GLFW key code x for one frame. It takes effect at the next frame drawn; a window's only.
 int ilab_viewer_inject(void* handle, int kind, double x, double y) {
   return guarded([&] {
-    Viewer& viewer = *static_cast<Viewer*>(handle);
+    Viewer& viewer = on_owner_thread(handle);
     require(viewer.panel != nullptr, "input goes to a window: this viewer is headless");
     InjectedInput& input = viewer.injected;
     switch (kind) {
@@ -1422,7 +1448,7 @@ int ilab_viewer_read_window(void* handle, uint8_t* rgba, uint64_t bytes, int* wi
 int ilab_viewer_control_add(void* handle, int kind, const char* name, double low, double high, double value,
                             const char* options, int* id) {
   return guarded([&] {
-    Viewer& viewer = *static_cast<Viewer*>(handle);
+    Viewer& viewer = on_owner_thread(handle);
     require(kind >= 0 && kind <= 3,
             "control kind " + std::to_string(kind) + ": 0 slider, 1 checkbox, 2 button, 3 choice");
     ilab::controls::Control control;
@@ -1448,7 +1474,7 @@ int ilab_viewer_control_add(void* handle, int kind, const char* name, double low
 // value: the control's; changes: the user's changes so far (a button's presses).
 int ilab_viewer_control_get(void* handle, int id, double* value, long long* changes) {
   return guarded([&] {
-    const ilab::controls::Control& control = static_cast<Viewer*>(handle)->controls.at(id);
+    const ilab::controls::Control& control = on_owner_thread(handle).controls.at(id);
     *value = control.value;
     *changes = control.changes;
   });
@@ -1457,7 +1483,7 @@ int ilab_viewer_control_get(void* handle, int id, double* value, long long* chan
 // user 0: the program sets the value (no change counted); 1: the user's change, as the panel makes it.
 int ilab_viewer_control_set(void* handle, int id, double value, int user) {
   return guarded([&] {
-    Viewer& viewer = *static_cast<Viewer*>(handle);
+    Viewer& viewer = on_owner_thread(handle);
     if (user)
       viewer.controls.change(id, value);
     else
@@ -1468,7 +1494,7 @@ int ilab_viewer_control_set(void* handle, int id, double value, int user) {
 // Where the panel drew the control last (window coordinates: x0, y0, x1, y1); all 0 before it did.
 int ilab_viewer_control_rect(void* handle, int id, float* rect) {
   return guarded([&] {
-    const Viewer& viewer = *static_cast<Viewer*>(handle);
+    const Viewer& viewer = on_owner_thread(handle);
     viewer.controls.at(id);
     const std::array<float, 4> kept = static_cast<size_t>(id) < viewer.control_rects.size()
                                           ? viewer.control_rects[static_cast<size_t>(id)]

@@ -203,6 +203,24 @@ def test_controls_hold_values_and_run_callbacks_on_the_callers_thread_at_poll(vi
     assert (exposure.value, smooth.value, colormap.value, len(seen)) == (3.0, True, "turbo", 3)
 
 
+def test_controls_and_time_belong_to_the_viewers_thread(viewer):
+    exposure = viewer.slider("exposure", 0, 1)
+    errors = []
+
+    def use():
+        for call in (lambda: exposure.value, lambda: setattr(viewer, "paused", True), lambda: viewer.index):
+            try:
+                call()
+            except InteropLabError as error:
+                errors.append(str(error))
+
+    worker = threading.Thread(target=use)
+    worker.start()
+    worker.join()
+    assert len(errors) == 3 and all("was opened on thread" in error for error in errors), errors
+    assert exposure.value == 0 and not viewer.paused  # the owner still can
+
+
 def test_bad_controls_name_the_fix(viewer):
     viewer.slider("exposure", 0, 4)
     with pytest.raises(ValueError, match="a control named 'exposure' is in the panel already"):
@@ -299,6 +317,12 @@ def test_the_readout_says_the_float64_value_under_the_cursor(window):
     window.poll()
     x, y = window.cursor
     assert window.readout == f"x {x}  y {y}  {values[y, x]:.10g}"
+    shown = values[y, x]
+    values[y, x] = 0.5  # written in place, not shown: the picture, and so the readout, are as they were
+    window.poll()
+    assert window.readout == f"x {x}  y {y}  {shown:.10g}"
+    window.show(values)
+    assert window.readout == f"x {x}  y {y}  0.5"
     window._inject("move", 100, 700)  # on the letterbox
     window.poll()
     assert window.cursor is None and window.readout == ""
