@@ -55,8 +55,8 @@ endif()
 
 # app/serve (labserve): the browser desk
 set(lab_serve_sources ${app_dir}/serve/desk.cpp ${app_dir}/serve/desk_bench.cpp ${app_dir}/serve/jpeg.cpp
-                      ${app_dir}/serve/link.cpp ${app_dir}/serve/protocol.cpp ${app_dir}/serve/server.cpp
-                      ${app_dir}/serve/stripes.cpp)
+                      ${app_dir}/serve/link.cpp ${app_dir}/serve/link_bench.cpp ${app_dir}/serve/protocol.cpp
+                      ${app_dir}/serve/server.cpp ${app_dir}/serve/stripes.cpp)
 
 # app/glfw (labglfw): the window
 set(lab_glfw_sources ${app_dir}/glfw/panel_layout.cpp ${app_dir}/glfw/window.cpp)

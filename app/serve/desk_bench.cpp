@@ -3,6 +3,7 @@
 #include "app/serve/desk_bench.hpp"
 
 #include "app/core/text.hpp"
+#include "app/serve/link_bench.hpp"
 #include "app/serve/protocol.hpp"
 #include "app/serve/server.hpp"
 
@@ -25,6 +26,10 @@ namespace websocket = beast::websocket;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
+
+// The slow link's rows: a page on 20 Mbit/s asking for 30 frames/s.
+constexpr double kLinkBitsPerS = 20e6;
+constexpr double kLinkFps = 30;
 
 // Reads state + frame pairs until the frame of index `last` arrives; counts them and their bytes.
 struct Client {
@@ -113,6 +118,8 @@ DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& ren
   result.encode_ms = stats.phases[1].median_ms;
   result.send_ms = stats.phases[2].median_ms;
   result.jpeg_kib = client.frames ? static_cast<double>(client.frame_bytes) / client.frames / 1024.0 : 0;
+  result.link =
+      std::make_shared<const LinkBenchCase>(bench_desk_link(size, kLinkBitsPerS, kLinkFps, rendered, render));
   return result;
 }
 
@@ -131,7 +138,10 @@ std::string desk_bench_table(const std::vector<DeskBenchCase>& cases, const std:
                   result.encode_ms, result.send_ms, result.jpeg_kib);
     table += line;
   }
-  return table;
+  std::vector<LinkBenchCase> links;
+  for (const DeskBenchCase& result : cases)
+    if (result.link) links.push_back(*result.link);
+  return table + link_bench_table(links);
 }
 
 }  // namespace lab::serve

@@ -8,11 +8,14 @@
 #include "app/image/image_io.hpp"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace lab::serve {
+
+struct LinkBenchCase;  // app/serve/link_bench.hpp
 
 struct DeskBenchCase {
   Extent size;
@@ -22,6 +25,8 @@ struct DeskBenchCase {
   double render_fps = 0;                    // frames rendered and offered / the same run's time
   double read_back_ms = 0, encode_ms = 0, send_ms = 0;  // medians
   double jpeg_kib = 0;                                  // per delivered frame
+  // The same frames to a page over a 20 Mbit/s link at 30 frames/s asked, moving and still.
+  std::shared_ptr<const LinkBenchCase> link;
 };
 
 // A frame read back (top row first) and the index of the frame it is.

@@ -1,8 +1,11 @@
 // assets/desk/desk.js: the desk's page logic. It opens the WebSocket of the server that served it
 // (app/serve/server.hpp), draws each frame message (the JPEG strips of app/serve/protocol.hpp: "ILF1",
-// index, width, height, n, n x (y, rows, bytes), then the JPEGs) on the canvas, shows the state messages
-// in the panel, sends the panel's choices as JSON commands, and reconnects when the socket drops (unless the
-// app that answers now refuses this page's token: a restarted app has a new one).
+// index, width, height, n, n x (y, rows, bytes), then the JPEGs) onto the canvas, which keeps the rows no
+// strip covers, and acks it ({"ack": index}): so the desk sends only the stripes that changed, paced by the
+// acks, at the quality this page's link keeps up with. It shows the state messages in the panel (the link's
+// quality, kbit/s and frames/s among them), sends the panel's choices as JSON commands, and reconnects when
+// the socket drops (unless the app that answers now refuses this page's token: a restarted app has a new
+// one); a new connection starts with a whole frame.
 "use strict";
 
 const token = new URLSearchParams(location.search).get("token") || "";
@@ -12,8 +15,8 @@ const kPlotLength = 240;
 let socket = null;
 let state = null;
 let framesDrawn = 0;
-let drawing = false;  // a frame being decoded; a newer one waits in `nextFrame`
-let nextFrame = null;
+let drawing = false;  // a frame message being decoded; the ones after it wait in `frameQueue`
+const frameQueue = [];  // every message is drawn, in order: each holds only the stripes that changed
 let sizeTyped = false;  // the size fields show the frame's size, except while they hold one typed, not applied
 let zoom = 0;  // the frame's scale: 0 fits it to the pane's width, else device pixels per frame pixel
 let tokenRefused = false;  // the app answering now refused this page's token: no more reconnecting
@@ -28,6 +31,7 @@ function connect() {
   socket = new WebSocket(`${scheme}//${location.host}/?token=${encodeURIComponent(token)}`);
   socket.binaryType = "arraybuffer";
   socket.onopen = () => setConnection("connected", false);
+  frameQueue.length = 0;  // the old connection's; the new one starts with a whole frame
   socket.onclose = () => {
     if (tokenRefused) return;
     setConnection("disconnected; reconnecting", true);
@@ -80,17 +84,18 @@ function readU32(view, offset) {
 }
 
 function receiveFrame(buffer) {
-  nextFrame = buffer;
+  frameQueue.push(buffer);
   if (!drawing) drawNext();
 }
 
-// Decodes every strip of the newest frame and draws them at their rows; frames that arrive meanwhile
-// replace each other, so a slow page shows the newest frame, not a backlog.
+// Decodes every strip of the next frame message and draws them at their rows over what the canvas holds,
+// then acks it. None is skipped (a message holds only what changed); the desk sends the next ones only as
+// acks come back, so a slow page gets fewer frames, not a backlog.
 async function drawNext() {
-  const buffer = nextFrame;
-  nextFrame = null;
+  const buffer = frameQueue.shift();
   if (!buffer) return;
   drawing = true;
+  const sentOn = socket;
   try {
     const view = new DataView(buffer);
     const magic = String.fromCharCode(...new Uint8Array(buffer, 0, 4));
@@ -101,8 +106,8 @@ async function drawNext() {
     const strips = [];
     for (let i = 0; i < count; ++i) {
       const entry = 20 + 12 * i;
-      const y = readU32(view, entry), bytes = readU32(view, entry + 8);
-      strips.push({ y, blob: new Blob([new Uint8Array(buffer, offset, bytes)], { type: "image/jpeg" }) });
+      const y = readU32(view, entry), rows = readU32(view, entry + 4), bytes = readU32(view, entry + 8);
+      strips.push({ y, rows, blob: new Blob([new Uint8Array(buffer, offset, bytes)], { type: "image/jpeg" }) });
       offset += bytes;
     }
     const bitmaps = await Promise.all(strips.map((strip) => createImageBitmap(strip.blob)));
@@ -122,11 +127,14 @@ async function drawNext() {
     $("screenshot").title = "";
     canvas.dataset.frame = String(index);
     canvas.dataset.framesDrawn = String(framesDrawn);
+    canvas.dataset.strips = JSON.stringify(strips.map((strip) => [strip.y, strip.rows]));
+    if (socket === sentOn) send({ ack: index });
   } catch (error) {
     setConnection(`bad frame: ${error.message}`, true);
+    send({ refresh: true });  // what the canvas holds is no longer known: a whole frame
   }
   drawing = false;
-  if (nextFrame) drawNext();
+  if (frameQueue.length) drawNext();
 }
 
 function radio(group, name, checked, available, reason, onPick) {
@@ -218,6 +226,7 @@ function showState(s) {
   $("frame-index").textContent = `${s.frame} (${s.size[0]}x${s.size[1]})`;
   if (!sizeTyped) [$("width").value, $("height").value] = [String(s.size[0]), String(s.size[1])];
   $("viewers").textContent = `${s.desk.viewers}, ${s.desk.frames_dropped} frames skipped for slow ones`;
+  showLink(s.link);
   showChoices("scenes", "scene", s.scenes.map((name) => ({ name, available: true, reason: "" })), s.scene,
               (name) => send({ scene: name }));
   showChoices("modes", "mode", s.modes, s.mode, (name) => send({ mode: name }));
@@ -277,6 +286,20 @@ function showState(s) {
     if (plotHistory.length > kPlotLength) plotHistory.shift();
     drawPlot();
   }
+}
+
+// This page's link as the desk measures it: the JPEG quality of changed stripes now, the kbit/s and frames/s
+// this page acknowledged over the last second.
+function showLink(link) {
+  const shown = $("link");
+  if (!link) return;
+  shown.textContent = `quality ${link.quality}, ${Math.round(link.kbit_s)} kbit/s, ${link.fps.toFixed(1)} frames/s`;
+  shown.title = link.paced ? "the desk sends the stripes that changed at the quality this link keeps up with; " +
+    "still stripes are sent again once at a high quality" : "";
+  shown.dataset.quality = String(link.quality);
+  shown.dataset.kbitS = String(link.kbit_s);
+  shown.dataset.fps = String(link.fps);
+  shown.dataset.paced = String(link.paced);
 }
 
 // A GPU timer (GL's, Vulkan's) that did not see the work around a draw or a copy: the page says "not
