@@ -101,7 +101,8 @@ int run_desk_bench(const lab::Options& options) {
         read_back_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
         app.renderer().begin_read_frame(app.plan(), index);
-        return before ? std::optional<lab::serve::BenchFrame>({before->frame, std::move(before->image)})
+        return before ? std::optional<lab::serve::BenchFrame>({before->frame, std::move(before->image),
+                                                               before->way, std::move(before->stripe_hashes)})
                       : std::nullopt;
       }));
     } else {
@@ -117,7 +118,8 @@ int run_desk_bench(const lab::Options& options) {
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
         app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(),
                                         app.frame_index() - 1);
-        return before ? std::optional<lab::serve::BenchFrame>({before->frame, std::move(before->image)})
+        return before ? std::optional<lab::serve::BenchFrame>({before->frame, std::move(before->image),
+                                                               before->way, std::move(before->stripe_hashes)})
                       : std::nullopt;
       }));
     }

@@ -67,7 +67,7 @@ set(lab_panel_sources ${app_dir}/panel/panel.cpp)
 # app/gl (labapp); headless GL is EGL, which exists on Linux only: Windows gets the platform's refusal with a
 # remedy.
 set(lab_gl_sources)
-foreach(source IN ITEMS backend doctor_gl frame_read gl_external gl_objects mode mode_buffer mode_external mode_interop
+foreach(source IN ITEMS backend cuda_frame_read doctor_gl frame_read gl_external gl_objects mode mode_buffer mode_external mode_interop
                         mode_pbo mode_split platform_glfw profiling renderer timing)
   list(APPEND lab_gl_sources ${app_dir}/gl/${source}.cpp)
 endforeach()

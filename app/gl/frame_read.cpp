@@ -67,6 +67,7 @@ std::optional<FrameRead> FrameReadBack::end() {
   m_fence.reset();
   FrameRead read;
   read.frame = m_frame;
+  read.way = "PBO";
   read.image.width = m_extent.width;
   read.image.height = m_extent.height;
   try {

@@ -42,6 +42,7 @@ class BufferMode final : public gl::Mode {
 
   void detach() override {
     if (m_placed == nullptr) return;
+    m_placed->clear_cuda_sources();  // they name the registrations going now
     if (!m_registrations.empty()) INTEROP_CUDA_REPORT(cudaStreamSynchronize(m_cuda.stream));
     m_registrations.clear();  // before the buffers they name
     m_placed->place_resources({});
@@ -51,7 +52,8 @@ class BufferMode final : public gl::Mode {
     m_resources.clear();
   }
 
-  void produce(gl::Renderer&, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
+  void produce(gl::Renderer& renderer, SceneCompute& scene, const FrameInfo& frame,
+               FrameTimers& timers) override {
     detail::map_compute_unmap(
         m_registrations.resources(), m_cuda.stream, scene, frame, m_views, timers,
         [this](const interop::ScopedMap& mapped) {
@@ -61,6 +63,7 @@ class BufferMode final : public gl::Mode {
           }
         },
         m_graph ? &*m_graph : nullptr);
+    m_registrations.expose_images(renderer, m_descs, true, m_cuda.stream, m_cuda.device);  // the desk's read
   }
 
   void apply_access(const AccessSettings& access) override {

@@ -30,6 +30,7 @@ class GraphicsMode final : public gl::Mode {
   bool reregisters() const { return m_id == ModeId::Reregister; }
 
   void attach(gl::Renderer& renderer) override {
+    m_renderer = &renderer;
     m_specs = renderer.resources();
     m_descs = gl::descs_of(m_specs);
     m_mapped.resize(m_specs.size());
@@ -43,13 +44,16 @@ class GraphicsMode final : public gl::Mode {
   }
 
   void detach() override {
+    if (m_renderer != nullptr) m_renderer->clear_cuda_sources();  // they name the registrations going now
+    m_renderer = nullptr;
     m_mapped.clear(m_cuda.stream);  // waits for the kernels that may still use its objects
     m_registrations.clear();        // before the renderer may delete the GL objects
     m_specs.clear();
     m_descs.clear();
   }
 
-  void produce(gl::Renderer&, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
+  void produce(gl::Renderer& renderer, SceneCompute& scene, const FrameInfo& frame,
+               FrameTimers& timers) override {
     if (reregisters()) {
       CpuPhase phase(timers, Phase::Register);
       m_registrations.register_all(m_specs, m_access, true);
@@ -58,6 +62,12 @@ class GraphicsMode final : public gl::Mode {
         m_registrations.resources(), m_cuda.stream, scene, frame, m_mapped.views(), timers,
         [this](const interop::ScopedMap& mapped) { m_mapped.bind(mapped, m_descs, m_cuda.stream); },
         m_graph ? &*m_graph : nullptr);
+    // The desk reads the frame through the registrations; the reregister mode's end with the frame, so
+    // only a frame GL draws is read by CUDA there (through the read-back's own registration).
+    if (reregisters())
+      renderer.set_cuda_frame_stream(m_cuda.stream, m_cuda.device);
+    else
+      m_registrations.expose_images(renderer, m_descs, false, m_cuda.stream, m_cuda.device);
     if (reregisters()) {
       // The arrays die with their registrations, and their surface/texture objects must outlive the
       // kernels that use them: wait first (outside the timed phase, so it times the calls alone).
@@ -88,7 +98,8 @@ class GraphicsMode final : public gl::Mode {
   std::vector<ResourceDesc> m_descs;  // m_specs' descs
   gl::SceneRegistrations m_registrations;
   MappedViews m_mapped;
-  std::optional<FrameGraph> m_graph;  // --graph
+  std::optional<FrameGraph> m_graph;   // --graph
+  gl::Renderer* m_renderer = nullptr;  // attached to: told the frame's CUDA sources, cleared at detach
 };
 
 }  // namespace

@@ -28,6 +28,7 @@ class PboMode final : public gl::Mode {
   ModeId id() const override { return ModeId::Pbo; }
 
   void attach(gl::Renderer& renderer) override {
+    m_renderer = &renderer;
     m_specs = gl::descs_of(renderer.resources());
     try {
       for (const gl::Resource& resource : renderer.resources()) {
@@ -48,6 +49,8 @@ class PboMode final : public gl::Mode {
   }
 
   void detach() override {
+    if (m_renderer != nullptr) m_renderer->clear_cuda_sources();  // they name the registrations going now
+    m_renderer = nullptr;
     m_registrations.clear();  // before the buffers they name
     m_buffer_specs.clear();
     m_buffers.clear();
@@ -74,11 +77,15 @@ class PboMode final : public gl::Mode {
           }
         },
         m_graph ? &*m_graph : nullptr);
-    GlPhase phase(timers, Phase::GlCopy);
-    for (size_t i = 0; i < m_specs.size(); ++i)
-      if (m_specs[i].role == ResourceRole::Output)
-        renderer.copy_from_buffer(static_cast<int>(i), m_buffers[i].get());
-    INTEROP_GL_CHECK("pbo mode copies");
+    {
+      GlPhase phase(timers, Phase::GlCopy);
+      for (size_t i = 0; i < m_specs.size(); ++i)
+        if (m_specs[i].role == ResourceRole::Output)
+          renderer.copy_from_buffer(static_cast<int>(i), m_buffers[i].get());
+      INTEROP_GL_CHECK("pbo mode copies");
+    }
+    // Each image's buffer holds what its texture was given: the desk reads the frame from there.
+    m_registrations.expose_images(renderer, m_specs, true, m_cuda.stream, m_cuda.device);
   }
 
   void apply_access(const AccessSettings& access) override {
@@ -98,7 +105,8 @@ class PboMode final : public gl::Mode {
   std::vector<gl::Resource> m_buffer_specs;  // m_specs with each GL object replaced by its buffer
   gl::SceneRegistrations m_registrations;
   std::vector<CudaResourceView> m_views;
-  std::optional<FrameGraph> m_graph;  // --graph
+  std::optional<FrameGraph> m_graph;   // --graph
+  gl::Renderer* m_renderer = nullptr;  // attached to: told the frame's CUDA sources, cleared at detach
 };
 
 }  // namespace

@@ -47,6 +47,7 @@ class SplitMode final : public gl::Mode {
   std::string transfer() const override { return m_path.description; }
 
   void attach(gl::Renderer& renderer) override {
+    m_renderer = &renderer;
     m_resources = renderer.resources();
     m_specs = gl::descs_of(m_resources);
     try {
@@ -77,6 +78,8 @@ class SplitMode final : public gl::Mode {
       INTEROP_CUDA_REPORT(cudaStreamSynchronize(m_cuda.compute_stream));
       INTEROP_CUDA_REPORT(cudaStreamSynchronize(m_cuda.stream));
     }
+    if (m_renderer != nullptr) m_renderer->clear_cuda_sources();  // they name the registrations going now
+    m_renderer = nullptr;
     m_registrations.clear();
     m_views.clear();
     m_host.clear();
@@ -87,7 +90,8 @@ class SplitMode final : public gl::Mode {
     m_resources.clear();
   }
 
-  void produce(gl::Renderer&, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
+  void produce(gl::Renderer& renderer, SceneCompute& scene, const FrameInfo& frame,
+               FrameTimers& timers) override {
     std::optional<interop::ScopedMap> mapped;
     detail::timed_map(mapped, m_registrations.resources(), m_cuda.stream, timers);
     if (has_role(m_specs, ResourceRole::Input)) {
@@ -126,8 +130,12 @@ class SplitMode final : public gl::Mode {
       for (size_t i = 0; i < m_specs.size(); ++i)
         if (m_specs[i].role == ResourceRole::Output) copy_to_gl(i, *mapped);
     }
-    CpuPhase phase(timers, Phase::Unmap);  // on the host, as in the other modes (mode_detail.hpp says why)
-    mapped->unmap();
+    {
+      CpuPhase phase(timers, Phase::Unmap);  // on the host, as in the other modes (mode_detail.hpp says why)
+      mapped->unmap();
+    }
+    // The GL device's registrations hold the frame: the desk reads it there, on the GL device's stream.
+    m_registrations.expose_images(renderer, m_specs, false, m_cuda.stream, m_cuda.device);
   }
 
   void apply_access(const AccessSettings& access) override {
@@ -219,6 +227,7 @@ class SplitMode final : public gl::Mode {
   std::vector<interop::DeviceBuffer> m_compute;  // on the compute device, one per resource
   std::vector<interop::PinnedHostBuffer> m_host;  // the host path's relay
   std::vector<CudaResourceView> m_views;          // m_compute as the kernels see it
+  gl::Renderer* m_renderer = nullptr;  // attached to: told the frame's CUDA sources, cleared at detach
 };
 
 }  // namespace

@@ -38,6 +38,27 @@ class SceneRegistrations {
     }
   }
 
+  // Tells `renderer` the frame's CUDA stream and how CUDA reaches each image of `descs` (the scene's, in
+  // these registrations' order) through them, for the desk's read-back (gl::Renderer::set_cuda_source): as
+  // arrays, or `in_buffers`
+  // (the pbo and buffer modes' registrations) as linear rows. `stream` on `device` is the one the
+  // registrations are mapped on.
+  void expose_images(Renderer& renderer, const std::vector<ResourceDesc>& descs, bool in_buffers,
+                     cudaStream_t stream, int device) const {
+    renderer.set_cuda_frame_stream(stream, device);
+    for (size_t i = 0; i < m_resources.size() && i < descs.size(); ++i) {
+      if (descs[i].kind != ResourceKind::Texture2D) continue;
+      CudaFrameSource source;
+      source.registered = m_resources[i];
+      source.map_flags = interop::map_flags(m_registrations[i].map_access());
+      source.linear = in_buffers;
+      source.pitch = linear_pitch(descs[i]);
+      source.stream = stream;
+      source.device = device;
+      renderer.set_cuda_source(static_cast<int>(i), source);
+    }
+  }
+
   void clear() {
     m_resources.clear();
     m_registrations.clear();  // unregisters: before the scene deletes the GL objects

@@ -4,6 +4,7 @@
 #include "app/core/text.hpp"
 #include "app/gl/gl_external.hpp"
 #include "app/os/out_of_memory.hpp"
+#include "interop/device.hpp"
 #include "interop/error.hpp"
 #include "kernels/wave.hpp"
 
@@ -44,6 +45,7 @@ void Renderer::place_resources(const Placement& placement) {
 }
 
 void Renderer::destroy_resources() {
+  m_cuda_sources.clear();
   m_resources.clear();
   m_storage.clear();
   m_memory.clear();
@@ -52,6 +54,7 @@ void Renderer::destroy_resources() {
 
 void Renderer::create_storage(const std::vector<ResourceDesc>& descs) {
   // Freed before the new ones are made: at 8K each texture is 133 MB.
+  m_cuda_sources.clear();  // they name the registrations of the objects going now
   m_resources.clear();
   m_storage.clear();
   m_storage.reserve(descs.size());
@@ -334,7 +337,76 @@ Image Renderer::read_frame(const DrawPlan& plan, Extent extent) const {
   return image;
 }
 
+void Renderer::set_cuda_source(int index, const CudaFrameSource& source) {
+  resource(index);  // throws for an index that is not a resource
+  if (m_cuda_sources.size() < m_resources.size()) m_cuda_sources.resize(m_resources.size());
+  m_cuda_sources[static_cast<size_t>(index)] = source;
+}
+
+std::optional<CudaFrameSource> Renderer::cuda_frame_source(const DrawPlan& plan, Extent extent) const {
+  if (m_platform.is_window() || extent.empty()) return std::nullopt;
+  if (plan.draw == SceneDraw::ShowImage) {
+    // The image is the frame: the mode's registration of it, if it has one.
+    const size_t index = static_cast<size_t>(plan.image_resource);
+    if (plan.image_resource < 0 || index >= m_cuda_sources.size() || !m_cuda_sources[index].registered)
+      return std::nullopt;
+    const ResourceDesc& desc = m_resources[index].desc;
+    if (desc.width != extent.width || desc.height != extent.height) return std::nullopt;
+    return m_cuda_sources[index];
+  }
+  // GL drew the frame into the offscreen framebuffer: the read-back's own registration of its colour.
+  const cudaGraphicsResource_t registered = framebuffer_registration(extent);
+  if (!registered) return std::nullopt;
+  CudaFrameSource source;
+  source.registered = registered;
+  source.map_flags = cudaGraphicsMapFlagsReadOnly;
+  source.stream = m_cuda_frame_stream->stream;
+  source.device = m_cuda_frame_stream->device;
+  return source;
+}
+
+cudaGraphicsResource_t Renderer::framebuffer_registration(Extent extent) const {
+  if (!m_cuda_frame_stream || m_platform.framebuffer() == 0 || extent != m_platform.framebuffer_extent())
+    return nullptr;
+  GLint type = GL_NONE;
+  GLint color = 0;
+  glGetNamedFramebufferAttachmentParameteriv(m_platform.framebuffer(), GL_COLOR_ATTACHMENT0,
+                                             GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
+  if (type != GL_TEXTURE) return nullptr;
+  glGetNamedFramebufferAttachmentParameteriv(m_platform.framebuffer(), GL_COLOR_ATTACHMENT0,
+                                             GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &color);
+  INTEROP_GL_CHECK("glGetNamedFramebufferAttachmentParameteriv(the frame's colour)");
+  const GLuint texture = static_cast<GLuint>(color);
+  if (!m_framebuffer_registration || texture != m_registered_color || extent != m_registered_extent ||
+      m_cuda_frame_stream->device != m_registered_device) {
+    m_framebuffer_registration = {};
+    std::optional<interop::ScopedDevice> on_device;
+    if (m_cuda_frame_stream->device >= 0) on_device.emplace(m_cuda_frame_stream->device);
+    interop::TextureRegistrationDesc desc;
+    desc.texture = texture;
+    desc.internal_format = GL_RGBA8;
+    desc.access = interop::Access::ReadOnly;
+    m_framebuffer_registration = interop::GlTextureRegistration(desc);
+    m_registered_color = texture;
+    m_registered_extent = extent;
+    m_registered_device = m_cuda_frame_stream->device;
+  }
+  return m_framebuffer_registration.resource();
+}
+
+std::optional<FrameRead> Renderer::end_read_frame() {
+  if (m_cuda_read_back.pending()) return m_cuda_read_back.end();
+  return m_read_back.end();
+}
+
 void Renderer::begin_read_frame(const DrawPlan& plan, Extent extent, long long frame) {
+  if (m_read_back.pending() || m_cuda_read_back.pending())
+    throw std::logic_error("gl::Renderer::begin_read_frame: frame " + std::to_string(frame) +
+                           " begun while the read before it is not collected; end_read_frame() first");
+  if (const std::optional<CudaFrameSource> source = cuda_frame_source(plan, extent)) {
+    m_cuda_read_back.begin(*source, extent, frame);
+    return;
+  }
   // The source read_frame reads, copied into the read-back buffer instead of host memory.
   m_read_back.begin(extent, frame, [&](GLuint pack_buffer) {
     const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;

@@ -13,12 +13,14 @@
 // buffer in a window, an FBO headless). Needs the platform's GL 4.5 context current.
 #pragma once
 
+#include "app/gl/cuda_frame_read.hpp"
 #include "app/gl/frame_read.hpp"
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/platform.hpp"
 #include "app/image/image_io.hpp"
 #include "app/modes/mode.hpp"  // NoPassSync
 #include "app/scene/scene_compute.hpp"
+#include "interop/gl.hpp"
 
 #include <glad/gl.h>
 #include <glm/mat4x4.hpp>
@@ -70,7 +72,10 @@ class Renderer {
   // (SceneCompute::resize_recreates_resources says when). Headless, the frame loop of app/loop/app.hpp
   // resizes through this: the offscreen target is made `extent` (a window's size is the window's).
   void resize(Extent extent) {
-    if (!m_platform.is_window() && extent != m_platform.framebuffer_extent()) m_platform.resize(extent);
+    if (!m_platform.is_window() && extent != m_platform.framebuffer_extent()) {
+      m_framebuffer_registration = {};  // before the framebuffer it names goes
+      m_platform.resize(extent);
+    }
   }
   // Waits until GL has done everything queued so far (glFinish).
   void wait_idle();
@@ -118,14 +123,32 @@ class Renderer {
   // framebuffer (in a window the back buffer before it is presented: the panel included when it is drawn).
   Image read_frame(const DrawPlan& plan, Extent extent) const;
   Image read_frame(const DrawPlan& plan) const { return read_frame(plan, m_platform.framebuffer_extent()); }
-  // The same without waiting for it (app/gl/frame_read.hpp; the desk reads every frame so): begin_read_frame
-  // queues the copy of what read_frame would return now, tagged `frame`; end_read_frame collects it, a frame
-  // later (nullopt when none was begun). One read is in flight at a time: end before the next begin.
+  // The same without waiting for it (the desk reads every frame so): begin_read_frame queues the copy of what
+  // read_frame would return now, tagged `frame`; end_read_frame collects it, a frame later (nullopt when none
+  // was begun). One read is in flight at a time: end before the next begin. A frame CUDA sees (a ShowImage
+  // plan's image headless, with a CUDA source set) is copied by CUDA (app/gl/cuda_frame_read.hpp, way
+  // "CUDA", with its stripe hashes), any other through GL's pixel-pack buffer (app/gl/frame_read.hpp, "PBO").
   void begin_read_frame(const DrawPlan& plan, Extent extent, long long frame);
   void begin_read_frame(const DrawPlan& plan, long long frame) {
     begin_read_frame(plan, m_platform.framebuffer_extent(), frame);
   }
-  std::optional<FrameRead> end_read_frame() { return m_read_back.end(); }
+  std::optional<FrameRead> end_read_frame();
+  // How begin_read_frame reads `plan`'s frame at `extent` now: "CUDA" or "PBO".
+  const char* read_way(const DrawPlan& plan, Extent extent) const {
+    return cuda_frame_source(plan, extent) ? "CUDA" : "PBO";
+  }
+  // How CUDA reaches resources()[index], as the mode that registered it says (interop, pbo, split, buffer:
+  // each frame, so a re-registration is followed); the desk's read-back copies the frame through it. The
+  // mode clears its sources when it detaches; re-creating or placing the resources clears them too.
+  void set_cuda_source(int index, const CudaFrameSource& source);
+  // The frame's CUDA stream (on the GL context's device), as a CUDA mode says each frame: a frame GL draws
+  // headless (the wave scene's) is then read by CUDA too, through the read-back's own read-only
+  // registration of the offscreen framebuffer's colour texture, which no mode registers.
+  void set_cuda_frame_stream(cudaStream_t stream, int device) { m_cuda_frame_stream = {stream, device}; }
+  void clear_cuda_sources() {
+    m_cuda_sources.clear();
+    m_cuda_frame_stream.reset();
+  }
   // The texture that holds a ShowImage plan's frame, else 0 (also when the image is in a buffer).
   GLuint frame_image(const DrawPlan& plan) const;
 
@@ -141,6 +164,12 @@ class Renderer {
   const Resource& resource(int index) const;
   void ensure_wave_pipeline();
   void ensure_cubes_pipeline();
+  // The CUDA source of `plan`'s frame at `extent`: a ShowImage image headless, of the frame's size, whose
+  // mode set one; else null.
+  std::optional<CudaFrameSource> cuda_frame_source(const DrawPlan& plan, Extent extent) const;
+  // The read-back's registration of the offscreen framebuffer's colour texture at `extent`, made on first
+  // use; null in a window, without a frame stream, or when the framebuffer's colour is no RGBA8 texture.
+  cudaGraphicsResource_t framebuffer_registration(Extent extent) const;
   // An image GL drew (`texture`) into `image`'s buffer, texel (x, y) at word y * width + x.
   void pack_into_buffer(GLuint texture, const Resource& image);
 
@@ -164,6 +193,19 @@ class Renderer {
   GlProgram m_pack_program;         // an image GL drew, into the buffer in imported memory
   GlVertexArray m_show_vertex_array;
   FrameReadBack m_read_back;
+  std::vector<CudaFrameSource> m_cuda_sources;  // by resource index; registered == nullptr: none
+  struct FrameStream {
+    cudaStream_t stream = nullptr;
+    int device = -1;
+  };
+  std::optional<FrameStream> m_cuda_frame_stream;
+  // framebuffer_registration's, of texture m_registered_color at m_registered_extent on m_registered_device;
+  // dropped before the platform re-makes its framebuffer (resize).
+  mutable interop::GlTextureRegistration m_framebuffer_registration;
+  mutable GLuint m_registered_color = 0;
+  mutable Extent m_registered_extent;
+  mutable int m_registered_device = -1;
+  CudaFrameReadBack m_cuda_read_back;
 };
 
 }  // namespace lab::gl

@@ -6,11 +6,21 @@
 
 #include "app/image/image_io.hpp"
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 namespace lab {
 
 struct FrameRead {
   Image image;  // top row first
   long long frame = 0;
+  // How it was read, for the desk's read-back span and --bench --serve: "CUDA" (copied by CUDA out of what
+  // it already sees, app/gl/cuda_frame_read.hpp), "PBO" (GL's pixel-pack buffer); "" where an API has one
+  // way.
+  std::string way;
+  // kernels/stripe_hash.hpp's hashes of `image`, where the read-back computed them on the GPU; else empty.
+  std::vector<uint64_t> stripe_hashes;
 };
 
 }  // namespace lab

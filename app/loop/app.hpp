@@ -1055,7 +1055,8 @@ void App<Backend>::offer_to_desk(long long index) {
   if constexpr (kLate) {
     auto before = m_renderer->end_read_frame();
     if (before)
-      m_desk->frame_read_collected(std::move(before->image), before->frame, serve::ms_since(started));
+      m_desk->frame_read_collected(std::move(before->image), before->frame, serve::ms_since(started),
+                                   std::move(before->stripe_hashes), before->way);
     m_renderer->begin_read_frame(m_plan, index);
   } else {
     frame = read_frame();

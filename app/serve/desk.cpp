@@ -107,26 +107,29 @@ void Desk::hand_over_notice(AppState& state) {
     state.flags.why_not = flags_not_used(state.api, state.mode);
 }
 
-void Desk::end_frame(Image frame, AppState state, double read_back_ms) {
+void Desk::end_frame(Image frame, AppState state, double read_back_ms, std::vector<uint64_t> stripe_hashes,
+                     const std::string& way) {
   hand_over_notice(state);
-  offer(std::move(frame), std::move(state), read_back_ms, m_frame_start_ns);
+  offer(std::move(frame), std::move(state), read_back_ms, m_frame_start_ns, std::move(stripe_hashes), way);
 }
 
-void Desk::offer(Image frame, AppState state, double read_back_ms, int64_t frame_start_ns) {
+void Desk::offer(Image frame, AppState state, double read_back_ms, int64_t frame_start_ns,
+                 std::vector<uint64_t> stripe_hashes, const std::string& way) {
   const int64_t now = host_clock_ns();
   if (m_read_backs.size() == kReadBacksKept) m_read_backs.erase(m_read_backs.begin());
-  m_read_backs.push_back({state.frame, now - static_cast<int64_t>(read_back_ms * 1e6), now});
+  m_read_backs.push_back(
+      {state.frame, now - static_cast<int64_t>(read_back_ms * 1e6), now, read_back_span(way)});
   if (state.timeline.frame >= 0) {
     // The loop's timeline of a frame gone by: that frame's read-back, if it was read back here.
     const long long shown = state.timeline.frame;
     const auto read = std::find_if(m_read_backs.begin(), m_read_backs.end(),
                                    [&](const ReadBack& back) { return back.frame == shown; });
     if (read != m_read_backs.end())
-      add_host_span(state.timeline, Lane::Desk, "read-back", read->start_ns, read->end_ns);
+      add_host_span(state.timeline, Lane::Desk, read->span, read->start_ns, read->end_ns);
   } else {
     TimelineBuilder builder(state.frame, frame_start_ns);
     builder.place_lane(Lane::Desk, to_string(Clock::Cpu), TimelineBuilder::host_clock());
-    builder.add_span(Lane::Desk, "read-back", m_read_backs.back().start_ns, now);
+    builder.add_span(Lane::Desk, m_read_backs.back().span, m_read_backs.back().start_ns, now);
     const std::vector<PhaseDuration> durations = durations_of(state.phases);
     refuse_duration_lanes(builder, durations);
     double frame_ms = 0;
@@ -135,17 +138,18 @@ void Desk::offer(Image frame, AppState state, double read_back_ms, int64_t frame
     state.timeline = builder.build(frame_start_ns + static_cast<int64_t>(frame_ms * 1e6));
   }
   m_server.add_read_back_ms(read_back_ms);
-  m_server.offer_frame(std::move(frame), std::move(state));
+  m_server.offer_frame(std::move(frame), std::move(state), std::move(stripe_hashes));
 }
 
-void Desk::frame_read_collected(Image image, long long frame, double collect_ms) {
+void Desk::frame_read_collected(Image image, long long frame, double collect_ms,
+                                std::vector<uint64_t> stripe_hashes, const std::string& way) {
   if (!m_begun || m_begun->frame != frame)
     throw std::logic_error("serve::Desk::frame_read_collected: frame " + std::to_string(frame) +
                            " is not the frame whose read-back began last (" +
                            (m_begun ? std::to_string(m_begun->frame) : std::string("none")) + ")");
   AppState state = std::move(*m_begun);
   m_begun.reset();
-  offer(std::move(image), std::move(state), collect_ms, m_begun_start_ns);
+  offer(std::move(image), std::move(state), collect_ms, m_begun_start_ns, std::move(stripe_hashes), way);
 }
 
 }  // namespace lab::serve

@@ -72,7 +72,11 @@ class Desk {
   // The state's timeline gets the desk's lane here: the loop's timeline of a finished frame (a few frames
   // before this one, when the GPU's results are read late) with that frame's read-back, on the host clock;
   // without one from the loop (timing off), this frame's lanes said from its phases and its read-back.
-  void end_frame(Image frame, AppState state, double read_back_ms);
+  // `stripe_hashes`: kernels/stripe_hash.hpp's hashes of `frame` where the read-back computed them on the
+  // GPU (empty: none), passed on to the server's changed-stripe sending; `way`: how the frame was read
+  // ("CUDA", "PBO"; "" where there is one way), which the desk's timeline span names: "read-back (CUDA)".
+  void end_frame(Image frame, AppState state, double read_back_ms, std::vector<uint64_t> stripe_hashes = {},
+                 const std::string& way = "");
   // A loop that reads its frames back a frame late (GL's, app/gl/frame_read.hpp) hands over a frame's state
   // when its read-back begins and the frame when it is collected (`collect_ms`: what collecting cost), so
   // each frame goes out with the state it was made with. Throws std::logic_error when `frame` is not the
@@ -82,7 +86,8 @@ class Desk {
     m_begun = std::move(state);
     m_begun_start_ns = m_frame_start_ns;
   }
-  void frame_read_collected(Image image, long long frame, double collect_ms);
+  void frame_read_collected(Image image, long long frame, double collect_ms,
+                            std::vector<uint64_t> stripe_hashes = {}, const std::string& way = "");
 
   double fps_cap() const { return m_fps_cap; }
   // A new cap (0: none), as the page's Fps command sets it: a caller that paces its own frames (the Python
@@ -98,12 +103,14 @@ class Desk {
   int64_t m_frame_start_ns = 0;
   int64_t m_begun_start_ns = 0;
   // Hands `frame` over with `state`, its timeline given its desk lane: the read-back that ended now.
-  void offer(Image frame, AppState state, double read_back_ms, int64_t frame_start_ns);
+  void offer(Image frame, AppState state, double read_back_ms, int64_t frame_start_ns,
+             std::vector<uint64_t> stripe_hashes, const std::string& way);
   // The last frames' read-backs on the host clock, by frame, for the loop's timelines of frames gone by.
   struct ReadBack {
     long long frame = -1;
     int64_t start_ns = 0;
     int64_t end_ns = 0;
+    std::string span;  // "read-back (CUDA)": read_back_span's
   };
   static constexpr size_t kReadBacksKept = 16;  // more frames than any loop's timings are late
   std::vector<ReadBack> m_read_backs;
@@ -126,9 +133,9 @@ class Desk {
   FrameCommands begin_frame() { return {}; }
   void commands_applied(std::string) {}
   void set_fps_cap(double) {}
-  void end_frame(Image, AppState, double) {}
+  void end_frame(Image, AppState, double, std::vector<uint64_t> = {}, const std::string& = "") {}
   void frame_read_begun(AppState) {}
-  void frame_read_collected(Image, long long, double) {}
+  void frame_read_collected(Image, long long, double, std::vector<uint64_t> = {}, const std::string& = "") {}
 };
 #endif
 
@@ -140,6 +147,11 @@ template <class Renderer>
 struct ReadsFramesLate<Renderer, std::void_t<decltype(std::declval<Renderer&>().end_read_frame()),
                                              decltype(std::declval<Renderer&>().begin_read_frame(
                                                  std::declval<const DrawPlan&>(), 0LL))>> : std::true_type {};
+
+// The desk lane's span of a read-back done `way` ("CUDA", "PBO"): "read-back (CUDA)"; "read-back" for "".
+inline std::string read_back_span(const std::string& way) {
+  return way.empty() ? std::string("read-back") : "read-back (" + way + ")";
+}
 
 // Milliseconds on the host clock since `start`.
 inline double ms_since(std::chrono::steady_clock::time_point start) {

@@ -86,6 +86,7 @@ DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& ren
 
   const Clock::time_point start = Clock::now();
   long long rendered = 0;
+  std::string way;
   for (long long offered = -1; offered < frames - 1; ++rendered) {
     // A read-back lags by a frame at most: a callback that lags more never delivers the last frame.
     if (rendered > frames + 1)
@@ -99,7 +100,8 @@ DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& ren
     state.frame = frame->index;
     state.size = size;
     offered = frame->index;
-    server.offer_frame(std::move(frame->image), std::move(state));
+    way = frame->way;
+    server.offer_frame(std::move(frame->image), std::move(state), std::move(frame->stripe_hashes));
   }
   const Clock::time_point rendered_at = Clock::now();
   // The last frame offered is always encoded and sent (nothing newer replaces it).
@@ -117,6 +119,7 @@ DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& ren
   result.read_back_ms = stats.phases[0].median_ms;
   result.encode_ms = stats.phases[1].median_ms;
   result.send_ms = stats.phases[2].median_ms;
+  result.read_back_way = way;
   result.jpeg_kib = client.frames ? static_cast<double>(client.frame_bytes) / client.frames / 1024.0 : 0;
   result.link =
       std::make_shared<const LinkBenchCase>(bench_desk_link(size, kLinkBitsPerS, kLinkFps, rendered, render));
@@ -127,15 +130,16 @@ std::string desk_bench_table(const std::vector<DeskBenchCase>& cases, const std:
   std::string table =
       "desk (--serve) on " + what + ": frames to a local WebSocket client, no frame-rate cap\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-11s %9s %9s %10s %10s %10s %9s %9s\n", "size", "rendered", "delivered",
-                "render/s", "deliver/s", "read ms", "encode ms", "send ms");
+  std::snprintf(line, sizeof line, "%-11s %9s %9s %10s %10s %10s %-9s %9s %9s\n", "size", "rendered",
+                "delivered", "render/s", "deliver/s", "read ms", "read by", "encode ms", "send ms");
   table += line;
   for (const DeskBenchCase& result : cases) {
     std::snprintf(line, sizeof line,
-                  "%-11s %9lld %9llu %10.1f %10.1f %10.3f %9.3f %9.3f  (%.0f KiB a frame)\n",
+                  "%-11s %9lld %9llu %10.1f %10.1f %10.3f %-9s %9.3f %9.3f  (%.0f KiB a frame)\n",
                   size_text(result.size.width, result.size.height).c_str(), result.frames_rendered,
                   result.frames_delivered, result.render_fps, result.delivered_fps, result.read_back_ms,
-                  result.encode_ms, result.send_ms, result.jpeg_kib);
+                  result.read_back_way.empty() ? "-" : result.read_back_way.c_str(), result.encode_ms,
+                  result.send_ms, result.jpeg_kib);
     table += line;
   }
   std::vector<LinkBenchCase> links;

@@ -7,6 +7,7 @@
 #include "app/core/vocabulary.hpp"
 #include "app/image/image_io.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -27,12 +28,15 @@ struct DeskBenchCase {
   double jpeg_kib = 0;                                  // per delivered frame
   // The same frames to a page over a 20 Mbit/s link at 30 frames/s asked, moving and still.
   std::shared_ptr<const LinkBenchCase> link;
+  std::string read_back_way;  // how the frames were read back ("CUDA", "PBO"; "" where an API has one way)
 };
 
 // A frame read back (top row first) and the index of the frame it is.
 struct BenchFrame {
   long long index = 0;
   Image image;
+  std::string way;                      // FrameRead's: how it was read back
+  std::vector<uint64_t> stripe_hashes;  // FrameRead's: its GPU stripe hashes, passed on to the server
 };
 
 // Renders frame `index` and returns a frame read back, setting `read_back_ms` to what reading it back cost:

@@ -1,9 +1,11 @@
 // tests/gl/test_frame_read.cpp — the read-back a frame late (gl::Renderer::begin_read_frame /
 // end_read_frame, app/gl/frame_read.hpp) against the synchronous read_frame, in `cpu` mode (Mesa llvmpipe
 // in CI): for every scene, the frame begun and collected after the next frame was rendered has exactly
-// read_frame's pixels of the frame it says it is, not the next one's; a size change re-makes the buffer.
+// read_frame's pixels of the frame it says it is, not the next one's, read through GL's pixel-pack buffer;
+// a size change re-makes the buffer; only a frame CUDA sees would go to CUDA's read-back.
 #include "tests/support/app_fixture.hpp"
 
+#include <cstdint>
 #include <stdexcept>
 
 namespace {
@@ -27,6 +29,9 @@ TEST_P(EveryScene, ACollectedFrameIsReadFramesFrameAndNotTheNext) {
   // Frames 3 and 4 differ (the scenes animate), so the equality above is frame 3's, not the framebuffer's.
   EXPECT_NE(frame_3.rgba, frame_4.rgba);
   EXPECT_FALSE(app.renderer().end_read_frame().has_value()) << "a frame collected twice";
+  // The cpu mode gives CUDA nothing to read: GL's pixel-pack buffer read it, and no GPU hashed it.
+  EXPECT_EQ(read->way, "PBO");
+  EXPECT_TRUE(read->stripe_hashes.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(FrameRead, EveryScene,
@@ -34,6 +39,35 @@ INSTANTIATE_TEST_SUITE_P(FrameRead, EveryScene,
                          [](const ::testing::TestParamInfo<SceneId>& scene) {
                            return lab::to_string(scene.param);
                          });
+
+// Which frames the renderer hands to CUDA's read-back (app/gl/cuda_frame_read.hpp): a ShowImage image
+// headless whose mode set a CUDA source, at the frame's size; a frame GL draws (the wave scene) and a
+// source of resources re-created since (a resize) go through GL. The source here is never mapped (read_way
+// only asks), so a stand-in registration serves without a GPU.
+TEST(FrameRead, OnlyAnImageWhoseModeSetACudaSourceIsReadByCuda) {
+  lab::gl::CudaFrameSource stand_in;
+  stand_in.registered = reinterpret_cast<cudaGraphicsResource_t>(uintptr_t{0x1000});
+
+  lab::App pattern(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 96, 64));
+  labtest::render(pattern, 1);
+  const lab::Extent extent = pattern.platform().framebuffer_extent();
+  EXPECT_STREQ(pattern.renderer().read_way(pattern.plan(), extent), "PBO");
+  pattern.renderer().set_cuda_source(pattern.plan().image_resource, stand_in);
+  EXPECT_STREQ(pattern.renderer().read_way(pattern.plan(), extent), "CUDA");
+  EXPECT_STREQ(pattern.renderer().read_way(pattern.plan(), {48, 32}), "PBO") << "a source of another size";
+  pattern.resize({120, 80});
+  labtest::render(pattern, 2);
+  EXPECT_STREQ(pattern.renderer().read_way(pattern.plan(), pattern.platform().framebuffer_extent()), "PBO")
+      << "a source kept past the resources it named";
+  pattern.renderer().set_cuda_source(pattern.plan().image_resource, stand_in);
+  pattern.renderer().clear_cuda_sources();  // a mode's detach
+  EXPECT_STREQ(pattern.renderer().read_way(pattern.plan(), pattern.platform().framebuffer_extent()), "PBO");
+
+  lab::App wave(labtest::app_options(SceneId::Wave, ModeId::Cpu, 96, 64));
+  labtest::render(wave, 1);
+  wave.renderer().set_cuda_source(0, stand_in);  // its vertex buffer: GL draws the frame from it
+  EXPECT_STREQ(wave.renderer().read_way(wave.plan(), wave.platform().framebuffer_extent()), "PBO");
+}
 
 TEST(FrameRead, FollowsAResizeAndRefusesASecondReadInFlight) {
   lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 128, 64));

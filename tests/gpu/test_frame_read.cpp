@@ -1,19 +1,44 @@
 // tests/gpu/test_frame_read.cpp — the desk's read-back a frame late (gl::Renderer::begin_read_frame /
 // end_read_frame) in every CUDA mode: the frame collected after the next frame was made (its kernels
 // writing the same resources) is exactly read_frame's of the frame it says it is, so no mode lets CUDA
-// overwrite a frame GL is still copying. Needs a CUDA device that drives the GL context; elsewhere it skips
-// with the reason (and fails where INTEROP_LAB_REQUIRE_GPUS says a GPU must be there).
+// overwrite a frame that is still being copied. A ShowImage scene's frame in a mode that holds it registered
+// (interop, pbo, split, buffer) is copied by CUDA (app/gl/cuda_frame_read.hpp) with its stripe hashes,
+// which equal the CPU reference's of the same picture, and so is a frame GL draws in those modes and in
+// reregister; any other frame goes through GL's pixel-pack buffer.
+// Needs a CUDA device that drives the GL context; elsewhere it skips with the reason (and fails where
+// INTEROP_LAB_REQUIRE_GPUS says a GPU must be there).
+#include "kernels/stripe_hash.hpp"
 #include "tests/support/app_fixture.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace {
 
 using lab::ModeId;
 using lab::SceneId;
 
+// The modes whose registrations the desk reads a ShowImage frame through; a frame GL draws (the wave
+// scene's) is read through the read-back's own registration wherever one of them or reregister runs.
+bool read_by_cuda(ModeId mode, SceneId scene) {
+  const bool registered =
+      mode == ModeId::Interop || mode == ModeId::Pbo || mode == ModeId::Split || mode == ModeId::Buffer;
+  return registered || (scene == SceneId::Wave && mode == ModeId::Reregister);
+}
+
+std::vector<uint64_t> cpu_hashes(const lab::Image& image) {
+  std::vector<uint64_t> hashes(static_cast<size_t>(kernels::stripe_count(image.height)));
+  kernels::stripe_hashes_cpu(image.rgba.data(), image.width, image.height,
+                             static_cast<size_t>(image.width) * 4, hashes.data());
+  return hashes;
+}
+
 class EveryCudaMode : public ::testing::TestWithParam<SceneId> {};
 
 TEST_P(EveryCudaMode, ACollectedFrameIsReadFramesFrame) {
-  lab::App app(labtest::app_options(GetParam(), ModeId::Cpu, 640, 360));
+  // An odd size: rows that end inside a block of the hashing kernel, a last stripe of 5 rows.
+  lab::App app(labtest::app_options(GetParam(), ModeId::Cpu, 643, 325));
   if (!app.interop_support().usable)
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   for (const ModeId mode : lab::modes_of(lab::GraphicsApi::Gl)) {
@@ -22,12 +47,20 @@ TEST_P(EveryCudaMode, ACollectedFrameIsReadFramesFrame) {
     ASSERT_TRUE(app.request_mode(mode).available);
     const lab::Image frame_10 = labtest::render(app, 10);
     ASSERT_EQ(app.mode_id(), mode);
+    const bool by_cuda = read_by_cuda(mode, GetParam());
+    EXPECT_STREQ(app.renderer().read_way(app.plan(), app.platform().framebuffer_extent()),
+                 by_cuda ? "CUDA" : "PBO");
     app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 10);
     labtest::render(app, 11);
     const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
     ASSERT_TRUE(read.has_value());
     EXPECT_EQ(read->frame, 10);
+    EXPECT_EQ(read->way, by_cuda ? "CUDA" : "PBO");
     EXPECT_EQ(read->image.rgba, frame_10.rgba) << "the collected frame differs from read_frame's";
+    if (by_cuda)
+      EXPECT_EQ(read->stripe_hashes, cpu_hashes(frame_10)) << "the GPU's stripe hashes differ from the CPU's";
+    else
+      EXPECT_TRUE(read->stripe_hashes.empty());
   }
 }
 
@@ -36,5 +69,37 @@ INSTANTIATE_TEST_SUITE_P(FrameRead, EveryCudaMode,
                          [](const ::testing::TestParamInfo<SceneId>& scene) {
                            return lab::to_string(scene.param);
                          });
+
+// Frame after frame in the interop mode, with a resize between: each read is its own frame's, its hashes
+// change only where the picture did, and a mode switch away (cpu) goes back to GL's read.
+TEST(CudaFrameRead, FollowsFramesAResizeAndAModeSwitch) {
+  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Interop, 1920, 1080));
+  if (!app.interop_support().usable)
+    LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
+  ASSERT_EQ(app.mode_id(), ModeId::Interop);
+  for (const lab::Extent size : {lab::Extent{1920, 1080}, lab::Extent{1280, 720}}) {
+    app.resize(size);
+    std::vector<uint64_t> hashes_before;
+    for (long long index = 20; index < 24; ++index) {
+      const lab::Image screenshot = labtest::render(app, index);
+      app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), index);
+      const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
+      ASSERT_TRUE(read.has_value());
+      EXPECT_EQ(read->way, "CUDA");
+      EXPECT_EQ(read->image.width, size.width);
+      EXPECT_EQ(read->image.rgba, screenshot.rgba) << "frame " << index;
+      EXPECT_EQ(read->stripe_hashes, cpu_hashes(screenshot)) << "frame " << index;
+      EXPECT_NE(read->stripe_hashes, hashes_before) << "the pattern animates: frame " << index;
+      hashes_before = read->stripe_hashes;
+    }
+  }
+  ASSERT_TRUE(app.request_mode(ModeId::Cpu).available);
+  const lab::Image cpu_frame = labtest::render(app, 30);
+  app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 30);
+  const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->way, "PBO") << "the interop mode's registration outlived its detach";
+  EXPECT_EQ(read->image.rgba, cpu_frame.rgba);
+}
 
 }  // namespace

@@ -283,4 +283,41 @@ TEST(DeskNoticeTest, TheFlagsSayWhyNotInAModeThatRegistersNothing) {
   EXPECT_NE(why.find("interop, reregister, pbo, split, buffer"), std::string::npos) << why;
 }
 
+// The desk's timeline lane names how each frame was read back (GL's by CUDA or through its pixel-pack
+// buffer): in the lanes the desk makes for a frame, and in the loop's timeline of a frame gone by.
+TEST(DeskReadBackTest, TheDeskLaneNamesHowTheFrameWasRead) {
+  DeskedLoop app;
+  PageSocket page(app.desk.server());
+  ASSERT_TRUE(eventually([&] { return app.desk.server().counts().viewers == 1; }));
+  const auto read_back_spans = [](const nlohmann::json& state) {  // the desk lane's (the server adds encode)
+    std::vector<std::string> names;
+    for (const nlohmann::json& span : state["timeline"]["spans"])
+      if (span["lane"] == "desk" && span["name"].get<std::string>().rfind("read-back", 0) == 0)
+        names.push_back(span["name"]);
+    return names;
+  };
+  const auto collect = [&](long long frame, const std::string& way, std::optional<long long> timeline_of) {
+    lab::serve::AppState state;
+    state.api = lab::GraphicsApi::Gl;
+    state.frame = frame;
+    if (timeline_of) {
+      lab::TimelineBuilder builder(*timeline_of, lab::host_clock_ns() - 5'000'000);
+      state.timeline = builder.build(lab::host_clock_ns());
+    }
+    app.desk.frame_read_begun(std::move(state));
+    lab::Image image;
+    image.width = image.height = 16;
+    image.rgba.assign(16 * 16 * 4, 7);
+    app.desk.frame_read_collected(std::move(image), frame, 0.2, {0x1234u}, way);
+  };
+  collect(0, "CUDA", std::nullopt);
+  EXPECT_EQ(read_back_spans(page.next_state()), std::vector<std::string>{"read-back (CUDA)"});
+  collect(1, "PBO", std::nullopt);
+  EXPECT_EQ(read_back_spans(page.next_state()), std::vector<std::string>{"read-back (PBO)"});
+  collect(2, "", std::nullopt);  // an API with one way
+  EXPECT_EQ(read_back_spans(page.next_state()), std::vector<std::string>{"read-back"});
+  collect(3, "PBO", 0);  // the loop's timeline of frame 0, read by CUDA
+  EXPECT_EQ(read_back_spans(page.next_state()), std::vector<std::string>{"read-back (CUDA)"});
+}
+
 }  // namespace

@@ -1,0 +1,64 @@
+// app/gl/cuda_frame_read.hpp — the desk's read-back of a frame CUDA already sees (the GL modes interop,
+// pbo, split and buffer, which hold the frame's resource registered with CUDA): begin() maps the mode's own
+// registration on the frame's stream (after the mode has unmapped it: a resource is never mapped twice),
+// turns the frame top row first and hashes its stripes (kernels/stripe_hash.hpp) in one kernel into device
+// memory, unmaps, and queues the copy into page-locked host memory; end(), a frame later, waits for that
+// copy (by then long done) and hands the picture over with its stripe hashes. No glReadPixels or
+// glGetTextureImage: GL's pixel-pack read (app/gl/frame_read.hpp) stays for the frames CUDA does not see
+// (cpu, staging, a frame GL draws, no CUDA device).
+#pragma once
+
+#include "app/core/vocabulary.hpp"
+#include "app/image/frame_read.hpp"
+#include "interop/memory.hpp"
+#include "interop/stream.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <optional>
+
+namespace lab::gl {
+
+// Where CUDA reaches a resource holding the frame (rows bottom-first, as GL keeps them), as the mode that
+// registered it says (gl::Renderer::set_cuda_source).
+struct CudaFrameSource {
+  // The mode's registration, unmapped between its frames: mapped around the copy on `stream`. A texture's
+  // array, or (`linear`) a buffer's pointer with rows `pitch` bytes apart.
+  cudaGraphicsResource_t registered = nullptr;
+  // Its map flags (cudaGraphicsMapFlags*): the read-back maps it read-only, then puts these back.
+  unsigned int map_flags = cudaGraphicsMapFlagsNone;
+  bool linear = false;
+  size_t pitch = 0;
+  cudaStream_t stream = nullptr;  // the frame's CUDA work is queued on it, on the GL context's device
+  int device = -1;                // that device
+};
+
+class CudaFrameReadBack {
+ public:
+  // Queues the copy of frame `frame` (extent.width x extent.height RGBA8) out of `source` and its stripe
+  // hashes. Throws std::logic_error when a read is begun and not yet collected, interop::Error when CUDA
+  // fails.
+  void begin(const CudaFrameSource& source, Extent extent, long long frame);
+  // The read begun last, once CUDA has done it: way "CUDA", with its stripe hashes; nullopt when none is
+  // begun.
+  std::optional<FrameRead> end();
+  bool pending() const { return m_pending; }
+
+ private:
+  void ensure_buffers(Extent extent, int device);
+
+  interop::DeviceBuffer m_scratch;    // a texture's array, linear (bottom-first)
+  interop::DeviceBuffer m_top_first;  // the frame, top row first
+  interop::DeviceBuffer m_hashes;
+  interop::PinnedHostBuffer m_host;
+  interop::PinnedHostBuffer m_host_hashes;
+  std::optional<interop::Event> m_copied;  // after the copies into m_host and m_host_hashes
+  Extent m_allocated;
+  int m_device = -1;
+  Extent m_extent;
+  long long m_frame = 0;
+  bool m_pending = false;
+};
+
+}  // namespace lab::gl
