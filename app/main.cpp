@@ -6,6 +6,7 @@
 #include "app/image/diff.hpp"
 #include "app/os/os.hpp"
 #include "app/os/signals.hpp"
+#include "app/scene/published_source.hpp"
 #include "interop/error.hpp"
 
 // Which graphics APIs this executable has, CMake's choice (app/CMakeLists.txt; tests/windows builds one
@@ -250,6 +251,18 @@ int main(int argc, char** argv) {
   }
   if (parsed.options.list) {
     std::fputs(lab::list_text().c_str(), stdout);
+    return finish_standard_output(0, 1);
+  }
+  if (parsed.options.attach_list) {
+    const std::string published = lab::published_list_text();
+    if (published.empty()) {
+      std::fprintf(stderr,
+                   "interop-lab: --attach: nothing is published for this user (%s); start a publisher "
+                   "(interop_lab.publish in Python, interop::Publisher in C++), then --attach NAME\n",
+                   lab::publication_directory().c_str());
+      return 1;
+    }
+    std::fputs(("published frames (--attach NAME shows one):\n" + published).c_str(), stdout);
     return finish_standard_output(0, 1);
   }
   const int exit_code = run(parsed.options);

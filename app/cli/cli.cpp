@@ -9,6 +9,7 @@
 #include "app/image/image_io.hpp"
 #include "app/os/os.hpp"
 #include "interop/access.hpp"
+#include "interop/publish.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -234,6 +235,22 @@ std::string parse_serve(const std::string& value, Options& options) {
     return "--serve " + problem;
   options.serve = address;
   return "";
+}
+
+// `--attach` alone arrives as "" (it lists what is published); a name must be one a publisher can take.
+std::string parse_attach(const std::string& value, Options& options) {
+  if (value.empty()) {
+    options.attach_list = true;
+    return "";
+  }
+#ifdef _WIN32
+  return "--attach " + value + ": published frames need Linux (Unix sockets and POSIX FDs)";
+#else
+  if (const std::string problem = interop::validate_publication_name(value); !problem.empty())
+    return "--attach: " + problem;
+  options.attach = value;
+  return "";
+#endif
 }
 
 // The folder must exist and take files now: a screenshot taken an hour into a session must not fail.
@@ -589,6 +606,21 @@ std::string check_diff(DiffOptions& diff, const CLI::App& command, const std::st
 
 // "" when --serve (if given) goes with the rest of the command line, else what to change. --serve runs the
 // app headless (it implies --headless), so a window's options and the runs that exit at once refuse it.
+// --attach shows another process's frames: the app's own scene, its filter and the benchmark's cases do
+// not apply.
+std::string check_attach_option(const CLI::App& app, const Options& options) {
+  if (!options.attach && !options.attach_list) return "";
+  for (const char* own : {"--scene", "--filter"})
+    if (app.count(own) > 0)
+      return std::string("--attach shows another process's frames; ") + own +
+             " picks what the app computes itself: drop one of them";
+  if (options.bench)
+    return "--attach shows another process's frames; --bench measures the app's own: drop one";
+  if (options.api == GraphicsApi::D3d11 || options.api == GraphicsApi::D3d12)
+    return std::string("--attach needs Linux; ") + display_name(options.api) + " runs on Windows";
+  return "";
+}
+
 std::string check_serve_option(const Options& options) {
   if (!options.serve) return "";
   if (options.api == GraphicsApi::D3d11 || options.api == GraphicsApi::D3d12)
@@ -611,7 +643,7 @@ std::string ignored_option(const CLI::App& app, const Options& options) {
       "--api",        "--scene",          "--filter",         "--mode",       "--map-flags",
       "--size",       "--device",         "--compute-device", "--split-copy", "--frames",
       "--screenshot", "--headless",       "--no-ui",          "--doctor",     "--bench",
-      "--vsync",      "--screenshot-dir", "--graph",          "--serve"};
+      "--vsync",      "--screenshot-dir", "--graph",          "--serve",      "--attach"};
   const char* const doctor_uses[] = {"--device", "--compute-device", "--split-copy", "--headless"};
   const char* const runner = options.list ? "--list" : options.doctor ? "--doctor" : nullptr;
   if (runner == nullptr) return "";
@@ -765,6 +797,11 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
        "overwriting "
        "(default: the current folder)",
        ".", parse_screenshot_dir},
+      {kSceneGroup, "--attach", "[NAME]",
+       "show the frames another process publishes as NAME (interop_lab.publish, interop::Publisher) in place "
+       "of a scene, live and with no copy between the processes; the frame takes their size unless --size "
+       "is given; --attach alone lists what is published",
+       "sim", parse_attach},
       {kWindowGroup, "--serve", "[HOST:]PORT",
        "run headless and serve the desk, a web page with the live frame and the panel, on HOST:PORT "
        "(default 127.0.0.1:8080; port 0: any free port; a token in the printed URL guards it); "
@@ -809,7 +846,8 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   // --doctor --json takes no path: the value is optional (the check says when one is needed).
   // --serve alone serves on 127.0.0.1:8080: CLI11 gives it that default, shown in --help as its type only.
   for (ValueOption& entry : value_options) {
-    if (std::strcmp(entry.name, "--json") == 0) entry.option->expected(0, 1);
+    if (std::strcmp(entry.name, "--json") == 0 || std::strcmp(entry.name, "--attach") == 0)
+      entry.option->expected(0, 1);
     if (std::strcmp(entry.name, "--serve") == 0)
       entry.option->expected(0, 1)->default_str(ServeAddress{}.authority())->option_text(entry.type_name);
   }
@@ -924,6 +962,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
         !(options.doctor && std::strcmp(bench_only, "--json") == 0))
       return usage_error(std::string(bench_only) + " belongs to --bench; add --bench");
   if (std::string problem = check_serve_option(options); !problem.empty()) return usage_error(problem);
+  if (std::string problem = check_attach_option(app, options); !problem.empty()) return usage_error(problem);
   if (options.vsync && (options.headless || options.bench))
     return usage_error(std::string("--vsync applies to a window; drop it with ") +
                        (options.bench ? "--bench (it measures with vsync off)" : "--headless"));
@@ -954,6 +993,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
   if (const std::string ignored = option_the_run_ignores(app, options); !ignored.empty())
     return usage_error(ignored);
   if (options.serve) options.headless = true;  // the desk's page is the window
+  options.size_given = app.count("--size") > 0;
   return result;
 }
 

@@ -33,6 +33,10 @@ struct BenchSize {
 struct Options {
   GraphicsApi api = GraphicsApi::Gl;  // --api: which backend runs (main.cpp dispatches on it)
   SceneId scene = SceneId::Wave;
+  // --attach NAME: the frames another process publishes as NAME (app/scene/published_source.hpp) in place
+  // of the scene; --attach alone: list what is published (attach_list) and exit
+  std::optional<std::string> attach;
+  bool attach_list = false;
   kernels::Filter filter = kernels::Filter::Sobel;  // what the postprocess scene applies
   // one of modes_of(api); unset: with gl, the best that works here, interop, else staging, else cpu (with
   // the reason printed); with vulkan, staging where a CUDA device is, else cpu
@@ -42,7 +46,8 @@ struct Options {
   std::optional<interop::Access> map_flags;
   int width = 1280;
   int height = 720;
-  std::optional<int> device;          // CUDA device ordinal; unset: the one that drives GL, else 0
+  bool size_given = false;    // --size was given (an attached source takes its publisher's size otherwise)
+  std::optional<int> device;  // CUDA device ordinal; unset: the one that drives GL, else 0
   std::optional<int> compute_device;  // the split mode's kernels; unset: the same device as GL's
   SplitCopy split_copy = SplitCopy::Peer;
   // --semaphores: what orders the external mode's frames, one timeline (a value per step) or two binary

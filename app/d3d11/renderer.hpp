@@ -89,7 +89,7 @@ class Renderer : public d3d::RendererBase<Device> {
   // Re-creates the frame target. Resources are the caller's to re-create.
   void resize(Extent extent);
 
-  // The scene's resources, in the order of SceneCompute::resources(); replaces the previous set. `shared`:
+  // The scene's resources, in the order of FrameSource::resources(); replaces the previous set. `shared`:
   // as Resource::shared says (what CUDA's external memory imports, with a keyed mutex).
   void create_resources(const std::vector<ResourceDesc>& descs, bool shared = false);
   void destroy_resources();

@@ -52,7 +52,7 @@ class BufferMode final : public gl::Mode {
     m_resources.clear();
   }
 
-  void produce(gl::Renderer& renderer, SceneCompute& scene, const FrameInfo& frame,
+  void produce(gl::Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
                FrameTimers& timers) override {
     detail::map_compute_unmap(
         m_registrations.resources(), m_cuda.stream, scene, frame, m_views, timers,

@@ -350,7 +350,7 @@ class EglStreamMode final : public gl::Mode {
     m_program = GlProgram();
   }
 
-  void produce(gl::Renderer&, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
+  void produce(gl::Renderer&, FrameSource& scene, const FrameInfo& frame, FrameTimers& timers) override {
     for (size_t i = 0; i < m_streams.size(); ++i) m_views[i] = m_streams[i]->view();
     {
       CudaPhase phase(timers, Phase::Kernel, m_cuda.stream);

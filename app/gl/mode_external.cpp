@@ -85,7 +85,7 @@ class GlExternalMode final : public gl::Mode {
     m_textures.clear();
   }
 
-  void produce(gl::Renderer&, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
+  void produce(gl::Renderer&, FrameSource& scene, const FrameInfo& frame, FrameTimers& timers) override {
     signal_gl(cubes_pass());
     if (m_graph) {
       // One launch: the semaphore wait, the kernels and the signal, timed together as the kernel phase.

@@ -52,7 +52,7 @@ class GraphicsMode final : public gl::Mode {
     m_descs.clear();
   }
 
-  void produce(gl::Renderer& renderer, SceneCompute& scene, const FrameInfo& frame,
+  void produce(gl::Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
                FrameTimers& timers) override {
     if (reregisters()) {
       CpuPhase phase(timers, Phase::Register);

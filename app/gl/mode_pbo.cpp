@@ -58,7 +58,7 @@ class PboMode final : public gl::Mode {
     m_specs.clear();
   }
 
-  void produce(gl::Renderer& renderer, SceneCompute& scene, const FrameInfo& frame,
+  void produce(gl::Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
                FrameTimers& timers) override {
     if (has_role(m_specs, ResourceRole::Input)) {
       GlPhase phase(timers, Phase::GlCopy);

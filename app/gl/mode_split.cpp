@@ -90,7 +90,7 @@ class SplitMode final : public gl::Mode {
     m_resources.clear();
   }
 
-  void produce(gl::Renderer& renderer, SceneCompute& scene, const FrameInfo& frame,
+  void produce(gl::Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
                FrameTimers& timers) override {
     std::optional<interop::ScopedMap> mapped;
     detail::timed_map(mapped, m_registrations.resources(), m_cuda.stream, timers);

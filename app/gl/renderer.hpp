@@ -69,7 +69,7 @@ class Renderer {
   Renderer& operator=(const Renderer&) = delete;
 
   // The frame's size follows the platform's framebuffer; the resources are the caller's to re-create
-  // (SceneCompute::resize_recreates_resources says when). Headless, the frame loop of app/loop/app.hpp
+  // (FrameSource::resize_recreates_resources says when). Headless, the frame loop of app/loop/app.hpp
   // resizes through this: the offscreen target is made `extent` (a window's size is the window's).
   void resize(Extent extent) {
     if (!m_platform.is_window() && extent != m_platform.framebuffer_extent()) {
@@ -80,7 +80,7 @@ class Renderer {
   // Waits until GL has done everything queued so far (glFinish).
   void wait_idle();
 
-  // The scene's resources, in SceneCompute::resources() order, in GL's own storage; replaces the previous
+  // The scene's resources, in FrameSource::resources() order, in GL's own storage; replaces the previous
   // set. Buffers have dynamic storage (the copying modes write them with glNamedBufferSubData); a texture
   // the kernels read is the cubes pass's target, with a depth buffer and a framebuffer of its own. GL
   // makes nothing importable for CUDA (the external mode places the resources in imported memory

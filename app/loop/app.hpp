@@ -78,6 +78,7 @@
 #include "app/modes/mode_switch.hpp"
 #include "app/os/signals.hpp"
 #include "app/panel/panel.hpp"
+#include "app/scene/published_source.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "app/serve/desk.hpp"
 #include "app/timing/timing.hpp"
@@ -237,6 +238,8 @@ class App {
   void set_frame_index(long long index) { m_frame_index = index; }
   // The frame render_frame() draws next: one after the frame drawn last.
   long long frame_index() const { return m_frame_index; }
+  // In a window: whether the user closed it (run() ends then). False headless.
+  bool window_closed() const { return m_window && m_window->should_close(); }
   // Shows what render_frame drew in the window (run() calls it; headless it does nothing).
   void present() {
     const auto scope = profile([] { return std::string("present"); });
@@ -327,8 +330,10 @@ class App {
   // In a window: whether its presents wait for the display's refresh (--vsync, then V). False headless.
   bool vsync() const { return m_presenter && m_presenter->vsync(); }
   ModeId mode_id() const { return m_mode->id(); }
-  SceneId scene_id() const { return m_scene->id(); }
-  SceneCompute& scene() { return *m_scene; }    // the page's filter (app/serve/desk.hpp)
+  // The scene the frames come from; nullopt while another source makes them (--attach).
+  std::optional<SceneId> scene_id() const { return m_scene->scene(); }
+  FrameSource& scene() { return *m_scene; }  // the page's filter (app/serve/desk.hpp)
+  const FrameSource& source() const { return *m_scene; }
   Renderer& renderer() { return *m_renderer; }  // --bench --serve reads frames as the desk does
   const DrawPlan& plan() const { return m_plan; }
   const std::string& notice() const { return m_notice; }
@@ -411,7 +416,7 @@ class App {
   // Before the presenter, which shuts the API's ImGui backend down first.
   std::unique_ptr<glfw::Panel> m_panel;
   std::unique_ptr<Presenter> m_presenter;
-  std::unique_ptr<SceneCompute> m_scene;
+  std::unique_ptr<FrameSource> m_scene;  // what makes the frames: a scene, or another process's frames
   DrawPlan m_plan;
   std::unique_ptr<Mode> m_mode;
   std::optional<SceneId> m_pending_scene;
@@ -479,13 +484,23 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   };
   if constexpr (!detail::CudaProbeOf<Backend>::kDeclared) check_mode();
 
+  // Another process's frames (--attach): attached before the window, whose size they give without --size.
+  if (options.attach) {
+    m_scene = create_published_source(*options.attach);
+    if (const std::optional<Extent> natural = m_scene->natural_extent(); natural && !options.size_given) {
+      m_extent = *natural;
+      m_options.width = natural->width;  // what a headless device sizes its frame by
+      m_options.height = natural->height;
+    }
+  }
+
   if (!options.headless) {
     m_window = std::make_unique<glfw::Window>(Backend::window_desc(m_extent));
     const Extent framebuffer = m_window->poll();  // the window manager may have its say
     if (!framebuffer.empty()) m_extent = framebuffer;
   }
   if constexpr (detail::DeviceFromOptions<Backend>::value)
-    m_device = Backend::create_device(m_cuda, m_window.get(), options);
+    m_device = Backend::create_device(m_cuda, m_window.get(), m_options);
   else
     m_device = Backend::create_device(m_cuda, m_window.get());
   m_device_name = Backend::device_name(*m_device);
@@ -523,7 +538,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
     m_presenter =
         Backend::create_presenter(*m_renderer, *m_device, *m_window, m_extent, m_panel != nullptr, vsync);
   }
-  m_scene = create_scene_compute(options.scene, options.filter);
+  if (!m_scene) m_scene = create_scene_compute(options.scene, options.filter);
   m_plan = m_scene->draw_plan();
   m_access.map_access = options.map_flags;
   if (const std::string refusal = check_access(m_scene->resources(m_extent), m_access.map_access);
@@ -772,7 +787,7 @@ template <class Backend>
 void App<Backend>::handle_hotkey(Hotkey hotkey) {
   switch (hotkey) {
     case Hotkey::NextScene:
-      request_scene(scene_after(m_pending_scene.value_or(m_scene->id())));
+      request_scene(scene_after(m_pending_scene.value_or(m_scene->scene().value_or(all_scenes().back()))));
       break;
     case Hotkey::NextMode:
       // The first mode after the running (or already requested) one, in modes_of's order and wrapping,
@@ -831,8 +846,9 @@ void App<Backend>::apply_switches() {
       reattach_or_fall_back(m_cuda.graph ? "attaching with a CUDA graph" : "attaching without a CUDA graph");
   }
   m_pending_graph.reset();
-  const SceneId scene_wanted = m_pending_scene.value_or(m_scene->id());
-  const bool scene = scene_wanted != m_scene->id();
+  const std::optional<SceneId> running_scene = m_scene->scene();
+  const SceneId scene_wanted = m_pending_scene.value_or(running_scene.value_or(SceneId::Wave));
+  const bool scene = m_pending_scene && m_pending_scene != running_scene;
   ModeId mode = m_pending_mode.value_or(m_mode->id());
   const bool semaphores = m_pending_semaphores && *m_pending_semaphores != m_cuda.semaphores;
   if (m_pending_semaphores) m_cuda.semaphores = *m_pending_semaphores;
@@ -990,7 +1006,11 @@ template <class Backend>
 void App<Backend>::draw_panel() {
   panel::PanelModel model;
   model.api = Backend::kApi;
-  model.scene = m_scene->id();
+  model.scene = m_scene->scene();
+  if (!model.scene) {
+    model.source = m_scene->name();
+    model.source_status = m_scene->status();
+  }
   model.mode = m_mode->id();
   model.mode_ids = modes_of(Backend::kApi);
   for (const ModeId mode : model.mode_ids) model.modes.push_back(availability(mode));
@@ -1068,7 +1088,12 @@ void App<Backend>::offer_to_desk(long long index) {
   state.cuda_device = m_cuda.device;
   state.cuda_devices = serve::device_names(m_cuda_devices, m_driving_devices);
   if constexpr (!detail::CudaDeviceSwitch<Backend>::value) state.device_switch = serve::kNoDeviceSwitch;
-  state.scene = m_scene->id();
+  state.scene = m_scene->scene();
+  if (!state.scene) {
+    state.source = "published";
+    state.source_name = m_scene->name();
+    state.source_status = m_scene->status();
+  }
   state.filter = serve::filter_name(*m_scene);
   if constexpr (detail::AccessFlags<Backend>::value)
     state.flags = serve::flags_state(m_access);

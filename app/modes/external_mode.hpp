@@ -9,7 +9,7 @@
 // throws having released what it did (its members are RAII), with the reason where the mode cannot run;
 // a destructor that waits until neither side uses the resources, then releases CUDA's objects before the
 // backend's; acquire(Renderer&) and release(Renderer&) that queue the hand-overs on the context's stream;
-// views() for SceneCompute::compute_cuda.
+// views() for FrameSource::compute_cuda.
 #pragma once
 
 #include "app/modes/mode.hpp"
@@ -42,7 +42,7 @@ class ExternalMode final : public Mode<Renderer> {
   // The link's destructor waits for both sides before it releases anything.
   void detach() override { m_link.reset(); }
 
-  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame,
+  void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
                FrameTimers& timers) override {
     if (m_graph) {
       // One launch: the semaphore wait, the kernels and the signal, timed together as the kernel phase.

@@ -8,7 +8,7 @@
 // frame pass with frame_sync(). A renderer whose passes order themselves (Direct3D's immediate context or
 // queue fence) has PassSync = NoPassSync; Vulkan's carries the semaphores the external mode hands in.
 //
-// What a Renderer offers a mode: resources() (each with its ResourceDesc `desc`, in SceneCompute::
+// What a Renderer offers a mode: resources() (each with its ResourceDesc `desc`, in FrameSource::
 // resources() order), upload(int, const void*) and download(int, void*) for the copying modes, and the
 // API's own handles for the CUDA modes.
 #pragma once
@@ -47,7 +47,7 @@ class Mode {
   virtual void detach() = 0;
   // Makes the renderer's resources hold `frame`'s results of `scene`, reading its inputs after the cubes
   // pass. Records its phases in `timers` (kernel, the copies, the external mode's wait and signal).
-  virtual void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame,
+  virtual void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
                        FrameTimers& timers) = 0;
 
   // What the cubes pass and the frame pass wait on and signal this frame.

@@ -31,7 +31,7 @@ std::string fallback_notice(ModeId failed, const std::string& what, const std::s
 // its resources are re-created at the new size (`special`: exportable or shared, as the mode needs), and
 // the mode attaches again.
 template <class Renderer, class Mode>
-void resize_under_mode(Renderer& renderer, SceneCompute& scene, Mode& mode, Extent extent, bool special) {
+void resize_under_mode(Renderer& renderer, FrameSource& scene, Mode& mode, Extent extent, bool special) {
   if (!scene.resize_recreates_resources()) {
     renderer.resize(extent);
     return;

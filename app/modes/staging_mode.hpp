@@ -58,7 +58,7 @@ class StagingMode final : public Mode<Renderer> {
     m_descs.clear();
   }
 
-  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame,
+  void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
                FrameTimers& timers) override {
     for (int i : indices_of(ResourceRole::Input)) {
       {

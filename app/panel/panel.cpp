@@ -73,6 +73,13 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
       actions.scene = scene;
     if (ImGui::IsItemHovered()) wrapped_tooltip(describe(scene));
   }
+  if (!model.source.empty()) {
+    // Another source makes the frames (--attach): which and how it is doing; a scene above leaves it.
+    ImGui::Text("source: %s", model.source.c_str());
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 420.0f);
+    ImGui::TextUnformatted(model.source_status.c_str());
+    ImGui::PopTextWrapPos();
+  }
   if (model.scene_ui) model.scene_ui();
 
   ImGui::Separator();

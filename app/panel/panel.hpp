@@ -24,7 +24,11 @@ namespace panel {
 
 struct PanelModel {
   GraphicsApi api = GraphicsApi::Gl;
-  SceneId scene = SceneId::Wave;
+  std::optional<SceneId> scene = SceneId::Wave;  // nullopt while another source makes the frames
+  // Another source's name and how it is doing ("published 'sim'", "frame 1234 of pid 4242, ..."); "" for a
+  // scene.
+  std::string source;
+  std::string source_status;
   ModeId mode = ModeId::Cpu;
   std::vector<ModeId> mode_ids;         // the API's modes, in modes_of's order
   std::vector<ModeAvailability> modes;  // indexed like mode_ids

@@ -96,9 +96,6 @@ CubesView cubes_view(Extent extent, float time) {
   return view;
 }
 
-namespace {
-
-// An RGBA8 texture the size of the frame.
 ResourceDesc frame_sized_texture(const char* label, ResourceRole role, Extent extent) {
   ResourceDesc desc;
   desc.label = label;
@@ -114,11 +111,12 @@ kernels::ImageTarget linear_image(void* pixels, size_t pitch, Extent extent) {
   return kernels::linear_target(static_cast<kernels::Rgba8*>(pixels), pitch, extent.width, extent.height);
 }
 
-// The mapped or imported texture itself when the mode gives a surface, else the linear copy it gives.
 kernels::ImageTarget cuda_target(const CudaResourceView& view, Extent extent) {
   if (view.surface != 0) return kernels::surface_target(view.surface, extent.width, extent.height);
   return linear_image(view.pointer, view.pitch, extent);
 }
+
+namespace {
 
 // The `wave` scene: a kWaveGrid x kWaveGrid height field whose vertex buffer (positions + normals) the
 // kernels rewrite every frame.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "app/core/vocabulary.hpp"
+#include "kernels/image.hpp"
 #include "kernels/postprocess.hpp"
 
 #include <cuda_runtime_api.h>
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace lab {
@@ -148,12 +150,24 @@ struct CubesView {
 CubesView cubes_view(Extent extent, float time);
 constexpr float kCubesClearColor[3] = {0.10f, 0.11f, 0.14f};
 
-// ---- The compute ------------------------------------------------------------------------------------
+// ---- The compute: a source of frames ----------------------------------------------------------------
 
-class SceneCompute {
+// What produces the frame: an axis beside the mode and the API. A scene (SceneCompute: the app's own
+// kernels) or another process's published frames (app/scene/published_source.hpp, --attach). The loop, the
+// modes, the timings, the screenshot, the panel and the page take every source alike.
+class FrameSource {
  public:
-  virtual ~SceneCompute() = default;
-  virtual SceneId id() const = 0;
+  virtual ~FrameSource() = default;
+  virtual SourceKind kind() const = 0;
+  // The scene this source is; nullopt for a source that is no scene.
+  virtual std::optional<SceneId> scene() const { return std::nullopt; }
+  // What the panel, the page and messages call it: "wave", "published 'sim'".
+  virtual std::string name() const = 0;
+  // How the source is doing, for the panel and the page ("frame 1234, 2 dropped"); "" when it has nothing
+  // to say (a scene).
+  virtual std::string status() const { return ""; }
+  // The frame's size when the command line names none (a published picture's own); nullopt: the default.
+  virtual std::optional<Extent> natural_extent() const { return std::nullopt; }
 
   // The resources for `extent`, in the order compute_cuda/compute_cpu get their views.
   virtual std::vector<ResourceDesc> resources(Extent extent) const = 0;
@@ -170,13 +184,29 @@ class SceneCompute {
   // Frees what compute_* allocated on the side (scratch memory), e.g. before the device changes.
   virtual void release_scratch() {}
 
-  // The scene's own controls in the panel (ImGui calls), e.g. the post-process filter.
+  // The source's own controls in the panel (ImGui calls), e.g. the post-process filter.
   virtual void on_ui() {}
   // The post-process filter where the scene has one (nullopt in the others), and a change of it from the
-  // next frame on; set_filter returns false, changing nothing, in a scene without one.
+  // next frame on; set_filter returns false, changing nothing, in a source without one.
   virtual std::optional<kernels::Filter> filter() const { return std::nullopt; }
   virtual bool set_filter(kernels::Filter) { return false; }
 };
+
+// A scene: the app's own kernels and their CPU reference.
+class SceneCompute : public FrameSource {
+ public:
+  virtual SceneId id() const = 0;
+  SourceKind kind() const final { return SourceKind::Scene; }
+  std::optional<SceneId> scene() const final { return id(); }
+  std::string name() const override { return to_string(id()); }
+};
+
+// What the sources build their resources and kernel targets from: an RGBA8 texture the size of the frame,
+// a linear image in memory, and an Output texture as the mode hands it to the kernels (the mapped or
+// imported texture itself when the mode gives a surface, else the linear copy it gives).
+ResourceDesc frame_sized_texture(const char* label, ResourceRole role, Extent extent);
+kernels::ImageTarget linear_image(void* pixels, size_t pitch, Extent extent);
+kernels::ImageTarget cuda_target(const CudaResourceView& view, Extent extent);
 
 // `filter` is the postprocess scene's (the others ignore it).
 std::unique_ptr<SceneCompute> create_scene_compute(SceneId id, kernels::Filter filter);

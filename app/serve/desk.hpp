@@ -195,7 +195,7 @@ inline std::vector<std::string> device_names(const interop::CudaDevices& devices
 }
 
 // The scene's filter as the state names it: "" in a scene without one.
-inline std::string filter_name(const SceneCompute& scene) {
+inline std::string filter_name(const FrameSource& scene) {
   const std::optional<kernels::Filter> filter = scene.filter();
   return filter ? kernels::to_string(*filter) : "";
 }
@@ -286,7 +286,8 @@ std::string apply_commands(Loop& loop, const std::vector<Command>& commands) {
       case Command::Kind::Filter:
         if (!loop.scene().set_filter(command.filter))
           refused = std::string("filter ") + kernels::to_string(command.filter) + " refused: the " +
-                    to_string(loop.scene().id()) + " scene has no filter; the postprocess scene has";
+                    loop.scene().name() + (loop.scene().scene() ? " scene" : " source") +
+                    " has no filter; the postprocess scene has";
         break;
     }
   }

@@ -106,7 +106,7 @@ class BufferCpuMode final : public Mode {
     m_placement.reset();
   }
 
-  void produce(Renderer& renderer, SceneCompute& scene, const FrameInfo& frame,
+  void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
                FrameTimers& timers) override {
     {
       const CpuPhase phase(timers, Phase::Wait);

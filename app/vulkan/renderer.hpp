@@ -75,7 +75,7 @@ class Renderer {
   // Re-creates the frame target (waits idle first). Resources are the caller's to re-create.
   void resize(Extent extent);
 
-  // The scene's resources, in the order of SceneCompute::resources(); replaces the previous set (waits
+  // The scene's resources, in the order of FrameSource::resources(); replaces the previous set (waits
   // idle first). exportable: memory exported as an opaque FD with a dedicated allocation (images) —
   // what CUDA imports in the external mode. Usage covers what the draws, copies and CUDA need.
   void create_resources(const std::vector<ResourceDesc>& descs, bool exportable);

@@ -5,7 +5,7 @@
 //
 // What it needs of Link: Link(Renderer&, const CudaContext&, interop::SemaphoreKind) that makes
 // everything or throws having released what it did; a destructor that waits until neither side uses
-// the memory, then releases it in the safe order; views() for SceneCompute::compute_cuda; and
+// the memory, then releases it in the safe order; views() for FrameSource::compute_cuda; and
 // CudaSemaphores' four steps (cubes_pass, cuda_acquire, cuda_release, frame_pass).
 #pragma once
 
@@ -49,7 +49,7 @@ class SemaphoreOrderedMode final : public Mode {
 
   // Wait and signal are timed with CUDA events on the stream: the wait's time is how long the stream stood
   // until Vulkan's signal (the cubes pass, or the previous frame's pass) arrived.
-  void produce(Renderer&, SceneCompute& scene, const FrameInfo& frame, FrameTimers& timers) override {
+  void produce(Renderer&, FrameSource& scene, const FrameInfo& frame, FrameTimers& timers) override {
     if (m_graph) {
       // One launch: the semaphore wait, the kernels and the signal, timed together as the kernel phase.
       CudaPhase phase(timers, Phase::Kernel, m_cuda.stream);

@@ -19,7 +19,7 @@ class FailingMode final : public lab::gl::Mode {
   ModeId id() const override { return ModeId::Interop; }
   void attach(lab::gl::Renderer&) override {}
   void detach() override {}
-  void produce(lab::gl::Renderer&, lab::SceneCompute&, const lab::FrameInfo&, lab::FrameTimers&) override {
+  void produce(lab::gl::Renderer&, lab::FrameSource&, const lab::FrameInfo&, lab::FrameTimers&) override {
     interop::ErrorInfo info;
     info.call = "cudaGraphicsMapResources(1, &resource, stream)";
     info.file = __FILE__;

@@ -25,7 +25,7 @@ class GlErrorMode final : public lab::gl::Mode {
   lab::ModeId id() const override { return lab::ModeId::Cpu; }
   void attach(lab::gl::Renderer&) override {}
   void detach() override {}
-  void produce(lab::gl::Renderer&, lab::SceneCompute&, const lab::FrameInfo&, lab::FrameTimers&) override {
+  void produce(lab::gl::Renderer&, lab::FrameSource&, const lab::FrameInfo&, lab::FrameTimers&) override {
     glBindVertexArray(0x7fffff);  // a name glCreateVertexArrays never returned
   }
 };

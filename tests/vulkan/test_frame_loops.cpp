@@ -85,7 +85,7 @@ class FailingMode final : public lab::Mode<typename App::Renderer> {
   ModeId id() const override { return Loop<App>::kCudaMode; }
   void attach(Renderer&) override { ++m_attaches; }
   void detach() override {}
-  void produce(Renderer&, lab::SceneCompute&, const lab::FrameInfo&, lab::FrameTimers&) override {
+  void produce(Renderer&, lab::FrameSource&, const lab::FrameInfo&, lab::FrameTimers&) override {
     interop::ErrorInfo info;
     info.call = "cudaGraphicsMapResources(1, &resource, stream)";
     info.file = __FILE__;

@@ -170,7 +170,7 @@ void check_hotkeys(lab::GraphicsApi api, Checks& checks) {
   const bool scene_switched = app.scene_id() == next_scene;
   checks.check(scene_switched && same_image(app.read_frame(), fresh_frame<App>(api, next_scene, 1)),
                prefix + "NextScene: " + lab::to_string(next_scene) + " at the next frame, a fresh run's",
-               scene_switched ? "" : std::string("the scene is ") + lab::to_string(app.scene_id()));
+               scene_switched ? "" : std::string("the scene is ") + app.source().name());
 
   // F12 twice, a frame apart: 0001 then 0002, each the frame read_frame() gave when it was pressed.
   const lab::Image first = app.read_frame();

@@ -98,7 +98,7 @@ void resize_and_wait(App& app, Extent extent) {
 // The floor: the scene's own kernels (compute_cuda) on plain cudaMalloc memory of the same sizes,
 // each frame waited for. No GL, no interop.
 Measurement measure_floor(App& app, std::optional<long long> frames) {
-  SceneCompute& scene = app.scene();
+  FrameSource& scene = app.scene();
   const cudaStream_t stream = app.cuda_stream();
   std::vector<interop::DeviceBuffer> memory;
   std::vector<CudaResourceView> views;
@@ -295,7 +295,7 @@ std::vector<TimingCost> measure_timing_cost(App& app, std::optional<long long> f
       app.render_frame();
       finish_frame(app);
     });
-    costs.push_back({to_string(app.scene_id()), choice.name, median(wall)});
+    costs.push_back({app.source().name(), choice.name, median(wall)});
   }
   app.timers().set_clocks(before);
   app.set_timing(true);

@@ -140,7 +140,7 @@ void carry(RawStreams& raw, RawStream& s, bool flip_rows) {
 
 std::optional<Measurement> eglstream_loop(App& app, std::optional<long long> frames, long long* last_index) {
   park(app);
-  SceneCompute& scene = app.scene();
+  FrameSource& scene = app.scene();
   const std::vector<gl::Resource> specs = app.renderer().resources();
   RawStreams raw;
   raw.cuda = app.cuda_stream();

@@ -257,7 +257,7 @@ void make_cuda_memory(RawExternal& raw, const gl::Resource& spec, int device, st
 Measurement semaphore_ordered_loop(App& app, std::optional<long long> frames, bool exported,
                                    LoopFrame* last) {
   park(app);
-  SceneCompute& scene = app.scene();
+  FrameSource& scene = app.scene();
   const bool timeline = app.semaphores() == interop::SemaphoreKind::Timeline;
   RawExternal raw;
   raw.app = &app;

@@ -137,7 +137,7 @@ void RawRegistrations::release() {
 }
 
 Measurement measure_bare_loop(App& app, std::optional<long long> frames) {
-  SceneCompute& scene = app.scene();
+  FrameSource& scene = app.scene();
   const cudaStream_t stream = app.cuda_stream();
   RawRegistrations raw(app.renderer().resources(), stream);
   const Extent extent = app.platform().framebuffer_extent();
@@ -228,7 +228,7 @@ LoopWork pbo_work(App& app) {
 std::optional<Measurement> split_loop(App& app, std::optional<long long> frames) {
   if (app.compute_device() != app.cuda_device()) return std::nullopt;
   park(app);
-  SceneCompute& scene = app.scene();
+  FrameSource& scene = app.scene();
   const cudaStream_t stream = app.cuda_stream();
   const std::vector<gl::Resource> specs = app.renderer().resources();
   std::vector<interop::DeviceBuffer> device;

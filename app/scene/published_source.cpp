@@ -1,0 +1,331 @@
+#include "app/scene/published_source.hpp"
+
+#include "kernels/blit.hpp"
+
+#ifndef _WIN32
+#include "interop/error.hpp"
+#include "interop/external.hpp"
+#include "interop/publish.hpp"
+#endif
+
+#include <cuda_runtime_api.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <iomanip>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace lab {
+
+#ifndef _WIN32
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kReattachEvery = std::chrono::milliseconds(500);
+
+// "1920x1080 uint8x4"
+std::string format_text(const interop::FrameFormat& format) {
+  return std::to_string(format.width) + "x" + std::to_string(format.height) + " " +
+         interop::to_string(format.dtype) + "x" + std::to_string(format.channels);
+}
+
+void refuse_unless_shown(const std::string& name, const interop::FrameFormat& format) {
+  if (format.dtype == interop::DType::UInt8 &&
+      (format.channels == 1 || format.channels == 3 || format.channels == 4))
+    return;
+  throw std::runtime_error(
+      "--attach " + name + ": it publishes " + format_text(format) +
+      " frames; interop-lab shows 8-bit frames: gray, RGB or RGBA (uint8x1, uint8x3, uint8x4)");
+}
+
+class PublishedSource final : public FrameSource {
+ public:
+  PublishedSource(std::string name, std::string directory)
+      : m_name(std::move(name)), m_directory(std::move(directory)) {
+    attach();
+  }
+  ~PublishedSource() override { release_scratch(); }
+
+  SourceKind kind() const override { return SourceKind::Published; }
+  std::string name() const override { return "published '" + m_name + "'"; }
+  std::string status() const override {
+    std::string text = format_text(m_format) + ", " + interop::to_string(m_memory) + " slots, ";
+    if (m_gone) return text + "publisher gone (" + m_gone_reason + "): the last frame stays until it returns";
+    if (!m_frame) return text + "waiting for the first frame of pid " + std::to_string(m_pid);
+    return text + "frame " + std::to_string(m_frame->index) + " of pid " + std::to_string(m_pid) + ", " +
+           std::to_string(m_subscriber->frames_skipped()) + " skipped";
+  }
+  std::optional<Extent> natural_extent() const override {
+    return Extent{static_cast<int>(m_format.width), static_cast<int>(m_format.height)};
+  }
+  std::vector<ResourceDesc> resources(Extent extent) const override {
+    return {frame_sized_texture("published frame", ResourceRole::Output, extent)};
+  }
+  bool resize_recreates_resources() const override { return true; }
+  DrawPlan draw_plan() const override { return show_image_plan(0); }
+
+  void compute_cuda(const FrameInfo& frame, const std::vector<CudaResourceView>& views,
+                    cudaStream_t stream) override {
+    take_newest();
+    const kernels::ImageTarget target = cuda_target(views[0], frame.extent);
+    kernels::BlitParams params = picture();
+    if (!m_kept.empty()) {
+      params.pixels = device_copy(m_kept.data(), m_kept.size(), stream);
+    } else if (m_frame && m_memory == interop::SlotMemory::Host) {
+      params.pixels = device_copy(static_cast<const uint8_t*>(m_frame->data),
+                                  m_format.pitch_or_packed() * m_format.height, stream);
+    } else if (m_frame) {
+      params.pixels = static_cast<const uint8_t*>(imported(m_frame->slot));
+    }
+    if (params.pixels == nullptr) {
+      params = blank(params);
+      params.pixels = device_copy(m_blank.data(), m_blank.size(), stream);
+    }
+    kernels::blit_cuda(target, params, stream);
+    INTEROP_CUDA_CHECK(cudaGetLastError());
+    if (!m_copied) INTEROP_CUDA_CHECK(cudaEventCreateWithFlags(&m_copied, cudaEventDisableTiming));
+    INTEROP_CUDA_CHECK(cudaEventRecord(m_copied, stream));
+    m_copy_pending = true;
+  }
+
+  void compute_cpu(const FrameInfo& frame, const std::vector<HostResourceView>& views) override {
+    take_newest();
+    const kernels::ImageTarget target = linear_image(views[0].pointer, views[0].pitch, frame.extent);
+    kernels::BlitParams params = picture();
+    if (!m_kept.empty()) {
+      params.pixels = m_kept.data();
+      params.pitch = m_kept_pitch;
+    } else if (m_frame && m_memory == interop::SlotMemory::Host) {
+      params.pixels = static_cast<const uint8_t*>(m_frame->data);
+    } else if (m_frame) {
+      // Device slots in cpu mode: the slot copied to host memory first (this needs CUDA here).
+      m_host_copy.resize(m_format.pitch_or_packed() * m_format.height);
+      INTEROP_CUDA_CHECK(cudaMemcpy(m_host_copy.data(), imported(m_frame->slot), m_host_copy.size(),
+                                    cudaMemcpyDeviceToHost));
+      params.pixels = m_host_copy.data();
+    } else {
+      params = blank(params);
+      params.pixels = m_blank.data();
+    }
+    kernels::blit_cpu(target, params);
+  }
+
+  void release_scratch() override {
+    if (m_copied) {
+      cudaEventSynchronize(m_copied);
+      cudaEventDestroy(m_copied);
+      m_copied = nullptr;
+    }
+    m_copy_pending = false;
+    m_imports.clear();
+    if (m_device_copy) cudaFree(m_device_copy);
+    m_device_copy = nullptr;
+    m_device_copy_bytes = 0;
+  }
+
+ private:
+  struct Import {
+    interop::ExternalMemory memory;
+    interop::ExternalBuffer buffer;
+  };
+
+  std::string m_name;
+  std::string m_directory;
+  std::unique_ptr<interop::Subscriber> m_subscriber;
+  interop::FrameFormat m_format;
+  interop::SlotMemory m_memory = interop::SlotMemory::Host;
+  int m_pid = 0;
+  std::optional<interop::Subscriber::Frame> m_frame;  // claimed until a newer one has been copied
+  bool m_gone = false;
+  std::string m_gone_reason;
+  Clock::time_point m_next_attempt;
+  std::vector<uint8_t> m_kept;  // the last picture, kept when the publisher went
+  size_t m_kept_pitch = 0;
+  std::vector<uint8_t> m_blank;                  // black, before any frame came
+  std::vector<uint8_t> m_host_copy;              // a device slot, for cpu mode
+  std::vector<std::optional<Import>> m_imports;  // device slots, imported on first use
+  void* m_device_copy = nullptr;                 // a host picture, for the CUDA modes
+  size_t m_device_copy_bytes = 0;
+  cudaEvent_t m_copied = nullptr;  // after the last copy out of m_frame's slot
+  bool m_copy_pending = false;
+
+  void attach() {
+    interop::SubscriberDesc desc;
+    desc.directory = m_directory;
+    m_subscriber = std::make_unique<interop::Subscriber>(m_name, desc);
+    refuse_unless_shown(m_name, m_subscriber->format());
+    m_format = m_subscriber->format();
+    m_memory = m_subscriber->memory();
+    m_pid = m_subscriber->publisher_pid();
+    m_imports.clear();
+    m_imports.resize(m_subscriber->slots().size());
+    m_gone = false;
+    m_gone_reason.clear();
+  }
+
+  kernels::BlitParams picture() const {
+    kernels::BlitParams params;
+    params.pitch = m_format.pitch_or_packed();
+    params.width = static_cast<int>(m_format.width);
+    params.height = static_cast<int>(m_format.height);
+    params.channels = static_cast<int>(m_format.channels);
+    return params;
+  }
+
+  // One black RGBA pixel, stretched over the frame.
+  kernels::BlitParams blank(kernels::BlitParams params) {
+    m_blank.assign(4, 0);
+    m_blank[3] = 255;
+    params.width = params.height = 1;
+    params.channels = 4;
+    params.pitch = 4;
+    return params;
+  }
+
+  // The copy out of the claimed slot has finished (the next frame's copy was queued after it).
+  void wait_for_copy() {
+    if (m_copy_pending) INTEROP_CUDA_CHECK(cudaEventSynchronize(m_copied));
+    m_copy_pending = false;
+  }
+
+  // The newest frame announced since the last call, claimed; the one before given back. When the
+  // publisher has gone, its last picture is kept and a new publisher of the name is looked for.
+  void take_newest() {
+    if (m_gone) {
+      if (Clock::now() < m_next_attempt) return;
+      m_next_attempt = Clock::now() + kReattachEvery;
+      try {
+        m_subscriber->reconnect();
+        const interop::FrameFormat before = m_format;
+        refuse_unless_shown(m_name, m_subscriber->format());
+        m_format = m_subscriber->format();
+        m_memory = m_subscriber->memory();
+        m_pid = m_subscriber->publisher_pid();
+        m_imports.clear();
+        m_imports.resize(m_subscriber->slots().size());
+        m_gone = false;
+        // The kept picture is the old format's: black until the first frame of a new one.
+        if (before.width != m_format.width || before.height != m_format.height ||
+            before.channels != m_format.channels || before.pitch_or_packed() != m_format.pitch_or_packed())
+          m_kept.clear();
+        std::fprintf(
+            stderr, "interop-lab: attached to '%s' again (pid %d)%s\n", m_name.c_str(), m_pid,
+            before.width == m_format.width && before.height == m_format.height ? "" : ": a new size");
+      } catch (const interop::Error&) {
+        return;  // not back yet
+      }
+    }
+    std::optional<interop::Subscriber::Frame> next = m_subscriber->next(std::chrono::milliseconds(0));
+    if (next) {
+      wait_for_copy();
+      if (m_frame && m_frame->slot != next->slot) m_subscriber->release(m_frame->slot);
+      m_frame = next;
+      m_kept.clear();
+      return;
+    }
+    if (m_subscriber->status() == interop::Subscriber::Status::PublisherGone) {
+      m_gone = true;
+      m_gone_reason = m_subscriber->gone_reason();
+      m_next_attempt = Clock::now() + kReattachEvery;
+      keep_last_picture();
+      std::fprintf(stderr,
+                   "interop-lab: publisher gone: %s; the last frame stays, and '%s' is attached again "
+                   "when it returns\n",
+                   m_gone_reason.c_str(), m_name.c_str());
+    }
+  }
+
+  // The claimed frame copied out of its slot, which goes with the old publisher.
+  void keep_last_picture() {
+    if (!m_frame) return;
+    wait_for_copy();
+    m_kept_pitch = m_format.pitch_or_packed();
+    m_kept.resize(m_kept_pitch * m_format.height);
+    if (m_memory == interop::SlotMemory::Host)
+      std::memcpy(m_kept.data(), m_frame->data, m_kept.size());
+    else
+      INTEROP_CUDA_CHECK(
+          cudaMemcpy(m_kept.data(), imported(m_frame->slot), m_kept.size(), cudaMemcpyDeviceToHost));
+    m_frame.reset();
+    m_imports.clear();
+  }
+
+  // Device slot `slot` as a device pointer, imported on first use.
+  const void* imported(int slot) {
+    std::optional<Import>& import = m_imports.at(static_cast<size_t>(slot));
+    if (!import) {
+      const interop::Subscriber::SlotHandle& handle = m_subscriber->slots().at(static_cast<size_t>(slot));
+      interop::ExternalMemoryDesc desc;
+      desc.type = interop::ExternalHandleType::OpaqueFd;
+      desc.fd = ::dup(handle.fd);  // the import takes the descriptor over
+      desc.size = handle.size;
+      Import made;
+      made.memory = interop::ExternalMemory(desc);
+      made.buffer = made.memory.map_buffer();
+      import = std::move(made);
+    }
+    return import->buffer.data();
+  }
+
+  // `bytes` of host memory at `pixels` in device memory, for the blit kernel.
+  const uint8_t* device_copy(const uint8_t* pixels, size_t bytes, cudaStream_t stream) {
+    if (bytes > m_device_copy_bytes) {
+      if (m_device_copy) INTEROP_CUDA_CHECK(cudaFree(m_device_copy));
+      m_device_copy = nullptr;
+      INTEROP_CUDA_CHECK(cudaMalloc(&m_device_copy, bytes));
+      m_device_copy_bytes = bytes;
+    }
+    INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_device_copy, pixels, bytes, cudaMemcpyHostToDevice, stream));
+    return static_cast<const uint8_t*>(m_device_copy);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<FrameSource> create_published_source(const std::string& name, const std::string& directory) {
+  try {
+    return std::make_unique<PublishedSource>(name, directory);
+  } catch (const interop::Error& error) {
+    // A refusal of what was asked (nothing of that name, another user's, another GPU): said in the command
+    // line's words, without the library's file and line.
+    if (error.source() != interop::ErrorSource::Desc) throw;
+    throw std::runtime_error("--attach " + name + ": " + error.error_name() +
+                             (error.advice().empty() ? "" : "; " + error.advice()));
+  }
+}
+
+std::string published_list_text(const std::string& directory) {
+  std::ostringstream text;
+  for (const interop::PublishedInfo& info : interop::list_published(directory)) {
+    text << "  " << std::left << std::setw(16) << info.name << " " << std::setw(18)
+         << format_text(info.format) << " " << interop::to_string(info.memory) << " slots  pid "
+         << info.publisher_pid << "  " << std::fixed << std::setprecision(1) << info.stats.frames_per_second
+         << " frames/s  " << info.stats.viewers << (info.stats.viewers == 1 ? " viewer" : " viewers") << "\n";
+  }
+  return text.str();
+}
+
+std::string publication_directory() {
+  return interop::default_publication_directory();
+}
+#else
+std::unique_ptr<FrameSource> create_published_source(const std::string&, const std::string&) {
+  throw std::runtime_error("--attach: published frames need Linux (Unix sockets and POSIX FDs)");
+}
+
+std::string published_list_text(const std::string&) {
+  return "";
+}
+
+std::string publication_directory() {
+  return "";
+}
+#endif
+
+}  // namespace lab

@@ -1,0 +1,127 @@
+// python/attach.cpp — the C ABI of interop_lab.Viewer.attach: the app's own frame loop (lab::App, the GL
+// backend) with the published source (app/scene/published_source.hpp) in place of a scene, so a Python
+// process watches another process's frames exactly as `interop-lab --attach NAME` does: the same modes,
+// timings, panel and screenshot. Every call runs on the app's own GL context (python/gl_context.hpp).
+#include "app/gl/app/app.hpp"
+#include "app/image/image_io.hpp"
+#include "python/errors.hpp"
+#include "python/gl_context.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+struct Attached {
+  std::unique_ptr<lab::App> app;
+  long long frame = 0;
+  ilab::GlContext context;
+  ilab::OwnerThread owner;
+};
+
+constexpr const char* kAttached = "this attached interop_lab viewer";
+
+void copy_text(const std::string& text, char* out, uint64_t size) {
+  if (out == nullptr || size == 0) return;
+  const size_t n = std::min<size_t>(text.size(), static_cast<size_t>(size) - 1);
+  std::memcpy(out, text.data(), n);
+  out[n] = '\0';
+}
+
+}  // namespace
+
+#pragma GCC visibility push(default)
+extern "C" {
+
+// Attaches to the frames published as `name`. `mode`: "" for the app's default (interop where it works,
+// else staging, else cpu), else a GL mode's name; width/height 0: the publisher's size; headless 0 opens a
+// window with the panel.
+int ilab_attach_open(const char* name, const char* mode, int width, int height, int headless, void** out) {
+  return ilab::guarded([&] {
+    *out = nullptr;
+    lab::Options options;
+    options.attach = name != nullptr ? name : "";
+    if (mode != nullptr && mode[0] != '\0') {
+      const std::optional<lab::ModeId> id = lab::mode_from_string(mode);
+      if (!id || !lab::has_mode(lab::GraphicsApi::Gl, *id))
+        throw std::invalid_argument(std::string("mode '") + mode + "' is no GL mode");
+      options.mode = *id;
+    }
+    if ((width == 0) != (height == 0)) throw std::invalid_argument("give both width and height, or neither");
+    if (width < 0 || height < 0 || width > lab::kMaxImageEdge || height > lab::kMaxImageEdge)
+      throw std::invalid_argument("size " + std::to_string(width) + "x" + std::to_string(height) +
+                                  ": each edge from 1 to " + std::to_string(lab::kMaxImageEdge));
+    if (width > 0) {
+      options.width = width;
+      options.height = height;
+      options.size_given = true;
+    }
+    options.headless = headless != 0;
+    options.no_ui = options.headless;
+    options.layout_file = "";  // a Python viewer leaves the app's panel layout alone
+    const ilab::GlContext previous = ilab::GlContext::current();
+    ilab::GlContext mine;
+    const ilab::RestoreOnExit restore_on_exit(previous, mine);
+    auto attached = std::make_unique<Attached>();
+    attached->app = std::make_unique<lab::App>(options);
+    mine = attached->context = ilab::GlContext::current();
+    *out = attached.release();
+  });
+}
+
+// Renders the next frame (the newest published one); *open is 0 once the window was closed.
+int ilab_attach_render(void* handle, int* open) {
+  return ilab::guarded([&] {
+    Attached& attached = *static_cast<Attached*>(handle);
+    const ilab::ScopedContext current(attached.context, attached.owner, kAttached);
+    *open = attached.app->window_closed() ? 0 : 1;
+    if (*open && attached.app->render_frame(attached.frame)) {
+      ++attached.frame;
+      attached.app->present();
+    }
+  });
+}
+
+// The frame rendered last, top row first, RGBA8: `bytes` must be width * height * 4 (rgba null: the size).
+int ilab_attach_read_frame(void* handle, uint8_t* rgba, uint64_t bytes, int* width, int* height) {
+  return ilab::guarded([&] {
+    Attached& attached = *static_cast<Attached*>(handle);
+    const ilab::ScopedContext current(attached.context, attached.owner, kAttached);
+    const lab::Image image = attached.app->read_frame();
+    *width = image.width;
+    *height = image.height;
+    if (rgba == nullptr) return;
+    if (bytes != image.rgba.size()) throw std::invalid_argument("the frame needs width * height * 4 bytes");
+    std::memcpy(rgba, image.rgba.data(), image.rgba.size());
+  });
+}
+
+// What the source says ("uint8x4, device slots, frame 12 of pid 4242, 0 skipped", "publisher gone ...") and
+// the mode the app runs.
+int ilab_attach_status(void* handle, char* status, uint64_t status_size, char* mode, uint64_t mode_size) {
+  return ilab::guarded([&] {
+    Attached& attached = *static_cast<Attached*>(handle);
+    copy_text(attached.app->source().status(), status, status_size);
+    copy_text(lab::to_string(attached.app->mode_id()), mode, mode_size);
+  });
+}
+
+int ilab_attach_close(void* handle) {
+  auto* attached = static_cast<Attached*>(handle);
+  if (attached == nullptr) return 0;
+  return ilab::guarded([&] {
+    {
+      ilab::ScopedContext current(attached->context, attached->owner, kAttached);
+      current.forget_mine();
+      attached->app.reset();
+    }
+    delete attached;
+  });
+}
+
+}  // extern "C"
+#pragma GCC visibility pop

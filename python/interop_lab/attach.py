@@ -1,0 +1,92 @@
+"""Viewer.attach: watch the frames another process publishes (interop_lab.publish, interop::Publisher) with no
+copy between the processes, on interop-lab's own frame loop: what `interop-lab --attach NAME` shows, in a
+window with the panel or headless.
+
+    import interop_lab
+    with interop_lab.Viewer.attach("sim") as viewer:   # a window where there is a display, else headless
+        viewer.run()                                     # until the window closes
+        print(viewer.status)                             # "uint8x4, device slots, frame 1234 of pid 4242, ..."
+
+    viewer = interop_lab.Viewer.attach("sim", window=False)
+    viewer.render()                                      # one frame: the newest published one
+    picture = viewer.read_frame()                        # (height, width, 4) uint8, top row first
+"""
+
+import ctypes
+
+from ._native import NativeHandle, check, image_size, lib
+
+
+def _has_display():
+    import os
+
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+class AttachedViewer(NativeHandle):
+    """The frames published as `name`, shown by interop-lab's frame loop (GL). size: (width, height) to scale
+    them to (default: the publisher's size); mode: a GL mode ("interop", "staging", "cpu", ...; default the
+    best that works here); window: True / False, None to decide by DISPLAY / WAYLAND_DISPLAY."""
+
+    def __init__(self, name, size=None, mode=None, window=None):
+        self._handle = None
+        width, height = (0, 0) if size is None else image_size(size)
+        want_window = _has_display() if window is None else bool(window)
+        handle = ctypes.c_void_p()
+        check(lib.ilab_attach_open(str(name).encode(), (mode or "").encode(), width, height, int(not want_window),
+                                   ctypes.byref(handle)))
+        self._handle = handle
+        self.name = str(name)
+        self.is_window = want_window
+
+    def _live(self):
+        if self._handle is None:
+            raise ValueError(f"the viewer attached to '{self.name}' is closed")
+        return self._handle
+
+    def render(self):
+        """Renders one frame, the newest the publisher announced; False once the window was closed."""
+        is_open = ctypes.c_int()
+        check(lib.ilab_attach_render(self._live(), ctypes.byref(is_open)))
+        return bool(is_open.value)
+
+    def run(self, frames=None):
+        """Renders frames until the window closes, or `frames` of them."""
+        count = 0
+        while (frames is None or count < frames) and self.render():
+            count += 1
+
+    def read_frame(self):
+        """The frame rendered last as a NumPy array (height, width, 4) of uint8, top row first."""
+        import numpy
+
+        width, height = ctypes.c_int(), ctypes.c_int()
+        check(lib.ilab_attach_read_frame(self._live(), None, 0, ctypes.byref(width), ctypes.byref(height)))
+        picture = numpy.empty((height.value, width.value, 4), dtype=numpy.uint8)
+        check(lib.ilab_attach_read_frame(self._live(), picture.ctypes.data, picture.nbytes, ctypes.byref(width),
+                                         ctypes.byref(height)))
+        return picture
+
+    def _status(self):
+        status, mode = ctypes.create_string_buffer(512), ctypes.create_string_buffer(32)
+        check(lib.ilab_attach_status(self._live(), status, len(status), mode, len(mode)))
+        return status.value.decode("utf-8", "replace"), mode.value.decode()
+
+    @property
+    def status(self):
+        """How the publisher is doing: its format and slots, the frame shown, or that it is gone."""
+        return self._status()[0]
+
+    @property
+    def mode(self):
+        """The GL mode the frames cross by ("interop", "staging", "cpu", ...)."""
+        return self._status()[1]
+
+    def close(self):
+        if self._handle is not None:
+            check(lib.ilab_attach_close(self._handle))
+            self._handle = None
+
+    def __repr__(self):
+        state = "closed" if self._handle is None else self.status
+        return f"<interop_lab attached viewer '{self.name}': {state}>"

@@ -1,0 +1,260 @@
+// tests/gl/test_attach.cpp — the published source (--attach) through the real GL pipeline in cpu mode: a
+// publisher in this process (interop::Publisher, host slots: what runs without a GPU) and the app attached
+// to it, its frames compared with the published pictures pixel by pixel. The same path with device slots
+// and a publisher in another process is tests/gpu's.
+#include "tests/support/app_fixture.hpp"
+
+#include "app/scene/published_source.hpp"
+#include "interop/error.hpp"
+#include "interop/publish.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using lab::ModeId;
+using lab::SceneId;
+
+// Publishers and viewers of one test meet in a directory of its own ($XDG_RUNTIME_DIR/interop-lab), short
+// enough for a Unix socket's path (107 bytes).
+class Attach : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* before = std::getenv("XDG_RUNTIME_DIR");
+    if (before != nullptr) m_runtime_before = before;
+    char path[] = "/tmp/ilab-XXXXXX";
+    ASSERT_NE(::mkdtemp(path), nullptr);
+    m_runtime = path;
+    ::setenv("XDG_RUNTIME_DIR", m_runtime.c_str(), 1);
+  }
+  void TearDown() override {
+    if (m_runtime_before)
+      ::setenv("XDG_RUNTIME_DIR", m_runtime_before->c_str(), 1);
+    else
+      ::unsetenv("XDG_RUNTIME_DIR");
+    std::error_code ignored;
+    std::filesystem::remove_all(m_runtime, ignored);
+  }
+
+  static std::unique_ptr<interop::Publisher> publisher(const std::string& name, int width, int height,
+                                                       int channels,
+                                                       interop::DType dtype = interop::DType::UInt8) {
+    interop::PublisherDesc desc;
+    desc.name = name;
+    desc.format.width = static_cast<uint32_t>(width);
+    desc.format.height = static_cast<uint32_t>(height);
+    desc.format.channels = static_cast<uint32_t>(channels);
+    desc.format.dtype = dtype;
+    desc.memory = interop::SlotMemory::Host;
+    return std::make_unique<interop::Publisher>(desc);
+  }
+
+  // A picture whose pixels all differ, row 0 at the top: channel c of (x, y) is (x * 3 + y * 7 + c * 50 +
+  // seed) mod 256.
+  static std::vector<uint8_t> picture(int width, int height, int channels, int seed) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(width) * height * channels);
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x)
+        for (int c = 0; c < channels; ++c)
+          bytes[(static_cast<size_t>(y) * width + x) * channels + c] =
+              static_cast<uint8_t>((x * 3 + y * 7 + c * 50 + seed) & 0xff);
+    return bytes;
+  }
+
+  // What the frame must show for `bytes`: gray as r = g = b, RGB opaque, RGBA as it is.
+  static lab::Image as_frame(const std::vector<uint8_t>& bytes, int width, int height, int channels) {
+    lab::Image image;
+    image.width = width;
+    image.height = height;
+    image.rgba.resize(static_cast<size_t>(width) * height * 4);
+    for (size_t i = 0; i < static_cast<size_t>(width) * height; ++i) {
+      const uint8_t* in = &bytes[i * channels];
+      uint8_t* out = &image.rgba[i * 4];
+      out[0] = in[0];
+      out[1] = channels >= 3 ? in[1] : in[0];
+      out[2] = channels >= 3 ? in[2] : in[0];
+      out[3] = channels == 4 ? in[3] : 255;
+    }
+    return image;
+  }
+
+  static void publish(interop::Publisher& publisher, const std::vector<uint8_t>& bytes, uint64_t index) {
+    const interop::Publisher::Slot slot = publisher.acquire();
+    ASSERT_TRUE(slot) << "no slot free";
+    ASSERT_GE(slot.size, bytes.size());
+    std::memcpy(slot.data, bytes.data(), bytes.size());
+    publisher.publish(slot, index);
+  }
+
+  static lab::Options attach_options(const std::string& name) {
+    lab::Options options = labtest::app_options(SceneId::Pattern, ModeId::Cpu, 1280, 720);
+    options.attach = name;
+    options.size_given = false;
+    return options;
+  }
+
+  // Renders frames until `done` holds or a second passes (the announcement crosses a socket).
+  static lab::Image render_until(lab::App& app, long long& index,
+                                 const std::function<bool(const lab::Image&)>& done) {
+    lab::Image frame;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      frame = labtest::render(app, index++);
+      if (done(frame)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return frame;
+  }
+
+  static size_t pixels_off(const lab::Image& a, const lab::Image& b) {
+    return lab::compare_images(a, b, 0).pixels_over;
+  }
+
+ private:
+  std::string m_runtime;
+  std::optional<std::string> m_runtime_before;
+};
+
+TEST_F(Attach, TheFrameIsThePublishedPictureAtItsOwnSize) {
+  auto pub = publisher("attach-rgba", 97, 61, 4);
+  const std::vector<uint8_t> bytes = picture(97, 61, 4, 1);
+  publish(*pub, bytes, 7);
+  lab::App app(attach_options("attach-rgba"));
+  long long index = 0;
+  const lab::Image expected = as_frame(bytes, 97, 61, 4);
+  const lab::Image frame = render_until(app, index, [&](const lab::Image& f) {
+    return f.width == 97 && f.height == 61 && pixels_off(f, expected) == 0;
+  });
+  ASSERT_EQ(frame.width, 97) << "the frame takes the publisher's size without --size";
+  ASSERT_EQ(frame.height, 61);
+  EXPECT_EQ(pixels_off(frame, expected), 0u) << lab::to_string(lab::compare_images(frame, expected, 0), 0);
+  EXPECT_FALSE(app.scene_id().has_value()) << "no scene makes these frames";
+  EXPECT_EQ(app.source().kind(), lab::SourceKind::Published);
+  EXPECT_EQ(app.source().name(), "published 'attach-rgba'");
+  EXPECT_NE(app.source().status().find("frame 7 of pid"), std::string::npos) << app.source().status();
+}
+
+TEST_F(Attach, GrayAndRgbShowOpaque) {
+  for (const int channels : {1, 3}) {
+    SCOPED_TRACE("channels " + std::to_string(channels));
+    const std::string name = "attach-" + std::to_string(channels);
+    auto pub = publisher(name, 64, 33, channels);
+    const std::vector<uint8_t> bytes = picture(64, 33, channels, 9);
+    publish(*pub, bytes, 1);
+    lab::App app(attach_options(name));
+    long long index = 0;
+    const lab::Image expected = as_frame(bytes, 64, 33, channels);
+    const lab::Image frame =
+        render_until(app, index, [&](const lab::Image& f) { return pixels_off(f, expected) == 0; });
+    EXPECT_EQ(pixels_off(frame, expected), 0u);
+  }
+}
+
+TEST_F(Attach, WithASizeThePictureIsScaledNearest) {
+  auto pub = publisher("attach-scaled", 40, 30, 4);
+  const std::vector<uint8_t> bytes = picture(40, 30, 4, 3);
+  publish(*pub, bytes, 1);
+  lab::Options options = attach_options("attach-scaled");
+  options.width = 80;
+  options.height = 90;
+  options.size_given = true;
+  lab::App app(options);
+  const lab::Image small = as_frame(bytes, 40, 30, 4);
+  lab::Image expected;
+  expected.width = 80;
+  expected.height = 90;
+  expected.rgba.resize(80 * 90 * 4);
+  for (int y = 0; y < 90; ++y)
+    for (int x = 0; x < 80; ++x) std::memcpy(&expected.rgba[(y * 80 + x) * 4], small.pixel(x / 2, y / 3), 4);
+  long long index = 0;
+  const lab::Image frame =
+      render_until(app, index, [&](const lab::Image& f) { return pixels_off(f, expected) == 0; });
+  ASSERT_EQ(frame.width, 80);
+  EXPECT_EQ(pixels_off(frame, expected), 0u);
+}
+
+TEST_F(Attach, ANewerFrameReplacesTheOneShown) {
+  auto pub = publisher("attach-newer", 50, 20, 4);
+  const std::vector<uint8_t> first = picture(50, 20, 4, 1), second = picture(50, 20, 4, 77);
+  publish(*pub, first, 1);
+  lab::App app(attach_options("attach-newer"));
+  long long index = 0;
+  const lab::Image expected_first = as_frame(first, 50, 20, 4), expected_second = as_frame(second, 50, 20, 4);
+  EXPECT_EQ(pixels_off(render_until(app, index,
+                                    [&](const lab::Image& f) { return pixels_off(f, expected_first) == 0; }),
+                       expected_first),
+            0u);
+  publish(*pub, second, 2);
+  EXPECT_EQ(pixels_off(render_until(app, index,
+                                    [&](const lab::Image& f) { return pixels_off(f, expected_second) == 0; }),
+                       expected_second),
+            0u);
+  EXPECT_NE(app.source().status().find("frame 2 of pid"), std::string::npos) << app.source().status();
+}
+
+TEST_F(Attach, WhenThePublisherGoesTheLastFrameStaysAndANewOneIsAttachedAgain) {
+  auto pub = publisher("attach-gone", 32, 24, 4);
+  const std::vector<uint8_t> before = picture(32, 24, 4, 5), after = picture(32, 24, 4, 200);
+  publish(*pub, before, 1);
+  lab::App app(attach_options("attach-gone"));
+  long long index = 0;
+  const lab::Image expected_before = as_frame(before, 32, 24, 4), expected_after = as_frame(after, 32, 24, 4);
+  render_until(app, index, [&](const lab::Image& f) { return pixels_off(f, expected_before) == 0; });
+  pub.reset();  // the publisher exits: its socket closes, its slots go
+  const lab::Image kept = render_until(app, index, [&](const lab::Image&) {
+    return app.source().status().find("publisher gone") != std::string::npos;
+  });
+  EXPECT_NE(app.source().status().find("publisher gone"), std::string::npos) << app.source().status();
+  EXPECT_EQ(pixels_off(kept, expected_before), 0u) << "the last frame stays";
+  pub = publisher("attach-gone", 32, 24, 4);
+  publish(*pub, after, 1);
+  const lab::Image back =
+      render_until(app, index, [&](const lab::Image& f) { return pixels_off(f, expected_after) == 0; });
+  EXPECT_EQ(pixels_off(back, expected_after), 0u)
+      << "a publisher of the name returned: " << app.source().status();
+}
+
+TEST_F(Attach, NothingPublishedUnderTheNameIsRefusedNamingIt) {
+  try {
+    lab::App app(attach_options("attach-nobody"));
+    FAIL() << "attached to nothing";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("--attach attach-nobody: nothing is published by that name"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST_F(Attach, FramesOtherThanEightBitAreRefusedNamingTheirFormat) {
+  auto pub = publisher("attach-float", 16, 16, 1, interop::DType::Float32);
+  try {
+    lab::App app(attach_options("attach-float"));
+    FAIL() << "attached to float32 frames";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("float32x1"), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(Attach, TheListNamesEachPublisherWithItsFormat) {
+  EXPECT_EQ(lab::published_list_text(), "");
+  auto pub = publisher("attach-listed", 20, 10, 3);
+  const std::string listed = lab::published_list_text();
+  EXPECT_NE(listed.find("attach-listed"), std::string::npos) << listed;
+  EXPECT_NE(listed.find("20x10 uint8x3"), std::string::npos) << listed;
+  EXPECT_NE(listed.find("host slots"), std::string::npos) << listed;
+}
+
+}  // namespace
