@@ -245,8 +245,8 @@ def test_gpu_misuse_names_the_fix(cupy):
     with _viewer((32, 16)) as viewer:
         with pytest.raises(TypeError, match="no CUDA stream"):
             viewer.show(cupy.zeros((16, 32, 4), cupy.uint8), stream=object())
-        with pytest.raises(ValueError, match="5 channels"):
-            viewer.show(cupy.zeros((16, 32, 5), cupy.uint8))
+        with pytest.raises(ValueError, match="5 channels"):  # (16, 32, 5) is a stack of 16 frames
+            viewer.show(cupy.zeros((2, 16, 32, 5), cupy.uint8))
         with pytest.raises(TypeError, match="int64 is not shown"):
             viewer.show(cupy.zeros((16, 32), cupy.int64))
         with pytest.raises(TypeError, match="complex64 is not shown"):
