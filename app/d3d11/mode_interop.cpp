@@ -83,8 +83,7 @@ class GraphicsMode final : public Mode {
 
   // Timed as GL's interop modes are: the registration calls, the map and the unmap on the host, the
   // kernels on CUDA events.
-  void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
-               FrameTimers& timers) override {
+  void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame, FrameTimers& timers) override {
     if (reregisters()) {
       const CpuPhase phase(timers, Phase::Register);
       register_all(renderer);

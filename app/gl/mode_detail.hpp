@@ -56,9 +56,8 @@ inline void timed_map(std::optional<interop::ScopedMap>& mapped,
 // (app/scene/frame_graph.hpp).
 template <class Bind>
 void map_compute_unmap(const std::vector<cudaGraphicsResource_t>& resources, cudaStream_t stream,
-                       FrameSource& scene, const FrameInfo& frame,
-                       const std::vector<CudaResourceView>& views, FrameTimers& timers, const Bind& bind,
-                       FrameGraph* graph = nullptr) {
+                       FrameSource& scene, const FrameInfo& frame, const std::vector<CudaResourceView>& views,
+                       FrameTimers& timers, const Bind& bind, FrameGraph* graph = nullptr) {
   std::optional<interop::ScopedMap> mapped;
   timed_map(mapped, resources, stream, timers);
   bind(*mapped);

@@ -52,8 +52,7 @@ class CpuMode final : public Mode<Renderer> {
     m_descs.clear();
   }
 
-  void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
-               FrameTimers& timers) override {
+  void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame, FrameTimers& timers) override {
     for (size_t i = 0; i < m_descs.size(); ++i) {
       if (m_descs[i].role != ResourceRole::Input) continue;
       const GraphicsPhase phase(timers, m_graphics_copy);

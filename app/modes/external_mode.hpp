@@ -42,8 +42,7 @@ class ExternalMode final : public Mode<Renderer> {
   // The link's destructor waits for both sides before it releases anything.
   void detach() override { m_link.reset(); }
 
-  void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
-               FrameTimers& timers) override {
+  void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame, FrameTimers& timers) override {
     if (m_graph) {
       // One launch: the semaphore wait, the kernels and the signal, timed together as the kernel phase.
       const CudaPhase phase(timers, Phase::Kernel, m_cuda.stream);

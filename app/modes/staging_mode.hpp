@@ -58,8 +58,7 @@ class StagingMode final : public Mode<Renderer> {
     m_descs.clear();
   }
 
-  void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
-               FrameTimers& timers) override {
+  void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame, FrameTimers& timers) override {
     for (int i : indices_of(ResourceRole::Input)) {
       {
         const GraphicsPhase phase(timers, m_graphics_copy);

@@ -106,8 +106,7 @@ class BufferCpuMode final : public Mode {
     m_placement.reset();
   }
 
-  void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
-               FrameTimers& timers) override {
+  void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame, FrameTimers& timers) override {
     {
       const CpuPhase phase(timers, Phase::Wait);
       renderer.wait_idle();
