@@ -198,7 +198,7 @@ def main():
             "return t && t.lanes.some((l) => l.lane === 'graphics' && l.placed) ? t : null;"))
         graphics = [span for span in timeline["spans"] if span["lane"] == "graphics"]
         assert graphics, timeline
-        assert any(span["lane"] == "desk" and span["name"] == "read-back" for span in timeline["spans"]), timeline
+        assert any(span["lane"] == "desk" and span["name"].startswith("read-back") for span in timeline["spans"]), timeline
         tolerance = 0.5  # ms: the calibrations' uncertainty, generously
         for span in graphics:
             assert -tolerance <= span["start_ms"] <= span["end_ms"] <= timeline["frame_ms"] + tolerance, timeline
