@@ -159,6 +159,12 @@ class PublishedSource final : public FrameSource {
     interop::SubscriberDesc desc;
     desc.directory = m_directory;
     m_subscriber = std::make_unique<interop::Subscriber>(m_name, desc);
+    take_publisher();
+  }
+
+  // What the publisher just attached to (first, or again after it went) publishes, refused unless shown;
+  // its slots are imported afresh on first use.
+  void take_publisher() {
     refuse_unless_shown(m_name, m_subscriber->format());
     m_format = m_subscriber->format();
     m_memory = m_subscriber->memory();
@@ -203,13 +209,7 @@ class PublishedSource final : public FrameSource {
       try {
         m_subscriber->reconnect();
         const interop::FrameFormat before = m_format;
-        refuse_unless_shown(m_name, m_subscriber->format());
-        m_format = m_subscriber->format();
-        m_memory = m_subscriber->memory();
-        m_pid = m_subscriber->publisher_pid();
-        m_imports.clear();
-        m_imports.resize(m_subscriber->slots().size());
-        m_gone = false;
+        take_publisher();
         // The kept picture is the old format's: black until the first frame of a new one.
         if (before.width != m_format.width || before.height != m_format.height ||
             before.channels != m_format.channels || before.pitch_or_packed() != m_format.pitch_or_packed())
