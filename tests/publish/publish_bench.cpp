@@ -6,24 +6,32 @@
 //
 // This process is the job: a loop that writes a frame (a memset, on its stream for device slots, then waits
 // for the stream as a training step waits for its loss) and shows it as interop_lab.Publisher.show() does
-// (acquire a free slot, one copy into it, publish). Each run is that loop with no publisher at all, then with
-// a publisher and 0, 1 and 3 subscribers. A subscriber is this program again (--subscribe, exec'd so that
-// its CUDA is its own): for each announced frame it takes the newest, copies the slot into a buffer of its
-// own (host: memcpy; device: the slot imported once with cudaImportExternalMemory, then cudaMemcpyAsync
-// and a wait for it: a stand-in for the viewer's texture upload) and only then counts it as held.
+// (acquire a free slot, one copy into it, publish). With --step-ms MS each step first does about MS
+// milliseconds of memory-bound work (tests/publish/step_work.hpp: passes of a read-modify-write kernel over
+// 512 MiB of device memory on the job's stream for device slots, a loop over a host buffer for host slots;
+// how much is calibrated on this machine at start and printed), so that the cost of publishing is measured
+// against a step that shares the GPU's memory with the subscribers' copies, as a training step does. Each run
+// is that loop with no publisher at all, then with a publisher and 0, 1 and 3 subscribers. A subscriber is
+// this program again (--subscribe, exec'd so that its CUDA is its own): for each announced frame it takes the
+// newest, copies the slot into a buffer of its own (host: memcpy; device: the slot imported once with
+// cudaImportExternalMemory, then cudaMemcpyAsync and a wait for it: a stand-in for the viewer's texture
+// upload) and only then counts it as held.
 //
-// Per run: the loop's time per frame, show()'s own time, the cost over the loop without a publisher,
-// frames per second delivered to a subscriber (the slowest one), the latency from the show() call to the
-// subscriber holding the frame (median and p90 over every frame of every subscriber; both processes read
-// CLOCK_MONOTONIC, the show times cross in a shared memfd) and the frames the publisher dropped.
+// Per run: the loop's time per frame, show()'s own time, the cost over the loop without a publisher and the
+// ratio of the two loops (step x: with N viewers / with no publisher), frames per second delivered to a
+// subscriber (the slowest one), the latency from the show() call to the subscriber holding the frame (median
+// and p90 over every frame of every subscriber; both processes read CLOCK_MONOTONIC, the show times cross in
+// a shared memfd) and the frames the publisher dropped.
 //
-//   publish_bench [--memory auto|host|device] [--frames N] [--sizes WxH,WxH]
+//   publish_bench [--memory auto|host|device] [--frames N] [--sizes WxH,WxH] [--step-ms MS]
 //
 // auto: host slots, and device slots too where a GPU can; device: a GPU must (exit 1 without one). Exit 0
-// when every run delivered frames to every subscriber, 1 on any error, 2 on a usage error.
+// when every run delivered frames to every subscriber, 1 on any error (and with --step-ms, when the loop
+// without a publisher took under half of MS a step: the calibration did not hold), 2 on a usage error.
 #include "interop/error.hpp"
 #include "interop/publish.hpp"
 #include "interop/vmm.hpp"
+#include "tests/publish/step_work.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fcntl.h>
@@ -67,7 +75,7 @@ int64_t now_ns() {
 [[noreturn]] void usage_error(const std::string& message) {
   std::fprintf(stderr,
                "publish_bench: %s\nusage: publish_bench [--memory auto|host|device] [--frames N] "
-               "[--sizes WxH,WxH]\n",
+               "[--sizes WxH,WxH] [--step-ms MS]\n",
                message.c_str());
   std::exit(2);
 }
@@ -244,7 +252,9 @@ class Job {
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;
 
-  void make(uint64_t frame) {
+  // `step`, when given, before the frame: the job's own work, on the same stream.
+  void make(uint64_t frame, publish_bench::StepWork* step) {
+    if (step) step->run(m_stream);
     if (m_memory == interop::SlotMemory::Device)
       BENCH_CUDA(cudaMemsetAsync(m_device, static_cast<int>(frame & 0xff), m_bytes, m_stream));
     else
@@ -278,7 +288,7 @@ class Job {
 
 // subscribers < 0: the loop without a publisher.
 RunResult run(interop::SlotMemory memory, Size size, int subscribers, int frames, SharedTimes* times,
-              int times_fd) {
+              int times_fd, publish_bench::StepWork* step) {
   interop::FrameFormat format;
   format.width = size.width;
   format.height = size.height;
@@ -313,7 +323,7 @@ RunResult run(interop::SlotMemory memory, Size size, int subscribers, int frames
       start = Clock::now();
       show_seconds = 0;
     }
-    job.make(static_cast<uint64_t>(frame));
+    job.make(static_cast<uint64_t>(frame), step);
     if (publisher) {
       const auto before = Clock::now();
       times->shown_ns[static_cast<size_t>(frame) % kRing].store(now_ns(), std::memory_order_release);
@@ -364,14 +374,25 @@ std::string device_problem() {
   return support.supported ? "" : "CUDA device 0 exports no VMM memory: " + support.reason;
 }
 
-int bench(interop::SlotMemory memory, const std::vector<Size>& sizes, int frames) {
+// step_ms 0: the job's step is the frame's memset alone.
+int bench(interop::SlotMemory memory, const std::vector<Size>& sizes, int frames, double step_ms) {
   if (memory == interop::SlotMemory::Device) BENCH_CUDA(cudaSetDevice(0));
   FILE* out = stdout;
   int failures = 0;
   std::fprintf(out, "\n%s slots, RGBA8, %d frames per run (after %d unmeasured)\n",
                interop::to_string(memory), frames, kWarmupFrames);
-  std::fprintf(out, "%-10s %-11s %9s %9s %9s %11s %10s %10s %8s\n", "size", "subscribers", "loop ms",
-               "show ms", "+cost ms", "fps (min)", "lat p50", "lat p90", "dropped");
+  std::unique_ptr<publish_bench::StepWork> step;
+  if (step_ms > 0) {
+    step = std::make_unique<publish_bench::StepWork>(memory == interop::SlotMemory::Device);
+    step->calibrate(step_ms);
+    std::fprintf(out, "the job's step (--step-ms %g): %s, then the frame's memset\n", step_ms,
+                 step->description().c_str());
+  } else {
+    std::fprintf(out, "the job's step: the frame's memset alone (--step-ms MS adds work of MS ms)\n");
+  }
+  // "step ×" is 7 bytes for 6 columns in UTF-8: its field is one byte wider than the numbers under it.
+  std::fprintf(out, "%-10s %-11s %9s %9s %9s %10s %11s %10s %10s %8s\n", "size", "subscribers", "loop ms",
+               "show ms", "+cost ms", "step \u00d7", "fps (min)", "lat p50", "lat p90", "dropped");
   interop::FileDescriptor times_fd(::memfd_create("publish-bench-times", 0));  // inherited by the subscribers
   if (!times_fd || ::ftruncate(times_fd.get(), sizeof(SharedTimes)) != 0)
     throw std::runtime_error("memfd_create(shared times)");
@@ -383,11 +404,18 @@ int bench(interop::SlotMemory memory, const std::vector<Size>& sizes, int frames
     double baseline_ms = 0;
     for (const int subscribers : {-1, 0, 1, 3}) {
       try {
-        const RunResult result = run(memory, size, subscribers, frames, times, times_fd.get());
+        const RunResult result = run(memory, size, subscribers, frames, times, times_fd.get(), step.get());
         if (subscribers < 0) {
           baseline_ms = result.loop_ms;
-          std::fprintf(out, "%-10s %-11s %9.3f %9s %9s %11s %10s %10s %8s\n", size_text.c_str(),
-                       "no publisher", result.loop_ms, "-", "-", "-", "-", "-", "-");
+          std::fprintf(out, "%-10s %-11s %9.3f %9s %9s %9s %11s %10s %10s %8s\n", size_text.c_str(),
+                       "no publisher", result.loop_ms, "-", "-", "1.000", "-", "-", "-", "-");
+          if (step && result.loop_ms < 0.5 * step_ms) {
+            std::fprintf(stderr,
+                         "publish_bench: %s: the loop without a publisher took %.3f ms a step, under half of "
+                         "--step-ms %g: the step's calibration did not hold\n",
+                         size_text.c_str(), result.loop_ms, step_ms);
+            ++failures;
+          }
           continue;
         }
         std::vector<double> latencies;
@@ -410,8 +438,9 @@ int bench(interop::SlotMemory memory, const std::vector<Size>& sizes, int frames
           std::snprintf(p50, sizeof(p50), "%.3f", percentile(latencies, 0.5));
           std::snprintf(p90, sizeof(p90), "%.3f", percentile(latencies, 0.9));
         }
-        std::fprintf(out, "%-10s %-11d %9.3f %9.3f %9.3f %11s %10s %10s %8llu\n", size_text.c_str(),
-                     subscribers, result.loop_ms, result.show_ms, result.loop_ms - baseline_ms, fps, p50, p90,
+        std::fprintf(out, "%-10s %-11d %9.3f %9.3f %9.3f %9.3f %11s %10s %10s %8llu\n", size_text.c_str(),
+                     subscribers, result.loop_ms, result.show_ms, result.loop_ms - baseline_ms,
+                     result.loop_ms / baseline_ms, fps, p50, p90,
                      static_cast<unsigned long long>(result.dropped));
         if (result.published == 0) {
           std::fprintf(stderr, "publish_bench: %s, %d subscribers: nothing was published\n",
@@ -443,11 +472,16 @@ int main(int argc, char** argv) {
   }
   std::string memory = "auto";
   int frames = 300;
+  double step_ms = 0;
   std::vector<Size> sizes{{1920, 1080}, {3840, 2160}};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--help" || arg == "-h") {
-      std::printf("usage: publish_bench [--memory auto|host|device] [--frames N] [--sizes WxH,WxH]\n");
+      std::printf(
+          "usage: publish_bench [--memory auto|host|device] [--frames N] [--sizes WxH,WxH] [--step-ms MS]\n"
+          "  --step-ms MS  the job's step does about MS ms of memory-bound work (a kernel over 512 MiB of\n"
+          "                device memory, a loop over a host buffer for host slots) before each show(),\n"
+          "                calibrated here at start; default: the frame's memset alone\n");
       return 0;
     }
     if (i + 1 >= args.size()) usage_error(arg + " needs a value (or is not an option)");
@@ -459,6 +493,11 @@ int main(int argc, char** argv) {
     } else if (arg == "--frames") {
       frames = std::atoi(value.c_str());
       if (frames < 2 || frames > 100000) usage_error("--frames " + value + ": from 2 to 100000");
+    } else if (arg == "--step-ms") {
+      char* end = nullptr;
+      step_ms = std::strtod(value.c_str(), &end);
+      if (end == value.c_str() || *end != '\0' || !(step_ms >= 0.1 && step_ms <= 1000))
+        usage_error("--step-ms " + value + ": milliseconds, from 0.1 to 1000");
     } else if (arg == "--sizes") {
       sizes.clear();
       size_t begin = 0;
@@ -476,11 +515,11 @@ int main(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);
   int failures = 0;
   try {
-    if (memory != "device") failures += bench(interop::SlotMemory::Host, sizes, frames);
+    if (memory != "device") failures += bench(interop::SlotMemory::Host, sizes, frames, step_ms);
     if (memory != "host") {
       const std::string problem = device_problem();
       if (problem.empty()) {
-        failures += bench(interop::SlotMemory::Device, sizes, frames);
+        failures += bench(interop::SlotMemory::Device, sizes, frames, step_ms);
       } else if (memory == "device") {
         std::fprintf(stderr, "publish_bench: device slots need a GPU: %s\n", problem.c_str());
         return 1;
