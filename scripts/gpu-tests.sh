@@ -33,6 +33,19 @@ run headless "$build_dir/tests/gl_tests"
 # library linked alone, as another project links it, on the GPU's own EGL (no glad loaded).
 run headless "$build_dir/tests/unit_tests" --gtest_filter='Publish*'
 [ -x "$build_dir/tests/consumer_gl_tests" ] && run headless "$build_dir/tests/consumer_gl_tests"
+# The fault drill with device slots (tests/publish/kill_drill.py): a publisher of known frames and
+# interop-lab --attach viewers, each killed with SIGKILL in turn. Here it must run on the GPU: a missing
+# publish_pattern or interop-lab, or device slots the GPU cannot export, fail it.
+drill_pattern="$build_dir/tests/publish_pattern"
+drill_app="$build_dir/app/interop-lab"
+echo "=== kill drill: device slots"
+if [ -x "$drill_pattern" ] && [ -x "$drill_app" ]; then
+  /usr/bin/python3 "$(dirname "$0")/../tests/publish/kill_drill.py" --app "$drill_app" --pattern "$drill_pattern" \
+      --memory device || status=1
+else
+  echo "kill drill: FAILED: no $drill_pattern or $drill_app (build the publish_pattern and interop-lab targets)"
+  status=1
+fi
 # Vulkan -> CUDA -> Vulkan through imported memory and a timeline semaphore (the validation layer runs
 # where VK_LAYER_PATH finds it).
 [ -x "$build_dir/tests/vulkan_tests" ] && run headless "$build_dir/tests/vulkan_tests"
