@@ -94,14 +94,15 @@ int run_desk_bench(const lab::Options& options) {
     if (options.api == lab::GraphicsApi::Vulkan) {
       lab::loop::App<lab::vulkan::Vulkan> app(run);
       what = std::string("Vulkan (") + app.adapter() + "), mode " + lab::to_string(app.mode_id());
-      // As Vulkan's desk reads: the frame before, collected, then this one's read begun.
+      // As Vulkan's desk reads: the frame before, collected, then this one's read begun; the read-back's
+      // time is both, all the loop's thread spends on it, as the desk's read-back phase is.
       cases.push_back(lab::serve::bench_desk(extent, frames, [&](long long index, double& read_back_ms) {
         app.render_frame(index);
         const auto started = std::chrono::steady_clock::now();
         std::optional<lab::FrameRead> before = app.renderer().end_read_frame();
+        app.renderer().begin_read_frame(app.plan(), index);
         read_back_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-        app.renderer().begin_read_frame(app.plan(), index);
         return before ? std::optional<lab::serve::BenchFrame>({before->frame, std::move(before->image),
                                                                before->way, std::move(before->stripe_hashes)})
                       : std::nullopt;
@@ -110,15 +111,16 @@ int run_desk_bench(const lab::Options& options) {
       lab::App app(run);
       what =
           std::string("OpenGL (") + app.platform().description() + "), mode " + lab::to_string(app.mode_id());
-      // As GL's desk reads: the frame before, collected, then this one's read begun (app/gl/frame_read.hpp).
+      // As GL's desk reads: the frame before, collected, then this one's read begun (app/gl/frame_read.hpp);
+      // the read-back's time is both, as the desk's read-back phase is.
       cases.push_back(lab::serve::bench_desk(extent, frames, [&](long long, double& read_back_ms) {
         app.render_frame();
         const auto started = std::chrono::steady_clock::now();
         std::optional<lab::FrameRead> before = app.renderer().end_read_frame();
-        read_back_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
         app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(),
                                         app.frame_index() - 1);
+        read_back_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
         return before ? std::optional<lab::serve::BenchFrame>({before->frame, std::move(before->image),
                                                                before->way, std::move(before->stripe_hashes)})
                       : std::nullopt;

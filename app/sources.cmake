@@ -12,7 +12,7 @@ else()
 endif()
 
 # app/image (labimage)
-set(lab_image_sources ${app_dir}/image/diff.cpp ${app_dir}/image/golden.cpp ${app_dir}/image/image_compare.cpp
+set(lab_image_sources ${app_dir}/image/diff.cpp ${app_dir}/image/frame_pool.cpp ${app_dir}/image/golden.cpp ${app_dir}/image/image_compare.cpp
                       ${app_dir}/image/image_io.cpp ${app_dir}/image/screenshots.cpp)
 
 # app/core (labcore): the ground

@@ -9,11 +9,27 @@
 #include "kernels/stripe_hash.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
 
 namespace lab::gl {
+
+CudaFrameReadBack::CudaFrameReadBack()
+    : m_pool(FramePool::Hooks{[](uint8_t* pixels, size_t bytes) {
+                                // Portable: page-locked for every CUDA context, so that a device switch keeps
+                                // the pool.
+                                INTEROP_CUDA_CHECK(cudaHostRegister(pixels, bytes, cudaHostRegisterPortable));
+                              },
+                              [](uint8_t* pixels, size_t) {
+                                // A frame let go as the process ends, after CUDA itself: nothing is locked
+                                // any more.
+                                const cudaError_t unlocked = cudaHostUnregister(pixels);
+                                if (unlocked != cudaSuccess && unlocked != cudaErrorCudartUnloading)
+                                  INTEROP_CUDA_REPORT(unlocked);
+                                cudaGetLastError();
+                              }}) {}
 
 void CudaFrameReadBack::ensure_buffers(Extent extent, int device) {
   if (extent == m_allocated && device == m_device && m_copied) return;
@@ -22,32 +38,44 @@ void CudaFrameReadBack::ensure_buffers(Extent extent, int device) {
   m_scratch = {};
   m_top_first = {};
   m_hashes = {};
-  m_host = {};
   m_host_hashes = {};
   const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;
   const size_t hash_bytes = sizeof(uint64_t) * static_cast<size_t>(kernels::stripe_count(extent.height));
   m_scratch = interop::DeviceBuffer(bytes);
   m_top_first = interop::DeviceBuffer(bytes);
   m_hashes = interop::DeviceBuffer(hash_bytes);
-  m_host = interop::PinnedHostBuffer(bytes);
   m_host_hashes = interop::PinnedHostBuffer(hash_bytes);
   m_copied.emplace();
   m_allocated = extent;
   m_device = device;
 }
 
-void CudaFrameReadBack::begin(const CudaFrameSource& source, Extent extent, long long frame) {
+void CudaFrameReadBack::begin(const CudaFrameSource& source, Extent extent, long long index) {
   if (m_pending)
-    throw std::logic_error("gl::CudaFrameReadBack::begin: frame " + std::to_string(m_frame) +
+    throw std::logic_error("gl::CudaFrameReadBack::begin: frame " + std::to_string(m_frame_index) +
                            " is still being read; collect it with end() first");
   if (extent.empty()) throw std::logic_error("gl::CudaFrameReadBack::begin: a 0x0 frame has nothing to read");
-  if (!source.registered) throw std::logic_error("gl::CudaFrameReadBack::begin: no registration to read");
+  if (!source.has_frame()) throw std::logic_error("gl::CudaFrameReadBack::begin: no frame to read");
   std::optional<interop::ScopedDevice> on_device;
   if (source.device >= 0) on_device.emplace(source.device);
   ensure_buffers(extent, source.device);
   auto* top_first = static_cast<uint8_t*>(m_top_first.data());
   auto* hashes = static_cast<uint64_t*>(m_hashes.data());
-  {
+  // The frame top row first into m_top_first, its stripe hashes into m_hashes.
+  const auto flip_and_hash = [&](const uint8_t* linear, cudaArray_t array) {
+    if (linear == nullptr) {
+      INTEROP_CUDA_CHECK(static_cast<cudaError_t>(kernels::flip_and_hash_array(
+          array, extent.width, extent.height, static_cast<uint8_t*>(m_scratch.data()), top_first, hashes,
+          source.stream)));
+      return;
+    }
+    INTEROP_CUDA_CHECK(static_cast<cudaError_t>(kernels::flip_and_hash_linear(
+        linear, source.pitch, extent.width, extent.height, top_first, hashes, source.stream)));
+  };
+  if (!source.registered) {
+    // Memory CUDA holds: read in stream order after the frame's kernels, nothing to map.
+    flip_and_hash(source.linear ? static_cast<const uint8_t*>(source.pointer) : nullptr, source.array);
+  } else {
     // Read-only for this map (the mode's may be write-discard, which promises CUDA will not read); the
     // mode's flags are back before its next map, also when the copy throws.
     struct MapFlags {
@@ -74,23 +102,28 @@ void CudaFrameReadBack::begin(const CudaFrameSource& source, Extent extent, long
                                std::to_string(pointer.size) + " bytes, the " +
                                size_text(extent.width, extent.height) + " frame needs " +
                                std::to_string(needed));
-      INTEROP_CUDA_CHECK(static_cast<cudaError_t>(
-          kernels::flip_and_hash_linear(static_cast<const uint8_t*>(pointer.data), source.pitch, extent.width,
-                                        extent.height, top_first, hashes, source.stream)));
+      flip_and_hash(static_cast<const uint8_t*>(pointer.data), nullptr);
     } else {
-      INTEROP_CUDA_CHECK(static_cast<cudaError_t>(kernels::flip_and_hash_array(
-          mapped.array(0), extent.width, extent.height, static_cast<uint8_t*>(m_scratch.data()), top_first,
-          hashes, source.stream)));
+      flip_and_hash(nullptr, mapped.array(0));
     }
     mapped.unmap();  // GL may use the frame again: what follows reads the read-back's own memory
   }
-  INTEROP_CUDA_CHECK(
-      cudaMemcpyAsync(m_host.data(), top_first, m_host.size(), cudaMemcpyDeviceToHost, source.stream));
+  // Straight into a page-locked frame nobody holds (the desk's server lets the frames it sent go back).
+  std::shared_ptr<Image> frame;
+  try {
+    frame = m_pool.take(extent);
+  } catch (const std::bad_alloc&) {
+    throw_out_of_memory("reading back the " + size_text(extent.width, extent.height) + " frame",
+                        static_cast<size_t>(extent.width) * extent.height * 4);
+  }
+  INTEROP_CUDA_CHECK(cudaMemcpyAsync(frame->rgba.data(), top_first, frame->rgba.size(),
+                                     cudaMemcpyDeviceToHost, source.stream));
   INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_host_hashes.data(), hashes, m_host_hashes.size(),
                                      cudaMemcpyDeviceToHost, source.stream));
   INTEROP_CUDA_CHECK(cudaEventRecord(m_copied->get(), source.stream));
+  m_frame = std::move(frame);
   m_extent = extent;
-  m_frame = frame;
+  m_frame_index = index;
   m_pending = true;
 }
 
@@ -99,20 +132,11 @@ std::optional<FrameRead> CudaFrameReadBack::end() {
   m_pending = false;
   INTEROP_CUDA_CHECK(cudaEventSynchronize(m_copied->get()));
   FrameRead read;
-  read.frame = m_frame;
+  read.frame = m_frame_index;
   read.way = "CUDA";
-  read.image.width = m_extent.width;
-  read.image.height = m_extent.height;
-  const auto* pixels = static_cast<const uint8_t*>(m_host.data());
+  read.image = std::move(m_frame);  // already top row first: nothing to copy
   const auto* hashes = static_cast<const uint64_t*>(m_host_hashes.data());
-  try {
-    // Already top row first: one copy out of page-locked memory, with no zero-filling before it.
-    read.image.rgba.assign(pixels, pixels + m_host.size());
-    read.stripe_hashes.assign(hashes, hashes + m_host_hashes.size() / sizeof(uint64_t));
-  } catch (const std::bad_alloc&) {
-    throw_out_of_memory("reading back the " + size_text(m_extent.width, m_extent.height) + " frame",
-                        m_host.size());
-  }
+  read.stripe_hashes.assign(hashes, hashes + m_host_hashes.size() / sizeof(uint64_t));
   return read;
 }
 

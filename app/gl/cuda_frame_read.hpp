@@ -3,12 +3,15 @@
 // registration on the frame's stream (after the mode has unmapped it: a resource is never mapped twice),
 // turns the frame top row first and hashes its stripes (kernels/stripe_hash.hpp) in one kernel into device
 // memory, unmaps, and queues the copy into page-locked host memory; end(), a frame later, waits for that
-// copy (by then long done) and hands the picture over with its stripe hashes. No glReadPixels or
+// copy (by then long done) and hands the picture over with its stripe hashes. The copy lands in a pooled
+// frame whose pixels are page-locked (app/image/frame_pool.hpp), which the desk's server holds until it has
+// sent it: nothing is copied on the host. No glReadPixels or
 // glGetTextureImage: GL's pixel-pack read (app/gl/frame_read.hpp) stays for the frames CUDA does not see
 // (cpu, staging, a frame GL draws, no CUDA device).
 #pragma once
 
 #include "app/core/vocabulary.hpp"
+#include "app/image/frame_pool.hpp"
 #include "app/image/frame_read.hpp"
 #include "interop/memory.hpp"
 #include "interop/stream.hpp"
@@ -26,20 +29,28 @@ struct CudaFrameSource {
   // The mode's registration, unmapped between its frames: mapped around the copy on `stream`. A texture's
   // array, or (`linear`) a buffer's pointer with rows `pitch` bytes apart.
   cudaGraphicsResource_t registered = nullptr;
+  // Or memory CUDA holds without a registration (the external and exported modes: memory CUDA imported or
+  // allocated, which GL imported): a texture's array, or (`linear`) a pointer with rows `pitch` bytes apart.
+  cudaArray_t array = nullptr;
+  const void* pointer = nullptr;
   // Its map flags (cudaGraphicsMapFlags*): the read-back maps it read-only, then puts these back.
   unsigned int map_flags = cudaGraphicsMapFlagsNone;
   bool linear = false;
   size_t pitch = 0;
   cudaStream_t stream = nullptr;  // the frame's CUDA work is queued on it, on the GL context's device
   int device = -1;                // that device
+
+  bool has_frame() const { return registered != nullptr || array != nullptr || pointer != nullptr; }
 };
 
 class CudaFrameReadBack {
  public:
-  // Queues the copy of frame `frame` (extent.width x extent.height RGBA8) out of `source` and its stripe
+  CudaFrameReadBack();
+
+  // Queues the copy of frame `index` (extent.width x extent.height RGBA8) out of `source` and its stripe
   // hashes. Throws std::logic_error when a read is begun and not yet collected, interop::Error when CUDA
   // fails.
-  void begin(const CudaFrameSource& source, Extent extent, long long frame);
+  void begin(const CudaFrameSource& source, Extent extent, long long index);
   // The read begun last, once CUDA has done it: way "CUDA", with its stripe hashes; nullopt when none is
   // begun.
   std::optional<FrameRead> end();
@@ -51,13 +62,14 @@ class CudaFrameReadBack {
   interop::DeviceBuffer m_scratch;    // a texture's array, linear (bottom-first)
   interop::DeviceBuffer m_top_first;  // the frame, top row first
   interop::DeviceBuffer m_hashes;
-  interop::PinnedHostBuffer m_host;
+  FramePool m_pool;                // page-locked frames the copies land in
+  std::shared_ptr<Image> m_frame;  // the one being read
   interop::PinnedHostBuffer m_host_hashes;
   std::optional<interop::Event> m_copied;  // after the copies into m_host and m_host_hashes
   Extent m_allocated;
   int m_device = -1;
   Extent m_extent;
-  long long m_frame = 0;
+  long long m_frame_index = 0;
   bool m_pending = false;
 };
 

@@ -68,10 +68,9 @@ std::optional<FrameRead> FrameReadBack::end() {
   FrameRead read;
   read.frame = m_frame;
   read.way = "PBO";
-  read.image.width = m_extent.width;
-  read.image.height = m_extent.height;
+  std::shared_ptr<Image> image;
   try {
-    read.image.rgba.resize(m_bytes);
+    image = m_pool.take(m_extent);  // its pages already there after the first frames
   } catch (const std::bad_alloc&) {
     throw_out_of_memory("reading back the " + size_text(m_extent.width, m_extent.height) + " frame", m_bytes);
   }
@@ -79,8 +78,9 @@ std::optional<FrameRead> FrameReadBack::end() {
   const size_t row = static_cast<size_t>(m_extent.width) * 4;
   const auto* source = static_cast<const uint8_t*>(m_mapped);
   for (int y = 0; y < m_extent.height; ++y)
-    std::memcpy(read.image.rgba.data() + row * static_cast<size_t>(y),
+    std::memcpy(image->rgba.data() + row * static_cast<size_t>(y),
                 source + row * static_cast<size_t>(m_extent.height - 1 - y), row);
+  read.image = std::move(image);
   return read;
 }
 

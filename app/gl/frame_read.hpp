@@ -8,6 +8,7 @@
 
 #include "app/core/vocabulary.hpp"
 #include "app/gl/gl_objects.hpp"
+#include "app/image/frame_pool.hpp"
 #include "app/image/frame_read.hpp"
 #include "app/image/image_io.hpp"
 
@@ -49,6 +50,7 @@ class FrameReadBack {
   std::unique_ptr<std::remove_pointer_t<GLsync>, SyncDeleter> m_fence;
   Extent m_extent;
   long long m_frame = 0;
+  FramePool m_pool;  // end()'s frames, used again once the desk lets them go
 };
 
 }  // namespace lab::gl

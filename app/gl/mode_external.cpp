@@ -62,7 +62,8 @@ class GlExternalMode final : public gl::Mode {
     if (m_placed == nullptr && !m_context) return;
     glFinish();
     INTEROP_CUDA_REPORT(cudaStreamSynchronize(m_cuda.stream));
-    if (m_placed != nullptr) m_placed->place_resources({});  // GL objects in the memory go first
+    if (m_placed != nullptr) m_placed->clear_cuda_sources();  // they name the memory going now
+    if (m_placed != nullptr) m_placed->place_resources({});   // GL objects in the memory go first
     m_placed = nullptr;
     m_gl_semaphores.clear();
     m_gl_memory.clear();
@@ -85,7 +86,9 @@ class GlExternalMode final : public gl::Mode {
     m_textures.clear();
   }
 
-  void produce(gl::Renderer&, FrameSource& scene, const FrameInfo& frame, FrameTimers& timers) override {
+  void produce(gl::Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
+               FrameTimers& timers) override {
+    expose_images(renderer);
     signal_gl(cubes_pass());
     if (m_graph) {
       // One launch: the semaphore wait, the kernels and the signal, timed together as the kernel phase.
@@ -188,6 +191,35 @@ class GlExternalMode final : public gl::Mode {
     if (cuda_done() != nullptr)
       m_gl_semaphores.emplace_back(cuda_done()->get(),
                                    import_semaphore_fd(cuda_done()->export_fd(), timeline));
+  }
+
+  // Tells `renderer` how CUDA reaches each image, for the desk's read-back (gl::Renderer::set_cuda_source):
+  // the memory is CUDA's without any registration, read in stream order after the kernels. External: the
+  // imported image's array (behind its surface or texture object); exported: the linear image's pointer.
+  void expose_images(gl::Renderer& renderer) const {
+    renderer.set_cuda_frame_stream(m_cuda.stream, m_cuda.device);
+    const std::vector<gl::Resource>& resources = renderer.resources();
+    for (size_t i = 0; i < resources.size() && i < views().size(); ++i) {
+      if (resources[i].desc.kind != ResourceKind::Texture2D) continue;
+      const CudaResourceView& view = views()[i];
+      gl::CudaFrameSource source;
+      if (view.pointer != nullptr) {
+        source.pointer = view.pointer;
+        source.linear = true;
+        source.pitch = view.pitch;
+      } else {
+        cudaResourceDesc desc{};
+        if (view.surface != 0)
+          INTEROP_CUDA_CHECK(cudaGetSurfaceObjectResourceDesc(&desc, view.surface));
+        else if (view.texture != 0)
+          INTEROP_CUDA_CHECK(cudaGetTextureObjectResourceDesc(&desc, view.texture));
+        if (desc.resType != cudaResourceTypeArray) continue;
+        source.array = desc.res.array.array;
+      }
+      source.stream = m_cuda.stream;
+      source.device = m_cuda.device;
+      renderer.set_cuda_source(static_cast<int>(i), source);
+    }
   }
 
   // The frame's steps: the semaphores', in both forms.

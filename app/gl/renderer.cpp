@@ -348,7 +348,7 @@ std::optional<CudaFrameSource> Renderer::cuda_frame_source(const DrawPlan& plan,
   if (plan.draw == SceneDraw::ShowImage) {
     // The image is the frame: the mode's registration of it, if it has one.
     const size_t index = static_cast<size_t>(plan.image_resource);
-    if (plan.image_resource < 0 || index >= m_cuda_sources.size() || !m_cuda_sources[index].registered)
+    if (plan.image_resource < 0 || index >= m_cuda_sources.size() || !m_cuda_sources[index].has_frame())
       return std::nullopt;
     const ResourceDesc& desc = m_resources[index].desc;
     if (desc.width != extent.width || desc.height != extent.height) return std::nullopt;

@@ -7,13 +7,17 @@
 #include "app/image/image_io.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace lab {
 
 struct FrameRead {
-  Image image;  // top row first
+  // Top row first; never null. Shared, as the desk's server threads hold it while they encode and send it,
+  // and often a pooled frame (app/image/frame_pool.hpp) that goes back to its pool when the last holder
+  // drops it.
+  std::shared_ptr<const Image> image;
   long long frame = 0;
   // How it was read, for the desk's read-back span and --bench --serve: "CUDA" (copied by CUDA out of what
   // it already sees, app/gl/cuda_frame_read.hpp), "PBO" (GL's pixel-pack buffer); "" where an API has one

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -110,10 +111,11 @@ void Desk::hand_over_notice(AppState& state) {
 void Desk::end_frame(Image frame, AppState state, double read_back_ms, std::vector<uint64_t> stripe_hashes,
                      const std::string& way) {
   hand_over_notice(state);
-  offer(std::move(frame), std::move(state), read_back_ms, m_frame_start_ns, std::move(stripe_hashes), way);
+  offer(std::make_shared<const Image>(std::move(frame)), std::move(state), read_back_ms, m_frame_start_ns,
+        std::move(stripe_hashes), way);
 }
 
-void Desk::offer(Image frame, AppState state, double read_back_ms, int64_t frame_start_ns,
+void Desk::offer(std::shared_ptr<const Image> frame, AppState state, double read_back_ms, int64_t frame_start_ns,
                  std::vector<uint64_t> stripe_hashes, const std::string& way) {
   const int64_t now = host_clock_ns();
   if (m_read_backs.size() == kReadBacksKept) m_read_backs.erase(m_read_backs.begin());
@@ -141,7 +143,7 @@ void Desk::offer(Image frame, AppState state, double read_back_ms, int64_t frame
   m_server.offer_frame(std::move(frame), std::move(state), std::move(stripe_hashes));
 }
 
-void Desk::frame_read_collected(Image image, long long frame, double collect_ms,
+void Desk::frame_read_collected(std::shared_ptr<const Image> image, long long frame, double collect_ms,
                                 std::vector<uint64_t> stripe_hashes, const std::string& way) {
   if (!m_begun || m_begun->frame != frame)
     throw std::logic_error("serve::Desk::frame_read_collected: frame " + std::to_string(frame) +

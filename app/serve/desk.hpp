@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -86,7 +87,7 @@ class Desk {
     m_begun = std::move(state);
     m_begun_start_ns = m_frame_start_ns;
   }
-  void frame_read_collected(Image image, long long frame, double collect_ms,
+  void frame_read_collected(std::shared_ptr<const Image> image, long long frame, double collect_ms,
                             std::vector<uint64_t> stripe_hashes = {}, const std::string& way = "");
 
   double fps_cap() const { return m_fps_cap; }
@@ -103,7 +104,7 @@ class Desk {
   int64_t m_frame_start_ns = 0;
   int64_t m_begun_start_ns = 0;
   // Hands `frame` over with `state`, its timeline given its desk lane: the read-back that ended now.
-  void offer(Image frame, AppState state, double read_back_ms, int64_t frame_start_ns,
+  void offer(std::shared_ptr<const Image> frame, AppState state, double read_back_ms, int64_t frame_start_ns,
              std::vector<uint64_t> stripe_hashes, const std::string& way);
   // The last frames' read-backs on the host clock, by frame, for the loop's timelines of frames gone by.
   struct ReadBack {
@@ -135,7 +136,8 @@ class Desk {
   void set_fps_cap(double) {}
   void end_frame(Image, AppState, double, std::vector<uint64_t> = {}, const std::string& = "") {}
   void frame_read_begun(AppState) {}
-  void frame_read_collected(Image, long long, double, std::vector<uint64_t> = {}, const std::string& = "") {}
+  void frame_read_collected(std::shared_ptr<const Image>, long long, double, std::vector<uint64_t> = {},
+                            const std::string& = "") {}
 };
 #endif
 

@@ -26,7 +26,8 @@ struct DeskBenchCase {
   double render_fps = 0;                    // frames rendered and offered / the same run's time
   double read_back_ms = 0, encode_ms = 0, send_ms = 0;  // medians
   double jpeg_kib = 0;                                  // per delivered frame
-  // The same frames to a page over a 20 Mbit/s link at 30 frames/s asked, moving and still.
+  // The same frames to a page over a 20 Mbit/s link at 30 frames/s asked, moving and still, with the quality
+  // and scale the desk chose (app/serve/link_bench.hpp).
   std::shared_ptr<const LinkBenchCase> link;
   std::string read_back_way;  // how the frames were read back ("CUDA", "PBO"; "" where an API has one way)
 };
@@ -34,7 +35,7 @@ struct DeskBenchCase {
 // A frame read back (top row first) and the index of the frame it is.
 struct BenchFrame {
   long long index = 0;
-  Image image;
+  std::shared_ptr<const Image> image;   // FrameRead's: never null
   std::string way;                      // FrameRead's: how it was read back
   std::vector<uint64_t> stripe_hashes;  // FrameRead's: its GPU stripe hashes, passed on to the server
 };

@@ -8,6 +8,7 @@
 #include "app/serve/protocol.hpp"
 #include "app/serve/server.hpp"
 
+#include <memory>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
@@ -179,7 +180,7 @@ double seconds_of(Clock::duration duration) {
 
 LinkBenchCase bench_desk_link(Extent size, double link_bits_per_s, double fps, long long first_index,
                               const RenderAndRead& render) {
-  std::vector<Image> frames;
+  std::vector<std::shared_ptr<const Image>> frames;
   for (long long index = first_index; static_cast<int>(frames.size()) < kDistinctFrames; ++index) {
     if (index > first_index + kDistinctFrames + 2)
       throw std::logic_error("--bench --serve: the link rows got no frames back from the renderer");
@@ -204,7 +205,7 @@ LinkBenchCase bench_desk_link(Extent size, double link_bits_per_s, double fps, l
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1 / fps));
     long long index = first_index;
     // Offers frames (the next distinct one each time, or `still`'s) at `fps` for `how_long`.
-    const auto offer_for = [&](std::chrono::milliseconds how_long, const Image* still) {
+    const auto offer_for = [&](std::chrono::milliseconds how_long, const std::shared_ptr<const Image>* still) {
       const Clock::time_point start = Clock::now();
       for (Clock::time_point next = start; next < start + how_long; next += period) {
         std::this_thread::sleep_until(next);
@@ -221,7 +222,7 @@ LinkBenchCase bench_desk_link(Extent size, double link_bits_per_s, double fps, l
     const AckingClient::Window fast = page.between(moved - kMovingMeasured, moved);
     result.moving_fps = static_cast<double>(fast.frames) / seconds_of(kMovingMeasured);
     result.moving_kbit_per_s = static_cast<double>(fast.bytes) * 8 / 1000 / seconds_of(kMovingMeasured);
-    const Image last = frames[static_cast<size_t>((index - 1) % kDistinctFrames)];
+    const std::shared_ptr<const Image> last = frames[static_cast<size_t>((index - 1) % kDistinctFrames)];
     const Clock::time_point still = offer_for(kStill, &last);
     const Clock::time_point stilled = still + kStill;
     const AckingClient::Window quiet = page.between(stilled - kStillMeasured, stilled);

@@ -1039,8 +1039,9 @@ std::vector<std::string> Server::urls() const {
                    interface_addresses());
 }
 
-void Server::offer_frame(Image frame, AppState state, std::vector<uint64_t> stripe_hashes) {
-  auto image = std::make_shared<const Image>(std::move(frame));
+void Server::offer_frame(std::shared_ptr<const Image> image, AppState state,
+                         std::vector<uint64_t> stripe_hashes) {
+  if (!image) throw std::logic_error("serve::Server::offer_frame: no frame");
   const unsigned long long offer = ++m_impl->frames_offered;
   {
     const std::lock_guard<std::mutex> lock(m_impl->mutex);

@@ -128,7 +128,13 @@ class Server {
   // The app thread's newest frame (top row first) and its state: returns at once.
   // `stripe_hashes`: kernels/stripe_hash.hpp's hashes of the frame where the read-back computed them on the
   // GPU (empty: none; the changed-stripe sending hashes on the CPU then).
-  void offer_frame(Image frame, AppState state, std::vector<uint64_t> stripe_hashes = {});
+  // The frame is shared, not copied: the server's threads hold it while they encode and send it, and the
+  // newest for the screenshot (a pooled frame, app/image/frame_pool.hpp, goes back when they let it go).
+  void offer_frame(std::shared_ptr<const Image> frame, AppState state,
+                   std::vector<uint64_t> stripe_hashes = {});
+  void offer_frame(Image frame, AppState state, std::vector<uint64_t> stripe_hashes = {}) {
+    offer_frame(std::make_shared<const Image>(std::move(frame)), std::move(state), std::move(stripe_hashes));
+  }
   // Records the app's read-back of the frame it offers (its timing shows in the state messages).
   void add_read_back_ms(double ms);
   void set_fps_cap(double fps);

@@ -1586,16 +1586,20 @@ namespace {
 
 // A read-back frame of `extent` at `mapped` as an Image. Memory rows are GL's, bottom first; an Image is
 // top first: flipped in the one copy out.
+void copy_frame(const void* mapped, Image& image) {
+  const size_t row = static_cast<size_t>(image.width) * 4;
+  const auto* source = static_cast<const uint8_t*>(mapped);
+  for (int y = 0; y < image.height; ++y)
+    std::memcpy(image.rgba.data() + row * static_cast<size_t>(y),
+                source + row * static_cast<size_t>(image.height - 1 - y), row);
+}
+
 Image frame_image(const void* mapped, Extent extent) {
   Image image;
   image.width = extent.width;
   image.height = extent.height;
   image.rgba.resize(static_cast<size_t>(extent.width) * extent.height * 4);
-  const size_t row = static_cast<size_t>(extent.width) * 4;
-  const auto* source = static_cast<const uint8_t*>(mapped);
-  for (int y = 0; y < extent.height; ++y)
-    std::memcpy(image.rgba.data() + row * static_cast<size_t>(y),
-                source + row * static_cast<size_t>(extent.height - 1 - y), row);
+  copy_frame(mapped, image);
   return image;
 }
 
@@ -1630,7 +1634,9 @@ std::optional<FrameRead> Renderer::end_read_frame() {
   state.wait_for(serial);
   FrameRead read;
   read.frame = state.frame_read_frame;
-  read.image = frame_image(state.frame_read.mapped, state.frame_read_extent);
+  std::shared_ptr<Image> image = m_frame_pool.take(state.frame_read_extent);  // pages already there
+  copy_frame(state.frame_read.mapped, *image);
+  read.image = std::move(image);
   return read;
 }
 

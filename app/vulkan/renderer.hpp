@@ -19,6 +19,7 @@
 // assets/shaders/vulkan/*.{vert,frag} at build time (glslc).
 #pragma once
 
+#include "app/image/frame_pool.hpp"
 #include "app/image/frame_read.hpp"
 #include "app/image/image_io.hpp"
 #include "app/scene/scene_compute.hpp"
@@ -158,6 +159,7 @@ class Renderer {
   struct State;
   Context& m_context;
   std::unique_ptr<State> m_state;
+  FramePool m_frame_pool;  // end_read_frame's frames, used again once the desk lets them go
 };
 
 }  // namespace lab::vulkan

@@ -23,9 +23,9 @@ TEST_P(EveryScene, ACollectedFrameIsReadFramesFrameAndNotTheNext) {
   const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
   ASSERT_TRUE(read.has_value());
   EXPECT_EQ(read->frame, 3);
-  ASSERT_EQ(read->image.width, frame_3.width);
-  ASSERT_EQ(read->image.height, frame_3.height);
-  EXPECT_EQ(read->image.rgba, frame_3.rgba) << "the collected frame differs from read_frame's";
+  ASSERT_EQ(read->image->width, frame_3.width);
+  ASSERT_EQ(read->image->height, frame_3.height);
+  EXPECT_EQ(read->image->rgba, frame_3.rgba) << "the collected frame differs from read_frame's";
   // Frames 3 and 4 differ (the scenes animate), so the equality above is frame 3's, not the framebuffer's.
   EXPECT_NE(frame_3.rgba, frame_4.rgba);
   EXPECT_FALSE(app.renderer().end_read_frame().has_value()) << "a frame collected twice";
@@ -82,10 +82,10 @@ TEST(FrameRead, FollowsAResizeAndRefusesASecondReadInFlight) {
   app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 2);
   const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
   ASSERT_TRUE(read.has_value());
-  EXPECT_EQ(read->image.width, 200);
-  EXPECT_EQ(read->image.height, 90);
-  EXPECT_EQ(read->image.rgba, resized.rgba);
-  EXPECT_EQ(lab::compare_images(read->image, labtest::expected_pattern_frame(200, 90, 2), 0).pixels_over, 0u);
+  EXPECT_EQ(read->image->width, 200);
+  EXPECT_EQ(read->image->height, 90);
+  EXPECT_EQ(read->image->rgba, resized.rgba);
+  EXPECT_EQ(lab::compare_images(*read->image, labtest::expected_pattern_frame(200, 90, 2), 0).pixels_over, 0u);
 }
 
 }  // namespace

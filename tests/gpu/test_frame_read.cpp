@@ -2,10 +2,10 @@
 // end_read_frame) in every CUDA mode: the frame collected after the next frame was made (its kernels
 // writing the same resources) is exactly read_frame's of the frame it says it is, so no mode lets CUDA
 // overwrite a frame that is still being copied. A ShowImage scene's frame in a mode that holds it registered
-// (interop, pbo, split, buffer) is copied by CUDA (app/gl/cuda_frame_read.hpp) with its stripe hashes,
-// which equal the CPU reference's of the same picture, and so is a frame GL draws in those modes and in
-// reregister; any other frame goes through GL's pixel-pack buffer.
-// Needs a CUDA device that drives the GL context; elsewhere it skips with the reason (and fails where
+// (interop, pbo, split, buffer) or in CUDA's memory (external, exported) is copied by CUDA
+// (app/gl/cuda_frame_read.hpp) with its stripe hashes, which equal the CPU reference's of the same picture,
+// and so is a frame GL draws in those modes and in reregister; any other frame goes through GL's pixel-pack
+// buffer. Needs a CUDA device that drives the GL context; elsewhere it skips with the reason (and fails where
 // INTEROP_LAB_REQUIRE_GPUS says a GPU must be there).
 #include "kernels/stripe_hash.hpp"
 #include "tests/support/app_fixture.hpp"
@@ -14,6 +14,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -21,12 +22,13 @@ namespace {
 using lab::ModeId;
 using lab::SceneId;
 
-// The modes whose registrations the desk reads a ShowImage frame through; a frame GL draws (the wave
-// scene's) is read through the read-back's own registration wherever one of them or reregister runs.
+// The modes whose registrations (or, external and exported, whose CUDA memory) the desk reads a ShowImage
+// frame through; a frame GL draws (the wave scene's) is read through the read-back's own registration
+// wherever one of them or reregister runs.
 bool read_by_cuda(ModeId mode, SceneId scene) {
-  const bool registered =
-      mode == ModeId::Interop || mode == ModeId::Pbo || mode == ModeId::Split || mode == ModeId::Buffer;
-  return registered || (scene == SceneId::Wave && mode == ModeId::Reregister);
+  const bool cuda_sees = mode == ModeId::Interop || mode == ModeId::Pbo || mode == ModeId::Split ||
+                         mode == ModeId::Buffer || mode == ModeId::External || mode == ModeId::Exported;
+  return cuda_sees || (scene == SceneId::Wave && mode == ModeId::Reregister);
 }
 
 std::vector<uint64_t> cpu_hashes(const lab::Image& image) {
@@ -58,7 +60,7 @@ TEST_P(EveryCudaMode, ACollectedFrameIsReadFramesFrame) {
     ASSERT_TRUE(read.has_value());
     EXPECT_EQ(read->frame, 10);
     EXPECT_EQ(read->way, by_cuda ? "CUDA" : "PBO");
-    EXPECT_EQ(read->image.rgba, frame_10.rgba) << "the collected frame differs from read_frame's";
+    EXPECT_EQ(read->image->rgba, frame_10.rgba) << "the collected frame differs from read_frame's";
     if (by_cuda)
       EXPECT_EQ(read->stripe_hashes, cpu_hashes(frame_10)) << "the GPU's stripe hashes differ from the CPU's";
     else
@@ -85,6 +87,9 @@ TEST(CudaFrameRead, FollowsFramesAResizeAndAModeSwitch) {
   if (!app.interop_support().usable)
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   ASSERT_EQ(app.mode_id(), ModeId::Interop);
+  // Frames the desk still holds (encoding, sending) keep their pixels while the read-back goes on: its
+  // pool hands out only frames nobody holds.
+  std::vector<std::pair<std::shared_ptr<const lab::Image>, lab::Image>> held;
   for (const lab::Extent size : {lab::Extent{1920, 1080}, lab::Extent{1280, 720}}) {
     app.resize(size);
     std::vector<uint64_t> hashes_before;
@@ -94,20 +99,23 @@ TEST(CudaFrameRead, FollowsFramesAResizeAndAModeSwitch) {
       const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
       ASSERT_TRUE(read.has_value());
       EXPECT_EQ(read->way, "CUDA");
-      EXPECT_EQ(read->image.width, size.width);
-      EXPECT_EQ(read->image.rgba, screenshot.rgba) << "frame " << index;
+      EXPECT_EQ(read->image->width, size.width);
+      EXPECT_EQ(read->image->rgba, screenshot.rgba) << "frame " << index;
       EXPECT_EQ(read->stripe_hashes, cpu_hashes(screenshot)) << "frame " << index;
       EXPECT_NE(read->stripe_hashes, hashes_before) << "the pattern animates: frame " << index;
       hashes_before = read->stripe_hashes;
+      if (index % 2 == 0) held.emplace_back(read->image, screenshot);
     }
   }
+  for (const auto& [image, screenshot] : held)
+    EXPECT_EQ(image->rgba, screenshot.rgba) << "a held frame changed";
   ASSERT_TRUE(app.request_mode(ModeId::Cpu).available);
   const lab::Image cpu_frame = labtest::render(app, 30);
   app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 30);
   const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
   ASSERT_TRUE(read.has_value());
   EXPECT_EQ(read->way, "PBO") << "the interop mode's registration outlived its detach";
-  EXPECT_EQ(read->image.rgba, cpu_frame.rgba);
+  EXPECT_EQ(read->image->rgba, cpu_frame.rgba);
 }
 
 }  // namespace

@@ -308,7 +308,8 @@ TEST(DeskReadBackTest, TheDeskLaneNamesHowTheFrameWasRead) {
     lab::Image image;
     image.width = image.height = 16;
     image.rgba.assign(16 * 16 * 4, 7);
-    app.desk.frame_read_collected(std::move(image), frame, 0.2, {0x1234u}, way);
+    app.desk.frame_read_collected(std::make_shared<const lab::Image>(std::move(image)), frame, 0.2, {0x1234u},
+                                  way);
   };
   collect(0, "CUDA", std::nullopt);
   EXPECT_EQ(read_back_spans(page.next_state()), std::vector<std::string>{"read-back (CUDA)"});

@@ -35,9 +35,9 @@ TEST_P(VulkanFrameRead, ACollectedFrameIsReadFramesFrameAndNotTheNext) {
   const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
   ASSERT_TRUE(read.has_value());
   EXPECT_EQ(read->frame, 3);
-  ASSERT_EQ(read->image.width, frame_3.width);
-  ASSERT_EQ(read->image.height, frame_3.height);
-  EXPECT_EQ(read->image.rgba, frame_3.rgba) << "the collected frame differs from read_frame's";
+  ASSERT_EQ(read->image->width, frame_3.width);
+  ASSERT_EQ(read->image->height, frame_3.height);
+  EXPECT_EQ(read->image->rgba, frame_3.rgba) << "the collected frame differs from read_frame's";
   EXPECT_NE(frame_3.rgba, frame_4.rgba);  // so the equality above is frame 3's, not the last frame's
   EXPECT_FALSE(app.renderer().end_read_frame().has_value()) << "a frame collected twice";
 }
