@@ -238,14 +238,20 @@ struct HasDeviceSwitch : std::false_type {};
 template <class Loop>
 struct HasDeviceSwitch<Loop, std::void_t<decltype(std::declval<Loop&>().request_device(0))>>
     : std::true_type {};
+// Whether a loop switches between publishers live (request_source: app/loop/app.hpp's).
+template <class Loop, class = void>
+struct HasSourceSwitch : std::false_type {};
+template <class Loop>
+struct HasSourceSwitch<Loop, std::void_t<decltype(std::declval<Loop&>().request_source(std::string()))>>
+    : std::true_type {};
 
 }  // namespace detail
 
 // Applies the page's commands through the loop's own calls (request_scene, request_mode, resize,
-// request_map_access / request_register_access, request_device, the scene's set_filter). Returns why the
-// last refused one was refused ("" when none was), for the loop's notice: a mode that cannot run here,
-// flags that do not suit the scene, a device that is not there, a filter outside the postprocess scene,
-// and a switch the loop does not have.
+// request_map_access / request_register_access, request_device, request_source, the scene's set_filter).
+// Returns why the last refused one was refused ("" when none was), for the loop's notice: a mode that cannot
+// run here, flags that do not suit the scene, a device that is not there, a filter outside the postprocess
+// scene, a name nothing publishes, and a switch the loop does not have.
 template <class Loop>
 std::string apply_commands(Loop& loop, const std::vector<Command>& commands) {
   std::string refused;
@@ -290,6 +296,14 @@ std::string apply_commands(Loop& loop, const std::vector<Command>& commands) {
           refused = std::string("filter ") + kernels::to_string(command.filter) + " refused: the " +
                     loop.scene().name() + (loop.scene().scene() ? " scene" : " source") +
                     " has no filter; the postprocess scene has";
+        break;
+      case Command::Kind::Source:
+        if constexpr (detail::HasSourceSwitch<Loop>::value) {
+          if (std::string refusal = loop.request_source(command.source); !refusal.empty())
+            refused = std::move(refusal);
+        } else {
+          refused = "source " + command.source + " refused: this app shows no published frames";
+        }
         break;
     }
   }

@@ -5,6 +5,10 @@
 #include "app/core/text.hpp"
 #include "app/image/image_io.hpp"
 
+#ifndef _WIN32
+#include "interop/publish.hpp"
+#endif
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -121,9 +125,21 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
     command.filter = entry->value;
     return "";
   }
+  if (key == "source") {
+#ifdef _WIN32
+    return "source: " + value.dump() + ": published frames need Linux (Unix sockets and POSIX FDs)";
+#else
+    const std::string name = value.is_string() ? value.get<std::string>() : "";
+    if (const std::string problem = interop::validate_publication_name(name); !problem.empty())
+      return "source: " + value.dump() + " is not a publication's name: " + problem;
+    command.kind = Command::Kind::Source;
+    command.source = name;
+    return "";
+#endif
+  }
   return "'" + key +
-         "' is not a command; the page sends scene, mode, size, fps, map_flags, register_flags, device or "
-         "filter";
+         "' is not a command; the page sends scene, mode, size, fps, map_flags, register_flags, device, "
+         "filter or source";
 }
 
 nlohmann::json phase_json(const PhaseLine& line) {
@@ -237,6 +253,7 @@ std::string state_json(const AppState& app, const DeskStats& desk, bool with_not
                           {"source", app.source},
                           {"source_name", app.source_name},
                           {"source_status", app.source_status},
+                          {"publishers", app.publishers},
                           {"controls", app.controls},
                           {"path", app.path},
                           {"path_reason", app.path_reason},

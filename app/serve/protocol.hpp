@@ -2,12 +2,13 @@
 // with no network in it (the unit tests drive it directly):
 //   page -> app   text: one JSON object of commands, e.g. {"scene":"wave"}, {"mode":"interop"},
 //                 {"size":[1280,720]}, {"fps":30}, {"map_flags":"read-only"}, {"register_flags":"best"},
-//                 {"device":1}, {"filter":"blur"}; several keys are several commands, applied in their names'
-//                 alphabetical order
+//                 {"device":1}, {"filter":"blur"}, {"source":"sim"} (another publisher's frames); several
+//                 keys are several commands, applied in their names' alphabetical order
 //   app -> page   text: the state (state_json: scene, modes with why each is unavailable, size, the map and
 //                 register flags, the CUDA devices, the filter, the doctor's report, the per-phase timings,
-//                 the desk's own phases, the frame's timeline; the source of the frames and the controls
-//                 that apply to it; this viewer's link), then binary: one frame (frame_message)
+//                 the desk's own phases, the frame's timeline; the source of the frames, the publishers it
+//                 may switch to and the controls that apply to it; this viewer's link), then binary: one
+//                 frame (frame_message)
 //   page -> app   text, answered by the viewer's own connection, not the app (parse_viewer_message):
 //                 {"ack": index} the page drew the frame message of that index; {"refresh": true} the page
 //                 holds no picture and asks for a whole frame
@@ -36,7 +37,7 @@ namespace lab::serve {
 
 // One command from the page, applied at the start of the app's next frame.
 struct Command {
-  enum class Kind { Scene, Mode, Size, Fps, MapFlags, RegisterFlags, Device, Filter };
+  enum class Kind { Scene, Mode, Size, Fps, MapFlags, RegisterFlags, Device, Filter, Source };
   Kind kind = Kind::Scene;
   SceneId scene = SceneId::Wave;
   ModeId mode = cpu_mode();
@@ -51,6 +52,7 @@ struct Command {
 constexpr double kMaxFpsCap = 240.0;
 // The most pixels a page may ask a frame to have ({"size":[w,h]}): 8K UHD, 7680x4320 (4 x 3840x2160), 127 MiB
 // per RGBA8 copy of the frame. The app holds several copies at once (its render target, the read-back, the
+  std::string source;  // a publication's name; whether anything publishes it is the app's to say
 // copy offered to the desk, the encoder's), so a 16384x16384 frame (1 GiB a copy) stalled it for a minute
 // and took gigabytes; either edge may still be up to kMaxImageEdge within this budget.
 constexpr long long kMaxPagePixels = 7680LL * 4320;
@@ -123,8 +125,9 @@ struct AppState {
   std::vector<ModeComparison> compared;
   std::string untimed;  // why some phases are not timed ("" when all are)
   // What makes the frames: "app" (interop-lab's scenes), "published" (another process's frames, --attach:
-  // source_name and source_status say which and how it is doing) or "viewer" (interop_lab.Viewer serving a
-  // Python caller's arrays: no scenes or modes to switch), and the page's controls that apply to it, by name.
+  // source_name is the publication's name, source_status how it is doing: the publisher's frame index, the
+  // frames skipped, a publisher gone) or "viewer" (interop_lab.Viewer serving a Python caller's arrays: no
+  // scenes or modes to switch), and the page's controls that apply to it, by name.
   std::string source = "app";
   std::string source_name;
   std::string source_status;
@@ -134,6 +137,8 @@ struct AppState {
   std::string path;
   std::string path_reason;
   // The frame on one axis (app/timing/timeline.hpp); the desk adds its own lane (Desk::end_frame).
+  // While the source is "published": the names published now, which {"source": NAME} may switch to.
+  std::vector<std::string> publishers;
   FrameTimeline timeline;
 };
 

@@ -9,6 +9,7 @@
 #include <boost/beast/websocket.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -125,6 +126,30 @@ TEST(DeskCommandsTest, DeviceCommandsGoThroughRequestDevice) {
   EXPECT_EQ(loop.device_asked, 0);
   const std::string refused = lab::serve::apply_commands(loop, commands_of(R"({"device":3})"));
   EXPECT_EQ(refused, "CUDA device 3: there is no such device");
+}
+
+// app/loop/app.hpp's loop switches publishers (request_source), refusing a name nothing publishes.
+struct LoopWithSources : LoopWithoutSwitches {
+  std::vector<std::string> published = {"sim", "other"};
+  std::string source_asked;
+  std::string request_source(const std::string& name) {
+    if (std::find(published.begin(), published.end(), name) == published.end())
+      return "source " + name + ": nothing is published by that name";
+    source_asked = name;
+    return "";
+  }
+};
+
+TEST(DeskCommandsTest, SourceCommandsGoThroughRequestSourceAndALoopWithoutOneRefusesThem) {
+  LoopWithSources loop;
+  EXPECT_EQ(lab::serve::apply_commands(loop, commands_of(R"({"source":"other"})")), "");
+  EXPECT_EQ(loop.source_asked, "other");
+  EXPECT_EQ(lab::serve::apply_commands(loop, commands_of(R"({"source":"nobody"})")),
+            "source nobody: nothing is published by that name");
+  EXPECT_EQ(loop.source_asked, "other");
+  LoopWithoutSwitches without;
+  const std::string refused = lab::serve::apply_commands(without, commands_of(R"({"source":"sim"})"));
+  EXPECT_EQ(refused, "source sim refused: this app shows no published frames");
 }
 
 TEST(DeskCommandsTest, TheFilterChangesOnlyInTheScenesThatHaveOne) {

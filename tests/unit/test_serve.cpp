@@ -198,6 +198,23 @@ TEST(ServeProtocolTest, RefusesBadCommandsWithTheReasonAndQueuesNothing) {
   EXPECT_EQ(commands.size(), 2u);
 }
 
+TEST(ServeProtocolTest, ASourceCommandNamesAPublicationAndABadNameIsRefused) {
+  std::vector<Command> commands;
+  ASSERT_EQ(lab::serve::parse_commands(R"({"source":"sim-2.b"})", commands), "");
+  ASSERT_EQ(commands.size(), 1u);
+  EXPECT_EQ(commands[0].kind, Command::Kind::Source);
+  EXPECT_EQ(commands[0].source, "sim-2.b");
+  for (const char* bad : {R"({"source":"a/b"})", R"({"source":""})", R"({"source":7})"}) {
+    std::vector<Command> refused;
+    const std::string problem = lab::serve::parse_commands(bad, refused);
+    EXPECT_NE(problem.find("is not a publication's name"), std::string::npos) << bad << ": " << problem;
+    EXPECT_TRUE(refused.empty()) << bad;
+  }
+  std::vector<Command> unknown;
+  EXPECT_NE(lab::serve::parse_commands(R"({"sauce":"sim"})", unknown).find("filter or source"),
+            std::string::npos);
+}
+
 TEST(ServeProtocolTest, AReplyToSeveralRefusalsCarriesEveryReason) {
   const nlohmann::json one = nlohmann::json::parse(lab::serve::error_json("first"));
   EXPECT_EQ(one["type"], "error");
@@ -249,6 +266,20 @@ TEST(ServeProtocolTest, StateSaysWhatTheAppShows) {
   EXPECT_EQ(viewer_state["controls"], nlohmann::json::array({"screenshot"}));
   EXPECT_EQ(viewer_state["path"], "staging");
   EXPECT_EQ(viewer_state["path_reason"], viewer.path_reason);
+  EXPECT_EQ(state["publishers"], nlohmann::json::array());
+  // Another process's frames (--attach): the publication's name, how it is doing, who else publishes.
+  lab::serve::AppState attached;
+  attached.scene = std::nullopt;
+  attached.source = "published";
+  attached.source_name = "sim";
+  attached.source_status = "640x360 uint8x4, host slots, frame 12 of pid 42, 3 skipped";
+  attached.publishers = {"other", "sim"};
+  const nlohmann::json attached_state = nlohmann::json::parse(lab::serve::state_json(attached, desk));
+  EXPECT_TRUE(attached_state["scene"].is_null());
+  EXPECT_EQ(attached_state["source"], "published");
+  EXPECT_EQ(attached_state["source_name"], "sim");
+  EXPECT_EQ(attached_state["source_status"], attached.source_status);
+  EXPECT_EQ(attached_state["publishers"], nlohmann::json::array({"other", "sim"}));
   EXPECT_EQ(state["flags"]["settable"], false);
   EXPECT_EQ(state["flags"]["map_flags"], "best");
   EXPECT_EQ(state["flags"]["choices"].size(), std::size(interop::kAccessNames) + 1);
