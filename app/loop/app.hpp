@@ -265,7 +265,10 @@ class App {
   // mode, and the external mode's semaphores. A mode that cannot run here is refused with its reason (also
   // the notice) and nothing changes; one whose attach fails (a driver without semaphore export) leaves the
   // previous mode running and says why (notice()).
-  void request_scene(SceneId scene) { m_pending_scene = scene; }
+  void request_scene(SceneId scene) {
+    m_pending_scene = scene;
+    m_pending_source.reset();  // the later request wins
+  }
   ModeAvailability request_mode(ModeId mode);
   void request_semaphores(interop::SemaphoreKind kind) { m_pending_semaphores = kind; }
   // Whether the CUDA modes with a graph form launch each frame's CUDA work as one CUDA graph (--graph); the
@@ -279,6 +282,15 @@ class App {
   // when it runs, re-attaches). request_compute_device returns "" or why the device cannot be used.
   std::string request_compute_device(int device);
   void request_split_copy(SplitCopy copy) { m_pending_split_copy = copy; }
+  // The frames the publisher `name` publishes in place of those shown, from the start of the next frame
+  // (--attach NAME's source): attached now, so that a refusal comes back at once. Returns "" or why not
+  // (nothing published by that name, frames that cannot be shown; also the notice). Where the frame had the
+  // last publisher's size, it takes the new one's.
+  std::string request_source(const std::string& name);
+  // While a published source makes the frames: its publication's name, and the names published now (listed
+  // at most once a second); "" and none while a scene does.
+  std::string published_name() const;
+  const std::vector<std::string>& publishers();
   int compute_device() const { return m_cuda.compute_device; }
   SplitCopy split_copy() const { return m_cuda.split_copy; }
   // Map / register flags of every resource the running mode registers (unset: each resource's best),
@@ -420,6 +432,11 @@ class App {
   DrawPlan m_plan;
   std::unique_ptr<Mode> m_mode;
   std::optional<SceneId> m_pending_scene;
+  std::unique_ptr<FrameSource> m_pending_source;  // request_source's, attached, swapped in by apply_switches
+  std::string m_pending_published_name;
+  std::string m_published_name;                             // the running published source's (--attach NAME)
+  std::vector<std::string> m_publishers;                    // published_names(), as listed last
+  std::chrono::steady_clock::time_point m_publishers_next;  // when to list them again
   std::optional<ModeId> m_pending_mode;
   std::optional<interop::SemaphoreKind> m_pending_semaphores;
   std::optional<bool> m_pending_graph;
@@ -487,6 +504,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   // Another process's frames (--attach): attached before the window, whose size they give without --size.
   if (options.attach) {
     m_scene = create_published_source(*options.attach);
+    m_published_name = *options.attach;
     if (const std::optional<Extent> natural = m_scene->natural_extent(); natural && !options.size_given) {
       m_extent = *natural;
       m_options.width = natural->width;  // what a headless device sizes its frame by
@@ -661,6 +679,41 @@ void App<Backend>::switch_device(int device) {
 }
 
 template <class Backend>
+std::string App<Backend>::request_source(const std::string& name) {
+  if (name == published_name()) {
+    m_pending_source.reset();  // the one running stays
+    return "";
+  }
+  try {
+    m_pending_source = create_published_source(name);
+  } catch (const std::exception& error) {
+    m_notice = std::string("source ") + name + ": " + error.what();
+    return m_notice;
+  }
+  m_pending_published_name = name;
+  m_pending_scene.reset();  // the later request wins
+  return "";
+}
+
+template <class Backend>
+std::string App<Backend>::published_name() const {
+  return m_scene->kind() == SourceKind::Published ? m_published_name : "";
+}
+
+template <class Backend>
+const std::vector<std::string>& App<Backend>::publishers() {
+  const auto now = std::chrono::steady_clock::now();
+  if (m_scene->kind() != SourceKind::Published) {
+    m_publishers.clear();
+    m_publishers_next = now;  // listed afresh when a published source runs again
+  } else if (now >= m_publishers_next) {
+    m_publishers = published_names();
+    m_publishers_next = now + std::chrono::seconds(1);
+  }
+  return m_publishers;
+}
+
+template <class Backend>
 std::string App<Backend>::request_compute_device(int device) {
   if (const std::string refusal = device_refusal(device, m_cuda_devices); !refusal.empty()) {
     m_notice = "compute device " + std::to_string(device) + ": " + refusal;
@@ -830,7 +883,7 @@ void App<Backend>::handle_window_hotkey(Hotkey hotkey) {
 template <class Backend>
 void App<Backend>::apply_switches() {
   if (!m_pending_device && !m_pending_compute_device && !m_pending_split_copy && !m_pending_semaphores &&
-      !m_pending_graph && !m_pending_scene && !m_pending_mode)
+      !m_pending_graph && !m_pending_scene && !m_pending_mode && !m_pending_source)
     return;
   const auto scope = profile([] { return std::string("switch"); });
   if (m_pending_device) switch_device(*m_pending_device);  // set only where the backend can switch
@@ -849,13 +902,15 @@ void App<Backend>::apply_switches() {
   const std::optional<SceneId> running_scene = m_scene->scene();
   const SceneId scene_wanted = m_pending_scene.value_or(running_scene.value_or(SceneId::Wave));
   const bool scene = m_pending_scene && m_pending_scene != running_scene;
+  std::unique_ptr<FrameSource> source = std::move(m_pending_source);
+  const bool swapped = source != nullptr;  // another publisher's frames
   ModeId mode = m_pending_mode.value_or(m_mode->id());
   const bool semaphores = m_pending_semaphores && *m_pending_semaphores != m_cuda.semaphores;
   if (m_pending_semaphores) m_cuda.semaphores = *m_pending_semaphores;
   m_pending_scene.reset();
   m_pending_mode.reset();
   m_pending_semaphores.reset();
-  if (!scene && mode == m_mode->id() && !(semaphores && uses_semaphores(mode))) return;
+  if (!scene && !swapped && mode == m_mode->id() && !(semaphores && uses_semaphores(mode))) return;
   const ModeId previous = m_mode->id();
   m_mode->detach();  // its copies, registrations or imports go before the resources they belong to
   m_mode.reset();
@@ -866,30 +921,42 @@ void App<Backend>::apply_switches() {
     m_plan = m_scene->draw_plan();
     m_timers->clear();  // another scene's timings compare with nothing here
   }
+  // Another publisher: the frame follows its size where it had the last one's (no --size, no resize since).
+  std::optional<Extent> follow;
+  if (source) {
+    const auto source_scope = profile([&source] { return "source " + source->name(); });
+    const std::optional<Extent> before = m_scene->natural_extent(), after = source->natural_extent();
+    if (!m_options.size_given && before == m_extent && after && after != m_extent) follow = after;
+    m_scene = std::move(source);
+    m_published_name = std::move(m_pending_published_name);
+    m_plan = m_scene->draw_plan();
+  }
+  // What the new frames are, for the messages: "the pattern scene", "published 'sim'".
+  const std::string what = scene ? std::string("the ") + to_string(scene_wanted) + " scene" : m_scene->name();
   std::string scene_refused;
   if constexpr (detail::SceneAvailability<Backend>::value)
-    if (const ModeAvailability runs = scene ? availability(mode) : ModeAvailability{true, ""};
+    if (const ModeAvailability runs = scene || swapped ? availability(mode) : ModeAvailability{true, ""};
         !runs.available) {
       // The mode cannot run this scene (one that carries some resources only): the next tier, saying why.
       const ModeId next = fallback_for(mode);
-      scene_refused = std::string(to_string(mode)) + " cannot run the " + to_string(scene_wanted) +
-                      " scene (" + runs.reason + "); now in " + to_string(next) + " mode";
+      scene_refused = std::string(to_string(mode)) + " cannot run " + what + " (" + runs.reason +
+                      "); now in " + to_string(next) + " mode";
       detail::log(scene_refused);
       mode = next;
     }
   std::string flags_reset;
-  if (scene && (!check_access(m_scene->resources(m_extent), m_access.map_access).empty() ||
-                !check_access(m_scene->resources(m_extent), m_access.register_access).empty())) {
+  if ((scene || swapped) && (!check_access(m_scene->resources(m_extent), m_access.map_access).empty() ||
+                             !check_access(m_scene->resources(m_extent), m_access.register_access).empty())) {
     // Flags chosen for the last scene may not suit this one (read-only on what it writes): start afresh.
     m_access = AccessSettings{};
-    flags_reset =
-        std::string("flags reset to each resource's best for the ") + to_string(scene_wanted) + " scene";
+    flags_reset = "flags reset to each resource's best for " + what;
   }
   const auto attach = [this](ModeId id) { attach_mode(id); };
   m_notice = attach_or_keep(mode, previous, attach, [this] {
     if (m_mode) m_mode->detach();
   });
   if (m_notice.empty()) m_notice = !scene_refused.empty() ? scene_refused : flags_reset;
+  if (follow) resize(*follow);
 }
 
 template <class Backend>
@@ -1010,6 +1077,8 @@ void App<Backend>::draw_panel() {
   if (!model.scene) {
     model.source = m_scene->name();
     model.source_status = m_scene->status();
+    model.published = published_name();
+    model.publishers = publishers();
   }
   model.mode = m_mode->id();
   model.mode_ids = modes_of(Backend::kApi);
@@ -1049,6 +1118,7 @@ void App<Backend>::draw_panel() {
   if (actions.register_access) request_register_access(*actions.register_access);
   if (actions.vsync) m_presenter->set_vsync(*actions.vsync);
   if (actions.screenshot) request_screenshot();
+  if (actions.source) request_source(*actions.source);
 }
 
 template <class Backend>
@@ -1091,8 +1161,9 @@ void App<Backend>::offer_to_desk(long long index) {
   state.scene = m_scene->scene();
   if (!state.scene) {
     state.source = "published";
-    state.source_name = m_scene->name();
+    state.source_name = published_name();
     state.source_status = m_scene->status();
+    state.publishers = publishers();
   }
   state.filter = serve::filter_name(*m_scene);
   if constexpr (detail::AccessFlags<Backend>::value)

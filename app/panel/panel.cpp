@@ -79,6 +79,18 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 420.0f);
     ImGui::TextUnformatted(model.source_status.c_str());
     ImGui::PopTextWrapPos();
+    if (!model.publishers.empty()) {
+      ImGui::PushItemWidth(260);
+      if (ImGui::BeginCombo("publisher", model.published.c_str())) {
+        for (const std::string& name : model.publishers)
+          if (ImGui::Selectable(name.c_str(), name == model.published) && name != model.published)
+            actions.source = name;
+        ImGui::EndCombo();
+      }
+      ImGui::PopItemWidth();
+      if (ImGui::IsItemHovered())
+        wrapped_tooltip("the names published now: pick one to show its frames instead");
+    }
   }
   if (model.scene_ui) model.scene_ui();
 

@@ -1,5 +1,6 @@
 // app/panel/panel.hpp — the panel of every graphics API's window, as Dear ImGui draws it: the API and its
-// device, scene, mode (greyed where it cannot run here, its reason as a tooltip), the CUDA device and the
+// device, scene (or another process's frames: their source, status and a combo of the publishers to switch
+// to), mode (greyed where it cannot run here, its reason as a tooltip), the CUDA device and the
 // split mode's choices, the external modes' semaphores, the map and register flags, per-phase timings with a
 // mode comparison, vsync, the screenshot button, the keys, the doctor's report and the system it runs on. The
 // frame loop (app/loop/app.hpp) fills a PanelModel from its state and applies the PanelActions the user
@@ -29,6 +30,10 @@ struct PanelModel {
   // scene.
   std::string source;
   std::string source_status;
+  // While a published source runs: its publication's name and the names published now, for the combo that
+  // switches to another publisher (PanelActions::source).
+  std::string published;
+  std::vector<std::string> publishers;
   ModeId mode = ModeId::Cpu;
   std::vector<ModeId> mode_ids;         // the API's modes, in modes_of's order
   std::vector<ModeAvailability> modes;  // indexed like mode_ids
@@ -69,7 +74,8 @@ struct PanelActions {
   std::optional<std::optional<interop::Access>> map_access;
   std::optional<std::optional<interop::Access>> register_access;
   std::optional<bool> vsync;
-  bool screenshot = false;  // the screenshot button
+  bool screenshot = false;            // the screenshot button
+  std::optional<std::string> source;  // another publisher's name
 };
 
 // Where the panel's window was at its last draw (the layout file moves it), in pixels.

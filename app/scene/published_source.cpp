@@ -311,6 +311,12 @@ std::string published_list_text(const std::string& directory) {
   return text.str();
 }
 
+std::vector<std::string> published_names(const std::string& directory) {
+  std::vector<std::string> names;
+  for (const interop::PublishedInfo& info : interop::list_published(directory)) names.push_back(info.name);
+  return names;  // by name, as list_published lists them
+}
+
 std::string publication_directory() {
   return interop::default_publication_directory();
 }
@@ -321,6 +327,10 @@ std::unique_ptr<FrameSource> create_published_source(const std::string&, const s
 
 std::string published_list_text(const std::string&) {
   return "";
+}
+
+std::vector<std::string> published_names(const std::string&) {
+  return {};
 }
 
 std::string publication_directory() {

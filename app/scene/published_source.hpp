@@ -22,6 +22,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace lab {
 
@@ -34,6 +35,9 @@ std::unique_ptr<FrameSource> create_published_source(const std::string& name,
 // What is published now, one line each ("sim  1920x1080 uint8x4  device slots  pid 4242  59.9 frames/s
 // 1 viewer"), for `--attach` without a name; "" when nothing is.
 std::string published_list_text(const std::string& directory = "");
+// The names published now, sorted (a live publisher each: stale sockets are left out); empty on Windows.
+// Each listing asks every publisher's socket, so a frame loop lists at most about once a second.
+std::vector<std::string> published_names(const std::string& directory = "");
 // Where the user's publishers are ($XDG_RUNTIME_DIR/interop-lab), for messages; "" on Windows.
 std::string publication_directory();
 

@@ -248,6 +248,58 @@ TEST_F(Attach, FramesOtherThanEightBitAreRefusedNamingTheirFormat) {
   }
 }
 
+TEST_F(Attach, SwitchingToAnotherPublisherShowsItsFramesAtItsSizeAndANameNobodyPublishesIsRefused) {
+  auto first = publisher("attach-first", 40, 30, 4);
+  auto second = publisher("attach-second", 64, 48, 3);
+  const std::vector<uint8_t> first_bytes = picture(40, 30, 4, 11), second_bytes = picture(64, 48, 3, 123);
+  publish(*first, first_bytes, 5);
+  publish(*second, second_bytes, 9);
+  lab::App app(attach_options("attach-first"));
+  long long index = 0;
+  const lab::Image expected_first = as_frame(first_bytes, 40, 30, 4);
+  const lab::Image expected_second = as_frame(second_bytes, 64, 48, 3);
+  ASSERT_EQ(pixels_off(render_until(app, index,
+                                    [&](const lab::Image& f) { return pixels_off(f, expected_first) == 0; }),
+                       expected_first),
+            0u);
+  EXPECT_EQ(app.published_name(), "attach-first");
+  EXPECT_EQ(app.publishers(), (std::vector<std::string>{"attach-first", "attach-second"}));
+
+  // A name nothing publishes: refused at once, said in the notice, and the frames stay the first's.
+  const std::string refused = app.request_source("attach-nobody");
+  EXPECT_NE(refused.find("source attach-nobody: --attach attach-nobody: nothing is published by that name"),
+            std::string::npos)
+      << refused;
+  EXPECT_EQ(app.notice(), refused);
+  EXPECT_EQ(pixels_off(labtest::render(app, index++), expected_first), 0u);
+  EXPECT_EQ(app.published_name(), "attach-first");
+
+  // The second publisher: its picture at its own size (the frame had the first's), its frame index.
+  EXPECT_EQ(app.request_source("attach-second"), "");
+  const lab::Image frame = render_until(app, index, [&](const lab::Image& f) {
+    return f.width == 64 && f.height == 48 && pixels_off(f, expected_second) == 0;
+  });
+  ASSERT_EQ(frame.width, 64) << "the frame follows the new publisher's size";
+  ASSERT_EQ(frame.height, 48);
+  EXPECT_EQ(pixels_off(frame, expected_second), 0u);
+  EXPECT_EQ(app.published_name(), "attach-second");
+  EXPECT_EQ(app.source().name(), "published 'attach-second'");
+  EXPECT_NE(app.source().status().find("frame 9 of pid"), std::string::npos) << app.source().status();
+  EXPECT_EQ(app.notice(), "") << "a switch that succeeded clears the refusal";
+  // The first publisher is no longer watched: its viewer went with the old source.
+  for (int attempt = 0; attempt < 100 && first->stats().viewers > 0; ++attempt)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(first->stats().viewers, 0u);
+  EXPECT_EQ(second->stats().viewers, 1u);
+
+  // A scene asked after it leaves the published frames; no publisher is listed then.
+  app.request_scene(SceneId::Pattern);
+  labtest::render(app, index++);
+  EXPECT_EQ(app.scene_id(), SceneId::Pattern);
+  EXPECT_EQ(app.published_name(), "");
+  EXPECT_TRUE(app.publishers().empty());
+}
+
 TEST_F(Attach, TheListNamesEachPublisherWithItsFormat) {
   EXPECT_EQ(lab::published_list_text(), "");
   auto pub = publisher("attach-listed", 20, 10, 3);
