@@ -227,10 +227,15 @@ function showState(s) {
   if (!sizeTyped) [$("width").value, $("height").value] = [String(s.size[0]), String(s.size[1])];
   $("viewers").textContent = `${s.desk.viewers}, ${s.desk.frames_dropped} frames skipped for slow ones`;
   showLink(s.link);
-  showChoices("scenes", "scene", s.scenes.map((name) => ({ name, available: true, reason: "" })), s.scene,
-              (name) => send({ scene: name }));
+  showSource(s);
+  const noScene = s.source === "published" ? `the frames are published ${s.source_name}'s (--attach); the ` +
+    "scenes are interop-lab's own: switch publishers under publisher" : "";
+  showChoices("scenes", "scene", s.scenes.map((name) => ({ name, available: noScene === "", reason: noScene })),
+              s.scene, (name) => send({ scene: name }));
+  $("scenes-why").textContent = noScene;
   showChoices("modes", "mode", s.modes, s.mode, (name) => send({ mode: name }));
-  const noFilter = s.filter === "" ? `the ${s.scene} scene has no filter; the postprocess scene has` : "";
+  const shown = s.scene ? `the ${s.scene} scene` : `published ${s.source_name}`;
+  const noFilter = s.filter === "" ? `${shown} has no filter; the postprocess scene has` : "";
   showChoices("filters", "filter", s.filters.map((name) => ({ name, available: noFilter === "", reason: noFilter })),
               s.filter, (name) => send({ filter: name }));
   const devices = s.cuda_devices.map((label, ordinal) => ({ value: String(ordinal), label }));
@@ -286,6 +291,20 @@ function showState(s) {
     if (plotHistory.length > kPlotLength) plotHistory.shift();
     drawPlot();
   }
+}
+
+// The frames' source where it is another process's (--attach NAME): "published NAME" and how it is doing (the
+// publisher's frame index, the frames skipped here, a publisher gone and its last frame kept), and a select of
+// the names published now, which switches to another publisher ({"source": NAME}).
+function showSource(s) {
+  const published = s.source === "published";
+  $("source-row").hidden = $("source-section").hidden = !published;
+  $("source").textContent = published ? `published ${s.source_name}: ${s.source_status}` : "";
+  if (!published) return;
+  const names = s.publishers.includes(s.source_name) ? s.publishers : [s.source_name, ...s.publishers];
+  const alone = names.length < 2 ? "nothing else is published now (interop-lab --attach lists what is)" : "";
+  showSelect("source-select", names.map((name) => ({ value: name, label: name })), s.source_name, alone,
+             (name) => send({ source: name }));
 }
 
 // This page's link as the desk measures it: the JPEG quality of changed stripes now, the kbit/s and frames/s
