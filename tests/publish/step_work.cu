@@ -2,8 +2,9 @@
 // its calibration on this machine.
 #include "tests/publish/step_work.hpp"
 
+#include <time.h>
+
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -37,9 +38,10 @@ __global__ void step_pass(uint4* data, size_t words, uint32_t salt) {
   }
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
+double thread_cpu_ms() {
+  timespec now{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
 }
 
 std::string mib_text(size_t bytes) {
@@ -50,16 +52,6 @@ std::string mib_text(size_t bytes) {
 
 }  // namespace
 
-void launch_step_pass(void* data, size_t words, uint32_t salt, cudaStream_t stream) {
-  int device = 0, multiprocessors = 0;
-  STEP_CUDA(cudaGetDevice(&device));
-  STEP_CUDA(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  // Enough blocks to keep every SM's memory pipeline busy; the grid-stride loop covers the rest.
-  const unsigned blocks = static_cast<unsigned>(std::max(1, multiprocessors) * 8);
-  step_pass<<<blocks, 256, 0, stream>>>(static_cast<uint4*>(data), words, salt);
-  STEP_CUDA(cudaGetLastError());
-}
-
 StepWork::StepWork(bool device) : m_device(device) {
   if (m_device) {
     size_t free_bytes = 0, total_bytes = 0;
@@ -69,6 +61,11 @@ StepWork::StepWork(bool device) : m_device(device) {
     if (m_buffer_bytes < kMiB) throw std::runtime_error("--step-ms: the device has under 4 MiB free");
     STEP_CUDA(cudaMalloc(&m_buffer, m_buffer_bytes));
     STEP_CUDA(cudaMemset(m_buffer, 0, m_buffer_bytes));
+    int device = 0, multiprocessors = 0;
+    STEP_CUDA(cudaGetDevice(&device));
+    STEP_CUDA(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+    // Enough blocks to keep every SM's memory pipeline busy; the grid-stride loop covers the rest.
+    m_blocks = static_cast<unsigned>(std::max(1, multiprocessors) * 8);
   } else {
     m_host.assign(kHostBufferBytes / sizeof(uint32_t), 1u);
   }
@@ -100,20 +97,25 @@ void StepWork::run(cudaStream_t stream) {
     host_pass(m_host_bytes);
     return;
   }
-  for (int pass = 0; pass < m_passes; ++pass)
-    launch_step_pass(m_buffer, m_buffer_bytes / 16, ++m_salt, stream);
+  for (int pass = 0; pass < m_passes; ++pass) {
+    step_pass<<<m_blocks, 256, 0, stream>>>(static_cast<uint4*>(m_buffer), m_buffer_bytes / 16, ++m_salt);
+    STEP_CUDA(cudaGetLastError());
+  }
 }
 
-double StepWork::time_ms(int repeats, cudaStream_t stream) {
+// The current step timed `repeats` times, fastest first: CUDA events on the device, the thread's CPU time on
+// the host (so that another process taking the core mid-step does not count: it would make the step too
+// short, where the loop then runs with that core).
+std::vector<double> StepWork::times_ms(int repeats, cudaStream_t stream) {
   std::vector<double> times;
   if (!m_device) {
     for (int i = 0; i < repeats; ++i) {
-      const auto start = std::chrono::steady_clock::now();
+      const double start = thread_cpu_ms();
       run(stream);
-      times.push_back(
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      times.push_back(thread_cpu_ms() - start);
     }
-    return median(times);
+    std::sort(times.begin(), times.end());
+    return times;
   }
   cudaEvent_t start = nullptr, end = nullptr;
   STEP_CUDA(cudaEventCreate(&start));
@@ -135,11 +137,13 @@ double StepWork::time_ms(int repeats, cudaStream_t stream) {
   }
   cudaEventDestroy(start);
   cudaEventDestroy(end);
-  return median(times);
+  std::sort(times.begin(), times.end());
+  return times;
 }
 
-// The unit of work (a device pass, a host MiB) timed in growing batches until a batch takes 20 ms or more,
-// so that the launch overhead and the clock's resolution are a small part of it; then as many units as
+// The unit of work (a device pass, a host MiB) timed in batches of 1, 2, 4, ... units until a batch takes
+// 20 ms or more, so that launches and the clock's resolution are a small part of it; that batch timed three
+// times more, the fastest taken (anything else on the machine only slows a batch); then as many units as
 // `ms` holds, and the step so made timed alone (the median of five).
 void StepWork::calibrate(double ms) {
   cudaStream_t stream = nullptr;
@@ -147,31 +151,29 @@ void StepWork::calibrate(double ms) {
   try {
     if (m_device) {
       m_passes = 1;
-      time_ms(1, stream);  // warm-up: the kernel loaded, the buffer's pages mapped
+      times_ms(1, stream);  // warm-up: the kernel loaded, the buffer's pages mapped
       for (int batch = 1;; batch *= 2) {
         m_passes = batch;
-        const double batch_ms = time_ms(1, stream);
-        if (batch_ms >= 20 || batch >= 4096) {
-          m_pass_ms = batch_ms / batch;
+        if (times_ms(1, stream)[0] >= 20 || batch >= 4096) {
+          m_pass_ms = times_ms(3, stream)[0] / batch;
           break;
         }
       }
       m_passes = std::max(1, static_cast<int>(ms / m_pass_ms + 0.5));
     } else {
       m_host_bytes = kHostBufferBytes;
-      time_ms(1, stream);  // warm-up: every page touched
+      times_ms(1, stream);  // warm-up: every page touched
       for (size_t mib = 1;; mib *= 2) {
         m_host_bytes = mib * kMiB;
-        const double batch_ms = time_ms(1, stream);
-        if (batch_ms >= 20 || mib >= 4096) {
-          m_pass_ms = batch_ms / static_cast<double>(mib);
+        if (times_ms(1, stream)[0] >= 20 || mib >= 4096) {
+          m_pass_ms = times_ms(3, stream)[0] / static_cast<double>(mib);
           break;
         }
       }
       const size_t bytes = static_cast<size_t>(ms / m_pass_ms * kMiB);
       m_host_bytes = std::max<size_t>(4096, bytes & ~size_t{4095});
     }
-    m_measured_ms = time_ms(5, stream);
+    m_measured_ms = times_ms(5, stream)[2];
   } catch (...) {
     if (stream) cudaStreamDestroy(stream);
     throw;
@@ -190,7 +192,7 @@ std::string StepWork::description() const {
   else
     std::snprintf(text, sizeof(text),
                   "a read-modify-write loop over %.2f MiB of a %s host buffer, %.3f ms alone "
-                  "(one MiB %.3f ms, timed here)",
+                  "(one MiB %.3f ms, timed here in the thread's CPU time)",
                   static_cast<double>(m_host_bytes) / kMiB,
                   mib_text(m_host.size() * sizeof(uint32_t)).c_str(), m_measured_ms, m_pass_ms);
   return text;

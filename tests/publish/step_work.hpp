@@ -18,9 +18,6 @@
 
 namespace publish_bench {
 
-// One pass of the kernel over `words` 16-byte words at `data` on `stream` (step_work.cu).
-void launch_step_pass(void* data, size_t words, uint32_t salt, cudaStream_t stream);
-
 class StepWork {
  public:
   // device: the work is on CUDA's current device; host: on this thread.
@@ -35,14 +32,14 @@ class StepWork {
   void run(cudaStream_t stream);
   // "45 passes of a read-modify-write kernel over 512 MiB of device memory, 10.02 ms alone (...)".
   std::string description() const;
-  double measured_ms() const { return m_measured_ms; }
 
  private:
-  double time_ms(int repeats, cudaStream_t stream);  // the current step's time, the median of `repeats`
+  std::vector<double> times_ms(int repeats, cudaStream_t stream);
   void host_pass(size_t bytes);
 
   bool m_device;
   void* m_buffer = nullptr;  // device
+  unsigned m_blocks = 0;     // device: the kernel's grid
   size_t m_buffer_bytes = 0;
   std::vector<uint32_t> m_host;  // host
   size_t m_host_offset = 0;      // where the next host step starts (words)
