@@ -18,7 +18,7 @@
 // upload) and only then counts it as held.
 //
 // Per run: the loop's time per frame, show()'s own time, the cost over the loop without a publisher and the
-// ratio of the two loops (step x: with N viewers / with no publisher), frames per second delivered to a
+// ratio of the two loops (step ×: with N viewers / with no publisher), frames per second delivered to a
 // subscriber (the slowest one), the latency from the show() call to the subscriber holding the frame (median
 // and p90 over every frame of every subscriber; both processes read CLOCK_MONOTONIC, the show times cross in
 // a shared memfd) and the frames the publisher dropped.
