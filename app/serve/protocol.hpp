@@ -46,13 +46,13 @@ struct Command {
   std::optional<interop::Access> access;  // MapFlags, RegisterFlags; unset: each resource's best ("best")
   int device = 0;                         // a CUDA device's ordinal, 0 to kMaxCudaDevice
   kernels::Filter filter = kernels::Filter::Sobel;
+  std::string source;  // a publication's name; whether anything publishes it is the app's to say
 };
 
 // The highest frame-rate cap the page may ask for.
 constexpr double kMaxFpsCap = 240.0;
 // The most pixels a page may ask a frame to have ({"size":[w,h]}): 8K UHD, 7680x4320 (4 x 3840x2160), 127 MiB
 // per RGBA8 copy of the frame. The app holds several copies at once (its render target, the read-back, the
-  std::string source;  // a publication's name; whether anything publishes it is the app's to say
 // copy offered to the desk, the encoder's), so a 16384x16384 frame (1 GiB a copy) stalled it for a minute
 // and took gigabytes; either edge may still be up to kMaxImageEdge within this budget.
 constexpr long long kMaxPagePixels = 7680LL * 4320;
@@ -131,14 +131,14 @@ struct AppState {
   std::string source = "app";
   std::string source_name;
   std::string source_status;
+  // While the source is "published": the names published now, which {"source": NAME} may switch to.
+  std::vector<std::string> publishers;
   std::vector<std::string> controls = {"scene",  "mode", "filter", "device",    "flags",
                                        "doctor", "size", "fps",    "screenshot"};
   // A viewer's path from the caller's memory to GL ("interop", "staging", "cpu") and why not interop.
   std::string path;
   std::string path_reason;
   // The frame on one axis (app/timing/timeline.hpp); the desk adds its own lane (Desk::end_frame).
-  // While the source is "published": the names published now, which {"source": NAME} may switch to.
-  std::vector<std::string> publishers;
   FrameTimeline timeline;
 };
 
