@@ -1,7 +1,8 @@
 """tests/web/desk_page.py: what drives the desk's page from Python: interop-lab serving it, the URL with its
 token read from the app's output, headless Chromium through Selenium, and one wait_for for every condition.
 
-Used by tests/web/test_desk.py (the page end to end) and scripts/desk-screenshot.py (the README's picture).
+Used by tests/web/test_desk.py (the page end to end) and scripts/desk-screenshot.py (the README's picture);
+tests/web/test_desk_stripes.py also records the frame messages the page receives (record_frame_messages).
 """
 import os
 import re
@@ -100,3 +101,65 @@ def open_chromium(webdriver, service, chromium, driver_binary, profile, window=N
     for flag in flags:
         options.add_argument(flag)
     return webdriver.Chrome(service=service(driver_binary), options=options)
+
+
+# What each frame message carried, recorded in the page as it arrives, before desk.js draws it: a script that
+# Chromium runs in every document before the page's own (record_frame_messages). It wraps the page's WebSocket
+# so that each binary message's header (app/serve/protocol.hpp's frame message, layout 1 or 2) is kept in
+# window.deskFrameMessages: its arrival time, frame index, size and strips, each with its rows, scale, bytes
+# and its JPEG's luminance quantisation table (from which served_frames.jpeg_quality reads the quality it was
+# encoded at). desk.js is left as it is: it draws and acks every message as it would.
+FRAME_RECORDER = r"""
+(() => {
+  const messages = [];
+  Object.defineProperty(window, "deskFrameMessages", { value: messages });
+  // The first 8-bit quantisation table of id 0 (luminance) in a JPEG's DQT segments, or null.
+  function luminanceTable(jpeg) {
+    for (let at = 2; at + 4 <= jpeg.length && jpeg[at] === 0xff;) {
+      const marker = jpeg[at + 1], length = (jpeg[at + 2] << 8) | jpeg[at + 3];
+      if (marker === 0xda) return null;  // the scan: no table before it
+      for (let table = at + 4; marker === 0xdb && table < at + 2 + length;) {
+        const wide = jpeg[table] >> 4, id = jpeg[table] & 15;
+        if (id === 0 && !wide) return Array.from(jpeg.subarray(table + 1, table + 65));
+        table += 1 + (wide ? 128 : 64);
+      }
+      at += 2 + length;
+    }
+    return null;
+  }
+  function record(buffer) {
+    const view = new DataView(buffer);
+    const u32 = (at) => view.getUint32(at, true);
+    const magic = String.fromCharCode(...new Uint8Array(buffer, 0, 4));
+    const entry = { ILF1: 12, ILF2: 16 }[magic];
+    if (!entry) {
+      messages.push({ magic, at: performance.now() });
+      return;
+    }
+    const strips = [];
+    let offset = 20 + entry * u32(16);
+    for (let i = 0; i < u32(16); ++i) {
+      const at = 20 + entry * i, bytes = u32(at + entry - 4);
+      strips.push({ y: u32(at), rows: u32(at + 4), scale: entry === 16 ? u32(at + 8) : 1, bytes,
+                    table: luminanceTable(new Uint8Array(buffer, offset, bytes)) });
+      offset += bytes;
+    }
+    messages.push({ magic, at: performance.now(), index: u32(4), width: u32(8), height: u32(12), strips });
+  }
+  const PageWebSocket = window.WebSocket;
+  window.WebSocket = class extends PageWebSocket {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => {
+        if (event.data instanceof ArrayBuffer) record(event.data);
+      });
+    }
+  };
+})();
+"""
+
+
+def record_frame_messages(driver):
+    """From the next page `driver` loads on: window.deskFrameMessages, FRAME_RECORDER's record of every frame
+    message that page receives (Chromium's DevTools protocol runs the script before the page's own)."""
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FRAME_RECORDER})
