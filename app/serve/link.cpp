@@ -10,10 +10,14 @@ namespace {
 constexpr std::chrono::seconds kWindow{1};
 constexpr std::chrono::milliseconds kShortestRaiseWait{1000};
 constexpr std::chrono::milliseconds kLongestRaiseWait{16000};
+// Between two steps of the scale: the frames of the new scale measured over the window first.
+constexpr std::chrono::seconds kRescaleWait = kWindow;
 
 }  // namespace
 
-LinkControl::LinkControl(LinkOptions options) : m_options(options), m_quality(options.top_quality) {}
+LinkControl::LinkControl(LinkOptions options) : m_options(options), m_quality(options.top_quality) {
+  m_options.most_downscale = options.most_downscale >= 4 ? 4 : options.most_downscale >= 2 ? 2 : 1;
+}
 
 void LinkControl::offered(SteadyClock::time_point now) {
   m_offered.push_back({now, 0});
@@ -75,7 +79,7 @@ double LinkControl::frames_per_s(SteadyClock::time_point now) const {
 void LinkControl::update(SteadyClock::time_point now, double asked_fps) {
   if (!m_started) {
     m_started = true;
-    m_last_update = m_last_lower = m_last_raise = now;
+    m_last_update = m_last_lower = m_last_raise = m_last_rescale = now;
     m_waited = {};
     if (m_waiting) m_waiting_since = now;
     return;
@@ -99,13 +103,26 @@ void LinkControl::update(SteadyClock::time_point now, double asked_fps) {
     // The link holds frames back: smaller ones. A step up that had to be undone soon waits longer next time.
     if (now - m_last_raise < m_raise_after && m_last_raise > m_last_lower)
       m_raise_after = std::min(m_raise_after * 2, kLongestRaiseWait);
-    m_quality = std::max(m_options.lowest_quality, m_quality - (drawn < 0.6 * target ? 10 : 5));
+    if (m_quality > m_options.lowest_quality) {
+      m_quality = std::max(m_options.lowest_quality, m_quality - (drawn < 0.6 * target ? 10 : 5));
+    } else if (m_scale < m_options.most_downscale && now - m_last_rescale >= kRescaleWait) {
+      // The lowest quality is still too much: a quarter of the pixels, at the lowest quality.
+      m_scale *= 2;
+      m_last_rescale = now;
+    }
     m_last_lower = now;
-  } else if (waited_share < 0.05 && m_quality < m_options.top_quality &&
+  } else if (waited_share < 0.05 && (m_quality < m_options.top_quality || m_scale > 1) &&
              now - m_last_lower >= m_raise_after && now - m_last_raise >= m_raise_after) {
     // The step up before this one held: the link has room again, the next may come sooner.
     if (m_last_raise > m_last_lower) m_raise_after = std::max(kShortestRaiseWait, m_raise_after / 2);
-    m_quality = std::min(m_options.top_quality, m_quality + 5);
+    if (m_quality < m_options.top_quality) {
+      m_quality = std::min(m_options.top_quality, m_quality + 5);
+    } else {
+      // The top quality at a smaller scale, and room still: the larger scale, from the lowest quality.
+      m_scale /= 2;
+      m_quality = m_options.lowest_quality;
+      m_last_rescale = now;
+    }
     m_last_raise = now;
   }
 }

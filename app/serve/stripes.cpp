@@ -15,51 +15,55 @@ std::vector<uint64_t> stripe_hashes(const Image& frame) {
   return hashes;
 }
 
-std::vector<StripeRun> stripe_runs(const std::vector<std::pair<int, int>>& stripes, int height,
-                                   int most_stripes) {
+std::vector<StripeRun> stripe_runs(const std::vector<StripeChoice>& stripes, int height, int most_stripes) {
   std::vector<StripeRun> runs;
   int run_stripes = 0;
   int last = -2;
-  for (const auto& [stripe, quality] : stripes) {
-    const int y = stripe * kernels::kStripeRows;
+  for (const StripeChoice& choice : stripes) {
+    const int y = choice.stripe * kernels::kStripeRows;
     const int rows = std::min(kernels::kStripeRows, height - y);
-    if (!runs.empty() && stripe == last + 1 && runs.back().quality == quality && run_stripes < most_stripes) {
+    if (!runs.empty() && choice.stripe == last + 1 && runs.back().quality == choice.quality &&
+        runs.back().scale == choice.scale && run_stripes < most_stripes) {
       runs.back().rows += rows;
       ++run_stripes;
     } else {
-      runs.push_back({y, rows, quality});
+      runs.push_back({y, rows, choice.quality, choice.scale});
       run_stripes = 1;
     }
-    last = stripe;
+    last = choice.stripe;
   }
   return runs;
 }
 
 std::vector<StripeRun> StripeBook::plan(const std::vector<uint64_t>& hashes, int width, int height,
-                                        int quality, SteadyClock::time_point now, int pieces) {
+                                        int quality, SteadyClock::time_point now, int pieces, int scale) {
   const size_t count = static_cast<size_t>(kernels::stripe_count(height));
-  const bool whole = width != m_width || height != m_height || m_stripes.size() != count;
+  const bool whole = width != m_width || height != m_height || m_stripes.size() != count || scale != m_scale;
   if (whole) {
     m_width = width;
     m_height = height;
+    m_scale = scale;
     m_stripes.assign(count, Stripe{});
   }
-  std::vector<std::pair<int, int>> chosen;
+  std::vector<StripeChoice> chosen;
   for (size_t i = 0; i < count && i < hashes.size(); ++i) {
     Stripe& stripe = m_stripes[i];
     if (whole || stripe.seen != hashes[i]) {
       stripe.seen = hashes[i];
       stripe.still_since = now;
     }
-    int send_at = 0;
-    if (whole || stripe.sent != hashes[i])
-      send_at = quality;
-    else if (stripe.sent_quality < m_paint_over.quality && now - stripe.still_since >= m_paint_over.after)
-      send_at = m_paint_over.quality;
-    if (send_at == 0) continue;
+    StripeChoice choice{static_cast<int>(i), 0, 1};
+    if (whole || stripe.sent != hashes[i]) {
+      choice.quality = quality;
+      choice.scale = scale;
+    } else if (stripe.below(m_paint_over) && now - stripe.still_since >= m_paint_over.after) {
+      choice.quality = m_paint_over.quality;
+    }
+    if (choice.quality == 0) continue;
     stripe.sent = hashes[i];
-    stripe.sent_quality = send_at;
-    chosen.emplace_back(static_cast<int>(i), send_at);
+    stripe.sent_quality = choice.quality;
+    stripe.sent_scale = choice.scale;
+    chosen.push_back(choice);
   }
   const int share = static_cast<int>((chosen.size() + std::max(1, pieces) - 1) / std::max(1, pieces));
   return stripe_runs(chosen, height, std::max(1, share));
@@ -68,7 +72,7 @@ std::vector<StripeRun> StripeBook::plan(const std::vector<uint64_t>& hashes, int
 std::optional<SteadyClock::time_point> StripeBook::next_paint_over() const {
   std::optional<SteadyClock::time_point> next;
   for (const Stripe& stripe : m_stripes)
-    if (stripe.sent == stripe.seen && stripe.sent_quality < m_paint_over.quality) {
+    if (stripe.sent == stripe.seen && stripe.below(m_paint_over)) {
       const SteadyClock::time_point due = stripe.still_since + m_paint_over.after;
       if (!next || due < *next) next = due;
     }

@@ -1,10 +1,11 @@
 // tests/unit/test_serve_stripes.cpp — what the desk sends a page that composites (app/serve/stripes.hpp,
 // app/serve/link.hpp), without sockets and on a clock of the test's own: the stripes that changed and only
-// those, the paint-over of a still stripe once, whole frames where the page holds nothing, the runs shared
-// among encoders, the quality a slow link settles at (a link simulated byte by byte) and a fast link keeps;
-// then through a real server on a loopback port with a client that acks, as the page does: an unchanged
-// stripe is not sent again, the picture composited from the messages is the frame, a still frame is painted
-// over once and then costs no frame messages.
+// those, the paint-over of a still stripe once (at scale 1), whole frames where the page holds nothing or the
+// scale changed, the runs shared among encoders, the quality a slow link settles at (a link simulated byte by
+// byte) and a fast link keeps, the scale a link too slow for the lowest quality steps down to and back up
+// from; then through a real server on a loopback port with a client that acks, as the page does: an
+// unchanged stripe is not sent again, the picture composited from the messages is the frame, a still frame is
+// painted over once and then costs no frame messages.
 #include "app/image/image_io.hpp"
 #include "app/serve/jpeg.hpp"
 #include "app/serve/link.hpp"
@@ -35,6 +36,7 @@ using lab::serve::LinkOptions;
 using lab::serve::PaintOver;
 using lab::serve::SteadyClock;
 using lab::serve::StripeBook;
+using lab::serve::StripeChoice;
 using lab::serve::StripeRun;
 using std::chrono::milliseconds;
 
@@ -150,6 +152,57 @@ TEST(ServeStripesTest, ALargeChangeIsSharedAmongTheEncoders) {
   EXPECT_EQ(next, 2160);
   // Neighbours of different quality do not join.
   EXPECT_EQ(lab::serve::stripe_runs({{0, 50}, {1, 50}, {2, 90}, {4, 90}}, 5 * kRows, 8).size(), 3u);
+  // Nor neighbours of different scale.
+  const std::vector<StripeRun> scaled =
+      lab::serve::stripe_runs({{0, 50, 2}, {1, 50, 2}, {2, 50, 1}}, 3 * kRows, 8);
+  ASSERT_EQ(scaled.size(), 2u);
+  EXPECT_EQ(scaled[0].rows, 2 * kRows);
+  EXPECT_EQ(scaled[0].scale, 2);
+  EXPECT_EQ(scaled[1].scale, 1);
+}
+
+// The stripes a plan's runs cover with their scale: (stripe index, scale), top to bottom.
+std::vector<std::pair<int, int>> scales_of(const std::vector<StripeRun>& runs) {
+  std::vector<std::pair<int, int>> stripes;
+  for (const StripeRun& run : runs)
+    for (int y = run.y; y < run.y + run.rows; y += kRows) stripes.emplace_back(y / kRows, run.scale);
+  return stripes;
+}
+
+TEST(ServeStripesTest, ANewScaleSendsTheWholePictureAndThePaintOverIsAtScaleOne) {
+  const SteadyClock::time_point start;
+  const PaintOver paint{90, milliseconds(600)};
+  StripeBook book(paint);
+  std::vector<uint64_t> hashes = hashes_of(4, 5);
+  EXPECT_EQ(scales_of(book.plan(hashes, 64, 4 * kRows, 20, start, 1, 1)),
+            (std::vector<std::pair<int, int>>{{0, 1}, {1, 1}, {2, 1}, {3, 1}}));
+  // Stripe 1 changes at scale 1: that stripe alone.
+  hashes[1] += 1;
+  EXPECT_EQ(scales_of(book.plan(hashes, 64, 4 * kRows, 20, start + milliseconds(20), 1, 1)),
+            (std::vector<std::pair<int, int>>{{1, 1}}));
+  // The link's scale drops to 1/2 with nothing changed: the whole picture again, at 1/2.
+  const std::vector<StripeRun> half = book.plan(hashes, 64, 4 * kRows, 20, start + milliseconds(40), 1, 2);
+  EXPECT_EQ(scales_of(half), (std::vector<std::pair<int, int>>{{0, 2}, {1, 2}, {2, 2}, {3, 2}}));
+  ASSERT_FALSE(half.empty());
+  EXPECT_EQ(half[0].quality, 20);
+  // At the same scale, only what changed, at 1/2.
+  hashes[3] += 1;
+  EXPECT_EQ(scales_of(book.plan(hashes, 64, 4 * kRows, 20, start + milliseconds(60), 1, 2)),
+            (std::vector<std::pair<int, int>>{{3, 2}}));
+  // Once still, every stripe is painted over at the high quality and scale 1, even while the link's scale is
+  // 1/2; then nothing more.
+  const std::vector<StripeRun> painted =
+      book.plan(hashes, 64, 4 * kRows, 20, start + milliseconds(2000), 1, 2);
+  EXPECT_EQ(scales_of(painted), (std::vector<std::pair<int, int>>{{0, 1}, {1, 1}, {2, 1}, {3, 1}}));
+  for (const StripeRun& run : painted) EXPECT_EQ(run.quality, paint.quality);
+  EXPECT_FALSE(book.next_paint_over());
+  EXPECT_TRUE(book.plan(hashes, 64, 4 * kRows, 20, start + milliseconds(4000), 1, 2).empty());
+  // A stripe sent at 1/2 at a quality above the paint-over's is still painted over, at scale 1.
+  StripeBook sharp(paint);
+  sharp.plan(hashes, 64, 4 * kRows, 95, start, 1, 2);
+  ASSERT_TRUE(sharp.next_paint_over());
+  EXPECT_EQ(scales_of(sharp.plan(hashes, 64, 4 * kRows, 95, start + milliseconds(1000), 1, 2)),
+            (std::vector<std::pair<int, int>>{{0, 1}, {1, 1}, {2, 1}, {3, 1}}));
 }
 
 TEST(ServeStripesTest, TheCpuHashesAreTheKernelsReference) {
@@ -168,13 +221,15 @@ TEST(ServeStripesTest, TheCpuHashesAreTheKernelsReference) {
 }
 
 // A link simulated millisecond by millisecond: frames offered at `offered_fps`, each of the size a JPEG of
-// the quality the control picks would have (`bytes_at(quality)`), sent when the control lets one go, carried
-// at `bytes_per_s` one after the other and acknowledged as each arrives. Returns the frames drawn in the last
-// second and the quality then.
+// the quality and scale the control picks would have (`bytes_at(quality, scale)`), sent when the control
+// lets one go, carried at `bytes_per_s` one after the other and acknowledged as each arrives. Returns the
+// frames drawn in the last second, the quality and scale then, and every quality and scale on the way.
 struct SimulatedLink {
   double drawn_fps = 0;
   int quality = 0;
   double kbit_per_s = 0;
+  int scale = 1;
+  std::vector<std::pair<int, int>> looks;  // each (quality, scale) the control chose, in order
 };
 
 // What is on the wire, kept from one simulated stretch to the next.
@@ -196,6 +251,7 @@ SimulatedLink simulate_link(LinkControl& link, double bytes_per_s, double offere
   double next_offer_ms = 0;
   const int steps = static_cast<int>(seconds * 1000);
   SteadyClock::time_point now = start;
+  std::vector<std::pair<int, int>> looks{{link.quality(), link.scale()}};
   for (int ms = 0; ms < steps; ++ms) {
     now = start + milliseconds(ms);
     if (ms >= next_offer_ms) {
@@ -218,7 +274,9 @@ SimulatedLink simulate_link(LinkControl& link, double bytes_per_s, double offere
       if (link.may_send()) {
         link.waiting(false, now);
         link.update(now, 0);
-        const double bytes = bytes_at(link.quality());
+        if (looks.back() != std::make_pair(link.quality(), link.scale()))
+          looks.emplace_back(link.quality(), link.scale());
+        const double bytes = bytes_at(link.quality(), link.scale());
         link.sent(static_cast<size_t>(bytes), next_index, now);
         on_the_wire.push_back({next_index++, bytes});
         frame_waiting = false;
@@ -227,12 +285,13 @@ SimulatedLink simulate_link(LinkControl& link, double bytes_per_s, double offere
       }
     }
   }
-  return {link.frames_per_s(now), link.quality(), link.kbit_per_s(now)};
+  return {link.frames_per_s(now), link.quality(), link.kbit_per_s(now), link.scale(), looks};
 }
 
-// A moving 1080p picture's JPEG: about 120 KB at quality 85, less as the quality drops.
-double moving_frame_bytes(int quality) {
-  return 120000.0 * std::pow(quality / 85.0, 1.5);
+// A moving 1080p picture's JPEG: about 120 KB at quality 85, less as the quality drops, a quarter of it at
+// half the edges.
+double moving_frame_bytes(int quality, int scale) {
+  return 120000.0 * std::pow(quality / 85.0, 1.5) / (scale * scale);
 }
 
 TEST(ServeLinkTest, ASlowLinkSettlesAtALowerQualityThatKeepsTheFrameRate) {
@@ -245,6 +304,7 @@ TEST(ServeLinkTest, ASlowLinkSettlesAtALowerQualityThatKeepsTheFrameRate) {
   EXPECT_GE(settled.drawn_fps, 25) << "at quality " << settled.quality;
   EXPECT_LE(settled.kbit_per_s, 20000 * 1.01);
   EXPECT_LE(link.in_flight(), 2u);
+  EXPECT_EQ(settled.scale, 1) << "the quality alone keeps the frame rate";
 }
 
 TEST(ServeLinkTest, AFastLinkKeepsTheTopQualityAndASlowOneComesBackUpWhenTheLinkDoes) {
@@ -252,6 +312,7 @@ TEST(ServeLinkTest, AFastLinkKeepsTheTopQualityAndASlowOneComesBackUpWhenTheLink
   Wire fast_wire;
   const SimulatedLink kept = simulate_link(fast, 1e9 / 8, 60, 5, moving_frame_bytes, fast_wire);
   EXPECT_EQ(kept.quality, 85);
+  EXPECT_EQ(kept.scale, 1);
   EXPECT_GE(kept.drawn_fps, 59);
 
   LinkControl recovering(LinkOptions{85});
@@ -261,6 +322,71 @@ TEST(ServeLinkTest, AFastLinkKeepsTheTopQualityAndASlowOneComesBackUpWhenTheLink
   const SimulatedLink back = simulate_link(recovering, 1e9 / 8, 30, 20, moving_frame_bytes, wire,
                                            SteadyClock::time_point() + std::chrono::seconds(8));
   EXPECT_EQ(back.quality, 85);
+}
+
+// Where the looks first have `scale`; looks.size() when never.
+size_t first_at_scale(const std::vector<std::pair<int, int>>& looks, int scale, size_t from = 0) {
+  for (size_t i = from; i < looks.size(); ++i)
+    if (looks[i].second == scale) return i;
+  return looks.size();
+}
+
+TEST(ServeLinkTest, ALinkTooSlowForTheLowestQualityStepsTheScaleDownAndAFastOneBringsItBack) {
+  LinkControl link(LinkOptions{85});
+  // 2 Mbit/s, 30 frames/s offered: 3.3 Mbit/s at quality 20, 0.8 Mbit/s at quality 20 and half the edges.
+  Wire wire;
+  const SimulatedLink slow = simulate_link(link, 2e6 / 8, 30, 15, moving_frame_bytes, wire);
+  EXPECT_EQ(slow.scale, 2);
+  EXPECT_GE(slow.drawn_fps, 25) << "at quality " << slow.quality << ", scale 1/" << slow.scale;
+  const size_t halved = first_at_scale(slow.looks, 2);
+  ASSERT_LT(halved, slow.looks.size());
+  ASSERT_GT(halved, 0u);
+  EXPECT_EQ(slow.looks[halved - 1], std::make_pair(20, 1))
+      << "the scale steps down after quality 20, not before";
+  EXPECT_EQ(slow.looks[halved].first, 20) << "and stays at the lowest quality";
+  EXPECT_EQ(first_at_scale(slow.looks, 4), slow.looks.size()) << "1/2 carries the frame rate: no 1/4";
+  EXPECT_GT(slow.quality, 20) << "at 1/2 the quality climbs back as far as the link carries";
+
+  // The link becomes fast: the quality climbs to the top at 1/2, then the scale comes back to 1 (from the
+  // lowest quality, which takes fewer bytes) and the quality climbs to the top again.
+  const SimulatedLink fast = simulate_link(link, 1e9 / 8, 30, 60, moving_frame_bytes, wire,
+                                           SteadyClock::time_point() + std::chrono::seconds(15));
+  EXPECT_EQ(fast.scale, 1);
+  EXPECT_EQ(fast.quality, 85);
+  EXPECT_GE(fast.drawn_fps, 29);
+  const size_t whole = first_at_scale(fast.looks, 1);
+  ASSERT_LT(whole, fast.looks.size());
+  ASSERT_GT(whole, 0u);
+  EXPECT_EQ(fast.looks[whole - 1], std::make_pair(85, 2)) << "the scale steps up only from the top quality";
+  EXPECT_EQ(fast.looks[whole], std::make_pair(20, 1));
+}
+
+TEST(ServeLinkTest, TheScaleStopsAtAQuarterOrAtTheSmallestTheOptionsAllow) {
+  // 100 kbit/s: even a quarter of the edges at quality 20 (205 kbit/s at 30 frames/s) is too much. The first
+  // frames, at quality 85, take seconds each, and the control chooses again only as a message may go.
+  LinkControl quarter(LinkOptions{85});
+  Wire wire;
+  const SimulatedLink slowest = simulate_link(quarter, 100e3 / 8, 30, 60, moving_frame_bytes, wire);
+  EXPECT_EQ(slowest.scale, 4);
+  EXPECT_EQ(slowest.quality, 20);
+  for (const auto& [quality, scale] : slowest.looks) EXPECT_LE(scale, 4) << "at quality " << quality;
+  // 1/2 between: the scale steps one halving at a time.
+  const size_t halved = first_at_scale(slowest.looks, 2);
+  EXPECT_LT(halved, first_at_scale(slowest.looks, 4));
+
+  LinkOptions at_most_half{85};
+  at_most_half.most_downscale = 2;
+  LinkControl half(at_most_half);
+  Wire half_wire;
+  EXPECT_EQ(simulate_link(half, 100e3 / 8, 30, 60, moving_frame_bytes, half_wire).scale, 2);
+
+  LinkOptions never{85};
+  never.most_downscale = 1;
+  LinkControl whole(never);
+  Wire whole_wire;
+  const SimulatedLink unscaled = simulate_link(whole, 100e3 / 8, 30, 60, moving_frame_bytes, whole_wire);
+  EXPECT_EQ(unscaled.scale, 1);
+  EXPECT_EQ(unscaled.quality, 20);
 }
 
 TEST(ServeLinkTest, AnAckTakesItsMessageAndThoseBeforeItOutOfFlight) {
