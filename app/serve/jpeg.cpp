@@ -72,6 +72,35 @@ Image decode_jpeg(const uint8_t* data, size_t size) {
   return image;
 }
 
+void box_downscale(const Image& frame, int y, int rows, int scale, Image& scaled) {
+  if (!valid_strip_scale(scale) || y < 0 || rows < 1 || y + rows > frame.height)
+    throw std::invalid_argument("box_downscale: rows " + std::to_string(y) + "+" + std::to_string(rows) +
+                                " of a " + size_text(frame.width, frame.height) + " frame at scale " +
+                                std::to_string(scale) +
+                                ": the rows must lie in the frame, the scale 1, 2 or 4");
+  scaled.width = (frame.width + scale - 1) / scale;
+  scaled.height = (rows + scale - 1) / scale;
+  scaled.rgba.resize(static_cast<size_t>(scaled.width) * scaled.height * 4);
+  for (int row = 0; row < scaled.height; ++row) {
+    const int top = y + row * scale;
+    const int box_rows = std::min(scale, y + rows - top);
+    uint8_t* out = &scaled.rgba[static_cast<size_t>(row) * scaled.width * 4];
+    for (int column = 0; column < scaled.width; ++column) {
+      const int left = column * scale;
+      const int box_columns = std::min(scale, frame.width - left);
+      unsigned sum[4] = {0, 0, 0, 0};
+      for (int dy = 0; dy < box_rows; ++dy) {
+        const uint8_t* in = frame.pixel(left, top + dy);
+        for (int dx = 0; dx < box_columns * 4; dx += 4)
+          for (int channel = 0; channel < 4; ++channel) sum[channel] += in[dx + channel];
+      }
+      const unsigned count = static_cast<unsigned>(box_rows * box_columns);
+      for (int channel = 0; channel < 4; ++channel)
+        out[column * 4 + channel] = static_cast<uint8_t>((sum[channel] + count / 2) / count);
+    }
+  }
+}
+
 void composite_frame(const FrameMessage& frame, Image& image) {
   if (image.width != frame.width || image.height != frame.height) {
     image.width = frame.width;
@@ -80,12 +109,22 @@ void composite_frame(const FrameMessage& frame, Image& image) {
   }
   for (const EncodedStrip& strip : frame.strips) {
     const Image part = decode_jpeg(strip.jpeg.data(), strip.jpeg.size());
-    if (part.width != frame.width || part.height != strip.rows || strip.y + strip.rows > frame.height)
-      throw std::runtime_error("assemble_frame: the strip at row " + std::to_string(strip.y) + " is " +
-                               size_text(part.width, part.height) + ", not " +
-                               size_text(frame.width, strip.rows));
-    std::memcpy(&image.rgba[static_cast<size_t>(strip.y) * frame.width * 4], part.rgba.data(),
-                part.rgba.size());
+    const int scale = strip.scale;
+    const int width = valid_strip_scale(scale) ? (frame.width + scale - 1) / scale : 0;
+    const int rows = valid_strip_scale(scale) ? (strip.rows + scale - 1) / scale : 0;
+    if (part.width != width || part.height != rows || strip.y + strip.rows > frame.height)
+      throw std::runtime_error("assemble_frame: the strip at row " + std::to_string(strip.y) + " (scale " +
+                               std::to_string(scale) + ") is " + size_text(part.width, part.height) +
+                               ", not " + size_text(width, rows));
+    for (int row = 0; row < strip.rows; ++row) {
+      const uint8_t* in = part.pixel(0, row / scale);
+      uint8_t* out = &image.rgba[static_cast<size_t>(strip.y + row) * frame.width * 4];
+      if (scale == 1) {
+        std::memcpy(out, in, static_cast<size_t>(frame.width) * 4);
+        continue;
+      }
+      for (int x = 0; x < frame.width; ++x) std::memcpy(out + x * 4, in + (x / scale) * 4, 4);
+    }
   }
 }
 
@@ -109,6 +148,7 @@ StripEncoder::StripEncoder(int threads, int quality) : m_quality(quality) {
   const int count =
       threads > 0 ? threads : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
   for (int i = 0; i < count; ++i) m_encoders.push_back(std::make_unique<JpegEncoder>());
+  m_scaled.resize(m_encoders.size());
   for (size_t worker = 1; worker < m_encoders.size(); ++worker)
     m_workers.emplace_back(&StripEncoder::work, this, worker);
 }
@@ -130,7 +170,7 @@ std::vector<EncodedStrip> StripEncoder::encode(const Image& image) {
 
 std::vector<EncodedStrip> StripEncoder::encode(const Image& image, const std::vector<Part>& parts) {
   std::vector<EncodedStrip> strips;
-  for (const Part& part : parts) strips.push_back({part.y, part.rows, {}});
+  for (const Part& part : parts) strips.push_back({part.y, part.rows, {}, part.scale});
   if (parts.empty()) return strips;
   {
     const std::lock_guard<std::mutex> lock(m_mutex);
@@ -180,7 +220,14 @@ void StripEncoder::encode_strips(size_t worker) {
     }
     std::string error;
     try {
-      strip->jpeg = m_encoders[worker]->encode(image->pixel(0, strip->y), image->width, strip->rows, quality);
+      if (strip->scale == 1) {
+        strip->jpeg =
+            m_encoders[worker]->encode(image->pixel(0, strip->y), image->width, strip->rows, quality);
+      } else {
+        Image& scaled = m_scaled[worker];
+        box_downscale(*image, strip->y, strip->rows, strip->scale, scaled);
+        strip->jpeg = m_encoders[worker]->encode(scaled.rgba.data(), scaled.width, scaled.height, quality);
+      }
     } catch (const std::exception& failure) {
       error = failure.what();
     }

@@ -2,7 +2,9 @@
 // tjCompress2 / tjDecompress2): one encoder per thread, and StripEncoder, which cuts a frame into horizontal
 // strips and encodes them on its worker threads at once (a 4K frame in about a quarter of the time on four
 // cores). The strips tile the frame top to bottom (app/serve/protocol.hpp's frame message); the page draws
-// each at its row. No GPU: the H200 has no NVENC and the CUDA toolkit here no nvJPEG.
+// each at its row. A strip may be encoded from its rows downscaled (box_downscale, on the worker that encodes
+// it) for a slow link (app/serve/link.hpp). No GPU: the H200 has no NVENC and the CUDA toolkit here no
+// nvJPEG.
 #pragma once
 
 #include "app/image/image_io.hpp"
@@ -37,9 +39,14 @@ class JpegEncoder {
 
 // Decodes a JPEG to RGBA8 (tests and the loopback client); throws std::runtime_error for a corrupt one.
 Image decode_jpeg(const uint8_t* data, size_t size);
+// Rows [y, y + rows) of an RGBA8 `frame` (top row first) downscaled by `scale`: ceil(width / scale) x
+// ceil(rows / scale) pixels, each the rounded average of its scale x scale box (a box cut by the frame's
+// right edge or the rows' last row averages the pixels it has). Written into `scaled` (its buffer reused).
+void box_downscale(const Image& frame, int y, int rows, int scale, Image& scaled);
 // A frame message's strips decoded and drawn onto `picture` at their rows, the rest kept (as the page draws
-// them); a picture of another size becomes the frame's size, black. Throws std::runtime_error when a strip's
-// size does not match its place.
+// them; a strip of scale s drawn s times as large, each pixel an s x s block, the part past its rows
+// dropped); a picture of another size becomes the frame's size, black. Throws std::runtime_error when a
+// strip's size does not match its place.
 void composite_frame(const FrameMessage& frame, Image& picture);
 // A frame message's strips decoded and put together on black (the whole picture for a whole frame).
 Image assemble_frame(const FrameMessage& frame);
@@ -60,11 +67,13 @@ class StripEncoder {
   // Encodes `image` in strip_layout's strips on every worker, the calling thread included; returns when all
   // are done. One call at a time.
   std::vector<EncodedStrip> encode(const Image& image);
-  // Rows [y, y + rows) of `image` at their own quality each, as many at once as there are workers.
+  // Rows [y, y + rows) of `image` at their own quality and scale each (scale 1, 2 or 4: the rows
+  // box_downscale'd first, on the worker that encodes them), as many at once as there are workers.
   struct Part {
     int y = 0;
     int rows = 0;
     int quality = 85;
+    int scale = 1;
   };
   std::vector<EncodedStrip> encode(const Image& image, const std::vector<Part>& parts);
   int threads() const { return static_cast<int>(m_encoders.size()); }
@@ -75,6 +84,7 @@ class StripEncoder {
 
   int m_quality;
   std::vector<std::unique_ptr<JpegEncoder>> m_encoders;  // [0] is the caller's
+  std::vector<Image> m_scaled;                           // per worker: the rows it downscaled last
   std::mutex m_mutex;
   std::condition_variable m_wake;
   std::condition_variable m_done;

@@ -157,9 +157,9 @@ unsigned int get_u32(const uint8_t* data) {
          static_cast<unsigned int>(data[2]) << 16 | static_cast<unsigned int>(data[3]) << 24;
 }
 
-constexpr char kMagic[4] = {'I', 'L', 'F', '1'};
+constexpr char kMagic[4] = {'I', 'L', 'F', '2'};
 constexpr size_t kHeaderBytes = 20;
-constexpr size_t kStripEntryBytes = 12;
+constexpr size_t kStripEntryBytes = 16;
 
 }  // namespace
 
@@ -271,6 +271,7 @@ std::string state_json(const AppState& app, const DeskStats& desk, bool with_not
   if (with_notice) state["notice"] = app.notice;
   if (link)
     state["link"] = {{"quality", link->quality},
+                     {"scale", link->scale},
                      {"kbit_s", link->kbit_per_s},
                      {"fps", link->frames_per_s},
                      {"paced", link->paced}};
@@ -291,6 +292,7 @@ std::vector<uint8_t> frame_message(unsigned long long index, int width, int heig
   for (const EncodedStrip& strip : strips) {
     put_u32(message, static_cast<unsigned>(strip.y));
     put_u32(message, static_cast<unsigned>(strip.rows));
+    put_u32(message, static_cast<unsigned>(strip.scale));
     put_u32(message, strip.jpeg.size());
   }
   for (const EncodedStrip& strip : strips)
@@ -299,8 +301,15 @@ std::vector<uint8_t> frame_message(unsigned long long index, int width, int heig
 }
 
 std::optional<FrameMessage> parse_frame_message(const uint8_t* data, size_t size, std::string& why) {
-  if (size < kHeaderBytes || std::memcmp(data, kMagic, sizeof kMagic) != 0) {
-    why = "not a frame message (no ILF1 header)";
+  if (size < sizeof kMagic || std::memcmp(data, kMagic, sizeof kMagic) != 0) {
+    why = size >= sizeof kMagic && std::memcmp(data, kMagic, 3) == 0
+              ? "a frame message of another version (" + std::string(reinterpret_cast<const char*>(data), 4) +
+                    "; this desk reads ILF2)"
+              : "not a frame message (no ILF2 header)";
+    return std::nullopt;
+  }
+  if (size < kHeaderBytes) {
+    why = "a truncated ILF2 header (" + std::to_string(size) + " bytes)";
     return std::nullopt;
   }
   FrameMessage frame;
@@ -324,13 +333,19 @@ std::optional<FrameMessage> parse_frame_message(const uint8_t* data, size_t size
     EncodedStrip strip;
     strip.y = static_cast<int>(get_u32(entry));
     strip.rows = static_cast<int>(get_u32(entry + 4));
-    const size_t bytes = get_u32(entry + 8);
+    const unsigned scale = get_u32(entry + 8);
+    const size_t bytes = get_u32(entry + 12);
     if (strip.y < next_row || strip.rows < 1 || strip.rows > frame.height - strip.y) {
       why = "strip " + std::to_string(i) + " (rows " + std::to_string(strip.y) + "+" +
             std::to_string(strip.rows) + ") overlaps the strip before it (up to row " +
             std::to_string(next_row) + ") or passes the frame's " + std::to_string(frame.height) + " rows";
       return std::nullopt;
     }
+    if (scale > 4 || !valid_strip_scale(static_cast<int>(scale))) {  // > 4 first: no int overflow
+      why = "strip " + std::to_string(i) + " has scale " + std::to_string(scale) + ", not 1, 2 or 4";
+      return std::nullopt;
+    }
+    strip.scale = static_cast<int>(scale);
     if (bytes > size - offset) {
       why = "strip " + std::to_string(i) + " is truncated";
       return std::nullopt;

@@ -13,13 +13,19 @@
 //                 {"ack": index} the page drew the frame message of that index; {"refresh": true} the page
 //                 holds no picture and asks for a whole frame
 // The frame message is the frame, or the part of it that changed, as horizontal strips, each its own JPEG,
-// encoded in parallel; the page draws strip i at row y_i and keeps the rows no strip covers. All numbers
+// encoded in parallel; the page draws strip i over rows [y_i, y_i + rows_i) and keeps the rows no strip
+// covers. A strip's JPEG holds its rows downscaled by its scale s_i (1, 2 or 4: each pixel the average of an
+// s x s box), ceil(width / s_i) x ceil(rows_i / s_i) pixels, which the page draws s_i times as large (the
+// part past the frame's edge clipped); y, rows, width and height are always the frame's. All numbers
 // little-endian uint32:
-//   "ILF1" | frame index | width | height | strip count n | n x (y, rows, jpeg bytes) | the n JPEGs in order
+//   "ILF2" | frame index | width | height | strip count n | n x (y, rows, scale, jpeg bytes) | the n JPEGs
+// The magic's last character is the layout's version: a change of the layout takes the next one, and a
+// reader refuses a message of any other (version 1 had no scale: n x (y, rows, jpeg bytes)).
 // A viewer that never acks (a script) gets every frame whole, each once its previous write completed. From
 // its first ack on, a viewer gets only the stripes that changed since the picture it holds and stripes
 // painted over at a high quality once still (app/serve/stripes.hpp), at most a few messages unacknowledged,
-// at the quality its link keeps up with (app/serve/link.hpp); a new size sends the whole frame again.
+// at the quality (and, when the lowest quality is still too much, the scale) its link keeps up with
+// (app/serve/link.hpp); a new size or a new scale sends the whole frame again.
 #pragma once
 
 #include "app/core/vocabulary.hpp"
@@ -151,9 +157,11 @@ struct DeskStats {
   std::vector<PhaseLine> phases;          // read-back, encode, send
 };
 
-// One viewer's link (app/serve/link.hpp), in the state it is sent: "link": {quality, kbit_s, fps, paced}.
+// One viewer's link (app/serve/link.hpp), in the state it is sent: "link": {quality, scale, kbit_s, fps,
+// paced}.
 struct LinkState {
   int quality = 0;          // of the JPEGs of changed stripes now
+  int scale = 1;            // what their edges are divided by: 1, 2 or 4
   double kbit_per_s = 0;    // what the page acknowledged over the last second
   double frames_per_s = 0;  // frames the page drew (or had up to date) over the last second
   bool paced = false;       // whether the page acks: only then are these measured and the quality chosen
@@ -174,12 +182,18 @@ struct ViewerMessage {
 };
 std::optional<ViewerMessage> parse_viewer_message(const std::string& text);
 
-// One JPEG strip of a frame.
+// One JPEG strip of a frame: rows [y, y + rows) of the frame, downscaled by `scale`.
 struct EncodedStrip {
   int y = 0;
   int rows = 0;
   std::vector<uint8_t> jpeg;
+  int scale = 1;  // 1, 2 or 4: the JPEG is ceil(width / scale) x ceil(rows / scale)
 };
+
+// Whether a strip's scale is one the frame message carries.
+constexpr bool valid_strip_scale(int scale) {
+  return scale == 1 || scale == 2 || scale == 4;
+}
 
 // The binary frame message of the header comment.
 std::vector<uint8_t> frame_message(unsigned long long index, int width, int height,
@@ -192,8 +206,9 @@ struct FrameMessage {
   // Whether the strips cover every row (a whole frame), not just the ones that changed.
   bool whole() const;
 };
-// Reads a frame message back (tests, and any client); nullopt with `why` for a malformed one: a bad magic,
-// truncated, no strips, strips out of order, overlapping or past the frame's last row.
+// Reads a frame message back (tests, and any client); nullopt with `why` for a malformed one: a bad magic
+// (another version's included), truncated, no strips, strips out of order, overlapping or past the frame's
+// last row, a scale other than 1, 2 or 4.
 std::optional<FrameMessage> parse_frame_message(const uint8_t* data, size_t size, std::string& why);
 
 }  // namespace lab::serve

@@ -350,10 +350,10 @@ struct Server::Impl {
   };
   static constexpr size_t kEncodesKept = 16;  // as the desk's read-backs (app/serve/desk.hpp)
   std::deque<Encode> encodes;
-  // Encoder thread only: the JPEGs of the source last encoded for, by rows and quality, for the next viewer
-  // that plans the same run.
+  // Encoder thread only: the JPEGs of the source last encoded for, by rows, quality and scale, for the next
+  // viewer that plans the same run.
   unsigned long long cached_source = 0;
-  std::map<std::tuple<int, int, int>, std::vector<uint8_t>> cached_runs;
+  std::map<std::tuple<int, int, int, int>, std::vector<uint8_t>> cached_runs;
   // After everything the sessions touch: destroying the context destroys the sessions its pending handlers
   // hold, which still count themselves out of viewer_count. The acceptor goes before its context.
   net::io_context io{1};
@@ -477,9 +477,11 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
     if (m_planned && source->sequence > m_planned->sequence + 1)
       m_server.frames_dropped += source->sequence - m_planned->sequence - 1;
     m_planned = source;
+    // A viewer that does not ack gets whole frames at scale 1; a new scale sends the whole picture again.
     const int quality = m_paced ? m_link.quality() : m_server.options.jpeg_quality;
+    const int scale = m_paced ? m_link.scale() : 1;
     std::vector<StripeRun> runs = m_book.plan(source->hashes, source->image->width, source->image->height,
-                                              quality, now, m_server.encoder.threads());
+                                              quality, now, m_server.encoder.threads(), scale);
     if (runs.empty()) {
       m_link.up_to_date(now);
       if (const std::optional<SteadyClock::time_point> due = m_book.next_paint_over()) wake_at(*due);
@@ -546,8 +548,8 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
 
   LinkState link_state() const {
     const auto now = SteadyClock::now();
-    return {m_paced ? m_link.quality() : m_server.options.jpeg_quality, m_link.kbit_per_s(now),
-            m_link.frames_per_s(now), m_paced};
+    return {m_paced ? m_link.quality() : m_server.options.jpeg_quality, m_paced ? m_link.scale() : 1,
+            m_link.kbit_per_s(now), m_link.frames_per_s(now), m_paced};
   }
 
   template <class Then>
@@ -931,17 +933,19 @@ void Server::Impl::encode(const EncodeJob& job) {
     cached_source = source.sequence;
     cached_runs.clear();
   }
+  // Runs at a smaller scale are downscaled from the frame by the encoder's workers, each its own rows.
   std::vector<StripEncoder::Part> parts;
   for (const StripeRun& run : job.runs)
-    if (!cached_runs.count({run.y, run.rows, run.quality})) parts.push_back({run.y, run.rows, run.quality});
+    if (!cached_runs.count({run.y, run.rows, run.quality, run.scale}))
+      parts.push_back({run.y, run.rows, run.quality, run.scale});
   auto frame = std::make_shared<EncodedFrame>();
   try {
     const std::vector<EncodedStrip> encoded = encoder.encode(*source.image, parts);
     for (size_t i = 0; i < parts.size(); ++i)
-      cached_runs[{parts[i].y, parts[i].rows, parts[i].quality}] = encoded[i].jpeg;
+      cached_runs[{parts[i].y, parts[i].rows, parts[i].quality, parts[i].scale}] = encoded[i].jpeg;
     std::vector<EncodedStrip> strips;
     for (const StripeRun& run : job.runs)
-      strips.push_back({run.y, run.rows, cached_runs[{run.y, run.rows, run.quality}]});
+      strips.push_back({run.y, run.rows, cached_runs[{run.y, run.rows, run.quality, run.scale}], run.scale});
     frame->message = frame_message(static_cast<unsigned long long>(source.state.frame), source.image->width,
                                    source.image->height, strips);
   } catch (const std::exception& error) {

@@ -1,9 +1,10 @@
 // assets/desk/desk.js: the desk's page logic. It opens the WebSocket of the server that served it
-// (app/serve/server.hpp), draws each frame message (the JPEG strips of app/serve/protocol.hpp: "ILF1",
-// index, width, height, n, n x (y, rows, bytes), then the JPEGs) onto the canvas, which keeps the rows no
-// strip covers, and acks it ({"ack": index}): so the desk sends only the stripes that changed, paced by the
-// acks, at the quality this page's link keeps up with. It shows the state messages in the panel (the link's
-// quality, kbit/s and frames/s among them), sends the panel's choices as JSON commands, and reconnects when
+// (app/serve/server.hpp), draws each frame message (the JPEG strips of app/serve/protocol.hpp: "ILF2",
+// index, width, height, n, n x (y, rows, scale, bytes), then the JPEGs; a strip of scale 2 or 4 drawn that
+// many times as large) onto the canvas, which keeps the rows no strip covers, and acks it ({"ack": index}):
+// so the desk sends only the stripes that changed, paced by the acks, at the quality (and scale) this page's
+// link keeps up with. It shows the state messages in the panel (the link's quality, scale, kbit/s and
+// frames/s among them), sends the panel's choices as JSON commands, and reconnects when
 // the socket drops (unless the app that answers now refuses this page's token: a restarted app has a new
 // one); a new connection starts with a whole frame.
 "use strict";
@@ -99,15 +100,17 @@ async function drawNext() {
   try {
     const view = new DataView(buffer);
     const magic = String.fromCharCode(...new Uint8Array(buffer, 0, 4));
-    if (magic !== "ILF1") throw new Error("not a frame message");
+    if (magic !== "ILF2") throw new Error(`not a frame message this page reads (${magic}, not ILF2)`);
     const index = readU32(view, 4), width = readU32(view, 8), height = readU32(view, 12);
     const count = readU32(view, 16);
-    let offset = 20 + 12 * count;
+    let offset = 20 + 16 * count;
     const strips = [];
     for (let i = 0; i < count; ++i) {
-      const entry = 20 + 12 * i;
-      const y = readU32(view, entry), rows = readU32(view, entry + 4), bytes = readU32(view, entry + 8);
-      strips.push({ y, rows, blob: new Blob([new Uint8Array(buffer, offset, bytes)], { type: "image/jpeg" }) });
+      const entry = 20 + 16 * i;
+      const y = readU32(view, entry), rows = readU32(view, entry + 4), scale = readU32(view, entry + 8);
+      const bytes = readU32(view, entry + 12);
+      const blob = new Blob([new Uint8Array(buffer, offset, bytes)], { type: "image/jpeg" });
+      strips.push({ y, rows, scale, blob });
       offset += bytes;
     }
     const bitmaps = await Promise.all(strips.map((strip) => createImageBitmap(strip.blob)));
@@ -119,7 +122,9 @@ async function drawNext() {
     }
     const context = canvas.getContext("2d");
     bitmaps.forEach((bitmap, i) => {
-      context.drawImage(bitmap, 0, strips[i].y);
+      // A downscaled strip at its full size: its last row and column may pass the frame's edge (clipped).
+      const scale = strips[i].scale;
+      context.drawImage(bitmap, 0, strips[i].y, bitmap.width * scale, bitmap.height * scale);
       bitmap.close();
     });
     ++framesDrawn;
@@ -127,7 +132,7 @@ async function drawNext() {
     $("screenshot").title = "";
     canvas.dataset.frame = String(index);
     canvas.dataset.framesDrawn = String(framesDrawn);
-    canvas.dataset.strips = JSON.stringify(strips.map((strip) => [strip.y, strip.rows]));
+    canvas.dataset.strips = JSON.stringify(strips.map((strip) => [strip.y, strip.rows, strip.scale]));
     if (socket === sentOn) send({ ack: index });
   } catch (error) {
     setConnection(`bad frame: ${error.message}`, true);
@@ -307,15 +312,20 @@ function showSource(s) {
              (name) => send({ source: name }));
 }
 
-// This page's link as the desk measures it: the JPEG quality of changed stripes now, the kbit/s and frames/s
-// this page acknowledged over the last second.
+// This page's link as the desk measures it: the JPEG quality of changed stripes now and their scale where it
+// is below 1 (the link cannot carry the frame rate even at the lowest quality), the kbit/s and frames/s this
+// page acknowledged over the last second.
 function showLink(link) {
   const shown = $("link");
   if (!link) return;
-  shown.textContent = `quality ${link.quality}, ${Math.round(link.kbit_s)} kbit/s, ${link.fps.toFixed(1)} frames/s`;
-  shown.title = link.paced ? "the desk sends the stripes that changed at the quality this link keeps up with; " +
-    "still stripes are sent again once at a high quality" : "";
+  const scale = link.scale > 1 ? ` · ${{ 2: "½", 4: "¼" }[link.scale] || `1/${link.scale}`} scale` : "";
+  shown.textContent = `quality ${link.quality}${scale}, ${Math.round(link.kbit_s)} kbit/s, ` +
+    `${link.fps.toFixed(1)} frames/s`;
+  shown.title = link.paced ? "the desk sends the stripes that changed at the quality this link keeps up with, " +
+    "at ½ or ¼ scale where even the lowest quality is too much; still stripes are sent again once at a high " +
+    "quality and full scale" : "";
   shown.dataset.quality = String(link.quality);
+  shown.dataset.scale = String(link.scale);
   shown.dataset.kbitS = String(link.kbit_s);
   shown.dataset.fps = String(link.fps);
   shown.dataset.paced = String(link.paced);

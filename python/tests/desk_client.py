@@ -1,7 +1,7 @@
 """A minimal WebSocket client of the browser desk (app/serve), on Python's standard library only: the opening
 handshake (RFC 6455), text and binary messages (fragments joined, the client's frames masked), and the desk's
-frame message (app/serve/protocol.hpp: "ILF1" | index | width | height | n | n x (y, rows, bytes) | JPEGs)
-decoded with Pillow, independently of the project's own JPEG code."""
+frame message (app/serve/protocol.hpp: "ILF2" | index | width | height | n | n x (y, rows, scale, bytes) |
+JPEGs) decoded with Pillow, independently of the project's own JPEG code."""
 
 import base64
 import io
@@ -145,20 +145,23 @@ class DeskClient:
 
 
 def decode_frame(message):
-    """A frame message as (index, (height, width, 4) uint8 array): its JPEG strips decoded at their rows."""
+    """A frame message as (index, (height, width, 4) uint8 array): its JPEG strips decoded at their rows, a
+    strip of scale s (its rows downscaled, ceil(width / s) x ceil(rows / s) pixels) each pixel an s x s block."""
     # Imported here, not with the module: the desk's browser test takes only wait_for from it, and runs with
     # /usr/bin/python3, which a GPU server without Debian's NumPy or Pillow may lack.
     import numpy
     from PIL import Image  # Debian's python3-pil
 
-    assert message[:4] == b"ILF1", "not a frame message"
+    assert message[:4] == b"ILF2", f"not a frame message of this layout ({message[:4]!r}, not ILF2)"
     index, width, height, count = struct.unpack("<4I", message[4:20])
     picture = numpy.zeros((height, width, 4), dtype=numpy.uint8)
-    offset = 20 + 12 * count
+    offset = 20 + 16 * count
     for strip in range(count):
-        y, rows, size = struct.unpack("<3I", message[20 + 12 * strip:32 + 12 * strip])
+        y, rows, scale, size = struct.unpack("<4I", message[20 + 16 * strip:36 + 16 * strip])
+        assert scale in (1, 2, 4), f"strip {strip}: scale {scale}"
         decoded = numpy.asarray(Image.open(io.BytesIO(message[offset:offset + size])).convert("RGBA"))
-        assert decoded.shape == (rows, width, 4), f"strip {strip}: {decoded.shape}, want ({rows}, {width}, 4)"
-        picture[y:y + rows] = decoded
+        want = (-(-rows // scale), -(-width // scale), 4)
+        assert decoded.shape == want, f"strip {strip}: {decoded.shape}, want {want}"
+        picture[y:y + rows] = decoded.repeat(scale, axis=0).repeat(scale, axis=1)[:rows, :width]
         offset += size
     return index, picture

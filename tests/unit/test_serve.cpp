@@ -395,15 +395,15 @@ TEST(ServeJpegTest, MalformedFrameMessagesAreRefused) {
   const std::vector<uint8_t> message = lab::serve::frame_message(1, 64, 300, encoder.encode(image));
   std::string why;
   EXPECT_FALSE(lab::serve::parse_frame_message(message.data(), 10, why));
-  EXPECT_NE(why.find("ILF1"), std::string::npos);
+  EXPECT_NE(why.find("ILF2"), std::string::npos);
   EXPECT_FALSE(lab::serve::parse_frame_message(message.data(), message.size() - 1, why));
   EXPECT_NE(why.find("truncated"), std::string::npos);
   std::vector<uint8_t> overlap = message;
-  overlap[20 + 12] -= 1;  // the second strip starts a row early, over the first one's last row
+  overlap[20 + 16] -= 1;  // the second strip starts a row early, over the first one's last row
   EXPECT_FALSE(lab::serve::parse_frame_message(overlap.data(), overlap.size(), why));
   EXPECT_NE(why.find("overlaps"), std::string::npos);
   std::vector<uint8_t> past = message;
-  past[20 + 12] += 1;  // the second strip starts a row late and ends past the frame
+  past[20 + 16] += 1;  // the second strip starts a row late and ends past the frame
   EXPECT_FALSE(lab::serve::parse_frame_message(past.data(), past.size(), why));
   EXPECT_NE(why.find("passes the frame's 300 rows"), std::string::npos);
 }

@@ -3,9 +3,9 @@
 // those, the paint-over of a still stripe once (at scale 1), whole frames where the page holds nothing or the
 // scale changed, the runs shared among encoders, the quality a slow link settles at (a link simulated byte by
 // byte) and a fast link keeps, the scale a link too slow for the lowest quality steps down to and back up
-// from; then through a real server on a loopback port with a client that acks, as the page does: an
-// unchanged stripe is not sent again, the picture composited from the messages is the frame, a still frame is
-// painted over once and then costs no frame messages.
+// from; downscaled strips encoded and drawn at full size; then through a real server on a loopback port with
+// a client that acks, as the page does: an unchanged stripe is not sent again, the picture composited from
+// the messages is the frame, a still frame is painted over once and then costs no frame messages.
 #include "app/image/image_io.hpp"
 #include "app/serve/jpeg.hpp"
 #include "app/serve/link.hpp"
@@ -442,6 +442,107 @@ TEST(ServeProtocolTest, AFrameMessageOfSomeStripesIsNotWhole) {
   EXPECT_NEAR(picture.pixel(5, 70)[0], 128, 2);
   EXPECT_EQ(picture.pixel(5, 130)[0], 7);
   EXPECT_NEAR(picture.pixel(5, 250)[0], 128, 2);
+}
+
+TEST(ServeScaleTest, BoxDownscaleAveragesEachBoxAndTheBoxesCutByTheEdges) {
+  // 5 x 6, rows 1..5 (five rows) at scale 2: 3 x 3, the last column and row averaging what they have.
+  lab::Image frame{5, 6, std::vector<uint8_t>(5 * 6 * 4)};
+  for (int y = 0; y < 6; ++y)
+    for (int x = 0; x < 5; ++x)
+      for (int channel = 0; channel < 4; ++channel)
+        frame.rgba[(static_cast<size_t>(y) * 5 + x) * 4 + channel] =
+            static_cast<uint8_t>(10 * y + x + channel);
+  lab::Image scaled;
+  lab::serve::box_downscale(frame, 1, 5, 2, scaled);
+  ASSERT_EQ(scaled.width, 3);
+  ASSERT_EQ(scaled.height, 3);
+  // (0,0): rows 1-2, columns 0-1: 10, 11, 20, 21 -> 15.5, rounded 16.
+  EXPECT_EQ(scaled.pixel(0, 0)[0], 16);
+  EXPECT_EQ(scaled.pixel(0, 0)[3], 19);
+  // (2,1): rows 3-4, column 4 alone: 34, 44 -> 39.
+  EXPECT_EQ(scaled.pixel(2, 1)[0], 39);
+  // (1,2): row 5 alone, columns 2-3: 52, 53 -> 52.5, rounded 53.
+  EXPECT_EQ(scaled.pixel(1, 2)[0], 53);
+  // (2,2): row 5, column 4: 54, the pixel itself.
+  EXPECT_EQ(scaled.pixel(2, 2)[1], 55);
+  // A 4 x 4 box of one frame's 8 x 8: the mean of the sixteen.
+  lab::Image square{8, 8, std::vector<uint8_t>(8 * 8 * 4)};
+  for (size_t i = 0; i < square.rgba.size(); ++i) square.rgba[i] = static_cast<uint8_t>(i % 251);
+  lab::serve::box_downscale(square, 0, 8, 4, scaled);
+  ASSERT_EQ(scaled.width, 2);
+  ASSERT_EQ(scaled.height, 2);
+  unsigned sum = 0;
+  for (int y = 4; y < 8; ++y)
+    for (int x = 0; x < 4; ++x) sum += square.pixel(x, y)[2];
+  EXPECT_EQ(scaled.pixel(0, 1)[2], (sum + 8) / 16);
+  EXPECT_THROW(lab::serve::box_downscale(square, 0, 8, 3, scaled), std::invalid_argument);
+  EXPECT_THROW(lab::serve::box_downscale(square, 4, 5, 2, scaled), std::invalid_argument);
+}
+
+TEST(ServeScaleTest, ScaledStripsTravelInTheFramesCoordinatesAndAreDrawnAtFullSize) {
+  // Rows 0-127 at scale 2, rows 128-191 at scale 1, rows 192-249 (the frame's last, short) at scale 4.
+  const int width = 250, height = 250;
+  lab::Image image{width, height, std::vector<uint8_t>(static_cast<size_t>(width) * height * 4)};
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      uint8_t* pixel = &image.rgba[(static_cast<size_t>(y) * width + x) * 4];
+      pixel[0] = static_cast<uint8_t>(x);
+      pixel[1] = static_cast<uint8_t>(y);
+      pixel[2] = 100;
+      pixel[3] = 255;
+    }
+  lab::serve::StripEncoder encoder(2, 90);
+  const std::vector<lab::serve::EncodedStrip> strips = encoder.encode(
+      image, {{0, 2 * kRows, 90, 2}, {2 * kRows, kRows, 90, 1}, {3 * kRows, height - 3 * kRows, 90, 4}});
+  ASSERT_EQ(strips.size(), 3u);
+  EXPECT_EQ(strips[0].scale, 2);
+  EXPECT_EQ(strips[2].scale, 4);
+  EXPECT_EQ(strips[2].y, 3 * kRows);
+  EXPECT_EQ(strips[2].rows, height - 3 * kRows);
+  // The JPEGs hold the downscaled rows: ceil(250 / 2) x 64, 250 x 64, ceil(250 / 4) x ceil(58 / 4).
+  const lab::Image half = lab::serve::decode_jpeg(strips[0].jpeg.data(), strips[0].jpeg.size());
+  EXPECT_EQ(half.width, 125);
+  EXPECT_EQ(half.height, kRows);
+  const lab::Image quarter = lab::serve::decode_jpeg(strips[2].jpeg.data(), strips[2].jpeg.size());
+  EXPECT_EQ(quarter.width, 63);
+  EXPECT_EQ(quarter.height, 15);
+
+  const std::vector<uint8_t> message = lab::serve::frame_message(9, width, height, strips);
+  std::string why;
+  const std::optional<lab::serve::FrameMessage> frame =
+      lab::serve::parse_frame_message(message.data(), message.size(), why);
+  ASSERT_TRUE(frame) << why;
+  ASSERT_EQ(frame->strips.size(), 3u);
+  EXPECT_TRUE(frame->whole());
+  EXPECT_EQ(frame->strips[0].scale, 2);
+  EXPECT_EQ(frame->strips[1].scale, 1);
+  EXPECT_EQ(frame->strips[2].scale, 4);
+  // Drawn at full size the picture is the frame within what the scale loses: a gradient of one step a pixel
+  // is off by half the box's width on average at most, plus the JPEG's error.
+  const lab::Image drawn = lab::serve::assemble_frame(*frame);
+  ASSERT_EQ(drawn.width, width);
+  ASSERT_EQ(drawn.height, height);
+  const auto mean_red_error = [&](int from, int to) {
+    double sum = 0;
+    for (int y = from; y < to; ++y)
+      for (int x = 0; x < width; ++x) sum += std::abs(int(drawn.pixel(x, y)[0]) - int(image.pixel(x, y)[0]));
+    return sum / ((to - from) * width);
+  };
+  EXPECT_LT(mean_red_error(2 * kRows, 3 * kRows), 1.5);
+  EXPECT_LT(mean_red_error(0, 2 * kRows), 1.5);
+  EXPECT_LT(mean_red_error(3 * kRows, height), 2.5);
+  EXPECT_GT(mean_red_error(3 * kRows, height), 0.8) << "a quarter's blocks are coarser than the frame";
+  EXPECT_NEAR(drawn.pixel(249, 249)[1], 248, 4) << "the last box, cut by both edges";
+
+  // A scale the message does not carry, and the layout before the scale, are refused by name.
+  std::vector<uint8_t> bad_scale = message;
+  bad_scale[20 + 8] = 3;  // strip 0's scale
+  EXPECT_FALSE(lab::serve::parse_frame_message(bad_scale.data(), bad_scale.size(), why));
+  EXPECT_NE(why.find("scale 3"), std::string::npos) << why;
+  std::vector<uint8_t> version_one = message;
+  version_one[3] = '1';
+  EXPECT_FALSE(lab::serve::parse_frame_message(version_one.data(), version_one.size(), why));
+  EXPECT_NE(why.find("another version (ILF1"), std::string::npos) << why;
 }
 
 // --- Through a real server -----------------------------------------------------------------------------
