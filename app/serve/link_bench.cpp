@@ -109,7 +109,12 @@ struct AckingClient {
   websocket::stream<tcp::socket> ws{io};
   std::mutex mutex;
   std::vector<Arrival> arrivals;
-  std::vector<std::pair<Clock::time_point, int>> qualities;  // from the states' "link"
+  struct Look {
+    Clock::time_point at;
+    int quality = 0;
+    int scale = 1;
+  };
+  std::vector<Look> looks;  // the quality and scale of the states' "link"
   std::thread reader;
 
   AckingClient(int port, const std::string& token) {
@@ -136,7 +141,7 @@ struct AckingClient {
         const std::lock_guard<std::mutex> lock(mutex);
         arrivals.push_back({at, bytes.size(), false});
         if (state.is_object() && state.contains("link"))
-          qualities.emplace_back(at, state["link"].value("quality", 0));
+          looks.push_back({at, state["link"].value("quality", 0), state["link"].value("scale", 1)});
         continue;
       }
       std::string why;
@@ -174,6 +179,11 @@ struct AckingClient {
 
 double seconds_of(Clock::duration duration) {
   return std::chrono::duration<double>(duration).count();
+}
+
+// A scale as the rows print it: "1", "1/2", "1/4".
+std::string scale_text(int divisor) {
+  return divisor <= 1 ? "1" : "1/" + std::to_string(divisor);
 }
 
 }  // namespace
@@ -232,10 +242,12 @@ LinkBenchCase bench_desk_link(Extent size, double link_bits_per_s, double fps, l
     {
       const std::lock_guard<std::mutex> lock(page.mutex);
       result.quality_low = 100;
-      for (const auto& [at, quality] : page.qualities)
-        if (at >= moving && at < moved) {
-          result.quality_low = std::min(result.quality_low, quality);
-          result.quality_last = quality;
+      for (const AckingClient::Look& look : page.looks)
+        if (look.at >= moving && look.at < moved) {
+          result.quality_low = std::min(result.quality_low, look.quality);
+          result.quality_last = look.quality;
+          result.scale_most = std::max(result.scale_most, look.scale);
+          result.scale_last = look.scale;
         }
       if (result.quality_last == 0) result.quality_low = 0;
     }
@@ -246,14 +258,17 @@ LinkBenchCase bench_desk_link(Extent size, double link_bits_per_s, double fps, l
 
 std::string link_bench_table(const std::vector<LinkBenchCase>& cases) {
   std::string table;
-  char line[256];
+  char line[320];
   for (const LinkBenchCase& result : cases) {
     std::snprintf(line, sizeof line,
-                  "over a %.0f Mbit/s link, %s at %.0f frames/s asked: moving %.1f frames/s at quality %d "
-                  "(lowest %d), %.0f kbit/s; still, after its paint-over (%.0f KiB): %.2f KiB/s\n",
+                  "over a %.0f Mbit/s link, %s at %.0f frames/s asked: moving %.1f frames/s at quality %d, "
+                  "scale %s (lowest %d, smallest scale %s), %.0f kbit/s; still, after its paint-over (%.0f "
+                  "KiB): %.2f KiB/s\n",
                   result.link_mbit_per_s, size_text(result.size.width, result.size.height).c_str(),
-                  result.asked_fps, result.moving_fps, result.quality_last, result.quality_low,
-                  result.moving_kbit_per_s, result.still_paint_kib, result.still_kib_per_s);
+                  result.asked_fps, result.moving_fps, result.quality_last,
+                  scale_text(result.scale_last).c_str(), result.quality_low,
+                  scale_text(result.scale_most).c_str(), result.moving_kbit_per_s, result.still_paint_kib,
+                  result.still_kib_per_s);
     table += line;
   }
   return table;

@@ -5,10 +5,12 @@
 // byte) and a fast link keeps, the scale a link too slow for the lowest quality steps down to and back up
 // from; downscaled strips encoded and drawn at full size; then through a real server on a loopback port with
 // a client that acks, as the page does: an unchanged stripe is not sent again, the picture composited from
-// the messages is the frame, a still frame is painted over once and then costs no frame messages.
+// the messages is the frame, a still frame is painted over once and then costs no frame messages, and over a
+// slow link the desk says the smaller scale it sends.
 #include "app/image/image_io.hpp"
 #include "app/serve/jpeg.hpp"
 #include "app/serve/link.hpp"
+#include "app/serve/link_bench.hpp"
 #include "app/serve/protocol.hpp"
 #include "app/serve/server.hpp"
 #include "app/serve/stripes.hpp"
@@ -24,7 +26,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -677,6 +681,28 @@ TEST(ServeStripesServerTest, AnAckingPageGetsOnlyChangedStripesAndItsPictureIsTh
   const size_t painted_frames = page.frames.size();
   page.read_for(milliseconds(1200));
   EXPECT_EQ(page.frames.size(), painted_frames) << "a still frame painted over costs no frame messages";
+}
+
+TEST(ServeStripesServerTest, OverASlowLinkTheDeskSendsASmallerScaleAndSaysSo) {
+  // --bench --serve's slow link (a relay at 400 kbit/s) and acking page, with frames of noise that no
+  // quality makes small: 128 x 128 at quality 20 is about 4 KB, 0.9 Mbit/s at 30 frames/s; at half the edges
+  // about 1 KB.
+  std::mt19937 random(7);
+  const lab::serve::RenderAndRead render = [&](long long index, double& read_back_ms) {
+    read_back_ms = 0;
+    lab::serve::BenchFrame frame;
+    frame.index = index;
+    auto image = std::make_shared<lab::Image>(lab::Image{128, 128, std::vector<uint8_t>(128 * 128 * 4)});
+    for (uint8_t& byte : image->rgba) byte = static_cast<uint8_t>(random());
+    frame.image = std::move(image);  // BenchFrame's image is shared (FrameRead's)
+    return std::optional<lab::serve::BenchFrame>(std::move(frame));
+  };
+  const lab::serve::LinkBenchCase result = lab::serve::bench_desk_link({128, 128}, 400e3, 30, 0, render);
+  EXPECT_EQ(result.quality_low, 20);
+  EXPECT_GE(result.scale_most, 2) << "the desk's state said no smaller scale";
+  EXPECT_GT(result.moving_fps, 1) << "the page parsed and acked the scaled frames";
+  const std::string rows = lab::serve::link_bench_table({result});
+  EXPECT_NE(rows.find("smallest scale 1/" + std::to_string(result.scale_most)), std::string::npos) << rows;
 }
 
 TEST(ServeStripesServerTest, APageThatAsksGetsTheWholeFrameAgain) {
