@@ -57,6 +57,7 @@ from ._native import check as _check
 from ._native import image_size as _image_size
 from ._native import lib as _lib
 from ._native import whole_number as _whole_number
+from . import notebook  # interop_lab.notebook.close() and the rest of Jupyter's side
 from .gl import GLBuffer, GLTexture, map_gl
 from .publish import Publisher, PublishTarget, Subscriber, list_published, publish
 from .viewer import FrameTarget, PathNotice, Viewer, show

@@ -313,6 +313,13 @@ class Viewer(NativeHandle):
         served = f", serving {self.url}" if self.url and self._handle else ""
         return f"<interop_lab.Viewer {self.size[0]}x{self.size[1]} {state}, path {self.path}{served}>"
 
+    def _repr_html_(self):
+        """Jupyter's view of a served viewer: the desk in an iframe, with a link to open it in a tab (notebook.py;
+        $INTEROP_LAB_NOTEBOOK_URL rewrites where it points). None, the text repr, for any other viewer."""
+        from .notebook import viewer_html
+
+        return viewer_html(self)
+
     # Showing ----------------------------------------------------------------------------------------------
 
     def show(self, array, stream=None, range=None, colormap=None):
@@ -843,7 +850,16 @@ def show(array, *, title="interop_lab", range=None, colormap=None, mode="auto", 
     writes a PNG (png=, default the next free interop_lab_show-NNNN.png in the temporary folder, so that no
     call overwrites another's picture), saying where; returns that
     path (None after a window). serve= (as Viewer's): serves it to a browser at the URL printed on stderr
-    until Ctrl+C (or the window, if window=True, is closed), then returns that URL."""
+    until Ctrl+C (or the window, if window=True, is closed), then returns that URL.
+
+    In a Jupyter notebook (an IPython kernel), unless window= or png= is given, it serves the array (serve=,
+    default any free loopback port) and displays the desk inline instead, returning None at once; later calls
+    update that viewer. interop_lab.notebook.close() closes it (notebook.show has the details)."""
+    if window is None and png is None:
+        from . import notebook
+
+        if notebook.in_kernel() is not None:
+            return notebook.show(array, range=range, colormap=colormap, mode=mode, stream=stream, serve=serve)
     address = _serve_address(serve)  # a bad one raises before anything opens
     picture = _arrays.describe(array, "show")  # validates before a window opens
     height, width = picture.height, picture.width
