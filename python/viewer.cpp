@@ -32,7 +32,7 @@
 #include "interop/gl.hpp"
 #include "interop/mapping.hpp"
 #include "interop/memory.hpp"
-#include "python/convert.hpp"
+#include "kernels/convert.hpp"
 #include "python/errors.hpp"
 #include "python/gl_context.hpp"
 #include "python/viewer_controls.hpp"
@@ -274,7 +274,7 @@ struct Viewer {
   interop::PinnedHostBuffer staging_host;                     // staging: on its way to GL
   std::vector<uint8_t> host_frame;                            // cpu: what frame_begin hands out
   interop::DeviceBuffer colormap_device;                      // 256 x RGBA8, for one-channel arrays
-  interop::DeviceBuffer bounds_device;                        // range="auto": ilab::find_value_bounds's
+  interop::DeviceBuffer bounds_device;                        // range="auto": kernels::find_value_bounds's
   std::array<uint8_t, 1024> colormap_host{};                  // what colormap_device holds
   bool colormap_loaded = false;
   std::string value_range;  // what the picture's values were mapped through, as Python says it ("" none)
@@ -764,7 +764,7 @@ struct ilab_viewer_stats {
   long long frames;
 };
 
-// What show_device converts: a CUDA array's memory and layout (python/convert.hpp). low and range are
+// What show_device converts: a CUDA array's memory and layout (kernels/convert.hpp). low and range are
 // float32 values unless wide (computed in float64), which float64, int32 and uint32 arrays always are.
 struct ilab_convert {
   uintptr_t data;
@@ -784,9 +784,9 @@ const char* const kTypeNames =
 
 // A CUDA array handed to show_device or value_bounds, checked: its layout, its element type, and that it is
 // device memory on the viewer's device (which is current, on a path with CUDA), as is the stream.
-ilab::ConvertDesc device_array(const Viewer& viewer, const ilab_convert& array, cudaStream_t stream) {
+kernels::ConvertDesc device_array(const Viewer& viewer, const ilab_convert& array, cudaStream_t stream) {
   require(array.channels == 1 || array.channels == 3 || array.channels == 4, "channels: 1, 3 or 4");
-  require(array.type >= 0 && array.type < ilab::kElementTypeCount,
+  require(array.type >= 0 && array.type < kernels::kElementTypeCount,
           "type " + std::to_string(array.type) + ": " + kTypeNames);
   require_image_size(array.width, array.height);
   require_stream_device(viewer, stream);
@@ -799,7 +799,7 @@ ilab::ConvertDesc device_array(const Viewer& viewer, const ilab_convert& array, 
                               ", the viewer on device " + std::to_string(viewer.cuda_device) +
                               ": move it there (e.g. x.to('cuda:" + std::to_string(viewer.cuda_device) + "'))"
                         : std::string("the array is not CUDA device memory: pass it as a NumPy array"));
-  ilab::ConvertDesc desc;
+  kernels::ConvertDesc desc;
   desc.source = reinterpret_cast<const void*>(array.data);
   desc.height = array.height;
   desc.width = array.width;
@@ -807,12 +807,11 @@ ilab::ConvertDesc device_array(const Viewer& viewer, const ilab_convert& array, 
   desc.row_stride = array.row_stride;
   desc.column_stride = array.column_stride;
   desc.channel_stride = array.channel_stride;
-  desc.type = static_cast<ilab::ElementType>(array.type);
+  desc.type = static_cast<kernels::ElementType>(array.type);
   desc.low = array.low;
   desc.range = array.range;
-  // Values float32 cannot hold are always computed in float64 (python/convert.hpp).
-  desc.wide = array.wide != 0 || desc.type == ilab::ElementType::F64 || desc.type == ilab::ElementType::I32 ||
-              desc.type == ilab::ElementType::U32;
+  // Values float32 cannot hold are always computed in float64 (kernels/convert.hpp).
+  desc.wide = array.wide != 0 || kernels::always_wide(desc.type);
   return desc;
 }
 
@@ -977,7 +976,7 @@ int ilab_viewer_show_device(void* handle, const ilab_convert* array, const uint8
     const Clock::time_point started = Clock::now();
     const interop::ScopedDevice on_device(viewer.cuda_device);
     auto* on = reinterpret_cast<cudaStream_t>(stream);
-    ilab::ConvertDesc desc = device_array(viewer, *array, on);
+    kernels::ConvertDesc desc = device_array(viewer, *array, on);
     const bool range_holds = desc.wide
                                  ? std::isfinite(desc.low) && std::isfinite(desc.range) && desc.range > 0.0
                                  : std::isfinite(static_cast<float>(desc.low)) &&
@@ -998,7 +997,7 @@ int ilab_viewer_show_device(void* handle, const ilab_convert* array, const uint8
       desc.colormap = static_cast<const uint8_t*>(viewer.colormap_device.data());
     }
     // RGBA8 rows with packed pixels need no kernel: one 2D copy.
-    const bool plain_copy = desc.type == ilab::ElementType::U8 && desc.channels == 4 && desc.low == 0.0 &&
+    const bool plain_copy = desc.type == kernels::ElementType::U8 && desc.channels == 4 && desc.low == 0.0 &&
                             desc.range == 255.0 && desc.column_stride == 4 && desc.channel_stride == 1 &&
                             desc.row_stride >= static_cast<long long>(desc.width) * 4;
     const size_t pitch = static_cast<size_t>(desc.width) * 4;
@@ -1008,7 +1007,7 @@ int ilab_viewer_show_device(void* handle, const ilab_convert* array, const uint8
                                              static_cast<size_t>(desc.row_stride), pitch,
                                              static_cast<size_t>(desc.height), cudaMemcpyDeviceToDevice, on));
       else
-        INTEROP_CUDA_CHECK(ilab::convert_to_rgba8(desc, destination, pitch, on));
+        INTEROP_CUDA_CHECK(kernels::convert_to_rgba8(desc, destination, pitch, on));
     };
     if (viewer.path == Path::Interop) {
       interop::ScopedMap mapped({viewer.registration->resource()}, on);
@@ -1042,15 +1041,15 @@ int ilab_viewer_value_bounds(void* handle, const ilab_convert* array, uintptr_t 
     require(viewer.path != Path::Cpu, "this viewer has no CUDA (path cpu: " + viewer.path_reason + ")");
     const interop::ScopedDevice on_device(viewer.cuda_device);
     auto* on = reinterpret_cast<cudaStream_t>(stream);
-    const ilab::ConvertDesc desc = device_array(viewer, *array, on);
+    const kernels::ConvertDesc desc = device_array(viewer, *array, on);
     if (viewer.bounds_device.size() == 0)
-      viewer.bounds_device = interop::DeviceBuffer(ilab::kValueBoundsBytes);
-    INTEROP_CUDA_CHECK(ilab::find_value_bounds(desc, viewer.bounds_device.data(), on));
-    std::array<unsigned char, ilab::kValueBoundsBytes> bounds{};
+      viewer.bounds_device = interop::DeviceBuffer(kernels::kValueBoundsBytes);
+    INTEROP_CUDA_CHECK(kernels::find_value_bounds(desc, viewer.bounds_device.data(), on));
+    std::array<unsigned char, kernels::kValueBoundsBytes> bounds{};
     INTEROP_CUDA_CHECK(cudaMemcpyAsync(bounds.data(), viewer.bounds_device.data(), bounds.size(),
                                        cudaMemcpyDeviceToHost, on));
     INTEROP_CUDA_CHECK(cudaStreamSynchronize(on));
-    ilab::read_value_bounds(bounds.data(), low, high, finite);
+    kernels::read_value_bounds(bounds.data(), low, high, finite);
   });
 }
 
@@ -1303,7 +1302,7 @@ struct ilab_source {
 int ilab_viewer_set_source(void* handle, const ilab_source* source) {
   return guarded([&] {
     Viewer& viewer = on_owner_thread(handle);
-    require(source->type >= 0 && source->type < ilab::kElementTypeCount,
+    require(source->type >= 0 && source->type < kernels::kElementTypeCount,
             "type " + std::to_string(source->type) + ": " + kTypeNames);
     require(source->data == 0 || (source->channels >= 1 && source->channels <= 4), "channels: 1 to 4");
     require(source->frame_count >= 1 && source->frame_index >= 0 && source->frame_index < source->frame_count,
@@ -1311,7 +1310,7 @@ int ilab_viewer_set_source(void* handle, const ilab_source* source) {
     ilab::readout::Source kept;
     kept.data = reinterpret_cast<const unsigned char*>(source->data);
     kept.on_device = source->on_device != 0;
-    kept.type = static_cast<ilab::ElementType>(source->type);
+    kept.type = static_cast<kernels::ElementType>(source->type);
     kept.height = source->height;
     kept.width = source->width;
     kept.channels = source->channels;

@@ -4,12 +4,14 @@
 // the array holds, not the byte it became on screen. No CUDA, no GL.
 #pragma once
 
-#include "python/convert.hpp"
+#include "kernels/convert.hpp"
 
 #include <cstdint>
 #include <string>
 
 namespace ilab::readout {
+
+using kernels::ElementType;  // the element types the viewer converts (kernels/convert.hpp)
 
 // Where the caller's array lives and how it is laid out: `frames` pictures of height x width x channels,
 // strides in bytes.

@@ -4,7 +4,7 @@ describe() turns an array into a Picture: NumPy (or anything NumPy can view: __a
 buffer protocol, CPU DLPack) stays on the host; CUDA arrays come through __cuda_array_interface__ (CuPy,
 PyTorch, Numba, Warp) or __dlpack__ (JAX, cuda.core, PyTorch) as a pointer with byte strides. Every
 rejection names the fix. choose_range() turns range= into the (low, range) the conversion uses, and
-to_rgba8() is python/convert.cu's rule in NumPy, byte for byte (see python/convert.hpp)."""
+to_rgba8() is kernels/convert.cu's rule in NumPy, byte for byte (see kernels/convert.hpp)."""
 
 import ctypes
 import math
@@ -15,7 +15,7 @@ import numpy
 from . import _dlpack
 from ._native import MAX_IMAGE_EDGE, SizeError
 
-# python/convert.hpp's ElementType, by NumPy's name of the dtype.
+# kernels/convert.hpp's ElementType, by NumPy's name of the dtype.
 _TYPES = {"uint8": 0, "float16": 1, "float32": 2, "float64": 3, "bfloat16": 4, "int8": 5, "int16": 6, "int32": 7,
           "uint16": 8, "uint32": 9, "bool": 10}
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
@@ -23,7 +23,7 @@ _FLOATS = ("float16", "bfloat16", "float32", "float64")
 _WIDE = ("float64", "int32", "uint32")
 _SHOWN = "uint8, uint16, uint32, int8, int16, int32, float16, bfloat16, float32, float64 or bool"
 
-# The colours of the values no range places (docs/python.md), as python/convert.hpp's kNanColour and its kin.
+# The colours of the values no range places (docs/python.md), as kernels/convert.hpp's kNanColour and its kin.
 NAN_COLOUR = (255, 0, 255, 255)  # magenta
 POSINF_COLOUR = (255, 255, 255, 255)  # white
 NEGINF_COLOUR = (0, 0, 0, 255)  # black
@@ -159,7 +159,7 @@ def _host_picture(array, what):
             _said_copied = True
         array = numpy.ascontiguousarray(array)
     if type_name == "bfloat16":
-        array = array.view(numpy.uint16)  # its bits: the conversion widens them as python/convert.cu does
+        array = array.view(numpy.uint16)  # its bits: the conversion widens them as kernels/convert.cu does
     return Picture(layout, type_name, host=array.reshape(layout))
 
 
@@ -278,7 +278,7 @@ _FLOAT32_TINY = float(numpy.finfo(numpy.float32).tiny)
 
 
 class ValueRange:
-    """What a picture's values map through (python/convert.hpp's rule): `low` and `scale` (high - low) as
+    """What a picture's values map through (kernels/convert.hpp's rule): `low` and `scale` (high - low) as
     float32 numbers, or as float64 where `wide`; `shown` is (low, high) as Python floats, what Viewer.range
     reports; `how` is "fixed", "auto" or "each"."""
 
@@ -314,7 +314,7 @@ def range_request(picture, requested):
 
 
 def fixed_range(picture, low, high):
-    """The ValueRange of range=(low, high). Computed in float32 (here and in python/convert.cu) unless the dtype
+    """The ValueRange of range=(low, high). Computed in float32 (here and in kernels/convert.cu) unless the dtype
     is computed in float64: a bound or a span (high - low) that the computation cannot hold would turn the
     picture black or overflow, so each raises ValueError."""
     if picture.type in _WIDE:
@@ -362,7 +362,7 @@ def bounds_range(picture, low, high, finite, how):
 
 
 def host_bounds(picture):
-    """(low, high, finite) of a host picture's finite values (every frame's), as python/convert.cu's bounds kernel
+    """(low, high, finite) of a host picture's finite values (every frame's), as kernels/convert.cu's bounds kernel
     finds them."""
     values = _values(picture.host, picture.type, numpy.float64)
     if picture.type in _FLOATS:
@@ -373,14 +373,14 @@ def host_bounds(picture):
 
 
 def _values(host, type_name, real):
-    """A host picture's values as `real` (numpy.float32 or numpy.float64): exact, as python/convert.cu loads them."""
+    """A host picture's values as `real` (numpy.float32 or numpy.float64): exact, as kernels/convert.cu loads them."""
     if type_name == "bfloat16":  # its bits are a float32's upper half
         return (host.astype(numpy.uint32) << 16).view(numpy.float32).astype(real)
     return host.astype(real)
 
 
 def to_rgba8(host, type_name, value_range, colormap_table):
-    """python/convert.cu's rule in NumPy, byte for byte: a (H, W, C) array -> (H, W, 4) uint8, C-contiguous."""
+    """kernels/convert.cu's rule in NumPy, byte for byte: a (H, W, C) array -> (H, W, 4) uint8, C-contiguous."""
     height, width, channels = host.shape
     specials = None
     if type_name == "uint8" and not value_range.wide and value_range.low == 0 and value_range.scale == 255:

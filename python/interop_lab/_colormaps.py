@@ -1,5 +1,5 @@
 """Colormaps for one-channel pictures: 256 RGBA8 entries each, as both conversion paths index them (the
-CUDA kernel in python/convert.cu and NumPy in _arrays.py). 'viridis' and 'turbo' are polynomial fits of
+CUDA kernel in kernels/convert.cu and NumPy in _arrays.py). 'viridis' and 'turbo' are polynomial fits of
 matplotlib's viridis and Google's Turbo (within a few 1/255 of the published tables)."""
 
 import numpy

@@ -309,7 +309,7 @@ def test_frame_holds_the_picture_shown_so_a_partial_write_keeps_the_rest(cupy):
         numpy.testing.assert_array_equal(viewer.read_frame(), expected)
 
 
-# Every dtype converts on the GPU to the bytes the NumPy path gives the same values (python/convert.hpp's rule
+# Every dtype converts on the GPU to the bytes the NumPy path gives the same values (kernels/convert.hpp's rule
 # is written twice, once per path): random values over and beyond the range, NaN and inf among the floats'.
 GPU_DTYPES = ["uint8", "float16", "float32", "float64", "int8", "int16", "int32", "uint16", "uint32", "bool"]
 

@@ -104,7 +104,7 @@ TEST(ViewerViewTest, PanActualSizeAndFitMoveTheView) {
   EXPECT_TRUE(uses_integer_rule(fitted(actual)));
 }
 
-using ilab::ElementType;
+using kernels::ElementType;
 using namespace ilab::readout;
 
 TEST(ViewerReadoutTest, EachTypesBytesReadAsTheirValue) {
