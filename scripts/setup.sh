@@ -27,6 +27,7 @@ packages=(
   dpkg-dev xz-utils bzip2                       # apt-get source: Debian's libpng and zlib built for Windows (windows-deps.sh)
   libboost-dev libturbojpeg0-dev                # the browser desk (--serve): Boost.Beast HTTP + WebSocket, JPEG
   chromium chromium-driver python3-selenium     # the desk's page driven in a headless browser (tests/web)
+  python3-nbclient python3-ipykernel            # a notebook run headless on a Jupyter kernel (tests/web/test_notebook.py)
   optipng                                       # shrinks the desk's screenshot (scripts/desk-screenshot.py)
 )
 
