@@ -1,10 +1,12 @@
 #include "app/scene/published_source.hpp"
 
 #include "kernels/blit.hpp"
+#include "kernels/convert.hpp"
 
 #ifndef _WIN32
 #include "interop/error.hpp"
 #include "interop/external.hpp"
+#include "interop/memory.hpp"
 #include "interop/publish.hpp"
 #endif
 
@@ -35,13 +37,37 @@ std::string format_text(const interop::FrameFormat& format) {
          interop::to_string(format.dtype) + "x" + std::to_string(format.channels);
 }
 
+// The element type kernels/convert.hpp reads a published dtype as; nullopt for a dtype this build does not
+// know (a publisher built from a newer protocol).
+std::optional<kernels::ElementType> element_type(interop::DType dtype) {
+  switch (dtype) {
+    case interop::DType::UInt8:
+      return kernels::ElementType::U8;
+    case interop::DType::UInt16:
+      return kernels::ElementType::U16;
+    case interop::DType::Int32:
+      return kernels::ElementType::I32;
+    case interop::DType::Float16:
+      return kernels::ElementType::F16;
+    case interop::DType::Float32:
+      return kernels::ElementType::F32;
+  }
+  return std::nullopt;
+}
+
 void refuse_unless_shown(const std::string& name, const interop::FrameFormat& format) {
-  if (format.dtype == interop::DType::UInt8 &&
-      (format.channels == 1 || format.channels == 3 || format.channels == 4))
+  if (element_type(format.dtype) && (format.channels == 1 || format.channels == 3 || format.channels == 4))
     return;
-  throw std::runtime_error(
-      "--attach " + name + ": it publishes " + format_text(format) +
-      " frames; interop-lab shows 8-bit frames: gray, RGB or RGBA (uint8x1, uint8x3, uint8x4)");
+  throw std::runtime_error("--attach " + name + ": it publishes " + format_text(format) +
+                           " frames; interop-lab shows 1, 3 or 4 channels of uint8, uint16, int32, float16 "
+                           "or float32");
+}
+
+// A bound as the status says it: up to 7 significant digits (10 where the range is computed in float64).
+std::string bound_text(double value, bool wide) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*g", wide ? 10 : 7, value);
+  return text;
 }
 
 class PublishedSource final : public FrameSource {
@@ -55,7 +81,8 @@ class PublishedSource final : public FrameSource {
   SourceKind kind() const override { return SourceKind::Published; }
   std::string name() const override { return "published '" + m_name + "'"; }
   std::string status() const override {
-    std::string text = format_text(m_format) + ", " + interop::to_string(m_memory) + " slots, ";
+    std::string text =
+        format_text(m_format) + ", " + interop::to_string(m_memory) + " slots, " + range_text();
     if (m_gone) return text + "publisher gone (" + m_gone_reason + "): the last frame stays until it returns";
     if (!m_frame) return text + "waiting for the first frame of pid " + std::to_string(m_pid);
     return text + "frame " + std::to_string(m_frame->index) + " of pid " + std::to_string(m_pid) + ", " +
@@ -86,6 +113,8 @@ class PublishedSource final : public FrameSource {
     if (params.pixels == nullptr) {
       params = blank(params);
       params.pixels = device_copy(m_blank.data(), m_blank.size(), stream);
+    } else if (converts()) {
+      params = converted_on_device(params, stream);
     }
     kernels::blit_cuda(target, params, stream);
     INTEROP_CUDA_CHECK(cudaGetLastError());
@@ -109,9 +138,12 @@ class PublishedSource final : public FrameSource {
       INTEROP_CUDA_CHECK(cudaMemcpy(m_host_copy.data(), imported(m_frame->slot), m_host_copy.size(),
                                     cudaMemcpyDeviceToHost));
       params.pixels = m_host_copy.data();
-    } else {
+    }
+    if (params.pixels == nullptr) {
       params = blank(params);
       params.pixels = m_blank.data();
+    } else if (converts()) {
+      params = converted_on_host(params);
     }
     kernels::blit_cpu(target, params);
   }
@@ -127,6 +159,9 @@ class PublishedSource final : public FrameSource {
     if (m_device_copy) cudaFree(m_device_copy);
     m_device_copy = nullptr;
     m_device_copy_bytes = 0;
+    m_device_rgba = {};
+    m_device_colormap = {};
+    m_device_bounds = {};
   }
 
  private:
@@ -154,6 +189,14 @@ class PublishedSource final : public FrameSource {
   size_t m_device_copy_bytes = 0;
   cudaEvent_t m_copied = nullptr;  // after the last copy out of m_frame's slot
   bool m_copy_pending = false;
+  // Frames other than uint8 become RGBA8 first (kernels/convert.hpp), then blit as uint8x4 frames do.
+  kernels::ElementType m_type = kernels::ElementType::U8;
+  std::optional<kernels::ValueRange> m_range;  // floats: 0..1; other integers: the first frame's, kept
+  std::vector<uint8_t> m_rgba;                 // the converted picture, cpu mode
+  std::vector<uint8_t> m_colormap;             // gray, for one channel (host)
+  interop::DeviceBuffer m_device_rgba;         // the converted picture, the CUDA modes
+  interop::DeviceBuffer m_device_colormap;     // gray, for one channel (device)
+  interop::DeviceBuffer m_device_bounds;  // "auto": the first frame's bounds (kernels::find_value_bounds)
 
   void attach() {
     interop::SubscriberDesc desc;
@@ -166,7 +209,15 @@ class PublishedSource final : public FrameSource {
   // its slots are imported afresh on first use.
   void take_publisher() {
     refuse_unless_shown(m_name, m_subscriber->format());
+    // The range holds while the values are the same kind: a publisher back with another dtype or channel
+    // count gets a range of its own.
+    if (m_subscriber->format().dtype != m_format.dtype ||
+        m_subscriber->format().channels != m_format.channels)
+      m_range.reset();
     m_format = m_subscriber->format();
+    m_type = *element_type(m_format.dtype);
+    if (!m_range && (m_type == kernels::ElementType::F16 || m_type == kernels::ElementType::F32))
+      m_range = kernels::fixed_range(m_type, 0.0, 1.0);
     m_memory = m_subscriber->memory();
     m_pid = m_subscriber->publisher_pid();
     m_imports.clear();
@@ -194,6 +245,96 @@ class PublishedSource final : public FrameSource {
     return params;
   }
 
+  bool converts() const { return m_type != kernels::ElementType::U8; }
+
+  // ", range 0..1" (floats), ", range 3..1020 (auto: the first frame's)" or ", range auto (from the first
+  // frame)" before it came; "" for uint8, whose bytes are shown as they are.
+  std::string range_text() const {
+    if (!converts()) return "";
+    if (!m_range) return "range auto (from the first frame), ";
+    const bool automatic = m_type != kernels::ElementType::F16 && m_type != kernels::ElementType::F32;
+    return "range " + bound_text(m_range->shown_low, m_range->wide) + ".." +
+           bound_text(m_range->shown_high, m_range->wide) + (automatic ? " (auto: the first frame's)" : "") +
+           ", ";
+  }
+
+  // How kernels/convert.hpp reads the published picture at `pixels` (host or device memory).
+  kernels::ConvertDesc convert_desc(const void* pixels, const uint8_t* colormap) const {
+    kernels::ConvertDesc desc;
+    desc.source = pixels;
+    desc.width = static_cast<int>(m_format.width);
+    desc.height = static_cast<int>(m_format.height);
+    desc.channels = static_cast<int>(m_format.channels);
+    desc.channel_stride = static_cast<long long>(interop::dtype_size(m_format.dtype));
+    desc.column_stride = desc.channel_stride * desc.channels;
+    desc.row_stride = static_cast<long long>(m_format.pitch_or_packed());
+    desc.type = m_type;
+    desc.colormap = colormap;
+    if (m_range) {
+      desc.low = m_range->low;
+      desc.range = m_range->range;
+      desc.wide = m_range->wide || kernels::always_wide(m_type);
+    }
+    return desc;
+  }
+
+  // The picture `params` points at (host memory) converted to RGBA8 by the CPU reference; the range found on
+  // the first frame that comes here when it is "auto".
+  kernels::BlitParams converted_on_host(kernels::BlitParams params) {
+    if (m_colormap.empty()) {
+      m_colormap.resize(256 * 4);
+      kernels::gray_colormap(m_colormap.data());
+    }
+    kernels::ConvertDesc desc = convert_desc(params.pixels, m_colormap.data());
+    if (!m_range) {
+      double low = 0.0, high = 0.0;
+      long long finite = 0;
+      kernels::find_value_bounds_cpu(desc, &low, &high, &finite);
+      m_range = kernels::range_from_bounds(m_type, low, high, finite);
+      desc = convert_desc(params.pixels, m_colormap.data());
+    }
+    m_rgba.resize(static_cast<size_t>(desc.width) * desc.height * 4);
+    kernels::convert_to_rgba8_cpu(desc, m_rgba.data(), static_cast<size_t>(desc.width) * 4);
+    return as_rgba(params, m_rgba.data());
+  }
+
+  // The same on the device, by the CUDA launchers on `stream`; an "auto" range waits for the bounds once.
+  kernels::BlitParams converted_on_device(kernels::BlitParams params, cudaStream_t stream) {
+    if (!m_device_colormap.data()) {
+      uint8_t gray[256 * 4];
+      kernels::gray_colormap(gray);
+      m_device_colormap = interop::DeviceBuffer(sizeof gray);
+      INTEROP_CUDA_CHECK(cudaMemcpy(m_device_colormap.data(), gray, sizeof gray, cudaMemcpyHostToDevice));
+    }
+    const auto* colormap = static_cast<const uint8_t*>(m_device_colormap.data());
+    kernels::ConvertDesc desc = convert_desc(params.pixels, colormap);
+    if (!m_range) {
+      if (!m_device_bounds.data()) m_device_bounds = interop::DeviceBuffer(kernels::kValueBoundsBytes);
+      INTEROP_CUDA_CHECK(kernels::find_value_bounds(desc, m_device_bounds.data(), stream));
+      unsigned char bounds[kernels::kValueBoundsBytes];
+      INTEROP_CUDA_CHECK(
+          cudaMemcpyAsync(bounds, m_device_bounds.data(), sizeof bounds, cudaMemcpyDeviceToHost, stream));
+      INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
+      double low = 0.0, high = 0.0;
+      long long finite = 0;
+      kernels::read_value_bounds(bounds, &low, &high, &finite);
+      m_range = kernels::range_from_bounds(m_type, low, high, finite);
+      desc = convert_desc(params.pixels, colormap);
+    }
+    const size_t bytes = static_cast<size_t>(desc.width) * desc.height * 4;
+    if (m_device_rgba.size() < bytes) m_device_rgba = interop::DeviceBuffer(bytes);
+    INTEROP_CUDA_CHECK(
+        kernels::convert_to_rgba8(desc, m_device_rgba.data(), static_cast<size_t>(desc.width) * 4, stream));
+    return as_rgba(params, static_cast<const uint8_t*>(m_device_rgba.data()));
+  }
+
+  static kernels::BlitParams as_rgba(kernels::BlitParams params, const uint8_t* rgba) {
+    params.pixels = rgba;
+    params.pitch = static_cast<size_t>(params.width) * 4;
+    params.channels = 4;
+    return params;
+  }
+
   // The copy out of the claimed slot has finished (the next frame's copy was queued after it).
   void wait_for_copy() {
     if (m_copy_pending) INTEROP_CUDA_CHECK(cudaEventSynchronize(m_copied));
@@ -212,7 +353,8 @@ class PublishedSource final : public FrameSource {
         take_publisher();
         // The kept picture is the old format's: black until the first frame of a new one.
         if (before.width != m_format.width || before.height != m_format.height ||
-            before.channels != m_format.channels || before.pitch_or_packed() != m_format.pitch_or_packed())
+            before.channels != m_format.channels || before.dtype != m_format.dtype ||
+            before.pitch_or_packed() != m_format.pitch_or_packed())
           m_kept.clear();
         std::fprintf(
             stderr, "interop-lab: attached to '%s' again (pid %d)%s\n", m_name.c_str(), m_pid,

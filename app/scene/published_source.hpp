@@ -14,8 +14,15 @@
 // The frame in use stays claimed (interop::Subscriber::next) until a newer one has been copied, so the
 // publisher never writes over what is being read; it takes the other slots meanwhile (the newest frame
 // wins). When the publisher goes, the last picture stays (copied out of its slots first) and the source
-// tries every half second to attach to a publisher of that name again. It shows 8-bit frames: gray, RGB or
-// RGBA (interop::DType::UInt8, 1, 3 or 4 channels); other formats are refused when it attaches.
+// tries every half second to attach to a publisher of that name again.
+//
+// It shows every format a publisher publishes: 1, 3 or 4 channels of uint8, uint16, int32, float16 or
+// float32. uint8 is copied as it is (gray, RGB opaque, RGBA); the others become RGBA8 first by the Python
+// viewer's rule (kernels/convert.hpp, docs/python.md's dtype table: one channel through the gray colormap,
+// NaN magenta, +inf white, -inf black), then are copied as uint8x4 frames are. The range: floats 0..1;
+// uint16 and int32 the smallest and largest finite value of the first frame shown, kept for the frames
+// after it and across a publisher's return with the same dtype and channels; status() says it. The
+// conversion runs where the copy does: the CUDA launcher in the CUDA modes, the CPU reference in cpu mode.
 #pragma once
 
 #include "app/scene/scene_compute.hpp"
@@ -27,8 +34,8 @@
 namespace lab {
 
 // Attaches to the frames published as `name` in `directory` ("": the user's; interop/publish.hpp). Throws
-// interop::Error when nothing is published under that name, the publisher is another user's or on another
-// GPU, or its frames are not 8-bit; std::runtime_error on a system without it (Windows).
+// interop::Error when nothing is published under that name or the publisher is another user's or on another
+// GPU; std::runtime_error for a format this build does not know, and on a system without it (Windows).
 std::unique_ptr<FrameSource> create_published_source(const std::string& name,
                                                      const std::string& directory = "");
 

@@ -100,3 +100,57 @@ def test_device_frames_from_another_process_are_shown_through_interop_pixel_exac
             process.stdin.flush()
     assert process.returncode == 0
     del cupy
+
+
+# Every dtype a publisher publishes is shown by the viewer's own rule (docs/python.md's dtype table): the frame
+# of a host publisher attached in cpu mode (the C++ CPU reference, kernels/convert_cpu.cpp) must be the NumPy
+# twin's bytes (_arrays.to_rgba8) at the range --attach uses: floats 0..1, uint16 and int32 the first frame's
+# smallest and largest finite value; one channel through gray. In interop mode (a GPU) the CUDA kernel does it.
+def numpy_twin(array, value_range):
+    from interop_lab import _arrays, _colormaps
+
+    host = array if array.ndim == 3 else array[..., None]
+    picture = _arrays.Picture((1,) + host.shape, array.dtype.name, host=host[None])
+    if value_range == "auto":
+        chosen = _arrays.bounds_range(picture, *_arrays.host_bounds(picture), "auto")
+    else:
+        chosen = _arrays.fixed_range(picture, *value_range)
+    return _arrays.to_rgba8(host, array.dtype.name, chosen, _colormaps.table("gray")), chosen.shown
+
+
+def every_published_dtype():
+    y, x = numpy.mgrid[0:37, 0:53]
+    ramp = (x * 53 + y) / (53.0 * 37.0)  # 0..1
+    float32 = (ramp * 1.2 - 0.1).astype(numpy.float32)  # past both ends
+    float32[3, 4], float32[5, 6], float32[7, 8] = numpy.nan, numpy.inf, -numpy.inf
+    float16 = numpy.stack([ramp, 1 - ramp, ramp * ramp, 0.5 + 0 * ramp], -1).astype(numpy.float16)
+    float16[1, 2, 1], float16[2, 3, 3], float16[4, 5, 0] = numpy.nan, numpy.inf, -numpy.inf
+    uint16 = (x * 997 + y * 31 + 200).astype(numpy.uint16)
+    int32 = numpy.stack([x * 40000000 - y * 3, -x * y, x - 2**31 + 5], -1).astype(numpy.int32)
+    return [("float32", float32, (0.0, 1.0)), ("float16", float16, (0.0, 1.0)), ("uint16", uint16, "auto"),
+            ("int32", int32, "auto")]
+
+
+@pytest.mark.parametrize("mode", ["cpu", "interop"])
+def test_every_published_dtype_is_shown_as_the_numpy_twin_converts_it(mode):
+    if mode == "interop":
+        cupy_with_a_device()
+    for name, array, value_range in every_published_dtype():
+        expected, shown_range = numpy_twin(array, value_range)
+        with interop_lab.Publisher(f"py-{name}", array.shape, name, memory="host") as publisher:
+            publisher.show(array)
+            with interop_lab.Viewer.attach(f"py-{name}", mode=mode, window=False) as viewer:
+                frame = shown(viewer, expected)
+                numpy.testing.assert_array_equal(frame, expected, err_msg=f"{name} in {mode} mode")
+                channels = array.shape[2] if array.ndim == 3 else 1
+                assert f"{name}x{channels}, host slots, range " in viewer.status, viewer.status
+                if value_range == "auto":
+                    assert "(auto: the first frame's)" in viewer.status, viewer.status
+                    # The range is kept: a frame of other values maps through the first one's.
+                    later = array // 2
+                    expected_later = numpy_twin(later, shown_range)[0]
+                    publisher.show(later)
+                    numpy.testing.assert_array_equal(shown(viewer, expected_later), expected_later,
+                                                      err_msg=f"{name}'s second frame in {mode} mode")
+                else:
+                    assert "range 0..1," in viewer.status, viewer.status

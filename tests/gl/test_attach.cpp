@@ -12,11 +12,13 @@
 
 #include <unistd.h>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -238,16 +240,6 @@ TEST_F(Attach, NothingPublishedUnderTheNameIsRefusedNamingIt) {
   }
 }
 
-TEST_F(Attach, FramesOtherThanEightBitAreRefusedNamingTheirFormat) {
-  auto pub = publisher("attach-float", 16, 16, 1, interop::DType::Float32);
-  try {
-    lab::App app(attach_options("attach-float"));
-    FAIL() << "attached to float32 frames";
-  } catch (const std::runtime_error& error) {
-    EXPECT_NE(std::string(error.what()).find("float32x1"), std::string::npos) << error.what();
-  }
-}
-
 TEST_F(Attach, SwitchingToAnotherPublisherShowsItsFramesAtItsSizeAndANameNobodyPublishesIsRefused) {
   auto first = publisher("attach-first", 40, 30, 4);
   auto second = publisher("attach-second", 64, 48, 3);
@@ -307,6 +299,126 @@ TEST_F(Attach, TheListNamesEachPublisherWithItsFormat) {
   EXPECT_NE(listed.find("attach-listed"), std::string::npos) << listed;
   EXPECT_NE(listed.find("20x10 uint8x3"), std::string::npos) << listed;
   EXPECT_NE(listed.find("host slots"), std::string::npos) << listed;
+}
+
+// Frames other than uint8 are shown by the Python viewer's rule (docs/python.md's dtype table): t = (v - low)
+// / (high - low) clamped to [0, 1], byte floor(t * 255 + 0.5), each step rounded on its own in float32; one
+// channel through gray, three with alpha 255; NaN magenta, +inf white, -inf black. The expected bytes are
+// that formula, computed here.
+uint8_t documented_byte(float value, float low, float span) {
+  const float t = (value - low) / span;
+  if (!(t > 0.0f)) return 0;
+  if (t >= 1.0f) return 255;
+  volatile float scaled = t * 255.0f;  // rounded here, as the rule says: never one fused multiply-add
+  return static_cast<uint8_t>(std::floor(scaled + 0.5f));
+}
+
+template <class T>
+std::vector<uint8_t> bytes_of(const std::vector<T>& values) {
+  std::vector<uint8_t> bytes(values.size() * sizeof(T));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+// float32 frames at their default range 0..1: a ramp past both ends in three channels, and the pixels with
+// NaN, +inf or -inf in a channel, which take that colour whole (NaN first, then +inf).
+TEST_F(Attach, Float32FramesShowThroughTheDocumentedMappingOverZeroToOne) {
+  constexpr int kWidth = 67, kHeight = 9;
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  std::vector<float> values(static_cast<size_t>(kWidth) * kHeight * 3);
+  for (int y = 0; y < kHeight; ++y)
+    for (int x = 0; x < kWidth; ++x) {
+      float* pixel = &values[(static_cast<size_t>(y) * kWidth + x) * 3];
+      pixel[0] = (static_cast<float>(x) - 3.0f) / 60.0f;  // -0.05..1.05
+      pixel[1] = static_cast<float>(y) / 8.0f;
+      pixel[2] = 0.37f * static_cast<float>((x * 7 + y * 3) % 11) / 10.0f;
+    }
+  values[(4 * kWidth + 10) * 3 + 1] = nan;
+  values[(4 * kWidth + 11) * 3 + 2] = inf;
+  values[(4 * kWidth + 12) * 3 + 0] = -inf;
+  values[(4 * kWidth + 13) * 3 + 0] = inf;
+  values[(4 * kWidth + 13) * 3 + 1] = nan;
+  auto pub = publisher("attach-f32", kWidth, kHeight, 3, interop::DType::Float32);
+  publish(*pub, bytes_of(values), 3);
+  lab::App app(attach_options("attach-f32"));
+
+  lab::Image expected;
+  expected.width = kWidth;
+  expected.height = kHeight;
+  expected.rgba.resize(static_cast<size_t>(kWidth) * kHeight * 4);
+  for (size_t i = 0; i < static_cast<size_t>(kWidth) * kHeight; ++i) {
+    for (int c = 0; c < 3; ++c) expected.rgba[i * 4 + c] = documented_byte(values[i * 3 + c], 0.0f, 1.0f);
+    expected.rgba[i * 4 + 3] = 255;
+  }
+  const uint8_t magenta[4] = {255, 0, 255, 255}, white[4] = {255, 255, 255, 255}, black[4] = {0, 0, 0, 255};
+  std::memcpy(&expected.rgba[(4 * kWidth + 10) * 4], magenta, 4);
+  std::memcpy(&expected.rgba[(4 * kWidth + 11) * 4], white, 4);
+  std::memcpy(&expected.rgba[(4 * kWidth + 12) * 4], black, 4);
+  std::memcpy(&expected.rgba[(4 * kWidth + 13) * 4], magenta, 4);
+
+  long long index = 0;
+  const lab::Image frame = render_until(app, index, [&](const lab::Image& f) {
+    return f.width == kWidth && f.height == kHeight && pixels_off(f, expected) == 0;
+  });
+  ASSERT_EQ(frame.width, kWidth);
+  ASSERT_EQ(frame.height, kHeight);
+  EXPECT_EQ(pixels_off(frame, expected), 0u) << lab::to_string(lab::compare_images(frame, expected, 0), 0);
+  EXPECT_EQ(frame.pixel(0, 0)[0], 0) << "below 0 is 0";
+  EXPECT_EQ(frame.pixel(kWidth - 1, 0)[0], 255) << "above 1 is 255";
+  EXPECT_EQ(frame.pixel(33, 0)[0], 128) << "0.5: floor(127.5 + 0.5)";
+  const std::string status = app.source().status();
+  EXPECT_NE(status.find("float32x3, host slots, range 0..1, frame 3 of pid"), std::string::npos) << status;
+}
+
+// uint16 frames, one channel: the range is "auto", the first frame's smallest and largest value, kept for
+// the frames after it (whose values past it clamp); gray shows the byte as r = g = b.
+TEST_F(Attach, Uint16FramesMapOverTheFirstFramesRangeKeptForTheNext) {
+  constexpr int kWidth = 50, kHeight = 20;
+  std::vector<uint16_t> first(static_cast<size_t>(kWidth) * kHeight), second(first.size());
+  for (size_t i = 0; i < first.size(); ++i) {
+    first[i] = static_cast<uint16_t>(300 + i * 53);  // 300..53247
+    second[i] = static_cast<uint16_t>(i * 61);       // 0..60939: past both ends of the first
+  }
+  const float low = 300.0f, span = static_cast<float>(first.back()) - 300.0f;
+  const auto expected_of = [&](const std::vector<uint16_t>& values) {
+    lab::Image image;
+    image.width = kWidth;
+    image.height = kHeight;
+    image.rgba.resize(values.size() * 4);
+    for (size_t i = 0; i < values.size(); ++i) {
+      const uint8_t b = documented_byte(static_cast<float>(values[i]), low, span);
+      image.rgba[i * 4 + 0] = image.rgba[i * 4 + 1] = image.rgba[i * 4 + 2] = b;
+      image.rgba[i * 4 + 3] = 255;
+    }
+    return image;
+  };
+  auto pub = publisher("attach-u16", kWidth, kHeight, 1, interop::DType::UInt16);
+  publish(*pub, bytes_of(first), 1);
+  lab::App app(attach_options("attach-u16"));
+  long long index = 0;
+  const lab::Image expected_first = expected_of(first);
+  const lab::Image shown_first =
+      render_until(app, index, [&](const lab::Image& f) { return pixels_off(f, expected_first) == 0; });
+  EXPECT_EQ(pixels_off(shown_first, expected_first), 0u)
+      << lab::to_string(lab::compare_images(shown_first, expected_first, 0), 0);
+  EXPECT_EQ(shown_first.pixel(0, 0)[0], 0) << "the smallest value is the bottom";
+  EXPECT_EQ(shown_first.pixel(kWidth - 1, kHeight - 1)[0], 255) << "the largest the top";
+  EXPECT_NE(app.source().status().find("uint16x1, host slots, range 300..53247 (auto: the first frame's)"),
+            std::string::npos)
+      << app.source().status();
+
+  publish(*pub, bytes_of(second), 2);
+  const lab::Image expected_second = expected_of(second);
+  const lab::Image shown_second =
+      render_until(app, index, [&](const lab::Image& f) { return pixels_off(f, expected_second) == 0; });
+  EXPECT_EQ(pixels_off(shown_second, expected_second), 0u)
+      << "the first frame's range holds: "
+      << lab::to_string(lab::compare_images(shown_second, expected_second, 0), 0);
+  EXPECT_EQ(shown_second.pixel(0, 0)[0], 0);
+  EXPECT_EQ(shown_second.pixel(kWidth - 1, kHeight - 1)[0], 255) << "60939 is past 53247";
+  EXPECT_NE(app.source().status().find("range 300..53247 (auto: the first frame's), frame 2 of pid"),
+            std::string::npos)
+      << app.source().status();
 }
 
 }  // namespace
