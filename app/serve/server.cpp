@@ -220,6 +220,17 @@ std::string random_token() {
   return token;
 }
 
+std::string page_with_token(const std::string& page, const std::string& token) {
+  std::string tokened = page;
+  for (const char* link : {"href=\"desk.css\"", "src=\"desk.js\""}) {
+    const std::string plain(link);
+    const size_t at = tokened.find(plain);
+    if (at == std::string::npos) continue;
+    tokened.replace(at, plain.size(), plain.substr(0, plain.size() - 1) + "?token=" + token + "\"");
+  }
+  return tokened;
+}
+
 bool token_matches(const std::string& given, const std::string& token) {
   if (token.empty() || given.size() != token.size()) return false;
   unsigned char difference = 0;
@@ -830,10 +841,13 @@ http::response<http::string_body> Server::Impl::answer(const http::request<http:
   } else if (const std::optional<DeskAsset> asset = desk_asset(path == "/" ? "index.html" : path.substr(1))) {
     response.set(http::field::content_type, asset->content_type);
     // The page's own requests (its script, its socket, the screenshot) carry the token as a cookie.
-    if (path == "/" || path == "/index.html")
+    // Inside another site's page (an iframe) the cookie is not sent: the page's links carry the token too.
+    const bool page = path == "/" || path == "/index.html";
+    if (page)
       response.set(http::field::set_cookie,
                    std::string(kCookieName) + "=" + options.token + "; Path=/; HttpOnly; SameSite=Strict");
-    response.body() = std::string(asset->body);
+    response.body() =
+        page ? page_with_token(std::string(asset->body), options.token) : std::string(asset->body);
   } else {
     say(http::status::not_found, path + ": not part of interop-lab's desk (it serves / and /screenshot.png)");
   }

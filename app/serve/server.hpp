@@ -86,6 +86,10 @@ std::vector<std::string> desk_urls(const ServeAddress& address, int port, const 
 
 // 32 hex digits from std::random_device: 128 bits nobody can guess.
 std::string random_token();
+// The desk's page (index.html) with `token` on the links to its stylesheet and script: a page shown inside
+// another site's page (a notebook's iframe) gets no SameSite=Strict cookie, so its own requests carry the
+// token as its URL did. The token goes in as it is, as a URL carries it (random_token's: hex digits).
+std::string page_with_token(const std::string& page, const std::string& token);
 // Whether `given` is `token`, in a time that does not depend on where they first differ.
 bool token_matches(const std::string& given, const std::string& token);
 // The token of a request: the `token` query parameter of `target` ("/?token=abc"), else the

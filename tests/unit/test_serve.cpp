@@ -512,12 +512,18 @@ TEST(ServeServerTest, ServesThePageOnlyWithTheToken) {
 
   const HttpAnswer page = http_get(server.port(), "/?token=" + token);
   EXPECT_EQ(page.status, 200u);
-  EXPECT_EQ(page.body, std::string(lab::serve::desk_asset("index.html")->body));
+  EXPECT_EQ(page.body,
+            lab::serve::page_with_token(std::string(lab::serve::desk_asset("index.html")->body), token));
   EXPECT_NE(page.header("Set-Cookie").find("interop_lab_token=" + token), std::string::npos);
-  // The page's own requests carry the cookie instead.
+  // The page's own requests carry the cookie, and (for a page in another site's iframe, which is sent no
+  // SameSite=Strict cookie) the token in their links.
   const HttpAnswer script = http_get(server.port(), "/desk.js", "interop_lab_token=" + token);
   EXPECT_EQ(script.status, 200u);
   EXPECT_EQ(script.body, std::string(lab::serve::desk_asset("desk.js")->body));
+  EXPECT_NE(page.body.find("src=\"desk.js?token=" + token + "\""), std::string::npos);
+  EXPECT_NE(page.body.find("href=\"desk.css?token=" + token + "\""), std::string::npos);
+  EXPECT_EQ(http_get(server.port(), "/desk.js?token=" + token).status, 200u);
+  EXPECT_EQ(http_get(server.port(), "/desk.css?token=" + token).status, 200u);
 
   EXPECT_EQ(http_get(server.port(), "/").status, 403u);
   EXPECT_EQ(http_get(server.port(), "/?token=" + token + "0").status, 403u);

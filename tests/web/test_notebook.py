@@ -9,10 +9,10 @@ it runs), each checked by its outputs:
 - show() in a later cell of an array of another size displays the same viewer (the same URL) there, and the
   first cell's iframe becomes a note; notebook.viewer().url is that URL;
 - in Chromium, the link (a tab of its own), and that cell's HTML in a page served from 127.0.0.1 as a notebook
-  server there serves it: the desk connects, its canvas takes the frame's size and its pixels are the array
-  shown (within the desk's JPEG tolerance). The page is on the desk's site because the desk's page loads its
-  script with a SameSite=Strict cookie, which a browser withholds from an iframe in another site's page
-  (docs/python.md, "In a notebook"); such a page is not tried here;
+  server there serves it, and in a page of another site (localhost, the desk being at 127.0.0.1, where the
+  browser withholds the desk's SameSite=Strict cookie and the page's links carry the token instead): the desk
+  connects, its canvas takes the frame's size and its pixels are the array shown (within the desk's JPEG
+  tolerance);
 - the remote case: a port forward (a TCP relay here, as `ssh -L` would be) and INTEROP_LAB_NOTEBOOK_URL set to
   its http://localhost:PORT: the next cell's iframe points there and, in a page at http://localhost, draws the
   frame through the relay;
@@ -277,11 +277,15 @@ def main():
             driver = open_chromium(webdriver, Service, chromium, driver_binary, os.path.join(folder, "profile"),
                                    (1200, 900))
             # The link, a tab of its own, and the iframe in a notebook's page on the desk's site (a notebook server
-            # at http://127.0.0.1:8888; docs/python.md says why the site matters).
+            # at http://127.0.0.1:8888).
             driver.get(url)
             check_desk(driver, By, picture(90, 160, phase=2.0))
             check_iframe_page(driver, By, pages.put("127.0.0.1", second), picture(90, 160, phase=2.0))
-            print(f"ok: the notebook's link and iframe drew the frame from {url.split('?')[0]}")
+            # And in a page of another site (a notebook at http://localhost:8888, the desk at 127.0.0.1): the
+            # desk's SameSite=Strict cookie is withheld there, and the page's links carry the token instead.
+            check_iframe_page(driver, By, pages.put("localhost", second), picture(90, 160, phase=2.0))
+            print(f"ok: the notebook's link and iframe (its site's page and another site's) drew the frame from "
+                  f"{url.split('?')[0]}")
 
             # The browser on another machine: a relay stands for `ssh -L`, the notebook points the iframe at it.
             relay = Relay(port)
