@@ -848,7 +848,8 @@ def show(array, *, title="interop_lab", range=None, colormap=None, mode="auto", 
          stream=None, serve=None):
     """Shows one array: in a window until you close it, or, without a display, renders it headless and
     writes a PNG (png=, default the next free interop_lab_show-NNNN.png in the temporary folder, so that no
-    call overwrites another's picture), saying where; returns that
+    call overwrites another's picture; png= given writes it headless even with a display), saying where;
+    returns that
     path (None after a window). serve= (as Viewer's): serves it to a browser at the URL printed on stderr
     until Ctrl+C (or the window, if window=True, is closed), then returns that URL.
 
@@ -860,6 +861,8 @@ def show(array, *, title="interop_lab", range=None, colormap=None, mode="auto", 
 
         if notebook.in_kernel() is not None:
             return notebook.show(array, range=range, colormap=colormap, mode=mode, stream=stream, serve=serve)
+    if png is not None and window is None:
+        window = False  # a PNG asked for is written headless, with a display or without
     address = _serve_address(serve)  # a bad one raises before anything opens
     picture = _arrays.describe(array, "show")  # validates before a window opens
     height, width = picture.height, picture.width
