@@ -170,6 +170,10 @@ def main():
             wait_for("the link row at a smaller scale", lambda: link.get_attribute("data-scale") in ("2", "4"),
                      60, lambda: f"the link row says {link.text!r}; {app.said()}")
             shown, scale = link.text, link.get_attribute("data-scale")
+            # The state that says the new scale may come before the first frame message at it.
+            wait_for("a frame message at the smaller scale", lambda: driver.execute_script(
+                "return window.deskFrameMessages.some(m => (m.strips || []).some(s => s.scale > 1));"), 30,
+                lambda: f"the link row says {link.text!r}")
             messages = driver.execute_script("return window.deskFrameMessages;")
             relay.close()
             wait_for("the page to see its socket close", lambda: "disconnected" in
