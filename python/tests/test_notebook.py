@@ -7,7 +7,6 @@ displays it without blocking, later calls update the same viewer (displayed agai
 display retired), notebook.close() stops it. tests/web/test_notebook.py runs a real notebook with nbclient and
 opens its iframe in Chromium."""
 
-import html.parser
 import subprocess
 import sys
 import textwrap
@@ -22,22 +21,8 @@ from interop_lab import notebook
 
 pytest.importorskip("PIL.Image", reason="needs Pillow to decode the desk's JPEGs: install python3-pil")
 from desk_client import DeskClient
+from html_elements import Elements
 from test_viewer_serve_cpu import URL, port_is_free, read_until_shown, served_viewer, smooth_picture
-
-
-class Elements(html.parser.HTMLParser):
-    """The attributes of each iframe and link of some HTML, their values unescaped as a browser reads them."""
-
-    def __init__(self, text):
-        super().__init__()
-        self.iframes, self.links = [], []
-        self.feed(text)
-
-    def handle_starttag(self, tag, attributes):
-        if tag == "iframe":
-            self.iframes.append(dict(attributes))
-        elif tag == "a":
-            self.links.append(dict(attributes))
 
 
 @pytest.fixture(autouse=True)

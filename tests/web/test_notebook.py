@@ -26,7 +26,6 @@ where Jupyter (python3-nbclient, python3-ipykernel) or Chromium and its driver a
 scripts/setup.sh installs them all.
 """
 import argparse
-import html.parser
 import http.server
 import os
 import re
@@ -40,6 +39,7 @@ import numpy
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
 from desk_page import SKIP, chromium_and_selenium, open_chromium, wait_for  # noqa: E402
+from html_elements import Elements  # noqa: E402  (python/tests, on the path desk_page sets)
 
 URL = re.compile(r"^http://127\.0\.0\.1:(\d+)/\?token=[0-9a-f]{32}$")
 # The desk's JPEG tolerance (tests/unit/test_serve.cpp) for a smooth picture.
@@ -120,21 +120,6 @@ class Relay:
 
     def close(self):
         self.listener.close()
-
-
-class Elements(html.parser.HTMLParser):
-    """The attributes of each iframe and link of a cell's HTML."""
-
-    def __init__(self, text):
-        super().__init__()
-        self.iframes, self.links = [], []
-        self.feed(text)
-
-    def handle_starttag(self, tag, attributes):
-        if tag == "iframe":
-            self.iframes.append(dict(attributes))
-        elif tag == "a":
-            self.links.append(dict(attributes))
 
 
 def run(client, nb, source):
