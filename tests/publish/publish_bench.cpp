@@ -31,6 +31,7 @@
 #include "interop/error.hpp"
 #include "interop/publish.hpp"
 #include "interop/vmm.hpp"
+#include "tests/publish/device_slots.hpp"
 #include "tests/publish/step_work.hpp"
 
 #include <cuda_runtime_api.h>
@@ -363,17 +364,6 @@ std::optional<Size> parse_size(const std::string& text) {
   return Size{width, height};
 }
 
-// Whether device slots can run here, and why not.
-std::string device_problem() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    cudaGetLastError();
-    return "no CUDA device is visible";
-  }
-  const interop::VmmExportSupport support = interop::probe_vmm_export(0);
-  return support.supported ? "" : "CUDA device 0 exports no VMM memory: " + support.reason;
-}
-
 // step_ms 0: the job's step is the frame's memset alone.
 int bench(interop::SlotMemory memory, const std::vector<Size>& sizes, int frames, double step_ms) {
   if (memory == interop::SlotMemory::Device) BENCH_CUDA(cudaSetDevice(0));
@@ -517,7 +507,7 @@ int main(int argc, char** argv) {
   try {
     if (memory != "device") failures += bench(interop::SlotMemory::Host, sizes, frames, step_ms);
     if (memory != "host") {
-      const std::string problem = device_problem();
+      const std::string problem = publish_tests::device_problem();
       if (problem.empty()) {
         failures += bench(interop::SlotMemory::Device, sizes, frames, step_ms);
       } else if (memory == "device") {

@@ -20,6 +20,7 @@
 #include "interop/error.hpp"
 #include "interop/publish.hpp"
 #include "interop/vmm.hpp"
+#include "tests/publish/device_slots.hpp"
 
 #include <cuda_runtime_api.h>
 #include <dirent.h>
@@ -148,17 +149,6 @@ int check(const std::string& path, uint32_t width, uint32_t height, std::optiona
   return 0;
 }
 
-// Whether device slots can be published here, and why not.
-std::string device_problem() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    cudaGetLastError();
-    return "no CUDA device is visible";
-  }
-  const interop::VmmExportSupport support = interop::probe_vmm_export(0);
-  return support.supported ? "" : "CUDA device 0 exports no VMM memory: " + support.reason;
-}
-
 void on_stop(int) {
   g_stop = true;
 }
@@ -277,7 +267,7 @@ int main(int argc, char** argv) {
     ::signal(SIGPIPE, SIG_IGN);
     interop::SlotMemory slots = interop::SlotMemory::Host;
     if (memory != "host") {
-      const std::string problem = device_problem();
+      const std::string problem = publish_tests::device_problem();
       if (problem.empty()) {
         slots = interop::SlotMemory::Device;
       } else if (memory == "device") {
