@@ -1,9 +1,11 @@
 """tests/web/desk_page.py: what drives the desk's page from Python: interop-lab serving it, the URL with its
 token read from the app's output, headless Chromium through Selenium, and one wait_for for every condition.
 
-Used by tests/web/test_desk.py (the page end to end) and scripts/desk-screenshot.py (the README's picture);
-tests/web/test_desk_stripes.py also records the frame messages the page receives (record_frame_messages).
+Used by the tests in tests/web (each starts with desk_test_arguments() and chromium_and_selenium()) and
+scripts/desk-screenshot.py (the README's picture); tests/web/test_desk_stripes.py also records the frame messages
+the page receives (record_frame_messages).
 """
+import argparse
 import os
 import re
 import shutil
@@ -17,6 +19,13 @@ import threading
 # package's served-page tests use too.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "tests"))
 from desk_client import wait_for  # noqa: E402,F401  (re-exported: test_desk.py takes it from here)
+
+
+def desk_test_arguments():
+    """A desk test's command line so far: --app, interop-lab's binary; the test adds its own options."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--app", required=True)
+    return parser
 
 
 def free_port():
@@ -71,7 +80,7 @@ SKIP = 77  # the exit code CTest counts as skipped (SKIP_RETURN_CODE)
 
 
 def chromium_and_selenium():
-    """(webdriver, Service, By, chromium, chromedriver), or the exit code a test returns without them: SKIP
+    """(webdriver, Service, By, chromium, chromedriver); without them the test exits (SystemExit) with SKIP
     where Chromium or its driver is not installed, 1 where Selenium is not (a dependency, not hardware)."""
     chromium = shutil.which("chromium")
     driver_binary = shutil.which("chromedriver")
@@ -79,14 +88,14 @@ def chromium_and_selenium():
         missing = " and ".join(name for name, found in (("chromium", chromium), ("chromedriver", driver_binary))
                                if not found)
         print(f"SKIP: {missing} not found; scripts/setup.sh installs chromium and chromium-driver")
-        return SKIP
+        raise SystemExit(SKIP)
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
         from selenium.webdriver.common.by import By
     except ImportError as error:
         print(f"FAIL: {error}; scripts/setup.sh installs python3-selenium (run this with /usr/bin/python3)")
-        return 1
+        raise SystemExit(1)
     return webdriver, Service, By, chromium, driver_binary
 
 

@@ -16,7 +16,6 @@ site: Chromium sends it the desk's cookie) refused the desk's WebSocket, then st
 Run by CTest (tests/CMakeLists.txt): test_desk.py --app PATH --api vulkan|gl [--mode MODE]. Exits 77 (CTest's skip)
 only where Chromium or its driver is missing, saying so.
 """
-import argparse
 import functools
 import glob
 import http.server
@@ -29,7 +28,8 @@ import tempfile
 import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
-from desk_page import App, chromium_and_selenium, free_port, open_chromium, wait_for  # noqa: E402
+from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium,  # noqa: E402
+                       wait_for)
 
 SIZE = (320, 240)
 
@@ -115,17 +115,13 @@ socket.onclose = () => {{ if (document.title !== "open") document.title = "refus
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--app", required=True)
+    parser = desk_test_arguments()
     parser.add_argument("--api", required=True, choices=["vulkan", "gl"])
     # cpu runs anywhere; on a GPU machine staging (Vulkan) or interop (GL) puts CUDA in the loop.
     parser.add_argument("--mode", default="cpu")
     args = parser.parse_args()
 
-    found = chromium_and_selenium()
-    if isinstance(found, int):
-        return found
-    webdriver, Service, By, chromium, driver_binary = found
+    webdriver, Service, By, chromium, driver_binary = chromium_and_selenium()
 
     work = tempfile.mkdtemp(prefix="interop-lab-desk-")
     downloads = os.path.join(work, "downloads")

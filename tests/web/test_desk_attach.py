@@ -14,7 +14,6 @@ renders:
 Run by CTest (tests/CMakeLists.txt): test_desk_attach.py --app PATH --python-path BUILD/python. Exits 77 (CTest's
 skip) only where Chromium or its driver is missing, saying so.
 """
-import argparse
 import os
 import re
 import shutil
@@ -23,7 +22,8 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
-from desk_page import App, chromium_and_selenium, free_port, open_chromium, wait_for  # noqa: E402
+from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium,  # noqa: E402
+                       wait_for)
 
 FIRST, SECOND = ("desk-first", (48, 64)), ("desk-second", (40, 80))  # name, (height, width)
 
@@ -128,15 +128,11 @@ def check_refusal(driver, By):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--app", required=True)
+    parser = desk_test_arguments()
     parser.add_argument("--python-path", required=True, help="the build's python folder (interop_lab)")
     args = parser.parse_args()
 
-    found = chromium_and_selenium()
-    if isinstance(found, int):
-        return found
-    webdriver, Service, By, chromium, driver_binary = found
+    webdriver, Service, By, chromium, driver_binary = chromium_and_selenium()
 
     # A runtime directory of the test's own (short: a Unix socket's path holds 107 bytes) for the publishers and
     # the app; the publishers' Python finds the build's interop_lab.

@@ -15,14 +15,14 @@ Starts `interop-lab --api gl --mode cpu --serve 127.0.0.1:PORT` and checks, each
 Run by CTest (tests/CMakeLists.txt): test_desk_page.py --app PATH. Exits 77 (CTest's skip) only where Chromium
 or its driver is missing, saying so.
 """
-import argparse
 import os
 import shutil
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
-from desk_page import App, chromium_and_selenium, free_port, open_chromium, wait_for  # noqa: E402
+from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium,  # noqa: E402
+                       wait_for)
 
 SIZE = (320, 240)
 TOKEN_REFUSED = "this page's token was refused: open the new URL interop-lab printed"
@@ -117,14 +117,10 @@ def check_notice_clears(driver, By):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--app", required=True)
+    parser = desk_test_arguments()
     args = parser.parse_args()
 
-    found = chromium_and_selenium()
-    if isinstance(found, int):
-        return found
-    webdriver, Service, By, chromium, driver_binary = found
+    webdriver, Service, By, chromium, driver_binary = chromium_and_selenium()
 
     work = tempfile.mkdtemp(prefix="interop-lab-desk-page-")
     port = free_port()

@@ -18,7 +18,6 @@ held.
 Run by CTest (tests/CMakeLists.txt): test_desk_scale.py --app PATH. Exits 77 (CTest's skip) only where Chromium
 or its driver is missing, saying so.
 """
-import argparse
 import base64
 import io
 import os
@@ -31,8 +30,8 @@ import threading
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helpers
-from desk_page import (App, chromium_and_selenium, free_port, open_chromium, record_frame_messages,  # noqa: E402
-                       wait_for)
+from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium,  # noqa: E402
+                       record_frame_messages, wait_for)
 
 SIZE = (640, 360)
 LINK_BITS_PER_S = 300e3
@@ -137,14 +136,10 @@ return off;
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--app", required=True)
+    parser = desk_test_arguments()
     args = parser.parse_args()
 
-    found = chromium_and_selenium()
-    if isinstance(found, int):
-        return found
-    webdriver, Service, By, chromium, driver_binary = found
+    webdriver, Service, By, chromium, driver_binary = chromium_and_selenium()
     from served_frames import jpeg_quality
 
     work = tempfile.mkdtemp(prefix="interop-lab-desk-scale-")

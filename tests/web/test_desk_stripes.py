@@ -26,7 +26,6 @@ stays the desk's 85); after 3 s and 15 messages drawn the test reads, in one go,
 Run by CTest (tests/CMakeLists.txt): test_desk_stripes.py --app PATH [--api gl|vulkan] [--mode MODE]. Exits 77
 (CTest's skip) only where Chromium or its driver is missing, saying so.
 """
-import argparse
 import base64
 import os
 import shutil
@@ -36,8 +35,8 @@ import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helpers
-from desk_page import (App, chromium_and_selenium, free_port, open_chromium, record_frame_messages,  # noqa: E402
-                       wait_for)
+from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium,  # noqa: E402
+                       record_frame_messages, wait_for)
 
 SIZE = (320, 512)
 STRIPE_ROWS = 64  # kernels/stripe_hash.hpp's kStripeRows (served_frames.py's, imported once Chromium is found)
@@ -113,16 +112,12 @@ def check_messages(messages, height, still, changed, quality_of):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--app", required=True)
+    parser = desk_test_arguments()
     parser.add_argument("--api", default="gl", choices=["gl", "vulkan"])
     parser.add_argument("--mode", default="cpu")
     args = parser.parse_args()
 
-    found = chromium_and_selenium()
-    if isinstance(found, int):
-        return found
-    webdriver, Service, By, chromium, driver_binary = found
+    webdriver, Service, By, chromium, driver_binary = chromium_and_selenium()
     import numpy
     from PIL import Image  # Debian's python3-pil
 

@@ -226,10 +226,7 @@ def main():
     if isinstance(found, int):
         return found
     nbformat, NotebookClient = found
-    found = chromium_and_selenium()
-    if isinstance(found, int):
-        return found
-    webdriver, Service, By, chromium, driver_binary = found
+    webdriver, Service, By, chromium, driver_binary = chromium_and_selenium()
 
     # The kernel inherits this environment: the build's interop_lab, no display (the viewer renders headless).
     os.environ["PYTHONPATH"] = args.python_path
