@@ -3,7 +3,8 @@ token read from the app's output, headless Chromium through Selenium, and one wa
 
 Used by the tests in tests/web (each starts with desk_test_arguments() and chromium_and_selenium()) and
 scripts/desk-screenshot.py (the README's picture); tests/web/test_desk_stripes.py also records the frame messages
-the page receives (record_frame_messages).
+the page receives (record_frame_messages); the relays of test_desk_scale.py and test_notebook.py pass bytes with
+pump().
 """
 import argparse
 import os
@@ -14,6 +15,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 
 # One wait_for for every condition, the desk client's (python/tests/desk_client.py), which the Python
 # package's served-page tests use too.
@@ -26,6 +28,31 @@ def desk_test_arguments():
     parser = argparse.ArgumentParser()
     parser.add_argument("--app", required=True)
     return parser
+
+
+def pump(source, sink, bits_per_s=0):
+    """Passes what `source` receives on to `sink` until either closes, at most `bits_per_s` (0: as fast as they
+    go), then shuts both down: one direction of a relay between the browser and the desk."""
+    start, passed = time.monotonic(), 0
+    try:
+        while chunk := source.recv(4096):
+            sink.sendall(chunk)
+            passed += len(chunk)
+            if bits_per_s:
+                time.sleep(max(0.0, start + passed * 8 / bits_per_s - time.monotonic()))
+    except OSError:
+        pass
+    finally:
+        shut_down(source, sink)
+
+
+def shut_down(*sockets):
+    """Shuts each socket down both ways, passing over those already closed."""
+    for each in sockets:
+        try:
+            each.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
 
 def free_port():

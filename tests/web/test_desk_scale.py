@@ -27,11 +27,10 @@ import struct
 import sys
 import tempfile
 import threading
-import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helpers
-from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium,  # noqa: E402
-                       record_frame_messages, wait_for)
+from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium, pump,  # noqa: E402
+                       record_frame_messages, shut_down, wait_for)
 
 SIZE = (640, 360)
 LINK_BITS_PER_S = 300e3
@@ -64,37 +63,14 @@ class SlowRelay:
             app.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 * 1024)
             app.connect(("127.0.0.1", self.app_port))
             self.sockets += [browser, app]
-            threading.Thread(target=self._pass, args=(browser, app, 0), daemon=True).start()
-            threading.Thread(target=self._pass, args=(app, browser, self.bits_per_s), daemon=True).start()
-
-    @staticmethod
-    def _pass(source, sink, bits_per_s):
-        start, passed = time.monotonic(), 0
-        try:
-            while True:
-                chunk = source.recv(4096)
-                if not chunk:
-                    break
-                sink.sendall(chunk)
-                passed += len(chunk)
-                if bits_per_s:
-                    time.sleep(max(0.0, start + passed * 8 / bits_per_s - time.monotonic()))
-        except OSError:
-            pass
-        for end in (source, sink):
-            try:
-                end.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+            threading.Thread(target=pump, args=(browser, app, 0), daemon=True).start()
+            threading.Thread(target=pump, args=(app, browser, self.bits_per_s), daemon=True).start()
 
     def close(self):
         self.closed = True
         self.listener.close()
+        shut_down(*self.sockets)
         for each in self.sockets:
-            try:
-                each.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             each.close()
 
 

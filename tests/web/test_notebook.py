@@ -38,7 +38,7 @@ import threading
 import numpy
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
-from desk_page import SKIP, chromium_and_selenium, open_chromium, wait_for  # noqa: E402
+from desk_page import SKIP, chromium_and_selenium, open_chromium, pump, wait_for  # noqa: E402
 from html_elements import Elements  # noqa: E402  (python/tests, on the path desk_page sets)
 
 URL = re.compile(r"^http://127\.0\.0\.1:(\d+)/\?token=[0-9a-f]{32}$")
@@ -102,21 +102,7 @@ class Relay:
                 client.close()
                 continue
             for source, sink in ((client, server), (server, client)):
-                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
-
-    @staticmethod
-    def _pump(source, sink):
-        try:
-            while data := source.recv(65536):
-                sink.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for end in (source, sink):
-                try:
-                    end.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
+                threading.Thread(target=pump, args=(source, sink), daemon=True).start()
 
     def close(self):
         self.listener.close()
