@@ -103,6 +103,15 @@ class App:
         return self.process.returncode
 
 
+def desk_test_result(app, app_exit_code, what="interop-lab"):
+    """A desk test's exit code once `app` has stopped with `app_exit_code`: 0 for 130 (128 + SIGINT: it tore down
+    in order), otherwise 1, having printed the code and what the app said."""
+    if app_exit_code == 130:
+        return 0
+    print(f"FAIL: {what} exited with", app_exit_code, "\n" + app.said())
+    return 1
+
+
 SKIP = 77  # the exit code CTest counts as skipped (SKIP_RETURN_CODE)
 
 

@@ -29,7 +29,7 @@ import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
 from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium,  # noqa: E402
-                       wait_for)
+                       desk_test_result, wait_for)
 
 SIZE = (320, 240)
 
@@ -254,11 +254,7 @@ def main():
             driver.quit()
         exit_code = app.stop()
         shutil.rmtree(work, ignore_errors=True)
-    # Stopped by SIGINT: 128 + 2, having torn down in order.
-    if exit_code != 130:
-        print("FAIL: interop-lab exited with", exit_code, "\n" + "\n".join(app.lines))
-        return 1
-    return 0
+    return desk_test_result(app, exit_code)
 
 
 if __name__ == "__main__":

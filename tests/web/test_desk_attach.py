@@ -23,7 +23,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
 from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium,  # noqa: E402
-                       wait_for)
+                       desk_test_result, wait_for)
 
 FIRST, SECOND = ("desk-first", (48, 64)), ("desk-second", (40, 80))  # name, (height, width)
 
@@ -162,10 +162,7 @@ def main():
         for publisher in publishers:
             publisher.stop()
         shutil.rmtree(runtime, ignore_errors=True)
-    if exit_code != 130:
-        print("FAIL: interop-lab exited with", exit_code, "\n" + app.said())
-        return 1
-    return 0
+    return desk_test_result(app, exit_code)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
 from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium,  # noqa: E402
-                       wait_for)
+                       desk_test_result, wait_for)
 
 SIZE = (320, 240)
 TOKEN_REFUSED = "this page's token was refused: open the new URL interop-lab printed"
@@ -156,10 +156,7 @@ def main():
         app.stop()
         exit_code = restarted.stop() if restarted else 130
         shutil.rmtree(work, ignore_errors=True)
-    if exit_code != 130:
-        print("FAIL: the restarted interop-lab exited with", exit_code, "\n" + restarted.said())
-        return 1
-    return 0
+    return desk_test_result(restarted, exit_code, "the restarted interop-lab")
 
 
 if __name__ == "__main__":
