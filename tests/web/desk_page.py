@@ -103,6 +103,20 @@ class App:
         return self.process.returncode
 
 
+def frames_drawn(canvas):
+    """How many frames the page has drawn on its canvas (desk.js counts them in data-frames-drawn)."""
+    return int(canvas.get_attribute("data-frames-drawn") or 0)
+
+
+def open_desk(driver, by, url, said=lambda: ""):
+    """Opens the desk's page at `url` and waits for its first frame drawn; returns the canvas. `said`: what a
+    timeout adds (e.g. the app's output)."""
+    driver.get(url)
+    canvas = driver.find_element(by.ID, "frame")
+    wait_for("the first frame", lambda: frames_drawn(canvas) >= 1, 60, said)
+    return canvas
+
+
 def desk_test_result(app, app_exit_code, what="interop-lab"):
     """A desk test's exit code once `app` has stopped with `app_exit_code`: 0 for 130 (128 + SIGINT: it tore down
     in order), otherwise 1, having printed the code and what the app said."""

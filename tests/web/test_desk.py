@@ -28,8 +28,8 @@ import tempfile
 import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
-from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium,  # noqa: E402
-                       desk_test_result, wait_for)
+from desk_page import (App, chromium_and_selenium, desk_test_arguments, desk_test_result, frames_drawn,  # noqa: E402
+                       free_port, open_chromium, open_desk, wait_for)
 
 SIZE = (320, 240)
 
@@ -138,10 +138,8 @@ def main():
         driver.get(url.split("?")[0])
         assert "403" in driver.find_element(By.TAG_NAME, "body").text, driver.page_source
 
-        driver.get(url)
-        canvas = driver.find_element(By.ID, "frame")
-        drawn = lambda: int(canvas.get_attribute("data-frames-drawn") or 0)
-        wait_for("the first frame", lambda: drawn() >= 1)
+        canvas = open_desk(driver, By, url)
+        drawn = lambda: frames_drawn(canvas)
         scenes = driver.find_element(By.ID, "scenes")
         wait_for("the state's scene", lambda: scenes.get_attribute("data-current") == "wave")
         assert (canvas.get_attribute("width"), canvas.get_attribute("height")) == tuple(map(str, SIZE))

@@ -22,8 +22,8 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
-from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium,  # noqa: E402
-                       desk_test_result, wait_for)
+from desk_page import (App, chromium_and_selenium, desk_test_arguments, desk_test_result, free_port,  # noqa: E402
+                       open_chromium, open_desk, wait_for)
 
 FIRST, SECOND = ("desk-first", (48, 64)), ("desk-second", (40, 80))  # name, (height, width)
 
@@ -148,9 +148,7 @@ def main():
         url = app.url()
         driver = open_chromium(webdriver, Service, chromium, driver_binary, os.path.join(runtime, "profile"),
                                (1280, 900))
-        driver.get(url)
-        canvas = driver.find_element(By.ID, "frame")
-        wait_for("the first frame", lambda: int(canvas.get_attribute("data-frames-drawn") or 0) >= 1)
+        open_desk(driver, By, url)
         check_first(driver, By)
         check_switch(driver, By)
         check_refusal(driver, By)

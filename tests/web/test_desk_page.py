@@ -21,8 +21,8 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
-from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium,  # noqa: E402
-                       desk_test_result, wait_for)
+from desk_page import (App, chromium_and_selenium, desk_test_arguments, desk_test_result, frames_drawn,  # noqa: E402
+                       free_port, open_chromium, open_desk, wait_for)
 
 SIZE = (320, 240)
 TOKEN_REFUSED = "this page's token was refused: open the new URL interop-lab printed"
@@ -110,9 +110,9 @@ def check_notice_clears(driver, By):
     wait_for("the cap of 5 frames/s", lambda: driver.execute_script("return state && state.desk.fps_cap;") == 5)
     wait_for("the notice to clear", lambda: notice.text == "")
     # And it stays clear: no later state brings the old notice back.
-    shown = int(driver.find_element(By.ID, "frame").get_attribute("data-frames-drawn"))
-    wait_for("two more frames", lambda: int(driver.find_element(By.ID, "frame").get_attribute(
-        "data-frames-drawn")) >= shown + 2)
+    canvas = driver.find_element(By.ID, "frame")
+    shown = frames_drawn(canvas)
+    wait_for("two more frames", lambda: frames_drawn(canvas) >= shown + 2)
     assert notice.text == "", notice.text
 
 
@@ -132,9 +132,7 @@ def main():
         url = app.url()
         driver = open_chromium(webdriver, Service, chromium, driver_binary, os.path.join(work, "profile"),
                                (1280, 900))
-        driver.get(url)
-        canvas = driver.find_element(By.ID, "frame")
-        wait_for("the first frame", lambda: int(canvas.get_attribute("data-frames-drawn") or 0) >= 1)
+        canvas = open_desk(driver, By, url)
         wait_for("the frame at its size", lambda: canvas.get_attribute("width") == str(SIZE[0]))
         check_layout(driver)
         check_zoom(driver, By)

@@ -29,8 +29,8 @@ import tempfile
 import threading
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helpers
-from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium, pump,  # noqa: E402
-                       record_frame_messages, shut_down, wait_for)
+from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium,  # noqa: E402
+                       open_desk, pump, record_frame_messages, shut_down, wait_for)
 
 SIZE = (640, 360)
 LINK_BITS_PER_S = 300e3
@@ -132,11 +132,8 @@ def main():
                                    (1280, 900))
             driver.set_script_timeout(30)
             record_frame_messages(driver)
-            driver.get(url.replace(f":{app_port}/", f":{relay.port}/"))
+            canvas = open_desk(driver, By, url.replace(f":{app_port}/", f":{relay.port}/"), app.said)
             link = driver.find_element(By.ID, "link")
-            canvas = driver.find_element(By.ID, "frame")
-            wait_for("the first frame", lambda: int(canvas.get_attribute("data-frames-drawn") or 0) >= 1, 60,
-                     app.said)
             driver.execute_script("send({fps: arguments[0]});", FPS_CAP)
             wait_for("the link row at a smaller scale", lambda: link.get_attribute("data-scale") in ("2", "4"),
                      60, lambda: f"the link row says {link.text!r}; {app.said()}")

@@ -35,8 +35,8 @@ import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helpers
-from desk_page import (App, chromium_and_selenium, desk_test_arguments, free_port, open_chromium,  # noqa: E402
-                       record_frame_messages, wait_for)
+from desk_page import (App, chromium_and_selenium, desk_test_arguments, frames_drawn, free_port,  # noqa: E402
+                       open_chromium, open_desk, record_frame_messages, wait_for)
 
 SIZE = (320, 512)
 STRIPE_ROWS = 64  # kernels/stripe_hash.hpp's kStripeRows (served_frames.py's, imported once Chromium is found)
@@ -136,10 +136,8 @@ def main():
             driver = open_chromium(webdriver, Service, chromium, driver_binary, os.path.join(work, "profile"),
                                    (1280, 900))
             record_frame_messages(driver)
-            driver.get(url)
-            canvas = driver.find_element(By.ID, "frame")
-            drawn = lambda: int(canvas.get_attribute("data-frames-drawn") or 0)  # noqa: E731
-            wait_for("the first frame", lambda: drawn() >= 1, 60, app.said)
+            canvas = open_desk(driver, By, url, app.said)
+            drawn = lambda: frames_drawn(canvas)  # noqa: E731
             driver.execute_script("send({fps: arguments[0]});", FPS_CAP)
             wait_for(f"the cap of {FPS_CAP} frames/s",
                      lambda: driver.execute_script("return state && state.desk.fps_cap;") == FPS_CAP)

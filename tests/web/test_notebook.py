@@ -38,7 +38,7 @@ import threading
 import numpy
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
-from desk_page import SKIP, chromium_and_selenium, open_chromium, pump, wait_for  # noqa: E402
+from desk_page import SKIP, chromium_and_selenium, frames_drawn, open_chromium, pump, wait_for  # noqa: E402
 from html_elements import Elements  # noqa: E402  (python/tests, on the path desk_page sets)
 
 URL = re.compile(r"^http://127\.0\.0\.1:(\d+)/\?token=[0-9a-f]{32}$")
@@ -186,7 +186,7 @@ class NotebookPages:
 def check_desk(driver, By, shown):
     """The desk's page (the document the driver is in) connects and draws `shown` at its size."""
     canvas = wait_for("the desk's canvas", lambda: driver.find_elements(By.ID, "frame"))[0]
-    wait_for("the desk's first frame", lambda: int(canvas.get_attribute("data-frames-drawn") or 0) >= 1)
+    wait_for("the desk's first frame", lambda: frames_drawn(canvas) >= 1)
     wait_for("the page connected", lambda: driver.find_element(By.ID, "connection").text == "connected")
     height, width = shown.shape[:2]
     assert (canvas.get_attribute("width"), canvas.get_attribute("height")) == (str(width), str(height))
