@@ -115,8 +115,8 @@ void Desk::end_frame(Image frame, AppState state, double read_back_ms, std::vect
         std::move(stripe_hashes), way);
 }
 
-void Desk::offer(std::shared_ptr<const Image> frame, AppState state, double read_back_ms, int64_t frame_start_ns,
-                 std::vector<uint64_t> stripe_hashes, const std::string& way) {
+void Desk::offer(std::shared_ptr<const Image> frame, AppState state, double read_back_ms,
+                 int64_t frame_start_ns, std::vector<uint64_t> stripe_hashes, const std::string& way) {
   const int64_t now = host_clock_ns();
   if (m_read_backs.size() == kReadBacksKept) m_read_backs.erase(m_read_backs.begin());
   m_read_backs.push_back(

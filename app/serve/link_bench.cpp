@@ -8,10 +8,10 @@
 #include "app/serve/protocol.hpp"
 #include "app/serve/server.hpp"
 
-#include <memory>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -215,7 +215,8 @@ LinkBenchCase bench_desk_link(Extent size, double link_bits_per_s, double fps, l
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1 / fps));
     long long index = first_index;
     // Offers frames (the next distinct one each time, or `still`'s) at `fps` for `how_long`.
-    const auto offer_for = [&](std::chrono::milliseconds how_long, const std::shared_ptr<const Image>* still) {
+    const auto offer_for = [&](std::chrono::milliseconds how_long,
+                               const std::shared_ptr<const Image>* still) {
       const Clock::time_point start = Clock::now();
       for (Clock::time_point next = start; next < start + how_long; next += period) {
         std::this_thread::sleep_until(next);

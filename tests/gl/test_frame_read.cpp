@@ -85,7 +85,8 @@ TEST(FrameRead, FollowsAResizeAndRefusesASecondReadInFlight) {
   EXPECT_EQ(read->image->width, 200);
   EXPECT_EQ(read->image->height, 90);
   EXPECT_EQ(read->image->rgba, resized.rgba);
-  EXPECT_EQ(lab::compare_images(*read->image, labtest::expected_pattern_frame(200, 90, 2), 0).pixels_over, 0u);
+  EXPECT_EQ(lab::compare_images(*read->image, labtest::expected_pattern_frame(200, 90, 2), 0).pixels_over,
+            0u);
 }
 
 }  // namespace
