@@ -18,6 +18,9 @@ set(lab_image_sources ${app_dir}/image/diff.cpp ${app_dir}/image/frame_pool.cpp 
 # app/core (labcore): the ground
 set(lab_core_sources ${app_dir}/core/vocabulary.cpp ${app_dir}/core/hotkeys.cpp ${app_dir}/core/serve_address.cpp)
 
+# app/controls (labcontrols): the one control vocabulary
+set(lab_controls_sources ${app_dir}/controls/controls.cpp)
+
 # app/cli (labcli): the command line's parser and its remedies
 set(lab_cli_sources ${app_dir}/cli/cli.cpp ${app_dir}/cli/remedy.cpp)
 

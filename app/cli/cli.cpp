@@ -3,6 +3,7 @@
 // file prints or exits, so main() decides where the text goes and destructors always run.
 #include "app/cli/cli.hpp"
 
+#include "app/controls/controls.hpp"
 #include "app/core/names.hpp"
 #include "app/core/tables.hpp"
 #include "app/core/text.hpp"
@@ -473,11 +474,6 @@ std::string parse_split_copy(const std::string& value, Options& options) {
   options.split_copy = *copy;
   return "";
 }
-
-constexpr NamedValue<interop::SemaphoreKind> kSemaphoreKinds[] = {
-    {interop::SemaphoreKind::Timeline, "timeline", "one timeline semaphore, one value per step"},
-    {interop::SemaphoreKind::Binary, "binary", "two binary semaphores, one per direction"},
-};
 
 std::string parse_semaphores(const std::string& value, Options& options) {
   const std::optional<interop::SemaphoreKind> kind = value_named(kSemaphoreKinds, value);

@@ -23,6 +23,8 @@ const std::vector<HotkeyInfo>& hotkey_list() {
       {Hotkey::NextScene, "S or F2", "next scene"},
       {Hotkey::NextMode, "M or F3", "next mode that works here"},
       {Hotkey::ToggleVsync, "V", "vsync on / off"},
+      {Hotkey::Pause, "Space", "pause / resume the animation clock (the frames go on)"},
+      {Hotkey::Step, "period", "the animation clock one frame on, paused after"},
       {Hotkey::Quit, "Esc or Q", "quit"},
   };
   return list;
@@ -47,6 +49,10 @@ std::optional<Hotkey> hotkey_for(int glfw_key, int glfw_mods) {
       return Hotkey::NextMode;
     case GLFW_KEY_V:
       return Hotkey::ToggleVsync;
+    case GLFW_KEY_SPACE:
+      return Hotkey::Pause;
+    case GLFW_KEY_PERIOD:
+      return Hotkey::Step;
     case GLFW_KEY_ESCAPE:
     case GLFW_KEY_Q:
       return Hotkey::Quit;

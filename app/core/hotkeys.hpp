@@ -12,7 +12,7 @@
 
 namespace lab {
 
-enum class Hotkey { TogglePanel, Screenshot, Fullscreen, NextScene, NextMode, ToggleVsync, Quit };
+enum class Hotkey { TogglePanel, Screenshot, Fullscreen, NextScene, NextMode, ToggleVsync, Pause, Step, Quit };
 
 struct HotkeyInfo {
   Hotkey hotkey;

@@ -74,6 +74,7 @@
 #include "app/glfw/window.hpp"
 #include "app/image/image_io.hpp"
 #include "app/image/screenshots.hpp"
+#include "app/loop/commands.hpp"
 #include "app/modes/mode.hpp"
 #include "app/modes/mode_switch.hpp"
 #include "app/os/signals.hpp"
@@ -91,12 +92,14 @@
 #include <cuda_runtime_api.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -275,6 +278,13 @@ class App {
   // running mode re-attaches at the start of the next frame when it has the form.
   void request_graph(bool graph) { m_pending_graph = graph; }
   bool graph() const { return m_cuda.graph; }
+  // Why the running mode has no graph form ("" where it has one): the panel and the page grey the switch.
+  std::string graph_why_not() const {
+    return has_graph_form(m_mode->id()) ? std::string()
+                                        : std::string(to_string(m_mode->id())) +
+                                              " has no CUDA graph form; the modes that map and unmap and the "
+                                              "external modes have one";
+  }
   // Moves the CUDA work to another device at the start of the next frame, where the backend can
   // (kCudaDeviceSwitch). Returns "" or why not (also the notice).
   std::string request_device(int device);
@@ -341,6 +351,17 @@ class App {
   bool windowed() const { return m_window != nullptr; }
   // In a window: whether its presents wait for the display's refresh (--vsync, then V). False headless.
   bool vsync() const { return m_presenter && m_presenter->vsync(); }
+  // Vsync on or off from the next present; headless, where nothing is presented, refused saying why.
+  std::string set_vsync(bool on);
+  // The animation clock (the scenes' time): paused, it stops while the frames go on (modes, timings and
+  // the desk all run); step() moves it one frame (1/60 s) on and leaves it paused. Never paused, a frame's
+  // time is as it always was: frame / 60 with --frames or headless, else the seconds since start.
+  void set_paused(bool paused);
+  bool paused() const { return m_paused; }
+  void step();
+  // A frame-rate cap (0: none): with --serve the desk's (its page sets it too), else the loop's own.
+  void set_fps_cap(double fps);
+  double fps_cap() const;
   ModeId mode_id() const { return m_mode->id(); }
   // The scene the frames come from; nullopt while another source makes them (--attach).
   std::optional<SceneId> scene_id() const { return m_scene->scene(); }
@@ -399,6 +420,12 @@ class App {
   std::vector<ResourceDesc> resource_descs() const;
   // --serve: the frame just rendered and the state after it, to the desk.
   void offer_to_desk(long long index);
+  // The settings behind the page's controls (split, semaphores, graph, timing, blur, clock) now.
+  serve::ControlSettings control_settings() const;
+  // Whether the scenes' time follows the frame index (--frames, headless) rather than the clock.
+  bool fixed_time() const { return m_options.frames || !m_window; }
+  // The scenes' time for frame `index`, started at `started`: the animation clock's.
+  float animation_time(long long index, std::chrono::steady_clock::time_point started) const;
   // The doctor's report (Backend::doctor_report) where the panel or the page shows it.
   void collect_doctor_report();
   // read_frame() to the next numbered file; the file, or why it was not written (also the notice).
@@ -446,6 +473,16 @@ class App {
   AccessSettings m_access;
   long long m_frame_index = 0;
   std::string m_notice;                 // why the last switch did not happen, for the panel
+  // The animation clock (set_paused, step): the frames and seconds it lags the frame index and the time
+  // since start by, and while paused where it stopped.
+  bool m_paused = false;
+  long long m_clock_lag_frames = 0;
+  double m_clock_lag_s = 0.0;
+  long long m_paused_frame = 0;
+  double m_paused_s = 0.0;
+  double m_clock_s = 0.0;  // the scenes' time in the frame rendered last
+  double m_fps_cap = 0.0;  // without a desk (with one, the desk keeps the cap)
+  std::chrono::steady_clock::time_point m_next_frame = m_start;
   bool m_panel_visible = true;          // F1 or Tab
   std::string m_last_screenshot;        // what F12 wrote last, or why it did not, for the panel
   bool m_screenshot_requested = false;  // taken in the next frame, before the panel
@@ -865,6 +902,12 @@ void App<Backend>::handle_hotkey(Hotkey hotkey) {
     case Hotkey::TogglePanel:
       m_panel_visible = !m_panel_visible;
       break;
+    case Hotkey::Pause:
+      set_paused(!m_paused);
+      break;
+    case Hotkey::Step:
+      step();
+      break;
     case Hotkey::Fullscreen:
     case Hotkey::Quit:
     case Hotkey::ToggleVsync:
@@ -1000,9 +1043,9 @@ bool App<Backend>::render_frame(long long index) {
   }
   // A fixed frame count or no window repeats exactly; a window's animation runs on time.
   const auto started = std::chrono::steady_clock::now();
-  const float time = m_options.frames || !m_window ? kernels::time_of_frame(index)
-                                                   : std::chrono::duration<float>(started - m_start).count();
+  const float time = animation_time(index, started);
   const FrameInfo frame{index, time, m_extent};
+  m_clock_s = time;
   // Frame time: start to start, so it holds everything, present and vsync included.
   if (m_timing && m_frame_before)
     m_timers->cpu_add(Phase::Frame,
@@ -1056,6 +1099,83 @@ bool App<Backend>::render_frame(long long index) {
 }
 
 template <class Backend>
+float App<Backend>::animation_time(long long index, std::chrono::steady_clock::time_point started) const {
+  if (fixed_time()) return kernels::time_of_frame(m_paused ? m_paused_frame : index - m_clock_lag_frames);
+  return static_cast<float>(m_paused ? m_paused_s
+                                     : std::chrono::duration<double>(started - m_start).count() - m_clock_lag_s);
+}
+
+template <class Backend>
+serve::ControlSettings App<Backend>::control_settings() const {
+  serve::ControlSettings settings;
+  settings.blur_radius = m_scene->blur_radius();
+  settings.compute_device = m_cuda.compute_device;
+  settings.split_copy = m_cuda.split_copy;
+  settings.transfer = m_mode->transfer();
+  const bool has_split = std::find(modes_of(Backend::kApi).begin(), modes_of(Backend::kApi).end(),
+                                   ModeId::Split) != modes_of(Backend::kApi).end();
+  if (!has_split)
+    settings.split_why_not = std::string(display_name(Backend::kApi)) + " has no split mode; OpenGL's app has";
+  else if (m_mode->id() != ModeId::Split)
+    settings.split_why_not = "the split mode's: its compute device and how it copies to the graphics device";
+  settings.semaphores = m_cuda.semaphores;
+  if (!Backend::kSemaphoreChoice)
+    settings.semaphores_why_not =
+        std::string(display_name(Backend::kApi)) + " orders its external modes its own way; --semaphores is OpenGL's and Vulkan's";
+  else if (!uses_semaphores(m_mode->id()))
+    settings.semaphores_why_not = std::string(to_string(m_mode->id())) +
+                                  " orders its frames without semaphores; the external and exported modes use them";
+  settings.graph = graph();
+  settings.graph_why_not = graph_why_not();
+  settings.timing = m_timing;
+  settings.paused = m_paused;
+  settings.clock_s = m_paused ? m_clock_s : 0.0;
+  return settings;
+}
+
+template <class Backend>
+void App<Backend>::set_paused(bool paused) {
+  if (paused == m_paused) return;
+  const double since_start = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+  if (paused) {  // stopped where the next frame would have been
+    m_paused_frame = m_frame_index - m_clock_lag_frames;
+    m_paused_s = since_start - m_clock_lag_s;
+  } else {  // on from where it stopped
+    m_clock_lag_frames = m_frame_index - m_paused_frame;
+    m_clock_lag_s = since_start - m_paused_s;
+  }
+  m_paused = paused;
+}
+
+template <class Backend>
+void App<Backend>::step() {
+  set_paused(true);
+  m_paused_frame += 1;
+  m_paused_s += static_cast<double>(kernels::time_of_frame(1));
+}
+
+template <class Backend>
+std::string App<Backend>::set_vsync(bool on) {
+  if (!m_presenter) return std::string("vsync ") + (on ? "on" : "off") + " refused: headless, nothing is presented";
+  m_presenter->set_vsync(on);
+  return "";
+}
+
+template <class Backend>
+void App<Backend>::set_fps_cap(double fps) {
+  if (m_desk)
+    m_desk->set_fps_cap(fps);
+  else
+    m_fps_cap = fps;
+  m_next_frame = std::chrono::steady_clock::now();
+}
+
+template <class Backend>
+double App<Backend>::fps_cap() const {
+  return m_desk ? m_desk->fps_cap() : m_fps_cap;
+}
+
+template <class Backend>
 void App<Backend>::set_timing(bool enabled) {
   if (enabled && !m_timing) m_timers = std::make_unique<FrameTimers>(Backend::timer_queries(*m_renderer));
   m_timing = enabled;
@@ -1105,20 +1225,14 @@ void App<Backend>::draw_panel() {
   model.vsync = vsync();
   model.refresh_hz = m_window->refresh_hz();
   model.last_screenshot = m_last_screenshot;
-  model.scene_ui = [this] { m_scene->on_ui(); };
-  const panel::PanelActions actions = panel::draw_panel(model, m_panel_place);
-  if (actions.scene) request_scene(*actions.scene);
-  if (actions.mode) request_mode(*actions.mode);
-  if (actions.device) request_device(*actions.device);
-  if (actions.compute_device) request_compute_device(*actions.compute_device);
-  if (actions.split_copy) request_split_copy(*actions.split_copy);
-  if (actions.semaphores) request_semaphores(*actions.semaphores);
-  if (actions.timing) set_timing(*actions.timing);
-  if (actions.map_access) request_map_access(*actions.map_access);
-  if (actions.register_access) request_register_access(*actions.register_access);
-  if (actions.vsync) m_presenter->set_vsync(*actions.vsync);
-  if (actions.screenshot) request_screenshot();
-  if (actions.source) request_source(*actions.source);
+  model.filter = m_scene->filter();
+  model.blur_radius = m_scene->blur_radius();
+  model.graph = graph();
+  model.graph_why_not = graph_why_not();
+  model.fps_cap = fps_cap();
+  model.paused = m_paused;
+  // The panel's commands take the page's path (app/loop/commands.hpp); each verb says its own notice.
+  apply_commands(*this, panel::draw_panel(model, m_panel_place));
 }
 
 template <class Backend>
@@ -1186,6 +1300,7 @@ void App<Backend>::offer_to_desk(long long index) {
     state.timeline = last_frame_timeline(*m_timers, static_cast<int>(m_mode->id()));
   }
   state.untimed = Backend::graphics_untimed(*m_renderer);
+  state.settings = control_settings();
   if constexpr (kLate)
     m_desk->frame_read_begun(std::move(state));
   else
@@ -1203,8 +1318,15 @@ int App<Backend>::run() {
     if (m_window && m_window->should_close()) break;
     // The page's switches, through the panel's own calls; a refused mode says why there.
     if (m_desk)
-      if (std::string refused = serve::apply_commands(*this, m_desk->begin_frame()); !refused.empty())
+      if (std::string refused = apply_commands(*this, m_desk->begin_frame()); !refused.empty())
         m_notice = std::move(refused);
+    if (!m_desk && m_fps_cap > 0) {  // the panel's cap; the desk keeps its own
+      std::this_thread::sleep_until(m_next_frame);
+      // From now, not from the missed time: a slow frame does not make the next ones rush.
+      m_next_frame = std::max(m_next_frame, std::chrono::steady_clock::now()) +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(1.0 / m_fps_cap));
+    }
     if (!render_frame(index)) {
       m_window->wait(0.1);  // minimised: nothing to draw until it comes back
       continue;

@@ -18,19 +18,71 @@
 namespace lab::panel {
 namespace {
 
-// A flags choice: unset (each resource's best) or one of the three.
-std::optional<std::optional<interop::Access>> flags_combo(const char* label,
-                                                          std::optional<interop::Access> current) {
+using Kind = Command::Kind;
+
+// The panel's label of a control: the control table's (app/controls/controls.hpp).
+const char* label(Kind kind) {
+  return control_of(kind).label;
+}
+
+// A command of `kind`, for the caller to fill in.
+Command& add(std::vector<Command>& commands, Kind kind) {
+  Command command;
+  command.kind = kind;
+  commands.push_back(command);
+  return commands.back();
+}
+
+// A flags choice (kind MapFlags or RegisterFlags): unset (each resource's best) or one of the three.
+void flags_combo(Kind kind, std::optional<interop::Access> current, std::vector<Command>& commands) {
   constexpr const char* kBest = "best per resource";
-  std::optional<std::optional<interop::Access>> picked;
-  if (ImGui::BeginCombo(label, current ? interop::to_string(*current) : kBest)) {
-    if (ImGui::Selectable(kBest, !current) && current) picked = std::optional<interop::Access>{};
+  if (ImGui::BeginCombo(label(kind), current ? interop::to_string(*current) : kBest)) {
+    if (ImGui::Selectable(kBest, !current) && current) add(commands, kind).access = std::nullopt;
     for (const interop::AccessName& entry : interop::kAccessNames)
       if (ImGui::Selectable(entry.name, current == entry.value) && current != entry.value)
-        picked = entry.value;
+        add(commands, kind).access = entry.value;
     ImGui::EndCombo();
   }
-  return picked;
+}
+
+// The frame's size (typed, applied with its button), the frame-rate cap, the CUDA graph switch, and the
+// animation clock's pause and step.
+void draw_size_and_time(const PanelModel& model, std::vector<Command>& commands);
+
+// An on/off control (Graph, Timing, Vsync, Pause) as a checkbox with the control's label.
+void switch_box(Kind kind, bool on, std::vector<Command>& commands) {
+  if (ImGui::Checkbox(label(kind), &on)) add(commands, kind).on = on;
+}
+
+void draw_size_and_time(const PanelModel& model, std::vector<Command>& commands) {
+  // What is typed stays between frames until applied; a frame of another size starts it again.
+  static int typed[2] = {0, 0};
+  static Extent typed_for;
+  if (model.extent != typed_for) {
+    typed_for = model.extent;
+    typed[0] = model.extent.width;
+    typed[1] = model.extent.height;
+  }
+  ImGui::PushItemWidth(150);
+  ImGui::InputInt2("##size", typed);
+  ImGui::SameLine();
+  if (ImGui::Button(label(Kind::Size)) && typed[0] > 0 && typed[1] > 0)
+    add(commands, Kind::Size).size = {typed[0], typed[1]};
+  if (ImGui::IsItemHovered()) wrapped_tooltip(control_of(Kind::Size).what);
+  float fps = static_cast<float>(model.fps_cap);
+  if (ImGui::SliderFloat(label(Kind::Fps), &fps, 0.0f, static_cast<float>(kMaxFpsCap), fps > 0 ? "%.0f" : "none"))
+    add(commands, Kind::Fps).fps = static_cast<double>(static_cast<int>(fps + 0.5f));
+  ImGui::PopItemWidth();
+  ImGui::BeginDisabled(!model.graph_why_not.empty());
+  switch_box(Kind::Graph, model.graph, commands);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    wrapped_tooltip(model.graph_why_not.empty() ? control_of(Kind::Graph).what : model.graph_why_not.c_str());
+  ImGui::SameLine();
+  switch_box(Kind::Pause, model.paused, commands);
+  ImGui::SameLine();
+  if (ImGui::Button(label(Kind::Step))) add(commands, Kind::Step);
+  if (ImGui::IsItemHovered()) wrapped_tooltip(control_of(Kind::Step).what);
 }
 
 }  // namespace
@@ -55,8 +107,8 @@ std::string no_other_mode_notice(ModeId running, const std::vector<ModeId>& mode
   return notice;
 }
 
-PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
-  PanelActions actions;
+std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
+  std::vector<Command> commands;
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   glfw::keep_window_inside_display("interop-lab");  // whatever the layout file or a resize left
   // Auto-resized: the panel grows with the timing rows and the mode table as they appear.
@@ -66,11 +118,11 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
 
   ImGui::Text("graphics API: %s (%s)", to_string(model.api), display_name(model.api));
   for (const auto& [label, text] : model.status) ImGui::Text("%s: %s", label.c_str(), text.c_str());
-  ImGui::TextUnformatted("scene");
+  ImGui::TextUnformatted(label(Kind::Scene));
   for (const SceneId scene : all_scenes()) {
     ImGui::SameLine();
     if (ImGui::RadioButton(to_string(scene), scene == model.scene) && scene != model.scene)
-      actions.scene = scene;
+      add(commands, Kind::Scene).scene = scene;
     if (ImGui::IsItemHovered()) wrapped_tooltip(describe(scene));
   }
   if (!model.source.empty()) {
@@ -81,10 +133,10 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
     ImGui::PopTextWrapPos();
     if (!model.publishers.empty()) {
       ImGui::PushItemWidth(260);
-      if (ImGui::BeginCombo("publisher", model.published.c_str())) {
+      if (ImGui::BeginCombo(label(Kind::Source), model.published.c_str())) {
         for (const std::string& name : model.publishers)
           if (ImGui::Selectable(name.c_str(), name == model.published) && name != model.published)
-            actions.source = name;
+            add(commands, Kind::Source).source = name;
         ImGui::EndCombo();
       }
       ImGui::PopItemWidth();
@@ -92,10 +144,21 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
         wrapped_tooltip("the names published now: pick one to show its frames instead");
     }
   }
-  if (model.scene_ui) model.scene_ui();
+  if (model.filter) {
+    ImGui::TextUnformatted(label(Kind::Filter));
+    for (const kernels::FilterName& filter : kernels::kFilterNames) {
+      ImGui::SameLine();
+      if (ImGui::RadioButton(filter.name, *model.filter == filter.value) && *model.filter != filter.value)
+        add(commands, Kind::Filter).filter = filter.value;
+    }
+  }
+  if (model.filter == kernels::Filter::Blur && model.blur_radius) {
+    int radius = *model.blur_radius;
+    if (ImGui::SliderInt(label(Kind::BlurRadius), &radius, 1, 16)) add(commands, Kind::BlurRadius).blur_radius = radius;
+  }
 
   ImGui::Separator();
-  ImGui::TextUnformatted("mode");
+  ImGui::TextUnformatted(label(Kind::Mode));
   const std::vector<ModeId>& modes = model.mode_ids;
   // Five to a row, so that a new mode makes the panel taller, not wider than the window.
   constexpr size_t kModesPerRow = 5;
@@ -108,7 +171,7 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
       ImGui::SameLine();
     ImGui::BeginDisabled(!availability.available);
     if (ImGui::RadioButton(to_string(modes[i]), modes[i] == model.mode) && modes[i] != model.mode)
-      actions.mode = modes[i];
+      add(commands, Kind::Mode).mode = modes[i];
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
       wrapped_tooltip(availability.available ? describe(modes[i]) : availability.reason.c_str());
@@ -117,45 +180,44 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
     ImGui::PushItemWidth(260);
     const char* current =
         model.device >= 0 ? model.devices[static_cast<size_t>(model.device)].c_str() : "none";
-    if (ImGui::BeginCombo("CUDA device", current)) {
+    if (ImGui::BeginCombo(label(Kind::Device), current)) {
       for (size_t i = 0; i < model.devices.size(); ++i)
         if (ImGui::Selectable(model.devices[i].c_str(), static_cast<int>(i) == model.device))
-          actions.device = static_cast<int>(i);
+          add(commands, Kind::Device).device = static_cast<int>(i);
       ImGui::EndCombo();
     }
     if (model.mode == ModeId::Split && model.compute_device >= 0) {
-      if (ImGui::BeginCombo("compute device",
+      if (ImGui::BeginCombo(label(Kind::ComputeDevice),
                             model.devices[static_cast<size_t>(model.compute_device)].c_str())) {
         for (size_t i = 0; i < model.devices.size(); ++i)
           if (ImGui::Selectable(model.devices[i].c_str(), static_cast<int>(i) == model.compute_device))
-            actions.compute_device = static_cast<int>(i);
+            add(commands, Kind::ComputeDevice).device = static_cast<int>(i);
         ImGui::EndCombo();
       }
     }
     ImGui::PopItemWidth();
   }
   if (model.mode == ModeId::Split) {
-    ImGui::TextUnformatted("copy");
+    ImGui::TextUnformatted(label(Kind::SplitCopy));
     for (const SplitCopy copy : all_split_copies()) {
       ImGui::SameLine();
       if (ImGui::RadioButton(to_string(copy), copy == model.split_copy) && copy != model.split_copy)
-        actions.split_copy = copy;
+        add(commands, Kind::SplitCopy).split_copy = copy;
     }
     ImGui::TextWrapped("%s", model.transfer.c_str());
   }
   if (model.semaphore_choice) {
-    ImGui::TextUnformatted("semaphores");
-    for (const auto& [kind, name] : {std::pair{interop::SemaphoreKind::Timeline, "timeline"},
-                                     std::pair{interop::SemaphoreKind::Binary, "binary"}}) {
+    ImGui::TextUnformatted(label(Kind::Semaphores));
+    for (const auto& entry : kSemaphoreKinds) {
       ImGui::SameLine();
-      if (ImGui::RadioButton(name, model.semaphores == kind) && model.semaphores != kind)
-        actions.semaphores = kind;
+      if (ImGui::RadioButton(entry.name, model.semaphores == entry.value) && model.semaphores != entry.value)
+        add(commands, Kind::Semaphores).semaphores = entry.value;
     }
   }
   if (!model.flags.empty()) {
     ImGui::PushItemWidth(170);
-    actions.map_access = flags_combo("map flags", model.access.map_access);
-    actions.register_access = flags_combo("register flags", model.access.register_access);
+    flags_combo(Kind::MapFlags, model.access.map_access, commands);
+    flags_combo(Kind::RegisterFlags, model.access.register_access, commands);
     ImGui::PopItemWidth();
     for (const RegisteredFlags& flags : model.flags)
       ImGui::BulletText("%s (%s): register %s, map %s", flags.label.c_str(),
@@ -166,8 +228,8 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
 
   ImGui::Separator();
   ImGui::Text("%d x %d, %s", model.extent.width, model.extent.height, to_string(model.mode));
-  bool timing = model.timing;
-  if (ImGui::Checkbox("time each phase", &timing)) actions.timing = timing;
+  draw_size_and_time(model, commands);
+  switch_box(Kind::Timing, model.timing, commands);
   if (ImGui::IsItemHovered())
     wrapped_tooltip(
         "CUDA events and the graphics API's timer queries in every frame; on an H200 with GL they add about "
@@ -182,8 +244,7 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
       draw_mode_table(*model.timers);
   }
 
-  bool vsync = model.vsync;
-  if (ImGui::Checkbox("vsync", &vsync)) actions.vsync = vsync;
+  switch_box(Kind::Vsync, model.vsync, commands);
   if (ImGui::IsItemHovered()) wrapped_tooltip("wait for the display's refresh (V, --vsync on|off)");
   ImGui::SameLine();
   if (model.vsync && model.timers && model.timers->has(static_cast<int>(model.mode), Phase::Frame)) {
@@ -197,7 +258,7 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
   } else {
     ImGui::TextDisabled(model.vsync ? "" : "frames as fast as they come");
   }
-  if (ImGui::Button("screenshot")) actions.screenshot = true;
+  if (ImGui::Button(label(Kind::Screenshot))) add(commands, Kind::Screenshot);
   if (!model.last_screenshot.empty()) {
     ImGui::SameLine();
     ImGui::TextDisabled("last: %s", model.last_screenshot.c_str());
@@ -219,7 +280,7 @@ PanelActions draw_panel(const PanelModel& model, PanelPlace& place) {
   if (ImGui::CollapsingHeader("system"))
     for (const std::string& line : model.system) ImGui::TextWrapped("%s", line.c_str());
   ImGui::End();
-  return actions;
+  return commands;
 }
 
 }  // namespace lab::panel

@@ -3,11 +3,12 @@
 // to), mode (greyed where it cannot run here, its reason as a tooltip), the CUDA device and the
 // split mode's choices, the external modes' semaphores, the map and register flags, per-phase timings with a
 // mode comparison, vsync, the screenshot button, the keys, the doctor's report and the system it runs on. The
-// frame loop (app/loop/app.hpp) fills a PanelModel from its state and applies the PanelActions the user
+// frame loop (app/loop/app.hpp) fills a PanelModel from its state and applies the Commands the user
 // picked; the panel never changes the app itself. Between ImGui::NewFrame and ImGui::Render, whatever the
 // API's ImGui renderer is (app/glfw/window.hpp's Panel holds the context).
 #pragma once
 
+#include "app/controls/controls.hpp"
 #include "app/core/vocabulary.hpp"
 #include "app/modes/access.hpp"
 #include "app/timing/timing.hpp"
@@ -58,24 +59,14 @@ struct PanelModel {
   std::string graphics_untimed;     // why the graphics passes are not timed, "" when they are
   bool vsync = true;
   double refresh_hz = 0.0;         // of the window's monitor; 0 when unknown
-  std::string last_screenshot;     // the file the last screenshot went to, "" before the first
-  std::function<void()> scene_ui;  // the scene's own controls
-};
-
-struct PanelActions {
-  std::optional<SceneId> scene;
-  std::optional<ModeId> mode;
-  std::optional<int> device;
-  std::optional<int> compute_device;
-  std::optional<SplitCopy> split_copy;
-  std::optional<interop::SemaphoreKind> semaphores;
-  std::optional<bool> timing;
-  // Outer optional: the user changed it; inner: the flags (unset = each resource's best).
-  std::optional<std::optional<interop::Access>> map_access;
-  std::optional<std::optional<interop::Access>> register_access;
-  std::optional<bool> vsync;
-  bool screenshot = false;            // the screenshot button
-  std::optional<std::string> source;  // another publisher's name
+  std::string last_screenshot;  // the file the last screenshot went to, "" before the first
+  // The postprocess scene's filter and blur radius; nullopt in a source without them.
+  std::optional<kernels::Filter> filter;
+  std::optional<int> blur_radius;
+  bool graph = false;         // --graph: each frame's CUDA work as one CUDA graph
+  std::string graph_why_not;  // "" where the running mode has a graph form
+  double fps_cap = 0.0;       // 0: none
+  bool paused = false;        // the animation clock
 };
 
 // Where the panel's window was at its last draw (the layout file moves it), in pixels.
@@ -84,8 +75,10 @@ struct PanelPlace {
   float y = 0.0f;
 };
 
-// Builds the panel's window (inside an ImGui frame) from `model`; `place` gets where it is.
-PanelActions draw_panel(const PanelModel& model, PanelPlace& place);
+// Builds the panel's window (inside an ImGui frame) from `model`; `place` gets where it is. Returns what the
+// user changed, as the commands of the one control vocabulary (app/controls/controls.hpp), each widget
+// labelled as the control table labels its control.
+std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place);
 
 // The notice when the next-mode key (M) finds no other mode that runs here: that `running` stays, and why
 // the others do not run, modes that share a reason named together ("M: no other mode runs here; cpu stays.

@@ -10,7 +10,6 @@
 #include "kernels/pattern.hpp"
 #include "kernels/wave.hpp"
 
-#include <imgui.h>
 #include <glm/gtc/constants.hpp>
 #include <glm/gtc/matrix_transform.hpp>
 
@@ -241,18 +240,15 @@ class PostprocessCompute final : public SceneCompute {
     m_host_scratch = {};
   }
 
-  void on_ui() override {
-    ImGui::TextUnformatted("filter");
-    for (const kernels::FilterName& filter : kernels::kFilterNames) {
-      ImGui::SameLine();
-      if (ImGui::RadioButton(filter.name, m_params.filter == filter.value)) m_params.filter = filter.value;
-    }
-    if (m_params.filter == kernels::Filter::Blur) ImGui::SliderInt("radius", &m_params.blur_radius, 1, 16);
-  }
-
   std::optional<kernels::Filter> filter() const override { return m_params.filter; }
   bool set_filter(kernels::Filter filter) override {
     m_params.filter = filter;
+    return true;
+  }
+  std::optional<int> blur_radius() const override { return m_params.blur_radius; }
+  bool set_blur_radius(int radius) override {
+    if (radius < 0 || radius > kernels::kMaxBlurRadius) return false;
+    m_params.blur_radius = radius;
     return true;
   }
 

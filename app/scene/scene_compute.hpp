@@ -184,12 +184,13 @@ class FrameSource {
   // Frees what compute_* allocated on the side (scratch memory), e.g. before the device changes.
   virtual void release_scratch() {}
 
-  // The source's own controls in the panel (ImGui calls), e.g. the post-process filter.
-  virtual void on_ui() {}
   // The post-process filter where the scene has one (nullopt in the others), and a change of it from the
-  // next frame on; set_filter returns false, changing nothing, in a source without one.
+  // next frame on; set_filter returns false, changing nothing, in a source without one. The same for the
+  // blur's radius (0 to kernels::kMaxBlurRadius): the panel and the page show both from these.
   virtual std::optional<kernels::Filter> filter() const { return std::nullopt; }
   virtual bool set_filter(kernels::Filter) { return false; }
+  virtual std::optional<int> blur_radius() const { return std::nullopt; }
+  virtual bool set_blur_radius(int) { return false; }
 };
 
 // A scene: the app's own kernels and their CPU reference.

@@ -3,7 +3,7 @@
 //
 //   for (each frame) {
 //     apply_commands(app, desk.begin_frame());   // waits for the cap, then the page's switches, applied
-//     app.render_frame(...);                      //   through the loop's request_* calls
+//     app.render_frame(...);                      //   as the panel's are (app/loop/commands.hpp)
 //     desk.end_frame(app.read_frame(), state);    // the frame and the state after it, handed over at once
 //   }
 //
@@ -221,101 +221,5 @@ inline FlagsState no_flags() {
 // Why a loop without request_device keeps its CUDA device.
 constexpr const char* kNoDeviceSwitch =
     "this app's CUDA device is chosen at start (--device N); OpenGL's app (--api gl) moves to another live";
-
-namespace detail {
-
-// Whether a loop has GL's live flags and device switches (request_map_access, request_register_access,
-// request_device); the others answer those commands with why not.
-template <class Loop, class = void>
-struct HasAccessSwitches : std::false_type {};
-template <class Loop>
-struct HasAccessSwitches<Loop,
-                         std::void_t<decltype(std::declval<Loop&>().request_map_access(std::nullopt)),
-                                     decltype(std::declval<Loop&>().request_register_access(std::nullopt))>>
-    : std::true_type {};
-template <class Loop, class = void>
-struct HasDeviceSwitch : std::false_type {};
-template <class Loop>
-struct HasDeviceSwitch<Loop, std::void_t<decltype(std::declval<Loop&>().request_device(0))>>
-    : std::true_type {};
-// Whether a loop switches between publishers live (request_source: app/loop/app.hpp's).
-template <class Loop, class = void>
-struct HasSourceSwitch : std::false_type {};
-template <class Loop>
-struct HasSourceSwitch<Loop, std::void_t<decltype(std::declval<Loop&>().request_source(std::string()))>>
-    : std::true_type {};
-
-}  // namespace detail
-
-// Applies the page's commands through the loop's own calls (request_scene, request_mode, resize,
-// request_map_access / request_register_access, request_device, request_source, the scene's set_filter).
-// Returns why the last refused one was refused ("" when none was), for the loop's notice: a mode that cannot
-// run here, flags that do not suit the scene, a device that is not there, a filter outside the postprocess
-// scene, a name nothing publishes, and a switch the loop does not have.
-template <class Loop>
-std::string apply_commands(Loop& loop, const std::vector<Command>& commands) {
-  std::string refused;
-  for (const Command& command : commands) {
-    switch (command.kind) {
-      case Command::Kind::Scene:
-        loop.request_scene(command.scene);
-        break;
-      case Command::Kind::Mode:
-        if (const ModeAvailability runs = loop.request_mode(command.mode); !runs.available)
-          refused = std::string("mode ") + to_string(command.mode) + " is unavailable: " + runs.reason;
-        break;
-      case Command::Kind::Size:
-        loop.resize(command.size);
-        break;
-      case Command::Kind::Fps:
-        break;  // the desk's own
-      case Command::Kind::MapFlags:
-      case Command::Kind::RegisterFlags: {
-        const bool map = command.kind == Command::Kind::MapFlags;
-        const char* what = map ? "map flags " : "register flags ";
-        const std::string named = command.access ? interop::to_string(*command.access) : kBestAccess;
-        if constexpr (detail::HasAccessSwitches<Loop>::value) {
-          const std::string refusal =
-              map ? loop.request_map_access(command.access) : loop.request_register_access(command.access);
-          if (!refusal.empty()) refused = what + named + " refused: " + refusal;
-        } else {
-          refused = what + named + " refused: " + kNoFlags;
-        }
-        break;
-      }
-      case Command::Kind::Device:
-        if constexpr (detail::HasDeviceSwitch<Loop>::value) {
-          if (std::string refusal = loop.request_device(command.device); !refusal.empty())
-            refused = std::move(refusal);
-        } else {
-          refused = "CUDA device " + std::to_string(command.device) + " refused: " + kNoDeviceSwitch;
-        }
-        break;
-      case Command::Kind::Filter:
-        if (!loop.scene().set_filter(command.filter))
-          refused = std::string("filter ") + kernels::to_string(command.filter) + " refused: the " +
-                    loop.scene().name() + (loop.scene().scene() ? " scene" : " source") +
-                    " has no filter; the postprocess scene has";
-        break;
-      case Command::Kind::Source:
-        if constexpr (detail::HasSourceSwitch<Loop>::value) {
-          if (std::string refusal = loop.request_source(command.source); !refusal.empty())
-            refused = std::move(refusal);
-        } else {
-          refused = "source " + command.source + " refused: this app shows no published frames";
-        }
-        break;
-    }
-  }
-  return refused;
-}
-
-// apply_commands for the commands of Desk::begin_frame: applies them and tells the desk how they went.
-template <class Loop>
-std::string apply_commands(Loop& loop, const FrameCommands& taken) {
-  std::string refused = apply_commands(loop, taken.commands);
-  if (taken.desk && !taken.commands.empty()) taken.desk->commands_applied(refused);
-  return refused;
-}
 
 }  // namespace lab::serve

@@ -2,6 +2,8 @@
 // written as JSON (nlohmann-json), and the strip-framed binary frame message.
 #include "app/serve/protocol.hpp"
 
+#include "app/core/names.hpp"
+#include "app/core/tables.hpp"
 #include "app/core/text.hpp"
 #include "app/image/image_io.hpp"
 
@@ -35,6 +37,13 @@ std::string names_of_modes() {
 std::string names_of_access() {
   std::string names = kBestAccess;
   for (const interop::AccessName& entry : interop::kAccessNames) names += std::string(", ") + entry.name;
+  return names;
+}
+
+template <class Entry, size_t N>
+std::string names_of(const Entry (&table)[N]) {
+  std::string names;
+  for (const Entry& entry : table) names += std::string(names.empty() ? "" : ", ") + entry.name;
   return names;
 }
 
@@ -137,9 +146,53 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
     return "";
 #endif
   }
-  return "'" + key +
-         "' is not a command; the page sends scene, mode, size, fps, map_flags, register_flags, device, "
-         "filter or source";
+  if (key == "blur_radius") {
+    if (!value.is_number_integer() || value.get<long long>() < 0 ||
+        value.get<long long>() > kernels::kMaxBlurRadius)
+      return "blur_radius: " + value.dump() + " is not a radius from 0 to " +
+             std::to_string(kernels::kMaxBlurRadius) + " pixels";
+    command.kind = Command::Kind::BlurRadius;
+    command.blur_radius = value.get<int>();
+    return "";
+  }
+  if (key == "compute_device") {
+    if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > kMaxCudaDevice)
+      return "compute_device: " + value.dump() + " is not a CUDA device ordinal from 0 to " +
+             std::to_string(kMaxCudaDevice);
+    command.kind = Command::Kind::ComputeDevice;
+    command.device = value.get<int>();
+    return "";
+  }
+  if (key == "split_copy") {
+    const std::optional<SplitCopy> copy =
+        value.is_string() ? value_named(kSplitCopies, value.get<std::string>()) : std::nullopt;
+    if (!copy) return "split_copy: " + value.dump() + " is not a copy path; choose " + names_of(kSplitCopies);
+    command.kind = Command::Kind::SplitCopy;
+    command.split_copy = *copy;
+    return "";
+  }
+  if (key == "semaphores") {
+    const std::optional<interop::SemaphoreKind> kind =
+        value.is_string() ? value_named(kSemaphoreKinds, value.get<std::string>()) : std::nullopt;
+    if (!kind) return "semaphores: " + value.dump() + " is not a semaphore kind; choose " + names_of(kSemaphoreKinds);
+    command.kind = Command::Kind::Semaphores;
+    command.semaphores = *kind;
+    return "";
+  }
+  using Kind = Command::Kind;
+  if (const std::optional<Kind> kind = control_named(key); kind) {
+    // The switches, true or false; and the actions, which are true or nothing.
+    const bool action = *kind == Kind::Step || *kind == Kind::Screenshot;
+    const bool on_off = *kind == Kind::Graph || *kind == Kind::Timing || *kind == Kind::Vsync || *kind == Kind::Pause;
+    if (action && value != true) return key + ": " + value.dump() + " is not true (" + key + " takes nothing else)";
+    if (on_off && !value.is_boolean()) return key + ": " + value.dump() + " is not true or false";
+    if (action || on_off) {
+      command.kind = *kind;
+      command.on = value.get<bool>();
+      return "";
+    }
+  }
+  return "'" + key + "' is not a command; the page sends " + control_keys();
 }
 
 nlohmann::json phase_json(const PhaseLine& line) {
@@ -191,7 +244,35 @@ std::string error_json(const std::vector<std::string>& problems, unsigned long l
   return nlohmann::json{{"type", "error"}, {"error", text}, {"errors", problems}}.dump();
 }
 
-std::string state_json(const AppState& app, const DeskStats& desk, bool with_notice, const LinkState* link) {
+bool ControlSettings::operator==(const ControlSettings& other) const {
+  return blur_radius == other.blur_radius && compute_device == other.compute_device &&
+         split_copy == other.split_copy && transfer == other.transfer && split_why_not == other.split_why_not &&
+         semaphores == other.semaphores && semaphores_why_not == other.semaphores_why_not &&
+         graph == other.graph && graph_why_not == other.graph_why_not && timing == other.timing &&
+         paused == other.paused && clock_s == other.clock_s;
+}
+
+std::string control_table_json() {
+  nlohmann::json table = nlohmann::json::array();
+  for (const Control& control : all_controls())
+    table.push_back({{"key", control.key},
+                     {"label", control.label},
+                     {"what", control.what},
+                     {"not_on_page", control.not_on_page ? control.not_on_page : ""}});
+  nlohmann::json split_copies = nlohmann::json::array();
+  for (const auto& entry : kSplitCopies) split_copies.push_back(entry.name);
+  nlohmann::json semaphore_kinds = nlohmann::json::array();
+  for (const auto& entry : kSemaphoreKinds) semaphore_kinds.push_back(entry.name);
+  return nlohmann::json{{"controls", table},
+                        {"split_copies", split_copies},
+                        {"semaphore_kinds", semaphore_kinds},
+                        {"max_blur_radius", kernels::kMaxBlurRadius},
+                        {"max_fps_cap", kMaxFpsCap}}
+      .dump();
+}
+
+std::string state_json(const AppState& app, const DeskStats& desk, bool with_notice, const LinkState* link,
+                       bool with_settings) {
   nlohmann::json modes = nlohmann::json::array();
   for (const ModeChoice& choice : app.modes)
     modes.push_back(
@@ -268,6 +349,20 @@ std::string state_json(const AppState& app, const DeskStats& desk, bool with_not
                             {"frames_encoded", desk.frames_encoded},
                             {"frames_dropped", desk.frames_dropped},
                             {"phases", desk_phases}}}};
+  const ControlSettings& set = app.settings;
+  if (with_settings)
+    state["settings"] = {{"blur_radius", set.blur_radius ? nlohmann::json(*set.blur_radius) : nlohmann::json()},
+                       {"compute_device", set.compute_device},
+                       {"split_copy", name_of(kSplitCopies, set.split_copy)},
+                       {"transfer", set.transfer},
+                       {"split_why_not", set.split_why_not},
+                       {"semaphores", name_of(kSemaphoreKinds, set.semaphores)},
+                       {"semaphores_why_not", set.semaphores_why_not},
+                       {"graph", set.graph},
+                       {"graph_why_not", set.graph_why_not},
+                       {"timing", set.timing},
+                       {"paused", set.paused},
+                       {"clock_s", set.clock_s}};
   if (with_notice) state["notice"] = app.notice;
   if (link)
     state["link"] = {{"quality", link->quality},

@@ -2,8 +2,11 @@
 // with no network in it (the unit tests drive it directly):
 //   page -> app   text: one JSON object of commands, e.g. {"scene":"wave"}, {"mode":"interop"},
 //                 {"size":[1280,720]}, {"fps":30}, {"map_flags":"read-only"}, {"register_flags":"best"},
-//                 {"device":1}, {"filter":"blur"}, {"source":"sim"} (another publisher's frames); several
-//                 keys are several commands, applied in their names' alphabetical order
+//                 {"device":1}, {"filter":"blur"}, {"blur_radius":8}, {"source":"sim"} (another publisher's
+//                 frames), {"compute_device":1}, {"split_copy":"host"}, {"semaphores":"binary"},
+//                 {"graph":true}, {"timing":false}, {"pause":true}, {"step":true}: the keys of the control
+//                 table (app/controls/controls.hpp) the page shows; several keys are several commands,
+//                 applied in their names' alphabetical order
 //   app -> page   text: the state (state_json: scene, modes with why each is unavailable, size, the map and
 //                 register flags, the CUDA devices, the filter, the doctor's report, the per-phase timings,
 //                 the desk's own phases, the frame's timeline; the source of the frames, the publishers it
@@ -28,6 +31,7 @@
 // (app/serve/link.hpp); a new size or a new scale sends the whole frame again.
 #pragma once
 
+#include "app/controls/controls.hpp"
 #include "app/core/vocabulary.hpp"
 #include "app/timing/timeline.hpp"
 #include "interop/access.hpp"
@@ -41,22 +45,10 @@
 
 namespace lab::serve {
 
-// One command from the page, applied at the start of the app's next frame.
-struct Command {
-  enum class Kind { Scene, Mode, Size, Fps, MapFlags, RegisterFlags, Device, Filter, Source };
-  Kind kind = Kind::Scene;
-  SceneId scene = SceneId::Wave;
-  ModeId mode = cpu_mode();
-  Extent size;
-  double fps = 0.0;  // frames per second at most, 1 to kMaxFpsCap; 0: as fast as the app can
-  std::optional<interop::Access> access;  // MapFlags, RegisterFlags; unset: each resource's best ("best")
-  int device = 0;                         // a CUDA device's ordinal, 0 to kMaxCudaDevice
-  kernels::Filter filter = kernels::Filter::Sobel;
-  std::string source;  // a publication's name; whether anything publishes it is the app's to say
-};
+// One command from the page, applied at the start of the app's next frame: the one vocabulary of the panel,
+// the page and Python (app/controls/controls.hpp), sent as {KEY: value} with the control table's keys.
+using Command = lab::Command;
 
-// The highest frame-rate cap the page may ask for.
-constexpr double kMaxFpsCap = 240.0;
 // The most pixels a page may ask a frame to have ({"size":[w,h]}): 8K UHD, 7680x4320 (4 x 3840x2160), 127 MiB
 // per RGBA8 copy of the frame. The app holds several copies at once (its render target, the read-back, the
 // copy offered to the desk, the encoder's), so a 16384x16384 frame (1 GiB a copy) stalled it for a minute
@@ -107,6 +99,25 @@ struct FlagsState {
   std::string register_flags = kBestAccess;
 };
 
+// The settings behind the page's controls of the split mode, the external modes, the CUDA graph, timing, the
+// blur and the animation clock.
+struct ControlSettings {
+  std::optional<int> blur_radius;  // the postprocess scene's; nullopt in a source without one
+  int compute_device = -1;         // the split mode's; -1: none
+  SplitCopy split_copy = SplitCopy::Peer;
+  std::string transfer;        // the split mode's path, "" in the other modes
+  std::string split_why_not;   // why compute_device and split_copy do not apply now
+  interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;
+  std::string semaphores_why_not;
+  bool graph = false;
+  std::string graph_why_not;
+  bool timing = true;
+  bool paused = false;
+  double clock_s = 0.0;  // while paused, where the animation clock stopped (the scenes' time); else 0
+  bool operator==(const ControlSettings& other) const;
+  bool operator!=(const ControlSettings& other) const { return !(*this == other); }
+};
+
 // What the app is showing, made by the frame loop after each frame it offers.
 struct AppState {
   GraphicsApi api = GraphicsApi::Vulkan;
@@ -139,8 +150,13 @@ struct AppState {
   std::string source_status;
   // While the source is "published": the names published now, which {"source": NAME} may switch to.
   std::vector<std::string> publishers;
-  std::vector<std::string> controls = {"scene",  "mode", "filter", "device",    "flags",
-                                       "doctor", "size", "fps",    "screenshot"};
+  std::vector<std::string> controls = {"scene",          "mode",       "filter",     "blur_radius", "device",
+                                       "compute_device", "split_copy", "semaphores", "graph",       "timing",
+                                       "pause",          "step",       "flags",      "doctor",      "size",
+                                       "fps",            "screenshot"};
+  // The settings of the one control vocabulary (app/controls/controls.hpp) that the rest of the state does
+  // not say already, each with why it does not apply now ("" where it does).
+  ControlSettings settings;
   // A viewer's path from the caller's memory to GL ("interop", "staging", "cpu") and why not interop.
   std::string path;
   std::string path_reason;
@@ -169,9 +185,15 @@ struct LinkState {
 
 // The state message. "notice" is in it only `with_notice`: a notice is news once, not repeated in every
 // state (the page keeps showing it until a message carries another, or "" when a later command succeeded).
-// `link`: the viewer's, where there is one.
+// `link`: the viewer's, where there is one. "settings" is in it `with_settings`: when they changed since the
+// last state the viewer got (the page keeps them).
 std::string state_json(const AppState& app, const DeskStats& desk, bool with_notice = true,
-                       const LinkState* link = nullptr);
+                       const LinkState* link = nullptr, bool with_settings = true);
+
+// GET /controls.json: the control table (app/controls/controls.hpp: each control's key, label, tooltip and
+// why the page does not show it, "" where it does) and the settings' choices, which never change: the page
+// labels its controls as the panel does, and a test holds the page to the table.
+std::string control_table_json();
 
 // A viewer's message for its own connection (see the header comment): nullopt when `text` is none (then it
 // is the app's commands, parse_commands).

@@ -302,8 +302,9 @@ struct Server::Impl {
   std::string refusal(const http::request<http::string_body>& request) const;
   void publish(std::shared_ptr<const SourceFrame> frame);
   void add_viewer(const std::shared_ptr<WebSocketSession>& viewer);
-  std::string state_text(const AppState& state, bool with_notice, const LinkState* link) const {
-    return state_json(state, desk_stats(), with_notice, link);
+  std::string state_text(const AppState& state, bool with_notice, const LinkState* link,
+                         bool with_settings) const {
+    return state_json(state, desk_stats(), with_notice, link, with_settings);
   }
   // A viewer's planned stripes, for the encoder thread (any thread).
   void request_encode(EncodeJob job);
@@ -569,7 +570,10 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
     // to the desk gets the current one), not again in every state after it.
     m_sent_notice = state.notice_serial;
     const LinkState link = link_state();
-    m_text = m_server.state_text(state, notice_is_news, &link);
+    // The settings when they changed since the last state sent.
+    const bool settings_are_news = !m_sent_settings || *m_sent_settings != state.settings;
+    m_text = m_server.state_text(state, notice_is_news, &link, settings_are_news);
+    m_sent_settings = state.settings;
     m_state_sent = SteadyClock::now();
     write_text(then);
   }
@@ -638,6 +642,7 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
   size_t m_in_flight = 0;                     // frame messages begun and not completed
   unsigned long long m_counted_sequence = 0;  // the last source counted as offered to this viewer
   unsigned long long m_sent_notice = 0;       // the notice_serial of the last notice sent to this viewer
+  std::optional<ControlSettings> m_sent_settings;  // the settings of the last state sent to this viewer
   std::chrono::steady_clock::time_point m_send_start;
   SteadyClock::time_point m_state_sent;
   bool m_paced = false;    // it acks: changed stripes only, paced by its acks
@@ -838,6 +843,9 @@ http::response<http::string_body> Server::Impl::answer(const http::request<http:
       response.set("X-Interop-Lab-Frame", std::to_string(frame));
       response.body().assign(png.begin(), png.end());
     }
+  } else if (path == "/controls.json") {
+    response.set(http::field::content_type, "application/json");
+    response.body() = control_table_json();
   } else if (const std::optional<DeskAsset> asset = desk_asset(path == "/" ? "index.html" : path.substr(1))) {
     response.set(http::field::content_type, asset->content_type);
     // The page's own requests (its script, its socket, the screenshot) carry the token as a cookie.
@@ -849,7 +857,7 @@ http::response<http::string_body> Server::Impl::answer(const http::request<http:
     response.body() =
         page ? page_with_token(std::string(asset->body), options.token) : std::string(asset->body);
   } else {
-    say(http::status::not_found, path + ": not part of interop-lab's desk (it serves / and /screenshot.png)");
+    say(http::status::not_found, path + ": not part of interop-lab's desk (it serves /, /screenshot.png and /controls.json)");
   }
   response.prepare_payload();
   return response;

@@ -21,6 +21,8 @@ const frameQueue = [];  // every message is drawn, in order: each holds only the
 let sizeTyped = false;  // the size fields show the frame's size, except while they hold one typed, not applied
 let zoom = 0;  // the frame's scale: 0 fits it to the pane's width, else device pixels per frame pixel
 let tokenRefused = false;  // the app answering now refused this page's token: no more reconnecting
+let controlTable = null;  // GET controls.json: every control's key, label, tooltip, and why the page has it not
+let settings = null;  // the state's settings as last sent (a state carries them when they changed)
 const kTokenRefused = "this page's token was refused: open the new URL interop-lab printed";
 
 function send(command) {
@@ -220,12 +222,52 @@ function showControls(s) {
   for (const id of ["width", "height", "apply-size"]) $(id).disabled = !offered.has("size");
   for (const id of ["fps", "apply-fps"]) $(id).disabled = !offered.has("fps");
   $("screenshot").hidden = !offered.has("screenshot");
+  $("blur-radius").closest("label").hidden = !offered.has("blur_radius");
+  $("split-section").hidden = !offered.has("compute_device") && !offered.has("split_copy");
+  $("semaphores-section").hidden = !offered.has("semaphores");
+  $("work-section").hidden = !offered.has("graph") && !offered.has("timing");
+  $("clock-section").hidden = !offered.has("pause") && !offered.has("step");
   $("path-row").hidden = !s.path;
   $("path").textContent = s.path_reason ? `${s.path} (${s.path_reason})` : s.path || "";
 }
 
+// The settings of the controls the rest of the state does not carry: the blur's radius, the split mode's
+// compute device and copy, the semaphores, the CUDA graph, timing, and the animation clock. Each control that
+// does not apply now is greyed with why as its tooltip, else the control table's line says what it does.
+function showSettings(s) {
+  if (s.settings) settings = s.settings;
+  if (!settings) return;
+  const what = (key) => (controlTable ? controlTable.controls.find((c) => c.key === key)?.what : "") || "";
+  const shown = s.scene ? `the ${s.scene} scene` : `published ${s.source_name}`;
+  const radius = $("blur-radius");
+  const noBlur = settings.blur_radius === null ? `${shown} has no blur; the postprocess scene has` : "";
+  if (document.activeElement !== radius && settings.blur_radius !== null) radius.value = String(settings.blur_radius);
+  radius.disabled = noBlur !== "";
+  radius.title = noBlur || what("blur_radius");
+  const devices = s.cuda_devices.map((label, ordinal) => ({ value: String(ordinal), label }));
+  const noSplit = devices.length === 0 ? "no CUDA device" : settings.split_why_not;
+  showSelect("compute-device", devices.length ? devices : [{ value: "-1", label: "none" }],
+             String(settings.compute_device), noSplit, (value) => send({ compute_device: Number(value) }));
+  const copies = (controlTable ? controlTable.split_copies : [settings.split_copy]).map((n) => ({ value: n, label: n }));
+  showSelect("split-copy", copies, settings.split_copy, noSplit, (value) => send({ split_copy: value }));
+  $("transfer").textContent = settings.transfer;
+  const kinds = (controlTable ? controlTable.semaphore_kinds : [settings.semaphores]).map((n) => ({ value: n, label: n }));
+  showSelect("semaphores", kinds, settings.semaphores, settings.semaphores_why_not,
+             (value) => send({ semaphores: value }));
+  for (const [id, on, why] of [["graph", settings.graph, settings.graph_why_not], ["timing", settings.timing, ""],
+                               ["pause", settings.paused, ""]]) {
+    $(id).checked = on;
+    $(id).disabled = why !== "";
+    $(id).title = why || what($(id).dataset.control);
+  }
+  $("step").title = what("step");
+  $("clock").textContent = settings.paused ? `stopped at ${settings.clock_s.toFixed(3)} s` : "";
+  $("clock").dataset.clockS = String(settings.clock_s);
+}
+
 function showState(s) {
   showControls(s);
+  showSettings(s);
   $("api").textContent = `${s.api_name} on ${s.adapter}`;  // the adapter's name may have parentheses
   $("cuda").textContent = s.cuda_device >= 0 ? String(s.cuda_device) : "none";
   $("frame-index").textContent = `${s.frame} (${s.size[0]}x${s.size[1]})`;
@@ -449,6 +491,21 @@ $("apply-size").addEventListener("click", () => {
   send({ size: [Number($("width").value), Number($("height").value)] });
 });
 $("apply-fps").addEventListener("click", () => send({ fps: Number($("fps").value) }));
+$("blur-radius").addEventListener("change", () => send({ blur_radius: Number($("blur-radius").value) }));
+$("graph").addEventListener("change", () => send({ graph: $("graph").checked }));
+$("timing").addEventListener("change", () => send({ timing: $("timing").checked }));
+$("pause").addEventListener("change", () => send({ pause: $("pause").checked }));
+$("step").addEventListener("click", () => send({ step: true }));
+// The window's keys for the animation clock, where the page is not being typed into: Space, period.
+document.addEventListener("keydown", (event) => {
+  if (event.target.closest && event.target.closest("input, select, textarea, button")) return;
+  if (event.key === " " && !$("clock-section").hidden) {
+    event.preventDefault();
+    send({ pause: !(settings && settings.paused) });
+  } else if (event.key === "." && !$("clock-section").hidden) {
+    send({ step: true });
+  }
+});
 $("screenshot").addEventListener("click", () => {
   const link = document.createElement("a");
   link.href = `screenshot.png?token=${encodeURIComponent(token)}`;
@@ -461,4 +518,11 @@ $("screenshot").addEventListener("click", () => {
 $("screenshot").disabled = true;
 $("screenshot").title = "no frame yet";
 showZoom();
+fetch(`controls.json?token=${encodeURIComponent(token)}`)
+  .then((response) => (response.ok ? response.json() : null))
+  .then((table) => {
+    controlTable = table;
+    if (state) showSettings(state);
+  })
+  .catch(() => {});
 connect();

@@ -1,6 +1,7 @@
 // tests/unit/test_desk.cpp — the frame loop's side of the browser desk (app/serve/desk.hpp) without an app:
 // apply_commands on two stand-in loops, one with GL's live flags and device switches and one without (as
 // Vulkan's), and the state helpers (flags, filter, device names) on what the loops hold.
+#include "app/loop/commands.hpp"
 #include "app/serve/desk.hpp"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -39,21 +41,56 @@ class StandInScene final : public lab::SceneCompute {
     m_filter = filter;
     return true;
   }
+  std::optional<int> blur_radius() const override { return m_filter ? std::optional<int>(m_radius) : std::nullopt; }
+  bool set_blur_radius(int radius) override {
+    if (!m_filter) return false;
+    m_radius = radius;
+    return true;
+  }
 
  private:
   lab::SceneId m_id;
   std::optional<kernels::Filter> m_filter;
+  int m_radius = 6;
 };
 
-// What app/loop/app.hpp's loop offers the desk: scene, mode, size, the scene itself.
+// What app/loop/app.hpp's loop offers every command: scene, mode, size, the fps cap, the split mode's
+// choices, semaphores, graph, timing, vsync, the animation clock, the screenshot, the scene itself. Each
+// verb keeps what it was asked.
 struct LoopWithoutSwitches {
   StandInScene scene_compute{lab::SceneId::Wave};
   std::optional<lab::SceneId> scene_asked;
   std::optional<lab::Extent> size_asked;
+  std::optional<double> fps_asked;
+  std::optional<int> compute_device_asked;
+  std::optional<lab::SplitCopy> split_copy_asked;
+  std::optional<interop::SemaphoreKind> semaphores_asked;
+  std::optional<bool> graph_asked, timing_asked, vsync_asked, paused_asked;
+  int steps = 0;
+  int screenshots = 0;
+  void set_fps_cap(double fps) { fps_asked = fps; }
+  std::string request_compute_device(int device) {
+    if (device > 1) return "compute device " + std::to_string(device) + ": there is no such device";
+    compute_device_asked = device;
+    return "";
+  }
+  void request_split_copy(lab::SplitCopy copy) { split_copy_asked = copy; }
+  void request_semaphores(interop::SemaphoreKind kind) { semaphores_asked = kind; }
+  void request_graph(bool on) { graph_asked = on; }
+  void set_timing(bool on) { timing_asked = on; }
+  std::string set_vsync(bool on) {
+    vsync_asked = on;
+    return "";
+  }
+  void set_paused(bool on) { paused_asked = on; }
+  void step() { ++steps; }
+  void request_screenshot() { ++screenshots; }
   void request_scene(lab::SceneId scene) { scene_asked = scene; }
+  std::optional<lab::ModeId> mode_asked;
   lab::ModeAvailability request_mode(lab::ModeId mode) {
-    return mode == lab::ModeId::Cpu ? lab::ModeAvailability{true, ""}
-                                    : lab::ModeAvailability{false, "needs a CUDA device"};
+    if (mode != lab::ModeId::Cpu) return lab::ModeAvailability{false, "needs a CUDA device"};
+    mode_asked = mode;
+    return lab::ModeAvailability{true, ""};
   }
   void resize(lab::Extent size) { size_asked = size; }
   lab::SceneCompute& scene() { return scene_compute; }
@@ -87,16 +124,16 @@ std::vector<Command> commands_of(const std::string& text) {
 
 TEST(DeskCommandsTest, FlagsReachTheLoopAndARefusalSaysWhy) {
   LoopWithSwitches loop;
-  EXPECT_EQ(lab::serve::apply_commands(loop, commands_of(R"({"map_flags":"write-discard"})")), "");
+  EXPECT_EQ(lab::loop::apply_commands(loop, commands_of(R"({"map_flags":"write-discard"})")), "");
   EXPECT_EQ(loop.access.map_access, interop::Access::WriteDiscard);
   EXPECT_EQ(lab::serve::flags_state(loop.access).map_flags, "write-discard");
 
-  const std::string refused = lab::serve::apply_commands(loop, commands_of(R"({"map_flags":"read-only"})"));
+  const std::string refused = lab::loop::apply_commands(loop, commands_of(R"({"map_flags":"read-only"})"));
   EXPECT_NE(refused.find("map flags read-only refused: read-only cannot apply"), std::string::npos)
       << refused;
   EXPECT_EQ(loop.access.map_access, interop::Access::WriteDiscard);  // unchanged
 
-  EXPECT_EQ(lab::serve::apply_commands(loop, commands_of(R"({"register_flags":"none","map_flags":"best"})")),
+  EXPECT_EQ(lab::loop::apply_commands(loop, commands_of(R"({"register_flags":"none","map_flags":"best"})")),
             "");
   EXPECT_EQ(loop.access.register_access, interop::Access::ReadWrite);
   EXPECT_FALSE(loop.access.map_access.has_value());
@@ -108,23 +145,23 @@ TEST(DeskCommandsTest, FlagsReachTheLoopAndARefusalSaysWhy) {
 
 TEST(DeskCommandsTest, ALoopWithoutFlagsOrDeviceSwitchesRefusesThemWithTheReason) {
   LoopWithoutSwitches loop;
-  const std::string flags = lab::serve::apply_commands(loop, commands_of(R"({"map_flags":"none"})"));
+  const std::string flags = lab::loop::apply_commands(loop, commands_of(R"({"map_flags":"none"})"));
   EXPECT_NE(flags.find("map flags none refused: this graphics API registers nothing"), std::string::npos)
       << flags;
-  const std::string device = lab::serve::apply_commands(loop, commands_of(R"({"device":0})"));
+  const std::string device = lab::loop::apply_commands(loop, commands_of(R"({"device":0})"));
   EXPECT_NE(device.find("chosen at start (--device N)"), std::string::npos) << device;
   EXPECT_FALSE(lab::serve::no_flags().settable);
   EXPECT_EQ(lab::serve::no_flags().why_not, lab::serve::kNoFlags);
   // The commands it has still apply, in the same message.
-  EXPECT_NE(lab::serve::apply_commands(loop, commands_of(R"({"device":0,"scene":"pattern"})")), "");
+  EXPECT_NE(lab::loop::apply_commands(loop, commands_of(R"({"device":0,"scene":"pattern"})")), "");
   EXPECT_EQ(loop.scene_asked, lab::SceneId::Pattern);
 }
 
 TEST(DeskCommandsTest, DeviceCommandsGoThroughRequestDevice) {
   LoopWithSwitches loop;
-  EXPECT_EQ(lab::serve::apply_commands(loop, commands_of(R"({"device":0})")), "");
+  EXPECT_EQ(lab::loop::apply_commands(loop, commands_of(R"({"device":0})")), "");
   EXPECT_EQ(loop.device_asked, 0);
-  const std::string refused = lab::serve::apply_commands(loop, commands_of(R"({"device":3})"));
+  const std::string refused = lab::loop::apply_commands(loop, commands_of(R"({"device":3})"));
   EXPECT_EQ(refused, "CUDA device 3: there is no such device");
 }
 
@@ -142,26 +179,93 @@ struct LoopWithSources : LoopWithoutSwitches {
 
 TEST(DeskCommandsTest, SourceCommandsGoThroughRequestSourceAndALoopWithoutOneRefusesThem) {
   LoopWithSources loop;
-  EXPECT_EQ(lab::serve::apply_commands(loop, commands_of(R"({"source":"other"})")), "");
+  EXPECT_EQ(lab::loop::apply_commands(loop, commands_of(R"({"source":"other"})")), "");
   EXPECT_EQ(loop.source_asked, "other");
-  EXPECT_EQ(lab::serve::apply_commands(loop, commands_of(R"({"source":"nobody"})")),
+  EXPECT_EQ(lab::loop::apply_commands(loop, commands_of(R"({"source":"nobody"})")),
             "source nobody: nothing is published by that name");
   EXPECT_EQ(loop.source_asked, "other");
   LoopWithoutSwitches without;
-  const std::string refused = lab::serve::apply_commands(without, commands_of(R"({"source":"sim"})"));
+  const std::string refused = lab::loop::apply_commands(without, commands_of(R"({"source":"sim"})"));
   EXPECT_EQ(refused, "source sim refused: this app shows no published frames");
 }
 
 TEST(DeskCommandsTest, TheFilterChangesOnlyInTheScenesThatHaveOne) {
   LoopWithoutSwitches loop;
-  const std::string refused = lab::serve::apply_commands(loop, commands_of(R"({"filter":"blur"})"));
+  const std::string refused = lab::loop::apply_commands(loop, commands_of(R"({"filter":"blur"})"));
   EXPECT_NE(refused.find("the wave scene has no filter"), std::string::npos) << refused;
   EXPECT_EQ(lab::serve::filter_name(loop.scene()), "");
 
   loop.scene_compute = StandInScene(lab::SceneId::Postprocess);
   EXPECT_EQ(lab::serve::filter_name(loop.scene()), "sobel");
-  EXPECT_EQ(lab::serve::apply_commands(loop, commands_of(R"({"filter":"blur"})")), "");
+  EXPECT_EQ(lab::loop::apply_commands(loop, commands_of(R"({"filter":"blur"})")), "");
   EXPECT_EQ(lab::serve::filter_name(loop.scene()), "blur");
+}
+
+// Every control of the table (app/controls/controls.hpp) parses from the page's JSON and reaches the loop's
+// verb for it: one value each, which the loop must then hold.
+TEST(DeskCommandsTest, EveryControlOfTheTableReachesItsVerb) {
+  using Kind = lab::Command::Kind;
+  struct EveryVerbLoop : LoopWithSwitches {
+    std::string source_asked;
+    std::string request_source(const std::string& name) {
+      source_asked = name;
+      return "";
+    }
+  } loop;
+  loop.scene_compute = StandInScene(lab::SceneId::Postprocess);
+  const std::vector<std::pair<std::string, std::function<bool()>>> samples = {
+      {R"({"scene":"pattern"})", [&] { return loop.scene_asked == lab::SceneId::Pattern; }},
+      {R"({"source":"other"})", [&] { return loop.source_asked == "other"; }},
+      {R"({"mode":"cpu"})", [&] { return loop.mode_asked == lab::ModeId::Cpu; }},
+      {R"({"map_flags":"none"})", [&] { return loop.access.map_access == interop::Access::ReadWrite; }},
+      {R"({"register_flags":"write-discard"})",
+       [&] { return loop.access.register_access == interop::Access::WriteDiscard; }},
+      {R"({"filter":"blur"})", [&] { return lab::serve::filter_name(loop.scene()) == "blur"; }},
+      {R"({"blur_radius":9})", [&] { return loop.scene().blur_radius() == 9; }},
+      {R"({"size":[320,200]})", [&] { return loop.size_asked == lab::Extent{320, 200}; }},
+      {R"({"fps":24})", [&] { return loop.fps_asked == 24.0; }},
+      {R"({"device":0})", [&] { return loop.device_asked == 0; }},
+      {R"({"compute_device":1})", [&] { return loop.compute_device_asked == 1; }},
+      {R"({"split_copy":"host"})", [&] { return loop.split_copy_asked == lab::SplitCopy::Host; }},
+      {R"({"semaphores":"binary"})", [&] { return loop.semaphores_asked == interop::SemaphoreKind::Binary; }},
+      {R"({"graph":true})", [&] { return loop.graph_asked == true; }},
+      {R"({"timing":false})", [&] { return loop.timing_asked == false; }},
+      {R"({"vsync":false})", [&] { return loop.vsync_asked == false; }},
+      {R"({"pause":true})", [&] { return loop.paused_asked == true; }},
+      {R"({"step":true})", [&] { return loop.steps == 1; }},
+      {R"({"screenshot":true})", [&] { return loop.screenshots == 1; }},
+  };
+  std::vector<Kind> covered;
+  for (const auto& [text, holds] : samples) {
+    const std::vector<lab::Command> commands = commands_of(text);
+    ASSERT_EQ(commands.size(), 1u) << text;
+    covered.push_back(commands[0].kind);
+    EXPECT_EQ(lab::loop::apply_commands(loop, commands), "") << text;
+    EXPECT_TRUE(holds()) << text << " did not reach the loop";
+  }
+  for (const lab::Control& control : lab::all_controls())
+    EXPECT_NE(std::find(covered.begin(), covered.end(), control.kind), covered.end())
+        << control.key << ": a control of the table with no sample here";
+}
+
+TEST(DeskCommandsTest, TheSwitchesTakeTrueOrFalseAndTheActionsOnlyTrue) {
+  std::vector<lab::Command> commands;
+  EXPECT_EQ(lab::serve::parse_commands(R"({"pause":1})", commands), "pause: 1 is not true or false");
+  EXPECT_EQ(lab::serve::parse_commands(R"({"step":false})", commands),
+            "step: false is not true (step takes nothing else)");
+  EXPECT_EQ(lab::serve::parse_commands(R"({"blur_radius":33})", commands),
+            "blur_radius: 33 is not a radius from 0 to 32 pixels");
+  EXPECT_EQ(lab::serve::parse_commands(R"({"split_copy":"carrier pigeon"})", commands),
+            "split_copy: \"carrier pigeon\" is not a copy path; choose peer, host");
+  EXPECT_EQ(lab::serve::parse_commands(R"({"semaphores":3})", commands),
+            "semaphores: 3 is not a semaphore kind; choose timeline, binary");
+  EXPECT_TRUE(commands.empty());
+}
+
+TEST(DeskCommandsTest, TheBlurRadiusChangesOnlyInTheScenesThatHaveOne) {
+  LoopWithoutSwitches loop;
+  const std::string refused = lab::loop::apply_commands(loop, commands_of(R"({"blur_radius":4})"));
+  EXPECT_EQ(refused, "blur_radius 4 refused: the wave scene has no blur; the postprocess scene has");
 }
 
 TEST(DeskCommandsTest, DeviceNamesFollowTheOrdinalsAndSayWhichDriveTheGraphics) {
@@ -237,7 +341,7 @@ struct DeskedLoop {
   // One frame, once the page's `commands` messages reached the desk.
   void run_frame(size_t commands = 0) {
     EXPECT_TRUE(eventually([&] { return desk.server().counts().commands_queued >= commands; }));
-    if (std::string refused = lab::serve::apply_commands(loop, desk.begin_frame()); !refused.empty())
+    if (std::string refused = lab::loop::apply_commands(loop, desk.begin_frame()); !refused.empty())
       loop_notice = refused;
     lab::serve::AppState state;
     state.api = lab::GraphicsApi::Gl;

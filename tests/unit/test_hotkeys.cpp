@@ -23,7 +23,9 @@ TEST(HotkeysTest, EachListedHotkeyHasItsKeys) {
   EXPECT_EQ(lab::hotkey_for(GLFW_KEY_Q, 0), lab::Hotkey::Quit);
   EXPECT_FALSE(lab::hotkey_for(GLFW_KEY_Q, GLFW_MOD_CONTROL).has_value());
   EXPECT_FALSE(lab::hotkey_for(GLFW_KEY_A, 0).has_value());
-  EXPECT_EQ(lab::hotkey_list().size(), 7u);
+  EXPECT_EQ(lab::hotkey_for(GLFW_KEY_SPACE, 0), lab::Hotkey::Pause);
+  EXPECT_EQ(lab::hotkey_for(GLFW_KEY_PERIOD, 0), lab::Hotkey::Step);
+  EXPECT_EQ(lab::hotkey_list().size(), 9u);
 }
 
 TEST(HotkeysTest, ScreenshotsAreNumberedPastTheHighestAndNeverOverwrite) {

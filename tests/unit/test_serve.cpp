@@ -211,8 +211,10 @@ TEST(ServeProtocolTest, ASourceCommandNamesAPublicationAndABadNameIsRefused) {
     EXPECT_TRUE(refused.empty()) << bad;
   }
   std::vector<Command> unknown;
-  EXPECT_NE(lab::serve::parse_commands(R"({"sauce":"sim"})", unknown).find("filter or source"),
-            std::string::npos);
+  // An unknown key names every key of the control table.
+  EXPECT_EQ(lab::serve::parse_commands(R"({"sauce":"sim"})", unknown),
+            "'sauce' is not a command; the page sends " + lab::control_keys());
+  EXPECT_NE(lab::control_keys().find("source"), std::string::npos);
 }
 
 TEST(ServeProtocolTest, AReplyToSeveralRefusalsCarriesEveryReason) {

@@ -9,6 +9,10 @@ Starts `interop-lab --api gl --mode cpu --serve 127.0.0.1:PORT` and checks, each
   name;
 - a refused command's notice (a size past the desk's limit) clears when the next command (a frame-rate cap)
   succeeds, and the cap applies;
+- every control of the control table (GET controls.json) that the page shows is on it, enabled or greyed with
+  why as its tooltip, and the ones it does not show say why not;
+- pause stops the animation clock while the frames go on (two frames the app serves while paused are the same
+  picture), step moves it one frame (1/60 s) on, and it runs again when unpaused;
 - the app stopped and started again on the same port (a new token): the page says its token was refused and
   that the new URL is needed, instead of reconnecting for ever.
 
@@ -19,6 +23,7 @@ import os
 import shutil
 import sys
 import tempfile
+import urllib.request
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree for its helper
 from desk_page import (App, chromium_and_selenium, desk_test_arguments, desk_test_result, frames_drawn,  # noqa: E402
@@ -116,6 +121,62 @@ def check_notice_clears(driver, By):
     assert notice.text == "", notice.text
 
 
+# The controls the page holds but shows only where they apply in every state (with why elsewhere).
+SHOWN_ONLY_WHERE_THEY_APPLY = {"source": "only while another process's frames are shown (web.desk_attach_gl)"}
+
+
+def check_every_control(driver, By):
+    """The control table's controls on the page: each the page shows is there once, visible, and enabled or
+    greyed with why; each it does not show names why not."""
+    wait_for("the control table", lambda: driver.execute_script("return controlTable !== null;"))
+    table = driver.execute_script("return controlTable.controls;")
+    keys = [control["key"] for control in table]
+    assert {"scene", "mode", "size", "fps", "pause", "step", "graph", "timing"} <= set(keys), keys
+    wait_for("the settings", lambda: driver.execute_script("return settings !== null;"))
+    for control in table:
+        elements = driver.find_elements(By.CSS_SELECTOR, f'[data-control="{control["key"]}"]')
+        if control["not_on_page"]:
+            assert not elements, f"{control['key']}: on the page, though the table says: {control['not_on_page']}"
+            continue
+        assert len(elements) == 1, f"{control['key']}: {len(elements)} elements on the page"
+        element = elements[0]
+        if control["key"] in SHOWN_ONLY_WHERE_THEY_APPLY:
+            continue
+        assert element.is_displayed(), f"{control['key']}: not shown"
+        # A group of radios (scene, mode, filter) is greyed by its radios, each label with its reason.
+        for each in element.find_elements(By.TAG_NAME, "label") or [element]:
+            field = each.find_element(By.TAG_NAME, "input") if each.tag_name == "label" else each
+            if not field.is_enabled():
+                assert each.get_attribute("title"), f"{control['key']}: greyed without why"
+
+
+def frame_png(url):
+    """The app's frame as GET screenshot.png serves it: the frame index it holds and the PNG's bytes."""
+    with urllib.request.urlopen(url.replace("/?", "/screenshot.png?"), timeout=30) as reply:
+        return int(reply.headers["X-Interop-Lab-Frame"]), reply.read()
+
+
+def check_pause_and_step(driver, By, url):
+    """Paused, the frames go on and stay the same picture; a step is one frame (1/60 s) on; unpaused, on."""
+    pause = driver.find_element(By.ID, "pause")
+    pause.click()
+    wait_for("the app paused", lambda: driver.execute_script("return settings.paused;") is True)
+    stopped = driver.execute_script("return settings.clock_s;")
+    first_frame, first = frame_png(url)
+    wait_for("two frames more", lambda: frame_png(url)[0] >= first_frame + 2)
+    later_frame, later = frame_png(url)
+    assert later_frame > first_frame, (first_frame, later_frame)
+    assert later == first, f"frames {first_frame} and {later_frame} differ while paused"
+    driver.find_element(By.ID, "step").click()
+    wait_for("one step on", lambda: abs(driver.execute_script("return settings.clock_s;") - (stopped + 1 / 60))
+             < 1e-3)
+    stepped_frame, stepped = frame_png(url)
+    assert stepped != first, f"frame {stepped_frame} after a step is frame {first_frame}'s picture"
+    pause.click()
+    wait_for("the app running again", lambda: driver.execute_script("return settings.paused;") is False)
+    wait_for("the picture moving again", lambda: frame_png(url)[1] != stepped)
+
+
 def main():
     parser = desk_test_arguments()
     args = parser.parse_args()
@@ -138,6 +199,8 @@ def main():
         check_zoom(driver, By)
         check_controls(driver, By)
         check_notice_clears(driver, By)
+        check_every_control(driver, By)
+        check_pause_and_step(driver, By, url)
 
         # The app restarted on the same port: a new token, which the page's is not.
         status = driver.find_element(By.ID, "connection")
@@ -147,7 +210,8 @@ def main():
         new_url = restarted.url()
         assert new_url != url, "the restarted app kept its token"
         wait_for("the refused token's message", lambda: status.text == TOKEN_REFUSED, timeout=60)
-        print(f"ok: layout, zoom, greyed flags, notice cleared, restart said: {status.text}")
+        print(f"ok: layout, zoom, greyed flags, notice cleared, every control, pause and step, restart said: "
+              f"{status.text}")
     finally:
         if driver is not None:
             driver.quit()

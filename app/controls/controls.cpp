@@ -1,0 +1,82 @@
+// app/controls/controls.cpp — the table of controls (app/controls/controls.hpp).
+#include "app/controls/controls.hpp"
+
+#include <stdexcept>
+
+namespace lab {
+
+namespace {
+
+using Kind = Command::Kind;
+
+// In Kind's order (all_controls checks it).
+constexpr std::array<Control, kCommandKindCount> kControls = {{
+    {Kind::Scene, "scene", "scene", "which of the app's scenes makes the frames (S)", nullptr, nullptr},
+    {Kind::Source, "source", "publisher",
+     "the frames another process publishes under this name, while the app shows published frames (--attach)",
+     nullptr, nullptr},
+    {Kind::Mode, "mode", "mode", "how the results reach the graphics API (M)", nullptr, nullptr},
+    {Kind::MapFlags, "map_flags", "map flags", "the flags GL's registering modes map their resources with",
+     nullptr, nullptr},
+    {Kind::RegisterFlags, "register_flags", "register flags",
+     "the flags GL's registering modes register their resources with", nullptr, nullptr},
+    {Kind::Filter, "filter", "filter", "the postprocess scene's filter", nullptr, nullptr},
+    {Kind::BlurRadius, "blur_radius", "radius", "the postprocess scene's blur radius, in pixels",
+     nullptr, nullptr},
+    {Kind::Size, "size", "size", "the frame's size in pixels (a window's framebuffer follows it)", nullptr,
+     nullptr},
+    {Kind::Fps, "fps", "fps cap", "frames per second at most; 0 for none", nullptr, nullptr},
+    {Kind::Device, "device", "CUDA device", "the CUDA device the app computes on", nullptr, nullptr},
+    {Kind::ComputeDevice, "compute_device", "compute device",
+     "the split mode's compute device (its frames copied to the graphics device)", nullptr, nullptr},
+    {Kind::SplitCopy, "split_copy", "copy", "how the split mode copies: peer to peer where it can, or host",
+     nullptr, nullptr},
+    {Kind::Semaphores, "semaphores", "semaphores", "how the external modes order CUDA and the graphics API",
+     nullptr, nullptr},
+    {Kind::Graph, "graph", "CUDA graph", "launch each frame's CUDA work as one CUDA graph (--graph)", nullptr,
+     nullptr},
+    {Kind::Timing, "timing", "time each phase",
+     "CUDA events and the graphics API's timer queries in every frame", nullptr, nullptr},
+    {Kind::Vsync, "vsync", "vsync", "wait for the display's refresh (V)", nullptr,
+     "vsync paces the app's own window on its machine; the page shows frames as the desk sends them, "
+     "paced by the fps cap"},
+    {Kind::Pause, "pause", "paused", "stop the animation clock; the frames go on (Space)", nullptr, nullptr},
+    {Kind::Step, "step", "step", "the animation clock one frame on, paused after (period)", nullptr, nullptr},
+    {Kind::Screenshot, "screenshot", "screenshot", "write the frame to a PNG on the app's machine (P)",
+     nullptr,
+     "the page saves the frame it shows in the browser with its own screenshot button; a PNG on the app's "
+     "machine is the panel's (P)"},
+}};
+
+constexpr bool in_kind_order() {
+  for (size_t i = 0; i < kControls.size(); ++i)
+    if (static_cast<size_t>(kControls[i].kind) != i) return false;
+  return true;
+}
+static_assert(in_kind_order(), "kControls lists every Command::Kind once, in Kind's order");
+
+}  // namespace
+
+const std::array<Control, kCommandKindCount>& all_controls() {
+  return kControls;
+}
+
+const Control& control_of(Command::Kind kind) {
+  const size_t index = static_cast<size_t>(kind);
+  if (index >= kControls.size()) throw std::out_of_range("no control of this kind");
+  return kControls[index];
+}
+
+std::optional<Command::Kind> control_named(const std::string& key) {
+  for (const Control& control : kControls)
+    if (key == control.key) return control.kind;
+  return std::nullopt;
+}
+
+std::string control_keys() {
+  std::string keys;
+  for (const Control& control : kControls) keys += std::string(keys.empty() ? "" : ", ") + control.key;
+  return keys;
+}
+
+}  // namespace lab

@@ -1,0 +1,89 @@
+// app/controls/controls.hpp — the one control vocabulary: every setting a user can change while interop-lab
+// runs, as one Command type, and the table of controls that says what each is called, where it shows and
+// why it does not show somewhere. The window's panel (app/panel) returns Commands, the desk's page sends them
+// as JSON (app/serve/protocol.hpp parses them by this table's keys), and the frame loop applies both the same
+// way (app/loop/commands.hpp). A new control is a Kind here, a row of kControls, its widget in the panel and
+// on the page, and its line in the loop's apply_command.
+#pragma once
+
+#include "app/core/names.hpp"
+#include "app/core/vocabulary.hpp"
+#include "interop/access.hpp"
+#include "interop/external.hpp"
+#include "kernels/postprocess.hpp"
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace lab {
+
+// How the external modes order their frames, by name (--semaphores, the panel's radio, the page's select).
+inline constexpr NamedValue<interop::SemaphoreKind> kSemaphoreKinds[] = {
+    {interop::SemaphoreKind::Timeline, "timeline", "one timeline semaphore, one value per step"},
+    {interop::SemaphoreKind::Binary, "binary", "two binary semaphores, one per direction"},
+};
+
+// One change a user asked for, applied by the frame loop at the start of its next frame.
+struct Command {
+  enum class Kind {
+    Scene,          // which of the app's scenes makes the frames
+    Source,         // another process's published frames, by name
+    Mode,           // how results cross to the graphics API
+    MapFlags,       // GL's map flags (access; unset: each resource's best)
+    RegisterFlags,  // GL's register flags (access)
+    Filter,         // the postprocess scene's filter
+    BlurRadius,     // its blur's radius (blur_radius)
+    Size,           // the frame's size (size)
+    Fps,            // a frame-rate cap (fps; 0: none)
+    Device,         // the CUDA device (device)
+    ComputeDevice,  // the split mode's compute device (device)
+    SplitCopy,      // how the split mode copies (split_copy)
+    Semaphores,     // the external modes' semaphores (semaphores)
+    Graph,          // the frame's CUDA work as one CUDA graph (on)
+    Timing,         // per-phase timing (on)
+    Vsync,          // wait for the display's refresh (on)
+    Pause,          // the animation clock stopped (on)
+    Step,           // the animation clock one frame on, paused after
+    Screenshot,     // the frame written to a PNG
+  };
+  Kind kind = Kind::Scene;
+  SceneId scene = SceneId::Wave;
+  std::string source;
+  ModeId mode = cpu_mode();
+  std::optional<interop::Access> access;  // MapFlags, RegisterFlags
+  kernels::Filter filter = kernels::Filter::Sobel;
+  Extent size;
+  double fps = 0.0;
+  int device = 0;  // Device, ComputeDevice: a CUDA device's ordinal
+  int blur_radius = 0;
+  SplitCopy split_copy = SplitCopy::Peer;
+  interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;
+  bool on = false;  // Graph, Timing, Vsync, Pause
+};
+constexpr size_t kCommandKindCount = 19;
+
+// A control of the table: its Kind, the page's JSON key (and Python's name), the label the panel and the
+// page show, and, where one of them does not show it, why not.
+struct Control {
+  Command::Kind kind;
+  const char* key;
+  const char* label;
+  const char* what;          // one line: the tooltip
+  const char* not_on_panel;  // nullptr: the panel shows it
+  const char* not_on_page;   // nullptr: the page shows it
+};
+
+// Every control, in Kind's order.
+const std::array<Control, kCommandKindCount>& all_controls();
+const Control& control_of(Command::Kind kind);
+// The control whose key is `key`, for the page's and Python's commands.
+std::optional<Command::Kind> control_named(const std::string& key);
+// "scene, source, mode, ..." : the keys, for a message that names what may be sent.
+std::string control_keys();
+
+// The highest frame-rate cap a user may ask for.
+constexpr double kMaxFpsCap = 240.0;
+
+}  // namespace lab

@@ -1,0 +1,112 @@
+// tests/gl/test_panel_controls.cpp — the window's panel (app/panel/panel.hpp) against the table of controls
+// (app/controls/controls.hpp): drawn without a renderer, its text read back through ImGui's text log, every
+// control the table says the panel shows is there under the table's label, in a state where it applies, and
+// the ones that apply only to a mode, a scene or a source are not drawn where they do not apply.
+#include "app/controls/controls.hpp"
+#include "app/panel/panel.hpp"
+
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace {
+
+// An ImGui context without a renderer on a 1920x1080 display.
+struct HeadlessImGui {
+  HeadlessImGui() {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1920, 1080);
+    unsigned char* pixels = nullptr;
+    int width = 0, height = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
+  }
+  ~HeadlessImGui() { ImGui::DestroyContext(); }
+};
+
+// The panel of `model` drawn for two frames (a new window is measured on its first): the text it logged on
+// the second, and the commands it returned (none: nothing was clicked).
+std::string panel_text(const lab::panel::PanelModel& model, std::vector<lab::Command>& commands) {
+  lab::panel::PanelPlace place;
+  for (int frame = 0; frame < 2; ++frame) {
+    ImGui::NewFrame();
+    if (frame == 1) ImGui::LogToClipboard();
+    commands = lab::panel::draw_panel(model, place);
+    if (frame == 1) ImGui::LogFinish();
+    ImGui::Render();
+  }
+  return ImGui::GetClipboardText();
+}
+
+// Whether `text` holds `label` as words of its own (not inside a longer word).
+bool shows(const std::string& text, const std::string& label) {
+  return std::regex_search(text, std::regex("(^|[^A-Za-z_])" + label + "($|[^A-Za-z_])"));
+}
+
+// A GL panel in the split mode, on two CUDA devices, with the external modes' semaphores offered, flags
+// registered, the postprocess scene's blur and publishers to switch to: every control applies.
+lab::panel::PanelModel everything_applies() {
+  lab::panel::PanelModel model;
+  model.api = lab::GraphicsApi::Gl;
+  model.scene = lab::SceneId::Postprocess;
+  model.source = "published 'sim'";
+  model.source_status = "frame 12 of pid 4242";
+  model.published = "sim";
+  model.publishers = {"sim", "other"};
+  model.mode = lab::ModeId::Split;
+  model.mode_ids = lab::modes_of(lab::GraphicsApi::Gl);
+  model.modes.assign(model.mode_ids.size(), lab::ModeAvailability{true, ""});
+  model.extent = {1280, 720};
+  model.devices = {"0: first", "1: second"};
+  model.device = 0;
+  model.compute_device = 1;
+  model.semaphore_choice = true;
+  model.flags = {lab::RegisteredFlags{"the frame", lab::ResourceRole::Output}};
+  model.filter = kernels::Filter::Blur;
+  model.blur_radius = 6;
+  return model;
+}
+
+TEST(PanelControls, EveryControlTheTableGivesThePanelIsDrawnUnderItsLabel) {
+  const HeadlessImGui context;
+  std::vector<lab::Command> commands;
+  const std::string text = panel_text(everything_applies(), commands);
+  for (const lab::Control& control : lab::all_controls()) {
+    if (control.not_on_panel) {
+      ADD_FAILURE() << control.key << " is not on the panel (" << control.not_on_panel
+                    << "): the panel shows every control today; drop this line if one stops";
+      continue;
+    }
+    EXPECT_TRUE(shows(text, control.label)) << control.key << ": no '" << control.label << "' in\n" << text;
+  }
+  EXPECT_TRUE(commands.empty()) << "the panel asked for something nobody clicked";
+}
+
+TEST(PanelControls, TheControlsOfAModeOrASceneAreLeftOutWhereTheyDoNotApply) {
+  const HeadlessImGui context;
+  lab::panel::PanelModel model = everything_applies();
+  model.mode = lab::ModeId::Interop;  // no compute device, no copy
+  model.semaphore_choice = false;
+  model.flags.clear();
+  model.scene = lab::SceneId::Wave;
+  model.filter.reset();
+  model.blur_radius.reset();
+  model.source.clear();
+  std::vector<lab::Command> commands;
+  const std::string text = panel_text(model, commands);
+  for (const lab::Command::Kind kind :
+       {lab::Command::Kind::ComputeDevice, lab::Command::Kind::SplitCopy, lab::Command::Kind::Semaphores,
+        lab::Command::Kind::MapFlags, lab::Command::Kind::RegisterFlags, lab::Command::Kind::BlurRadius,
+        lab::Command::Kind::Source})
+    EXPECT_FALSE(shows(text, lab::control_of(kind).label)) << lab::control_of(kind).key << " drawn in\n" << text;
+  // The ones that always apply stay.
+  for (const lab::Command::Kind kind : {lab::Command::Kind::Mode, lab::Command::Kind::Pause,
+                                        lab::Command::Kind::Step, lab::Command::Kind::Fps})
+    EXPECT_TRUE(shows(text, lab::control_of(kind).label)) << lab::control_of(kind).key;
+}
+
+}  // namespace
