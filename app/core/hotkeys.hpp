@@ -12,7 +12,17 @@
 
 namespace lab {
 
-enum class Hotkey { TogglePanel, Screenshot, Fullscreen, NextScene, NextMode, ToggleVsync, Pause, Step, Quit };
+enum class Hotkey {
+  TogglePanel,
+  Screenshot,
+  Fullscreen,
+  NextScene,
+  NextMode,
+  ToggleVsync,
+  Pause,
+  Step,
+  Quit
+};
 
 struct HotkeyInfo {
   Hotkey hotkey;

@@ -472,7 +472,7 @@ class App {
   std::optional<SplitCopy> m_pending_split_copy;
   AccessSettings m_access;
   long long m_frame_index = 0;
-  std::string m_notice;                 // why the last switch did not happen, for the panel
+  std::string m_notice;  // why the last switch did not happen, for the panel
   // The animation clock (set_paused, step): the frames and seconds it lags the frame index and the time
   // since start by, and while paused where it stopped.
   bool m_paused = false;
@@ -1101,8 +1101,8 @@ bool App<Backend>::render_frame(long long index) {
 template <class Backend>
 float App<Backend>::animation_time(long long index, std::chrono::steady_clock::time_point started) const {
   if (fixed_time()) return kernels::time_of_frame(m_paused ? m_paused_frame : index - m_clock_lag_frames);
-  return static_cast<float>(m_paused ? m_paused_s
-                                     : std::chrono::duration<double>(started - m_start).count() - m_clock_lag_s);
+  return static_cast<float>(
+      m_paused ? m_paused_s : std::chrono::duration<double>(started - m_start).count() - m_clock_lag_s);
 }
 
 template <class Backend>
@@ -1115,16 +1115,19 @@ serve::ControlSettings App<Backend>::control_settings() const {
   const bool has_split = std::find(modes_of(Backend::kApi).begin(), modes_of(Backend::kApi).end(),
                                    ModeId::Split) != modes_of(Backend::kApi).end();
   if (!has_split)
-    settings.split_why_not = std::string(display_name(Backend::kApi)) + " has no split mode; OpenGL's app has";
+    settings.split_why_not =
+        std::string(display_name(Backend::kApi)) + " has no split mode; OpenGL's app has";
   else if (m_mode->id() != ModeId::Split)
     settings.split_why_not = "the split mode's: its compute device and how it copies to the graphics device";
   settings.semaphores = m_cuda.semaphores;
   if (!Backend::kSemaphoreChoice)
     settings.semaphores_why_not =
-        std::string(display_name(Backend::kApi)) + " orders its external modes its own way; --semaphores is OpenGL's and Vulkan's";
+        std::string(display_name(Backend::kApi)) +
+        " orders its external modes its own way; --semaphores is OpenGL's and Vulkan's";
   else if (!uses_semaphores(m_mode->id()))
-    settings.semaphores_why_not = std::string(to_string(m_mode->id())) +
-                                  " orders its frames without semaphores; the external and exported modes use them";
+    settings.semaphores_why_not =
+        std::string(to_string(m_mode->id())) +
+        " orders its frames without semaphores; the external and exported modes use them";
   settings.graph = graph();
   settings.graph_why_not = graph_why_not();
   settings.timing = m_timing;
@@ -1136,7 +1139,8 @@ serve::ControlSettings App<Backend>::control_settings() const {
 template <class Backend>
 void App<Backend>::set_paused(bool paused) {
   if (paused == m_paused) return;
-  const double since_start = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+  const double since_start =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
   if (paused) {  // stopped where the next frame would have been
     m_paused_frame = m_frame_index - m_clock_lag_frames;
     m_paused_s = since_start - m_clock_lag_s;
@@ -1156,7 +1160,8 @@ void App<Backend>::step() {
 
 template <class Backend>
 std::string App<Backend>::set_vsync(bool on) {
-  if (!m_presenter) return std::string("vsync ") + (on ? "on" : "off") + " refused: headless, nothing is presented";
+  if (!m_presenter)
+    return std::string("vsync ") + (on ? "on" : "off") + " refused: headless, nothing is presented";
   m_presenter->set_vsync(on);
   return "";
 }

@@ -1,9 +1,10 @@
-// app/loop/commands.hpp — one command's path: every Command (app/controls/controls.hpp) the panel returns, the
-// desk's page sends or Python asks for reaches the frame loop through apply_command, which calls the loop's
-// own verbs (request_scene, request_mode, resize, set_fps_cap, request_map_access / request_register_access,
-// request_device, request_compute_device, request_split_copy, request_semaphores, request_graph,
-// set_timing, set_vsync, set_paused, step, request_screenshot, request_source, the scene's set_filter and
-// set_blur_radius). A template over the loop, so that the unit tests drive it with stand-in loops.
+// app/loop/commands.hpp — one command's path: every Command (app/controls/controls.hpp) the panel returns,
+// the desk's page sends or Python asks for reaches the frame loop through apply_command, which calls the
+// loop's own verbs (request_scene, request_mode, resize, set_fps_cap, request_map_access /
+// request_register_access, request_device, request_compute_device, request_split_copy, request_semaphores,
+// request_graph, set_timing, set_vsync, set_paused, step, request_screenshot, request_source, the scene's
+// set_filter and set_blur_radius). A template over the loop, so that the unit tests drive it with stand-in
+// loops.
 #pragma once
 
 #include "app/controls/controls.hpp"

@@ -70,7 +70,8 @@ void draw_size_and_time(const PanelModel& model, std::vector<Command>& commands)
     add(commands, Kind::Size).size = {typed[0], typed[1]};
   if (ImGui::IsItemHovered()) wrapped_tooltip(control_of(Kind::Size).what);
   float fps = static_cast<float>(model.fps_cap);
-  if (ImGui::SliderFloat(label(Kind::Fps), &fps, 0.0f, static_cast<float>(kMaxFpsCap), fps > 0 ? "%.0f" : "none"))
+  if (ImGui::SliderFloat(label(Kind::Fps), &fps, 0.0f, static_cast<float>(kMaxFpsCap),
+                         fps > 0 ? "%.0f" : "none"))
     add(commands, Kind::Fps).fps = static_cast<double>(static_cast<int>(fps + 0.5f));
   ImGui::PopItemWidth();
   ImGui::BeginDisabled(!model.graph_why_not.empty());
@@ -154,7 +155,8 @@ std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
   }
   if (model.filter == kernels::Filter::Blur && model.blur_radius) {
     int radius = *model.blur_radius;
-    if (ImGui::SliderInt(label(Kind::BlurRadius), &radius, 1, 16)) add(commands, Kind::BlurRadius).blur_radius = radius;
+    if (ImGui::SliderInt(label(Kind::BlurRadius), &radius, 1, 16))
+      add(commands, Kind::BlurRadius).blur_radius = radius;
   }
 
   ImGui::Separator();

@@ -58,7 +58,7 @@ struct PanelModel {
   bool timing = true;               // per-phase timing on (it costs about one context switch a frame)
   std::string graphics_untimed;     // why the graphics passes are not timed, "" when they are
   bool vsync = true;
-  double refresh_hz = 0.0;         // of the window's monitor; 0 when unknown
+  double refresh_hz = 0.0;      // of the window's monitor; 0 when unknown
   std::string last_screenshot;  // the file the last screenshot went to, "" before the first
   // The postprocess scene's filter and blur radius; nullopt in a source without them.
   std::optional<kernels::Filter> filter;

@@ -174,7 +174,8 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
   if (key == "semaphores") {
     const std::optional<interop::SemaphoreKind> kind =
         value.is_string() ? value_named(kSemaphoreKinds, value.get<std::string>()) : std::nullopt;
-    if (!kind) return "semaphores: " + value.dump() + " is not a semaphore kind; choose " + names_of(kSemaphoreKinds);
+    if (!kind)
+      return "semaphores: " + value.dump() + " is not a semaphore kind; choose " + names_of(kSemaphoreKinds);
     command.kind = Command::Kind::Semaphores;
     command.semaphores = *kind;
     return "";
@@ -183,8 +184,10 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
   if (const std::optional<Kind> kind = control_named(key); kind) {
     // The switches, true or false; and the actions, which are true or nothing.
     const bool action = *kind == Kind::Step || *kind == Kind::Screenshot;
-    const bool on_off = *kind == Kind::Graph || *kind == Kind::Timing || *kind == Kind::Vsync || *kind == Kind::Pause;
-    if (action && value != true) return key + ": " + value.dump() + " is not true (" + key + " takes nothing else)";
+    const bool on_off =
+        *kind == Kind::Graph || *kind == Kind::Timing || *kind == Kind::Vsync || *kind == Kind::Pause;
+    if (action && value != true)
+      return key + ": " + value.dump() + " is not true (" + key + " takes nothing else)";
     if (on_off && !value.is_boolean()) return key + ": " + value.dump() + " is not true or false";
     if (action || on_off) {
       command.kind = *kind;
@@ -246,10 +249,11 @@ std::string error_json(const std::vector<std::string>& problems, unsigned long l
 
 bool ControlSettings::operator==(const ControlSettings& other) const {
   return blur_radius == other.blur_radius && compute_device == other.compute_device &&
-         split_copy == other.split_copy && transfer == other.transfer && split_why_not == other.split_why_not &&
-         semaphores == other.semaphores && semaphores_why_not == other.semaphores_why_not &&
-         graph == other.graph && graph_why_not == other.graph_why_not && timing == other.timing &&
-         paused == other.paused && clock_s == other.clock_s;
+         split_copy == other.split_copy && transfer == other.transfer &&
+         split_why_not == other.split_why_not && semaphores == other.semaphores &&
+         semaphores_why_not == other.semaphores_why_not && graph == other.graph &&
+         graph_why_not == other.graph_why_not && timing == other.timing && paused == other.paused &&
+         clock_s == other.clock_s;
 }
 
 std::string control_table_json() {
@@ -351,18 +355,19 @@ std::string state_json(const AppState& app, const DeskStats& desk, bool with_not
                             {"phases", desk_phases}}}};
   const ControlSettings& set = app.settings;
   if (with_settings)
-    state["settings"] = {{"blur_radius", set.blur_radius ? nlohmann::json(*set.blur_radius) : nlohmann::json()},
-                       {"compute_device", set.compute_device},
-                       {"split_copy", name_of(kSplitCopies, set.split_copy)},
-                       {"transfer", set.transfer},
-                       {"split_why_not", set.split_why_not},
-                       {"semaphores", name_of(kSemaphoreKinds, set.semaphores)},
-                       {"semaphores_why_not", set.semaphores_why_not},
-                       {"graph", set.graph},
-                       {"graph_why_not", set.graph_why_not},
-                       {"timing", set.timing},
-                       {"paused", set.paused},
-                       {"clock_s", set.clock_s}};
+    state["settings"] = {
+        {"blur_radius", set.blur_radius ? nlohmann::json(*set.blur_radius) : nlohmann::json()},
+        {"compute_device", set.compute_device},
+        {"split_copy", name_of(kSplitCopies, set.split_copy)},
+        {"transfer", set.transfer},
+        {"split_why_not", set.split_why_not},
+        {"semaphores", name_of(kSemaphoreKinds, set.semaphores)},
+        {"semaphores_why_not", set.semaphores_why_not},
+        {"graph", set.graph},
+        {"graph_why_not", set.graph_why_not},
+        {"timing", set.timing},
+        {"paused", set.paused},
+        {"clock_s", set.clock_s}};
   if (with_notice) state["notice"] = app.notice;
   if (link)
     state["link"] = {{"quality", link->quality},

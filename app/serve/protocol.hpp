@@ -105,8 +105,8 @@ struct ControlSettings {
   std::optional<int> blur_radius;  // the postprocess scene's; nullopt in a source without one
   int compute_device = -1;         // the split mode's; -1: none
   SplitCopy split_copy = SplitCopy::Peer;
-  std::string transfer;        // the split mode's path, "" in the other modes
-  std::string split_why_not;   // why compute_device and split_copy do not apply now
+  std::string transfer;       // the split mode's path, "" in the other modes
+  std::string split_why_not;  // why compute_device and split_copy do not apply now
   interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;
   std::string semaphores_why_not;
   bool graph = false;
@@ -150,10 +150,10 @@ struct AppState {
   std::string source_status;
   // While the source is "published": the names published now, which {"source": NAME} may switch to.
   std::vector<std::string> publishers;
-  std::vector<std::string> controls = {"scene",          "mode",       "filter",     "blur_radius", "device",
-                                       "compute_device", "split_copy", "semaphores", "graph",       "timing",
-                                       "pause",          "step",       "flags",      "doctor",      "size",
-                                       "fps",            "screenshot"};
+  std::vector<std::string> controls = {
+      "scene",      "mode",       "filter", "blur_radius", "device",    "compute_device",
+      "split_copy", "semaphores", "graph",  "timing",      "pause",     "step",
+      "flags",      "doctor",     "size",   "fps",         "screenshot"};
   // The settings of the one control vocabulary (app/controls/controls.hpp) that the rest of the state does
   // not say already, each with why it does not apply now ("" where it does).
   ControlSettings settings;

@@ -102,7 +102,8 @@ TEST(PanelControls, TheControlsOfAModeOrASceneAreLeftOutWhereTheyDoNotApply) {
        {lab::Command::Kind::ComputeDevice, lab::Command::Kind::SplitCopy, lab::Command::Kind::Semaphores,
         lab::Command::Kind::MapFlags, lab::Command::Kind::RegisterFlags, lab::Command::Kind::BlurRadius,
         lab::Command::Kind::Source})
-    EXPECT_FALSE(shows(text, lab::control_of(kind).label)) << lab::control_of(kind).key << " drawn in\n" << text;
+    EXPECT_FALSE(shows(text, lab::control_of(kind).label)) << lab::control_of(kind).key << " drawn in\n"
+                                                           << text;
   // The ones that always apply stay.
   for (const lab::Command::Kind kind : {lab::Command::Kind::Mode, lab::Command::Kind::Pause,
                                         lab::Command::Kind::Step, lab::Command::Kind::Fps})

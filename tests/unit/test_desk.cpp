@@ -41,7 +41,9 @@ class StandInScene final : public lab::SceneCompute {
     m_filter = filter;
     return true;
   }
-  std::optional<int> blur_radius() const override { return m_filter ? std::optional<int>(m_radius) : std::nullopt; }
+  std::optional<int> blur_radius() const override {
+    return m_filter ? std::optional<int>(m_radius) : std::nullopt;
+  }
   bool set_blur_radius(int radius) override {
     if (!m_filter) return false;
     m_radius = radius;
@@ -222,7 +224,10 @@ TEST(DeskCommandsTest, EveryControlOfTheTableReachesItsVerb) {
        [&] { return loop.access.register_access == interop::Access::WriteDiscard; }},
       {R"({"filter":"blur"})", [&] { return lab::serve::filter_name(loop.scene()) == "blur"; }},
       {R"({"blur_radius":9})", [&] { return loop.scene().blur_radius() == 9; }},
-      {R"({"size":[320,200]})", [&] { return loop.size_asked == lab::Extent{320, 200}; }},
+      {R"({"size":[320,200]})",
+       [&] {
+         return loop.size_asked == lab::Extent{320, 200};
+       }},
       {R"({"fps":24})", [&] { return loop.fps_asked == 24.0; }},
       {R"({"device":0})", [&] { return loop.device_asked == 0; }},
       {R"({"compute_device":1})", [&] { return loop.compute_device_asked == 1; }},
