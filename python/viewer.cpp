@@ -21,7 +21,8 @@
 // Served (ilab_viewer_serve, Viewer(serve=...)): the browser desk's serve::Desk (app/serve/desk.hpp) gets
 // each frame presented, read back on the viewer's thread right after it is drawn (the panel not in it), with
 // a state that says it is a viewer: its path, its phases (upload or copy, draw, and the desk's read-back,
-// encode, send) and no scene or mode controls; the desk refuses the page's commands.
+// encode, send) and no scene or mode controls; the desk refuses the page's commands but pause and step,
+// which present() applies as Space and period would.
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/platform.hpp"
 #include "app/image/image_io.hpp"
@@ -496,7 +497,8 @@ void serve_frame(Viewer& viewer, lab::Extent extent, Clock::time_point started,
   state.phases.push_back(phase_line("draw", viewer.draw_ms));
   state.untimed = kServedUntimed;
   state.source = "viewer";
-  state.controls = {"screenshot"};
+  state.controls = {"screenshot", "pause", "step"};
+  state.settings.paused = viewer.paused;
   state.path = path_name(viewer.path);
   state.path_reason = viewer.path_reason;
   viewer.desk->end_frame(std::move(frame), std::move(state), read_back_ms);
@@ -706,8 +708,12 @@ void draw_panel(Viewer& viewer, lab::Extent extent) {
 void present(Viewer& viewer) {
   const Clock::time_point start = Clock::now();
   // The frame starts on the desk's clock here: its timeline is in ms from this, as the app's is from its
-  // frame's start (the page's commands were refused as they came: there are none to apply).
-  if (viewer.desk) viewer.desk->begin_frame();
+  // frame's start. The page's commands are pause and step (the desk refused the others as they came).
+  if (viewer.desk)
+    for (const lab::Command& command : viewer.desk->begin_frame().commands) {
+      if (command.kind == lab::Command::Kind::Pause) viewer.paused = command.on;
+      if (command.kind == lab::Command::Kind::Step) step(viewer);
+    }
   if (viewer.panel) viewer.panel->make_current();
   if (viewer.platform->is_window()) glfwPollEvents();
   const lab::Extent extent = viewer.platform->framebuffer_extent();
@@ -1166,7 +1172,8 @@ int ilab_viewer_serve(void* handle, const char* address_text, char* url, uint64_
     lab::serve::ServerOptions options;
     options.refuse_commands =
         "this desk shows an interop_lab.Viewer's frames: they are its caller's, with no scene, mode, size or "
-        "frame-rate cap to switch";
+        "frame-rate cap to switch; the page may pause and step them (viewer.paused, viewer.poll())";
+    options.accept_commands = {lab::Command::Kind::Pause, lab::Command::Kind::Step};
     viewer.desk = std::make_unique<lab::serve::Desk>(address, std::move(options));
     viewer.desk->set_fps_cap(0.0);  // every frame shown is served: the caller paces them
     std::snprintf(url, bytes, "%s", viewer.desk->server().url().c_str());

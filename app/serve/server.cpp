@@ -639,9 +639,9 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
   bool m_encoding = false;
   std::shared_ptr<const EncodedFrame> m_ready;
   std::shared_ptr<const EncodedFrame> m_sending;
-  size_t m_in_flight = 0;                     // frame messages begun and not completed
-  unsigned long long m_counted_sequence = 0;  // the last source counted as offered to this viewer
-  unsigned long long m_sent_notice = 0;       // the notice_serial of the last notice sent to this viewer
+  size_t m_in_flight = 0;                          // frame messages begun and not completed
+  unsigned long long m_counted_sequence = 0;       // the last source counted as offered to this viewer
+  unsigned long long m_sent_notice = 0;            // the notice_serial of the last notice sent to this viewer
   std::optional<ControlSettings> m_sent_settings;  // the settings of the last state sent to this viewer
   std::chrono::steady_clock::time_point m_send_start;
   SteadyClock::time_point m_state_sent;
@@ -857,16 +857,23 @@ http::response<http::string_body> Server::Impl::answer(const http::request<http:
     response.body() =
         page ? page_with_token(std::string(asset->body), options.token) : std::string(asset->body);
   } else {
-    say(http::status::not_found, path + ": not part of interop-lab's desk (it serves /, /screenshot.png and /controls.json)");
+    say(http::status::not_found,
+        path + ": not part of interop-lab's desk (it serves /, /screenshot.png and /controls.json)");
   }
   response.prepare_payload();
   return response;
 }
 
 std::string Server::Impl::receive(const std::string& text) {
-  if (!options.refuse_commands.empty()) return options.refuse_commands;
+  if (!options.refuse_commands.empty() && options.accept_commands.empty()) return options.refuse_commands;
   std::vector<Command> parsed;
-  if (std::string problem = parse_commands(text, parsed); !problem.empty()) return problem;
+  if (std::string problem = parse_commands(text, parsed); !problem.empty())
+    return options.refuse_commands.empty() ? problem : options.refuse_commands;
+  if (!options.refuse_commands.empty())
+    for (const Command& command : parsed)
+      if (std::find(options.accept_commands.begin(), options.accept_commands.end(), command.kind) ==
+          options.accept_commands.end())
+        return options.refuse_commands;
   const std::lock_guard<std::mutex> lock(mutex);
   if (commands.size() + parsed.size() > options.max_queued_commands)
     return "the app is " + std::to_string(commands.size()) +

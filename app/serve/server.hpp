@@ -52,8 +52,9 @@ struct ServerOptions {
   int jpeg_quality = 85;
   size_t max_queued_commands = 256;  // more are refused with an error message to their viewer
   // "" takes the page's commands; else every command is refused with this reason (a Python viewer's desk:
-  // its frames are the caller's, with nothing for a page to switch).
+  // its frames are the caller's, with nothing for a page to switch), but those of `accept_commands`.
   std::string refuse_commands;
+  std::vector<Command::Kind> accept_commands;
   // Connections open at once, HTTP and WebSocket: a browser keeps a few per page; one more is answered 503
   // and closed, so that a flood of connections cannot take every file descriptor of the app.
   int max_connections = 64;

@@ -261,7 +261,9 @@ function showSettings(s) {
     $(id).title = why || what($(id).dataset.control);
   }
   $("step").title = what("step");
-  $("clock").textContent = settings.paused ? `stopped at ${settings.clock_s.toFixed(3)} s` : "";
+  // The app's clock where it stopped; a Python viewer's time is its caller's loop (viewer.poll()).
+  $("clock").textContent = !settings.paused ? "" : s.source === "viewer" ? "the caller's loop waits in poll()"
+    : `stopped at ${settings.clock_s.toFixed(3)} s`;
   $("clock").dataset.clockS = String(settings.clock_s);
 }
 

@@ -23,7 +23,7 @@ import interop_lab
 
 # desk_client.py decodes the frames' JPEGs with Pillow (scripts/setup.sh installs python3-pil).
 pytest.importorskip("PIL.Image", reason="needs Pillow to decode the desk's JPEGs: install python3-pil")
-from desk_client import DeskClient, Refused
+from desk_client import DeskClient, Refused, wait_for
 from interop_lab import InteropLabError
 from pictures import decode_png
 
@@ -95,7 +95,7 @@ def test_a_page_receives_what_was_shown(served):
         state, (index, received) = page.read_state_and_frame()
         assert_within_jpeg_tolerance(received, picture)
         assert state["source"] == "viewer"
-        assert state["controls"] == ["screenshot"]
+        assert state["controls"] == ["screenshot", "pause", "step"]
         assert state["path"] == served.path == "cpu"
         assert state["size"] == [160, 96]
         assert state["frame"] == index
@@ -162,6 +162,29 @@ def test_the_page_commands_nothing_and_is_told_why(served):
             if is_text and b'"error"' in message:
                 break
         assert b"interop_lab.Viewer" in message
+
+
+def test_the_page_pauses_and_steps_the_callers_loop(served):
+    """The page's pause and step reach viewer.paused and poll() as Space and period do, at the next show()."""
+    picture = smooth_picture(96, 160)
+    served.show(picture)
+
+    def shown_then(condition):  # the page's commands are applied as a frame is shown
+        served.show(picture)
+        return condition()
+
+    with DeskClient(served.url) as page:
+        state, _ = page.read_state_and_frame()
+        assert {"pause", "step"} <= set(state["controls"]), state["controls"]
+        page.send_json({"pause": True})
+        wait_for("the page's pause", lambda: shown_then(lambda: served.paused), timeout=10)
+        assert served.poll(fps=1000) is False
+        page.send_json({"step": True})
+        wait_for("the page's step", lambda: shown_then(lambda: served.poll(fps=1000)), timeout=10)
+        assert served.paused and served.poll(fps=1000) is False, "one step is one frame, paused after"
+        page.send_json({"pause": False})
+        wait_for("the page's resume", lambda: shown_then(lambda: not served.paused), timeout=10)
+        assert served.poll(fps=1000) is True
 
 
 @pytest.mark.parametrize("serve, reason", [
