@@ -116,11 +116,11 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
     command.access = access;
     return "";
   }
-  if (key == "device") {
+  if (key == "device" || key == "compute_device") {
     if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > kMaxCudaDevice)
-      return "device: " + value.dump() + " is not a CUDA device ordinal from 0 to " +
+      return key + ": " + value.dump() + " is not a CUDA device ordinal from 0 to " +
              std::to_string(kMaxCudaDevice);
-    command.kind = Command::Kind::Device;
+    command.kind = key == "device" ? Command::Kind::Device : Command::Kind::ComputeDevice;
     command.device = value.get<int>();
     return "";
   }
@@ -153,14 +153,6 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
              std::to_string(kernels::kMaxBlurRadius) + " pixels";
     command.kind = Command::Kind::BlurRadius;
     command.blur_radius = value.get<int>();
-    return "";
-  }
-  if (key == "compute_device") {
-    if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > kMaxCudaDevice)
-      return "compute_device: " + value.dump() + " is not a CUDA device ordinal from 0 to " +
-             std::to_string(kMaxCudaDevice);
-    command.kind = Command::Kind::ComputeDevice;
-    command.device = value.get<int>();
     return "";
   }
   if (key == "split_copy") {

@@ -6,6 +6,7 @@
 #include "app/gl/app/app.hpp"
 #include "app/gl/doctor_gl.hpp"
 #include "app/vulkan/doctor_vulkan.hpp"
+#include "tests/support/headless_imgui.hpp"
 
 #include <gtest/gtest.h>
 #include <imgui.h>
@@ -309,13 +310,7 @@ TEST(DoctorRemedies, NoGlContextPassesOnTheReason) {
 // ImGui's own buffer): the verdict, every section's header, and the lines of the sections open at first.
 // An ImGui context without a renderer, on a 1280x720 display: the panel's drawing is built, not shown.
 void create_imgui_context() {
-  ImGui::CreateContext();
-  ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;
-  io.DisplaySize = ImVec2(1280, 720);
-  unsigned char* pixels = nullptr;
-  int width = 0, height = 0;
-  io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
+  lab::testing::create_headless_imgui(1280, 720);
 }
 
 // The panel sizes itself to its content (ImGuiWindowFlags_AlwaysAutoResize): opening the doctor inside it

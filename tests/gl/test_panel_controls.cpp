@@ -4,6 +4,7 @@
 // the ones that apply only to a mode, a scene or a source are not drawn where they do not apply.
 #include "app/controls/controls.hpp"
 #include "app/panel/panel.hpp"
+#include "tests/support/headless_imgui.hpp"
 
 #include <gtest/gtest.h>
 #include <imgui.h>
@@ -16,15 +17,7 @@ namespace {
 
 // An ImGui context without a renderer on a 1920x1080 display.
 struct HeadlessImGui {
-  HeadlessImGui() {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1920, 1080);
-    unsigned char* pixels = nullptr;
-    int width = 0, height = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
-  }
+  HeadlessImGui() { lab::testing::create_headless_imgui(1920, 1080); }
   ~HeadlessImGui() { ImGui::DestroyContext(); }
 };
 

@@ -3,6 +3,7 @@
 // frame's clock is said in text instead of drawn. What it said is read back through ImGui's text log. And the
 // phase table beside it (draw_timings), and the panel's tooltips, wrapped to the display.
 #include "app/timing/timing_ui.hpp"
+#include "tests/support/headless_imgui.hpp"
 
 #include <gtest/gtest.h>
 #include <imgui.h>
@@ -36,13 +37,7 @@ std::string draw(const lab::FrameTimeline& timeline, int& vertices) {
 
 // An ImGui context without a renderer, on a display of `width` x `height`.
 void create_context(float width, float height) {
-  ImGui::CreateContext();
-  ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;
-  io.DisplaySize = ImVec2(width, height);
-  unsigned char* pixels = nullptr;
-  int atlas_width = 0, atlas_height = 0;
-  io.Fonts->GetTexDataAsRGBA32(&pixels, &atlas_width, &atlas_height);
+  lab::testing::create_headless_imgui(width, height);
 }
 
 // Runs `body` inside a window for two frames and returns the text it logged on the second.
