@@ -133,6 +133,7 @@ class Desk {
   }
   FrameCommands begin_frame() { return {}; }
   void commands_applied(std::string) {}
+  double fps_cap() const { return 0.0; }
   void set_fps_cap(double) {}
   void end_frame(Image, AppState, double, std::vector<uint64_t> = {}, const std::string& = "") {}
   void frame_read_begun(AppState) {}
