@@ -82,6 +82,7 @@
 #include "app/scene/published_source.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "app/serve/desk.hpp"
+#include "app/timing/frame_pacer.hpp"
 #include "app/timing/timing.hpp"
 #include "app/timing/timing_ui.hpp"
 #include "interop/device.hpp"
@@ -99,7 +100,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -480,9 +480,8 @@ class App {
   double m_clock_lag_s = 0.0;
   long long m_paused_frame = 0;
   double m_paused_s = 0.0;
-  double m_clock_s = 0.0;  // the scenes' time in the frame rendered last
-  double m_fps_cap = 0.0;  // without a desk (with one, the desk keeps the cap)
-  std::chrono::steady_clock::time_point m_next_frame = m_start;
+  double m_clock_s = 0.0;               // the scenes' time in the frame rendered last
+  FramePacer m_pacer;                   // the cap without a desk (with one, the desk keeps the cap)
   bool m_panel_visible = true;          // F1 or Tab
   std::string m_last_screenshot;        // what F12 wrote last, or why it did not, for the panel
   bool m_screenshot_requested = false;  // taken in the next frame, before the panel
@@ -1171,13 +1170,12 @@ void App<Backend>::set_fps_cap(double fps) {
   if (m_desk)
     m_desk->set_fps_cap(fps);
   else
-    m_fps_cap = fps;
-  m_next_frame = std::chrono::steady_clock::now();
+    m_pacer.set_fps(fps);
 }
 
 template <class Backend>
 double App<Backend>::fps_cap() const {
-  return m_desk ? m_desk->fps_cap() : m_fps_cap;
+  return m_desk ? m_desk->fps_cap() : m_pacer.fps();
 }
 
 template <class Backend>
@@ -1325,13 +1323,7 @@ int App<Backend>::run() {
     if (m_desk)
       if (std::string refused = apply_commands(*this, m_desk->begin_frame()); !refused.empty())
         m_notice = std::move(refused);
-    if (!m_desk && m_fps_cap > 0) {  // the panel's cap; the desk keeps its own
-      std::this_thread::sleep_until(m_next_frame);
-      // From now, not from the missed time: a slow frame does not make the next ones rush.
-      m_next_frame = std::max(m_next_frame, std::chrono::steady_clock::now()) +
-                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(1.0 / m_fps_cap));
-    }
+    if (!m_desk) m_pacer.wait();  // the panel's cap; the desk's begin_frame waits for its own
     if (!render_frame(index)) {
       m_window->wait(0.1);  // minimised: nothing to draw until it comes back
       continue;

@@ -8,7 +8,6 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 namespace lab::serve {
 
@@ -17,7 +16,7 @@ Desk::Desk(const ServeAddress& address, ServerOptions options)
         options.address = address;
         return std::move(options);
       }()) {
-  m_server.set_fps_cap(m_fps_cap);
+  m_server.set_fps_cap(m_pacer.fps());
   // The port the bind took (any free one for port 0); for a wildcard bind, every URL of this machine.
   const std::vector<std::string> urls = m_server.urls();
   std::fprintf(stderr, "interop-lab: serving the desk at %s (open it in a browser; Ctrl+C stops)\n",
@@ -50,28 +49,17 @@ std::vector<PhaseDuration> durations_of(const std::vector<PhaseLine>& lines) {
 }  // namespace
 
 FrameCommands Desk::begin_frame() {
-  if (m_fps_cap > 0) {
-    std::this_thread::sleep_until(m_next_frame);
-    // From now, not from the missed time: a slow frame does not make the next ones rush.
-    m_next_frame = std::max(m_next_frame, std::chrono::steady_clock::now()) +
-                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                       std::chrono::duration<double>(1.0 / m_fps_cap));
-  }
+  m_pacer.wait();
   m_frame_start_ns = host_clock_ns();  // after the cap's wait: where the frame's work starts
   std::vector<Command> commands = m_server.take_commands();
   for (const Command& command : commands)
-    if (command.kind == Command::Kind::Fps) {
-      m_fps_cap = command.fps;
-      m_server.set_fps_cap(m_fps_cap);
-      m_next_frame = std::chrono::steady_clock::now();
-    }
+    if (command.kind == Command::Kind::Fps) set_fps_cap(command.fps);
   return {std::move(commands), this};
 }
 
 void Desk::set_fps_cap(double fps) {
-  m_fps_cap = fps;
-  m_server.set_fps_cap(m_fps_cap);
-  m_next_frame = std::chrono::steady_clock::now();
+  m_pacer.set_fps(fps);
+  m_server.set_fps_cap(fps);
 }
 
 namespace {

@@ -26,6 +26,7 @@
 #include "app/scene/scene_compute.hpp"
 #include "app/serve/protocol.hpp"
 #include "app/serve/server.hpp"
+#include "app/timing/frame_pacer.hpp"
 #include "app/timing/timing.hpp"
 #include "interop/device.hpp"
 
@@ -90,7 +91,7 @@ class Desk {
   void frame_read_collected(std::shared_ptr<const Image> image, long long frame, double collect_ms,
                             std::vector<uint64_t> stripe_hashes = {}, const std::string& way = "");
 
-  double fps_cap() const { return m_fps_cap; }
+  double fps_cap() const { return m_pacer.fps(); }
   // A new cap (0: none), as the page's Fps command sets it: a caller that paces its own frames (the Python
   // viewer serves each frame shown) sets 0.
   void set_fps_cap(double fps);
@@ -98,7 +99,7 @@ class Desk {
 
  private:
   Server m_server;
-  double m_fps_cap = kDefaultFpsCap;
+  FramePacer m_pacer{kDefaultFpsCap};
   std::optional<AppState> m_begun;  // frame_read_begun's, until its frame is collected
   // Host times (steady_clock ns) of the frame's start (begin_frame), and of m_begun's frame.
   int64_t m_frame_start_ns = 0;
@@ -115,7 +116,6 @@ class Desk {
   };
   static constexpr size_t kReadBacksKept = 16;  // more frames than any loop's timings are late
   std::vector<ReadBack> m_read_backs;
-  std::chrono::steady_clock::time_point m_next_frame = std::chrono::steady_clock::now();
   // The notice a state carries: the outcome of the page's last commands (commands_applied), else the loop's
   // own notice where it changed (a mode that failed and fell back); counted, so that each viewer is sent it
   // once (AppState::notice_serial). The flags greyed, with why, in a mode that registers nothing.

@@ -5,6 +5,7 @@
 // The window's median and p90 are app/timing/statistics.hpp's, as the benchmark's: linear interpolation
 // between the two closest ranks (numpy's default), so an even count's median is the mean of the two
 // middle samples.
+#include "app/timing/frame_pacer.hpp"
 #include "app/timing/timing.hpp"
 
 #include <gtest/gtest.h>
@@ -539,6 +540,47 @@ TEST(FrameTimersTest, AGpuReadingLongerThanTheFrameCouldHaveRunIsNoSample) {
   mesa_like_frame(timers, script, 46.0, 9.5, 0.4);
   EXPECT_EQ(timers.stats(0, Phase::Draw).samples, 1);
   EXPECT_FLOAT_EQ(timers.stats(0, Phase::Draw).last_ms, 0.4f);
+}
+
+// The frame-rate cap (app/timing/frame_pacer.hpp): a deadline a period on from the later of when the frame
+// was due and when it started; none without a cap; a new cap starts the next frame at once.
+TEST(FramePacerTest, TheNextDeadlineIsAPeriodOnFromTheLaterOfDueAndStarted) {
+  using Clock = lab::FramePacer::Clock;
+  const Clock::time_point due = Clock::time_point() + std::chrono::seconds(100);
+  const auto later = due + std::chrono::milliseconds(30);
+  const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / 50));
+  EXPECT_EQ(lab::FramePacer::next_deadline(due, due - std::chrono::milliseconds(5), 50), due + period)
+      << "a frame that started early (the sleep woke first) keeps the beat";
+  EXPECT_EQ(lab::FramePacer::next_deadline(due, later, 50), later + period)
+      << "a slow frame: the next one is a period after it, not sooner to catch up";
+}
+
+TEST(FramePacerTest, WithoutACapWaitLeavesTheDeadlineAlone) {
+  lab::FramePacer pacer;
+  EXPECT_EQ(pacer.fps(), 0.0);
+  const auto before = pacer.deadline();
+  for (int i = 0; i < 3; ++i) pacer.wait();
+  EXPECT_EQ(pacer.deadline(), before);
+}
+
+TEST(FramePacerTest, ACapSetsADeadlineOnePeriodAfterEachWait) {
+  using Clock = lab::FramePacer::Clock;
+  lab::FramePacer pacer(1000.0);
+  const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1e-3));
+  const Clock::time_point started = Clock::now();
+  pacer.set_fps(1000.0);  // the next frame at once
+  EXPECT_LE(pacer.deadline(), Clock::now());
+  EXPECT_GE(pacer.deadline(), started);
+  pacer.wait();
+  const Clock::time_point first = pacer.deadline();
+  EXPECT_GE(first, started + period);
+  EXPECT_LE(first, Clock::now() + period);
+  pacer.wait();  // sleeps until `first`
+  EXPECT_GE(Clock::now(), first);
+  EXPECT_GE(pacer.deadline(), first + period);
+  pacer.set_fps(0.0);
+  EXPECT_EQ(pacer.fps(), 0.0);
+  EXPECT_LE(pacer.deadline(), Clock::now()) << "a changed cap starts the next frame at once";
 }
 
 }  // namespace
