@@ -51,10 +51,7 @@ std::vector<PhaseDuration> durations_of(const std::vector<PhaseLine>& lines) {
 FrameCommands Desk::begin_frame() {
   m_pacer.wait();
   m_frame_start_ns = host_clock_ns();  // after the cap's wait: where the frame's work starts
-  std::vector<Command> commands = m_server.take_commands();
-  for (const Command& command : commands)
-    if (command.kind == Command::Kind::Fps) set_fps_cap(command.fps);
-  return {std::move(commands), this};
+  return {m_server.take_commands(), this};
 }
 
 void Desk::set_fps_cap(double fps) {

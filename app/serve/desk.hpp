@@ -63,8 +63,9 @@ class Desk {
   // cannot listen (the port in use, an address not of this machine).
   explicit Desk(const ServeAddress& address, ServerOptions options = {});
 
-  // Waits until the cap allows the next frame, then returns the page's commands since the last frame; the
-  // frame-rate cap (Command::Kind::Fps) is the desk's own and is applied here.
+  // Waits until the cap allows the next frame, then returns the page's commands since the last frame. The
+  // page's cap (Command::Kind::Fps) is among them: apply_commands sets it through the loop's set_fps_cap,
+  // which sets the desk's (set_fps_cap below).
   FrameCommands begin_frame();
   // How the commands of begin_frame went (apply_commands says it): "" when every one was taken, else why the
   // last refused one was refused. The next state handed over carries it as its notice ("" clears the page's).

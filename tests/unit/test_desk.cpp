@@ -64,13 +64,17 @@ struct LoopWithoutSwitches {
   std::optional<lab::SceneId> scene_asked;
   std::optional<lab::Extent> size_asked;
   std::optional<double> fps_asked;
+  int fps_calls = 0;
   std::optional<int> compute_device_asked;
   std::optional<lab::SplitCopy> split_copy_asked;
   std::optional<interop::SemaphoreKind> semaphores_asked;
   std::optional<bool> graph_asked, timing_asked, vsync_asked, paused_asked;
   int steps = 0;
   int screenshots = 0;
-  void set_fps_cap(double fps) { fps_asked = fps; }
+  void set_fps_cap(double fps) {
+    fps_asked = fps;
+    ++fps_calls;
+  }
   std::string request_compute_device(int device) {
     if (device > 1) return "compute device " + std::to_string(device) + ": there is no such device";
     compute_device_asked = device;
@@ -323,16 +327,28 @@ bool eventually(Done done) {
   return true;
 }
 
+// GL's loop whose frame-rate cap is the desk's, as app/loop/app.hpp's set_fps_cap makes it with --serve.
+struct LoopOnDesk : LoopWithSwitches {
+  lab::serve::Desk* desk = nullptr;
+  void set_fps_cap(double fps) {
+    LoopWithSwitches::set_fps_cap(fps);
+    desk->set_fps_cap(fps);
+  }
+};
+
 // GL's app on the desk, frame by frame as app/loop/app.hpp runs it: the page's commands applied (a refusal
 // becomes the loop's notice, which stays), then the frame and the state after it handed to the desk.
 struct DeskedLoop {
   lab::serve::Desk desk;
-  LoopWithSwitches loop;
+  LoopOnDesk loop;
   std::string loop_notice;
   lab::ModeId mode = lab::ModeId::Interop;
   long long frame = 0;
 
-  DeskedLoop() : desk(any_port(), one_encoder()) { desk.set_fps_cap(0.0); }
+  DeskedLoop() : desk(any_port(), one_encoder()) {
+    desk.set_fps_cap(0.0);
+    loop.desk = &desk;
+  }
   static lab::ServeAddress any_port() {
     lab::ServeAddress address;
     address.port = 0;
@@ -400,6 +416,27 @@ TEST(DeskNoticeTest, ANoticeIsSentOnceAndACommandThatSucceedsClearsIt) {
   page.send(R"({"map_flags":"read-only"})");
   app.run_frame(1);
   EXPECT_EQ(page.next_state().value("notice", "(none)"), reason);
+}
+
+// The page's frame-rate cap is set once, by apply_commands through the loop's set_fps_cap (which sets the
+// desk's, as the app's does): begin_frame hands it over with the page's other commands and sets nothing.
+TEST(DeskCommandsTest, ThePagesCapIsSetOnceThroughTheLoop) {
+  DeskedLoop app;
+  PageSocket page(app.desk.server());
+  ASSERT_TRUE(eventually([&] { return app.desk.server().counts().viewers == 1; }));
+  page.send(R"({"fps":24})");
+  ASSERT_TRUE(eventually([&] { return app.desk.server().counts().commands_queued >= 1; }));
+  const lab::serve::FrameCommands taken = app.desk.begin_frame();
+  ASSERT_EQ(taken.commands.size(), 1u);
+  EXPECT_EQ(taken.commands[0].kind, Command::Kind::Fps);
+  EXPECT_EQ(app.desk.fps_cap(), 0.0) << "begin_frame set the page's cap itself";
+  EXPECT_EQ(lab::loop::apply_commands(app.loop, taken), "");
+  EXPECT_EQ(app.loop.fps_calls, 1);
+  EXPECT_EQ(app.desk.fps_cap(), 24.0);
+  // The state after it says the new cap to the page.
+  app.run_frame();
+  EXPECT_EQ(page.next_state()["desk"]["fps_cap"], 24.0);
+  EXPECT_EQ(app.loop.fps_calls, 1);
 }
 
 // GL's flags mean something only in the modes that register with CUDA: elsewhere (cpu) the page greys them
