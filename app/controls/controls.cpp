@@ -9,6 +9,11 @@ namespace {
 
 using Kind = Command::Kind;
 
+// Why the app's panel has none of a Python viewer's controls.
+constexpr const char* kViewerOnly =
+    "a Python viewer's (interop_lab.Viewer): its window's panel and its served page have it; the app's frame "
+    "has no array to look into";
+
 // In Kind's order (all_controls checks it).
 constexpr std::array<Control, kCommandKindCount> kControls = {{
     {Kind::Scene, "scene", "scene", "which of the app's scenes makes the frames (S)", nullptr, nullptr},
@@ -46,6 +51,16 @@ constexpr std::array<Control, kCommandKindCount> kControls = {{
      nullptr,
      "the page saves the frame it shows in the browser with its own screenshot button; a PNG on the app's "
      "machine is the panel's (P)"},
+    {Kind::Zoom, "zoom", "zoom", "zoom about the cursor (the wheel over the frame)", kViewerOnly, nullptr},
+    {Kind::Pan, "pan", "pan", "move the picture (drag the frame)", kViewerOnly, nullptr},
+    {Kind::ActualSize, "actual_size", "1:1", "one pixel of the picture to one pixel of the frame (1)",
+     kViewerOnly, nullptr},
+    {Kind::Fit, "fit", "fit", "the picture fitted to the frame again (F)", kViewerOnly, nullptr},
+    {Kind::Hover, "hover", "value under the cursor", "the array's value at the pixel under the cursor",
+     kViewerOnly, nullptr},
+    {Kind::Index, "index", "frame", "which frame of a stack (N, H, W[, C]) is shown", kViewerOnly, nullptr},
+    {Kind::Control, "control", "your controls",
+     "the sliders, checkboxes, buttons and choices a Python viewer's caller added", kViewerOnly, nullptr},
 }};
 
 constexpr bool in_kind_order() {

@@ -47,6 +47,14 @@ struct Command {
     Pause,          // the animation clock stopped (on)
     Step,           // the animation clock one frame on, paused after
     Screenshot,     // the frame written to a PNG
+    // A Python viewer's page (python/viewer.cpp), in the frame's pixels (x right, y down from the top row):
+    Zoom,        // zoom by `factor` about point (x, y), as the wheel does
+    Pan,         // move the picture by (x, y) pixels, as a drag does
+    ActualSize,  // one image pixel per frame pixel at (x, y) (the 1 key)
+    Fit,         // back to the fit (the F key)
+    Hover,       // the cursor at (x, y) (on), or off the frame: the readout reads the pixel there
+    Index,       // the frame of a stack shown (index)
+    Control,     // the caller's control `name` set to `value`
   };
   Kind kind = Kind::Scene;
   SceneId scene = SceneId::Wave;
@@ -60,9 +68,25 @@ struct Command {
   int blur_radius = 0;
   SplitCopy split_copy = SplitCopy::Peer;
   interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;
-  bool on = false;  // Graph, Timing, Vsync, Pause
+  bool on = false;          // Graph, Timing, Vsync, Pause; Hover: on the frame
+  double x = 0.0, y = 0.0;  // Zoom, ActualSize, Hover: a point of the frame; Pan: the offset
+  double factor = 1.0;      // Zoom
+  int index = 0;            // Index
+  std::string name;         // Control: the control's name
+  // Control: the value as the page typed it: a number (a slider's), true or false (a checkbox's; a button's
+  // press is true) or text (a choice's option).
+  enum class Value { Number, Boolean, Text };
+  Value value = Value::Number;
+  double number = 0.0;
+  std::string text;
 };
-constexpr size_t kCommandKindCount = 19;
+constexpr size_t kCommandKindCount = 26;
+
+// Whether `kind` is a Python viewer's (Zoom to Control): the app's loop has no view, readout or caller's
+// controls and refuses them; a viewer's desk takes them.
+constexpr bool viewer_command(Command::Kind kind) {
+  return kind >= Command::Kind::Zoom && kind <= Command::Kind::Control;
+}
 
 // A control of the table: its Kind, the page's JSON key (and Python's name), the label the panel and the
 // page show, and, where one of them does not show it, why not.

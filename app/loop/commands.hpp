@@ -128,6 +128,15 @@ std::string apply_command(Loop& loop, const Command& command) {
       } else {
         return "source " + command.source + " refused: this app shows no published frames";
       }
+    case Command::Kind::Zoom:
+    case Command::Kind::Pan:
+    case Command::Kind::ActualSize:
+    case Command::Kind::Fit:
+    case Command::Kind::Hover:
+    case Command::Kind::Index:
+    case Command::Kind::Control:
+      return std::string(control_of(command.kind).key) + " refused: it is " +
+             control_of(command.kind).not_on_panel;
   }
   return "";
 }

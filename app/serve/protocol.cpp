@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <iterator>
+#include <sstream>
 
 namespace lab::serve {
 
@@ -57,6 +58,26 @@ std::string names_of_filters() {
 // Bytes in whole MiB, rounded to the nearest.
 long long mebibytes(long long bytes) {
   return (bytes + (1LL << 19)) >> 20;
+}
+
+// A number as a message says it: 0.015625, 64.
+std::string number_text(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+// Whether `value` is an array of `count` finite numbers whose first two, each within kMaxPagePoint of 0, are
+// a point (or an offset) of the frame: then they are command.x and command.y.
+bool point_of(const nlohmann::json& value, size_t count, Command& command) {
+  if (!value.is_array() || value.size() != count) return false;
+  for (const nlohmann::json& number : value)
+    if (!number.is_number() || !std::isfinite(number.get<double>())) return false;
+  const double x = value[0].get<double>(), y = value[1].get<double>();
+  if (std::abs(x) > kMaxPagePoint || std::abs(y) > kMaxPagePoint) return false;
+  command.x = x;
+  command.y = y;
+  return true;
 }
 
 // "" and `command`, or what is wrong with key/value.
@@ -172,6 +193,73 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
     command.semaphores = *kind;
     return "";
   }
+  if (key == "zoom") {
+    if (!point_of(value, 3, command) || !value[2].is_number() || !(value[2].get<double>() >= kMinPageZoom) ||
+        !(value[2].get<double>() <= kMaxPageZoom))
+      return "zoom: " + value.dump() +
+             " is not [x, y, factor]: a point of the frame in its pixels and a factor " + "from " +
+             number_text(kMinPageZoom) + " to " + number_text(kMaxPageZoom) + ", e.g. [640, 360, 1.25]";
+    command.kind = Command::Kind::Zoom;
+    command.factor = value[2].get<double>();
+    return "";
+  }
+  if (key == "pan" || key == "actual_size") {
+    if (!point_of(value, 2, command))
+      return key + ": " + value.dump() + " is not [x, y]: " +
+             (key == "pan" ? "an offset in the frame's pixels, e.g. [12, -4]"
+                           : "a point of the frame in its pixels, e.g. [640, 360]") +
+             ", each within " + number_text(kMaxPagePoint) + " of 0";
+    command.kind = key == "pan" ? Command::Kind::Pan : Command::Kind::ActualSize;
+    return "";
+  }
+  if (key == "hover") {
+    command.kind = Command::Kind::Hover;
+    command.on = !value.is_null();
+    if (value.is_null() || point_of(value, 2, command)) return "";
+    return "hover: " + value.dump() + " is not [x, y], a point of the frame in its pixels (each within " +
+           number_text(kMaxPagePoint) + " of 0), or null: off the frame";
+  }
+  if (key == "fit") {
+    if (value != true) return "fit: " + value.dump() + " is not true (fit takes nothing else)";
+    command.kind = Command::Kind::Fit;
+    return "";
+  }
+  if (key == "index") {
+    if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > kMaxStackIndex)
+      return "index: " + value.dump() + " is not a frame of a stack: a whole number from 0 to " +
+             std::to_string(kMaxStackIndex);
+    command.kind = Command::Kind::Index;
+    command.index = value.get<int>();
+    return "";
+  }
+  if (key == "control") {
+    const auto name = value.is_object() ? value.find("name") : value.end();
+    const auto set = value.is_object() ? value.find("value") : value.end();
+    const bool named = name != value.end() && name->is_string() && !name->get<std::string>().empty() &&
+                       name->get<std::string>().size() <= kMaxControlText;
+    const bool typed =
+        set != value.end() && ((set->is_number() && std::isfinite(set->get<double>())) || set->is_boolean() ||
+                               (set->is_string() && set->get<std::string>().size() <= kMaxControlText));
+    if (!value.is_object() || value.size() != 2 || !named || !typed)
+      return "control: " + value.dump() +
+             " is not {\"name\": NAME, \"value\": VALUE}: a control's name and a " +
+             "finite number (a slider), true or false (a checkbox; true: a button's press) or an option's "
+             "name " +
+             "(a choice), each text up to " + std::to_string(kMaxControlText) + " bytes";
+    command.kind = Command::Kind::Control;
+    command.name = name->get<std::string>();
+    if (set->is_number()) {
+      command.value = Command::Value::Number;
+      command.number = set->get<double>();
+    } else if (set->is_boolean()) {
+      command.value = Command::Value::Boolean;
+      command.on = set->get<bool>();
+    } else {
+      command.value = Command::Value::Text;
+      command.text = set->get<std::string>();
+    }
+    return "";
+  }
   using Kind = Command::Kind;
   if (const std::optional<Kind> kind = control_named(key); kind) {
     // The switches, true or false; and the actions, which are true or nothing.
@@ -245,7 +333,7 @@ bool ControlSettings::operator==(const ControlSettings& other) const {
          split_why_not == other.split_why_not && semaphores == other.semaphores &&
          semaphores_why_not == other.semaphores_why_not && graph == other.graph &&
          graph_why_not == other.graph_why_not && timing == other.timing && paused == other.paused &&
-         clock_s == other.clock_s;
+         clock_s == other.clock_s && colormap == other.colormap;
 }
 
 std::string control_table_json() {
@@ -359,7 +447,38 @@ std::string state_json(const AppState& app, const DeskStats& desk, bool with_not
         {"graph_why_not", set.graph_why_not},
         {"timing", set.timing},
         {"paused", set.paused},
-        {"clock_s", set.clock_s}};
+        {"clock_s", set.clock_s},
+        {"colormap", set.colormap}};
+  if (app.viewer) {
+    const ViewerTools& tools = *app.viewer;
+    nlohmann::json controls = nlohmann::json::array();
+    for (const ViewerControlState& control : tools.controls) {
+      nlohmann::json value = control.value;
+      if (control.kind == "checkbox") value = control.value != 0.0;
+      if (control.kind == "choice" && control.value >= 0 &&
+          control.value < static_cast<double>(control.options.size()))
+        value = control.options[static_cast<size_t>(control.value)];
+      controls.push_back({{"name", control.name},
+                          {"kind", control.kind},
+                          {"low", control.low},
+                          {"high", control.high},
+                          {"value", value},
+                          {"options", control.options}});
+    }
+    state["viewer"] = {{"fit", tools.fit},
+                       {"free", tools.free},
+                       {"origin", {tools.origin_x, tools.origin_y}},
+                       {"scale", {tools.scale_x, tools.scale_y}},
+                       {"image", {tools.image.width, tools.image.height}},
+                       {"cursor", tools.cursor ? nlohmann::json(*tools.cursor) : nlohmann::json()},
+                       {"readout", tools.readout},
+                       {"colorbar", tools.colorbar ? nlohmann::json{{"low", (*tools.colorbar)[0]},
+                                                                    {"high", (*tools.colorbar)[1]}}
+                                                   : nlohmann::json()},
+                       {"index", tools.index},
+                       {"frames", tools.frames},
+                       {"controls", controls}};
+  }
   if (with_notice) state["notice"] = app.notice;
   if (link)
     state["link"] = {{"quality", link->quality},

@@ -6,7 +6,11 @@
 //                 frames), {"compute_device":1}, {"split_copy":"host"}, {"semaphores":"binary"},
 //                 {"graph":true}, {"timing":false}, {"pause":true}, {"step":true}: the keys of the control
 //                 table (app/controls/controls.hpp) the page shows; several keys are several commands,
-//                 applied in their names' alphabetical order
+//                 applied in their names' alphabetical order. A Python viewer's page also sends, in the
+//                 frame's pixels: {"zoom":[x,y,factor]}, {"pan":[dx,dy]}, {"actual_size":[x,y]},
+//                 {"fit":true},
+//                 {"hover":[x,y]} or {"hover":null} (off the frame), {"index":3} (a stack's frame) and
+//                 {"control":{"name":"exposure","value":1.5}} (a number, true/false or an option's name)
 //   app -> page   text: the state (state_json: scene, modes with why each is unavailable, size, the map and
 //                 register flags, the CUDA devices, the filter, the doctor's report, the per-phase timings,
 //                 the desk's own phases, the frame's timeline; the source of the frames, the publishers it
@@ -37,6 +41,7 @@
 #include "interop/access.hpp"
 #include "kernels/postprocess.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -56,6 +61,15 @@ using Command = lab::Command;
 constexpr long long kMaxPagePixels = 7680LL * 4320;
 // The highest CUDA device ordinal a command may name (whether it exists is the app's to say).
 constexpr int kMaxCudaDevice = 63;
+// A Python viewer's page (the viewer commands of app/controls/controls.hpp): the points it sends lie within
+// this many pixels of the frame's corner (a drag may leave the frame; nothing is that far), one zoom command
+// zooms by a factor within these, a stack's frame is at most this index, a control's name or option at most
+// this many bytes.
+constexpr double kMaxPagePoint = 1e6;
+constexpr double kMinPageZoom = 1.0 / 64.0;
+constexpr double kMaxPageZoom = 64.0;
+constexpr long long kMaxStackIndex = 1LL << 30;
+constexpr size_t kMaxControlText = 256;
 // The page's name for unset flags: each resource's best.
 constexpr const char* kBestAccess = "best";
 
@@ -114,8 +128,36 @@ struct ControlSettings {
   bool timing = true;
   bool paused = false;
   double clock_s = 0.0;  // while paused, where the animation clock stopped (the scenes' time); else 0
+  // A Python viewer's colorbar (one-channel pictures): its colormap's 256 colours as "rrggbb" each, 1536 hex
+  // digits; "" without one. Here, not in ViewerTools, so that a page is sent it only when it changes.
+  std::string colormap;
   bool operator==(const ControlSettings& other) const;
   bool operator!=(const ControlSettings& other) const { return !(*this == other); }
+};
+
+// One of a Python viewer's caller's controls (python/viewer_controls.hpp), as the page builds its widget.
+struct ViewerControlState {
+  std::string name;
+  std::string kind;              // "slider", "checkbox", "button", "choice"
+  double low = 0.0, high = 1.0;  // a slider's range
+  double value = 0.0;  // a slider's number, a checkbox's 0 or 1, a button's presses, a choice's index
+  std::vector<std::string> options;  // a choice's
+};
+
+// What a Python viewer's page shows beside its frame (python/viewer.cpp): where the picture lies (the fit,
+// zoomed or panned, its scale), the readout of the pixel under the page's cursor, the colorbar's range, the
+// stack's frame and the caller's controls.
+struct ViewerTools {
+  std::string fit = "contain";  // python/viewer_view.hpp's fit_name
+  bool free = false;            // zoomed or panned away from the fit
+  double origin_x = 0.0, origin_y = 0.0, scale_x = 1.0,
+         scale_y = 1.0;                           // image point = (frame - origin) / scale
+  Extent image;                                   // the picture's size; empty: none
+  std::optional<std::array<int, 2>> cursor;       // the image pixel under the page's cursor
+  std::string readout;                            // the window panel's line for it
+  std::optional<std::array<double, 2>> colorbar;  // a one-channel picture's range: low, high
+  int index = 0, frames = 1;                      // the frame of a stack shown, of how many
+  std::vector<ViewerControlState> controls;
 };
 
 // What the app is showing, made by the frame loop after each frame it offers.
@@ -162,6 +204,8 @@ struct AppState {
   std::string path_reason;
   // The frame on one axis (app/timing/timeline.hpp); the desk adds its own lane (Desk::end_frame).
   FrameTimeline timeline;
+  // A Python viewer's tools on the page (state "viewer"); nullopt: the app's, which has none.
+  std::optional<ViewerTools> viewer;
 };
 
 // The desk's own numbers, added to each state message.

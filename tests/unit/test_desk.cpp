@@ -244,7 +244,24 @@ TEST(DeskCommandsTest, EveryControlOfTheTableReachesItsVerb) {
       {R"({"step":true})", [&] { return loop.steps == 1; }},
       {R"({"screenshot":true})", [&] { return loop.screenshots == 1; }},
   };
+  // A Python viewer's commands: the app's loop has no view, readout or caller's controls, and says so.
+  const std::vector<std::string> viewer_samples = {R"({"zoom":[10,20,1.25]})",
+                                                   R"({"pan":[3,-4]})",
+                                                   R"({"actual_size":[5,6]})",
+                                                   R"({"fit":true})",
+                                                   R"({"hover":[7,8]})",
+                                                   R"({"index":2})",
+                                                   R"({"control":{"name":"gain","value":0.5}})"};
   std::vector<Kind> covered;
+  for (const std::string& text : viewer_samples) {
+    const std::vector<lab::Command> commands = commands_of(text);
+    ASSERT_EQ(commands.size(), 1u) << text;
+    covered.push_back(commands[0].kind);
+    EXPECT_TRUE(lab::viewer_command(commands[0].kind)) << text;
+    const std::string key = lab::control_of(commands[0].kind).key;
+    EXPECT_EQ(lab::loop::apply_commands(loop, commands),
+              key + " refused: it is " + lab::control_of(commands[0].kind).not_on_panel);
+  }
   for (const auto& [text, holds] : samples) {
     const std::vector<lab::Command> commands = commands_of(text);
     ASSERT_EQ(commands.size(), 1u) << text;
@@ -269,6 +286,69 @@ TEST(DeskCommandsTest, TheSwitchesTakeTrueOrFalseAndTheActionsOnlyTrue) {
   EXPECT_EQ(lab::serve::parse_commands(R"({"semaphores":3})", commands),
             "semaphores: 3 is not a semaphore kind; choose timeline, binary");
   EXPECT_TRUE(commands.empty());
+}
+
+TEST(DeskCommandsTest, AViewersPageCommandsCarryTheirPointsFactorsAndValues) {
+  using Kind = lab::Command::Kind;
+  std::vector<lab::Command> commands;
+  ASSERT_EQ(lab::serve::parse_commands(R"({"zoom":[12.5,40,0.8]})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"pan":[-3,4.5]})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"actual_size":[1,2]})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"hover":[30,31]})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"hover":null})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"index":4})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"control":{"name":"gain","value":2.5}})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"control":{"name":"on","value":false}})", commands), "");
+  ASSERT_EQ(lab::serve::parse_commands(R"({"control":{"name":"cmap","value":"turbo"}})", commands), "");
+  ASSERT_EQ(commands.size(), 9u);
+  EXPECT_EQ(commands[0].kind, Kind::Zoom);
+  EXPECT_EQ(commands[0].x, 12.5);
+  EXPECT_EQ(commands[0].y, 40.0);
+  EXPECT_EQ(commands[0].factor, 0.8);
+  EXPECT_EQ(commands[1].kind, Kind::Pan);
+  EXPECT_EQ(commands[1].x, -3.0);
+  EXPECT_EQ(commands[1].y, 4.5);
+  EXPECT_EQ(commands[2].kind, Kind::ActualSize);
+  EXPECT_EQ(commands[2].x, 1.0);
+  EXPECT_EQ(commands[3].kind, Kind::Hover);
+  EXPECT_TRUE(commands[3].on);
+  EXPECT_EQ(commands[3].y, 31.0);
+  EXPECT_EQ(commands[4].kind, Kind::Hover);
+  EXPECT_FALSE(commands[4].on);
+  EXPECT_EQ(commands[5].index, 4);
+  EXPECT_EQ(commands[6].name, "gain");
+  EXPECT_EQ(commands[6].value, lab::Command::Value::Number);
+  EXPECT_EQ(commands[6].number, 2.5);
+  EXPECT_EQ(commands[7].value, lab::Command::Value::Boolean);
+  EXPECT_FALSE(commands[7].on);
+  EXPECT_EQ(commands[8].value, lab::Command::Value::Text);
+  EXPECT_EQ(commands[8].text, "turbo");
+}
+
+TEST(DeskCommandsTest, AViewersPageCommandsOfTheWrongShapeAreRefusedNamingTheForm) {
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {R"({"zoom":[1,2]})", "zoom: [1,2] is not [x, y, factor]"},
+      {R"({"zoom":[1,2,0]})", "a factor from 0.015625 to 64, e.g. [640, 360, 1.25]"},
+      {R"({"zoom":[1,2,100]})", "zoom: [1,2,100] is not [x, y, factor]"},
+      {R"({"zoom":[1e9,2,2]})", "is not [x, y, factor]: a point of the frame"},
+      {R"({"pan":"left"})", "pan: \"left\" is not [x, y]: an offset in the frame's pixels, e.g. [12, -4]"},
+      {R"({"actual_size":[1,"2"]})", "actual_size: [1,\"2\"] is not [x, y]: a point of the frame"},
+      {R"({"hover":[1]})", "hover: [1] is not [x, y], a point of the frame in its pixels"},
+      {R"({"fit":"cover"})", "fit: \"cover\" is not true (fit takes nothing else)"},
+      {R"({"index":-1})", "index: -1 is not a frame of a stack: a whole number from 0 to 1073741824"},
+      {R"({"index":1.5})", "index: 1.5 is not a frame of a stack"},
+      {R"({"control":{"name":"gain"}})",
+       "control: {\"name\":\"gain\"} is not {\"name\": NAME, \"value\": VALUE}"},
+      {R"({"control":{"name":"","value":1}})", "is not {\"name\": NAME, \"value\": VALUE}"},
+      {R"({"control":{"name":"gain","value":[1]}})", "a finite number (a slider), true or false"},
+      {R"({"control":["gain",1]})", "control: [\"gain\",1] is not {\"name\": NAME"},
+  };
+  for (const auto& [text, reason] : refused) {
+    std::vector<lab::Command> commands;
+    const std::string problem = lab::serve::parse_commands(text, commands);
+    EXPECT_NE(problem.find(reason), std::string::npos) << text << ": " << problem;
+    EXPECT_TRUE(commands.empty()) << text;
+  }
 }
 
 TEST(DeskCommandsTest, TheBlurRadiusChangesOnlyInTheScenesThatHaveOne) {

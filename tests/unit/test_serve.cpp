@@ -288,6 +288,66 @@ TEST(ServeProtocolTest, StateSaysWhatTheAppShows) {
   EXPECT_EQ(state["filters"].size(), std::size(kernels::kFilterNames));
 }
 
+TEST(ServeProtocolTest, AViewersStateCarriesItsToolsAndTheAppsHasNone) {
+  lab::serve::AppState app;
+  EXPECT_FALSE(
+      nlohmann::json::parse(lab::serve::state_json(app, lab::serve::DeskStats{})).contains("viewer"));
+  lab::serve::AppState viewer;
+  viewer.source = "viewer";
+  lab::serve::ViewerTools tools;
+  tools.fit = "cover";
+  tools.free = true;
+  tools.origin_x = -10.5;
+  tools.scale_x = tools.scale_y = 2.5;
+  tools.image = {64, 32};
+  tools.cursor = std::array<int, 2>{3, 4};
+  tools.readout = "x 3  y 4  0.25";
+  tools.colorbar = std::array<double, 2>{-1.0, 7.5};
+  tools.index = 2;
+  tools.frames = 5;
+  tools.controls = {{"gain", "slider", 0.0, 4.0, 1.5, {}},
+                    {"on", "checkbox", 0.0, 1.0, 1.0, {}},
+                    {"reset", "button", 0.0, 1.0, 3.0, {}},
+                    {"cmap", "choice", 0.0, 1.0, 1.0, {"gray", "turbo"}}};
+  viewer.viewer = tools;
+  viewer.settings.colormap = std::string(1536, 'f');
+  const nlohmann::json state = nlohmann::json::parse(lab::serve::state_json(viewer, lab::serve::DeskStats{}));
+  const nlohmann::json& shown = state["viewer"];
+  EXPECT_EQ(shown["fit"], "cover");
+  EXPECT_EQ(shown["free"], true);
+  EXPECT_EQ(shown["origin"], nlohmann::json::array({-10.5, 0.0}));
+  EXPECT_EQ(shown["scale"], nlohmann::json::array({2.5, 2.5}));
+  EXPECT_EQ(shown["image"], nlohmann::json::array({64, 32}));
+  EXPECT_EQ(shown["cursor"], nlohmann::json::array({3, 4}));
+  EXPECT_EQ(shown["readout"], "x 3  y 4  0.25");
+  EXPECT_EQ(shown["colorbar"]["low"], -1.0);
+  EXPECT_EQ(shown["colorbar"]["high"], 7.5);
+  EXPECT_EQ(shown["index"], 2);
+  EXPECT_EQ(shown["frames"], 5);
+  ASSERT_EQ(shown["controls"].size(), 4u);
+  // Each value typed as the page sends it back: a number, true or false, presses, an option's name.
+  EXPECT_EQ(shown["controls"][0]["value"], 1.5);
+  EXPECT_EQ(shown["controls"][0]["high"], 4.0);
+  EXPECT_EQ(shown["controls"][1]["value"], true);
+  EXPECT_EQ(shown["controls"][2]["value"], 3.0);
+  EXPECT_EQ(shown["controls"][3]["value"], "turbo");
+  EXPECT_EQ(shown["controls"][3]["options"], nlohmann::json::array({"gray", "turbo"}));
+  EXPECT_EQ(state["settings"]["colormap"].get<std::string>().size(), 1536u);
+  // Off the picture, no cursor; no colorbar for three or four channels.
+  viewer.viewer->cursor.reset();
+  viewer.viewer->colorbar.reset();
+  const nlohmann::json off = nlohmann::json::parse(lab::serve::state_json(viewer, lab::serve::DeskStats{}));
+  EXPECT_TRUE(off["viewer"]["cursor"].is_null());
+  EXPECT_TRUE(off["viewer"]["colorbar"].is_null());
+  // The colormap is a setting: a state without the settings (unchanged since the last) leaves it out.
+  const nlohmann::json without =
+      nlohmann::json::parse(lab::serve::state_json(viewer, lab::serve::DeskStats{}, true, nullptr, false));
+  EXPECT_FALSE(without.contains("settings"));
+  lab::serve::ControlSettings other = viewer.settings;
+  other.colormap = std::string(1536, '0');
+  EXPECT_NE(other, viewer.settings);
+}
+
 TEST(ServeProtocolTest, StateCarriesTheControlsThePageShows) {
   lab::serve::AppState app;
   app.cuda_device = 1;
