@@ -104,7 +104,8 @@ int run_desk_bench(const lab::Options& options) {
         read_back_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
         return before ? std::optional<lab::serve::BenchFrame>({before->frame, std::move(before->image),
-                                                               before->way, std::move(before->stripe_hashes)})
+                                                               before->way, std::move(before->stripe_hashes),
+                                                               std::vector<lab::StepTime>()})
                       : std::nullopt;
       }));
     } else {
@@ -112,7 +113,8 @@ int run_desk_bench(const lab::Options& options) {
       what =
           std::string("OpenGL (") + app.platform().description() + "), mode " + lab::to_string(app.mode_id());
       // As GL's desk reads: the frame before, collected, then this one's read begun (app/gl/frame_read.hpp);
-      // the read-back's time is both, as the desk's read-back phase is.
+      // the read-back's time is both, as the desk's read-back phase is, and so are its steps.
+      app.renderer().set_read_back_steps(true);
       cases.push_back(lab::serve::bench_desk(extent, frames, [&](long long, double& read_back_ms) {
         app.render_frame();
         const auto started = std::chrono::steady_clock::now();
@@ -121,8 +123,10 @@ int run_desk_bench(const lab::Options& options) {
                                         app.frame_index() - 1);
         read_back_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        std::vector<lab::StepTime> steps = app.renderer().take_read_back_steps();
         return before ? std::optional<lab::serve::BenchFrame>({before->frame, std::move(before->image),
-                                                               before->way, std::move(before->stripe_hashes)})
+                                                               before->way, std::move(before->stripe_hashes),
+                                                               std::move(steps)})
                       : std::nullopt;
       }));
     }

@@ -56,9 +56,11 @@ void CudaFrameReadBack::begin(const CudaFrameSource& source, Extent extent, long
                            " is still being read; collect it with end() first");
   if (extent.empty()) throw std::logic_error("gl::CudaFrameReadBack::begin: a 0x0 frame has nothing to read");
   if (!source.has_frame()) throw std::logic_error("gl::CudaFrameReadBack::begin: no frame to read");
+  m_steps.start();
   std::optional<interop::ScopedDevice> on_device;
   if (source.device >= 0) on_device.emplace(source.device);
   ensure_buffers(extent, source.device);
+  m_steps.lap(kBuffers);
   auto* top_first = static_cast<uint8_t*>(m_top_first.data());
   auto* hashes = static_cast<uint64_t*>(m_hashes.data());
   // The frame top row first into m_top_first, its stripe hashes into m_hashes.
@@ -75,38 +77,50 @@ void CudaFrameReadBack::begin(const CudaFrameSource& source, Extent extent, long
   if (!source.registered) {
     // Memory CUDA holds: read in stream order after the frame's kernels, nothing to map.
     flip_and_hash(source.linear ? static_cast<const uint8_t*>(source.pointer) : nullptr, source.array);
+    m_steps.lap(kLaunch);
   } else {
-    // Read-only for this map (the mode's may be write-discard, which promises CUDA will not read); the
-    // mode's flags are back before its next map, also when the copy throws.
+    // Flags that let CUDA read for this map (the mode's may be write-discard, which promises CUDA will not
+    // read); the mode's flags are back before its next map, also when the copy throws.
     struct MapFlags {
       cudaGraphicsResource_t resource;
       unsigned int restore;
-      MapFlags(cudaGraphicsResource_t registered, unsigned int flags) : resource(registered), restore(flags) {
-        if (restore != cudaGraphicsMapFlagsReadOnly)
-          INTEROP_CUDA_CHECK(cudaGraphicsResourceSetMapFlags(resource, cudaGraphicsMapFlagsReadOnly));
+      unsigned int read;
+      MapFlags(cudaGraphicsResource_t registered, unsigned int flags)
+          : resource(registered), restore(flags), read(read_back_map_flags(flags)) {
+        if (read != restore) INTEROP_CUDA_CHECK(cudaGraphicsResourceSetMapFlags(resource, read));
       }
       ~MapFlags() {
-        if (restore != cudaGraphicsMapFlagsReadOnly)
-          INTEROP_CUDA_REPORT(cudaGraphicsResourceSetMapFlags(resource, restore));
+        if (read != restore) INTEROP_CUDA_REPORT(cudaGraphicsResourceSetMapFlags(resource, restore));
       }
       MapFlags(const MapFlags&) = delete;
       MapFlags& operator=(const MapFlags&) = delete;
-    } read_only(source.registered, source.map_flags);
-    interop::ScopedMap mapped({source.registered}, source.stream);
-    if (source.linear) {
-      const interop::MappedPointer pointer = mapped.pointer(0);
-      const size_t needed =
-          source.pitch * static_cast<size_t>(extent.height - 1) + static_cast<size_t>(extent.width) * 4;
-      if (pointer.size < needed)
-        throw std::logic_error("gl::CudaFrameReadBack::begin: the mapped buffer holds " +
-                               std::to_string(pointer.size) + " bytes, the " +
-                               size_text(extent.width, extent.height) + " frame needs " +
-                               std::to_string(needed));
-      flip_and_hash(static_cast<const uint8_t*>(pointer.data), nullptr);
-    } else {
-      flip_and_hash(nullptr, mapped.array(0));
+    };
+    {
+      const MapFlags readable(source.registered, source.map_flags);
+      if (readable.read != readable.restore) m_steps.lap(kFlagsReadOnly);
+      interop::ScopedMap mapped({source.registered}, source.stream);
+      const uint8_t* linear = nullptr;
+      cudaArray_t array = nullptr;
+      if (source.linear) {
+        const interop::MappedPointer pointer = mapped.pointer(0);
+        const size_t needed =
+            source.pitch * static_cast<size_t>(extent.height - 1) + static_cast<size_t>(extent.width) * 4;
+        if (pointer.size < needed)
+          throw std::logic_error("gl::CudaFrameReadBack::begin: the mapped buffer holds " +
+                                 std::to_string(pointer.size) + " bytes, the " +
+                                 size_text(extent.width, extent.height) + " frame needs " +
+                                 std::to_string(needed));
+        linear = static_cast<const uint8_t*>(pointer.data);
+      } else {
+        array = mapped.array(0);
+      }
+      m_steps.lap(kMap);
+      flip_and_hash(linear, array);
+      m_steps.lap(kLaunch);
+      mapped.unmap();  // GL may use the frame again: what follows reads the read-back's own memory
+      m_steps.lap(kUnmap);
     }
-    mapped.unmap();  // GL may use the frame again: what follows reads the read-back's own memory
+    if (read_back_map_flags(source.map_flags) != source.map_flags) m_steps.lap(kFlagsBack);
   }
   // Straight into a page-locked frame nobody holds (the desk's server lets the frames it sent go back).
   std::shared_ptr<Image> frame;
@@ -116,11 +130,13 @@ void CudaFrameReadBack::begin(const CudaFrameSource& source, Extent extent, long
     throw_out_of_memory("reading back the " + size_text(extent.width, extent.height) + " frame",
                         static_cast<size_t>(extent.width) * extent.height * 4);
   }
+  m_steps.lap(kPool);
   INTEROP_CUDA_CHECK(cudaMemcpyAsync(frame->rgba.data(), top_first, frame->rgba.size(),
                                      cudaMemcpyDeviceToHost, source.stream));
   INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_host_hashes.data(), hashes, m_host_hashes.size(),
                                      cudaMemcpyDeviceToHost, source.stream));
   INTEROP_CUDA_CHECK(cudaEventRecord(m_copied->get(), source.stream));
+  m_steps.lap(kCopies);
   m_frame = std::move(frame);
   m_extent = extent;
   m_frame_index = index;
@@ -130,13 +146,16 @@ void CudaFrameReadBack::begin(const CudaFrameSource& source, Extent extent, long
 std::optional<FrameRead> CudaFrameReadBack::end() {
   if (!m_pending) return std::nullopt;
   m_pending = false;
+  m_steps.start();
   INTEROP_CUDA_CHECK(cudaEventSynchronize(m_copied->get()));
+  m_steps.lap(kWait);
   FrameRead read;
   read.frame = m_frame_index;
   read.way = "CUDA";
   read.image = std::move(m_frame);  // already top row first: nothing to copy
   const auto* hashes = static_cast<const uint64_t*>(m_host_hashes.data());
   read.stripe_hashes.assign(hashes, hashes + m_host_hashes.size() / sizeof(uint64_t));
+  m_steps.lap(kHashesOut);
   return read;
 }
 

@@ -1,6 +1,7 @@
 // app/gl/cuda_frame_read.hpp — the desk's read-back of a frame CUDA already sees (the GL modes interop,
 // pbo, split and buffer, which hold the frame's resource registered with CUDA): begin() maps the mode's own
-// registration on the frame's stream (after the mode has unmapped it: a resource is never mapped twice),
+// registration on the frame's stream (after the mode has unmapped it: a resource is never mapped twice; set
+// read-only for it only where the mode maps write-discard, which forbids reading),
 // turns the frame top row first and hashes its stripes (kernels/stripe_hash.hpp) in one kernel into device
 // memory, unmaps, and queues the copy into page-locked host memory; end(), a frame later, waits for that
 // copy (by then long done) and hands the picture over with its stripe hashes. The copy lands in a pooled
@@ -13,6 +14,7 @@
 #include "app/core/vocabulary.hpp"
 #include "app/image/frame_pool.hpp"
 #include "app/image/frame_read.hpp"
+#include "app/timing/step_laps.hpp"
 #include "interop/memory.hpp"
 #include "interop/stream.hpp"
 
@@ -20,6 +22,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 namespace lab::gl {
 
@@ -33,7 +36,8 @@ struct CudaFrameSource {
   // allocated, which GL imported): a texture's array, or (`linear`) a pointer with rows `pitch` bytes apart.
   cudaArray_t array = nullptr;
   const void* pointer = nullptr;
-  // Its map flags (cudaGraphicsMapFlags*): the read-back maps it read-only, then puts these back.
+  // Its map flags (cudaGraphicsMapFlags*): the read-back maps with read_back_map_flags(map_flags), then
+  // puts these back.
   unsigned int map_flags = cudaGraphicsMapFlagsNone;
   bool linear = false;
   size_t pitch = 0;
@@ -42,6 +46,14 @@ struct CudaFrameSource {
 
   bool has_frame() const { return registered != nullptr || array != nullptr || pointer != nullptr; }
 };
+
+// The map flags the read-back maps a registration with whose mode maps it with `mode_flags`: the mode's own
+// where they let CUDA read (none, read-only), so that nothing is set per frame; read-only in place of
+// write-discard, which promises CUDA will not read.
+inline unsigned int read_back_map_flags(unsigned int mode_flags) {
+  if (mode_flags == cudaGraphicsMapFlagsWriteDiscard) return cudaGraphicsMapFlagsReadOnly;
+  return mode_flags;
+}
 
 class CudaFrameReadBack {
  public:
@@ -55,8 +67,30 @@ class CudaFrameReadBack {
   // begun.
   std::optional<FrameRead> end();
   bool pending() const { return m_pending; }
+  // Each step's host time in end() and begin() (off unless --bench --serve turns it on): take() lists
+  // those that ran since the last take().
+  StepLaps& steps() { return m_steps; }
 
  private:
+  // m_steps' steps, in the order a frame loop runs them: the collect of the frame before, then this one's.
+  enum Step : size_t {
+    kWait,
+    kHashesOut,
+    kBuffers,
+    kFlagsReadOnly,
+    kMap,
+    kLaunch,
+    kUnmap,
+    kFlagsBack,
+    kPool,
+    kCopies,
+  };
+  StepLaps m_steps{{"end: cudaEventSynchronize (copy done)", "end: stripe hashes out",
+                    "begin: device, buffers", "begin: SetMapFlags read-only",
+                    "begin: MapResources + array/pointer", "begin: flip + hash kernel launch",
+                    "begin: UnmapResources", "begin: SetMapFlags back", "begin: frame from the pool",
+                    "begin: 2 cudaMemcpyAsync + EventRecord"}};
+
   void ensure_buffers(Extent extent, int device);
 
   interop::DeviceBuffer m_scratch;    // a texture's array, linear (bottom-first)

@@ -26,6 +26,7 @@ void FrameReadBack::begin(Extent extent, long long frame, const Copy& copy) {
     throw std::logic_error("gl::FrameReadBack::begin: frame " + std::to_string(m_frame) +
                            " is still being read; collect it with end() first");
   if (extent.empty()) throw std::logic_error("gl::FrameReadBack::begin: a 0x0 frame has nothing to read");
+  m_steps.start();
   const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;
   if (bytes != m_bytes) {
     m_buffer = GlBuffer();  // unmapped by its deletion
@@ -39,22 +40,26 @@ void FrameReadBack::begin(Extent extent, long long frame, const Copy& copy) {
       throw_out_of_memory(
           "mapping the " + size_text(extent.width, extent.height) + " frame's read-back buffer", bytes);
     m_bytes = bytes;
+    m_steps.lap(kBuffer);
   }
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
   copy(m_buffer.get());
   INTEROP_GL_CHECK("the frame's copy into its read-back buffer");
+  m_steps.lap(kCopy);
   // Writes into a persistently mapped buffer become visible to the host only after this barrier and the
   // fence that follows it.
   glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
   m_fence.reset(glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0));
   INTEROP_GL_CHECK("glFenceSync(frame read-back)");
   glFlush();  // the copy starts now, while the next frame is being made
+  m_steps.lap(kFence);
   m_extent = extent;
   m_frame = frame;
 }
 
 std::optional<FrameRead> FrameReadBack::end() {
   if (!m_fence) return std::nullopt;
+  m_steps.start();
   while (true) {
     const GLenum waited = glClientWaitSync(m_fence.get(), GL_SYNC_FLUSH_COMMANDS_BIT, kFenceWaitNs);
     if (waited == GL_ALREADY_SIGNALED || waited == GL_CONDITION_SATISFIED) break;
@@ -65,6 +70,7 @@ std::optional<FrameRead> FrameReadBack::end() {
     }
   }
   m_fence.reset();
+  m_steps.lap(kWait);
   FrameRead read;
   read.frame = m_frame;
   read.way = "PBO";
@@ -74,12 +80,14 @@ std::optional<FrameRead> FrameReadBack::end() {
   } catch (const std::bad_alloc&) {
     throw_out_of_memory("reading back the " + size_text(m_extent.width, m_extent.height) + " frame", m_bytes);
   }
+  m_steps.lap(kPool);
   // GL's rows are bottom first, an Image's top first: flipped in the one copy out of mapped memory.
   const size_t row = static_cast<size_t>(m_extent.width) * 4;
   const auto* source = static_cast<const uint8_t*>(m_mapped);
   for (int y = 0; y < m_extent.height; ++y)
     std::memcpy(image->rgba.data() + row * static_cast<size_t>(y),
                 source + row * static_cast<size_t>(m_extent.height - 1 - y), row);
+  m_steps.lap(kRows);
   read.image = std::move(image);
   return read;
 }

@@ -11,6 +11,7 @@
 #include "app/image/frame_pool.hpp"
 #include "app/image/frame_read.hpp"
 #include "app/image/image_io.hpp"
+#include "app/timing/step_laps.hpp"
 
 #include <glad/gl.h>
 
@@ -39,8 +40,16 @@ class FrameReadBack {
   // The read begun last, once GL has done it (waits on its fence); nullopt when none is begun.
   std::optional<FrameRead> end();
   bool pending() const { return m_fence != nullptr; }
+  // Each step's host time in end() and begin() (off unless --bench --serve turns it on): take() lists
+  // those that ran since the last take().
+  StepLaps& steps() { return m_steps; }
 
  private:
+  // m_steps' steps, in the order a frame loop runs them: the collect of the frame before, then this one's.
+  enum Step : size_t { kWait, kPool, kRows, kBuffer, kCopy, kFence };
+  StepLaps m_steps{{"end: glClientWaitSync (copy done)", "end: frame from the pool",
+                    "end: rows out of mapped memory", "begin: pack buffer made", "begin: GL copy queued",
+                    "begin: barrier, fence, glFlush"}};
   struct SyncDeleter {
     void operator()(GLsync fence) const { glDeleteSync(fence); }
   };

@@ -399,6 +399,12 @@ std::optional<FrameRead> Renderer::end_read_frame() {
   return m_read_back.end();
 }
 
+std::vector<StepTime> Renderer::take_read_back_steps() {
+  std::vector<StepTime> steps = m_cuda_read_back.steps().take();
+  for (StepTime& step : m_read_back.steps().take()) steps.push_back(std::move(step));
+  return steps;
+}
+
 void Renderer::begin_read_frame(const DrawPlan& plan, Extent extent, long long frame) {
   if (m_read_back.pending() || m_cuda_read_back.pending())
     throw std::logic_error("gl::Renderer::begin_read_frame: frame " + std::to_string(frame) +

@@ -133,6 +133,13 @@ class Renderer {
     begin_read_frame(plan, m_platform.framebuffer_extent(), frame);
   }
   std::optional<FrameRead> end_read_frame();
+  // Host-clock steps of the read-backs' begin and end (CUDA's and GL's), for --bench --serve: off unless
+  // set on; take_read_back_steps() lists the steps that ran since it was last called.
+  void set_read_back_steps(bool on) {
+    m_read_back.steps().set_enabled(on);
+    m_cuda_read_back.steps().set_enabled(on);
+  }
+  std::vector<StepTime> take_read_back_steps();
   // How begin_read_frame reads `plan`'s frame at `extent` now: "CUDA" or "PBO".
   const char* read_way(const DrawPlan& plan, Extent extent) const {
     return cuda_frame_source(plan, extent) ? "CUDA" : "PBO";

@@ -6,16 +6,20 @@
 #include "app/serve/link_bench.hpp"
 #include "app/serve/protocol.hpp"
 #include "app/serve/server.hpp"
+#include "app/timing/statistics.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace lab::serve {
 
@@ -73,7 +77,45 @@ double seconds_between(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
 
+StepStats stats_of(const std::string& name, const std::vector<double>& samples) {
+  StepStats stats;
+  stats.name = name;
+  stats.frames = samples.size();
+  if (samples.empty()) return stats;
+  std::vector<double> sorted = samples;
+  std::sort(sorted.begin(), sorted.end());
+  stats.median_ms = percentile_of_sorted(sorted, 0.5);
+  stats.p90_ms = percentile_of_sorted(sorted, 0.9);
+  stats.max_ms = sorted.back();
+  return stats;
+}
+
 }  // namespace
+
+std::vector<StepStats> step_stats(const std::vector<std::pair<double, std::vector<StepTime>>>& frames) {
+  std::vector<std::string> names;  // in the order they first ran
+  std::vector<std::vector<double>> samples;
+  std::vector<double> outside;
+  for (const auto& [read_back_ms, steps] : frames) {
+    if (steps.empty()) continue;
+    double in_steps = 0;
+    for (const StepTime& step : steps) {
+      const auto named = std::find(names.begin(), names.end(), step.name);
+      const size_t row = static_cast<size_t>(named - names.begin());
+      if (named == names.end()) {
+        names.push_back(step.name);
+        samples.emplace_back();
+      }
+      samples[row].push_back(step.ms);
+      in_steps += step.ms;
+    }
+    outside.push_back(read_back_ms - in_steps);
+  }
+  std::vector<StepStats> rows;
+  for (size_t i = 0; i < names.size(); ++i) rows.push_back(stats_of(names[i], samples[i]));
+  if (!outside.empty()) rows.push_back(stats_of(kOutsideSteps, outside));
+  return rows;
+}
 
 DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& render) {
   ServerOptions options;
@@ -87,6 +129,8 @@ DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& ren
   const Clock::time_point start = Clock::now();
   long long rendered = 0;
   std::string way;
+  std::vector<std::pair<double, std::vector<StepTime>>> steps;  // each frame's read-back and its steps
+  std::vector<double> offers_ms;                                // each frame's hand-over to the server
   for (long long offered = -1; offered < frames - 1; ++rendered) {
     // A read-back lags by a frame at most: a callback that lags more never delivers the last frame.
     if (rendered > frames + 1)
@@ -95,6 +139,7 @@ DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& ren
     double read_back_ms = 0;
     std::optional<BenchFrame> frame = render(rendered, read_back_ms);
     if (!frame) continue;
+    const Clock::time_point offering = Clock::now();
     server.add_read_back_ms(read_back_ms);
     AppState state;
     state.frame = frame->index;
@@ -102,6 +147,8 @@ DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& ren
     offered = frame->index;
     way = frame->way;
     server.offer_frame(std::move(frame->image), std::move(state), std::move(frame->stripe_hashes));
+    offers_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - offering).count());
+    steps.emplace_back(read_back_ms, std::move(frame->read_back_steps));
   }
   const Clock::time_point rendered_at = Clock::now();
   // The last frame offered is always encoded and sent (nothing newer replaces it).
@@ -120,11 +167,83 @@ DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& ren
   result.encode_ms = stats.phases[1].median_ms;
   result.send_ms = stats.phases[2].median_ms;
   result.read_back_way = way;
+  result.read_back_steps = step_stats(steps);
+  if (!result.read_back_steps.empty()) result.read_back_steps.push_back(stats_of(kOfferStep, offers_ms));
   result.jpeg_kib = client.frames ? static_cast<double>(client.frame_bytes) / client.frames / 1024.0 : 0;
   result.link =
       std::make_shared<const LinkBenchCase>(bench_desk_link(size, kLinkBitsPerS, kLinkFps, rendered, render));
   return result;
 }
+
+namespace {
+
+// The read-back's steps of every size that has them: a row per step (in the order they first ran), a column
+// per size, each cell "median / p90 / max" ms a frame; "-" where a size did not run the step.
+std::string read_back_steps_table(const std::vector<DeskBenchCase>& cases) {
+  std::vector<const DeskBenchCase*> timed;
+  std::vector<std::string> names;
+  for (const DeskBenchCase& result : cases) {
+    if (result.read_back_steps.empty()) continue;
+    timed.push_back(&result);
+    for (const StepStats& step : result.read_back_steps)
+      if (std::find(names.begin(), names.end(), step.name) == names.end()) names.push_back(step.name);
+  }
+  if (timed.empty()) return "";
+  // The rows bench_desk adds go last, whatever order the sizes' own steps came in.
+  for (const char* added : {kOutsideSteps, kOfferStep}) {
+    const auto named = std::find(names.begin(), names.end(), added);
+    if (named != names.end()) {
+      names.erase(named);
+      names.emplace_back(added);
+    }
+  }
+  size_t label = std::string("read ms (the table's median)").size();
+  for (const std::string& name : names) label = std::max(label, name.size());
+  const int width = static_cast<int>(label);
+  constexpr int kCell = 26;
+  char cell[128];
+  const auto end_line = [](std::string& text) {
+    text.erase(text.find_last_not_of(' ') + 1);
+    text += '\n';
+  };
+  std::string table = "read-back steps on the loop's thread, host clock, ms a frame: median / p90 / max\n";
+  std::snprintf(cell, sizeof cell, "%-*s", width, "step");
+  table += cell;
+  for (const DeskBenchCase* result : timed) {
+    std::snprintf(cell, sizeof cell, "  %-*s", kCell,
+                  (size_text(result->size.width, result->size.height) + " (" +
+                   (result->read_back_way.empty() ? "-" : result->read_back_way) + ")")
+                      .c_str());
+    table += cell;
+  }
+  end_line(table);
+  for (const std::string& name : names) {
+    std::snprintf(cell, sizeof cell, "%-*s", width, name.c_str());
+    table += cell;
+    for (const DeskBenchCase* result : timed) {
+      const auto step = std::find_if(result->read_back_steps.begin(), result->read_back_steps.end(),
+                                     [&](const StepStats& each) { return each.name == name; });
+      std::string text = "-";
+      if (step != result->read_back_steps.end()) {
+        std::snprintf(cell, sizeof cell, "%.3f / %.3f / %.3f", step->median_ms, step->p90_ms, step->max_ms);
+        text = cell;
+      }
+      std::snprintf(cell, sizeof cell, "  %-*s", kCell, text.c_str());
+      table += cell;
+    }
+    end_line(table);
+  }
+  std::snprintf(cell, sizeof cell, "%-*s", width, "read ms (the table's median)");
+  table += cell;
+  for (const DeskBenchCase* result : timed) {
+    std::snprintf(cell, sizeof cell, "  %-*.3f", kCell, result->read_back_ms);
+    table += cell;
+  }
+  end_line(table);
+  return table;
+}
+
+}  // namespace
 
 std::string desk_bench_table(const std::vector<DeskBenchCase>& cases, const std::string& what) {
   std::string table =
@@ -142,6 +261,7 @@ std::string desk_bench_table(const std::vector<DeskBenchCase>& cases, const std:
                   result.send_ms, result.jpeg_kib);
     table += line;
   }
+  table += read_back_steps_table(cases);
   std::vector<LinkBenchCase> links;
   for (const DeskBenchCase& result : cases)
     if (result.link) links.push_back(*result.link);

@@ -1,22 +1,40 @@
 // app/serve/desk_bench.hpp — `interop-lab --bench --serve`: what the browser desk delivers. For each size,
 // the app's frames are rendered and read back as the desk's loop does, offered to a desk server on a free
 // loopback port, and read by a local WebSocket client as fast as it can: frames per second delivered to the
-// client, and the read-back, encode and send milliseconds per frame (medians). No frame-rate cap.
+// client, and the read-back, encode and send milliseconds per frame (medians). No frame-rate cap. Where the
+// read-back says its steps (GL's: app/gl/cuda_frame_read.hpp, app/gl/frame_read.hpp), a second table says
+// where its milliseconds on the loop's thread go.
 #pragma once
 
 #include "app/core/vocabulary.hpp"
 #include "app/image/image_io.hpp"
+#include "app/timing/step_laps.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lab::serve {
 
 struct LinkBenchCase;  // app/serve/link_bench.hpp
+
+// One row of the read-back's steps: its host time per frame over the frames it ran in.
+struct StepStats {
+  std::string name;
+  double median_ms = 0, p90_ms = 0, max_ms = 0;
+  size_t frames = 0;
+};
+
+// The rows bench_desk adds to the read-back's own steps: the read-back's time in none of them (the
+// renderer's choice of a source, the calls between the steps), and the hand-over to the server after it (not
+// in the read-back's time).
+constexpr const char* kOutsideSteps = "(read ms in no step above)";
+constexpr const char* kOfferStep = "after: offer_frame to the server";
 
 struct DeskBenchCase {
   Extent size;
@@ -30,6 +48,9 @@ struct DeskBenchCase {
   // and scale the desk chose (app/serve/link_bench.hpp).
   std::shared_ptr<const LinkBenchCase> link;
   std::string read_back_way;  // how the frames were read back ("CUDA", "PBO"; "" where an API has one way)
+  // The read-back's steps on the loop's thread, in the order they first ran, then kOutsideSteps and
+  // kOfferStep; empty where the read-back says no steps (Vulkan's).
+  std::vector<StepStats> read_back_steps;
 };
 
 // A frame read back (top row first) and the index of the frame it is.
@@ -38,6 +59,9 @@ struct BenchFrame {
   std::shared_ptr<const Image> image;   // FrameRead's: never null
   std::string way;                      // FrameRead's: how it was read back
   std::vector<uint64_t> stripe_hashes;  // FrameRead's: its GPU stripe hashes, passed on to the server
+  // The read-back's steps in the render call that returned this frame (its collect, and the next frame's
+  // read begun), on the host clock; empty where it says none.
+  std::vector<StepTime> read_back_steps;
 };
 
 // Renders frame `index` and returns a frame read back, setting `read_back_ms` to what reading it back cost:
@@ -49,7 +73,12 @@ using RenderAndRead = std::function<std::optional<BenchFrame>(long long index, d
 // cannot connect or the stream breaks.
 DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& render);
 
-// The table --bench --serve prints.
+// The steps of `frames` (each frame's, with what its whole read-back took) as rows: each step's median, p90
+// and largest time over the frames it ran in, in the order the steps first ran, then kOutsideSteps (each
+// frame's read-back time less its steps'). No rows where no frame has steps.
+std::vector<StepStats> step_stats(const std::vector<std::pair<double, std::vector<StepTime>>>& frames);
+
+// The table --bench --serve prints, and under it the read-back's steps per size where there are some.
 std::string desk_bench_table(const std::vector<DeskBenchCase>& cases, const std::string& what);
 
 }  // namespace lab::serve

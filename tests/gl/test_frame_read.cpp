@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -87,6 +89,57 @@ TEST(FrameRead, FollowsAResizeAndRefusesASecondReadInFlight) {
   EXPECT_EQ(read->image->rgba, resized.rgba);
   EXPECT_EQ(lab::compare_images(*read->image, labtest::expected_pattern_frame(200, 90, 2), 0).pixels_over,
             0u);
+}
+
+// --bench --serve's breakdown of the read-back: off (the desk's loop), nothing is timed; on, the collect's
+// steps and the next read's, in the order they ran, each read's own. The frames read are the same.
+TEST(FrameRead, TheStepsAreTimedOnlyWhenAskedAndSayWhatRan) {
+  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 128, 64));
+  const lab::Extent extent = app.platform().framebuffer_extent();
+  labtest::render(app, 1);
+  app.renderer().begin_read_frame(app.plan(), extent, 1);
+  ASSERT_TRUE(app.renderer().end_read_frame().has_value());
+  EXPECT_TRUE(app.renderer().take_read_back_steps().empty()) << "timed without being asked";
+
+  app.renderer().set_read_back_steps(true);
+  const lab::Image frame_2 = labtest::render(app, 2);
+  app.renderer().begin_read_frame(app.plan(), extent, 2);
+  const auto names = [](const std::vector<lab::StepTime>& steps) {
+    std::vector<std::string> listed;
+    for (const lab::StepTime& step : steps) {
+      EXPECT_GE(step.ms, 0.0) << step.name;
+      listed.push_back(step.name);
+    }
+    return listed;
+  };
+  EXPECT_EQ(names(app.renderer().take_read_back_steps()),
+            (std::vector<std::string>{"begin: GL copy queued", "begin: barrier, fence, glFlush"}))
+      << "the buffer of this size was made before steps were asked for";
+  labtest::render(app, 3);
+  const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->image->rgba, frame_2.rgba);
+  EXPECT_EQ(names(app.renderer().take_read_back_steps()),
+            (std::vector<std::string>{"end: glClientWaitSync (copy done)", "end: frame from the pool",
+                                      "end: rows out of mapped memory"}));
+  app.resize({64, 32});  // a new size makes a new pack buffer
+  labtest::render(app, 4);
+  app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 4);
+  EXPECT_EQ(names(app.renderer().take_read_back_steps()).front(), "begin: pack buffer made");
+  ASSERT_TRUE(app.renderer().end_read_frame().has_value());
+  app.renderer().set_read_back_steps(false);
+  labtest::render(app, 5);
+  app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 5);
+  ASSERT_TRUE(app.renderer().end_read_frame().has_value());
+  EXPECT_TRUE(app.renderer().take_read_back_steps().empty());
+}
+
+// The map flags CUDA's read-back maps a mode's registration with (app/gl/cuda_frame_read.hpp): the mode's
+// own where they let CUDA read, so that nothing is set per frame; read-only for write-discard only.
+TEST(FrameRead, CudasReadBackSetsMapFlagsOnlyWhereTheModesForbidReading) {
+  EXPECT_EQ(lab::gl::read_back_map_flags(cudaGraphicsMapFlagsWriteDiscard), cudaGraphicsMapFlagsReadOnly);
+  EXPECT_EQ(lab::gl::read_back_map_flags(cudaGraphicsMapFlagsReadOnly), cudaGraphicsMapFlagsReadOnly);
+  EXPECT_EQ(lab::gl::read_back_map_flags(cudaGraphicsMapFlagsNone), cudaGraphicsMapFlagsNone);
 }
 
 }  // namespace

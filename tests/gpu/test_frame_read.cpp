@@ -10,8 +10,10 @@
 #include "kernels/stripe_hash.hpp"
 #include "tests/support/app_fixture.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -116,6 +118,49 @@ TEST(CudaFrameRead, FollowsFramesAResizeAndAModeSwitch) {
   ASSERT_TRUE(read.has_value());
   EXPECT_EQ(read->way, "PBO") << "the interop mode's registration outlived its detach";
   EXPECT_EQ(read->image->rgba, cpu_frame.rgba);
+}
+
+// The read-back's steps in the interop mode (--bench --serve's breakdown) and its map flags: the mode's
+// write-discard registration (its default) is set read-only for the read and back after it; with none, which
+// lets CUDA read, nothing is set per frame. The frames are the same either way.
+TEST(CudaFrameRead, SetsMapFlagsOnlyWhereTheModesForbidReading) {
+  std::unique_ptr<lab::App> made;
+  try {
+    made = std::make_unique<lab::App>(labtest::app_options(SceneId::Pattern, ModeId::Interop, 640, 360));
+  } catch (const std::exception& refused) {  // --mode interop refused: no CUDA device, or no interop with GL
+    LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << refused.what());
+  }
+  lab::App& app = *made;
+  if (!app.interop_support().usable)
+    LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
+  app.renderer().set_read_back_steps(true);
+  long long index = 40;
+  for (const bool write_discard : {true, false}) {
+    SCOPED_TRACE(write_discard ? "write-discard" : "none");
+    ASSERT_EQ(
+        app.request_map_access(write_discard ? std::optional<interop::Access>()
+                                             : std::optional<interop::Access>(interop::Access::ReadWrite)),
+        "");
+    const lab::Image screenshot = labtest::render(app, index);
+    app.renderer().take_read_back_steps();
+    app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), index);
+    std::vector<std::string> names;
+    for (const lab::StepTime& step : app.renderer().take_read_back_steps()) names.push_back(step.name);
+    const std::vector<std::string> mapped = {"begin: MapResources + array/pointer",
+                                             "begin: flip + hash kernel launch", "begin: UnmapResources"};
+    for (const std::string& step : mapped)
+      EXPECT_NE(std::find(names.begin(), names.end(), step), names.end()) << step;
+    const bool set = std::find(names.begin(), names.end(), "begin: SetMapFlags read-only") != names.end();
+    const bool set_back = std::find(names.begin(), names.end(), "begin: SetMapFlags back") != names.end();
+    EXPECT_EQ(set, write_discard);
+    EXPECT_EQ(set_back, write_discard);
+    const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
+    ASSERT_TRUE(read.has_value());
+    EXPECT_EQ(read->way, "CUDA");
+    EXPECT_EQ(read->image->rgba, screenshot.rgba);
+    EXPECT_EQ(read->stripe_hashes, cpu_hashes(screenshot));
+    ++index;
+  }
 }
 
 }  // namespace

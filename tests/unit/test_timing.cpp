@@ -6,6 +6,7 @@
 // between the two closest ranks (numpy's default), so an even count's median is the mean of the two
 // middle samples.
 #include "app/timing/frame_pacer.hpp"
+#include "app/timing/step_laps.hpp"
 #include "app/timing/timing.hpp"
 
 #include <gtest/gtest.h>
@@ -581,6 +582,44 @@ TEST(FramePacerTest, ACapSetsADeadlineOnePeriodAfterEachWait) {
   pacer.set_fps(0.0);
   EXPECT_EQ(pacer.fps(), 0.0);
   EXPECT_LE(pacer.deadline(), Clock::now()) << "a changed cap starts the next frame at once";
+}
+
+// Host-clock steps of a short piece of work (app/timing/step_laps.hpp): off, nothing is kept; on, each step
+// that ran since the last take(), in the steps' order, its time the clock's between its lap and the one
+// before.
+TEST(StepLapsTest, OffItKeepsNothing) {
+  lab::StepLaps laps({"map", "unmap"});
+  EXPECT_FALSE(laps.enabled());
+  laps.start();
+  laps.lap(0);
+  laps.lap(1);
+  EXPECT_TRUE(laps.take().empty());
+}
+
+TEST(StepLapsTest, OnItSumsEachStepInTheStepsOrder) {
+  lab::StepLaps laps({"wait", "map", "unmap"});
+  laps.set_enabled(true);
+  const auto started = std::chrono::steady_clock::now();
+  laps.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  laps.lap(2);  // unmap: 2 ms at least
+  laps.lap(1);  // map
+  laps.start();
+  laps.lap(1);  // map again: summed with the first
+  const double elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  const std::vector<lab::StepTime> steps = laps.take();
+  ASSERT_EQ(steps.size(), 2u) << "wait never ran";
+  EXPECT_EQ(steps[0].name, "map");
+  EXPECT_EQ(steps[1].name, "unmap");
+  EXPECT_GE(steps[1].ms, 2.0);
+  EXPECT_GE(steps[0].ms, 0.0);
+  EXPECT_LE(steps[0].ms + steps[1].ms, elapsed_ms);
+  EXPECT_TRUE(laps.take().empty()) << "take() starts the next frame's steps from nothing";
+  laps.set_enabled(false);
+  laps.start();
+  laps.lap(0);
+  EXPECT_TRUE(laps.take().empty());
 }
 
 }  // namespace
