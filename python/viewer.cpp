@@ -46,6 +46,7 @@
 #include <cuda_runtime_api.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -303,6 +304,12 @@ struct Viewer {
   std::array<uint8_t, 1024> colorbar{};
   bool has_colorbar = false;
   double colorbar_low = 0.0, colorbar_high = 1.0;
+  // The served page's cursor (frame pixels; nullopt: off the frame), the image pixel under it and its
+  // readout, read as the window's is (once per pixel and picture).
+  std::optional<std::array<double, 2>> page_hover;
+  std::optional<ilab::view::Pixel> page_cursor;
+  std::string page_readout;
+  std::array<long long, 3> page_readout_of{-1, -1, -1};
 
   // Time: paused by the caller's Python, Space or the panel; steps asked for (period, the panel's button).
   bool paused = false;
@@ -322,6 +329,9 @@ struct Viewer {
   lab::PhaseWindow draw_ms;    // the picture drawn, finished
   lab::PhaseWindow frame_ms;   // the whole frame served: from the present's start to the read-back's end
 };
+
+// The readout's line off the picture, in the window's panel and on the served page.
+constexpr const char* kOffPicture = "(cursor off the picture)";
 
 constexpr const char* kServedUntimed =
     "a viewer's phases are host milliseconds: on the interop path a copy is queued on your stream and "
@@ -471,6 +481,10 @@ lab::serve::PhaseLine phase_line(const char* name, const lab::PhaseWindow& windo
   return {name, "cpu", stats.last_ms, stats.median_ms, stats.p90_ms, stats.samples, stats.measured};
 }
 
+// What the served page shows beside the frame (below serve_frame).
+lab::serve::ViewerTools page_tools(Viewer& viewer, lab::Extent extent);
+std::string colormap_hex(const Viewer& viewer);
+
 // Serving: the picture just drawn (draw_started: before it) read back and handed to the desk with the state;
 // the frame (its "frame" phase, the timeline's span) from `started`, where present() began it on the desk.
 void serve_frame(Viewer& viewer, lab::Extent extent, Clock::time_point started,
@@ -498,7 +512,11 @@ void serve_frame(Viewer& viewer, lab::Extent extent, Clock::time_point started,
   state.untimed = kServedUntimed;
   state.source = "viewer";
   state.controls = {"screenshot", "pause", "step"};
+  for (const lab::Control& control : lab::all_controls())
+    if (lab::viewer_command(control.kind)) state.controls.push_back(control.key);
   state.settings.paused = viewer.paused;
+  state.settings.colormap = colormap_hex(viewer);
+  state.viewer = page_tools(viewer, extent);
   state.path = path_name(viewer.path);
   state.path_reason = viewer.path_reason;
   viewer.desk->end_frame(std::move(frame), std::move(state), read_back_ms);
@@ -516,6 +534,36 @@ void step(Viewer& viewer) {
 
 constexpr double kWheelZoom = 1.25;  // the view's zoom for one notch of the wheel
 
+// The view's four moves, the one seam for the window's input, its panel, Python's calls and the served page's
+// commands: points and offsets in framebuffer pixels (row 0 at the top). Nothing shown: nothing moves.
+ilab::view::Size frame_size_of(const Viewer& viewer) {
+  const lab::Extent extent = viewer.platform->framebuffer_extent();
+  return {extent.width, extent.height};
+}
+
+// Moves the picture by (dx, dy), as a drag does.
+void view_drag(Viewer& viewer, double dx, double dy) {
+  if (viewer.content.empty() || (dx == 0.0 && dy == 0.0)) return;
+  viewer.view = ilab::view::pan_by(viewer.view, image_size_of(viewer), frame_size_of(viewer), dx, dy);
+}
+
+// Zooms by `factor` about (x, y): the image point there stays there (the wheel).
+void view_zoom(Viewer& viewer, double x, double y, double factor) {
+  if (viewer.content.empty() || factor == 1.0) return;
+  viewer.view = ilab::view::zoom_at(viewer.view, image_size_of(viewer), frame_size_of(viewer), x, y, factor);
+}
+
+// Back to the fit (F, the panel's and the page's fit button).
+void view_fit(Viewer& viewer) {
+  viewer.view = ilab::view::fitted(viewer.view);
+}
+
+// One image pixel per framebuffer pixel, keeping the image point at (x, y) there (1, the 1:1 buttons).
+void view_actual(Viewer& viewer, double x, double y) {
+  if (viewer.content.empty()) return;
+  viewer.view = ilab::view::actual_size_at(viewer.view, image_size_of(viewer), frame_size_of(viewer), x, y);
+}
+
 // The frame's input, as ImGui collected it (the panel takes what is over it): the wheel zooms at the cursor,
 // a drag pans, Space pauses, period steps, 1 shows the picture 1:1 at the cursor, F fits it again, the arrows
 // pick a stack's frame; then the image pixel under the cursor.
@@ -528,25 +576,20 @@ void apply_input(Viewer& viewer, lab::Extent extent) {
   const double x = io.MousePos.x * scale_x, y = io.MousePos.y * scale_y;
   if (!viewer.content.empty()) {
     if (has_mouse && !io.WantCaptureMouse) {
-      if (io.MouseWheel != 0.0f)
-        viewer.view =
-            ilab::view::zoom_at(viewer.view, image, frame, x, y, std::pow(kWheelZoom, io.MouseWheel));
+      if (io.MouseWheel != 0.0f) view_zoom(viewer, x, y, std::pow(kWheelZoom, io.MouseWheel));
       if (ImGui::IsMouseClicked(0)) viewer.dragging = true;
     }
     if (!io.MouseDown[0]) viewer.dragging = false;
-    if (viewer.dragging && (io.MouseDelta.x != 0.0f || io.MouseDelta.y != 0.0f))
-      viewer.view =
-          ilab::view::pan_by(viewer.view, image, frame, io.MouseDelta.x * scale_x, io.MouseDelta.y * scale_y);
+    if (viewer.dragging) view_drag(viewer, io.MouseDelta.x * scale_x, io.MouseDelta.y * scale_y);
   }
   if (!io.WantCaptureKeyboard) {
     if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) viewer.paused = !viewer.paused;
     if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD)) step(viewer);
     if (ImGui::IsKeyPressed(GLFW_KEY_1, false) && !viewer.content.empty()) {
       const bool inside = has_mouse && x >= 0 && y >= 0 && x < extent.width && y < extent.height;
-      viewer.view = ilab::view::actual_size_at(viewer.view, image, frame, inside ? x : extent.width / 2.0,
-                                               inside ? y : extent.height / 2.0);
+      view_actual(viewer, inside ? x : extent.width / 2.0, inside ? y : extent.height / 2.0);
     }
-    if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) viewer.view = ilab::view::fitted(viewer.view);
+    if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) view_fit(viewer);
     if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) viewer.frame_index = std::max(viewer.frame_index - 1, 0);
     if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT))
       viewer.frame_index = std::min(viewer.frame_index + 1, viewer.frame_count - 1);
@@ -591,28 +634,199 @@ std::array<double, 4> values_at(const Viewer& viewer, int x, int y) {
 
 // The readout's line for the pixel under the cursor ("" off the picture); a failed read is said in it, and
 // the frame goes on.
-void update_readout(Viewer& viewer) {
-  if (!viewer.cursor) {
-    viewer.readout.clear();
-    viewer.readout_of = {-1, -1, -1};
+// The readout's `line` for image pixel `cursor` ("" off the picture), where `of` says which pixel and picture
+// the line is of: the window's cursor and the served page's each keep their own.
+void read_out(const Viewer& viewer, const std::optional<ilab::view::Pixel>& cursor, std::string& line,
+              std::array<long long, 3>& of) {
+  if (!cursor) {
+    line.clear();
+    of = {-1, -1, -1};
     return;
   }
-  const ilab::view::Pixel at = *viewer.cursor;
+  const ilab::view::Pixel at = *cursor;
   const std::array<long long, 3> key{at.x, at.y, viewer.updates};
-  if (key == viewer.readout_of) return;  // the same pixel of the same picture: read once, not every frame
-  viewer.readout_of = key;
+  if (key == of) return;  // the same pixel of the same picture: read once, not every frame
+  of = key;
   const std::string where = "x " + std::to_string(at.x) + "  y " + std::to_string(at.y);
   if (viewer.source.data == nullptr || at.x >= viewer.source.width || at.y >= viewer.source.height) {
-    viewer.readout = where;
+    line = where;
     return;
   }
   try {
     const std::array<double, 4> values = values_at(viewer, at.x, at.y);
-    viewer.readout =
+    line =
         ilab::readout::format_readout(at.x, at.y, viewer.source.type, values.data(), viewer.source.channels);
   } catch (const std::exception& error) {
-    viewer.readout = where + "  (unreadable: " + error.what() + ")";
+    line = where + "  (unreadable: " + error.what() + ")";
   }
+}
+
+void update_readout(Viewer& viewer) {
+  read_out(viewer, viewer.cursor, viewer.readout, viewer.readout_of);
+}
+
+lab::serve::ViewerTools page_tools(Viewer& viewer, lab::Extent extent) {
+  const ilab::view::Size image = image_size_of(viewer), frame{extent.width, extent.height};
+  viewer.page_cursor = std::nullopt;
+  if (viewer.page_hover && !viewer.content.empty()) {
+    const double x = (*viewer.page_hover)[0], y = (*viewer.page_hover)[1];
+    if (x >= 0 && y >= 0 && x < extent.width && y < extent.height)
+      viewer.page_cursor = ilab::view::pixel_at(viewer.view, image, frame, static_cast<int>(std::floor(x)),
+                                                static_cast<int>(std::floor(y)));
+  }
+  read_out(viewer, viewer.page_cursor, viewer.page_readout, viewer.page_readout_of);
+  lab::serve::ViewerTools tools;
+  const ilab::view::Transform t = ilab::view::transform_of(viewer.view, image, frame);
+  tools.fit = ilab::view::fit_name(viewer.view.fit);
+  tools.free = viewer.view.free;
+  tools.origin_x = t.origin_x;
+  tools.origin_y = t.origin_y;
+  tools.scale_x = t.scale_x;
+  tools.scale_y = t.scale_y;
+  tools.image = viewer.content;
+  if (viewer.page_cursor) tools.cursor = std::array<int, 2>{viewer.page_cursor->x, viewer.page_cursor->y};
+  tools.readout = viewer.page_readout.empty() ? kOffPicture : viewer.page_readout;
+  if (viewer.has_colorbar) tools.colorbar = std::array<double, 2>{viewer.colorbar_low, viewer.colorbar_high};
+  tools.index = viewer.frame_index;
+  tools.frames = viewer.frame_count;
+  constexpr const char* kKinds[] = {"slider", "checkbox", "button", "choice"};
+  for (const ilab::controls::Control& control : viewer.controls.all())
+    tools.controls.push_back({control.name, kKinds[static_cast<int>(control.kind)], control.low, control.high,
+                              control.value, control.options});
+  return tools;
+}
+
+// The colorbar's 256 colours as "rrggbb" each, for the page; "" without a colorbar.
+std::string colormap_hex(const Viewer& viewer) {
+  if (!viewer.has_colorbar) return "";
+  std::string hex;
+  hex.reserve(256 * 6);
+  char colour[8];
+  for (size_t i = 0; i < 256; ++i) {
+    std::snprintf(colour, sizeof colour, "%02x%02x%02x", viewer.colorbar[i * 4], viewer.colorbar[i * 4 + 1],
+                  viewer.colorbar[i * 4 + 2]);
+    hex += colour;
+  }
+  return hex;
+}
+
+// A page's value for the caller's control `command.name`, typed as the control's kind asks (a slider's
+// number within its range, a checkbox's true or false, a button's true, a choice's option), taken as the
+// user's change (Python runs the callback at poll()); "" or why it was refused.
+std::string page_control(Viewer& viewer, const lab::Command& command) {
+  const int id = viewer.controls.find_named(command.name);
+  if (id < 0) {
+    std::string names;
+    for (const ilab::controls::Control& control : viewer.controls.all())
+      names += (names.empty() ? "" : ", ") + control.name;
+    return "control '" + command.name + "': no such control; " +
+           (names.empty() ? std::string("the viewer has none") : "the viewer has " + names);
+  }
+  const ilab::controls::Control& control = viewer.controls.at(id);
+  using Value = lab::Command::Value;
+  double value = 0.0;
+  switch (control.kind) {
+    case ilab::controls::Kind::Slider:
+      if (command.value != Value::Number)
+        return "slider '" + control.name + "': pass a number from its range, not true, false or text";
+      value = command.number;
+      break;
+    case ilab::controls::Kind::Checkbox:
+      if (command.value != Value::Boolean) return "checkbox '" + control.name + "': pass true or false";
+      value = command.on ? 1.0 : 0.0;
+      break;
+    case ilab::controls::Kind::Button:
+      if (command.value != Value::Boolean || !command.on)
+        return "button '" + control.name + "': pass true (a press)";
+      viewer.controls.change(id, 1.0);
+      return "";
+    case ilab::controls::Kind::Choice: {
+      const auto& options = control.options;
+      const auto found = std::find(options.begin(), options.end(), command.text);
+      if (command.value != Value::Text || found == options.end()) {
+        std::string names;
+        for (const std::string& option : options) names += (names.empty() ? "" : ", ") + option;
+        return "choice '" + control.name + "': pass one of its options: " + names;
+      }
+      value = static_cast<double>(found - options.begin());
+      break;
+    }
+  }
+  try {
+    viewer.controls.check(id, value);
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  viewer.controls.change(id, value);
+  return "";
+}
+
+// The page's commands since the last frame, applied as the window's input is: "" or why the last refused one
+// was refused. `moved`: set when one changed what the page shows (all but a refused one do).
+std::string apply_page_commands(Viewer& viewer, const std::vector<lab::Command>& commands, bool& moved) {
+  using Kind = lab::Command::Kind;
+  std::string refused;
+  for (const lab::Command& command : commands) {
+    std::string problem;
+    switch (command.kind) {
+      case Kind::Pause:
+        viewer.paused = command.on;
+        break;
+      case Kind::Step:
+        step(viewer);
+        break;
+      case Kind::Zoom:
+        view_zoom(viewer, command.x, command.y, command.factor);
+        break;
+      case Kind::Pan:
+        view_drag(viewer, command.x, command.y);
+        break;
+      case Kind::ActualSize:
+        view_actual(viewer, command.x, command.y);
+        break;
+      case Kind::Fit:
+        view_fit(viewer);
+        break;
+      case Kind::Hover:
+        viewer.page_hover =
+            command.on ? std::optional<std::array<double, 2>>({command.x, command.y}) : std::nullopt;
+        break;
+      case Kind::Index:
+        if (command.index >= viewer.frame_count)
+          problem = "index " + std::to_string(command.index) + ": the array shown has " +
+                    std::to_string(viewer.frame_count) + (viewer.frame_count == 1 ? " frame" : " frames") +
+                    ": pass one from 0 to " + std::to_string(viewer.frame_count - 1);
+        else
+          viewer.frame_index = command.index;  // Python shows it at poll(), as the panel's slider
+        break;
+      case Kind::Control:
+        problem = page_control(viewer, command);
+        break;
+      default:
+        problem =
+            std::string(lab::control_of(command.kind).key) + " refused: a viewer's page sends no such one";
+        break;
+    }
+    if (problem.empty())
+      moved = true;
+    else
+      refused = problem;
+  }
+  return refused;
+}
+
+// Starts the served frame on the desk's clock and applies the page's commands; returns whether any came. The
+// desk's notice says the last refusal; a command taken clears it, but a hover alone leaves it (the cursor
+// moves on while the page shows why a value was refused).
+bool take_page_commands(Viewer& viewer) {
+  const std::vector<lab::Command> commands = viewer.desk->begin_frame().commands;
+  bool moved = false;
+  const std::string refused = apply_page_commands(viewer, commands, moved);
+  const bool only_hovers = std::all_of(commands.begin(), commands.end(), [](const lab::Command& command) {
+    return command.kind == lab::Command::Kind::Hover;
+  });
+  if (!commands.empty() && (!refused.empty() || !only_hovers)) viewer.desk->commands_applied(refused);
+  return !commands.empty();
 }
 
 void draw_colorbar(const Viewer& viewer) {
@@ -690,16 +904,14 @@ void draw_panel(Viewer& viewer, lab::Extent extent) {
   ImGui::SameLine();
   if (ImGui::Button("step (.)")) step(viewer);
   const ilab::view::Size image = image_size_of(viewer), frame{extent.width, extent.height};
-  if (ImGui::Button("fit (F)")) viewer.view = ilab::view::fitted(viewer.view);
+  if (ImGui::Button("fit (F)")) view_fit(viewer);
   ImGui::SameLine();
-  if (ImGui::Button("1:1 (1)") && !viewer.content.empty())
-    viewer.view =
-        ilab::view::actual_size_at(viewer.view, image, frame, extent.width / 2.0, extent.height / 2.0);
+  if (ImGui::Button("1:1 (1)")) view_actual(viewer, extent.width / 2.0, extent.height / 2.0);
   ImGui::SameLine();
   ImGui::Text("%s, zoom %.3gx", viewer.view.free ? "free" : ilab::view::fit_name(viewer.view.fit),
               ilab::view::transform_of(viewer.view, image, frame).scale_x);
   if (viewer.frame_count > 1) ImGui::SliderInt("frame", &viewer.frame_index, 0, viewer.frame_count - 1);
-  ImGui::TextUnformatted(viewer.readout.empty() ? "(cursor off the picture)" : viewer.readout.c_str());
+  ImGui::TextUnformatted(viewer.readout.empty() ? kOffPicture : viewer.readout.c_str());
   if (viewer.has_colorbar) draw_colorbar(viewer);
   draw_controls(viewer);
 }
@@ -708,12 +920,8 @@ void draw_panel(Viewer& viewer, lab::Extent extent) {
 void present(Viewer& viewer) {
   const Clock::time_point start = Clock::now();
   // The frame starts on the desk's clock here: its timeline is in ms from this, as the app's is from its
-  // frame's start. The page's commands are pause and step (the desk refused the others as they came).
-  if (viewer.desk)
-    for (const lab::Command& command : viewer.desk->begin_frame().commands) {
-      if (command.kind == lab::Command::Kind::Pause) viewer.paused = command.on;
-      if (command.kind == lab::Command::Kind::Step) step(viewer);
-    }
+  // frame's start. The page's commands are applied as the window's input is (the desk refused the app's).
+  if (viewer.desk) take_page_commands(viewer);
   if (viewer.panel) viewer.panel->make_current();
   if (viewer.platform->is_window()) glfwPollEvents();
   const lab::Extent extent = viewer.platform->framebuffer_extent();
@@ -1172,8 +1380,11 @@ int ilab_viewer_serve(void* handle, const char* address_text, char* url, uint64_
     lab::serve::ServerOptions options;
     options.refuse_commands =
         "this desk shows an interop_lab.Viewer's frames: they are its caller's, with no scene, mode, size or "
-        "frame-rate cap to switch; the page may pause and step them (viewer.paused, viewer.poll())";
+        "frame-rate cap to switch; the page may pause and step them (viewer.paused, viewer.poll()), zoom, "
+        "pan, read the value under its cursor, pick a stack's frame and set the caller's controls";
     options.accept_commands = {lab::Command::Kind::Pause, lab::Command::Kind::Step};
+    for (const lab::Control& control : lab::all_controls())
+      if (lab::viewer_command(control.kind)) options.accept_commands.push_back(control.kind);
     viewer.desk = std::make_unique<lab::serve::Desk>(address, std::move(options));
     viewer.desk->set_fps_cap(0.0);  // every frame shown is served: the caller paces them
     std::snprintf(url, bytes, "%s", viewer.desk->server().url().c_str());
@@ -1285,13 +1496,11 @@ int ilab_viewer_move_view(void* handle, double x, double y, double factor, doubl
     require(std::isfinite(factor) && factor >= 0.0 && std::isfinite(x) && std::isfinite(y) &&
                 std::isfinite(dx) && std::isfinite(dy),
             "zoom: a finite factor above 0, and a finite point and offset");
-    const lab::Extent extent = viewer.platform->framebuffer_extent();
-    const ilab::view::Size image = image_size_of(viewer), frame{extent.width, extent.height};
     if (factor == 0.0)
-      viewer.view = ilab::view::actual_size_at(viewer.view, image, frame, x, y);
-    else if (factor != 1.0)
-      viewer.view = ilab::view::zoom_at(viewer.view, image, frame, x, y, factor);
-    if (dx != 0.0 || dy != 0.0) viewer.view = ilab::view::pan_by(viewer.view, image, frame, dx, dy);
+      view_actual(viewer, x, y);
+    else
+      view_zoom(viewer, x, y, factor);
+    view_drag(viewer, dx, dy);
     present(viewer);
   });
 }
@@ -1494,6 +1703,25 @@ int ilab_viewer_control_set(void* handle, int id, double value, int user) {
       viewer.controls.change(id, value);
     else
       viewer.controls.set(id, value);
+    // A served page shows the new value now, not at the next picture shown.
+    if (viewer.desk && !viewer.in_frame) {
+      const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+      present(viewer);
+    }
+  });
+}
+
+// A served viewer's page commands since the last frame (viewer.poll(), show(serve=)'s wait): when any came,
+// they are applied and the frame is drawn and served again, its state saying what they changed (*taken 1);
+// else nothing is drawn (*taken 0). Not served, or inside a frame() block: nothing.
+int ilab_viewer_take_page_commands(void* handle, int* taken) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    *taken = 0;
+    if (!viewer.desk || viewer.in_frame || !take_page_commands(viewer)) return;
+    *taken = 1;
+    present(viewer);
   });
 }
 

@@ -94,6 +94,16 @@ bool Registry::change(int id, double value) {
   return true;
 }
 
+int Registry::find_named(const std::string& name) const {
+  for (size_t i = 0; i < m_controls.size(); ++i)
+    if (m_controls[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+void Registry::check(int id, double value) const {
+  check_value(at(id), value);
+}
+
 void Registry::set(int id, double value) {
   Control& control = find(id);
   check_value(control, value);

@@ -38,6 +38,13 @@ class Registry {
   // The program set it (Python's `control.value = ...`): checked as add checks, counted as no change.
   void set(int id, double value);
 
+  // The id of the control named `name`, or -1 (the page names its controls).
+  int find_named(const std::string& name) const;
+
+  // Whether `value` may be set (as set() checks it): throws std::invalid_argument naming the control and the
+  // fix, for a page's value, which is refused rather than clamped.
+  void check(int id, double value) const;
+
   const std::vector<Control>& all() const { return m_controls; }
 
  private:

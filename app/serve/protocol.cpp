@@ -314,6 +314,14 @@ std::string parse_commands(const std::string& text, std::vector<Command>& comman
   return "";
 }
 
+std::vector<std::string> command_keys(const std::string& text) {
+  const nlohmann::json message = nlohmann::json::parse(text, nullptr, false);
+  std::vector<std::string> keys;
+  if (message.is_object())
+    for (const auto& item : message.items()) keys.push_back(item.key());
+  return keys;
+}
+
 std::string error_json(const std::string& problem) {
   return error_json(std::vector<std::string>{problem});
 }

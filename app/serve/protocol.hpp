@@ -77,6 +77,10 @@ constexpr const char* kBestAccess = "best";
 // key and the accepted values; on an error nothing is appended.
 std::string parse_commands(const std::string& text, std::vector<Command>& commands);
 
+// The keys of a page's message, an object ({} of anything else): a desk that takes only some commands (a
+// Python viewer's) tells a malformed one of those (parse_commands says what is wrong) from one it refuses.
+std::vector<std::string> command_keys(const std::string& text);
+
 // The reply to a page's message that could not be taken: {"type":"error","error":...,"errors":[...]}.
 std::string error_json(const std::string& problem);
 // One reply for several messages refused in a burst: "error" says every reason (one a line, then how many

@@ -428,6 +428,7 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
       // when the last is old enough or the notice is news.
       const bool notice_is_news = m_ready->state.notice_serial != m_sent_notice;
       if (!m_paced || notice_is_news || now - m_state_sent >= kStateEvery) {
+        m_state_sequence = m_ready->source->sequence;
         write_state(m_ready->state, notice_is_news, [](WebSocketSession& self) { self.write_frame(); });
       } else {
         write_frame();
@@ -435,13 +436,17 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
       return;
     }
     if (m_encoding || !m_paced || !m_planned) return;
-    // Nothing changed: the state alone, once a second, so that the page's numbers move on.
-    if (now - m_state_sent >= kStillStateEvery) {
+    // Nothing changed: the state alone, once a second, so that the page's numbers move on; a frame of the
+    // same picture with a newer state (a Python viewer's readout under the page's cursor) as states go with
+    // frames, at most every kStateEvery.
+    const auto every = m_planned->sequence != m_state_sequence ? kStateEvery : kStillStateEvery;
+    if (now - m_state_sent >= every) {
       const bool notice_is_news = m_planned->state.notice_serial != m_sent_notice;
+      m_state_sequence = m_planned->sequence;
       write_state(m_planned->state, notice_is_news, [](WebSocketSession& self) { self.send_next(); });
       return;
     }
-    wake_at(m_state_sent + kStillStateEvery);
+    wake_at(m_state_sent + every);
   }
 
   // The message the encoder made of this viewer's plan.
@@ -636,6 +641,7 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
   std::string m_text;                    // the text message being written
   // The frame: planned from m_planned, encoding, then ready to go out, then being written (one at a time).
   std::shared_ptr<const SourceFrame> m_planned;
+  unsigned long long m_state_sequence = 0;  // the source frame whose state went out last
   bool m_encoding = false;
   std::shared_ptr<const EncodedFrame> m_ready;
   std::shared_ptr<const EncodedFrame> m_sending;
@@ -867,8 +873,17 @@ http::response<http::string_body> Server::Impl::answer(const http::request<http:
 std::string Server::Impl::receive(const std::string& text) {
   if (!options.refuse_commands.empty() && options.accept_commands.empty()) return options.refuse_commands;
   std::vector<Command> parsed;
-  if (std::string problem = parse_commands(text, parsed); !problem.empty())
-    return options.refuse_commands.empty() ? problem : options.refuse_commands;
+  if (std::string problem = parse_commands(text, parsed); !problem.empty()) {
+    if (options.refuse_commands.empty()) return problem;
+    // A malformed command this desk takes is told what is wrong with it; any other, why the desk takes none.
+    const std::vector<std::string> keys = command_keys(text);
+    const bool taken = !keys.empty() && std::all_of(keys.begin(), keys.end(), [&](const std::string& key) {
+      const std::optional<Command::Kind> kind = control_named(key);
+      return kind && std::find(options.accept_commands.begin(), options.accept_commands.end(), *kind) !=
+                         options.accept_commands.end();
+    });
+    return taken ? problem : options.refuse_commands;
+  }
   if (!options.refuse_commands.empty())
     for (const Command& command : parsed)
       if (std::find(options.accept_commands.begin(), options.accept_commands.end(), command.kind) ==

@@ -92,6 +92,7 @@ def _declare():
         "ilab_viewer_control_get": [handle, c_int, ctypes.POINTER(c_double), ctypes.POINTER(ctypes.c_longlong)],
         "ilab_viewer_control_set": [handle, c_int, c_double, c_int],
         "ilab_viewer_control_rect": [handle, c_int, ctypes.POINTER(ctypes.c_float)],
+        "ilab_viewer_take_page_commands": [handle, ctypes.POINTER(c_int)],
     }
     del uptr
     for name, arguments in signatures.items():
@@ -641,7 +642,9 @@ class Viewer(NativeHandle):
         """
         handle = self._live()
         if self.is_window and not self.closed:
-            check(lib.ilab_viewer_render(handle))
+            check(lib.ilab_viewer_render(handle))  # a served window takes its page's commands here too
+        else:
+            self._take_page_commands()
         self._apply_panel()
         taken = ctypes.c_int()
         check(lib.ilab_viewer_time(handle, -1, 0, 1, ctypes.byref(taken)))
@@ -649,6 +652,13 @@ class Viewer(NativeHandle):
             return True
         time.sleep(1.0 / fps)
         return False
+
+    def _take_page_commands(self):
+        """A served viewer's page commands since the last frame (zoom, pan, the cursor's pixel, a stack's frame,
+        your controls): applied, and the frame served again, when any came. True when any did."""
+        taken = ctypes.c_int()
+        check(lib.ilab_viewer_take_page_commands(self._live(), ctypes.byref(taken)))
+        return bool(taken.value)
 
     def _apply_panel(self):
         """What the panel and the keys asked for since the last call: another frame of a stack, and your controls'
@@ -845,13 +855,14 @@ def _new_show_png(folder):
 
 
 def show(array, *, title="interop_lab", range=None, colormap=None, mode="auto", window=None, png=None,
-         stream=None, serve=None):
+         stream=None, serve=None, fit="contain"):
     """Shows one array: in a window until you close it, or, without a display, renders it headless and
     writes a PNG (png=, default the next free interop_lab_show-NNNN.png in the temporary folder, so that no
     call overwrites another's picture; png= given writes it headless even with a display), saying where;
     returns that
     path (None after a window). serve= (as Viewer's): serves it to a browser at the URL printed on stderr
-    until Ctrl+C (or the window, if window=True, is closed), then returns that URL.
+    until Ctrl+C (or the window, if window=True, is closed), then returns that URL. fit= (as Viewer's: contain,
+    stretch, cover, actual) places the picture in the frame.
 
     In a Jupyter notebook (an IPython kernel), unless window= or png= is given, it serves the array (serve=,
     default any free loopback port) and displays the desk inline instead, returning None at once; later calls
@@ -860,20 +871,21 @@ def show(array, *, title="interop_lab", range=None, colormap=None, mode="auto", 
         from . import notebook
 
         if notebook.in_kernel() is not None:
-            return notebook.show(array, range=range, colormap=colormap, mode=mode, stream=stream, serve=serve)
+            return notebook.show(array, range=range, colormap=colormap, mode=mode, stream=stream, serve=serve,
+                                 fit=fit)
     if png is not None and window is None:
         window = False  # a PNG asked for is written headless, with a display or without
+    _check_fit(fit)
     address = _serve_address(serve)  # a bad one raises before anything opens
     picture = _arrays.describe(array, "show")  # validates before a window opens
     height, width = picture.height, picture.width
     picture.release()
-    with Viewer(size=(width, height), title=title, mode=mode, window=window, serve=serve) as viewer:
+    with Viewer(size=(width, height), title=title, mode=mode, window=window, serve=serve, fit=fit) as viewer:
         if address is not None:
             try:  # Ctrl+C ends it, even while the first frame is still being shown (a page may have it already)
                 viewer.show(array, stream=stream, range=range, colormap=colormap)
                 while not viewer.closed:  # the desk's threads send the frame to each page that opens
-                    if viewer.is_window:
-                        check(lib.ilab_viewer_render(viewer._live()))
+                    viewer.poll(fps=30)  # the page's zoom, pan, readout and stack's frame; a window's input
                     time.sleep(1.0 / 30)
             except KeyboardInterrupt:
                 pass

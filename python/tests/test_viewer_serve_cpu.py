@@ -95,7 +95,8 @@ def test_a_page_receives_what_was_shown(served):
         state, (index, received) = page.read_state_and_frame()
         assert_within_jpeg_tolerance(received, picture)
         assert state["source"] == "viewer"
-        assert state["controls"] == ["screenshot", "pause", "step"]
+        assert state["controls"] == ["screenshot", "pause", "step", "zoom", "pan", "actual_size", "fit", "hover",
+                                     "index", "control"]
         assert state["path"] == served.path == "cpu"
         assert state["size"] == [160, 96]
         assert state["frame"] == index
@@ -324,3 +325,169 @@ def test_python_m_interop_lab_serves_a_file_and_refuses_a_bad_address(tmp_path):
     _, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
     assert port_is_free(int(URL.fullmatch(url).group(1)))
+
+
+# The page's tools: what it sends is applied at the viewer's next poll() (or show()), which serves the frame
+# again with a state saying what changed.
+
+def from_page(served, page, command, applied, what=None):
+    """Sends `command` as the page does, then polls the viewer until `applied()` holds."""
+    page.send_json(command)
+    wait_for(what or f"the page's {command}", lambda: (served.poll(fps=1000), applied())[1], timeout=10)
+
+
+def state_where(page, holds):
+    """The page's next state (its frame read past) for which holds(state) is true."""
+    while True:
+        state, _ = page.read_state_and_frame()
+        if holds(state):
+            return state
+
+
+def test_the_pages_zoom_pan_1_1_and_fit_move_the_view_python_sees(served):
+    served.show(smooth_picture(48, 80))  # in a 160x96 frame: contain, scale 2
+    with DeskClient(served.url) as page:
+        state, _ = page.read_state_and_frame()
+        assert {"zoom", "pan", "actual_size", "fit", "hover", "index", "control"} <= set(state["controls"])
+        assert state["viewer"]["fit"] == "contain" and state["viewer"]["scale"] == [2.0, 2.0]
+        assert state["viewer"]["image"] == [80, 48]
+        before = served.view
+        # The wheel at frame pixel (40, 30): the image point under it stays there.
+        from_page(served, page, {"zoom": [40, 30, 2.0]}, lambda: served.view["free"])
+        zoomed = served.view
+        assert zoomed["scale"] == (4.0, 4.0)
+        for axis, at in ((0, 40), (1, 30)):
+            image_point = (at - before["origin"][axis]) / before["scale"][axis]
+            assert zoomed["origin"][axis] + image_point * 4.0 == pytest.approx(at)
+        shown = state_where(page, lambda s: s["viewer"]["free"])
+        assert shown["viewer"]["scale"] == [4.0, 4.0]
+        assert shown["viewer"]["origin"] == list(zoomed["origin"])
+        # A drag of (7, -3) frame pixels.
+        from_page(served, page, {"pan": [7, -3]}, lambda: served.view["origin"] != zoomed["origin"])
+        assert served.view["origin"] == pytest.approx((zoomed["origin"][0] + 7, zoomed["origin"][1] - 3))
+        # 1:1 at (50, 50), then back to the fit.
+        from_page(served, page, {"actual_size": [50, 50]}, lambda: served.view["scale"] == (1.0, 1.0))
+        from_page(served, page, {"fit": True}, lambda: not served.view["free"])
+        assert served.view == before
+        assert not state_where(page, lambda s: not s["viewer"]["free"])["viewer"]["free"]
+
+
+def test_the_pages_view_changes_the_frame_it_gets(served):
+    picture = smooth_picture(96, 160)
+    served.show(picture)
+    with DeskClient(served.url) as page:
+        read_until_shown(page, picture)
+        from_page(served, page, {"zoom": [0, 0, 4.0]}, lambda: served.view["free"])
+        _, (_, received) = page.read_state_and_frame()
+        # The top-left 40x24 pixels, each a 4x4 square now: the frame read back, and what the page got.
+        expected = numpy.repeat(numpy.repeat(picture[:24, :40], 4, axis=0), 4, axis=1)
+        assert numpy.array_equal(served.read_frame(), expected)
+        assert_within_jpeg_tolerance(received, expected)
+
+
+def test_the_pages_cursor_gets_the_arrays_own_value_and_off_the_picture_the_windows_text(served):
+    field = numpy.linspace(-3.0, 5.0, 48 * 80, dtype=numpy.float32).reshape(48, 80) / 7.0
+    served.show(field, range="auto")  # 80x48 in 160x96: two frame pixels an image pixel
+    with DeskClient(served.url) as page:
+        page.read_state_and_frame()
+        page.send_json({"hover": [21.5, 41.0]})  # image pixel (10, 20)
+        wait_for("the page's cursor", lambda: served._take_page_commands(), timeout=10)
+        state = state_where(page, lambda s: s["viewer"]["cursor"] is not None)
+        assert state["viewer"]["cursor"] == [10, 20]
+        readout = state["viewer"]["readout"]
+        assert readout.startswith("x 10  y 20  "), readout
+        value = float(readout.split()[-1])
+        assert value == pytest.approx(float(field[20, 10]), rel=1e-6)  # the float32, not the byte it became
+        assert value != pytest.approx(round(float((field[20, 10] - field.min()) / numpy.ptp(field) * 255)) / 255)
+        page.send_json({"hover": None})
+        wait_for("the page's cursor gone", lambda: served._take_page_commands(), timeout=10)
+        off = state_where(page, lambda s: s["viewer"]["cursor"] is None)
+        assert off["viewer"]["readout"] == "(cursor off the picture)"
+
+
+def test_the_colorbar_goes_to_the_page_with_its_range_and_colours(served):
+    field = numpy.linspace(2.0, 9.0, 96 * 160, dtype=numpy.float32).reshape(96, 160)
+    low, high = served.show(field, range="auto", colormap="viridis")
+    with DeskClient(served.url) as page:
+        state = state_where(page, lambda s: "settings" in s)
+        assert state["viewer"]["colorbar"] == {"low": pytest.approx(low), "high": pytest.approx(high)}
+        table = interop_lab._colormaps.table("viridis")
+        colours = state["settings"]["colormap"]
+        assert len(colours) == 256 * 6
+        assert [colours[i * 6:i * 6 + 6] for i in (0, 128, 255)] == [
+            "%02x%02x%02x" % tuple(int(c) for c in table[i][:3]) for i in (0, 128, 255)]
+        served.show(smooth_picture(96, 160))  # four channels: no colorbar
+        state = state_where(page, lambda s: s["viewer"]["colorbar"] is None)
+        assert state.get("settings", {"colormap": ""})["colormap"] == ""
+
+
+def test_the_pages_controls_reach_python_and_pythons_values_reach_the_page(served):
+    heard = []
+    gain = served.slider("gain", 0.0, 4.0, value=1.0, callback=heard.append)
+    on = served.checkbox("on")
+    reset = served.button("reset")
+    cmap = served.choice("cmap", ["gray", "viridis", "turbo"])
+    served.show(smooth_picture(96, 160))
+    with DeskClient(served.url) as page:
+        state, _ = page.read_state_and_frame()
+        assert [(c["name"], c["kind"], c["value"]) for c in state["viewer"]["controls"]] == [
+            ("gain", "slider", 1.0), ("on", "checkbox", False), ("reset", "button", 0), ("cmap", "choice", "gray")]
+        assert state["viewer"]["controls"][0]["low"] == 0.0 and state["viewer"]["controls"][0]["high"] == 4.0
+        assert state["viewer"]["controls"][3]["options"] == ["gray", "viridis", "turbo"]
+        from_page(served, page, {"control": {"name": "gain", "value": 2.5}}, lambda: gain.value == 2.5)
+        assert heard == [2.5]  # the callback ran at that poll(), as a panel change's does
+        from_page(served, page, {"control": {"name": "on", "value": True}}, lambda: on.value is True)
+        from_page(served, page, {"control": {"name": "reset", "value": True}}, lambda: reset.value == 1)
+        assert reset.clicked
+        from_page(served, page, {"control": {"name": "cmap", "value": "turbo"}}, lambda: cmap.value == "turbo")
+        # Python's own change shows on the page at once, not at the next picture.
+        gain.value = 0.5
+        state = state_where(page, lambda s: s["viewer"]["controls"][0]["value"] == 0.5)
+        assert state["viewer"]["controls"][3]["value"] == "turbo"
+        assert heard == [2.5]  # a program's change runs no callback
+
+
+@pytest.mark.parametrize("command, reason", [
+    ({"control": {"name": "gain", "value": 7}}, "slider 'gain': value 7 is outside 0..4: pass one within the range"),
+    ({"control": {"name": "gain", "value": True}}, "slider 'gain': pass a number from its range, not true, false or text"),
+    ({"control": {"name": "on", "value": 1}}, "checkbox 'on': pass true or false"),
+    ({"control": {"name": "cmap", "value": "jet"}}, "choice 'cmap': pass one of its options: gray, turbo"),
+    ({"control": {"name": "volume", "value": 1}}, "control 'volume': no such control; the viewer has gain, on, cmap"),
+    ({"index": 3}, "index 3: the array shown has 1 frame: pass one from 0 to 0"),
+])
+def test_a_bad_value_from_the_page_is_refused_with_why_and_changes_nothing(served, command, reason):
+    gain = served.slider("gain", 0.0, 4.0, value=1.0)
+    on = served.checkbox("on")
+    cmap = served.choice("cmap", ["gray", "turbo"])
+    served.show(smooth_picture(96, 160))
+    with DeskClient(served.url) as page:
+        page.read_state_and_frame()
+        page.send_json(command)
+        wait_for("the page's command", lambda: served._take_page_commands(), timeout=10)
+        state = state_where(page, lambda s: s.get("notice"))
+        assert state["notice"] == reason
+        assert (gain.value, on.value, cmap.value, served.index) == (1.0, False, "gray", 0)
+
+
+def test_a_malformed_view_command_is_refused_as_it_comes(served):
+    served.show(smooth_picture(96, 160))
+    with DeskClient(served.url) as page:
+        page.read_state_and_frame()
+        page.send_json({"zoom": [10, 20]})
+        while True:
+            is_text, message = page.read_message()
+            if is_text and b'"error"' in message:
+                break
+        assert "zoom: [10,20] is not [x, y, factor]" in message.decode()
+
+
+def test_the_pages_stack_slider_picks_the_frame_python_shows(served):
+    stack = numpy.stack([numpy.full((96, 160), value, numpy.float32) for value in (0.0, 0.5, 1.0)])
+    served.show(stack)
+    with DeskClient(served.url) as page:
+        state, _ = page.read_state_and_frame()
+        assert (state["viewer"]["index"], state["viewer"]["frames"]) == (0, 3)
+        from_page(served, page, {"index": 2}, lambda: served.index == 2)
+        assert served.read_frame()[50, 80, 0] == 255  # frame 2, all ones, shown at that poll()
+        state = state_where(page, lambda s: s["viewer"]["index"] == 2)
+        assert state["viewer"]["frames"] == 3

@@ -325,6 +325,12 @@ TEST(DeskCommandsTest, AViewersPageCommandsCarryTheirPointsFactorsAndValues) {
   EXPECT_EQ(commands[8].text, "turbo");
 }
 
+TEST(DeskCommandsTest, TheKeysOfAMessageAreItsObjectsAndNoneOfAnythingElse) {
+  EXPECT_EQ(lab::serve::command_keys(R"({"zoom":[1,2],"pan":3})"), (std::vector<std::string>{"pan", "zoom"}));
+  EXPECT_TRUE(lab::serve::command_keys("[1,2]").empty());
+  EXPECT_TRUE(lab::serve::command_keys("not json").empty());
+}
+
 TEST(DeskCommandsTest, AViewersPageCommandsOfTheWrongShapeAreRefusedNamingTheForm) {
   const std::vector<std::pair<std::string, std::string>> refused = {
       {R"({"zoom":[1,2]})", "zoom: [1,2] is not [x, y, factor]"},

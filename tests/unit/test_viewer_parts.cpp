@@ -191,6 +191,24 @@ TEST(ViewerControlsTest, TheUsersChangesAreCountedAndTheProgramsAreNot) {
   EXPECT_EQ(registry.at(choice).value, 1.0);
 }
 
+TEST(ViewerControlsTest, APagesValueIsFoundByNameAndCheckedNotClamped) {
+  Registry registry;
+  registry.add(slider("exposure", 0.0, 4.0, 1.0));
+  const int gain = registry.add(slider("gain", -1.0, 1.0, 0.0));
+  EXPECT_EQ(registry.find_named("gain"), gain);
+  EXPECT_EQ(registry.find_named("exposure"), 0);
+  EXPECT_EQ(registry.find_named("nothing"), -1);
+  EXPECT_NO_THROW(registry.check(gain, -1.0));
+  try {
+    registry.check(gain, 1.5);
+    ADD_FAILURE() << "1.5 is outside -1..1";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_STREQ(error.what(), "slider 'gain': value 1.5 is outside -1..1: pass one within the range");
+  }
+  EXPECT_EQ(registry.at(gain).value, 0.0);  // checking changes nothing
+  EXPECT_EQ(registry.at(gain).changes, 0);
+}
+
 TEST(ViewerControlsTest, BadControlsAreRefusedNamingTheFix) {
   Registry registry;
   registry.add(slider("exposure", 0.0, 4.0, 1.0));
