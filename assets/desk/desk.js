@@ -270,6 +270,7 @@ function showSettings(s) {
 function showState(s) {
   showControls(s);
   showSettings(s);
+  showViewer(s);
   $("api").textContent = `${s.api_name} on ${s.adapter}`;  // the adapter's name may have parentheses
   $("cuda").textContent = s.cuda_device >= 0 ? String(s.cuda_device) : "none";
   $("frame-index").textContent = `${s.frame} (${s.size[0]}x${s.size[1]})`;
@@ -459,6 +460,171 @@ function drawPlot() {
   context.fillText(`frame ms (max ${top.toFixed(1)})`, 4, 12);
 }
 
+// A Python viewer's page (state "viewer"): its frame stays fitted to the pane, and the wheel, a drag, the
+// zoom buttons and the keys 1 and F move the picture inside the frame instead, as its window's do: commands in
+// the frame's pixels, which the page maps from the canvas's CSS pixels. The cursor's pixel goes to the viewer
+// (at most every kHoverEveryMs), which answers with the array's value there; the colorbar, a stack's frame
+// and the caller's controls are built from the state.
+const kHoverEveryMs = 50;
+let hoverTimer = null;
+let hoverPoint = null;  // the cursor's frame point not sent yet
+let lastHover = null;   // the cursor's frame point last sent; null off the frame
+let dragFrom = null;    // the frame point a drag is at
+let panPending = null;  // the drag's offset not sent yet
+let colormapShown = null;
+
+function isViewer() {
+  return Boolean(state && state.viewer);
+}
+
+function framePoint(event) {
+  const canvas = $("frame");
+  const rect = canvas.getBoundingClientRect();
+  return [(event.clientX - rect.left) * canvas.width / rect.width,
+          (event.clientY - rect.top) * canvas.height / rect.height];
+}
+
+function frameCentre() {
+  return [$("frame").width / 2, $("frame").height / 2];
+}
+
+function sendHover() {
+  hoverTimer = null;
+  if (!hoverPoint) return;
+  lastHover = hoverPoint;
+  hoverPoint = null;
+  send({ hover: lastHover });
+}
+
+function sendPan() {
+  if (panPending) send({ pan: panPending });
+  panPending = null;
+}
+
+function showViewer(s) {
+  const tools = s.viewer;
+  $("viewer-tools").hidden = !tools;
+  $("frame").classList.toggle("viewer", Boolean(tools));
+  if (!tools) return;
+  if (zoom !== 0) {  // the page's own zoom gives way to the viewer's
+    zoom = 0;
+    showZoom();
+  }
+  $("zoom-level").textContent = tools.free ? `zoom ${+tools.scale[0].toPrecision(3)}x` :
+    `${tools.fit}, ${+tools.scale[0].toPrecision(3)}x`;
+  $("readout").textContent = tools.readout;
+  $("readout").dataset.cursor = tools.cursor ? tools.cursor.join(",") : "";
+  $("colorbar-box").hidden = !tools.colorbar;
+  if (tools.colorbar) {
+    $("colorbar-low").textContent = String(+tools.colorbar.low.toPrecision(6));
+    $("colorbar-high").textContent = String(+tools.colorbar.high.toPrecision(6));
+    const colours = settings ? settings.colormap : "";
+    if (colours && colours !== colormapShown) {
+      colormapShown = colours;
+      const context = $("colorbar").getContext("2d");
+      for (let i = 0; i < 256; ++i) {
+        context.fillStyle = `#${colours.slice(i * 6, i * 6 + 6)}`;
+        context.fillRect(i, 0, 1, 14);
+      }
+    }
+  }
+  $("stack-row").hidden = tools.frames < 2;
+  const stack = $("stack-index");
+  stack.max = String(Math.max(0, tools.frames - 1));
+  if (document.activeElement !== stack) stack.value = String(tools.index);
+  $("stack-text").textContent = `${tools.index} of ${tools.frames}`;
+  showViewerControls(tools.controls);
+}
+
+// The caller's controls, rebuilt only when which they are changes (so a drag on a slider is not lost to a
+// redraw); their values follow the state except the one being used.
+function showViewerControls(controls) {
+  const box = $("viewer-controls");
+  const key = JSON.stringify(controls.map((c) => [c.name, c.kind, c.low, c.high, c.options]));
+  if (box.dataset.key !== key) {
+    box.dataset.key = key;
+    box.replaceChildren(...controls.map((c) => {
+      const label = document.createElement("label");
+      label.dataset.name = c.name;
+      let field;
+      const set = (value) => send({ control: { name: c.name, value } });
+      if (c.kind === "slider") {
+        field = document.createElement("input");
+        field.type = "range";
+        field.min = String(c.low);
+        field.max = String(c.high);
+        field.step = "any";
+        field.addEventListener("input", () => set(Number(field.value)));
+      } else if (c.kind === "checkbox") {
+        field = document.createElement("input");
+        field.type = "checkbox";
+        field.addEventListener("change", () => set(field.checked));
+      } else if (c.kind === "button") {
+        field = document.createElement("button");
+        field.type = "button";
+        field.textContent = c.name;
+        field.addEventListener("click", () => set(true));
+      } else {
+        field = document.createElement("select");
+        field.replaceChildren(...c.options.map((name) => {
+          const option = document.createElement("option");
+          option.value = option.textContent = name;
+          return option;
+        }));
+        field.addEventListener("change", () => set(field.value));
+      }
+      field.dataset.kind = c.kind;
+      const value = document.createElement("span");
+      value.className = "hint";
+      if (c.kind === "button") label.append(field, " ", value);
+      else label.append(`${c.name} `, field, " ", value);
+      return label;
+    }));
+  }
+  controls.forEach((c, i) => {
+    const label = box.children[i];
+    const field = label.querySelector("[data-kind]");
+    if (document.activeElement !== field) {
+      if (c.kind === "checkbox") field.checked = c.value;
+      else if (c.kind !== "button") field.value = String(c.value);
+    }
+    label.dataset.value = String(c.value);
+    label.querySelector(".hint").textContent = c.kind === "slider" ? String(+c.value.toPrecision(4)) :
+      c.kind === "button" ? `${c.value} presses` : "";
+  });
+}
+
+$("frame").addEventListener("mousedown", (event) => {
+  if (!isViewer() || event.button !== 0) return;
+  event.preventDefault();
+  dragFrom = framePoint(event);
+});
+window.addEventListener("mouseup", () => {
+  dragFrom = null;
+  sendPan();
+});
+window.addEventListener("mousemove", (event) => {
+  if (!isViewer() || !dragFrom) return;
+  const at = framePoint(event);
+  const [dx, dy] = [at[0] - dragFrom[0], at[1] - dragFrom[1]];
+  dragFrom = at;
+  // One pan command a frame of the page's, however many moves came.
+  if (!panPending) requestAnimationFrame(sendPan);
+  panPending = panPending ? [panPending[0] + dx, panPending[1] + dy] : [dx, dy];
+});
+$("frame").addEventListener("mousemove", (event) => {
+  if (!isViewer()) return;
+  hoverPoint = framePoint(event);
+  if (!hoverTimer) hoverTimer = setTimeout(sendHover, kHoverEveryMs);
+});
+$("frame").addEventListener("mouseleave", () => {
+  if (!isViewer()) return;
+  hoverPoint = null;
+  lastHover = null;
+  send({ hover: null });
+});
+$("stack-index").addEventListener("input", () => send({ index: Number($("stack-index").value) }));
+
 // The frame's scale: fit (the pane's width), 1:1 (a frame pixel to a device pixel) or a zoom; zoomed in, the
 // pixels are drawn as squares (image-rendering: pixelated), not smoothed.
 function showZoom() {
@@ -476,13 +642,24 @@ function zoomBy(factor) {
   if (Math.abs(zoom - 1) < 0.02) zoom = 1;  // stepping through 1:1 lands on it
   showZoom();
 }
-$("zoom-fit").addEventListener("click", () => { zoom = 0; showZoom(); });
-$("zoom-1").addEventListener("click", () => { zoom = 1; showZoom(); });
-$("zoom-in").addEventListener("click", () => zoomBy(1.25));
-$("zoom-out").addEventListener("click", () => zoomBy(0.8));
+// A viewer's picture moves inside its frame (commands); the app's frame is scaled on the page.
+$("zoom-fit").addEventListener("click", () => {
+  if (isViewer()) return send({ fit: true });
+  zoom = 0;
+  showZoom();
+});
+$("zoom-1").addEventListener("click", () => {
+  if (isViewer()) return send({ actual_size: frameCentre() });
+  zoom = 1;
+  showZoom();
+});
+$("zoom-in").addEventListener("click", () => (isViewer() ? send({ zoom: [...frameCentre(), 1.25] }) : zoomBy(1.25)));
+$("zoom-out").addEventListener("click", () => (isViewer() ? send({ zoom: [...frameCentre(), 0.8] }) : zoomBy(0.8)));
 $("frame-box").addEventListener("wheel", (event) => {
   event.preventDefault();
-  zoomBy(event.deltaY < 0 ? 1.25 : 0.8);
+  const factor = event.deltaY < 0 ? 1.25 : 0.8;
+  if (isViewer()) send({ zoom: [...framePoint(event), factor] });
+  else zoomBy(factor);
 }, { passive: false });
 window.addEventListener("resize", showZoom);
 
@@ -506,6 +683,10 @@ document.addEventListener("keydown", (event) => {
     send({ pause: !(settings && settings.paused) });
   } else if (event.key === "." && !$("clock-section").hidden) {
     send({ step: true });
+  } else if (event.key === "1" && isViewer()) {
+    send({ actual_size: lastHover || frameCentre() });
+  } else if ((event.key === "f" || event.key === "F") && isViewer()) {
+    send({ fit: true });
   }
 });
 $("screenshot").addEventListener("click", () => {

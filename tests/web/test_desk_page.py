@@ -122,7 +122,10 @@ def check_notice_clears(driver, By):
 
 
 # The controls the page holds but shows only where they apply in every state (with why elsewhere).
-SHOWN_ONLY_WHERE_THEY_APPLY = {"source": "only while another process's frames are shown (web.desk_attach_gl)"}
+SHOWN_ONLY_WHERE_THEY_APPLY = {"source": "only while another process's frames are shown (web.desk_attach_gl)",
+                               "hover": "a Python viewer's (python/tests/test_viewer_serve_page.py)",
+                               "index": "a Python viewer's (python/tests/test_viewer_serve_page.py)",
+                               "control": "a Python viewer's (python/tests/test_viewer_serve_page.py)"}
 
 
 def check_every_control(driver, By):
