@@ -9,6 +9,8 @@ import sys
 
 import numpy
 
+from .viewer import FITS
+
 
 def _load(path):
     from ._native import check, lib
@@ -47,6 +49,9 @@ def main(argv=None):
                         "(min..max); default 0..255 for uint8, 0..1 for floats and bool, auto for other integers")
     parser.add_argument("--colormap", help="for one channel: gray, viridis, turbo")
     parser.add_argument("--mode", default="auto", choices=["auto", "interop", "staging", "cpu"])
+    parser.add_argument("--fit", default="contain", choices=list(FITS),
+                        help="how the picture lies in the frame: contain (default: its aspect kept, letterboxed), "
+                        "stretch (fills it), cover (fills it, cropped), actual (1:1, centred)")
     parser.add_argument("--headless", action="store_true", help="render without a window and write a PNG")
     parser.add_argument("--png", help="where the headless render goes (default: the temporary folder)")
     parser.add_argument("--serve", metavar="[HOST:]PORT",
@@ -61,7 +66,7 @@ def main(argv=None):
         array = _load(arguments.file)
         show(array, range=value_range, colormap=arguments.colormap, mode=arguments.mode,
              window=False if arguments.headless else None, png=arguments.png, title=os.path.basename(arguments.file),
-             serve=arguments.serve)
+             serve=arguments.serve, fit=arguments.fit)
     except (TypeError, ValueError) as error:
         parser.exit(2, f"python -m interop_lab: {error}\n")
     except InteropLabError as error:

@@ -138,14 +138,16 @@ def _retire_display():
     _Shown.display_id = _Shown.cell = None
 
 
-def show(array, *, range=None, colormap=None, mode="auto", stream=None, serve=None, url_base=None):
+def show(array, *, range=None, colormap=None, mode="auto", stream=None, serve=None, url_base=None, fit="contain"):
     """interop_lab.show() in a notebook: serves `array` (serve=: the address, default 0: a free loopback port)
     and displays the desk inline; returns None without blocking. Later calls show their array in the same
     viewer (resized to it; range "auto" is each array's own), displayed again in a later cell, where the earlier
     cell's iframe becomes a note. interop_lab.notebook.viewer() is that viewer; interop_lab.notebook.close()
-    closes it. url_base (default $INTEROP_LAB_NOTEBOOK_URL): where the browser reaches the desk, see desk_url."""
-    from .viewer import Viewer, _serve_address
+    closes it. url_base (default $INTEROP_LAB_NOTEBOOK_URL): where the browser reaches the desk, see desk_url.
+    fit= as Viewer's (a call with another fit than the viewer's sets it)."""
+    from .viewer import Viewer, _check_fit, _serve_address
 
+    _check_fit(fit)
     serve = 0 if serve is None else serve
     address = _serve_address(serve)  # a bad one raises before anything opens, as does a bad url_base:
     desk_url("http://127.0.0.1:1/", url_base)
@@ -163,6 +165,8 @@ def show(array, *, range=None, colormap=None, mode="auto", stream=None, serve=No
         current.resize(*size)
     html_text = viewer_html(current, url_base)
     current._auto_range = None  # as a show() of its own: range "auto" is this array's
+    if current.fit != fit:  # the same fit keeps the page's zoom and pan
+        current.fit = fit
     current.show(array, stream=stream, range=range, colormap=colormap)
     cell = getattr(shell, "execution_count", None)
     if _Shown.display_id is None or _Shown.cell != cell:

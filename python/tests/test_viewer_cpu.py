@@ -661,3 +661,32 @@ def test_python_m_interop_lab_shows_a_float64_npy(tmp_path):
         done = subprocess.run([sys.executable, "-m", "interop_lab", *arguments, "--headless"], capture_output=True,
                               text=True, cwd=tmp_path)
         assert done.returncode == 2 and done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+
+
+def test_show_and_python_m_interop_lab_take_a_fit_and_refuse_a_bad_one(tmp_path, monkeypatch):
+    from interop_lab import viewer as viewer_module
+
+    picture = numpy.zeros((30, 40, 3), numpy.uint8)
+    with pytest.raises(ValueError, match=r"^fit='zoom': pass one of contain, stretch, cover, actual$"):
+        interop_lab.show(picture, fit="zoom", png=tmp_path / "never.png")
+    assert not (tmp_path / "never.png").exists()  # refused before anything opened
+    fits = []
+    opened = viewer_module.Viewer.__init__
+
+    def recording(self, *arguments, **options):
+        opened(self, *arguments, **options)
+        fits.append(self.fit)
+
+    monkeypatch.setattr(viewer_module.Viewer, "__init__", recording)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", interop_lab.PathNotice)
+        interop_lab.show(picture, fit="cover", png=tmp_path / "cover.png", mode="cpu")
+    assert fits == ["cover"]
+    numpy.save(tmp_path / "x.npy", numpy.linspace(0, 1, 1200).reshape(30, 40))
+    done = subprocess.run([sys.executable, "-m", "interop_lab", str(tmp_path / "x.npy"), "--headless", "--png",
+                           str(tmp_path / "x.png"), "--fit", "actual"], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0 and (tmp_path / "x.png").exists(), done.stderr
+    done = subprocess.run([sys.executable, "-m", "interop_lab", str(tmp_path / "x.npy"), "--headless", "--fit", "zoom"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "--fit: invalid choice: 'zoom' (choose from 'contain', 'stretch', 'cover', 'actual')" in done.stderr
