@@ -436,10 +436,11 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
       return;
     }
     if (m_encoding || !m_paced || !m_planned) return;
-    // Nothing changed: the state alone, once a second, so that the page's numbers move on; a frame of the
-    // same picture with a newer state (a Python viewer's readout under the page's cursor) as states go with
-    // frames, at most every kStateEvery.
-    const auto every = m_planned->sequence != m_state_sequence ? kStateEvery : kStillStateEvery;
+    // Nothing changed: the state alone, once a second, so that the page's numbers move on. A Python viewer
+    // serves a frame only when something changed, maybe only its state (the readout under the page's
+    // cursor): that state goes out within kStateEvery.
+    const bool news = m_planned->state.viewer && m_planned->sequence != m_state_sequence;
+    const auto every = news ? kStateEvery : kStillStateEvery;
     if (now - m_state_sent >= every) {
       const bool notice_is_news = m_planned->state.notice_serial != m_sent_notice;
       m_state_sequence = m_planned->sequence;
