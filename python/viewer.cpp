@@ -36,7 +36,9 @@
 #include "kernels/convert.hpp"
 #include "python/errors.hpp"
 #include "python/gl_context.hpp"
+#include "python/viewer_camera.hpp"
 #include "python/viewer_controls.hpp"
+#include "python/viewer_points.hpp"
 #include "python/viewer_readout.hpp"
 #include "python/viewer_view.hpp"
 
@@ -132,6 +134,27 @@ void main() {
   colour = at.x < 0 ? vec4(0.0, 0.0, 0.0, 1.0) : unpackUnorm4x8(pixels[at.y * image_size.x + at.x]);
 })";
 
+// The points (Viewer.points): each a square of point_size frame pixels in its own colour, placed by the orbit
+// camera's view_projection (python/viewer_camera.hpp).
+constexpr const char* kPointVertexShader = R"(#version 450
+layout(location = 0) in vec3 position;
+layout(location = 1) in vec4 colour_in;
+layout(location = 0) uniform mat4 view_projection;
+layout(location = 1) uniform float point_size;
+out vec4 point_colour;
+void main() {
+  gl_Position = view_projection * vec4(position, 1.0);
+  gl_PointSize = point_size;
+  point_colour = colour_in;
+})";
+
+constexpr const char* kPointFragmentShader = R"(#version 450
+in vec4 point_colour;
+out vec4 colour;
+void main() {
+  colour = point_colour;
+})";
+
 GLuint compile(GLenum stage, const char* source, const char* body = "") {
   const GLuint shader = glCreateShader(stage);
   const char* sources[2] = {source, body};
@@ -148,11 +171,12 @@ GLuint compile(GLenum stage, const char* source, const char* body = "") {
   return shader;
 }
 
-lab::GlProgram link_program(const char* fragment_source) {
-  const GLuint vertex = compile(GL_VERTEX_SHADER, kVertexShader);
+// A program of `vertex_source` and the fragment shader `fragment_head` + `fragment_body`.
+lab::GlProgram link_shaders(const char* vertex_source, const char* fragment_head, const char* fragment_body) {
+  const GLuint vertex = compile(GL_VERTEX_SHADER, vertex_source);
   GLuint fragment = 0;
   try {
-    fragment = compile(GL_FRAGMENT_SHADER, kPixelPicker, fragment_source);
+    fragment = compile(GL_FRAGMENT_SHADER, fragment_head, fragment_body);
   } catch (...) {
     glDeleteShader(vertex);
     throw;
@@ -171,6 +195,11 @@ lab::GlProgram link_program(const char* fragment_source) {
     throw std::runtime_error(std::string("the viewer's shaders do not link: ") + log);
   }
   return program;
+}
+
+// The picture's programs: the full-frame triangle and the pixel picker with `fragment_source`'s main.
+lab::GlProgram link_program(const char* fragment_source) {
+  return link_shaders(kVertexShader, kPixelPicker, fragment_source);
 }
 
 void require(bool condition, const std::string& message) {
@@ -294,6 +323,15 @@ struct Viewer {
   // stack, the readout's line and the colorbar's table and range (one-channel pictures).
   ilab::view::View view;
   ilab::readout::Source source;
+
+  // Points (Viewer.points): shown instead of the picture from their first update until the next picture.
+  std::unique_ptr<ilab::points::Cloud> points;
+  bool showing_points = false;
+  ilab::camera::Orbit camera;
+  bool camera_framed = false;  // the camera framed the points' bounds once; later sets keep it where it is
+  float point_size = 3.0f;
+  Clock::time_point points_started;
+  cudaStream_t points_stream = nullptr;
   int frame_index = 0;  // the frame of a stack shown, or asked for by the panel (Python shows it at poll)
   int frame_count = 1;
   bool dragging = false;                    // a drag that began on the picture (not on the panel)
@@ -370,6 +408,7 @@ void require_rgba_bytes(int width, int height, uint64_t bytes) {
 // (Re)creates what holds the picture when its size changes.
 void ensure_content(Viewer& viewer, lab::Extent extent) {
   require_image_size(extent.width, extent.height);
+  viewer.showing_points = false;  // a picture takes the frame back from the points
   if (extent == viewer.content) return;
   // CUDA registers and allocates on its current device: the viewer's, whatever the caller's is.
   std::optional<interop::ScopedDevice> on_device;
@@ -420,6 +459,11 @@ void upload_staged(Viewer& viewer, cudaStream_t stream) {
 }
 
 void draw_picture(Viewer& viewer, lab::Extent extent) {
+  if (viewer.showing_points) {
+    viewer.points->draw(ilab::camera::view_projection(viewer.camera, extent.width, extent.height),
+                        viewer.point_size, extent.width, extent.height, viewer.platform->framebuffer());
+    return;
+  }
   glBindFramebuffer(GL_FRAMEBUFFER, viewer.platform->framebuffer());
   glViewport(0, 0, extent.width, extent.height);
   glDisable(GL_DEPTH_TEST);
@@ -541,26 +585,48 @@ ilab::view::Size frame_size_of(const Viewer& viewer) {
   return {extent.width, extent.height};
 }
 
-// Moves the picture by (dx, dy), as a drag does.
+// The points' bounds, found where they are (the GPU's reductions, or the host's for the cpu path).
+ilab::camera::Bounds points_bounds(Viewer& viewer, cudaStream_t stream) {
+  std::optional<interop::ScopedDevice> on_device;
+  if (viewer.cuda_device >= 0) on_device.emplace(viewer.cuda_device);
+  return viewer.points->bounds(stream);
+}
+
+// Moves the picture by (dx, dy), as a drag does; turns the points' camera about its target.
 void view_drag(Viewer& viewer, double dx, double dy) {
+  if (viewer.showing_points) {
+    viewer.camera = ilab::camera::orbit(viewer.camera, dx, dy);
+    return;
+  }
   if (viewer.content.empty() || (dx == 0.0 && dy == 0.0)) return;
   viewer.view = ilab::view::pan_by(viewer.view, image_size_of(viewer), frame_size_of(viewer), dx, dy);
 }
 
-// Zooms by `factor` about (x, y): the image point there stays there (the wheel).
+// Zooms by `factor` about (x, y): the image point there stays there (the wheel); the points' camera moves
+// towards its target by `factor`.
 void view_zoom(Viewer& viewer, double x, double y, double factor) {
+  if (viewer.showing_points) {
+    viewer.camera = ilab::camera::zoom(viewer.camera, factor);
+    return;
+  }
   if (viewer.content.empty() || factor == 1.0) return;
   viewer.view = ilab::view::zoom_at(viewer.view, image_size_of(viewer), frame_size_of(viewer), x, y, factor);
 }
 
-// Back to the fit (F, the panel's and the page's fit button).
+// Back to the fit (F, the panel's and the page's fit button); the points' camera back to its first view of
+// their bounds.
 void view_fit(Viewer& viewer) {
+  if (viewer.showing_points) {
+    const ilab::view::Size frame = frame_size_of(viewer);
+    viewer.camera = ilab::camera::framing(points_bounds(viewer, nullptr), frame.width, frame.height);
+    return;
+  }
   viewer.view = ilab::view::fitted(viewer.view);
 }
 
 // One image pixel per framebuffer pixel, keeping the image point at (x, y) there (1, the 1:1 buttons).
 void view_actual(Viewer& viewer, double x, double y) {
-  if (viewer.content.empty()) return;
+  if (viewer.content.empty() || viewer.showing_points) return;
   viewer.view = ilab::view::actual_size_at(viewer.view, image_size_of(viewer), frame_size_of(viewer), x, y);
 }
 
@@ -574,7 +640,7 @@ void apply_input(Viewer& viewer, lab::Extent extent) {
   const float scale_y = io.DisplayFramebufferScale.y > 0.0f ? io.DisplayFramebufferScale.y : 1.0f;
   const bool has_mouse = ImGui::IsMousePosValid();
   const double x = io.MousePos.x * scale_x, y = io.MousePos.y * scale_y;
-  if (!viewer.content.empty()) {
+  if (!viewer.content.empty() || viewer.showing_points) {
     if (has_mouse && !io.WantCaptureMouse) {
       if (io.MouseWheel != 0.0f) view_zoom(viewer, x, y, std::pow(kWheelZoom, io.MouseWheel));
       if (ImGui::IsMouseClicked(0)) viewer.dragging = true;
@@ -595,7 +661,7 @@ void apply_input(Viewer& viewer, lab::Extent extent) {
       viewer.frame_index = std::min(viewer.frame_index + 1, viewer.frame_count - 1);
   }
   viewer.cursor = std::nullopt;
-  if (has_mouse && !io.WantCaptureMouse)
+  if (has_mouse && !io.WantCaptureMouse && !viewer.showing_points)
     viewer.cursor = ilab::view::pixel_at(viewer.view, image, frame, static_cast<int>(std::floor(x)),
                                          static_cast<int>(std::floor(y)));
 }
@@ -661,20 +727,42 @@ void read_out(const Viewer& viewer, const std::optional<ilab::view::Pixel>& curs
   }
 }
 
+// The points' line where the picture's readout goes: how many, and where the camera is.
+std::string points_line(const Viewer& viewer) {
+  char line[200];
+  constexpr double kDegrees = 57.29577951308232;
+  std::snprintf(line, sizeof line,
+                "%lld points  yaw %.0f  pitch %.0f  distance %.4g (drag turns, wheel zooms, F frames)",
+                viewer.points->count(), viewer.camera.yaw * kDegrees, viewer.camera.pitch * kDegrees,
+                viewer.camera.distance);
+  return line;
+}
+
 void update_readout(Viewer& viewer) {
+  if (viewer.showing_points) {
+    viewer.readout = points_line(viewer);
+    viewer.readout_of = {-1, -1, -1};
+    return;
+  }
   read_out(viewer, viewer.cursor, viewer.readout, viewer.readout_of);
 }
 
 lab::serve::ViewerTools page_tools(Viewer& viewer, lab::Extent extent) {
   const ilab::view::Size image = image_size_of(viewer), frame{extent.width, extent.height};
   viewer.page_cursor = std::nullopt;
-  if (viewer.page_hover && !viewer.content.empty()) {
+  if (viewer.page_hover && !viewer.content.empty() && !viewer.showing_points) {
     const double x = (*viewer.page_hover)[0], y = (*viewer.page_hover)[1];
     if (x >= 0 && y >= 0 && x < extent.width && y < extent.height)
       viewer.page_cursor = ilab::view::pixel_at(viewer.view, image, frame, static_cast<int>(std::floor(x)),
                                                 static_cast<int>(std::floor(y)));
   }
-  read_out(viewer, viewer.page_cursor, viewer.page_readout, viewer.page_readout_of);
+  if (viewer.showing_points) {
+    viewer.page_cursor = std::nullopt;
+    viewer.page_readout = points_line(viewer);
+    viewer.page_readout_of = {-1, -1, -1};
+  } else {
+    read_out(viewer, viewer.page_cursor, viewer.page_readout, viewer.page_readout_of);
+  }
   lab::serve::ViewerTools tools;
   const ilab::view::Transform t = ilab::view::transform_of(viewer.view, image, frame);
   tools.fit = ilab::view::fit_name(viewer.view.fit);
@@ -997,12 +1085,17 @@ const char* const kTypeNames =
     "bool";
 
 // A CUDA array handed to show_device or value_bounds, checked: its layout, its element type, and that it is
-// device memory on the viewer's device (which is current, on a path with CUDA), as is the stream.
-kernels::ConvertDesc device_array(const Viewer& viewer, const ilab_convert& array, cudaStream_t stream) {
+// device memory on the viewer's device (which is current, on a path with CUDA), as is the stream. A picture
+// is an image of at most kMaxImageEdge a side; the points' values are one row of `width` (any length).
+kernels::ConvertDesc device_array(const Viewer& viewer, const ilab_convert& array, cudaStream_t stream,
+                                  bool picture = true) {
   require(array.channels == 1 || array.channels == 3 || array.channels == 4, "channels: 1, 3 or 4");
   require(array.type >= 0 && array.type < kernels::kElementTypeCount,
           "type " + std::to_string(array.type) + ": " + kTypeNames);
-  require_image_size(array.width, array.height);
+  if (picture)
+    require_image_size(array.width, array.height);
+  else
+    require(array.width >= 1 && array.height >= 1, "an array of at least one element");
   require_stream_device(viewer, stream);
   cudaPointerAttributes attributes{};
   INTEROP_CUDA_CHECK(cudaPointerGetAttributes(&attributes, reinterpret_cast<void*>(array.data)));
@@ -1255,7 +1348,7 @@ int ilab_viewer_value_bounds(void* handle, const ilab_convert* array, uintptr_t 
     require(viewer.path != Path::Cpu, "this viewer has no CUDA (path cpu: " + viewer.path_reason + ")");
     const interop::ScopedDevice on_device(viewer.cuda_device);
     auto* on = reinterpret_cast<cudaStream_t>(stream);
-    const kernels::ConvertDesc desc = device_array(viewer, *array, on);
+    const kernels::ConvertDesc desc = device_array(viewer, *array, on, false);  // a picture's, or points'
     if (viewer.bounds_device.size() == 0)
       viewer.bounds_device = interop::DeviceBuffer(kernels::kValueBoundsBytes);
     INTEROP_CUDA_CHECK(kernels::find_value_bounds(desc, viewer.bounds_device.data(), on));
@@ -1492,7 +1585,7 @@ int ilab_viewer_move_view(void* handle, double x, double y, double factor, doubl
     Viewer& viewer = *static_cast<Viewer*>(handle);
     const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
     require_open(viewer);
-    require(!viewer.content.empty(), "nothing is shown yet: show() a picture first");
+    require(!viewer.content.empty() || viewer.showing_points, "nothing is shown yet: show() a picture first");
     require(std::isfinite(factor) && factor >= 0.0 && std::isfinite(x) && std::isfinite(y) &&
                 std::isfinite(dx) && std::isfinite(dy),
             "zoom: a finite factor above 0, and a finite point and offset");
@@ -1734,6 +1827,224 @@ int ilab_viewer_control_rect(void* handle, int id, float* rect) {
                                           ? viewer.control_rects[static_cast<size_t>(id)]
                                           : std::array<float, 4>{};
     std::copy(kept.begin(), kept.end(), rect);
+  });
+}
+
+// Points (Viewer.points, Viewer.points_frame): begin hands out where the next n points go (*xyz: n x 3
+// float32; *rgba: n x RGBA8): on the interop path the two registered GL vertex buffers themselves, mapped on
+// `stream` (*on_device 1); staging: device memory; cpu: host memory (*on_device 0). xyz and colours fill
+// them from the caller's arrays; end shows them (or, show 0, gives the update up).
+int ilab_viewer_points_begin(void* handle, long long n, uintptr_t stream, uintptr_t* xyz, uintptr_t* rgba,
+                             int* on_device) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    require_open(viewer);
+    auto* on = reinterpret_cast<cudaStream_t>(stream);
+    std::optional<interop::ScopedDevice> on_cuda;
+    if (viewer.path != Path::Cpu) {
+      on_cuda.emplace(viewer.cuda_device);
+      require_stream_device(viewer, on);
+    }
+    if (!viewer.points) {
+      const ilab::points::Memory memory = viewer.path == Path::Interop   ? ilab::points::Memory::Interop
+                                          : viewer.path == Path::Staging ? ilab::points::Memory::Staging
+                                                                         : ilab::points::Memory::Host;
+      viewer.points = std::make_unique<ilab::points::Cloud>(
+          memory, link_shaders(kPointVertexShader, kPointFragmentShader, ""));
+    }
+    viewer.points_started = Clock::now();
+    const ilab::points::Targets targets = viewer.points->begin(n, on);
+    viewer.points_stream = on;
+    *xyz = reinterpret_cast<uintptr_t>(targets.xyz);
+    *rgba = reinterpret_cast<uintptr_t>(targets.rgba);
+    *on_device = targets.on_device ? 1 : 0;
+  });
+}
+
+}  // extern "C"
+
+namespace {
+
+ilab::points::Cloud& open_points(Viewer& viewer) {
+  require(viewer.points && viewer.points->in_update(), "no points update is open: call points_begin first");
+  return *viewer.points;
+}
+
+// `width` bytes a row, `rows` rows, from `source` (CUDA memory where source_on_device, else the host's; rows
+// `source_pitch` bytes apart) into `target` (the update's memory, device or host; packed), on the update's
+// stream.
+void copy_into(Viewer& viewer, void* target, const void* source, bool source_on_device, size_t width,
+               size_t source_pitch, size_t rows) {
+  const bool target_on_device = viewer.path != Path::Cpu;
+  if (!target_on_device && !source_on_device) {
+    if (source_pitch == width) {
+      std::memcpy(target, source, width * rows);
+      return;
+    }
+    for (size_t row = 0; row < rows; ++row)
+      std::memcpy(static_cast<unsigned char*>(target) + row * width,
+                  static_cast<const unsigned char*>(source) + row * source_pitch, width);
+    return;
+  }
+  require(target_on_device, "CUDA memory, and this viewer runs the cpu path: pass a NumPy array");
+  const interop::ScopedDevice on_cuda(viewer.cuda_device);
+  const cudaMemcpyKind kind = source_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
+  if (source_pitch == width)  // packed: one copy, not a row per point
+    INTEROP_CUDA_CHECK(cudaMemcpyAsync(target, source, width * rows, kind, viewer.points_stream));
+  else
+    INTEROP_CUDA_CHECK(
+        cudaMemcpy2DAsync(target, width, source, source_pitch, width, rows, kind, viewer.points_stream));
+}
+
+}  // namespace
+
+extern "C" {
+
+// The positions: the update's n rows of x, y, z float32 (12 bytes, packed within a row) from `source`, rows
+// `row_stride` bytes apart (CUDA memory where on_device, else host memory).
+int ilab_viewer_points_xyz(void* handle, uintptr_t source, int on_device, long long row_stride) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    ilab::points::Cloud& cloud = open_points(viewer);
+    require(row_stride >= 12, "the positions' rows: at least 12 bytes apart (x, y, z float32)");
+    copy_into(viewer, cloud.targets().xyz, reinterpret_cast<const void*>(source), on_device != 0, 12,
+              static_cast<size_t>(row_stride), static_cast<size_t>(cloud.count()));
+  });
+}
+
+// The colours: host RGBA8 (n x 4 bytes, packed) where host_rgba is given, else `array` (a CUDA array of one
+// row of n points, 1, 3 or 4 channels) converted on the GPU as show() converts a picture (colormap: 256 x
+// RGBA8 for one channel).
+int ilab_viewer_points_colours(void* handle, const ilab_convert* array, const uint8_t* colormap,
+                               const uint8_t* host_rgba) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    ilab::points::Cloud& cloud = open_points(viewer);
+    const ilab::points::Targets targets = cloud.targets();
+    const auto n = static_cast<size_t>(cloud.count());
+    if (host_rgba != nullptr) {
+      copy_into(viewer, targets.rgba, host_rgba, false, n * 4, n * 4, 1);
+      return;
+    }
+    require(viewer.path != Path::Cpu, "this viewer has no CUDA (path cpu): pass NumPy colours");
+    const interop::ScopedDevice on_cuda(viewer.cuda_device);
+    kernels::ConvertDesc desc = device_array(viewer, *array, viewer.points_stream, false);
+    require(desc.height == 1 && static_cast<size_t>(desc.width) == n,
+            "the colours are of " + std::to_string(desc.width) + " points, the positions of " +
+                std::to_string(n));
+    if (desc.channels == 1) {
+      require(colormap != nullptr, "one value a point needs a colormap");
+      if (viewer.colormap_device.size() == 0) viewer.colormap_device = interop::DeviceBuffer(1024);
+      std::memcpy(viewer.colormap_host.data(), colormap, 1024);
+      INTEROP_CUDA_CHECK(cudaMemcpyAsync(viewer.colormap_device.data(), viewer.colormap_host.data(), 1024,
+                                         cudaMemcpyHostToDevice, viewer.points_stream));
+      INTEROP_CUDA_CHECK(cudaStreamSynchronize(viewer.points_stream));  // the host table may change next
+      viewer.colormap_loaded = true;
+      desc.colormap = static_cast<const uint8_t*>(viewer.colormap_device.data());
+    }
+    INTEROP_CUDA_CHECK(kernels::convert_to_rgba8(desc, targets.rgba, n * 4, viewer.points_stream));
+  });
+}
+
+// The finite bounds, per axis, of the positions held (inside an update: the ones written so far).
+int ilab_viewer_points_bounds(void* handle, double* low, double* high, int* empty) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    require(viewer.points != nullptr, "no points were shown");
+    const ilab::camera::Bounds bounds =
+        points_bounds(viewer, viewer.points->in_update() ? viewer.points_stream : nullptr);
+    for (int axis = 0; axis < 3; ++axis) {
+      low[axis] = bounds.low[axis];
+      high[axis] = bounds.high[axis];
+    }
+    *empty = bounds.empty ? 1 : 0;
+  });
+}
+
+// Ends the update: show 1 draws the points as squares of `size` frame pixels (the camera frames their bounds
+// on the first set); show 0 gives the update up (an error in the caller's block) and draws nothing new.
+int ilab_viewer_points_end(void* handle, int show, double size) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    ilab::points::Cloud& cloud = open_points(viewer);
+    std::optional<interop::ScopedDevice> on_cuda;
+    if (viewer.path != Path::Cpu) on_cuda.emplace(viewer.cuda_device);
+    if (!show) {
+      cloud.abandon();
+      viewer.showing_points = false;
+      return;
+    }
+    if (!(size >= ilab::points::kMinSize && size <= ilab::points::kMaxSize)) {
+      cloud.abandon();
+      require(false, "size " + std::to_string(size) + ": a point's edge from 1 to 64 frame pixels");
+    }
+    if (!viewer.camera_framed) {
+      const ilab::view::Size frame = frame_size_of(viewer);
+      viewer.camera = ilab::camera::framing(cloud.bounds(viewer.points_stream), frame.width, frame.height);
+      viewer.camera_framed = true;
+    }
+    cloud.end();
+    viewer.point_size = static_cast<float>(size);
+    viewer.showing_points = true;
+    viewer.source = {};  // no array to read under the cursor
+    finish_update(viewer, viewer.points_started, viewer.path == Path::Cpu);
+  });
+}
+
+struct ilab_points_camera {
+  double target[3];
+  double yaw, pitch, distance, radius, fov_y;
+};
+
+// The points' camera: reset 1 frames the points' bounds again (F); set 1 takes *camera (refused unless
+// finite, distance and radius above 0, fov_y in (0, pi), pitch within +-kMaxPitch). Then *camera and, where
+// matrix is given, its view_projection for the frame now (16 floats, column-major) come back.
+int ilab_viewer_points_camera(void* handle, ilab_points_camera* camera, int set, int reset, float* matrix) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    ilab::camera::Orbit& orbit = viewer.camera;
+    if (reset) {
+      require(viewer.points != nullptr, "no points were shown: there are no bounds to frame");
+      const ilab::view::Size frame = frame_size_of(viewer);
+      orbit = ilab::camera::framing(points_bounds(viewer, nullptr), frame.width, frame.height);
+      viewer.camera_framed = true;
+    }
+    if (set) {
+      const ilab_points_camera& c = *camera;
+      bool finite = std::isfinite(c.yaw) && std::isfinite(c.pitch) && std::isfinite(c.distance) &&
+                    std::isfinite(c.radius) && std::isfinite(c.fov_y);
+      for (double t : c.target) finite = finite && std::isfinite(t);
+      require(finite, "camera: every number finite");
+      require(c.distance > 0.0 && c.radius > 0.0, "camera: distance and radius above 0");
+      require(c.fov_y > 0.0 && c.fov_y < 3.14159, "camera: fov_y (radians) between 0 and pi");
+      require(std::abs(c.pitch) <= ilab::camera::kMaxPitch,
+              "camera: pitch within +-" + std::to_string(ilab::camera::kMaxPitch) + " radians");
+      orbit.target = glm::vec3(static_cast<float>(c.target[0]), static_cast<float>(c.target[1]),
+                               static_cast<float>(c.target[2]));
+      orbit.yaw = c.yaw;
+      orbit.pitch = c.pitch;
+      orbit.distance = c.distance;
+      orbit.radius = static_cast<float>(c.radius);
+      orbit.fov_y = c.fov_y;
+      viewer.camera_framed = true;
+    }
+    for (int axis = 0; axis < 3; ++axis) camera->target[axis] = orbit.target[axis];
+    camera->yaw = orbit.yaw;
+    camera->pitch = orbit.pitch;
+    camera->distance = orbit.distance;
+    camera->radius = orbit.radius;
+    camera->fov_y = orbit.fov_y;
+    if (matrix != nullptr) {
+      const lab::Extent extent = viewer.platform->framebuffer_extent();
+      const glm::mat4 m = ilab::camera::view_projection(orbit, extent.width, extent.height);
+      std::memcpy(matrix, &m[0][0], 16 * sizeof(float));
+    }
   });
 }
 

@@ -1,6 +1,8 @@
 // tests/unit/test_viewer_parts.cpp — the Python viewer's GL-free parts: its fits and free view
-// (python/viewer_view.hpp), its readout (python/viewer_readout.hpp) and its controls' registry
-// (python/viewer_controls.hpp). No GL, no CUDA device.
+// (python/viewer_view.hpp), its readout (python/viewer_readout.hpp), its controls' registry
+// (python/viewer_controls.hpp) and the points' orbit camera (python/viewer_camera.hpp). No GL, no CUDA
+// device.
+#include "python/viewer_camera.hpp"
 #include "python/viewer_controls.hpp"
 #include "python/viewer_readout.hpp"
 #include "python/viewer_view.hpp"
@@ -227,6 +229,80 @@ TEST(ViewerControlsTest, BadControlsAreRefusedNamingTheFix) {
   } catch (const std::invalid_argument& error) {
     EXPECT_STREQ(error.what(), "slider 'gain': value 2 is outside 0..1: pass one within the range");
   }
+}
+
+// The points' orbit camera --------------------------------------------------------------------------------
+
+// Where `point` lands in clip space's normalised cube (x, y in -1..1 on screen, z in -1..1 between the
+// planes).
+glm::vec3 ndc_of(const glm::mat4& view_projection, const glm::vec3& point) {
+  const glm::vec4 clip = view_projection * glm::vec4(point, 1.0f);
+  return glm::vec3(clip) / clip.w;
+}
+
+TEST(ViewerCameraTest, FramingKeepsEveryCornerOfTheBoundsInTheFrame) {
+  ilab::camera::Bounds bounds;
+  bounds.low = {-3.0f, 10.0f, 0.5f};
+  bounds.high = {5.0f, 11.0f, 40.0f};
+  bounds.empty = false;
+  for (const auto& [width, height] : {std::pair{1280, 720}, std::pair{300, 900}, std::pair{64, 64}}) {
+    for (const double yaw : {0.0, 0.6, 2.5, -1.2}) {
+      ilab::camera::Orbit from;
+      from.yaw = yaw;
+      const ilab::camera::Orbit camera = ilab::camera::framing(bounds, width, height, from);
+      EXPECT_EQ(camera.yaw, yaw);  // framing keeps the direction it looks from
+      const glm::mat4 matrix = ilab::camera::view_projection(camera, width, height);
+      for (int corner = 0; corner < 8; ++corner) {
+        const glm::vec3 point((corner & 1) ? bounds.high.x : bounds.low.x,
+                              (corner & 2) ? bounds.high.y : bounds.low.y,
+                              (corner & 4) ? bounds.high.z : bounds.low.z);
+        const glm::vec3 ndc = ndc_of(matrix, point);
+        for (int axis = 0; axis < 3; ++axis) {
+          EXPECT_GE(ndc[axis], -1.0f) << width << "x" << height << " yaw " << yaw << " corner " << corner;
+          EXPECT_LE(ndc[axis], 1.0f) << width << "x" << height << " yaw " << yaw << " corner " << corner;
+        }
+      }
+      // The target, the box's centre, is the frame's centre.
+      const glm::vec3 centre = ndc_of(matrix, (bounds.low + bounds.high) * 0.5f);
+      EXPECT_NEAR(centre.x, 0.0f, 1e-5f);
+      EXPECT_NEAR(centre.y, 0.0f, 1e-5f);
+    }
+  }
+}
+
+TEST(ViewerCameraTest, NoBoundsFrameTheUnitCubeAndOnePointAUnitSphere) {
+  const ilab::camera::Orbit empty = ilab::camera::framing({}, 100, 100);
+  EXPECT_EQ(empty.target, glm::vec3(0.0f));
+  EXPECT_FLOAT_EQ(empty.radius, std::sqrt(3.0f));
+  ilab::camera::Bounds one;
+  one.low = one.high = {2.0f, 2.0f, 2.0f};
+  one.empty = false;
+  const ilab::camera::Orbit point = ilab::camera::framing(one, 100, 100);
+  EXPECT_EQ(point.target, glm::vec3(2.0f));
+  EXPECT_EQ(point.radius, 1.0f);
+  EXPECT_GT(point.distance, 1.0);
+}
+
+TEST(ViewerCameraTest, ADragTurnsAboutTheTargetAtItsDistanceAndThePitchStopsShortOfThePoles) {
+  ilab::camera::Orbit camera;
+  camera.target = {1.0f, 2.0f, 3.0f};
+  const ilab::camera::Orbit turned = ilab::camera::orbit(camera, 40.0, -20.0);
+  EXPECT_DOUBLE_EQ(turned.yaw, camera.yaw - 0.4);
+  EXPECT_DOUBLE_EQ(turned.pitch, camera.pitch - 0.2);
+  EXPECT_NEAR(glm::length(ilab::camera::eye(turned) - turned.target), camera.distance, 1e-5);
+  EXPECT_EQ(ilab::camera::orbit(camera, 0.0, 1e6).pitch, ilab::camera::kMaxPitch);
+  EXPECT_EQ(ilab::camera::orbit(camera, 0.0, -1e6).pitch, -ilab::camera::kMaxPitch);
+}
+
+TEST(ViewerCameraTest, TheWheelDividesTheDistanceWithinItsLimits) {
+  ilab::camera::Orbit camera;
+  camera.radius = 2.0f;
+  camera.distance = 10.0;
+  EXPECT_DOUBLE_EQ(ilab::camera::zoom(camera, 2.0).distance, 5.0);
+  EXPECT_DOUBLE_EQ(ilab::camera::zoom(camera, 1e9).distance, 2.0 * ilab::camera::kMinDistanceOfRadius);
+  EXPECT_DOUBLE_EQ(ilab::camera::zoom(camera, 1e-9).distance, 2.0 * ilab::camera::kMaxDistanceOfRadius);
+  EXPECT_DOUBLE_EQ(ilab::camera::zoom(camera, 0.0).distance, 10.0);  // no factor: no move
+  EXPECT_DOUBLE_EQ(ilab::camera::zoom(camera, std::nan("")).distance, 10.0);
 }
 
 }  // namespace
