@@ -114,9 +114,27 @@ def is_stack(shape):
     return len(shape) == 4 or (len(shape) == 3 and int(shape[2]) > 4)
 
 
-def _check_layout(shape, type_name, what):
-    """(frames, height, width, channels) of an accepted shape and dtype, or one error that names the fix."""
+def _check_points_layout(shape, type_name, what):
+    """(1, 1, N, channels) of a points array (Viewer.points' values (N,) or colours (N, 1|3|4)), or the error."""
+    if len(shape) not in (1, 2):
+        raise ValueError(f"{what}: shape {shape}: pass one value a point, (N,), or one colour a point, (N, 3) RGB "
+                         "or (N, 4) RGBA")
+    channels = shape[1] if len(shape) == 2 else 1
+    if channels not in (1, 3, 4):
+        raise ValueError(f"{what}: shape {shape} has {channels} channels: pass (N,) values, or (N, 3) RGB / (N, 4) "
+                         "RGBA colours, e.g. c[:, :3]")
+    if shape[0] == 0:
+        raise ValueError(f"{what}: the array is empty (shape {shape}): pass at least one point")
+    element_type(type_name, what)
+    return 1, 1, shape[0], channels
+
+
+def _check_layout(shape, type_name, what, points=False):
+    """(frames, height, width, channels) of an accepted shape and dtype, or one error that names the fix. points:
+    an array of one value or colour a point, seen as one row of N pixels."""
     shape = tuple(int(n) for n in shape)
+    if points:
+        return _check_points_layout(shape, type_name, what)
     if len(shape) not in (2, 3, 4):
         raise ValueError(f"{what}: shape {shape}: pass (H, W), (H, W, C), (N, H, W) or (N, H, W, C) with C 1, 3 or 4")
     stack = is_stack(shape)
@@ -148,10 +166,10 @@ def _contiguous_strides(shape, itemsize):
 _said_copied = False
 
 
-def _host_picture(array, what):
+def _host_picture(array, what, points=False):
     global _said_copied
     type_name = array.dtype.name  # ml_dtypes' bfloat16 is "bfloat16"
-    layout = _check_layout(array.shape, type_name, what)
+    layout = _check_layout(array.shape, type_name, what, points)
     if not array.flags.c_contiguous:
         if not _said_copied:
             warnings.warn(f"{what}: the array is not C-contiguous: it is copied first (numpy.ascontiguousarray); "
@@ -163,21 +181,24 @@ def _host_picture(array, what):
     return Picture(layout, type_name, host=array.reshape(layout))
 
 
-def _split_strides(shape, strides, itemsize):
-    """(frame stride, (row, column, channel) strides) in bytes of an accepted shape."""
+def _split_strides(shape, strides, itemsize, points=False):
+    """(frame stride, (row, column, channel) strides) in bytes of an accepted shape (points: (N,) or (N, C), one
+    row of N pixels)."""
     strides = tuple(int(s) for s in strides)
+    if points:
+        return 0, (0,) + strides + ((itemsize,) if len(strides) == 1 else ())
     if not is_stack(shape):
         return 0, strides + ((itemsize,) if len(strides) == 2 else ())
     return strides[0], strides[1:] + ((itemsize,) if len(strides) == 3 else ())
 
 
-def _cuda_picture(interface, what, type_name=None):
+def _cuda_picture(interface, what, type_name=None, points=False):
     shape, typestr = tuple(interface["shape"]), interface["typestr"]
     type_name = type_name or _type_name(typestr)
-    layout = _check_layout(shape, type_name, what)
+    layout = _check_layout(shape, type_name, what, points)
     itemsize = int(typestr[2:])
     frame_stride, strides = _split_strides(shape, interface.get("strides") or _contiguous_strides(shape, itemsize),
-                                           itemsize)
+                                           itemsize, points)
     stream = interface.get("stream")
     return Picture(layout, type_name, pointer=int(interface["data"][0]), strides=strides, frame_stride=frame_stride,
                    stream=None if stream is None else (0 if stream in (1, 2) else int(stream)))
@@ -194,7 +215,7 @@ def _dlpack_type_name(dtype, what):
     return element_type(f"{kind}{dtype.bits}", what)  # "bfloat16" for kDLBfloat too
 
 
-def _host_dlpack_picture(array, what):
+def _host_dlpack_picture(array, what, points=False):
     """A host array through DLPack: NumPy's view of it, but for bfloat16, which NumPy has no dtype for: a copy
     of its bits, read through the capsule (looked at first, so that NumPy never meets a dtype it refuses)."""
     tensor, release = _dlpack.open_capsule(array.__dlpack__())
@@ -202,7 +223,7 @@ def _host_dlpack_picture(array, what):
         type_name = _dlpack_type_name(tensor.dtype, what)
         if type_name == "bfloat16":
             shape = tuple(tensor.shape[i] for i in range(tensor.ndim))
-            layout = _check_layout(shape, type_name, what)
+            layout = _check_layout(shape, type_name, what, points)
             strides = (tuple(tensor.strides[i] * 2 for i in range(tensor.ndim)) if tensor.strides
                        else _contiguous_strides(shape, 2))
             span = sum((n - 1) * s for n, s in zip(shape, strides)) + 2
@@ -211,13 +232,13 @@ def _host_dlpack_picture(array, what):
             return Picture(layout, type_name, host=numpy.ascontiguousarray(bits).reshape(layout))
     finally:
         release()
-    return _host_picture(numpy.from_dlpack(array), what)
+    return _host_picture(numpy.from_dlpack(array), what, points)
 
 
-def _dlpack_picture(array, what, consumer_stream):
+def _dlpack_picture(array, what, consumer_stream, points=False):
     device_type, _ = array.__dlpack_device__()
     if device_type in (_dlpack.kDLCPU, _dlpack.kDLCUDAHost):
-        return _host_dlpack_picture(array, what)
+        return _host_dlpack_picture(array, what, points)
     if device_type not in (_dlpack.kDLCUDA, _dlpack.kDLCUDAManaged):
         raise TypeError(f"{what}: a DLPack device of type {device_type}: pass a CUDA or a host array")
     # The producer orders its work before our stream (DLPack: 1 names the legacy default stream).
@@ -233,7 +254,7 @@ def _dlpack_picture(array, what, consumer_stream):
                    else _contiguous_strides(shape, itemsize))
         interface = {"shape": shape, "typestr": typestr, "strides": strides,
                      "data": ((tensor.data or 0) + tensor.byte_offset, False)}
-        picture = _cuda_picture(interface, what, type_name)
+        picture = _cuda_picture(interface, what, type_name, points)
     except BaseException:
         release()
         raise
@@ -241,8 +262,9 @@ def _dlpack_picture(array, what, consumer_stream):
     return picture
 
 
-def describe(array, what="show", consumer_stream=0):
-    """A Picture of `array`, or TypeError / ValueError naming the fix."""
+def describe(array, what="show", consumer_stream=0, points=False):
+    """A Picture of `array`, or TypeError / ValueError naming the fix. points: Viewer.points' values (N,) or
+    colours (N, C), seen as one row of N pixels (any N)."""
     try:
         interface = getattr(array, "__cuda_array_interface__", None)
     except (RuntimeError, TypeError, ValueError) as error:
@@ -253,22 +275,22 @@ def describe(array, what="show", consumer_stream=0):
         if not (hasattr(array, "__dlpack__") and hasattr(array, "__dlpack_device__")):
             raise withheld from error
         try:
-            return _dlpack_picture(array, what, consumer_stream)
+            return _dlpack_picture(array, what, consumer_stream, points)
         except (RuntimeError, BufferError) as dlpack_error:
             raise withheld from dlpack_error
     if interface is not None and interface["typestr"][1] == "V" and hasattr(array, "__dlpack__"):
         interface = None  # raw bytes (PyTorch's bfloat16): DLPack names the dtype
     if interface is not None:
-        return _cuda_picture(interface, what)
+        return _cuda_picture(interface, what, points=points)
     if hasattr(array, "__dlpack__") and hasattr(array, "__dlpack_device__") and not isinstance(array, numpy.ndarray):
-        return _dlpack_picture(array, what, consumer_stream)
+        return _dlpack_picture(array, what, consumer_stream, points)
     try:
         host = numpy.asarray(array)
     except Exception as error:
         raise TypeError(f"{what}: {type(array).__name__} is no array: pass a NumPy or CUDA array") from error
     if host.dtype.kind in "OUSV" and host.dtype.name != "bfloat16":  # strings, objects, raw bytes: no picture
         raise TypeError(f"{what}: {type(array).__name__} is no array: pass a NumPy or CUDA array")
-    return _host_picture(host, what)
+    return _host_picture(host, what, points)
 
 
 # As Python floats: NumPy 2 compares a Python float with a float32 scalar in float32 (NEP 50), so a bound past
@@ -370,6 +392,11 @@ def host_bounds(picture):
     if values.size == 0:
         return 0.0, 0.0, 0
     return float(values.min()), float(values.max()), int(values.size)
+
+
+def host_values(picture, real=numpy.float32):
+    """A host picture's values as `real`, as the kernels read them (bfloat16 from its bits)."""
+    return _values(picture.host, picture.type, real)
 
 
 def _values(host, type_name, real):

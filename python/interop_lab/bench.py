@@ -10,8 +10,18 @@ size (default 3840x2160, RGBA8), each frame finished on the host before the next
   C++ frame     map + copy + unmap by the bridge's C++ loop: what Python adds nothing to
   Python frame  the same three calls from Python, through the package's API
 
-and reports the Python frame against GPU work + hand-off, and against the C++ frame. Needs CuPy and a
-CUDA device whose GL interop works. Exit codes: 0 measured, 2 bad usage, 1 no CUDA or no CuPy here.
+and reports the Python frame against GPU work + hand-off, and against the C++ frame.
+
+With --points N it measures Viewer.points instead, N points drawn headless at --size as squares of 1 pixel:
+
+  moved     frames a second where CuPy turns every point each frame, writing the mapped GL vertex buffer
+            itself (`with viewer.points_frame(n)`: zero copy), and the viewer draws them
+  orbited   frames a second of the draw alone, the camera turned a step a frame (a drag)
+
+each the whole run's frames over its host time, ended by reading the last frame back.
+
+Needs CuPy and a CUDA device whose GL interop works. Exit codes: 0 measured, 2 bad usage, 1 no CUDA or no
+CuPy here.
 """
 
 import argparse
@@ -21,6 +31,8 @@ import os
 import statistics
 import sys
 import time
+
+import numpy
 
 SCENE, TEXTURE = "pattern", "pattern texture"
 _NEEDS = "needs CuPy and a CUDA device whose GL interop works"
@@ -44,6 +56,16 @@ def _frames(text):
     if frames < 10:
         raise argparse.ArgumentTypeError(f"{frames}: at least 10 frames, so that a median means something")
     return frames
+
+
+def _points(text):
+    try:
+        points = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: a whole number of points") from None
+    if not 1 <= points <= 1 << 28:
+        raise argparse.ArgumentTypeError(f"{points}: from 1 to {1 << 28} points")
+    return points
 
 
 def _host_median_ms(frames, work, finish):
@@ -112,6 +134,57 @@ def measure(cupy, size, frames):
     }
 
 
+def measure_points(cupy, points, size, frames):
+    """--points: the two rates of the module's docstring, frames a second, as a dict."""
+    import interop_lab
+
+    viewer = interop_lab.Viewer(size=size, window=False, mode="interop")
+    with viewer:
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with cupy.cuda.Device(viewer.cuda_device), stream:
+            base = cupy.random.default_rng(1).standard_normal((points, 3), dtype=cupy.float32)
+            base[:, 1] *= 0.2  # a disc, turning about y
+            colours = cupy.empty((points, 4), cupy.uint8)
+            colours[:, :3] = ((base - base.min()) / (base.max() - base.min()) * 255).astype(cupy.uint8)
+            colours[:, 3] = 255
+            turn = cupy.ElementwiseKernel("float32 x, float32 z, float32 c, float32 s", "float32 u, float32 v",
+                                          "u = x * c - z * s; v = x * s + z * c", "turn_points")
+
+        def move(step):
+            with viewer.points_frame(points, stream=stream, size=1.0) as (xyz, rgba):
+                target = cupy.asarray(xyz)
+                with stream:
+                    if step == 0:
+                        target[...] = base
+                        cupy.asarray(rgba)[...] = colours
+                    angle = numpy.float32(0.01 * step)
+                    turn(base[:, 0], base[:, 2], numpy.cos(angle), numpy.sin(angle), target[:, 0], target[:, 2])
+
+        def rate(work):
+            for step in range(5):  # the driver's first frames cost more than the rest
+                work(step)
+            viewer.read_frame()
+            start = time.perf_counter()
+            for step in range(frames):
+                work(step)
+            viewer.read_frame()  # the last frame drawn: every frame before it is done
+            return frames / (time.perf_counter() - start)
+
+        moved = rate(move)
+        orbited = rate(lambda step: viewer.pan(1.0, 0.0))
+        return {"points": points, "width": size[0], "height": size[1], "frames": frames, "path": viewer.path,
+                "moved_fps": moved, "orbited_fps": orbited}
+
+
+def points_table(result):
+    return "\n".join([
+        f"{result['points']:,} points at {result['width']}x{result['height']} ({result['path']} path), "
+        f"{result['frames']} frames each:",
+        f"  moved (CuPy writes the GL vertex buffer, then drawn)  {result['moved_fps']:8.1f} frames/s",
+        f"  orbited (drawn alone, the camera turned)              {result['orbited_fps']:8.1f} frames/s",
+    ])
+
+
 def table(result):
     rows = [
         ("hand-off (map + unmap, C++ loop)", result["handoff_ms"], ""),
@@ -133,6 +206,8 @@ def main(argv=None):
                                                  f"{_NEEDS}.")
     parser.add_argument("--size", type=_size, default=(3840, 2160), help="WIDTHxHEIGHT (default 3840x2160)")
     parser.add_argument("--frames", type=_frames, default=300, help="frames per measurement (default 300)")
+    parser.add_argument("--points", type=_points, metavar="N",
+                        help="measure Viewer.points with N points instead (e.g. 10000000)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     args = parser.parse_args(argv)
     if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
@@ -145,11 +220,14 @@ def main(argv=None):
     import interop_lab
 
     try:
-        result = measure(cupy, args.size, args.frames)
+        if args.points:
+            result = measure_points(cupy, args.points, args.size, args.frames)
+        else:
+            result = measure(cupy, args.size, args.frames)
     except (interop_lab.InteropLabError, cupy.cuda.runtime.CUDARuntimeError) as error:
         print(f"python -m interop_lab.bench: {_NEEDS}: {error}", file=sys.stderr)
         return 1
-    print(table(result))
+    print(points_table(result) if args.points else table(result))
     if args.json:  # whole or not at all: written beside it, then renamed over it
         partial = args.json + ".partial"
         with open(partial, "w") as out:

@@ -67,6 +67,11 @@ class _Source(ctypes.Structure):
                 ("channel_stride", ctypes.c_longlong), ("frame_index", ctypes.c_int), ("frame_count", ctypes.c_int)]
 
 
+class _Camera(ctypes.Structure):
+    _fields_ = [("target", ctypes.c_double * 3), ("yaw", ctypes.c_double), ("pitch", ctypes.c_double),
+                ("distance", ctypes.c_double), ("radius", ctypes.c_double), ("fov_y", ctypes.c_double)]
+
+
 class _State(ctypes.Structure):
     _fields_ = [("paused", ctypes.c_int), ("steps", ctypes.c_int), ("frame_index", ctypes.c_int),
                 ("frame_count", ctypes.c_int), ("has_cursor", ctypes.c_int), ("cursor_x", ctypes.c_int),
@@ -93,8 +98,15 @@ def _declare():
         "ilab_viewer_control_set": [handle, c_int, c_double, c_int],
         "ilab_viewer_control_rect": [handle, c_int, ctypes.POINTER(ctypes.c_float)],
         "ilab_viewer_take_page_commands": [handle, ctypes.POINTER(c_int)],
+        "ilab_viewer_points_begin": [handle, ctypes.c_longlong, uptr, ctypes.POINTER(uptr), ctypes.POINTER(uptr),
+                                     ctypes.POINTER(c_int)],
+        "ilab_viewer_points_xyz": [handle, uptr, c_int, ctypes.c_longlong],
+        "ilab_viewer_points_colours": [handle, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p],
+        "ilab_viewer_points_bounds": [handle, ctypes.POINTER(c_double), ctypes.POINTER(c_double),
+                                      ctypes.POINTER(c_int)],
+        "ilab_viewer_points_end": [handle, c_int, c_double],
+        "ilab_viewer_points_camera": [handle, ctypes.POINTER(_Camera), c_int, c_int, ctypes.POINTER(ctypes.c_float)],
     }
-    del uptr
     for name, arguments in signatures.items():
         function = getattr(lib, name)
         function.argtypes = arguments
@@ -172,23 +184,24 @@ def _close_served():
 
 
 class FrameTarget:
-    """The (H, W, 4) uint8 memory the next frame is drawn from, valid inside its `with viewer.frame()`.
+    """The (H, W, 4) uint8 memory the next frame is drawn from, valid inside its `with viewer.frame()`; or
+    the (N, 3) float32 positions and (N, 4) uint8 colours of `with viewer.points_frame(n)`.
     On the interop path it IS the GL buffer GL draws (zero copy): CuPy, PyTorch (__cuda_array_interface__,
-    __dlpack__) and cuda.core write the displayed pixels through it."""
+    __dlpack__) and cuda.core write the displayed pixels, or points, through it."""
 
-    typestr = "|u1"
-
-    def __init__(self, viewer, pointer, shape, stream):
+    def __init__(self, viewer, pointer, shape, stream, typestr="|u1", block="viewer.frame()"):
         self._viewer = viewer
         self._pointer = pointer
         self.shape = shape
+        self.typestr = typestr
         self._stream = stream
+        self._block = block
         self._valid = True
 
     def _check(self):
         if not self._valid:
-            raise InteropLabError("this frame target was shown when its `with viewer.frame()` block ended: write "
-                                  "inside the block")
+            raise InteropLabError(f"this target was shown when its `with {self._block}` block ended: write inside "
+                                  "the block")
 
     @property
     def pointer(self):
@@ -208,8 +221,10 @@ class FrameTarget:
         if stream != -1:  # the consumer's stream must see the map queued on ours
             consumer = 0 if stream in (None, 1, 2) else int(stream)
             check(lib.ilab_order_streams(self._stream, consumer))
-        height, width, _ = self.shape
-        return _dlpack.capsule(pointer, self.shape, (width * 4, 4, 1), self.typestr, _dlpack.kDLCUDA,
+        strides = [1]
+        for edge in reversed(self.shape[1:]):
+            strides.insert(0, strides[0] * edge)
+        return _dlpack.capsule(pointer, self.shape, tuple(strides), self.typestr, _dlpack.kDLCUDA,
                                self._viewer.cuda_device, owner=self)
 
     def __repr__(self):
@@ -437,6 +452,185 @@ class Viewer(NativeHandle):
                 target._valid = False
             self._in_frame = False
             check(lib.ilab_viewer_frame_end(handle))
+
+    # Points in 3D -----------------------------------------------------------------------------------------
+
+    def points(self, xyz, colors=None, values=None, colormap=None, size=3.0, range=None, stream=None):
+        """Shows N points in 3D, in place of the picture, through an orbit camera (a drag turns it, the wheel
+        zooms, F frames the points again; viewer.camera). xyz: (N, 3) positions, float32 CUDA memory (any row
+        stride, x, y, z packed) or any real NumPy array (cast to float32). A colour a point: colors= (N, 3) RGB or
+        (N, 4) RGBA, mapped through range= as show() maps a picture (default 0..255 for uint8, 0..1 for floats),
+        or values= (N,) through `colormap` (default 'viridis') and range= (default "auto": this set's min..max);
+        neither: z through 'viridis', min..max. size: each point's edge in frame pixels, 1 to 64.
+
+        A CUDA array is copied (positions) or converted (colours) on `stream` into the GL vertex buffers the
+        points are drawn from, after its producer's stream; on the interop path nothing waits on the host (but
+        an "auto" range's bounds, and the camera's first framing of the points' bounds). To write the vertex
+        buffers with no copy at all, use `with viewer.points_frame(n) as (xyz, rgba):`. Returns the (low, high)
+        range the colours or values were mapped through, kept as viewer.range."""
+        handle = self._live()
+        if self.closed:
+            raise InteropLabError("the viewer's window was closed: open a new interop_lab.Viewer()")
+        if colors is not None and values is not None:
+            raise ValueError("points: pass colors= (a colour a point) or values= (a value a point), not both")
+        if colors is not None and colormap is not None:
+            raise ValueError("points: a colormap is for values=: drop colormap=, or pass values= instead of colors=")
+        size = _point_size(size)
+        raw = _arrays.stream_handle(stream)
+        positions = _positions(xyz, raw)
+        shown = colors if colors is not None else values
+        colours = None
+        try:
+            if shown is not None:
+                colours = _arrays.describe(shown, "points: colors" if colors is not None else "points: values",
+                                           consumer_stream=raw, points=True)
+                if colours.width != positions.width:
+                    raise ValueError(f"points: {colours.width} colours for {positions.width} points: pass one a point")
+                if values is not None and colours.channels != 1:
+                    raise ValueError(f"points: values= has {colours.channels} channels: pass (N,) values, or the "
+                                     "colours as colors=")
+            else:
+                colours = positions.z()
+            for array in (positions, colours):
+                if array.on_device and self.path == "cpu":
+                    why = self.path_reason or "mode='cpu'"
+                    raise InteropLabError(f"points: a CUDA array, and this viewer runs the cpu path ({why}): pass a "
+                                          "NumPy copy (cupy.asnumpy(x), x.cpu().numpy())")
+                if array.on_device and array.stream is not None and array.stream != raw:
+                    check(lib.ilab_order_streams(array.stream, raw))  # after the array's producer
+            table = _colormaps.table(colormap or "viridis") if colours.channels == 1 else None
+            request = _arrays.range_request(colours, range if range is not None or colors is not None else "auto")
+            value_range = self._points_range(colours, request, raw)
+            self._points_begin(handle, positions.width, raw)
+            try:
+                if positions.on_device:
+                    check(lib.ilab_viewer_points_xyz(handle, positions.pointer, 1, positions.strides[1]))
+                else:
+                    check(lib.ilab_viewer_points_xyz(handle, positions.host.ctypes.data, 0, 12))
+                if colours.on_device:
+                    desc = _arrays.convert_desc(colours, value_range)
+                    check(lib.ilab_viewer_points_colours(handle, ctypes.byref(desc),
+                                                         None if table is None else table.ctypes.data, None))
+                else:
+                    rgba = _arrays.to_rgba8(colours.host[0], colours.type, value_range, table)
+                    check(lib.ilab_viewer_points_colours(handle, None, None, rgba.ctypes.data))
+            except BaseException:
+                lib.ilab_viewer_points_end(handle, 0, size)
+                raise
+            low, high = value_range.shown
+            check(lib.ilab_viewer_set_range_text(handle, f"{low:.6g}..{high:.6g} ({value_range.how})".encode()))
+            check(lib.ilab_viewer_set_colorbar(handle, None if table is None else table.ctypes.data, low, high))
+            self._points_shown()
+            check(lib.ilab_viewer_points_end(handle, 1, size))
+            self.range = value_range.shown
+            return self.range
+        finally:
+            positions.release()
+            if colours is not None and colours is not positions:
+                colours.release()
+
+    def _points_range(self, picture, request, stream):
+        """The ValueRange of a points array's colours: fixed, or this set's bounds (on the GPU for CUDA memory)."""
+        if not isinstance(request, str):
+            return _arrays.fixed_range(picture, *request)
+        if picture.on_device:
+            desc = _arrays.convert_desc(picture)
+            low, high, finite = ctypes.c_double(), ctypes.c_double(), ctypes.c_longlong()
+            check(lib.ilab_viewer_value_bounds(self._live(), ctypes.byref(desc), stream, ctypes.byref(low),
+                                               ctypes.byref(high), ctypes.byref(finite)))
+            bounds = (low.value, high.value, finite.value)
+        else:
+            bounds = _arrays.host_bounds(picture)
+        return _arrays.bounds_range(picture, *bounds, request)
+
+    def _points_begin(self, handle, n, stream):
+        if self._in_frame:
+            raise InteropLabError("points: a frame block is open: finish it first")
+        xyz, rgba, on_device = ctypes.c_size_t(), ctypes.c_size_t(), ctypes.c_int()
+        check(lib.ilab_viewer_points_begin(handle, n, stream, ctypes.byref(xyz), ctypes.byref(rgba),
+                                           ctypes.byref(on_device)))
+        return xyz.value, rgba.value, bool(on_device.value)
+
+    def _points_shown(self):
+        """What a picture left behind goes: the points have no stack, no array under the cursor."""
+        self._shown = None
+        self._kept = None
+        check(lib.ilab_viewer_set_source(self._live(), ctypes.byref(_Source(frame_index=0, frame_count=1))))
+
+    @contextlib.contextmanager
+    def points_frame(self, n, stream=None, size=3.0):
+        """Yields (xyz, rgba), where the next n points go: (n, 3) float32 positions and (n, 4) uint8 colours. On
+        the interop path they ARE the GL vertex buffers GL draws from, mapped on `stream`: your kernels write
+        the points shown, with no copy (CuPy, PyTorch: __cuda_array_interface__, __dlpack__). Staging: CUDA
+        memory, uploaded after the block; cpu: NumPy arrays. Shown as squares of `size` frame pixels when the
+        block ends (unmapped on the same stream, after your work there). An exception in the block draws no
+        points until the next set: half a set is never shown. The buffers keep the last set of the same n, so
+        a partial write keeps the rest."""
+        handle = self._live()
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise TypeError(f"points_frame: n {n!r}: pass the number of points, an int")
+        size = _point_size(size)
+        raw = _arrays.stream_handle(stream)
+        xyz_pointer, rgba_pointer, on_device = self._points_begin(handle, n, raw)
+        self._in_frame = True
+        targets = []
+        if on_device:
+            targets = [FrameTarget(self, xyz_pointer, (n, 3), raw, "<f4", "viewer.points_frame()"),
+                       FrameTarget(self, rgba_pointer, (n, 4), raw, "|u1", "viewer.points_frame()")]
+            xyz, rgba = targets
+        else:
+            xyz = numpy.frombuffer((ctypes.c_float * (n * 3)).from_address(xyz_pointer), numpy.float32).reshape(n, 3)
+            rgba = numpy.frombuffer((ctypes.c_uint8 * (n * 4)).from_address(rgba_pointer), numpy.uint8).reshape(n, 4)
+        shown = False
+        try:
+            yield xyz, rgba
+            shown = True
+        finally:
+            for target in targets:
+                target._valid = False
+            self._in_frame = False
+            if shown:
+                self.range = None
+                check(lib.ilab_viewer_set_range_text(handle, b""))
+                check(lib.ilab_viewer_set_colorbar(handle, None, 0.0, 0.0))
+                self._points_shown()
+            check(lib.ilab_viewer_points_end(handle, 1 if shown else 0, size))
+
+    @property
+    def camera(self):
+        """The points' orbit camera: a dict of target (x, y, z), yaw and pitch (radians), distance, radius (of
+        the bounds framed: the near and far planes) and fov_y (radians), and matrix, its 4x4 view-projection
+        for the frame now (NumPy, row-major: clip = matrix @ (x, y, z, 1)). Set it with a dict of the same keys
+        (matrix aside), e.g. v.camera = dict(v.camera, yaw=0.0)."""
+        camera, matrix = _Camera(), (ctypes.c_float * 16)()
+        check(lib.ilab_viewer_points_camera(self._live(), ctypes.byref(camera), 0, 0, matrix))
+        return _camera_dict(camera, matrix)
+
+    @camera.setter
+    def camera(self, value):
+        keys = ("target", "yaw", "pitch", "distance", "radius", "fov_y")
+        unknown = set(value) - set(keys) - {"matrix"}
+        if unknown:
+            raise ValueError(f"camera: unknown keys {sorted(unknown)}: pass {', '.join(keys)}")
+        camera = _Camera()
+        check(lib.ilab_viewer_points_camera(self._live(), ctypes.byref(camera), 0, 0, None))
+        for key in keys:
+            if key in value:
+                if key == "target":
+                    target = tuple(float(t) for t in value[key])
+                    if len(target) != 3:
+                        raise ValueError(f"camera: target {value[key]!r}: pass (x, y, z)")
+                    camera.target[:] = target
+                else:
+                    setattr(camera, key, float(value[key]))
+        check(lib.ilab_viewer_points_camera(self._live(), ctypes.byref(camera), 1, 0, None))
+        check(lib.ilab_viewer_render(self._live()))
+
+    def reset_camera(self):
+        """Frames the points' bounds again, from the first view's yaw and pitch (the F key, the fit buttons)."""
+        camera = _Camera()
+        check(lib.ilab_viewer_points_camera(self._live(), ctypes.byref(camera), 0, 1, None))
+        check(lib.ilab_viewer_render(self._live()))
 
     # Reading back -----------------------------------------------------------------------------------------
 
@@ -733,6 +927,80 @@ class Viewer(NativeHandle):
         check(lib.ilab_viewer_read_window(handle, frame.ctypes.data, frame.nbytes, ctypes.byref(width),
                                           ctypes.byref(height)))
         return frame
+
+
+POINT_SIZES = (1.0, 64.0)  # a point's edge, frame pixels (python/viewer_points.hpp)
+
+
+def _point_size(size):
+    try:
+        size = float(size)
+    except (TypeError, ValueError):
+        raise TypeError(f"points: size {size!r}: pass a number of frame pixels, 1 to 64") from None
+    if not POINT_SIZES[0] <= size <= POINT_SIZES[1]:
+        raise ValueError(f"points: size {size}: a point's edge from 1 to 64 frame pixels")
+    return size
+
+
+class _Positions:
+    """Viewer.points' xyz: N positions, float32 CUDA memory (x, y, z packed, any row stride) or a float32 NumPy
+    copy, packed."""
+
+    def __init__(self, picture):
+        self._picture = picture
+        self.width, self.on_device, self.stream = picture.width, picture.on_device, picture.stream
+        self.pointer, self.strides, self.channels = picture.pointer, picture.strides, 3
+        self.host = None
+        if not picture.on_device:
+            self.host = numpy.ascontiguousarray(_arrays.host_values(picture).reshape(self.width, 3), numpy.float32)
+
+    def z(self):
+        """The positions' z as one value a point (the default colouring)."""
+        if self.on_device:
+            return _arrays.Picture((1, 1, self.width, 1), "float32", pointer=self.pointer + 2 * self.strides[2],
+                                   strides=(0, self.strides[1], 4), stream=self.stream)
+        return _arrays.Picture((1, 1, self.width, 1), "float32", host=self.host[:, 2].reshape(1, 1, self.width, 1))
+
+    def release(self):
+        self._picture.release()
+
+
+def _positions(xyz, stream):
+    """The _Positions of Viewer.points' xyz, or the error that names the fix."""
+    shape = getattr(xyz, "shape", None)
+    if shape is None:
+        try:
+            shape = numpy.shape(xyz)
+        except Exception:
+            shape = None
+    shape = tuple(int(n) for n in shape) if shape is not None else None
+    if shape is None or len(shape) != 2 or shape[1] != 3:
+        hint = (" (add a z column, e.g. numpy.column_stack((xy, numpy.zeros(len(xy)))))"
+                if shape is not None and len(shape) == 2 and shape[1] == 2 else "")
+        raise ValueError(f"points: xyz has shape {shape}: pass (N, 3) positions, x, y, z a point{hint}")
+    picture = _arrays.describe(xyz, "points: xyz", consumer_stream=stream, points=True)
+    try:
+        if picture.width > MAX_POINTS:
+            raise ValueError(f"points: {picture.width} points: at most {MAX_POINTS} a set")
+        if picture.on_device and (picture.type != "float32" or picture.strides[2] != 4):
+            raise TypeError(f"points: xyz is CUDA {picture.type} with its x, y, z {picture.strides[2]} bytes apart: "
+                            "pass float32 positions, x, y, z packed (e.g. xyz.astype(cupy.float32) or "
+                            "cupy.ascontiguousarray(xyz))")
+        if picture.on_device and picture.strides[1] < 12:
+            raise ValueError(f"points: xyz rows {picture.strides[1]} bytes apart: pass positions a row apart")
+        return _Positions(picture)
+    except BaseException:
+        picture.release()
+        raise
+
+
+MAX_POINTS = 1 << 28  # python/viewer_points.hpp's kMaxPoints
+
+
+def _camera_dict(camera, matrix):
+    return {"target": tuple(camera.target), "yaw": camera.yaw, "pitch": camera.pitch, "distance": camera.distance,
+            "radius": camera.radius, "fov_y": camera.fov_y,
+            "matrix": numpy.array(list(matrix), dtype=numpy.float32).reshape(4, 4).T.copy()}
 
 
 def _check_fit(fit):

@@ -13,7 +13,8 @@ from interop_lab import bench
 
 
 @pytest.mark.parametrize("arguments", [["--size", "0x5"], ["--size", "wide"], ["--frames", "3"],
-                                       ["--frames", "many"], ["--json", "/no/such/folder/out.json"]])
+                                       ["--frames", "many"], ["--json", "/no/such/folder/out.json"],
+                                       ["--points", "0"], ["--points", "lots"], ["--points", str((1 << 28) + 1)]])
 def test_bad_usage_exits_2(arguments, capsys):
     with pytest.raises(SystemExit) as exited:
         bench.main(arguments)
@@ -54,6 +55,19 @@ def test_on_a_gpu_it_measures_every_figure_and_writes_them(tmp_path, capsys):
     assert (written["width"], written["height"], written["frames"]) == (640, 360, 20)
     assert "Python frame" in capsys.readouterr().out
     assert not (tmp_path / "bench.json.partial").exists()
+
+
+def test_on_a_gpu_it_measures_points_moved_and_orbited(tmp_path, capsys):
+    if _gpu_or_none() is None:
+        needs_gpu("needs CuPy and a CUDA device")
+    out = tmp_path / "points.json"
+    status = bench.main(["--points", "100000", "--size", "320x240", "--frames", "10", "--json", str(out)])
+    if status != 0:
+        needs_gpu(f"needs a CUDA device whose GL interop works: {capsys.readouterr().err}")
+    written = json.loads(out.read_text())
+    assert written["moved_fps"] > 0 and written["orbited_fps"] > 0
+    assert (written["points"], written["path"]) == (100000, "interop")
+    assert "orbited" in capsys.readouterr().out
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -425,3 +425,57 @@ def test_a_cuda_stack_shows_the_frame_its_index_picks(cupy, viewer):
     low, high = viewer.range
     assert numpy.abs(viewer.read_frame()[..., 0].astype(int) - expected_bytes(host[2], low, high)).max() <= 1
     assert viewer.value_at(10, 20) == host[2, 20, 10]
+
+
+# Points --------------------------------------------------------------------------------------------------------
+
+
+def test_points_frame_yields_the_mapped_gl_vertex_buffers_themselves(cupy):
+    """Zero copy: the positions and colours CuPy writes inside the block are the GL vertex buffers' own memory,
+    drawn with no show() and no copy, as the cpu path's reference says."""
+    from test_viewer_points_cpu import SIZE, clear_of_edges, reference
+
+    with _viewer((200, 150)) as viewer:
+        assert viewer.path == "interop"
+        rng = numpy.random.default_rng(7)
+        xyz = rng.uniform(-1.0, 1.0, size=(400, 3)).astype(numpy.float32)
+        viewer.points(cupy.asarray(xyz), colors=cupy.full((400, 3), 255, cupy.uint8), size=SIZE)
+        matrix = viewer.camera["matrix"]
+        chosen = xyz[clear_of_edges(xyz, matrix, 200, 150)]
+        colours = rng.integers(0, 256, size=(len(chosen), 4), dtype=numpy.uint8)
+        colours[:, 3] = 255
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with viewer.points_frame(len(chosen), stream=stream, size=SIZE) as (positions, rgba):
+            assert isinstance(positions, interop_lab.FrameTarget) and positions.shape == (len(chosen), 3)
+            written = cupy.asarray(positions)
+            assert written.data.ptr == positions.pointer and written.dtype == cupy.float32  # the mapped buffer
+            with stream:
+                written[...] = cupy.asarray(chosen)
+                cupy.asarray(rgba)[...] = cupy.asarray(colours)
+            del written
+        numpy.testing.assert_array_equal(viewer.read_frame(), reference(chosen, colours, matrix, 200, 150))
+        with pytest.raises(InteropLabError, match="write inside the block"):
+            positions.pointer
+
+
+@pytest.mark.parametrize("mode", ["interop", "staging"])
+def test_cuda_points_draw_as_their_cpu_reference_with_values_converted_on_the_gpu(cupy, mode):
+    from test_viewer_points_cpu import SIZE, clear_of_edges, reference
+
+    with _viewer((200, 150), mode) as viewer:
+        rng = numpy.random.default_rng(11)
+        xyz = rng.uniform(-1.0, 1.0, size=(300, 3)).astype(numpy.float32)
+        viewer.points(cupy.asarray(xyz), size=SIZE)
+        matrix = viewer.camera["matrix"]
+        chosen = xyz[clear_of_edges(xyz, matrix, 200, 150)]
+        values = rng.uniform(-5.0, 5.0, size=len(chosen))  # float64, converted on the GPU
+        wide = cupy.zeros((len(chosen), 4), cupy.float32)  # xyz in an (N, 4) array: rows 16 bytes apart
+        wide[:, :3] = cupy.asarray(chosen)
+        assert viewer.points(wide[:, :3], values=cupy.asarray(values), colormap="turbo", size=SIZE) == (
+            values.min(), values.max())
+        table = interop_lab._colormaps.table("turbo")
+        t = (values - values.min()) / (values.max() - values.min())
+        expected = table[numpy.floor(t * 255 + 0.5).astype(int)]
+        numpy.testing.assert_array_equal(viewer.read_frame(), reference(chosen, expected, matrix, 200, 150))
+        with pytest.raises(TypeError, match="float32 positions"):
+            viewer.points(cupy.asarray(xyz, cupy.float64))
