@@ -92,12 +92,23 @@ def check_controls(driver, By):
         depth += {"(": 1, ")": -1}.get(letter, 0)
         deepest = max(deepest, depth)
     assert deepest <= 1, f"the API row nests parentheses: {api}"
-    # Each mode's radio on the same line as its name, however the panel wraps the list.
-    for label in driver.find_elements(By.CSS_SELECTOR, "#modes label"):
-        radio = label.find_element(By.TAG_NAME, "input")
-        assert label.value_of_css_property("white-space") == "nowrap", label.text
-        assert abs(radio.rect["y"] + radio.rect["height"] / 2 - (label.rect["y"] + label.rect["height"] / 2)) < 4, \
-            label.text
+    # Each mode's radio on the same line as its name, however the panel wraps the list. Read once the list
+    # holds still: a state message may rebuild it between reading a radio's place and its label's.
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    def misplaced():
+        try:
+            for label in driver.find_elements(By.CSS_SELECTOR, "#modes label"):
+                radio = label.find_element(By.TAG_NAME, "input")
+                if label.value_of_css_property("white-space") != "nowrap":
+                    return label.text + " wraps"
+                if abs(radio.rect["y"] + radio.rect["height"] / 2 - (label.rect["y"] + label.rect["height"] / 2)) >= 4:
+                    return label.text + " off its radio's line"
+        except StaleElementReferenceException:
+            return "the list was rebuilt while read"
+        return None
+
+    wait_for("each mode's radio on its name's line", lambda: misplaced() is None, said=misplaced)
 
 
 def check_notice_clears(driver, By):
