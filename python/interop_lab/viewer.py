@@ -366,12 +366,7 @@ class Viewer(NativeHandle):
                                  "channels: drop colormap=, or pass x[..., 0]")
             table = _colormaps.table(colormap) if picture.channels == 1 else None
             request = _arrays.range_request(picture, range)
-            if picture.on_device and self.path == "cpu":
-                why = self.path_reason or "mode='cpu'"
-                raise InteropLabError(f"show: a CUDA array, and this viewer runs the cpu path ({why}): pass a NumPy "
-                                      "copy (cupy.asnumpy(x), x.cpu().numpy()) or open the viewer with CUDA")
-            if picture.on_device and picture.stream is not None and picture.stream != raw:
-                check(lib.ilab_order_streams(picture.stream, raw))  # after the array's producer
+            self._take_on(picture, raw, "show")
             value_range = self._value_range(picture, request, raw)
             low, high = value_range.shown
             check(lib.ilab_viewer_set_range_text(handle, f"{low:.6g}..{high:.6g} ({value_range.how})".encode()))
@@ -389,6 +384,15 @@ class Viewer(NativeHandle):
             return self.range
         finally:
             picture.release()
+
+    def _take_on(self, picture, stream, what):
+        """Refuses a CUDA array on the cpu path; orders `stream` after the array's producer."""
+        if picture.on_device and self.path == "cpu":
+            why = self.path_reason or "mode='cpu'"
+            raise InteropLabError(f"{what}: a CUDA array, and this viewer runs the cpu path ({why}): pass a NumPy "
+                                  "copy (cupy.asnumpy(x), x.cpu().numpy()) or open the viewer with CUDA")
+        if picture.on_device and picture.stream is not None and picture.stream != stream:
+            check(lib.ilab_order_streams(picture.stream, stream))  # after the array's producer
 
     def _value_range(self, picture, request, stream):
         """The ValueRange of range= for `picture`: fixed, the kept "auto" one, or found from its values (on the
@@ -492,12 +496,7 @@ class Viewer(NativeHandle):
             else:
                 colours = positions.z()
             for array in (positions, colours):
-                if array.on_device and self.path == "cpu":
-                    why = self.path_reason or "mode='cpu'"
-                    raise InteropLabError(f"points: a CUDA array, and this viewer runs the cpu path ({why}): pass a "
-                                          "NumPy copy (cupy.asnumpy(x), x.cpu().numpy())")
-                if array.on_device and array.stream is not None and array.stream != raw:
-                    check(lib.ilab_order_streams(array.stream, raw))  # after the array's producer
+                self._take_on(array, raw, "points")
             table = _colormaps.table(colormap or "viridis") if colours.channels == 1 else None
             request = _arrays.range_request(colours, range if range is not None or colors is not None else "auto")
             value_range = self._points_range(colours, request, raw)
