@@ -60,9 +60,8 @@ glm::mat4 view_projection(const Orbit& camera, int width, int height) {
   const float distance = static_cast<float>(camera.distance);
   const float near_plane = std::max(distance - 2.0f * camera.radius, distance * 0.01f);
   const float far_plane = distance + 2.0f * camera.radius;
-  const glm::mat4 projection = glm::perspective(static_cast<float>(camera.fov_y),
-                                                static_cast<float>(aspect_of(width, height)), near_plane,
-                                                far_plane);
+  const glm::mat4 projection = glm::perspective(
+      static_cast<float>(camera.fov_y), static_cast<float>(aspect_of(width, height)), near_plane, far_plane);
   return projection * glm::lookAt(eye(camera), camera.target, glm::vec3(0.0f, 1.0f, 0.0f));
 }
 

@@ -17,10 +17,10 @@ struct Bounds {
 
 struct Orbit {
   glm::vec3 target{0.0f};
-  float radius = 1.0f;     // of the bounds framed: sets the near and far planes with the distance
-  double yaw = 0.6;        // radians about +y; 0 looks along -z
-  double pitch = 0.35;     // radians above the target's horizon, within +-kMaxPitch
-  double distance = 3.0;   // from the eye to the target
+  float radius = 1.0f;               // of the bounds framed: sets the near and far planes with the distance
+  double yaw = 0.6;                  // radians about +y; 0 looks along -z
+  double pitch = 0.35;               // radians above the target's horizon, within +-kMaxPitch
+  double distance = 3.0;             // from the eye to the target
   double fov_y = 0.785398163397448;  // 45 degrees
 };
 

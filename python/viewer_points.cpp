@@ -52,7 +52,9 @@ camera::Bounds bounds_of(const std::array<double, 3>& low, const std::array<doub
 }  // namespace
 
 Cloud::Cloud(Memory memory, lab::GlProgram program)
-    : m_memory(memory), m_program(std::move(program)), m_vertex_array(lab::create_vertex_array("viewer points")) {
+    : m_memory(memory),
+      m_program(std::move(program)),
+      m_vertex_array(lab::create_vertex_array("viewer points")) {
   const GLuint array = m_vertex_array.get();
   glEnableVertexArrayAttrib(array, 0);
   glVertexArrayAttribFormat(array, 0, 3, GL_FLOAT, GL_FALSE, 0);
@@ -106,9 +108,9 @@ Targets Cloud::begin(long long n, cudaStream_t stream) {
   m_stream = stream;
   Targets targets;
   if (m_memory == Memory::Interop) {
-    m_map.emplace(std::vector<cudaGraphicsResource_t>{m_xyz_registration->resource(),
-                                                       m_rgba_registration->resource()},
-                  stream);
+    m_map.emplace(
+        std::vector<cudaGraphicsResource_t>{m_xyz_registration->resource(), m_rgba_registration->resource()},
+        stream);
     targets.xyz = m_map->pointer(0).data;
     targets.rgba = m_map->pointer(1).data;
     targets.on_device = true;
@@ -162,8 +164,8 @@ camera::Bounds Cloud::device_bounds(const void* xyz, cudaStream_t stream) {
   if (m_bounds.size() == 0) m_bounds = interop::DeviceBuffer(3 * kernels::kValueBoundsBytes);
   auto* keys = static_cast<unsigned char*>(m_bounds.data());
   for (int axis = 0; axis < 3; ++axis)
-    INTEROP_CUDA_CHECK(
-        kernels::find_value_bounds(axis_of(xyz, m_count, axis), keys + axis * kernels::kValueBoundsBytes, stream));
+    INTEROP_CUDA_CHECK(kernels::find_value_bounds(axis_of(xyz, m_count, axis),
+                                                  keys + axis * kernels::kValueBoundsBytes, stream));
   std::array<unsigned char, 3 * kernels::kValueBoundsBytes> host{};
   INTEROP_CUDA_CHECK(cudaMemcpyAsync(host.data(), keys, host.size(), cudaMemcpyDeviceToHost, stream));
   INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));

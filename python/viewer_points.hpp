@@ -75,9 +75,9 @@ class Cloud {
   lab::GlVertexArray m_vertex_array;
   lab::GlBuffer m_xyz, m_rgba;
   std::optional<interop::GlBufferRegistration> m_xyz_registration, m_rgba_registration;
-  std::optional<interop::ScopedMap> m_map;  // interop, between begin() and end()
+  std::optional<interop::ScopedMap> m_map;                      // interop, between begin() and end()
   interop::DeviceBuffer m_device_xyz, m_device_rgba, m_bounds;  // staging; the bounds' reductions
-  std::vector<unsigned char> m_host_xyz, m_host_rgba;          // staging, cpu: what is uploaded
+  std::vector<unsigned char> m_host_xyz, m_host_rgba;           // staging, cpu: what is uploaded
   cudaStream_t m_stream = nullptr;
   Targets m_targets;
   long long m_count = 0;      // points drawn
