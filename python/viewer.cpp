@@ -134,27 +134,6 @@ void main() {
   colour = at.x < 0 ? vec4(0.0, 0.0, 0.0, 1.0) : unpackUnorm4x8(pixels[at.y * image_size.x + at.x]);
 })";
 
-// The points (Viewer.points): each a square of point_size frame pixels in its own colour, placed by the orbit
-// camera's view_projection (python/viewer_camera.hpp).
-constexpr const char* kPointVertexShader = R"(#version 450
-layout(location = 0) in vec3 position;
-layout(location = 1) in vec4 colour_in;
-layout(location = 0) uniform mat4 view_projection;
-layout(location = 1) uniform float point_size;
-out vec4 point_colour;
-void main() {
-  gl_Position = view_projection * vec4(position, 1.0);
-  gl_PointSize = point_size;
-  point_colour = colour_in;
-})";
-
-constexpr const char* kPointFragmentShader = R"(#version 450
-in vec4 point_colour;
-out vec4 colour;
-void main() {
-  colour = point_colour;
-})";
-
 GLuint compile(GLenum stage, const char* source, const char* body = "") {
   const GLuint shader = glCreateShader(stage);
   const char* sources[2] = {source, body};
@@ -460,6 +439,8 @@ void upload_staged(Viewer& viewer, cudaStream_t stream) {
 
 void draw_picture(Viewer& viewer, lab::Extent extent) {
   if (viewer.showing_points) {
+    std::optional<interop::ScopedDevice> on_cuda;
+    if (viewer.path != Path::Cpu) on_cuda.emplace(viewer.cuda_device);
     viewer.points->draw(ilab::camera::view_projection(viewer.camera, extent.width, extent.height),
                         viewer.point_size, extent.width, extent.height, viewer.platform->framebuffer());
     return;
@@ -1221,6 +1202,7 @@ int ilab_viewer_close(void* handle) {
       }
       viewer->desk.reset();  // its threads joined, its port free
       viewer->panel.reset();
+      viewer->points.reset();  // its registrations go while the context and the device are current
       viewer->registration.reset();
       viewer->buffer = {};
       viewer->texture = {};
@@ -1831,7 +1813,7 @@ int ilab_viewer_control_rect(void* handle, int id, float* rect) {
 }
 
 // Points (Viewer.points, Viewer.points_frame): begin hands out where the next n points go (*xyz: n x 3
-// float32; *rgba: n x RGBA8): on the interop path the two registered GL vertex buffers themselves, mapped on
+// float32; *rgba: n x RGBA8): on the interop path the two registered GL buffers themselves, mapped on
 // `stream` (*on_device 1); staging: device memory; cpu: host memory (*on_device 0). xyz and colours fill
 // them from the caller's arrays; end shows them (or, show 0, gives the update up).
 int ilab_viewer_points_begin(void* handle, long long n, uintptr_t stream, uintptr_t* xyz, uintptr_t* rgba,
@@ -1850,8 +1832,7 @@ int ilab_viewer_points_begin(void* handle, long long n, uintptr_t stream, uintpt
       const ilab::points::Memory memory = viewer.path == Path::Interop   ? ilab::points::Memory::Interop
                                           : viewer.path == Path::Staging ? ilab::points::Memory::Staging
                                                                          : ilab::points::Memory::Host;
-      viewer.points = std::make_unique<ilab::points::Cloud>(
-          memory, link_shaders(kPointVertexShader, kPointFragmentShader, ""));
+      viewer.points = std::make_unique<ilab::points::Cloud>(memory);
     }
     viewer.points_started = Clock::now();
     const ilab::points::Targets targets = viewer.points->begin(n, on);

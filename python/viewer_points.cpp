@@ -1,8 +1,9 @@
-// python/viewer_points.cpp — the viewer's points (python/viewer_points.hpp): two GL vertex buffers, filled
-// where the viewer's path says, drawn as squares with a depth test.
+// python/viewer_points.cpp — the viewer's points (python/viewer_points.hpp): positions and colours where the
+// viewer's path says, drawn by kernels/points.hpp into a texture that is copied into the viewer's frame.
 #include "python/viewer_points.hpp"
 
 #include "interop/error.hpp"
+#include "interop/surface.hpp"
 #include "kernels/convert.hpp"
 
 #include <glm/gtc/type_ptr.hpp>
@@ -51,18 +52,11 @@ camera::Bounds bounds_of(const std::array<double, 3>& low, const std::array<doub
 
 }  // namespace
 
-Cloud::Cloud(Memory memory, lab::GlProgram program)
-    : m_memory(memory),
-      m_program(std::move(program)),
-      m_vertex_array(lab::create_vertex_array("viewer points")) {
-  const GLuint array = m_vertex_array.get();
-  glEnableVertexArrayAttrib(array, 0);
-  glVertexArrayAttribFormat(array, 0, 3, GL_FLOAT, GL_FALSE, 0);
-  glVertexArrayAttribBinding(array, 0, 0);
-  glEnableVertexArrayAttrib(array, 1);
-  glVertexArrayAttribFormat(array, 1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0);
-  glVertexArrayAttribBinding(array, 1, 1);
-  INTEROP_GL_CHECK("setting up the points' vertex array");
+Cloud::Cloud(Memory memory) : m_memory(memory) {
+  if (m_memory != Memory::Host) {
+    m_draw_stream.emplace();
+    m_updated.emplace();
+  }
 }
 
 Cloud::~Cloud() {
@@ -79,20 +73,17 @@ void Cloud::ensure(long long n) {
   m_allocated = 0;
   m_count = 0;
   const auto xyz_bytes = static_cast<size_t>(n) * kXyzBytes, rgba_bytes = static_cast<size_t>(n) * kRgbaBytes;
-  m_xyz = lab::create_buffer(xyz_bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, "viewer points xyz");
-  m_rgba = lab::create_buffer(rgba_bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, "viewer points rgba");
-  INTEROP_GL_CHECK("creating the points' buffers");
-  glVertexArrayVertexBuffer(m_vertex_array.get(), 0, m_xyz.get(), 0, kXyzBytes);
-  glVertexArrayVertexBuffer(m_vertex_array.get(), 1, m_rgba.get(), 0, kRgbaBytes);
   if (m_memory == Memory::Interop) {
+    m_xyz = lab::create_buffer(xyz_bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, "viewer points xyz");
+    m_rgba = lab::create_buffer(rgba_bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, "viewer points rgba");
+    INTEROP_GL_CHECK("creating the points' buffers");
     // Not WriteDiscard: a points_frame() block may move some points and keep the rest.
     m_xyz_registration.emplace(interop::BufferRegistrationDesc{m_xyz.get(), interop::Access::ReadWrite});
     m_rgba_registration.emplace(interop::BufferRegistrationDesc{m_rgba.get(), interop::Access::ReadWrite});
+  } else if (m_memory == Memory::Staging) {
+    m_device_xyz = interop::DeviceBuffer(xyz_bytes);
+    m_device_rgba = interop::DeviceBuffer(rgba_bytes);
   } else {
-    if (m_memory == Memory::Staging) {
-      m_device_xyz = interop::DeviceBuffer(xyz_bytes);
-      m_device_rgba = interop::DeviceBuffer(rgba_bytes);
-    }
     m_host_xyz.assign(xyz_bytes, 0);
     m_host_rgba.assign(rgba_bytes, 0);
   }
@@ -134,20 +125,10 @@ void Cloud::end() {
   if (m_memory == Memory::Interop) {
     interop::ScopedMap map = std::move(*m_map);
     m_map.reset();
-    map.unmap();  // on the update's stream, after what the caller queued there: GL draws once it ran
-    return;
+    map.unmap();  // on the update's stream, after what the caller queued there
   }
-  if (m_memory == Memory::Staging) {
-    // Without interop GL takes host memory only: the host waits for the copy back.
-    INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_host_xyz.data(), m_device_xyz.data(), m_host_xyz.size(),
-                                       cudaMemcpyDeviceToHost, m_stream));
-    INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_host_rgba.data(), m_device_rgba.data(), m_host_rgba.size(),
-                                       cudaMemcpyDeviceToHost, m_stream));
-    INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_stream));
-  }
-  glNamedBufferSubData(m_xyz.get(), 0, static_cast<GLsizeiptr>(m_host_xyz.size()), m_host_xyz.data());
-  glNamedBufferSubData(m_rgba.get(), 0, static_cast<GLsizeiptr>(m_host_rgba.size()), m_host_rgba.data());
-  INTEROP_GL_CHECK("uploading the points");
+  // The draws wait for what the caller queued; the caller's stream waits for nothing of the viewer's.
+  if (m_updated) m_updated->order(m_stream, m_draw_stream->get());
 }
 
 void Cloud::abandon() {
@@ -179,6 +160,7 @@ camera::Bounds Cloud::device_bounds(const void* xyz, cudaStream_t stream) {
 
 camera::Bounds Cloud::bounds(cudaStream_t stream) {
   if (m_count == 0) return {};
+  if (!in_update() && m_draw_stream) stream = m_draw_stream->get();
   if (m_memory == Memory::Interop) {
     if (m_map) return device_bounds(m_map->pointer(0).data, stream);
     interop::ScopedMap map({m_xyz_registration->resource()}, stream);
@@ -195,29 +177,87 @@ camera::Bounds Cloud::bounds(cudaStream_t stream) {
   return bounds_of(low, high, finite);
 }
 
+void Cloud::ensure_frame(int width, int height) {
+  if (m_target.width == width && m_target.height == height) return;
+  m_frame_registration.reset();  // before the texture it registers
+  m_target = lab::create_offscreen_target(width, height, "viewer points target");
+  const size_t frame_bytes = static_cast<size_t>(width) * height * kRgbaBytes;
+  if (m_memory == Memory::Host) {
+    m_host_frame.assign(frame_bytes, 0);
+    return;
+  }
+  m_keys = interop::DeviceBuffer(kernels::points_keys_bytes(width, height));
+  if (m_memory == Memory::Interop) {
+    interop::TextureRegistrationDesc desc;
+    desc.texture = m_target.color.get();
+    desc.internal_format = GL_RGBA8;
+    desc.access = interop::Access::WriteDiscard;
+    desc.surface_load_store = true;
+    m_frame_registration.emplace(desc);
+  } else {
+    m_device_frame = interop::DeviceBuffer(frame_bytes);
+    m_staged_frame = interop::PinnedHostBuffer(frame_bytes);
+  }
+}
+
+kernels::PointsDesc Cloud::describe(const glm::mat4& view_projection, float size, int width,
+                                    int height) const {
+  kernels::PointsDesc desc;
+  desc.count = m_count;
+  std::memcpy(desc.view_projection, glm::value_ptr(view_projection), sizeof desc.view_projection);
+  desc.size = size;
+  desc.width = width;
+  desc.height = height;
+  return desc;
+}
+
+void Cloud::upload(const void* pixels, int width, int height) {
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+  glTextureSubImage2D(m_target.color.get(), 0, 0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+}
+
 void Cloud::draw(const glm::mat4& view_projection, float size, int width, int height, GLuint framebuffer) {
-  if (m_target.width != width || m_target.height != height)
-    m_target = lab::create_offscreen_target(width, height, "viewer points target");
-  glBindFramebuffer(GL_FRAMEBUFFER, m_target.framebuffer.get());
-  glViewport(0, 0, width, height);
-  glDisable(GL_BLEND);
-  glDisable(GL_SCISSOR_TEST);
-  glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
-  glClearDepth(1.0);
-  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-  if (m_count > 0) {
-    glEnable(GL_DEPTH_TEST);
-    glDepthFunc(GL_LESS);  // of two points at one depth, the first drawn stays
-    glEnable(GL_PROGRAM_POINT_SIZE);
-    glUseProgram(m_program.get());
-    glUniformMatrix4fv(0, 1, GL_FALSE, glm::value_ptr(view_projection));
-    glUniform1f(1, size);
-    glBindVertexArray(m_vertex_array.get());
-    glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(m_count));
-    glBindVertexArray(0);
-    glUseProgram(0);
-    glDisable(GL_PROGRAM_POINT_SIZE);
-    glDisable(GL_DEPTH_TEST);
+  ensure_frame(width, height);
+  kernels::PointsDesc desc = describe(view_projection, size, width, height);
+  const size_t pitch = static_cast<size_t>(width) * kRgbaBytes;
+  if (m_memory == Memory::Interop) {
+    // CUDA writes the texture itself through a surface; GL copies it once the unmap has ordered it after.
+    const cudaStream_t stream = m_draw_stream->get();
+    std::vector<cudaGraphicsResource_t> resources{m_frame_registration->resource()};
+    if (m_count > 0) {
+      resources.push_back(m_xyz_registration->resource());
+      resources.push_back(m_rgba_registration->resource());
+    }
+    interop::ScopedMap map(std::move(resources), stream);
+    if (m_count > 0) {
+      desc.xyz = static_cast<const float*>(map.pointer(1).data);
+      desc.rgba = static_cast<const kernels::Rgba8*>(map.pointer(2).data);
+    }
+    const interop::SurfaceObject surface(map.array(0));
+    INTEROP_CUDA_CHECK(kernels::draw_points(desc, static_cast<unsigned long long*>(m_keys.data()),
+                                            kernels::surface_target(surface.get(), width, height), stream));
+    map.unmap();
+  } else if (m_memory == Memory::Staging) {
+    // Without interop GL takes host memory only: the host waits for the frame.
+    const cudaStream_t stream = m_draw_stream->get();
+    desc.xyz = static_cast<const float*>(m_device_xyz.data());
+    desc.rgba = static_cast<const kernels::Rgba8*>(m_device_rgba.data());
+    INTEROP_CUDA_CHECK(kernels::draw_points(
+        desc, static_cast<unsigned long long*>(m_keys.data()),
+        kernels::linear_target(static_cast<kernels::Rgba8*>(m_device_frame.data()), pitch, width, height),
+        stream));
+    INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_staged_frame.data(), m_device_frame.data(), m_device_frame.size(),
+                                       cudaMemcpyDeviceToHost, stream));
+    INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
+    upload(m_staged_frame.data(), width, height);
+  } else {
+    desc.xyz = reinterpret_cast<const float*>(m_host_xyz.data());
+    desc.rgba = reinterpret_cast<const kernels::Rgba8*>(m_host_rgba.data());
+    kernels::draw_points_cpu(
+        desc,
+        kernels::linear_target(reinterpret_cast<kernels::Rgba8*>(m_host_frame.data()), pitch, width, height));
+    upload(m_host_frame.data(), width, height);
   }
   glBlitNamedFramebuffer(m_target.framebuffer.get(), framebuffer, 0, 0, width, height, 0, 0, width, height,
                          GL_COLOR_BUFFER_BIT, GL_NEAREST);

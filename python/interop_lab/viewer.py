@@ -467,9 +467,9 @@ class Viewer(NativeHandle):
         or values= (N,) through `colormap` (default 'viridis') and range= (default "auto": this set's min..max);
         neither: z through 'viridis', min..max. size: each point's edge in frame pixels, 1 to 64.
 
-        A CUDA array is copied (positions) or converted (colours) on `stream` into the GL vertex buffers the
+        A CUDA array is copied (positions) or converted (colours) on `stream` into the registered GL buffers the
         points are drawn from, after its producer's stream; on the interop path nothing waits on the host (but
-        an "auto" range's bounds, and the camera's first framing of the points' bounds). To write the vertex
+        an "auto" range's bounds, and the camera's first framing of the points' bounds). To write those
         buffers with no copy at all, use `with viewer.points_frame(n) as (xyz, rgba):`. Returns the (low, high)
         range the colours or values were mapped through, kept as viewer.range."""
         handle = self._live()
@@ -559,9 +559,9 @@ class Viewer(NativeHandle):
     @contextlib.contextmanager
     def points_frame(self, n, stream=None, size=3.0):
         """Yields (xyz, rgba), where the next n points go: (n, 3) float32 positions and (n, 4) uint8 colours. On
-        the interop path they ARE the GL vertex buffers GL draws from, mapped on `stream`: your kernels write
+        the interop path they ARE the registered GL buffers the points are drawn from, mapped on `stream`: your kernels write
         the points shown, with no copy (CuPy, PyTorch: __cuda_array_interface__, __dlpack__). Staging: CUDA
-        memory, uploaded after the block; cpu: NumPy arrays. Shown as squares of `size` frame pixels when the
+        memory; cpu: NumPy arrays. Shown as squares of `size` frame pixels when the
         block ends (unmapped on the same stream, after your work there). An exception in the block draws no
         points until the next set: half a set is never shown. The buffers keep the last set of the same n, so
         a partial write keeps the rest."""

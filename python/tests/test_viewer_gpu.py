@@ -430,9 +430,9 @@ def test_a_cuda_stack_shows_the_frame_its_index_picks(cupy, viewer):
 # Points --------------------------------------------------------------------------------------------------------
 
 
-def test_points_frame_yields_the_mapped_gl_vertex_buffers_themselves(cupy):
-    """Zero copy: the positions and colours CuPy writes inside the block are the GL vertex buffers' own memory,
-    drawn with no show() and no copy, as the cpu path's reference says."""
+def test_points_frame_yields_the_mapped_gl_buffers_themselves(cupy):
+    """Zero copy: the positions and colours CuPy writes inside the block are the registered GL buffers' own
+    memory, drawn with no show() and no copy, as the cpu path's reference says."""
     from test_viewer_points_cpu import SIZE, clear_of_edges, reference
 
     with _viewer((200, 150)) as viewer:

@@ -38,7 +38,8 @@ def window_of(xyz, matrix, width, height):
 
 def reference(xyz, colours, matrix, width, height):
     """The CPU reference of the viewer's points: a point of edge SIZE at window position (x, y) covers the pixels
-    whose centres lie within SIZE / 2 of it (GL's point rule), the nearest point wins (the depth test, GL_LESS:
+    whose centres lie within SIZE / 2 of it (GL's point rule; a centre on the low edge in, on the high edge out:
+    kernels/points.hpp), the nearest point wins (the depth test, GL_LESS:
     of equal depths the first drawn), on black; rows top first as read_frame gives them."""
     frame = numpy.zeros((height, width, 4), numpy.uint8)
     frame[..., 3] = 255
@@ -47,7 +48,8 @@ def reference(xyz, colours, matrix, width, height):
     for i in range(len(xyz)):
         for column in range(int(numpy.floor(x[i] - SIZE / 2)), int(numpy.ceil(x[i] + SIZE / 2)) + 1):
             for row in range(int(numpy.floor(y[i] - SIZE / 2)), int(numpy.ceil(y[i] + SIZE / 2)) + 1):
-                inside = abs(column + 0.5 - x[i]) < SIZE / 2 and abs(row + 0.5 - y[i]) < SIZE / 2
+                inside = (x[i] - SIZE / 2 <= column + 0.5 < x[i] + SIZE / 2
+                          and y[i] - SIZE / 2 <= row + 0.5 < y[i] + SIZE / 2)
                 if inside and 0 <= column < width and 0 <= row < height and z[i] < depth[height - 1 - row, column]:
                     depth[height - 1 - row, column] = z[i]
                     frame[height - 1 - row, column] = colours[i]
