@@ -39,6 +39,8 @@ void CudaFrameReadBack::ensure_buffers(Extent extent, int device) {
   m_top_first = {};
   m_hashes = {};
   m_host_hashes = {};
+  m_copy_stream.reset();
+  m_flipped.reset();
   const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;
   const size_t hash_bytes = sizeof(uint64_t) * static_cast<size_t>(kernels::stripe_count(extent.height));
   m_scratch = interop::DeviceBuffer(bytes);
@@ -46,6 +48,8 @@ void CudaFrameReadBack::ensure_buffers(Extent extent, int device) {
   m_hashes = interop::DeviceBuffer(hash_bytes);
   m_host_hashes = interop::PinnedHostBuffer(hash_bytes);
   m_copied.emplace();
+  m_flipped.emplace();
+  m_copy_stream.emplace();  // on `device`, current here
   m_allocated = extent;
   m_device = device;
 }
@@ -131,11 +135,16 @@ void CudaFrameReadBack::begin(const CudaFrameSource& source, Extent extent, long
                         static_cast<size_t>(extent.width) * extent.height * 4);
   }
   m_steps.lap(kPool);
-  INTEROP_CUDA_CHECK(cudaMemcpyAsync(frame->rgba.data(), top_first, frame->rgba.size(),
-                                     cudaMemcpyDeviceToHost, source.stream));
-  INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_host_hashes.data(), hashes, m_host_hashes.size(),
-                                     cudaMemcpyDeviceToHost, source.stream));
-  INTEROP_CUDA_CHECK(cudaEventRecord(m_copied->get(), source.stream));
+  // The copies run on a stream of their own, after the flip: the next frame's work on the frame's stream
+  // does not queue behind them (a 4K frame is 33 MB over PCIe). end() waits for them before the next
+  // begin() writes m_top_first again.
+  const cudaStream_t copies = m_copy_stream->get();
+  m_flipped->order(source.stream, copies);
+  INTEROP_CUDA_CHECK(
+      cudaMemcpyAsync(frame->rgba.data(), top_first, frame->rgba.size(), cudaMemcpyDeviceToHost, copies));
+  INTEROP_CUDA_CHECK(
+      cudaMemcpyAsync(m_host_hashes.data(), hashes, m_host_hashes.size(), cudaMemcpyDeviceToHost, copies));
+  INTEROP_CUDA_CHECK(cudaEventRecord(m_copied->get(), copies));
   m_steps.lap(kCopies);
   m_frame = std::move(frame);
   m_extent = extent;

@@ -3,7 +3,8 @@
 // registration on the frame's stream (after the mode has unmapped it: a resource is never mapped twice; set
 // read-only for it only where the mode maps write-discard, which forbids reading),
 // turns the frame top row first and hashes its stripes (kernels/stripe_hash.hpp) in one kernel into device
-// memory, unmaps, and queues the copy into page-locked host memory; end(), a frame later, waits for that
+// memory, unmaps, and queues the copy into page-locked host memory on a stream of its own (the next frame's
+// work does not wait for it); end(), a frame later, waits for that
 // copy (by then long done) and hands the picture over with its stripe hashes. The copy lands in a pooled
 // frame whose pixels are page-locked (app/image/frame_pool.hpp), which the desk's server holds until it has
 // sent it: nothing is copied on the host. No glReadPixels or
@@ -99,7 +100,9 @@ class CudaFrameReadBack {
   FramePool m_pool;                // page-locked frames the copies land in
   std::shared_ptr<Image> m_frame;  // the one being read
   interop::PinnedHostBuffer m_host_hashes;
-  std::optional<interop::Event> m_copied;  // after the copies into m_host and m_host_hashes
+  std::optional<interop::Event> m_flipped;        // orders the copies after the flip on the frame's stream
+  std::optional<interop::Stream> m_copy_stream;   // the copies into host memory, off the frame's stream
+  std::optional<interop::Event> m_copied;         // after the copies into the frame and m_host_hashes
   Extent m_allocated;
   int m_device = -1;
   Extent m_extent;
