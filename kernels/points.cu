@@ -10,19 +10,12 @@ constexpr int kBlock = 256;
 __global__ void splat_kernel(PointsDesc desc, unsigned long long* keys) {
   const long long index = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (index >= desc.count) return;
-  const float* p = desc.xyz + index * 3;
-  float x = 0.0f, y = 0.0f, depth = 0.0f;
-  if (!place_point(desc.view_projection, p[0], p[1], p[2], desc.width, desc.height, &x, &y, &depth)) return;
-  const float half = 0.5f * desc.size;
-  int first_column = 0, end_column = 0, first_row = 0, end_row = 0;
-  covered(x, half, desc.width, &first_column, &end_column);
-  covered(y, half, desc.height, &first_row, &end_row);
-  const unsigned long long key = depth_key(depth, index);
-  for (int row = first_row; row < end_row; ++row)
-    for (int column = first_column; column < end_column; ++column) {
+  const Footprint at = footprint(desc, index);
+  for (int row = at.first_row; row < at.end_row; ++row)
+    for (int column = at.first_column; column < at.end_column; ++column) {
       unsigned long long* pixel = keys + static_cast<size_t>(row) * desc.width + column;
       // Most points on a crowded pixel lose: a plain read spares them the atomic.
-      if (*pixel > key) atomicMin(pixel, key);
+      if (*pixel > at.key) atomicMin(pixel, at.key);
     }
 }
 

@@ -74,6 +74,25 @@ KERNELS_HD inline unsigned long long depth_key(float depth, long long index) {
   return (static_cast<unsigned long long>(bits) << 32) | static_cast<uint32_t>(index);
 }
 
+// Where a point lands and what it covers: pixel columns [first_column, end_column) and rows [first_row,
+// end_row) (GL's, bottom first), none when it is clipped away, and its depth key.
+struct Footprint {
+  int first_column = 0, end_column = 0, first_row = 0, end_row = 0;
+  unsigned long long key = kNoPoint;
+};
+KERNELS_HD inline Footprint footprint(const PointsDesc& desc, long long index) {
+  Footprint at;
+  const float* p = desc.xyz + index * 3;
+  float x = 0.0f, y = 0.0f, depth = 0.0f;
+  if (!place_point(desc.view_projection, p[0], p[1], p[2], desc.width, desc.height, &x, &y, &depth))
+    return at;
+  const float half = 0.5f * desc.size;
+  covered(x, half, desc.width, &at.first_column, &at.end_column);
+  covered(y, half, desc.height, &at.first_row, &at.end_row);
+  at.key = depth_key(depth, index);
+  return at;
+}
+
 // The pixel of a depth key: the winner's colour, or opaque black where no point is.
 KERNELS_HD inline Rgba8 pixel_of(unsigned long long key, const Rgba8* rgba) {
   return key == kNoPoint ? Rgba8{0, 0, 0, 255} : rgba[key & 0xffffffffull];

@@ -3,7 +3,7 @@
 // subnormals and the extremes of each type come up), under the auto range, a fixed range and the float64
 // rule; the bytes must be equal, as must the bounds. The CPU reference itself is held to the documented
 // formula by tests/unit/test_convert_cpu.cpp. Skips without a CUDA device.
-#include "tests/support/app_fixture.hpp"
+#include "tests/support/cuda_device.hpp"
 
 #include "kernels/convert.hpp"
 
@@ -24,17 +24,9 @@ using kernels::ElementType;
 
 #define EXPECT_CUDA(call) ASSERT_EQ((call), cudaSuccess) << #call
 
-class ConvertGpu : public ::testing::Test {
+class ConvertGpu : public labtest::CudaDeviceTest {
  protected:
-  void SetUp() override {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-      cudaGetLastError();
-      LABTEST_NEEDS_GPUS(1, "needs a CUDA device to run the conversion kernel: none is visible");
-      return;
-    }
-    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
-  }
+  ConvertGpu() : CudaDeviceTest("run the conversion kernel") {}
 };
 
 // Device memory for one test, freed at its end.

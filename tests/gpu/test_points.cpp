@@ -3,8 +3,9 @@
 // points, every edge from 1 to 64 pixels, odd frame sizes; the frames must be equal byte for byte. The CPU
 // reference itself is held to a NumPy reference of GL's point rule by python/tests/test_viewer_points_cpu.py.
 // Skips without a CUDA device.
-#include "tests/support/app_fixture.hpp"
+#include "tests/support/cuda_device.hpp"
 
+#include "interop/memory.hpp"
 #include "kernels/points.hpp"
 
 #include <cuda_runtime_api.h>
@@ -18,26 +19,9 @@
 
 namespace {
 
-class PointsGpu : public ::testing::Test {
+class PointsGpu : public labtest::CudaDeviceTest {
  protected:
-  void SetUp() override {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-      cudaGetLastError();
-      LABTEST_NEEDS_GPUS(1, "needs a CUDA device to run the points kernels: none is visible");
-      return;
-    }
-    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
-  }
-};
-
-// Device memory for one test, freed at its end.
-struct Device {
-  void* data = nullptr;
-  explicit Device(size_t bytes) { EXPECT_EQ(cudaMalloc(&data, bytes), cudaSuccess); }
-  ~Device() { cudaFree(data); }
-  Device(const Device&) = delete;
-  Device& operator=(const Device&) = delete;
+  PointsGpu() : CudaDeviceTest("run the points kernels") {}
 };
 
 struct Set {
@@ -110,18 +94,19 @@ void expect_equal_frames(long long n, float size, int width, int height, unsigne
   kernels::draw_points_cpu(
       desc, kernels::linear_target(reinterpret_cast<kernels::Rgba8*>(expected.data()), pitch, width, height));
 
-  Device xyz(set.xyz.size() * 4), rgba(set.rgba.size() * 4), keys(kernels::points_keys_bytes(width, height)),
-      frame(pitch * height);
-  ASSERT_EQ(cudaMemcpy(xyz.data, set.xyz.data(), set.xyz.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(rgba.data, set.rgba.data(), set.rgba.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(frame.data, drawn.data(), drawn.size(), cudaMemcpyHostToDevice), cudaSuccess);
-  desc.xyz = static_cast<const float*>(xyz.data);
-  desc.rgba = static_cast<const kernels::Rgba8*>(rgba.data);
-  const kernels::ImageTarget target =
-      kernels::linear_target(static_cast<kernels::Rgba8*>(frame.data), pitch, width, height);
-  ASSERT_EQ(kernels::draw_points(desc, static_cast<unsigned long long*>(keys.data), target, nullptr),
+  const interop::DeviceBuffer xyz(set.xyz.size() * 4), rgba(set.rgba.size() * 4),
+      keys(kernels::points_keys_bytes(width, height)), frame(pitch * height);
+  ASSERT_EQ(cudaMemcpy(xyz.data(), set.xyz.data(), set.xyz.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(rgba.data(), set.rgba.data(), set.rgba.size() * 4, cudaMemcpyHostToDevice),
             cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(drawn.data(), frame.data, drawn.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(frame.data(), drawn.data(), drawn.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  desc.xyz = static_cast<const float*>(xyz.data());
+  desc.rgba = static_cast<const kernels::Rgba8*>(rgba.data());
+  const kernels::ImageTarget target =
+      kernels::linear_target(static_cast<kernels::Rgba8*>(frame.data()), pitch, width, height);
+  ASSERT_EQ(kernels::draw_points(desc, static_cast<unsigned long long*>(keys.data()), target, nullptr),
+            cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(drawn.data(), frame.data(), drawn.size(), cudaMemcpyDeviceToHost), cudaSuccess);
 
   long long lit = 0, differing = 0;
   for (int y = 0; y < height; ++y)
@@ -152,13 +137,13 @@ TEST_F(PointsGpu, NoPointsGiveOpaqueBlack) {
   kernels::PointsDesc desc;
   desc.width = 17;
   desc.height = 9;
-  Device keys(kernels::points_keys_bytes(17, 9)), frame(17 * 9 * 4);
+  const interop::DeviceBuffer keys(kernels::points_keys_bytes(17, 9)), frame(17 * 9 * 4);
   const kernels::ImageTarget target =
-      kernels::linear_target(static_cast<kernels::Rgba8*>(frame.data), 17 * 4, 17, 9);
-  ASSERT_EQ(kernels::draw_points(desc, static_cast<unsigned long long*>(keys.data), target, nullptr),
+      kernels::linear_target(static_cast<kernels::Rgba8*>(frame.data()), 17 * 4, 17, 9);
+  ASSERT_EQ(kernels::draw_points(desc, static_cast<unsigned long long*>(keys.data()), target, nullptr),
             cudaSuccess);
   std::vector<uint32_t> drawn(17 * 9, 1);
-  ASSERT_EQ(cudaMemcpy(drawn.data(), frame.data, drawn.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(drawn.data(), frame.data(), drawn.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
   for (const uint32_t pixel : drawn) EXPECT_EQ(pixel, 0xff000000u);
 }
 
