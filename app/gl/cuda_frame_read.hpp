@@ -100,9 +100,9 @@ class CudaFrameReadBack {
   FramePool m_pool;                // page-locked frames the copies land in
   std::shared_ptr<Image> m_frame;  // the one being read
   interop::PinnedHostBuffer m_host_hashes;
-  std::optional<interop::Event> m_flipped;        // orders the copies after the flip on the frame's stream
-  std::optional<interop::Stream> m_copy_stream;   // the copies into host memory, off the frame's stream
-  std::optional<interop::Event> m_copied;         // after the copies into the frame and m_host_hashes
+  std::optional<interop::Event> m_flipped;       // orders the copies after the flip on the frame's stream
+  std::optional<interop::Stream> m_copy_stream;  // the copies into host memory, off the frame's stream
+  std::optional<interop::Event> m_copied;        // after the copies into the frame and m_host_hashes
   Extent m_allocated;
   int m_device = -1;
   Extent m_extent;
