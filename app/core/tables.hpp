@@ -34,54 +34,55 @@ inline constexpr NamedValue<SceneId> kScenes[] = {
 
 // The mode table: a mode's name and description (names.hpp's lookups take it as they take a NamedValue)
 // and the facts the rest of the app decides by, so that no file outside the modes' registries and their
-// own files switches on a ModeId: its family, whether it has a graph form (--graph), and the tier it
-// falls back to.
+// own files switches on a ModeId: its family, whether it has a graph form (--graph), whether it computes on
+// a device of its own, and the tier it falls back to.
 struct ModeRow {
   ModeId value;
   const char* name;
   const char* description;
   ModeFamily family;
-  bool graph_form;  // has_graph_form
-  ModeId fallback;  // falls_back_to
+  bool graph_form;      // has_graph_form
+  bool compute_device;  // uses_compute_device
+  ModeId fallback;      // falls_back_to
 };
 
 inline constexpr ModeRow kModes[] = {
     {ModeId::Interop, "interop", "register once, map/unmap every frame (the right way)", ModeFamily::MapUnmap,
-     true, ModeId::Staging},
+     true, false, ModeId::Staging},
     {ModeId::Reregister, "reregister",
      "register + map + unmap + unregister every frame (the anti-pattern, kept to measure it)",
-     ModeFamily::MapUnmap, true, ModeId::Staging},
+     ModeFamily::MapUnmap, true, false, ModeId::Staging},
     {ModeId::Pbo, "pbo",
      "CUDA writes a mapped GL buffer, GL copies it into the texture or vertex buffer (the cuda-samples way)",
-     ModeFamily::MapUnmap, true, ModeId::Staging},
+     ModeFamily::MapUnmap, true, false, ModeId::Staging},
     {ModeId::Split, "split",
      "CUDA computes on --compute-device into its own memory; cudaMemcpyPeerAsync (or pinned host memory) "
      "carries it into the GL objects mapped on the GL device (a second GPU for compute)",
-     ModeFamily::MapUnmap, false, ModeId::Staging},
+     ModeFamily::MapUnmap, false, true, ModeId::Staging},
     {ModeId::Buffer, "buffer",
      "the image lives in a buffer (GL: registered once; Vulkan: a storage buffer CUDA imports): CUDA writes "
      "it through a plain pointer, the graphics API shows it straight from the buffer (no texture copy)",
-     ModeFamily::MapUnmap, true, ModeId::Staging},
+     ModeFamily::MapUnmap, true, false, ModeId::Staging},
     {ModeId::Staging, "staging",
      "CUDA writes device memory, copies it to pinned host memory, GL uploads from host (no interop at all)",
-     ModeFamily::Copy, false, ModeId::Cpu},
+     ModeFamily::Copy, false, false, ModeId::Cpu},
     {ModeId::Cpu, "cpu",
      "no CUDA: the CPU reference of every kernel, uploaded with glTextureSubImage2D/glNamedBufferSubData "
      "(or the API's own upload)",
-     ModeFamily::Cpu, false, ModeId::Cpu},
+     ModeFamily::Cpu, false, false, ModeId::Cpu},
     {ModeId::External, "external",
      "the graphics API allocates exportable memory and semaphores, CUDA imports them once; every frame CUDA "
      "waits on a semaphore, runs the kernels and signals (no register, no map/unmap)",
-     ModeFamily::ExternalMemory, true, ModeId::Staging},
+     ModeFamily::ExternalMemory, true, false, ModeId::Staging},
     {ModeId::Exported, "exported",
      "CUDA allocates exportable memory (cuMemCreate), the graphics API imports it as buffers; semaphores the "
      "graphics API exports order each frame (images are copied from their buffer into the frame)",
-     ModeFamily::ExternalMemory, true, ModeId::Staging},
+     ModeFamily::ExternalMemory, true, false, ModeId::Staging},
     // The stream's present, acquire and return are host calls a graph cannot hold.
     {ModeId::Eglstream, "eglstream",
      "CUDA presents each frame into an EGLStream (FIFO), GL acquires it as an external texture and draws it "
      "(EGL only: --headless on NVIDIA's EGL; images only: the pattern scene)",
-     ModeFamily::Stream, false, ModeId::Staging},
+     ModeFamily::Stream, false, false, ModeId::Staging},
 };
 inline constexpr NamedValue<SplitCopy> kSplitCopies[] = {
     {SplitCopy::Peer, "peer", "cudaMemcpyPeerAsync where the devices can reach each other"},

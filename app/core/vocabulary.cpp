@@ -70,6 +70,16 @@ ModeId cpu_mode() {
   return ModeId::Cpu;  // not reached: tiers_end_in_cpu holds the table to one
 }
 
+ModeId copy_mode() {
+  for (const ModeRow& row : kModes)
+    if (row.family == ModeFamily::Copy) return row.value;
+  return cpu_mode();  // not reached: the table has a Copy row (test_cli's mode table test)
+}
+
+bool uses_compute_device(ModeId mode) {
+  return mode_row(mode).compute_device;
+}
+
 bool shares_graphics_memory(ModeId mode) {
   const ModeFamily family = mode_family(mode);
   return family == ModeFamily::MapUnmap || family == ModeFamily::ExternalMemory;
@@ -106,6 +116,11 @@ const std::vector<ModeId>& modes_of(GraphicsApi api) {
       return d3d12;
   }
   return none;  // a cast from a bad integer
+}
+
+ModeId best_mode(GraphicsApi api) {
+  const std::vector<ModeId>& modes = modes_of(api);
+  return modes.empty() ? cpu_mode() : modes.front();
 }
 
 bool has_mode(GraphicsApi api, ModeId mode) {

@@ -53,6 +53,13 @@ ModeFamily mode_family(ModeId mode);
 // The mode that needs no CUDA at all (cpu): every API has it, and it is the last tier a failure falls to.
 bool is_cpu_mode(ModeId mode);
 ModeId cpu_mode();
+// The mode that needs a CUDA device and nothing of the graphics API's (staging, the Copy family): the tier
+// between the modes that share graphics memory and cpu, and the mode without --mode where the API's device
+// says nothing better.
+ModeId copy_mode();
+// Whether `mode` computes on a CUDA device of its own (--compute-device) and carries its results to the
+// graphics API's device (split): that device and how the results travel (SplitCopy) are its settings.
+bool uses_compute_device(ModeId mode);
 // Whether `mode` leaves its results in memory the graphics API shares with CUDA (registered or imported:
 // the MapUnmap and ExternalMemory families), as opposed to copying through the host or computing on it.
 bool shares_graphics_memory(ModeId mode);
@@ -91,6 +98,8 @@ struct ModeAvailability {
 // The modes `api` has, in the order --list and its panel show them: the one table that the parser,
 // --list, the doctor and each backend's availability consult.
 const std::vector<ModeId>& modes_of(GraphicsApi api);
+// An API's first mode, the best it has, which it runs without --mode where it can (GL: interop).
+ModeId best_mode(GraphicsApi api);
 bool has_mode(GraphicsApi api, ModeId mode);
 // Whether `mode` orders its frames with semaphores that --semaphores picks (external, exported).
 bool uses_semaphores(ModeId mode);

@@ -86,8 +86,8 @@ CudaProbe Backend::probe_cuda(const CudaContext& cuda, Platform&, const std::str
 DefaultMode Backend::default_mode(const CudaContext& cuda, const CudaProbe& probe) {
   DefaultMode chosen;
   if (probe.interop.usable) return chosen;
-  const bool staging = mode_availability(ModeId::Staging, cuda, "", probe).available;
-  chosen.mode = fallback_tier(ModeId::Interop, staging);
+  const bool staging = mode_availability(copy_mode(), cuda, "", probe).available;
+  chosen.mode = fallback_tier(best_mode(GraphicsApi::Gl), staging);
   chosen.notice = std::string("interop unavailable, running in ") + to_string(chosen.mode) +
                   " mode: " + probe.interop.reason;
   chosen.log = "CUDA-GL interop is unavailable (" + probe.interop.reason + "); running in " +

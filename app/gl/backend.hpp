@@ -62,7 +62,7 @@ struct CudaProbe {
 
 // The mode without --mode: `mode`, and where it is not interop, the panel's notice and the line said.
 struct DefaultMode {
-  ModeId mode = ModeId::Interop;
+  ModeId mode = best_mode(GraphicsApi::Gl);
   std::string notice;
   std::string log;
 };

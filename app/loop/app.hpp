@@ -528,7 +528,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   }
   // Judged before any graphics work, so a refused mode is the only line of the run; where the API's device
   // must probe the CUDA device first (CudaProbe), as soon as it has.
-  ModeId mode = options.mode.value_or(m_cuda.device >= 0 ? ModeId::Staging : ModeId::Cpu);
+  ModeId mode = options.mode.value_or(m_cuda.device >= 0 ? copy_mode() : cpu_mode());
   std::string default_mode_log;  // why the mode without --mode is not the backend's best, said once judged
   const auto check_mode = [this, &mode] {
     if (const ModeAvailability wanted = availability(mode); !wanted.available)
@@ -807,7 +807,7 @@ void App<Backend>::use_mode(std::unique_ptr<Mode> mode) {
 
 template <class Backend>
 ModeId App<Backend>::fallback_for(ModeId failed) const {
-  return fallback_tier(failed, availability(ModeId::Staging).available);
+  return fallback_tier(failed, availability(copy_mode()).available);
 }
 
 template <class Backend>
@@ -857,7 +857,8 @@ void App<Backend>::reattach_or_fall_back(const std::string& what) {
 
 template <class Backend>
 void App<Backend>::apply_split(int compute_device, SplitCopy copy) {
-  const bool reattach = m_mode->id() == ModeId::Split;
+  const ModeId mode = m_mode->id();
+  const bool reattach = uses_compute_device(mode);
   if (reattach) {
     m_mode->detach();  // its copies run on the old compute stream
     m_mode.reset();
@@ -865,9 +866,8 @@ void App<Backend>::apply_split(int compute_device, SplitCopy copy) {
   if (compute_device != m_cuda.compute_device) create_compute_stream(compute_device);
   m_cuda.split_copy = copy;
   if (reattach) {
-    attach_or_fall_back(ModeId::Split,
-                        "attaching on compute device " + std::to_string(m_cuda.compute_device));
-    if (m_mode->id() == ModeId::Split) m_notice = "split: " + m_mode->transfer();
+    attach_or_fall_back(mode, "attaching on compute device " + std::to_string(m_cuda.compute_device));
+    if (m_mode->id() == mode) m_notice = std::string(to_string(mode)) + ": " + m_mode->transfer();
   }
   if (m_doctor) collect_doctor_report();
 }
@@ -1111,12 +1111,11 @@ serve::ControlSettings App<Backend>::control_settings() const {
   settings.compute_device = m_cuda.compute_device;
   settings.split_copy = m_cuda.split_copy;
   settings.transfer = m_mode->transfer();
-  const bool has_split = std::find(modes_of(Backend::kApi).begin(), modes_of(Backend::kApi).end(),
-                                   ModeId::Split) != modes_of(Backend::kApi).end();
-  if (!has_split)
+  const std::vector<ModeId>& modes = modes_of(Backend::kApi);
+  if (std::none_of(modes.begin(), modes.end(), uses_compute_device))
     settings.split_why_not =
         std::string(display_name(Backend::kApi)) + " has no split mode; OpenGL's app has";
-  else if (m_mode->id() != ModeId::Split)
+  else if (!uses_compute_device(m_mode->id()))
     settings.split_why_not = "the split mode's: its compute device and how it copies to the graphics device";
   settings.semaphores = m_cuda.semaphores;
   if (!Backend::kSemaphoreChoice)

@@ -188,7 +188,7 @@ std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
           add(commands, Kind::Device).device = static_cast<int>(i);
       ImGui::EndCombo();
     }
-    if (model.mode == ModeId::Split && model.compute_device >= 0) {
+    if (uses_compute_device(model.mode) && model.compute_device >= 0) {
       if (ImGui::BeginCombo(label(Kind::ComputeDevice),
                             model.devices[static_cast<size_t>(model.compute_device)].c_str())) {
         for (size_t i = 0; i < model.devices.size(); ++i)
@@ -199,7 +199,7 @@ std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
     }
     ImGui::PopItemWidth();
   }
-  if (model.mode == ModeId::Split) {
+  if (uses_compute_device(model.mode)) {
     ImGui::TextUnformatted(label(Kind::SplitCopy));
     for (const SplitCopy copy : all_split_copies()) {
       ImGui::SameLine();

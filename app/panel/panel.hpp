@@ -35,7 +35,7 @@ struct PanelModel {
   // switches to another publisher (PanelActions::source).
   std::string published;
   std::vector<std::string> publishers;
-  ModeId mode = ModeId::Cpu;
+  ModeId mode = cpu_mode();
   std::vector<ModeId> mode_ids;         // the API's modes, in modes_of's order
   std::vector<ModeAvailability> modes;  // indexed like mode_ids
   Extent extent;

@@ -367,6 +367,17 @@ TEST(ModeTable, ItsQueriesNameTheModesTheRulesMean) {
   EXPECT_TRUE(lab::has_graph_form(lab::mode_named("interop")));
   EXPECT_FALSE(lab::has_graph_form(lab::mode_named("eglstream")));
   EXPECT_FALSE(lab::shares_graphics_memory(lab::mode_named("eglstream")));
+  // The tier between the modes that share graphics memory and cpu: staging, which the modes that share
+  // memory fall back to.
+  EXPECT_STREQ(lab::to_string(lab::copy_mode()), "staging");
+  EXPECT_EQ(lab::falls_back_to(lab::mode_named("interop")), lab::copy_mode());
+  // Split alone computes on a device of its own; its compute device and copy are its settings.
+  for (const lab::ModeId mode : lab::all_modes())
+    EXPECT_EQ(lab::uses_compute_device(mode), std::string(lab::to_string(mode)) == "split")
+        << lab::to_string(mode);
+  // Each API's best mode is the first of its list: GL runs interop without --mode where it can.
+  EXPECT_STREQ(lab::to_string(lab::best_mode(lab::GraphicsApi::Gl)), "interop");
+  EXPECT_STREQ(lab::to_string(lab::best_mode(lab::GraphicsApi::Vulkan)), "external");
   try {
     lab::mode_named("Interop");
     FAIL() << "a name the table has not is refused";
