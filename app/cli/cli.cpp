@@ -550,7 +550,7 @@ std::string option_the_run_ignores(const CLI::App& app, const Options& options) 
     return std::string("--filter does nothing with --scene ") + to_string(options.scene) +
            (scene_given ? "" : " (the default)") +
            "; it applies to --scene postprocess only, so give that or drop --filter";
-  if (options.mode && options.mode != ModeId::Split)
+  if (options.mode && !uses_compute_device(*options.mode))
     for (const char* split_only : {"--compute-device", "--split-copy"})
       if (app.count(split_only) > 0)
         return std::string(split_only) + " does nothing with --mode " + to_string(*options.mode) +

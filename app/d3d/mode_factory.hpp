@@ -44,7 +44,7 @@ ModeAvailability judge_mode(GraphicsApi api, ModeId mode, const CudaContext& cud
                             const std::string& cuda_error) {
   if (!has_mode(api, mode))
     return {false, std::string(to_string(mode)) + " is not a mode of --api " + to_string(api)};
-  if (mode == ModeId::Cpu) return {true, ""};
+  if (is_cpu_mode(mode)) return {true, ""};
 #ifdef INTEROP_LAB_D3D_WITHOUT_CUDA
   static_cast<void>(cuda);
   static_cast<void>(cuda_error);
@@ -64,7 +64,7 @@ std::unique_ptr<Mode<Renderer>> make_mode(ModeId id, const ModeAvailability& ava
     throw std::runtime_error(std::string("--mode ") + to_string(id) +
                              " is unavailable: " + availability.reason);
   std::unique_ptr<Mode<Renderer>> mode;
-  if (id == ModeId::Cpu) mode = std::make_unique<CpuMode<Renderer>>();
+  if (is_cpu_mode(id)) mode = std::make_unique<CpuMode<Renderer>>();
 #ifndef INTEROP_LAB_D3D_WITHOUT_CUDA
   else
     mode = create_cuda_mode<Renderer>(id, cuda);

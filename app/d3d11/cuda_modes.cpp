@@ -18,19 +18,33 @@ std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda);
 
 }  // namespace d3d11
 
+namespace {
+
+// Direct3D 11's CUDA modes (cpu is every API's, made by app/d3d/mode_factory.hpp): a row each.
+struct D3d11ModeRow {
+  ModeId id;
+  std::unique_ptr<d3d11::Mode> (*create)(const CudaContext& cuda);
+};
+
+const D3d11ModeRow kD3d11CudaModes[] = {
+    {ModeId::Interop,
+     [](const CudaContext& cuda) { return d3d11::create_interop_mode(ModeId::Interop, cuda); }},
+    {ModeId::Reregister,
+     [](const CudaContext& cuda) { return d3d11::create_interop_mode(ModeId::Reregister, cuda); }},
+    {ModeId::Staging,
+     [](const CudaContext& cuda) -> std::unique_ptr<d3d11::Mode> {
+       return std::make_unique<StagingMode<d3d11::Renderer>>(cuda.stream);
+     }},
+    {ModeId::External, d3d11::create_external_mode},
+};
+
+}  // namespace
+
 template <>
 std::unique_ptr<d3d11::Mode> d3d::create_cuda_mode<d3d11::Renderer>(ModeId id, const CudaContext& cuda) {
-  switch (id) {
-    case ModeId::Interop:
-    case ModeId::Reregister:
-      return d3d11::create_interop_mode(id, cuda);
-    case ModeId::Staging:
-      return std::make_unique<StagingMode<d3d11::Renderer>>(cuda.stream);
-    case ModeId::External:
-      return d3d11::create_external_mode(cuda);
-    default:
-      return nullptr;
-  }
+  for (const D3d11ModeRow& row : kD3d11CudaModes)
+    if (row.id == id) return row.create(cuda);
+  return nullptr;
 }
 
 template <>

@@ -15,10 +15,28 @@ std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda);
 
 }  // namespace d3d12
 
+namespace {
+
+// Direct3D 12's CUDA modes (cpu is every API's, made by app/d3d/mode_factory.hpp): a row each.
+struct D3d12ModeRow {
+  ModeId id;
+  std::unique_ptr<d3d12::Mode> (*create)(const CudaContext& cuda);
+};
+
+const D3d12ModeRow kD3d12CudaModes[] = {
+    {ModeId::Staging,
+     [](const CudaContext& cuda) -> std::unique_ptr<d3d12::Mode> {
+       return std::make_unique<StagingMode<d3d12::Renderer>>(cuda.stream);
+     }},
+    {ModeId::External, d3d12::create_external_mode},
+};
+
+}  // namespace
+
 template <>
 std::unique_ptr<d3d12::Mode> d3d::create_cuda_mode<d3d12::Renderer>(ModeId id, const CudaContext& cuda) {
-  if (id == ModeId::Staging) return std::make_unique<StagingMode<d3d12::Renderer>>(cuda.stream);
-  if (id == ModeId::External) return d3d12::create_external_mode(cuda);
+  for (const D3d12ModeRow& row : kD3d12CudaModes)
+    if (row.id == id) return row.create(cuda);
   return nullptr;  // cpu, and the modes Direct3D 12 does not have
 }
 

@@ -47,30 +47,72 @@ SplitPath choose_split_path(int compute_device, int gl_device, SplitCopy request
                      "(cudaDeviceCanAccessPeer: no; they need NVLink or a PCIe switch that allows it)"};
 }
 
+namespace {
+
+// What a GL mode needs beyond the CUDA device, in the order mode_availability asks it.
+enum class Needs {
+  Nothing,     // cpu
+  CudaDevice,  // staging
+  Interop,     // the modes that map GL objects registered with CUDA
+  External,    // GL's import of memory and semaphores (external, exported)
+  EglStream,   // an EGL context that consumes EGLStreams, and CUDA working with it
+};
+
+using Factory = std::unique_ptr<gl::Mode> (*)(const CudaContext&, const AccessSettings&);
+
+// GL's mode table: a row per mode of modes_of(GL), in that order (test_doctor checks both).
+struct GlModeRow {
+  ModeId id;
+  Needs needs;
+  Factory create;  // with the register and map flags of the modes that register
+};
+
+const GlModeRow kGlModes[] = {
+    {ModeId::Interop, Needs::Interop, create_interop_mode},
+    {ModeId::Reregister, Needs::Interop, create_reregister_mode},
+    {ModeId::Pbo, Needs::Interop, create_pbo_mode},
+    {ModeId::Split, Needs::Interop, create_split_mode},
+    {ModeId::Buffer, Needs::Interop, create_buffer_mode},
+    // GL's uploads are done when glTextureSubImage2D returns: timed as the copy they are.
+    {ModeId::Staging, Needs::CudaDevice,
+     [](const CudaContext& cuda, const AccessSettings&) -> std::unique_ptr<gl::Mode> {
+       return std::make_unique<StagingMode<gl::Renderer>>(cuda.stream, Phase::GlCopy, /*time_uploads=*/true);
+     }},
+    {ModeId::Cpu, Needs::Nothing,
+     [](const CudaContext&, const AccessSettings&) -> std::unique_ptr<gl::Mode> {
+       return std::make_unique<CpuMode<gl::Renderer>>(Phase::GlCopy, /*time_uploads=*/true);
+     }},
+    {ModeId::External, Needs::External,
+     [](const CudaContext& cuda, const AccessSettings&) {
+       return create_external_mode(cuda, cuda.semaphores);
+     }},
+    {ModeId::Exported, Needs::External,
+     [](const CudaContext& cuda, const AccessSettings&) {
+       return create_exported_mode(cuda, cuda.semaphores);
+     }},
+    {ModeId::Eglstream, Needs::EglStream,
+     [](const CudaContext& cuda, const AccessSettings&) { return create_eglstream_mode(cuda); }},
+};
+
+const GlModeRow* gl_mode_row(ModeId mode) {
+  for (const GlModeRow& row : kGlModes)
+    if (row.id == mode) return &row;
+  return nullptr;
+}
+
+}  // namespace
+
+const std::vector<ModeId>& gl_mode_table_order() {
+  static const std::vector<ModeId> order = [] {
+    std::vector<ModeId> ids;
+    for (const GlModeRow& row : kGlModes) ids.push_back(row.id);
+    return ids;
+  }();
+  return order;
+}
+
 std::unique_ptr<gl::Mode> create_mode(ModeId id, const CudaContext& cuda, const AccessSettings& access) {
-  switch (id) {
-    case ModeId::Interop:
-      return create_interop_mode(cuda, access);
-    case ModeId::Reregister:
-      return create_reregister_mode(cuda, access);
-    case ModeId::Pbo:
-      return create_pbo_mode(cuda, access);
-    case ModeId::Split:
-      return create_split_mode(cuda, access);
-    case ModeId::Buffer:
-      return create_buffer_mode(cuda, access);
-    case ModeId::Staging:
-      // GL's uploads are done when glTextureSubImage2D returns: timed as the copy they are.
-      return std::make_unique<StagingMode<gl::Renderer>>(cuda.stream, Phase::GlCopy, /*time_uploads=*/true);
-    case ModeId::Cpu:
-      return std::make_unique<CpuMode<gl::Renderer>>(Phase::GlCopy, /*time_uploads=*/true);
-    case ModeId::External:
-      return create_external_mode(cuda, cuda.semaphores);
-    case ModeId::Exported:
-      return create_exported_mode(cuda, cuda.semaphores);
-    case ModeId::Eglstream:
-      return create_eglstream_mode(cuda);
-  }
+  if (const GlModeRow* row = gl_mode_row(id)) return row->create(cuda, access);
   throw std::invalid_argument("unknown mode");
 }
 
@@ -94,18 +136,18 @@ ModeAvailability scene_mode_availability(ModeId mode, const std::vector<Resource
 
 ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::InteropSupport& interop,
                                    const std::string& cuda_error, const interop::InteropSupport& external) {
+  const GlModeRow* row = gl_mode_row(mode);
+  if (row == nullptr)
+    return {false, "mode " + std::to_string(static_cast<int>(mode)) +
+                       " is none of --list's modes: pick one of those"};
   const std::string no_device = no_cuda_device_reason(cuda_error);
-  switch (mode) {
-    case ModeId::Cpu:
+  switch (row->needs) {
+    case Needs::Nothing:
       return {true, ""};
-    case ModeId::Staging:
+    case Needs::CudaDevice:
       if (cuda_device >= 0) return {true, ""};
       return {false, no_device};
-    case ModeId::Interop:
-    case ModeId::Reregister:
-    case ModeId::Pbo:
-    case ModeId::Split:
-    case ModeId::Buffer:
+    case Needs::Interop:
       if (cuda_device < 0) return {false, no_device};
       if (interop.usable) return {true, ""};
       if (interop.reason.empty())
@@ -113,25 +155,18 @@ ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::
                 "CUDA-GL interop was not probed for this GL context: --doctor says why it cannot work; "
                 "use --mode staging or cpu"};
       return {false, interop.reason};
-    case ModeId::External:
+    case Needs::External:
+      // GL imports the memory and Vulkan's semaphores; whether the device's VMM allocations export (exported)
+      // is asked when the mode attaches (the doctor's "VMM export" line says it too).
       if (cuda_device < 0) return {false, no_device};
       if (external.usable) return {true, ""};
       if (external.reason.empty())
-        return {false,
-                "the GL external mode was not probed for this GL context: --doctor says what it needs; "
-                "use --api vulkan for external"};
+        return {false, std::string("the GL ") + to_string(mode) +
+                           " mode was not probed for this GL context: --doctor says what it needs; "
+                           "use --api vulkan for " +
+                           to_string(mode)};
       return {false, external.reason};
-    case ModeId::Exported:
-      // GL imports the memory and Vulkan's semaphores as in external; whether the device's VMM
-      // allocations export is asked when the mode attaches (the doctor's "VMM export" line says it too).
-      if (cuda_device < 0) return {false, no_device};
-      if (external.usable) return {true, ""};
-      if (external.reason.empty())
-        return {false,
-                "the GL exported mode was not probed for this GL context: --doctor says what it needs; "
-                "use --api vulkan for exported"};
-      return {false, external.reason};
-    case ModeId::Eglstream: {
+    case Needs::EglStream: {
       // What the GL context lacks first: on Mesa that (no EGL_KHR_stream) is the reason, CUDA or not.
       const ModeAvailability support = eglstream_support();
       if (!support.available) return support;
@@ -141,8 +176,7 @@ ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::
       return {true, ""};
     }
   }
-  return {false,
-          "mode " + std::to_string(static_cast<int>(mode)) + " is none of --list's modes: pick one of those"};
+  return {false, "unknown mode"};
 }
 
 }  // namespace lab

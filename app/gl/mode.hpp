@@ -67,7 +67,10 @@ ModeAvailability eglstream_scene_availability(const std::vector<ResourceDesc>& r
 // CUDA's output images only, and GL's exported mode refuses a scene whose input GL renders (postprocess).
 ModeAvailability scene_mode_availability(ModeId mode, const std::vector<ResourceDesc>& resources);
 
-// GL's mode table: each ModeId's mode, with the register and map flags of the modes that register.
+// GL's mode table (mode.cpp's kGlModes): each ModeId's mode, with the register and map flags of the modes
+// that register.
 std::unique_ptr<gl::Mode> create_mode(ModeId id, const CudaContext& cuda, const AccessSettings& access);
+// The modes of that table, in its order (test_doctor holds it to modes_of(GraphicsApi::Gl)).
+const std::vector<ModeId>& gl_mode_table_order();
 
 }  // namespace lab

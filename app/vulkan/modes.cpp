@@ -1,9 +1,10 @@
-// app/vulkan/modes.cpp — which Vulkan modes run here, and the factory.
+// app/vulkan/modes.cpp — Vulkan's mode table: which modes run here, and the factory.
 #include "app/vulkan/modes.hpp"
 #include "app/cli/remedy.hpp"
 #include "interop/vmm.hpp"
 
 #include <stdexcept>
+#include <vector>
 
 namespace lab::vulkan {
 
@@ -13,26 +14,68 @@ std::unique_ptr<Mode> create_external_mode(const CudaContext& cuda, interop::Sem
 std::unique_ptr<Mode> create_exported_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
 std::unique_ptr<Mode> create_buffer_mode(const CudaContext& cuda, interop::SemaphoreKind kind);
 
+namespace {
+
+// What a Vulkan mode needs, in the order mode_availability asks it.
+enum class Needs {
+  Nothing,     // cpu; buffer (its cpu form without a CUDA device: mode_buffer.cpp)
+  CudaDevice,  // staging; external (what it needs of the Vulkan device, attach says where it is missing)
+  VmmExport,   // exported: a device whose VMM allocations export as POSIX FDs
+};
+
+using Factory = std::unique_ptr<Mode> (*)(const CudaContext&);
+
+// Vulkan's mode table: a row per mode of modes_of(GraphicsApi::Vulkan), in that order (test_cli checks it).
+struct VulkanModeRow {
+  ModeId id;
+  Needs needs;
+  Factory create;
+};
+
+const VulkanModeRow kVulkanModes[] = {
+    {ModeId::External, Needs::CudaDevice,
+     [](const CudaContext& cuda) { return create_external_mode(cuda, cuda.semaphores); }},
+    {ModeId::Exported, Needs::VmmExport,
+     [](const CudaContext& cuda) { return create_exported_mode(cuda, cuda.semaphores); }},
+    {ModeId::Buffer, Needs::Nothing,
+     [](const CudaContext& cuda) { return create_buffer_mode(cuda, cuda.semaphores); }},
+    {ModeId::Staging, Needs::CudaDevice, create_staging_mode},
+    {ModeId::Cpu, Needs::Nothing, [](const CudaContext&) { return create_cpu_mode(); }},
+};
+
+const VulkanModeRow* vulkan_mode_row(ModeId mode) {
+  for (const VulkanModeRow& row : kVulkanModes)
+    if (row.id == mode) return &row;
+  return nullptr;
+}
+
+}  // namespace
+
+const std::vector<ModeId>& mode_table_order() {
+  static const std::vector<ModeId> order = [] {
+    std::vector<ModeId> ids;
+    for (const VulkanModeRow& row : kVulkanModes) ids.push_back(row.id);
+    return ids;
+  }();
+  return order;
+}
+
 ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error) {
-  if (!has_mode(GraphicsApi::Vulkan, mode))
-    return {false, std::string(to_string(mode)) + " is not a mode of --api vulkan"};
+  const VulkanModeRow* row = vulkan_mode_row(mode);
+  if (row == nullptr) return {false, std::string(to_string(mode)) + " is not a mode of --api vulkan"};
   const std::string no_device = no_cuda_device_reason(cuda_error);
-  switch (mode) {
-    case ModeId::Cpu:
-    case ModeId::Buffer:  // without a CUDA device, its cpu form (mode_buffer.cpp)
+  switch (row->needs) {
+    case Needs::Nothing:
       return {true, ""};
-    case ModeId::Staging:
-    case ModeId::External:
+    case Needs::CudaDevice:
       if (cuda.device >= 0) return {true, ""};
       return {false, no_device};
-    case ModeId::Exported: {
+    case Needs::VmmExport: {
       if (cuda.device < 0) return {false, no_device};
       const interop::VmmExportSupport vmm = interop::probe_vmm_export(cuda.device);
       if (vmm.supported) return {true, ""};
       return {false, vmm.reason + "; use --mode external"};
     }
-    default:
-      break;
   }
   return {false, std::string(to_string(mode)) + " is not a mode of --api vulkan"};
 }
@@ -42,22 +85,7 @@ std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
   if (!availability.available)
     throw std::runtime_error(std::string("--mode ") + to_string(id) +
                              " is unavailable: " + availability.reason);
-  switch (id) {
-    case ModeId::Cpu:
-      return create_cpu_mode();
-    case ModeId::Staging:
-      return create_staging_mode(cuda);
-    case ModeId::External:
-      return create_external_mode(cuda, cuda.semaphores);
-    case ModeId::Exported:
-      return create_exported_mode(cuda, cuda.semaphores);
-    case ModeId::Buffer:
-      return create_buffer_mode(cuda, cuda.semaphores);
-    default:
-      break;
-  }
-  throw std::logic_error(std::string("mode_availability passed ") + to_string(id) +
-                         " but no Vulkan mode makes it");
+  return vulkan_mode_row(id)->create(cuda);
 }
 
 }  // namespace lab::vulkan

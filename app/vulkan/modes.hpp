@@ -30,6 +30,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace lab::vulkan {
 
@@ -44,5 +45,8 @@ ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const s
 
 // The mode `id`; throws std::runtime_error with the reason when it is unavailable.
 std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda);
+// The modes of the table behind both (modes.cpp's kVulkanModes), in its order:
+// modes_of(GraphicsApi::Vulkan)'s.
+const std::vector<ModeId>& mode_table_order();
 
 }  // namespace lab::vulkan

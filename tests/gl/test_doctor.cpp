@@ -110,6 +110,12 @@ TEST(ModeAvailability, ADeviceWithoutInteropRunsStagingButNotTheInteropModes) {
   EXPECT_FALSE(unprobed.reason.empty());
 }
 
+// GL's mode table (mode.cpp) has a row per mode of --api gl, in --list's order: mode_availability and
+// create_mode answer for each of them from it.
+TEST(ModeAvailability, GlsTableHasARowPerModeOfGlInListOrder) {
+  EXPECT_EQ(lab::gl_mode_table_order(), lab::modes_of(lab::GraphicsApi::Gl));
+}
+
 TEST(ModeAvailability, EveryModeButExternalAndExportedRunsWhereInteropWorks) {
   const interop::InteropSupport works{true, "CUDA device 1 drives GL"};
   for (const lab::ModeId mode : lab::modes_of(lab::GraphicsApi::Gl)) {

@@ -272,6 +272,8 @@ TEST(VulkanModes, AvailabilityFollowsTheApisModes) {
       EXPECT_TRUE(with.available);
     }
   }
+  // The table behind both has a row per mode of --api vulkan, in --list's order.
+  EXPECT_EQ(lab::vulkan::mode_table_order(), lab::modes_of(lab::GraphicsApi::Vulkan));
 }
 
 // A new size re-creates the frame and the resources sized by it; the kernels then fill the new ones.
