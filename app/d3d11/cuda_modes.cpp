@@ -4,6 +4,7 @@
 #include "app/d3d11/cuda_modes.hpp"
 
 #include "app/d3d/d3d_handoff.hpp"
+#include "app/modes/mode_table.hpp"
 #include "app/modes/staging_mode.hpp"
 #include "interop/d3d11.hpp"
 
@@ -42,8 +43,7 @@ const D3d11ModeRow kD3d11CudaModes[] = {
 
 template <>
 std::unique_ptr<d3d11::Mode> d3d::create_cuda_mode<d3d11::Renderer>(ModeId id, const CudaContext& cuda) {
-  for (const D3d11ModeRow& row : kD3d11CudaModes)
-    if (row.id == id) return row.create(cuda);
+  if (const D3d11ModeRow* row = mode_row_of(kD3d11CudaModes, id)) return row->create(cuda);
   return nullptr;
 }
 

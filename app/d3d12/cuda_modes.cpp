@@ -4,6 +4,7 @@
 #include "app/d3d12/cuda_modes.hpp"
 
 #include "app/d3d/d3d_handoff.hpp"
+#include "app/modes/mode_table.hpp"
 #include "app/modes/staging_mode.hpp"
 
 #include <cstring>
@@ -35,8 +36,7 @@ const D3d12ModeRow kD3d12CudaModes[] = {
 
 template <>
 std::unique_ptr<d3d12::Mode> d3d::create_cuda_mode<d3d12::Renderer>(ModeId id, const CudaContext& cuda) {
-  for (const D3d12ModeRow& row : kD3d12CudaModes)
-    if (row.id == id) return row.create(cuda);
+  if (const D3d12ModeRow* row = mode_row_of(kD3d12CudaModes, id)) return row->create(cuda);
   return nullptr;  // cpu, and the modes Direct3D 12 does not have
 }
 

@@ -3,6 +3,7 @@
 
 #include "app/cli/remedy.hpp"
 #include "app/modes/cpu_mode.hpp"
+#include "app/modes/mode_table.hpp"
 #include "app/modes/staging_mode.hpp"
 
 #include "interop/device.hpp"
@@ -94,25 +95,15 @@ const GlModeRow kGlModes[] = {
      [](const CudaContext& cuda, const AccessSettings&) { return create_eglstream_mode(cuda); }},
 };
 
-const GlModeRow* gl_mode_row(ModeId mode) {
-  for (const GlModeRow& row : kGlModes)
-    if (row.id == mode) return &row;
-  return nullptr;
-}
-
 }  // namespace
 
 const std::vector<ModeId>& gl_mode_table_order() {
-  static const std::vector<ModeId> order = [] {
-    std::vector<ModeId> ids;
-    for (const GlModeRow& row : kGlModes) ids.push_back(row.id);
-    return ids;
-  }();
+  static const std::vector<ModeId> order = modes_of_table(kGlModes);
   return order;
 }
 
 std::unique_ptr<gl::Mode> create_mode(ModeId id, const CudaContext& cuda, const AccessSettings& access) {
-  if (const GlModeRow* row = gl_mode_row(id)) return row->create(cuda, access);
+  if (const GlModeRow* row = mode_row_of(kGlModes, id)) return row->create(cuda, access);
   throw std::invalid_argument("unknown mode");
 }
 
@@ -136,7 +127,7 @@ ModeAvailability scene_mode_availability(ModeId mode, const std::vector<Resource
 
 ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::InteropSupport& interop,
                                    const std::string& cuda_error, const interop::InteropSupport& external) {
-  const GlModeRow* row = gl_mode_row(mode);
+  const GlModeRow* row = mode_row_of(kGlModes, mode);
   if (row == nullptr)
     return {false, "mode " + std::to_string(static_cast<int>(mode)) +
                        " is none of --list's modes: pick one of those"};

@@ -1,6 +1,7 @@
 // app/vulkan/modes.cpp — Vulkan's mode table: which modes run here, and the factory.
 #include "app/vulkan/modes.hpp"
 #include "app/cli/remedy.hpp"
+#include "app/modes/mode_table.hpp"
 #include "interop/vmm.hpp"
 
 #include <stdexcept>
@@ -43,25 +44,15 @@ const VulkanModeRow kVulkanModes[] = {
     {ModeId::Cpu, Needs::Nothing, [](const CudaContext&) { return create_cpu_mode(); }},
 };
 
-const VulkanModeRow* vulkan_mode_row(ModeId mode) {
-  for (const VulkanModeRow& row : kVulkanModes)
-    if (row.id == mode) return &row;
-  return nullptr;
-}
-
 }  // namespace
 
 const std::vector<ModeId>& mode_table_order() {
-  static const std::vector<ModeId> order = [] {
-    std::vector<ModeId> ids;
-    for (const VulkanModeRow& row : kVulkanModes) ids.push_back(row.id);
-    return ids;
-  }();
+  static const std::vector<ModeId> order = modes_of_table(kVulkanModes);
   return order;
 }
 
 ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda, const std::string& cuda_error) {
-  const VulkanModeRow* row = vulkan_mode_row(mode);
+  const VulkanModeRow* row = mode_row_of(kVulkanModes, mode);
   if (row == nullptr) return {false, std::string(to_string(mode)) + " is not a mode of --api vulkan"};
   const std::string no_device = no_cuda_device_reason(cuda_error);
   switch (row->needs) {
@@ -85,7 +76,7 @@ std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
   if (!availability.available)
     throw std::runtime_error(std::string("--mode ") + to_string(id) +
                              " is unavailable: " + availability.reason);
-  return vulkan_mode_row(id)->create(cuda);
+  return mode_row_of(kVulkanModes, id)->create(cuda);
 }
 
 }  // namespace lab::vulkan
