@@ -150,12 +150,12 @@ GLuint compile(GLenum stage, const char* source, const char* body = "") {
   return shader;
 }
 
-// A program of `vertex_source` and the fragment shader `fragment_head` + `fragment_body`.
-lab::GlProgram link_shaders(const char* vertex_source, const char* fragment_head, const char* fragment_body) {
-  const GLuint vertex = compile(GL_VERTEX_SHADER, vertex_source);
+// The picture's programs: the full-frame triangle and the pixel picker with `fragment_source`'s main.
+lab::GlProgram link_program(const char* fragment_source) {
+  const GLuint vertex = compile(GL_VERTEX_SHADER, kVertexShader);
   GLuint fragment = 0;
   try {
-    fragment = compile(GL_FRAGMENT_SHADER, fragment_head, fragment_body);
+    fragment = compile(GL_FRAGMENT_SHADER, kPixelPicker, fragment_source);
   } catch (...) {
     glDeleteShader(vertex);
     throw;
@@ -174,11 +174,6 @@ lab::GlProgram link_shaders(const char* vertex_source, const char* fragment_head
     throw std::runtime_error(std::string("the viewer's shaders do not link: ") + log);
   }
   return program;
-}
-
-// The picture's programs: the full-frame triangle and the pixel picker with `fragment_source`'s main.
-lab::GlProgram link_program(const char* fragment_source) {
-  return link_shaders(kVertexShader, kPixelPicker, fragment_source);
 }
 
 void require(bool condition, const std::string& message) {

@@ -6,9 +6,8 @@
 //
 // Where the caller's kernels write, by the viewer's path (python/viewer.cpp):
 //   interop  two GL buffers, registered with CUDA and mapped on the caller's stream between begin() and
-//   end():
-//            the positions the job writes are the ones drawn (zero copy); CUDA writes the frame's texture
-//            itself, registered too;
+//            end(): the positions the job writes are the ones drawn (zero copy); CUDA writes the frame's
+//            texture itself, registered too;
 //   staging  device memory; the frame goes to GL through the host;
 //   cpu      host memory, drawn on the host.
 #pragma once

@@ -10,9 +10,12 @@
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
+#include <glm/glm.hpp>
+#include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/type_ptr.hpp>
 
-#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -49,34 +52,13 @@ Set points(long long n, unsigned seed) {
   return set;
 }
 
-// A perspective camera at (0.3, 0.4, 3) looking at the origin (column-major, as glm keeps it), near 1.5,
-// far 4.5: the box crosses both planes.
+// A perspective camera at (0.3, 0.4, 3) looking down -z (column-major, as glm keeps it), near 1.5, far 4.5:
+// the box crosses both planes.
 void camera(float* m, int width, int height) {
-  const float aspect = static_cast<float>(width) / static_cast<float>(height), f = 1.0f / std::tan(0.4f);
-  const float near = 1.5f, far = 4.5f;
-  const float projection[16] = {f / aspect,
-                                0,
-                                0,
-                                0,
-                                0,
-                                f,
-                                0,
-                                0,
-                                0,
-                                0,
-                                (far + near) / (near - far),
-                                -1,
-                                0,
-                                0,
-                                2 * far * near / (near - far),
-                                0};
-  const float view[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -0.3f, -0.4f, -3.0f, 1};
-  for (int column = 0; column < 4; ++column)
-    for (int row = 0; row < 4; ++row) {
-      float sum = 0.0f;
-      for (int k = 0; k < 4; ++k) sum += projection[k * 4 + row] * view[column * 4 + k];
-      m[column * 4 + row] = sum;
-    }
+  const glm::mat4 view_projection =
+      glm::perspective(0.8f, static_cast<float>(width) / static_cast<float>(height), 1.5f, 4.5f) *
+      glm::translate(glm::mat4(1.0f), glm::vec3(-0.3f, -0.4f, -3.0f));
+  std::memcpy(m, glm::value_ptr(view_projection), 16 * sizeof(float));
 }
 
 void expect_equal_frames(long long n, float size, int width, int height, unsigned seed) {
