@@ -180,7 +180,7 @@ camera::Bounds Cloud::bounds(cudaStream_t stream) {
 void Cloud::ensure_frame(int width, int height) {
   if (m_target.width == width && m_target.height == height) return;
   m_frame_registration.reset();  // before the texture it registers
-  m_target = lab::create_offscreen_target(width, height, "viewer points target");
+  m_target = lab::create_colour_target(width, height, "viewer points target");
   const size_t frame_bytes = static_cast<size_t>(width) * height * kRgbaBytes;
   if (m_memory == Memory::Host) {
     m_host_frame.assign(frame_bytes, 0);

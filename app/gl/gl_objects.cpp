@@ -148,25 +148,19 @@ GlProgram create_compute_program(const char* compute_shader) {
   return program;
 }
 
-OffscreenTarget create_offscreen_target(int width, int height, const std::string& label) {
-  return create_offscreen_target(
-      create_texture_2d(GL_RGBA8, width, height, label.empty() ? "" : label + " colour"), width, height,
-      label);
-}
+namespace {
 
-OffscreenTarget create_offscreen_target(GlTexture color, int width, int height, const std::string& label) {
-  OffscreenTarget target;
-  target.color = std::move(color);
-  target.depth =
-      create_renderbuffer(GL_DEPTH_COMPONENT24, width, height, label.empty() ? "" : label + " depth");
+// The framebuffer of `target` (its colour made, its depth made or none), checked complete.
+OffscreenTarget frame_target(OffscreenTarget target, int width, int height, const std::string& label) {
   GLuint name = 0;
   glCreateFramebuffers(1, &name);
   target.framebuffer = GlFramebuffer(name);
   label_gl_object(GL_FRAMEBUFFER, name, label);
   glNamedFramebufferTexture(name, GL_COLOR_ATTACHMENT0, target.color.get(), 0);
-  glNamedFramebufferRenderbuffer(name, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, target.depth.get());
+  if (target.depth)
+    glNamedFramebufferRenderbuffer(name, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, target.depth.get());
   const GLenum status = glCheckNamedFramebufferStatus(name, GL_FRAMEBUFFER);
-  // Both attachments were created without a GL error, so a driver that reports them incomplete (Mesa
+  // The attachments were created without a GL error, so a driver that reports them incomplete (Mesa
   // does, for a texture whose storage it could not allocate) has in practice run out of memory.
   if (status != GL_FRAMEBUFFER_COMPLETE)
     throw std::runtime_error("offscreen framebuffer " + size_text(width, height) +
@@ -176,6 +170,30 @@ OffscreenTarget create_offscreen_target(GlTexture color, int width, int height, 
   target.width = width;
   target.height = height;
   return target;
+}
+
+GlTexture colour_texture(int width, int height, const std::string& label) {
+  return create_texture_2d(GL_RGBA8, width, height, label.empty() ? "" : label + " colour");
+}
+
+}  // namespace
+
+OffscreenTarget create_offscreen_target(int width, int height, const std::string& label) {
+  return create_offscreen_target(colour_texture(width, height, label), width, height, label);
+}
+
+OffscreenTarget create_offscreen_target(GlTexture color, int width, int height, const std::string& label) {
+  OffscreenTarget target;
+  target.color = std::move(color);
+  target.depth =
+      create_renderbuffer(GL_DEPTH_COMPONENT24, width, height, label.empty() ? "" : label + " depth");
+  return frame_target(std::move(target), width, height, label);
+}
+
+OffscreenTarget create_colour_target(int width, int height, const std::string& label) {
+  OffscreenTarget target;
+  target.color = colour_texture(width, height, label);
+  return frame_target(std::move(target), width, height, label);
 }
 
 }  // namespace lab

@@ -89,10 +89,10 @@ GlProgram create_compute_program(const char* compute_shader);
 // The GLSL source embedded at build time from assets/shaders/<name>.
 const char* shader_source(const char* name);
 
-// An RGBA8 colour target with a depth buffer, for rendering off screen.
+// An RGBA8 colour target with a depth buffer, for rendering off screen (or without one: a copy's source).
 struct OffscreenTarget {
   GlTexture color;
-  GlRenderbuffer depth;
+  GlRenderbuffer depth;  // none in a colour-only target
   GlFramebuffer framebuffer;
   int width = 0;
   int height = 0;
@@ -102,5 +102,7 @@ OffscreenTarget create_offscreen_target(int width, int height, const std::string
 // The same around `color`, an RGBA8 texture of width x height made elsewhere (e.g. in imported memory).
 OffscreenTarget create_offscreen_target(GlTexture color, int width, int height,
                                         const std::string& label = "");
+// A colour-only target ("<label> colour"): for pictures written elsewhere (CUDA, an upload) and copied from.
+OffscreenTarget create_colour_target(int width, int height, const std::string& label = "");
 
 }  // namespace lab
