@@ -6,10 +6,12 @@
 // finds no device).
 #pragma once
 
+#include "app/cli/cli.hpp"
 #include "app/core/vocabulary.hpp"
 #include "app/d3d/mode_factory.hpp"
 #include "app/d3d/window.hpp"
 #include "app/glfw/window.hpp"
+#include "app/modes/backend.hpp"
 #include "app/modes/mode.hpp"
 #include "app/timing/timing.hpp"
 #include "interop/error.hpp"
@@ -41,7 +43,7 @@ inline std::array<unsigned char, 8> luid_of_cuda_device(int device) {
 // (app/d3d/window.hpp), made from the renderer, its device, the window's HWND, the extent, with_ui and vsync.
 template <GraphicsApi Api, class RendererType, class ApiPresenter, class DeviceDesc,
           typename RendererType::Device (*create)(const DeviceDesc&)>
-struct Backend {
+struct Backend : BackendDefaults {
   static constexpr GraphicsApi kApi = Api;
   static constexpr bool kSemaphoreChoice = false;  // the external modes' hand-overs are their links' business
   using Renderer = RendererType;
@@ -49,7 +51,8 @@ struct Backend {
   using Presenter = d3d::Presenter;
 
   // On the CUDA device's adapter where there is one, else the default one.
-  static std::unique_ptr<Device> create_device(const CudaContext& cuda, const glfw::Window* /*window*/) {
+  static std::unique_ptr<Device> create_device(const CudaContext& cuda, const glfw::Window* /*window*/,
+                                               const Options& /*options: none are Direct3D's own*/) {
     DeviceDesc desc;
     if (cuda.device >= 0) desc.adapter_luid = luid_of_cuda_device(cuda.device);
     return std::make_unique<Device>(create(desc));
@@ -57,7 +60,7 @@ struct Backend {
   static std::string device_name(const Device& device) { return device.adapter; }
   // Whether `mode` runs on this API here (cuda_error: why there is no CUDA device, when there is none).
   static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda,
-                                            const std::string& cuda_error) {
+                                            const std::string& cuda_error, const CudaProbe& = {}) {
     return judge_mode<Renderer>(Api, mode, cuda, cuda_error);
   }
   // The mode `id`; throws std::runtime_error with the reason when it is unavailable.

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 namespace lab::d3d11 {
 namespace {
@@ -462,6 +463,19 @@ void Renderer::draw_image(int index) {
   ID3D11ShaderResourceView* none = nullptr;
   context->PSSetShaderResources(0, 1, &none);  // the image may be written next (upload, CUDA)
   context->OMSetRenderTargets(0, nullptr, nullptr);
+}
+
+void Renderer::wait_idle() {
+  D3D11_QUERY_DESC desc{};
+  desc.Query = D3D11_QUERY_EVENT;
+  ComPtr<ID3D11Query> query;
+  LAB_D3D_CHECK(m_device.device->CreateQuery(&desc, &query));
+  m_device.context->End(query.Get());
+  BOOL done = FALSE;
+  HRESULT result = S_FALSE;
+  while ((result = m_device.context->GetData(query.Get(), &done, sizeof(done), 0)) == S_FALSE)
+    std::this_thread::yield();
+  LAB_D3D_CHECK(result);
 }
 
 Image Renderer::read_frame(const DrawPlan& plan) {

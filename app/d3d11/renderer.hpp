@@ -116,6 +116,8 @@ class Renderer : public d3d::RendererBase<Device> {
 
   // The frame drawn last, top row first: the frame target, or for a ShowImage plan its image.
   Image read_frame(const DrawPlan& plan);
+  // Returns once the GPU has done everything the context was given so far (an event query).
+  void wait_idle();
   // The frame target as drawn, top row first, whatever the plan.
   Image read_target();
   // The frame target's texture (RGBA8, GL's rows; shader resource), for a window to show (borrowed).

@@ -323,6 +323,15 @@ Renderer::~Renderer() {
     WaitForSingleObject(s.fence_event.handle, INFINITE);
 }
 
+void Renderer::wait_idle() {
+  State& s = *m_state;
+  LAB_D3D_CHECK(m_device.queue->Signal(s.fence.Get(), ++s.fence_value));
+  if (s.fence->GetCompletedValue() < s.fence_value) {
+    LAB_D3D_CHECK(s.fence->SetEventOnCompletion(s.fence_value, s.fence_event.handle));
+    WaitForSingleObject(s.fence_event.handle, INFINITE);
+  }
+}
+
 Extent Renderer::extent() const {
   return m_state->extent;
 }

@@ -94,6 +94,9 @@ class Renderer : public d3d::RendererBase<Device> {
   void draw_image(int index);  // ShowImage's: the image copied into the frame target (same size)
 
   Image read_frame(const DrawPlan& plan);  // top row first
+  // Returns once the queue has done everything submitted so far (each call already waits for its own work;
+  // this also covers what CUDA signalled since, through the fences).
+  void wait_idle();
   Image read_target();
 
   // A window's present (app/d3d12/presenter.cpp): the frame target copied upright into `target`, a swap

@@ -83,8 +83,8 @@ CudaProbe Backend::probe_cuda(const CudaContext& cuda, Platform&, const std::str
   return probe;
 }
 
-DefaultMode Backend::default_mode(const CudaContext& cuda, const CudaProbe& probe) {
-  DefaultMode chosen;
+ModeChoice Backend::default_mode(const CudaContext& cuda, const CudaProbe& probe) {
+  ModeChoice chosen{best_mode(GraphicsApi::Gl), "", ""};
   if (probe.interop.usable) return chosen;
   const bool staging = mode_availability(copy_mode(), cuda, "", probe).available;
   chosen.mode = fallback_tier(best_mode(GraphicsApi::Gl), staging);

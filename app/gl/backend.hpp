@@ -17,6 +17,7 @@
 #include "app/gl/renderer.hpp"
 #include "app/gl/timing.hpp"
 #include "app/glfw/window.hpp"
+#include "app/modes/backend.hpp"
 #include "app/modes/mode.hpp"
 #include "interop/device.hpp"
 
@@ -60,14 +61,8 @@ struct CudaProbe {
   interop::InteropSupport external;
 };
 
-// The mode without --mode: `mode`, and where it is not interop, the panel's notice and the line said.
-struct DefaultMode {
-  ModeId mode = best_mode(GraphicsApi::Gl);
-  std::string notice;
-  std::string log;
-};
-
-struct Backend {
+// What app/loop/contract.hpp asks of GL; of the optional verbs (app/modes/backend.hpp), GL declares them all.
+struct Backend : BackendDefaults {
   static constexpr GraphicsApi kApi = GraphicsApi::Gl;
   static constexpr bool kSemaphoreChoice = true;   // GL's external modes take either (--semaphores)
   static constexpr bool kCudaDeviceSwitch = true;  // the GL context works with any CUDA device's interop
@@ -85,9 +80,6 @@ struct Backend {
   // (--gl-debug, INTEROP_LAB_GL_DEBUG=1 or a debug build).
   static std::unique_ptr<Platform> create_device(const CudaContext& cuda, glfw::Window* window,
                                                  const Options& options);
-  static std::unique_ptr<Platform> create_device(const CudaContext& cuda, glfw::Window* window) {
-    return create_device(cuda, window, Options{});
-  }
   static std::string device_name(const Platform& platform) { return platform.description(); }
   // The CUDA devices that drive the current GL context (cudaGLGetDevices).
   static std::vector<int> cuda_devices_of(Platform& platform);
@@ -104,11 +96,12 @@ struct Backend {
                                             const std::string& cuda_error, const CudaProbe& probe) {
     return lab::mode_availability(mode, cuda.device, probe.interop, cuda_error, probe.external);
   }
-  static ModeAvailability scene_availability(ModeId mode, const std::vector<ResourceDesc>& resources) {
-    return scene_mode_availability(mode, resources);
+  // eglstream and exported carry some resources only.
+  static ModeAvailability scene_availability(ModeId mode, const FrameSource& source, Extent extent) {
+    return scene_mode_availability(mode, source.resources(extent));
   }
   // Interop where it works, else the next tier (staging, else cpu), saying why not interop.
-  static DefaultMode default_mode(const CudaContext& cuda, const CudaProbe& probe);
+  static ModeChoice default_mode(const CudaContext& cuda, const CudaProbe& probe);
   // The access settings come after (loop::App calls apply_access before attach).
   static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
     return lab::create_mode(id, cuda, AccessSettings{});
@@ -119,12 +112,18 @@ struct Backend {
   }
   static glfw::WindowDesc window_desc(Extent extent);
 
-  static ProfileScope profile_scope(const std::string& name) { return ProfileScope(name); }
+  template <class Name>
+  static ProfileScope profile_scope(const Name& name) {
+    return ProfileScope(name());
+  }
   // A GL error from before the frame was reported where it happened (INTEROP_GL_CHECK): forgotten, so that
   // after_frame counts this frame's.
   static void before_frame(Platform&) { take_gl_debug_error(); }
   // Throws std::runtime_error for a GL error in frame `index` (glGetError, or GL debug output).
   static void after_frame(Platform&, long long index);
+  static bool draws_frame(const Renderer& renderer, const DrawPlan& plan) {
+    return renderer.draws_frame(plan);
+  }
 };
 
 }  // namespace lab::gl

@@ -7,57 +7,15 @@
 //
 //   renderer (cubes pass) -> mode (kernels) -> renderer (frame pass) -> presenter (window, panel)
 //
-// `Backend` names one API's types and the few calls that differ (app/vulkan/app/app.hpp's Vulkan,
-// app/d3d11/app/app.hpp's Direct3D11, app/d3d12/app/app.hpp's Direct3D12):
-//   kApi, Device, Renderer, Presenter; kSemaphoreChoice (the panel offers timeline/binary semaphores)
-//   create_device(cuda, window)          the API's device on the CUDA device's GPU (any without CUDA)
-//   device_name(device)                  for the panel and messages
-//   timer_queries(renderer)              the API's GPU timer queries, or null
-//   graphics_untimed(renderer)           why the graphics passes are not timed ("" when they are)
-//   status_lines(device, presenter)      the panel's API-specific lines (present mode, validation)
-//   mode_availability(mode, cuda, why)   and create_mode(mode, cuda): the API's mode table
-//   create_presenter(renderer, device, window, extent, ui, vsync)
-//   window_desc(extent)                  the window's title and the remedies it says
-//   kCudaDeviceSwitch (optional, default false): whether request_device may move the CUDA work to another
-//                                        device live (the mode, the streams, the timers and the scene's
-//                                        scratch re-created there); without it the API's device was picked
-//                                        for the CUDA device at start (Vulkan by UUID, Direct3D by LUID), so
-//                                        it refuses
-// and, optional, what only some APIs have (GL's):
-//   CudaProbe, probe_cuda(cuda, device, why)  what the API's device says of the CUDA device (GL: the interop
-//                                        probe), made once the device is there (the --mode check waits for
-//                                        it) and again after a device switch; mode_availability then takes it
-//                                        as a fourth argument, and probe_summary(probe) is the switch's
-//                                        notice
-//   scene_availability(mode, resources)  a rule that depends on the scene (a mode that carries some resources
-//                                        only), after mode_availability; a scene switch the running mode
-//                                        cannot run moves it one tier down, saying why
-//   profile_scope(name)                  an RAII scope the profilers see (GL: an NVTX range and a GL debug
-//                                        group) around each frame, switch, attach and present
-//   before_frame(device), after_frame(device, index)  checks around a frame (GL: its debug output, whose
-//                                        error ends the frame with an exception)
-//   at_start()                           what must happen before anything else (GL: the allocator's setting)
-//   create_device(cuda, window, options) in place of create_device(cuda, window): a device made from the
-//                                        options (GL's platform: the headless size, vsync, --gl-debug; in a
-//                                        window, the window's GL context); the CUDA device is made current
-//                                        after it where cuda_devices_of is declared
-//   cuda_devices_of(device)              the CUDA devices that drive the API's device (GL: cudaGLGetDevices),
-//                                        the first used without --device, each named so in the panel and page
-//   kAccessFlags                         the map and register flags are the user's to set (the panel's and
-//                                        the page's flags; GL's register/map modes)
-//   doctor_report(cuda, device)          the doctor's report of this machine for the panel's tab and the
-//                                        page, made when there is either and again after a device or split
-//                                        switch
-//   default_mode(cuda, probe)            the mode without --mode ({mode, notice, log}: GL's best tier and why
-//                                        not higher), in place of staging (cpu without CUDA)
-//   GraphicsPhase                        the timing scope of the graphics passes (GL's adds a debug group)
-// and of a Renderer, optional: draws_frame(plan) (false: the frame pass does nothing, untimed).
+// `Backend` names one API's types and verbs: app/loop/contract.hpp is the contract, checked by the compiler
+// where the loop is instantiated (app/vulkan/app/app.hpp's Vulkan, app/d3d11/app/app.hpp's Direct3D11,
+// app/d3d12/app/app.hpp's Direct3D12, app/gl/backend.hpp's gl::Backend, app/null's null::Backend); the
+// optional verbs and their defaults are app/modes/backend.hpp's BackendDefaults.
+//
 // In a window the frame is: the switches, the window's events and keys, the cubes pass, the mode, the frame
 // pass, F12's screenshot (the frame before the panel covers it: read_frame then reads what the frame pass
 // drew, where GL's is the window's framebuffer), then the presenter draws the panel (app/panel/panel.hpp).
-// A Presenter has begin_ui_frame(), draw(plan, ui) (the frame and the panel into the back buffer),
-// read_back_buffer() (what the window shows; empty where the API cannot read it), present(), resize(),
-// vsync() and set_vsync(). With --serve, headless, the desk (app/serve/desk.hpp) is called in three places
+// With --serve, headless, the desk (app/serve/desk.hpp) is called in three places
 // of run(): its commands before a frame (applied through request_scene / request_mode / resize), and after
 // it the frame and the state (offer_to_desk). A mode that fails with a CUDA error that is not sticky, in a
 // frame or when it re-attaches after a resize, gives way to the next tier down (fallback_for: staging, then
@@ -75,6 +33,8 @@
 #include "app/image/image_io.hpp"
 #include "app/image/screenshots.hpp"
 #include "app/loop/commands.hpp"
+#include "app/loop/contract.hpp"
+#include "app/modes/backend.hpp"
 #include "app/modes/mode.hpp"
 #include "app/modes/mode_switch.hpp"
 #include "app/os/signals.hpp"
@@ -106,115 +66,13 @@
 
 namespace lab::loop {
 
-namespace detail {
-
-// Backend::kCudaDeviceSwitch where the backend declares it, else false.
-template <class Backend, class = void>
-struct CudaDeviceSwitch : std::false_type {};
-template <class Backend>
-struct CudaDeviceSwitch<Backend, std::void_t<decltype(Backend::kCudaDeviceSwitch)>>
-    : std::bool_constant<Backend::kCudaDeviceSwitch> {};
-
-// Backend::CudaProbe where the backend declares it (mode_availability then takes it), else an empty one.
-struct NoCudaProbe {};
-template <class Backend, class = void>
-struct CudaProbeOf {
-  using type = NoCudaProbe;
-  static constexpr bool kDeclared = false;
-};
-template <class Backend>
-struct CudaProbeOf<Backend, std::void_t<typename Backend::CudaProbe>> {
-  using type = typename Backend::CudaProbe;
-  static constexpr bool kDeclared = true;
-};
-
-// Whether the backend has a rule that depends on the scene (Backend::scene_availability).
-template <class Backend, class = void>
-struct SceneAvailability : std::false_type {};
-template <class Backend>
-struct SceneAvailability<Backend, std::void_t<decltype(Backend::scene_availability(
-                                      ModeId{}, std::declval<const std::vector<ResourceDesc>&>()))>>
-    : std::true_type {};
-
-// Whether the backend wraps frames, switches and attaches in a profiler's scope (Backend::profile_scope).
-template <class Backend, class = void>
-struct ProfileScopes : std::false_type {};
-template <class Backend>
-struct ProfileScopes<Backend,
-                     std::void_t<decltype(Backend::profile_scope(std::declval<const std::string&>()))>>
-    : std::true_type {};
-
-// Whether the backend checks each frame (Backend::before_frame and after_frame).
-template <class Backend, class = void>
-struct FrameChecks : std::false_type {};
-template <class Backend>
-struct FrameChecks<
-    Backend, std::void_t<decltype(Backend::before_frame(std::declval<typename Backend::Device&>())),
-                         decltype(Backend::after_frame(std::declval<typename Backend::Device&>(), 0LL))>>
-    : std::true_type {};
-
-// Whether the backend's create_device takes the options, and whether it says which CUDA device drives it.
-template <class Backend, class = void>
-struct DeviceFromOptions : std::false_type {};
-template <class Backend>
-struct DeviceFromOptions<Backend, std::void_t<decltype(Backend::create_device(
-                                      std::declval<const CudaContext&>(), std::declval<glfw::Window*>(),
-                                      std::declval<const Options&>()))>> : std::true_type {};
-template <class Backend, class = void>
-struct CudaDevicesOf : std::false_type {};
-template <class Backend>
-struct CudaDevicesOf<
-    Backend, std::void_t<decltype(Backend::cuda_devices_of(std::declval<typename Backend::Device&>()))>>
-    : std::true_type {};
-template <class Backend, class = void>
-struct AccessFlags : std::false_type {};
-template <class Backend>
-struct AccessFlags<Backend, std::void_t<decltype(Backend::kAccessFlags)>>
-    : std::bool_constant<Backend::kAccessFlags> {};
-template <class Backend, class = void>
-struct DoctorOf : std::false_type {};
-template <class Backend>
-struct DoctorOf<Backend, std::void_t<decltype(Backend::doctor_report(
-                             std::declval<const CudaContext&>(), std::declval<typename Backend::Device&>()))>>
-    : std::true_type {};
-template <class Backend, class = void>
-struct AtStart : std::false_type {};
-template <class Backend>
-struct AtStart<Backend, std::void_t<decltype(Backend::at_start())>> : std::true_type {};
-template <class Backend, class = void>
-struct DefaultMode : std::false_type {};
-template <class Backend>
-struct DefaultMode<Backend, std::void_t<decltype(Backend::default_mode(
-                                std::declval<const CudaContext&>(),
-                                std::declval<const typename CudaProbeOf<Backend>::type&>()))>>
-    : std::true_type {};
-
-// Backend::GraphicsPhase where declared, else the timers' own.
-template <class Backend, class = void>
-struct GraphicsPhaseOf {
-  using type = GraphicsPhase;
-};
-template <class Backend>
-struct GraphicsPhaseOf<Backend, std::void_t<typename Backend::GraphicsPhase>> {
-  using type = typename Backend::GraphicsPhase;
-};
-
-// Whether a renderer can say that its frame pass does nothing for a plan (Renderer::draws_frame).
-template <class Renderer, class = void>
-struct DrawsFrame : std::false_type {};
-template <class Renderer>
-struct DrawsFrame<Renderer, std::void_t<decltype(std::declval<const Renderer&>().draws_frame(
-                                std::declval<const DrawPlan&>()))>> : std::true_type {};
-
-// The scope of a backend without profile_scope: nothing (its destructor keeps the unused scope quiet).
-struct NoProfileScope {
-  ~NoProfileScope() {}  // NOLINT(modernize-use-equals-default): a trivial one would warn unused
-};
-
-}  // namespace detail
-
 template <class Backend>
 class App {
+  static_assert(check_backend<Backend>(), "app/loop/contract.hpp: what the loop asks of a Backend");
+  // Whether the API's device judges the CUDA device (a CudaProbe of its own): the modes are then judged
+  // once the device is made, and again after a device switch.
+  static constexpr bool kProbesCuda = !std::is_same_v<typename Backend::CudaProbe, NoCudaProbe>;
+
  public:
   using Device = typename Backend::Device;
   using Renderer = typename Backend::Renderer;
@@ -381,7 +239,7 @@ class App {
   // The stream every CUDA mode works on; null without a CUDA device.
   cudaStream_t cuda_stream() const { return m_cuda.stream; }
   // What the backend's CudaProbe said of the CUDA device last (at start, after a device switch).
-  const typename detail::CudaProbeOf<Backend>::type& cuda_probe() const { return m_cuda_probe; }
+  const typename Backend::CudaProbe& cuda_probe() const { return m_cuda_probe; }
   // The CUDA devices that drive the API's device, as probed at start (cuda_devices_of; empty where the
   // backend cannot say).
   const std::vector<int>& driving_devices() const { return m_driving_devices; }
@@ -439,7 +297,7 @@ class App {
   bool m_empty = false;         // headless, resized to 0x0
   interop::CudaDevices m_cuda_devices;
   CudaContext m_cuda;
-  typename detail::CudaProbeOf<Backend>::type m_cuda_probe;
+  typename Backend::CudaProbe m_cuda_probe;
   // Declaration order is teardown order in reverse (and ~App() detaches the mode first): the mode's
   // copies, registrations or imports, the scene's scratch memory, the presenter (and the API's ImGui
   // backend), the panel, the timers (their queries are the renderer's), the renderer's resources, the
@@ -510,7 +368,7 @@ inline std::string cuda_device_summary(const interop::CudaDevices& cuda, int dev
 
 template <class Backend>
 App<Backend>::App(const Options& options) : m_options(options), m_extent{options.width, options.height} {
-  if constexpr (detail::AtStart<Backend>::value) Backend::at_start();
+  Backend::at_start();
   m_cuda_devices = probe_cuda_devices();
   for (const auto& [option, ordinal] :
        {std::pair{"--device", options.device}, std::pair{"--compute-device", options.compute_device}}) {
@@ -523,8 +381,6 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
     m_cuda.semaphores = options.semaphores;
     m_cuda.graph = options.graph;
     m_cuda.split_copy = options.split_copy;
-    // Where the API's device says which CUDA device drives it, that one is made current after it.
-    if constexpr (!detail::CudaDevicesOf<Backend>::value) INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
   }
   // Judged before any graphics work, so a refused mode is the only line of the run; where the API's device
   // must probe the CUDA device first (CudaProbe), as soon as it has.
@@ -535,7 +391,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
       throw std::runtime_error(std::string("--mode ") + to_string(mode) +
                                " is unavailable: " + wanted.reason);
   };
-  if constexpr (!detail::CudaProbeOf<Backend>::kDeclared) check_mode();
+  if constexpr (!kProbesCuda) check_mode();
 
   // Another process's frames (--attach): attached before the window, whose size they give without --size.
   if (options.attach) {
@@ -553,35 +409,28 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
     const Extent framebuffer = m_window->poll();  // the window manager may have its say
     if (!framebuffer.empty()) m_extent = framebuffer;
   }
-  if constexpr (detail::DeviceFromOptions<Backend>::value)
-    m_device = Backend::create_device(m_cuda, m_window.get(), m_options);
-  else
-    m_device = Backend::create_device(m_cuda, m_window.get());
+  m_device = Backend::create_device(m_cuda, m_window.get(), m_options);
   m_device_name = Backend::device_name(*m_device);
-  if constexpr (detail::CudaDevicesOf<Backend>::value) {
-    if (m_cuda.device >= 0) {
-      // Without --device, the CUDA device that drives the API's device, so that interop just works.
-      m_driving_devices = Backend::cuda_devices_of(*m_device);
-      if (!options.device && !m_driving_devices.empty()) m_cuda.device = m_driving_devices.front();
-      INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
-    }
+  if (m_cuda.device >= 0) {
+    // Without --device, the CUDA device that drives the API's device (where it says), so that interop just
+    // works; made current once the API's device is there.
+    m_driving_devices = Backend::cuda_devices_of(*m_device);
+    if (!options.device && !m_driving_devices.empty()) m_cuda.device = m_driving_devices.front();
+    INTEROP_CUDA_CHECK(cudaSetDevice(m_cuda.device));
   }
   if (m_cuda.device >= 0) {
     m_stream.emplace();
     m_cuda.stream = m_stream->get();
     create_compute_stream(options.compute_device.value_or(m_cuda.device));
   }
-  if constexpr (detail::CudaProbeOf<Backend>::kDeclared) {
-    m_cuda_probe = Backend::probe_cuda(m_cuda, *m_device, m_cuda_devices.error);
-    if constexpr (detail::DefaultMode<Backend>::value)
-      if (!options.mode) {
-        auto chosen = Backend::default_mode(m_cuda, m_cuda_probe);
-        mode = chosen.mode;
-        m_notice = std::move(chosen.notice);
-        default_mode_log = std::move(chosen.log);
-      }
-    check_mode();
+  m_cuda_probe = Backend::probe_cuda(m_cuda, *m_device, m_cuda_devices.error);
+  if (!options.mode) {
+    ModeChoice chosen = Backend::default_mode(m_cuda, m_cuda_probe);
+    mode = chosen.mode;
+    m_notice = std::move(chosen.notice);
+    default_mode_log = std::move(chosen.log);
   }
+  if constexpr (kProbesCuda) check_mode();
   m_renderer = std::make_unique<Renderer>(*m_device, m_extent);
   m_timers = std::make_unique<FrameTimers>(Backend::timer_queries(*m_renderer));
   if (m_window) {
@@ -598,7 +447,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
   if (const std::string refusal = check_access(m_scene->resources(m_extent), m_access.map_access);
       !refusal.empty())
     throw UsageError("--map-flags " + std::string(interop::to_string(*options.map_flags)) + ": " + refusal);
-  if constexpr (detail::SceneAvailability<Backend>::value) check_mode();  // what the scene decides
+  check_mode();  // what the scene decides (scene_availability)
   // Said once every option has been judged, so that a usage error is the only line of a refused run.
   if (!default_mode_log.empty()) detail::log(default_mode_log);
   attach_mode(mode);
@@ -608,7 +457,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
 
 template <class Backend>
 void App<Backend>::collect_doctor_report() {
-  if constexpr (detail::DoctorOf<Backend>::value) m_doctor = Backend::doctor_report(m_cuda, *m_device);
+  m_doctor = Backend::doctor_report(m_cuda, *m_device);
 }
 
 template <class Backend>
@@ -644,7 +493,7 @@ std::string App<Backend>::request_device(int device) {
     m_notice = "CUDA device " + std::to_string(device) + ": " + refusal;
     return m_notice;
   }
-  if constexpr (!detail::CudaDeviceSwitch<Backend>::value) {
+  if constexpr (!Backend::kCudaDeviceSwitch) {
     m_notice = std::string("CUDA device ") + std::to_string(device) + ": " + display_name(Backend::kApi) +
                "'s device was chosen for CUDA device " + std::to_string(m_cuda.device) +
                " at start, so that they share memory; restart with --device " + std::to_string(device);
@@ -657,24 +506,15 @@ std::string App<Backend>::request_device(int device) {
 
 template <class Backend>
 ModeAvailability App<Backend>::availability(ModeId mode) const {
-  ModeAvailability verdict;
-  if constexpr (detail::CudaProbeOf<Backend>::kDeclared)
-    verdict = Backend::mode_availability(mode, m_cuda, m_cuda_devices.error, m_cuda_probe);
-  else
-    verdict = Backend::mode_availability(mode, m_cuda, m_cuda_devices.error);
-  if constexpr (detail::SceneAvailability<Backend>::value)
-    if (verdict.available && m_scene)
-      verdict = Backend::scene_availability(mode, m_scene->resources(m_extent));
+  ModeAvailability verdict = Backend::mode_availability(mode, m_cuda, m_cuda_devices.error, m_cuda_probe);
+  if (verdict.available && m_scene) verdict = Backend::scene_availability(mode, *m_scene, m_extent);
   return verdict;
 }
 
 template <class Backend>
 template <class Name>
 auto App<Backend>::profile(const Name& name) const {
-  if constexpr (detail::ProfileScopes<Backend>::value)
-    return Backend::profile_scope(name());
-  else
-    return detail::NoProfileScope{};
+  return Backend::profile_scope(name);
 }
 
 template <class Backend>
@@ -696,14 +536,12 @@ void App<Backend>::switch_device(int device) {
   m_cuda.stream = m_stream->get();
   create_compute_stream(compute_follows ? m_cuda.device : m_cuda.compute_device);
   m_timers = std::make_unique<FrameTimers>(Backend::timer_queries(*m_renderer));
-  if constexpr (detail::CudaProbeOf<Backend>::kDeclared)
-    m_cuda_probe = Backend::probe_cuda(m_cuda, *m_device, m_cuda_devices.error);
+  m_cuda_probe = Backend::probe_cuda(m_cuda, *m_device, m_cuda_devices.error);
   const ModeAvailability runs = availability(mode);
   if (runs.available) {
     attach_mode(mode);
     m_notice = "CUDA device " + std::to_string(device);
-    if constexpr (detail::CudaProbeOf<Backend>::kDeclared)
-      m_notice += ": " + Backend::probe_summary(m_cuda_probe);
+    if constexpr (kProbesCuda) m_notice += ": " + Backend::probe_summary(m_cuda_probe);
   } else {
     const ModeId next = fallback_for(mode);
     attach_mode(next);
@@ -976,16 +814,15 @@ void App<Backend>::apply_switches() {
   // What the new frames are, for the messages: "the pattern scene", "published 'sim'".
   const std::string what = scene ? std::string("the ") + to_string(scene_wanted) + " scene" : m_scene->name();
   std::string scene_refused;
-  if constexpr (detail::SceneAvailability<Backend>::value)
-    if (const ModeAvailability runs = scene || swapped ? availability(mode) : ModeAvailability{true, ""};
-        !runs.available) {
-      // The mode cannot run this scene (one that carries some resources only): the next tier, saying why.
-      const ModeId next = fallback_for(mode);
-      scene_refused = std::string(to_string(mode)) + " cannot run " + what + " (" + runs.reason +
-                      "); now in " + to_string(next) + " mode";
-      detail::log(scene_refused);
-      mode = next;
-    }
+  if (const ModeAvailability runs = scene || swapped ? availability(mode) : ModeAvailability{true, ""};
+      !runs.available) {
+    // The mode cannot run this scene (one that carries some resources only): the next tier, saying why.
+    const ModeId next = fallback_for(mode);
+    scene_refused = std::string(to_string(mode)) + " cannot run " + what + " (" + runs.reason + "); now in " +
+                    to_string(next) + " mode";
+    detail::log(scene_refused);
+    mode = next;
+  }
   std::string flags_reset;
   if ((scene || swapped) && (!check_access(m_scene->resources(m_extent), m_access.map_access).empty() ||
                              !check_access(m_scene->resources(m_extent), m_access.register_access).empty())) {
@@ -1030,7 +867,7 @@ template <class Backend>
 bool App<Backend>::render_frame(long long index) {
   // The profilers' frame structure: "frame N" holds the switches, the phases and the panel.
   const auto frame_scope = profile([index] { return "frame " + std::to_string(index); });
-  if constexpr (detail::FrameChecks<Backend>::value) Backend::before_frame(*m_device);
+  Backend::before_frame(*m_device);
   apply_switches();
   if (m_empty) return false;  // headless at 0x0
   if (m_window) {
@@ -1052,7 +889,7 @@ bool App<Backend>::render_frame(long long index) {
   if (m_timing) m_timers->begin_frame(static_cast<int>(m_mode->id()), index);
   if (m_plan.cubes_target >= 0) {
     const auto sync = m_mode->cubes_sync(frame);
-    const typename detail::GraphicsPhaseOf<Backend>::type phase(*m_timers, Phase::Draw);
+    const typename Backend::GraphicsPhase phase(*m_timers, Phase::Draw);
     m_renderer->draw_cubes(m_plan.cubes_target, cubes_view(m_extent, frame.time), sync);
   }
   try {
@@ -1064,10 +901,9 @@ bool App<Backend>::render_frame(long long index) {
   }
   {
     const auto sync = m_mode->frame_sync(frame);
-    bool draws = true;  // a frame pass that does nothing (GL's image headless: it is the frame) is not timed
-    if constexpr (detail::DrawsFrame<Renderer>::value) draws = m_renderer->draws_frame(m_plan);
-    if (draws) {
-      const typename detail::GraphicsPhaseOf<Backend>::type phase(*m_timers, Phase::Draw);
+    // A frame pass that does nothing (GL's image headless: it is the frame) is not timed.
+    if (Backend::draws_frame(*m_renderer, m_plan)) {
+      const typename Backend::GraphicsPhase phase(*m_timers, Phase::Draw);
       m_renderer->draw_frame(m_plan, wave_view_projection(m_extent), sync);
     }
   }
@@ -1092,7 +928,7 @@ bool App<Backend>::render_frame(long long index) {
   }
   m_previous_frame = started;
   m_frame_before = true;
-  if constexpr (detail::FrameChecks<Backend>::value) Backend::after_frame(*m_device, index);  // may throw
+  Backend::after_frame(*m_device, index);  // may throw
   m_frame_index = index + 1;
   return true;
 }
@@ -1218,10 +1054,9 @@ void App<Backend>::draw_panel() {
   model.semaphore_choice = Backend::kSemaphoreChoice && uses_semaphores(m_mode->id());
   model.semaphores = m_cuda.semaphores;
   model.access = m_access;
-  if constexpr (detail::AccessFlags<Backend>::value) model.flags = m_mode->registered_flags();
+  if constexpr (Backend::kAccessFlags) model.flags = m_mode->registered_flags();
   model.timers = m_timers.get();
-  if constexpr (detail::DoctorOf<Backend>::value)
-    if (m_doctor) model.doctor_ui = [this] { draw_doctor_report(*m_doctor); };
+  if (m_doctor) model.doctor_ui = [this] { draw_doctor_report(*m_doctor); };
   model.timing = m_timing;
   model.graphics_untimed = Backend::graphics_untimed(*m_renderer);
   model.vsync = vsync();
@@ -1273,7 +1108,7 @@ void App<Backend>::offer_to_desk(long long index) {
   state.adapter = m_device_name;
   state.cuda_device = m_cuda.device;
   state.cuda_devices = serve::device_names(m_cuda_devices, m_driving_devices);
-  if constexpr (!detail::CudaDeviceSwitch<Backend>::value) state.device_switch = serve::kNoDeviceSwitch;
+  if constexpr (!Backend::kCudaDeviceSwitch) state.device_switch = serve::kNoDeviceSwitch;
   state.scene = m_scene->scene();
   if (!state.scene) {
     state.source = "published";
@@ -1282,12 +1117,11 @@ void App<Backend>::offer_to_desk(long long index) {
     state.publishers = publishers();
   }
   state.filter = serve::filter_name(*m_scene);
-  if constexpr (detail::AccessFlags<Backend>::value)
+  if constexpr (Backend::kAccessFlags)
     state.flags = serve::flags_state(m_access);
   else
     state.flags = serve::no_flags();
-  if constexpr (detail::DoctorOf<Backend>::value)
-    state.doctor = m_doctor ? format_doctor_report(*m_doctor) : "";
+  state.doctor = m_doctor ? format_doctor_report(*m_doctor) : "";
   state.mode = m_mode->id();
   for (const ModeId mode : modes_of(Backend::kApi)) {
     const ModeAvailability runs = availability(mode);

@@ -15,11 +15,6 @@
 
 namespace labtest {
 
-int required_gpus() {
-  const char* required = std::getenv("INTEROP_LAB_REQUIRE_GPUS");
-  return required == nullptr ? 0 : std::atoi(required);
-}
-
 bool use_window() {
   const char* platform = std::getenv("INTEROP_LAB_TEST_PLATFORM");
   return platform != nullptr && std::strcmp(platform, "window") == 0;
@@ -36,19 +31,6 @@ lab::Options app_options(lab::SceneId scene, lab::ModeId mode, int width, int he
   options.frames = 1;
   options.layout_file = "";  // a test's panel never reads or writes the user's imgui.ini
   return options;
-}
-
-lab::Image expected_pattern_frame(int width, int height, long long index) {
-  lab::Image image;
-  image.width = width;
-  image.height = height;
-  image.rgba.resize(static_cast<size_t>(width) * height * 4);
-  const kernels::PatternParams params{width, height, kernels::time_of_frame(index)};
-  kernels::pattern_cpu(kernels::linear_target(reinterpret_cast<kernels::Rgba8*>(image.rgba.data()),
-                                              static_cast<size_t>(width) * 4, width, height),
-                       params);
-  lab::flip_rows(image);  // texture row 0 is the bottom of the screen
-  return image;
 }
 
 std::vector<kernels::WaveVertex> expected_wave_vertices(long long index) {

@@ -17,32 +17,11 @@
 
 namespace labtest {
 
-// How many CUDA devices with working GL interop this machine must have: INTEROP_LAB_REQUIRE_GPUS, which
-// scripts/gpu-tests.sh sets on a GPU server; 0 (the default) elsewhere.
-int required_gpus();
-
-// A GPU test whose hardware is absent: skips with the reason where no GPU is required, fails where
-// INTEROP_LAB_REQUIRE_GPUS says `count` devices must be there, so that a broken interop probe cannot
-// turn a GPU run into a run of skips that passes.
-#define LABTEST_NEEDS_GPUS(count, message)                                                   \
-  do {                                                                                       \
-    if (::labtest::required_gpus() >= (count)) {                                             \
-      GTEST_FAIL() << message << " (INTEROP_LAB_REQUIRE_GPUS=" << ::labtest::required_gpus() \
-                   << ": this machine must have it)";                                        \
-    } else {                                                                                 \
-      GTEST_SKIP() << message;                                                               \
-    }                                                                                        \
-  } while (0)
-
 // Headless EGL, unless INTEROP_LAB_TEST_PLATFORM=window (a GLFW window: Xvfb in CI, Xvfb + NVIDIA GLX
 // on a GPU server).
 bool use_window();
 
 lab::Options app_options(lab::SceneId scene, lab::ModeId mode, int width, int height);
-
-// The pattern scene's frame `index` at width x height as the app must show it (top row first),
-// computed with the CPU reference.
-lab::Image expected_pattern_frame(int width, int height, long long index);
 
 // The wave scene's vertices for frame `index`, computed with the CPU reference.
 std::vector<kernels::WaveVertex> expected_wave_vertices(long long index);

@@ -1,10 +1,31 @@
-// tests/support/image_fixture.cpp — goldens from tests/golden, read and checked against their JSON.
+// tests/support/image_fixture.cpp — the pattern scene's expected frame, the GPUs a run must have, and goldens
+// from tests/golden, read and checked against their JSON.
 #include "tests/support/image_fixture.hpp"
+
+#include "kernels/pattern.hpp"
 
 #include <cstdlib>
 #include <filesystem>
 
 namespace labtest {
+
+int required_gpus() {
+  const char* required = std::getenv("INTEROP_LAB_REQUIRE_GPUS");
+  return required == nullptr ? 0 : std::atoi(required);
+}
+
+lab::Image expected_pattern_frame(int width, int height, long long index) {
+  lab::Image image;
+  image.width = width;
+  image.height = height;
+  image.rgba.resize(static_cast<size_t>(width) * height * 4);
+  const kernels::PatternParams params{width, height, kernels::time_of_frame(index)};
+  kernels::pattern_cpu(kernels::linear_target(reinterpret_cast<kernels::Rgba8*>(image.rgba.data()),
+                                              static_cast<size_t>(width) * 4, width, height),
+                       params);
+  lab::flip_rows(image);  // texture row 0 is the bottom of the screen
+  return image;
+}
 
 std::string golden_dir(const char* built_in) {
   const char* from_environment = std::getenv("INTEROP_LAB_GOLDEN_DIR");

@@ -1,5 +1,6 @@
 // tests/support/image_fixture.hpp — what every test binary shares about images, with no GL: pictures
-// made pixel by pixel, and the committed goldens (tests/golden) loaded and checked. Links labcore only,
+// made pixel by pixel, the pattern scene's expected frame, the committed goldens (tests/golden) loaded and
+// checked, and which GPUs a run must have. Links labcore only,
 // so unit_tests can use it; app_fixture.hpp adds the GL side (an App, read-backs, expected frames).
 #pragma once
 
@@ -7,6 +8,8 @@
 #include "app/image/golden.hpp"
 #include "app/image/image_io.hpp"
 #include "kernels/postprocess.hpp"
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
@@ -16,6 +19,27 @@
 #include <string>
 
 namespace labtest {
+
+// How many CUDA devices with working GL interop this machine must have: INTEROP_LAB_REQUIRE_GPUS, which
+// scripts/gpu-tests.sh sets on a GPU server; 0 (the default) elsewhere.
+int required_gpus();
+
+// A GPU test whose hardware is absent: skips with the reason where no GPU is required, fails where
+// INTEROP_LAB_REQUIRE_GPUS says `count` devices must be there, so that a broken interop probe cannot
+// turn a GPU run into a run of skips that passes.
+#define LABTEST_NEEDS_GPUS(count, message)                                                   \
+  do {                                                                                       \
+    if (::labtest::required_gpus() >= (count)) {                                             \
+      GTEST_FAIL() << message << " (INTEROP_LAB_REQUIRE_GPUS=" << ::labtest::required_gpus() \
+                   << ": this machine must have it)";                                        \
+    } else {                                                                                 \
+      GTEST_SKIP() << message;                                                               \
+    }                                                                                        \
+  } while (0)
+
+// The pattern scene's frame `index` at width x height as the app must show it (top row first),
+// computed with the CPU reference.
+lab::Image expected_pattern_frame(int width, int height, long long index);
 
 // A width x height RGBA8 image whose pixel (x, y) is `texel(x, y)`, for tests that need known pictures.
 template <class Texel>

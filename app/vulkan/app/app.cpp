@@ -6,7 +6,8 @@
 
 namespace lab::vulkan {
 
-std::unique_ptr<Context> Vulkan::create_device(const CudaContext& cuda, const glfw::Window* window) {
+std::unique_ptr<Context> Vulkan::create_device(const CudaContext& cuda, const glfw::Window* window,
+                                               const Options& /*options: none are Vulkan's own*/) {
   ContextOptions options;
   if (window != nullptr) options.surface_extensions = surface_extensions();
   if (cuda.device < 0) return std::make_unique<Context>(nullptr, options);

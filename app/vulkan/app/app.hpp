@@ -6,6 +6,7 @@
 
 #include "app/cli/cli.hpp"
 #include "app/loop/app.hpp"
+#include "app/modes/backend.hpp"
 #include "app/vulkan/export.hpp"
 #include "app/vulkan/modes.hpp"
 #include "app/vulkan/presenter.hpp"
@@ -18,8 +19,8 @@
 
 namespace lab::vulkan {
 
-// What app/loop/app.hpp's App needs of Vulkan.
-struct Vulkan {
+// What app/loop/contract.hpp asks of Vulkan; the optional verbs are app/modes/backend.hpp's defaults.
+struct Vulkan : BackendDefaults {
   static constexpr GraphicsApi kApi = GraphicsApi::Vulkan;
   static constexpr bool kSemaphoreChoice = true;  // timeline or binary semaphores (--semaphores)
   using Device = Context;
@@ -28,7 +29,8 @@ struct Vulkan {
 
   // The CUDA device's own GPU, so CUDA can import what Vulkan exports; without CUDA, the first device. In a
   // window, with the instance extensions its surface needs.
-  static std::unique_ptr<Context> create_device(const CudaContext& cuda, const glfw::Window* window);
+  static std::unique_ptr<Context> create_device(const CudaContext& cuda, const glfw::Window* window,
+                                                const Options& options);
   static std::string device_name(const Context& context) { return context.info().name; }
   static std::unique_ptr<GpuTimerQueries> timer_queries(Renderer& renderer) {
     return renderer.timer_queries();
@@ -37,7 +39,7 @@ struct Vulkan {
   static std::vector<std::pair<std::string, std::string>> status_lines(const Context& context,
                                                                        const Presenter* presenter);
   static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda,
-                                            const std::string& cuda_error) {
+                                            const std::string& cuda_error, const CudaProbe& = {}) {
     return vulkan::mode_availability(mode, cuda, cuda_error);
   }
   static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {

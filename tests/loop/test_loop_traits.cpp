@@ -1,16 +1,15 @@
-// tests/vulkan/test_core_loop_traits.cpp — the optional Backend traits of the one frame loop
-// (app/loop/app.hpp) that GL's backend needs and Vulkan's and Direct3D's leave out: the live CUDA device
-// switch (kCudaDeviceSwitch), a probe of the CUDA device that mode_availability is told (CudaProbe), a rule
-// that depends on the scene (scene_availability), the profilers' scopes (profile_scope) and the checks
-// around a frame (before_frame, after_frame). They are declared here by a backend that is Vulkan's with the
-// traits added and each call recorded, on lavapipe in CI; the switch itself needs a CUDA device (and fails
-// where INTEROP_LAB_REQUIRE_GPUS says one must be there).
-#include "tests/support/app_fixture.hpp"
-#include "tests/support/vulkan_device.hpp"
+// tests/loop/test_loop_traits.cpp — the optional verbs of the one frame loop's Backend contract
+// (app/modes/backend.hpp) that GL's backend declares and Vulkan's and Direct3D's take as defaults: the live
+// CUDA device switch (kCudaDeviceSwitch), a probe of the CUDA device that mode_availability is told
+// (CudaProbe), a rule that depends on the scene (scene_availability), the profilers' scopes (profile_scope)
+// and the checks around a frame (before_frame, after_frame). They are declared here by the null backend
+// (app/null) with the verbs added and each call recorded, so this runs on any machine; the switch itself
+// needs a CUDA device (and fails where INTEROP_LAB_REQUIRE_GPUS says one must be there).
+#include "tests/support/image_fixture.hpp"
 
 #include "app/cli/cli.hpp"
 #include "app/loop/app.hpp"
-#include "app/vulkan/app/app.hpp"
+#include "app/null/backend.hpp"
 
 #include <gtest/gtest.h>
 
@@ -47,8 +46,8 @@ class TracedScope {
   std::string m_name;
 };
 
-// Vulkan's backend with every optional trait declared.
-struct TracedVulkan : lab::vulkan::Vulkan {
+// The null backend with every optional verb declared.
+struct TracedNull : lab::null::Backend<> {
   static constexpr bool kCudaDeviceSwitch = true;
 
   struct CudaProbe {
@@ -63,17 +62,21 @@ struct TracedVulkan : lab::vulkan::Vulkan {
   static ModeAvailability mode_availability(ModeId mode, const lab::CudaContext& cuda, const std::string& why,
                                             const CudaProbe& probe) {
     if (mode == ModeId::Staging) return {false, "probe " + std::to_string(probe.serial) + " refuses staging"};
-    return lab::vulkan::Vulkan::mode_availability(mode, cuda, why);
+    return lab::null::Backend<>::mode_availability(mode, cuda, why);
   }
   // A stand-in rule of a scene: none with an input resource (the postprocess scene). Without CUDA only the
   // cpu mode runs, so it is cpu that this refuses.
-  static ModeAvailability scene_availability(ModeId mode, const std::vector<lab::ResourceDesc>& resources) {
-    for (const lab::ResourceDesc& resource : resources)
+  static ModeAvailability scene_availability(ModeId mode, const lab::FrameSource& source,
+                                             lab::Extent extent) {
+    for (const lab::ResourceDesc& resource : source.resources(extent))
       if (resource.role == lab::ResourceRole::Input)
         return {false, std::string(lab::to_string(mode)) + " runs no scene with an input here"};
     return {true, ""};
   }
-  static TracedScope profile_scope(const std::string& name) { return TracedScope(name); }
+  template <class Name>
+  static TracedScope profile_scope(const Name& name) {
+    return TracedScope(name());
+  }
   static void before_frame(Device&) { g_trace.events.push_back("before"); }
   static void after_frame(Device&, long long index) {
     g_trace.events.push_back("after " + std::to_string(index));
@@ -82,22 +85,23 @@ struct TracedVulkan : lab::vulkan::Vulkan {
   }
 };
 
-using TracedApp = lab::loop::App<TracedVulkan>;
+using TracedApp = lab::loop::App<TracedNull>;
 
 lab::Options traced_options(SceneId scene) {
-  lab::Options options = labtest::app_options(scene, ModeId::Cpu, 40, 24);
-  options.api = lab::GraphicsApi::Vulkan;
+  lab::Options options;
+  options.scene = scene;
+  options.mode = ModeId::Cpu;
+  options.width = 40;
+  options.height = 24;
   options.headless = true;
+  options.no_ui = true;
+  options.frames = 1;
   return options;
 }
 
 class CoreLoopTraits : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (const std::string missing = labtest::vulkan_missing(); !missing.empty())
-      GTEST_SKIP() << "needs a Vulkan driver: " << missing;
-    g_trace = Trace{};
-  }
+  void SetUp() override { g_trace = Trace{}; }
 };
 
 TEST_F(CoreLoopTraits, TheProbeIsMadeOnceAtStartAndAvailabilityIsToldIt) {
