@@ -27,12 +27,8 @@
 #include "app/d3d11/app/app.hpp"
 #include "app/d3d12/app/app.hpp"
 #endif
-#if INTEROP_LAB_WITH_GL && INTEROP_LAB_WITH_VULKAN
-#include "app/serve/desk_bench.hpp"
-#endif
 
 #include <cerrno>
-#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
@@ -72,95 +68,34 @@ int run_gl(const lab::Options& options) {
 }
 #endif
 
-#if INTEROP_LAB_WITH_GL && INTEROP_LAB_WITH_VULKAN
-// --bench --serve: the desk's frames to a local client (app/serve/desk_bench.hpp), at --sizes (default
-// 1920x1080 and 3840x2160), --bench-frames frames each (default 120), through --api's own frame loop.
-int run_desk_bench(const lab::Options& options) {
-  std::vector<lab::BenchSize> sizes = options.bench_sizes;
-  if (sizes.empty()) sizes = {{1920, 1080}, {3840, 2160}};
-  const long long frames = options.bench_frames.value_or(120);
-  std::vector<lab::serve::DeskBenchCase> cases;
-  std::string what;
-  for (const lab::BenchSize size : sizes) {
-    lab::Options run = options;
-    run.bench = false;
-    run.serve.reset();
-    run.headless = true;
-    run.width = size.width;
-    run.height = size.height;
-    const lab::Extent extent{size.width, size.height};
-    std::fprintf(stderr, "interop-lab: desk bench: %s, %lld frames\n",
-                 lab::size_text(size.width, size.height).c_str(), frames);
-    if (options.api == lab::GraphicsApi::Vulkan) {
-      lab::loop::App<lab::vulkan::Vulkan> app(run);
-      what = std::string("Vulkan (") + app.adapter() + "), mode " + lab::to_string(app.mode_id());
-      // As Vulkan's desk reads: the frame before, collected, then this one's read begun; the read-back's
-      // time is both, all the loop's thread spends on it, as the desk's read-back phase is.
-      cases.push_back(lab::serve::bench_desk(extent, frames, [&](long long index, double& read_back_ms) {
-        app.render_frame(index);
-        const auto started = std::chrono::steady_clock::now();
-        std::optional<lab::FrameRead> before = app.renderer().end_read_frame();
-        app.renderer().begin_read_frame(app.plan(), index);
-        read_back_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-        return before ? std::optional<lab::serve::BenchFrame>({before->frame, std::move(before->image),
-                                                               before->way, std::move(before->stripe_hashes),
-                                                               std::vector<lab::StepTime>()})
-                      : std::nullopt;
-      }));
-    } else {
-      lab::App app(run);
-      what =
-          std::string("OpenGL (") + app.platform().description() + "), mode " + lab::to_string(app.mode_id());
-      // As GL's desk reads: the frame before, collected, then this one's read begun (app/gl/frame_read.hpp);
-      // the read-back's time is both, as the desk's read-back phase is, and so are its steps.
-      app.renderer().set_read_back_steps(true);
-      cases.push_back(lab::serve::bench_desk(extent, frames, [&](long long, double& read_back_ms) {
-        app.render_frame();
-        const auto started = std::chrono::steady_clock::now();
-        std::optional<lab::FrameRead> before = app.renderer().end_read_frame();
-        app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(),
-                                        app.frame_index() - 1);
-        read_back_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-        std::vector<lab::StepTime> steps = app.renderer().take_read_back_steps();
-        return before ? std::optional<lab::serve::BenchFrame>({before->frame, std::move(before->image),
-                                                               before->way, std::move(before->stripe_hashes),
-                                                               std::move(steps)})
-                      : std::nullopt;
-      }));
-    }
-  }
-  std::fputs(lab::serve::desk_bench_table(cases, what).c_str(), stdout);
-  return 0;
-}
-#endif
-
 // The API table: one row per lab::GraphicsApi, in its order (checked below, as bgfx checks its renderer
-// creators), saying whether this build has the API and how to run it. Adding an API is its folder, its row
-// here and its CMake.
+// creators), saying whether this build has the API and how to run it, its benchmark and its desk's.
+// Adding an API is its folder, its row here and its CMake.
 struct ApiEntry {
   lab::GraphicsApi api;
-  bool built;                           // this executable has it
-  int (*run_app)(const lab::Options&);  // null where it is not built
+  bool built;                                  // this executable has it
+  int (*run_app)(const lab::Options&);         // null where it is not built
+  int (*run_bench)(const lab::Options&);       // --bench; null: no benchmark (not built, or none yet)
+  int (*run_desk_bench)(const lab::Options&);  // --bench --serve; null: no desk
 };
 constexpr ApiEntry kApiTable[] = {
 #if INTEROP_LAB_WITH_GL
-    {lab::GraphicsApi::Gl, true, run_gl},
+    {lab::GraphicsApi::Gl, true, run_gl, lab::run_bench, lab::run_desk_bench},
 #else
-    {lab::GraphicsApi::Gl, false, nullptr},
+    {lab::GraphicsApi::Gl, false, nullptr, nullptr, nullptr},
 #endif
 #if INTEROP_LAB_WITH_VULKAN
-    {lab::GraphicsApi::Vulkan, true, lab::loop::run_app<lab::vulkan::Vulkan>},
+    {lab::GraphicsApi::Vulkan, true, lab::loop::run_app<lab::vulkan::Vulkan>, lab::vulkan::run_bench,
+     lab::vulkan::run_desk_bench},
 #else
-    {lab::GraphicsApi::Vulkan, false, nullptr},
+    {lab::GraphicsApi::Vulkan, false, nullptr, nullptr, nullptr},
 #endif
 #if INTEROP_LAB_WITH_D3D
-    {lab::GraphicsApi::D3d11, true, lab::loop::run_app<lab::d3d11::Direct3D11>},
-    {lab::GraphicsApi::D3d12, true, lab::loop::run_app<lab::d3d12::Direct3D12>},
+    {lab::GraphicsApi::D3d11, true, lab::loop::run_app<lab::d3d11::Direct3D11>, nullptr, nullptr},
+    {lab::GraphicsApi::D3d12, true, lab::loop::run_app<lab::d3d12::Direct3D12>, nullptr, nullptr},
 #else
-    {lab::GraphicsApi::D3d11, false, nullptr},
-    {lab::GraphicsApi::D3d12, false, nullptr},
+    {lab::GraphicsApi::D3d11, false, nullptr, nullptr, nullptr},
+    {lab::GraphicsApi::D3d12, false, nullptr, nullptr, nullptr},
 #endif
 };
 constexpr bool rows_in_enum_order() {
@@ -201,6 +136,17 @@ int api_not_in_this_build(lab::GraphicsApi api) {
   return not_in_this_build(std::string("--api ") + lab::to_string(api) + " (" + lab::display_name(api) + ")");
 }
 
+// --bench (with --serve: the desk's) through --api's row.
+int run_bench_of_api(const lab::Options& options) {
+  const ApiEntry& entry = entry_of(options.api);
+  if (!entry.built) return api_not_in_this_build(options.api);
+  if (options.serve && entry.run_desk_bench) return entry.run_desk_bench(options);
+  if (!options.serve && entry.run_bench) return entry.run_bench(options);
+  std::fprintf(stderr, "interop-lab: %s has no %s yet; --api gl and --api vulkan have\n",
+               lab::display_name(options.api), options.serve ? "desk benchmark" : "benchmark");
+  return 1;
+}
+
 int run(const lab::Options& options) {
   try {
     if (options.diff) return lab::run_diff(*options.diff);
@@ -209,15 +155,7 @@ int run(const lab::Options& options) {
 #else
     if (options.doctor) return not_in_this_build("--doctor");
 #endif
-    if (options.bench) {
-#if INTEROP_LAB_WITH_GL && INTEROP_LAB_WITH_VULKAN
-      if (options.serve) return run_desk_bench(options);
-      return options.api == lab::GraphicsApi::Vulkan ? lab::vulkan::run_bench(options)
-                                                     : lab::run_bench(options);
-#else
-      return not_in_this_build("--bench");
-#endif
-    }
+    if (options.bench) return run_bench_of_api(options);
     if (!built_with(options.api)) return api_not_in_this_build(options.api);
     return entry_of(options.api).run_app(options);
   } catch (const lab::Interrupted& interrupted) {

@@ -83,7 +83,7 @@ endif()
 
 # app/gl/app (labglapp): GL's app, the loop on GL's backend, and its benchmark
 set(lab_gl_app_sources)
-foreach(source IN ITEMS bench bench_external bench_loops bench_rows bench_throughput)
+foreach(source IN ITEMS bench bench_desk bench_external bench_loops bench_rows bench_throughput)
   list(APPEND lab_gl_app_sources ${app_dir}/gl/app/${source}.cpp)
 endforeach()
 if(NOT WIN32)

@@ -268,4 +268,25 @@ std::string desk_bench_table(const std::vector<DeskBenchCase>& cases, const std:
   return table + link_bench_table(links);
 }
 
+int run_desk_bench(const Options& options, const DeskBenchSize& one_size) {
+  std::vector<BenchSize> sizes = options.bench_sizes;
+  if (sizes.empty()) sizes = {{1920, 1080}, {3840, 2160}};
+  const long long frames = options.bench_frames.value_or(120);
+  std::vector<DeskBenchCase> cases;
+  std::string what;
+  for (const BenchSize size : sizes) {
+    Options run = options;
+    run.bench = false;
+    run.serve.reset();
+    run.headless = true;
+    run.width = size.width;
+    run.height = size.height;
+    std::fprintf(stderr, "interop-lab: desk bench: %s, %lld frames\n",
+                 size_text(size.width, size.height).c_str(), frames);
+    cases.push_back(one_size(run, frames, what));
+  }
+  std::fputs(desk_bench_table(cases, what).c_str(), stdout);
+  return 0;
+}
+
 }  // namespace lab::serve

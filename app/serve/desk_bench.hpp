@@ -6,6 +6,7 @@
 // where its milliseconds on the loop's thread go.
 #pragma once
 
+#include "app/cli/cli.hpp"
 #include "app/core/vocabulary.hpp"
 #include "app/image/image_io.hpp"
 #include "app/timing/step_laps.hpp"
@@ -80,5 +81,13 @@ std::vector<StepStats> step_stats(const std::vector<std::pair<double, std::vecto
 
 // The table --bench --serve prints, and under it the read-back's steps per size where there are some.
 std::string desk_bench_table(const std::vector<DeskBenchCase>& cases, const std::string& what);
+
+// One size of an API's desk benchmark: `frames` frames of its loop made with `run` (headless, at the size),
+// each read back as its desk reads it; sets `what` to the table's title line (the API, its device, the mode).
+using DeskBenchSize = std::function<DeskBenchCase(const Options& run, long long frames, std::string& what)>;
+
+// --bench --serve: the desk's frames to a local client, at --sizes (default 1920x1080 and 3840x2160),
+// --bench-frames frames each (default 120), each size through `one_size`; prints the table. Returns 0.
+int run_desk_bench(const Options& options, const DeskBenchSize& one_size);
 
 }  // namespace lab::serve

@@ -11,6 +11,9 @@ namespace lab::vulkan {
 
 // Prints the table (and writes --json); returns 0. Cases a mode cannot run here are skipped, saying why.
 int run_bench(const Options& options);
+// --bench --serve: the desk's frames through Vulkan's loop, each read back as Vulkan's desk reads it
+// (bench_desk.cpp; app/serve/desk_bench.hpp measures the rest).
+int run_desk_bench(const Options& options);
 
 // The app whose passes the graphics row times (render_graphics_only): headless at `extent`, `scene`, the mode
 // that needs no GPU, with one frame of it rendered (untimed), so the passes read a real frame.
