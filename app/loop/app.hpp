@@ -72,6 +72,12 @@ class App {
   // Whether the API's device judges the CUDA device (a CudaProbe of its own): the modes are then judged
   // once the device is made, and again after a device switch.
   static constexpr bool kProbesCuda = !std::is_same_v<typename Backend::CudaProbe, NoCudaProbe>;
+  // Whether the API has a doctor's report (doctor_report gives one, not the default nullopt): only then does
+  // the loop reach the doctor's library, which a build of the Direct3D apps alone does not link.
+  static constexpr bool kHasDoctor =
+      !std::is_same_v<decltype(Backend::doctor_report(std::declval<const CudaContext&>(),
+                                                      std::declval<typename Backend::Device&>())),
+                      std::nullopt_t>;
 
  public:
   using Device = typename Backend::Device;
@@ -1056,7 +1062,8 @@ void App<Backend>::draw_panel() {
   model.access = m_access;
   if constexpr (Backend::kAccessFlags) model.flags = m_mode->registered_flags();
   model.timers = m_timers.get();
-  if (m_doctor) model.doctor_ui = [this] { draw_doctor_report(*m_doctor); };
+  if constexpr (kHasDoctor)
+    if (m_doctor) model.doctor_ui = [this] { draw_doctor_report(*m_doctor); };
   model.timing = m_timing;
   model.graphics_untimed = Backend::graphics_untimed(*m_renderer);
   model.vsync = vsync();
@@ -1121,7 +1128,7 @@ void App<Backend>::offer_to_desk(long long index) {
     state.flags = serve::flags_state(m_access);
   else
     state.flags = serve::no_flags();
-  state.doctor = m_doctor ? format_doctor_report(*m_doctor) : "";
+  if constexpr (kHasDoctor) state.doctor = m_doctor ? format_doctor_report(*m_doctor) : "";
   state.mode = m_mode->id();
   for (const ModeId mode : modes_of(Backend::kApi)) {
     const ModeAvailability runs = availability(mode);
