@@ -3,6 +3,7 @@
 // says what to do.
 #include "app/cli/cli.hpp"
 #include "app/cli/remedy.hpp"
+#include "app/doctor/doctor.hpp"
 #include "app/image/diff.hpp"
 #include "app/os/os.hpp"
 #include "app/os/signals.hpp"
@@ -22,8 +23,10 @@
 #if INTEROP_LAB_WITH_VULKAN
 #include "app/vulkan/app/app.hpp"
 #include "app/vulkan/app/bench.hpp"
+#include "app/vulkan/doctor_vulkan.hpp"
 #endif
 #if INTEROP_LAB_WITH_D3D
+#include "app/d3d/doctor_d3d.hpp"
 #include "app/d3d11/app/app.hpp"
 #include "app/d3d12/app/app.hpp"
 #endif
@@ -77,25 +80,28 @@ struct ApiEntry {
   int (*run_app)(const lab::Options&);         // null where it is not built
   int (*run_bench)(const lab::Options&);       // --bench; null: no benchmark (not built, or none yet)
   int (*run_desk_bench)(const lab::Options&);  // --bench --serve; null: no desk
+  lab::DoctorSource (*doctor_source)();        // its part of --doctor's report; null: none of its own
 };
 constexpr ApiEntry kApiTable[] = {
 #if INTEROP_LAB_WITH_GL
-    {lab::GraphicsApi::Gl, true, run_gl, lab::run_bench, lab::run_desk_bench},
+    {lab::GraphicsApi::Gl, true, run_gl, lab::run_bench, lab::run_desk_bench, lab::gl_doctor_source},
 #else
-    {lab::GraphicsApi::Gl, false, nullptr, nullptr, nullptr},
+    {lab::GraphicsApi::Gl, false, nullptr, nullptr, nullptr, nullptr},
 #endif
 #if INTEROP_LAB_WITH_VULKAN
     {lab::GraphicsApi::Vulkan, true, lab::loop::run_app<lab::vulkan::Vulkan>, lab::vulkan::run_bench,
-     lab::vulkan::run_desk_bench},
+     lab::vulkan::run_desk_bench, lab::vulkan::doctor_source},
 #else
-    {lab::GraphicsApi::Vulkan, false, nullptr, nullptr, nullptr},
+    {lab::GraphicsApi::Vulkan, false, nullptr, nullptr, nullptr, nullptr},
 #endif
 #if INTEROP_LAB_WITH_D3D
-    {lab::GraphicsApi::D3d11, true, lab::loop::run_app<lab::d3d11::Direct3D11>, nullptr, nullptr},
-    {lab::GraphicsApi::D3d12, true, lab::loop::run_app<lab::d3d12::Direct3D12>, nullptr, nullptr},
+    // Direct3D 11 and 12 share the DXGI section (the adapters, and what each API creates on them): once.
+    {lab::GraphicsApi::D3d11, true, lab::loop::run_app<lab::d3d11::Direct3D11>, nullptr, nullptr,
+     lab::d3d::dxgi_doctor_source},
+    {lab::GraphicsApi::D3d12, true, lab::loop::run_app<lab::d3d12::Direct3D12>, nullptr, nullptr, nullptr},
 #else
-    {lab::GraphicsApi::D3d11, false, nullptr, nullptr, nullptr},
-    {lab::GraphicsApi::D3d12, false, nullptr, nullptr, nullptr},
+    {lab::GraphicsApi::D3d11, false, nullptr, nullptr, nullptr, nullptr},
+    {lab::GraphicsApi::D3d12, false, nullptr, nullptr, nullptr, nullptr},
 #endif
 };
 constexpr bool rows_in_enum_order() {
@@ -136,6 +142,15 @@ int api_not_in_this_build(lab::GraphicsApi api) {
   return not_in_this_build(std::string("--api ") + lab::to_string(api) + " (" + lab::display_name(api) + ")");
 }
 
+// --doctor's sources: each built API's, in the table's order, then the environment's.
+std::vector<lab::DoctorSource> doctor_sources() {
+  std::vector<lab::DoctorSource> sources;
+  for (const ApiEntry& entry : kApiTable)
+    if (entry.built && entry.doctor_source) sources.push_back(entry.doctor_source());
+  sources.push_back(lab::environment_doctor_source());
+  return sources;
+}
+
 // --bench (with --serve: the desk's) through --api's row.
 int run_bench_of_api(const lab::Options& options) {
   const ApiEntry& entry = entry_of(options.api);
@@ -150,11 +165,7 @@ int run_bench_of_api(const lab::Options& options) {
 int run(const lab::Options& options) {
   try {
     if (options.diff) return lab::run_diff(*options.diff);
-#if INTEROP_LAB_WITH_GL
-    if (options.doctor) return lab::run_doctor(options);
-#else
-    if (options.doctor) return not_in_this_build("--doctor");
-#endif
+    if (options.doctor) return lab::run_doctor(options, doctor_sources());
     if (options.bench) return run_bench_of_api(options);
     if (!built_with(options.api)) return api_not_in_this_build(options.api);
     return entry_of(options.api).run_app(options);

@@ -271,9 +271,14 @@ for api in vulkan gl; do
   expect_run 1 "^interop-lab: --api $api .* is not in this build of interop-lab; it has --api d3d11 and --api d3d12" \
     --api "$api" --headless --mode cpu --frames 1
 done
+# --doctor from the API table's Direct3D row in a build without GL: the DXGI section, and a verdict that says
+# the build has no OpenGL (exit 1: CUDA-GL interop is not there).
+expect_run 1 "^verdict: CUDA-GL interop is unavailable: this build of interop-lab has no OpenGL" --doctor
+expect_run 1 "^Direct3D / DXGI" --doctor
 if [ ${#cli_problems[@]} -eq 0 ]; then
   echo "windows-cross: interop-lab.exe's command line under Wine: --list, --version and diff as the Linux build's, the" \
-    "CUDA modes refused (no CUDA in this build), --api nope a usage error, gl and vulkan not in this build"
+    "CUDA modes refused (no CUDA in this build), --api nope a usage error, gl and vulkan not in this build," \
+    "--doctor without GL"
   passed=$((passed + 1))
 else
   printf '%s\n' "${cli_problems[@]}"

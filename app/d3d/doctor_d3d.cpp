@@ -40,6 +40,7 @@ DoctorSource dxgi_doctor_source() {
   return {
       "DXGI",
       [](DoctorCollection& collection) { return std::vector<DoctorSection>{dxgi_section(collection.cuda)}; },
+      {},
       {}};
 }
 

@@ -4,6 +4,7 @@
 // app cannot.
 #include "app/doctor/doctor.hpp"
 
+#include "app/cli/remedy.hpp"
 #include "app/core/text.hpp"
 #include "interop/vmm.hpp"
 
@@ -13,8 +14,10 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <utility>
 
 namespace lab {
@@ -158,6 +161,7 @@ DoctorSource environment_doctor_source() {
           [](DoctorCollection& collection) {
             return std::vector<DoctorSection>{environment_section(collection.findings.wsl)};
           },
+          {},
           {}};
 }
 
@@ -205,6 +209,34 @@ DoctorReport collect_doctor_report(const DoctorContext& context, const interop::
   return report;
 }
 
+DoctorReport collect_doctor_report(const Options& options, const std::vector<DoctorSource>& sources) {
+  DoctorContext context;
+#ifndef _WIN32
+  // A window needs a display; without one the doctor checks the context the app can make there (EGL).
+  context.headless_reason =
+      doctor_headless_reason(options.headless, std::getenv("DISPLAY"), std::getenv("WAYLAND_DISPLAY"));
+#endif
+  context.headless = options.headless || !context.headless_reason.empty();
+  context.requested_device = options.device.value_or(-1);
+  context.device_source = "--device";
+  context.compute_device = options.compute_device.value_or(-1);
+  context.split_copy = options.split_copy;
+  context.gl_error = kNoGlInThisBuild;  // until a source opens a GL context
+  const interop::CudaDevices cuda = probe_cuda_devices();
+  std::vector<std::shared_ptr<void>> opened;  // what the sources judge, until the report is done
+  for (const DoctorSource& source : sources)
+    if (source.open) opened.push_back(source.open(context, cuda));
+  return collect_doctor_report(context, cuda, sources);
+}
+
+int run_doctor(const Options& options, const std::vector<DoctorSource>& sources) {
+  try {
+    return print_doctor_report(collect_doctor_report(options, sources), options.doctor_json);
+  } catch (const std::exception& error) {
+    return print_doctor_failure(error.what(), options.doctor_json);
+  }
+}
+
 bool is_wsl(const std::string& osrelease, const std::string& proc_version, bool has_dev_dxg) {
   for (const std::string* text : {&osrelease, &proc_version})
     if (contains_any_case(*text, "microsoft") || contains_any_case(*text, "wsl")) return true;
@@ -212,6 +244,7 @@ bool is_wsl(const std::string& osrelease, const std::string& proc_version, bool 
 }
 
 std::string interop_unavailable_reason(const DoctorFindings& findings) {
+  if (findings.gl_error == kNoGlInThisBuild) return findings.gl_error;  // before anything this machine lacks
   if (findings.cuda_device_count == 0) return kNoCudaDeviceSeeCuda;
   if (!findings.device_error.empty()) return findings.device_error;
   if (!findings.gl_error.empty()) return "no GL context: " + findings.gl_error;

@@ -6,11 +6,13 @@
 // includes no graphics API.
 #pragma once
 
+#include "app/cli/cli.hpp"
 #include "app/core/vocabulary.hpp"
 #include "interop/device.hpp"
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -83,11 +85,14 @@ struct DoctorCollection {
 };
 
 // A graphics API's part of the report: its sections, and its modes' lines of the "modes" section, judged
-// once every source's sections are in. Either may be empty.
+// once every source's sections are in. Either may be empty. `open`, where set, makes what the source judges
+// before any source runs (GL: its context, current while the report is collected), says so in the context
+// (platform, gl_error) and returns it, kept until the report is done.
 struct DoctorSource {
   std::string api;  // "GL", "Vulkan", "DXGI", "environment"
   std::function<std::vector<DoctorSection>(DoctorCollection&)> sections;
   std::function<std::vector<DoctorLine>(const DoctorCollection&)> modes;
+  std::function<std::shared_ptr<void>(DoctorContext&, const interop::CudaDevices&)> open;
 };
 
 // The report from `sources`, in their order: the CUDA section first (CUDA's driver, runtime and devices,
@@ -99,6 +104,18 @@ DoctorReport collect_doctor_report(const DoctorContext& context, const interop::
 
 // The environment section: WSL and the GLX/PRIME/EGL/CUDA variables in force.
 DoctorSource environment_doctor_source();
+
+// Why the verdict has no GL context where no source opened one: this build has no GL.
+inline constexpr const char* kNoGlInThisBuild =
+    "this build of interop-lab has no OpenGL (--api gl): the CUDA-GL checks need a build with it";
+
+// The report of `sources` (in their order; each opens what it judges first) for the context `options`
+// describe: a window or --headless (or EGL where no display is set, saying so), --device, --compute-device
+// and --split-copy. Never throws for what the machine lacks.
+DoctorReport collect_doctor_report(const Options& options, const std::vector<DoctorSource>& sources);
+// --doctor: that report, printed (as JSON with --json); returns 0 when CUDA-GL interop works, 1 when it does
+// not or collecting stopped on an error (said in the report's form).
+int run_doctor(const Options& options, const std::vector<DoctorSource>& sources);
 
 // The sections as aligned "key  value" lines under each title, then "verdict: " and the verdict.
 std::string format_doctor_report(const DoctorReport& report);

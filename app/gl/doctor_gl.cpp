@@ -241,40 +241,19 @@ std::vector<DoctorLine> gl_mode_lines(const DoctorCollection& collection) {
 
 }  // namespace
 
-DoctorSource gl_doctor_source() {
-  return {"GL", gl_sections, gl_mode_lines};
-}
-
-std::vector<DoctorSource> doctor_sources() {
-  std::vector<DoctorSource> sources{gl_doctor_source(), vulkan::doctor_source()};
-#ifdef _WIN32
-  sources.push_back(d3d::dxgi_doctor_source());
-#endif
-  sources.push_back(environment_doctor_source());
-  return sources;
-}
-
-DoctorReport collect_doctor_report(const Options& options) {
-  DoctorContext context;
-#ifndef _WIN32
-  // A window needs a display; without one the doctor checks the context the app can make there (EGL).
-  context.headless_reason =
-      doctor_headless_reason(options.headless, std::getenv("DISPLAY"), std::getenv("WAYLAND_DISPLAY"));
-#endif
-  context.headless = options.headless || !context.headless_reason.empty();
-  context.requested_device = options.device.value_or(-1);
-  context.device_source = "--device";
-  context.compute_device = options.compute_device.value_or(-1);
-  context.split_copy = options.split_copy;
+// The GL context the app would use for `context` (a hidden window, or EGL: with --headless, or where no
+// display is set), current until the report is done; or why there is none (context.gl_error).
+std::shared_ptr<void> open_gl_context(DoctorContext& context, const interop::CudaDevices& cuda) {
+  context.gl_error.clear();
   // The headless context must come from the EGL device of the CUDA device in use, as App picks it.
-  const interop::CudaDevices cuda = lab::probe_cuda_devices();
   const int count = static_cast<int>(cuda.devices.size());
-  std::unique_ptr<Platform> platform;
+  const int device = context.requested_device >= 0 ? context.requested_device : 0;
+  std::shared_ptr<Platform> platform;
   try {
     if (context.headless) {
       HeadlessDesc desc;
       desc.extent = {64, 64};
-      desc.cuda_device = count > 0 && options.device.value_or(0) < count ? options.device.value_or(0) : -1;
+      desc.cuda_device = count > 0 && device < count ? device : -1;
       platform = create_headless_platform(desc);
     } else {
       WindowDesc desc;
@@ -288,7 +267,24 @@ DoctorReport collect_doctor_report(const Options& options) {
   } catch (const std::exception& error) {
     context.gl_error = error.what();
   }
-  return collect_doctor_report(context, cuda, doctor_sources());  // while the platform's context is current
+  return platform;
+}
+
+DoctorSource gl_doctor_source() {
+  return {"GL", gl_sections, gl_mode_lines, open_gl_context};
+}
+
+std::vector<DoctorSource> doctor_sources() {
+  std::vector<DoctorSource> sources{gl_doctor_source(), vulkan::doctor_source()};
+#ifdef _WIN32
+  sources.push_back(d3d::dxgi_doctor_source());
+#endif
+  sources.push_back(environment_doctor_source());
+  return sources;
+}
+
+DoctorReport collect_doctor_report(const Options& options) {
+  return collect_doctor_report(options, doctor_sources());
 }
 
 DoctorReport collect_doctor_report_for_current_context(int cuda_device, const std::string& platform,
@@ -303,14 +299,6 @@ DoctorReport collect_doctor_report_for_current_context(int cuda_device, const st
     context.gl_error =
         "no GL context is current on this thread: collect the report on the thread that renders";
   return collect_doctor_report(context, lab::probe_cuda_devices(), doctor_sources());
-}
-
-int run_doctor(const Options& options) {
-  try {
-    return print_doctor_report(collect_doctor_report(options), options.doctor_json);
-  } catch (const std::exception& error) {
-    return print_doctor_failure(error.what(), options.doctor_json);
-  }
 }
 
 }  // namespace lab

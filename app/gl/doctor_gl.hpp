@@ -15,12 +15,11 @@ namespace lab {
 // GL's source: it chooses the CUDA device as App does (the one asked for, else the one that drives GL,
 // else 0), for the GL context current while the report is collected.
 DoctorSource gl_doctor_source();
-// Every API's source in this build, in the report's order: GL, Vulkan, Direct3D/DXGI (Windows), environment.
+// The sources of the report GL's panel shows, in the report's order: GL, Vulkan, Direct3D/DXGI (Windows),
+// environment. (--doctor takes this build's from the API table, app/main.cpp.)
 std::vector<DoctorSource> doctor_sources();
 
-// Gathers the report for the context `options` describe (window or --headless, --device): creates
-// that context (a hidden window, or EGL: with --headless, or where no display is set, saying so in the GL
-// context section), and reports why where it cannot. Never throws for what the machine lacks.
+// The report of doctor_sources() for the context `options` describe (app/doctor/doctor.hpp).
 DoctorReport collect_doctor_report(const Options& options);
 // The same from inside a running app, for the GL context current on this thread. `cuda_device` is
 // the app's device (-1: choose as the app does: the one that drives GL, else 0); `platform` is the
@@ -29,7 +28,5 @@ DoctorReport collect_doctor_report(const Options& options);
 DoctorReport collect_doctor_report_for_current_context(int cuda_device, const std::string& platform = "",
                                                        int compute_device = -1,
                                                        SplitCopy split_copy = SplitCopy::Peer);
-// Prints the report (as JSON with --doctor --json); returns 0 when CUDA-GL interop works, 1 when it does not.
-int run_doctor(const Options& options);
 
 }  // namespace lab

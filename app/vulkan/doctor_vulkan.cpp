@@ -53,6 +53,7 @@ DoctorSource doctor_source() {
             }
             return std::vector<DoctorSection>{vulkan_section(devices, collection.cuda, error)};
           },
+          {},
           {}};
 }
 

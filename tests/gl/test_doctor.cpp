@@ -474,7 +474,7 @@ struct RecordingSource {
 };
 
 lab::DoctorSource recording(lab::DoctorSource source, RecordingSource& record) {
-  lab::DoctorSource wrapped{source.api, {}, {}};
+  lab::DoctorSource wrapped{source.api, {}, {}, source.open};
   if (source.sections)
     wrapped.sections = [inner = source.sections, &record](lab::DoctorCollection& collection) {
       std::vector<lab::DoctorSection> sections = inner(collection);
@@ -515,7 +515,8 @@ TEST(DoctorSources, TheReportIsTheSourcesSectionsInTheirOrder) {
       },
       [](const lab::DoctorCollection& collection) {
         return std::vector<lab::DoctorLine>{{"first mode", std::to_string(collection.findings.cuda_device)}};
-      }};
+      },
+      {}};
   const lab::DoctorSource second{
       "second",
       [](lab::DoctorCollection& collection) {
@@ -523,6 +524,7 @@ TEST(DoctorSources, TheReportIsTheSourcesSectionsInTheirOrder) {
         return std::vector<lab::DoctorSection>{
             {"second", {{"device", std::to_string(collection.findings.cuda_device)}}}};
       },
+      {},
       {}};
   const lab::DoctorReport report = lab::collect_doctor_report(context, cuda, {first, second});
   EXPECT_EQ(titles_of(report),
@@ -573,6 +575,31 @@ TEST(DoctorSources, WhyThereIsNoCudaDeviceIsSaidOnce) {
 }
 
 // This build's report (what --doctor prints) holds exactly the sections its registered sources made.
+// --doctor in a build without GL (the API table has no GL row): no source opens a GL context, so the
+// verdict says why first, whatever else the machine lacks; the other sources' sections are there.
+TEST(DoctorSources, WithoutAGlSourceTheVerdictSaysTheBuildHasNoGl) {
+  lab::Options options;
+  options.headless = true;
+  const lab::DoctorReport report = lab::collect_doctor_report(options, {lab::environment_doctor_source()});
+  EXPECT_EQ(titles_of(report), (std::vector<std::string>{"CUDA", "environment", "remedies"}));
+  EXPECT_FALSE(report.interop_works);
+  EXPECT_EQ(report.reason, lab::kNoGlInThisBuild);
+  EXPECT_EQ(lab::doctor_verdict(report),
+            std::string("CUDA-GL interop is unavailable: ") + lab::kNoGlInThisBuild);
+}
+
+// --doctor with GL: GL's source opens the context it judges, so the report is the one of the GL context
+// the options describe, not the no-GL verdict.
+TEST(DoctorSources, GlsSourceOpensTheContextItJudges) {
+  lab::Options options;
+  options.headless = true;
+  const lab::DoctorReport report = lab::collect_doctor_report(options, {lab::gl_doctor_source()});
+  EXPECT_NE(report.reason, lab::kNoGlInThisBuild);
+  const std::string text = lab::format_doctor_report(report);
+  EXPECT_FALSE(has(text, lab::kNoGlInThisBuild)) << text;
+  EXPECT_TRUE(has(text, "GL_RENDERER") || has(text, "\n  error ")) << text;
+}
+
 TEST(DoctorSources, ThisBuildsReportComesFromTheRegisteredSources) {
   std::vector<lab::DoctorSource> sources = lab::doctor_sources();
   ASSERT_GE(sources.size(), 3u);

@@ -5,11 +5,13 @@
 //   - The CUDA runtime functions the code under test calls answer as on a machine without a CUDA device
 //     (cudaErrorNoDevice), so what interop/d3d11.cpp and the app's device probe do up to and after each
 //     CUDA call is what runs.
+//   - The doctor's VMM export probe answers that this build has no CUDA.
 //   - app/scene/scene_compute.cpp is compiled whole, but only its CPU reference runs: its CUDA launchers and
 //   device
 //     memory, if ever reached, say so and abort.
 #include "interop/gl.hpp"  // cuda_gl_interop.h, after the GL loader's header
 #include "interop/memory.hpp"
+#include "interop/vmm.hpp"
 #include "kernels/pattern.hpp"
 #include "kernels/postprocess.hpp"
 #include "kernels/wave.hpp"
@@ -144,6 +146,16 @@ DeviceBuffer::DeviceBuffer(size_t /*bytes*/) {
 }
 void detail::DeviceMemoryTraits::destroy(Handle /*allocation*/) noexcept {
   not_in_this_build("cudaFree");
+}
+}  // namespace interop
+
+// ---- The interop library's VMM probe (the doctor's CUDA section): no CUDA, nothing to export -----------
+
+namespace interop {
+VmmExportSupport probe_vmm_export(int /*device*/, ExportHandleType /*type*/) {
+  VmmExportSupport support;
+  support.reason = "this build has no CUDA";
+  return support;
 }
 }  // namespace interop
 
