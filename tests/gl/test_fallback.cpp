@@ -3,10 +3,9 @@
 // (the context is corrupt) propagates so the process ends. A stand-in mode throws the errors, so this
 // runs everywhere, CI included.
 #include "tests/support/app_fixture.hpp"
+#include "tests/support/stand_in_error.hpp"
 
 #include "interop/error.hpp"
-
-#include <utility>
 
 namespace {
 
@@ -20,16 +19,8 @@ class FailingMode final : public lab::gl::Mode {
   void attach(lab::gl::Renderer&) override {}
   void detach() override {}
   void produce(lab::gl::Renderer&, lab::FrameSource&, const lab::FrameInfo&, lab::FrameTimers&) override {
-    interop::ErrorInfo info;
-    info.call = "cudaGraphicsMapResources(1, &resource, stream)";
-    info.file = __FILE__;
-    info.line = __LINE__;
-    info.code = m_sticky ? cudaErrorIllegalAddress : cudaErrorUnknown;
-    info.error_name = m_sticky ? "cudaErrorIllegalAddress" : "cudaErrorUnknown";
-    info.condition = m_sticky ? interop::Condition::ContextCorrupt : interop::Condition::GlNotOnCudaDevice;
-    info.advice = "stand-in failure";
-    info.sticky = m_sticky;
-    throw interop::Error(std::move(info));
+    throw labtest::stand_in_cuda_error(m_sticky, "cudaGraphicsMapResources(1, &resource, stream)", __FILE__,
+                                       __LINE__);
   }
 
  private:

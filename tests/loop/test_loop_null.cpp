@@ -5,6 +5,7 @@
 // per-phase timing, and the animation clock's pause and step, through the commands the panel and the page
 // send (app/loop/commands.hpp).
 #include "tests/support/image_fixture.hpp"
+#include "tests/support/stand_in_error.hpp"
 
 #include "app/cli/cli.hpp"
 #include "app/controls/controls.hpp"
@@ -17,7 +18,6 @@
 
 #include <memory>
 #include <string>
-#include <utility>
 
 namespace {
 
@@ -103,16 +103,8 @@ class FailingMode final : public lab::Mode<NullRenderer> {
   void attach(NullRenderer&) override {}
   void detach() override {}
   void produce(NullRenderer&, lab::FrameSource&, const lab::FrameInfo&, lab::FrameTimers&) override {
-    interop::ErrorInfo info;
-    info.call = "cudaWaitExternalSemaphoresAsync(&semaphore, &params, 1, stream)";
-    info.file = __FILE__;
-    info.line = __LINE__;
-    info.code = m_sticky ? cudaErrorIllegalAddress : cudaErrorUnknown;
-    info.error_name = m_sticky ? "cudaErrorIllegalAddress" : "cudaErrorUnknown";
-    info.condition = m_sticky ? interop::Condition::ContextCorrupt : interop::Condition::None;
-    info.advice = "stand-in failure";
-    info.sticky = m_sticky;
-    throw interop::Error(std::move(info));
+    throw labtest::stand_in_cuda_error(
+        m_sticky, "cudaWaitExternalSemaphoresAsync(&semaphore, &params, 1, stream)", __FILE__, __LINE__);
   }
 
  private:

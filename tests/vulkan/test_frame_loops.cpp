@@ -7,6 +7,7 @@
 // reason where they cannot be. Without a Vulkan driver the Vulkan half skips with the reason; the CUDA halves
 // need a GPU (and fail where INTEROP_LAB_REQUIRE_GPUS says one must be there).
 #include "tests/support/app_fixture.hpp"
+#include "tests/support/stand_in_error.hpp"
 #include "tests/support/vulkan_device.hpp"
 
 #include "app/cli/cli.hpp"
@@ -86,16 +87,8 @@ class FailingMode final : public lab::Mode<typename App::Renderer> {
   void attach(Renderer&) override { ++m_attaches; }
   void detach() override {}
   void produce(Renderer&, lab::FrameSource&, const lab::FrameInfo&, lab::FrameTimers&) override {
-    interop::ErrorInfo info;
-    info.call = "cudaGraphicsMapResources(1, &resource, stream)";
-    info.file = __FILE__;
-    info.line = __LINE__;
-    info.code = m_sticky ? cudaErrorIllegalAddress : cudaErrorUnknown;
-    info.error_name = m_sticky ? "cudaErrorIllegalAddress" : "cudaErrorUnknown";
-    info.condition = m_sticky ? interop::Condition::ContextCorrupt : interop::Condition::GlNotOnCudaDevice;
-    info.advice = "stand-in failure";
-    info.sticky = m_sticky;
-    throw interop::Error(std::move(info));
+    throw labtest::stand_in_cuda_error(m_sticky, "cudaGraphicsMapResources(1, &resource, stream)", __FILE__,
+                                       __LINE__);
   }
   int attaches() const { return m_attaches; }
 
