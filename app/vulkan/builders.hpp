@@ -8,7 +8,7 @@
 #pragma once
 
 #include "app/core/vocabulary.hpp"
-#include "app/vulkan/export.hpp"
+#include "app/vulkan/device.hpp"
 
 #include <vulkan/vulkan.h>
 

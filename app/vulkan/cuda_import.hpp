@@ -21,7 +21,7 @@
 #pragma once
 
 #include "app/scene/scene_compute.hpp"
-#include "app/vulkan/export.hpp"
+#include "app/vulkan/device.hpp"
 #include "app/vulkan/export_memory.hpp"
 #include "app/vulkan/pass_sync.hpp"
 #include "interop/external.hpp"

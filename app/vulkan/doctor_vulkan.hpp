@@ -3,7 +3,7 @@
 #pragma once
 
 #include "app/doctor/doctor.hpp"
-#include "app/vulkan/export.hpp"
+#include "app/vulkan/device.hpp"
 
 #include <string>
 #include <vector>

@@ -10,7 +10,7 @@
 #pragma once
 
 #include "app/scene/scene_compute.hpp"
-#include "app/vulkan/export.hpp"
+#include "app/vulkan/device.hpp"
 
 #include <vulkan/vulkan.h>
 

@@ -24,7 +24,7 @@
 #include "app/image/image_io.hpp"
 #include "app/scene/scene_compute.hpp"
 #include "app/timing/timing.hpp"
-#include "app/vulkan/export.hpp"
+#include "app/vulkan/device.hpp"
 #include "app/vulkan/export_memory.hpp"
 #include "app/vulkan/pass_sync.hpp"
 #include "interop/vmm.hpp"

@@ -1,7 +1,7 @@
 // tests/support/vulkan_device.hpp — what the Vulkan tests skip on: this machine has no Vulkan device.
 #pragma once
 
-#include "app/vulkan/export.hpp"
+#include "app/vulkan/device.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -9,7 +9,7 @@
 
 #include "app/gl/gl_external.hpp"
 #include "app/gl/platform.hpp"
-#include "app/vulkan/export.hpp"
+#include "app/vulkan/device.hpp"
 #include "interop/device.hpp"
 #include "interop/error.hpp"
 #include "interop/external.hpp"

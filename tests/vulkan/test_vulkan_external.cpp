@@ -8,7 +8,7 @@
 // and destroys contexts by the hundred; a benchmark's leave the validation layer out.
 #include "tests/support/app_fixture.hpp"
 
-#include "app/vulkan/export.hpp"
+#include "app/vulkan/device.hpp"
 #include "interop/device.hpp"
 #include "interop/error.hpp"
 #include "interop/external.hpp"

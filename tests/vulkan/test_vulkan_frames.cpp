@@ -23,7 +23,7 @@
 #include "app/vulkan/app/bench.hpp"
 #include "app/vulkan/app/bench_bare.hpp"
 #include "app/vulkan/app/bench_rows.hpp"
-#include "app/vulkan/export.hpp"
+#include "app/vulkan/device.hpp"
 #include "interop/vmm.hpp"
 
 #include <filesystem>

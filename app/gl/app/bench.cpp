@@ -25,7 +25,7 @@
 #include "app/timing/bench_timing.hpp"
 #include "app/timing/statistics.hpp"
 #include "app/vulkan/cuda_import.hpp"
-#include "app/vulkan/export.hpp"
+#include "app/vulkan/device.hpp"
 #include "interop/error.hpp"
 #include "interop/gl.hpp"
 #include "interop/memory.hpp"

@@ -22,7 +22,7 @@
 #include "app/timing/bench_timing.hpp"
 #include "app/vulkan/builders.hpp"
 #include "app/vulkan/cuda_import.hpp"
-#include "app/vulkan/export.hpp"
+#include "app/vulkan/device.hpp"
 #include "interop/error.hpp"
 #include "kernels/common.hpp"
 

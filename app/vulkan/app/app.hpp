@@ -7,7 +7,7 @@
 #include "app/cli/cli.hpp"
 #include "app/loop/app.hpp"
 #include "app/modes/backend.hpp"
-#include "app/vulkan/export.hpp"
+#include "app/vulkan/device.hpp"
 #include "app/vulkan/modes.hpp"
 #include "app/vulkan/presenter.hpp"
 #include "app/vulkan/renderer.hpp"

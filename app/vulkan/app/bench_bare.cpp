@@ -13,7 +13,7 @@
 #include "app/timing/bench_timing.hpp"
 #include "app/vulkan/builders.hpp"
 #include "app/vulkan/cuda_link.hpp"
-#include "app/vulkan/export.hpp"
+#include "app/vulkan/device.hpp"
 #include "app/vulkan/renderer.hpp"
 #include "interop/error.hpp"
 #include "kernels/common.hpp"

@@ -1,4 +1,4 @@
-// app/vulkan/export.hpp — the Vulkan side of external resource interop: a headless Vulkan device on the
+// app/vulkan/device.hpp — the Vulkan device of external resource interop: a headless Vulkan device on the
 // GPU whose UUID is a CUDA device's (never matched by ordinal), buffers whose memory is exported as an
 // opaque FD, and timeline semaphores exported the same way, for interop::ExternalMemory and
 // interop::ExternalSemaphore to import. Needs the Vulkan loader (Debian: libvulkan1) and a driver with

@@ -1,6 +1,6 @@
-// app/vulkan/export.cpp — headless Vulkan device by UUID, dedicated (exportable) allocations, exportable
+// app/vulkan/device.cpp — headless Vulkan device by UUID, dedicated (exportable) allocations, exportable
 // buffers and timeline semaphores.
-#include "app/vulkan/export.hpp"
+#include "app/vulkan/device.hpp"
 
 #include "app/core/text.hpp"
 #include "app/vulkan/builders.hpp"
