@@ -2,8 +2,9 @@
 // runs, as one Command type, and the table of controls that says what each is called, where it shows and
 // why it does not show somewhere. The window's panel (app/panel) returns Commands, the desk's page sends them
 // as JSON (app/serve/protocol.hpp parses them by this table's keys), and the frame loop applies both the same
-// way (app/loop/commands.hpp). A new control is a Kind here, a row of kControls, its widget in the panel and
-// on the page, and its line in the loop's apply_command.
+// way (app/loop/commands.hpp). A new control is a Kind here, a row of kControls and its line in the loop's
+// apply_command; a Switch or an Action with a Group is then drawn by the panel and the page from the table,
+// and a Switch's state comes from the loop's switch_states(); another widget is drawn by each UI by hand.
 #pragma once
 
 #include "app/core/names.hpp"
@@ -88,8 +89,18 @@ constexpr bool viewer_command(Command::Kind kind) {
   return kind >= Command::Kind::Zoom && kind <= Command::Kind::Control;
 }
 
+// What a control's widget is: on or off (its Command's `on`), a press, or its own (a choice, a number, a
+// size: drawn by each UI by hand).
+enum class Widget { Own, Switch, Action };
+// Where the panel and the page draw a Switch or an Action from the table alone, in the table's order; None:
+// each UI places it by hand, beside what it belongs to (vsync by the window's rate, the screenshot by its
+// last file).
+enum class Group { None, Frame, Clock };
+const char* to_string(Widget widget);  // "own", "switch", "action"
+const char* to_string(Group group);    // "", "frame", "clock"
+
 // A control of the table: its Kind, the page's JSON key (and Python's name), the label the panel and the
-// page show, and, where one of them does not show it, why not.
+// page show, and, where one of them does not show it, why not; its widget, and where it is drawn.
 struct Control {
   Command::Kind kind;
   const char* key;
@@ -97,7 +108,18 @@ struct Control {
   const char* what;          // one line: the tooltip
   const char* not_on_panel;  // nullptr: the panel shows it
   const char* not_on_page;   // nullptr: the page shows it
+  Widget widget;
+  Group group;
 };
+
+// A Switch's state as the frame loop says it: on or off, and why it does not apply now ("" where it does:
+// the UIs grey it and show why as its tooltip). Indexed by Command::Kind; the other kinds' stay unset.
+struct SwitchState {
+  bool on = false;
+  std::string why_not;
+  bool operator==(const SwitchState& other) const { return on == other.on && why_not == other.why_not; }
+};
+using SwitchStates = std::array<SwitchState, kCommandKindCount>;
 
 // Every control, in Kind's order.
 const std::array<Control, kCommandKindCount>& all_controls();

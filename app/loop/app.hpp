@@ -226,6 +226,9 @@ class App {
   // A frame-rate cap (0: none): with --serve the desk's (its page sets it too), else the loop's own.
   void set_fps_cap(double fps);
   double fps_cap() const;
+  // The control table's Switches as they are now, each on or off and why it does not apply ("" where it
+  // does), for the panel and the page alike (app/controls/controls.hpp).
+  SwitchStates switch_states() const;
   ModeId mode_id() const { return m_mode->id(); }
   // The scene the frames come from; nullopt while another source makes them (--attach).
   std::optional<SceneId> scene_id() const { return m_scene->scene(); }
@@ -284,7 +287,7 @@ class App {
   std::vector<ResourceDesc> resource_descs() const;
   // --serve: the frame just rendered and the state after it, to the desk.
   void offer_to_desk(long long index);
-  // The settings behind the page's controls (split, semaphores, graph, timing, blur, clock) now.
+  // The settings behind the page's controls (split, semaphores, the switches, blur, clock) now.
   serve::ControlSettings control_settings() const;
   // Whether the scenes' time follows the frame index (--frames, headless) rather than the clock.
   bool fixed_time() const { return m_options.frames || !m_window; }
@@ -968,12 +971,20 @@ serve::ControlSettings App<Backend>::control_settings() const {
     settings.semaphores_why_not =
         std::string(to_string(m_mode->id())) +
         " orders its frames without semaphores; the external and exported modes use them";
-  settings.graph = graph();
-  settings.graph_why_not = graph_why_not();
-  settings.timing = m_timing;
-  settings.paused = m_paused;
+  settings.switches = switch_states();
   settings.clock_s = m_paused ? m_clock_s : 0.0;
   return settings;
+}
+
+template <class Backend>
+SwitchStates App<Backend>::switch_states() const {
+  using Kind = Command::Kind;
+  SwitchStates switches;
+  switches[static_cast<size_t>(Kind::Graph)] = {graph(), graph_why_not()};
+  switches[static_cast<size_t>(Kind::Timing)] = {m_timing, ""};
+  switches[static_cast<size_t>(Kind::Vsync)] = {vsync(), ""};
+  switches[static_cast<size_t>(Kind::Pause)] = {m_paused, ""};
+  return switches;
 }
 
 template <class Backend>
@@ -1064,17 +1075,13 @@ void App<Backend>::draw_panel() {
   model.timers = m_timers.get();
   if constexpr (kHasDoctor)
     if (m_doctor) model.doctor_ui = [this] { draw_doctor_report(*m_doctor); };
-  model.timing = m_timing;
+  model.switches = switch_states();
   model.graphics_untimed = Backend::graphics_untimed(*m_renderer);
-  model.vsync = vsync();
   model.refresh_hz = m_window->refresh_hz();
   model.last_screenshot = m_last_screenshot;
   model.filter = m_scene->filter();
   model.blur_radius = m_scene->blur_radius();
-  model.graph = graph();
-  model.graph_why_not = graph_why_not();
   model.fps_cap = fps_cap();
-  model.paused = m_paused;
   // The panel's commands take the page's path (app/loop/commands.hpp); each verb says its own notice.
   apply_commands(*this, panel::draw_panel(model, m_panel_place));
 }

@@ -45,15 +45,36 @@ void flags_combo(Kind kind, std::optional<interop::Access> current, std::vector<
   }
 }
 
-// The frame's size (typed, applied with its button), the frame-rate cap, the CUDA graph switch, and the
-// animation clock's pause and step.
-void draw_size_and_time(const PanelModel& model, std::vector<Command>& commands);
-
-// An on/off control (Graph, Timing, Vsync, Pause) as a checkbox with the control's label.
-void switch_box(Kind kind, bool on, std::vector<Command>& commands) {
+// An on/off control (a Switch of the table) as a checkbox with the control's label, greyed with why not as
+// its tooltip where it does not apply now, else the table's line.
+void switch_box(Kind kind, const SwitchState& state, std::vector<Command>& commands) {
+  bool on = state.on;
+  ImGui::BeginDisabled(!state.why_not.empty());
   if (ImGui::Checkbox(label(kind), &on)) add(commands, kind).on = on;
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    wrapped_tooltip(state.why_not.empty() ? control_of(kind).what : state.why_not.c_str());
 }
 
+// The table's Switches and Actions of `group`, in its order, on one row: what a control of the table gets
+// without a line of the panel's own (app/controls/controls.hpp).
+void draw_group(Group group, const SwitchStates& switches, std::vector<Command>& commands) {
+  bool first = true;
+  for (const Control& control : all_controls()) {
+    if (control.group != group || control.not_on_panel != nullptr) continue;
+    if (!first) ImGui::SameLine();
+    first = false;
+    if (control.widget == Widget::Switch) {
+      switch_box(control.kind, switches[static_cast<size_t>(control.kind)], commands);
+    } else if (control.widget == Widget::Action) {
+      if (ImGui::Button(control.label)) add(commands, control.kind);
+      if (ImGui::IsItemHovered()) wrapped_tooltip(control.what);
+    }
+  }
+}
+
+// The frame's size (typed, applied with its button), the frame-rate cap, and the table's switches of each
+// frame (the CUDA graph, timing) and of the animation clock (pause, step).
 void draw_size_and_time(const PanelModel& model, std::vector<Command>& commands) {
   // What is typed stays between frames until applied; a frame of another size starts it again.
   static int typed[2] = {0, 0};
@@ -74,16 +95,8 @@ void draw_size_and_time(const PanelModel& model, std::vector<Command>& commands)
                          fps > 0 ? "%.0f" : "none"))
     add(commands, Kind::Fps).fps = static_cast<double>(static_cast<int>(fps + 0.5f));
   ImGui::PopItemWidth();
-  ImGui::BeginDisabled(!model.graph_why_not.empty());
-  switch_box(Kind::Graph, model.graph, commands);
-  ImGui::EndDisabled();
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    wrapped_tooltip(model.graph_why_not.empty() ? control_of(Kind::Graph).what : model.graph_why_not.c_str());
-  ImGui::SameLine();
-  switch_box(Kind::Pause, model.paused, commands);
-  ImGui::SameLine();
-  if (ImGui::Button(label(Kind::Step))) add(commands, Kind::Step);
-  if (ImGui::IsItemHovered()) wrapped_tooltip(control_of(Kind::Step).what);
+  draw_group(Group::Frame, model.switches, commands);
+  draw_group(Group::Clock, model.switches, commands);
 }
 
 }  // namespace
@@ -231,12 +244,8 @@ std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
   ImGui::Separator();
   ImGui::Text("%d x %d, %s", model.extent.width, model.extent.height, to_string(model.mode));
   draw_size_and_time(model, commands);
-  switch_box(Kind::Timing, model.timing, commands);
-  if (ImGui::IsItemHovered())
-    wrapped_tooltip(
-        "CUDA events and the graphics API's timer queries in every frame; on an H200 with GL they add about "
-        "0.33 ms a frame");
-  if (model.timers && model.timing) {
+  const bool timing = model.switches[static_cast<size_t>(Kind::Timing)].on;
+  if (model.timers && timing) {
     draw_timings(*model.timers, model.mode);
     if (!model.graphics_untimed.empty())
       ImGui::TextDisabled("draw untimed: %s", model.graphics_untimed.c_str());
@@ -246,10 +255,10 @@ std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
       draw_mode_table(*model.timers);
   }
 
-  switch_box(Kind::Vsync, model.vsync, commands);
-  if (ImGui::IsItemHovered()) wrapped_tooltip("wait for the display's refresh (V, --vsync on|off)");
+  const bool vsync = model.switches[static_cast<size_t>(Kind::Vsync)].on;
+  switch_box(Kind::Vsync, model.switches[static_cast<size_t>(Kind::Vsync)], commands);
   ImGui::SameLine();
-  if (model.vsync && model.timers && model.timers->has(static_cast<int>(model.mode), Phase::Frame)) {
+  if (vsync && model.timers && model.timers->has(static_cast<int>(model.mode), Phase::Frame)) {
     const double frame_ms = model.timers->stats(static_cast<int>(model.mode), Phase::Frame).median_ms;
     if (const int multiple = vsync_multiple(frame_ms, model.refresh_hz); multiple > 0)
       ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f),
@@ -258,7 +267,7 @@ std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
     else
       ImGui::TextDisabled("not vsync-bound (frame %.2f ms)", frame_ms);
   } else {
-    ImGui::TextDisabled(model.vsync ? "" : "frames as fast as they come");
+    ImGui::TextDisabled(vsync ? "" : "frames as fast as they come");
   }
   if (ImGui::Button(label(Kind::Screenshot))) add(commands, Kind::Screenshot);
   if (!model.last_screenshot.empty()) {

@@ -55,18 +55,15 @@ struct PanelModel {
   std::vector<RegisteredFlags> flags;  // what the mode registered, with the flags in force
   const FrameTimers* timers = nullptr;
   std::function<void()> doctor_ui;  // the doctor's report (app/doctor), where the API's backend makes one
-  bool timing = true;               // per-phase timing on (it costs about one context switch a frame)
-  std::string graphics_untimed;     // why the graphics passes are not timed, "" when they are
-  bool vsync = true;
-  double refresh_hz = 0.0;      // of the window's monitor; 0 when unknown
-  std::string last_screenshot;  // the file the last screenshot went to, "" before the first
+  // The table's Switch controls (the CUDA graph, timing, vsync, pause), as the loop's switch_states() says.
+  SwitchStates switches;
+  std::string graphics_untimed;  // why the graphics passes are not timed, "" when they are
+  double refresh_hz = 0.0;       // of the window's monitor; 0 when unknown
+  std::string last_screenshot;   // the file the last screenshot went to, "" before the first
   // The postprocess scene's filter and blur radius; nullopt in a source without them.
   std::optional<kernels::Filter> filter;
   std::optional<int> blur_radius;
-  bool graph = false;         // --graph: each frame's CUDA work as one CUDA graph
-  std::string graph_why_not;  // "" where the running mode has a graph form
-  double fps_cap = 0.0;       // 0: none
-  bool paused = false;        // the animation clock
+  double fps_cap = 0.0;  // 0: none
 };
 
 // Where the panel's window was at its last draw (the layout file moves it), in pixels.

@@ -262,10 +262,9 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
   }
   using Kind = Command::Kind;
   if (const std::optional<Kind> kind = control_named(key); kind) {
-    // The switches, true or false; and the actions, which are true or nothing.
-    const bool action = *kind == Kind::Step || *kind == Kind::Screenshot;
-    const bool on_off =
-        *kind == Kind::Graph || *kind == Kind::Timing || *kind == Kind::Vsync || *kind == Kind::Pause;
+    // The switches, true or false; and the actions, which are true or nothing (the table's widgets).
+    const bool action = control_of(*kind).widget == Widget::Action;
+    const bool on_off = control_of(*kind).widget == Widget::Switch;
     if (action && value != true)
       return key + ": " + value.dump() + " is not true (" + key + " takes nothing else)";
     if (on_off && !value.is_boolean()) return key + ": " + value.dump() + " is not true or false";
@@ -339,9 +338,18 @@ bool ControlSettings::operator==(const ControlSettings& other) const {
   return blur_radius == other.blur_radius && compute_device == other.compute_device &&
          split_copy == other.split_copy && transfer == other.transfer &&
          split_why_not == other.split_why_not && semaphores == other.semaphores &&
-         semaphores_why_not == other.semaphores_why_not && graph == other.graph &&
-         graph_why_not == other.graph_why_not && timing == other.timing && paused == other.paused &&
+         semaphores_why_not == other.semaphores_why_not && switches == other.switches &&
          clock_s == other.clock_s && colormap == other.colormap;
+}
+
+std::vector<std::string> app_controls() {
+  std::vector<std::string> controls = {"scene",          "mode",       "filter",     "blur_radius", "device",
+                                       "compute_device", "split_copy", "semaphores", "flags",       "doctor",
+                                       "size",           "fps",        "screenshot"};
+  for (const Control& control : all_controls())
+    if (control.group != Group::None && control.not_on_page == nullptr && !viewer_command(control.kind))
+      controls.push_back(control.key);
+  return controls;
 }
 
 std::string control_table_json() {
@@ -350,7 +358,9 @@ std::string control_table_json() {
     table.push_back({{"key", control.key},
                      {"label", control.label},
                      {"what", control.what},
-                     {"not_on_page", control.not_on_page ? control.not_on_page : ""}});
+                     {"not_on_page", control.not_on_page ? control.not_on_page : ""},
+                     {"widget", to_string(control.widget)},
+                     {"group", to_string(control.group)}});
   nlohmann::json split_copies = nlohmann::json::array();
   for (const auto& entry : kSplitCopies) split_copies.push_back(entry.name);
   nlohmann::json semaphore_kinds = nlohmann::json::array();
@@ -442,6 +452,12 @@ std::string state_json(const AppState& app, const DeskStats& desk, bool with_not
                             {"frames_dropped", desk.frames_dropped},
                             {"phases", desk_phases}}}};
   const ControlSettings& set = app.settings;
+  nlohmann::json switches = nlohmann::json::object();
+  for (const Control& control : all_controls()) {
+    if (control.widget != Widget::Switch) continue;
+    const SwitchState& state_of = set.switches[static_cast<size_t>(control.kind)];
+    switches[control.key] = {{"on", state_of.on}, {"why_not", state_of.why_not}};
+  }
   if (with_settings)
     state["settings"] = {
         {"blur_radius", set.blur_radius ? nlohmann::json(*set.blur_radius) : nlohmann::json()},
@@ -451,10 +467,7 @@ std::string state_json(const AppState& app, const DeskStats& desk, bool with_not
         {"split_why_not", set.split_why_not},
         {"semaphores", name_of(kSemaphoreKinds, set.semaphores)},
         {"semaphores_why_not", set.semaphores_why_not},
-        {"graph", set.graph},
-        {"graph_why_not", set.graph_why_not},
-        {"timing", set.timing},
-        {"paused", set.paused},
+        {"switches", switches},
         {"clock_s", set.clock_s},
         {"colormap", set.colormap}};
   if (app.viewer) {

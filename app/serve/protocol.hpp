@@ -117,8 +117,14 @@ struct FlagsState {
   std::string register_flags = kBestAccess;
 };
 
-// The settings behind the page's controls of the split mode, the external modes, the CUDA graph, timing, the
-// blur and the animation clock.
+// What the app's page offers: its own controls (scene, mode, filter, blur radius, device, compute device,
+// split copy, semaphores, flags, doctor, size, fps, screenshot), then every control the table draws by its
+// Group and gives the page (the switches and actions: the CUDA graph, timing, pause, step).
+std::vector<std::string> app_controls();
+
+// The settings behind the page's controls of the split mode, the external modes, the blur, the switches
+// (the CUDA graph, timing, vsync, the animation clock's pause: each on or off and why it does not apply)
+// and where the animation clock stopped.
 struct ControlSettings {
   std::optional<int> blur_radius;  // the postprocess scene's; nullopt in a source without one
   int compute_device = -1;         // the split mode's; -1: none
@@ -127,11 +133,8 @@ struct ControlSettings {
   std::string split_why_not;  // why compute_device and split_copy do not apply now
   interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;
   std::string semaphores_why_not;
-  bool graph = false;
-  std::string graph_why_not;
-  bool timing = true;
-  bool paused = false;
-  double clock_s = 0.0;  // while paused, where the animation clock stopped (the scenes' time); else 0
+  SwitchStates switches;  // the table's Switch controls', by Command::Kind (app/controls/controls.hpp)
+  double clock_s = 0.0;   // while paused, where the animation clock stopped (the scenes' time); else 0
   // A Python viewer's colorbar (one-channel pictures): its colormap's 256 colours as "rrggbb" each, 1536 hex
   // digits; "" without one. Here, not in ViewerTools, so that a page is sent it only when it changes.
   std::string colormap;
@@ -196,10 +199,7 @@ struct AppState {
   std::string source_status;
   // While the source is "published": the names published now, which {"source": NAME} may switch to.
   std::vector<std::string> publishers;
-  std::vector<std::string> controls = {
-      "scene",      "mode",       "filter", "blur_radius", "device",    "compute_device",
-      "split_copy", "semaphores", "graph",  "timing",      "pause",     "step",
-      "flags",      "doctor",     "size",   "fps",         "screenshot"};
+  std::vector<std::string> controls = app_controls();
   // The settings of the one control vocabulary (app/controls/controls.hpp) that the rest of the state does
   // not say already, each with why it does not apply now ("" where it does).
   ControlSettings settings;

@@ -225,8 +225,16 @@ function showControls(s) {
   $("blur-radius").closest("label").hidden = !offered.has("blur_radius");
   $("split-section").hidden = !offered.has("compute_device") && !offered.has("split_copy");
   $("semaphores-section").hidden = !offered.has("semaphores");
-  $("work-section").hidden = !offered.has("graph") && !offered.has("timing");
-  $("clock-section").hidden = !offered.has("pause") && !offered.has("step");
+  // The table's groups: each control offered, each group where one of them is.
+  for (const group of document.querySelectorAll("fieldset[data-group]")) {
+    let any = false;
+    for (const element of group.querySelectorAll("[data-control]")) {
+      const on = offered.has(element.dataset.control);
+      (element.closest("label") || element).hidden = !on;
+      any = any || on;
+    }
+    group.hidden = !any;
+  }
   $("path-row").hidden = !s.path;
   $("path").textContent = s.path_reason ? `${s.path} (${s.path_reason})` : s.path || "";
 }
@@ -254,15 +262,15 @@ function showSettings(s) {
   const kinds = (controlTable ? controlTable.semaphore_kinds : [settings.semaphores]).map((n) => ({ value: n, label: n }));
   showSelect("semaphores", kinds, settings.semaphores, settings.semaphores_why_not,
              (value) => send({ semaphores: value }));
-  for (const [id, on, why] of [["graph", settings.graph, settings.graph_why_not], ["timing", settings.timing, ""],
-                               ["pause", settings.paused, ""]]) {
-    $(id).checked = on;
-    $(id).disabled = why !== "";
-    $(id).title = why || what($(id).dataset.control);
+  // The table's switches: on or off, greyed with why where they do not apply now.
+  for (const element of document.querySelectorAll("fieldset[data-group] input[type=checkbox]")) {
+    const now = (settings.switches || {})[element.dataset.control] || { on: false, why_not: "" };
+    element.checked = now.on;
+    element.disabled = now.why_not !== "";
+    element.title = now.why_not || what(element.dataset.control);
   }
-  $("step").title = what("step");
   // The app's clock where it stopped; a Python viewer's time is its caller's loop (viewer.poll()).
-  $("clock").textContent = !settings.paused ? "" : s.source === "viewer" ? "the caller's loop waits in poll()"
+  $("clock").textContent = !paused() ? "" : s.source === "viewer" ? "the caller's loop waits in poll()"
     : `stopped at ${settings.clock_s.toFixed(3)} s`;
   $("clock").dataset.clockS = String(settings.clock_s);
 }
@@ -671,16 +679,50 @@ $("apply-size").addEventListener("click", () => {
 });
 $("apply-fps").addEventListener("click", () => send({ fps: Number($("fps").value) }));
 $("blur-radius").addEventListener("change", () => send({ blur_radius: Number($("blur-radius").value) }));
-$("graph").addEventListener("change", () => send({ graph: $("graph").checked }));
-$("timing").addEventListener("change", () => send({ timing: $("timing").checked }));
-$("pause").addEventListener("change", () => send({ pause: $("pause").checked }));
-$("step").addEventListener("click", () => send({ step: true }));
+// Whether the animation clock is paused, as the last settings said.
+function paused() {
+  return Boolean(settings && settings.switches && settings.switches.pause && settings.switches.pause.on);
+}
+
+// The controls the table draws by its group (app/controls/controls.hpp: a Switch or an Action with a Group):
+// a checkbox or a button each, in the table's order, with its key as id and data-control; what it sends is
+// {KEY: on} or {KEY: true}.
+function buildGroups(table) {
+  for (const group of document.querySelectorAll("fieldset[data-group]")) {
+    const hint = group.querySelector(".hint");
+    for (const control of table.controls) {
+      if (control.group !== group.dataset.group || control.not_on_page || $(control.key)) continue;
+      let element;
+      if (control.widget === "switch") {
+        const input = document.createElement("input");
+        input.type = "checkbox";
+        input.addEventListener("change", () => send({ [control.key]: input.checked }));
+        element = document.createElement("label");
+        element.className = "switch";
+        element.append(input, ` ${control.label}`);
+        input.id = control.key;
+        input.dataset.control = control.key;
+      } else if (control.widget === "action") {
+        element = document.createElement("button");
+        element.type = "button";
+        element.textContent = control.label;
+        element.id = control.key;
+        element.dataset.control = control.key;
+        element.title = control.what;
+        element.addEventListener("click", () => send({ [control.key]: true }));
+      } else {
+        continue;
+      }
+      group.insertBefore(element, hint);
+    }
+  }
+}
 // The window's keys for the animation clock, where the page is not being typed into: Space, period.
 document.addEventListener("keydown", (event) => {
   if (event.target.closest && event.target.closest("input, select, textarea, button")) return;
   if (event.key === " " && !$("clock-section").hidden) {
     event.preventDefault();
-    send({ pause: !(settings && settings.paused) });
+    send({ pause: !paused() });
   } else if (event.key === "." && !$("clock-section").hidden) {
     send({ step: true });
   } else if (event.key === "1" && isViewer()) {
@@ -705,7 +747,12 @@ fetch(`controls.json?token=${encodeURIComponent(token)}`)
   .then((response) => (response.ok ? response.json() : null))
   .then((table) => {
     controlTable = table;
-    if (state) showSettings(state);
+    if (!table) return;
+    buildGroups(table);
+    if (state) {
+      showControls(state);
+      showSettings(state);
+    }
   })
   .catch(() => {});
 connect();

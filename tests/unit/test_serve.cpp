@@ -102,6 +102,34 @@ bool eventually(const std::function<bool()>& done) {
   return true;
 }
 
+// A control the table draws by its Group (a Switch or an Action) needs no line of the page's own: the app's
+// page offers it, the control table says its widget and group, and a Switch's state is in the settings.
+TEST(ServeProtocolTest, TheTablesGroupedControlsReachThePageWithTheirState) {
+  const std::vector<std::string> offered = lab::serve::app_controls();
+  const nlohmann::json table = nlohmann::json::parse(lab::serve::control_table_json());
+  lab::serve::AppState app;
+  app.settings.switches[static_cast<size_t>(lab::Command::Kind::Graph)] = {false, "no graph form here"};
+  app.settings.switches[static_cast<size_t>(lab::Command::Kind::Pause)] = {true, ""};
+  const nlohmann::json state = nlohmann::json::parse(lab::serve::state_json(app, lab::serve::DeskStats{}));
+  int grouped = 0;
+  for (const lab::Control& control : lab::all_controls()) {
+    const nlohmann::json& row = table["controls"][static_cast<size_t>(control.kind)];
+    EXPECT_EQ(row["key"], control.key);
+    EXPECT_EQ(row["widget"], lab::to_string(control.widget)) << control.key;
+    EXPECT_EQ(row["group"], lab::to_string(control.group)) << control.key;
+    if (control.widget == lab::Widget::Switch) {
+      EXPECT_TRUE(state["settings"]["switches"].contains(control.key)) << control.key;
+    }
+    if (control.group == lab::Group::None || control.not_on_page) continue;
+    ++grouped;
+    EXPECT_NE(std::find(offered.begin(), offered.end(), control.key), offered.end()) << control.key;
+  }
+  EXPECT_EQ(grouped, 4) << "graph, timing, pause, step";
+  EXPECT_EQ(state["settings"]["switches"]["graph"]["why_not"], "no graph form here");
+  EXPECT_EQ(state["settings"]["switches"]["pause"]["on"], true);
+  EXPECT_EQ(state["settings"]["switches"]["timing"]["on"], false);
+}
+
 TEST(ServeTokenTest, RandomTokensAre128BitsOfHex) {
   const std::string first = lab::serve::random_token();
   const std::string second = lab::serve::random_token();

@@ -174,7 +174,7 @@ def check_pause_and_step(driver, By, url):
     """Paused, the frames go on and stay the same picture; a step is one frame (1/60 s) on; unpaused, on."""
     pause = driver.find_element(By.ID, "pause")
     pause.click()
-    wait_for("the app paused", lambda: driver.execute_script("return settings.paused;") is True)
+    wait_for("the app paused", lambda: driver.execute_script("return paused();") is True)
     stopped = driver.execute_script("return settings.clock_s;")
     first_frame, first = frame_png(url)
     wait_for("two frames more", lambda: frame_png(url)[0] >= first_frame + 2)
@@ -187,7 +187,7 @@ def check_pause_and_step(driver, By, url):
     stepped_frame, stepped = frame_png(url)
     assert stepped != first, f"frame {stepped_frame} after a step is frame {first_frame}'s picture"
     pause.click()
-    wait_for("the app running again", lambda: driver.execute_script("return settings.paused;") is False)
+    wait_for("the app running again", lambda: driver.execute_script("return paused();") is False)
     wait_for("the picture moving again", lambda: frame_png(url)[1] != stepped)
 
 
