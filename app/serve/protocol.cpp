@@ -342,16 +342,6 @@ bool ControlSettings::operator==(const ControlSettings& other) const {
          clock_s == other.clock_s && colormap == other.colormap;
 }
 
-std::vector<std::string> app_controls() {
-  std::vector<std::string> controls = {"scene",          "mode",       "filter",     "blur_radius", "device",
-                                       "compute_device", "split_copy", "semaphores", "flags",       "doctor",
-                                       "size",           "fps",        "screenshot"};
-  for (const Control& control : all_controls())
-    if (control.group != Group::None && control.not_on_page == nullptr && !viewer_command(control.kind))
-      controls.push_back(control.key);
-  return controls;
-}
-
 std::string control_table_json() {
   nlohmann::json table = nlohmann::json::array();
   for (const Control& control : all_controls())

@@ -119,8 +119,17 @@ struct FlagsState {
 
 // What the app's page offers: its own controls (scene, mode, filter, blur radius, device, compute device,
 // split copy, semaphores, flags, doctor, size, fps, screenshot), then every control the table draws by its
-// Group and gives the page (the switches and actions: the CUDA graph, timing, pause, step).
-std::vector<std::string> app_controls();
+// Group and gives the page (the switches and actions: the CUDA graph, timing, pause, step). Inline: AppState
+// holds it from the start, in builds without the desk's sources too (the Direct3D-only Windows build).
+inline std::vector<std::string> app_controls() {
+  std::vector<std::string> controls = {"scene",          "mode",       "filter",     "blur_radius", "device",
+                                       "compute_device", "split_copy", "semaphores", "flags",       "doctor",
+                                       "size",           "fps",        "screenshot"};
+  for (const Control& control : all_controls())
+    if (control.group != Group::None && control.not_on_page == nullptr && !viewer_command(control.kind))
+      controls.push_back(control.key);
+  return controls;
+}
 
 // The settings behind the page's controls of the split mode, the external modes, the blur, the switches
 // (the CUDA graph, timing, vsync, the animation clock's pause: each on or off and why it does not apply)
