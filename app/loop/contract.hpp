@@ -169,8 +169,6 @@ template <class B>
 using Presenter = typename B::Presenter;
 template <class B>
 using Device = typename B::Device;
-template <class B>
-using Probe = typename B::CudaProbe;
 
 }  // namespace contract
 

@@ -4,6 +4,7 @@
 // refused switch that changes nothing and says why, the fallback of a failing mode one tier down, the
 // per-phase timing, and the animation clock's pause and step, through the commands the panel and the page
 // send (app/loop/commands.hpp).
+#include "tests/loop/null_options.hpp"
 #include "tests/support/image_fixture.hpp"
 #include "tests/support/stand_in_error.hpp"
 
@@ -26,16 +27,8 @@ using lab::SceneId;
 using NullApp = lab::loop::App<lab::null::Backend<>>;
 using NullRenderer = lab::null::Renderer;
 
-lab::Options null_options(SceneId scene, int width = 48, int height = 32) {
-  lab::Options options;
-  options.scene = scene;
-  options.mode = ModeId::Cpu;
-  options.width = width;
-  options.height = height;
-  options.headless = true;
-  options.no_ui = true;
-  options.frames = 1;
-  return options;
+lab::Options null_options(SceneId scene) {
+  return labtest::null_options(scene, 48, 32);
 }
 
 lab::Command command(lab::Command::Kind kind, bool on = false) {

@@ -5,6 +5,7 @@
 // and the checks around a frame (before_frame, after_frame). They are declared here by the null backend
 // (app/null) with the verbs added and each call recorded, so this runs on any machine; the switch itself
 // needs a CUDA device (and fails where INTEROP_LAB_REQUIRE_GPUS says one must be there).
+#include "tests/loop/null_options.hpp"
 #include "tests/support/image_fixture.hpp"
 
 #include "app/cli/cli.hpp"
@@ -88,15 +89,7 @@ struct TracedNull : lab::null::Backend<> {
 using TracedApp = lab::loop::App<TracedNull>;
 
 lab::Options traced_options(SceneId scene) {
-  lab::Options options;
-  options.scene = scene;
-  options.mode = ModeId::Cpu;
-  options.width = 40;
-  options.height = 24;
-  options.headless = true;
-  options.no_ui = true;
-  options.frames = 1;
-  return options;
+  return labtest::null_options(scene, 40, 24);
 }
 
 class CoreLoopTraits : public ::testing::Test {
