@@ -534,7 +534,7 @@ void serve_frame(Viewer& viewer, lab::Extent extent, Clock::time_point started,
   state.controls = {"screenshot", "pause", "step"};
   for (const lab::Control& control : lab::all_controls())
     if (lab::viewer_command(control.kind)) state.controls.push_back(control.key);
-  state.settings.switches[static_cast<size_t>(lab::Command::Kind::Pause)] = {viewer.paused, ""};
+  state.settings.states[static_cast<size_t>(lab::Command::Kind::Pause)] = lab::switch_state(viewer.paused);
   state.settings.colormap = colormap_hex(viewer);
   state.viewer = page_tools(viewer, extent);
   state.path = path_name(viewer.path);

@@ -1,6 +1,10 @@
 // app/controls/controls.cpp — the table of controls (app/controls/controls.hpp).
 #include "app/controls/controls.hpp"
 
+#include "app/core/tables.hpp"
+
+#include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 namespace lab {
@@ -8,6 +12,14 @@ namespace lab {
 namespace {
 
 using Kind = Command::Kind;
+
+// A Choice's options: the names of one of app/core's name tables, in its order.
+template <const auto& kTable>
+std::vector<std::string> names() {
+  std::vector<std::string> options;
+  for (const auto& entry : kTable) options.emplace_back(entry.name);
+  return options;
+}
 
 // Why the app's panel has none of a Python viewer's controls.
 constexpr const char* kViewerOnly =
@@ -34,17 +46,17 @@ constexpr std::array<Control, kCommandKindCount> kControls = {{
      nullptr, Widget::Own, Group::None},
     {Kind::Size, "size", "size", "the frame's size in pixels (a window's framebuffer follows it)", nullptr,
      nullptr, Widget::Own, Group::None},
-    {Kind::Fps, "fps", "fps cap", "frames per second at most; 0 for none", nullptr, nullptr, Widget::Own,
-     Group::None},
+    {Kind::Fps, "fps", "fps cap", "frames per second at most; 0 for none", nullptr, nullptr, Widget::Number,
+     Group::Rate, nullptr, "a frame-rate cap", 1.0, kMaxFpsCap, "none"},
     {Kind::Device, "device", "CUDA device", "the CUDA device the app computes on", nullptr, nullptr,
      Widget::Own, Group::None},
     {Kind::ComputeDevice, "compute_device", "compute device",
      "the split mode's compute device (its frames copied to the graphics device)", nullptr, nullptr,
      Widget::Own, Group::None},
     {Kind::SplitCopy, "split_copy", "copy", "how the split mode copies: peer to peer where it can, or host",
-     nullptr, nullptr, Widget::Own, Group::None},
+     nullptr, nullptr, Widget::Choice, Group::Split, names<kSplitCopies>, "a copy path"},
     {Kind::Semaphores, "semaphores", "semaphores", "how the external modes order CUDA and the graphics API",
-     nullptr, nullptr, Widget::Own, Group::None},
+     nullptr, nullptr, Widget::Choice, Group::Semaphores, names<kSemaphoreKinds>, "a semaphore kind"},
     {Kind::Graph, "graph", "CUDA graph", "launch each frame's CUDA work as one CUDA graph (--graph)", nullptr,
      nullptr, Widget::Switch, Group::Frame},
     {Kind::Timing, "timing", "time each phase",
@@ -89,6 +101,19 @@ constexpr bool in_kind_order() {
 }
 static_assert(in_kind_order(), "kControls lists every Command::Kind once, in Kind's order");
 
+// A Choice names its options and a Number its range (each with what a refusal calls the value); the others
+// neither.
+constexpr bool rows_complete() {
+  for (const Control& control : kControls) {
+    const bool choice = control.widget == Widget::Choice, number = control.widget == Widget::Number;
+    if (choice != (control.options != nullptr)) return false;
+    if (number != (control.high > control.low)) return false;
+    if ((choice || number) != (control.noun[0] != '\0')) return false;
+  }
+  return true;
+}
+static_assert(rows_complete(), "a Choice row names its options, a Number row its range, each its noun");
+
 }  // namespace
 
 const char* to_string(Widget widget) {
@@ -99,6 +124,10 @@ const char* to_string(Widget widget) {
       return "switch";
     case Widget::Action:
       return "action";
+    case Widget::Choice:
+      return "choice";
+    case Widget::Number:
+      return "number";
   }
   return "own";
 }
@@ -111,6 +140,12 @@ const char* to_string(Group group) {
       return "frame";
     case Group::Clock:
       return "clock";
+    case Group::Rate:
+      return "rate";
+    case Group::Split:
+      return "split";
+    case Group::Semaphores:
+      return "semaphores";
   }
   return "";
 }
@@ -135,6 +170,36 @@ std::string control_keys() {
   std::string keys;
   for (const Control& control : kControls) keys += std::string(keys.empty() ? "" : ", ") + control.key;
   return keys;
+}
+
+bool takes_option(const Control& control, const std::string& text) {
+  if (control.options == nullptr) return false;
+  for (const std::string& option : control.options())
+    if (option == text) return true;
+  return false;
+}
+
+bool takes_number(const Control& control, double number) {
+  if (!std::isfinite(number)) return false;
+  return (number >= control.low && number <= control.high) || (control.zero != nullptr && number == 0.0);
+}
+
+std::string refusal_of(const Control& control, const std::string& sent) {
+  const auto number_text = [](double value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+  };
+  std::string refusal = std::string(control.key) + ": " + sent + " is not " + control.noun;
+  if (control.widget == Widget::Choice) {
+    refusal += "; choose ";
+    std::string options;
+    for (const std::string& option : control.options()) options += (options.empty() ? "" : ", ") + option;
+    return refusal + options;
+  }
+  refusal += " from " + number_text(control.low) + " to " + number_text(control.high);
+  if (control.zero != nullptr) refusal += std::string(", or 0 for ") + control.zero;
+  return refusal;
 }
 
 }  // namespace lab

@@ -2,9 +2,10 @@
 // runs, as one Command type, and the table of controls that says what each is called, where it shows and
 // why it does not show somewhere. The window's panel (app/panel) returns Commands, the desk's page sends them
 // as JSON (app/serve/protocol.hpp parses them by this table's keys), and the frame loop applies both the same
-// way (app/loop/commands.hpp). A new control is a Kind here, a row of kControls and its line in the loop's
-// apply_command; a Switch or an Action with a Group is then drawn by the panel and the page from the table,
-// and a Switch's state comes from the loop's switch_states(); another widget is drawn by each UI by hand.
+// way (app/loop/commands.hpp). A new control is a Kind here, a row of kControls, its line in the loop's
+// apply_command and its state in the loop's control_states(); a Switch, an Action, a Choice or a Number with
+// a Group is then drawn by the panel and the page from the table alone. A control of its own widget (a
+// scene's radio row, the size, a device list) is drawn by each UI by hand.
 #pragma once
 
 #include "app/core/names.hpp"
@@ -17,6 +18,8 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace lab {
 
@@ -64,12 +67,9 @@ struct Command {
   std::optional<interop::Access> access;  // MapFlags, RegisterFlags
   kernels::Filter filter = kernels::Filter::Sobel;
   Extent size;
-  double fps = 0.0;
   int device = 0;  // Device, ComputeDevice: a CUDA device's ordinal
   int blur_radius = 0;
-  SplitCopy split_copy = SplitCopy::Peer;
-  interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;
-  bool on = false;          // Graph, Timing, Vsync, Pause; Hover: on the frame
+  bool on = false;          // a Switch (Graph, Timing, Vsync, Pause); Hover: on the frame
   double x = 0.0, y = 0.0;  // Zoom, ActualSize, Hover: a point of the frame; Pan: the offset
   double factor = 1.0;      // Zoom
   int index = 0;            // Index
@@ -78,8 +78,8 @@ struct Command {
   // press is true) or text (a choice's option).
   enum class Value { Number, Boolean, Text };
   Value value = Value::Number;
-  double number = 0.0;
-  std::string text;
+  double number = 0.0;  // a Number (Fps), or Control's number
+  std::string text;     // a Choice's option (SplitCopy, Semaphores: one of the row's options()), or Control's
 };
 constexpr size_t kCommandKindCount = 26;
 
@@ -89,18 +89,20 @@ constexpr bool viewer_command(Command::Kind kind) {
   return kind >= Command::Kind::Zoom && kind <= Command::Kind::Control;
 }
 
-// What a control's widget is: on or off (its Command's `on`), a press, or its own (a choice, a number, a
-// size: drawn by each UI by hand).
-enum class Widget { Own, Switch, Action };
-// Where the panel and the page draw a Switch or an Action from the table alone, in the table's order; None:
+// What a control's widget is: on or off (its Command's `on`), a press, one of the row's options (its
+// Command's `text`), a number in the row's range (its Command's `number`), or its own (a scene's radio row,
+// the size, a device list: drawn by each UI by hand).
+enum class Widget { Own, Switch, Action, Choice, Number };
+// Where the panel and the page draw a control of the table from the table alone, in the table's order; None:
 // each UI places it by hand, beside what it belongs to (vsync by the window's rate, the screenshot by its
 // last file).
-enum class Group { None, Frame, Clock };
-const char* to_string(Widget widget);  // "own", "switch", "action"
-const char* to_string(Group group);    // "", "frame", "clock"
+enum class Group { None, Frame, Clock, Rate, Split, Semaphores };
+const char* to_string(Widget widget);  // "own", "switch", "action", "choice", "number"
+const char* to_string(Group group);    // "", "frame", "clock", "rate", "split", "semaphores"
 
 // A control of the table: its Kind, the page's JSON key (and Python's name), the label the panel and the
-// page show, and, where one of them does not show it, why not; its widget, and where it is drawn.
+// page show, and, where one of them does not show it, why not; its widget, and where it is drawn. A Choice
+// names its options and what one is; a Number its range and what 0 means where 0 is taken outside it.
 struct Control {
   Command::Kind kind;
   const char* key;
@@ -110,16 +112,50 @@ struct Control {
   const char* not_on_page;   // nullptr: the page shows it
   Widget widget;
   Group group;
+  // A Choice's options by name, in the order the UIs show them; nullptr for the other widgets.
+  std::vector<std::string> (*options)() = nullptr;
+  // A Choice's option, or a Number, as a refusal names what was asked for: "a copy path", "a frame-rate cap".
+  const char* noun = "";
+  // A Number's range; `zero`: what 0 means where 0 is taken below `low` ("none"), nullptr where it is not.
+  double low = 0.0, high = 0.0;
+  const char* zero = nullptr;
+  // Whether the panel's slider moves a Number in whole steps (the page and Python may send any number the
+  // row takes).
+  bool whole = true;
 };
 
-// A Switch's state as the frame loop says it: on or off, and why it does not apply now ("" where it does:
-// the UIs grey it and show why as its tooltip). Indexed by Command::Kind; the other kinds' stay unset.
-struct SwitchState {
+// A control's state as the frame loop says it: a Switch's on or off, a Choice's option, a Number's value,
+// and why it does not apply now ("" where it does: the UIs grey it and show why as its tooltip). Indexed by
+// Command::Kind; the other kinds' stay unset.
+struct ControlState {
   bool on = false;
   std::string why_not;
-  bool operator==(const SwitchState& other) const { return on == other.on && why_not == other.why_not; }
+  std::string choice;
+  double number = 0.0;
+  bool operator==(const ControlState& other) const {
+    return on == other.on && why_not == other.why_not && choice == other.choice && number == other.number;
+  }
 };
-using SwitchStates = std::array<SwitchState, kCommandKindCount>;
+using ControlStates = std::array<ControlState, kCommandKindCount>;
+// A Switch's, a Choice's and a Number's state.
+inline ControlState switch_state(bool on, std::string why_not = "") {
+  ControlState state;
+  state.on = on;
+  state.why_not = std::move(why_not);
+  return state;
+}
+inline ControlState choice_state(std::string choice, std::string why_not = "") {
+  ControlState state;
+  state.choice = std::move(choice);
+  state.why_not = std::move(why_not);
+  return state;
+}
+inline ControlState number_state(double number, std::string why_not = "") {
+  ControlState state;
+  state.number = number;
+  state.why_not = std::move(why_not);
+  return state;
+}
 
 // Every control, in Kind's order.
 const std::array<Control, kCommandKindCount>& all_controls();
@@ -128,6 +164,13 @@ const Control& control_of(Command::Kind kind);
 std::optional<Command::Kind> control_named(const std::string& key);
 // "scene, source, mode, ..." : the keys, for a message that names what may be sent.
 std::string control_keys();
+// Whether `text` is one of a Choice's options, and whether `number` is what a Number takes (within its range,
+// or 0 where the row names what 0 means).
+bool takes_option(const Control& control, const std::string& text);
+bool takes_number(const Control& control, double number);
+// Why the page's or Python's value for a Choice or a Number is refused ("split_copy: \"x\" is not a copy
+// path; choose peer, host"), with the value as the page sent it.
+std::string refusal_of(const Control& control, const std::string& sent);
 
 // The highest frame-rate cap a user may ask for.
 constexpr double kMaxFpsCap = 240.0;

@@ -26,6 +26,7 @@
 #include "app/cli/cli.hpp"
 #include "app/cli/remedy.hpp"
 #include "app/core/hotkeys.hpp"
+#include "app/core/tables.hpp"
 #include "app/core/text.hpp"
 #include "app/doctor/doctor.hpp"
 #include "app/glfw/panel_layout.hpp"
@@ -167,6 +168,8 @@ class App {
   const std::vector<std::string>& publishers();
   int compute_device() const { return m_cuda.compute_device; }
   SplitCopy split_copy() const { return m_cuda.split_copy; }
+  // Why the split mode's compute device and copy do not apply now ("" in the split mode).
+  std::string split_why_not() const;
   // Map / register flags of every resource the running mode registers (unset: each resource's best),
   // applied at once. Returns "" or why the flags do not suit the scene (then nothing changes).
   std::string request_map_access(std::optional<interop::Access> access);
@@ -226,9 +229,10 @@ class App {
   // A frame-rate cap (0: none): with --serve the desk's (its page sets it too), else the loop's own.
   void set_fps_cap(double fps);
   double fps_cap() const;
-  // The control table's Switches as they are now, each on or off and why it does not apply ("" where it
-  // does), for the panel and the page alike (app/controls/controls.hpp).
-  SwitchStates switch_states() const;
+  // The control table's controls as they are now (a switch on or off, a choice's option, a number), each
+  // with why it does not apply ("" where it does), for the panel and the page alike
+  // (app/controls/controls.hpp).
+  ControlStates control_states() const;
   ModeId mode_id() const { return m_mode->id(); }
   // The scene the frames come from; nullopt while another source makes them (--attach).
   std::optional<SceneId> scene_id() const { return m_scene->scene(); }
@@ -954,37 +958,43 @@ serve::ControlSettings App<Backend>::control_settings() const {
   serve::ControlSettings settings;
   settings.blur_radius = m_scene->blur_radius();
   settings.compute_device = m_cuda.compute_device;
-  settings.split_copy = m_cuda.split_copy;
   settings.transfer = m_mode->transfer();
-  const std::vector<ModeId>& modes = modes_of(Backend::kApi);
-  if (std::none_of(modes.begin(), modes.end(), uses_compute_device))
-    settings.split_why_not =
-        std::string(display_name(Backend::kApi)) + " has no split mode; OpenGL's app has";
-  else if (!uses_compute_device(m_mode->id()))
-    settings.split_why_not = "the split mode's: its compute device and how it copies to the graphics device";
-  settings.semaphores = m_cuda.semaphores;
-  if (!Backend::kSemaphoreChoice)
-    settings.semaphores_why_not =
-        std::string(display_name(Backend::kApi)) +
-        " orders its external modes its own way; --semaphores is OpenGL's and Vulkan's";
-  else if (!uses_semaphores(m_mode->id()))
-    settings.semaphores_why_not =
-        std::string(to_string(m_mode->id())) +
-        " orders its frames without semaphores; the external and exported modes use them";
-  settings.switches = switch_states();
+  settings.split_why_not = split_why_not();
+  settings.states = control_states();
   settings.clock_s = m_paused ? m_clock_s : 0.0;
   return settings;
 }
 
 template <class Backend>
-SwitchStates App<Backend>::switch_states() const {
+std::string App<Backend>::split_why_not() const {
+  const std::vector<ModeId>& modes = modes_of(Backend::kApi);
+  if (std::none_of(modes.begin(), modes.end(), uses_compute_device))
+    return std::string(display_name(Backend::kApi)) + " has no split mode; OpenGL's app has";
+  if (!uses_compute_device(m_mode->id()))
+    return "the split mode's: its compute device and how it copies to the graphics device";
+  return "";
+}
+
+template <class Backend>
+ControlStates App<Backend>::control_states() const {
   using Kind = Command::Kind;
-  SwitchStates switches;
-  switches[static_cast<size_t>(Kind::Graph)] = {graph(), graph_why_not()};
-  switches[static_cast<size_t>(Kind::Timing)] = {m_timing, ""};
-  switches[static_cast<size_t>(Kind::Vsync)] = {vsync(), ""};
-  switches[static_cast<size_t>(Kind::Pause)] = {m_paused, ""};
-  return switches;
+  ControlStates states;
+  const auto state = [&](Kind kind) -> ControlState& { return states[static_cast<size_t>(kind)]; };
+  state(Kind::Graph) = switch_state(graph(), graph_why_not());
+  state(Kind::Timing) = switch_state(m_timing);
+  state(Kind::Vsync) = switch_state(vsync());
+  state(Kind::Pause) = switch_state(m_paused);
+  state(Kind::Fps) = number_state(fps_cap());
+  state(Kind::SplitCopy) = choice_state(name_of(kSplitCopies, m_cuda.split_copy), split_why_not());
+  std::string semaphores_why_not;
+  if (!Backend::kSemaphoreChoice)
+    semaphores_why_not = std::string(display_name(Backend::kApi)) +
+                         " orders its external modes its own way; --semaphores is OpenGL's and Vulkan's";
+  else if (!uses_semaphores(m_mode->id()))
+    semaphores_why_not = std::string(to_string(m_mode->id())) +
+                         " orders its frames without semaphores; the external and exported modes use them";
+  state(Kind::Semaphores) = choice_state(name_of(kSemaphoreKinds, m_cuda.semaphores), semaphores_why_not);
+  return states;
 }
 
 template <class Backend>
@@ -1066,22 +1076,18 @@ void App<Backend>::draw_panel() {
   model.devices = serve::device_names(m_cuda_devices, m_driving_devices);
   model.device = m_cuda.device;
   model.compute_device = m_cuda.compute_device;
-  model.split_copy = m_cuda.split_copy;
   model.transfer = m_mode->transfer();
-  model.semaphore_choice = Backend::kSemaphoreChoice && uses_semaphores(m_mode->id());
-  model.semaphores = m_cuda.semaphores;
   model.access = m_access;
   if constexpr (Backend::kAccessFlags) model.flags = m_mode->registered_flags();
   model.timers = m_timers.get();
   if constexpr (kHasDoctor)
     if (m_doctor) model.doctor_ui = [this] { draw_doctor_report(*m_doctor); };
-  model.switches = switch_states();
+  model.states = control_states();
   model.graphics_untimed = Backend::graphics_untimed(*m_renderer);
   model.refresh_hz = m_window->refresh_hz();
   model.last_screenshot = m_last_screenshot;
   model.filter = m_scene->filter();
   model.blur_radius = m_scene->blur_radius();
-  model.fps_cap = fps_cap();
   // The panel's commands take the page's path (app/loop/commands.hpp); each verb says its own notice.
   apply_commands(*this, panel::draw_panel(model, m_panel_place));
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "app/controls/controls.hpp"
+#include "app/core/tables.hpp"
 #include "app/serve/desk.hpp"
 
 #include <optional>
@@ -64,7 +65,7 @@ std::string apply_command(Loop& loop, const Command& command) {
       loop.resize(command.size);
       return "";
     case Command::Kind::Fps:
-      loop.set_fps_cap(command.fps);
+      loop.set_fps_cap(command.number);
       return "";
     case Command::Kind::MapFlags:
     case Command::Kind::RegisterFlags: {
@@ -89,11 +90,17 @@ std::string apply_command(Loop& loop, const Command& command) {
     case Command::Kind::ComputeDevice:
       return loop.request_compute_device(command.device);
     case Command::Kind::SplitCopy:
-      loop.request_split_copy(command.split_copy);
-      return "";
+      if (const auto copy = value_named(kSplitCopies, command.text)) {
+        loop.request_split_copy(*copy);
+        return "";
+      }
+      break;
     case Command::Kind::Semaphores:
-      loop.request_semaphores(command.semaphores);
-      return "";
+      if (const auto kind = value_named(kSemaphoreKinds, command.text)) {
+        loop.request_semaphores(*kind);
+        return "";
+      }
+      break;
     case Command::Kind::Graph:
       loop.request_graph(command.on);
       return "";
@@ -138,7 +145,8 @@ std::string apply_command(Loop& loop, const Command& command) {
       return std::string(control_of(command.kind).key) + " refused: it is " +
              control_of(command.kind).not_on_panel;
   }
-  return "";
+  // A Choice whose option is none of the table's (the page's are checked before they get here).
+  return refusal_of(control_of(command.kind), "\"" + command.text + "\"");
 }
 
 // Applies `commands` in order (the page's of one frame, the panel's of one draw). Returns why the last

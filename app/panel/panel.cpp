@@ -11,6 +11,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,7 +48,7 @@ void flags_combo(Kind kind, std::optional<interop::Access> current, std::vector<
 
 // An on/off control (a Switch of the table) as a checkbox with the control's label, greyed with why not as
 // its tooltip where it does not apply now, else the table's line.
-void switch_box(Kind kind, const SwitchState& state, std::vector<Command>& commands) {
+void switch_box(Kind kind, const ControlState& state, std::vector<Command>& commands) {
   bool on = state.on;
   ImGui::BeginDisabled(!state.why_not.empty());
   if (ImGui::Checkbox(label(kind), &on)) add(commands, kind).on = on;
@@ -56,19 +57,71 @@ void switch_box(Kind kind, const SwitchState& state, std::vector<Command>& comma
     wrapped_tooltip(state.why_not.empty() ? control_of(kind).what : state.why_not.c_str());
 }
 
-// The table's Switches and Actions of `group`, in its order, on one row: what a control of the table gets
-// without a line of the panel's own (app/controls/controls.hpp).
-void draw_group(Group group, const SwitchStates& switches, std::vector<Command>& commands) {
-  bool first = true;
+// The tooltip of the item just drawn: why it does not apply now, else the table's line.
+void control_tooltip(const Control& control, const ControlState& state) {
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    wrapped_tooltip(state.why_not.empty() ? control.what : state.why_not.c_str());
+}
+
+// A Choice: its label, then a radio button per option on its row; greyed with why not where it does not
+// apply now.
+void choice_row(const Control& control, const ControlState& state, std::vector<Command>& commands) {
+  ImGui::BeginDisabled(!state.why_not.empty());
+  ImGui::TextUnformatted(control.label);
+  for (const std::string& option : control.options()) {
+    ImGui::SameLine();
+    ImGui::PushID(control.key);
+    if (ImGui::RadioButton(option.c_str(), option == state.choice) && option != state.choice)
+      add(commands, control.kind).text = option;
+    ImGui::PopID();
+    control_tooltip(control, state);
+  }
+  ImGui::EndDisabled();
+}
+
+// A Number: a slider over its range (from 0, shown as what 0 means, where the row takes 0); a value dragged
+// between 0 and the range's low end is sent as that end.
+void number_slider(const Control& control, const ControlState& state, std::vector<Command>& commands) {
+  const float low = static_cast<float>(control.zero ? 0.0 : control.low);
+  float value = static_cast<float>(state.number);
+  ImGui::BeginDisabled(!state.why_not.empty());
+  const char* format = control.zero && value == 0.0f ? control.zero : control.whole ? "%.0f" : "%.2f";
+  if (ImGui::SliderFloat(control.label, &value, low, static_cast<float>(control.high), format)) {
+    double number = control.whole ? std::round(value) : static_cast<double>(value);
+    if (!takes_number(control, number)) number = number > 0.0 ? control.low : 0.0;
+    add(commands, control.kind).number = number;
+  }
+  ImGui::EndDisabled();
+  control_tooltip(control, state);
+}
+
+// The table's controls of `group`, in its order: the switches and actions on one row, a choice or a number
+// on a row of its own. What a control of the table gets without a line of the panel's own
+// (app/controls/controls.hpp).
+void draw_group(Group group, const ControlStates& states, std::vector<Command>& commands) {
+  bool row_open = false;  // a switch or an action is on the row: the next one joins it
   for (const Control& control : all_controls()) {
     if (control.group != group || control.not_on_panel != nullptr) continue;
-    if (!first) ImGui::SameLine();
-    first = false;
-    if (control.widget == Widget::Switch) {
-      switch_box(control.kind, switches[static_cast<size_t>(control.kind)], commands);
-    } else if (control.widget == Widget::Action) {
-      if (ImGui::Button(control.label)) add(commands, control.kind);
-      if (ImGui::IsItemHovered()) wrapped_tooltip(control.what);
+    const ControlState& state = states[static_cast<size_t>(control.kind)];
+    const bool on_row = control.widget == Widget::Switch || control.widget == Widget::Action;
+    if (on_row && row_open) ImGui::SameLine();
+    row_open = on_row;
+    switch (control.widget) {
+      case Widget::Switch:
+        switch_box(control.kind, state, commands);
+        break;
+      case Widget::Action:
+        if (ImGui::Button(control.label)) add(commands, control.kind);
+        if (ImGui::IsItemHovered()) wrapped_tooltip(control.what);
+        break;
+      case Widget::Choice:
+        choice_row(control, state, commands);
+        break;
+      case Widget::Number:
+        number_slider(control, state, commands);
+        break;
+      case Widget::Own:
+        break;
     }
   }
 }
@@ -90,13 +143,10 @@ void draw_size_and_time(const PanelModel& model, std::vector<Command>& commands)
   if (ImGui::Button(label(Kind::Size)) && typed[0] > 0 && typed[1] > 0)
     add(commands, Kind::Size).size = {typed[0], typed[1]};
   if (ImGui::IsItemHovered()) wrapped_tooltip(control_of(Kind::Size).what);
-  float fps = static_cast<float>(model.fps_cap);
-  if (ImGui::SliderFloat(label(Kind::Fps), &fps, 0.0f, static_cast<float>(kMaxFpsCap),
-                         fps > 0 ? "%.0f" : "none"))
-    add(commands, Kind::Fps).fps = static_cast<double>(static_cast<int>(fps + 0.5f));
+  draw_group(Group::Rate, model.states, commands);
   ImGui::PopItemWidth();
-  draw_group(Group::Frame, model.switches, commands);
-  draw_group(Group::Clock, model.switches, commands);
+  draw_group(Group::Frame, model.states, commands);
+  draw_group(Group::Clock, model.states, commands);
 }
 
 }  // namespace
@@ -212,23 +262,13 @@ std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
     }
     ImGui::PopItemWidth();
   }
+  // The split mode's and the external modes' choices show where they apply (the page greys them instead).
   if (uses_compute_device(model.mode)) {
-    ImGui::TextUnformatted(label(Kind::SplitCopy));
-    for (const SplitCopy copy : all_split_copies()) {
-      ImGui::SameLine();
-      if (ImGui::RadioButton(to_string(copy), copy == model.split_copy) && copy != model.split_copy)
-        add(commands, Kind::SplitCopy).split_copy = copy;
-    }
+    draw_group(Group::Split, model.states, commands);
     ImGui::TextWrapped("%s", model.transfer.c_str());
   }
-  if (model.semaphore_choice) {
-    ImGui::TextUnformatted(label(Kind::Semaphores));
-    for (const auto& entry : kSemaphoreKinds) {
-      ImGui::SameLine();
-      if (ImGui::RadioButton(entry.name, model.semaphores == entry.value) && model.semaphores != entry.value)
-        add(commands, Kind::Semaphores).semaphores = entry.value;
-    }
-  }
+  if (model.states[static_cast<size_t>(Kind::Semaphores)].why_not.empty())
+    draw_group(Group::Semaphores, model.states, commands);
   if (!model.flags.empty()) {
     ImGui::PushItemWidth(170);
     flags_combo(Kind::MapFlags, model.access.map_access, commands);
@@ -244,7 +284,7 @@ std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
   ImGui::Separator();
   ImGui::Text("%d x %d, %s", model.extent.width, model.extent.height, to_string(model.mode));
   draw_size_and_time(model, commands);
-  const bool timing = model.switches[static_cast<size_t>(Kind::Timing)].on;
+  const bool timing = model.states[static_cast<size_t>(Kind::Timing)].on;
   if (model.timers && timing) {
     draw_timings(*model.timers, model.mode);
     if (!model.graphics_untimed.empty())
@@ -255,8 +295,8 @@ std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
       draw_mode_table(*model.timers);
   }
 
-  const bool vsync = model.switches[static_cast<size_t>(Kind::Vsync)].on;
-  switch_box(Kind::Vsync, model.switches[static_cast<size_t>(Kind::Vsync)], commands);
+  const bool vsync = model.states[static_cast<size_t>(Kind::Vsync)].on;
+  switch_box(Kind::Vsync, model.states[static_cast<size_t>(Kind::Vsync)], commands);
   ImGui::SameLine();
   if (vsync && model.timers && model.timers->has(static_cast<int>(model.mode), Phase::Frame)) {
     const double frame_ms = model.timers->stats(static_cast<int>(model.mode), Phase::Frame).median_ms;

@@ -46,24 +46,20 @@ struct PanelModel {
   std::vector<std::string> devices;  // "0: NVIDIA H200 (drives the graphics)", one per CUDA device
   int device = -1;
   int compute_device = -1;  // the split mode's
-  SplitCopy split_copy = SplitCopy::Peer;
-  std::string transfer;  // the split mode's path, "" in the other modes
-  // The external modes' semaphores, where the API offers the choice and the mode uses them.
-  bool semaphore_choice = false;
-  interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;
+  std::string transfer;     // the split mode's path, "" in the other modes
   AccessSettings access;
   std::vector<RegisteredFlags> flags;  // what the mode registered, with the flags in force
   const FrameTimers* timers = nullptr;
   std::function<void()> doctor_ui;  // the doctor's report (app/doctor), where the API's backend makes one
-  // The table's Switch controls (the CUDA graph, timing, vsync, pause), as the loop's switch_states() says.
-  SwitchStates switches;
+  // The table's controls (the CUDA graph, timing, vsync, pause, the fps cap, the split mode's copy, the
+  // semaphores), as the loop's control_states() says.
+  ControlStates states;
   std::string graphics_untimed;  // why the graphics passes are not timed, "" when they are
   double refresh_hz = 0.0;       // of the window's monitor; 0 when unknown
   std::string last_screenshot;   // the file the last screenshot went to, "" before the first
   // The postprocess scene's filter and blur radius; nullopt in a source without them.
   std::optional<kernels::Filter> filter;
   std::optional<int> blur_radius;
-  double fps_cap = 0.0;  // 0: none
 };
 
 // Where the panel's window was at its last draw (the layout file moves it), in pixels.

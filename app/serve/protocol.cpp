@@ -41,13 +41,6 @@ std::string names_of_access() {
   return names;
 }
 
-template <class Entry, size_t N>
-std::string names_of(const Entry (&table)[N]) {
-  std::string names;
-  for (const Entry& entry : table) names += std::string(names.empty() ? "" : ", ") + entry.name;
-  return names;
-}
-
 std::string names_of_filters() {
   std::string names;
   for (const kernels::FilterName& entry : kernels::kFilterNames)
@@ -116,18 +109,6 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
     command.size = {value[0].get<int>(), value[1].get<int>()};
     return "";
   }
-  if (key == "fps") {
-    // At least one frame a second: the loop sleeps for the cap between frames, and must still see a stop.
-    const bool cap =
-        value.is_number() && std::isfinite(value.get<double>()) &&
-        (value.get<double>() == 0 || (value.get<double>() >= 1 && value.get<double>() <= kMaxFpsCap));
-    if (!cap)
-      return "fps: " + value.dump() + " is not a frame-rate cap from 1 to " +
-             std::to_string(static_cast<int>(kMaxFpsCap)) + ", or 0 for none";
-    command.kind = Command::Kind::Fps;
-    command.fps = value.get<double>();
-    return "";
-  }
   if (key == "map_flags" || key == "register_flags") {
     const std::string name = value.is_string() ? value.get<std::string>() : "";
     const std::optional<interop::Access> access = interop::access_from_string(name);
@@ -174,23 +155,6 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
              std::to_string(kernels::kMaxBlurRadius) + " pixels";
     command.kind = Command::Kind::BlurRadius;
     command.blur_radius = value.get<int>();
-    return "";
-  }
-  if (key == "split_copy") {
-    const std::optional<SplitCopy> copy =
-        value.is_string() ? value_named(kSplitCopies, value.get<std::string>()) : std::nullopt;
-    if (!copy) return "split_copy: " + value.dump() + " is not a copy path; choose " + names_of(kSplitCopies);
-    command.kind = Command::Kind::SplitCopy;
-    command.split_copy = *copy;
-    return "";
-  }
-  if (key == "semaphores") {
-    const std::optional<interop::SemaphoreKind> kind =
-        value.is_string() ? value_named(kSemaphoreKinds, value.get<std::string>()) : std::nullopt;
-    if (!kind)
-      return "semaphores: " + value.dump() + " is not a semaphore kind; choose " + names_of(kSemaphoreKinds);
-    command.kind = Command::Kind::Semaphores;
-    command.semaphores = *kind;
     return "";
   }
   if (key == "zoom") {
@@ -262,16 +226,31 @@ std::string parse_command(const std::string& key, const nlohmann::json& value, C
   }
   using Kind = Command::Kind;
   if (const std::optional<Kind> kind = control_named(key); kind) {
-    // The switches, true or false; and the actions, which are true or nothing (the table's widgets).
-    const bool action = control_of(*kind).widget == Widget::Action;
-    const bool on_off = control_of(*kind).widget == Widget::Switch;
-    if (action && value != true)
-      return key + ": " + value.dump() + " is not true (" + key + " takes nothing else)";
-    if (on_off && !value.is_boolean()) return key + ": " + value.dump() + " is not true or false";
-    if (action || on_off) {
-      command.kind = *kind;
-      command.on = value.get<bool>();
-      return "";
+    // The table's widgets: a switch, true or false; an action, true or nothing; a choice, one of its
+    // options; a number, within its range.
+    const Control& control = control_of(*kind);
+    command.kind = *kind;
+    switch (control.widget) {
+      case Widget::Action:
+        if (value != true) return key + ": " + value.dump() + " is not true (" + key + " takes nothing else)";
+        command.on = true;
+        return "";
+      case Widget::Switch:
+        if (!value.is_boolean()) return key + ": " + value.dump() + " is not true or false";
+        command.on = value.get<bool>();
+        return "";
+      case Widget::Choice:
+        if (!value.is_string() || !takes_option(control, value.get<std::string>()))
+          return refusal_of(control, value.dump());
+        command.text = value.get<std::string>();
+        return "";
+      case Widget::Number:
+        if (!value.is_number() || !takes_number(control, value.get<double>()))
+          return refusal_of(control, value.dump());
+        command.number = value.get<double>();
+        return "";
+      case Widget::Own:
+        break;
     }
   }
   return "'" + key + "' is not a command; the page sends " + control_keys();
@@ -336,31 +315,26 @@ std::string error_json(const std::vector<std::string>& problems, unsigned long l
 
 bool ControlSettings::operator==(const ControlSettings& other) const {
   return blur_radius == other.blur_radius && compute_device == other.compute_device &&
-         split_copy == other.split_copy && transfer == other.transfer &&
-         split_why_not == other.split_why_not && semaphores == other.semaphores &&
-         semaphores_why_not == other.semaphores_why_not && switches == other.switches &&
+         transfer == other.transfer && split_why_not == other.split_why_not && states == other.states &&
          clock_s == other.clock_s && colormap == other.colormap;
 }
 
 std::string control_table_json() {
   nlohmann::json table = nlohmann::json::array();
-  for (const Control& control : all_controls())
-    table.push_back({{"key", control.key},
-                     {"label", control.label},
-                     {"what", control.what},
-                     {"not_on_page", control.not_on_page ? control.not_on_page : ""},
-                     {"widget", to_string(control.widget)},
-                     {"group", to_string(control.group)}});
-  nlohmann::json split_copies = nlohmann::json::array();
-  for (const auto& entry : kSplitCopies) split_copies.push_back(entry.name);
-  nlohmann::json semaphore_kinds = nlohmann::json::array();
-  for (const auto& entry : kSemaphoreKinds) semaphore_kinds.push_back(entry.name);
-  return nlohmann::json{{"controls", table},
-                        {"split_copies", split_copies},
-                        {"semaphore_kinds", semaphore_kinds},
-                        {"max_blur_radius", kernels::kMaxBlurRadius},
-                        {"max_fps_cap", kMaxFpsCap}}
-      .dump();
+  for (const Control& control : all_controls()) {
+    nlohmann::json row = {{"key", control.key},
+                          {"label", control.label},
+                          {"what", control.what},
+                          {"not_on_page", control.not_on_page ? control.not_on_page : ""},
+                          {"widget", to_string(control.widget)},
+                          {"group", to_string(control.group)}};
+    if (control.widget == Widget::Choice) row["options"] = control.options();
+    if (control.widget == Widget::Number)
+      row["range"] = {
+          {"low", control.low}, {"high", control.high}, {"zero", control.zero ? control.zero : ""}};
+    table.push_back(row);
+  }
+  return nlohmann::json{{"controls", table}, {"max_blur_radius", kernels::kMaxBlurRadius}}.dump();
 }
 
 std::string state_json(const AppState& app, const DeskStats& desk, bool with_notice, const LinkState* link,
@@ -442,22 +416,27 @@ std::string state_json(const AppState& app, const DeskStats& desk, bool with_not
                             {"frames_dropped", desk.frames_dropped},
                             {"phases", desk_phases}}}};
   const ControlSettings& set = app.settings;
-  nlohmann::json switches = nlohmann::json::object();
+  // The table's controls by widget: {KEY: {on | value, why_not}}.
+  nlohmann::json switches = nlohmann::json::object(), choices = nlohmann::json::object(),
+                 numbers = nlohmann::json::object();
   for (const Control& control : all_controls()) {
-    if (control.widget != Widget::Switch) continue;
-    const SwitchState& state_of = set.switches[static_cast<size_t>(control.kind)];
-    switches[control.key] = {{"on", state_of.on}, {"why_not", state_of.why_not}};
+    const ControlState& state_of = set.states[static_cast<size_t>(control.kind)];
+    if (control.widget == Widget::Switch)
+      switches[control.key] = {{"on", state_of.on}, {"why_not", state_of.why_not}};
+    else if (control.widget == Widget::Choice)
+      choices[control.key] = {{"value", state_of.choice}, {"why_not", state_of.why_not}};
+    else if (control.widget == Widget::Number)
+      numbers[control.key] = {{"value", state_of.number}, {"why_not", state_of.why_not}};
   }
   if (with_settings)
     state["settings"] = {
         {"blur_radius", set.blur_radius ? nlohmann::json(*set.blur_radius) : nlohmann::json()},
         {"compute_device", set.compute_device},
-        {"split_copy", name_of(kSplitCopies, set.split_copy)},
         {"transfer", set.transfer},
         {"split_why_not", set.split_why_not},
-        {"semaphores", name_of(kSemaphoreKinds, set.semaphores)},
-        {"semaphores_why_not", set.semaphores_why_not},
         {"switches", switches},
+        {"choices", choices},
+        {"numbers", numbers},
         {"clock_s", set.clock_s},
         {"colormap", set.colormap}};
   if (app.viewer) {

@@ -118,32 +118,29 @@ struct FlagsState {
 };
 
 // What the app's page offers: its own controls (scene, mode, filter, blur radius, device, compute device,
-// split copy, semaphores, flags, doctor, size, fps, screenshot), then every control the table draws by its
-// Group and gives the page (the switches and actions: the CUDA graph, timing, pause, step). Inline: AppState
-// holds it from the start, in builds without the desk's sources too (the Direct3D-only Windows build).
+// flags, doctor, size, screenshot), then every control the table draws by its Group and gives the page (the
+// switches, actions, choices and numbers: the CUDA graph, timing, pause, step, the split mode's copy, the
+// semaphores, the fps cap). Inline: AppState holds it from the start, in builds without the desk's sources
+// too (the Direct3D-only Windows build).
 inline std::vector<std::string> app_controls() {
-  std::vector<std::string> controls = {"scene",          "mode",       "filter",     "blur_radius", "device",
-                                       "compute_device", "split_copy", "semaphores", "flags",       "doctor",
-                                       "size",           "fps",        "screenshot"};
+  std::vector<std::string> controls = {"scene",          "mode",  "filter", "blur_radius", "device",
+                                       "compute_device", "flags", "doctor", "size",        "screenshot"};
   for (const Control& control : all_controls())
     if (control.group != Group::None && control.not_on_page == nullptr && !viewer_command(control.kind))
       controls.push_back(control.key);
   return controls;
 }
 
-// The settings behind the page's controls of the split mode, the external modes, the blur, the switches
-// (the CUDA graph, timing, vsync, the animation clock's pause: each on or off and why it does not apply)
-// and where the animation clock stopped.
+// The settings behind the page's controls of the split mode, the blur, and every control the table draws
+// (the switches, choices and numbers: each with its value and why it does not apply), and where the
+// animation clock stopped.
 struct ControlSettings {
   std::optional<int> blur_radius;  // the postprocess scene's; nullopt in a source without one
   int compute_device = -1;         // the split mode's; -1: none
-  SplitCopy split_copy = SplitCopy::Peer;
-  std::string transfer;       // the split mode's path, "" in the other modes
-  std::string split_why_not;  // why compute_device and split_copy do not apply now
-  interop::SemaphoreKind semaphores = interop::SemaphoreKind::Timeline;
-  std::string semaphores_why_not;
-  SwitchStates switches;  // the table's Switch controls', by Command::Kind (app/controls/controls.hpp)
-  double clock_s = 0.0;   // while paused, where the animation clock stopped (the scenes' time); else 0
+  std::string transfer;            // the split mode's path, "" in the other modes
+  std::string split_why_not;       // why compute_device does not apply now
+  ControlStates states;            // the table's controls', by Command::Kind (app/controls/controls.hpp)
+  double clock_s = 0.0;  // while paused, where the animation clock stopped (the scenes' time); else 0
   // A Python viewer's colorbar (one-channel pictures): its colormap's 256 colours as "rrggbb" each, 1536 hex
   // digits; "" without one. Here, not in ViewerTools, so that a page is sent it only when it changes.
   std::string colormap;

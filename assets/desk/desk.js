@@ -218,19 +218,15 @@ function showControls(s) {
   $("device").closest("fieldset").hidden = !offered.has("device");
   $("map-flags").closest("fieldset").hidden = !offered.has("flags");
   $("doctor-section").hidden = !offered.has("doctor");
-  $("apply-size").closest("fieldset").hidden = !offered.has("size") && !offered.has("fps");
   for (const id of ["width", "height", "apply-size"]) $(id).disabled = !offered.has("size");
-  for (const id of ["fps", "apply-fps"]) $(id).disabled = !offered.has("fps");
   $("screenshot").hidden = !offered.has("screenshot");
   $("blur-radius").closest("label").hidden = !offered.has("blur_radius");
-  $("split-section").hidden = !offered.has("compute_device") && !offered.has("split_copy");
-  $("semaphores-section").hidden = !offered.has("semaphores");
   // The table's groups: each control offered, each group where one of them is.
   for (const group of document.querySelectorAll("fieldset[data-group]")) {
     let any = false;
     for (const element of group.querySelectorAll("[data-control]")) {
       const on = offered.has(element.dataset.control);
-      (element.closest("label") || element).hidden = !on;
+      (element.closest(".control") || element.closest("label") || element).hidden = !on;
       any = any || on;
     }
     group.hidden = !any;
@@ -240,8 +236,9 @@ function showControls(s) {
 }
 
 // The settings of the controls the rest of the state does not carry: the blur's radius, the split mode's
-// compute device and copy, the semaphores, the CUDA graph, timing, and the animation clock. Each control that
-// does not apply now is greyed with why as its tooltip, else the control table's line says what it does.
+// compute device, the table's switches, choices and numbers (the CUDA graph, timing, the split mode's copy,
+// the semaphores, the fps cap), and the animation clock. Each control that does not apply now is greyed with
+// why as its tooltip, else the control table's line says what it does.
 function showSettings(s) {
   if (s.settings) settings = s.settings;
   if (!settings) return;
@@ -256,18 +253,21 @@ function showSettings(s) {
   const noSplit = devices.length === 0 ? "no CUDA device" : settings.split_why_not;
   showSelect("compute-device", devices.length ? devices : [{ value: "-1", label: "none" }],
              String(settings.compute_device), noSplit, (value) => send({ compute_device: Number(value) }));
-  const copies = (controlTable ? controlTable.split_copies : [settings.split_copy]).map((n) => ({ value: n, label: n }));
-  showSelect("split-copy", copies, settings.split_copy, noSplit, (value) => send({ split_copy: value }));
   $("transfer").textContent = settings.transfer;
-  const kinds = (controlTable ? controlTable.semaphore_kinds : [settings.semaphores]).map((n) => ({ value: n, label: n }));
-  showSelect("semaphores", kinds, settings.semaphores, settings.semaphores_why_not,
-             (value) => send({ semaphores: value }));
-  // The table's switches: on or off, greyed with why where they do not apply now.
-  for (const element of document.querySelectorAll("fieldset[data-group] input[type=checkbox]")) {
-    const now = (settings.switches || {})[element.dataset.control] || { on: false, why_not: "" };
-    element.checked = now.on;
-    element.disabled = now.why_not !== "";
-    element.title = now.why_not || what(element.dataset.control);
+  // The table's switches, choices and numbers: each its value, greyed with why where it does not apply now.
+  for (const element of document.querySelectorAll("fieldset[data-group] [data-widget]")) {
+    const key = element.dataset.control;
+    const widget = element.dataset.widget;
+    const now = ({ switch: settings.switches, choice: settings.choices, number: settings.numbers }[widget] || {})[key];
+    if (!now) continue;
+    if (widget === "switch") element.checked = now.on;
+    else if (widget === "choice") element.value = now.value;
+    else if (widget === "number" && document.activeElement !== element) element.value = String(now.value);
+    element.dataset.current = String(widget === "switch" ? now.on : now.value);
+    for (const part of [element, $(`apply-${key}`)].filter(Boolean)) {
+      part.disabled = now.why_not !== "";
+      part.title = now.why_not || what(key);
+    }
   }
   // The app's clock where it stopped; a Python viewer's time is its caller's loop (viewer.poll()).
   $("clock").textContent = !paused() ? "" : s.source === "viewer" ? "the caller's loop waits in poll()"
@@ -677,42 +677,75 @@ $("apply-size").addEventListener("click", () => {
   sizeTyped = false;
   send({ size: [Number($("width").value), Number($("height").value)] });
 });
-$("apply-fps").addEventListener("click", () => send({ fps: Number($("fps").value) }));
 $("blur-radius").addEventListener("change", () => send({ blur_radius: Number($("blur-radius").value) }));
 // Whether the animation clock is paused, as the last settings said.
 function paused() {
   return Boolean(settings && settings.switches && settings.switches.pause && settings.switches.pause.on);
 }
 
-// The controls the table draws by its group (app/controls/controls.hpp: a Switch or an Action with a Group):
-// a checkbox or a button each, in the table's order, with its key as id and data-control; what it sends is
-// {KEY: on} or {KEY: true}.
+// The controls the table draws by its group (app/controls/controls.hpp: a Switch, an Action, a Choice or a
+// Number with a Group), in the table's order, each with its key as id and data-control: a checkbox that sends
+// {KEY: on}, a button that sends {KEY: true}, a select of the row's options that sends {KEY: option}, and a
+// number field in the row's range with its button (id apply-KEY) that sends {KEY: number}.
 function buildGroups(table) {
   for (const group of document.querySelectorAll("fieldset[data-group]")) {
-    const hint = group.querySelector(".hint");
+    const hint = group.querySelector(":scope > .hint");
     for (const control of table.controls) {
       if (control.group !== group.dataset.group || control.not_on_page || $(control.key)) continue;
+      const labelled = (input, className) => {
+        const label = document.createElement("label");
+        if (className) label.className = className;
+        if (className === "switch") label.append(input, ` ${control.label}`);
+        else label.append(`${control.label} `, input);
+        return label;
+      };
       let element;
+      let input;
       if (control.widget === "switch") {
-        const input = document.createElement("input");
+        input = document.createElement("input");
         input.type = "checkbox";
         input.addEventListener("change", () => send({ [control.key]: input.checked }));
-        element = document.createElement("label");
-        element.className = "switch";
-        element.append(input, ` ${control.label}`);
-        input.id = control.key;
-        input.dataset.control = control.key;
+        element = labelled(input, "switch");
       } else if (control.widget === "action") {
-        element = document.createElement("button");
+        input = element = document.createElement("button");
         element.type = "button";
         element.textContent = control.label;
-        element.id = control.key;
-        element.dataset.control = control.key;
         element.title = control.what;
         element.addEventListener("click", () => send({ [control.key]: true }));
+      } else if (control.widget === "choice") {
+        input = document.createElement("select");
+        input.replaceChildren(...control.options.map((name) => {
+          const option = document.createElement("option");
+          option.value = option.textContent = name;
+          return option;
+        }));
+        input.addEventListener("change", () => send({ [control.key]: input.value }));
+        element = labelled(input);
+      } else if (control.widget === "number") {
+        input = document.createElement("input");
+        input.type = "number";
+        input.min = String(control.range.zero ? 0 : control.range.low);
+        input.max = String(control.range.high);
+        const apply = document.createElement("button");
+        apply.type = "button";
+        apply.textContent = "set";
+        apply.id = `apply-${control.key}`;
+        apply.addEventListener("click", () => send({ [control.key]: Number(input.value) }));
+        element = document.createElement("span");
+        element.className = "control";
+        element.append(labelled(input), " ", apply);
+        if (control.range.zero) {
+          const zero = document.createElement("span");
+          zero.className = "hint";
+          zero.textContent = ` 0: ${control.range.zero}`;
+          element.append(zero);
+        }
       } else {
         continue;
       }
+      input.id = control.key;
+      input.dataset.control = control.key;
+      if (control.widget !== "action") input.dataset.widget = control.widget;
       group.insertBefore(element, hint);
     }
   }

@@ -57,7 +57,8 @@ lab::panel::PanelModel everything_applies() {
   model.devices = {"0: first", "1: second"};
   model.device = 0;
   model.compute_device = 1;
-  model.semaphore_choice = true;
+  model.states[static_cast<size_t>(lab::Command::Kind::SplitCopy)] = lab::choice_state("peer");
+  model.states[static_cast<size_t>(lab::Command::Kind::Semaphores)] = lab::choice_state("timeline");
   model.flags = {lab::RegisteredFlags{"the frame", lab::ResourceRole::Output}};
   model.filter = kernels::Filter::Blur;
   model.blur_radius = 6;
@@ -85,7 +86,7 @@ TEST(PanelControls, TheControlsOfAModeOrASceneAreLeftOutWhereTheyDoNotApply) {
   const HeadlessImGui context;
   lab::panel::PanelModel model = everything_applies();
   model.mode = lab::ModeId::Interop;  // no compute device, no copy
-  model.semaphore_choice = false;
+  model.states[static_cast<size_t>(lab::Command::Kind::Semaphores)].why_not = "interop uses no semaphores";
   model.flags.clear();
   model.scene = lab::SceneId::Wave;
   model.filter.reset();

@@ -102,14 +102,18 @@ bool eventually(const std::function<bool()>& done) {
   return true;
 }
 
-// A control the table draws by its Group (a Switch or an Action) needs no line of the page's own: the app's
-// page offers it, the control table says its widget and group, and a Switch's state is in the settings.
+// A control the table draws by its Group (a Switch, an Action, a Choice or a Number) needs no line of the
+// page's own: the app's page offers it, the control table says its widget, group, options or range, and its
+// state is in the settings.
 TEST(ServeProtocolTest, TheTablesGroupedControlsReachThePageWithTheirState) {
+  using Kind = lab::Command::Kind;
   const std::vector<std::string> offered = lab::serve::app_controls();
   const nlohmann::json table = nlohmann::json::parse(lab::serve::control_table_json());
   lab::serve::AppState app;
-  app.settings.switches[static_cast<size_t>(lab::Command::Kind::Graph)] = {false, "no graph form here"};
-  app.settings.switches[static_cast<size_t>(lab::Command::Kind::Pause)] = {true, ""};
+  app.settings.states[static_cast<size_t>(Kind::Graph)] = lab::switch_state(false, "no graph form here");
+  app.settings.states[static_cast<size_t>(Kind::Pause)] = lab::switch_state(true);
+  app.settings.states[static_cast<size_t>(Kind::SplitCopy)] = lab::choice_state("host", "not the split mode");
+  app.settings.states[static_cast<size_t>(Kind::Fps)] = lab::number_state(24.0);
   const nlohmann::json state = nlohmann::json::parse(lab::serve::state_json(app, lab::serve::DeskStats{}));
   int grouped = 0;
   for (const lab::Control& control : lab::all_controls()) {
@@ -120,14 +124,28 @@ TEST(ServeProtocolTest, TheTablesGroupedControlsReachThePageWithTheirState) {
     if (control.widget == lab::Widget::Switch) {
       EXPECT_TRUE(state["settings"]["switches"].contains(control.key)) << control.key;
     }
+    if (control.widget == lab::Widget::Choice) {
+      EXPECT_TRUE(state["settings"]["choices"].contains(control.key)) << control.key;
+      EXPECT_EQ(row["options"], nlohmann::json(control.options())) << control.key;
+    }
+    if (control.widget == lab::Widget::Number) {
+      EXPECT_TRUE(state["settings"]["numbers"].contains(control.key)) << control.key;
+      EXPECT_EQ(row["range"]["high"], control.high) << control.key;
+    }
     if (control.group == lab::Group::None || control.not_on_page) continue;
     ++grouped;
     EXPECT_NE(std::find(offered.begin(), offered.end(), control.key), offered.end()) << control.key;
   }
-  EXPECT_EQ(grouped, 4) << "graph, timing, pause, step";
+  EXPECT_EQ(grouped, 7) << "fps, split_copy, semaphores, graph, timing, pause, step";
   EXPECT_EQ(state["settings"]["switches"]["graph"]["why_not"], "no graph form here");
   EXPECT_EQ(state["settings"]["switches"]["pause"]["on"], true);
   EXPECT_EQ(state["settings"]["switches"]["timing"]["on"], false);
+  EXPECT_EQ(state["settings"]["choices"]["split_copy"]["value"], "host");
+  EXPECT_EQ(state["settings"]["choices"]["split_copy"]["why_not"], "not the split mode");
+  EXPECT_EQ(table["controls"][static_cast<size_t>(Kind::SplitCopy)]["options"],
+            nlohmann::json::array({"peer", "host"}));
+  EXPECT_EQ(state["settings"]["numbers"]["fps"]["value"], 24.0);
+  EXPECT_EQ(table["controls"][static_cast<size_t>(Kind::Fps)]["range"]["zero"], "none");
 }
 
 TEST(ServeTokenTest, RandomTokensAre128BitsOfHex) {
@@ -181,7 +199,7 @@ TEST(ServeProtocolTest, ParsesEachCommand) {
   EXPECT_EQ(commands[2].kind, Command::Kind::Size);
   EXPECT_EQ(commands[2].size, (lab::Extent{640, 360}));
   EXPECT_EQ(commands[3].kind, Command::Kind::Fps);
-  EXPECT_EQ(commands[3].fps, 30.0);
+  EXPECT_EQ(commands[3].number, 30.0);
 }
 
 TEST(ServeProtocolTest, RefusesBadCommandsWithTheReasonAndQueuesNothing) {
@@ -731,7 +749,7 @@ TEST(ServeServerTest, AViewerGetsTheFrameAndItsCommandsReachTheApp) {
   }));
   ASSERT_EQ(commands.size(), 2u);
   EXPECT_EQ(commands[0].kind, Command::Kind::Fps);  // in the keys' alphabetical order
-  EXPECT_EQ(commands[0].fps, 24.0);
+  EXPECT_EQ(commands[0].number, 24.0);
   EXPECT_EQ(commands[1].kind, Command::Kind::Scene);
   EXPECT_EQ(commands[1].scene, lab::SceneId::Postprocess);
 
