@@ -66,7 +66,7 @@ int stopped_by(int signal) {
 
 #if INTEROP_LAB_WITH_GL
 int run_gl(const lab::Options& options) {
-  lab::App app(options);
+  lab::gl::App app(options);
   return app.run();
 }
 #endif
@@ -84,7 +84,8 @@ struct ApiEntry {
 };
 constexpr ApiEntry kApiTable[] = {
 #if INTEROP_LAB_WITH_GL
-    {lab::GraphicsApi::Gl, true, run_gl, lab::run_bench, lab::run_desk_bench, lab::gl_doctor_source},
+    {lab::GraphicsApi::Gl, true, run_gl, lab::gl::run_bench, lab::gl::run_desk_bench,
+     lab::gl::gl_doctor_source},
 #else
     {lab::GraphicsApi::Gl, false, nullptr, nullptr, nullptr, nullptr},
 #endif

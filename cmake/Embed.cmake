@@ -3,15 +3,18 @@
 # file defines; it runs again when a source or the script changes.
 #
 #   interop_lab_embed(<output.cpp> SCRIPT <script in cmake/> COMMENT <build line> SOURCES <files...>
-#                     [FUNCTION <name the script defines>])
+#                     [FUNCTION <name the script defines>] [NAMESPACE <the namespace it is defined in>])
 include_guard(GLOBAL)
 
 function(interop_lab_embed output)
-  cmake_parse_arguments(PARSE_ARGV 1 embed "" "SCRIPT;COMMENT;FUNCTION" "SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 1 embed "" "SCRIPT;COMMENT;FUNCTION;NAMESPACE" "SOURCES")
   set(script ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${embed_SCRIPT})
   set(function_argument)
   if(embed_FUNCTION)
     set(function_argument -DFUNCTION=${embed_FUNCTION})
+  endif()
+  if(embed_NAMESPACE)
+    list(APPEND function_argument -DNAMESPACE=${embed_NAMESPACE})
   endif()
   add_custom_command(
     OUTPUT ${output}

@@ -1,4 +1,4 @@
-// python/attach.cpp — the C ABI of interop_lab.Viewer.attach: the app's own frame loop (lab::App, the GL
+// python/attach.cpp — the C ABI of interop_lab.Viewer.attach: the app's own frame loop (lab::gl::App, the GL
 // backend) with the published source (app/scene/published_source.hpp) in place of a scene, so a Python
 // process watches another process's frames exactly as `interop-lab --attach NAME` does: the same modes,
 // timings, panel and screenshot. Every call runs on the app's own GL context (python/gl_context.hpp).
@@ -17,7 +17,7 @@
 namespace {
 
 struct Attached {
-  std::unique_ptr<lab::App> app;
+  std::unique_ptr<lab::gl::App> app;
   long long frame = 0;
   ilab::GlContext context;
   ilab::OwnerThread owner;
@@ -67,7 +67,7 @@ int ilab_attach_open(const char* name, const char* mode, int width, int height, 
     ilab::GlContext mine;
     const ilab::RestoreOnExit restore_on_exit(previous, mine);
     auto attached = std::make_unique<Attached>();
-    attached->app = std::make_unique<lab::App>(options);
+    attached->app = std::make_unique<lab::gl::App>(options);
     mine = attached->context = ilab::GlContext::current();
     *out = attached.release();
   });

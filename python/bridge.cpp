@@ -40,7 +40,7 @@ using ilab::guarded;
 thread_local std::string g_last_error;  // per thread, as errno: the only state outside a context
 
 struct Bridge {
-  std::unique_ptr<lab::App> app;
+  std::unique_ptr<lab::gl::App> app;
   bool cuda = false;  // the resources are registered with CUDA (else: host memory, the cpu path)
   std::vector<lab::gl::Resource> specs;
   lab::gl::SceneRegistrations registrations;  // buffers and textures, in the specs' order
@@ -89,7 +89,7 @@ std::string without_command_line_remedy(const std::string& reason, interop::Cond
 }
 
 // Why mode='interop' cannot open here, in the lab's terms (the app's verdict names its command-line options).
-std::string interop_refusal(const lab::App& app, const std::string& verdict) {
+std::string interop_refusal(const lab::gl::App& app, const std::string& verdict) {
   if (app.cuda_device() < 0) {
     const interop::CudaDevices& cuda = app.cuda_devices();
     return "no CUDA device: " + (cuda.error.empty()
@@ -158,7 +158,7 @@ int ilab_open(const char* scene, const char* mode, int width, int height, long l
     ilab::GlContext mine;
     const ilab::RestoreOnExit restore_on_exit(previous, mine);  // declared before the object it guards
     auto bridge = std::make_unique<Bridge>();
-    bridge->app = std::make_unique<lab::App>(options);  // creates its context and makes it current
+    bridge->app = std::make_unique<lab::gl::App>(options);  // creates its context and makes it current
     mine = bridge->context = ilab::GlContext::current();
     bridge->frame = frame;
     bridge->specs = bridge->app->renderer().resources();

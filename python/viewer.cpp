@@ -151,7 +151,7 @@ GLuint compile(GLenum stage, const char* source, const char* body = "") {
 }
 
 // The picture's programs: the full-frame triangle and the pixel picker with `fragment_source`'s main.
-lab::GlProgram link_program(const char* fragment_source) {
+lab::gl::GlProgram link_program(const char* fragment_source) {
   const GLuint vertex = compile(GL_VERTEX_SHADER, kVertexShader);
   GLuint fragment = 0;
   try {
@@ -160,7 +160,7 @@ lab::GlProgram link_program(const char* fragment_source) {
     glDeleteShader(vertex);
     throw;
   }
-  lab::GlProgram program(glCreateProgram());
+  lab::gl::GlProgram program(glCreateProgram());
   glAttachShader(program.get(), vertex);
   glAttachShader(program.get(), fragment);
   glLinkProgram(program.get());
@@ -260,20 +260,20 @@ struct Stats {
 };
 
 struct Viewer {
-  std::unique_ptr<lab::Platform> platform;
+  std::unique_ptr<lab::gl::Platform> platform;
   ilab::GlContext context;
   ilab::OwnerThread owner;
   Path path = Path::Cpu;
   std::string path_reason;  // why this path and not interop ("" when interop, or when asked for)
   int cuda_device = -1;
 
-  lab::GlProgram texture_program;
-  lab::GlProgram buffer_program;
-  lab::GlVertexArray vertex_array;
+  lab::gl::GlProgram texture_program;
+  lab::gl::GlProgram buffer_program;
+  lab::gl::GlVertexArray vertex_array;
 
-  lab::Extent content;     // the picture's size; empty before the first update
-  lab::GlTexture texture;  // staging, cpu
-  lab::GlBuffer buffer;    // interop
+  lab::Extent content;         // the picture's size; empty before the first update
+  lab::gl::GlTexture texture;  // staging, cpu
+  lab::gl::GlBuffer buffer;    // interop
   std::optional<interop::GlBufferRegistration> registration;  // of `buffer`; dies before it
   interop::DeviceBuffer staging_device;                       // staging: the converted picture
   interop::PinnedHostBuffer staging_host;                     // staging: on its way to GL
@@ -391,7 +391,7 @@ void ensure_content(Viewer& viewer, lab::Extent extent) {
   viewer.content = {};
   if (viewer.path == Path::Interop) {
     viewer.registration.reset();  // before the buffer it registers
-    viewer.buffer = lab::create_buffer(bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, "viewer pixels");
+    viewer.buffer = lab::gl::create_buffer(bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, "viewer pixels");
     INTEROP_GL_CHECK("creating the viewer's pixel buffer");
     interop::BufferRegistrationDesc desc;
     desc.buffer = viewer.buffer.get();
@@ -399,7 +399,7 @@ void ensure_content(Viewer& viewer, lab::Extent extent) {
     desc.access = interop::Access::ReadWrite;
     viewer.registration.emplace(desc);
   } else {
-    viewer.texture = lab::create_texture_2d(GL_RGBA8, extent.width, extent.height, "viewer picture");
+    viewer.texture = lab::gl::create_texture_2d(GL_RGBA8, extent.width, extent.height, "viewer picture");
     INTEROP_GL_CHECK("creating the viewer's texture");
     if (viewer.path == Path::Staging) {
       viewer.staging_device = interop::DeviceBuffer(bytes);
@@ -1128,18 +1128,18 @@ int ilab_viewer_open(int width, int height, const char* title, int window, const
     const ilab::RestoreOnExit restore_on_exit(previous, mine);  // declared before the object it guards
     auto viewer = std::make_unique<Viewer>();
     if (window) {
-      lab::WindowDesc desc;
+      lab::gl::WindowDesc desc;
       desc.extent = {width, height};
       desc.title = title ? title : "interop_lab";
       desc.vsync = false;  // show() returns without waiting for the display
-      viewer->platform = lab::create_window_platform(desc);
+      viewer->platform = lab::gl::create_window_platform(desc);
       mine = viewer->context = ilab::GlContext{EGL_NO_DISPLAY, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT,
                                                viewer->platform->glfw_window()};
     } else {
-      lab::HeadlessDesc desc;
+      lab::gl::HeadlessDesc desc;
       desc.extent = {width, height};
       desc.cuda_device = device;
-      viewer->platform = lab::create_headless_platform(desc);
+      viewer->platform = lab::gl::create_headless_platform(desc);
       mine = viewer->context = ilab::GlContext::current();
     }
 
@@ -1159,7 +1159,7 @@ int ilab_viewer_open(int width, int height, const char* title, int window, const
     }
     viewer->texture_program = link_program(kTextureShader);
     viewer->buffer_program = link_program(kBufferShader);
-    viewer->vertex_array = lab::create_vertex_array("viewer triangle");
+    viewer->vertex_array = lab::gl::create_vertex_array("viewer triangle");
     if (window) viewer->panel = std::make_unique<Panel>(viewer->platform->glfw_window(), panel != 0);
     present(*viewer);  // the first frame: black, so a new window shows no garbage
     *out = viewer.release();

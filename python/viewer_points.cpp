@@ -74,8 +74,8 @@ void Cloud::ensure(long long n) {
   m_count = 0;
   const auto xyz_bytes = static_cast<size_t>(n) * kXyzBytes, rgba_bytes = static_cast<size_t>(n) * kRgbaBytes;
   if (m_memory == Memory::Interop) {
-    m_xyz = lab::create_buffer(xyz_bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, "viewer points xyz");
-    m_rgba = lab::create_buffer(rgba_bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, "viewer points rgba");
+    m_xyz = lab::gl::create_buffer(xyz_bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, "viewer points xyz");
+    m_rgba = lab::gl::create_buffer(rgba_bytes, nullptr, GL_DYNAMIC_STORAGE_BIT, "viewer points rgba");
     INTEROP_GL_CHECK("creating the points' buffers");
     // Not WriteDiscard: a points_frame() block may move some points and keep the rest.
     m_xyz_registration.emplace(interop::BufferRegistrationDesc{m_xyz.get(), interop::Access::ReadWrite});
@@ -180,7 +180,7 @@ camera::Bounds Cloud::bounds(cudaStream_t stream) {
 void Cloud::ensure_frame(int width, int height) {
   if (m_target.width == width && m_target.height == height) return;
   m_frame_registration.reset();  // before the texture it registers
-  m_target = lab::create_colour_target(width, height, "viewer points target");
+  m_target = lab::gl::create_colour_target(width, height, "viewer points target");
   const size_t frame_bytes = static_cast<size_t>(width) * height * kRgbaBytes;
   if (m_memory == Memory::Host) {
     m_host_frame.assign(frame_bytes, 0);

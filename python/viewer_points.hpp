@@ -80,8 +80,8 @@ class Cloud {
   Memory m_memory;
   std::optional<interop::Stream> m_draw_stream;  // interop, staging: the draws and the bounds outside updates
   std::optional<interop::Event> m_updated;       // orders the draw stream after an update's stream
-  lab::OffscreenTarget m_target;                 // the drawn frame, copied into the viewer's
-  lab::GlBuffer m_xyz, m_rgba;                   // interop
+  lab::gl::OffscreenTarget m_target;             // the drawn frame, copied into the viewer's
+  lab::gl::GlBuffer m_xyz, m_rgba;               // interop
   std::optional<interop::GlBufferRegistration> m_xyz_registration, m_rgba_registration;
   std::optional<interop::GlTextureRegistration> m_frame_registration;  // interop: m_target's colour
   std::optional<interop::ScopedMap> m_map;                             // interop, between begin() and end()

@@ -94,7 +94,7 @@ struct Backend : BackendDefaults {
   static std::string probe_summary(const CudaProbe& probe) { return probe.interop.reason; }
   static ModeAvailability mode_availability(ModeId mode, const CudaContext& cuda,
                                             const std::string& cuda_error, const CudaProbe& probe) {
-    return lab::mode_availability(mode, cuda.device, probe.interop, cuda_error, probe.external);
+    return gl::mode_availability(mode, cuda.device, probe.interop, cuda_error, probe.external);
   }
   // eglstream and exported carry some resources only.
   static ModeAvailability scene_availability(ModeId mode, const FrameSource& source, Extent extent) {
@@ -104,7 +104,7 @@ struct Backend : BackendDefaults {
   static ModeChoice default_mode(const CudaContext& cuda, const CudaProbe& probe);
   // The access settings come after (loop::App calls apply_access before attach).
   static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
-    return lab::create_mode(id, cuda, AccessSettings{});
+    return gl::create_mode(id, cuda, AccessSettings{});
   }
   static std::unique_ptr<Presenter> create_presenter(Renderer& renderer, Platform& platform, glfw::Window&,
                                                      Extent, bool with_ui, bool vsync) {

@@ -23,7 +23,7 @@
 #include <memory>
 #include <utility>
 
-namespace lab {
+namespace lab::gl {
 namespace {
 
 std::string join(const std::vector<int>& values) {
@@ -301,4 +301,4 @@ DoctorReport collect_doctor_report_for_current_context(int cuda_device, const st
   return collect_doctor_report(context, lab::probe_cuda_devices(), doctor_sources());
 }
 
-}  // namespace lab
+}  // namespace lab::gl

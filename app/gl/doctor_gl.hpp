@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 
 // GL's source: it chooses the CUDA device as App does (the one asked for, else the one that drives GL,
 // else 0), for the GL context current while the report is collected.
@@ -29,4 +29,4 @@ DoctorReport collect_doctor_report_for_current_context(int cuda_device, const st
                                                        int compute_device = -1,
                                                        SplitCopy split_copy = SplitCopy::Peer);
 
-}  // namespace lab
+}  // namespace lab::gl

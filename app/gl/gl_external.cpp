@@ -9,7 +9,7 @@
 
 #include <cstring>
 
-namespace lab {
+namespace lab::gl {
 
 std::string GlExternalSupport::memory_missing() const {
   return memory_fd ? "" : "GL_EXT_memory_object_fd (import of memory exported as an opaque FD)";
@@ -148,4 +148,4 @@ void signal_semaphore(const GlSemaphore& semaphore, uint64_t value, const std::v
   INTEROP_GL_CHECK("glSignalSemaphoreEXT");
 }
 
-}  // namespace lab
+}  // namespace lab::gl

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 
 struct GlMemoryObjectTraits {
   static void destroy(GLuint name) { glDeleteMemoryObjectsEXT(1, &name); }
@@ -71,4 +71,4 @@ void wait_semaphore(const GlSemaphore& semaphore, uint64_t value, const std::vec
 void signal_semaphore(const GlSemaphore& semaphore, uint64_t value, const std::vector<GLuint>& buffers,
                       const std::vector<GLuint>& textures, GLenum layout);
 
-}  // namespace lab
+}  // namespace lab::gl

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 
 std::string gl_string(GLenum name) {
   if (glad_glGetString == nullptr) return "";
@@ -196,4 +196,4 @@ OffscreenTarget create_colour_target(int width, int height, const std::string& l
   return frame_target(std::move(target), width, height, label);
 }
 
-}  // namespace lab
+}  // namespace lab::gl

@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-namespace lab {
+namespace lab::gl {
 
 // glGetString's text; "" before any GL was loaded or without a current context (when it returns null).
 std::string gl_string(GLenum name);
@@ -105,4 +105,4 @@ OffscreenTarget create_offscreen_target(GlTexture color, int width, int height,
 // A colour-only target ("<label> colour"): for pictures written elsewhere (CUDA, an upload) and copied from.
 OffscreenTarget create_colour_target(int width, int height, const std::string& label = "");
 
-}  // namespace lab
+}  // namespace lab::gl

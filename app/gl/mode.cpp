@@ -10,7 +10,7 @@
 
 #include <stdexcept>
 
-namespace lab {
+namespace lab::gl {
 
 std::unique_ptr<gl::Mode> create_interop_mode(const CudaContext& cuda, const AccessSettings& access);
 std::unique_ptr<gl::Mode> create_reregister_mode(const CudaContext& cuda, const AccessSettings& access);
@@ -170,4 +170,4 @@ ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::
   return {false, "unknown mode"};
 }
 
-}  // namespace lab
+}  // namespace lab::gl

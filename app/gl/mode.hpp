@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 
 // Whether `mode` can run on GL: cpu always; staging needs a CUDA device (cuda_device >= 0); interop,
 // reregister, pbo and split need CUDA-GL interop (`interop`, from interop::probe_gl_interop); external
@@ -42,12 +42,8 @@ ModeAvailability mode_availability(ModeId mode, int cuda_device, const interop::
                                    const std::string& cuda_error,
                                    const interop::InteropSupport& external = {});
 
-namespace gl {
-
 // GL's modes are the one mode interface of every API (app/modes/mode.hpp) over GL's renderer.
 using Mode = lab::Mode<Renderer>;
-
-}  // namespace gl
 
 // The way the split mode takes from `compute_device` to `gl_device` when `requested` is asked for.
 struct SplitPath {
@@ -73,4 +69,4 @@ std::unique_ptr<gl::Mode> create_mode(ModeId id, const CudaContext& cuda, const 
 // The modes of that table, in its order (test_doctor holds it to modes_of(GraphicsApi::Gl)).
 const std::vector<ModeId>& gl_mode_table_order();
 
-}  // namespace lab
+}  // namespace lab::gl

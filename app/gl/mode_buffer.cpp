@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 namespace {
 
 class BufferMode final : public gl::Mode {
@@ -96,4 +96,4 @@ std::unique_ptr<gl::Mode> create_buffer_mode(const CudaContext& cuda, const Acce
   return std::make_unique<BufferMode>(cuda, access);
 }
 
-}  // namespace lab
+}  // namespace lab::gl

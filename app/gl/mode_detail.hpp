@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace lab::detail {
+namespace lab::gl::detail {
 
 // Applies new access settings to a mode's registrations: re-registers when the register flags change
 // (calling `before_unregister` first, so the mode can let work that uses the registered objects
@@ -78,4 +78,4 @@ void map_compute_unmap(const std::vector<cudaGraphicsResource_t>& resources, cud
   mapped->unmap();
 }
 
-}  // namespace lab::detail
+}  // namespace lab::gl::detail

@@ -39,7 +39,7 @@
 #include <utility>
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 
 namespace {
 
@@ -460,4 +460,4 @@ std::unique_ptr<gl::Mode> create_eglstream_mode(const CudaContext& cuda) {
   return std::make_unique<EglStreamMode>(cuda);
 }
 
-}  // namespace lab
+}  // namespace lab::gl

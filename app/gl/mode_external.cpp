@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 namespace {
 
 // `id` External: Vulkan allocates the memory (exportable: vulkan::ExportMemory) and CUDA imports it
@@ -275,4 +275,4 @@ std::unique_ptr<gl::Mode> create_exported_mode(const CudaContext& cuda, interop:
   return std::make_unique<GlExternalMode>(ModeId::Exported, cuda, kind);
 }
 
-}  // namespace lab
+}  // namespace lab::gl

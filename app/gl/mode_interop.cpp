@@ -13,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 namespace {
 
 class GraphicsMode final : public gl::Mode {
@@ -112,4 +112,4 @@ std::unique_ptr<gl::Mode> create_reregister_mode(const CudaContext& cuda, const 
   return std::make_unique<GraphicsMode>(ModeId::Reregister, cuda, access);
 }
 
-}  // namespace lab
+}  // namespace lab::gl

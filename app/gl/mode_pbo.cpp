@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 
 namespace {
 
@@ -115,4 +115,4 @@ std::unique_ptr<gl::Mode> create_pbo_mode(const CudaContext& cuda, const AccessS
   return std::make_unique<PboMode>(cuda, access);
 }
 
-}  // namespace lab
+}  // namespace lab::gl

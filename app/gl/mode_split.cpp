@@ -28,7 +28,7 @@
 #include <optional>
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 namespace {
 
 class SplitMode final : public gl::Mode {
@@ -236,4 +236,4 @@ std::unique_ptr<gl::Mode> create_split_mode(const CudaContext& cuda, const Acces
   return std::make_unique<SplitMode>(cuda, access);
 }
 
-}  // namespace lab
+}  // namespace lab::gl

@@ -15,12 +15,12 @@
 
 struct GLFWwindow;
 
-namespace lab {
-
-namespace glfw {
+namespace lab::glfw {
 class Window;
 struct WindowDesc;
-}  // namespace glfw
+}  // namespace lab::glfw
+
+namespace lab::gl {
 
 class Platform {
  public:
@@ -96,4 +96,4 @@ struct EglDeviceInfo {
 // Throws std::runtime_error with a remedy when libEGL cannot be loaded or lacks device enumeration.
 std::vector<EglDeviceInfo> enumerate_egl_devices();
 
-}  // namespace lab
+}  // namespace lab::gl

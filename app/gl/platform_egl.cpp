@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 namespace {
 
 bool has_extension(const char* extensions, const char* name) {
@@ -224,4 +224,4 @@ std::vector<EglDeviceInfo> enumerate_egl_devices() {
   return devices;
 }
 
-}  // namespace lab
+}  // namespace lab::gl

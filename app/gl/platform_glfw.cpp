@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace lab {
+namespace lab::gl {
 namespace {
 
 class GlfwPlatform final : public Platform {
@@ -91,4 +91,4 @@ glfw::WindowDesc window_desc_for_gl(const WindowDesc& desc) {
   return gl_window_desc(desc);
 }
 
-}  // namespace lab
+}  // namespace lab::gl

@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-namespace lab {
+namespace lab::gl {
 
 std::unique_ptr<Platform> create_headless_platform(const HeadlessDesc& /*desc*/) {
   throw std::runtime_error(
@@ -18,4 +18,4 @@ std::vector<EglDeviceInfo> enumerate_egl_devices() {
   throw std::runtime_error("no EGL on Windows: GL runs in a window (WGL), whose adapter the GL report names");
 }
 
-}  // namespace lab
+}  // namespace lab::gl

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <mutex>
 
-namespace lab {
+namespace lab::gl {
 namespace {
 
 bool has_khr_debug() {
@@ -109,4 +109,4 @@ std::string take_gl_debug_error() {
   return error;
 }
 
-}  // namespace lab
+}  // namespace lab::gl

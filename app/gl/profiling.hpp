@@ -12,7 +12,7 @@
 
 #include <string>
 
-namespace lab {
+namespace lab::gl {
 
 // A GL debug group for the scope (glPushDebugGroup / glPopDebugGroup); nothing without KHR_debug.
 class GlDebugGroup {
@@ -59,4 +59,4 @@ bool install_gl_debug_output();
 // then forgets it; "" when none.
 std::string take_gl_debug_error();
 
-}  // namespace lab
+}  // namespace lab::gl

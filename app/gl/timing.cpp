@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 namespace {
 
 class GlTimerQueries final : public GpuTimerQueries {
@@ -108,4 +108,4 @@ GlPhase::~GlPhase() {
   pop_gl_debug_group(m_debug_group);
 }
 
-}  // namespace lab
+}  // namespace lab::gl

@@ -9,7 +9,7 @@
 
 #include <memory>
 
-namespace lab {
+namespace lab::gl {
 
 // GL_TIME_ELAPSED queries (glCreateQueries on first use); their results are read with
 // glGetQueryObjectui64v. FrameTimers(gl_timer_queries()) times GL phases with them.
@@ -27,4 +27,4 @@ class GlPhase {
   GraphicsPhase m_phase;
 };
 
-}  // namespace lab
+}  // namespace lab::gl

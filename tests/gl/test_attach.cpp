@@ -110,7 +110,7 @@ class Attach : public ::testing::Test {
   }
 
   // Renders frames until `done` holds or a second passes (the announcement crosses a socket).
-  static lab::Image render_until(lab::App& app, long long& index,
+  static lab::Image render_until(lab::gl::App& app, long long& index,
                                  const std::function<bool(const lab::Image&)>& done) {
     lab::Image frame;
     for (int attempt = 0; attempt < 100; ++attempt) {
@@ -134,7 +134,7 @@ TEST_F(Attach, TheFrameIsThePublishedPictureAtItsOwnSize) {
   auto pub = publisher("attach-rgba", 97, 61, 4);
   const std::vector<uint8_t> bytes = picture(97, 61, 4, 1);
   publish(*pub, bytes, 7);
-  lab::App app(attach_options("attach-rgba"));
+  lab::gl::App app(attach_options("attach-rgba"));
   long long index = 0;
   const lab::Image expected = as_frame(bytes, 97, 61, 4);
   const lab::Image frame = render_until(app, index, [&](const lab::Image& f) {
@@ -156,7 +156,7 @@ TEST_F(Attach, GrayAndRgbShowOpaque) {
     auto pub = publisher(name, 64, 33, channels);
     const std::vector<uint8_t> bytes = picture(64, 33, channels, 9);
     publish(*pub, bytes, 1);
-    lab::App app(attach_options(name));
+    lab::gl::App app(attach_options(name));
     long long index = 0;
     const lab::Image expected = as_frame(bytes, 64, 33, channels);
     const lab::Image frame =
@@ -173,7 +173,7 @@ TEST_F(Attach, WithASizeThePictureIsScaledNearest) {
   options.width = 80;
   options.height = 90;
   options.size_given = true;
-  lab::App app(options);
+  lab::gl::App app(options);
   const lab::Image small = as_frame(bytes, 40, 30, 4);
   lab::Image expected;
   expected.width = 80;
@@ -192,7 +192,7 @@ TEST_F(Attach, ANewerFrameReplacesTheOneShown) {
   auto pub = publisher("attach-newer", 50, 20, 4);
   const std::vector<uint8_t> first = picture(50, 20, 4, 1), second = picture(50, 20, 4, 77);
   publish(*pub, first, 1);
-  lab::App app(attach_options("attach-newer"));
+  lab::gl::App app(attach_options("attach-newer"));
   long long index = 0;
   const lab::Image expected_first = as_frame(first, 50, 20, 4), expected_second = as_frame(second, 50, 20, 4);
   EXPECT_EQ(pixels_off(render_until(app, index,
@@ -211,7 +211,7 @@ TEST_F(Attach, WhenThePublisherGoesTheLastFrameStaysAndANewOneIsAttachedAgain) {
   auto pub = publisher("attach-gone", 32, 24, 4);
   const std::vector<uint8_t> before = picture(32, 24, 4, 5), after = picture(32, 24, 4, 200);
   publish(*pub, before, 1);
-  lab::App app(attach_options("attach-gone"));
+  lab::gl::App app(attach_options("attach-gone"));
   long long index = 0;
   const lab::Image expected_before = as_frame(before, 32, 24, 4), expected_after = as_frame(after, 32, 24, 4);
   render_until(app, index, [&](const lab::Image& f) { return pixels_off(f, expected_before) == 0; });
@@ -231,7 +231,7 @@ TEST_F(Attach, WhenThePublisherGoesTheLastFrameStaysAndANewOneIsAttachedAgain) {
 
 TEST_F(Attach, NothingPublishedUnderTheNameIsRefusedNamingIt) {
   try {
-    lab::App app(attach_options("attach-nobody"));
+    lab::gl::App app(attach_options("attach-nobody"));
     FAIL() << "attached to nothing";
   } catch (const std::runtime_error& error) {
     EXPECT_NE(std::string(error.what()).find("--attach attach-nobody: nothing is published by that name"),
@@ -246,7 +246,7 @@ TEST_F(Attach, SwitchingToAnotherPublisherShowsItsFramesAtItsSizeAndANameNobodyP
   const std::vector<uint8_t> first_bytes = picture(40, 30, 4, 11), second_bytes = picture(64, 48, 3, 123);
   publish(*first, first_bytes, 5);
   publish(*second, second_bytes, 9);
-  lab::App app(attach_options("attach-first"));
+  lab::gl::App app(attach_options("attach-first"));
   long long index = 0;
   const lab::Image expected_first = as_frame(first_bytes, 40, 30, 4);
   const lab::Image expected_second = as_frame(second_bytes, 64, 48, 3);
@@ -340,7 +340,7 @@ TEST_F(Attach, Float32FramesShowThroughTheDocumentedMappingOverZeroToOne) {
   values[(4 * kWidth + 13) * 3 + 1] = nan;
   auto pub = publisher("attach-f32", kWidth, kHeight, 3, interop::DType::Float32);
   publish(*pub, bytes_of(values), 3);
-  lab::App app(attach_options("attach-f32"));
+  lab::gl::App app(attach_options("attach-f32"));
 
   lab::Image expected;
   expected.width = kWidth;
@@ -394,7 +394,7 @@ TEST_F(Attach, Uint16FramesMapOverTheFirstFramesRangeKeptForTheNext) {
   };
   auto pub = publisher("attach-u16", kWidth, kHeight, 1, interop::DType::UInt16);
   publish(*pub, bytes_of(first), 1);
-  lab::App app(attach_options("attach-u16"));
+  lab::gl::App app(attach_options("attach-u16"));
   long long index = 0;
   const lab::Image expected_first = expected_of(first);
   const lab::Image shown_first =

@@ -24,7 +24,7 @@ TEST(Bench, MeasuresEveryAvailablePathAndWritesJsonAndChart) {
   options.bench_frames = 10;
   options.json = (dir / "bench.json").string();
   options.chart = (dir / "bench.svg").string();
-  ASSERT_EQ(lab::run_bench(options), 0);
+  ASSERT_EQ(lab::gl::run_bench(options), 0);
 
   std::ifstream file(options.json);
   const nlohmann::json report = nlohmann::json::parse(file);
@@ -127,7 +127,7 @@ TEST(Bench, FiltersToTheCasesAskedFor) {
     return lab::parse_command_line(static_cast<int>(std::size(argv)), argv);
   }();
   ASSERT_FALSE(parsed.exit_code) << parsed.output;
-  ASSERT_EQ(lab::run_bench(parsed.options), 0);
+  ASSERT_EQ(lab::gl::run_bench(parsed.options), 0);
   std::ifstream file(parsed.options.json);
   const nlohmann::json report = nlohmann::json::parse(file);
   // The cpu mode and its own reference loop, nothing else.
@@ -153,17 +153,17 @@ namespace {
 TEST(Bench, EveryGlModeHasOneRowAndItsOwnLoopIsLabelledByIt) {
   for (const lab::ModeId mode : lab::modes_of(lab::GraphicsApi::Gl)) {
     size_t rows = 0;
-    for (const lab::gl_bench::BenchRow& row : lab::gl_bench::bench_rows()) rows += row.mode == mode ? 1 : 0;
+    for (const lab::gl::BenchRow& row : lab::gl::bench_rows()) rows += row.mode == mode ? 1 : 0;
     EXPECT_EQ(rows, 1u) << lab::to_string(mode);
-    const lab::gl_bench::BenchRow& row = lab::gl_bench::bench_row(mode);
+    const lab::gl::BenchRow& row = lab::gl::bench_row(mode);
     if (row.own_loop != nullptr || row.paired_loop != nullptr) {
       EXPECT_EQ(std::string(row.own_path), std::string(lab::to_string(mode)) + " ref");
       EXPECT_TRUE(row.own_loop == nullptr || row.paired_loop == nullptr)
           << lab::to_string(mode) << ": one loop, measured alone or beside the mode";
     }
   }
-  EXPECT_EQ(lab::gl_bench::bench_rows().size(), lab::modes_of(lab::GraphicsApi::Gl).size());
-  const lab::gl_bench::BenchRow& parking = lab::gl_bench::bench_row(lab::gl_bench::parking_mode());
+  EXPECT_EQ(lab::gl::bench_rows().size(), lab::modes_of(lab::GraphicsApi::Gl).size());
+  const lab::gl::BenchRow& parking = lab::gl::bench_row(lab::gl::parking_mode());
   EXPECT_FALSE(parking.needs_cuda);
   EXPECT_TRUE(parking.own_loop != nullptr || parking.paired_loop != nullptr);
 }

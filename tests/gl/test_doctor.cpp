@@ -76,13 +76,13 @@ TEST(DoctorReport, ValuesOfSeveralLinesContinueInTheValueColumn) {
 TEST(ModeAvailability, WithoutACudaDeviceOnlyCpuRuns) {
   const std::string error = "cudaGetDeviceCount: cudaErrorInsufficientDriver: install the NVIDIA driver";
   for (const lab::ModeId mode : lab::all_modes()) {
-    const lab::ModeAvailability verdict = lab::mode_availability(mode, -1, {false, ""}, error);
+    const lab::ModeAvailability verdict = lab::gl::mode_availability(mode, -1, {false, ""}, error);
     if (mode == lab::ModeId::Cpu) {
       EXPECT_TRUE(verdict.available);
-    } else if (mode == lab::ModeId::Eglstream && !lab::eglstream_support().available) {
+    } else if (mode == lab::ModeId::Eglstream && !lab::gl::eglstream_support().available) {
       // What the GL context lacks comes first (Mesa's EGL has no EGL_KHR_stream, CUDA or not).
       EXPECT_FALSE(verdict.available);
-      EXPECT_EQ(verdict.reason, lab::eglstream_support().reason);
+      EXPECT_EQ(verdict.reason, lab::gl::eglstream_support().reason);
     } else {
       EXPECT_FALSE(verdict.available) << lab::to_string(mode);
       EXPECT_TRUE(has(verdict.reason, "no CUDA device")) << verdict.reason;
@@ -90,22 +90,22 @@ TEST(ModeAvailability, WithoutACudaDeviceOnlyCpuRuns) {
     }
   }
   // Without an error text, the reason still says what to do.
-  const lab::ModeAvailability bare = lab::mode_availability(lab::ModeId::Staging, -1, {}, "");
+  const lab::ModeAvailability bare = lab::gl::mode_availability(lab::ModeId::Staging, -1, {}, "");
   EXPECT_TRUE(has(bare.reason, "CUDA_VISIBLE_DEVICES")) << bare.reason;
 }
 
 TEST(ModeAvailability, ADeviceWithoutInteropRunsStagingButNotTheInteropModes) {
   const interop::InteropSupport unusable{false,
                                          "GL is rendered by llvmpipe, not by an NVIDIA GPU: use --mode cpu"};
-  EXPECT_TRUE(lab::mode_availability(lab::ModeId::Staging, 0, unusable, "").available);
-  EXPECT_TRUE(lab::mode_availability(lab::ModeId::Cpu, 0, unusable, "").available);
+  EXPECT_TRUE(lab::gl::mode_availability(lab::ModeId::Staging, 0, unusable, "").available);
+  EXPECT_TRUE(lab::gl::mode_availability(lab::ModeId::Cpu, 0, unusable, "").available);
   for (const lab::ModeId mode :
        {lab::ModeId::Interop, lab::ModeId::Reregister, lab::ModeId::Pbo, lab::ModeId::Split}) {
-    const lab::ModeAvailability verdict = lab::mode_availability(mode, 0, unusable, "");
+    const lab::ModeAvailability verdict = lab::gl::mode_availability(mode, 0, unusable, "");
     EXPECT_FALSE(verdict.available) << lab::to_string(mode);
     EXPECT_EQ(verdict.reason, unusable.reason);
   }
-  const lab::ModeAvailability unprobed = lab::mode_availability(lab::ModeId::Interop, 0, {false, ""}, "");
+  const lab::ModeAvailability unprobed = lab::gl::mode_availability(lab::ModeId::Interop, 0, {false, ""}, "");
   EXPECT_FALSE(unprobed.available);
   EXPECT_FALSE(unprobed.reason.empty());
 }
@@ -113,23 +113,24 @@ TEST(ModeAvailability, ADeviceWithoutInteropRunsStagingButNotTheInteropModes) {
 // GL's mode table (mode.cpp) has a row per mode of --api gl, in --list's order: mode_availability and
 // create_mode answer for each of them from it.
 TEST(ModeAvailability, GlsTableHasARowPerModeOfGlInListOrder) {
-  EXPECT_EQ(lab::gl_mode_table_order(), lab::modes_of(lab::GraphicsApi::Gl));
+  EXPECT_EQ(lab::gl::gl_mode_table_order(), lab::modes_of(lab::GraphicsApi::Gl));
 }
 
 TEST(ModeAvailability, EveryModeButExternalAndExportedRunsWhereInteropWorks) {
   const interop::InteropSupport works{true, "CUDA device 1 drives GL"};
   for (const lab::ModeId mode : lab::modes_of(lab::GraphicsApi::Gl)) {
-    const lab::ModeAvailability verdict = lab::mode_availability(mode, 1, works, "");
+    const lab::ModeAvailability verdict = lab::gl::mode_availability(mode, 1, works, "");
     if (mode == lab::ModeId::External) {
       EXPECT_FALSE(verdict.available) << "external was never probed";
       EXPECT_TRUE(has(verdict.reason, "the GL external mode was not probed")) << verdict.reason;
     } else if (mode == lab::ModeId::Exported) {
       EXPECT_FALSE(verdict.available) << "exported needs what external needs, never probed";
       EXPECT_TRUE(has(verdict.reason, "the GL exported mode was not probed")) << verdict.reason;
-      EXPECT_TRUE(lab::mode_availability(mode, 1, works, "", works).available) << "with GL's imports probed";
+      EXPECT_TRUE(lab::gl::mode_availability(mode, 1, works, "", works).available)
+          << "with GL's imports probed";
     } else if (mode == lab::ModeId::Eglstream) {
       // Its own probe of the current context: EGL's stream extensions (none without an EGL context).
-      const lab::ModeAvailability support = lab::eglstream_support();
+      const lab::ModeAvailability support = lab::gl::eglstream_support();
       EXPECT_EQ(verdict.available, support.available) << verdict.reason;
       EXPECT_EQ(verdict.reason, support.reason);
     } else {
@@ -144,12 +145,14 @@ TEST(ModeAvailability, ExternalFollowsItsOwnProbe) {
   const interop::InteropSupport works{true, "CUDA device 0 drives GL"};
   const interop::InteropSupport lacking{
       false, "GL (llvmpipe) lacks GL_EXT_semaphore_fd: the external mode needs it"};
-  EXPECT_TRUE(lab::mode_availability(lab::ModeId::External, 0, works, "", works).available);
-  const lab::ModeAvailability refused = lab::mode_availability(lab::ModeId::External, 0, works, "", lacking);
+  EXPECT_TRUE(lab::gl::mode_availability(lab::ModeId::External, 0, works, "", works).available);
+  const lab::ModeAvailability refused =
+      lab::gl::mode_availability(lab::ModeId::External, 0, works, "", lacking);
   EXPECT_FALSE(refused.available);
   EXPECT_EQ(refused.reason, lacking.reason);
-  EXPECT_TRUE(lab::mode_availability(lab::ModeId::External, 0, {false, "no interop"}, "", works).available);
-  EXPECT_FALSE(lab::mode_availability(lab::ModeId::External, -1, works, "no driver", works).available);
+  EXPECT_TRUE(
+      lab::gl::mode_availability(lab::ModeId::External, 0, {false, "no interop"}, "", works).available);
+  EXPECT_FALSE(lab::gl::mode_availability(lab::ModeId::External, -1, works, "no driver", works).available);
 }
 
 TEST(Wsl, IsDetectedFromTheKernelReleaseTheVersionOrDevDxg) {
@@ -379,18 +382,18 @@ TEST(DoctorPanel, DrawsEverySectionWithoutARenderer) {
 // the description says which and why. Devices that do not exist cannot reach each other, so this
 // needs no GPU.
 TEST(SplitPath, PeerWithinOneDeviceHostWhenAskedOrWhenTheDevicesCannotReachEachOther) {
-  const lab::SplitPath same = lab::choose_split_path(0, 0, lab::SplitCopy::Peer);
+  const lab::gl::SplitPath same = lab::gl::choose_split_path(0, 0, lab::SplitCopy::Peer);
   EXPECT_TRUE(same.peer);
   EXPECT_NE(same.description.find("within one device"), std::string::npos) << same.description;
 
-  const lab::SplitPath asked_host = lab::choose_split_path(1, 0, lab::SplitCopy::Host);
+  const lab::gl::SplitPath asked_host = lab::gl::choose_split_path(1, 0, lab::SplitCopy::Host);
   EXPECT_FALSE(asked_host.peer);
   EXPECT_NE(
       asked_host.description.find("device 1 -> device 0 through pinned host memory (--split-copy host)"),
       std::string::npos)
       << asked_host.description;
 
-  const lab::SplitPath unreachable = lab::choose_split_path(7, 0, lab::SplitCopy::Peer);
+  const lab::gl::SplitPath unreachable = lab::gl::choose_split_path(7, 0, lab::SplitCopy::Peer);
   EXPECT_FALSE(unreachable.peer);
   EXPECT_NE(unreachable.description.find("cannot access each other's memory"), std::string::npos)
       << unreachable.description;
@@ -556,7 +559,7 @@ TEST(DoctorSources, WhyThereIsNoCudaDeviceIsSaidOnce) {
   cuda.error = "cudaGetDeviceCount: cudaErrorInsufficientDriver: a driver this test made up; install it";
   lab::DoctorContext context;
   context.gl_error = "no context in this test";
-  const lab::DoctorReport report = lab::collect_doctor_report(context, cuda, lab::doctor_sources());
+  const lab::DoctorReport report = lab::collect_doctor_report(context, cuda, lab::gl::doctor_sources());
   const std::string text = lab::format_doctor_report(report);
   EXPECT_EQ(occurrences(text, cuda.error), 1u) << text;
   EXPECT_EQ(occurrences(lab::doctor_report_json(report), cuda.error), 1u) << lab::doctor_report_json(report);
@@ -593,7 +596,7 @@ TEST(DoctorSources, WithoutAGlSourceTheVerdictSaysTheBuildHasNoGl) {
 TEST(DoctorSources, GlsSourceOpensTheContextItJudges) {
   lab::Options options;
   options.headless = true;
-  const lab::DoctorReport report = lab::collect_doctor_report(options, {lab::gl_doctor_source()});
+  const lab::DoctorReport report = lab::collect_doctor_report(options, {lab::gl::gl_doctor_source()});
   EXPECT_NE(report.reason, lab::kNoGlInThisBuild);
   const std::string text = lab::format_doctor_report(report);
   EXPECT_FALSE(has(text, lab::kNoGlInThisBuild)) << text;
@@ -601,7 +604,7 @@ TEST(DoctorSources, GlsSourceOpensTheContextItJudges) {
 }
 
 TEST(DoctorSources, ThisBuildsReportComesFromTheRegisteredSources) {
-  std::vector<lab::DoctorSource> sources = lab::doctor_sources();
+  std::vector<lab::DoctorSource> sources = lab::gl::doctor_sources();
   ASSERT_GE(sources.size(), 3u);
   EXPECT_EQ(sources.front().api, "GL");
   EXPECT_EQ(sources.back().api, "environment");

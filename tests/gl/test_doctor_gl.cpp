@@ -61,7 +61,7 @@ TEST(Doctor, HeadlessWithoutAnNvidiaDriverSaysWhyInteropIsUnavailable) {
   if (!cuda.devices.empty())
     GTEST_SKIP() << "this machine has " << cuda.devices.size()
                  << " CUDA device(s); the test checks the report of a machine without an NVIDIA driver (CI)";
-  const lab::DoctorReport report = lab::collect_doctor_report(headless_options());
+  const lab::DoctorReport report = lab::gl::collect_doctor_report(headless_options());
   expect_every_section_and_no_bare_unknown_error(report);
   const std::string text = lab::format_doctor_report(report);
   EXPECT_FALSE(report.interop_works) << text;
@@ -93,7 +93,7 @@ TEST(Doctor, HeadlessWithoutAnNvidiaDriverSaysWhyInteropIsUnavailable) {
 TEST(Doctor, HeadlessOnAnNvidiaEglDeviceSaysInteropWorks) {
   const interop::CudaDevices cuda = interop::enumerate_cuda_devices();
   if (cuda.devices.empty()) LABTEST_NEEDS_GPUS(1, "needs a CUDA device: " << cuda.error);
-  const lab::DoctorReport report = lab::collect_doctor_report(headless_options());
+  const lab::DoctorReport report = lab::gl::collect_doctor_report(headless_options());
   expect_every_section_and_no_bare_unknown_error(report);
   const std::string text = lab::format_doctor_report(report);
   ASSERT_TRUE(report.interop_works) << text;
@@ -114,8 +114,8 @@ TEST(Doctor, HeadlessOnAnNvidiaEglDeviceSaysInteropWorks) {
 
 // What the panel's tab shows: the report of the app's own context, not of a new one.
 TEST(Doctor, ReportsTheCurrentContextOfARunningApp) {
-  lab::App app(labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 64, 64));
-  const lab::DoctorReport report = lab::collect_doctor_report_for_current_context(
+  lab::gl::App app(labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 64, 64));
+  const lab::DoctorReport report = lab::gl::collect_doctor_report_for_current_context(
       app.cuda_device(), app.platform().description(), app.compute_device(), app.split_copy());
   expect_every_section_and_no_bare_unknown_error(report);
   // The split mode's path as the mode itself would take it, and peer access between every two devices.
@@ -123,8 +123,9 @@ TEST(Doctor, ReportsTheCurrentContextOfARunningApp) {
   if (devices == 0) {
     EXPECT_EQ(value_of(report, "multi-GPU", "split mode"), "unavailable: no CUDA device");
   } else {
-    EXPECT_EQ(value_of(report, "multi-GPU", "split mode"),
-              lab::choose_split_path(app.compute_device(), app.cuda_device(), app.split_copy()).description);
+    EXPECT_EQ(
+        value_of(report, "multi-GPU", "split mode"),
+        lab::gl::choose_split_path(app.compute_device(), app.cuda_device(), app.split_copy()).description);
   }
   if (devices == 1) {
     EXPECT_EQ(value_of(report, "multi-GPU", "peer access"), "one CUDA device: nothing to reach");
@@ -181,7 +182,7 @@ TEST(Doctor, WithoutADisplayGoesHeadlessAndSaysSo) {
   const ScopedVariable wayland("WAYLAND_DISPLAY", nullptr);
   lab::Options options = headless_options();
   options.headless = false;
-  const lab::DoctorReport report = lab::collect_doctor_report(options);
+  const lab::DoctorReport report = lab::gl::collect_doctor_report(options);
   expect_every_section_and_no_bare_unknown_error(report);
   const std::string text = lab::format_doctor_report(report);
   EXPECT_EQ(value_of(report, "GL context", "headless"), lab::doctor_headless_reason(false, nullptr, nullptr))
@@ -202,7 +203,7 @@ TEST(Doctor, WindowOnADisplayThatCannotOpenIsReportedNotThrown) {
   const ScopedVariable wayland("WAYLAND_DISPLAY", nullptr);
   lab::Options options = headless_options();
   options.headless = false;
-  const lab::DoctorReport report = lab::collect_doctor_report(options);
+  const lab::DoctorReport report = lab::gl::collect_doctor_report(options);
   expect_every_section_and_no_bare_unknown_error(report);
   EXPECT_FALSE(report.interop_works);
   EXPECT_EQ(value_of(report, "GL context", "headless"), "(no \"headless\" in GL context)");

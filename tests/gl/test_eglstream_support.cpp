@@ -25,9 +25,9 @@ bool lists(const char* extensions, const std::string& name) {
 }
 
 TEST(EglstreamSupport, OnAHeadlessDisplayItFollowsTheDisplaysExtensions) {
-  std::unique_ptr<lab::App> app;
+  std::unique_ptr<lab::gl::App> app;
   try {
-    app = std::make_unique<lab::App>(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 32, 32));
+    app = std::make_unique<lab::gl::App>(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 32, 32));
   } catch (const std::runtime_error& error) {
     GTEST_SKIP() << "needs headless GL (EGL): " << error.what();
   }
@@ -40,7 +40,7 @@ TEST(EglstreamSupport, OnAHeadlessDisplayItFollowsTheDisplaysExtensions) {
   if (!first_missing.empty()) {
     EXPECT_FALSE(verdict.available);
     EXPECT_NE(verdict.reason.find("lacks " + first_missing), std::string::npos) << verdict.reason;
-    EXPECT_EQ(verdict.reason, lab::eglstream_support().reason);
+    EXPECT_EQ(verdict.reason, lab::gl::eglstream_support().reason);
     // Asked for, the mode is refused with the same reason before anything is made.
     EXPECT_FALSE(app->request_mode(ModeId::Eglstream).available);
     labtest::render(*app, 0);
@@ -55,7 +55,7 @@ TEST(EglstreamSupport, WithoutAnEglContextItSaysOneIsNeeded) {
   if (eglGetCurrentDisplay != nullptr && eglGetCurrentDisplay() != EGL_NO_DISPLAY) {
     ASSERT_TRUE(eglMakeCurrent(eglGetCurrentDisplay(), EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
   }
-  const lab::ModeAvailability verdict = lab::eglstream_support();
+  const lab::ModeAvailability verdict = lab::gl::eglstream_support();
   EXPECT_FALSE(verdict.available);
   EXPECT_TRUE(verdict.reason.find("not an EGL context") != std::string::npos ||
               verdict.reason.find("libEGL cannot be loaded") != std::string::npos)
@@ -67,7 +67,7 @@ TEST(EglstreamSupport, OnlyTheScenesOfCudasOutputImagesTravel) {
     SCOPED_TRACE(lab::to_string(scene));
     const std::vector<lab::ResourceDesc> resources =
         lab::create_scene_compute(scene, kernels::Filter::Sobel)->resources({64, 48});
-    const lab::ModeAvailability verdict = lab::eglstream_scene_availability(resources);
+    const lab::ModeAvailability verdict = lab::gl::eglstream_scene_availability(resources);
     bool images_out = true;
     std::string first_other;
     for (const lab::ResourceDesc& desc : resources) {
@@ -80,7 +80,7 @@ TEST(EglstreamSupport, OnlyTheScenesOfCudasOutputImagesTravel) {
       EXPECT_NE(verdict.reason.find(first_other), std::string::npos) << verdict.reason;
     }
   }
-  EXPECT_TRUE(lab::eglstream_scene_availability(
+  EXPECT_TRUE(lab::gl::eglstream_scene_availability(
                   lab::create_scene_compute(SceneId::Pattern, kernels::Filter::Sobel)->resources({5, 3}))
                   .available)
       << "the pattern is CUDA's one output image";

@@ -28,7 +28,7 @@ class FailingMode final : public lab::gl::Mode {
 };
 
 TEST(Fallback, ANonStickyFrameErrorMovesOneTierDownAndTheFrameIsStillRight) {
-  lab::App app(labtest::app_options(lab::SceneId::Pattern, ModeId::Cpu, 320, 200));
+  lab::gl::App app(labtest::app_options(lab::SceneId::Pattern, ModeId::Cpu, 320, 200));
   app.use_mode(std::make_unique<FailingMode>(false));
   const lab::Image frame = labtest::render(app, 4);
   EXPECT_EQ(app.mode_id(), app.fallback_for(ModeId::Interop));
@@ -39,7 +39,7 @@ TEST(Fallback, ANonStickyFrameErrorMovesOneTierDownAndTheFrameIsStillRight) {
 }
 
 TEST(Fallback, AStickyErrorEndsTheRun) {
-  lab::App app(labtest::app_options(lab::SceneId::Pattern, ModeId::Cpu, 64, 64));
+  lab::gl::App app(labtest::app_options(lab::SceneId::Pattern, ModeId::Cpu, 64, 64));
   app.use_mode(std::make_unique<FailingMode>(true));
   try {
     app.render_frame();
@@ -50,7 +50,7 @@ TEST(Fallback, AStickyErrorEndsTheRun) {
 }
 
 TEST(Fallback, TiersGoInteropThenStagingThenCpu) {
-  lab::App app(labtest::app_options(lab::SceneId::Pattern, ModeId::Cpu, 64, 64));
+  lab::gl::App app(labtest::app_options(lab::SceneId::Pattern, ModeId::Cpu, 64, 64));
   const ModeId below_interop = app.cuda_device() >= 0 ? ModeId::Staging : ModeId::Cpu;
   for (const ModeId mode :
        {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split, ModeId::External})
@@ -60,7 +60,7 @@ TEST(Fallback, TiersGoInteropThenStagingThenCpu) {
 }
 
 TEST(DeviceSelection, IsRefusedWithTheReasonWithoutCuda) {
-  lab::App app(labtest::app_options(lab::SceneId::Pattern, ModeId::Cpu, 64, 64));
+  lab::gl::App app(labtest::app_options(lab::SceneId::Pattern, ModeId::Cpu, 64, 64));
   if (app.cuda_device() >= 0) GTEST_SKIP() << "a CUDA device exists here (the GPU tests switch devices)";
   const std::string refusal = app.request_device(0);
   EXPECT_NE(refusal.find("no CUDA device"), std::string::npos) << refusal;

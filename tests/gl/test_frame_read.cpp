@@ -18,7 +18,7 @@ using lab::SceneId;
 class EveryScene : public ::testing::TestWithParam<SceneId> {};
 
 TEST_P(EveryScene, ACollectedFrameIsReadFramesFrameAndNotTheNext) {
-  lab::App app(labtest::app_options(GetParam(), ModeId::Cpu, 331, 197));
+  lab::gl::App app(labtest::app_options(GetParam(), ModeId::Cpu, 331, 197));
   const lab::Image frame_3 = labtest::render(app, 3);
   app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 3);
   const lab::Image frame_4 = labtest::render(app, 4);  // drawn while frame 3's read is in flight
@@ -50,7 +50,7 @@ TEST(FrameRead, OnlyAnImageWhoseModeSetACudaSourceIsReadByCuda) {
   lab::gl::CudaFrameSource stand_in;
   stand_in.registered = reinterpret_cast<cudaGraphicsResource_t>(uintptr_t{0x1000});
 
-  lab::App pattern(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 96, 64));
+  lab::gl::App pattern(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 96, 64));
   labtest::render(pattern, 1);
   const lab::Extent extent = pattern.platform().framebuffer_extent();
   EXPECT_STREQ(pattern.renderer().read_way(pattern.plan(), extent), "PBO");
@@ -65,14 +65,14 @@ TEST(FrameRead, OnlyAnImageWhoseModeSetACudaSourceIsReadByCuda) {
   pattern.renderer().clear_cuda_sources();  // a mode's detach
   EXPECT_STREQ(pattern.renderer().read_way(pattern.plan(), pattern.platform().framebuffer_extent()), "PBO");
 
-  lab::App wave(labtest::app_options(SceneId::Wave, ModeId::Cpu, 96, 64));
+  lab::gl::App wave(labtest::app_options(SceneId::Wave, ModeId::Cpu, 96, 64));
   labtest::render(wave, 1);
   wave.renderer().set_cuda_source(0, stand_in);  // its vertex buffer: GL draws the frame from it
   EXPECT_STREQ(wave.renderer().read_way(wave.plan(), wave.platform().framebuffer_extent()), "PBO");
 }
 
 TEST(FrameRead, FollowsAResizeAndRefusesASecondReadInFlight) {
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 128, 64));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 128, 64));
   labtest::render(app, 1);
   app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 1);
   EXPECT_THROW(app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 1),
@@ -94,7 +94,7 @@ TEST(FrameRead, FollowsAResizeAndRefusesASecondReadInFlight) {
 // --bench --serve's breakdown of the read-back: off (the desk's loop), nothing is timed; on, the collect's
 // steps and the next read's, in the order they ran, each read's own. The frames read are the same.
 TEST(FrameRead, TheStepsAreTimedOnlyWhenAskedAndSayWhatRan) {
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 128, 64));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 128, 64));
   const lab::Extent extent = app.platform().framebuffer_extent();
   labtest::render(app, 1);
   app.renderer().begin_read_frame(app.plan(), extent, 1);

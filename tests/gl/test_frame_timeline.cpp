@@ -13,12 +13,12 @@ using lab::ModeId;
 using lab::SceneId;
 
 TEST(GlFrameTimeline, TheGraphicsLaneIsPlacedInsideTheFrameInIssueOrder) {
-  lab::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 320, 180));
+  lab::gl::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 320, 180));
   labtest::expect_graphics_lane_in_issue_order(app, static_cast<int>(ModeId::Cpu), 4);
 }
 
 TEST(GlFrameTimeline, TimingOffRecordsNoFrame) {
-  lab::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 320, 180));
+  lab::gl::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 320, 180));
   app.set_timing(false);
   for (int frame = 0; frame < 3; ++frame) ASSERT_TRUE(app.render_frame(frame));
   app.timers().flush();
@@ -26,7 +26,7 @@ TEST(GlFrameTimeline, TimingOffRecordsNoFrame) {
 }
 
 TEST(GlFrameTimeline, CpuModesKernelIsInTheCpuLaneAndTheRowsAddUpToTheFrame) {
-  lab::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 320, 180));
+  lab::gl::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 320, 180));
   // More frames than a window holds: every row's average is then over the same frames.
   for (int frame = 0; frame < lab::PhaseWindow::kWindow + 4; ++frame) ASSERT_TRUE(app.render_frame(frame));
   app.timers().flush();
@@ -56,7 +56,7 @@ TEST(GlFrameTimeline, CpuModesKernelIsInTheCpuLaneAndTheRowsAddUpToTheFrame) {
 }
 
 TEST(GlFrameTimeline, TheModeKeySaysWhyNoOtherModeIsTaken) {
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64));
   ASSERT_TRUE(app.render_frame(0));
   std::string reasons;
   for (const ModeId mode : lab::modes_of(lab::GraphicsApi::Gl)) {

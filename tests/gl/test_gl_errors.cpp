@@ -1,5 +1,5 @@
 // tests/gl/test_gl_errors.cpp — a GL error made during a frame ends that frame with an exception that names
-// it, in GL's loop (lab::App) and in the core loop on GL's backend (loop::App<gl::Backend>, whose
+// it, in GL's loop (lab::gl::App) and in the core loop on GL's backend (loop::App<gl::Backend>, whose
 // after_frame checks it), and the frame is not counted. A mode double makes the error (binding a vertex
 // array name GL never made: GL_INVALID_OPERATION) on the headless test platform (Mesa in CI).
 #include "tests/support/app_fixture.hpp"
@@ -33,7 +33,7 @@ class GlErrorMode final : public lab::gl::Mode {
 template <class App>
 class GlErrors : public ::testing::Test {};
 
-using Loops = ::testing::Types<lab::App, GlCoreApp>;
+using Loops = ::testing::Types<lab::gl::App, GlCoreApp>;
 struct LoopName {
   template <class App>
   static std::string GetName(int) {

@@ -48,7 +48,7 @@ TEST_P(GoldenImage, EveryAvailableModeRendersTheGolden) {
 
   lab::Options options = labtest::app_options(scene, ModeId::Cpu, golden->width, golden->height);
   options.filter = golden->filter;
-  lab::App app(options);
+  lab::gl::App app(options);
   const std::string renderer = interop::current_gl_renderer();
   const labtest::Tolerance& tolerance = golden->tolerance_for(renderer);
   const std::string golden_label =

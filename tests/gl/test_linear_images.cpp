@@ -18,7 +18,7 @@ using lab::SceneId;
 // An image scene, and whether it runs in a window.
 class LinearImages : public ::testing::TestWithParam<std::tuple<SceneId, bool>> {};
 
-int texture_count(lab::App& app, bool linear) {
+int texture_count(lab::gl::App& app, bool linear) {
   int count = 0;
   for (const lab::gl::Resource& resource : app.renderer().resources())
     if (resource.desc.kind == lab::ResourceKind::Texture2D && resource.linear == linear) {
@@ -40,13 +40,13 @@ TEST_P(LinearImages, FramesFromBuffersAreTheFramesFromTextures) {
   if (windowed && std::getenv("DISPLAY") == nullptr) GTEST_SKIP() << "needs an X display: run under xvfb-run";
   lab::Options options = labtest::app_options(scene, lab::ModeId::Cpu, 321, 203);
   options.headless = !windowed;
-  lab::App app(options);
+  lab::gl::App app(options);
   const lab::Image from_textures = labtest::render(app, 9);
   const int images = texture_count(app, false);
   ASSERT_GE(images, 1) << "an image scene has a texture";
 
   app.renderer().place_resources({nullptr, /*linear_images=*/true});
-  app.use_mode(lab::create_mode(lab::ModeId::Cpu, lab::CudaContext{}, lab::AccessSettings{}));
+  app.use_mode(lab::gl::create_mode(lab::ModeId::Cpu, lab::CudaContext{}, lab::AccessSettings{}));
   EXPECT_EQ(texture_count(app, true), images) << "every image is in a buffer";
   EXPECT_EQ(app.renderer().frame_image(app.plan()), 0u) << "no texture holds the frame";
   const lab::Image from_buffers = labtest::render(app, 9);

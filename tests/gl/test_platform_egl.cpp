@@ -22,14 +22,14 @@ Current current() {
   return {eglGetCurrentDisplay(), eglGetCurrentContext()};
 }
 
-std::unique_ptr<lab::Platform> headless(lab::Extent extent) {
-  lab::HeadlessDesc desc;
+std::unique_ptr<lab::gl::Platform> headless(lab::Extent extent) {
+  lab::gl::HeadlessDesc desc;
   desc.extent = extent;
-  return lab::create_headless_platform(desc);
+  return lab::gl::create_headless_platform(desc);
 }
 
 // Clears the platform's framebuffer to `red` and reads one pixel back.
-std::array<unsigned char, 4> clear_and_read(const lab::Platform& platform, float red) {
+std::array<unsigned char, 4> clear_and_read(const lab::gl::Platform& platform, float red) {
   glBindFramebuffer(GL_FRAMEBUFFER, platform.framebuffer());
   glViewport(0, 0, platform.framebuffer_extent().width, platform.framebuffer_extent().height);
   glClearColor(red, 0.0f, 0.0f, 1.0f);
@@ -40,7 +40,7 @@ std::array<unsigned char, 4> clear_and_read(const lab::Platform& platform, float
 }
 
 TEST(HeadlessPlatforms, DestroyingOneLeavesTheOthersContextWorking) {
-  std::unique_ptr<lab::Platform> first, second;
+  std::unique_ptr<lab::gl::Platform> first, second;
   try {
     first = headless({16, 16});
   } catch (const std::runtime_error& error) {

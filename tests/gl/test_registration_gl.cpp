@@ -8,8 +8,8 @@
 namespace {
 
 TEST(TextureRegistration, QueriesTheFormatAndRefusesRgb8BeforeCallingCuda) {
-  lab::App app(labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 64, 64));
-  const lab::GlTexture texture = lab::create_texture_2d(GL_RGB8, 16, 16);
+  lab::gl::App app(labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 64, 64));
+  const lab::gl::GlTexture texture = lab::gl::create_texture_2d(GL_RGB8, 16, 16);
   interop::TextureRegistrationDesc desc;
   desc.texture = texture.get();
   const int before = interop::live_registrations();
@@ -25,7 +25,7 @@ TEST(TextureRegistration, QueriesTheFormatAndRefusesRgb8BeforeCallingCuda) {
 }
 
 TEST(GlErrors, BecomeExceptionsNamingTheError) {
-  lab::App app(labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 64, 64));
+  lab::gl::App app(labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 64, 64));
   glBindTexture(GL_TEXTURE_2D, 0xdeadbeef);  // not a texture name: GL_INVALID_OPERATION
   try {
     INTEROP_GL_CHECK("glBindTexture");

@@ -20,7 +20,7 @@ using lab::ModeId;
 using lab::SceneId;
 
 TEST(PatternScene, EveryPixelIsTheKernelsTexel) {
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 1277, 719));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 1277, 719));
   const lab::Image frame = labtest::render(app, 42);
   const lab::ImageDifference d =
       lab::compare_images(frame, labtest::expected_pattern_frame(1277, 719, 42), 0);
@@ -28,7 +28,7 @@ TEST(PatternScene, EveryPixelIsTheKernelsTexel) {
 }
 
 TEST(PatternScene, ResizeRecreatesTheTextureAtTheNewSize) {
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 640, 360));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 640, 360));
   labtest::render(app, 1);
   app.resize({333, 201});
   const lab::Image frame = labtest::render(app, 2);
@@ -40,7 +40,7 @@ TEST(PatternScene, ResizeRecreatesTheTextureAtTheNewSize) {
 }
 
 TEST(PatternScene, AZeroSizedFramebufferDrawsNothingAndRecovers) {
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 320, 180));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 320, 180));
   if (app.platform().is_window())
     GTEST_SKIP() << "a window reaches 0x0 when its window manager minimises it, and Xvfb has none; "
                     "the headless run covers the 0x0 frame";
@@ -52,7 +52,7 @@ TEST(PatternScene, AZeroSizedFramebufferDrawsNothingAndRecovers) {
 }
 
 TEST(WaveScene, VertexBufferHoldsTheKernelsVertices) {
-  lab::App app(labtest::app_options(SceneId::Wave, ModeId::Cpu, 640, 360));
+  lab::gl::App app(labtest::app_options(SceneId::Wave, ModeId::Cpu, 640, 360));
   labtest::render(app, 17);
   const std::vector<kernels::WaveVertex> got = labtest::read_vertex_buffer(app);
   const std::vector<kernels::WaveVertex> expected = labtest::expected_wave_vertices(17);
@@ -67,7 +67,7 @@ TEST(WaveScene, VertexBufferHoldsTheKernelsVertices) {
 // depth buffer agrees), the pixel must have the colour kernels::wave_shade gives for that vertex.
 TEST(WaveScene, LitPixelsMatchTheShadingFunctionAtProjectedVertices) {
   const int width = 1277, height = 719;
-  lab::App app(labtest::app_options(SceneId::Wave, ModeId::Cpu, width, height));
+  lab::gl::App app(labtest::app_options(SceneId::Wave, ModeId::Cpu, width, height));
   const lab::Image frame = labtest::render(app, 30);
   std::vector<float> depth(static_cast<size_t>(width) * height);
   glBindFramebuffer(GL_READ_FRAMEBUFFER, app.platform().framebuffer());
@@ -103,7 +103,7 @@ TEST(WaveScene, LitPixelsMatchTheShadingFunctionAtProjectedVertices) {
 }
 
 TEST(WaveScene, BackgroundIsTheClearColour) {
-  lab::App app(labtest::app_options(SceneId::Wave, ModeId::Cpu, 640, 360));
+  lab::gl::App app(labtest::app_options(SceneId::Wave, ModeId::Cpu, 640, 360));
   const lab::Image frame = labtest::render(app, 0);
   for (const auto& [x, y] : {std::pair{0, 0}, std::pair{639, 0}, std::pair{320, 2}}) {
     const uint8_t* p = frame.pixel(x, y);
@@ -114,7 +114,7 @@ TEST(WaveScene, BackgroundIsTheClearColour) {
 }
 
 TEST(App, SwitchesSceneLiveOnTheNextFrame) {
-  lab::App app(labtest::app_options(SceneId::Wave, ModeId::Cpu, 400, 300));
+  lab::gl::App app(labtest::app_options(SceneId::Wave, ModeId::Cpu, 400, 300));
   labtest::render(app, 3);
   app.request_scene(SceneId::Pattern);
   EXPECT_EQ(app.scene_id(), SceneId::Wave) << "a switch waits for the next frame";
@@ -126,7 +126,7 @@ TEST(App, SwitchesSceneLiveOnTheNextFrame) {
 TEST(App, StartsInTheBestTierThatWorksWhenInteropIsUnavailable) {
   lab::Options options = labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64);
   options.mode.reset();
-  lab::App app(options);
+  lab::gl::App app(options);
   if (app.interop_support().usable)
     GTEST_SKIP() << "CUDA-GL interop works here, so there is no fallback to see";
   // interop -> staging (a CUDA device that does not drive GL) -> cpu (no CUDA device at all)
@@ -142,12 +142,12 @@ TEST(App, ExplicitInteropModeWithoutInteropFailsWithTheReason) {
   lab::Options probe_options = labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64);
   std::string reason;
   {
-    lab::App probe(probe_options);
+    lab::gl::App probe(probe_options);
     if (probe.interop_support().usable) GTEST_SKIP() << "CUDA-GL interop works here";
     reason = probe.interop_support().reason;
   }
   try {
-    lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Interop, 64, 64));
+    lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Interop, 64, 64));
     FAIL() << "--mode interop started without interop";
   } catch (const std::runtime_error& error) {
     EXPECT_NE(std::string(error.what()).find("--mode interop is unavailable"), std::string::npos)
@@ -163,7 +163,7 @@ TEST(App, RunWritesTheLastFrameAsAScreenshot) {
   options.frames = 3;
   options.screenshot = path.string();
   {
-    lab::App app(options);
+    lab::gl::App app(options);
     EXPECT_EQ(app.run(), 0);
   }
   const lab::Image written = lab::read_png(path.string());
@@ -176,7 +176,7 @@ class PostprocessScene : public ::testing::TestWithParam<kernels::Filter> {};
 TEST_P(PostprocessScene, ShowsTheFilterOfWhatGlRendered) {
   lab::Options options = labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 641, 359);
   options.filter = GetParam();
-  lab::App app(options);
+  lab::gl::App app(options);
   const lab::Image frame = labtest::render(app, 20);
   const lab::Image expected = labtest::expected_postprocess_frame(app, GetParam());
   const lab::ImageDifference d = lab::compare_images(frame, expected, 0);
@@ -206,7 +206,7 @@ INSTANTIATE_TEST_SUITE_P(Filters, PostprocessScene,
                          });
 
 TEST(App, RefusesEveryCudaModeWithTheReasonWhereThereIsNoCuda) {
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64));
   if (app.cuda_device() >= 0) GTEST_SKIP() << "a CUDA device exists here";
   for (const ModeId mode :
        {ModeId::Interop, ModeId::Reregister, ModeId::Pbo, ModeId::Split, ModeId::Staging}) {
@@ -218,7 +218,7 @@ TEST(App, RefusesEveryCudaModeWithTheReasonWhereThereIsNoCuda) {
 }
 
 TEST(App, RefusesFlagsThatContradictAResourcesRole) {
-  lab::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 64, 64));
+  lab::gl::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 64, 64));
   const std::string read_only = app.request_map_access(interop::Access::ReadOnly);
   EXPECT_NE(read_only.find("read-only cannot apply to the filtered image: CUDA writes it"), std::string::npos)
       << read_only;
@@ -232,7 +232,7 @@ TEST(App, RefusesFlagsThatContradictAResourcesRole) {
 }
 
 TEST(App, TimesEveryPhaseOfACpuFrame) {
-  lab::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 320, 240));
+  lab::gl::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 320, 240));
   for (long long i = 0; i < 12; ++i) labtest::render(app, i);
   app.timers().flush();
   const int tag = static_cast<int>(ModeId::Cpu);

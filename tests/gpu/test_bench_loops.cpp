@@ -37,13 +37,13 @@ TEST(BenchLoops, GlExternalAndExportedOwnLoopsDrawTheCpuFrame) {
       SCOPED_TRACE(name);
       lab::Options options = labtest::app_options(c.scene, ModeId::Cpu, 97, 61);
       options.semaphores = kind;
-      lab::App app(options);
+      lab::gl::App app(options);
       if (const lab::ModeAvailability runs = app.availability(c.mode); !runs.available)
         LABTEST_NEEDS_GPUS(1, "needs GL's " << lab::to_string(c.mode) << " mode: " << runs.reason);
-      lab::gl_bench::LoopFrame last;
+      lab::gl::LoopFrame last;
       const std::optional<lab::bench::Result> measured = c.mode == ModeId::External
-                                                             ? lab::gl_bench::external_loop(app, 3, &last)
-                                                             : lab::gl_bench::exported_loop(app, 3, &last);
+                                                             ? lab::gl::external_loop(app, 3, &last)
+                                                             : lab::gl::exported_loop(app, 3, &last);
       ASSERT_TRUE(measured.has_value());
       EXPECT_EQ(measured->frames, 3);
       EXPECT_EQ(measured->path, std::string(lab::to_string(c.mode)) + " ref");
@@ -60,12 +60,12 @@ TEST(BenchLoops, GlExternalAndExportedOwnLoopsDrawTheCpuFrame) {
 // of the same index, in every scene, and the mode's next frame is still its own: neither disturbs the other.
 TEST(BenchLoops, PairedLoopsDrawTheModesFrameBesideIt) {
   std::map<std::string, std::set<std::string>> not_here;  // why -> the loops that cannot run here
-  for (const lab::gl_bench::BenchRow& row : lab::gl_bench::bench_rows()) {
+  for (const lab::gl::BenchRow& row : lab::gl::bench_rows()) {
     if (row.paired_loop == nullptr) continue;
     for (const SceneId scene : lab::all_scenes()) {
       const std::string name = std::string(row.own_path) + "-" + lab::to_string(scene);
       SCOPED_TRACE(name);
-      lab::App app(labtest::app_options(scene, ModeId::Cpu, 97, 61));
+      lab::gl::App app(labtest::app_options(scene, ModeId::Cpu, 97, 61));
       if (const lab::ModeAvailability runs = app.availability(row.mode); !runs.available) {
         if (labtest::required_gpus() >= 1) ADD_FAILURE() << name << " needs its mode: " << runs.reason;
         not_here[runs.reason].insert(row.own_path);
@@ -73,17 +73,15 @@ TEST(BenchLoops, PairedLoopsDrawTheModesFrameBesideIt) {
       }
       ASSERT_TRUE(app.request_mode(row.mode).available);
       const lab::Image before = labtest::render(app, 5);
-      const lab::gl_bench::LoopWork work = row.paired_loop(app);
-      lab::gl_bench::own_frame(app, work,
-                               {7, kernels::time_of_frame(7), app.platform().framebuffer_extent()});
+      const lab::gl::LoopWork work = row.paired_loop(app);
+      lab::gl::own_frame(app, work, {7, kernels::time_of_frame(7), app.platform().framebuffer_extent()});
       const lab::Image loop_frame = app.read_frame();
       const lab::Image mode_frame = labtest::render(app, 7);
       ASSERT_EQ(app.mode_id(), row.mode);
       std::string difference =
           labtest::check_against(loop_frame, mode_frame, {1, 0.0}, "gl-" + name, "the mode's frame 7");
       EXPECT_TRUE(difference.empty()) << difference;
-      lab::gl_bench::own_frame(app, work,
-                               {5, kernels::time_of_frame(5), app.platform().framebuffer_extent()});
+      lab::gl::own_frame(app, work, {5, kernels::time_of_frame(5), app.platform().framebuffer_extent()});
       difference = labtest::check_against(labtest::render(app, 5), before, {0, 0.0}, "gl-" + name + "-after",
                                           "the mode's frame 5 before the loop ran");
       EXPECT_TRUE(difference.empty()) << difference;

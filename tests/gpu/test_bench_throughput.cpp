@@ -23,10 +23,10 @@ using lab::SceneId;
 const std::set<std::pair<int, int>> kForms = {{1, 1}, {2, 1}, {3, 1}, {1, 2}, {1, 4}};
 
 TEST(BenchThroughput, EveryFormIsMeasuredAndLeavesNothingMapped) {
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 320, 180));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 320, 180));
   if (!app.interop_support().usable)
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
-  const std::vector<lab::bench::Throughput> rows = lab::measure_throughput(app, 12);
+  const std::vector<lab::bench::Throughput> rows = lab::gl::measure_throughput(app, 12);
   std::set<std::pair<int, int>> forms;
   for (const lab::bench::Throughput& row : rows) {
     forms.insert({row.in_flight, row.per_handoff});
@@ -46,7 +46,7 @@ TEST(BenchThroughput, TheBenchWritesTheRowsBesideTheCases) {
     GTEST_SKIP() << "the benchmark runs headless (EGL), and the NVIDIA driver serves CUDA-GL interop through "
                     "one window system a process: this binary's headless run covers it";
   {
-    lab::App probe(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64));
+    lab::gl::App probe(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64));
     if (!probe.interop_support().usable)
       LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << probe.interop_support().reason);
   }
@@ -58,7 +58,7 @@ TEST(BenchThroughput, TheBenchWritesTheRowsBesideTheCases) {
   options.bench_sizes = {{320, 180}};
   options.bench_frames = 10;
   options.json = (scratch.path() / "bench.json").string();
-  ASSERT_EQ(lab::run_bench(options), 0);
+  ASSERT_EQ(lab::gl::run_bench(options), 0);
   std::ifstream file(options.json);
   const nlohmann::json report = nlohmann::json::parse(file);
 

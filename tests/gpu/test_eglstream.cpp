@@ -22,7 +22,7 @@ using lab::SceneId;
 constexpr int kImageTolerance = 1;  // CUDA's sinf and the host's may round an 8-bit value apart by one
 
 // "" when `app` can run eglstream, else why not (a test in a window checks the GLX refusal and skips).
-std::string eglstream_missing(const lab::App& app) {
+std::string eglstream_missing(const lab::gl::App& app) {
   const lab::ModeAvailability verdict = app.availability(ModeId::Eglstream);
   return verdict.available ? "" : verdict.reason;
 }
@@ -43,7 +43,7 @@ class EglstreamFrames : public ::testing::TestWithParam<lab::Extent> {};
 
 TEST_P(EglstreamFrames, ThePatternIsTheCpuFrame) {
   const lab::Extent size = GetParam();
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, size.width, size.height));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, size.width, size.height));
   NEEDS_EGLSTREAM(app);
   const lab::Image cpu_frame = labtest::render(app, 12);
   const lab::ImageDifference exact =
@@ -77,7 +77,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, EglstreamFrames,
                          });
 
 TEST(Eglstream, AResizeMakesStreamsOfTheNewSize) {
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 640, 360));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 640, 360));
   NEEDS_EGLSTREAM(app);
   ASSERT_TRUE(app.request_mode(ModeId::Eglstream).available);
   labtest::render(app, 1);
@@ -92,7 +92,7 @@ TEST(Eglstream, AResizeMakesStreamsOfTheNewSize) {
 // Where the mode runs, the scenes it cannot carry are refused by availability (never attached), naming
 // their resource; the panel greys the mode there and M skips it.
 TEST(Eglstream, TheSceneWithABufferAndTheSceneWithAnInputAreRefused) {
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 48));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 48));
   NEEDS_EGLSTREAM(app);
   app.request_scene(SceneId::Wave);
   labtest::render(app, 0);
@@ -109,7 +109,7 @@ TEST(Eglstream, TheSceneWithABufferAndTheSceneWithAnInputAreRefused) {
 // The stream's steps on their clocks: the kernels on CUDA events, present and acquire on the host, the
 // draw of the acquired frame as GL's copy (its timer queries).
 TEST(Eglstream, ItsPhasesAreTimedOnTheirClocks) {
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 96, 64));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 96, 64));
   NEEDS_EGLSTREAM(app);
   ASSERT_TRUE(app.request_mode(ModeId::Eglstream).available);
   constexpr int kFrames = 6;
@@ -131,10 +131,10 @@ TEST(Eglstream, ItsPhasesAreTimedOnTheirClocks) {
 // mode) carries correct frames: after its frames, the scene's texture it drew into holds the cpu frame of
 // the index it drew last, at a size that is no multiple of anything.
 TEST(Eglstream, TheBenchmarksOwnLoopDrawsTheCpuFrame) {
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 97, 61));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 97, 61));
   NEEDS_EGLSTREAM(app);
   long long last = -1;
-  const std::optional<lab::bench::Result> measured = lab::gl_bench::eglstream_loop(app, 3, &last);
+  const std::optional<lab::bench::Result> measured = lab::gl::eglstream_loop(app, 3, &last);
   ASSERT_TRUE(measured.has_value());
   EXPECT_EQ(measured->frames, 3);
   EXPECT_EQ(measured->path, "eglstream ref");

@@ -44,7 +44,7 @@ class EveryCudaMode : public ::testing::TestWithParam<SceneId> {};
 
 TEST_P(EveryCudaMode, ACollectedFrameIsReadFramesFrame) {
   // An odd size: rows that end inside a block of the hashing kernel, a last stripe of 5 rows.
-  lab::App app(labtest::app_options(GetParam(), ModeId::Cpu, 643, 325));
+  lab::gl::App app(labtest::app_options(GetParam(), ModeId::Cpu, 643, 325));
   if (!app.interop_support().usable)
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   for (const ModeId mode : lab::modes_of(lab::GraphicsApi::Gl)) {
@@ -79,13 +79,14 @@ INSTANTIATE_TEST_SUITE_P(FrameRead, EveryCudaMode,
 // Frame after frame in the interop mode, with a resize between: each read is its own frame's, its hashes
 // change only where the picture did, and a mode switch away (cpu) goes back to GL's read.
 TEST(CudaFrameRead, FollowsFramesAResizeAndAModeSwitch) {
-  std::unique_ptr<lab::App> made;
+  std::unique_ptr<lab::gl::App> made;
   try {
-    made = std::make_unique<lab::App>(labtest::app_options(SceneId::Pattern, ModeId::Interop, 1920, 1080));
+    made =
+        std::make_unique<lab::gl::App>(labtest::app_options(SceneId::Pattern, ModeId::Interop, 1920, 1080));
   } catch (const std::exception& refused) {  // --mode interop refused: no CUDA device, or no interop with GL
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << refused.what());
   }
-  lab::App& app = *made;
+  lab::gl::App& app = *made;
   if (!app.interop_support().usable)
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   ASSERT_EQ(app.mode_id(), ModeId::Interop);
@@ -124,13 +125,13 @@ TEST(CudaFrameRead, FollowsFramesAResizeAndAModeSwitch) {
 // write-discard registration (its default) is set read-only for the read and back after it; with none, which
 // lets CUDA read, nothing is set per frame. The frames are the same either way.
 TEST(CudaFrameRead, SetsMapFlagsOnlyWhereTheModesForbidReading) {
-  std::unique_ptr<lab::App> made;
+  std::unique_ptr<lab::gl::App> made;
   try {
-    made = std::make_unique<lab::App>(labtest::app_options(SceneId::Pattern, ModeId::Interop, 640, 360));
+    made = std::make_unique<lab::gl::App>(labtest::app_options(SceneId::Pattern, ModeId::Interop, 640, 360));
   } catch (const std::exception& refused) {  // --mode interop refused: no CUDA device, or no interop with GL
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << refused.what());
   }
-  lab::App& app = *made;
+  lab::gl::App& app = *made;
   if (!app.interop_support().usable)
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   app.renderer().set_read_back_steps(true);

@@ -17,7 +17,7 @@ using lab::SceneId;
 TEST(GpuFrameTimeline, TheKernelLiesBetweenTheMapAndTheFramePassThatShowsIt) {
   // The wave: its kernel writes the mesh that the frame pass draws (headless, an image scene has no frame
   // pass: its image is the frame).
-  lab::App app(labtest::app_options(SceneId::Wave, ModeId::Cpu, 640, 360));
+  lab::gl::App app(labtest::app_options(SceneId::Wave, ModeId::Cpu, 640, 360));
   if (!app.interop_support().usable)
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   ASSERT_TRUE(app.request_mode(ModeId::Interop).available) << app.availability(ModeId::Interop).reason;

@@ -1,5 +1,5 @@
 // tests/gpu/test_gl_core_loop.cpp — GL's backend on the one frame loop (loop::App<gl::Backend>,
-// app/gl/backend.hpp) against GL's own loop (lab::App), headless: each says the same of every mode (what
+// app/gl/backend.hpp) against GL's own loop (lab::gl::App), headless: each says the same of every mode (what
 // runs here and why not), picks the same mode without --mode with the same notice, and where a mode runs
 // draws the same frames of each scene, before and after a switch of the CUDA device. Without a GPU only the
 // cpu frames are compared and the CUDA modes' refusals; the rest needs a CUDA device with GL interop (and
@@ -78,7 +78,7 @@ Frames frames_of(SceneId scene, ModeId mode, bool switch_device) {
 class GlCoreLoop : public ::testing::TestWithParam<SceneId> {};
 
 TEST_P(GlCoreLoop, SaysWhatGlsLoopSaysOfEveryModeAndStartsInTheSameOne) {
-  const Verdicts own = verdicts_of<lab::App>(GetParam());
+  const Verdicts own = verdicts_of<lab::gl::App>(GetParam());
   const Verdicts core = verdicts_of<GlCoreApp>(GetParam());
   const std::vector<ModeId> modes = lab::modes_of(lab::GraphicsApi::Gl);
   ASSERT_EQ(core.modes.size(), own.modes.size());
@@ -91,14 +91,14 @@ TEST_P(GlCoreLoop, SaysWhatGlsLoopSaysOfEveryModeAndStartsInTheSameOne) {
 }
 
 TEST_P(GlCoreLoop, DrawsWhatGlsLoopDrawsInEveryModeThatRuns) {
-  const Verdicts own = verdicts_of<lab::App>(GetParam());
+  const Verdicts own = verdicts_of<lab::gl::App>(GetParam());
   const std::vector<ModeId> modes = lab::modes_of(lab::GraphicsApi::Gl);
   int cuda_modes = 0;
   for (size_t i = 0; i < modes.size(); ++i) {
     if (!own.modes[i].available) continue;
     const bool cuda = modes[i] != ModeId::Cpu;
     cuda_modes += cuda ? 1 : 0;
-    const Frames expected = frames_of<lab::App>(GetParam(), modes[i], cuda);
+    const Frames expected = frames_of<lab::gl::App>(GetParam(), modes[i], cuda);
     const Frames seen = frames_of<GlCoreApp>(GetParam(), modes[i], cuda);
     EXPECT_EQ(seen.mode, expected.mode) << lab::to_string(modes[i]);
     EXPECT_EQ(seen.notice, expected.notice) << lab::to_string(modes[i]);

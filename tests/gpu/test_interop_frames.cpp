@@ -65,7 +65,7 @@ std::string path_name(const CudaPath& path) {
 }
 
 // Switches `app` to `path` (taking effect at its next frame).
-void use_path(lab::App& app, const CudaPath& path) {
+void use_path(lab::gl::App& app, const CudaPath& path) {
   app.request_split_copy(path.copy);
   app.request_semaphores(path.semaphores);
   app.request_graph(path.graph);
@@ -93,7 +93,7 @@ class EveryMode : public ::testing::TestWithParam<Case> {};
 
 TEST_P(EveryMode, ProducesTheCpuFrame) {
   const Case c = GetParam();
-  lab::App app(labtest::app_options(c.scene, ModeId::Cpu, c.width, c.height));
+  lab::gl::App app(labtest::app_options(c.scene, ModeId::Cpu, c.width, c.height));
   if (!app.interop_support().usable)
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   const long long index = 97;
@@ -153,7 +153,7 @@ INSTANTIATE_TEST_SUITE_P(ScenesAndSizes, EveryMode,
                          case_name);
 
 TEST(InteropResize, ReRegistersTheTextureAndKeepsMatching) {
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 640, 360));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 640, 360));
   if (!app.interop_support().usable)
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   ASSERT_TRUE(app.request_mode(ModeId::Interop).available);
@@ -182,7 +182,7 @@ TEST(InteropResize, ReRegistersTheTextureAndKeepsMatching) {
 // Flags switch live: map flags through cudaGraphicsResourceSetMapFlags, register flags through a
 // re-registration; the frame stays right with every combination the resources allow.
 TEST(InteropFlags, EveryAllowedCombinationKeepsTheFrame) {
-  lab::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 480, 270));
+  lab::gl::App app(labtest::app_options(SceneId::Postprocess, ModeId::Cpu, 480, 270));
   if (!app.interop_support().usable)
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   const lab::Image cpu_frame = labtest::render(app, 3);
@@ -208,7 +208,7 @@ TEST(InteropFlags, EveryAllowedCombinationKeepsTheFrame) {
 }
 
 TEST(InteropTimings, MapKernelAndUnmapAreMeasuredOnTheGpu) {
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 1920, 1080));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 1920, 1080));
   if (!app.interop_support().usable)
     LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   for (const ModeId mode :
@@ -251,7 +251,7 @@ struct Machine {
 };
 
 Machine probe_machine() {
-  lab::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64));
+  lab::gl::App app(labtest::app_options(SceneId::Pattern, ModeId::Cpu, 64, 64));
   return {app.cuda_devices().devices.size(), app.cuda_device(),
           app.interop_support().usable ? "" : app.interop_support().reason};
 }
@@ -265,7 +265,7 @@ TEST(SplitOneDevice, ComputeDeviceEqualToTheGlDeviceKeepsTheOrdinaryPath) {
   lab::Options options = labtest::app_options(SceneId::Pattern, ModeId::Cpu, 640, 360);
   options.mode.reset();  // the default: interop where it works
   options.compute_device = machine.gl_device;
-  lab::App app(options);
+  lab::gl::App app(options);
   EXPECT_EQ(app.mode_id(), ModeId::Interop);
   EXPECT_EQ(app.compute_device(), app.cuda_device());
   const lab::Image frame = labtest::render(app, 5);
@@ -292,7 +292,7 @@ TEST(SplitTwoDevices, KernelsOnTheOtherGpuProduceTheCpuFrame) {
     lab::Options options = labtest::app_options(scene, ModeId::Cpu, 1277, 719);
     options.device = gl_device;
     options.compute_device = compute_device;
-    lab::App app(options);
+    lab::gl::App app(options);
     const lab::Image cpu_frame = labtest::render(app, 41);
     for (const lab::SplitCopy copy : {lab::SplitCopy::Peer, lab::SplitCopy::Host}) {
       SCOPED_TRACE(lab::to_string(copy));

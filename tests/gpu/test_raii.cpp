@@ -20,8 +20,8 @@ namespace {
 class InteropRaii : public ::testing::Test {
  protected:
   void SetUp() override {
-    m_app =
-        std::make_unique<lab::App>(labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 256, 256));
+    m_app = std::make_unique<lab::gl::App>(
+        labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 256, 256));
     if (!m_app->interop_support().usable)
       LABTEST_NEEDS_GPUS(1,
                          "needs a CUDA device whose GL interop works: " << m_app->interop_support().reason);
@@ -31,13 +31,13 @@ class InteropRaii : public ::testing::Test {
 
   cudaStream_t stream() const { return m_stream->get(); }
 
-  std::unique_ptr<lab::App> m_app;
+  std::unique_ptr<lab::gl::App> m_app;
   std::optional<interop::Stream> m_stream;  // created only once a device is known to exist
 };
 
 TEST_F(InteropRaii, RegistrationsEndWithTheirOwnersAndMovesTransferOwnership) {
-  const lab::GlBuffer buffer = lab::create_buffer(1 << 20, nullptr, 0);
-  const lab::GlTexture texture = lab::create_texture_2d(GL_RGBA8, 64, 64);
+  const lab::gl::GlBuffer buffer = lab::gl::create_buffer(1 << 20, nullptr, 0);
+  const lab::gl::GlTexture texture = lab::gl::create_texture_2d(GL_RGBA8, 64, 64);
   {
     interop::GlBufferRegistration a({buffer.get(), interop::Access::WriteDiscard});
     interop::TextureRegistrationDesc desc;
@@ -58,8 +58,8 @@ TEST_F(InteropRaii, RegistrationsEndWithTheirOwnersAndMovesTransferOwnership) {
 
 TEST_F(InteropRaii, ScopedMapUnmapsAndHandsOutPointersAndArrays) {
   const size_t bytes = 4096;
-  const lab::GlBuffer buffer = lab::create_buffer(bytes, nullptr, 0);
-  const lab::GlTexture texture = lab::create_texture_2d(GL_RGBA8, 32, 16);
+  const lab::gl::GlBuffer buffer = lab::gl::create_buffer(bytes, nullptr, 0);
+  const lab::gl::GlTexture texture = lab::gl::create_texture_2d(GL_RGBA8, 32, 16);
   interop::GlBufferRegistration buffer_registration({buffer.get(), interop::Access::WriteDiscard});
   interop::TextureRegistrationDesc desc;
   desc.texture = texture.get();
@@ -90,7 +90,7 @@ TEST_F(InteropRaii, ScopedMapUnmapsAndHandsOutPointersAndArrays) {
 }
 
 TEST_F(InteropRaii, MappingAMappedResourceIsRefusedWithAdvice) {
-  const lab::GlBuffer buffer = lab::create_buffer(256, nullptr, 0);
+  const lab::gl::GlBuffer buffer = lab::gl::create_buffer(256, nullptr, 0);
   interop::GlBufferRegistration registration({buffer.get(), interop::Access::ReadWrite});
   interop::ScopedMap first({registration.resource()}, stream());
   try {
@@ -104,7 +104,7 @@ TEST_F(InteropRaii, MappingAMappedResourceIsRefusedWithAdvice) {
 }
 
 TEST_F(InteropRaii, MapFlagsChangeBetweenFrames) {
-  const lab::GlBuffer buffer = lab::create_buffer(1024, nullptr, GL_DYNAMIC_STORAGE_BIT);
+  const lab::gl::GlBuffer buffer = lab::gl::create_buffer(1024, nullptr, GL_DYNAMIC_STORAGE_BIT);
   interop::GlBufferRegistration registration({buffer.get(), interop::Access::ReadWrite});
   for (const interop::Access access :
        {interop::Access::ReadOnly, interop::Access::WriteDiscard, interop::Access::ReadWrite}) {

@@ -2,7 +2,7 @@
 // or a profiler: main() points NVTX_INJECTION64_PATH at tests/nvtx/nvtx_recorder.cpp's library before
 // the first NVTX call, so every range the app opens lands in a file. Headless cpu-mode frames (Mesa in
 // CI) must show "frame N" around each frame's named phases, and a switch must show as one: in GL's loop
-// (lab::App) and in the core loop on GL's backend (loop::App<gl::Backend>, app/gl/backend.hpp) alike.
+// (lab::gl::App) and in the core loop on GL's backend (loop::App<gl::Backend>, app/gl/backend.hpp) alike.
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/scratch_dir.hpp"
 
@@ -122,11 +122,11 @@ void a_switch_is_a_range_inside_its_frame(const std::string& file) {
 }
 
 TEST_F(NvtxRangesTest, EachCpuFrameIsARangeHoldingItsPhases) {
-  each_cpu_frame_is_a_range_holding_its_phases<lab::App>(m_file);
+  each_cpu_frame_is_a_range_holding_its_phases<lab::gl::App>(m_file);
 }
 
 TEST_F(NvtxRangesTest, ASwitchIsARangeInsideItsFrame) {
-  a_switch_is_a_range_inside_its_frame<lab::App>(m_file);
+  a_switch_is_a_range_inside_its_frame<lab::gl::App>(m_file);
 }
 
 TEST_F(NvtxRangesTest, OnTheCoreLoopEachCpuFrameIsARangeHoldingItsPhases) {

@@ -43,20 +43,20 @@ std::vector<kernels::WaveVertex> expected_wave_vertices(long long index) {
   return vertices;
 }
 
-std::vector<kernels::WaveVertex> read_vertex_buffer(lab::App& app) {
+std::vector<kernels::WaveVertex> read_vertex_buffer(lab::gl::App& app) {
   const lab::gl::Resource& spec = app.renderer().resources().at(0);
   std::vector<kernels::WaveVertex> vertices(spec.desc.bytes / sizeof(kernels::WaveVertex));
   glGetNamedBufferSubData(spec.gl_name, 0, static_cast<GLsizeiptr>(spec.desc.bytes), vertices.data());
   return vertices;
 }
 
-lab::Image render(lab::App& app, long long index) {
+lab::Image render(lab::gl::App& app, long long index) {
   app.set_frame_index(index);
   EXPECT_TRUE(app.render_frame());
   return app.read_frame();
 }
 
-lab::Image expected_postprocess_frame(lab::App& app, kernels::Filter filter) {
+lab::Image expected_postprocess_frame(lab::gl::App& app, kernels::Filter filter) {
   const lab::gl::Resource& input = app.renderer().resources().at(0);
   std::vector<kernels::Rgba8> rendered(static_cast<size_t>(input.desc.width) * input.desc.height);
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
@@ -80,7 +80,7 @@ lab::Image expected_postprocess_frame(lab::App& app, kernels::Filter filter) {
   return image;
 }
 
-lab::Image expected_frame(lab::App& app, lab::SceneId scene, long long index) {
+lab::Image expected_frame(lab::gl::App& app, lab::SceneId scene, long long index) {
   const lab::Extent extent = app.platform().framebuffer_extent();
   switch (scene) {
     case lab::SceneId::Pattern:

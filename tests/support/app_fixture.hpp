@@ -27,17 +27,17 @@ lab::Options app_options(lab::SceneId scene, lab::ModeId mode, int width, int he
 std::vector<kernels::WaveVertex> expected_wave_vertices(long long index);
 
 // The vertex buffer a scene's first resource names, read back from GL.
-std::vector<kernels::WaveVertex> read_vertex_buffer(lab::App& app);
+std::vector<kernels::WaveVertex> read_vertex_buffer(lab::gl::App& app);
 
 // Renders frame `index` in the app's current mode and reads it back.
-lab::Image render(lab::App& app, long long index);
+lab::Image render(lab::gl::App& app, long long index);
 
 // The postprocess scene's frame as the app must show it: kernels::postprocess_cpu applied to the
 // scene's rendered input texture, read back from GL (so call it right after rendering the frame).
-lab::Image expected_postprocess_frame(lab::App& app, kernels::Filter filter);
+lab::Image expected_postprocess_frame(lab::gl::App& app, kernels::Filter filter);
 
 // The frame `scene` must show in any mode: computed from the kernels' CPU functions.
-lab::Image expected_frame(lab::App& app, lab::SceneId scene, long long index);
+lab::Image expected_frame(lab::gl::App& app, lab::SceneId scene, long long index);
 
 // Compares `actual` with `expected` (`what`, in messages) at `tolerance`. On failure writes actual.png,
 // heatmap.png and metrics.json into <$INTEROP_LAB_TEST_RESULTS, else the build folder's

@@ -1,7 +1,7 @@
 // tests/vulkan/test_frame_loops.cpp — what the one frame loop (app/loop/app.hpp) must do on every backend, as
-// one test body: GL's app (lab::App, app/gl/app/app.hpp), the loop on Vulkan (lavapipe in CI), and the loop
-// on GL's backend itself (loop::App<gl::Backend>, headless). A mode that fails with a CUDA error that is not
-// sticky gives way to the next tier and the frame is still right, a sticky one ends the run; the tiers; a
+// one test body: GL's app (lab::gl::App, app/gl/app/app.hpp), the loop on Vulkan (lavapipe in CI), and the
+// loop on GL's backend itself (loop::App<gl::Backend>, headless). A mode that fails with a CUDA error that is
+// not sticky gives way to the next tier and the frame is still right, a sticky one ends the run; the tiers; a
 // test double through use_mode; the frame counter; the --graph switch; a refused mode; the map and register
 // flags checked against the scene; the split mode's settings and the CUDA device switch, refused with the
 // reason where they cannot be. Without a Vulkan driver the Vulkan half skips with the reason; the CUDA halves
@@ -43,7 +43,7 @@ template <class App>
 struct Loop;
 
 template <>
-struct Loop<lab::App> {
+struct Loop<lab::gl::App> {
   static constexpr ModeId kCudaMode = ModeId::Interop;
   static constexpr bool kDeviceSwitch = true;
   static std::string missing() { return ""; }  // GL's test platform is wherever these tests run
@@ -52,7 +52,7 @@ struct Loop<lab::App> {
   }
 };
 
-// GL's backend on the core loop (app/gl/backend.hpp), headless: what lab::App becomes.
+// GL's backend on the core loop (app/gl/backend.hpp), headless: what lab::gl::App becomes.
 using GlCoreApp = lab::loop::App<lab::gl::Backend>;
 
 template <>
@@ -109,14 +109,14 @@ class FrameLoop : public ::testing::Test {
   }
 };
 
-using Loops = ::testing::Types<lab::App, lab::vulkan::App, GlCoreApp>;
+using Loops = ::testing::Types<lab::gl::App, lab::vulkan::App, GlCoreApp>;
 
 // The loops' names in the tests' names: FrameLoop/gl.…, FrameLoop/vulkan.…, FrameLoop/gl_core.…
 struct LoopName {
   template <class App>
   static std::string GetName(int) {
     if (std::is_same_v<App, GlCoreApp>) return "gl_core";
-    return std::is_same_v<App, lab::App> ? "gl" : "vulkan";
+    return std::is_same_v<App, lab::gl::App> ? "gl" : "vulkan";
   }
 };
 

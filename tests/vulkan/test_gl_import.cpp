@@ -27,16 +27,17 @@
 
 namespace {
 
-std::string uuid_text(const lab::GlUuid& uuid) {
+std::string uuid_text(const lab::gl::GlUuid& uuid) {
   lab::vulkan::Uuid vulkan_uuid;
   std::memcpy(vulkan_uuid.data(), uuid.data(), uuid.size());
   return lab::vulkan::to_string(vulkan_uuid);
 }
 
 TEST(VulkanToGl, BufferFilledByVulkanReadsBackInGl) {
-  std::unique_ptr<lab::Platform> platform = lab::create_headless_platform(lab::HeadlessDesc{{64, 64}, -1});
-  const std::string renderer = lab::gl_string(GL_RENDERER);
-  const lab::GlExternalSupport support = lab::query_gl_external_support();
+  std::unique_ptr<lab::gl::Platform> platform =
+      lab::gl::create_headless_platform(lab::gl::HeadlessDesc{{64, 64}, -1});
+  const std::string renderer = lab::gl::gl_string(GL_RENDERER);
+  const lab::gl::GlExternalSupport support = lab::gl::query_gl_external_support();
   if (!support.memory_missing().empty())
     LABTEST_NEEDS_GPUS(1, "GL (" << renderer << ") lacks " << support.memory_missing());
   ASSERT_FALSE(support.device_uuids.empty())
@@ -62,11 +63,12 @@ TEST(VulkanToGl, BufferFilledByVulkanReadsBackInGl) {
       VK_NULL_HANDLE, 0, 0, /*wait_idle=*/true);
 
   // The FD is GL's once the import succeeds; import_memory_fd closes it if the import fails.
-  const lab::GlMemoryObject memory = lab::import_memory_fd(buffer.export_fd(), buffer.allocation_size(),
-                                                           /*dedicated=*/true);
-  lab::GlBuffer gl_buffer;
+  const lab::gl::GlMemoryObject memory =
+      lab::gl::import_memory_fd(buffer.export_fd(), buffer.allocation_size(),
+                                /*dedicated=*/true);
+  lab::gl::GlBuffer gl_buffer;
   try {
-    gl_buffer = lab::buffer_from_memory(memory.get(), kBytes, 0, "imported from Vulkan");
+    gl_buffer = lab::gl::buffer_from_memory(memory.get(), kBytes, 0, "imported from Vulkan");
   } catch (const interop::Error& error) {
     // Mesa 22.3's llvmpipe takes the FD (glImportMemoryFdEXT succeeds) but cannot place a buffer in
     // lavapipe's memory; any other driver must.
@@ -89,10 +91,12 @@ TEST(VulkanToGl, BufferFilledByVulkanReadsBackInGl) {
 TEST(VulkanToGl, CudaWritesWhatGlReadsInOneVulkanAllocation) {
   const interop::CudaDevices cuda = interop::enumerate_cuda_devices();
   if (cuda.devices.empty()) LABTEST_NEEDS_GPUS(1, "needs a CUDA device: " << cuda.error);
-  std::unique_ptr<lab::Platform> platform = lab::create_headless_platform(lab::HeadlessDesc{{64, 64}, 0});
-  const lab::GlExternalSupport support = lab::query_gl_external_support();
+  std::unique_ptr<lab::gl::Platform> platform =
+      lab::gl::create_headless_platform(lab::gl::HeadlessDesc{{64, 64}, 0});
+  const lab::gl::GlExternalSupport support = lab::gl::query_gl_external_support();
   if (!support.memory_missing().empty())
-    LABTEST_NEEDS_GPUS(1, "GL (" << lab::gl_string(GL_RENDERER) << ") lacks " << support.memory_missing());
+    LABTEST_NEEDS_GPUS(1,
+                       "GL (" << lab::gl::gl_string(GL_RENDERER) << ") lacks " << support.memory_missing());
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
   cudaDeviceProp properties{};
   ASSERT_EQ(cudaGetDeviceProperties(&properties, 0), cudaSuccess);
@@ -115,9 +119,10 @@ TEST(VulkanToGl, CudaWritesWhatGlReadsInOneVulkanAllocation) {
   ASSERT_EQ(cudaMemset(cuda_buffer.data(), 0xA5, kBytes), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 
-  const lab::GlMemoryObject gl_memory =
-      lab::import_memory_fd(buffer.export_fd(), buffer.allocation_size(), true);
-  const lab::GlBuffer gl_buffer = lab::buffer_from_memory(gl_memory.get(), kBytes, 0, "shared with CUDA");
+  const lab::gl::GlMemoryObject gl_memory =
+      lab::gl::import_memory_fd(buffer.export_fd(), buffer.allocation_size(), true);
+  const lab::gl::GlBuffer gl_buffer =
+      lab::gl::buffer_from_memory(gl_memory.get(), kBytes, 0, "shared with CUDA");
   std::vector<uint8_t> bytes(kBytes, 0);
   glGetNamedBufferSubData(gl_buffer.get(), 0, static_cast<GLsizeiptr>(kBytes), bytes.data());
   ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
@@ -135,10 +140,12 @@ TEST(VulkanToGl, CudaOwnedMemoryReadsBackInGlAsABuffer) {
   if (cuda.devices.empty()) LABTEST_NEEDS_GPUS(1, "needs a CUDA device: " << cuda.error);
   const interop::VmmExportSupport vmm = interop::probe_vmm_export(0);
   if (!vmm.supported) LABTEST_NEEDS_GPUS(1, "needs a CUDA device that exports VMM memory: " << vmm.reason);
-  std::unique_ptr<lab::Platform> platform = lab::create_headless_platform(lab::HeadlessDesc{{64, 64}, 0});
-  const lab::GlExternalSupport support = lab::query_gl_external_support();
+  std::unique_ptr<lab::gl::Platform> platform =
+      lab::gl::create_headless_platform(lab::gl::HeadlessDesc{{64, 64}, 0});
+  const lab::gl::GlExternalSupport support = lab::gl::query_gl_external_support();
   if (!support.memory_missing().empty())
-    LABTEST_NEEDS_GPUS(1, "GL (" << lab::gl_string(GL_RENDERER) << ") lacks " << support.memory_missing());
+    LABTEST_NEEDS_GPUS(1,
+                       "GL (" << lab::gl::gl_string(GL_RENDERER) << ") lacks " << support.memory_missing());
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
 
   constexpr size_t kBytes = size_t{3840} * 2160 * 4;  // a 4K RGBA8 image: not a whole number of granules
@@ -152,9 +159,10 @@ TEST(VulkanToGl, CudaOwnedMemoryReadsBackInGlAsABuffer) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 
   // import_memory_fd takes the FD over: GL's once the import succeeds, closed by it when it fails.
-  const lab::GlMemoryObject gl_memory =
-      lab::import_memory_fd(allocation.export_fd().release(), allocation.allocation_size(), false);
-  const lab::GlBuffer gl_buffer = lab::buffer_from_memory(gl_memory.get(), kBytes, 0, "CUDA's own memory");
+  const lab::gl::GlMemoryObject gl_memory =
+      lab::gl::import_memory_fd(allocation.export_fd().release(), allocation.allocation_size(), false);
+  const lab::gl::GlBuffer gl_buffer =
+      lab::gl::buffer_from_memory(gl_memory.get(), kBytes, 0, "CUDA's own memory");
   std::vector<uint8_t> bytes(kBytes, 0);
   glGetNamedBufferSubData(gl_buffer.get(), 0, static_cast<GLsizeiptr>(kBytes), bytes.data());
   ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));

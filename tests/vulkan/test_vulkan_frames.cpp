@@ -105,7 +105,7 @@ TEST_P(VulkanGolden, CpuModeRendersTheGoldenAndTheGlFrame) {
 
   lab::Options gl_options = labtest::app_options(scene, ModeId::Cpu, golden->width, golden->height);
   gl_options.filter = golden->filter;
-  lab::App gl_app(gl_options);
+  lab::gl::App gl_app(gl_options);
   const lab::Image gl_frame = labtest::render(gl_app, golden->frame);
   const std::string against_gl = labtest::check_against(vulkan_frame, gl_frame, golden->other_renderer,
                                                         name + "-vs-gl", "the GL app's cpu frame");
@@ -387,7 +387,7 @@ TEST(VulkanFrames, AWindowsScreenshotIncludesThePanelAsTheGlWindowsDoes) {
     options.frames = 4;
     options.screenshot = (dir.path() / (std::string(lab::to_string(api)) + ".png")).string();
     if (api == lab::GraphicsApi::Gl) {
-      lab::App(options).run();
+      lab::gl::App(options).run();
     } else {
       lab::vulkan::App(options).run();
     }

@@ -24,7 +24,7 @@ class WindowTest : public ::testing::Test {
 };
 
 TEST_F(WindowTest, ShowsTheSceneWithThePanelOverIt) {
-  lab::App app(window_options(1280, 800));
+  lab::gl::App app(window_options(1280, 800));
   ASSERT_TRUE(app.platform().is_window());
   // ImGui sizes an auto-fitting window on its first frames and shows it from the next.
   for (long long warm_up : {10, 11}) {
@@ -53,7 +53,7 @@ TEST_F(WindowTest, ShowsTheSceneWithThePanelOverIt) {
 }
 
 TEST_F(WindowTest, ResizesAndReRegistersItsTexture) {
-  lab::App app(window_options(640, 480));
+  lab::gl::App app(window_options(640, 480));
   labtest::render(app, 1);
   app.present();
   app.resize({1100, 700});
@@ -92,7 +92,7 @@ TEST_F(WindowTest, ResizesAndReRegistersItsTexture) {
 namespace {
 
 // Presses `key` as the window system would: through the key callback GLFW holds for the window.
-void press(lab::App& app, int key) {
+void press(lab::gl::App& app, int key) {
   GLFWwindow* window = app.platform().glfw_window();
   const GLFWkeyfun callback = glfwSetKeyCallback(window, nullptr);
   glfwSetKeyCallback(window, callback);
@@ -119,7 +119,7 @@ class DeskWindowTest : public ::testing::Test {
 };
 
 TEST_F(DeskWindowTest, TheScreenshotKeyWritesNumberedFilesOfTheScene) {
-  lab::App app(options());
+  lab::gl::App app(options());
   labtest::render(app, 1);
   app.present();
   press(app, GLFW_KEY_F12);
@@ -145,7 +145,7 @@ TEST_F(DeskWindowTest, TheScreenshotKeyWritesNumberedFilesOfTheScene) {
 }
 
 TEST_F(DeskWindowTest, KeysHideThePanelCycleTheSceneAndQuit) {
-  lab::App app(options());
+  lab::gl::App app(options());
   labtest::render(app, 1);
   EXPECT_TRUE(app.panel_visible());
   press(app, GLFW_KEY_F1);
@@ -192,7 +192,7 @@ TEST_F(DeskWindowTest, KeysHideThePanelCycleTheSceneAndQuit) {
 // M where no other mode runs here (a machine without CUDA): the mode stays, and the panel's notice line
 // says why, each other mode with its reason, rather than nothing happening.
 TEST_F(DeskWindowTest, TheModeKeyWithNoOtherModeSaysWhyInThePanel) {
-  lab::App app(options());
+  lab::gl::App app(options());
   labtest::render(app, 1);
   app.present();
   for (const lab::ModeId mode : lab::modes_of(lab::GraphicsApi::Gl))
@@ -214,7 +214,7 @@ TEST_F(DeskWindowTest, TheLayoutIsWrittenOnExitAndReadOnStart) {
   large.width = 1280;
   large.height = 800;
   {
-    lab::App app(large);
+    lab::gl::App app(large);
     for (long long i = 0; i < 3; ++i) {
       labtest::render(app, i);
       app.present();
@@ -233,7 +233,7 @@ TEST_F(DeskWindowTest, TheLayoutIsWrittenOnExitAndReadOnStart) {
   ASSERT_GT(moved.x, 10.0f) << "the panel (" << saved->width << " wide) leaves no room to move it";
   ASSERT_GT(moved.y, 10.0f) << "the panel (" << saved->height << " tall) leaves no room to move it";
   labtest::write_layout(layout.string(), moved);
-  lab::App app(large);
+  lab::gl::App app(large);
   for (long long i = 0; i < 2; ++i) {
     labtest::render(app, i);
     app.present();
@@ -251,7 +251,7 @@ TEST_F(DeskWindowTest, ASavedLayoutNeverHidesThePanel) {
   labtest::write_layout(layout.string(), {-18.0f, -13.0f, 300.0f, 200.0f});
   const lab::Extent last{1200, 900};  // larger than the panel, which grows to about 560 x 600
   {
-    lab::App app(options());
+    lab::gl::App app(options());
     labtest::render(app, 0);
     app.present();
     const std::optional<lab::PanelRect> start = lab::glfw::window_rect("interop-lab");
@@ -287,7 +287,7 @@ TEST_F(DeskWindowTest, ASavedLayoutNeverHidesThePanel) {
 TEST_F(DeskWindowTest, VsyncOptionWins) {
   lab::Options with_vsync = options();
   with_vsync.vsync = true;
-  lab::App app(with_vsync);
+  lab::gl::App app(with_vsync);
   EXPECT_TRUE(app.platform().vsync()) << "--vsync on with --frames";
 }
 

@@ -38,7 +38,7 @@ TEST(WindowGolden, PatternRightOfThePanelIsTheGolden) {
       labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, golden->width, golden->height);
   options.headless = false;
   options.no_ui = false;
-  lab::App app(options);
+  lab::gl::App app(options);
   ASSERT_TRUE(app.platform().is_window());
   // ImGui sizes an auto-fitting window on its first frames and shows it from the next.
   for (const long long warm_up : {golden->frame - 2, golden->frame - 1}) {

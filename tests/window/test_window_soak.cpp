@@ -53,7 +53,7 @@ class WindowSoak : public ::testing::Test {
 
 // Renders and presents one frame at `extent` (asked of the window first). Returns whether the window
 // got that size.
-bool frame_at(lab::App& app, lab::Extent extent, long long index) {
+bool frame_at(lab::gl::App& app, lab::Extent extent, long long index) {
   app.resize(extent);
   app.platform().poll_events();
   app.set_frame_index(index);
@@ -68,7 +68,7 @@ TEST_F(WindowSoak, TwoThousandResizesLeaveMemoryWhereItLevelsOff) {
       labtest::app_options(kScenes[0], lab::ModeId::Cpu, kMeasuredAt.width, kMeasuredAt.height);
   options.headless = false;
   options.no_ui = false;
-  lab::App app(options);
+  lab::gl::App app(options);
   ASSERT_TRUE(app.platform().is_window());
   // Where CUDA-GL interop works, every resize unregisters and re-registers the scene's textures.
   const bool cuda = app.interop_support().usable;

@@ -12,7 +12,7 @@
 
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 
 class App : public loop::App<gl::Backend> {
  public:
@@ -38,4 +38,4 @@ class App : public loop::App<gl::Backend> {
   }
 };
 
-}  // namespace lab
+}  // namespace lab::gl

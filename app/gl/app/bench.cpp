@@ -46,7 +46,7 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace lab {
+namespace lab::gl {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -60,21 +60,15 @@ const std::vector<BenchSize> kDefaultSizes = {{1280, 720}, {1920, 1080}, {3840, 
 
 // The mode whose frame the throughput rows and the timing cost measure (interop).
 ModeId extras_mode() {
-  for (const gl_bench::BenchRow& row : gl_bench::bench_rows())
+  for (const BenchRow& row : bench_rows())
     if (row.measures_extras) return row.mode;
   throw std::logic_error("the GL bench rows name no mode for the throughput rows and the timing cost");
 }
 
 // Whether the mode's own loop is measured beside it: it has one, and it can run here.
-bool measures_own_loop(const gl_bench::BenchRow& row, bool cuda) {
+bool measures_own_loop(const BenchRow& row, bool cuda) {
   return (row.own_loop != nullptr || row.paired_loop != nullptr) && (!row.needs_cuda || cuda);
 }
-
-using gl_bench::draw_input;
-using gl_bench::finish_frame;
-using gl_bench::measure_bare_loop;
-using gl_bench::Measurement;
-using gl_bench::summarize;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -137,7 +131,7 @@ Measurement measure_graphics(App& app, std::optional<long long> frames) {
 
 // The hand-off alone: map and unmap the scene's registered objects, no kernel, no GL work.
 Measurement measure_handoff(App& app, std::optional<long long> frames) {
-  gl_bench::RawRegistrations raw(app.renderer().resources(), app.cuda_stream());
+  RawRegistrations raw(app.renderer().resources(), app.cuda_stream());
   const std::vector<double> wall = time_frames(frames, [&](long long) {
     raw.map();
     raw.unmap();
@@ -198,7 +192,7 @@ Measurement measure_semaphore_handoff(App& app, interop::SemaphoreKind kind,
 // show), headless too (into the offscreen framebuffer, which a headless frame otherwise skips): what it
 // costs to show an image from linear memory. The parking mode is attached while the image moves.
 Measurement measure_show_pass(App& app, bool from_buffer, std::optional<long long> frames) {
-  app.request_mode(gl_bench::parking_mode());
+  app.request_mode(parking_mode());
   app.render_frame();
   gl::Renderer& renderer = app.renderer();
   if (from_buffer) renderer.place_resources({nullptr, /*linear_images=*/true});
@@ -231,12 +225,12 @@ Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames,
   app.set_timing(false);
   std::vector<double> wall;
   if (own != nullptr) {
-    const gl_bench::BenchRow& row = gl_bench::bench_row(mode);
-    const gl_bench::LoopWork work = row.paired_loop(app);
+    const BenchRow& row = bench_row(mode);
+    const LoopWork work = row.paired_loop(app);
     const Extent extent = app.platform().framebuffer_extent();
     std::vector<double> loop_wall;
     std::tie(wall, loop_wall) = time_frame_pairs(frames, run, [&](long long i) {
-      gl_bench::own_frame(app, work, {i, kernels::time_of_frame(i), extent});
+      own_frame(app, work, {i, kernels::time_of_frame(i), extent});
     });
     *own = summarize(row.own_path, bench::Role::Own, loop_wall);
   } else {
@@ -250,7 +244,7 @@ Measurement measure_mode(App& app, ModeId mode, std::optional<long long> frames,
   app.timers().flush();
   Measurement m = summarize(to_string(mode), bench::Role::Mode, wall);
   m.bare_path = "bare";
-  m.own_path = gl_bench::bench_row(mode).own_path;
+  m.own_path = bench_row(mode).own_path;
   if (uses_semaphores(mode)) m.handoff_path = kSemaphoreHandoff;
   m.timed_median_ms = median(timed_wall);
   m.host_median_ms = host_median;
@@ -434,7 +428,7 @@ Plan plan_bench(const Options& options, App& app) {
     if (options.mode && mode != *options.mode) continue;
     ModeAvailability availability = app.availability(mode);
     // eglstream runs the image scenes alone: judged by the GL context here, by the scene in the loop below.
-    const gl_bench::BenchRow& row = gl_bench::bench_row(mode);
+    const BenchRow& row = bench_row(mode);
     if (row.context_availability && !options.mode && app.cuda_device() >= 0)
       availability = row.context_availability();
     if (availability.available) {
@@ -466,15 +460,14 @@ Plan plan_bench(const Options& options, App& app) {
   // With --mode, only that mode's references: the floor for any CUDA mode, the interop ones for a mode
   // that maps GL objects. The hand-off scaling and the timing cost belong to the full run.
   const bool one_mode = options.mode.has_value();
-  plan.wants_floor = plan.cuda && (!one_mode || gl_bench::bench_row(*options.mode).needs_cuda);
-  plan.wants_interop_references =
-      interop && (!one_mode || gl_bench::bench_row(*options.mode).maps_gl_objects);
+  plan.wants_floor = plan.cuda && (!one_mode || bench_row(*options.mode).needs_cuda);
+  plan.wants_interop_references = interop && (!one_mode || bench_row(*options.mode).maps_gl_objects);
   plan.wants_extras = interop && !one_mode && !options.bench_scene;
-  const auto asked = [&plan](bool gl_bench::BenchRow::*flag) {
+  const auto asked = [&plan](bool BenchRow::*flag) {
     return std::any_of(plan.modes.begin(), plan.modes.end(),
-                       [flag](ModeId mode) { return gl_bench::bench_row(mode).*flag; });
+                       [flag](ModeId mode) { return bench_row(mode).*flag; });
   };
-  plan.wants_throughput = asked(&gl_bench::BenchRow::measures_extras);
+  plan.wants_throughput = asked(&BenchRow::measures_extras);
   plan.wants_semaphore_handoff = std::any_of(plan.modes.begin(), plan.modes.end(), uses_semaphores);
   if (!plan.cuda) plan.skipped.push_back({{"path", "floor"}, {"reason", "no CUDA device"}});
   if (!interop)
@@ -492,7 +485,7 @@ Plan plan_bench(const Options& options, App& app) {
         return has_graphics_work(app, create_scene_compute(scene, kernels::Filter::Sobel)->draw_plan());
       }));
   // The show pass from a texture and from a buffer, for each image scene at each size.
-  plan.wants_show_passes = plan.cuda && asked(&gl_bench::BenchRow::asks_show_passes);
+  plan.wants_show_passes = plan.cuda && asked(&BenchRow::asks_show_passes);
   const size_t image_scenes =
       static_cast<size_t>(std::count_if(plan.scenes.begin(), plan.scenes.end(), [](SceneId scene) {
         return create_scene_compute(scene, kernels::Filter::Sobel)->draw_plan().draw == SceneDraw::ShowImage;
@@ -564,7 +557,7 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
     app.request_scene(scene);
     for (const BenchSize& size : plan.sizes) {
       resize_and_wait(app, {size.width, size.height});
-      gl_bench::park(app);  // the scene at this size, its resources re-created
+      park(app);  // the scene at this size, its resources re-created
       const auto record = [&](Measurement m) {
         m.scene = to_string(scene);
         m.width = size.width;
@@ -612,7 +605,7 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
       for (const ModeId mode : plan.modes) {
         // A mode that cannot run this scene (eglstream carries images alone; GL's exported refuses the
         // postprocess scene) is left out of it, saying why, as the app refuses it.
-        const gl_bench::BenchRow& row = gl_bench::bench_row(mode);
+        const BenchRow& row = bench_row(mode);
         if (const ModeAvailability here = app.availability(mode); !here.available) {
           if (&size == &plan.sizes.front())
             measured.refused_in_scene.push_back(
@@ -667,7 +660,7 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
           row.scene = to_string(SceneId::Pattern);
           measured.throughput.push_back(std::move(row));
         }
-        gl_bench::park(app);
+        park(app);
       }
       if (plan.wants_extras && size.width == plan.timing_size.width &&
           size.height == plan.timing_size.height) {
@@ -677,7 +670,7 @@ Measured measure_cases(const Options& options, const Plan& plan, App& app) {
       }
     }
   }
-  app.request_mode(gl_bench::parking_mode());
+  app.request_mode(parking_mode());
   app.render_frame();
   if (plan.wants_extras)
     measured.scaling = measure_scaling(app, plan.scaling_width, plan.scaling_height, options.bench_frames,
@@ -739,7 +732,7 @@ nlohmann::json machine_of(App& app) {
 
 std::string method_text() {
   std::string paired_modes;
-  for (const gl_bench::BenchRow& row : gl_bench::bench_rows())
+  for (const BenchRow& row : bench_rows())
     if (row.paired_loop != nullptr)
       paired_modes += (paired_modes.empty() ? "" : ", ") + std::string(to_string(row.mode));
   return "wall time per frame = render_frame + glFinish + cudaStreamSynchronize with per-phase timing off "
@@ -773,7 +766,7 @@ int run_bench(const Options& options) {
   Options app_options = options;
   app_options.headless = !options.bench_window;
   app_options.no_ui = true;
-  app_options.mode = gl_bench::parking_mode();
+  app_options.mode = parking_mode();
   app_options.frames = 1;  // animation time from the frame index
   app_options.scene = options.bench_scene.value_or(all_scenes().front());
   const BenchSize first = options.bench_sizes.empty() ? kDefaultSizes.front() : options.bench_sizes.front();
@@ -834,4 +827,4 @@ int run_bench(const Options& options) {
   return 0;
 }
 
-}  // namespace lab
+}  // namespace lab::gl

@@ -6,11 +6,11 @@
 
 #include "app/cli/cli.hpp"
 
-namespace lab {
+namespace lab::gl {
 
 int run_bench(const Options& options);
 // --bench --serve: the desk's frames through GL's loop, each read back as GL's desk reads it
 // (bench_desk.cpp; app/serve/desk_bench.hpp measures the rest).
 int run_desk_bench(const Options& options);
 
-}  // namespace lab
+}  // namespace lab::gl

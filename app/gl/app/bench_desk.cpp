@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 
 namespace {
 
@@ -40,4 +40,4 @@ int run_desk_bench(const Options& options) {
   return serve::run_desk_bench(options, desk_bench_case);
 }
 
-}  // namespace lab
+}  // namespace lab::gl

@@ -31,7 +31,7 @@
 #include <utility>
 #include <vector>
 
-namespace lab::gl_bench {
+namespace lab::gl {
 namespace {
 
 constexpr GLenum kTextureExternal = 0x8D65;  // GL_TEXTURE_EXTERNAL_OES
@@ -212,4 +212,4 @@ std::optional<Measurement> eglstream_loop(App& app, std::optional<long long> fra
   return summarize("eglstream ref", bench::Role::Own, wall);
 }
 
-}  // namespace lab::gl_bench
+}  // namespace lab::gl

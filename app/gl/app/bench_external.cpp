@@ -37,7 +37,7 @@
 #include <string>
 #include <vector>
 
-namespace lab::gl_bench {
+namespace lab::gl {
 namespace {
 
 // As the mode's Vulkan renderer creates the scene's resources (app/vulkan/renderer.cpp).
@@ -322,4 +322,4 @@ std::optional<Measurement> exported_loop(App& app, std::optional<long long> fram
   return semaphore_ordered_loop(app, frames, true, last);
 }
 
-}  // namespace lab::gl_bench
+}  // namespace lab::gl

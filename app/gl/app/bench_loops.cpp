@@ -17,7 +17,7 @@
 #include <optional>
 #include <utility>
 
-namespace lab::gl_bench {
+namespace lab::gl {
 
 Measurement summarize(std::string path, bench::Role role, const std::vector<double>& wall) {
   Measurement m;
@@ -341,4 +341,4 @@ std::optional<Measurement> eglstream_loop(App&, std::optional<long long>, long l
 }
 #endif
 
-}  // namespace lab::gl_bench
+}  // namespace lab::gl

@@ -20,11 +20,9 @@
 #include <string>
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 
 class App;
-
-namespace gl_bench {
 
 using Measurement = bench::Result;
 
@@ -107,5 +105,4 @@ std::optional<Measurement> exported_loop(App& app, std::optional<long long> fram
 std::optional<Measurement> eglstream_loop(App& app, std::optional<long long> frames,
                                           long long* last_index = nullptr);
 
-}  // namespace gl_bench
-}  // namespace lab
+}  // namespace lab::gl

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace lab::gl_bench {
+namespace lab::gl {
 namespace {
 
 // The loops that can hand their last frame to the tests, as the rows call them.
@@ -51,4 +51,4 @@ ModeId parking_mode() {
   return ModeId::Cpu;
 }
 
-}  // namespace lab::gl_bench
+}  // namespace lab::gl

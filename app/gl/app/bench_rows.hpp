@@ -8,7 +8,7 @@
 
 #include <vector>
 
-namespace lab::gl_bench {
+namespace lab::gl {
 
 struct BenchRow {
   ModeId mode;
@@ -34,4 +34,4 @@ const BenchRow& bench_row(ModeId mode);
 // the scene's images in textures (the cpu mode).
 ModeId parking_mode();
 
-}  // namespace lab::gl_bench
+}  // namespace lab::gl

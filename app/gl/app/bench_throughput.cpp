@@ -14,7 +14,7 @@
 
 #include <utility>
 
-namespace lab {
+namespace lab::gl {
 namespace {
 
 constexpr long long kDefaultThroughputFrames = 300;
@@ -180,4 +180,4 @@ std::vector<bench::Throughput> measure_throughput(App& app, std::optional<long l
   return rows;
 }
 
-}  // namespace lab
+}  // namespace lab::gl

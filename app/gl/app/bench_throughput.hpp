@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-namespace lab {
+namespace lab::gl {
 
 class App;
 
@@ -17,4 +17,4 @@ class App;
 // (--bench-frames; default 300) after a warm-up. Needs CUDA-GL interop (App::interop_support()).
 std::vector<bench::Throughput> measure_throughput(App& app, std::optional<long long> frames);
 
-}  // namespace lab
+}  // namespace lab::gl
