@@ -3,14 +3,11 @@
 #include "app/serve/desk_bench.hpp"
 
 #include "app/core/text.hpp"
+#include "app/serve/beast.hpp"
 #include "app/serve/link_bench.hpp"
 #include "app/serve/protocol.hpp"
 #include "app/serve/server.hpp"
 #include "app/timing/statistics.hpp"
-
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/websocket.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -25,10 +22,6 @@ namespace lab::serve {
 
 namespace {
 
-namespace beast = boost::beast;
-namespace websocket = beast::websocket;
-namespace net = boost::asio;
-using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
 // The slow link's rows: a page on 20 Mbit/s asking for 30 frames/s.

@@ -5,12 +5,10 @@
 #include "app/serve/link_bench.hpp"
 
 #include "app/core/text.hpp"
+#include "app/serve/beast.hpp"
 #include "app/serve/protocol.hpp"
 #include "app/serve/server.hpp"
 
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/websocket.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -25,10 +23,6 @@ namespace lab::serve {
 
 namespace {
 
-namespace beast = boost::beast;
-namespace websocket = beast::websocket;
-namespace net = boost::asio;
-using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kDistinctFrames = 12;

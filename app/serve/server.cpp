@@ -7,6 +7,7 @@
 
 #include "app/core/text.hpp"
 #include "app/serve/assets.hpp"
+#include "app/serve/beast.hpp"
 #include "app/serve/jpeg.hpp"
 #include "app/serve/link.hpp"
 #include "app/serve/stripes.hpp"
@@ -43,11 +44,7 @@
 
 namespace lab::serve {
 
-namespace beast = boost::beast;
 namespace http = beast::http;
-namespace websocket = beast::websocket;
-namespace net = boost::asio;
-using tcp = net::ip::tcp;
 
 namespace {
 

@@ -262,7 +262,9 @@ function showSettings(s) {
     if (!now) continue;
     if (widget === "switch") element.checked = now.on;
     else if (widget === "choice") element.value = now.value;
-    else if (widget === "number" && document.activeElement !== element) element.value = String(now.value);
+    else if (widget === "number" && document.activeElement !== element && !element.dataset.typed) {
+      element.value = String(now.value);
+    }
     element.dataset.current = String(widget === "switch" ? now.on : now.value);
     for (const part of [element, $(`apply-${key}`)].filter(Boolean)) {
       part.disabled = now.why_not !== "";
@@ -730,7 +732,13 @@ function buildGroups(table) {
         apply.type = "button";
         apply.textContent = "set";
         apply.id = `apply-${control.key}`;
-        apply.addEventListener("click", () => send({ [control.key]: Number(input.value) }));
+        // What is typed stays until it is sent (a state message does not overwrite it), by the button or Enter.
+        for (const event of ["input", "change"]) input.addEventListener(event, () => { input.dataset.typed = "1"; });
+        input.addEventListener("keydown", (event) => { if (event.key === "Enter") apply.click(); });
+        apply.addEventListener("click", () => {
+          delete input.dataset.typed;
+          send({ [control.key]: Number(input.value) });
+        });
         element = document.createElement("span");
         element.className = "control";
         element.append(labelled(input), " ", apply);
