@@ -101,18 +101,18 @@ constexpr bool in_kind_order() {
 }
 static_assert(in_kind_order(), "kControls lists every Command::Kind once, in Kind's order");
 
-// A Choice names its options and a Number its range (each with what a refusal calls the value); the others
-// neither.
+// A Number names its range, and a Choice or a Number what a refusal calls the value; the others neither.
+// (That a Choice, and only a Choice, names its options is ServeProtocolTest's to check: GCC with the
+// sanitizers does not take a function pointer's comparison with null as a constant.)
 constexpr bool rows_complete() {
   for (const Control& control : kControls) {
     const bool choice = control.widget == Widget::Choice, number = control.widget == Widget::Number;
-    if (choice != (control.options != nullptr)) return false;
     if (number != (control.high > control.low)) return false;
     if ((choice || number) != (control.noun[0] != '\0')) return false;
   }
   return true;
 }
-static_assert(rows_complete(), "a Choice row names its options, a Number row its range, each its noun");
+static_assert(rows_complete(), "a Number row names its range, a Choice or a Number row its noun");
 
 }  // namespace
 

@@ -121,6 +121,8 @@ TEST(ServeProtocolTest, TheTablesGroupedControlsReachThePageWithTheirState) {
     EXPECT_EQ(row["key"], control.key);
     EXPECT_EQ(row["widget"], lab::to_string(control.widget)) << control.key;
     EXPECT_EQ(row["group"], lab::to_string(control.group)) << control.key;
+    EXPECT_EQ(control.widget == lab::Widget::Choice, control.options != nullptr)
+        << control.key << ": a Choice, and only a Choice, names its options";
     if (control.widget == lab::Widget::Switch) {
       EXPECT_TRUE(state["settings"]["switches"].contains(control.key)) << control.key;
     }
