@@ -2,9 +2,9 @@
 #include "app/controls/controls.hpp"
 
 #include "app/core/tables.hpp"
+#include "app/core/text.hpp"
 
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 
 namespace lab {
@@ -185,11 +185,6 @@ bool takes_number(const Control& control, double number) {
 }
 
 std::string refusal_of(const Control& control, const std::string& sent) {
-  const auto number_text = [](double value) {
-    std::ostringstream text;
-    text << value;
-    return text.str();
-  };
   std::string refusal = std::string(control.key) + ": " + sent + " is not " + control.noun;
   if (control.widget == Widget::Choice) {
     refusal += "; choose ";

@@ -5,10 +5,18 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <string_view>
 
 namespace lab {
+
+// A number as a message says it: 0.015625, 64, 240 (the shortest of the stream's default form).
+inline std::string number_text(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
 
 // "1280x720", as --size takes it and every message about an image size shows it.
 inline std::string size_text(long long width, long long height) {

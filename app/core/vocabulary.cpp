@@ -174,11 +174,6 @@ const std::vector<ModeId>& all_modes() {
   return modes;
 }
 
-const std::vector<SplitCopy>& all_split_copies() {
-  static const std::vector<SplitCopy> copies = values_of(kSplitCopies);
-  return copies;
-}
-
 std::optional<GraphicsApi> api_from_string(const std::string& name) {
   return value_named(kApis, name);
 }

@@ -81,7 +81,6 @@ std::optional<ModeId> mode_from_string(const std::string& name);
 const std::vector<GraphicsApi>& all_apis();
 const std::vector<SceneId>& all_scenes();
 const std::vector<ModeId>& all_modes();
-const std::vector<SplitCopy>& all_split_copies();
 // One line each, for --list and the panel's tooltips.
 const char* describe(GraphicsApi api);
 const char* describe(SceneId scene);

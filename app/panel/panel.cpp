@@ -46,6 +46,12 @@ void flags_combo(Kind kind, std::optional<interop::Access> current, std::vector<
   }
 }
 
+// The tooltip of the item just drawn: why it does not apply now, else the table's line.
+void control_tooltip(const Control& control, const ControlState& state) {
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    wrapped_tooltip(state.why_not.empty() ? control.what : state.why_not.c_str());
+}
+
 // An on/off control (a Switch of the table) as a checkbox with the control's label, greyed with why not as
 // its tooltip where it does not apply now, else the table's line.
 void switch_box(Kind kind, const ControlState& state, std::vector<Command>& commands) {
@@ -53,14 +59,7 @@ void switch_box(Kind kind, const ControlState& state, std::vector<Command>& comm
   ImGui::BeginDisabled(!state.why_not.empty());
   if (ImGui::Checkbox(label(kind), &on)) add(commands, kind).on = on;
   ImGui::EndDisabled();
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    wrapped_tooltip(state.why_not.empty() ? control_of(kind).what : state.why_not.c_str());
-}
-
-// The tooltip of the item just drawn: why it does not apply now, else the table's line.
-void control_tooltip(const Control& control, const ControlState& state) {
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    wrapped_tooltip(state.why_not.empty() ? control.what : state.why_not.c_str());
+  control_tooltip(control_of(kind), state);
 }
 
 // A Choice: its label, then a radio button per option on its row; greyed with why not where it does not
@@ -68,14 +67,14 @@ void control_tooltip(const Control& control, const ControlState& state) {
 void choice_row(const Control& control, const ControlState& state, std::vector<Command>& commands) {
   ImGui::BeginDisabled(!state.why_not.empty());
   ImGui::TextUnformatted(control.label);
+  ImGui::PushID(control.key);
   for (const std::string& option : control.options()) {
     ImGui::SameLine();
-    ImGui::PushID(control.key);
     if (ImGui::RadioButton(option.c_str(), option == state.choice) && option != state.choice)
       add(commands, control.kind).text = option;
-    ImGui::PopID();
     control_tooltip(control, state);
   }
+  ImGui::PopID();
   ImGui::EndDisabled();
 }
 

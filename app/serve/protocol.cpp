@@ -17,7 +17,6 @@
 #include <cmath>
 #include <cstring>
 #include <iterator>
-#include <sstream>
 
 namespace lab::serve {
 
@@ -51,13 +50,6 @@ std::string names_of_filters() {
 // Bytes in whole MiB, rounded to the nearest.
 long long mebibytes(long long bytes) {
   return (bytes + (1LL << 19)) >> 20;
-}
-
-// A number as a message says it: 0.015625, 64.
-std::string number_text(double value) {
-  std::ostringstream text;
-  text << value;
-  return text.str();
 }
 
 // Whether `value` is an array of `count` finite numbers whose first two, each within kMaxPagePoint of 0, are
