@@ -6,17 +6,17 @@
 // Every function returns 0 on success, or -1 and leaves the reason in ilab_last_error() (one message per
 // thread). Nothing here throws across the ABI.
 //
-// A frame:  ilab_map (the scene's GL input is rendered first; CUDA modes map every resource in one call
-//           on the caller's stream; the cpu mode reads inputs into host memory) -> the caller writes
-//           -> ilab_unmap (the unmap is queued on the same stream, after the caller's work; the cpu mode
-//           uploads its host memory) -> ilab_read_frame.
+// A frame:  ilab_map (the scene's GL input is rendered first; then the app's running mode begins its frame,
+//           app/modes/mode.hpp's begin_frame: the interop mode maps every resource in one call on the
+//           caller's stream, the cpu mode reads inputs into host memory) -> the caller writes -> ilab_unmap
+//           (the mode's end_frame: the unmap is queued on the same stream, after the caller's work; the cpu
+//           mode uploads its host memory) -> ilab_read_frame. The Lab runs the app's own modes, not copies.
 #include "app/cli/remedy.hpp"
 #include "app/gl/app/app.hpp"
-#include "app/gl/registrations.hpp"
 #include "app/image/image_compare.hpp"
 #include "app/image/image_io.hpp"
+#include "app/timing/timing.hpp"
 #include "interop/error.hpp"
-#include "interop/mapping.hpp"
 #include "kernels/common.hpp"
 #include "python/errors.hpp"
 #include "python/gl_context.hpp"
@@ -41,12 +41,11 @@ thread_local std::string g_last_error;  // per thread, as errno: the only state 
 
 struct Bridge {
   std::unique_ptr<lab::gl::App> app;
-  bool cuda = false;  // the resources are registered with CUDA (else: host memory, the cpu path)
+  bool cuda = false;  // the app runs the interop mode (else the cpu mode: host memory)
   std::vector<lab::gl::Resource> specs;
-  lab::gl::SceneRegistrations registrations;  // buffers and textures, in the specs' order
-  std::optional<interop::ScopedMap> mapped;
-  std::vector<std::vector<uint8_t>> host;  // the cpu path: one linear copy per resource
-  std::vector<cudaSurfaceObject_t> surfaces;
+  // The mode's halves record their phases here, a frame per map block; the Lab reports none (clocks off).
+  lab::FrameTimers timers;
+  lab::FrameAccess access;  // where the mode's begin_frame put the resources, until ilab_unmap
   cudaStream_t stream = nullptr;
   long long frame = 0;
   bool is_mapped = false;
@@ -59,11 +58,6 @@ constexpr const char* kLab = "this interop_lab.Lab";
 
 void require(bool condition, const std::string& message) {
   if (!condition) throw std::invalid_argument(message);
-}
-
-void release_surfaces(Bridge& bridge) {
-  for (cudaSurfaceObject_t& surface : bridge.surfaces)
-    if (surface != 0) cudaDestroySurfaceObject(std::exchange(surface, 0));
 }
 
 const lab::gl::Resource& spec_of(const Bridge& bridge, int index) {
@@ -161,20 +155,22 @@ int ilab_open(const char* scene, const char* mode, int width, int height, long l
     bridge->app = std::make_unique<lab::gl::App>(options);  // creates its context and makes it current
     mine = bridge->context = ilab::GlContext::current();
     bridge->frame = frame;
-    bridge->specs = bridge->app->renderer().resources();
+    bridge->timers.set_clocks({/*cuda=*/false, /*graphics=*/false, /*map_on_gpu=*/false});
     if (mode_name == "interop") {
-      const lab::ModeAvailability interop = bridge->app->availability(lab::mode_named(mode_name));
+      const lab::ModeId interop_id = lab::mode_named(mode_name);
+      const lab::ModeAvailability interop = bridge->app->availability(interop_id);
       require(interop.available,
               "interop is unavailable here: " + interop_refusal(*bridge->app, interop.reason) +
                   "; open the lab with mode='cpu'");
+      // The app's interop mode registers every object (each one's best flags for its role, surfaces for
+      // what the caller writes) and maps them at each ilab_map.
+      bridge->app->request_mode(interop_id);
+      bridge->app->apply_requests();
+      require(bridge->app->mode_id() == interop_id,
+              "interop did not start: " + bridge->app->notice() + "; open the lab with mode='cpu'");
       bridge->cuda = true;
-      // As the interop mode registers them: each object's best flags for its role, surfaces for what the
-      // caller writes.
-      bridge->registrations.register_all(bridge->specs, lab::AccessSettings{}, true);
-      bridge->surfaces.assign(bridge->specs.size(), 0);
-    } else {
-      for (const lab::gl::Resource& spec : bridge->specs) bridge->host.emplace_back(spec.desc.bytes);
     }
+    bridge->specs = bridge->app->renderer().resources();
     *out = bridge.release();
   });
 }
@@ -188,10 +184,8 @@ int ilab_close(void* handle) {
     {
       ilab::ScopedContext current(bridge->context, bridge->owner, kLab);
       if (bridge->cuda && bridge->stream != nullptr) cudaStreamSynchronize(bridge->stream);
-      release_surfaces(*bridge);
-      bridge->mapped.reset();
-      bridge->registrations.clear();  // before the scene's GL objects, which die with the app
-      current.forget_mine();
+      bridge->access = {};
+      current.forget_mine();  // the app's mode detaches (unmapped, unregistered) before its GL objects go
       bridge->app.reset();
     }
     delete bridge;
@@ -243,13 +237,10 @@ int ilab_map(void* handle, long long frame, uintptr_t stream) {
                     "cupy.cuda.Device(" +
                     std::to_string(bridge.app->cuda_device()) + "): ...)");
       }
-      bridge.mapped.emplace(bridge.registrations.resources(), bridge.stream);
-    } else {
-      for (size_t i = 0; i < bridge.specs.size(); ++i)
-        if (bridge.specs[i].desc.role == lab::ResourceRole::Input)
-          bridge.app->renderer().download(static_cast<int>(i), bridge.host[i].data());
-      INTEROP_GL_CHECK("reading the scene's input");
     }
+    bridge.timers.begin_frame(0, frame);
+    bridge.access = bridge.app->mode().begin_frame(bridge.app->renderer(), bridge.stream, bridge.timers);
+    if (!bridge.cuda) INTEROP_GL_CHECK("reading the scene's input");
     bridge.is_mapped = true;
   });
 }
@@ -261,15 +252,10 @@ int ilab_unmap(void* handle) {
     const ilab::ScopedContext current(bridge.context, bridge.owner, kLab);
     require(bridge.is_mapped, "unmap without map");
     bridge.is_mapped = false;
-    if (bridge.cuda) {
-      bridge.mapped->unmap();
-      bridge.mapped.reset();
-    } else {
-      for (size_t i = 0; i < bridge.specs.size(); ++i)
-        if (bridge.specs[i].desc.role == lab::ResourceRole::Output)
-          bridge.app->renderer().upload(static_cast<int>(i), bridge.host[i].data());
-      INTEROP_GL_CHECK("uploading the frame");
-    }
+    bridge.access = {};
+    bridge.app->mode().end_frame(bridge.app->renderer(), bridge.timers);
+    bridge.timers.end_frame();
+    if (!bridge.cuda) INTEROP_GL_CHECK("uploading the frame");
   });
 }
 
@@ -281,7 +267,7 @@ int ilab_pointer(void* handle, int index, uintptr_t* pointer, uint64_t* bytes) {
     const lab::ResourceDesc& spec = spec_of(bridge, index).desc;
     require_mapped(bridge, "a resource's memory");
     if (!bridge.cuda) {
-      *pointer = reinterpret_cast<uintptr_t>(bridge.host[static_cast<size_t>(index)].data());
+      *pointer = reinterpret_cast<uintptr_t>(bridge.access.host[static_cast<size_t>(index)].pointer);
       *bytes = spec.bytes;
       return;
     }
@@ -289,9 +275,9 @@ int ilab_pointer(void* handle, int index, uintptr_t* pointer, uint64_t* bytes) {
             std::string(spec.label) +
                 " is a texture: its cudaArray is not linear memory; use copy_to/copy_from "
                 "or its surface object");
-    const interop::MappedPointer mapped = bridge.mapped->pointer(static_cast<size_t>(index));
-    *pointer = reinterpret_cast<uintptr_t>(mapped.data);
-    *bytes = mapped.size;
+    const lab::CudaResourceView& mapped = bridge.access.cuda[static_cast<size_t>(index)];
+    *pointer = reinterpret_cast<uintptr_t>(mapped.pointer);
+    *bytes = mapped.bytes;
   });
 }
 
@@ -305,14 +291,8 @@ int ilab_surface(void* handle, int index, unsigned long long* surface) {
     require(bridge.cuda, "surface objects need CUDA: open the lab with mode='interop'");
     require(spec.kind == lab::ResourceKind::Texture2D && spec.role == lab::ResourceRole::Output,
             std::string(spec.label) + " is no texture the caller writes: surface objects are for those");
-    cudaSurfaceObject_t& kept = bridge.surfaces[static_cast<size_t>(index)];
-    if (kept != 0) INTEROP_CUDA_CHECK(cudaStreamSynchronize(bridge.stream));  // a kernel may still use it
-    if (kept != 0) INTEROP_CUDA_CHECK(cudaDestroySurfaceObject(std::exchange(kept, 0)));
-    cudaResourceDesc resource{};
-    resource.resType = cudaResourceTypeArray;
-    resource.res.array.array = bridge.mapped->array(static_cast<size_t>(index));
-    INTEROP_CUDA_CHECK(cudaCreateSurfaceObject(&kept, &resource));
-    *surface = kept;
+    // The interop mode's own, kept while the mapped array stays the same (app/scene/cuda_views.hpp).
+    *surface = bridge.access.cuda[static_cast<size_t>(index)].surface;
   });
 }
 
@@ -330,7 +310,7 @@ int ilab_copy_texture(void* handle, int index, uintptr_t device_pointer, uint64_
     const size_t row = static_cast<size_t>(spec.width) * 4;
     require(pitch >= row, "rows of " + std::to_string(pitch) + " bytes are shorter than the texture's " +
                               std::to_string(row));
-    cudaArray_t array = bridge.mapped->array(static_cast<size_t>(index));
+    cudaArray_t array = bridge.access.cuda[static_cast<size_t>(index)].array;
     void* pointer = reinterpret_cast<void*>(device_pointer);
     auto* on = reinterpret_cast<cudaStream_t>(stream);
     if (to_texture) {

@@ -50,10 +50,31 @@ inline void timed_map(std::optional<interop::ScopedMap>& mapped,
   }
 }
 
+// Runs the scene's kernels on `views` on `stream`, timed on the GPU as the kernel phase; with `graph`
+// (--graph), launched as one CUDA graph (app/scene/frame_graph.hpp).
+inline void compute(FrameSource& scene, const FrameInfo& frame, const std::vector<CudaResourceView>& views,
+                    cudaStream_t stream, FrameTimers& timers, FrameGraph* graph) {
+  CudaPhase phase(timers, Phase::Kernel, stream);
+  const auto kernels = [&] {
+    scene.compute_cuda(frame, views, stream);
+    INTEROP_CUDA_CHECK(cudaGetLastError());  // a failed launch, reported at its frame
+  };
+  if (graph != nullptr)
+    graph->launch(stream, kernels);
+  else
+    kernels();
+}
+
+// Unmaps `mapped`, timed on the host: a CUDA event recorded after it makes the GPU switch back to the CUDA
+// context while GL draws, one more cross-context hand-off (+0.34 ms a frame on an H200).
+inline void timed_unmap(interop::ScopedMap& mapped, FrameTimers& timers) {
+  CpuPhase phase(timers, Phase::Unmap);
+  mapped.unmap();
+}
+
 // Maps `resources` in one call on the stream, lets `bind(mapped)` fill the views, runs the scene's
-// kernels on them and unmaps; the kernels are timed on the GPU, unmap on the host (see below), the map
-// as TimingClocks says. With `graph` (--graph), the kernels are launched as one CUDA graph
-// (app/scene/frame_graph.hpp).
+// kernels on them and unmaps; the kernels are timed on the GPU, unmap on the host, the map as TimingClocks
+// says. With `graph` (--graph), the kernels are launched as one CUDA graph.
 template <class Bind>
 void map_compute_unmap(const std::vector<cudaGraphicsResource_t>& resources, cudaStream_t stream,
                        FrameSource& scene, const FrameInfo& frame, const std::vector<CudaResourceView>& views,
@@ -61,21 +82,8 @@ void map_compute_unmap(const std::vector<cudaGraphicsResource_t>& resources, cud
   std::optional<interop::ScopedMap> mapped;
   timed_map(mapped, resources, stream, timers);
   bind(*mapped);
-  {
-    CudaPhase phase(timers, Phase::Kernel, stream);
-    const auto kernels = [&] {
-      scene.compute_cuda(frame, views, stream);
-      INTEROP_CUDA_CHECK(cudaGetLastError());  // a failed launch, reported at its frame
-    };
-    if (graph != nullptr)
-      graph->launch(stream, kernels);
-    else
-      kernels();
-  }
-  // Unmap is timed on the host: a CUDA event recorded after it makes the GPU switch back to the CUDA
-  // context while GL draws, one more cross-context hand-off (+0.34 ms a frame on an H200).
-  CpuPhase phase(timers, Phase::Unmap);
-  mapped->unmap();
+  compute(scene, frame, views, stream, timers, graph);
+  timed_unmap(*mapped, timers);
 }
 
 }  // namespace lab::gl::detail

@@ -11,6 +11,8 @@
 #include "interop/error.hpp"
 
 #include <optional>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace lab::gl {
@@ -46,6 +48,7 @@ class GraphicsMode final : public gl::Mode {
   void detach() override {
     if (m_renderer != nullptr) m_renderer->clear_cuda_sources();  // they name the registrations going now
     m_renderer = nullptr;
+    m_frame_map.reset();            // a frame begun and not ended: unmapped first
     m_mapped.clear(m_cuda.stream);  // waits for the kernels that may still use its objects
     m_registrations.clear();        // before the renderer may delete the GL objects
     m_specs.clear();
@@ -58,10 +61,21 @@ class GraphicsMode final : public gl::Mode {
       CpuPhase phase(timers, Phase::Register);
       m_registrations.register_all(m_specs, m_access, true);
     }
-    detail::map_compute_unmap(
-        m_registrations.resources(), m_cuda.stream, scene, frame, m_mapped.views(), timers,
-        [this](const interop::ScopedMap& mapped) { m_mapped.bind(mapped, m_descs, m_cuda.stream); },
-        m_graph ? &*m_graph : nullptr);
+    if (reregisters()) {
+      detail::map_compute_unmap(
+          m_registrations.resources(), m_cuda.stream, scene, frame, m_mapped.views(), timers,
+          [this](const interop::ScopedMap& mapped) { m_mapped.bind(mapped, m_descs, m_cuda.stream); },
+          m_graph ? &*m_graph : nullptr);
+    } else {
+      const FrameAccess access = begin_frame(renderer, m_cuda.stream, timers);
+      try {
+        detail::compute(scene, frame, access.cuda, m_cuda.stream, timers, m_graph ? &*m_graph : nullptr);
+      } catch (...) {
+        m_frame_map.reset();  // unmapped: the next frame maps again
+        throw;
+      }
+      end_frame(renderer, timers);
+    }
     // The desk reads the frame through the registrations; the reregister mode's end with the frame, so
     // only a frame GL draws is read by CUDA there (through the read-back's own registration).
     if (reregisters())
@@ -76,6 +90,25 @@ class GraphicsMode final : public gl::Mode {
       m_mapped.forget_arrays();
       m_registrations.clear();
     }
+  }
+
+  // The interop mode's halves: map every resource in one call on `stream`, and unmap (the reregister mode's
+  // registrations live for one frame: it has none).
+  bool splits_frame() const override { return !reregisters(); }
+  FrameAccess begin_frame(gl::Renderer&, cudaStream_t stream, FrameTimers& timers) override {
+    if (reregisters())
+      throw std::logic_error(
+          "the reregister mode makes a frame in one piece (produce): it has no begin_frame");
+    if (m_frame_map) throw std::logic_error("gl interop mode: begin_frame twice without end_frame");
+    detail::timed_map(m_frame_map, m_registrations.resources(), stream, timers);
+    m_mapped.bind(*m_frame_map, m_descs, stream);
+    return {m_mapped.views(), {}};
+  }
+  void end_frame(gl::Renderer&, FrameTimers& timers) override {
+    if (!m_frame_map) throw std::logic_error("gl interop mode: end_frame without begin_frame");
+    std::optional<interop::ScopedMap> mapped = std::move(m_frame_map);
+    m_frame_map.reset();
+    detail::timed_unmap(*mapped, timers);
   }
 
   void apply_access(const AccessSettings& access) override {
@@ -98,7 +131,8 @@ class GraphicsMode final : public gl::Mode {
   std::vector<ResourceDesc> m_descs;  // m_specs' descs
   gl::SceneRegistrations m_registrations;
   MappedViews m_mapped;
-  std::optional<FrameGraph> m_graph;   // --graph
+  std::optional<interop::ScopedMap> m_frame_map;  // between begin_frame and end_frame
+  std::optional<FrameGraph> m_graph;              // --graph
   gl::Renderer* m_renderer = nullptr;  // attached to: told the frame's CUDA sources, cleared at detach
 };
 

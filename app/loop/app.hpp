@@ -139,6 +139,9 @@ class App {
   }
   ModeAvailability request_mode(ModeId mode);
   void request_semaphores(interop::SemaphoreKind kind) { m_pending_semaphores = kind; }
+  // Applies the switches requested so far now, not at the next frame's start: for a caller that makes its
+  // frames through the mode's halves itself, without the loop's frames (python/bridge.cpp's Lab).
+  void apply_requests() { apply_switches(); }
   // Whether the CUDA modes with a graph form launch each frame's CUDA work as one CUDA graph (--graph); the
   // running mode re-attaches at the start of the next frame when it has the form.
   void request_graph(bool graph) { m_pending_graph = graph; }

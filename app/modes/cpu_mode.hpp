@@ -53,15 +53,25 @@ class CpuMode final : public Mode<Renderer> {
   }
 
   void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame, FrameTimers& timers) override {
+    begin_frame(renderer, nullptr, timers);
+    {
+      const CpuPhase phase(timers, Phase::Kernel);
+      scene.compute_cpu(frame, m_views);
+    }
+    end_frame(renderer, timers);
+  }
+
+  // The inputs downloaded into host memory; then the outputs uploaded from it.
+  bool splits_frame() const override { return true; }
+  FrameAccess begin_frame(Renderer& renderer, cudaStream_t, FrameTimers& timers) override {
     for (size_t i = 0; i < m_descs.size(); ++i) {
       if (m_descs[i].role != ResourceRole::Input) continue;
       const GraphicsPhase phase(timers, m_graphics_copy);
       renderer.download(static_cast<int>(i), m_storage[i].data());
     }
-    {
-      const CpuPhase phase(timers, Phase::Kernel);
-      scene.compute_cpu(frame, m_views);
-    }
+    return {{}, m_views};
+  }
+  void end_frame(Renderer& renderer, FrameTimers& timers) override {
     std::optional<GraphicsPhase> uploads;
     if (m_time_uploads) uploads.emplace(timers, m_graphics_copy);
     for (size_t i = 0; i < m_descs.size(); ++i)

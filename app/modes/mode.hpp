@@ -21,6 +21,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,14 @@ namespace lab {
 
 // The pass syncs of a renderer that orders its own passes.
 struct NoPassSync {};
+
+// Where a mode's begin_frame puts the resources for a caller who writes them with code of its own: the
+// CUDA modes' views (a mapped texture's array too, for copies) or the cpu mode's host memory, one per
+// resource in renderer.resources() order; the other list is empty.
+struct FrameAccess {
+  std::vector<CudaResourceView> cuda;
+  std::vector<HostResourceView> host;
+};
 
 template <class Renderer>
 class Mode {
@@ -49,6 +58,17 @@ class Mode {
   // pass. Records its phases in `timers` (kernel, the copies, the external mode's wait and signal).
   virtual void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
                        FrameTimers& timers) = 0;
+
+  // The frame in two halves around writes of the caller's own (python/bridge.cpp: a Python block runs while
+  // the resources are mapped): begin_frame makes the resources available, on `stream` for CUDA, and says
+  // where; end_frame gives them back to the renderer, its CUDA work queued on that stream after the caller's.
+  // The modes that have the halves (GL's interop, every API's cpu) make produce() of them: begin_frame, the
+  // source's compute, end_frame. The others have none: splits_frame() is false and begin_frame throws.
+  virtual bool splits_frame() const { return false; }
+  virtual FrameAccess begin_frame(Renderer&, cudaStream_t /*stream*/, FrameTimers&) {
+    throw std::logic_error("this mode makes a frame in one piece (produce): it has no begin_frame");
+  }
+  virtual void end_frame(Renderer&, FrameTimers&) {}
 
   // What the cubes pass and the frame pass wait on and signal this frame.
   virtual PassSync cubes_sync(const FrameInfo&) { return {}; }

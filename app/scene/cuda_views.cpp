@@ -18,6 +18,7 @@ void bind_array_objects(cudaArray_t array, ResourceRole role, interop::SurfaceOb
   }
   view.surface = surface.get();
   view.texture = texture.get();
+  view.array = array;
 }
 
 void ArrayBinding::bind(cudaArray_t array, ResourceRole role, cudaStream_t stream, CudaResourceView& view) {
@@ -29,6 +30,7 @@ void ArrayBinding::bind(cudaArray_t array, ResourceRole role, cudaStream_t strea
   }
   view.surface = m_surface.get();
   view.texture = m_texture.get();
+  view.array = m_array;
 }
 
 void MappedViews::resize(size_t count) {

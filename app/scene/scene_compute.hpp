@@ -65,6 +65,7 @@ struct CudaResourceView {
   size_t pitch = 0;
   cudaSurfaceObject_t surface = 0;
   cudaTextureObject_t texture = 0;
+  cudaArray_t array = nullptr;  // the mapped texture the surface or texture object names (for copies)
 };
 
 // `desc` as the kernels see it when it lives in linear device memory at `pointer` (a mode's copy).
