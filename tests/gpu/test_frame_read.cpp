@@ -41,6 +41,24 @@ std::vector<uint64_t> cpu_hashes(const lab::Image& image) {
   return hashes;
 }
 
+// The pattern scene in the interop mode at width x height; null, with why in `refused`, where it cannot run
+// (no CUDA device, or no interop with GL).
+std::unique_ptr<lab::gl::App> interop_app(int width, int height, std::string& refused) {
+  std::unique_ptr<lab::gl::App> app;
+  try {
+    app = std::make_unique<lab::gl::App>(
+        labtest::app_options(SceneId::Pattern, ModeId::Interop, width, height));
+  } catch (const std::exception& refusal) {  // --mode interop refused
+    refused = refusal.what();
+    return nullptr;
+  }
+  if (!app->interop_support().usable) {
+    refused = app->interop_support().reason;
+    return nullptr;
+  }
+  return app;
+}
+
 class EveryCudaMode : public ::testing::TestWithParam<SceneId> {};
 
 TEST_P(EveryCudaMode, ACollectedFrameIsReadFramesFrame) {
@@ -80,16 +98,10 @@ INSTANTIATE_TEST_SUITE_P(FrameRead, EveryCudaMode,
 // Frame after frame in the interop mode, with a resize between: each read is its own frame's, its hashes
 // change only where the picture did, and a mode switch away (cpu) goes back to GL's read.
 TEST(CudaFrameRead, FollowsFramesAResizeAndAModeSwitch) {
-  std::unique_ptr<lab::gl::App> made;
-  try {
-    made =
-        std::make_unique<lab::gl::App>(labtest::app_options(SceneId::Pattern, ModeId::Interop, 1920, 1080));
-  } catch (const std::exception& refused) {  // --mode interop refused: no CUDA device, or no interop with GL
-    LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << refused.what());
-  }
+  std::string refused;
+  const std::unique_ptr<lab::gl::App> made = interop_app(1920, 1080, refused);
+  if (!made) LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << refused);
   lab::gl::App& app = *made;
-  if (!app.interop_support().usable)
-    LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   ASSERT_EQ(app.mode_id(), ModeId::Interop);
   // Frames the desk still holds (encoding, sending) keep their pixels while the read-back goes on: its
   // pool hands out only frames nobody holds.
@@ -132,15 +144,10 @@ TEST(CudaFrameRead, FollowsFramesAResizeAndAModeSwitch) {
 // one is collected; end_read_frame, with both slots taken, waits for the oldest; each frame is its own,
 // although the next frame was made while both were being copied.
 TEST(CudaFrameRead, KeepsTwoReadsUnderWayInOrder) {
-  std::unique_ptr<lab::gl::App> made;
-  try {
-    made = std::make_unique<lab::gl::App>(labtest::app_options(SceneId::Pattern, ModeId::Interop, 1280, 720));
-  } catch (const std::exception& refused) {  // --mode interop refused: no CUDA device, or no interop with GL
-    LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << refused.what());
-  }
+  std::string refused;
+  const std::unique_ptr<lab::gl::App> made = interop_app(1280, 720, refused);
+  if (!made) LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << refused);
   lab::gl::App& app = *made;
-  if (!app.interop_support().usable)
-    LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   const lab::Extent extent = app.platform().framebuffer_extent();
   std::vector<lab::Image> screenshots;
   for (long long index = 50; index < 56; ++index) {
@@ -167,15 +174,10 @@ TEST(CudaFrameRead, KeepsTwoReadsUnderWayInOrder) {
 // write-discard registration (its default) is set read-only for the read and back after it; with none, which
 // lets CUDA read, nothing is set per frame. The frames are the same either way.
 TEST(CudaFrameRead, SetsMapFlagsOnlyWhereTheModesForbidReading) {
-  std::unique_ptr<lab::gl::App> made;
-  try {
-    made = std::make_unique<lab::gl::App>(labtest::app_options(SceneId::Pattern, ModeId::Interop, 640, 360));
-  } catch (const std::exception& refused) {  // --mode interop refused: no CUDA device, or no interop with GL
-    LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << refused.what());
-  }
+  std::string refused;
+  const std::unique_ptr<lab::gl::App> made = interop_app(640, 360, refused);
+  if (!made) LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << refused);
   lab::gl::App& app = *made;
-  if (!app.interop_support().usable)
-    LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << app.interop_support().reason);
   app.renderer().set_read_back_steps(true);
   long long index = 40;
   for (const bool write_discard : {true, false}) {
