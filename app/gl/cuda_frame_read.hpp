@@ -4,10 +4,8 @@
 // read-only for it only where the mode maps write-discard, which forbids reading),
 // turns the frame top row first and hashes its stripes (kernels/stripe_hash.hpp) in one kernel into device
 // memory, unmaps, and queues the copy into page-locked host memory on a stream of its own (the next frame's
-// work does not wait for it). Up to kReadsInFlight reads are under way at once, each in a slot of its own:
-// collect() hands over the oldest once its copy is done, and waits for it only when every slot is taken, so
-// the loop's thread does not wait for the GPU to finish drawing and copying the frame it just made (a 4K
-// frame is 33 MB over PCIe). end() collects the oldest, waiting for it. The copy lands in a pooled
+// work does not wait for it); end(), a frame later, waits for that
+// copy (by then long done) and hands the picture over with its stripe hashes. The copy lands in a pooled
 // frame whose pixels are page-locked (app/image/frame_pool.hpp), which the desk's server holds until it has
 // sent it: nothing is copied on the host. No glReadPixels or
 // glGetTextureImage: GL's pixel-pack read (app/gl/frame_read.hpp) stays for the frames CUDA does not see
@@ -23,9 +21,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include <array>
 #include <cstddef>
-#include <memory>
 #include <optional>
 #include <vector>
 
@@ -62,29 +58,22 @@ inline unsigned int read_back_map_flags(unsigned int mode_flags) {
 
 class CudaFrameReadBack {
  public:
-  // Reads under way at once. Two: where the GPU is behind, the read a loop must collect was begun a frame
-  // earlier than the one it would otherwise wait for, and its copy is done by then.
-  static constexpr size_t kReadsInFlight = 2;
-
   CudaFrameReadBack();
 
   // Queues the copy of frame `index` (extent.width x extent.height RGBA8) out of `source` and its stripe
-  // hashes. Throws std::logic_error when every slot holds a read not yet collected, interop::Error when CUDA
+  // hashes. Throws std::logic_error when a read is begun and not yet collected, interop::Error when CUDA
   // fails.
   void begin(const CudaFrameSource& source, Extent extent, long long index);
-  // The oldest read begun, once CUDA has done it: way "CUDA", with its stripe hashes; nullopt when none is
-  // begun. end() waits for its copy; collect() waits only when full() (the next begin() needs its slot), and
-  // otherwise returns nullopt while the copy runs.
+  // The read begun last, once CUDA has done it: way "CUDA", with its stripe hashes; nullopt when none is
+  // begun.
   std::optional<FrameRead> end();
-  std::optional<FrameRead> collect();
-  bool pending() const { return m_pending > 0; }
-  bool full() const { return m_pending == kReadsInFlight; }
-  // Each step's host time in end() / collect() and begin() (off unless --bench --serve turns it on): take()
-  // lists those that ran since the last take().
+  bool pending() const { return m_pending; }
+  // Each step's host time in end() and begin() (off unless --bench --serve turns it on): take() lists
+  // those that ran since the last take().
   StepLaps& steps() { return m_steps; }
 
  private:
-  // m_steps' steps, in the order a frame loop runs them: the collect of a frame before, then this one's.
+  // m_steps' steps, in the order a frame loop runs them: the collect of the frame before, then this one's.
   enum Step : size_t {
     kWait,
     kHashesOut,
@@ -103,31 +92,22 @@ class CudaFrameReadBack {
                     "begin: UnmapResources", "begin: SetMapFlags back", "begin: frame from the pool",
                     "begin: 2 cudaMemcpyAsync + EventRecord"}};
 
-  // One read's memory, stream and events, allocated for its extent and device and kept while they stay.
-  struct Slot {
-    interop::DeviceBuffer scratch;    // a texture's array, linear (bottom-first)
-    interop::DeviceBuffer top_first;  // the frame, top row first
-    interop::DeviceBuffer hashes;
-    interop::PinnedHostBuffer host_hashes;
-    std::optional<interop::Event> flipped;       // orders the copies after the flip on the frame's stream
-    std::optional<interop::Stream> copy_stream;  // the copies into host memory, off the frame's stream
-    std::optional<interop::Event> copied;        // after the copies into the frame and host_hashes
-    Extent allocated;
-    int device = -1;
-    // The read under way in it.
-    std::shared_ptr<Image> frame;
-    Extent extent;
-    long long index = 0;
-  };
+  void ensure_buffers(Extent extent, int device);
 
-  static void ensure_buffers(Slot& slot, Extent extent, int device);
-  // Hands the oldest slot's read over (its copy done) and frees the slot.
-  FrameRead take_oldest();
-
-  std::array<Slot, kReadsInFlight> m_slots;
-  FramePool m_pool;      // page-locked frames the copies land in
-  size_t m_oldest = 0;   // the slot of the oldest read under way
-  size_t m_pending = 0;  // reads under way, in m_slots[m_oldest], the next, ...
+  interop::DeviceBuffer m_scratch;    // a texture's array, linear (bottom-first)
+  interop::DeviceBuffer m_top_first;  // the frame, top row first
+  interop::DeviceBuffer m_hashes;
+  FramePool m_pool;                // page-locked frames the copies land in
+  std::shared_ptr<Image> m_frame;  // the one being read
+  interop::PinnedHostBuffer m_host_hashes;
+  std::optional<interop::Event> m_flipped;       // orders the copies after the flip on the frame's stream
+  std::optional<interop::Stream> m_copy_stream;  // the copies into host memory, off the frame's stream
+  std::optional<interop::Event> m_copied;        // after the copies into the frame and m_host_hashes
+  Extent m_allocated;
+  int m_device = -1;
+  Extent m_extent;
+  long long m_frame_index = 0;
+  bool m_pending = false;
 };
 
 }  // namespace lab::gl

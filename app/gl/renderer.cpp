@@ -395,11 +395,6 @@ cudaGraphicsResource_t Renderer::framebuffer_registration(Extent extent) const {
 }
 
 std::optional<FrameRead> Renderer::end_read_frame() {
-  if (m_cuda_read_back.pending()) return m_cuda_read_back.collect();
-  return m_read_back.end();
-}
-
-std::optional<FrameRead> Renderer::wait_read_frame() {
   if (m_cuda_read_back.pending()) return m_cuda_read_back.end();
   return m_read_back.end();
 }
@@ -411,15 +406,13 @@ std::vector<StepTime> Renderer::take_read_back_steps() {
 }
 
 void Renderer::begin_read_frame(const DrawPlan& plan, Extent extent, long long frame) {
-  if (m_read_back.pending() || m_cuda_read_back.full())
+  if (m_read_back.pending() || m_cuda_read_back.pending())
     throw std::logic_error("gl::Renderer::begin_read_frame: frame " + std::to_string(frame) +
-                           " begun while the reads before it are not collected; end_read_frame() first");
+                           " begun while the read before it is not collected; end_read_frame() first");
   if (const std::optional<CudaFrameSource> source = cuda_frame_source(plan, extent)) {
     m_cuda_read_back.begin(*source, extent, frame);
     return;
   }
-  // GL's read after CUDA's (the mode switched): those go first, dropped, so that reads stay in order.
-  while (m_cuda_read_back.pending()) m_cuda_read_back.end();
   // The source read_frame reads, copied into the read-back buffer instead of host memory.
   m_read_back.begin(extent, frame, [&](GLuint pack_buffer) {
     const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;

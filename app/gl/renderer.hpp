@@ -124,20 +124,15 @@ class Renderer {
   Image read_frame(const DrawPlan& plan, Extent extent) const;
   Image read_frame(const DrawPlan& plan) const { return read_frame(plan, m_platform.framebuffer_extent()); }
   // The same without waiting for it (the desk reads every frame so): begin_read_frame queues the copy of what
-  // read_frame would return now, tagged `frame`; end_read_frame collects the oldest read begun (nullopt when
-  // none was). A frame CUDA sees (a ShowImage plan's image headless, with a CUDA source set) is copied by
-  // CUDA (app/gl/cuda_frame_read.hpp, way "CUDA", with its stripe hashes), any other through GL's pixel-pack
-  // buffer (app/gl/frame_read.hpp, "PBO"). GL's read is one at a time: end_read_frame waits for it, a frame
-  // later. CUDA's are up to two: end_read_frame returns nullopt while the oldest one's copy runs and another
-  // may begin, so the loop does not wait for the GPU; wait_read_frame waits for it. Reads are collected in
-  // the order they began; a GL read begun while CUDA reads are under way (a mode switched to one CUDA does
-  // not see) waits for those and drops them: the desk goes on with the newer frame.
+  // read_frame would return now, tagged `frame`; end_read_frame collects it, a frame later (nullopt when none
+  // was begun). One read is in flight at a time: end before the next begin. A frame CUDA sees (a ShowImage
+  // plan's image headless, with a CUDA source set) is copied by CUDA (app/gl/cuda_frame_read.hpp, way
+  // "CUDA", with its stripe hashes), any other through GL's pixel-pack buffer (app/gl/frame_read.hpp, "PBO").
   void begin_read_frame(const DrawPlan& plan, Extent extent, long long frame);
   void begin_read_frame(const DrawPlan& plan, long long frame) {
     begin_read_frame(plan, m_platform.framebuffer_extent(), frame);
   }
   std::optional<FrameRead> end_read_frame();
-  std::optional<FrameRead> wait_read_frame();
   // Host-clock steps of the read-backs' begin and end (CUDA's and GL's), for --bench --serve: off unless
   // set on; take_read_back_steps() lists the steps that ran since it was last called.
   void set_read_back_steps(bool on) {

@@ -130,19 +130,13 @@ void Desk::offer(std::shared_ptr<const Image> frame, AppState state, double read
 
 void Desk::frame_read_collected(std::shared_ptr<const Image> image, long long frame, double collect_ms,
                                 std::vector<uint64_t> stripe_hashes, const std::string& way) {
-  const auto begun = std::find_if(m_begun.begin(), m_begun.end(),
-                                  [frame](const Begun& read) { return read.state.frame == frame; });
-  if (begun == m_begun.end())
+  if (!m_begun || m_begun->frame != frame)
     throw std::logic_error("serve::Desk::frame_read_collected: frame " + std::to_string(frame) +
-                           " is not a frame whose read-back began (" +
-                           (m_begun.empty() ? std::string("none began")
-                                            : "begun: " + std::to_string(m_begun.front().state.frame) +
-                                                  " to " + std::to_string(m_begun.back().state.frame)) +
-                           ")");
-  AppState state = std::move(begun->state);
-  const int64_t start_ns = begun->start_ns;
-  m_begun.erase(m_begun.begin(), begun + 1);  // and those begun before it, which the renderer dropped
-  offer(std::move(image), std::move(state), collect_ms, start_ns, std::move(stripe_hashes), way);
+                           " is not the frame whose read-back began last (" +
+                           (m_begun ? std::to_string(m_begun->frame) : std::string("none")) + ")");
+  AppState state = std::move(*m_begun);
+  m_begun.reset();
+  offer(std::move(image), std::move(state), collect_ms, m_begun_start_ns, std::move(stripe_hashes), way);
 }
 
 }  // namespace lab::serve

@@ -33,7 +33,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -81,15 +80,14 @@ class Desk {
   // ("CUDA", "PBO"; "" where there is one way), which the desk's timeline span names: "read-back (CUDA)".
   void end_frame(Image frame, AppState state, double read_back_ms, std::vector<uint64_t> stripe_hashes = {},
                  const std::string& way = "");
-  // A loop that reads its frames back late (GL's and Vulkan's renderers) hands over a frame's state when its
-  // read-back begins and the frame when it is collected (`collect_ms`: what collecting cost), so each frame
-  // goes out with the state it was made with. Reads are collected in the order they began, a frame or two
-  // late; one the renderer dropped (GL's CUDA reads when a mode switch takes GL's read) is skipped with its
-  // state. Throws std::logic_error when `frame` is not a frame whose read-back began and was not collected.
+  // A loop that reads its frames back a frame late (GL's, app/gl/frame_read.hpp) hands over a frame's state
+  // when its read-back begins and the frame when it is collected (`collect_ms`: what collecting cost), so
+  // each frame goes out with the state it was made with. Throws std::logic_error when `frame` is not the
+  // frame whose read-back began last.
   void frame_read_begun(AppState state) {
     hand_over_notice(state);
-    m_begun.push_back({std::move(state), m_frame_start_ns});
-    if (m_begun.size() > kReadBacksKept) m_begun.pop_front();  // never collected: dropped long ago
+    m_begun = std::move(state);
+    m_begun_start_ns = m_frame_start_ns;
   }
   void frame_read_collected(std::shared_ptr<const Image> image, long long frame, double collect_ms,
                             std::vector<uint64_t> stripe_hashes = {}, const std::string& way = "");
@@ -103,14 +101,10 @@ class Desk {
  private:
   Server m_server;
   FramePacer m_pacer{kDefaultFpsCap};
-  // frame_read_begun's, oldest first, until their frames are collected, each with its frame's start.
-  struct Begun {
-    AppState state;
-    int64_t start_ns = 0;
-  };
-  std::deque<Begun> m_begun;
-  // Host time (steady_clock ns) of the frame's start (begin_frame).
+  std::optional<AppState> m_begun;  // frame_read_begun's, until its frame is collected
+  // Host times (steady_clock ns) of the frame's start (begin_frame), and of m_begun's frame.
   int64_t m_frame_start_ns = 0;
+  int64_t m_begun_start_ns = 0;
   // Hands `frame` over with `state`, its timeline given its desk lane: the read-back that ended now.
   void offer(std::shared_ptr<const Image> frame, AppState state, double read_back_ms, int64_t frame_start_ns,
              std::vector<uint64_t> stripe_hashes, const std::string& way);
@@ -149,8 +143,8 @@ class Desk {
 };
 #endif
 
-// Whether a renderer reads its frames late (begin_read_frame(plan, frame) / end_read_frame(), as GL's and
-// Vulkan's do): app/loop/app.hpp's loop then hands frames over with frame_read_begun / _collected.
+// Whether a renderer reads its frames a frame late (begin_read_frame(plan, frame) / end_read_frame(), as
+// Vulkan's does): app/loop/app.hpp's loop then hands frames over with frame_read_begun / _collected.
 template <class Renderer, class = void>
 struct ReadsFramesLate : std::false_type {};
 template <class Renderer>

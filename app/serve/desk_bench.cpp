@@ -125,9 +125,8 @@ DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& ren
   std::vector<std::pair<double, std::vector<StepTime>>> steps;  // each frame's read-back and its steps
   std::vector<double> offers_ms;                                // each frame's hand-over to the server
   for (long long offered = -1; offered < frames - 1; ++rendered) {
-    // A read-back lags by two frames at most (GL's CUDA reads, two under way): a callback that lags more
-    // never delivers the last frame.
-    if (rendered > frames + 2)
+    // A read-back lags by a frame at most: a callback that lags more never delivers the last frame.
+    if (rendered > frames + 1)
       throw std::logic_error("--bench --serve: frame " + std::to_string(frames - 1) +
                              " did not come back after " + std::to_string(rendered) + " frames");
     double read_back_ms = 0;

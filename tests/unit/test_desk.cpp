@@ -578,40 +578,4 @@ TEST(DeskReadBackTest, TheDeskLaneNamesHowTheFrameWasRead) {
   EXPECT_EQ(read_back_spans(page.next_state()), std::vector<std::string>{"read-back (CUDA)"});
 }
 
-// Frames read two late (GL's CUDA reads, two under way) go out with the states they were made with, in the
-// order their reads began; a read the renderer dropped (a mode switch) is skipped with its state, and a frame
-// whose read never began, or was skipped, is refused.
-TEST(DeskReadBackTest, FramesReadLateGoOutWithTheirOwnStates) {
-  DeskedLoop app;
-  PageSocket page(app.desk.server());
-  ASSERT_TRUE(eventually([&] { return app.desk.server().counts().viewers == 1; }));
-  const auto begin = [&](long long frame) {
-    lab::serve::AppState state;
-    state.api = lab::GraphicsApi::Gl;
-    state.frame = frame;
-    state.size = {16 + static_cast<int>(frame), 16};  // which state went out with the frame
-    app.desk.frame_read_begun(std::move(state));
-  };
-  const auto collect = [&](long long frame) {
-    lab::Image image;
-    image.width = image.height = 16;
-    image.rgba.assign(16 * 16 * 4, static_cast<uint8_t>(frame));
-    app.desk.frame_read_collected(std::make_shared<const lab::Image>(std::move(image)), frame, 0.1, {},
-                                  "CUDA");
-  };
-  begin(10);
-  begin(11);
-  collect(10);
-  nlohmann::json state = page.next_state();
-  EXPECT_EQ(state["frame"], 10);
-  EXPECT_EQ(state["size"][0], 26);
-  begin(12);
-  collect(12);  // 11 dropped
-  state = page.next_state();
-  EXPECT_EQ(state["frame"], 12);
-  EXPECT_EQ(state["size"][0], 28);
-  EXPECT_THROW(collect(11), std::logic_error);
-  EXPECT_THROW(collect(99), std::logic_error);
-}
-
 }  // namespace
