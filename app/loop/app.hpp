@@ -962,7 +962,6 @@ serve::ControlSettings App<Backend>::control_settings() const {
   settings.blur_radius = m_scene->blur_radius();
   settings.compute_device = m_cuda.compute_device;
   settings.transfer = m_mode->transfer();
-  settings.split_why_not = split_why_not();
   settings.states = control_states();
   settings.clock_s = m_paused ? m_clock_s : 0.0;
   return settings;

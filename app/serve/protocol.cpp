@@ -307,8 +307,8 @@ std::string error_json(const std::vector<std::string>& problems, unsigned long l
 
 bool ControlSettings::operator==(const ControlSettings& other) const {
   return blur_radius == other.blur_radius && compute_device == other.compute_device &&
-         transfer == other.transfer && split_why_not == other.split_why_not && states == other.states &&
-         clock_s == other.clock_s && colormap == other.colormap;
+         transfer == other.transfer && states == other.states && clock_s == other.clock_s &&
+         colormap == other.colormap;
 }
 
 std::string control_table_json() {
@@ -425,7 +425,6 @@ std::string state_json(const AppState& app, const DeskStats& desk, bool with_not
         {"blur_radius", set.blur_radius ? nlohmann::json(*set.blur_radius) : nlohmann::json()},
         {"compute_device", set.compute_device},
         {"transfer", set.transfer},
-        {"split_why_not", set.split_why_not},
         {"switches", switches},
         {"choices", choices},
         {"numbers", numbers},

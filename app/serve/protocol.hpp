@@ -138,7 +138,6 @@ struct ControlSettings {
   std::optional<int> blur_radius;  // the postprocess scene's; nullopt in a source without one
   int compute_device = -1;         // the split mode's; -1: none
   std::string transfer;            // the split mode's path, "" in the other modes
-  std::string split_why_not;       // why compute_device does not apply now
   ControlStates states;            // the table's controls', by Command::Kind (app/controls/controls.hpp)
   double clock_s = 0.0;  // while paused, where the animation clock stopped (the scenes' time); else 0
   // A Python viewer's colorbar (one-channel pictures): its colormap's 256 colours as "rrggbb" each, 1536 hex

@@ -250,7 +250,7 @@ function showSettings(s) {
   radius.disabled = noBlur !== "";
   radius.title = noBlur || what("blur_radius");
   const devices = s.cuda_devices.map((label, ordinal) => ({ value: String(ordinal), label }));
-  const noSplit = devices.length === 0 ? "no CUDA device" : settings.split_why_not;
+  const noSplit = devices.length === 0 ? "no CUDA device" : settings.choices?.split_copy?.why_not || "";
   showSelect("compute-device", devices.length ? devices : [{ value: "-1", label: "none" }],
              String(settings.compute_device), noSplit, (value) => send({ compute_device: Number(value) }));
   $("transfer").textContent = settings.transfer;
