@@ -23,7 +23,10 @@
 // and p90 over every frame of every subscriber; both processes read CLOCK_MONOTONIC, the show times cross in
 // a shared memfd) and the frames the publisher dropped.
 //
-//   publish_bench [--memory auto|host|device] [--frames N] [--sizes WxH,WxH] [--step-ms MS]
+//   publish_bench [--memory auto|host|device] [--frames N] [--sizes WxH,WxH] [--step-ms MS] [--hold-only]
+//
+// --hold-only: the subscribers take and release each frame without copying it, so that the runs say what
+// attaching costs the job apart from the viewers' own GPU work.
 //
 // auto: host slots, and device slots too where a GPU can; device: a GPU must (exit 1 without one). Exit 0
 // when every run delivered frames to every subscriber, 1 on any error (and with --step-ms, when the loop
@@ -76,7 +79,7 @@ int64_t now_ns() {
 [[noreturn]] void usage_error(const std::string& message) {
   std::fprintf(stderr,
                "publish_bench: %s\nusage: publish_bench [--memory auto|host|device] [--frames N] "
-               "[--sizes WxH,WxH] [--step-ms MS]\n",
+               "[--sizes WxH,WxH] [--step-ms MS] [--hold-only]\n",
                message.c_str());
   std::exit(2);
 }
@@ -99,8 +102,13 @@ struct SubscriberReport {
   std::vector<double> latencies_ms;
 };
 
+// Whether the subscribers copy each frame they take (the stand-in for a viewer's upload), or only hold it
+// (--hold-only). Set by main before any subscriber starts, and passed to each as its last argument.
+bool g_hold_only = false;
+
 // Holds every frame it can until the publisher goes; prints "frames N" and one latency (ms) per line.
-int run_subscriber(const std::string& name, int times_fd) {
+// `copy`: each frame is copied before it counts as held (else it is held and released as it is).
+int run_subscriber(const std::string& name, int times_fd, bool copy) {
   void* mapped = ::mmap(nullptr, sizeof(SharedTimes), PROT_READ, MAP_SHARED, times_fd, 0);
   if (mapped == MAP_FAILED) throw std::runtime_error("mmap(shared times)");
   const auto* times = static_cast<const SharedTimes*>(mapped);
@@ -135,11 +143,11 @@ int run_subscriber(const std::string& name, int times_fd) {
   for (;;) {
     const auto frame = subscriber.next(10s);
     if (!frame) break;
-    if (device) {
+    if (copy && device) {
       BENCH_CUDA(cudaMemcpyAsync(device_copy, slot_pointers[static_cast<size_t>(frame->slot)], bytes,
                                  cudaMemcpyDeviceToDevice, stream));
       BENCH_CUDA(cudaStreamSynchronize(stream));
-    } else {
+    } else if (copy) {
       std::memcpy(host_copy.data(), frame->data, bytes);
     }
     const int64_t held = now_ns();
@@ -177,7 +185,7 @@ class SubscriberProcess {
       ::close(out[0]);
       ::close(out[1]);
       ::execl("/proc/self/exe", "publish_bench", "--subscribe", name.c_str(), fd_text.c_str(),
-              static_cast<char*>(nullptr));
+              g_hold_only ? "hold" : "copy", static_cast<char*>(nullptr));
       ::_exit(127);
     }
     ::close(out[1]);
@@ -380,6 +388,9 @@ int bench(interop::SlotMemory memory, const std::vector<Size>& sizes, int frames
   } else {
     std::fprintf(out, "the job's step: the frame's memset alone (--step-ms MS adds work of MS ms)\n");
   }
+  std::fprintf(out, "the subscribers: %s\n",
+               g_hold_only ? "hold each frame and release it, without copying it (--hold-only)"
+                           : "copy each frame before they release it (a viewer's upload)");
   // "step ×" is 7 bytes for 6 columns in UTF-8: its field is one byte wider than the numbers under it.
   std::fprintf(out, "%-10s %-11s %9s %9s %9s %10s %11s %10s %10s %8s\n", "size", "subscribers", "loop ms",
                "show ms", "+cost ms", "step \u00d7", "fps (min)", "lat p50", "lat p90", "dropped");
@@ -454,8 +465,8 @@ int bench(interop::SlotMemory memory, const std::vector<Size>& sizes, int frames
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    if (args.size() == 3 && args[0] == "--subscribe")
-      return run_subscriber(args[1], std::atoi(args[2].c_str()));
+    if (args.size() == 4 && args[0] == "--subscribe")
+      return run_subscriber(args[1], std::atoi(args[2].c_str()), args[3] == "copy");
   } catch (const std::exception& error) {
     std::fprintf(stderr, "publish_bench subscriber: %s\n", error.what());
     return 1;
@@ -469,10 +480,17 @@ int main(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       std::printf(
           "usage: publish_bench [--memory auto|host|device] [--frames N] [--sizes WxH,WxH] [--step-ms MS]\n"
+          "                     [--hold-only]\n"
           "  --step-ms MS  the job's step does about MS ms of memory-bound work (a kernel over 512 MiB of\n"
           "                device memory, a loop over a host buffer for host slots) before each show(),\n"
-          "                calibrated here at start; default: the frame's memset alone\n");
+          "                calibrated here at start; default: the frame's memset alone\n"
+          "  --hold-only   the subscribers hold each frame without copying it: the cost of attaching apart\n"
+          "                from the viewers' own GPU work\n");
       return 0;
+    }
+    if (arg == "--hold-only") {
+      g_hold_only = true;
+      continue;
     }
     if (i + 1 >= args.size()) usage_error(arg + " needs a value (or is not an option)");
     const std::string& value = args[++i];
