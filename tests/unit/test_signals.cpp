@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -35,8 +36,24 @@ lab::Image noise_image(int width, int height) {
   return image;
 }
 
+// Each test starts with the stop signals at their defaults and puts back what the test process had: run
+// under nohup, SIGHUP arrives ignored, and lab::SignalHandlers rightly leaves it so, which is not what the
+// tests that raise it are about (SignalIgnoredByTheParentStaysIgnored sets that up itself).
 class SignalsTest : public testing::Test {
  protected:
+  void SetUp() override {
+    struct sigaction default_action {};
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    for (size_t i = 0; i < kStopSignals.size(); ++i)
+      ASSERT_EQ(sigaction(kStopSignals[i], &default_action, &m_inherited[i]), 0);
+  }
+  void TearDown() override {
+    for (size_t i = 0; i < kStopSignals.size(); ++i) sigaction(kStopSignals[i], &m_inherited[i], nullptr);
+  }
+
+  static constexpr std::array<int, 3> kStopSignals{SIGINT, SIGTERM, SIGHUP};
+  std::array<struct sigaction, 3> m_inherited{};
   labtest::ScratchDir m_scratch{"signals"};
   const fs::path& m_dir = m_scratch.path();
 };
