@@ -67,9 +67,9 @@ class GraphicsMode final : public gl::Mode {
           [this](const interop::ScopedMap& mapped) { m_mapped.bind(mapped, m_descs, m_cuda.stream); },
           m_graph ? &*m_graph : nullptr);
     } else {
-      const FrameAccess access = begin_frame(renderer, m_cuda.stream, timers);
+      map_frame(m_cuda.stream, timers);
       try {
-        detail::compute(scene, frame, access.cuda, m_cuda.stream, timers, m_graph ? &*m_graph : nullptr);
+        detail::compute(scene, frame, m_mapped.views(), m_cuda.stream, timers, m_graph ? &*m_graph : nullptr);
       } catch (...) {
         m_frame_map.reset();  // unmapped: the next frame maps again
         throw;
@@ -100,8 +100,7 @@ class GraphicsMode final : public gl::Mode {
       throw std::logic_error(
           "the reregister mode makes a frame in one piece (produce): it has no begin_frame");
     if (m_frame_map) throw std::logic_error("gl interop mode: begin_frame twice without end_frame");
-    detail::timed_map(m_frame_map, m_registrations.resources(), stream, timers);
-    m_mapped.bind(*m_frame_map, m_descs, stream);
+    map_frame(stream, timers);
     return {m_mapped.views(), {}};
   }
   void end_frame(gl::Renderer&, FrameTimers& timers) override {
@@ -124,6 +123,12 @@ class GraphicsMode final : public gl::Mode {
   }
 
  private:
+  // Maps every resource in one call on `stream`, the views bound to the mapped objects (begin_frame's half).
+  void map_frame(cudaStream_t stream, FrameTimers& timers) {
+    detail::timed_map(m_frame_map, m_registrations.resources(), stream, timers);
+    m_mapped.bind(*m_frame_map, m_descs, stream);
+  }
+
   ModeId m_id;
   CudaContext m_cuda;
   AccessSettings m_access;

@@ -53,7 +53,7 @@ class CpuMode final : public Mode<Renderer> {
   }
 
   void produce(Renderer& renderer, FrameSource& scene, const FrameInfo& frame, FrameTimers& timers) override {
-    begin_frame(renderer, nullptr, timers);
+    download_inputs(renderer, timers);
     {
       const CpuPhase phase(timers, Phase::Kernel);
       scene.compute_cpu(frame, m_views);
@@ -64,11 +64,7 @@ class CpuMode final : public Mode<Renderer> {
   // The inputs downloaded into host memory; then the outputs uploaded from it.
   bool splits_frame() const override { return true; }
   FrameAccess begin_frame(Renderer& renderer, cudaStream_t, FrameTimers& timers) override {
-    for (size_t i = 0; i < m_descs.size(); ++i) {
-      if (m_descs[i].role != ResourceRole::Input) continue;
-      const GraphicsPhase phase(timers, m_graphics_copy);
-      renderer.download(static_cast<int>(i), m_storage[i].data());
-    }
+    download_inputs(renderer, timers);
     return {{}, m_views};
   }
   void end_frame(Renderer& renderer, FrameTimers& timers) override {
@@ -79,6 +75,14 @@ class CpuMode final : public Mode<Renderer> {
   }
 
  private:
+  void download_inputs(Renderer& renderer, FrameTimers& timers) {
+    for (size_t i = 0; i < m_descs.size(); ++i) {
+      if (m_descs[i].role != ResourceRole::Input) continue;
+      const GraphicsPhase phase(timers, m_graphics_copy);
+      renderer.download(static_cast<int>(i), m_storage[i].data());
+    }
+  }
+
   Phase m_graphics_copy;  // what the downloads are timed as (the backend's own copy phase)
   bool m_time_uploads;
   std::vector<ResourceDesc> m_descs;
