@@ -61,21 +61,15 @@ class GraphicsMode final : public gl::Mode {
       CpuPhase phase(timers, Phase::Register);
       m_registrations.register_all(m_specs, m_access, true);
     }
-    if (reregisters()) {
-      detail::map_compute_unmap(
-          m_registrations.resources(), m_cuda.stream, scene, frame, m_mapped.views(), timers,
-          [this](const interop::ScopedMap& mapped) { m_mapped.bind(mapped, m_descs, m_cuda.stream); },
-          m_graph ? &*m_graph : nullptr);
-    } else {
-      map_frame(m_cuda.stream, timers);
-      try {
-        detail::compute(scene, frame, m_mapped.views(), m_cuda.stream, timers, m_graph ? &*m_graph : nullptr);
-      } catch (...) {
-        m_frame_map.reset();  // unmapped: the next frame maps again
-        throw;
-      }
-      end_frame(renderer, timers);
+    // Both modes map, compute and unmap as the halves do (the reregister mode on this frame's registrations).
+    map_frame(m_cuda.stream, timers);
+    try {
+      detail::compute(scene, frame, m_mapped.views(), m_cuda.stream, timers, m_graph ? &*m_graph : nullptr);
+    } catch (...) {
+      m_frame_map.reset();  // unmapped: the next frame maps again
+      throw;
     }
+    unmap_frame(timers);
     // The desk reads the frame through the registrations; the reregister mode's end with the frame, so
     // only a frame GL draws is read by CUDA there (through the read-back's own registration).
     if (reregisters())
@@ -105,9 +99,7 @@ class GraphicsMode final : public gl::Mode {
   }
   void end_frame(gl::Renderer&, FrameTimers& timers) override {
     if (!m_frame_map) throw std::logic_error("gl interop mode: end_frame without begin_frame");
-    std::optional<interop::ScopedMap> mapped = std::move(m_frame_map);
-    m_frame_map.reset();
-    detail::timed_unmap(*mapped, timers);
+    unmap_frame(timers);
   }
 
   void apply_access(const AccessSettings& access) override {
@@ -127,6 +119,12 @@ class GraphicsMode final : public gl::Mode {
   void map_frame(cudaStream_t stream, FrameTimers& timers) {
     detail::timed_map(m_frame_map, m_registrations.resources(), stream, timers);
     m_mapped.bind(*m_frame_map, m_descs, stream);
+  }
+  // Unmaps what map_frame mapped (end_frame's half); the map is gone even when the unmap throws.
+  void unmap_frame(FrameTimers& timers) {
+    std::optional<interop::ScopedMap> mapped = std::move(m_frame_map);
+    m_frame_map.reset();
+    detail::timed_unmap(*mapped, timers);
   }
 
   ModeId m_id;
