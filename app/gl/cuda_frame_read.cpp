@@ -152,6 +152,16 @@ void CudaFrameReadBack::begin(const CudaFrameSource& source, Extent extent, long
   m_pending = true;
 }
 
+bool CudaFrameReadBack::done() {
+  if (!m_pending) return false;
+  m_steps.start();
+  const cudaError_t status = cudaEventQuery(m_copied->get());
+  m_steps.lap(kDone);
+  if (status == cudaErrorNotReady) return false;
+  INTEROP_CUDA_CHECK(status);
+  return true;
+}
+
 std::optional<FrameRead> CudaFrameReadBack::end() {
   if (!m_pending) return std::nullopt;
   m_pending = false;

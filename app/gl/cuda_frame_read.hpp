@@ -68,6 +68,9 @@ class CudaFrameReadBack {
   // begun.
   std::optional<FrameRead> end();
   bool pending() const { return m_pending; }
+  // Whether CUDA has done the read begun last (its copies: end() would not wait); asks without waiting
+  // (cudaEventQuery). False when none is begun. Throws interop::Error when CUDA reports an error.
+  bool done();
   // Each step's host time in end() and begin() (off unless --bench --serve turns it on): take() lists
   // those that ran since the last take().
   StepLaps& steps() { return m_steps; }
@@ -75,6 +78,7 @@ class CudaFrameReadBack {
  private:
   // m_steps' steps, in the order a frame loop runs them: the collect of the frame before, then this one's.
   enum Step : size_t {
+    kDone,
     kWait,
     kHashesOut,
     kBuffers,
@@ -86,8 +90,8 @@ class CudaFrameReadBack {
     kPool,
     kCopies,
   };
-  StepLaps m_steps{{"end: cudaEventSynchronize (copy done)", "end: stripe hashes out",
-                    "begin: device, buffers", "begin: SetMapFlags read-only",
+  StepLaps m_steps{{"done?: cudaEventQuery (every look)", "end: cudaEventSynchronize (copy done)",
+                    "end: stripe hashes out", "begin: device, buffers", "begin: SetMapFlags read-only",
                     "begin: MapResources + array/pointer", "begin: flip + hash kernel launch",
                     "begin: UnmapResources", "begin: SetMapFlags back", "begin: frame from the pool",
                     "begin: 2 cudaMemcpyAsync + EventRecord"}};

@@ -57,6 +57,19 @@ void FrameReadBack::begin(Extent extent, long long frame, const Copy& copy) {
   m_frame = frame;
 }
 
+bool FrameReadBack::done() {
+  if (!m_fence) return false;
+  m_steps.start();
+  const GLenum status = glClientWaitSync(m_fence.get(), GL_SYNC_FLUSH_COMMANDS_BIT, 0);
+  m_steps.lap(kDone);
+  if (status == GL_WAIT_FAILED) {
+    m_fence.reset();
+    INTEROP_GL_CHECK("glClientWaitSync(frame read-back)");
+    throw std::runtime_error("glClientWaitSync(frame read-back) failed");
+  }
+  return status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED;
+}
+
 std::optional<FrameRead> FrameReadBack::end() {
   if (!m_fence) return std::nullopt;
   m_steps.start();

@@ -40,16 +40,19 @@ class FrameReadBack {
   // The read begun last, once GL has done it (waits on its fence); nullopt when none is begun.
   std::optional<FrameRead> end();
   bool pending() const { return m_fence != nullptr; }
+  // Whether GL has done the read begun last (its fence signalled: end() would not wait); asks without
+  // waiting. False when none is begun.
+  bool done();
   // Each step's host time in end() and begin() (off unless --bench --serve turns it on): take() lists
   // those that ran since the last take().
   StepLaps& steps() { return m_steps; }
 
  private:
   // m_steps' steps, in the order a frame loop runs them: the collect of the frame before, then this one's.
-  enum Step : size_t { kWait, kPool, kRows, kBuffer, kCopy, kFence };
-  StepLaps m_steps{{"end: glClientWaitSync (copy done)", "end: frame from the pool",
-                    "end: rows out of mapped memory", "begin: pack buffer made", "begin: GL copy queued",
-                    "begin: barrier, fence, glFlush"}};
+  enum Step : size_t { kDone, kWait, kPool, kRows, kBuffer, kCopy, kFence };
+  StepLaps m_steps{{"done?: glClientWaitSync(0) (every look)", "end: glClientWaitSync (copy done)",
+                    "end: frame from the pool", "end: rows out of mapped memory", "begin: pack buffer made",
+                    "begin: GL copy queued", "begin: barrier, fence, glFlush"}};
   struct SyncDeleter {
     void operator()(GLsync fence) const { glDeleteSync(fence); }
   };

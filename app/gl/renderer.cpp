@@ -394,6 +394,15 @@ cudaGraphicsResource_t Renderer::framebuffer_registration(Extent extent) const {
   return m_framebuffer_registration.resource();
 }
 
+bool Renderer::reading_frame() const {
+  return m_read_back.pending() || m_cuda_read_back.pending();
+}
+
+bool Renderer::read_frame_done() {
+  if (m_cuda_read_back.pending()) return m_cuda_read_back.done();
+  return m_read_back.done();
+}
+
 std::optional<FrameRead> Renderer::end_read_frame() {
   if (m_cuda_read_back.pending()) return m_cuda_read_back.end();
   return m_read_back.end();

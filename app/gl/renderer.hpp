@@ -123,15 +123,19 @@ class Renderer {
   // framebuffer (in a window the back buffer before it is presented: the panel included when it is drawn).
   Image read_frame(const DrawPlan& plan, Extent extent) const;
   Image read_frame(const DrawPlan& plan) const { return read_frame(plan, m_platform.framebuffer_extent()); }
-  // The same without waiting for it (the desk reads every frame so): begin_read_frame queues the copy of what
-  // read_frame would return now, tagged `frame`; end_read_frame collects it, a frame later (nullopt when none
-  // was begun). One read is in flight at a time: end before the next begin. A frame CUDA sees (a ShowImage
-  // plan's image headless, with a CUDA source set) is copied by CUDA (app/gl/cuda_frame_read.hpp, way
-  // "CUDA", with its stripe hashes), any other through GL's pixel-pack buffer (app/gl/frame_read.hpp, "PBO").
+  // The same without waiting for it (the desk's read-back, app/serve/desk.hpp's LateReader): begin_read_frame
+  // queues the copy of what read_frame would return now, tagged `frame`; reading_frame says one is under way,
+  // read_frame_done whether it is done (without waiting); end_read_frame collects it, a frame or more later
+  // (nullopt when none was begun). One read is in flight at a time: end before the next begin. A frame CUDA
+  // sees (a ShowImage plan's image headless, with a CUDA source set) is copied by CUDA
+  // (app/gl/cuda_frame_read.hpp, way "CUDA", with its stripe hashes), any other through GL's pixel-pack
+  // buffer (app/gl/frame_read.hpp, "PBO").
   void begin_read_frame(const DrawPlan& plan, Extent extent, long long frame);
   void begin_read_frame(const DrawPlan& plan, long long frame) {
     begin_read_frame(plan, m_platform.framebuffer_extent(), frame);
   }
+  bool reading_frame() const;
+  bool read_frame_done();
   std::optional<FrameRead> end_read_frame();
   // Host-clock steps of the read-backs' begin and end (CUDA's and GL's), for --bench --serve: off unless
   // set on; take_read_back_steps() lists the steps that ran since it was last called.

@@ -362,6 +362,7 @@ class App {
   panel::PanelPlace m_panel_place;
   std::vector<int> m_driving_devices;
   std::optional<DoctorReport> m_doctor;
+  serve::LateReader m_late_reader;      // the desk's read-back, where the renderer reads frames late
   std::unique_ptr<serve::Desk> m_desk;  // --serve; last, so it serves a complete app
 };
 
@@ -1110,17 +1111,19 @@ void App<Backend>::finish() {
 
 template <class Backend>
 void App<Backend>::offer_to_desk(long long index) {
-  // A renderer that reads a frame late (Vulkan's): the frame before, collected and handed over with its
-  // state, then this one's read begun; the others read this frame now.
+  // A renderer that reads frames late (GL's, Vulkan's): the read under way, collected once done and handed
+  // over with its state, then this frame's read begun if none is under way and the desk wants a frame
+  // (serve::LateReader: the loop never waits on a read); the others read this frame now.
   constexpr bool kLate = serve::ReadsFramesLate<Renderer>::value;
   const auto started = std::chrono::steady_clock::now();
   Image frame;
   if constexpr (kLate) {
-    auto before = m_renderer->end_read_frame();
-    if (before)
-      m_desk->frame_read_collected(std::move(before->image), before->frame, serve::ms_since(started),
-                                   std::move(before->stripe_hashes), before->way);
-    m_renderer->begin_read_frame(m_plan, index);
+    serve::LateRead read = m_late_reader.step(*m_renderer, m_desk->wants_frame(),
+                                              [&] { m_renderer->begin_read_frame(m_plan, index); });
+    if (read.collected)
+      m_desk->frame_read_collected(std::move(read.collected->image), read.collected->frame, read.read_back_ms,
+                                   std::move(read.collected->stripe_hashes), read.collected->way);
+    if (!read.begun) return;  // this frame is not read: no state to hand over with it
   } else {
     frame = read_frame();
   }

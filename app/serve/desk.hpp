@@ -21,6 +21,7 @@
 
 #include "app/core/serve_address.hpp"
 #include "app/core/vocabulary.hpp"
+#include "app/image/frame_read.hpp"
 #include "app/image/image_io.hpp"
 #include "app/modes/access.hpp"
 #include "app/scene/scene_compute.hpp"
@@ -92,6 +93,9 @@ class Desk {
   void frame_read_collected(std::shared_ptr<const Image> image, long long frame, double collect_ms,
                             std::vector<uint64_t> stripe_hashes = {}, const std::string& way = "");
 
+  // Whether a frame read back now would be taken: Server::frame_wanted. A loop that reads its frames late
+  // (LateReader) begins a read only then.
+  bool wants_frame() const { return m_server.frame_wanted(); }
   double fps_cap() const { return m_pacer.fps(); }
   // A new cap (0: none), as the page's Fps command sets it: a caller that paces its own frames (the Python
   // viewer serves each frame shown) sets 0.
@@ -134,6 +138,7 @@ class Desk {
   }
   FrameCommands begin_frame() { return {}; }
   void commands_applied(std::string) {}
+  bool wants_frame() const { return false; }
   double fps_cap() const { return 0.0; }
   void set_fps_cap(double) {}
   void end_frame(Image, AppState, double, std::vector<uint64_t> = {}, const std::string& = "") {}
@@ -143,23 +148,77 @@ class Desk {
 };
 #endif
 
-// Whether a renderer reads its frames a frame late (begin_read_frame(plan, frame) / end_read_frame(), as
-// Vulkan's does): app/loop/app.hpp's loop then hands frames over with frame_read_begun / _collected.
+// Whether a renderer reads its frames a frame late, never waiting for the GPU (GL's and Vulkan's): it
+// begins a frame's read (begin_read_frame(plan, frame)), says whether one is under way (reading_frame) and
+// whether that one is done (read_frame_done: end_read_frame would not wait), and collects it
+// (end_read_frame). app/loop/app.hpp's loop then reads through a LateReader and hands frames over with
+// frame_read_begun / _collected.
 template <class Renderer, class = void>
 struct ReadsFramesLate : std::false_type {};
 template <class Renderer>
 struct ReadsFramesLate<Renderer, std::void_t<decltype(std::declval<Renderer&>().end_read_frame()),
                                              decltype(std::declval<Renderer&>().begin_read_frame(
-                                                 std::declval<const DrawPlan&>(), 0LL))>> : std::true_type {};
-
-// The desk lane's span of a read-back done `way` ("CUDA", "PBO"): "read-back (CUDA)"; "read-back" for "".
-inline std::string read_back_span(const std::string& way) {
-  return way.empty() ? std::string("read-back") : "read-back (" + way + ")";
-}
+                                                 std::declval<const DrawPlan&>(), 0LL)),
+                                             decltype(bool(std::declval<const Renderer&>().reading_frame())),
+                                             decltype(bool(std::declval<Renderer&>().read_frame_done()))>>
+    : std::true_type {};
 
 // Milliseconds on the host clock since `start`.
 inline double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// What one frame's LateReader::step did.
+struct LateRead {
+  // The read under way, done and collected this frame: the frame it read (an earlier one).
+  std::optional<FrameRead> collected;
+  // With `collected`: what the loop's thread spent on that read, on the host clock: its begin, every frame's
+  // look at whether it was done, and the collect.
+  double read_back_ms = 0;
+  bool begun = false;  // this frame's read began
+};
+
+// A frame loop's read-back of its frames for the desk, one read under way at a time, that never waits for
+// the GPU. Each frame, step() collects the read under way once it is done (not done: it is left for a later
+// frame, and this frame is not read), then begins this frame's read when none is under way and the desk
+// wants a frame (Desk::wants_frame: a viewer took the frame before). So the loop reads back only the frames
+// the desk's encoder will take, and its thread never waits on a copy: where the GPU is the slower side, the
+// wait is not the read-back's (GL's draw calls or the next map wait instead, as they would without a desk).
+// `wait` (the benchmark's link rows, which only gather frames): collect the read under way even when not
+// done yet, waiting for it, as a read-back with one read always under way did.
+class LateReader {
+ public:
+  template <class Renderer, class Begin>
+  LateRead step(Renderer& renderer, bool wanted, Begin&& begin, bool wait = false) {
+    const auto started = std::chrono::steady_clock::now();
+    LateRead read;
+    if (renderer.reading_frame()) {
+      if (!wait && !renderer.read_frame_done()) {
+        m_spent_ms += ms_since(started);
+        return read;
+      }
+      read.collected = renderer.end_read_frame();
+    }
+    const double collected_ms = ms_since(started);
+    if (read.collected) {
+      read.read_back_ms = m_spent_ms + collected_ms;
+      m_spent_ms = 0;
+    }
+    if (!wanted) return read;
+    const auto beginning = std::chrono::steady_clock::now();
+    begin();
+    read.begun = true;
+    m_spent_ms += ms_since(beginning);
+    return read;
+  }
+
+ private:
+  double m_spent_ms = 0;  // on the read under way so far: its begin and the looks at it
+};
+
+// The desk lane's span of a read-back done `way` ("CUDA", "PBO"): "read-back (CUDA)"; "read-back" for "".
+inline std::string read_back_span(const std::string& way) {
+  return way.empty() ? std::string("read-back") : "read-back (" + way + ")";
 }
 
 // The running mode's phases (`tag`: FrameTimers' tag of the mode) as the panel lists them.

@@ -1,7 +1,9 @@
 // app/serve/desk_bench.hpp — `interop-lab --bench --serve`: what the browser desk delivers. For each size,
 // the app's frames are rendered and read back as the desk's loop does, offered to a desk server on a free
 // loopback port, and read by a local WebSocket client as fast as it can: frames per second delivered to the
-// client, and the read-back, encode and send milliseconds per frame (medians). No frame-rate cap. Where the
+// client, and the read-back, encode and send milliseconds per frame (medians). No frame-rate cap. As in the
+// desk's loop (app/serve/desk.hpp's LateReader), a frame is read back only when none is under way and the
+// server wants one; a read under way is collected once done, never waited for. Where the
 // read-back says its steps (GL's: app/gl/cuda_frame_read.hpp, app/gl/frame_read.hpp), a second table says
 // where its milliseconds on the loop's thread go.
 #pragma once
@@ -39,7 +41,8 @@ constexpr const char* kOfferStep = "after: offer_frame to the server";
 
 struct DeskBenchCase {
   Extent size;
-  long long frames_rendered = 0;            // render calls: `frames`, one more with a read-back a frame late
+  long long frames_rendered = 0;            // render calls, until frame `frames - 1` or a later one came back
+  long long frames_read = 0;                // read back and offered to the server: the frames it wanted
   unsigned long long frames_delivered = 0;  // to the client; the rest were skipped while it read
   double delivered_fps = 0;                 // frames delivered / the time from the first to the last
   double render_fps = 0;                    // frames rendered and offered / the same run's time
@@ -65,13 +68,22 @@ struct BenchFrame {
   std::vector<StepTime> read_back_steps;
 };
 
-// Renders frame `index` and returns a frame read back, setting `read_back_ms` to what reading it back cost:
-// this frame, or with a read-back a frame late (GL's) the one before it, nullopt when there is none yet.
-using RenderAndRead = std::function<std::optional<BenchFrame>(long long index, double& read_back_ms)>;
+// What a RenderAndRead call is asked: whether a frame read back would be taken now (begin this frame's read
+// when none is under way), and whether to wait for the read under way rather than leave it for a later call.
+struct ReadAsk {
+  bool wanted = true;
+  bool wait = false;
+};
 
-// One size: frames through `render` until frame `frames - 1` has come back (one more render with a read-back
-// a frame late), each offered to the desk, a local client reading. Throws std::runtime_error when the client
-// cannot connect or the stream breaks.
+// Renders frame `index` and reads frames back through a serve::LateReader as `ask` says; returns the read it
+// collected, an earlier frame, with `read_back_ms` what that read cost the loop's thread (its begin, looks
+// and collect); nullopt when none was collected.
+using RenderAndRead =
+    std::function<std::optional<BenchFrame>(long long index, ReadAsk ask, double& read_back_ms)>;
+
+// One size: frames through `render` until frame `frames - 1` or a later one has come back, each frame read
+// offered to the desk, a local client reading. Throws std::runtime_error when the client cannot connect or
+// the stream breaks, std::logic_error when no frame comes back for 10 s.
 DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& render);
 
 // The steps of `frames` (each frame's, with what its whole read-back took) as rows: each step's median, p90

@@ -344,6 +344,10 @@ struct Server::Impl {
   std::atomic<unsigned long long> frames_offered{0}, frames_encoded{0}, frames_sent{0}, frames_dropped{0};
   std::atomic<unsigned long long> messages_refused{0}, connections_refused{0}, accept_failures{0};
   std::atomic<size_t> most_in_flight{0};
+  // frame_wanted's: the newest offer a viewer planned a message from, and when the newest was offered
+  // (steady_clock ticks).
+  std::atomic<unsigned long long> taken_offer{0};
+  std::atomic<long long> offered_at{0};
 
   // Asio thread only.
   std::shared_ptr<const SourceFrame> latest;
@@ -492,6 +496,9 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
     if (m_planned && source->sequence > m_planned->sequence + 1)
       m_server.frames_dropped += source->sequence - m_planned->sequence - 1;
     m_planned = source;
+    for (unsigned long long taken = m_server.taken_offer;
+         taken < source->offer && !m_server.taken_offer.compare_exchange_weak(taken, source->offer);) {
+    }
     // A viewer that does not ack gets whole frames at scale 1; a new scale sends the whole picture again.
     const int quality = m_paced ? m_link.quality() : m_server.options.jpeg_quality;
     const int scale = m_paced ? m_link.scale() : 1;
@@ -1089,6 +1096,7 @@ void Server::offer_frame(std::shared_ptr<const Image> image, AppState state,
                          std::vector<uint64_t> stripe_hashes) {
   if (!image) throw std::logic_error("serve::Server::offer_frame: no frame");
   const unsigned long long offer = ++m_impl->frames_offered;
+  m_impl->offered_at = std::chrono::steady_clock::now().time_since_epoch().count();
   {
     const std::lock_guard<std::mutex> lock(m_impl->mutex);
     m_impl->last_image = image;
@@ -1102,6 +1110,15 @@ void Server::offer_frame(std::shared_ptr<const Image> image, AppState state,
     m_impl->pending_hashes = std::move(stripe_hashes);
   }
   m_impl->offered.notify_one();
+}
+
+bool Server::frame_wanted() const {
+  if (m_impl->viewer_count == 0) return true;
+  if (m_impl->taken_offer >= m_impl->frames_offered) return true;
+  const std::chrono::steady_clock::duration since_offer =
+      std::chrono::steady_clock::now().time_since_epoch() -
+      std::chrono::steady_clock::duration(m_impl->offered_at.load());
+  return since_offer >= m_impl->options.frame_wanted_after;
 }
 
 void Server::add_read_back_ms(double ms) {

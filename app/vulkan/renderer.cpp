@@ -1626,6 +1626,15 @@ void Renderer::begin_read_frame(const DrawPlan& plan, long long frame) {
   state.frame_read_frame = frame;
 }
 
+bool Renderer::reading_frame() const {
+  return m_state->frame_read_serial.has_value();
+}
+
+bool Renderer::read_frame_done() {
+  State& state = *m_state;
+  return state.frame_read_serial && *state.frame_read_serial <= state.completed_serial();
+}
+
 std::optional<FrameRead> Renderer::end_read_frame() {
   State& state = *m_state;
   if (!state.frame_read_serial) return std::nullopt;

@@ -130,11 +130,15 @@ class Renderer {
   // The frame drawn last, top row first: the frame target, or for a ShowImage plan its image. Waits
   // for the device. Throws std::logic_error with missing_frame(plan) when there is none.
   Image read_frame(const DrawPlan& plan);
-  // The same without waiting for it (the desk reads every frame so): begin_read_frame submits the copy of
-  // what read_frame would return now into a host-visible buffer of its own, tagged `frame`; end_read_frame
-  // waits for that submission (by then long done, a frame later) and returns it, top row first; nullopt when
-  // none was begun. One read is in flight at a time: end before the next begin (std::logic_error).
+  // The same without waiting for it (the desk's read-back, app/serve/desk.hpp's LateReader):
+  // begin_read_frame submits the copy of what read_frame would return now into a host-visible buffer of its
+  // own, tagged `frame`; reading_frame says one is under way, read_frame_done whether its submission is done
+  // (the timeline's counter, without waiting); end_read_frame waits for that submission and returns it, top
+  // row first; nullopt when none was begun. One read is in flight at a time: end before the next begin
+  // (std::logic_error).
   void begin_read_frame(const DrawPlan& plan, long long frame);
+  bool reading_frame() const;
+  bool read_frame_done();
   std::optional<FrameRead> end_read_frame();
   // What read_frame and show lack for `plan`, "" when nothing: a LitMesh frame drawn at this extent, a
   // ShowImage plan's texture resource.

@@ -578,4 +578,79 @@ TEST(DeskReadBackTest, TheDeskLaneNamesHowTheFrameWasRead) {
   EXPECT_EQ(read_back_spans(page.next_state()), std::vector<std::string>{"read-back (CUDA)"});
 }
 
+// A renderer that reads frames late, as far as serve::LateReader asks: a read begun, done when the test says.
+struct LateRenderer {
+  std::optional<long long> under_way;
+  bool done = false;
+  int looks = 0;   // read_frame_done calls
+  int begins = 0;  // begin_read_frame calls
+
+  void begin_read_frame(const lab::DrawPlan&, long long frame) {
+    ASSERT_FALSE(under_way) << "a read begun while one is under way";
+    under_way = frame;
+    done = false;
+    ++begins;
+  }
+  bool reading_frame() const { return under_way.has_value(); }
+  bool read_frame_done() {
+    ++looks;
+    return done;
+  }
+  std::optional<lab::FrameRead> end_read_frame() {
+    if (!under_way) return std::nullopt;
+    lab::FrameRead read;
+    read.frame = *under_way;
+    read.image = std::make_shared<const lab::Image>();
+    under_way.reset();
+    return read;
+  }
+};
+static_assert(lab::serve::ReadsFramesLate<LateRenderer>::value);
+
+// The desk's read-back never waits on the GPU: a read under way is collected once done (else left for a later
+// frame, which is not read), and a frame's read begins only when none is under way and the desk wants one.
+TEST(DeskReadBackTest, AReadIsCollectedOnceDoneAndBegunOnlyWhenWantedAndNoneIsUnderWay) {
+  LateRenderer renderer;
+  lab::serve::LateReader reader;
+  long long frame = 0;
+  const auto step = [&](bool wanted, bool wait = false) {
+    const long long index = frame++;
+    return reader.step(
+        renderer, wanted, [&] { renderer.begin_read_frame({}, index); }, wait);
+  };
+  lab::serve::LateRead read = step(false);  // not wanted: nothing begins
+  EXPECT_FALSE(read.collected);
+  EXPECT_FALSE(read.begun);
+  EXPECT_EQ(renderer.begins, 0);
+  read = step(true);  // frame 1 begins
+  EXPECT_FALSE(read.collected);
+  EXPECT_TRUE(read.begun);
+  read = step(true);  // frame 1 not done: left under way, frame 2 not read
+  EXPECT_FALSE(read.collected);
+  EXPECT_FALSE(read.begun);
+  EXPECT_EQ(renderer.looks, 1);
+  EXPECT_EQ(renderer.under_way, 1);
+  renderer.done = true;
+  read = step(true);  // frame 1 collected, frame 3 begins
+  ASSERT_TRUE(read.collected);
+  EXPECT_EQ(read.collected->frame, 1);
+  EXPECT_GE(read.read_back_ms, 0.0);
+  EXPECT_TRUE(read.begun);
+  EXPECT_EQ(renderer.under_way, 3);
+  renderer.done = true;
+  read = step(false);  // frame 3 collected; not wanted: frame 4 is not read
+  ASSERT_TRUE(read.collected);
+  EXPECT_EQ(read.collected->frame, 3);
+  EXPECT_FALSE(read.begun);
+  EXPECT_FALSE(renderer.under_way);
+  read = step(true);  // frame 5 begins
+  const int looks = renderer.looks;
+  read = step(true, true);  // waiting: frame 5 collected though not said done, without a look; 6 begins
+  ASSERT_TRUE(read.collected);
+  EXPECT_EQ(read.collected->frame, 5);
+  EXPECT_EQ(renderer.looks, looks);
+  EXPECT_EQ(renderer.under_way, 6);
+  EXPECT_EQ(renderer.begins, 4);
+}
+
 }  // namespace

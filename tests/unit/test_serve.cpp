@@ -890,6 +890,48 @@ TEST(ServeServerTest, ASlowViewerSkipsFramesInsteadOfQueueingThem) {
   EXPECT_TRUE(std::is_sorted(received.begin(), received.end()));
 }
 
+// A frame read back for the desk is wanted while nobody watches, once a viewer has taken the newest one
+// offered, and after the newest got older than frame_wanted_after; not while every viewer is still busy with
+// an older frame (the loop's LateReader then reads nothing back).
+TEST(ServeServerTest, AFrameIsWantedOnceAViewerTookTheNewestOrItGotOld) {
+  lab::serve::ServerOptions options = loopback_options();
+  options.jpeg_quality = 95;
+  options.frame_wanted_after = std::chrono::hours(1);
+  lab::serve::Server server(options);
+  EXPECT_TRUE(server.frame_wanted());  // nobody watches: the newest is kept for the first viewer
+  // A viewer that reads nothing yet, with a small receive buffer: the write of a frame of some 10 MB stalls
+  // (more than the socket's buffers take).
+  Viewer stalled(server, 16 * 1024);
+  ASSERT_TRUE(eventually([&] { return server.counts().viewers == 1; }));
+  const Image image = noise_image(3200, 3200, 1);
+  server.offer_frame(image, state_of_frame(0));
+  EXPECT_TRUE(eventually([&] { return server.frame_wanted(); }));  // taken: its write began
+  server.offer_frame(image, state_of_frame(1));
+  EXPECT_TRUE(eventually([&] { return server.frame_wanted(); }));  // taken: encoded while 0 is written
+  ASSERT_TRUE(eventually([&] { return server.counts().frames_encoded == 2; }));
+  server.offer_frame(image, state_of_frame(2));  // frame 1 waits to be written: 2 is not taken
+  for (int look = 0; look < 20; ++look) {
+    EXPECT_FALSE(server.frame_wanted()) << "look " << look;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // The viewer reads: frame 1 goes out, frame 2 is taken, and another frame is wanted.
+  std::vector<unsigned> received;
+  while (received.empty() || received.back() != 2) received.push_back(stalled.read_frame().second.index);
+  EXPECT_TRUE(server.frame_wanted());
+
+  // The same stall with frames wanted again after 20 ms: the newest, not taken, is old enough.
+  options.frame_wanted_after = std::chrono::milliseconds(20);
+  lab::serve::Server hurried(options);
+  Viewer waiting(hurried, 16 * 1024);
+  ASSERT_TRUE(eventually([&] { return hurried.counts().viewers == 1; }));
+  for (int frame = 0; frame < 2; ++frame) {
+    hurried.offer_frame(image, state_of_frame(frame));
+    ASSERT_TRUE(eventually([&] { return hurried.counts().frames_encoded > static_cast<unsigned>(frame); }));
+  }
+  hurried.offer_frame(image, state_of_frame(2));
+  EXPECT_TRUE(eventually([&] { return hurried.frame_wanted(); }));
+}
+
 // DNS rebinding: a page of evil.example whose name now resolves to 127.0.0.1 sends Host: evil.example.
 TEST(ServeHostTest, TheHostMustNameTheDesk) {
   using lab::serve::host_allowed;

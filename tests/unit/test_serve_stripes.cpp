@@ -699,7 +699,7 @@ TEST(ServeStripesServerTest, OverASlowLinkTheDeskSendsASmallerScaleAndSaysSo) {
   // quality makes small: 128 x 128 at quality 20 is about 4 KB, 0.9 Mbit/s at 30 frames/s; at half the edges
   // about 1 KB.
   std::mt19937 random(7);
-  const lab::serve::RenderAndRead render = [&](long long index, double& read_back_ms) {
+  const lab::serve::RenderAndRead render = [&](long long index, lab::serve::ReadAsk, double& read_back_ms) {
     read_back_ms = 0;
     lab::serve::BenchFrame frame;
     frame.index = index;

@@ -2,9 +2,9 @@
 // reads them (app/serve/desk_bench.hpp measures the rest: the encode, the link, the delivered rate).
 #include "app/gl/app/app.hpp"
 #include "app/gl/app/bench.hpp"
+#include "app/serve/desk.hpp"
 #include "app/serve/desk_bench.hpp"
 
-#include <chrono>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,21 +17,31 @@ namespace {
 serve::DeskBenchCase desk_bench_case(const Options& run, long long frames, std::string& what) {
   App app(run);
   what = std::string("OpenGL (") + app.platform().description() + "), mode " + to_string(app.mode_id());
-  // As GL's desk reads: the frame before, collected, then this one's read begun (app/gl/frame_read.hpp);
-  // the read-back's time is both, as the desk's read-back phase is, and so are its steps.
+  // As GL's desk reads (serve::LateReader over app/gl/cuda_frame_read.hpp or app/gl/frame_read.hpp): a
+  // read's time is its begin, its looks and its collect, as the desk's read-back phase is, and so are its
+  // steps (taken before the next read begins).
   app.renderer().set_read_back_steps(true);
-  return serve::bench_desk({run.width, run.height}, frames, [&](long long, double& read_back_ms) {
-    app.render_frame();
-    const auto started = std::chrono::steady_clock::now();
-    std::optional<FrameRead> before = app.renderer().end_read_frame();
-    app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), app.frame_index() - 1);
-    read_back_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    std::vector<StepTime> steps = app.renderer().take_read_back_steps();
-    return before ? std::optional<serve::BenchFrame>({before->frame, std::move(before->image), before->way,
-                                                      std::move(before->stripe_hashes), std::move(steps)})
-                  : std::nullopt;
-  });
+  serve::LateReader reader;
+  return serve::bench_desk(
+      {run.width, run.height}, frames, [&](long long, serve::ReadAsk ask, double& read_back_ms) {
+        app.render_frame();
+        Renderer& renderer = app.renderer();
+        std::vector<StepTime> steps;
+        const long long index = app.frame_index() - 1;
+        serve::LateRead read = reader.step(
+            renderer, ask.wanted,
+            [&] {
+              steps = renderer.take_read_back_steps();
+              renderer.begin_read_frame(app.plan(), app.platform().framebuffer_extent(), index);
+            },
+            ask.wait);
+        if (!read.collected) return std::optional<serve::BenchFrame>();
+        if (!read.begun) steps = renderer.take_read_back_steps();
+        read_back_ms = read.read_back_ms;
+        FrameRead& frame = *read.collected;
+        return std::optional<serve::BenchFrame>({frame.frame, std::move(frame.image), frame.way,
+                                                 std::move(frame.stripe_hashes), std::move(steps)});
+      });
 }
 
 }  // namespace
