@@ -31,47 +31,51 @@ CudaFrameReadBack::CudaFrameReadBack()
                                 cudaGetLastError();
                               }}) {}
 
-void CudaFrameReadBack::ensure_buffers(Extent extent, int device) {
-  if (extent == m_allocated && device == m_device && m_copied) return;
-  m_allocated = {};
-  m_copied.reset();
-  m_scratch = {};
-  m_top_first = {};
-  m_hashes = {};
-  m_host_hashes = {};
-  m_copy_stream.reset();
-  m_flipped.reset();
+void CudaFrameReadBack::ensure_buffers(Slot& slot, Extent extent, int device) {
+  if (extent == slot.allocated && device == slot.device && slot.copied) return;
+  slot.allocated = {};
+  slot.copied.reset();
+  slot.scratch = {};
+  slot.top_first = {};
+  slot.hashes = {};
+  slot.host_hashes = {};
+  slot.copy_stream.reset();
+  slot.flipped.reset();
   const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;
   const size_t hash_bytes = sizeof(uint64_t) * static_cast<size_t>(kernels::stripe_count(extent.height));
-  m_scratch = interop::DeviceBuffer(bytes);
-  m_top_first = interop::DeviceBuffer(bytes);
-  m_hashes = interop::DeviceBuffer(hash_bytes);
-  m_host_hashes = interop::PinnedHostBuffer(hash_bytes);
-  m_copied.emplace();
-  m_flipped.emplace();
-  m_copy_stream.emplace();  // on `device`, current here
-  m_allocated = extent;
-  m_device = device;
+  slot.scratch = interop::DeviceBuffer(bytes);
+  slot.top_first = interop::DeviceBuffer(bytes);
+  slot.hashes = interop::DeviceBuffer(hash_bytes);
+  slot.host_hashes = interop::PinnedHostBuffer(hash_bytes);
+  slot.copied.emplace();
+  slot.flipped.emplace();
+  slot.copy_stream.emplace();  // on `device`, current here
+  slot.allocated = extent;
+  slot.device = device;
 }
 
 void CudaFrameReadBack::begin(const CudaFrameSource& source, Extent extent, long long index) {
-  if (m_pending)
-    throw std::logic_error("gl::CudaFrameReadBack::begin: frame " + std::to_string(m_frame_index) +
-                           " is still being read; collect it with end() first");
+  if (full())
+    throw std::logic_error("gl::CudaFrameReadBack::begin: frames " + std::to_string(m_slots[m_oldest].index) +
+                           " to " +
+                           std::to_string(m_slots[(m_oldest + m_pending - 1) % kReadsInFlight].index) +
+                           " are still being read; collect one with end() first");
   if (extent.empty()) throw std::logic_error("gl::CudaFrameReadBack::begin: a 0x0 frame has nothing to read");
   if (!source.has_frame()) throw std::logic_error("gl::CudaFrameReadBack::begin: no frame to read");
   m_steps.start();
   std::optional<interop::ScopedDevice> on_device;
   if (source.device >= 0) on_device.emplace(source.device);
-  ensure_buffers(extent, source.device);
+  // A free slot: its read, if it had one, was collected (its copies done), so its memory may be written.
+  Slot& slot = m_slots[(m_oldest + m_pending) % kReadsInFlight];
+  ensure_buffers(slot, extent, source.device);
   m_steps.lap(kBuffers);
-  auto* top_first = static_cast<uint8_t*>(m_top_first.data());
-  auto* hashes = static_cast<uint64_t*>(m_hashes.data());
-  // The frame top row first into m_top_first, its stripe hashes into m_hashes.
+  auto* top_first = static_cast<uint8_t*>(slot.top_first.data());
+  auto* hashes = static_cast<uint64_t*>(slot.hashes.data());
+  // The frame top row first into slot.top_first, its stripe hashes into slot.hashes.
   const auto flip_and_hash = [&](const uint8_t* linear, cudaArray_t array) {
     if (linear == nullptr) {
       INTEROP_CUDA_CHECK(static_cast<cudaError_t>(kernels::flip_and_hash_array(
-          array, extent.width, extent.height, static_cast<uint8_t*>(m_scratch.data()), top_first, hashes,
+          array, extent.width, extent.height, static_cast<uint8_t*>(slot.scratch.data()), top_first, hashes,
           source.stream)));
       return;
     }
@@ -135,27 +139,27 @@ void CudaFrameReadBack::begin(const CudaFrameSource& source, Extent extent, long
                         static_cast<size_t>(extent.width) * extent.height * 4);
   }
   m_steps.lap(kPool);
-  // The copies run on a stream of their own, after the flip: the next frame's work on the frame's stream
-  // does not queue behind them (a 4K frame is 33 MB over PCIe). end() waits for them before the next
-  // begin() writes m_top_first again.
-  const cudaStream_t copies = m_copy_stream->get();
-  m_flipped->order(source.stream, copies);
+  // The copies run on the slot's stream, after the flip: the next frame's work on the frame's stream does
+  // not queue behind them (a 4K frame is 33 MB over PCIe). The slot is not begun again before its read is
+  // collected, which waits for them.
+  const cudaStream_t copies = slot.copy_stream->get();
+  slot.flipped->order(source.stream, copies);
   INTEROP_CUDA_CHECK(
       cudaMemcpyAsync(frame->rgba.data(), top_first, frame->rgba.size(), cudaMemcpyDeviceToHost, copies));
-  INTEROP_CUDA_CHECK(
-      cudaMemcpyAsync(m_host_hashes.data(), hashes, m_host_hashes.size(), cudaMemcpyDeviceToHost, copies));
-  INTEROP_CUDA_CHECK(cudaEventRecord(m_copied->get(), copies));
+  INTEROP_CUDA_CHECK(cudaMemcpyAsync(slot.host_hashes.data(), hashes, slot.host_hashes.size(),
+                                     cudaMemcpyDeviceToHost, copies));
+  INTEROP_CUDA_CHECK(cudaEventRecord(slot.copied->get(), copies));
   m_steps.lap(kCopies);
-  m_frame = std::move(frame);
-  m_extent = extent;
-  m_frame_index = index;
-  m_pending = true;
+  slot.frame = std::move(frame);
+  slot.extent = extent;
+  slot.index = index;
+  ++m_pending;
 }
 
 bool CudaFrameReadBack::done() {
-  if (!m_pending) return false;
+  if (!pending()) return false;
   m_steps.start();
-  const cudaError_t status = cudaEventQuery(m_copied->get());
+  const cudaError_t status = cudaEventQuery(m_slots[m_oldest].copied->get());
   m_steps.lap(kDone);
   if (status == cudaErrorNotReady) return false;
   INTEROP_CUDA_CHECK(status);
@@ -163,18 +167,24 @@ bool CudaFrameReadBack::done() {
 }
 
 std::optional<FrameRead> CudaFrameReadBack::end() {
-  if (!m_pending) return std::nullopt;
-  m_pending = false;
+  if (!pending()) return std::nullopt;
   m_steps.start();
-  INTEROP_CUDA_CHECK(cudaEventSynchronize(m_copied->get()));
+  INTEROP_CUDA_CHECK(cudaEventSynchronize(m_slots[m_oldest].copied->get()));
   m_steps.lap(kWait);
+  return take_oldest();
+}
+
+FrameRead CudaFrameReadBack::take_oldest() {
+  Slot& slot = m_slots[m_oldest];
   FrameRead read;
-  read.frame = m_frame_index;
+  read.frame = slot.index;
   read.way = "CUDA";
-  read.image = std::move(m_frame);  // already top row first: nothing to copy
-  const auto* hashes = static_cast<const uint64_t*>(m_host_hashes.data());
-  read.stripe_hashes.assign(hashes, hashes + m_host_hashes.size() / sizeof(uint64_t));
+  read.image = std::move(slot.frame);  // already top row first: nothing to copy
+  const auto* hashes = static_cast<const uint64_t*>(slot.host_hashes.data());
+  read.stripe_hashes.assign(hashes, hashes + slot.host_hashes.size() / sizeof(uint64_t));
   m_steps.lap(kHashesOut);
+  m_oldest = (m_oldest + 1) % kReadsInFlight;
+  --m_pending;
   return read;
 }
 

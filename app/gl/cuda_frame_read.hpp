@@ -4,8 +4,10 @@
 // read-only for it only where the mode maps write-discard, which forbids reading),
 // turns the frame top row first and hashes its stripes (kernels/stripe_hash.hpp) in one kernel into device
 // memory, unmaps, and queues the copy into page-locked host memory on a stream of its own (the next frame's
-// work does not wait for it); end(), a frame later, waits for that
-// copy (by then long done) and hands the picture over with its stripe hashes. The copy lands in a pooled
+// work does not wait for it). Up to kReadsInFlight reads are under way at once, each in a slot of its own:
+// done() says, without waiting, whether the oldest one's copy is done, and end() collects it (waiting when it
+// is not), so a loop that collects only what is done never waits for the GPU to finish drawing and copying
+// a frame (a 4K frame is 33 MB over PCIe; app/serve/desk.hpp's LateReader). The copy lands in a pooled
 // frame whose pixels are page-locked (app/image/frame_pool.hpp), which the desk's server holds until it has
 // sent it: nothing is copied on the host. No glReadPixels or
 // glGetTextureImage: GL's pixel-pack read (app/gl/frame_read.hpp) stays for the frames CUDA does not see
@@ -21,7 +23,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -58,25 +62,31 @@ inline unsigned int read_back_map_flags(unsigned int mode_flags) {
 
 class CudaFrameReadBack {
  public:
+  // Reads under way at once. Two: where the GPU is behind the loop, a read takes longer than the desk's
+  // encoder takes to send a frame; with two under way, one is done by the time the encoder wants it.
+  static constexpr size_t kReadsInFlight = 2;
+
   CudaFrameReadBack();
 
   // Queues the copy of frame `index` (extent.width x extent.height RGBA8) out of `source` and its stripe
-  // hashes. Throws std::logic_error when a read is begun and not yet collected, interop::Error when CUDA
+  // hashes. Throws std::logic_error when every slot holds a read not yet collected, interop::Error when CUDA
   // fails.
   void begin(const CudaFrameSource& source, Extent extent, long long index);
-  // The read begun last, once CUDA has done it: way "CUDA", with its stripe hashes; nullopt when none is
-  // begun.
+  // The oldest read begun, once CUDA has done it (end() waits for its copy): way "CUDA", with its stripe
+  // hashes; nullopt when none is begun.
   std::optional<FrameRead> end();
-  bool pending() const { return m_pending; }
-  // Whether CUDA has done the read begun last (its copies: end() would not wait); asks without waiting
+  bool pending() const { return m_pending > 0; }
+  size_t under_way() const { return m_pending; }
+  bool full() const { return m_pending == kReadsInFlight; }
+  // Whether CUDA has done the oldest read under way (its copies: end() would not wait); asks without waiting
   // (cudaEventQuery). False when none is begun. Throws interop::Error when CUDA reports an error.
   bool done();
-  // Each step's host time in end() and begin() (off unless --bench --serve turns it on): take() lists
-  // those that ran since the last take().
+  // Each step's host time in done(), end() and begin() (off unless --bench --serve turns it on): take()
+  // lists those that ran since the last take().
   StepLaps& steps() { return m_steps; }
 
  private:
-  // m_steps' steps, in the order a frame loop runs them: the collect of the frame before, then this one's.
+  // m_steps' steps, in the order a frame loop runs them: the collect of a frame before, then this one's.
   enum Step : size_t {
     kDone,
     kWait,
@@ -96,22 +106,31 @@ class CudaFrameReadBack {
                     "begin: UnmapResources", "begin: SetMapFlags back", "begin: frame from the pool",
                     "begin: 2 cudaMemcpyAsync + EventRecord"}};
 
-  void ensure_buffers(Extent extent, int device);
+  // One read's memory, stream and events, allocated for its extent and device and kept while they stay.
+  struct Slot {
+    interop::DeviceBuffer scratch;    // a texture's array, linear (bottom-first)
+    interop::DeviceBuffer top_first;  // the frame, top row first
+    interop::DeviceBuffer hashes;
+    interop::PinnedHostBuffer host_hashes;
+    std::optional<interop::Event> flipped;       // orders the copies after the flip on the frame's stream
+    std::optional<interop::Stream> copy_stream;  // the copies into host memory, off the frame's stream
+    std::optional<interop::Event> copied;        // after the copies into the frame and host_hashes
+    Extent allocated;
+    int device = -1;
+    // The read under way in it.
+    std::shared_ptr<Image> frame;
+    Extent extent;
+    long long index = 0;
+  };
 
-  interop::DeviceBuffer m_scratch;    // a texture's array, linear (bottom-first)
-  interop::DeviceBuffer m_top_first;  // the frame, top row first
-  interop::DeviceBuffer m_hashes;
-  FramePool m_pool;                // page-locked frames the copies land in
-  std::shared_ptr<Image> m_frame;  // the one being read
-  interop::PinnedHostBuffer m_host_hashes;
-  std::optional<interop::Event> m_flipped;       // orders the copies after the flip on the frame's stream
-  std::optional<interop::Stream> m_copy_stream;  // the copies into host memory, off the frame's stream
-  std::optional<interop::Event> m_copied;        // after the copies into the frame and m_host_hashes
-  Extent m_allocated;
-  int m_device = -1;
-  Extent m_extent;
-  long long m_frame_index = 0;
-  bool m_pending = false;
+  static void ensure_buffers(Slot& slot, Extent extent, int device);
+  // Hands the oldest slot's read over (its copy done) and frees the slot.
+  FrameRead take_oldest();
+
+  std::array<Slot, kReadsInFlight> m_slots;
+  FramePool m_pool;      // page-locked frames the copies land in
+  size_t m_oldest = 0;   // the slot of the oldest read under way
+  size_t m_pending = 0;  // reads under way, in m_slots[m_oldest], the next, ...
 };
 
 }  // namespace lab::gl

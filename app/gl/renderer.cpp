@@ -394,8 +394,12 @@ cudaGraphicsResource_t Renderer::framebuffer_registration(Extent extent) const {
   return m_framebuffer_registration.resource();
 }
 
-bool Renderer::reading_frame() const {
-  return m_read_back.pending() || m_cuda_read_back.pending();
+int Renderer::reads_under_way() const {
+  return static_cast<int>(m_cuda_read_back.under_way()) + (m_read_back.pending() ? 1 : 0);
+}
+
+bool Renderer::can_begin_read() const {
+  return !m_read_back.pending() && !m_cuda_read_back.full();
 }
 
 bool Renderer::read_frame_done() {
@@ -415,13 +419,15 @@ std::vector<StepTime> Renderer::take_read_back_steps() {
 }
 
 void Renderer::begin_read_frame(const DrawPlan& plan, Extent extent, long long frame) {
-  if (m_read_back.pending() || m_cuda_read_back.pending())
+  if (!can_begin_read())
     throw std::logic_error("gl::Renderer::begin_read_frame: frame " + std::to_string(frame) +
-                           " begun while the read before it is not collected; end_read_frame() first");
+                           " begun while the reads before it are not collected; end_read_frame() first");
   if (const std::optional<CudaFrameSource> source = cuda_frame_source(plan, extent)) {
     m_cuda_read_back.begin(*source, extent, frame);
     return;
   }
+  // GL's read after CUDA's (the mode switched): those go first, dropped, so that reads stay in order.
+  while (m_cuda_read_back.pending()) m_cuda_read_back.end();
   // The source read_frame reads, copied into the read-back buffer instead of host memory.
   m_read_back.begin(extent, frame, [&](GLuint pack_buffer) {
     const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;

@@ -124,17 +124,20 @@ class Renderer {
   Image read_frame(const DrawPlan& plan, Extent extent) const;
   Image read_frame(const DrawPlan& plan) const { return read_frame(plan, m_platform.framebuffer_extent()); }
   // The same without waiting for it (the desk's read-back, app/serve/desk.hpp's LateReader): begin_read_frame
-  // queues the copy of what read_frame would return now, tagged `frame`; reading_frame says one is under way,
-  // read_frame_done whether it is done (without waiting); end_read_frame collects it, a frame or more later
-  // (nullopt when none was begun). One read is in flight at a time: end before the next begin. A frame CUDA
-  // sees (a ShowImage plan's image headless, with a CUDA source set) is copied by CUDA
-  // (app/gl/cuda_frame_read.hpp, way "CUDA", with its stripe hashes), any other through GL's pixel-pack
-  // buffer (app/gl/frame_read.hpp, "PBO").
+  // queues the copy of what read_frame would return now, tagged `frame` (when can_begin_read: else
+  // std::logic_error); reads_under_way counts those begun and not collected, read_frame_done says whether the
+  // oldest is done (without waiting), end_read_frame collects it (waiting for it; nullopt when none was
+  // begun). Reads are collected in the order they began. A frame CUDA sees (a ShowImage plan's image
+  // headless, with a CUDA source set) is copied by CUDA (app/gl/cuda_frame_read.hpp, way "CUDA", with its
+  // stripe hashes; up to two under way), any other through GL's pixel-pack buffer (app/gl/frame_read.hpp,
+  // "PBO"; one at a time). A GL read begun while CUDA reads are under way (the mode switched to one CUDA does
+  // not see) waits for those and drops them: the desk goes on with the newer frame.
   void begin_read_frame(const DrawPlan& plan, Extent extent, long long frame);
   void begin_read_frame(const DrawPlan& plan, long long frame) {
     begin_read_frame(plan, m_platform.framebuffer_extent(), frame);
   }
-  bool reading_frame() const;
+  int reads_under_way() const;
+  bool can_begin_read() const;
   bool read_frame_done();
   std::optional<FrameRead> end_read_frame();
   // Host-clock steps of the read-backs' begin and end (CUDA's and GL's), for --bench --serve: off unless

@@ -130,13 +130,17 @@ void Desk::offer(std::shared_ptr<const Image> frame, AppState state, double read
 
 void Desk::frame_read_collected(std::shared_ptr<const Image> image, long long frame, double collect_ms,
                                 std::vector<uint64_t> stripe_hashes, const std::string& way) {
-  if (!m_begun || m_begun->frame != frame)
-    throw std::logic_error("serve::Desk::frame_read_collected: frame " + std::to_string(frame) +
-                           " is not the frame whose read-back began last (" +
-                           (m_begun ? std::to_string(m_begun->frame) : std::string("none")) + ")");
-  AppState state = std::move(*m_begun);
-  m_begun.reset();
-  offer(std::move(image), std::move(state), collect_ms, m_begun_start_ns, std::move(stripe_hashes), way);
+  // The states of reads dropped before this one go with them.
+  while (!m_begun.empty() && m_begun.front().state.frame < frame) m_begun.pop_front();
+  if (m_begun.empty() || m_begun.front().state.frame != frame)
+    throw std::logic_error("serve::Desk::frame_read_collected: no read-back of frame " + std::to_string(frame) +
+                           " began" +
+                           (m_begun.empty() ? std::string()
+                                            : " (the oldest begun: frame " +
+                                                  std::to_string(m_begun.front().state.frame) + ")"));
+  Begun begun = std::move(m_begun.front());
+  m_begun.pop_front();
+  offer(std::move(image), std::move(begun.state), collect_ms, begun.start_ns, std::move(stripe_hashes), way);
 }
 
 }  // namespace lab::serve

@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -81,14 +82,14 @@ class Desk {
   // ("CUDA", "PBO"; "" where there is one way), which the desk's timeline span names: "read-back (CUDA)".
   void end_frame(Image frame, AppState state, double read_back_ms, std::vector<uint64_t> stripe_hashes = {},
                  const std::string& way = "");
-  // A loop that reads its frames back a frame late (GL's, app/gl/frame_read.hpp) hands over a frame's state
-  // when its read-back begins and the frame when it is collected (`collect_ms`: what collecting cost), so
-  // each frame goes out with the state it was made with. Throws std::logic_error when `frame` is not the
-  // frame whose read-back began last.
+  // A loop that reads its frames back late (GL's, Vulkan's: LateReader) hands over a frame's state when its
+  // read-back begins and the frame when it is collected (`collect_ms`: what reading back cost), so each
+  // frame goes out with the state it was made with. Reads are collected in the order they began; the states
+  // of reads dropped before `frame` go with them. Throws std::logic_error when no read-back of `frame` began.
   void frame_read_begun(AppState state) {
     hand_over_notice(state);
-    m_begun = std::move(state);
-    m_begun_start_ns = m_frame_start_ns;
+    if (m_begun.size() == kBegunKept) m_begun.pop_front();
+    m_begun.push_back({std::move(state), m_frame_start_ns});
   }
   void frame_read_collected(std::shared_ptr<const Image> image, long long frame, double collect_ms,
                             std::vector<uint64_t> stripe_hashes = {}, const std::string& way = "");
@@ -105,10 +106,16 @@ class Desk {
  private:
   Server m_server;
   FramePacer m_pacer{kDefaultFpsCap};
-  std::optional<AppState> m_begun;  // frame_read_begun's, until its frame is collected
-  // Host times (steady_clock ns) of the frame's start (begin_frame), and of m_begun's frame.
+  // frame_read_begun's states, oldest first, each with its frame's start, until that frame is collected (or
+  // a later one: the reads between were dropped).
+  struct Begun {
+    AppState state;
+    int64_t start_ns = 0;
+  };
+  static constexpr size_t kBegunKept = 8;  // more than any loop has on its way
+  std::deque<Begun> m_begun;
+  // Host time (steady_clock ns) of the frame's start (begin_frame).
   int64_t m_frame_start_ns = 0;
-  int64_t m_begun_start_ns = 0;
   // Hands `frame` over with `state`, its timeline given its desk lane: the read-back that ended now.
   void offer(std::shared_ptr<const Image> frame, AppState state, double read_back_ms, int64_t frame_start_ns,
              std::vector<uint64_t> stripe_hashes, const std::string& way);
@@ -148,18 +155,19 @@ class Desk {
 };
 #endif
 
-// Whether a renderer reads its frames a frame late, never waiting for the GPU (GL's and Vulkan's): it
-// begins a frame's read (begin_read_frame(plan, frame)), says whether one is under way (reading_frame) and
-// whether that one is done (read_frame_done: end_read_frame would not wait), and collects it
-// (end_read_frame). app/loop/app.hpp's loop then reads through a LateReader and hands frames over with
-// frame_read_begun / _collected.
+// Whether a renderer reads its frames late, never waiting for the GPU (GL's and Vulkan's): it begins a
+// frame's read (begin_read_frame(plan, frame), when can_begin_read), counts the reads under way
+// (reads_under_way), says whether the oldest is done (read_frame_done: end_read_frame would not wait) and
+// collects the oldest (end_read_frame). app/loop/app.hpp's loop then reads through a LateReader and hands
+// frames over with frame_read_begun / _collected.
 template <class Renderer, class = void>
 struct ReadsFramesLate : std::false_type {};
 template <class Renderer>
 struct ReadsFramesLate<Renderer, std::void_t<decltype(std::declval<Renderer&>().end_read_frame()),
                                              decltype(std::declval<Renderer&>().begin_read_frame(
                                                  std::declval<const DrawPlan&>(), 0LL)),
-                                             decltype(bool(std::declval<const Renderer&>().reading_frame())),
+                                             decltype(int(std::declval<const Renderer&>().reads_under_way())),
+                                             decltype(bool(std::declval<const Renderer&>().can_begin_read())),
                                              decltype(bool(std::declval<Renderer&>().read_frame_done()))>>
     : std::true_type {};
 
@@ -170,50 +178,60 @@ inline double ms_since(std::chrono::steady_clock::time_point start) {
 
 // What one frame's LateReader::step did.
 struct LateRead {
-  // The read under way, done and collected this frame: the frame it read (an earlier one).
+  // A frame read back, to hand over now (an earlier frame than this one).
   std::optional<FrameRead> collected;
-  // With `collected`: what the loop's thread spent on that read, on the host clock: its begin, every frame's
-  // look at whether it was done, and the collect.
+  // With `collected`: what the loop's thread spent on reading back since the frame handed over before, on
+  // the host clock: the reads' begins, every look at whether one was done, and the collects.
   double read_back_ms = 0;
   bool begun = false;  // this frame's read began
 };
 
-// A frame loop's read-back of its frames for the desk, one read under way at a time, that never waits for
-// the GPU. Each frame, step() collects the read under way once it is done (not done: it is left for a later
-// frame, and this frame is not read), then begins this frame's read when none is under way and the desk
-// wants a frame (Desk::wants_frame: a viewer took the frame before). So the loop reads back only the frames
-// the desk's encoder will take, and its thread never waits on a copy: where the GPU is the slower side, the
-// wait is not the read-back's (GL's draw calls or the next map wait instead, as they would without a desk).
-// `wait` (the benchmark's link rows, which only gather frames): collect the read under way even when not
-// done yet, waiting for it, as a read-back with one read always under way did.
+// A frame loop's read-back of its frames for the desk, that never waits for the GPU and reads back only the
+// frames the desk will send. Each frame, step():
+//   - collects every read under way that is done, oldest first (one not done stays under way);
+//   - hands the newest collected frame over when the desk wants one (Desk::wants_frame: a viewer took the
+//     frame before), else holds it until the desk does (a newer one collected meanwhile replaces it);
+//   - begins this frame's read when the renderer can, and fewer than kDepth frames are on their way to a
+//     viewer: reads under way, the frame held, and a frame handed over that no viewer has taken yet.
+// So the GPU copies only the frames an encoder will take, one or two ahead of it (kDepth): where a read takes
+// longer than an encode (the GPU behind the loop), two are under way; where the encoder is the slower side,
+// the next frame waits read back. The loop's thread never waits on a copy: where the GPU is the slower side,
+// it waits in GL's or Vulkan's own calls instead, as it would with no desk.
+// `wait` (the benchmark's link rows, which only gather frames): collect the oldest read even when not done,
+// waiting for it, hand it over, and begin a read whenever the renderer can.
 class LateReader {
  public:
+  static constexpr int kDepth = 2;
+
   template <class Renderer, class Begin>
   LateRead step(Renderer& renderer, bool wanted, Begin&& begin, bool wait = false) {
     const auto started = std::chrono::steady_clock::now();
     LateRead read;
-    if (renderer.reading_frame()) {
-      if (!wait && !renderer.read_frame_done()) {
-        m_spent_ms += ms_since(started);
-        return read;
-      }
-      read.collected = renderer.end_read_frame();
+    while (renderer.reads_under_way() > 0 && (wait || renderer.read_frame_done())) {
+      m_held = renderer.end_read_frame();  // a newer frame: one held is dropped
+      if (wait) break;
     }
-    const double collected_ms = ms_since(started);
+    if (m_held && (wanted || wait)) {
+      read.collected = std::move(m_held);
+      m_held.reset();
+    }
+    const bool offer_waiting = read.collected || !wanted;  // handed over, not yet taken by a viewer
+    const int on_their_way = renderer.reads_under_way() + (m_held ? 1 : 0) + (offer_waiting ? 1 : 0);
+    if (renderer.can_begin_read() && (wait || on_their_way < kDepth)) {
+      begin();
+      read.begun = true;
+    }
+    m_spent_ms += ms_since(started);
     if (read.collected) {
-      read.read_back_ms = m_spent_ms + collected_ms;
+      read.read_back_ms = m_spent_ms;
       m_spent_ms = 0;
     }
-    if (!wanted) return read;
-    const auto beginning = std::chrono::steady_clock::now();
-    begin();
-    read.begun = true;
-    m_spent_ms += ms_since(beginning);
     return read;
   }
 
  private:
-  double m_spent_ms = 0;  // on the read under way so far: its begin and the looks at it
+  std::optional<FrameRead> m_held;  // collected, for when the desk wants a frame
+  double m_spent_ms = 0;            // on reading back since the frame handed over last
 };
 
 // The desk lane's span of a read-back done `way` ("CUDA", "PBO"): "read-back (CUDA)"; "read-back" for "".

@@ -10,6 +10,7 @@
 #include "app/timing/statistics.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
@@ -31,7 +32,8 @@ constexpr std::chrono::seconds kNoReadFor{10};
 constexpr double kLinkBitsPerS = 20e6;
 constexpr double kLinkFps = 30;
 
-// Reads state + frame pairs until the frame of index `last` arrives; counts them and their bytes.
+// Reads state + frame pairs until a frame of index `last` or later arrives (`last` is -1 until the bench
+// knows it: it is set before that frame is offered); counts them and their bytes.
 struct Client {
   net::io_context io;
   websocket::stream<tcp::socket> ws{io};
@@ -47,7 +49,7 @@ struct Client {
     ws.handshake("127.0.0.1", "/?token=" + token);
   }
 
-  void read_until(unsigned int last) {
+  void read_until(const std::atomic<long long>& last) {
     try {
       while (true) {
         beast::flat_buffer buffer;
@@ -61,7 +63,8 @@ struct Client {
         latest = Clock::now();
         if (frames++ == 0) first = latest;
         frame_bytes += bytes.size();
-        if (frame->index >= last) return;
+        const long long end = last.load();
+        if (end >= 0 && static_cast<long long>(frame->index) >= end) return;
       }
     } catch (const std::exception& failure) {
       error = failure.what();
@@ -119,7 +122,7 @@ DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& ren
   Server server(options);
   Client client(server.port(), server.token());
   while (server.counts().viewers == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  const unsigned int last = static_cast<unsigned int>(frames - 1);
+  std::atomic<long long> last{-1};  // the index of the last frame offered, once known
   std::thread reader([&] { client.read_until(last); });
 
   const Clock::time_point start = Clock::now();
@@ -129,7 +132,7 @@ DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& ren
   std::vector<double> offers_ms;                                // each frame's hand-over to the server
   long long read = 0;
   Clock::time_point came_back = start;
-  for (long long offered = -1; offered < frames - 1; ++rendered) {
+  for (; read < frames; ++rendered) {
     // A read under way is done within a few frames: a renderer that never says so would run forever.
     if (Clock::now() - came_back > kNoReadFor)
       throw std::logic_error(
@@ -146,7 +149,7 @@ DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& ren
     AppState state;
     state.frame = frame->index;
     state.size = size;
-    offered = frame->index;
+    if (read == frames) last = frame->index;  // before it is offered: the client stops at it
     way = frame->way;
     server.offer_frame(std::move(frame->image), std::move(state), std::move(frame->stripe_hashes));
     offers_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - offering).count());

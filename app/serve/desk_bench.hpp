@@ -2,8 +2,8 @@
 // the app's frames are rendered and read back as the desk's loop does, offered to a desk server on a free
 // loopback port, and read by a local WebSocket client as fast as it can: frames per second delivered to the
 // client, and the read-back, encode and send milliseconds per frame (medians). No frame-rate cap. As in the
-// desk's loop (app/serve/desk.hpp's LateReader), a frame is read back only when none is under way and the
-// server wants one; a read under way is collected once done, never waited for. Where the
+// desk's loop (app/serve/desk.hpp's LateReader), frames are read back only as the server takes them (one or
+// two ahead), and a read under way is collected once done, never waited for. Where the
 // read-back says its steps (GL's: app/gl/cuda_frame_read.hpp, app/gl/frame_read.hpp), a second table says
 // where its milliseconds on the loop's thread go.
 #pragma once
@@ -41,8 +41,8 @@ constexpr const char* kOfferStep = "after: offer_frame to the server";
 
 struct DeskBenchCase {
   Extent size;
-  long long frames_rendered = 0;            // render calls, until frame `frames - 1` or a later one came back
-  long long frames_read = 0;                // read back and offered to the server: the frames it wanted
+  long long frames_rendered = 0;            // render calls, until `frames` frames were read back
+  long long frames_read = 0;                // read back and offered to the server: `frames`
   unsigned long long frames_delivered = 0;  // to the client; the rest were skipped while it read
   double delivered_fps = 0;                 // frames delivered / the time from the first to the last
   double render_fps = 0;                    // frames rendered and offered / the same run's time
@@ -68,21 +68,21 @@ struct BenchFrame {
   std::vector<StepTime> read_back_steps;
 };
 
-// What a RenderAndRead call is asked: whether a frame read back would be taken now (begin this frame's read
-// when none is under way), and whether to wait for the read under way rather than leave it for a later call.
+// What a RenderAndRead call is asked: LateReader::step's `wanted` (the server wants a frame: a viewer took
+// the one before) and `wait` (collect the oldest read waiting for it, as the link rows gather frames).
 struct ReadAsk {
   bool wanted = true;
   bool wait = false;
 };
 
-// Renders frame `index` and reads frames back through a serve::LateReader as `ask` says; returns the read it
-// collected, an earlier frame, with `read_back_ms` what that read cost the loop's thread (its begin, looks
-// and collect); nullopt when none was collected.
+// Renders frame `index` and reads frames back through a serve::LateReader as `ask` says; returns the frame
+// it handed over, an earlier one, with `read_back_ms` what reading back cost the loop's thread since the
+// frame handed over before (LateRead::read_back_ms); nullopt when none was handed over.
 using RenderAndRead =
     std::function<std::optional<BenchFrame>(long long index, ReadAsk ask, double& read_back_ms)>;
 
-// One size: frames through `render` until frame `frames - 1` or a later one has come back, each frame read
-// offered to the desk, a local client reading. Throws std::runtime_error when the client cannot connect or
+// One size: frames through `render` until `frames` frames have come back, each offered to the desk, a local
+// client reading. Throws std::runtime_error when the client cannot connect or
 // the stream breaks, std::logic_error when no frame comes back for 10 s.
 DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& render);
 

@@ -1626,8 +1626,12 @@ void Renderer::begin_read_frame(const DrawPlan& plan, long long frame) {
   state.frame_read_frame = frame;
 }
 
-bool Renderer::reading_frame() const {
-  return m_state->frame_read_serial.has_value();
+int Renderer::reads_under_way() const {
+  return m_state->frame_read_serial ? 1 : 0;
+}
+
+bool Renderer::can_begin_read() const {
+  return !m_state->frame_read_serial;
 }
 
 bool Renderer::read_frame_done() {

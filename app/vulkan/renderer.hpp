@@ -132,12 +132,13 @@ class Renderer {
   Image read_frame(const DrawPlan& plan);
   // The same without waiting for it (the desk's read-back, app/serve/desk.hpp's LateReader):
   // begin_read_frame submits the copy of what read_frame would return now into a host-visible buffer of its
-  // own, tagged `frame`; reading_frame says one is under way, read_frame_done whether its submission is done
-  // (the timeline's counter, without waiting); end_read_frame waits for that submission and returns it, top
-  // row first; nullopt when none was begun. One read is in flight at a time: end before the next begin
-  // (std::logic_error).
+  // own, tagged `frame`; reads_under_way says whether one is (0 or 1: one read at a time, can_begin_read
+  // when none is), read_frame_done whether its submission is done (the timeline's counter, without waiting);
+  // end_read_frame waits for that submission and returns it, top row first; nullopt when none was begun. A
+  // begin while a read is under way throws std::logic_error.
   void begin_read_frame(const DrawPlan& plan, long long frame);
-  bool reading_frame() const;
+  int reads_under_way() const;
+  bool can_begin_read() const;
   bool read_frame_done();
   std::optional<FrameRead> end_read_frame();
   // What read_frame and show lack for `plan`, "" when nothing: a LitMesh frame drawn at this extent, a

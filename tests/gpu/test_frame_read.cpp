@@ -1,6 +1,6 @@
 // tests/gpu/test_frame_read.cpp — the desk's read-back a frame late (gl::Renderer::begin_read_frame /
-// end_read_frame) in every CUDA mode: the frame collected after the next frame was made (its kernels
-// writing the same resources) is exactly read_frame's of the frame it says it is, so no mode lets CUDA
+// end_read_frame; up to two CUDA reads under way, collected in order) in every CUDA mode: the frame
+// collected after the next frame was made (its kernels writing the same resources) is exactly read_frame's of the frame it says it is, so no mode lets CUDA
 // overwrite a frame that is still being copied. A ShowImage scene's frame in a mode that holds it registered
 // (interop, pbo, split, buffer) or in CUDA's memory (external, exported) is copied by CUDA
 // (app/gl/cuda_frame_read.hpp) with its stripe hashes, which equal the CPU reference's of the same picture,
@@ -11,6 +11,7 @@
 #include "tests/support/app_fixture.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -124,13 +125,56 @@ TEST(CudaFrameRead, FollowsFramesAResizeAndAModeSwitch) {
   }
   for (const auto& [image, screenshot] : held)
     EXPECT_EQ(image->rgba, screenshot.rgba) << "a held frame changed";
+  // A CUDA read still under way when the mode switches to one CUDA does not see: GL's read of the next
+  // frame drops it, and end_read_frame hands over GL's.
+  labtest::render(app, 29);
+  app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 29);
   ASSERT_TRUE(app.request_mode(ModeId::Cpu).available);
   const lab::Image cpu_frame = labtest::render(app, 30);
   app.renderer().begin_read_frame(app.plan(), app.platform().framebuffer_extent(), 30);
   const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
   ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->frame, 30) << "the CUDA read of frame 29 was not dropped";
   EXPECT_EQ(read->way, "PBO") << "the interop mode's registration outlived its detach";
   EXPECT_EQ(read->image->rgba, cpu_frame.rgba);
+  EXPECT_EQ(app.renderer().reads_under_way(), 0) << "a read left behind";
+}
+
+// Two CUDA reads under way, as the desk's loop keeps them when the GPU is behind: a third is refused until
+// one is collected; read_frame_done turns true for the oldest without waiting; each frame collected, in
+// order, is its own, although the next frames were made while both were being copied.
+TEST(CudaFrameRead, KeepsTwoReadsUnderWayInOrder) {
+  std::string refused;
+  const std::unique_ptr<lab::gl::App> made = interop_app(1280, 720, refused);
+  if (!made) LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << refused);
+  lab::gl::App& app = *made;
+  lab::gl::Renderer& renderer = app.renderer();
+  const lab::Extent extent = app.platform().framebuffer_extent();
+  std::vector<lab::Image> screenshots;
+  for (long long index = 50; index < 56; ++index) {
+    screenshots.push_back(labtest::render(app, index));
+    ASSERT_TRUE(renderer.can_begin_read()) << "frame " << index;
+    renderer.begin_read_frame(app.plan(), extent, index);
+    if (index == 50) continue;
+    // Two under way (index - 1 and index): no third before one is collected.
+    EXPECT_EQ(renderer.reads_under_way(), 2);
+    EXPECT_FALSE(renderer.can_begin_read());
+    labtest::render(app, 100 + index);
+    EXPECT_THROW(renderer.begin_read_frame(app.plan(), extent, 100 + index), std::logic_error);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!renderer.read_frame_done())
+      ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "the copy of frame " << index - 1 << " never ends";
+    const std::optional<lab::FrameRead> read = renderer.end_read_frame();
+    ASSERT_TRUE(read.has_value());
+    EXPECT_EQ(read->frame, index - 1);
+    EXPECT_EQ(read->image->rgba, screenshots[static_cast<size_t>(index - 51)].rgba) << "frame " << index - 1;
+    EXPECT_EQ(read->stripe_hashes, cpu_hashes(screenshots[static_cast<size_t>(index - 51)]));
+  }
+  const std::optional<lab::FrameRead> last = renderer.end_read_frame();
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->frame, 55);
+  EXPECT_EQ(last->image->rgba, screenshots.back().rgba);
+  EXPECT_FALSE(renderer.end_read_frame().has_value());
 }
 
 // The read-back's steps in the interop mode (--bench --serve's breakdown) and its map flags: the mode's

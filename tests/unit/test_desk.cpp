@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -578,79 +579,137 @@ TEST(DeskReadBackTest, TheDeskLaneNamesHowTheFrameWasRead) {
   EXPECT_EQ(read_back_spans(page.next_state()), std::vector<std::string>{"read-back (CUDA)"});
 }
 
-// A renderer that reads frames late, as far as serve::LateReader asks: a read begun, done when the test says.
+// A renderer that reads frames late, as far as serve::LateReader asks: up to `slots` reads under way, each
+// done when the test says.
 struct LateRenderer {
-  std::optional<long long> under_way;
-  bool done = false;
-  int looks = 0;   // read_frame_done calls
-  int begins = 0;  // begin_read_frame calls
+  struct Read {
+    long long frame = 0;
+    bool done = false;
+  };
+  size_t slots = 2;
+  std::deque<Read> under_way;  // oldest first
+  int looks = 0;               // read_frame_done calls
+  int begins = 0;              // begin_read_frame calls
 
   void begin_read_frame(const lab::DrawPlan&, long long frame) {
-    ASSERT_FALSE(under_way) << "a read begun while one is under way";
-    under_way = frame;
-    done = false;
+    ASSERT_TRUE(can_begin_read()) << "frame " << frame << " begun with every slot taken";
+    under_way.push_back({frame, false});
     ++begins;
   }
-  bool reading_frame() const { return under_way.has_value(); }
+  int reads_under_way() const { return static_cast<int>(under_way.size()); }
+  bool can_begin_read() const { return under_way.size() < slots; }
   bool read_frame_done() {
     ++looks;
-    return done;
+    return !under_way.empty() && under_way.front().done;
   }
   std::optional<lab::FrameRead> end_read_frame() {
-    if (!under_way) return std::nullopt;
+    if (under_way.empty()) return std::nullopt;
     lab::FrameRead read;
-    read.frame = *under_way;
+    read.frame = under_way.front().frame;
     read.image = std::make_shared<const lab::Image>();
-    under_way.reset();
+    under_way.pop_front();
     return read;
+  }
+  void finish_all() {
+    for (Read& read : under_way) read.done = true;
+  }
+  std::vector<long long> frames_under_way() const {
+    std::vector<long long> frames;
+    for (const Read& read : under_way) frames.push_back(read.frame);
+    return frames;
   }
 };
 static_assert(lab::serve::ReadsFramesLate<LateRenderer>::value);
 
-// The desk's read-back never waits on the GPU: a read under way is collected once done (else left for a later
-// frame, which is not read), and a frame's read begins only when none is under way and the desk wants one.
-TEST(DeskReadBackTest, AReadIsCollectedOnceDoneAndBegunOnlyWhenWantedAndNoneIsUnderWay) {
+struct LateReaderTest : ::testing::Test {
   LateRenderer renderer;
   lab::serve::LateReader reader;
   long long frame = 0;
-  const auto step = [&](bool wanted, bool wait = false) {
+  // One frame of a loop: its read begins if the reader says so.
+  lab::serve::LateRead step(bool wanted, bool wait = false) {
     const long long index = frame++;
-    return reader.step(
-        renderer, wanted, [&] { renderer.begin_read_frame({}, index); }, wait);
-  };
-  lab::serve::LateRead read = step(false);  // not wanted: nothing begins
-  EXPECT_FALSE(read.collected);
-  EXPECT_FALSE(read.begun);
-  EXPECT_EQ(renderer.begins, 0);
-  read = step(true);  // frame 1 begins
+    return reader.step(renderer, wanted, [&] { renderer.begin_read_frame({}, index); }, wait);
+  }
+};
+
+// The desk's read-back never waits on the GPU: a read not done stays under way, and one done is collected;
+// with nothing on its way to a viewer, two reads are under way (the second begun a frame after the first).
+TEST_F(LateReaderTest, AReadNotDoneStaysUnderWayAndTwoAreOnTheirWayAtMost) {
+  lab::serve::LateRead read = step(true);  // frame 0 begins
   EXPECT_FALSE(read.collected);
   EXPECT_TRUE(read.begun);
-  read = step(true);  // frame 1 not done: left under way, frame 2 not read
+  read = step(true);  // frame 0 not done; frame 1 begins too
+  EXPECT_FALSE(read.collected);
+  EXPECT_TRUE(read.begun);
+  EXPECT_EQ(renderer.looks, 1);
+  read = step(true);  // both under way: frame 2 is not read
   EXPECT_FALSE(read.collected);
   EXPECT_FALSE(read.begun);
-  EXPECT_EQ(renderer.looks, 1);
-  EXPECT_EQ(renderer.under_way, 1);
-  renderer.done = true;
-  read = step(true);  // frame 1 collected, frame 3 begins
+  EXPECT_EQ(renderer.frames_under_way(), (std::vector<long long>{0, 1}));
+  renderer.under_way.front().done = true;
+  read = step(true);  // frame 0 collected and handed over (its offer now waits for a viewer): frame 3 is not read
+  ASSERT_TRUE(read.collected);
+  EXPECT_EQ(read.collected->frame, 0);
+  EXPECT_GE(read.read_back_ms, 0.0);
+  EXPECT_FALSE(read.begun);
+  EXPECT_EQ(renderer.frames_under_way(), (std::vector<long long>{1}));
+}
+
+// A frame collected while the desk wants none is held, and handed over when a viewer took the frame before;
+// while one is held and one offered waits, nothing more is read back.
+TEST_F(LateReaderTest, AFrameCollectedWhileTheDeskWantsNoneIsHeldUntilItDoes) {
+  step(true);  // frame 0 begins
+  renderer.finish_all();
+  lab::serve::LateRead read = step(true);  // frame 0 handed over; frame 1 begins (one on its way)
+  ASSERT_TRUE(read.collected);
+  EXPECT_EQ(read.collected->frame, 0);
+  EXPECT_TRUE(read.begun);
+  renderer.finish_all();
+  read = step(false);  // frame 0 not yet taken: frame 1 collected and held; frame 2 not read
+  EXPECT_FALSE(read.collected);
+  EXPECT_FALSE(read.begun);
+  EXPECT_TRUE(renderer.under_way.empty());
+  read = step(false);
+  EXPECT_FALSE(read.collected);
+  EXPECT_FALSE(read.begun);
+  read = step(true);  // a viewer took frame 0: frame 1 handed over, frame 4 begins
   ASSERT_TRUE(read.collected);
   EXPECT_EQ(read.collected->frame, 1);
-  EXPECT_GE(read.read_back_ms, 0.0);
   EXPECT_TRUE(read.begun);
-  EXPECT_EQ(renderer.under_way, 3);
-  renderer.done = true;
-  read = step(false);  // frame 3 collected; not wanted: frame 4 is not read
-  ASSERT_TRUE(read.collected);
-  EXPECT_EQ(read.collected->frame, 3);
+  EXPECT_EQ(renderer.frames_under_way(), (std::vector<long long>{4}));
+  EXPECT_EQ(renderer.begins, 3);
+}
+
+// A renderer with one slot still gets a frame read ahead: the one collected is held while its slot reads the
+// next.
+TEST_F(LateReaderTest, ARendererWithOneSlotReadsOneFrameAheadOfTheDesk) {
+  renderer.slots = 1;
+  step(false);  // an offer waits for a viewer (not wanted): frame 0 begins, one ahead
+  EXPECT_EQ(renderer.frames_under_way(), (std::vector<long long>{0}));
+  renderer.finish_all();
+  lab::serve::LateRead read = step(false);  // frame 0 held; nothing more while the offer waits
+  EXPECT_FALSE(read.collected);
   EXPECT_FALSE(read.begun);
-  EXPECT_FALSE(renderer.under_way);
-  read = step(true);  // frame 5 begins
-  const int looks = renderer.looks;
-  read = step(true, true);  // waiting: frame 5 collected though not said done, without a look; 6 begins
+  read = step(true);  // taken: frame 0 handed over, frame 2 begins in the free slot
   ASSERT_TRUE(read.collected);
-  EXPECT_EQ(read.collected->frame, 5);
-  EXPECT_EQ(renderer.looks, looks);
-  EXPECT_EQ(renderer.under_way, 6);
-  EXPECT_EQ(renderer.begins, 4);
+  EXPECT_EQ(read.collected->frame, 0);
+  EXPECT_TRUE(read.begun);
+  EXPECT_EQ(renderer.frames_under_way(), (std::vector<long long>{2}));
+}
+
+// Waiting (the benchmark's link rows): the oldest read is collected though not said done, without a look,
+// and a read begins whenever a slot is free.
+TEST_F(LateReaderTest, WaitingCollectsTheOldestReadAndBeginsWheneverASlotIsFree) {
+  step(true, true);  // frame 0 begins
+  lab::serve::LateRead read = step(true, true);
+  ASSERT_TRUE(read.collected);
+  EXPECT_EQ(read.collected->frame, 0);
+  EXPECT_TRUE(read.begun);
+  read = step(true, true);
+  ASSERT_TRUE(read.collected);
+  EXPECT_EQ(read.collected->frame, 1);
+  EXPECT_TRUE(read.begun);
+  EXPECT_EQ(renderer.looks, 0);
 }
 
 }  // namespace

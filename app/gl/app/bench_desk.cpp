@@ -18,30 +18,29 @@ serve::DeskBenchCase desk_bench_case(const Options& run, long long frames, std::
   App app(run);
   what = std::string("OpenGL (") + app.platform().description() + "), mode " + to_string(app.mode_id());
   // As GL's desk reads (serve::LateReader over app/gl/cuda_frame_read.hpp or app/gl/frame_read.hpp): a
-  // read's time is its begin, its looks and its collect, as the desk's read-back phase is, and so are its
-  // steps (taken before the next read begins).
+  // frame's read-back time is all the loop's thread spent on reading back since the frame before it was
+  // handed over (begins, looks, collects), as the desk's read-back phase is, and so are its steps.
   app.renderer().set_read_back_steps(true);
   serve::LateReader reader;
-  return serve::bench_desk(
-      {run.width, run.height}, frames, [&](long long, serve::ReadAsk ask, double& read_back_ms) {
-        app.render_frame();
-        Renderer& renderer = app.renderer();
-        std::vector<StepTime> steps;
-        const long long index = app.frame_index() - 1;
-        serve::LateRead read = reader.step(
-            renderer, ask.wanted,
-            [&] {
-              steps = renderer.take_read_back_steps();
-              renderer.begin_read_frame(app.plan(), app.platform().framebuffer_extent(), index);
-            },
-            ask.wait);
-        if (!read.collected) return std::optional<serve::BenchFrame>();
-        if (!read.begun) steps = renderer.take_read_back_steps();
-        read_back_ms = read.read_back_ms;
-        FrameRead& frame = *read.collected;
-        return std::optional<serve::BenchFrame>({frame.frame, std::move(frame.image), frame.way,
-                                                 std::move(frame.stripe_hashes), std::move(steps)});
-      });
+  return serve::bench_desk({run.width, run.height}, frames,
+                           [&](long long, serve::ReadAsk ask, double& read_back_ms) {
+                             app.render_frame();
+                             Renderer& renderer = app.renderer();
+                             const long long index = app.frame_index() - 1;
+                             serve::LateRead read = reader.step(
+                                 renderer, ask.wanted,
+                                 [&] {
+                                   renderer.begin_read_frame(app.plan(), app.platform().framebuffer_extent(),
+                                                             index);
+                                 },
+                                 ask.wait);
+                             if (!read.collected) return std::optional<serve::BenchFrame>();
+                             read_back_ms = read.read_back_ms;
+                             FrameRead& frame = *read.collected;
+                             return std::optional<serve::BenchFrame>(
+                                 {frame.frame, std::move(frame.image), frame.way,
+                                  std::move(frame.stripe_hashes), renderer.take_read_back_steps()});
+                           });
 }
 
 }  // namespace
