@@ -13,14 +13,6 @@
 
 namespace lab::gl {
 
-namespace {
-
-// How long end() waits for one fence before it asks again: GL has had a whole frame for the copy, so a
-// wait this long means a hung GPU, and each round re-checks for a lost context through the wait's result.
-constexpr GLuint64 kFenceWaitNs = 1'000'000'000;
-
-}  // namespace
-
 void FrameReadBack::begin(Extent extent, long long frame, const Copy& copy) {
   if (m_fence)
     throw std::logic_error("gl::FrameReadBack::begin: frame " + std::to_string(m_frame) +
@@ -73,16 +65,9 @@ bool FrameReadBack::done() {
 std::optional<FrameRead> FrameReadBack::end() {
   if (!m_fence) return std::nullopt;
   m_steps.start();
-  while (true) {
-    const GLenum waited = glClientWaitSync(m_fence.get(), GL_SYNC_FLUSH_COMMANDS_BIT, kFenceWaitNs);
-    if (waited == GL_ALREADY_SIGNALED || waited == GL_CONDITION_SATISFIED) break;
-    if (waited == GL_WAIT_FAILED) {
-      m_fence.reset();
-      INTEROP_GL_CHECK("glClientWaitSync(frame read-back)");
-      throw std::runtime_error("glClientWaitSync(frame read-back) failed");
-    }
-  }
-  m_fence.reset();
+  GlSync fence = std::move(m_fence);
+  wait_for_fence(fence.get(), "frame read-back");
+  fence.reset();
   m_steps.lap(kWait);
   FrameRead read;
   read.frame = m_frame;

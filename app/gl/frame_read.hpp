@@ -53,13 +53,10 @@ class FrameReadBack {
   StepLaps m_steps{{"done?: glClientWaitSync(0) (every look)", "end: glClientWaitSync (copy done)",
                     "end: frame from the pool", "end: rows out of mapped memory", "begin: pack buffer made",
                     "begin: GL copy queued", "begin: barrier, fence, glFlush"}};
-  struct SyncDeleter {
-    void operator()(GLsync fence) const { glDeleteSync(fence); }
-  };
   GlBuffer m_buffer;  // persistently mapped at m_mapped, m_bytes long
   const void* m_mapped = nullptr;
   size_t m_bytes = 0;
-  std::unique_ptr<std::remove_pointer_t<GLsync>, SyncDeleter> m_fence;
+  GlSync m_fence;
   Extent m_extent;
   long long m_frame = 0;
   FramePool m_pool;  // end()'s frames, used again once the desk lets them go

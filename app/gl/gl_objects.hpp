@@ -5,7 +5,9 @@
 
 #include <glad/gl.h>
 
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace lab::gl {
@@ -64,6 +66,15 @@ using GlRenderbuffer = GlObject<GlRenderbufferTraits>;
 using GlFramebuffer = GlObject<GlFramebufferTraits>;
 using GlVertexArray = GlObject<GlVertexArrayTraits>;
 using GlProgram = GlObject<GlProgramTraits>;
+
+// A fence (glFenceSync), deleted with its owner.
+struct GlSyncDeleter {
+  void operator()(GLsync fence) const { glDeleteSync(fence); }
+};
+using GlSync = std::unique_ptr<std::remove_pointer_t<GLsync>, GlSyncDeleter>;
+// Waits until GL has done `fence` (flushing first), asking again every second: each round re-checks for a
+// lost context through the wait's result. Throws std::runtime_error naming `what` when the wait fails.
+void wait_for_fence(GLsync fence, const char* what);
 
 // A buffer / a 2D texture created and labelled, without storage yet: what the helpers below and the
 // imports of external memory (gl_external.hpp) give their storage to.

@@ -10,6 +10,7 @@
 
 #include <glm/gtc/type_ptr.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -396,6 +397,16 @@ cudaGraphicsResource_t Renderer::framebuffer_registration(Extent extent) const {
 
 int Renderer::reads_under_way() const {
   return static_cast<int>(m_cuda_read_back.under_way()) + (m_read_back.pending() ? 1 : 0);
+}
+
+void Renderer::limit_frames_ahead(int frames) {
+  m_frames_ahead.emplace_back(glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0));
+  INTEROP_GL_CHECK("glFenceSync(frames ahead)");
+  while (m_frames_ahead.size() > static_cast<size_t>(std::max(frames, 0))) {
+    GlSync oldest = std::move(m_frames_ahead.front());
+    m_frames_ahead.pop_front();
+    wait_for_fence(oldest.get(), "frames ahead");
+  }
 }
 
 bool Renderer::can_begin_read() const {

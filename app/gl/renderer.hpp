@@ -25,6 +25,7 @@
 #include <glad/gl.h>
 #include <glm/mat4x4.hpp>
 
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -138,6 +139,10 @@ class Renderer {
   }
   int reads_under_way() const;
   bool can_begin_read() const;
+  // Keeps the GPU at most `frames` frames behind the caller: fences the work queued so far and waits for the
+  // fence of `frames` calls ago (a window's swap does this; a headless loop that reads frames back late
+  // calls it once a frame, app/serve/desk.hpp's LateReader). 0: waits for everything queued.
+  void limit_frames_ahead(int frames);
   bool read_frame_done();
   std::optional<FrameRead> end_read_frame();
   // Host-clock steps of the read-backs' begin and end (CUDA's and GL's), for --bench --serve: off unless
@@ -207,6 +212,7 @@ class Renderer {
   GlProgram m_pack_program;         // an image GL drew, into the buffer in imported memory
   GlVertexArray m_show_vertex_array;
   FrameReadBack m_read_back;
+  std::deque<GlSync> m_frames_ahead;            // limit_frames_ahead's fences, oldest first
   std::vector<CudaFrameSource> m_cuda_sources;  // by resource index; registered == nullptr: none
   struct FrameStream {
     cudaStream_t stream = nullptr;

@@ -133,11 +133,10 @@ void Desk::frame_read_collected(std::shared_ptr<const Image> image, long long fr
   // The states of reads dropped before this one go with them.
   while (!m_begun.empty() && m_begun.front().state.frame < frame) m_begun.pop_front();
   if (m_begun.empty() || m_begun.front().state.frame != frame)
-    throw std::logic_error("serve::Desk::frame_read_collected: no read-back of frame " + std::to_string(frame) +
-                           " began" +
-                           (m_begun.empty() ? std::string()
-                                            : " (the oldest begun: frame " +
-                                                  std::to_string(m_begun.front().state.frame) + ")"));
+    throw std::logic_error(
+        "serve::Desk::frame_read_collected: no read-back of frame " + std::to_string(frame) + " began" +
+        (m_begun.empty() ? std::string()
+                         : " (the oldest begun: frame " + std::to_string(m_begun.front().state.frame) + ")"));
   Begun begun = std::move(m_begun.front());
   m_begun.pop_front();
   offer(std::move(image), std::move(begun.state), collect_ms, begun.start_ns, std::move(stripe_hashes), way);

@@ -157,9 +157,10 @@ class Desk {
 
 // Whether a renderer reads its frames late, never waiting for the GPU (GL's and Vulkan's): it begins a
 // frame's read (begin_read_frame(plan, frame), when can_begin_read), counts the reads under way
-// (reads_under_way), says whether the oldest is done (read_frame_done: end_read_frame would not wait) and
-// collects the oldest (end_read_frame). app/loop/app.hpp's loop then reads through a LateReader and hands
-// frames over with frame_read_begun / _collected.
+// (reads_under_way), says whether the oldest is done (read_frame_done: end_read_frame would not wait),
+// collects the oldest (end_read_frame), and keeps the GPU at most N frames behind the loop
+// (limit_frames_ahead(N)). app/loop/app.hpp's loop then reads through a LateReader and hands frames over
+// with frame_read_begun / _collected.
 template <class Renderer, class = void>
 struct ReadsFramesLate : std::false_type {};
 template <class Renderer>
@@ -168,7 +169,8 @@ struct ReadsFramesLate<Renderer, std::void_t<decltype(std::declval<Renderer&>().
                                                  std::declval<const DrawPlan&>(), 0LL)),
                                              decltype(int(std::declval<const Renderer&>().reads_under_way())),
                                              decltype(bool(std::declval<const Renderer&>().can_begin_read())),
-                                             decltype(bool(std::declval<Renderer&>().read_frame_done()))>>
+                                             decltype(bool(std::declval<Renderer&>().read_frame_done())),
+                                             decltype(std::declval<Renderer&>().limit_frames_ahead(0))>>
     : std::true_type {};
 
 // Milliseconds on the host clock since `start`.
@@ -186,37 +188,45 @@ struct LateRead {
   bool begun = false;  // this frame's read began
 };
 
-// A frame loop's read-back of its frames for the desk, that never waits for the GPU and reads back only the
+// A frame loop's read-back of its frames for the desk, that never waits for a copy and reads back only the
 // frames the desk will send. Each frame, step():
-//   - collects every read under way that is done, oldest first (one not done stays under way);
-//   - hands the newest collected frame over when the desk wants one (Desk::wants_frame: a viewer took the
-//     frame before), else holds it until the desk does (a newer one collected meanwhile replaces it);
+//   - first keeps the GPU at most kFramesAhead frames behind the loop (Renderer::limit_frames_ahead: a
+//     window's swap chain does so, a headless loop has nothing else that does). Otherwise a loop faster than
+//     the GPU queues frame after frame, and a read begun now is done only once the GPU has worked through
+//     them all. That wait is the GPU's own frame time: it is not counted as read-back;
+//   - collects every read under way that is done, oldest first (one not done stays under way) into a
+//     queue of at most kHeld frames (full: a read is not begun, so none is dropped);
+//   - hands the oldest collected frame over when the desk wants one (Desk::wants_frame: a viewer took the
+//     frame before), else holds it until the desk does;
 //   - begins this frame's read when the renderer can, and fewer than kDepth frames are on their way to a
-//     viewer: reads under way, the frame held, and a frame handed over that no viewer has taken yet.
-// So the GPU copies only the frames an encoder will take, one or two ahead of it (kDepth): where a read takes
-// longer than an encode (the GPU behind the loop), two are under way; where the encoder is the slower side,
-// the next frame waits read back. The loop's thread never waits on a copy: where the GPU is the slower side,
-// it waits in GL's or Vulkan's own calls instead, as it would with no desk.
-// `wait` (the benchmark's link rows, which only gather frames): collect the oldest read even when not done,
-// waiting for it, hand it over, and begin a read whenever the renderer can.
+//     viewer: reads under way, frames held, and a frame handed over that no viewer has taken yet.
+// So the GPU copies only frames an encoder will send, up to kDepth ahead of it: where a read takes longer
+// than an encode, several are under way; where the encoder is the slower side, the next frames wait read
+// back. `wait` (the benchmark's link rows, which only gather frames): collect the oldest read even when not
+// done, waiting for it, hand it over, and begin a read whenever the renderer can.
 class LateReader {
  public:
-  static constexpr int kDepth = 2;
+  static constexpr int kFramesAhead = 2;
+  static constexpr size_t kHeld = 2;
+  static constexpr int kDepth = static_cast<int>(kHeld) + 1;
 
   template <class Renderer, class Begin>
   LateRead step(Renderer& renderer, bool wanted, Begin&& begin, bool wait = false) {
+    renderer.limit_frames_ahead(kFramesAhead);
     const auto started = std::chrono::steady_clock::now();
     LateRead read;
-    while (renderer.reads_under_way() > 0 && (wait || renderer.read_frame_done())) {
-      m_held = renderer.end_read_frame();  // a newer frame: one held is dropped
+    while (renderer.reads_under_way() > 0 && m_held.size() < kHeld && (wait || renderer.read_frame_done())) {
+      std::optional<FrameRead> collected = renderer.end_read_frame();
+      if (collected) m_held.push_back(std::move(*collected));
       if (wait) break;
     }
-    if (m_held && (wanted || wait)) {
-      read.collected = std::move(m_held);
-      m_held.reset();
+    if (!m_held.empty() && (wanted || wait)) {
+      read.collected = std::move(m_held.front());
+      m_held.pop_front();
     }
     const bool offer_waiting = read.collected || !wanted;  // handed over, not yet taken by a viewer
-    const int on_their_way = renderer.reads_under_way() + (m_held ? 1 : 0) + (offer_waiting ? 1 : 0);
+    const int on_their_way =
+        renderer.reads_under_way() + static_cast<int>(m_held.size()) + (offer_waiting ? 1 : 0);
     if (renderer.can_begin_read() && (wait || on_their_way < kDepth)) {
       begin();
       read.begun = true;
@@ -230,8 +240,8 @@ class LateReader {
   }
 
  private:
-  std::optional<FrameRead> m_held;  // collected, for when the desk wants a frame
-  double m_spent_ms = 0;            // on reading back since the frame handed over last
+  std::deque<FrameRead> m_held;  // collected, oldest first, for when the desk wants a frame
+  double m_spent_ms = 0;         // on reading back since the frame handed over last
 };
 
 // The desk lane's span of a read-back done `way` ("CUDA", "PBO"): "read-back (CUDA)"; "read-back" for "".

@@ -26,6 +26,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstring>
+#include <deque>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -688,6 +689,7 @@ struct Renderer::State {
   // begin_read_frame's: its own host-visible buffer, the submission that fills it, and what it will hold.
   Buffer frame_read;
   std::optional<uint64_t> frame_read_serial;  // set while a read is in flight
+  std::deque<uint64_t> frames_ahead;  // limit_frames_ahead's: the last pass of each call, oldest first
   Extent frame_read_extent;
   long long frame_read_frame = 0;
 
@@ -1628,6 +1630,15 @@ void Renderer::begin_read_frame(const DrawPlan& plan, long long frame) {
 
 int Renderer::reads_under_way() const {
   return m_state->frame_read_serial ? 1 : 0;
+}
+
+void Renderer::limit_frames_ahead(int frames) {
+  State& state = *m_state;
+  state.frames_ahead.push_back(state.submitted);
+  while (state.frames_ahead.size() > static_cast<size_t>(std::max(frames, 0))) {
+    state.wait_for(state.frames_ahead.front());
+    state.frames_ahead.pop_front();
+  }
 }
 
 bool Renderer::can_begin_read() const {

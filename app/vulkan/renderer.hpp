@@ -139,6 +139,9 @@ class Renderer {
   void begin_read_frame(const DrawPlan& plan, long long frame);
   int reads_under_way() const;
   bool can_begin_read() const;
+  // Keeps the GPU at most `frames` frames behind the caller: waits for the last pass submitted `frames`
+  // calls ago (app/serve/desk.hpp's LateReader calls it once a frame).
+  void limit_frames_ahead(int frames);
   bool read_frame_done();
   std::optional<FrameRead> end_read_frame();
   // What read_frame and show lack for `plan`, "" when nothing: a LitMesh frame drawn at this extent, a

@@ -1,12 +1,12 @@
 // tests/gpu/test_frame_read.cpp — the desk's read-back a frame late (gl::Renderer::begin_read_frame /
 // end_read_frame; up to two CUDA reads under way, collected in order) in every CUDA mode: the frame
-// collected after the next frame was made (its kernels writing the same resources) is exactly read_frame's of the frame it says it is, so no mode lets CUDA
-// overwrite a frame that is still being copied. A ShowImage scene's frame in a mode that holds it registered
-// (interop, pbo, split, buffer) or in CUDA's memory (external, exported) is copied by CUDA
-// (app/gl/cuda_frame_read.hpp) with its stripe hashes, which equal the CPU reference's of the same picture,
-// and so is a frame GL draws in those modes and in reregister; any other frame goes through GL's pixel-pack
-// buffer. Needs a CUDA device that drives the GL context; elsewhere it skips with the reason (and fails where
-// INTEROP_LAB_REQUIRE_GPUS says a GPU must be there).
+// collected after the next frame was made (its kernels writing the same resources) is exactly read_frame's of
+// the frame it says it is, so no mode lets CUDA overwrite a frame that is still being copied. A ShowImage
+// scene's frame in a mode that holds it registered (interop, pbo, split, buffer) or in CUDA's memory
+// (external, exported) is copied by CUDA (app/gl/cuda_frame_read.hpp) with its stripe hashes, which equal the
+// CPU reference's of the same picture, and so is a frame GL draws in those modes and in reregister; any other
+// frame goes through GL's pixel-pack buffer. Needs a CUDA device that drives the GL context; elsewhere it
+// skips with the reason (and fails where INTEROP_LAB_REQUIRE_GPUS says a GPU must be there).
 #include "kernels/stripe_hash.hpp"
 #include "tests/support/app_fixture.hpp"
 
@@ -163,7 +163,8 @@ TEST(CudaFrameRead, KeepsTwoReadsUnderWayInOrder) {
     EXPECT_THROW(renderer.begin_read_frame(app.plan(), extent, 100 + index), std::logic_error);
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (!renderer.read_frame_done())
-      ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "the copy of frame " << index - 1 << " never ends";
+      ASSERT_LT(std::chrono::steady_clock::now(), give_up)
+          << "the copy of frame " << index - 1 << " never ends";
     const std::optional<lab::FrameRead> read = renderer.end_read_frame();
     ASSERT_TRUE(read.has_value());
     EXPECT_EQ(read->frame, index - 1);

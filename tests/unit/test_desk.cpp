@@ -587,9 +587,10 @@ struct LateRenderer {
     bool done = false;
   };
   size_t slots = 2;
-  std::deque<Read> under_way;  // oldest first
-  int looks = 0;               // read_frame_done calls
-  int begins = 0;              // begin_read_frame calls
+  std::deque<Read> under_way;     // oldest first
+  int looks = 0;                  // read_frame_done calls
+  int begins = 0;                 // begin_read_frame calls
+  std::vector<int> frames_ahead;  // limit_frames_ahead's arguments
 
   void begin_read_frame(const lab::DrawPlan&, long long frame) {
     ASSERT_TRUE(can_begin_read()) << "frame " << frame << " begun with every slot taken";
@@ -610,6 +611,7 @@ struct LateRenderer {
     under_way.pop_front();
     return read;
   }
+  void limit_frames_ahead(int frames) { frames_ahead.push_back(frames); }
   void finish_all() {
     for (Read& read : under_way) read.done = true;
   }
@@ -628,13 +630,15 @@ struct LateReaderTest : ::testing::Test {
   // One frame of a loop: its read begins if the reader says so.
   lab::serve::LateRead step(bool wanted, bool wait = false) {
     const long long index = frame++;
-    return reader.step(renderer, wanted, [&] { renderer.begin_read_frame({}, index); }, wait);
+    return reader.step(
+        renderer, wanted, [&] { renderer.begin_read_frame({}, index); }, wait);
   }
 };
 
-// The desk's read-back never waits on the GPU: a read not done stays under way, and one done is collected;
-// with nothing on its way to a viewer, two reads are under way (the second begun a frame after the first).
-TEST_F(LateReaderTest, AReadNotDoneStaysUnderWayAndTwoAreOnTheirWayAtMost) {
+// The desk's read-back never waits on a copy: a read not done stays under way, one done is collected and
+// handed over, and reads begin while the renderer has a slot and fewer than kDepth frames are on their way.
+// Every frame first keeps the GPU at most kFramesAhead frames behind.
+TEST_F(LateReaderTest, AReadNotDoneStaysUnderWayAndOneDoneIsHandedOver) {
   lab::serve::LateRead read = step(true);  // frame 0 begins
   EXPECT_FALSE(read.collected);
   EXPECT_TRUE(read.begun);
@@ -642,59 +646,67 @@ TEST_F(LateReaderTest, AReadNotDoneStaysUnderWayAndTwoAreOnTheirWayAtMost) {
   EXPECT_FALSE(read.collected);
   EXPECT_TRUE(read.begun);
   EXPECT_EQ(renderer.looks, 1);
-  read = step(true);  // both under way: frame 2 is not read
+  read = step(true);  // both slots taken: frame 2 is not read
   EXPECT_FALSE(read.collected);
   EXPECT_FALSE(read.begun);
   EXPECT_EQ(renderer.frames_under_way(), (std::vector<long long>{0, 1}));
   renderer.under_way.front().done = true;
-  read = step(true);  // frame 0 collected and handed over (its offer now waits for a viewer): frame 3 is not read
+  read =
+      step(true);  // frame 0 handed over; frame 3 begins in the free slot (1, 3 and the offer: 3 on the way)
   ASSERT_TRUE(read.collected);
   EXPECT_EQ(read.collected->frame, 0);
   EXPECT_GE(read.read_back_ms, 0.0);
-  EXPECT_FALSE(read.begun);
-  EXPECT_EQ(renderer.frames_under_way(), (std::vector<long long>{1}));
+  EXPECT_TRUE(read.begun);
+  EXPECT_EQ(renderer.frames_under_way(), (std::vector<long long>{1, 3}));
+  EXPECT_EQ(renderer.frames_ahead, std::vector<int>(4, lab::serve::LateReader::kFramesAhead));
 }
 
-// A frame collected while the desk wants none is held, and handed over when a viewer took the frame before;
-// while one is held and one offered waits, nothing more is read back.
-TEST_F(LateReaderTest, AFrameCollectedWhileTheDeskWantsNoneIsHeldUntilItDoes) {
+// Frames collected while the desk wants none are held, oldest first, and handed over one at a time as the
+// viewers take them; while kDepth frames are on their way (held, and the offer not taken), none is read.
+TEST_F(LateReaderTest, FramesCollectedWhileTheDeskWantsNoneAreHeldUntilItDoes) {
   step(true);  // frame 0 begins
   renderer.finish_all();
-  lab::serve::LateRead read = step(true);  // frame 0 handed over; frame 1 begins (one on its way)
+  lab::serve::LateRead read = step(true);  // frame 0 handed over; frame 1 begins
   ASSERT_TRUE(read.collected);
   EXPECT_EQ(read.collected->frame, 0);
   EXPECT_TRUE(read.begun);
+  read = step(false);  // frame 0 not yet taken: frame 2 begins (1, 2 and the offer on their way)
+  EXPECT_TRUE(read.begun);
   renderer.finish_all();
-  read = step(false);  // frame 0 not yet taken: frame 1 collected and held; frame 2 not read
+  read = step(false);  // 1 and 2 collected and held: three on their way, frame 3 not read
   EXPECT_FALSE(read.collected);
   EXPECT_FALSE(read.begun);
   EXPECT_TRUE(renderer.under_way.empty());
   read = step(false);
   EXPECT_FALSE(read.collected);
   EXPECT_FALSE(read.begun);
-  read = step(true);  // a viewer took frame 0: frame 1 handed over, frame 4 begins
+  read = step(true);  // a viewer took frame 0: frame 1 handed over (the oldest held), frame 5 begins
   ASSERT_TRUE(read.collected);
   EXPECT_EQ(read.collected->frame, 1);
   EXPECT_TRUE(read.begun);
-  EXPECT_EQ(renderer.frames_under_way(), (std::vector<long long>{4}));
-  EXPECT_EQ(renderer.begins, 3);
+  read = step(true);  // and frame 2 next
+  ASSERT_TRUE(read.collected);
+  EXPECT_EQ(read.collected->frame, 2);
+  EXPECT_EQ(renderer.frames_under_way(), (std::vector<long long>{5, 6}));
+  EXPECT_EQ(renderer.begins, 5);
 }
 
-// A renderer with one slot still gets a frame read ahead: the one collected is held while its slot reads the
-// next.
-TEST_F(LateReaderTest, ARendererWithOneSlotReadsOneFrameAheadOfTheDesk) {
+// A renderer with one slot still gets frames read ahead: those collected are held while its slot reads on.
+TEST_F(LateReaderTest, ARendererWithOneSlotReadsAheadOfTheDesk) {
   renderer.slots = 1;
-  step(false);  // an offer waits for a viewer (not wanted): frame 0 begins, one ahead
-  EXPECT_EQ(renderer.frames_under_way(), (std::vector<long long>{0}));
+  step(false);  // an offer waits for a viewer (not wanted): frame 0 begins
   renderer.finish_all();
-  lab::serve::LateRead read = step(false);  // frame 0 held; nothing more while the offer waits
+  lab::serve::LateRead read = step(false);  // frame 0 held; frame 1 begins in the free slot
   EXPECT_FALSE(read.collected);
+  EXPECT_TRUE(read.begun);
+  renderer.finish_all();
+  read = step(false);  // frame 1 held too: three on their way, frame 2 not read
   EXPECT_FALSE(read.begun);
-  read = step(true);  // taken: frame 0 handed over, frame 2 begins in the free slot
+  read = step(true);  // taken: frame 0 handed over, frame 3 begins
   ASSERT_TRUE(read.collected);
   EXPECT_EQ(read.collected->frame, 0);
   EXPECT_TRUE(read.begun);
-  EXPECT_EQ(renderer.frames_under_way(), (std::vector<long long>{2}));
+  EXPECT_EQ(renderer.frames_under_way(), (std::vector<long long>{3}));
 }
 
 // Waiting (the benchmark's link rows): the oldest read is collected though not said done, without a look,

@@ -22,25 +22,22 @@ serve::DeskBenchCase desk_bench_case(const Options& run, long long frames, std::
   // handed over (begins, looks, collects), as the desk's read-back phase is, and so are its steps.
   app.renderer().set_read_back_steps(true);
   serve::LateReader reader;
-  return serve::bench_desk({run.width, run.height}, frames,
-                           [&](long long, serve::ReadAsk ask, double& read_back_ms) {
-                             app.render_frame();
-                             Renderer& renderer = app.renderer();
-                             const long long index = app.frame_index() - 1;
-                             serve::LateRead read = reader.step(
-                                 renderer, ask.wanted,
-                                 [&] {
-                                   renderer.begin_read_frame(app.plan(), app.platform().framebuffer_extent(),
-                                                             index);
-                                 },
-                                 ask.wait);
-                             if (!read.collected) return std::optional<serve::BenchFrame>();
-                             read_back_ms = read.read_back_ms;
-                             FrameRead& frame = *read.collected;
-                             return std::optional<serve::BenchFrame>(
-                                 {frame.frame, std::move(frame.image), frame.way,
-                                  std::move(frame.stripe_hashes), renderer.take_read_back_steps()});
-                           });
+  return serve::bench_desk(
+      {run.width, run.height}, frames, [&](long long, serve::ReadAsk ask, double& read_back_ms) {
+        app.render_frame();
+        Renderer& renderer = app.renderer();
+        const long long index = app.frame_index() - 1;
+        serve::LateRead read = reader.step(
+            renderer, ask.wanted,
+            [&] { renderer.begin_read_frame(app.plan(), app.platform().framebuffer_extent(), index); },
+            ask.wait);
+        if (!read.collected) return std::optional<serve::BenchFrame>();
+        read_back_ms = read.read_back_ms;
+        FrameRead& frame = *read.collected;
+        return std::optional<serve::BenchFrame>({frame.frame, std::move(frame.image), frame.way,
+                                                 std::move(frame.stripe_hashes),
+                                                 renderer.take_read_back_steps()});
+      });
 }
 
 }  // namespace
