@@ -12,7 +12,12 @@
 #include <imgui.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <sstream>
 
@@ -589,6 +594,34 @@ TEST(DoctorSources, WithoutAGlSourceTheVerdictSaysTheBuildHasNoGl) {
   EXPECT_EQ(report.reason, lab::kNoGlInThisBuild);
   EXPECT_EQ(lab::doctor_verdict(report),
             std::string("CUDA-GL interop is unavailable: ") + lab::kNoGlInThisBuild);
+}
+
+// The environment section says whether an MPS control daemon is there (its pipe `control` in
+// CUDA_MPS_PIPE_DIRECTORY), and how to start one when it is not; a plain file of that name is no daemon.
+TEST(DoctorSources, TheEnvironmentSaysWhetherAnMpsDaemonIsThere) {
+  const std::filesystem::path directory =
+      std::filesystem::temp_directory_path() / ("interop-lab-mps-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(directory);
+  std::filesystem::create_directories(directory);
+  const std::string control = (directory / "control").string();
+  EXPECT_EQ(lab::mps_status(directory.c_str()).rfind("not running (no " + control + ")", 0), 0u)
+      << lab::mps_status(directory.c_str());
+  std::ofstream(control) << "not a pipe";
+  EXPECT_EQ(lab::mps_status(directory.c_str()).rfind("not running", 0), 0u);
+  std::filesystem::remove(control);
+  ASSERT_EQ(::mkfifo(control.c_str(), 0600), 0);
+  EXPECT_EQ(lab::mps_status(directory.c_str()).rfind("a control daemon's pipe at " + control, 0), 0u)
+      << lab::mps_status(directory.c_str());
+  EXPECT_NE(lab::mps_status(nullptr).find("/tmp/nvidia-mps/control"), std::string::npos);  // the default
+  lab::Options options;
+  options.headless = true;
+  const lab::DoctorReport report = lab::collect_doctor_report(options, {lab::environment_doctor_source()});
+  bool listed = false;
+  for (const lab::DoctorSection& section : report.sections)
+    for (const lab::DoctorLine& line : section.lines)
+      listed = listed || (section.title == "environment" && line.key == "MPS");
+  EXPECT_TRUE(listed) << "the environment section has no MPS line";
+  std::filesystem::remove_all(directory);
 }
 
 // --doctor with GL: GL's source opens the context it judges, so the report is the one of the GL context
