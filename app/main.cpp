@@ -65,8 +65,8 @@ int stopped_by(int signal) {
 }
 
 #if INTEROP_LAB_WITH_GL
-int run_gl(const lab::Options& options) {
-  lab::gl::App app(options);
+int run_gl(const lab::Options& options, const std::vector<lab::DoctorSource>& doctor_sources) {
+  lab::gl::App app(options, doctor_sources);
   return app.run();
 }
 #endif
@@ -76,8 +76,10 @@ int run_gl(const lab::Options& options) {
 // Adding an API is its folder, its row here and its CMake.
 struct ApiEntry {
   lab::GraphicsApi api;
-  bool built;                                  // this executable has it
-  int (*run_app)(const lab::Options&);         // null where it is not built
+  bool built;  // this executable has it
+  // null where it is not built; the doctor's sources are this build's (doctor_sources() below), for the
+  // panel's doctor tab and the page's doctor section
+  int (*run_app)(const lab::Options&, const std::vector<lab::DoctorSource>&);
   int (*run_bench)(const lab::Options&);       // --bench; null: no benchmark (not built, or none yet)
   int (*run_desk_bench)(const lab::Options&);  // --bench --serve; null: no desk
   lab::DoctorSource (*doctor_source)();        // its part of --doctor's report; null: none of its own
@@ -143,7 +145,8 @@ int api_not_in_this_build(lab::GraphicsApi api) {
   return not_in_this_build(std::string("--api ") + lab::to_string(api) + " (" + lab::display_name(api) + ")");
 }
 
-// --doctor's sources: each built API's, in the table's order, then the environment's.
+// The doctor's sources, for --doctor and for the running app's panel and page: each built API's, in the
+// table's order, then the environment's.
 std::vector<lab::DoctorSource> doctor_sources() {
   std::vector<lab::DoctorSource> sources;
   for (const ApiEntry& entry : kApiTable)
@@ -169,7 +172,7 @@ int run(const lab::Options& options) {
     if (options.doctor) return lab::run_doctor(options, doctor_sources());
     if (options.bench) return run_bench_of_api(options);
     if (!built_with(options.api)) return api_not_in_this_build(options.api);
-    return entry_of(options.api).run_app(options);
+    return entry_of(options.api).run_app(options, doctor_sources());
   } catch (const lab::Interrupted& interrupted) {
     return stopped_by(interrupted.signal);
   } catch (const lab::UsageError& error) {

@@ -69,9 +69,10 @@ std::vector<std::pair<std::string, std::string>> Backend::status_lines(const Pla
   return {{"GL", interop::current_gl_renderer()}};
 }
 
-DoctorReport Backend::doctor_report(const CudaContext& cuda, Platform& platform) {
-  return collect_doctor_report_for_current_context(cuda.device, platform.description(), cuda.compute_device,
-                                                   cuda.split_copy);
+DoctorReport Backend::doctor_report(const CudaContext& cuda, Platform& platform,
+                                    const std::vector<DoctorSource>& sources) {
+  return collect_doctor_report_for_current_context(sources, cuda.device, platform.description(),
+                                                   cuda.compute_device, cuda.split_copy);
 }
 
 CudaProbe Backend::probe_cuda(const CudaContext& cuda, Platform&, const std::string& cuda_error) {

@@ -88,7 +88,8 @@ struct Backend : BackendDefaults {
   // The GL renderer's name (GL_RENDERER), for the panel.
   static std::vector<std::pair<std::string, std::string>> status_lines(const Platform&, const Presenter*);
   // The doctor's report for the panel's tab and the page (on the current GL context).
-  static DoctorReport doctor_report(const CudaContext& cuda, Platform& platform);
+  static DoctorReport doctor_report(const CudaContext& cuda, Platform& platform,
+                                    const std::vector<DoctorSource>& sources);
 
   static CudaProbe probe_cuda(const CudaContext& cuda, Platform& platform, const std::string& cuda_error);
   static std::string probe_summary(const CudaProbe& probe) { return probe.interop.reason; }

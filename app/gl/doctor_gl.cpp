@@ -1,8 +1,8 @@
 // app/gl/doctor_gl.cpp — GL's part of `interop-lab --doctor` (app/doctor): the GL context the app would
 // use, the EGL devices and the CUDA device behind each, cudaGLGetDevices (all, current frame, next frame)
 // and the interop probe, peer access and the split mode's path, and GL's modes; the device the app would
-// use, chosen as App does. Also the report GL's app shows and --doctor prints, made from every API's
-// source in this build.
+// use, chosen as App does. Also the report GL's app shows, made from the sources its creator passes
+// (app/main.cpp's API table: every API's source in this build).
 #include "app/gl/doctor_gl.hpp"
 
 #include "app/cli/remedy.hpp"
@@ -11,11 +11,6 @@
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/mode.hpp"
 #include "app/gl/platform.hpp"
-#include "app/vulkan/doctor_vulkan.hpp"
-
-#ifdef _WIN32
-#include "app/d3d/doctor_d3d.hpp"
-#endif
 
 #include <algorithm>
 #include <cstdlib>
@@ -274,20 +269,8 @@ DoctorSource gl_doctor_source() {
   return {"GL", gl_sections, gl_mode_lines, open_gl_context};
 }
 
-std::vector<DoctorSource> doctor_sources() {
-  std::vector<DoctorSource> sources{gl_doctor_source(), vulkan::doctor_source()};
-#ifdef _WIN32
-  sources.push_back(d3d::dxgi_doctor_source());
-#endif
-  sources.push_back(environment_doctor_source());
-  return sources;
-}
-
-DoctorReport collect_doctor_report(const Options& options) {
-  return collect_doctor_report(options, doctor_sources());
-}
-
-DoctorReport collect_doctor_report_for_current_context(int cuda_device, const std::string& platform,
+DoctorReport collect_doctor_report_for_current_context(const std::vector<DoctorSource>& sources,
+                                                       int cuda_device, const std::string& platform,
                                                        int compute_device, SplitCopy split_copy) {
   DoctorContext context;
   context.compute_device = compute_device;
@@ -298,7 +281,7 @@ DoctorReport collect_doctor_report_for_current_context(int cuda_device, const st
   if (gl_string(GL_VERSION).empty())
     context.gl_error =
         "no GL context is current on this thread: collect the report on the thread that renders";
-  return collect_doctor_report(context, lab::probe_cuda_devices(), doctor_sources());
+  return collect_doctor_report(context, lab::probe_cuda_devices(), sources);
 }
 
 }  // namespace lab::gl

@@ -77,7 +77,8 @@ class App {
   // the loop reach the doctor's library, which a build of the Direct3D apps alone does not link.
   static constexpr bool kHasDoctor =
       !std::is_same_v<decltype(Backend::doctor_report(std::declval<const CudaContext&>(),
-                                                      std::declval<typename Backend::Device&>())),
+                                                      std::declval<typename Backend::Device&>(),
+                                                      std::declval<const std::vector<DoctorSource>&>())),
                       std::nullopt_t>;
 
  public:
@@ -90,7 +91,9 @@ class App {
   // --headless) and creates the device on the CUDA device's GPU (else the API's default one), the renderer,
   // the scene, the mode, and in a window the presenter and the panel. Throws UsageError for a bad --device,
   // std::runtime_error with the missing piece (no display, no device, a mode unavailable here).
-  explicit App(const Options& options);
+  // `doctor_sources`: this build's doctor sources (main's API table), for the panel's doctor tab and the
+  // page's doctor section; none: the report has the CUDA section only.
+  explicit App(const Options& options, std::vector<DoctorSource> doctor_sources = {});
   ~App();
   App(const App&) = delete;
   App& operator=(const App&) = delete;
@@ -362,8 +365,9 @@ class App {
   panel::PanelPlace m_panel_place;
   std::vector<int> m_driving_devices;
   std::optional<DoctorReport> m_doctor;
-  serve::LateReader m_late_reader;      // the desk's read-back, where the renderer reads frames late
-  std::unique_ptr<serve::Desk> m_desk;  // --serve; last, so it serves a complete app
+  std::vector<DoctorSource> m_doctor_sources;  // what m_doctor is collected from
+  serve::LateReader m_late_reader;             // the desk's read-back, where the renderer reads frames late
+  std::unique_ptr<serve::Desk> m_desk;         // --serve; last, so it serves a complete app
 };
 
 namespace detail {
@@ -384,7 +388,10 @@ inline std::string cuda_device_summary(const interop::CudaDevices& cuda, int dev
 }  // namespace detail
 
 template <class Backend>
-App<Backend>::App(const Options& options) : m_options(options), m_extent{options.width, options.height} {
+App<Backend>::App(const Options& options, std::vector<DoctorSource> doctor_sources)
+    : m_options(options),
+      m_extent{options.width, options.height},
+      m_doctor_sources(std::move(doctor_sources)) {
   Backend::at_start();
   m_cuda_devices = probe_cuda_devices();
   for (const auto& [option, ordinal] :
@@ -474,7 +481,7 @@ App<Backend>::App(const Options& options) : m_options(options), m_extent{options
 
 template <class Backend>
 void App<Backend>::collect_doctor_report() {
-  m_doctor = Backend::doctor_report(m_cuda, *m_device);
+  m_doctor = Backend::doctor_report(m_cuda, *m_device, m_doctor_sources);
 }
 
 template <class Backend>
@@ -1209,10 +1216,10 @@ int App<Backend>::run() {
   return 0;
 }
 
-// main()'s entry for an API of this loop: App(options).run().
+// main()'s entry for an API of this loop: App(options, doctor_sources).run().
 template <class Backend>
-int run_app(const Options& options) {
-  App<Backend> app(options);
+int run_app(const Options& options, const std::vector<DoctorSource>& doctor_sources) {
+  App<Backend> app(options, doctor_sources);
   return app.run();
 }
 

@@ -27,6 +27,7 @@
 
 #include "app/cli/cli.hpp"
 #include "app/core/vocabulary.hpp"
+#include "app/doctor/doctor.hpp"
 #include "app/glfw/window.hpp"
 #include "app/image/image_io.hpp"
 #include "app/modes/backend.hpp"
@@ -111,7 +112,8 @@ using DefaultMode = decltype(B::default_mode(ref<const CudaContext>(), ref<const
 template <class B>
 using CudaDevicesOf = decltype(B::cuda_devices_of(ref<typename B::Device>()));
 template <class B>
-using DoctorReportOf = decltype(B::doctor_report(ref<const CudaContext>(), ref<typename B::Device>()));
+using DoctorReportOf = decltype(B::doctor_report(ref<const CudaContext>(), ref<typename B::Device>(),
+                                                 ref<const std::vector<DoctorSource>>()));
 template <class B>
 using ProfileScopeOf = decltype(B::profile_scope(ScopeName{}));
 template <class B>
@@ -255,7 +257,8 @@ constexpr bool check_backend() {
                   "Backend::default_mode(const CudaContext&, const CudaProbe&) -> ModeChoice");
     static_assert(gives<std::vector<int>, CudaDevicesOf, Backend>(),
                   "Backend::cuda_devices_of(Device&) -> std::vector<int>");
-    static_assert(has<DoctorReportOf, Backend>, "Backend::doctor_report(const CudaContext&, Device&)");
+    static_assert(has<DoctorReportOf, Backend>,
+                  "Backend::doctor_report(const CudaContext&, Device&, const std::vector<DoctorSource>&)");
     static_assert(has<ProfileScopeOf, Backend>,
                   "Backend::profile_scope(name): name is a callable that returns the scope's name");
     static_assert(has<FrameChecks, Backend>,

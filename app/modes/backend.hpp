@@ -73,10 +73,11 @@ struct BackendDefaults {
     return {};
   }
 
-  // The doctor's report for the panel's tab and the page, made where either shows it and again after a
-  // device or split switch; nullopt where the API has none (the panel and the page then show no doctor).
-  template <class Device>
-  static std::nullopt_t doctor_report(const CudaContext&, Device&) {
+  // The doctor's report for the panel's tab and the page from `sources` (this build's, as main's API table
+  // lists them: app/doctor/doctor.hpp's DoctorSource), made where either shows it and again after a device
+  // or split switch; nullopt where the API has none (the panel and the page then show no doctor).
+  template <class Device, class Sources>
+  static std::nullopt_t doctor_report(const CudaContext&, Device&, const Sources&) {
     return std::nullopt;
   }
 

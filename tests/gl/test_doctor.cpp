@@ -23,6 +23,12 @@
 
 namespace {
 
+// The sources app/main.cpp's API table gives this build's GL app and --doctor: GL's, Vulkan's and the
+// environment's.
+std::vector<lab::DoctorSource> build_sources() {
+  return {lab::gl::gl_doctor_source(), lab::vulkan::doctor_source(), lab::environment_doctor_source()};
+}
+
 bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -564,7 +570,7 @@ TEST(DoctorSources, WhyThereIsNoCudaDeviceIsSaidOnce) {
   cuda.error = "cudaGetDeviceCount: cudaErrorInsufficientDriver: a driver this test made up; install it";
   lab::DoctorContext context;
   context.gl_error = "no context in this test";
-  const lab::DoctorReport report = lab::collect_doctor_report(context, cuda, lab::gl::doctor_sources());
+  const lab::DoctorReport report = lab::collect_doctor_report(context, cuda, build_sources());
   const std::string text = lab::format_doctor_report(report);
   EXPECT_EQ(occurrences(text, cuda.error), 1u) << text;
   EXPECT_EQ(occurrences(lab::doctor_report_json(report), cuda.error), 1u) << lab::doctor_report_json(report);
@@ -637,7 +643,7 @@ TEST(DoctorSources, GlsSourceOpensTheContextItJudges) {
 }
 
 TEST(DoctorSources, ThisBuildsReportComesFromTheRegisteredSources) {
-  std::vector<lab::DoctorSource> sources = lab::gl::doctor_sources();
+  std::vector<lab::DoctorSource> sources = build_sources();
   ASSERT_GE(sources.size(), 3u);
   EXPECT_EQ(sources.front().api, "GL");
   EXPECT_EQ(sources.back().api, "environment");

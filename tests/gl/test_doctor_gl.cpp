@@ -5,6 +5,7 @@
 
 #include "app/cli/remedy.hpp"
 #include "app/gl/doctor_gl.hpp"
+#include "app/vulkan/doctor_vulkan.hpp"
 #include "interop/device.hpp"
 #include "interop/error.hpp"
 #include "interop/vmm.hpp"
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -38,6 +40,12 @@ std::string text_of(const lab::DoctorSection& section) {
   return text;
 }
 
+// The sources app/main.cpp's API table gives this build's GL app and --doctor: GL's, Vulkan's and the
+// environment's.
+std::vector<lab::DoctorSource> build_sources() {
+  return {lab::gl::gl_doctor_source(), lab::vulkan::doctor_source(), lab::environment_doctor_source()};
+}
+
 lab::Options headless_options() {
   lab::Options options;
   options.headless = true;
@@ -61,7 +69,7 @@ TEST(Doctor, HeadlessWithoutAnNvidiaDriverSaysWhyInteropIsUnavailable) {
   if (!cuda.devices.empty())
     GTEST_SKIP() << "this machine has " << cuda.devices.size()
                  << " CUDA device(s); the test checks the report of a machine without an NVIDIA driver (CI)";
-  const lab::DoctorReport report = lab::gl::collect_doctor_report(headless_options());
+  const lab::DoctorReport report = lab::collect_doctor_report(headless_options(), build_sources());
   expect_every_section_and_no_bare_unknown_error(report);
   const std::string text = lab::format_doctor_report(report);
   EXPECT_FALSE(report.interop_works) << text;
@@ -93,7 +101,7 @@ TEST(Doctor, HeadlessWithoutAnNvidiaDriverSaysWhyInteropIsUnavailable) {
 TEST(Doctor, HeadlessOnAnNvidiaEglDeviceSaysInteropWorks) {
   const interop::CudaDevices cuda = interop::enumerate_cuda_devices();
   if (cuda.devices.empty()) LABTEST_NEEDS_GPUS(1, "needs a CUDA device: " << cuda.error);
-  const lab::DoctorReport report = lab::gl::collect_doctor_report(headless_options());
+  const lab::DoctorReport report = lab::collect_doctor_report(headless_options(), build_sources());
   expect_every_section_and_no_bare_unknown_error(report);
   const std::string text = lab::format_doctor_report(report);
   ASSERT_TRUE(report.interop_works) << text;
@@ -116,7 +124,8 @@ TEST(Doctor, HeadlessOnAnNvidiaEglDeviceSaysInteropWorks) {
 TEST(Doctor, ReportsTheCurrentContextOfARunningApp) {
   lab::gl::App app(labtest::app_options(lab::SceneId::Pattern, lab::ModeId::Cpu, 64, 64));
   const lab::DoctorReport report = lab::gl::collect_doctor_report_for_current_context(
-      app.cuda_device(), app.platform().description(), app.compute_device(), app.split_copy());
+      build_sources(), app.cuda_device(), app.platform().description(), app.compute_device(),
+      app.split_copy());
   expect_every_section_and_no_bare_unknown_error(report);
   // The split mode's path as the mode itself would take it, and peer access between every two devices.
   const size_t devices = app.cuda_devices().devices.size();
@@ -182,7 +191,7 @@ TEST(Doctor, WithoutADisplayGoesHeadlessAndSaysSo) {
   const ScopedVariable wayland("WAYLAND_DISPLAY", nullptr);
   lab::Options options = headless_options();
   options.headless = false;
-  const lab::DoctorReport report = lab::gl::collect_doctor_report(options);
+  const lab::DoctorReport report = lab::collect_doctor_report(options, build_sources());
   expect_every_section_and_no_bare_unknown_error(report);
   const std::string text = lab::format_doctor_report(report);
   EXPECT_EQ(value_of(report, "GL context", "headless"), lab::doctor_headless_reason(false, nullptr, nullptr))
@@ -203,7 +212,7 @@ TEST(Doctor, WindowOnADisplayThatCannotOpenIsReportedNotThrown) {
   const ScopedVariable wayland("WAYLAND_DISPLAY", nullptr);
   lab::Options options = headless_options();
   options.headless = false;
-  const lab::DoctorReport report = lab::gl::collect_doctor_report(options);
+  const lab::DoctorReport report = lab::collect_doctor_report(options, build_sources());
   expect_every_section_and_no_bare_unknown_error(report);
   EXPECT_FALSE(report.interop_works);
   EXPECT_EQ(value_of(report, "GL context", "headless"), "(no \"headless\" in GL context)");
