@@ -6,6 +6,7 @@
 
 #include "app/cli/remedy.hpp"
 #include "app/core/text.hpp"
+#include "app/os/os.hpp"
 #include "interop/vmm.hpp"
 
 #include <nlohmann/json.hpp>
@@ -130,30 +131,12 @@ DoctorSection environment_section(bool wsl) {
   section.lines.push_back(
       {"WSL",
        wsl ? "yes: CUDA-GL interop is not supported under WSL; use --mode staging or --mode cpu" : "no"});
-  section.lines.push_back({"MPS", mps_status(environment("CUDA_MPS_PIPE_DIRECTORY"))});
+  section.lines.push_back({"MPS", os::mps_status(environment("CUDA_MPS_PIPE_DIRECTORY"))});
   for (const char* name : kInspectedVariables) section.lines.push_back({name, environment_or_unset(name)});
   return section;
 }
 
 }  // namespace
-
-std::string mps_status(const char* pipe_directory) {
-#ifdef _WIN32
-  (void)pipe_directory;
-  return "Linux only";
-#else
-  const std::filesystem::path directory =
-      pipe_directory != nullptr && *pipe_directory != '\0' ? pipe_directory : "/tmp/nvidia-mps";
-  const std::filesystem::path control = directory / "control";
-  std::error_code error;
-  if (std::filesystem::is_fifo(control, error))
-    return "a control daemon's pipe at " + control.string() +
-           ": this user's CUDA processes (a job and its --attach viewers) run side by side";
-  return "not running (no " + control.string() +
-         "): processes on one GPU take turns; a job watched by --attach viewers costs less under MPS "
-         "(nvidia-cuda-mps-control -d)";
-#endif
-}
 
 std::string no_cuda_device_text(const std::string& cuda_error) {
   return cuda_error.empty()

@@ -143,11 +143,6 @@ inline constexpr const char* kNoCudaDeviceSeeCuda = "no CUDA device (see the CUD
 // without a display (`display` and `wayland_display`, the variables DISPLAY and WAYLAND_DISPLAY, unset or
 // empty) no window can open, and EGL needs none.
 std::string doctor_headless_reason(bool headless_asked, const char* display, const char* wayland_display);
-// The environment section's MPS line: whether NVIDIA's Multi-Process Service has a control daemon in
-// `pipe_directory` (CUDA_MPS_PIPE_DIRECTORY's value, or nullptr / "" for its default, /tmp/nvidia-mps): its
-// pipe `control` there. Under MPS the CUDA work of one user's processes (a job and its --attach viewers) runs
-// side by side; without it they take turns on the GPU (docs/performance.md). "Linux only" elsewhere.
-std::string mps_status(const char* pipe_directory);
 // "= CUDA device N" for the CUDA device whose UUID is "GPU-" + `uuid`, else "no CUDA device has this UUID":
 // two APIs share memory only on one device, matched by UUID, never by ordinal.
 std::string cuda_device_with_uuid(const interop::CudaDevices& cuda, const std::string& uuid);

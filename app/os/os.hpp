@@ -25,6 +25,13 @@ inline constexpr size_t kMaxPathBytes = PATH_MAX;
 
 int process_id();
 
+// Whether NVIDIA's Multi-Process Service has a control daemon in `pipe_directory` (CUDA_MPS_PIPE_DIRECTORY's
+// value, or nullptr / "" for its default, /tmp/nvidia-mps): its pipe `control` there, said in a line for
+// --doctor's environment section and publish_bench's header. Under MPS the CUDA work of one user's processes
+// (a job and its --attach viewers) runs side by side; without it they take turns on the GPU
+// (docs/performance.md). "Linux only" on Windows.
+std::string mps_status(const char* pipe_directory);
+
 // Creates `path` for writing only if it does not exist yet (EEXIST otherwise), not inherited by child
 // processes, with the permissions any new file gets (the umask's); -1 and errno on failure.
 int create_new_file(const std::string& path);

@@ -17,6 +17,19 @@ int process_id() {
   return static_cast<int>(getpid());
 }
 
+std::string mps_status(const char* pipe_directory) {
+  const std::string directory =
+      pipe_directory != nullptr && *pipe_directory != '\0' ? pipe_directory : "/tmp/nvidia-mps";
+  const std::string control = directory + "/control";
+  struct stat status {};
+  if (::stat(control.c_str(), &status) == 0 && S_ISFIFO(status.st_mode))
+    return "a control daemon's pipe at " + control +
+           ": this user's CUDA processes (a job and its --attach viewers) run side by side";
+  return "not running (no " + control +
+         "): processes on one GPU take turns; a job watched by --attach viewers costs less under MPS "
+         "(nvidia-cuda-mps-control -d)";
+}
+
 // open()'s mode (unlike mkstemp's fixed 0600) lets the umask decide the permissions, as for any new file.
 int create_new_file(const std::string& path) {
   return open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

@@ -49,6 +49,10 @@ int process_id() {
   return static_cast<int>(GetCurrentProcessId());
 }
 
+std::string mps_status(const char*) {
+  return "Linux only";
+}
+
 int create_new_file(const std::string& path) {
   return _wopen(widen(path).c_str(), _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY | _O_NOINHERIT,
                 _S_IREAD | _S_IWRITE);

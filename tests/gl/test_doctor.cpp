@@ -610,15 +610,15 @@ TEST(DoctorSources, TheEnvironmentSaysWhetherAnMpsDaemonIsThere) {
   std::filesystem::remove_all(directory);
   std::filesystem::create_directories(directory);
   const std::string control = (directory / "control").string();
-  EXPECT_EQ(lab::mps_status(directory.c_str()).rfind("not running (no " + control + ")", 0), 0u)
-      << lab::mps_status(directory.c_str());
+  EXPECT_EQ(lab::os::mps_status(directory.c_str()).rfind("not running (no " + control + ")", 0), 0u)
+      << lab::os::mps_status(directory.c_str());
   std::ofstream(control) << "not a pipe";
-  EXPECT_EQ(lab::mps_status(directory.c_str()).rfind("not running", 0), 0u);
+  EXPECT_EQ(lab::os::mps_status(directory.c_str()).rfind("not running", 0), 0u);
   std::filesystem::remove(control);
   ASSERT_EQ(::mkfifo(control.c_str(), 0600), 0);
-  EXPECT_EQ(lab::mps_status(directory.c_str()).rfind("a control daemon's pipe at " + control, 0), 0u)
-      << lab::mps_status(directory.c_str());
-  EXPECT_NE(lab::mps_status(nullptr).find("/tmp/nvidia-mps/control"), std::string::npos);  // the default
+  EXPECT_EQ(lab::os::mps_status(directory.c_str()).rfind("a control daemon's pipe at " + control, 0), 0u)
+      << lab::os::mps_status(directory.c_str());
+  EXPECT_NE(lab::os::mps_status(nullptr).find("/tmp/nvidia-mps/control"), std::string::npos);  // the default
   lab::Options options;
   options.headless = true;
   const lab::DoctorReport report = lab::collect_doctor_report(options, {lab::environment_doctor_source()});

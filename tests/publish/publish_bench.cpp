@@ -31,6 +31,7 @@
 // auto: host slots, and device slots too where a GPU can; device: a GPU must (exit 1 without one). Exit 0
 // when every run delivered frames to every subscriber, 1 on any error (and with --step-ms, when the loop
 // without a publisher took under half of MS a step: the calibration did not hold), 2 on a usage error.
+#include "app/os/os.hpp"
 #include "interop/error.hpp"
 #include "interop/publish.hpp"
 #include "interop/vmm.hpp"
@@ -379,6 +380,8 @@ int bench(interop::SlotMemory memory, const std::vector<Size>& sizes, int frames
   int failures = 0;
   std::fprintf(out, "\n%s slots, RGBA8, %d frames per run (after %d unmeasured)\n",
                interop::to_string(memory), frames, kWarmupFrames);
+  // Whether the processes take turns on the GPU or share it (docs/performance.md, viewers under MPS).
+  std::fprintf(out, "MPS: %s\n", lab::os::mps_status(std::getenv("CUDA_MPS_PIPE_DIRECTORY")).c_str());
   std::unique_ptr<publish_bench::StepWork> step;
   if (step_ms > 0) {
     step = std::make_unique<publish_bench::StepWork>(memory == interop::SlotMemory::Device);
