@@ -1118,9 +1118,10 @@ void App<Backend>::finish() {
 
 template <class Backend>
 void App<Backend>::offer_to_desk(long long index) {
-  // A renderer that reads frames late (GL's, Vulkan's): the read under way, collected once done and handed
-  // over with its state, then this frame's read begun if none is under way and the desk wants a frame
-  // (serve::LateReader: the loop never waits on a read); the others read this frame now.
+  // A renderer that reads frames late (GL's, Vulkan's): reads under way, collected once done and handed over
+  // with their states as the desk wants frames, then this frame's read begun where serve::LateReader says
+  // (a slot free, fewer than its depth on their way to a viewer; the loop never waits on a read); the others
+  // read this frame now.
   constexpr bool kLate = serve::ReadsFramesLate<Renderer>::value;
   const auto started = std::chrono::steady_clock::now();
   Image frame;

@@ -344,8 +344,8 @@ struct Server::Impl {
   std::atomic<unsigned long long> frames_offered{0}, frames_encoded{0}, frames_sent{0}, frames_dropped{0};
   std::atomic<unsigned long long> messages_refused{0}, connections_refused{0}, accept_failures{0};
   std::atomic<size_t> most_in_flight{0};
-  // frame_wanted's: the newest offer a viewer planned a message from, and when the newest was offered
-  // (steady_clock ticks).
+  // frame_wanted's: the newest offer a viewer planned a message from (written on the Asio thread), and when
+  // the newest was offered (steady_clock ticks, on the app's thread).
   std::atomic<unsigned long long> taken_offer{0};
   std::atomic<long long> offered_at{0};
 
@@ -496,9 +496,7 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
     if (m_planned && source->sequence > m_planned->sequence + 1)
       m_server.frames_dropped += source->sequence - m_planned->sequence - 1;
     m_planned = source;
-    for (unsigned long long taken = m_server.taken_offer;
-         taken < source->offer && !m_server.taken_offer.compare_exchange_weak(taken, source->offer);) {
-    }
+    if (source->offer > m_server.taken_offer) m_server.taken_offer = source->offer;  // written here only
     // A viewer that does not ack gets whole frames at scale 1; a new scale sends the whole picture again.
     const int quality = m_paced ? m_link.quality() : m_server.options.jpeg_quality;
     const int scale = m_paced ? m_link.scale() : 1;
