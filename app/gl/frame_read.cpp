@@ -52,14 +52,11 @@ void FrameReadBack::begin(Extent extent, long long frame, const Copy& copy) {
 bool FrameReadBack::done() {
   if (!m_fence) return false;
   m_steps.start();
-  const GLenum status = glClientWaitSync(m_fence.get(), GL_SYNC_FLUSH_COMMANDS_BIT, 0);
+  GlSync fence = std::move(m_fence);  // dropped if the wait fails: no read is under way then
+  const bool done = fence_done(fence.get(), 0, "frame read-back");
+  m_fence = std::move(fence);
   m_steps.lap(kDone);
-  if (status == GL_WAIT_FAILED) {
-    m_fence.reset();
-    INTEROP_GL_CHECK("glClientWaitSync(frame read-back)");
-    throw std::runtime_error("glClientWaitSync(frame read-back) failed");
-  }
-  return status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED;
+  return done;
 }
 
 std::optional<FrameRead> FrameReadBack::end() {

@@ -14,17 +14,20 @@
 
 namespace lab::gl {
 
+bool fence_done(GLsync fence, GLuint64 timeout_ns, const char* what) {
+  const GLenum waited = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, timeout_ns);
+  if (waited == GL_WAIT_FAILED) {
+    const std::string call = std::string("glClientWaitSync(") + what + ")";
+    INTEROP_GL_CHECK(call.c_str());
+    throw std::runtime_error(call + " failed");
+  }
+  return waited == GL_ALREADY_SIGNALED || waited == GL_CONDITION_SATISFIED;
+}
+
 void wait_for_fence(GLsync fence, const char* what) {
   // GL has had at least a frame for what the fence follows, so a second means a hung GPU.
   constexpr GLuint64 kRoundNs = 1'000'000'000;
-  while (true) {
-    const GLenum waited = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, kRoundNs);
-    if (waited == GL_ALREADY_SIGNALED || waited == GL_CONDITION_SATISFIED) return;
-    if (waited == GL_WAIT_FAILED) {
-      const std::string call = std::string("glClientWaitSync(") + what + ")";
-      INTEROP_GL_CHECK(call.c_str());
-      throw std::runtime_error(call + " failed");
-    }
+  while (!fence_done(fence, kRoundNs, what)) {
   }
 }
 

@@ -72,8 +72,11 @@ struct GlSyncDeleter {
   void operator()(GLsync fence) const { glDeleteSync(fence); }
 };
 using GlSync = std::unique_ptr<std::remove_pointer_t<GLsync>, GlSyncDeleter>;
-// Waits until GL has done `fence` (flushing first), asking again every second: each round re-checks for a
-// lost context through the wait's result. Throws std::runtime_error naming `what` when the wait fails.
+// Whether GL has done `fence`, waiting up to `timeout_ns` for it (0: asks without waiting), flushing
+// first. Throws std::runtime_error naming `what` when the wait fails (a lost context).
+bool fence_done(GLsync fence, GLuint64 timeout_ns, const char* what);
+// Waits until GL has done `fence`: fence_done a second at a time, so each round re-checks for a lost
+// context through the wait's result.
 void wait_for_fence(GLsync fence, const char* what);
 
 // A buffer / a 2D texture created and labelled, without storage yet: what the helpers below and the
