@@ -24,9 +24,14 @@
 // a shared memfd) and the frames the publisher dropped.
 //
 //   publish_bench [--memory auto|host|device] [--frames N] [--sizes WxH,WxH] [--step-ms MS] [--hold-only]
+//                 [--viewer COMMAND]
 //
 // --hold-only: the subscribers take and release each frame without copying it, so that the runs say what
 // attaching costs the job apart from the viewers' own GPU work.
+// --viewer COMMAND: each subscriber is a real viewer instead, `COMMAND NAME` run by /bin/sh (for example
+// `interop-lab --attach --headless --frames 1000000`), counted as attached when the publisher sees it and
+// stopped with SIGTERM after the run. Such a viewer reports nothing back: its runs have the step's cost
+// but no frames per second or latency.
 //
 // auto: host slots, and device slots too where a GPU can; device: a GPU must (exit 1 without one). Exit 0
 // when every run delivered frames to every subscriber, 1 on any error (and with --step-ms, when the loop
@@ -80,7 +85,7 @@ int64_t now_ns() {
 [[noreturn]] void usage_error(const std::string& message) {
   std::fprintf(stderr,
                "publish_bench: %s\nusage: publish_bench [--memory auto|host|device] [--frames N] "
-               "[--sizes WxH,WxH] [--step-ms MS] [--hold-only]\n",
+               "[--sizes WxH,WxH] [--step-ms MS] [--hold-only] [--viewer COMMAND]\n",
                message.c_str());
   std::exit(2);
 }
@@ -106,6 +111,8 @@ struct SubscriberReport {
 // Whether the subscribers copy each frame they take (the stand-in for a viewer's upload), or only hold it
 // (--hold-only). Set by main before any subscriber starts, and passed to each as its last argument.
 bool g_hold_only = false;
+// --viewer: the command each subscriber runs, with the publication's name appended; empty: this program.
+std::string g_viewer_command;
 
 // Holds every frame it can until the publisher goes; prints "frames N" and one latency (ms) per line.
 // `copy`: each frame is copied before it counts as held (else it is held and released as it is).
@@ -179,14 +186,25 @@ class SubscriberProcess {
   SubscriberProcess(const std::string& name, int times_fd) {
     int out[2];
     if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe2");
-    const std::string fd_text = std::to_string(times_fd);  // made before the fork: the child only execs
+    // Made before the fork: the child only execs.
+    const std::string fd_text = std::to_string(times_fd);
+    const std::string viewer =
+        g_viewer_command.empty() ? std::string() : "exec " + g_viewer_command + " '" + name + "'";
     m_pid = ::fork();
     if (m_pid == 0) {
-      ::dup2(out[1], STDOUT_FILENO);
+      if (viewer.empty()) {
+        ::dup2(out[1], STDOUT_FILENO);
+      } else {  // a viewer's own output is not read: it goes nowhere rather than filling the pipe
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, STDOUT_FILENO);
+      }
       ::close(out[0]);
       ::close(out[1]);
-      ::execl("/proc/self/exe", "publish_bench", "--subscribe", name.c_str(), fd_text.c_str(),
-              g_hold_only ? "hold" : "copy", static_cast<char*>(nullptr));
+      if (viewer.empty())
+        ::execl("/proc/self/exe", "publish_bench", "--subscribe", name.c_str(), fd_text.c_str(),
+                g_hold_only ? "hold" : "copy", static_cast<char*>(nullptr));
+      else
+        ::execl("/bin/sh", "sh", "-c", viewer.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
     ::close(out[1]);
@@ -213,9 +231,19 @@ class SubscriberProcess {
       text += c;
     }
   }
-  // Its report once it has ended; throws when it failed.
+  // Its report once it has ended; throws when it failed. A --viewer is stopped here and reports nothing.
   SubscriberReport finish() {
     SubscriberReport report;
+    if (!g_viewer_command.empty()) {
+      ::kill(m_pid, SIGTERM);
+      int status = 0;
+      ::waitpid(m_pid, &status, 0);
+      m_pid = -1;
+      // interop-lab exits 128 + N when signal N stopped it.
+      if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 128 + SIGTERM)
+        throw std::runtime_error("a viewer failed (exit " + std::to_string(WEXITSTATUS(status)) + ")");
+      return report;
+    }
     const auto summary = line(30s);
     unsigned long long frames = 0;
     if (!summary || std::sscanf(summary->c_str(), "frames %llu", &frames) != 1)
@@ -317,10 +345,11 @@ RunResult run(interop::SlotMemory memory, Size size, int subscribers, int frames
     publisher.emplace(desc);
     for (int i = 0; i < subscribers; ++i) {
       processes.push_back(std::make_unique<SubscriberProcess>(desc.name, times_fd));
+      if (!g_viewer_command.empty()) continue;  // counted below, by the publisher
       const auto attached = processes.back()->line(60s);
       if (!attached || *attached != "attached") throw std::runtime_error("a subscriber did not attach");
     }
-    const auto deadline = Clock::now() + 10s;
+    const auto deadline = Clock::now() + 60s;
     while (publisher->stats().viewers != static_cast<uint32_t>(subscribers)) {
       if (Clock::now() > deadline) throw std::runtime_error("the subscribers did not all attach");
       std::this_thread::sleep_for(1ms);
@@ -391,9 +420,13 @@ int bench(interop::SlotMemory memory, const std::vector<Size>& sizes, int frames
   } else {
     std::fprintf(out, "the job's step: the frame's memset alone (--step-ms MS adds work of MS ms)\n");
   }
-  std::fprintf(out, "the subscribers: %s\n",
-               g_hold_only ? "hold each frame and release it, without copying it (--hold-only)"
-                           : "copy each frame before they release it (a viewer's upload)");
+  if (!g_viewer_command.empty())
+    std::fprintf(out, "the subscribers: `%s NAME` (--viewer; fps and latency not reported)\n",
+                 g_viewer_command.c_str());
+  else
+    std::fprintf(out, "the subscribers: %s\n",
+                 g_hold_only ? "hold each frame and release it, without copying it (--hold-only)"
+                             : "copy each frame before they release it (a viewer's upload)");
   // "step ×" is 7 bytes for 6 columns in UTF-8: its field is one byte wider than the numbers under it.
   std::fprintf(out, "%-10s %-11s %9s %9s %9s %10s %11s %10s %10s %8s\n", "size", "subscribers", "loop ms",
                "show ms", "+cost ms", "step \u00d7", "fps (min)", "lat p50", "lat p90", "dropped");
@@ -425,6 +458,7 @@ int bench(interop::SlotMemory memory, const std::vector<Size>& sizes, int frames
         std::vector<double> latencies;
         double slowest = 0;
         for (const SubscriberReport& report : result.subscribers) {
+          if (!g_viewer_command.empty()) continue;  // a viewer reports nothing back
           if (report.frames == 0) {
             std::fprintf(stderr, "publish_bench: %s, %d subscribers: a subscriber held no frame\n",
                          size_text.c_str(), subscribers);
@@ -483,12 +517,14 @@ int main(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       std::printf(
           "usage: publish_bench [--memory auto|host|device] [--frames N] [--sizes WxH,WxH] [--step-ms MS]\n"
-          "                     [--hold-only]\n"
+          "                     [--hold-only] [--viewer COMMAND]\n"
           "  --step-ms MS  the job's step does about MS ms of memory-bound work (a kernel over 512 MiB of\n"
           "                device memory, a loop over a host buffer for host slots) before each show(),\n"
           "                calibrated here at start; default: the frame's memset alone\n"
           "  --hold-only   the subscribers hold each frame without copying it: the cost of attaching apart\n"
-          "                from the viewers' own GPU work\n");
+          "                from the viewers' own GPU work\n"
+          "  --viewer CMD  each subscriber runs `CMD NAME` through /bin/sh, a real viewer (for example\n"
+          "                'interop-lab --attach --headless --frames 1000000'); stopped after each run\n");
       return 0;
     }
     if (arg == "--hold-only") {
@@ -501,6 +537,9 @@ int main(int argc, char** argv) {
       if (value != "auto" && value != "host" && value != "device")
         usage_error("--memory " + value + ": auto, host or device");
       memory = value;
+    } else if (arg == "--viewer") {
+      if (value.empty()) usage_error("--viewer needs a command");
+      g_viewer_command = value;
     } else if (arg == "--frames") {
       frames = std::atoi(value.c_str());
       if (frames < 2 || frames > 100000) usage_error("--frames " + value + ": from 2 to 100000");
