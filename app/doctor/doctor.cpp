@@ -211,6 +211,20 @@ DoctorReport collect_doctor_report(const DoctorContext& context, const interop::
   return report;
 }
 
+namespace {
+
+// The report of `sources` for `context`, each source's `open` run first (GL's opens its context there).
+DoctorReport collect_opened(DoctorContext& context, const std::vector<DoctorSource>& sources) {
+  context.gl_error = kNoGlInThisBuild;  // until a source opens a GL context
+  const interop::CudaDevices cuda = probe_cuda_devices();
+  std::vector<std::shared_ptr<void>> opened;  // what the sources judge, until the report is done
+  for (const DoctorSource& source : sources)
+    if (source.open) opened.push_back(source.open(context, cuda));
+  return collect_doctor_report(context, cuda, sources);
+}
+
+}  // namespace
+
 DoctorReport collect_doctor_report(const Options& options, const std::vector<DoctorSource>& sources) {
   DoctorContext context;
 #ifndef _WIN32
@@ -223,12 +237,19 @@ DoctorReport collect_doctor_report(const Options& options, const std::vector<Doc
   context.device_source = "--device";
   context.compute_device = options.compute_device.value_or(-1);
   context.split_copy = options.split_copy;
-  context.gl_error = kNoGlInThisBuild;  // until a source opens a GL context
-  const interop::CudaDevices cuda = probe_cuda_devices();
-  std::vector<std::shared_ptr<void>> opened;  // what the sources judge, until the report is done
-  for (const DoctorSource& source : sources)
-    if (source.open) opened.push_back(source.open(context, cuda));
-  return collect_doctor_report(context, cuda, sources);
+  return collect_opened(context, sources);
+}
+
+DoctorReport collect_doctor_report_beside(int cuda_device, int compute_device, SplitCopy split_copy,
+                                          const std::vector<DoctorSource>& sources) {
+  DoctorContext context;
+  context.headless = true;
+  context.headless_reason = kBesideTheApp;
+  context.requested_device = cuda_device;
+  context.device_source = "the app's";
+  context.compute_device = compute_device;
+  context.split_copy = split_copy;
+  return collect_opened(context, sources);
 }
 
 int run_doctor(const Options& options, const std::vector<DoctorSource>& sources) {

@@ -113,6 +113,15 @@ inline constexpr const char* kNoGlInThisBuild =
 // describe: a window or --headless (or EGL where no display is set, saying so), --device, --compute-device
 // and --split-copy. Never throws for what the machine lacks.
 DoctorReport collect_doctor_report(const Options& options, const std::vector<DoctorSource>& sources);
+// The report for an app that has no GL context of its own (Vulkan's panel tab and page section): `sources`
+// each open what they judge, GL's a headless EGL context beside the app's (so the verdict is CUDA-GL's, as
+// --doctor's is), for the app's CUDA device, compute device and split copy. Never throws for what the
+// machine lacks.
+DoctorReport collect_doctor_report_beside(int cuda_device, int compute_device, SplitCopy split_copy,
+                                          const std::vector<DoctorSource>& sources);
+// What the GL section's "headless" line says in that report.
+inline constexpr const char* kBesideTheApp =
+    "a context of the doctor's own (EGL), beside the app's graphics API, as --doctor --headless makes it";
 // --doctor: that report, printed (as JSON with --json); returns 0 when CUDA-GL interop works, 1 when it does
 // not or collecting stopped on an error (said in the report's form).
 int run_doctor(const Options& options, const std::vector<DoctorSource>& sources);

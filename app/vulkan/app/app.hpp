@@ -5,6 +5,7 @@
 #pragma once
 
 #include "app/cli/cli.hpp"
+#include "app/doctor/doctor.hpp"
 #include "app/loop/app.hpp"
 #include "app/modes/backend.hpp"
 #include "app/vulkan/device.hpp"
@@ -44,6 +45,12 @@ struct Vulkan : BackendDefaults {
   }
   static std::unique_ptr<Mode> create_mode(ModeId id, const CudaContext& cuda) {
     return vulkan::create_mode(id, cuda);
+  }
+  // The doctor's report for the panel's tab and the page, as --doctor makes it: every source of this build,
+  // GL's judged on a headless context of its own beside the app's Vulkan device.
+  static DoctorReport doctor_report(const CudaContext& cuda, Context&,
+                                    const std::vector<DoctorSource>& sources) {
+    return collect_doctor_report_beside(cuda.device, cuda.compute_device, cuda.split_copy, sources);
   }
   static std::unique_ptr<Presenter> create_presenter(Renderer& renderer, Context& context,
                                                      glfw::Window& window, Extent extent, bool with_ui,
