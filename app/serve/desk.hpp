@@ -193,7 +193,9 @@ struct LateRead {
 //   - first keeps the GPU at most kFramesAhead frames behind the loop (Renderer::limit_frames_ahead: a
 //     window's swap chain does so, a headless loop has nothing else that does). Otherwise a loop faster than
 //     the GPU queues frame after frame, and a read begun now is done only once the GPU has worked through
-//     them all. That wait is the GPU's own frame time: it is not counted as read-back;
+//     them all. That wait is the GPU's own frame time: it is not counted as read-back. One frame: the GPU
+//     has then done every pass submitted before the frame before this one, so a read begun two frames ago
+//     is done now, and two read slots (GL's CUDA read-back, Vulkan's) let a read begin every frame;
 //   - collects every read under way that is done, oldest first (one not done stays under way) into a
 //     queue of at most kHeld frames (full: a read is not begun, so none is dropped);
 //   - hands the oldest collected frame over when the desk wants one (Desk::wants_frame: a viewer took the
@@ -206,7 +208,7 @@ struct LateRead {
 // done, waiting for it, hand it over, and begin a read whenever the renderer can.
 class LateReader {
  public:
-  static constexpr int kFramesAhead = 2;
+  static constexpr int kFramesAhead = 1;
   static constexpr size_t kHeld = 2;
   static constexpr int kDepth = static_cast<int>(kHeld) + 1;
 

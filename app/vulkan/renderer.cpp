@@ -686,12 +686,17 @@ struct Renderer::State {
   Target frame;
   bool frame_drawn = false;  // by a LitMesh draw_frame at the current extent
   Buffer readback;           // host-visible, grown to the largest read-back
-  // begin_read_frame's: its own host-visible buffer, the submission that fills it, and what it will hold.
-  Buffer frame_read;
-  std::optional<uint64_t> frame_read_serial;  // set while a read is in flight
+  // begin_read_frame's slots, each its own host-visible buffer, the submission that fills it and what it
+  // will hold; `frame_reads` are the slots under way, oldest first (at most kFrameReadSlots).
+  struct FrameReadSlot {
+    Buffer buffer;
+    uint64_t serial = 0;
+    Extent extent;
+    long long frame = 0;
+  };
+  std::array<FrameReadSlot, kFrameReadSlots> frame_read_slots;
+  std::deque<FrameReadSlot*> frame_reads;
   std::deque<uint64_t> frames_ahead;  // limit_frames_ahead's: the last pass of each call, oldest first
-  Extent frame_read_extent;
-  long long frame_read_frame = 0;
 
   std::vector<Resource> resources;
   std::vector<OwnedResource> owned;
@@ -1621,15 +1626,23 @@ void Renderer::begin_read_frame(const DrawPlan& plan, long long frame) {
   const std::string missing = missing_frame(plan);
   if (!missing.empty()) throw std::logic_error("Renderer::begin_read_frame: " + missing);
   State& state = *m_state;
-  if (state.frame_read_serial)
-    throw std::logic_error("Renderer::begin_read_frame: frame " + std::to_string(state.frame_read_frame) +
-                           " is still being read; collect it with end_read_frame() first");
-  state.frame_read_serial = state.submit_frame_read_back(plan, state.frame_read, state.frame_read_extent);
-  state.frame_read_frame = frame;
+  if (!can_begin_read())
+    throw std::logic_error("Renderer::begin_read_frame: " + std::to_string(kFrameReadSlots) +
+                           " reads are under way (the oldest frame " +
+                           std::to_string(state.frame_reads.front()->frame) +
+                           "); collect one with end_read_frame() first");
+  // The slot no read under way uses.
+  State::FrameReadSlot* slot = nullptr;
+  for (State::FrameReadSlot& candidate : state.frame_read_slots)
+    if (std::find(state.frame_reads.begin(), state.frame_reads.end(), &candidate) == state.frame_reads.end())
+      slot = &candidate;
+  slot->serial = state.submit_frame_read_back(plan, slot->buffer, slot->extent);
+  slot->frame = frame;
+  state.frame_reads.push_back(slot);
 }
 
 int Renderer::reads_under_way() const {
-  return m_state->frame_read_serial ? 1 : 0;
+  return static_cast<int>(m_state->frame_reads.size());
 }
 
 void Renderer::limit_frames_ahead(int frames) {
@@ -1642,24 +1655,24 @@ void Renderer::limit_frames_ahead(int frames) {
 }
 
 bool Renderer::can_begin_read() const {
-  return !m_state->frame_read_serial;
+  return m_state->frame_reads.size() < kFrameReadSlots;
 }
 
 bool Renderer::read_frame_done() {
   State& state = *m_state;
-  return state.frame_read_serial && *state.frame_read_serial <= state.completed_serial();
+  return !state.frame_reads.empty() && state.frame_reads.front()->serial <= state.completed_serial();
 }
 
 std::optional<FrameRead> Renderer::end_read_frame() {
   State& state = *m_state;
-  if (!state.frame_read_serial) return std::nullopt;
-  const uint64_t serial = *state.frame_read_serial;
-  state.frame_read_serial.reset();
-  state.wait_for(serial);
+  if (state.frame_reads.empty()) return std::nullopt;
+  const State::FrameReadSlot& slot = *state.frame_reads.front();
+  state.frame_reads.pop_front();
+  state.wait_for(slot.serial);
   FrameRead read;
-  read.frame = state.frame_read_frame;
-  std::shared_ptr<Image> image = m_frame_pool.take(state.frame_read_extent);  // pages already there
-  copy_frame(state.frame_read.mapped, *image);
+  read.frame = slot.frame;
+  std::shared_ptr<Image> image = m_frame_pool.take(slot.extent);  // pages already there
+  copy_frame(slot.buffer.mapped, *image);
   read.image = std::move(image);
   return read;
 }

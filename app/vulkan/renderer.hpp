@@ -132,10 +132,12 @@ class Renderer {
   Image read_frame(const DrawPlan& plan);
   // The same without waiting for it (the desk's read-back, app/serve/desk.hpp's LateReader):
   // begin_read_frame submits the copy of what read_frame would return now into a host-visible buffer of its
-  // own, tagged `frame`; reads_under_way says whether one is (0 or 1: one read at a time, can_begin_read
-  // when none is), read_frame_done whether its submission is done (the timeline's counter, without waiting);
-  // end_read_frame waits for that submission and returns it, top row first; nullopt when none was begun. A
-  // begin while a read is under way throws std::logic_error.
+  // own, tagged `frame`; reads_under_way says how many are (up to kFrameReadSlots, so a read begins while
+  // the one before is still on the GPU; can_begin_read while fewer are), read_frame_done whether the
+  // oldest one's submission is done (the timeline's counter, without waiting); end_read_frame waits for the
+  // oldest and returns it, top row first; nullopt when none was begun. A begin while every slot is under
+  // way throws std::logic_error.
+  static constexpr size_t kFrameReadSlots = 2;
   void begin_read_frame(const DrawPlan& plan, long long frame);
   int reads_under_way() const;
   bool can_begin_read() const;

@@ -1,7 +1,8 @@
 // tests/vulkan/test_vulkan_frame_read.cpp — Vulkan's read-back a frame late (vulkan::Renderer::
 // begin_read_frame / end_read_frame, the desk's) against the synchronous read_frame, in cpu mode (lavapipe in
-// CI): for every scene the frame begun, collected after the next frame was rendered, has exactly read_frame's
-// pixels of the frame it says it is. Without a Vulkan driver the tests skip with the reason.
+// CI): for every scene two reads go under way at once, a third is refused, and each frame collected (oldest
+// first, after later frames were rendered) has exactly read_frame's pixels of the frame it says it is.
+// Without a Vulkan driver the tests skip with the reason.
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/vulkan_device.hpp"
 
@@ -10,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -26,20 +28,31 @@ TEST_P(VulkanFrameRead, ACollectedFrameIsReadFramesFrameAndNotTheNext) {
   options.api = lab::GraphicsApi::Vulkan;
   options.headless = true;
   lab::vulkan::App app(options);
+  lab::vulkan::Renderer& renderer = app.renderer();
   app.render_frame(3);
   const lab::Image frame_3 = app.read_frame();
-  app.renderer().begin_read_frame(app.plan(), 3);
-  EXPECT_THROW(app.renderer().begin_read_frame(app.plan(), 3), std::logic_error);
+  renderer.begin_read_frame(app.plan(), 3);
+  EXPECT_EQ(renderer.reads_under_way(), 1);
+  EXPECT_TRUE(renderer.can_begin_read()) << "a second read waits for the first";
   app.render_frame(4);  // drawn while frame 3's read is in flight
   const lab::Image frame_4 = app.read_frame();
-  const std::optional<lab::FrameRead> read = app.renderer().end_read_frame();
-  ASSERT_TRUE(read.has_value());
-  EXPECT_EQ(read->frame, 3);
-  ASSERT_EQ(read->image->width, frame_3.width);
-  ASSERT_EQ(read->image->height, frame_3.height);
-  EXPECT_EQ(read->image->rgba, frame_3.rgba) << "the collected frame differs from read_frame's";
-  EXPECT_NE(frame_3.rgba, frame_4.rgba);  // so the equality above is frame 3's, not the last frame's
-  EXPECT_FALSE(app.renderer().end_read_frame().has_value()) << "a frame collected twice";
+  renderer.begin_read_frame(app.plan(), 4);
+  EXPECT_EQ(renderer.reads_under_way(), 2);
+  EXPECT_FALSE(renderer.can_begin_read());
+  EXPECT_THROW(renderer.begin_read_frame(app.plan(), 4), std::logic_error) << "a third read with two slots";
+  app.render_frame(5);
+  for (const auto& [number, expected] :
+       {std::pair<long long, const lab::Image*>{3, &frame_3}, {4, &frame_4}}) {
+    const std::optional<lab::FrameRead> read = renderer.end_read_frame();
+    ASSERT_TRUE(read.has_value()) << "frame " << number;
+    EXPECT_EQ(read->frame, number) << "reads are collected in the order they began";
+    ASSERT_EQ(read->image->width, expected->width);
+    ASSERT_EQ(read->image->height, expected->height);
+    EXPECT_EQ(read->image->rgba, expected->rgba) << "frame " << number << " differs from read_frame's";
+  }
+  EXPECT_NE(frame_3.rgba, frame_4.rgba);  // so each equality above is its own frame's, not the last one's
+  EXPECT_EQ(renderer.reads_under_way(), 0);
+  EXPECT_FALSE(renderer.end_read_frame().has_value()) << "a frame collected twice";
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, VulkanFrameRead,
