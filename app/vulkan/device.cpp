@@ -274,6 +274,16 @@ Context::Context(const Uuid* uuid, const ContextOptions& options) : m_validation
       extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
       m_presentation = true;
     }
+    if (has_extension(m_physical, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME)) {
+      extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+      auto host = lab::vulkan::make<VkPhysicalDeviceExternalMemoryHostPropertiesEXT>(
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT);
+      auto properties =
+          lab::vulkan::make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+      properties.pNext = &host;
+      vkGetPhysicalDeviceProperties2(m_physical, &properties);
+      m_host_import_alignment = host.minImportedHostPointerAlignment;
+    }
     const float priority = 1.0f;
     auto queue = lab::vulkan::make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
     queue.queueFamilyIndex = m_queue_family;

@@ -121,6 +121,10 @@ class Context {
   }
   // Made with ContextOptions::surface_extensions: VK_KHR_swapchain is on.
   bool presentation() const { return m_presentation; }
+  // Host memory the GPU may write into, imported as device memory (VK_EXT_external_memory_host, on where the
+  // device has it): the pointer and size aligned to host_import_alignment(). 0: the device has no such
+  // import.
+  VkDeviceSize host_import_alignment() const { return m_host_import_alignment; }
 
   // The first of `allowed_types` (a memoryTypeBits mask) that has all of `properties`; throws without one.
   uint32_t memory_type(uint32_t allowed_types, VkMemoryPropertyFlags properties) const;
@@ -154,6 +158,7 @@ class Context {
   VkQueue m_queue = VK_NULL_HANDLE;
   uint32_t m_queue_family = 0;
   bool m_queue_graphics = false;
+  VkDeviceSize m_host_import_alignment = 0;
   VkCommandPool m_pool = VK_NULL_HANDLE;
   DeviceInfo m_info;
   Validation m_validation = Validation::Standard;

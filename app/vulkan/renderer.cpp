@@ -693,6 +693,7 @@ struct Renderer::State {
     uint64_t serial = 0;
     Extent extent;
     long long frame = 0;
+    std::shared_ptr<Image> direct;  // the pooled frame the GPU copies into (host_frames.hpp); else `buffer`
   };
   std::array<FrameReadSlot, kFrameReadSlots> frame_read_slots;
   std::deque<FrameReadSlot*> frame_reads;
@@ -748,10 +749,18 @@ struct Renderer::State {
   // The same into `target` (grown to `bytes`), submitted and not waited for: returns the pass's serial.
   template <class Copy>
   uint64_t submit_read_back(Buffer& target, VkDeviceSize bytes, const std::vector<Touch>& touches, Copy copy);
+  // The same into `target` as it is (no growing), its bytes from `offset` on.
+  template <class Copy>
+  uint64_t submit_copy_to_host(VkBuffer target, const std::vector<Touch>& touches, Copy copy);
   // What read_frame(plan) returns now (the frame target, or a ShowImage plan's image) copied into `target`
   // by one pass, not waited for: the pass's serial; `extent` receives the copied image's size. read_frame
   // waits for it at once, begin_read_frame a frame later.
   uint64_t submit_frame_read_back(const DrawPlan& plan, Buffer& target, Extent& extent);
+  // The size of what read_frame(plan) returns.
+  Extent frame_read_extent(const DrawPlan& plan) const;
+  // The same copy straight into a frame's pixels (HostFrameImports' `target`), top row first: a region per
+  // row, so that the host copies nothing.
+  uint64_t submit_frame_read_into(const DrawPlan& plan, const HostFrameImports::Target& target);
 };
 
 Renderer::State::State(Context& context_) : context(context_), device(context_.device()) {
@@ -1008,13 +1017,17 @@ uint64_t Renderer::State::submit_read_back(Buffer& target, VkDeviceSize bytes,
     target = Buffer();
     target = create_readback_buffer(context, bytes);
   }
+  return submit_copy_to_host(target.buffer.get(), touches, copy);
+}
+
+template <class Copy>
+uint64_t Renderer::State::submit_copy_to_host(VkBuffer target, const std::vector<Touch>& touches, Copy copy) {
   VkCommandBuffer buffer = begin_pass();
   record_resources(buffer, touches_with_uploads(touches), [&](VkCommandBuffer commands) {
-    copy(commands, target.buffer.get());
+    copy(commands, target);
     Barriers to_host;
-    to_host.buffer(target.buffer.get(), kUploadWrite,
-                   Use{VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT}, VK_QUEUE_FAMILY_IGNORED,
-                   VK_QUEUE_FAMILY_IGNORED);
+    to_host.buffer(target, kUploadWrite, Use{VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT},
+                   VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
     to_host.record(commands);
   });
   return submit_pass(buffer, {});
@@ -1142,7 +1155,10 @@ class Renderer::TimerQueries final : public GpuTimerQueries {
 };
 
 Renderer::Renderer(Context& context, Extent extent)
-    : m_context(context), m_state(std::make_unique<State>(context)) {
+    : m_context(context),
+      m_state(std::make_unique<State>(context)),
+      m_host_frames(HostFrameImports::create(context)),
+      m_frame_pool(HostFrameImports::hooks(m_host_frames)) {
   m_state->create_frame_target(extent);
   uint32_t family_count = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(context.physical_device(), &family_count, nullptr);
@@ -1171,6 +1187,8 @@ const std::string& Renderer::timestamp_reason() const {
 Renderer::~Renderer() {
   // Nothing may be destroyed while a pass still uses it; the members then go in reverse order.
   vkDeviceWaitIdle(m_context.device());
+  // The frames the desk still holds keep their pixels; their imports go while the device is there.
+  if (m_host_frames) m_host_frames->close();
 }
 
 Extent Renderer::extent() const {
@@ -1589,6 +1607,40 @@ uint64_t Renderer::State::submit_frame_read_back(const DrawPlan& plan, Buffer& t
                           });
 }
 
+Extent Renderer::State::frame_read_extent(const DrawPlan& plan) const {
+  if (plan.draw != SceneDraw::ShowImage) return frame.extent;
+  const Resource& resource = resources[static_cast<size_t>(plan.image_resource)];
+  return {resource.desc.width, resource.desc.height};
+}
+
+uint64_t Renderer::State::submit_frame_read_into(const DrawPlan& plan,
+                                                 const HostFrameImports::Target& target) {
+  const Extent extent = frame_read_extent(plan);
+  // Image row r (GL's order: the bottom of the picture first) lands in the frame's row height - 1 - r.
+  const VkDeviceSize row = static_cast<VkDeviceSize>(extent.width) * 4;
+  std::vector<VkBufferImageCopy> rows(static_cast<size_t>(extent.height));
+  for (int r = 0; r < extent.height; ++r) {
+    VkBufferImageCopy& region = rows[static_cast<size_t>(r)];
+    region.bufferOffset = target.offset + row * static_cast<VkDeviceSize>(extent.height - 1 - r);
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageOffset = {0, r, 0};
+    region.imageExtent = {static_cast<uint32_t>(extent.width), 1, 1};
+  }
+  const auto copy_rows = [&](VkImage image, VkImageLayout layout) {
+    return [&, image, layout](VkCommandBuffer commands, VkBuffer buffer) {
+      vkCmdCopyImageToBuffer(commands, image, layout, buffer, static_cast<uint32_t>(rows.size()),
+                             rows.data());
+    };
+  };
+  if (plan.draw == SceneDraw::ShowImage) {
+    const Resource& resource = resources[static_cast<size_t>(plan.image_resource)];
+    return submit_copy_to_host(target.buffer, {{plan.image_resource, kCopyRead}},
+                               copy_rows(resource.image, kCopyRead.layout));
+  }
+  return submit_copy_to_host(target.buffer, {},
+                             copy_rows(frame_color.image.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL));
+}
+
 namespace {
 
 // A read-back frame of `extent` at `mapped` as an Image. Memory rows are GL's, bottom first; an Image is
@@ -1636,8 +1688,17 @@ void Renderer::begin_read_frame(const DrawPlan& plan, long long frame) {
   for (State::FrameReadSlot& candidate : state.frame_read_slots)
     if (std::find(state.frame_reads.begin(), state.frame_reads.end(), &candidate) == state.frame_reads.end())
       slot = &candidate;
-  slot->serial = state.submit_frame_read_back(plan, slot->buffer, slot->extent);
   slot->frame = frame;
+  slot->direct.reset();
+  if (m_host_frames) {  // straight into a pooled frame, where its pixels are imported
+    slot->extent = state.frame_read_extent(plan);
+    std::shared_ptr<Image> image = m_frame_pool.take(slot->extent);
+    if (const std::optional<HostFrameImports::Target> target = m_host_frames->find(image->rgba.data())) {
+      slot->serial = state.submit_frame_read_into(plan, *target);
+      slot->direct = std::move(image);
+    }
+  }
+  if (!slot->direct) slot->serial = state.submit_frame_read_back(plan, slot->buffer, slot->extent);
   state.frame_reads.push_back(slot);
 }
 
@@ -1666,11 +1727,16 @@ bool Renderer::read_frame_done() {
 std::optional<FrameRead> Renderer::end_read_frame() {
   State& state = *m_state;
   if (state.frame_reads.empty()) return std::nullopt;
-  const State::FrameReadSlot& slot = *state.frame_reads.front();
+  State::FrameReadSlot& slot = *state.frame_reads.front();
   state.frame_reads.pop_front();
   state.wait_for(slot.serial);
   FrameRead read;
   read.frame = slot.frame;
+  if (slot.direct) {
+    read.image = std::move(slot.direct);
+    read.way = kReadIntoFrame;
+    return read;
+  }
   std::shared_ptr<Image> image = m_frame_pool.take(slot.extent);  // pages already there
   copy_frame(slot.buffer.mapped, *image);
   read.image = std::move(image);

@@ -26,6 +26,7 @@
 #include "app/timing/timing.hpp"
 #include "app/vulkan/device.hpp"
 #include "app/vulkan/export_memory.hpp"
+#include "app/vulkan/host_frames.hpp"
 #include "app/vulkan/pass_sync.hpp"
 #include "interop/vmm.hpp"
 
@@ -137,7 +138,11 @@ class Renderer {
   // oldest one's submission is done (the timeline's counter, without waiting); end_read_frame waits for the
   // oldest and returns it, top row first; nullopt when none was begun. A begin while every slot is under
   // way throws std::logic_error.
+  // Where the device imports host memory (VK_EXT_external_memory_host), the copy goes straight into a pooled
+  // frame (app/vulkan/host_frames.hpp) and the collected frame's `way` is kReadIntoFrame; elsewhere it goes
+  // into the slot's buffer and end_read_frame copies the rows into a frame (way "").
   static constexpr size_t kFrameReadSlots = 2;
+  static constexpr const char* kReadIntoFrame = "into frame";
   void begin_read_frame(const DrawPlan& plan, long long frame);
   int reads_under_way() const;
   bool can_begin_read() const;
@@ -169,6 +174,9 @@ class Renderer {
   struct State;
   Context& m_context;
   std::unique_ptr<State> m_state;
+  // Where the device imports host memory, the pool's frames are imported once each, and a read copies
+  // straight into one (way kReadIntoFrame); else into a slot's buffer, then the rows into a pooled frame.
+  std::shared_ptr<HostFrameImports> m_host_frames;
   FramePool m_frame_pool;  // end_read_frame's frames, used again once the desk lets them go
 };
 
