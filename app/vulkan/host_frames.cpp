@@ -43,7 +43,8 @@ void HostFrameImports::adopt(uint8_t* pixels, size_t bytes) {
   const VkDeviceSize size = end - begin;
   const char* step = "vkGetMemoryHostPointerPropertiesEXT";
   try {
-    auto pointer = make<VkMemoryHostPointerPropertiesEXT>(VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT);
+    auto pointer =
+        make<VkMemoryHostPointerPropertiesEXT>(VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT);
     check(m_host_pointer_properties(m_device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, host,
                                     &pointer),
           step);
@@ -58,7 +59,8 @@ void HostFrameImports::adopt(uint8_t* pixels, size_t bytes) {
 
     Import import;
     step = "vkCreateBuffer (over host memory)";
-    auto external = make<VkExternalMemoryBufferCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
+    auto external =
+        make<VkExternalMemoryBufferCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
     external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
     auto buffer_info = make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
     buffer_info.pNext = &external;
@@ -74,7 +76,8 @@ void HostFrameImports::adopt(uint8_t* pixels, size_t bytes) {
       throw std::runtime_error("a transfer buffer cannot live in the imported memory's type");
 
     step = "vkAllocateMemory (VkImportMemoryHostPointerInfoEXT)";
-    auto import_info = make<VkImportMemoryHostPointerInfoEXT>(VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT);
+    auto import_info =
+        make<VkImportMemoryHostPointerInfoEXT>(VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT);
     import_info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
     import_info.pHostPointer = host;
     auto allocate = make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
