@@ -1,6 +1,8 @@
 // app/vulkan/host_frames.cpp — the pooled frames' pixels imported as device memory (host_frames.hpp).
 #include "app/vulkan/host_frames.hpp"
 
+#include "app/vulkan/builders.hpp"
+
 #include <stdexcept>
 #include <utility>
 
@@ -62,11 +64,8 @@ void HostFrameImports::adopt(uint8_t* pixels, size_t bytes) {
     auto external =
         make<VkExternalMemoryBufferCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
     external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
-    auto buffer_info = make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+    VkBufferCreateInfo buffer_info = buffer_create_info(size, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
     buffer_info.pNext = &external;
-    buffer_info.size = size;
-    buffer_info.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    buffer_info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     VkBuffer buffer = VK_NULL_HANDLE;
     check(vkCreateBuffer(m_device, &buffer_info, nullptr, &buffer), step);
     import.buffer = UniqueBuffer(m_device, buffer);

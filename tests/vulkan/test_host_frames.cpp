@@ -94,8 +94,8 @@ TEST_F(HostFrames, ACopyIntoAnImportLandsInTheFramesPixels) {
         auto barrier = lab::vulkan::make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
         barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
         barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-        vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier,
-                             0, nullptr, 0, nullptr);
+        vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                             &barrier, 0, nullptr, 0, nullptr);
       },
       VK_NULL_HANDLE, 0, 0, true);
   for (size_t i = 0; i < frame->rgba.size(); i += 4) {
