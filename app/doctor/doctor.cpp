@@ -240,15 +240,20 @@ DoctorReport collect_doctor_report(const Options& options, const std::vector<Doc
   return collect_opened(context, sources);
 }
 
-DoctorReport collect_doctor_report_beside(int cuda_device, int compute_device, SplitCopy split_copy,
-                                          const std::vector<DoctorSource>& sources) {
+DoctorContext app_doctor_context(int cuda_device, int compute_device, SplitCopy split_copy) {
   DoctorContext context;
-  context.headless = true;
-  context.headless_reason = kBesideTheApp;
   context.requested_device = cuda_device;
   context.device_source = "the app's";
   context.compute_device = compute_device;
   context.split_copy = split_copy;
+  return context;
+}
+
+DoctorReport collect_doctor_report_beside(int cuda_device, int compute_device, SplitCopy split_copy,
+                                          const std::vector<DoctorSource>& sources) {
+  DoctorContext context = app_doctor_context(cuda_device, compute_device, split_copy);
+  context.headless = true;
+  context.headless_reason = kBesideTheApp;
   return collect_opened(context, sources);
 }
 

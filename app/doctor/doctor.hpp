@@ -113,6 +113,9 @@ inline constexpr const char* kNoGlInThisBuild =
 // describe: a window or --headless (or EGL where no display is set, saying so), --device, --compute-device
 // and --split-copy. Never throws for what the machine lacks.
 DoctorReport collect_doctor_report(const Options& options, const std::vector<DoctorSource>& sources);
+// The context of a report made inside a running app: the app's CUDA device (said "the app's"), its split
+// mode's compute device (-1: the graphics device) and copy.
+DoctorContext app_doctor_context(int cuda_device, int compute_device, SplitCopy split_copy);
 // The report for an app that has no GL context of its own (Vulkan's panel tab and page section): `sources`
 // each open what they judge, GL's a headless EGL context beside the app's (so the verdict is CUDA-GL's, as
 // --doctor's is), for the app's CUDA device, compute device and split copy. Never throws for what the

@@ -272,12 +272,8 @@ DoctorSource gl_doctor_source() {
 DoctorReport collect_doctor_report_for_current_context(const std::vector<DoctorSource>& sources,
                                                        int cuda_device, const std::string& platform,
                                                        int compute_device, SplitCopy split_copy) {
-  DoctorContext context;
-  context.compute_device = compute_device;
-  context.split_copy = split_copy;
+  DoctorContext context = app_doctor_context(cuda_device, compute_device, split_copy);
   context.platform = platform.empty() ? "the app's current GL context" : platform;
-  context.requested_device = cuda_device;
-  context.device_source = "the app's";
   if (gl_string(GL_VERSION).empty())
     context.gl_error =
         "no GL context is current on this thread: collect the report on the thread that renders";

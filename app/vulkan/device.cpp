@@ -332,14 +332,19 @@ void Context::release() {
   m_instance = VK_NULL_HANDLE;
 }
 
+std::optional<uint32_t> find_memory_type(const VkPhysicalDeviceMemoryProperties& types,
+                                         uint32_t allowed_types, VkMemoryPropertyFlags properties) {
+  for (uint32_t i = 0; i < types.memoryTypeCount; ++i)
+    if ((allowed_types & (1u << i)) && (types.memoryTypes[i].propertyFlags & properties) == properties)
+      return i;
+  return std::nullopt;
+}
+
 std::optional<uint32_t> Context::find_memory_type(uint32_t allowed_types,
                                                   VkMemoryPropertyFlags properties) const {
   VkPhysicalDeviceMemoryProperties memory;
   vkGetPhysicalDeviceMemoryProperties(m_physical, &memory);
-  for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
-    if ((allowed_types & (1u << i)) && (memory.memoryTypes[i].propertyFlags & properties) == properties)
-      return i;
-  return std::nullopt;
+  return vulkan::find_memory_type(memory, allowed_types, properties);
 }
 
 uint32_t Context::memory_type(uint32_t allowed_types, VkMemoryPropertyFlags properties) const {

@@ -95,6 +95,11 @@ struct ContextOptions {
   std::vector<std::string> surface_extensions;
 };
 
+// The first of `types`' memory types in `allowed_types` (a memoryTypeBits mask) that has all of
+// `properties`; none when no type does.
+std::optional<uint32_t> find_memory_type(const VkPhysicalDeviceMemoryProperties& types,
+                                         uint32_t allowed_types, VkMemoryPropertyFlags properties);
+
 class Context {
  public:
   // The device whose UUID is `uuid` (a CUDA device's cudaDeviceProp::uuid); null: the first device.

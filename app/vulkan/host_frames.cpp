@@ -51,13 +51,10 @@ void HostFrameImports::adopt(uint8_t* pixels, size_t bytes) {
                                     &pointer),
           step);
     // Coherent memory: the host reads the frame once the read's submission is done, with no invalidate.
-    uint32_t type = m_memory_types.memoryTypeCount;
-    for (uint32_t i = 0; i < m_memory_types.memoryTypeCount && type == m_memory_types.memoryTypeCount; ++i)
-      if ((pointer.memoryTypeBits & (1u << i)) &&
-          (m_memory_types.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT))
-        type = i;
-    if (type == m_memory_types.memoryTypeCount)
-      throw std::runtime_error("no host-coherent memory type imports host memory");
+    const std::optional<uint32_t> coherent =
+        find_memory_type(m_memory_types, pointer.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    if (!coherent) throw std::runtime_error("no host-coherent memory type imports host memory");
+    const uint32_t type = *coherent;
 
     Import import;
     step = "vkCreateBuffer (over host memory)";

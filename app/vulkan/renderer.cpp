@@ -749,7 +749,7 @@ struct Renderer::State {
   // The same into `target` (grown to `bytes`), submitted and not waited for: returns the pass's serial.
   template <class Copy>
   uint64_t submit_read_back(Buffer& target, VkDeviceSize bytes, const std::vector<Touch>& touches, Copy copy);
-  // The same into `target` as it is (no growing), its bytes from `offset` on.
+  // The same into `target` as it is (no growing): the copy says where in it.
   template <class Copy>
   uint64_t submit_copy_to_host(VkBuffer target, const std::vector<Touch>& touches, Copy copy);
   // What read_frame(plan) returns now (the frame target, or a ShowImage plan's image) copied into `target`
@@ -1593,14 +1593,13 @@ std::string Renderer::missing_frame(const DrawPlan& plan) const {
 }
 
 uint64_t Renderer::State::submit_frame_read_back(const DrawPlan& plan, Buffer& target, Extent& extent) {
+  extent = frame_read_extent(plan);
   if (plan.draw == SceneDraw::ShowImage) {
     const Resource& resource = resources[static_cast<size_t>(plan.image_resource)];
-    extent = {resource.desc.width, resource.desc.height};
     return submit_read_back(
         target, resource.desc.bytes, {{plan.image_resource, kCopyRead}},
         [&](VkCommandBuffer commands, VkBuffer buffer) { record_resource_copy(commands, resource, buffer); });
   }
-  extent = frame.extent;
   return submit_read_back(target, static_cast<VkDeviceSize>(extent.width) * extent.height * 4, {},
                           [&](VkCommandBuffer commands, VkBuffer buffer) {
                             record_frame_copy(commands, frame_color.image.get(), extent, buffer);

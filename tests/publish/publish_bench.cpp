@@ -195,7 +195,7 @@ class SubscriberProcess {
       if (viewer.empty()) {
         ::dup2(out[1], STDOUT_FILENO);
       } else {  // a viewer's own output is not read: it goes nowhere rather than filling the pipe
-        const int null = ::open("/dev/null", O_WRONLY);
+        const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
         ::dup2(null, STDOUT_FILENO);
       }
       ::close(out[0]);
