@@ -28,6 +28,20 @@ template <class Renderer>
 ModeAvailability cuda_mode_availability(ModeId id, const CudaContext& cuda, const std::string& cuda_error,
                                         const typename Renderer::Device* device = nullptr);
 
+#ifndef INTEROP_LAB_D3D_WITHOUT_CUDA
+// Declares, at namespace lab, the two specialisations an API's cuda_modes.cpp defines for its namespace
+// `api` (d3d11, d3d12), so that every use sees them: the API's cuda_modes.hpp says it once.
+#define LAB_D3D_DECLARE_CUDA_MODES(api)                                                               \
+  template <>                                                                                         \
+  std::unique_ptr<Mode<api::Renderer>> d3d::create_cuda_mode<api::Renderer>(ModeId id,                \
+                                                                            const CudaContext& cuda); \
+  template <>                                                                                         \
+  ModeAvailability d3d::cuda_mode_availability<api::Renderer>(                                        \
+      ModeId id, const CudaContext& cuda, const std::string& cuda_error, const api::Device* device)
+#else
+#define LAB_D3D_DECLARE_CUDA_MODES(api) static_assert(true, "a build without CUDA has no CUDA modes")
+#endif
+
 #ifdef INTEROP_LAB_D3D_WITHOUT_CUDA
 // What a build without CUDA says of a CUDA mode: it needs a build with CUDA.
 inline ModeAvailability without_cuda(ModeId mode) {

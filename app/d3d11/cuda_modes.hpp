@@ -33,14 +33,7 @@ using Mode = lab::Mode<Renderer>;
 
 }  // namespace d3d11
 
-#ifndef INTEROP_LAB_D3D_WITHOUT_CUDA
-// The factory's CUDA modes for this Renderer (defined in cuda_modes.cpp), declared wherever they are used.
-template <>
-std::unique_ptr<d3d11::Mode> d3d::create_cuda_mode<d3d11::Renderer>(ModeId id, const CudaContext& cuda);
-template <>
-ModeAvailability d3d::cuda_mode_availability<d3d11::Renderer>(ModeId id, const CudaContext& cuda,
-                                                              const std::string& cuda_error,
-                                                              const d3d11::Device* device);
-#endif
+// The factory's CUDA modes for this Renderer (defined in cuda_modes.cpp; none in a build without CUDA).
+LAB_D3D_DECLARE_CUDA_MODES(d3d11);
 
 }  // namespace lab

@@ -30,9 +30,8 @@ class BufferMode final : public gl::Mode {
     try {
       m_placed = &renderer;
       renderer.place_resources({nullptr, /*linear_images=*/true});
-      m_resources = renderer.resources();
-      m_descs = gl::descs_of(m_resources);
-      m_registrations.register_all(m_resources, m_access, false);
+      m_resources.take(renderer);
+      m_registrations.register_all(m_resources.objects, m_access, false);
     } catch (...) {
       detach();  // a failure halfway leaves nothing registered and the images back in textures
       throw;
@@ -48,7 +47,6 @@ class BufferMode final : public gl::Mode {
     m_placed->place_resources({});
     m_placed = nullptr;
     m_views.clear();
-    m_descs.clear();
     m_resources.clear();
   }
 
@@ -57,22 +55,23 @@ class BufferMode final : public gl::Mode {
     detail::map_compute_unmap(
         m_registrations.resources(), m_cuda.stream, scene, frame, m_views, timers,
         [this](const interop::ScopedMap& mapped) {
-          for (size_t i = 0; i < m_descs.size(); ++i) {
+          for (size_t i = 0; i < m_resources.descs.size(); ++i) {
             const interop::MappedPointer pointer = mapped.pointer(i);
-            m_views[i] = linear_view(pointer.data, m_descs[i]);
+            m_views[i] = linear_view(pointer.data, m_resources.descs[i]);
           }
         },
         m_graph ? &*m_graph : nullptr);
-    m_registrations.expose_images(renderer, m_descs, true, m_cuda.stream, m_cuda.device);  // the desk's read
+    m_registrations.expose_images(renderer, m_resources.descs, true, m_cuda.stream,
+                                  m_cuda.device);  // the desk's read
   }
 
   void apply_access(const AccessSettings& access) override {
     // Unmapped buffers with no surface objects on them: nothing to wait for before unregistering.
-    detail::apply_access(m_registrations, m_resources, false, m_access, access, [] {});
+    detail::apply_access(m_registrations, m_resources.objects, false, m_access, access, [] {});
   }
 
   std::vector<RegisteredFlags> registered_flags() const override {
-    return lab::registered_flags(m_descs, m_access, " (in a buffer)");
+    return lab::registered_flags(m_resources.descs, m_access, " (in a buffer)");
   }
 
   std::string transfer() const override {
@@ -83,8 +82,7 @@ class BufferMode final : public gl::Mode {
   CudaContext m_cuda;
   AccessSettings m_access;
   gl::Renderer* m_placed = nullptr;  // its images are in buffers while attached
-  std::vector<gl::Resource> m_resources;
-  std::vector<ResourceDesc> m_descs;  // m_resources' descs
+  gl::SceneResources m_resources;    // the renderer's, from attach to detach
   gl::SceneRegistrations m_registrations;
   std::vector<CudaResourceView> m_views;
   std::optional<FrameGraph> m_graph;  // --graph

@@ -33,12 +33,11 @@ class GraphicsMode final : public gl::Mode {
 
   void attach(gl::Renderer& renderer) override {
     m_renderer = &renderer;
-    m_specs = renderer.resources();
-    m_descs = gl::descs_of(m_specs);
-    m_mapped.resize(m_specs.size());
+    m_resources.take(renderer);
+    m_mapped.resize(m_resources.objects.size());
     if (reregisters()) return;  // registers in produce()
     try {
-      m_registrations.register_all(m_specs, m_access, true);
+      m_registrations.register_all(m_resources.objects, m_access, true);
     } catch (...) {
       detach();  // a failure halfway leaves nothing registered
       throw;
@@ -51,15 +50,14 @@ class GraphicsMode final : public gl::Mode {
     m_frame_map.reset();            // a frame begun and not ended: unmapped first
     m_mapped.clear(m_cuda.stream);  // waits for the kernels that may still use its objects
     m_registrations.clear();        // before the renderer may delete the GL objects
-    m_specs.clear();
-    m_descs.clear();
+    m_resources.clear();
   }
 
   void produce(gl::Renderer& renderer, FrameSource& scene, const FrameInfo& frame,
                FrameTimers& timers) override {
     if (reregisters()) {
       CpuPhase phase(timers, Phase::Register);
-      m_registrations.register_all(m_specs, m_access, true);
+      m_registrations.register_all(m_resources.objects, m_access, true);
     }
     // Both modes map, compute and unmap as the halves do (the reregister mode on this frame's registrations).
     map_frame(m_cuda.stream, timers);
@@ -75,7 +73,7 @@ class GraphicsMode final : public gl::Mode {
     if (reregisters())
       renderer.set_cuda_frame_stream(m_cuda.stream, m_cuda.device);
     else
-      m_registrations.expose_images(renderer, m_descs, false, m_cuda.stream, m_cuda.device);
+      m_registrations.expose_images(renderer, m_resources.descs, false, m_cuda.stream, m_cuda.device);
     if (reregisters()) {
       // The arrays die with their registrations, and their surface/texture objects must outlive the
       // kernels that use them: wait first (outside the timed phase, so it times the calls alone).
@@ -103,7 +101,7 @@ class GraphicsMode final : public gl::Mode {
   }
 
   void apply_access(const AccessSettings& access) override {
-    detail::apply_access(m_registrations, m_specs, true, m_access, access, [this] {
+    detail::apply_access(m_registrations, m_resources.objects, true, m_access, access, [this] {
       // The surface/texture objects name the arrays of the registrations about to go.
       INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));
       m_mapped.forget_arrays();
@@ -111,14 +109,14 @@ class GraphicsMode final : public gl::Mode {
   }
 
   std::vector<RegisteredFlags> registered_flags() const override {
-    return lab::registered_flags(m_descs, m_access);
+    return lab::registered_flags(m_resources.descs, m_access);
   }
 
  private:
   // Maps every resource in one call on `stream`, the views bound to the mapped objects (begin_frame's half).
   void map_frame(cudaStream_t stream, FrameTimers& timers) {
     detail::timed_map(m_frame_map, m_registrations.resources(), stream, timers);
-    m_mapped.bind(*m_frame_map, m_descs, stream);
+    m_mapped.bind(*m_frame_map, m_resources.descs, stream);
   }
   // Unmaps what map_frame mapped (end_frame's half); the map is gone even when the unmap throws.
   void unmap_frame(FrameTimers& timers) {
@@ -130,8 +128,7 @@ class GraphicsMode final : public gl::Mode {
   ModeId m_id;
   CudaContext m_cuda;
   AccessSettings m_access;
-  std::vector<gl::Resource> m_specs;
-  std::vector<ResourceDesc> m_descs;  // m_specs' descs
+  gl::SceneResources m_resources;  // the renderer's, from attach to detach
   gl::SceneRegistrations m_registrations;
   MappedViews m_mapped;
   std::optional<interop::ScopedMap> m_frame_map;  // between begin_frame and end_frame

@@ -48,19 +48,18 @@ class SplitMode final : public gl::Mode {
 
   void attach(gl::Renderer& renderer) override {
     m_renderer = &renderer;
-    m_resources = renderer.resources();
-    m_specs = gl::descs_of(m_resources);
+    m_resources.take(renderer);
     try {
       if (m_path.peer) {
         interop::enable_peer_access(m_cuda.compute_device, m_cuda.device);
         interop::enable_peer_access(m_cuda.device, m_cuda.compute_device);
       }
-      m_registrations.register_all(m_resources, m_access,
+      m_registrations.register_all(m_resources.objects, m_access,
                                    false);  // copied into, not written through surfaces
       m_gl_ready.emplace();                 // on the GL device, current outside compute scopes
       interop::ScopedDevice on(m_cuda.compute_device);
       m_computed.emplace();
-      for (const ResourceDesc& spec : m_specs) {
+      for (const ResourceDesc& spec : m_resources.descs) {
         m_compute.emplace_back(spec.bytes);
         if (!m_path.peer) m_host.emplace_back(spec.bytes);
         m_views.push_back(linear_view(m_compute.back().data(), spec));
@@ -86,7 +85,6 @@ class SplitMode final : public gl::Mode {
     m_compute.clear();
     m_computed.reset();
     m_gl_ready.reset();
-    m_specs.clear();
     m_resources.clear();
   }
 
@@ -94,21 +92,23 @@ class SplitMode final : public gl::Mode {
                FrameTimers& timers) override {
     std::optional<interop::ScopedMap> mapped;
     detail::timed_map(mapped, m_registrations.resources(), m_cuda.stream, timers);
-    if (has_role(m_specs, ResourceRole::Input)) {
+    if (has_role(m_resources.descs, ResourceRole::Input)) {
       CudaPhase phase(timers, Phase::CudaCopy, m_cuda.stream);
-      for (size_t i = 0; i < m_specs.size(); ++i)
-        if (m_specs[i].role == ResourceRole::Input) copy_from_gl(i, *mapped);
+      for (size_t i = 0; i < m_resources.descs.size(); ++i)
+        if (m_resources.descs[i].role == ResourceRole::Input) copy_from_gl(i, *mapped);
     }
     m_gl_ready->order(m_cuda.stream, m_cuda.compute_stream);
     {
       interop::ScopedDevice on(m_cuda.compute_device);
-      if (!m_path.peer && has_role(m_specs, ResourceRole::Input)) {
+      if (!m_path.peer && has_role(m_resources.descs, ResourceRole::Input)) {
         CudaPhase phase(timers, Phase::CudaCopy, m_cuda.compute_stream);
-        for (size_t i = 0; i < m_specs.size(); ++i)
-          if (m_specs[i].role == ResourceRole::Input) {
-            INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_compute[i].data(), m_host[i].data(), m_specs[i].bytes,
-                                               cudaMemcpyHostToDevice, m_cuda.compute_stream));
-            interop::declare_initialised(m_compute[i].data(), m_specs[i].bytes, m_cuda.compute_stream);
+        for (size_t i = 0; i < m_resources.descs.size(); ++i)
+          if (m_resources.descs[i].role == ResourceRole::Input) {
+            INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_compute[i].data(), m_host[i].data(),
+                                               m_resources.descs[i].bytes, cudaMemcpyHostToDevice,
+                                               m_cuda.compute_stream));
+            interop::declare_initialised(m_compute[i].data(), m_resources.descs[i].bytes,
+                                         m_cuda.compute_stream);
           }
       }
       {
@@ -118,34 +118,35 @@ class SplitMode final : public gl::Mode {
       }
       if (!m_path.peer) {
         CudaPhase phase(timers, Phase::CudaCopy, m_cuda.compute_stream);
-        for (size_t i = 0; i < m_specs.size(); ++i)
-          if (m_specs[i].role == ResourceRole::Output)
-            INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_host[i].data(), m_compute[i].data(), m_specs[i].bytes,
-                                               cudaMemcpyDeviceToHost, m_cuda.compute_stream));
+        for (size_t i = 0; i < m_resources.descs.size(); ++i)
+          if (m_resources.descs[i].role == ResourceRole::Output)
+            INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_host[i].data(), m_compute[i].data(),
+                                               m_resources.descs[i].bytes, cudaMemcpyDeviceToHost,
+                                               m_cuda.compute_stream));
       }
       m_computed->order(m_cuda.compute_stream, m_cuda.stream);
     }
     {
       CudaPhase phase(timers, Phase::CudaCopy, m_cuda.stream);
-      for (size_t i = 0; i < m_specs.size(); ++i)
-        if (m_specs[i].role == ResourceRole::Output) copy_to_gl(i, *mapped);
+      for (size_t i = 0; i < m_resources.descs.size(); ++i)
+        if (m_resources.descs[i].role == ResourceRole::Output) copy_to_gl(i, *mapped);
     }
     {
       CpuPhase phase(timers, Phase::Unmap);  // on the host, as in the other modes (mode_detail.hpp says why)
       mapped->unmap();
     }
     // The GL device's registrations hold the frame: the desk reads it there, on the GL device's stream.
-    m_registrations.expose_images(renderer, m_specs, false, m_cuda.stream, m_cuda.device);
+    m_registrations.expose_images(renderer, m_resources.descs, false, m_cuda.stream, m_cuda.device);
   }
 
   void apply_access(const AccessSettings& access) override {
-    detail::apply_access(m_registrations, m_resources, false, m_access, access, [this] {
+    detail::apply_access(m_registrations, m_resources.objects, false, m_access, access, [this] {
       INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_cuda.stream));  // copies into the arrays in flight
     });
   }
 
   std::vector<RegisteredFlags> registered_flags() const override {
-    return lab::registered_flags(m_specs, m_access);
+    return lab::registered_flags(m_resources.descs, m_access);
   }
 
  private:
@@ -157,7 +158,7 @@ class SplitMode final : public gl::Mode {
 
   // Mapped GL object `i` -> the compute device (peer) or its host buffer (on the GL stream).
   void copy_from_gl(size_t i, const interop::ScopedMap& mapped) {
-    const ResourceDesc& spec = m_specs[i];
+    const ResourceDesc& spec = m_resources.descs[i];
     if (spec.kind == ResourceKind::Buffer) {
       const interop::MappedPointer source = mapped.pointer(i);
       if (m_path.peer) {
@@ -189,7 +190,7 @@ class SplitMode final : public gl::Mode {
 
   // The compute device (peer) or the host buffer -> mapped GL object `i` (on the GL stream).
   void copy_to_gl(size_t i, const interop::ScopedMap& mapped) {
-    const ResourceDesc& spec = m_specs[i];
+    const ResourceDesc& spec = m_resources.descs[i];
     if (spec.kind == ResourceKind::Buffer) {
       const interop::MappedPointer target = mapped.pointer(i);
       if (m_path.peer) {
@@ -219,8 +220,7 @@ class SplitMode final : public gl::Mode {
   CudaContext m_cuda;
   AccessSettings m_access;
   SplitPath m_path;
-  std::vector<gl::Resource> m_resources;
-  std::vector<ResourceDesc> m_specs;  // m_resources' descs
+  gl::SceneResources m_resources;  // the renderer's, from attach to detach
   gl::SceneRegistrations m_registrations;
   std::optional<interop::Event> m_gl_ready;      // recorded on the GL stream; the compute stream waits for it
   std::optional<interop::Event> m_computed;      // recorded on the compute stream; the GL stream waits for it

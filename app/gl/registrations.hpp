@@ -14,6 +14,24 @@
 
 namespace lab::gl {
 
+// The renderer's resources as a mode that registers them holds them, from attach to detach: the GL objects
+// and their descs, in the renderer's (the scene's) order.
+struct SceneResources {
+  std::vector<Resource> objects;
+  std::vector<ResourceDesc> descs;  // objects' descs
+
+  // Takes `renderer`'s resources as they are now.
+  void take(const Renderer& renderer) {
+    objects = renderer.resources();
+    descs = descs_of(objects);
+  }
+  void clear() {
+    objects.clear();
+    descs.clear();
+  }
+  size_t size() const { return objects.size(); }
+};
+
 // A scene's GL objects registered with CUDA, with their resources in the same order for one map call.
 class SceneRegistrations {
  public:

@@ -15,22 +15,19 @@ std::vector<uint64_t> stripe_hashes(const Image& frame) {
   return hashes;
 }
 
-std::vector<StripeRun> stripe_runs(const std::vector<StripeChoice>& stripes, int height, int most_stripes) {
+std::vector<StripeRun> stripe_runs(const std::vector<StripeRun>& stripes, int most_stripes) {
   std::vector<StripeRun> runs;
   int run_stripes = 0;
-  int last = -2;
-  for (const StripeChoice& choice : stripes) {
-    const int y = choice.stripe * kernels::kStripeRows;
-    const int rows = std::min(kernels::kStripeRows, height - y);
-    if (!runs.empty() && choice.stripe == last + 1 && runs.back().quality == choice.quality &&
-        runs.back().scale == choice.scale && run_stripes < most_stripes) {
-      runs.back().rows += rows;
+  for (const StripeRun& stripe : stripes) {
+    StripeRun* last = runs.empty() ? nullptr : &runs.back();
+    if (last != nullptr && stripe.y == last->y + last->rows && last->quality == stripe.quality &&
+        last->scale == stripe.scale && run_stripes < most_stripes) {
+      last->rows += stripe.rows;
       ++run_stripes;
     } else {
-      runs.push_back({y, rows, choice.quality, choice.scale});
+      runs.push_back(stripe);
       run_stripes = 1;
     }
-    last = choice.stripe;
   }
   return runs;
 }
@@ -45,14 +42,15 @@ std::vector<StripeRun> StripeBook::plan(const std::vector<uint64_t>& hashes, int
     m_scale = scale;
     m_stripes.assign(count, Stripe{});
   }
-  std::vector<StripeChoice> chosen;
+  std::vector<StripeRun> chosen;  // a run of one stripe each
   for (size_t i = 0; i < count && i < hashes.size(); ++i) {
     Stripe& stripe = m_stripes[i];
     if (whole || stripe.seen != hashes[i]) {
       stripe.seen = hashes[i];
       stripe.still_since = now;
     }
-    StripeChoice choice{static_cast<int>(i), 0, 1};
+    const int y = static_cast<int>(i) * kernels::kStripeRows;
+    StripeRun choice{y, std::min(kernels::kStripeRows, height - y), 0, 1};
     if (whole || stripe.sent != hashes[i]) {
       choice.quality = quality;
       choice.scale = scale;
@@ -66,7 +64,7 @@ std::vector<StripeRun> StripeBook::plan(const std::vector<uint64_t>& hashes, int
     chosen.push_back(choice);
   }
   const int share = static_cast<int>((chosen.size() + std::max(1, pieces) - 1) / std::max(1, pieces));
-  return stripe_runs(chosen, height, std::max(1, share));
+  return stripe_runs(chosen, std::max(1, share));
 }
 
 std::optional<SteadyClock::time_point> StripeBook::next_paint_over() const {

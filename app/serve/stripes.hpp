@@ -30,13 +30,6 @@ struct StripeRun {
   int scale = 1;
 };
 
-// One stripe to send (its index) and how.
-struct StripeChoice {
-  int stripe = 0;
-  int quality = 0;
-  int scale = 1;
-};
-
 struct PaintOver {
   int quality = 90;  // above any quality the link picks (LinkControl's top_quality); always at scale 1
   // How long a stripe stays unchanged before it is sent again at `quality`: long enough that a picture
@@ -47,10 +40,10 @@ struct PaintOver {
 // The stripe hashes of an RGBA8 frame, top row first, on the CPU (kernels::stripe_hashes_cpu).
 std::vector<uint64_t> stripe_hashes(const Image& frame);
 
-// The runs that `stripes` (indices ascending, each at its quality and scale) make: neighbours of one
-// quality and scale join, a run at most `most_stripes` stripes long (so that several encoders share a large
-// change).
-std::vector<StripeRun> stripe_runs(const std::vector<StripeChoice>& stripes, int height, int most_stripes);
+// The runs that `stripes` make (each one stripe, top to bottom, at its quality and scale: a run of one):
+// neighbours of one quality and scale join, a run at most `most_stripes` stripes long (so that several
+// encoders share a large change).
+std::vector<StripeRun> stripe_runs(const std::vector<StripeRun>& stripes, int most_stripes);
 
 // One viewer's record of the picture it holds: per stripe the hash, quality and scale it was last sent at,
 // and since when the app's frames have kept that stripe unchanged.

@@ -40,7 +40,6 @@ using lab::serve::LinkOptions;
 using lab::serve::PaintOver;
 using lab::serve::SteadyClock;
 using lab::serve::StripeBook;
-using lab::serve::StripeChoice;
 using lab::serve::StripeRun;
 using std::chrono::milliseconds;
 
@@ -155,10 +154,13 @@ TEST(ServeStripesTest, ALargeChangeIsSharedAmongTheEncoders) {
   }
   EXPECT_EQ(next, 2160);
   // Neighbours of different quality do not join.
-  EXPECT_EQ(lab::serve::stripe_runs({{0, 50}, {1, 50}, {2, 90}, {4, 90}}, 5 * kRows, 8).size(), 3u);
+  EXPECT_EQ(lab::serve::stripe_runs(
+                {{0, kRows, 50}, {kRows, kRows, 50}, {2 * kRows, kRows, 90}, {4 * kRows, kRows, 90}}, 8)
+                .size(),
+            3u);
   // Nor neighbours of different scale.
   const std::vector<StripeRun> scaled =
-      lab::serve::stripe_runs({{0, 50, 2}, {1, 50, 2}, {2, 50, 1}}, 3 * kRows, 8);
+      lab::serve::stripe_runs({{0, kRows, 50, 2}, {kRows, kRows, 50, 2}, {2 * kRows, kRows, 50, 1}}, 8);
   ASSERT_EQ(scaled.size(), 2u);
   EXPECT_EQ(scaled[0].rows, 2 * kRows);
   EXPECT_EQ(scaled[0].scale, 2);
