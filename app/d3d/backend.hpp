@@ -1,15 +1,16 @@
 // app/d3d/backend.hpp — what app/loop/app.hpp's one frame loop needs of Direct3D, once for both APIs
 // (app/d3d11/app/app.hpp, app/d3d12/app/app.hpp name theirs with their renderer, presenter and device): the
 // device on the CUDA device's adapter (matched by LUID), the mode factory (app/d3d/mode_factory.hpp: cpu, and
-// the API's CUDA modes), the window output, the window's title, and what the panel shows of the swap chain
-// and of timing. Windows only; needs the CUDA runtime's API (the build without CUDA links a runtime that
-// finds no device).
+// the API's CUDA modes), the window output, the window's title, what the panel shows of the swap chain and of
+// timing, and the doctor's report for the panel. Windows only; needs the CUDA runtime's API (the build
+// without CUDA links a runtime that finds no device).
 #pragma once
 
 #include "app/cli/cli.hpp"
 #include "app/core/vocabulary.hpp"
 #include "app/d3d/mode_factory.hpp"
 #include "app/d3d/window.hpp"
+#include "app/doctor/doctor.hpp"
 #include "app/glfw/window.hpp"
 #include "app/modes/backend.hpp"
 #include "app/modes/mode.hpp"
@@ -79,6 +80,12 @@ struct Backend : BackendDefaults {
                                                                        const Presenter* presenter) {
     if (presenter == nullptr) return {};
     return {{"vsync", presenter->vsync() ? "on" : "off"}};
+  }
+  // The doctor's report for the panel's doctor section, as --doctor makes it: this build's sources (DXGI's
+  // adapters, and what each Direct3D API creates on them) opened beside the app, with the app's CUDA device.
+  static DoctorReport doctor_report(const CudaContext& cuda, Device&,
+                                    const std::vector<DoctorSource>& sources) {
+    return collect_doctor_report_beside(cuda.device, cuda.compute_device, cuda.split_copy, sources);
   }
   static glfw::WindowDesc window_desc(Extent extent) {
     glfw::WindowDesc desc;

@@ -74,7 +74,7 @@ class App {
   // once the device is made, and again after a device switch.
   static constexpr bool kProbesCuda = !std::is_same_v<typename Backend::CudaProbe, NoCudaProbe>;
   // Whether the API has a doctor's report (doctor_report gives one, not the default nullopt): only then does
-  // the loop reach the doctor's library, which a build of the Direct3D apps alone does not link.
+  // the loop reach the doctor's library.
   static constexpr bool kHasDoctor =
       !std::is_same_v<decltype(Backend::doctor_report(std::declval<const CudaContext&>(),
                                                       std::declval<typename Backend::Device&>(),
@@ -126,6 +126,9 @@ class App {
   // In a window: what it shows of the frame rendered last (its back buffer before it is presented, the panel
   // included), top row first. Empty headless, and where the API's presenter cannot read its back buffer.
   Image read_window() { return m_presenter ? m_presenter->read_back_buffer() : Image{}; }
+  // The doctor's report that the panel's doctor section and the page show (Backend::doctor_report), made at
+  // start when there is a panel or a desk and again after a device switch; nullopt otherwise.
+  const std::optional<DoctorReport>& doctor_report() const { return m_doctor; }
   // --frames frames (default: kDefaultHeadlessFrames headless, until the window closes in one, or until
   // stopped with --serve), then
   // --screenshot: headless the frame; in a window what the window showed last, panel included, where the

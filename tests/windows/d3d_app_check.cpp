@@ -3,11 +3,13 @@
 // or on Windows: a scene, mode or size switched between frames must give the frame that a fresh run with
 // it gives, byte for byte, headless and in a window (its back buffer read back), and a CUDA mode must be
 // refused with the reason while the running mode stays. The window's keys (App::handle_hotkey, and Esc
-// posted to the window as a key press), and the panel drawn over the window's frame, nowhere else. Linked
-// as interop-lab.exe is (no CUDA:
-// tests/windows/cuda_free.cpp). One line per check; exit 0 all passed, 1 any failed, 77 no device of an
-// API here (said which; the other API is still checked).
+// posted to the window as a key press), and the panel drawn over the window's frame, nowhere else, with the
+// doctor's report. Linked as interop-lab.exe is (no CUDA: tests/windows/cuda_free.cpp). One line per
+// check; exit 0 all passed, 1 any failed, 77 no device of an API here (said which; the other API is still
+// checked).
 #include "app/core/text.hpp"
+#include "app/d3d/doctor_d3d.hpp"
+#include "app/d3d/dxgi_report.hpp"
 #include "app/d3d11/app/app.hpp"
 #include "app/d3d12/app/app.hpp"
 
@@ -253,14 +255,23 @@ void check_panel(lab::GraphicsApi api, Checks& checks) {
   options.headless = false;
   options.width = 320;
   options.height = 240;
-  App window(options);
+  App window(options, {lab::d3d::dxgi_doctor_source()});
   // ImGui hides a new auto-sized window for its first frame, while it measures it.
   for (long long frame = 0; frame < 3; ++frame) window.render_frame(frame);
+  // The panel's doctor section: --doctor's report, made beside the app with its sources (here DXGI's).
+  const std::optional<lab::DoctorReport>& report = window.doctor_report();
+  const std::string report_text = report ? lab::format_doctor_report(*report) : "";
+  const bool has_dxgi = report_text.find(lab::kDxgiSectionTitle) != std::string::npos;
+  checks.check(has_dxgi, prefix + "the panel has the doctor's report with its DXGI section",
+               has_dxgi ? ""
+               : report ? "no section '" + std::string(lab::kDxgiSectionTitle) + "' in:\n" + report_text
+                        : "no report");
   const lab::Image shown = window.read_window();
   lab::Options fresh_options = headless(api, lab::SceneId::Wave);
   fresh_options.width = shown.width;
   fresh_options.height = shown.height;
   App fresh(fresh_options);
+  checks.check(!fresh.doctor_report(), prefix + "headless with no desk: no doctor's report is made");
   fresh.render_frame(2);
   const lab::Image frame = fresh.read_frame();
   const ImGuiWindow* panel = ImGui::FindWindowByName("interop-lab");
