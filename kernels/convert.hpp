@@ -72,6 +72,27 @@ constexpr bool always_wide(ElementType type) {
 }
 // "float32", as NumPy names it.
 const char* to_string(ElementType type);
+// Bytes of one element of `type`.
+constexpr int element_bytes(ElementType type) {
+  switch (type) {
+    case ElementType::U8:
+    case ElementType::I8:
+    case ElementType::Bool:
+      return 1;
+    case ElementType::F16:
+    case ElementType::BF16:
+    case ElementType::I16:
+    case ElementType::U16:
+      return 2;
+    case ElementType::F32:
+    case ElementType::I32:
+    case ElementType::U32:
+      return 4;
+    case ElementType::F64:
+      return 8;
+  }
+  return 8;
+}
 // 256 x RGBA8: entry i is (i, i, i, 255) (the Python viewer's colormap "gray").
 void gray_colormap(uint8_t table[256 * 4]);
 

@@ -7,26 +7,6 @@
 
 namespace ilab::readout {
 
-int element_bytes(ElementType type) {
-  switch (type) {
-    case ElementType::U8:
-    case ElementType::I8:
-    case ElementType::Bool:
-      return 1;
-    case ElementType::F16:
-    case ElementType::BF16:
-    case ElementType::I16:
-    case ElementType::U16:
-      return 2;
-    case ElementType::F32:
-    case ElementType::I32:
-    case ElementType::U32:
-      return 4;
-    default:
-      return 8;
-  }
-}
-
 long long element_offset(const Source& source, int frame, int x, int y, int channel) {
   return frame * source.frame_stride + y * source.row_stride + x * source.column_stride +
          channel * source.channel_stride;

@@ -24,7 +24,7 @@ struct Source {
 };
 
 // Bytes of one element of `type`.
-int element_bytes(ElementType type);
+using kernels::element_bytes;
 
 // Byte offset of channel `channel` of pixel (x, y) of frame `frame` from Source::data.
 long long element_offset(const Source& source, int frame, int x, int y, int channel);

@@ -27,9 +27,10 @@ struct Extent {
 enum class GraphicsApi { Gl, Vulkan, D3d11, D3d12 };
 constexpr size_t kGraphicsApiCount = 4;  // the tables with a row per API check their size against it
 enum class SceneId { Wave, Pattern, Postprocess };
-// What produces the frames (app/scene/scene_compute.hpp's FrameSource): one of the app's scenes, or the
-// frames another process publishes (--attach NAME).
-enum class SourceKind { Scene, Published };
+// What produces the frames (app/scene/scene_compute.hpp's FrameSource): one of the app's scenes, the
+// frames another process publishes (--attach NAME), or pictures a caller of the loop hands in
+// (app/scene/array_source.hpp).
+enum class SourceKind { Scene, Published, Array };
 // Every way a result can reach the graphics API; with the scene, what users switch live in the panel.
 // Not every API has every mode: modes_of says which.
 enum class ModeId { Interop, Reregister, Pbo, Split, Buffer, Staging, Cpu, External, Exported, Eglstream };

@@ -171,6 +171,14 @@ class App {
   // (nothing published by that name, frames that cannot be shown; also the notice). Where the frame had the
   // last publisher's size, it takes the new one's.
   std::string request_source(const std::string& name);
+  // `source` makes the frames from the start of the next frame: a source its caller feeds (an ArraySource,
+  // app/scene/array_source.hpp), until a scene or another source is asked for. The frame keeps its size
+  // (resize() changes it).
+  void use_source(std::unique_ptr<FrameSource> source) {
+    m_pending_source = std::move(source);
+    m_pending_published_name.clear();
+    m_pending_scene.reset();  // the later request wins
+  }
   // While a published source makes the frames: its publication's name, and the names published now (listed
   // at most once a second); "" and none while a scene does.
   std::string published_name() const;
@@ -1147,8 +1155,8 @@ void App<Backend>::offer_to_desk(long long index) {
   if constexpr (!Backend::kCudaDeviceSwitch) state.device_switch = serve::kNoDeviceSwitch;
   state.scene = m_scene->scene();
   if (!state.scene) {
-    state.source = "published";
-    state.source_name = published_name();
+    state.source = m_scene->kind() == SourceKind::Published ? "published" : "array";
+    state.source_name = m_scene->kind() == SourceKind::Published ? published_name() : m_scene->name();
     state.source_status = m_scene->status();
     state.publishers = publishers();
   }

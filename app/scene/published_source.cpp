@@ -1,5 +1,7 @@
 #include "app/scene/published_source.hpp"
 
+#include "app/scene/picture.hpp"
+
 #include "kernels/blit.hpp"
 #include "kernels/convert.hpp"
 
@@ -63,13 +65,6 @@ void refuse_unless_shown(const std::string& name, const interop::FrameFormat& fo
                            "or float32");
 }
 
-// A bound as the status says it: up to 7 significant digits (10 where the range is computed in float64).
-std::string bound_text(double value, bool wide) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*g", wide ? 10 : 7, value);
-  return text;
-}
-
 class PublishedSource final : public FrameSource {
  public:
   PublishedSource(std::string name, std::string directory)
@@ -82,7 +77,7 @@ class PublishedSource final : public FrameSource {
   std::string name() const override { return "published '" + m_name + "'"; }
   std::string status() const override {
     std::string text =
-        format_text(m_format) + ", " + interop::to_string(m_memory) + " slots, " + range_text();
+        format_text(m_format) + ", " + interop::to_string(m_memory) + " slots, " + m_blit.range_text();
     if (m_gone) return text + "publisher gone (" + m_gone_reason + "): the last frame stays until it returns";
     if (!m_frame) return text + "waiting for the first frame of pid " + std::to_string(m_pid);
     return text + "frame " + std::to_string(m_frame->index) + " of pid " + std::to_string(m_pid) + ", " +
@@ -101,23 +96,10 @@ class PublishedSource final : public FrameSource {
                     cudaStream_t stream) override {
     take_newest();
     const kernels::ImageTarget target = cuda_target(views[0], frame.extent);
-    kernels::BlitParams params = picture();
-    if (!m_kept.empty()) {
-      params.pixels = device_copy(m_kept.data(), m_kept.size(), stream);
-    } else if (m_frame && m_memory == interop::SlotMemory::Host) {
-      params.pixels = device_copy(static_cast<const uint8_t*>(m_frame->data),
-                                  m_format.pitch_or_packed() * m_format.height, stream);
-    } else if (m_frame) {
-      params.pixels = static_cast<const uint8_t*>(imported(m_frame->slot));
-    }
-    if (params.pixels == nullptr) {
-      params = blank(params);
-      params.pixels = device_copy(m_blank.data(), m_blank.size(), stream);
-    } else if (converts()) {
-      params = converted_on_device(params, stream);
-    }
-    kernels::blit_cuda(target, params, stream);
-    INTEROP_CUDA_CHECK(cudaGetLastError());
+    if (const std::optional<PictureDesc> shown = picture())
+      m_blit.blit_cuda(*shown, target, stream);
+    else
+      m_blit.blank_cuda(target, stream);
     if (!m_copied) INTEROP_CUDA_CHECK(cudaEventCreateWithFlags(&m_copied, cudaEventDisableTiming));
     INTEROP_CUDA_CHECK(cudaEventRecord(m_copied, stream));
     m_copy_pending = true;
@@ -126,26 +108,10 @@ class PublishedSource final : public FrameSource {
   void compute_cpu(const FrameInfo& frame, const std::vector<HostResourceView>& views) override {
     take_newest();
     const kernels::ImageTarget target = linear_image(views[0].pointer, views[0].pitch, frame.extent);
-    kernels::BlitParams params = picture();
-    if (!m_kept.empty()) {
-      params.pixels = m_kept.data();
-      params.pitch = m_kept_pitch;
-    } else if (m_frame && m_memory == interop::SlotMemory::Host) {
-      params.pixels = static_cast<const uint8_t*>(m_frame->data);
-    } else if (m_frame) {
-      // Device slots in cpu mode: the slot copied to host memory first (this needs CUDA here).
-      m_host_copy.resize(m_format.pitch_or_packed() * m_format.height);
-      INTEROP_CUDA_CHECK(cudaMemcpy(m_host_copy.data(), imported(m_frame->slot), m_host_copy.size(),
-                                    cudaMemcpyDeviceToHost));
-      params.pixels = m_host_copy.data();
-    }
-    if (params.pixels == nullptr) {
-      params = blank(params);
-      params.pixels = m_blank.data();
-    } else if (converts()) {
-      params = converted_on_host(params);
-    }
-    kernels::blit_cpu(target, params);
+    if (const std::optional<PictureDesc> shown = picture())
+      m_blit.blit_cpu(*shown, target);
+    else
+      m_blit.blank_cpu(target);
   }
 
   void release_scratch() override {
@@ -156,12 +122,7 @@ class PublishedSource final : public FrameSource {
     }
     m_copy_pending = false;
     m_imports.clear();
-    if (m_device_copy) cudaFree(m_device_copy);
-    m_device_copy = nullptr;
-    m_device_copy_bytes = 0;
-    m_device_rgba = {};
-    m_device_colormap = {};
-    m_device_bounds = {};
+    m_blit.release();
   }
 
  private:
@@ -182,21 +143,10 @@ class PublishedSource final : public FrameSource {
   Clock::time_point m_next_attempt;
   std::vector<uint8_t> m_kept;  // the last picture, kept when the publisher went
   size_t m_kept_pitch = 0;
-  std::vector<uint8_t> m_blank;                  // black, before any frame came
-  std::vector<uint8_t> m_host_copy;              // a device slot, for cpu mode
   std::vector<std::optional<Import>> m_imports;  // device slots, imported on first use
-  void* m_device_copy = nullptr;                 // a host picture, for the CUDA modes
-  size_t m_device_copy_bytes = 0;
-  cudaEvent_t m_copied = nullptr;  // after the last copy out of m_frame's slot
+  cudaEvent_t m_copied = nullptr;                // after the last copy out of m_frame's slot
   bool m_copy_pending = false;
-  // Frames other than uint8 become RGBA8 first (kernels/convert.hpp), then blit as uint8x4 frames do.
-  kernels::ElementType m_type = kernels::ElementType::U8;
-  std::optional<kernels::ValueRange> m_range;  // floats: 0..1; other integers: the first frame's, kept
-  std::vector<uint8_t> m_rgba;                 // the converted picture, cpu mode
-  std::vector<uint8_t> m_colormap;             // gray, for one channel (host)
-  interop::DeviceBuffer m_device_rgba;         // the converted picture, the CUDA modes
-  interop::DeviceBuffer m_device_colormap;     // gray, for one channel (device)
-  interop::DeviceBuffer m_device_bounds;  // "auto": the first frame's bounds (kernels::find_value_bounds)
+  PictureBlit m_blit;  // the picture into the frame: converted to RGBA8 first where it is not uint8
 
   void attach() {
     interop::SubscriberDesc desc;
@@ -209,15 +159,8 @@ class PublishedSource final : public FrameSource {
   // its slots are imported afresh on first use.
   void take_publisher() {
     refuse_unless_shown(m_name, m_subscriber->format());
-    // The range holds while the values are the same kind: a publisher back with another dtype or channel
-    // count gets a range of its own.
-    if (m_subscriber->format().dtype != m_format.dtype ||
-        m_subscriber->format().channels != m_format.channels)
-      m_range.reset();
     m_format = m_subscriber->format();
-    m_type = *element_type(m_format.dtype);
-    if (!m_range && (m_type == kernels::ElementType::F16 || m_type == kernels::ElementType::F32))
-      m_range = kernels::fixed_range(m_type, 0.0, 1.0);
+    m_blit.expect(*element_type(m_format.dtype), static_cast<int>(m_format.channels));
     m_memory = m_subscriber->memory();
     m_pid = m_subscriber->publisher_pid();
     m_imports.clear();
@@ -226,113 +169,22 @@ class PublishedSource final : public FrameSource {
     m_gone_reason.clear();
   }
 
-  kernels::BlitParams picture() const {
-    kernels::BlitParams params;
-    params.pitch = m_format.pitch_or_packed();
-    params.width = static_cast<int>(m_format.width);
-    params.height = static_cast<int>(m_format.height);
-    params.channels = static_cast<int>(m_format.channels);
-    return params;
-  }
-
-  // One black RGBA pixel, stretched over the frame.
-  kernels::BlitParams blank(kernels::BlitParams params) {
-    m_blank.assign(4, 0);
-    m_blank[3] = 255;
-    params.width = params.height = 1;
-    params.channels = 4;
-    params.pitch = 4;
-    return params;
-  }
-
-  bool converts() const { return m_type != kernels::ElementType::U8; }
-
-  // ", range 0..1" (floats), ", range 3..1020 (auto: the first frame's)" or ", range auto (from the first
-  // frame)" before it came; "" for uint8, whose bytes are shown as they are.
-  std::string range_text() const {
-    if (!converts()) return "";
-    if (!m_range) return "range auto (from the first frame), ";
-    const bool automatic = m_type != kernels::ElementType::F16 && m_type != kernels::ElementType::F32;
-    return "range " + bound_text(m_range->shown_low, m_range->wide) + ".." +
-           bound_text(m_range->shown_high, m_range->wide) + (automatic ? " (auto: the first frame's)" : "") +
-           ", ";
-  }
-
-  // How kernels/convert.hpp reads the published picture at `pixels` (host or device memory).
-  kernels::ConvertDesc convert_desc(const void* pixels, const uint8_t* colormap) const {
-    kernels::ConvertDesc desc;
-    desc.source = pixels;
-    desc.width = static_cast<int>(m_format.width);
-    desc.height = static_cast<int>(m_format.height);
-    desc.channels = static_cast<int>(m_format.channels);
-    desc.channel_stride = static_cast<long long>(interop::dtype_size(m_format.dtype));
-    desc.column_stride = desc.channel_stride * desc.channels;
-    desc.row_stride = static_cast<long long>(m_format.pitch_or_packed());
-    desc.type = m_type;
-    desc.colormap = colormap;
-    if (m_range) {
-      desc.low = m_range->low;
-      desc.range = m_range->range;
-      desc.wide = m_range->wide || kernels::always_wide(m_type);
-    }
-    return desc;
-  }
-
-  // The picture `params` points at (host memory) converted to RGBA8 by the CPU reference; the range found on
-  // the first frame that comes here when it is "auto".
-  kernels::BlitParams converted_on_host(kernels::BlitParams params) {
-    if (m_colormap.empty()) {
-      m_colormap.resize(256 * 4);
-      kernels::gray_colormap(m_colormap.data());
-    }
-    kernels::ConvertDesc desc = convert_desc(params.pixels, m_colormap.data());
-    if (!m_range) {
-      double low = 0.0, high = 0.0;
-      long long finite = 0;
-      kernels::find_value_bounds_cpu(desc, &low, &high, &finite);
-      m_range = kernels::range_from_bounds(m_type, low, high, finite);
-      desc = convert_desc(params.pixels, m_colormap.data());
-    }
-    m_rgba.resize(static_cast<size_t>(desc.width) * desc.height * 4);
-    kernels::convert_to_rgba8_cpu(desc, m_rgba.data(), static_cast<size_t>(desc.width) * 4);
-    return as_rgba(params, m_rgba.data());
-  }
-
-  // The same on the device, by the CUDA launchers on `stream`; an "auto" range waits for the bounds once.
-  kernels::BlitParams converted_on_device(kernels::BlitParams params, cudaStream_t stream) {
-    if (!m_device_colormap.data()) {
-      uint8_t gray[256 * 4];
-      kernels::gray_colormap(gray);
-      m_device_colormap = interop::DeviceBuffer(sizeof gray);
-      INTEROP_CUDA_CHECK(cudaMemcpy(m_device_colormap.data(), gray, sizeof gray, cudaMemcpyHostToDevice));
-    }
-    const auto* colormap = static_cast<const uint8_t*>(m_device_colormap.data());
-    kernels::ConvertDesc desc = convert_desc(params.pixels, colormap);
-    if (!m_range) {
-      if (!m_device_bounds.data()) m_device_bounds = interop::DeviceBuffer(kernels::kValueBoundsBytes);
-      INTEROP_CUDA_CHECK(kernels::find_value_bounds(desc, m_device_bounds.data(), stream));
-      unsigned char bounds[kernels::kValueBoundsBytes];
-      INTEROP_CUDA_CHECK(
-          cudaMemcpyAsync(bounds, m_device_bounds.data(), sizeof bounds, cudaMemcpyDeviceToHost, stream));
-      INTEROP_CUDA_CHECK(cudaStreamSynchronize(stream));
-      double low = 0.0, high = 0.0;
-      long long finite = 0;
-      kernels::read_value_bounds(bounds, &low, &high, &finite);
-      m_range = kernels::range_from_bounds(m_type, low, high, finite);
-      desc = convert_desc(params.pixels, colormap);
-    }
-    const size_t bytes = static_cast<size_t>(desc.width) * desc.height * 4;
-    if (m_device_rgba.size() < bytes) m_device_rgba = interop::DeviceBuffer(bytes);
-    INTEROP_CUDA_CHECK(
-        kernels::convert_to_rgba8(desc, m_device_rgba.data(), static_cast<size_t>(desc.width) * 4, stream));
-    return as_rgba(params, static_cast<const uint8_t*>(m_device_rgba.data()));
-  }
-
-  static kernels::BlitParams as_rgba(kernels::BlitParams params, const uint8_t* rgba) {
-    params.pixels = rgba;
-    params.pitch = static_cast<size_t>(params.width) * 4;
-    params.channels = 4;
-    return params;
+  // The picture to show, where it is now: the kept one (the publisher went) or the claimed host slot in
+  // host memory, the claimed device slot in device memory (read where it is by the CUDA modes); nullopt
+  // before any frame came.
+  std::optional<PictureDesc> picture() {
+    const kernels::ElementType type = *element_type(m_format.dtype);
+    const auto at = [&](const void* pixels, bool in_device, size_t pitch) {
+      return PictureDesc::packed(pixels, in_device, static_cast<int>(m_format.width),
+                                 static_cast<int>(m_format.height), static_cast<int>(m_format.channels), type,
+                                 static_cast<long long>(interop::dtype_size(m_format.dtype)),
+                                 static_cast<long long>(pitch));
+    };
+    if (!m_kept.empty()) return at(m_kept.data(), false, m_kept_pitch);
+    if (m_frame && m_memory == interop::SlotMemory::Host)
+      return at(m_frame->data, false, m_format.pitch_or_packed());
+    if (m_frame) return at(imported(m_frame->slot), true, m_format.pitch_or_packed());
+    return std::nullopt;
   }
 
   // The copy out of the claimed slot has finished (the next frame's copy was queued after it).
@@ -413,18 +265,6 @@ class PublishedSource final : public FrameSource {
       import = std::move(made);
     }
     return import->buffer.data();
-  }
-
-  // `bytes` of host memory at `pixels` in device memory, for the blit kernel.
-  const uint8_t* device_copy(const uint8_t* pixels, size_t bytes, cudaStream_t stream) {
-    if (bytes > m_device_copy_bytes) {
-      if (m_device_copy) INTEROP_CUDA_CHECK(cudaFree(m_device_copy));
-      m_device_copy = nullptr;
-      INTEROP_CUDA_CHECK(cudaMalloc(&m_device_copy, bytes));
-      m_device_copy_bytes = bytes;
-    }
-    INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_device_copy, pixels, bytes, cudaMemcpyHostToDevice, stream));
-    return static_cast<const uint8_t*>(m_device_copy);
   }
 };
 

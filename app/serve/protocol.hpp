@@ -197,8 +197,9 @@ struct AppState {
   std::string untimed;  // why some phases are not timed ("" when all are)
   // What makes the frames: "app" (interop-lab's scenes), "published" (another process's frames, --attach:
   // source_name is the publication's name, source_status how it is doing: the publisher's frame index, the
-  // frames skipped, a publisher gone) or "viewer" (interop_lab.Viewer serving a Python caller's arrays: no
-  // scenes or modes to switch), and the page's controls that apply to it, by name.
+  // frames skipped, a publisher gone), "array" (pictures a caller of the loop hands in, ArraySource:
+  // source_status says which) or "viewer" (interop_lab.Viewer serving a Python caller's arrays: no scenes or
+  // modes to switch), and the page's controls that apply to it, by name.
   std::string source = "app";
   std::string source_name;
   std::string source_status;

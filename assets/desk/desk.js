@@ -243,7 +243,7 @@ function showSettings(s) {
   if (s.settings) settings = s.settings;
   if (!settings) return;
   const what = (key) => (controlTable ? controlTable.controls.find((c) => c.key === key)?.what : "") || "";
-  const shown = s.scene ? `the ${s.scene} scene` : `published ${s.source_name}`;
+  const shown = framesFrom(s);
   const radius = $("blur-radius");
   const noBlur = settings.blur_radius === null ? `${shown} has no blur; the postprocess scene has` : "";
   if (document.activeElement !== radius && settings.blur_radius !== null) radius.value = String(settings.blur_radius);
@@ -294,7 +294,7 @@ function showState(s) {
               s.scene, (name) => send({ scene: name }));
   $("scenes-why").textContent = noScene;
   showChoices("modes", "mode", s.modes, s.mode, (name) => send({ mode: name }));
-  const shown = s.scene ? `the ${s.scene} scene` : `published ${s.source_name}`;
+  const shown = framesFrom(s);
   const noFilter = s.filter === "" ? `${shown} has no filter; the postprocess scene has` : "";
   showChoices("filters", "filter", s.filters.map((name) => ({ name, available: noFilter === "", reason: noFilter })),
               s.filter, (name) => send({ filter: name }));
@@ -351,6 +351,12 @@ function showState(s) {
     if (plotHistory.length > kPlotLength) plotHistory.shift();
     drawPlot();
   }
+}
+
+// What makes the frames, as a sentence says it: "the wave scene", "published sim", "the array source".
+function framesFrom(s) {
+  if (s.scene) return `the ${s.scene} scene`;
+  return s.source === "published" ? `published ${s.source_name}` : `the ${s.source_name} source`;
 }
 
 // The frames' source where it is another process's (--attach NAME): "published NAME" and how it is doing (the

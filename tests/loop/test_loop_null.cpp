@@ -2,8 +2,8 @@
 // graphics driver, so these run on any machine. What they hold the loop to is its own work, the same on
 // every API: the frames of the cpu mode, the switches (scene, mode, size) at the start of the next frame, a
 // refused switch that changes nothing and says why, the fallback of a failing mode one tier down, the
-// per-phase timing, and the animation clock's pause and step, through the commands the panel and the page
-// send (app/loop/commands.hpp).
+// per-phase timing, the animation clock's pause and step, through the commands the panel and the page send
+// (app/loop/commands.hpp), and a caller's pictures as the frames (the array source).
 #include "tests/loop/null_options.hpp"
 #include "tests/support/image_fixture.hpp"
 #include "tests/support/stand_in_error.hpp"
@@ -13,12 +13,21 @@
 #include "app/loop/app.hpp"
 #include "app/loop/commands.hpp"
 #include "app/null/backend.hpp"
+#include "app/scene/array_source.hpp"
 #include "interop/error.hpp"
 
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -161,6 +170,192 @@ TEST(NullLoop, PauseStopsTheAnimationClockAndStepMovesItOneFrame) {
   ASSERT_TRUE(app.render_frame(7));
   EXPECT_TRUE(shows_pattern_frame(app, 5));
   EXPECT_EQ(app.frame_index(), 8) << "the frames went on all along";
+}
+
+// ---- The array source: a caller's pictures as the frames ------------------------------------------------
+
+using kernels::ElementType;
+
+// Pixel (x, y) of `image` (top row first) as RGBA.
+std::array<uint8_t, 4> pixel(const lab::Image& image, int x, int y) {
+  const size_t at = (static_cast<size_t>(y) * image.width + x) * 4;
+  return {image.rgba[at], image.rgba[at + 1], image.rgba[at + 2], image.rgba[at + 3]};
+}
+
+std::array<uint8_t, 4> gray(int value) {
+  return {static_cast<uint8_t>(value), static_cast<uint8_t>(value), static_cast<uint8_t>(value), 255};
+}
+
+// The loop with an array source in place of its scene: the caller keeps the source to feed it.
+lab::ArraySource& use_array_source(NullApp& app) {
+  auto made = std::make_unique<lab::ArraySource>();
+  lab::ArraySource& source = *made;
+  app.use_source(std::move(made));
+  return source;
+}
+
+TEST(NullLoop, AnArraySourceShowsTheCallersPictureAsTheFrameAndASceneTakesOverAgain) {
+  NullApp app(null_options(SceneId::Pattern));
+  ASSERT_TRUE(app.render_frame(0));
+  lab::ArraySource& source = use_array_source(app);
+  ASSERT_TRUE(app.render_frame(1));
+  EXPECT_FALSE(app.scene_id()) << "the array source is no scene";
+  EXPECT_EQ(source.status(), "waiting for the first picture");
+  const lab::Image black = app.read_frame();
+  EXPECT_EQ(pixel(black, 0, 0), gray(0));
+  EXPECT_EQ(pixel(black, 47, 31), gray(0)) << "black before the first picture";
+
+  // A packed RGBA8 picture of the frame's size is the frame, top row first, byte for byte.
+  std::vector<uint8_t> rgba(48 * 32 * 4);
+  for (size_t i = 0; i < rgba.size(); ++i) rgba[i] = static_cast<uint8_t>(i * 7 + i / 190);
+  source.show(lab::PictureDesc::packed(rgba.data(), false, 48, 32, 4, ElementType::U8, 1, 48 * 4));
+  ASSERT_TRUE(app.render_frame(2));
+  EXPECT_EQ(app.read_frame().rgba, rgba);
+  EXPECT_EQ(source.status(), "uint8x4 48x32, picture 1");
+
+  // A picture of another size is sampled nearest onto the frame, which keeps its size.
+  std::vector<uint8_t> small(24 * 16);
+  for (size_t i = 0; i < small.size(); ++i) small[i] = static_cast<uint8_t>(i);
+  source.show(lab::PictureDesc::packed(small.data(), false, 24, 16, 1, ElementType::U8, 1, 24));
+  ASSERT_TRUE(app.render_frame(3));
+  const lab::Image scaled = app.read_frame();
+  ASSERT_EQ(scaled.width, 48);
+  for (const auto& [x, y] : {std::pair{0, 0}, {47, 31}, {13, 9}, {30, 20}})
+    EXPECT_EQ(pixel(scaled, x, y), gray(small[static_cast<size_t>(y / 2) * 24 + x / 2])) << x << "," << y;
+
+  // A scene asked for replaces the source.
+  app.request_scene(SceneId::Pattern);
+  ASSERT_TRUE(app.render_frame(4));
+  EXPECT_EQ(app.scene_id(), SceneId::Pattern);
+  EXPECT_TRUE(shows_pattern_frame(app, 4));
+}
+
+TEST(NullLoop, AnArraySourceShowsEveryElementTypeByThePythonViewersRule) {
+  NullApp app(null_options(SceneId::Pattern));
+  lab::ArraySource& source = use_array_source(app);
+  // float32, one channel, over 0..1 through the gray colormap: t = v clamped, byte = floor(t * 255 + 0.5);
+  // NaN magenta, +inf white, -inf black.
+  std::vector<float> values(48 * 32, 0.25f);
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const std::array<std::pair<float, std::array<uint8_t, 4>>, 7> cases = {{{0.0f, gray(0)},
+                                                                          {1.0f, gray(255)},
+                                                                          {0.5f, gray(128)},
+                                                                          {2.0f, gray(255)},
+                                                                          {-3.0f, gray(0)},
+                                                                          {nan, {255, 0, 255, 255}},
+                                                                          {-inf, {0, 0, 0, 255}}}};
+  for (size_t i = 0; i < cases.size(); ++i) values[i] = cases[i].first;
+  values[cases.size()] = inf;
+  source.show(lab::PictureDesc::packed(values.data(), false, 48, 32, 1, ElementType::F32, 4, 48 * 4));
+  ASSERT_TRUE(app.render_frame(0));
+  const lab::Image shown = app.read_frame();
+  for (size_t i = 0; i < cases.size(); ++i)
+    EXPECT_EQ(pixel(shown, static_cast<int>(i), 0), cases[i].second) << "value " << cases[i].first;
+  EXPECT_EQ(pixel(shown, static_cast<int>(cases.size()), 0), gray(255)) << "+inf";
+  EXPECT_EQ(pixel(shown, 5, 20), gray(64)) << "0.25";
+  EXPECT_EQ(source.status(), "float32x1 48x32, range 0..1, picture 1");
+
+  // uint16: the range is the first picture's finite bounds, kept for the next picture of the kind.
+  std::vector<uint16_t> counts(48 * 32, 600);
+  counts[0] = 100;
+  counts[1] = 1100;
+  source.show(lab::PictureDesc::packed(counts.data(), false, 48, 32, 1, ElementType::U16, 2, 48 * 2));
+  ASSERT_TRUE(app.render_frame(1));
+  EXPECT_EQ(pixel(app.read_frame(), 0, 0), gray(0));
+  EXPECT_EQ(pixel(app.read_frame(), 1, 0), gray(255));
+  EXPECT_EQ(pixel(app.read_frame(), 2, 0), gray(128)) << "600 is half way from 100 to 1100";
+  EXPECT_EQ(source.status(), "uint16x1 48x32, range 100..1100 (auto: the first frame's), picture 2");
+  std::vector<uint16_t> later(48 * 32, 2200);
+  source.show(lab::PictureDesc::packed(later.data(), false, 48, 32, 1, ElementType::U16, 2, 48 * 2));
+  ASSERT_TRUE(app.render_frame(2));
+  EXPECT_EQ(pixel(app.read_frame(), 9, 9), gray(255)) << "past the kept range: clamped";
+
+  // Any strides: a column-major uint8 picture is read where its elements are.
+  std::vector<uint8_t> columns(48 * 32);
+  for (size_t i = 0; i < columns.size(); ++i) columns[i] = static_cast<uint8_t>(i % 251);
+  lab::PictureDesc transposed;
+  transposed.pixels = columns.data();
+  transposed.width = 48;
+  transposed.height = 32;
+  transposed.channels = 1;
+  transposed.row_stride = 1;
+  transposed.column_stride = 32;
+  transposed.channel_stride = 1;
+  source.show(transposed);
+  ASSERT_TRUE(app.render_frame(3));
+  for (const auto& [x, y] : {std::pair{0, 0}, {47, 31}, {3, 17}})
+    EXPECT_EQ(pixel(app.read_frame(), x, y), gray(columns[static_cast<size_t>(x) * 32 + y])) << x << "," << y;
+}
+
+TEST(NullLoop, AnArraySourceRefusesAPictureItCannotShowAndKeepsTheOneBefore) {
+  NullApp app(null_options(SceneId::Pattern));
+  lab::ArraySource& source = use_array_source(app);
+  std::vector<uint8_t> rgba(48 * 32 * 4, 90);
+  source.show(lab::PictureDesc::packed(rgba.data(), false, 48, 32, 4, ElementType::U8, 1, 48 * 4));
+  std::vector<uint8_t> two(48 * 32 * 2, 7);
+  try {
+    source.show(lab::PictureDesc::packed(two.data(), false, 48, 32, 2, ElementType::U8, 1, 48 * 2));
+    ADD_FAILURE() << "two channels were taken";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_STREQ(error.what(), "array: a picture of 2 channels; 1, 3 or 4 are shown");
+  }
+  EXPECT_THROW(source.show(lab::PictureDesc::packed(rgba.data(), false, 0, 32, 4, ElementType::U8, 1, 0)),
+               std::invalid_argument);
+  EXPECT_THROW(source.show(lab::PictureDesc::packed(nullptr, false, 48, 32, 4, ElementType::U8, 1, 48 * 4)),
+               std::invalid_argument);
+  ASSERT_TRUE(app.render_frame(0));
+  EXPECT_EQ(app.read_frame().rgba, rgba);
+  EXPECT_EQ(source.pictures(), 1);
+}
+
+// With a CUDA device, the staging mode blits the same pictures through CUDA (a host picture copied to the
+// device first, a device picture read where it is, an "auto" range found by the bounds kernel), and cpu mode
+// copies a device picture to the host first: every frame equals the cpu mode's of the host picture.
+TEST(NullLoop, AnArraySourceShowsHostAndDevicePicturesThroughCudaAsTheCpuModeDoes) {
+  NullApp app(null_options(SceneId::Pattern));
+  if (app.cuda_device() < 0) {
+    LABTEST_NEEDS_GPUS(1, "the array source's CUDA blit needs a CUDA device");
+    return;
+  }
+  lab::ArraySource& source = use_array_source(app);
+  std::vector<uint16_t> values(48 * 32);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<uint16_t>(300 + i * 37 % 5000);
+  const size_t bytes = values.size() * sizeof values[0];
+  void* device = nullptr;
+  ASSERT_EQ(cudaMalloc(&device, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(device, values.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  const auto picture = [&](const void* pixels, bool on_device) {
+    return lab::PictureDesc::packed(pixels, on_device, 48, 32, 1, ElementType::U16, 2, 48 * 2);
+  };
+  source.show(picture(values.data(), false));
+  ASSERT_TRUE(app.render_frame(0));
+  const lab::Image cpu_frame = app.read_frame();
+  EXPECT_EQ(pixel(cpu_frame, 0, 0), gray(0)) << "300, the smallest value";
+
+  ASSERT_TRUE(app.request_mode(ModeId::Staging).available);
+  ASSERT_TRUE(app.render_frame(1));
+  ASSERT_EQ(app.mode_id(), ModeId::Staging);
+  EXPECT_EQ(app.read_frame().rgba, cpu_frame.rgba) << "a host picture through CUDA";
+  source.show(picture(device, true));
+  ASSERT_TRUE(app.render_frame(2));
+  EXPECT_EQ(app.read_frame().rgba, cpu_frame.rgba) << "a device picture read where it is";
+
+  // A fresh source (the one before goes with the next frame) finds the range with the bounds kernel on the
+  // device picture.
+  const std::string status = source.status();
+  EXPECT_NE(status.find("range 300..5297 (auto: the first frame's), picture 2"), std::string::npos) << status;
+  lab::ArraySource& fresh = use_array_source(app);
+  fresh.show(picture(device, true));
+  ASSERT_TRUE(app.render_frame(3));
+  EXPECT_EQ(app.read_frame().rgba, cpu_frame.rgba) << "the range found on the device";
+  EXPECT_EQ(fresh.status(), status.substr(0, status.size() - 1) + "1") << "the same range, its first picture";
+
+  ASSERT_TRUE(app.request_mode(ModeId::Cpu).available);
+  ASSERT_TRUE(app.render_frame(4));
+  EXPECT_EQ(app.read_frame().rgba, cpu_frame.rgba) << "a device picture in cpu mode, copied to the host";
+  app.request_scene(SceneId::Pattern);  // the source goes before the memory it reads
+  ASSERT_TRUE(app.render_frame(5));
+  EXPECT_EQ(cudaFree(device), cudaSuccess);
 }
 
 }  // namespace

@@ -1,0 +1,98 @@
+// app/scene/picture.hpp — a picture in memory made into the frame: what the sources that show someone
+// else's pixels share (the `published` source, another process's frames; the `array` source, a caller's
+// arrays). The picture may be in host or device memory, of any element type and byte strides that
+// kernels/convert.hpp reads; PictureBlit makes it the frame's Output texture through CUDA (the CUDA modes) or
+// through the CPU reference (cpu mode):
+//   uint8, packed pixels   blitted as they are (kernels/blit.hpp: flipped to the frames' row order, nearest
+//                          sampled when the frame's size differs): gray, RGB opaque, RGBA
+//   anything else          made RGBA8 first by the Python viewer's rule (kernels/convert.hpp,
+//   docs/python.md's
+//                          dtype table: one channel through the gray colormap, NaN magenta, +inf white,
+//                          -inf black), then blitted as RGBA8
+// A picture where the blit is not (host memory in the CUDA modes, device memory in cpu mode) is copied there
+// first. The range: floats 0..1; other types but uint8 the smallest and largest finite value of the first
+// picture blitted, kept for the pictures after it of the same element type and channels.
+#pragma once
+
+#include "interop/memory.hpp"
+#include "kernels/blit.hpp"
+#include "kernels/convert.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lab {
+
+// Where a picture is and how its values lie: element (y, x, c) is at pixels + y * row_stride + x *
+// column_stride + c * channel_stride (bytes).
+struct PictureDesc {
+  const void* pixels = nullptr;
+  bool on_device = false;  // device memory of the current CUDA device; else host memory
+  int width = 0, height = 0;
+  int channels = 4;  // 1, 3 or 4
+  kernels::ElementType type = kernels::ElementType::U8;
+  long long row_stride = 0, column_stride = 0, channel_stride = 0;
+
+  // Packed pixels of `channels` elements of `type` in rows `row_stride` bytes apart.
+  static PictureDesc packed(const void* pixels, bool on_device, int width, int height, int channels,
+                            kernels::ElementType type, long long element_bytes, long long row_stride);
+  // The bytes from the first element to the end of the last row (what a copy of the picture takes).
+  size_t span_bytes() const;
+};
+
+class PictureBlit {
+ public:
+  PictureBlit() = default;
+  ~PictureBlit() { release(); }
+  PictureBlit(const PictureBlit&) = delete;
+  PictureBlit& operator=(const PictureBlit&) = delete;
+
+  // Pictures of `type` with `channels` come next: a range is kept while they stay the same kind, and a
+  // picture of another kind gets one of its own (floats 0..1 at once; the other types but uint8 from the
+  // next picture blitted).
+  void expect(kernels::ElementType type, int channels);
+  // `picture` into `target` (device memory: cuda_target) on `stream`, or by the CPU reference into `target`
+  // (host memory). Both queue or make any copy the picture needs first.
+  void blit_cuda(const PictureDesc& picture, const kernels::ImageTarget& target, cudaStream_t stream);
+  void blit_cpu(const PictureDesc& picture, const kernels::ImageTarget& target);
+  // Black over the whole target: before any picture came.
+  void blank_cuda(const kernels::ImageTarget& target, cudaStream_t stream);
+  void blank_cpu(const kernels::ImageTarget& target);
+
+  // ", range 0..1" style text for the panel and the page: "range 0..1, ", "range 3..1020 (auto: the first
+  // frame's), ", "range auto (from the first frame), " before it came; "" for uint8 (its bytes are shown as
+  // they are).
+  std::string range_text() const;
+  // The device memory blit_cuda keeps between pictures (copies, the converted picture, the colormap), freed:
+  // before the CUDA device changes.
+  void release();
+
+ private:
+  bool converts(const PictureDesc& picture) const;
+  kernels::ConvertDesc convert_desc(const PictureDesc& picture, const void* pixels,
+                                    const uint8_t* colormap) const;
+  kernels::BlitParams converted_on_host(const PictureDesc& picture, const void* pixels);
+  kernels::BlitParams converted_on_device(const PictureDesc& picture, const void* pixels,
+                                          cudaStream_t stream);
+  const void* device_copy(const void* pixels, size_t bytes, cudaStream_t stream);
+
+  std::optional<kernels::ElementType> m_type;  // the kind expected (expect), none before
+  int m_channels = 0;
+  std::optional<kernels::ValueRange> m_range;  // floats: 0..1; the others: the first picture's, kept
+  std::vector<uint8_t> m_blank;                // one black pixel
+  std::vector<uint8_t> m_host_copy;            // a device picture, for the CPU reference
+  std::vector<uint8_t> m_rgba;                 // the converted picture, CPU reference
+  std::vector<uint8_t> m_colormap;             // gray, for one channel (host)
+  void* m_device_copy = nullptr;               // a host picture, for the CUDA kernels
+  size_t m_device_copy_bytes = 0;
+  interop::DeviceBuffer m_device_rgba;      // the converted picture, CUDA
+  interop::DeviceBuffer m_device_colormap;  // gray, for one channel (device)
+  interop::DeviceBuffer m_device_bounds;    // "auto": the first picture's bounds (kernels::find_value_bounds)
+};
+
+}  // namespace lab
