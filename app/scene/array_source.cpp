@@ -13,6 +13,8 @@ void ArraySource::show(const PictureDesc& picture) {
   if (picture.channels != 1 && picture.channels != 3 && picture.channels != 4)
     throw std::invalid_argument(m_name + ": a picture of " + std::to_string(picture.channels) +
                                 " channels; 1, 3 or 4 are shown");
+  if (picture.row_stride < 0 || picture.column_stride < 0 || picture.channel_stride < 0)
+    throw std::invalid_argument(m_name + ": a picture with a negative stride; pass a copy of it");
   m_blit.expect(picture.type, picture.channels);
   m_picture = picture;
   ++m_pictures;

@@ -28,7 +28,7 @@ class ArraySource final : public FrameSource {
 
   // `picture` is the frame from the next frame on (its size is the frame's where the frame follows the
   // source). Throws std::invalid_argument, keeping the picture before it, for no pixels, a size below 1x1,
-  // or channels other than 1, 3 or 4.
+  // channels other than 1, 3 or 4, or a negative stride.
   void show(const PictureDesc& picture);
   // How many pictures show() took.
   long long pictures() const { return m_pictures; }

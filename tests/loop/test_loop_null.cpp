@@ -303,6 +303,10 @@ TEST(NullLoop, AnArraySourceRefusesAPictureItCannotShowAndKeepsTheOneBefore) {
                std::invalid_argument);
   EXPECT_THROW(source.show(lab::PictureDesc::packed(nullptr, false, 48, 32, 4, ElementType::U8, 1, 48 * 4)),
                std::invalid_argument);
+  EXPECT_THROW(source.show(lab::PictureDesc::packed(rgba.data() + 31 * 48 * 4, false, 48, 32, 4,
+                                                    ElementType::U8, 1, -48 * 4)),
+               std::invalid_argument)
+      << "a picture upside down (a negative row stride) is refused";
   ASSERT_TRUE(app.render_frame(0));
   EXPECT_EQ(app.read_frame().rgba, rgba);
   EXPECT_EQ(source.pictures(), 1);
