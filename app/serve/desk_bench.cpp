@@ -140,7 +140,8 @@ DeskBenchCase bench_desk(Extent size, long long frames, const RenderAndRead& ren
           std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kNoReadFor).count()) +
           " s, after frame " + std::to_string(rendered));
     double read_back_ms = 0;
-    std::optional<BenchFrame> frame = render(rendered, {server.frame_wanted(), false}, read_back_ms);
+    std::optional<BenchFrame> frame =
+        render(rendered, {[&server] { return server.frame_wanted(); }, false}, read_back_ms);
     if (!frame) continue;
     const Clock::time_point offering = Clock::now();
     came_back = offering;

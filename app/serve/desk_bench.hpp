@@ -69,9 +69,12 @@ struct BenchFrame {
 };
 
 // What a RenderAndRead call is asked: LateReader::step's `wanted` (the server wants a frame: a viewer took
-// the one before) and `wait` (collect the oldest read waiting for it, as the link rows gather frames).
+// the one before), asked once the frame is rendered, as the app's loop asks the desk at the end of its frame
+// (a question asked before rendering, just after the last offer, would find that offer not yet taken and
+// read every other frame); and `wait` (collect the oldest read waiting for it, as the link rows gather
+// frames).
 struct ReadAsk {
-  bool wanted = true;
+  std::function<bool()> wanted = [] { return true; };
   bool wait = false;
 };
 

@@ -189,7 +189,7 @@ LinkBenchCase bench_desk_link(Extent size, double link_bits_per_s, double fps, l
     if (index > first_index + kDistinctFrames + 2)
       throw std::logic_error("--bench --serve: the link rows got no frames back from the renderer");
     double read_back_ms = 0;
-    if (std::optional<BenchFrame> frame = render(index, {true, true}, read_back_ms))
+    if (std::optional<BenchFrame> frame = render(index, {[] { return true; }, true}, read_back_ms))
       frames.push_back(std::move(frame->image));
   }
 

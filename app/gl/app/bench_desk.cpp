@@ -28,7 +28,7 @@ serve::DeskBenchCase desk_bench_case(const Options& run, long long frames, std::
         Renderer& renderer = app.renderer();
         const long long index = app.frame_index() - 1;
         serve::LateRead read = reader.step(
-            renderer, ask.wanted,
+            renderer, ask.wanted(),
             [&] { renderer.begin_read_frame(app.plan(), app.platform().framebuffer_extent(), index); },
             ask.wait);
         if (!read.collected) return std::optional<serve::BenchFrame>();

@@ -24,7 +24,7 @@ serve::DeskBenchCase desk_bench_case(const Options& run, long long frames, std::
       {run.width, run.height}, frames, [&](long long index, serve::ReadAsk ask, double& read_back_ms) {
         app.render_frame(index);
         serve::LateRead read = reader.step(
-            app.renderer(), ask.wanted, [&] { app.renderer().begin_read_frame(app.plan(), index); },
+            app.renderer(), ask.wanted(), [&] { app.renderer().begin_read_frame(app.plan(), index); },
             ask.wait);
         if (!read.collected) return std::optional<serve::BenchFrame>();
         read_back_ms = read.read_back_ms;
