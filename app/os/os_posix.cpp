@@ -22,7 +22,8 @@ std::string mps_status(const char* pipe_directory) {
       pipe_directory != nullptr && *pipe_directory != '\0' ? pipe_directory : "/tmp/nvidia-mps";
   const std::string control = directory + "/control";
   struct stat status {};
-  if (::stat(control.c_str(), &status) == 0 && S_ISFIFO(status.st_mode))
+  // A named pipe, or a Unix socket where the daemon makes one.
+  if (::stat(control.c_str(), &status) == 0 && (S_ISFIFO(status.st_mode) || S_ISSOCK(status.st_mode)))
     return "a control daemon's pipe at " + control +
            ": this user's CUDA processes (a job and its --attach viewers) run side by side";
   return "not running (no " + control +

@@ -12,10 +12,13 @@
 #include <imgui.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -618,6 +621,17 @@ TEST(DoctorSources, TheEnvironmentSaysWhetherAnMpsDaemonIsThere) {
   ASSERT_EQ(::mkfifo(control.c_str(), 0600), 0);
   EXPECT_EQ(lab::os::mps_status(directory.c_str()).rfind("a control daemon's pipe at " + control, 0), 0u)
       << lab::os::mps_status(directory.c_str());
+  // Where the daemon makes `control` a Unix socket, that is the daemon too.
+  std::filesystem::remove(control);
+  const int listening = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(listening, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, control.c_str(), sizeof address.sun_path - 1);
+  ASSERT_EQ(::bind(listening, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  EXPECT_EQ(lab::os::mps_status(directory.c_str()).rfind("a control daemon's pipe at " + control, 0), 0u)
+      << lab::os::mps_status(directory.c_str());
+  ::close(listening);
   EXPECT_NE(lab::os::mps_status(nullptr).find("/tmp/nvidia-mps/control"), std::string::npos);  // the default
   lab::Options options;
   options.headless = true;
