@@ -21,26 +21,30 @@ std::string bound_text(double value, bool wide) {
   return text;
 }
 
-kernels::BlitParams rgba_params(const PictureDesc& picture, const void* rgba) {
+// Pixels of `channels` bytes each (gray, RGB or RGBA) in rows `pitch` bytes apart, as the blit reads them.
+kernels::BlitParams blit_params(const void* pixels, int width, int height, int channels, size_t pitch) {
   kernels::BlitParams params;
-  params.pixels = static_cast<const uint8_t*>(rgba);
-  params.pitch = static_cast<size_t>(picture.width) * 4;
-  params.width = picture.width;
-  params.height = picture.height;
-  params.channels = 4;
+  params.pixels = static_cast<const uint8_t*>(pixels);
+  params.pitch = pitch;
+  params.width = width;
+  params.height = height;
+  params.channels = channels;
   return params;
+}
+
+kernels::BlitParams rgba_params(const PictureDesc& picture, const void* rgba) {
+  return blit_params(rgba, picture.width, picture.height, 4, static_cast<size_t>(picture.width) * 4);
 }
 
 // A packed uint8 picture at `pixels` as the blit reads it.
 kernels::BlitParams packed_params(const PictureDesc& picture, const void* pixels) {
-  kernels::BlitParams params;
-  params.pixels = static_cast<const uint8_t*>(pixels);
-  params.pitch = static_cast<size_t>(picture.row_stride);
-  params.width = picture.width;
-  params.height = picture.height;
-  params.channels = picture.channels;
-  return params;
+  return blit_params(pixels, picture.width, picture.height, picture.channels,
+                     static_cast<size_t>(picture.row_stride));
 }
+
+// One black RGBA pixel, stretched over the frame.
+constexpr uint8_t kBlack[4] = {0, 0, 0, 255};
+const PictureDesc kBlackPicture = PictureDesc::packed(kBlack, false, 1, 1, 4, kernels::ElementType::U8, 1, 4);
 
 }  // namespace
 
@@ -193,20 +197,12 @@ void PictureBlit::blit_cpu(const PictureDesc& picture, const kernels::ImageTarge
                     converts(picture) ? converted_on_host(picture, pixels) : packed_params(picture, pixels));
 }
 
-// One black RGBA pixel, stretched over the frame.
 void PictureBlit::blank_cuda(const kernels::ImageTarget& target, cudaStream_t stream) {
-  m_blank = {0, 0, 0, 255};
-  PictureDesc black = PictureDesc::packed(m_blank.data(), false, 1, 1, 4, kernels::ElementType::U8, 1, 4);
-  const void* pixels = device_copy(black.pixels, black.span_bytes(), stream);
-  kernels::blit_cuda(target, packed_params(black, pixels), stream);
-  INTEROP_CUDA_CHECK(cudaGetLastError());
+  blit_cuda(kBlackPicture, target, stream);
 }
 
 void PictureBlit::blank_cpu(const kernels::ImageTarget& target) {
-  m_blank = {0, 0, 0, 255};
-  kernels::blit_cpu(target, packed_params(PictureDesc::packed(m_blank.data(), false, 1, 1, 4,
-                                                              kernels::ElementType::U8, 1, 4),
-                                          m_blank.data()));
+  blit_cpu(kBlackPicture, target);
 }
 
 void PictureBlit::release() {

@@ -84,7 +84,6 @@ class PictureBlit {
   std::optional<kernels::ElementType> m_type;  // the kind expected (expect), none before
   int m_channels = 0;
   std::optional<kernels::ValueRange> m_range;  // floats: 0..1; the others: the first picture's, kept
-  std::vector<uint8_t> m_blank;                // one black pixel
   std::vector<uint8_t> m_host_copy;            // a device picture, for the CPU reference
   std::vector<uint8_t> m_rgba;                 // the converted picture, CPU reference
   std::vector<uint8_t> m_colormap;             // gray, for one channel (host)
