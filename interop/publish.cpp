@@ -1153,7 +1153,6 @@ Subscriber::~Subscriber() = default;
 
 std::optional<Subscriber::Frame> Subscriber::next(std::chrono::milliseconds timeout) {
   State& state = *m_state;
-  state.release_held();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::optional<wire::FrameMessage> newest;
   for (;;) {
@@ -1170,6 +1169,7 @@ std::optional<Subscriber::Frame> Subscriber::next(std::chrono::milliseconds time
         }
       }
       if (claimed) {
+        state.release_held();  // only now: with nothing newer, the frame shown stays claimed
         state.held = newest;
         Frame frame;
         frame.index = newest->frame_index;

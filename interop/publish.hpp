@@ -156,8 +156,9 @@ class Subscriber {
   Subscriber(const Subscriber&) = delete;
   Subscriber& operator=(const Subscriber&) = delete;
 
-  // The newest announced frame, claimed for reading until release() (or the next next()), waiting up to
-  // `timeout`; nullopt on timeout or when the publisher is gone (status()).
+  // The newest announced frame, claimed for reading until release() (or until a later next() returns a
+  // newer one), waiting up to `timeout`; nullopt on timeout or when the publisher is gone (status()), and the
+  // frame claimed before stays claimed, so a viewer may go on reading it.
   std::optional<Frame> next(std::chrono::milliseconds timeout);
   void release(int slot);
 

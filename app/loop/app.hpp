@@ -67,6 +67,10 @@
 
 namespace lab::loop {
 
+// The most a frame waits for a source with nothing new (FrameSource::wait_for_frame): a 60 Hz frame's time,
+// so a window's input and a page's commands are still taken that often while a publisher is idle.
+constexpr std::chrono::milliseconds kMostWaitForFrame{16};
+
 template <class Backend>
 class App {
   static_assert(check_backend<Backend>(), "app/loop/contract.hpp: what the loop asks of a Backend");
@@ -1202,6 +1206,8 @@ int App<Backend>::run() {
       if (std::string refused = apply_commands(*this, m_desk->begin_frame()); !refused.empty())
         m_notice = std::move(refused);
     if (!m_desk) m_pacer.wait();  // the panel's cap; the desk's begin_frame waits for its own
+    m_scene->wait_for_frame(
+        kMostWaitForFrame);  // a published source with nothing new: a frame's time at most
     if (!render_frame(index)) {
       m_window->wait(0.1);  // minimised: nothing to draw until it comes back
       continue;

@@ -23,6 +23,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace lab {
@@ -114,6 +115,14 @@ class PublishedSource final : public FrameSource {
       m_blit.blank_cpu(target);
   }
 
+  // The loop is about to draw again and the publisher has sent nothing since the frame shown: wait for its
+  // next frame, up to `most`, rather than draw the same picture again (a loop faster than its publisher).
+  void wait_for_frame(std::chrono::milliseconds most) override {
+    if (m_gone || !m_frame || m_arrived) return;
+    wait_for_copy();
+    m_arrived = m_subscriber->next(most);
+  }
+
   void release_scratch() override {
     if (m_copied) {
       cudaEventSynchronize(m_copied);
@@ -137,7 +146,8 @@ class PublishedSource final : public FrameSource {
   interop::FrameFormat m_format;
   interop::SlotMemory m_memory = interop::SlotMemory::Host;
   int m_pid = 0;
-  std::optional<interop::Subscriber::Frame> m_frame;  // claimed until a newer one has been copied
+  std::optional<interop::Subscriber::Frame> m_frame;    // claimed until a newer one is claimed
+  std::optional<interop::Subscriber::Frame> m_arrived;  // claimed by wait_for_frame, shown next
   bool m_gone = false;
   std::string m_gone_reason;
   Clock::time_point m_next_attempt;
@@ -215,10 +225,12 @@ class PublishedSource final : public FrameSource {
         return;  // not back yet
       }
     }
-    std::optional<interop::Subscriber::Frame> next = m_subscriber->next(std::chrono::milliseconds(0));
+    std::optional<interop::Subscriber::Frame> next = std::exchange(m_arrived, std::nullopt);
+    if (!next) {
+      wait_for_copy();  // a newer frame claimed gives m_frame's slot back: no copy may still read it
+      next = m_subscriber->next(std::chrono::milliseconds(0));
+    }
     if (next) {
-      wait_for_copy();
-      if (m_frame && m_frame->slot != next->slot) m_subscriber->release(m_frame->slot);
       m_frame = next;
       m_kept.clear();
       return;

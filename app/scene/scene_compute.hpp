@@ -14,6 +14,7 @@
 #include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -184,6 +185,10 @@ class FrameSource {
   virtual void compute_cpu(const FrameInfo& frame, const std::vector<HostResourceView>& views) = 0;
   // Frees what compute_* allocated on the side (scratch memory), e.g. before the device changes.
   virtual void release_scratch() {}
+  // Before a frame: waits up to `most` while the source has nothing new to show (a published source whose
+  // publisher is slower than the loop), so the loop does not draw one picture again and again. A scene, whose
+  // every frame is new, returns at once.
+  virtual void wait_for_frame(std::chrono::milliseconds /*most*/) {}
 
   // The post-process filter where the scene has one (nullopt in the others), and a change of it from the
   // next frame on; set_filter returns false, changing nothing, in a source without one. The same for the

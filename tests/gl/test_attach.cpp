@@ -207,6 +207,52 @@ TEST_F(Attach, ANewerFrameReplacesTheOneShown) {
   EXPECT_NE(app.source().status().find("frame 2 of pid"), std::string::npos) << app.source().status();
 }
 
+// Before each frame the loop asks the source to wait for news (FrameSource::wait_for_frame): a frame
+// published during the wait is the one drawn next, and with nothing published the wait ends and the frame
+// shown is drawn again, from its slot, which stays claimed.
+TEST_F(Attach, AFramePublishedWhileTheSourceWaitsIsTheOneDrawnNext) {
+  auto pub = publisher("attach-wait", 40, 30, 4);
+  const std::vector<uint8_t> first = picture(40, 30, 4, 3), second = picture(40, 30, 4, 90);
+  publish(*pub, first, 1);
+  std::unique_ptr<lab::FrameSource> source =
+      lab::create_published_source("attach-wait", lab::publication_directory());
+  const lab::Extent extent{40, 30};
+  std::vector<uint8_t> drawn(40 * 30 * 4);
+  const auto draw = [&](long long index) {
+    source->compute_cpu({index, 0.0f, extent}, {{drawn.data(), drawn.size(), 40 * 4}});
+    lab::Image image;  // the target's rows are GL's, the bottom of the picture first
+    image.width = 40;
+    image.height = 30;
+    for (int y = 29; y >= 0; --y)
+      image.rgba.insert(image.rgba.end(), drawn.begin() + y * 40 * 4, drawn.begin() + (y + 1) * 40 * 4);
+    return image;
+  };
+  source->wait_for_frame(std::chrono::seconds(2));  // nothing shown yet: no wait
+  lab::Image frame = draw(0);
+  for (int attempt = 0; attempt < 100 && pixels_off(frame, as_frame(first, 40, 30, 4)) != 0; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the announcement crosses a socket
+    frame = draw(attempt + 1);
+  }
+  ASSERT_EQ(pixels_off(frame, as_frame(first, 40, 30, 4)), 0u);
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point started = Clock::now();
+  source->wait_for_frame(std::chrono::milliseconds(20));  // nothing new: it waits its 20 ms, then gives up
+  EXPECT_GE(Clock::now() - started, std::chrono::milliseconds(15));
+  EXPECT_EQ(pixels_off(draw(200), as_frame(first, 40, 30, 4)), 0u) << "the frame shown is drawn again";
+  std::thread later([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    publish(*pub, second, 2);
+  });
+  started = Clock::now();
+  source->wait_for_frame(std::chrono::seconds(5));
+  const Clock::duration waited = Clock::now() - started;
+  later.join();
+  EXPECT_GE(waited, std::chrono::milliseconds(25)) << "it returned before the frame was published";
+  EXPECT_LT(waited, std::chrono::seconds(5)) << "it did not wake when the frame came";
+  EXPECT_EQ(pixels_off(draw(201), as_frame(second, 40, 30, 4)), 0u) << source->status();
+  EXPECT_NE(source->status().find("frame 2 of pid"), std::string::npos) << source->status();
+}
+
 TEST_F(Attach, WhenThePublisherGoesTheLastFrameStaysAndANewOneIsAttachedAgain) {
   auto pub = publisher("attach-gone", 32, 24, 4);
   const std::vector<uint8_t> before = picture(32, 24, 4, 5), after = picture(32, 24, 4, 200);

@@ -382,6 +382,34 @@ TEST_F(Publish, ASlotBeingReadIsNeverTakenBack) {
   EXPECT_TRUE(wait_until([&] { return bool(publisher.acquire()); }));
 }
 
+// A viewer faster than its publisher asks for a newer frame and finds none: the frame it shows stays
+// claimed (it goes on drawing from that slot), and goes back once a newer one is claimed.
+TEST_F(Publish, AFrameStaysClaimedWhileNothingNewerCame) {
+  interop::Publisher publisher(desc_of("still", 2));
+  interop::Subscriber subscriber("still");
+  ASSERT_TRUE(wait_until([&] { return publisher.stats().viewers == 1; }));
+  publish_frame(publisher, 1);
+  const auto first = subscriber.next(2s);
+  ASSERT_TRUE(first);
+  EXPECT_FALSE(subscriber.next(50ms)) << "nothing newer was published";
+  // Frame 2 takes the other slot; frame 3 finds both taken (1 is still claimed, 2 not yet read) and takes
+  // back 2, never 1.
+  publish_frame(publisher, 2);
+  publish_frame(publisher, 3);
+  EXPECT_EQ(compare(subscriber.format(), first->data, 1), "") << "the claimed slot was written";
+  const auto newer = subscriber.next(2s);
+  ASSERT_TRUE(newer);
+  EXPECT_EQ(newer->index, 3u);
+  EXPECT_NE(newer->slot, first->slot);
+  // Claiming 3 gave 1 back: the next frame may take its slot.
+  publish_frame(publisher, 4);
+  const auto fourth = subscriber.next(2s);
+  ASSERT_TRUE(fourth);
+  EXPECT_EQ(fourth->index, 4u);
+  EXPECT_EQ(fourth->slot, first->slot);
+  EXPECT_EQ(compare(subscriber.format(), fourth->data, 4), "");
+}
+
 TEST_F(Publish, ADiscardedSlotIsNeverAnnouncedAndIsFreeAgain) {
   interop::Publisher publisher(desc_of("discarded", 1));
   interop::Subscriber subscriber("discarded");
