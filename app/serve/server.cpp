@@ -1111,11 +1111,11 @@ void Server::offer_frame(std::shared_ptr<const Image> image, AppState state,
 }
 
 bool Server::frame_wanted() const {
-  if (m_impl->viewer_count == 0) return true;
-  if (m_impl->taken_offer >= m_impl->frames_offered) return true;
   const std::chrono::steady_clock::duration since_offer =
       std::chrono::steady_clock::now().time_since_epoch() -
       std::chrono::steady_clock::duration(m_impl->offered_at.load());
+  if (m_impl->viewer_count == 0) return since_offer >= m_impl->options.unwatched_frame_every;
+  if (m_impl->taken_offer >= m_impl->frames_offered) return true;
   return since_offer >= m_impl->options.frame_wanted_after;
 }
 

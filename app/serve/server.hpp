@@ -61,6 +61,10 @@ struct ServerOptions {
   // How old the newest frame offered may get before frame_wanted() asks for another while no viewer has
   // taken it (a viewer waiting on its link then gets a recent frame when it may send).
   std::chrono::milliseconds frame_wanted_after{50};
+  // While no viewer watches, how old the newest frame offered may get before frame_wanted() asks for another:
+  // the first page to open (and GET /screenshot.png) gets a frame at most this old, and an unwatched app
+  // reads back a few frames a second, not every frame (GPU work that slows whatever shares the GPU).
+  std::chrono::milliseconds unwatched_frame_every{250};
   // How long an HTTP request may take to arrive in full, and a kept-alive connection may wait for the next;
   // the connection is closed after it.
   std::chrono::milliseconds request_timeout{5000};
@@ -143,10 +147,10 @@ class Server {
   void offer_frame(Image frame, AppState state, std::vector<uint64_t> stripe_hashes = {}) {
     offer_frame(std::make_shared<const Image>(std::move(frame)), std::move(state), std::move(stripe_hashes));
   }
-  // Whether a frame offered now would be taken: no viewer is watching (the newest frame is kept for the
-  // next one and the screenshot), or a viewer has planned a message from the newest frame offered (so the
-  // next one is wanted: it comes by the time that message is out), or the newest is older than
-  // ServerOptions::frame_wanted_after. Any thread.
+  // Whether a frame offered now would be taken: no viewer is watching and the newest is older than
+  // ServerOptions::unwatched_frame_every (it is kept for the next viewer and the screenshot), or a viewer has
+  // planned a message from the newest frame offered (so the next one is wanted: it comes by the time that
+  // message is out), or the newest is older than ServerOptions::frame_wanted_after. Any thread.
   bool frame_wanted() const;
   // Records the app's read-back of the frame it offers (its timing shows in the state messages).
   void add_read_back_ms(double ms);

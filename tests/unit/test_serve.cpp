@@ -932,6 +932,26 @@ TEST(ServeServerTest, AFrameIsWantedOnceAViewerTookTheNewestOrItGotOld) {
   EXPECT_TRUE(eventually([&] { return hurried.frame_wanted(); }));
 }
 
+// With nobody watching, a frame is wanted only once the newest offered got older than unwatched_frame_every:
+// an app with no page open reads back a few frames a second, and the first page still gets a recent one.
+TEST(ServeServerTest, AnUnwatchedServerWantsAFrameOnlyOnceTheNewestGotOld) {
+  lab::serve::ServerOptions options = loopback_options();
+  options.unwatched_frame_every = std::chrono::hours(1);
+  lab::serve::Server server(options);
+  EXPECT_TRUE(server.frame_wanted());  // nothing offered yet
+  server.offer_frame(noise_image(64, 64, 1), state_of_frame(0));
+  EXPECT_FALSE(server.frame_wanted());  // the newest is recent
+  options.unwatched_frame_every = std::chrono::milliseconds(20);
+  lab::serve::Server quick(options);
+  quick.offer_frame(noise_image(64, 64, 1), state_of_frame(0));
+  EXPECT_TRUE(eventually([&] { return quick.frame_wanted(); }));  // 20 ms on
+  // A viewer that took the newest wants the next at once.
+  Viewer watching(server);
+  ASSERT_TRUE(eventually([&] { return server.counts().viewers == 1; }));
+  server.offer_frame(noise_image(64, 64, 2), state_of_frame(1));
+  EXPECT_TRUE(eventually([&] { return server.frame_wanted(); }));
+}
+
 // DNS rebinding: a page of evil.example whose name now resolves to 127.0.0.1 sends Host: evil.example.
 TEST(ServeHostTest, TheHostMustNameTheDesk) {
   using lab::serve::host_allowed;
