@@ -697,6 +697,11 @@ struct Renderer::State {
   };
   std::array<FrameReadSlot, kFrameReadSlots> frame_read_slots;
   std::deque<FrameReadSlot*> frame_reads;
+  // submit_frame_read_into's: the frame turned upside down on the GPU, so that one region copies it out
+  // (a region per row cost the copy engine more than the copy); `flipped_by` is the last pass using it.
+  ImageObject flipped;
+  Extent flipped_extent;
+  uint64_t flipped_by = 0;
   std::deque<uint64_t> frames_ahead;  // limit_frames_ahead's: the last pass of each call, oldest first
 
   std::vector<Resource> resources;
@@ -1615,29 +1620,53 @@ Extent Renderer::State::frame_read_extent(const DrawPlan& plan) const {
 uint64_t Renderer::State::submit_frame_read_into(const DrawPlan& plan,
                                                  const HostFrameImports::Target& target) {
   const Extent extent = frame_read_extent(plan);
-  // Image row r (GL's order: the bottom of the picture first) lands in the frame's row height - 1 - r.
-  const VkDeviceSize row = static_cast<VkDeviceSize>(extent.width) * 4;
-  std::vector<VkBufferImageCopy> rows(static_cast<size_t>(extent.height));
-  for (int r = 0; r < extent.height; ++r) {
-    VkBufferImageCopy& region = rows[static_cast<size_t>(r)];
-    region.bufferOffset = target.offset + row * static_cast<VkDeviceSize>(extent.height - 1 - r);
-    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.imageOffset = {0, r, 0};
-    region.imageExtent = {static_cast<uint32_t>(extent.width), 1, 1};
+  if (!flipped.image || flipped_extent.width != extent.width || flipped_extent.height != extent.height) {
+    wait_for(flipped_by);     // no pass still copies out of the old one
+    flipped = ImageObject();  // copied to and from only: no view
+    const VkImage handle =
+        create_vk_image(context, extent, kColorFormat,
+                        VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, false);
+    flipped.image = UniqueImage(context.device(), handle);
+    flipped.allocation =
+        allocate_dedicated(context, VK_NULL_HANDLE, handle, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, false);
+    flipped_extent = extent;
   }
-  const auto copy_rows = [&](VkImage image, VkImageLayout layout) {
+  // Image row r (GL's order: the bottom of the picture first) lands in the frame's row height - 1 - r: a
+  // blit turns the picture over into `flipped`, which one region copies out.
+  const auto copy_flipped = [&](VkImage image, VkImageLayout layout) {
     return [&, image, layout](VkCommandBuffer commands, VkBuffer buffer) {
-      vkCmdCopyImageToBuffer(commands, image, layout, buffer, static_cast<uint32_t>(rows.size()),
-                             rows.data());
+      const Use discard{VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED};  // after the last copy
+      const Use blit_write{VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL};
+      Barriers to_write, to_read;
+      to_write.image(flipped.image.get(), discard, blit_write, VK_QUEUE_FAMILY_IGNORED,
+                     VK_QUEUE_FAMILY_IGNORED);
+      to_write.record(commands);
+      VkImageBlit blit{};
+      blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+      blit.srcOffsets[0] = {0, extent.height, 0};
+      blit.srcOffsets[1] = {extent.width, 0, 1};
+      blit.dstSubresource = blit.srcSubresource;
+      blit.dstOffsets[1] = {extent.width, extent.height, 1};
+      vkCmdBlitImage(commands, image, layout, flipped.image.get(), blit_write.layout, 1, &blit,
+                     VK_FILTER_NEAREST);
+      to_read.image(flipped.image.get(), blit_write, kCopyRead, VK_QUEUE_FAMILY_IGNORED,
+                    VK_QUEUE_FAMILY_IGNORED);
+      to_read.record(commands);
+      VkBufferImageCopy region = whole_image_copy(extent);
+      region.bufferOffset = target.offset;
+      vkCmdCopyImageToBuffer(commands, flipped.image.get(), kCopyRead.layout, buffer, 1, &region);
     };
   };
   if (plan.draw == SceneDraw::ShowImage) {
     const Resource& resource = resources[static_cast<size_t>(plan.image_resource)];
-    return submit_copy_to_host(target.buffer, {{plan.image_resource, kCopyRead}},
-                               copy_rows(resource.image, kCopyRead.layout));
+    flipped_by = submit_copy_to_host(target.buffer, {{plan.image_resource, kCopyRead}},
+                                     copy_flipped(resource.image, kCopyRead.layout));
+  } else {
+    flipped_by = submit_copy_to_host(
+        target.buffer, {}, copy_flipped(frame_color.image.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL));
   }
-  return submit_copy_to_host(target.buffer, {},
-                             copy_rows(frame_color.image.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL));
+  return flipped_by;
 }
 
 namespace {
