@@ -72,7 +72,12 @@ class PublishedSource final : public FrameSource {
       : m_name(std::move(name)), m_directory(std::move(directory)) {
     attach();
   }
-  ~PublishedSource() override { release_scratch(); }
+  ~PublishedSource() override {  // nothing thrown here: errors of a dying context are not looked at
+    if (m_draw_pending) cudaEventSynchronize(m_drawn);
+    if (m_drawn) cudaEventDestroy(m_drawn);
+    free_device_copy();
+    if (m_copy_stream) cudaStreamDestroy(m_copy_stream);
+  }
 
   SourceKind kind() const override { return SourceKind::Published; }
   std::string name() const override { return "published '" + m_name + "'"; }
@@ -95,19 +100,19 @@ class PublishedSource final : public FrameSource {
 
   void compute_cuda(const FrameInfo& frame, const std::vector<CudaResourceView>& views,
                     cudaStream_t stream) override {
-    take_newest();
+    take_newest(true);
     const kernels::ImageTarget target = cuda_target(views[0], frame.extent);
     if (const std::optional<PictureDesc> shown = picture())
       m_blit.blit_cuda(*shown, target, stream);
     else
       m_blit.blank_cuda(target, stream);
-    if (!m_copied) INTEROP_CUDA_CHECK(cudaEventCreateWithFlags(&m_copied, cudaEventDisableTiming));
-    INTEROP_CUDA_CHECK(cudaEventRecord(m_copied, stream));
-    m_copy_pending = true;
+    if (!m_drawn) INTEROP_CUDA_CHECK(cudaEventCreateWithFlags(&m_drawn, cudaEventDisableTiming));
+    INTEROP_CUDA_CHECK(cudaEventRecord(m_drawn, stream));
+    m_draw_pending = true;
   }
 
   void compute_cpu(const FrameInfo& frame, const std::vector<HostResourceView>& views) override {
-    take_newest();
+    take_newest(false);
     const kernels::ImageTarget target = linear_image(views[0].pointer, views[0].pitch, frame.extent);
     if (const std::optional<PictureDesc> shown = picture())
       m_blit.blit_cpu(*shown, target);
@@ -119,17 +124,21 @@ class PublishedSource final : public FrameSource {
   // next frame, up to `most`, rather than draw the same picture again (a loop faster than its publisher).
   void wait_for_frame(std::chrono::milliseconds most) override {
     if (m_gone || !m_frame || m_arrived) return;
-    wait_for_copy();
     m_arrived = m_subscriber->next(most);
   }
 
+  // The kept picture goes to host memory (it outlives the device), and what was made on the device goes.
   void release_scratch() override {
-    if (m_copied) {
-      cudaEventSynchronize(m_copied);
-      cudaEventDestroy(m_copied);
-      m_copied = nullptr;
+    wait_for_draw();
+    if (m_drawn) cudaEventDestroy(m_drawn);
+    m_drawn = nullptr;
+    if (m_kept_on_device) {
+      m_kept.resize(kept_bytes());
+      INTEROP_CUDA_CHECK(cudaMemcpy(m_kept.data(), m_kept_on_device, m_kept.size(), cudaMemcpyDeviceToHost));
+      free_device_copy();
     }
-    m_copy_pending = false;
+    if (m_copy_stream) cudaStreamDestroy(m_copy_stream);
+    m_copy_stream = nullptr;
     m_imports.clear();
     m_blit.release();
   }
@@ -146,16 +155,19 @@ class PublishedSource final : public FrameSource {
   interop::FrameFormat m_format;
   interop::SlotMemory m_memory = interop::SlotMemory::Host;
   int m_pid = 0;
-  std::optional<interop::Subscriber::Frame> m_frame;    // claimed until a newer one is claimed
-  std::optional<interop::Subscriber::Frame> m_arrived;  // claimed by wait_for_frame, shown next
+  std::optional<interop::Subscriber::Frame> m_frame;    // the newest frame taken (its slot given back)
+  std::optional<interop::Subscriber::Frame> m_arrived;  // claimed by wait_for_frame, taken next
   bool m_gone = false;
   std::string m_gone_reason;
   Clock::time_point m_next_attempt;
-  std::vector<uint8_t> m_kept;  // the last picture, kept when the publisher went
-  size_t m_kept_pitch = 0;
+  // The picture shown, the source's own copy of m_frame (its slot went back once copied): in device memory
+  // when a CUDA mode took it, else in host memory; the format's pitch, as the slot's.
+  void* m_kept_on_device = nullptr;
+  std::vector<uint8_t> m_kept;
   std::vector<std::optional<Import>> m_imports;  // device slots, imported on first use
-  cudaEvent_t m_copied = nullptr;                // after the last copy out of m_frame's slot
-  bool m_copy_pending = false;
+  cudaStream_t m_copy_stream = nullptr;          // the copy out of a device slot, waited for at once
+  cudaEvent_t m_drawn = nullptr;                 // after the last blit out of the kept picture
+  bool m_draw_pending = false;
   PictureBlit m_blit;  // the picture into the frame: converted to RGBA8 first where it is not uint8
 
   void attach() {
@@ -179,33 +191,65 @@ class PublishedSource final : public FrameSource {
     m_gone_reason.clear();
   }
 
-  // The picture to show, where it is now: the kept one (the publisher went) or the claimed host slot in
-  // host memory, the claimed device slot in device memory (read where it is by the CUDA modes); nullopt
-  // before any frame came.
-  std::optional<PictureDesc> picture() {
+  // The picture to show, the source's own copy: in device memory (read there by the CUDA modes) or in host
+  // memory; nullopt before any frame came.
+  std::optional<PictureDesc> picture() const {
     const kernels::ElementType type = *element_type(m_format.dtype);
-    const auto at = [&](const void* pixels, bool in_device, size_t pitch) {
+    const auto at = [&](const void* pixels, bool in_device) {
       return PictureDesc::packed(pixels, in_device, static_cast<int>(m_format.width),
                                  static_cast<int>(m_format.height), static_cast<int>(m_format.channels), type,
                                  static_cast<long long>(interop::dtype_size(m_format.dtype)),
-                                 static_cast<long long>(pitch));
+                                 static_cast<long long>(m_format.pitch_or_packed()));
     };
-    if (!m_kept.empty()) return at(m_kept.data(), false, m_kept_pitch);
-    if (m_frame && m_memory == interop::SlotMemory::Host)
-      return at(m_frame->data, false, m_format.pitch_or_packed());
-    if (m_frame) return at(imported(m_frame->slot), true, m_format.pitch_or_packed());
+    if (m_kept_on_device) return at(m_kept_on_device, true);
+    if (!m_kept.empty()) return at(m_kept.data(), false);
     return std::nullopt;
   }
 
-  // The copy out of the claimed slot has finished (the next frame's copy was queued after it).
-  void wait_for_copy() {
-    if (m_copy_pending) INTEROP_CUDA_CHECK(cudaEventSynchronize(m_copied));
-    m_copy_pending = false;
+  size_t kept_bytes() const { return m_format.pitch_or_packed() * m_format.height; }
+
+  // The last blit out of the kept picture has finished: it may be written again.
+  void wait_for_draw() {
+    if (m_draw_pending) INTEROP_CUDA_CHECK(cudaEventSynchronize(m_drawn));
+    m_draw_pending = false;
   }
 
-  // The newest frame announced since the last call, claimed; the one before given back. When the
-  // publisher has gone, its last picture is kept and a new publisher of the name is looked for.
-  void take_newest() {
+  void free_device_copy() {
+    if (m_kept_on_device) cudaFree(m_kept_on_device);
+    m_kept_on_device = nullptr;
+  }
+
+  // The frame just claimed, copied into the source's own picture (device memory for a CUDA mode, `on_device`,
+  // else host memory), then its slot given back at once: a viewer holds a slot only while it copies, so
+  // several viewers never hold every slot of the ring and the publisher's frames are not dropped for them.
+  void keep(const interop::Subscriber::Frame& frame, bool on_device) {
+    wait_for_draw();
+    const size_t bytes = kept_bytes();
+    if (m_memory == interop::SlotMemory::Host && !on_device) {
+      free_device_copy();
+      m_kept.resize(bytes);
+      std::memcpy(m_kept.data(), frame.data, bytes);
+    } else {
+      const void* from = m_memory == interop::SlotMemory::Host ? frame.data : imported(frame.slot);
+      if (!m_copy_stream)
+        INTEROP_CUDA_CHECK(cudaStreamCreateWithFlags(&m_copy_stream, cudaStreamNonBlocking));
+      if (on_device) {
+        if (!m_kept_on_device) INTEROP_CUDA_CHECK(cudaMalloc(&m_kept_on_device, bytes));
+        m_kept.clear();
+        INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_kept_on_device, from, bytes, cudaMemcpyDefault, m_copy_stream));
+      } else {
+        free_device_copy();
+        m_kept.resize(bytes);
+        INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_kept.data(), from, bytes, cudaMemcpyDefault, m_copy_stream));
+      }
+      INTEROP_CUDA_CHECK(cudaStreamSynchronize(m_copy_stream));
+    }
+    m_subscriber->release(frame.slot);
+  }
+
+  // The newest frame announced since the last call, taken into the kept picture. When the publisher has
+  // gone, the kept picture stays and a new publisher of the name is looked for.
+  void take_newest(bool on_device) {
     if (m_gone) {
       if (Clock::now() < m_next_attempt) return;
       m_next_attempt = Clock::now() + kReattachEvery;
@@ -216,8 +260,11 @@ class PublishedSource final : public FrameSource {
         // The kept picture is the old format's: black until the first frame of a new one.
         if (before.width != m_format.width || before.height != m_format.height ||
             before.channels != m_format.channels || before.dtype != m_format.dtype ||
-            before.pitch_or_packed() != m_format.pitch_or_packed())
+            before.pitch_or_packed() != m_format.pitch_or_packed()) {
+          wait_for_draw();
+          free_device_copy();
           m_kept.clear();
+        }
         std::fprintf(
             stderr, "interop-lab: attached to '%s' again (pid %d)%s\n", m_name.c_str(), m_pid,
             before.width == m_format.width && before.height == m_format.height ? "" : ": a new size");
@@ -226,40 +273,23 @@ class PublishedSource final : public FrameSource {
       }
     }
     std::optional<interop::Subscriber::Frame> next = std::exchange(m_arrived, std::nullopt);
-    if (!next) {
-      wait_for_copy();  // a newer frame claimed gives m_frame's slot back: no copy may still read it
-      next = m_subscriber->next(std::chrono::milliseconds(0));
-    }
+    if (!next) next = m_subscriber->next(std::chrono::milliseconds(0));
     if (next) {
+      keep(*next, on_device);
       m_frame = next;
-      m_kept.clear();
       return;
     }
     if (m_subscriber->status() == interop::Subscriber::Status::PublisherGone) {
       m_gone = true;
       m_gone_reason = m_subscriber->gone_reason();
       m_next_attempt = Clock::now() + kReattachEvery;
-      keep_last_picture();
+      m_frame.reset();
+      m_imports.clear();  // the slots go with the old publisher; the kept picture stays
       std::fprintf(stderr,
                    "interop-lab: publisher gone: %s; the last frame stays, and '%s' is attached again "
                    "when it returns\n",
                    m_gone_reason.c_str(), m_name.c_str());
     }
-  }
-
-  // The claimed frame copied out of its slot, which goes with the old publisher.
-  void keep_last_picture() {
-    if (!m_frame) return;
-    wait_for_copy();
-    m_kept_pitch = m_format.pitch_or_packed();
-    m_kept.resize(m_kept_pitch * m_format.height);
-    if (m_memory == interop::SlotMemory::Host)
-      std::memcpy(m_kept.data(), m_frame->data, m_kept.size());
-    else
-      INTEROP_CUDA_CHECK(
-          cudaMemcpy(m_kept.data(), imported(m_frame->slot), m_kept.size(), cudaMemcpyDeviceToHost));
-    m_frame.reset();
-    m_imports.clear();
   }
 
   // Device slot `slot` as a device pointer, imported on first use.
