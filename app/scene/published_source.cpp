@@ -120,10 +120,11 @@ class PublishedSource final : public FrameSource {
       m_blit.blank_cpu(target);
   }
 
-  // The loop is about to draw again and the publisher has sent nothing since the frame shown: wait for its
-  // next frame, up to `most`, rather than draw the same picture again (a loop faster than its publisher).
+  // The loop is about to draw again and the publisher has sent nothing since the frame shown (or nothing
+  // yet): wait for its next frame, up to `most`, rather than draw the same picture again (a loop faster than
+  // its publisher). A publisher that went is looked for again by take_newest, on its own clock.
   void wait_for_frame(std::chrono::milliseconds most) override {
-    if (m_gone || !m_frame || m_arrived) return;
+    if (m_gone || m_arrived) return;
     m_arrived = m_subscriber->next(most);
   }
 

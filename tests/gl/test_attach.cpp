@@ -230,7 +230,7 @@ TEST_F(Attach, AFramePublishedWhileTheSourceWaitsIsTheOneDrawnNext) {
       image.rgba.insert(image.rgba.end(), drawn.begin() + y * 40 * 4, drawn.begin() + (y + 1) * 40 * 4);
     return image;
   };
-  source->wait_for_frame(std::chrono::seconds(2));  // nothing shown yet: no wait
+  source->wait_for_frame(std::chrono::seconds(2));  // nothing shown yet: the frame announced at attach
   lab::Image frame = draw(0);
   for (int attempt = 0; attempt < 100 && pixels_off(frame, as_frame(first, 40, 30, 4)) != 0; ++attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the announcement crosses a socket
