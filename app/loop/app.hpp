@@ -1206,8 +1206,8 @@ int App<Backend>::run() {
       if (std::string refused = apply_commands(*this, m_desk->begin_frame()); !refused.empty())
         m_notice = std::move(refused);
     if (!m_desk) m_pacer.wait();  // the panel's cap; the desk's begin_frame waits for its own
-    m_scene->wait_for_frame(
-        kMostWaitForFrame);  // a published source with nothing new: a frame's time at most
+    // A published source with nothing new waits for its next frame, a frame's time at most.
+    m_scene->wait_for_frame(kMostWaitForFrame);
     if (!render_frame(index)) {
       m_window->wait(0.1);  // minimised: nothing to draw until it comes back
       continue;

@@ -220,14 +220,21 @@ Buffer import_buffer(const Context& context, VkDeviceSize bytes, VkBufferUsageFl
   return buffer;
 }
 
-ImageObject create_image(const Context& context, Extent extent, VkFormat format, VkImageUsageFlags usage,
-                         VkImageAspectFlags aspect, bool exportable) {
+// An image in device memory of its own, with no view (one that is only copied to and from).
+ImageObject create_image_without_view(const Context& context, Extent extent, VkFormat format,
+                                      VkImageUsageFlags usage, bool exportable) {
   const VkImage handle = create_vk_image(context, extent, format, usage, exportable);
   ImageObject image;
   image.image = UniqueImage(context.device(), handle);
   image.allocation =
       allocate_dedicated(context, VK_NULL_HANDLE, handle, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, exportable);
-  image.view = create_image_view(context.device(), handle, format, aspect, "vkCreateImageView");
+  return image;
+}
+
+ImageObject create_image(const Context& context, Extent extent, VkFormat format, VkImageUsageFlags usage,
+                         VkImageAspectFlags aspect, bool exportable) {
+  ImageObject image = create_image_without_view(context, extent, format, usage, exportable);
+  image.view = create_image_view(context.device(), image.image.get(), format, aspect, "vkCreateImageView");
   return image;
 }
 
@@ -1621,14 +1628,11 @@ uint64_t Renderer::State::submit_frame_read_into(const DrawPlan& plan,
                                                  const HostFrameImports::Target& target) {
   const Extent extent = frame_read_extent(plan);
   if (!flipped.image || flipped_extent.width != extent.width || flipped_extent.height != extent.height) {
-    wait_for(flipped_by);     // no pass still copies out of the old one
-    flipped = ImageObject();  // copied to and from only: no view
-    const VkImage handle =
-        create_vk_image(context, extent, kColorFormat,
-                        VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, false);
-    flipped.image = UniqueImage(context.device(), handle);
-    flipped.allocation =
-        allocate_dedicated(context, VK_NULL_HANDLE, handle, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, false);
+    wait_for(flipped_by);  // no pass still copies out of the old one
+    flipped = ImageObject();
+    flipped =
+        create_image_without_view(context, extent, kColorFormat,
+                                  VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, false);
     flipped_extent = extent;
   }
   // Image row r (GL's order: the bottom of the picture first) lands in the frame's row height - 1 - r: a
