@@ -2,7 +2,7 @@
 // begin_read_frame / end_read_frame, the desk's) against the synchronous read_frame, in cpu mode (lavapipe in
 // CI): for every scene two reads go under way at once, a third is refused, and each frame collected (oldest
 // first, after later frames were rendered) has exactly read_frame's pixels of the frame it says it is, read
-// straight into the frame where the device imports host memory.
+// straight into the frame where the device imports host memory, at the frame's size and after a resize.
 // Without a Vulkan driver the tests skip with the reason.
 #include "tests/support/app_fixture.hpp"
 #include "tests/support/vulkan_device.hpp"
@@ -59,6 +59,17 @@ TEST_P(VulkanFrameRead, ACollectedFrameIsReadFramesFrameAndNotTheNext) {
   EXPECT_NE(frame_3.rgba, frame_4.rgba);  // so each equality above is its own frame's, not the last one's
   EXPECT_EQ(renderer.reads_under_way(), 0);
   EXPECT_FALSE(renderer.end_read_frame().has_value()) << "a frame collected twice";
+
+  // A larger size: the image the read turns the picture over in is made again at it.
+  app.resize({401, 253});
+  app.render_frame(6);
+  const lab::Image frame_6 = app.read_frame();
+  renderer.begin_read_frame(app.plan(), 6);
+  const std::optional<lab::FrameRead> resized = renderer.end_read_frame();
+  ASSERT_TRUE(resized.has_value());
+  ASSERT_EQ(resized->image->width, 401);
+  ASSERT_EQ(resized->image->height, 253);
+  EXPECT_EQ(resized->image->rgba, frame_6.rgba) << "the frame read after a resize differs from read_frame's";
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, VulkanFrameRead,
