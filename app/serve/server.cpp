@@ -605,6 +605,10 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
     if (m_paced)
       m_link.sent(m_sending->message.size(), static_cast<unsigned int>(m_sending->source->state.frame),
                   SteadyClock::now());
+    // The next message is encoded while this one is written: a frame that came while this one was encoded
+    // (the usual case when the loop is faster than the encoder) would otherwise wait for the write's end,
+    // so that encode and write took turns.
+    plan(SteadyClock::now());
     m_ws.binary(true);
     m_ws.async_write(
         net::buffer(m_sending->message), [self = shared_from_this()](beast::error_code error, size_t) {

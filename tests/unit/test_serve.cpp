@@ -10,6 +10,7 @@
 #include "app/serve/jpeg.hpp"
 #include "app/serve/protocol.hpp"
 #include "app/serve/server.hpp"
+#include "kernels/stripe_hash.hpp"
 
 #if !defined(_WIN32)
 #include <fcntl.h>
@@ -930,6 +931,39 @@ TEST(ServeServerTest, AFrameIsWantedOnceAViewerTookTheNewestOrItGotOld) {
   }
   hurried.offer_frame(image, state_of_frame(2));
   EXPECT_TRUE(eventually([&] { return hurried.frame_wanted(); }));
+}
+
+// A frame offered while the one before is still being encoded is encoded as soon as that one's write begins,
+// not after the write: encode and write overlap (a viewer that reads slowly, or a 4K frame, would otherwise
+// cost an encode plus a write per frame). The viewer reads nothing, so the write of frame 0 stalls: frame 1
+// is taken (another frame wanted) only if its encode began during that write. Three rounds: without the
+// overlap a round passes only when frame 1 reached the viewer just after frame 0's state went out.
+TEST(ServeServerTest, TheNextFrameIsEncodedWhileTheOneBeforeIsWritten) {
+  const Image image = noise_image(3200, 3200, 1);
+  // The stripes' hashes come with each frame, as a GPU's do, so the encoder publishes frame 1 at once, while
+  // frame 0's message is still on its way to the socket (hashing on the CPU would delay it past that).
+  std::vector<uint64_t> hashes(static_cast<size_t>(kernels::stripe_count(image.height)));
+  kernels::stripe_hashes_cpu(image.rgba.data(), image.width, image.height,
+                             static_cast<size_t>(image.width) * 4, hashes.data());
+  const auto frame = std::make_shared<const Image>(image);
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    lab::serve::ServerOptions options = loopback_options();
+    options.jpeg_quality = 95;
+    options.frame_wanted_after = std::chrono::hours(1);
+    lab::serve::Server server(options);
+    Viewer stalled(server, 16 * 1024);
+    ASSERT_TRUE(eventually([&] { return server.counts().viewers == 1; }));
+    server.offer_frame(frame, state_of_frame(0), hashes);
+    ASSERT_TRUE(eventually([&] { return server.frame_wanted(); }));  // frame 0 taken: its encode begins
+    server.offer_frame(frame, state_of_frame(1), hashes);            // comes while frame 0 is encoded
+    ASSERT_TRUE(eventually([&] { return server.frame_wanted(); }));  // frame 1 taken during 0's write
+    EXPECT_EQ(server.counts().frames_sent, 0u);                      // frame 0's write has not ended
+    // Both come, in order, once the viewer reads.
+    std::vector<unsigned> received;
+    while (received.empty() || received.back() != 1) received.push_back(stalled.read_frame().second.index);
+    EXPECT_EQ(received, (std::vector<unsigned>{0, 1}));
+  }
 }
 
 // With nobody watching, a frame is wanted only once the newest offered got older than unwatched_frame_every:
