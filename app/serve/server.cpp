@@ -34,6 +34,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -1051,10 +1052,22 @@ void Server::Impl::encode_loop() {
         if (viewer_count == 0) image.reset();
       }
     }
+    // A frame that came without the GPU's stripe hashes (Vulkan's, GL's pixel-pack read) is hashed on a
+    // thread of its own while the viewers' messages are encoded: the encoder thread then spends the longer
+    // of the two on a frame, not their sum.
+    std::future<std::shared_ptr<const SourceFrame>> hashed;
+    if (image && !taken.empty() && hashes.size() != static_cast<size_t>(kernels::stripe_count(image->height)))
+      hashed = std::async(std::launch::async, [&] {
+        return std::shared_ptr<const SourceFrame>(
+            take_source(std::move(image), std::move(state), offer, std::move(hashes)));
+      });
     for (const EncodeJob& job : taken) encode(job);
-    if (!image) continue;
-    std::shared_ptr<const SourceFrame> source =
-        take_source(std::move(image), std::move(state), offer, std::move(hashes));
+    std::shared_ptr<const SourceFrame> source;
+    if (hashed.valid())
+      source = hashed.get();
+    else if (image)
+      source = take_source(std::move(image), std::move(state), offer, std::move(hashes));
+    if (!source) continue;
     net::post(io, [this, source = std::move(source)]() mutable { publish(std::move(source)); });
   }
 }
