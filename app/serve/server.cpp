@@ -143,6 +143,12 @@ std::string host_list(const std::vector<std::string>& hosts) {
   return text;
 }
 
+// Whether a frame came with the GPU's stripe hashes, one per stripe of its height; else take_source hashes
+// it on the CPU.
+bool has_stripe_hashes(const Image& image, const std::vector<uint64_t>& hashes) {
+  return hashes.size() == static_cast<size_t>(kernels::stripe_count(image.height));
+}
+
 }  // namespace
 
 std::vector<std::string> allowed_hosts(const ServeAddress& address) {
@@ -950,7 +956,7 @@ std::shared_ptr<SourceFrame> Server::Impl::take_source(std::shared_ptr<const Ima
   const auto start = std::chrono::steady_clock::now();
   // The GPU's hashes where they came and fit the frame; else the CPU's, the stripes shared among threads.
   const int stripes = kernels::stripe_count(image->height);
-  if (hashes.size() != static_cast<size_t>(stripes)) {
+  if (!has_stripe_hashes(*image, hashes)) {
     hashes.assign(static_cast<size_t>(stripes), 0);
     const int workers = std::clamp(encoder.threads(), 1, std::max(1, stripes));
     std::vector<std::thread> helpers;
@@ -1055,11 +1061,10 @@ void Server::Impl::encode_loop() {
     // A frame that came without the GPU's stripe hashes (Vulkan's, GL's pixel-pack read) is hashed on a
     // thread of its own while the viewers' messages are encoded: the encoder thread then spends the longer
     // of the two on a frame, not their sum.
-    std::future<std::shared_ptr<const SourceFrame>> hashed;
-    if (image && !taken.empty() && hashes.size() != static_cast<size_t>(kernels::stripe_count(image->height)))
+    std::future<std::shared_ptr<SourceFrame>> hashed;
+    if (image && !taken.empty() && !has_stripe_hashes(*image, hashes))
       hashed = std::async(std::launch::async, [&] {
-        return std::shared_ptr<const SourceFrame>(
-            take_source(std::move(image), std::move(state), offer, std::move(hashes)));
+        return take_source(std::move(image), std::move(state), offer, std::move(hashes));
       });
     for (const EncodeJob& job : taken) encode(job);
     std::shared_ptr<const SourceFrame> source;
