@@ -1,4 +1,4 @@
-// kernels/blit.cu — CUDA launcher of the published picture's copy into the frame: one thread per texel.
+// kernels/blit.cu — CUDA launcher of a picture's copy into the frame: one thread per texel.
 #include "kernels/blit.hpp"
 
 namespace kernels {

@@ -1,4 +1,4 @@
-// kernels/blit_cpu.cpp — the CPU reference of the published picture's copy into the frame.
+// kernels/blit_cpu.cpp — the CPU reference of a picture's copy into the frame.
 #include "kernels/blit.hpp"
 
 #include <cassert>

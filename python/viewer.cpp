@@ -12,7 +12,7 @@
 // Every call makes the viewer's context current and gives the caller's back (python/gl_context.hpp);
 // functions return 0, or -1 with the reason in ilab_last_error(), as bridge.cpp's do.
 //
-// Looking at the caller's data: the picture lies in the frame as python/viewer_view.hpp says (a fit, or a
+// Looking at the caller's data: the picture lies in the frame as app/scene/view.hpp says (a fit, or a
 // zoomed and panned free view); a window's input (wheel, drag, keys), collected by its ImGui, moves that
 // view, pauses and steps; the panel's readout reads one element of the caller's array under the cursor
 // (python/viewer_readout.hpp), and draws the colorbar and the caller's controls (python/viewer_controls.hpp).
@@ -26,6 +26,7 @@
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/platform.hpp"
 #include "app/image/image_io.hpp"
+#include "app/scene/view.hpp"
 #include "app/serve/desk.hpp"
 #include "app/timing/timing.hpp"
 #include "interop/device.hpp"
@@ -40,7 +41,6 @@
 #include "python/viewer_controls.hpp"
 #include "python/viewer_points.hpp"
 #include "python/viewer_readout.hpp"
-#include "python/viewer_view.hpp"
 
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
@@ -89,7 +89,7 @@ lab::ModeId path_mode(Path path) {
 constexpr const char* kViewer = "this interop_lab.Viewer";
 
 // A full-screen triangle; both fragment shaders pick the image pixel a framebuffer pixel shows the same way
-// (python/viewer_view.hpp's pixel_at: a fit's integer rule, or a free view's floored transform, nearest
+// (app/scene/view.hpp's pixel_at: a fit's integer rule, or a free view's floored transform, nearest
 // either way; row 0 of the image at the top), so the two paths draw the same frame. Outside the picture:
 // black, the letterbox.
 constexpr const char* kVertexShader = R"(#version 450
@@ -295,7 +295,7 @@ struct Viewer {
 
   // Looking closely: the fit or free view, the array the readout reads (the frame shown), the frames of a
   // stack, the readout's line and the colorbar's table and range (one-channel pictures).
-  ilab::view::View view;
+  lab::view::View view;
   ilab::readout::Source source;
 
   // Points (Viewer.points): shown instead of the picture from their first update until the next picture.
@@ -308,8 +308,8 @@ struct Viewer {
   cudaStream_t points_stream = nullptr;
   int frame_index = 0;  // the frame of a stack shown, or asked for by the panel (Python shows it at poll)
   int frame_count = 1;
-  bool dragging = false;                    // a drag that began on the picture (not on the panel)
-  std::optional<ilab::view::Pixel> cursor;  // the image pixel under the cursor
+  bool dragging = false;                   // a drag that began on the picture (not on the panel)
+  std::optional<lab::view::Pixel> cursor;  // the image pixel under the cursor
   std::string readout;
   long long updates = 0;  // pictures shown and sources set: the readout reads a pixel once per picture
   std::array<long long, 3> readout_of{-1, -1, -1};  // the pixel and picture `readout` says (x, y, updates)
@@ -319,7 +319,7 @@ struct Viewer {
   // The served page's cursor (frame pixels; nullopt: off the frame), the image pixel under it and its
   // readout, read as the window's is (once per pixel and picture).
   std::optional<std::array<double, 2>> page_hover;
-  std::optional<ilab::view::Pixel> page_cursor;
+  std::optional<lab::view::Pixel> page_cursor;
   std::string page_readout;
   std::array<long long, 3> page_readout_of{-1, -1, -1};
 
@@ -453,15 +453,15 @@ void draw_picture(Viewer& viewer, lab::Extent extent) {
   glUseProgram(program);
   glUniform2i(0, viewer.content.width, viewer.content.height);
   glUniform2i(1, extent.width, extent.height);
-  const ilab::view::Size image{viewer.content.width, viewer.content.height};
-  const ilab::view::Size frame{extent.width, extent.height};
-  const bool integer_rule = ilab::view::uses_integer_rule(viewer.view);
+  const lab::view::Size image{viewer.content.width, viewer.content.height};
+  const lab::view::Size frame{extent.width, extent.height};
+  const bool integer_rule = lab::view::uses_integer_rule(viewer.view);
   if (integer_rule) {
-    const ilab::view::Rect rect = ilab::view::fit_rect(viewer.view.fit, image, frame);
+    const lab::view::Rect rect = lab::view::fit_rect(viewer.view.fit, image, frame);
     glUniform4i(2, static_cast<GLint>(rect.x), static_cast<GLint>(extent.height - (rect.y + rect.height)),
                 static_cast<GLint>(rect.width), static_cast<GLint>(rect.height));
   } else {
-    const ilab::view::Transform t = ilab::view::transform_of(viewer.view, image, frame);
+    const lab::view::Transform t = lab::view::transform_of(viewer.view, image, frame);
     glUniform4f(3, static_cast<float>(t.origin_x), static_cast<float>(t.origin_y),
                 static_cast<float>(t.scale_x), static_cast<float>(t.scale_y));
   }
@@ -542,7 +542,7 @@ void serve_frame(Viewer& viewer, lab::Extent extent, Clock::time_point started,
   viewer.desk->end_frame(std::move(frame), std::move(state), read_back_ms);
 }
 
-ilab::view::Size image_size_of(const Viewer& viewer) {
+lab::view::Size image_size_of(const Viewer& viewer) {
   return {viewer.content.width, viewer.content.height};
 }
 
@@ -556,7 +556,7 @@ constexpr double kWheelZoom = 1.25;  // the view's zoom for one notch of the whe
 
 // The view's four moves, the one seam for the window's input, its panel, Python's calls and the served page's
 // commands: points and offsets in framebuffer pixels (row 0 at the top). Nothing shown: nothing moves.
-ilab::view::Size frame_size_of(const Viewer& viewer) {
+lab::view::Size frame_size_of(const Viewer& viewer) {
   const lab::Extent extent = viewer.platform->framebuffer_extent();
   return {extent.width, extent.height};
 }
@@ -575,7 +575,7 @@ void view_drag(Viewer& viewer, double dx, double dy) {
     return;
   }
   if (viewer.content.empty() || (dx == 0.0 && dy == 0.0)) return;
-  viewer.view = ilab::view::pan_by(viewer.view, image_size_of(viewer), frame_size_of(viewer), dx, dy);
+  viewer.view = lab::view::pan_by(viewer.view, image_size_of(viewer), frame_size_of(viewer), dx, dy);
 }
 
 // Zooms by `factor` about (x, y): the image point there stays there (the wheel); the points' camera moves
@@ -586,24 +586,24 @@ void view_zoom(Viewer& viewer, double x, double y, double factor) {
     return;
   }
   if (viewer.content.empty() || factor == 1.0) return;
-  viewer.view = ilab::view::zoom_at(viewer.view, image_size_of(viewer), frame_size_of(viewer), x, y, factor);
+  viewer.view = lab::view::zoom_at(viewer.view, image_size_of(viewer), frame_size_of(viewer), x, y, factor);
 }
 
 // Back to the fit (F, the panel's and the page's fit button); the points' camera back to its first view of
 // their bounds.
 void view_fit(Viewer& viewer) {
   if (viewer.showing_points) {
-    const ilab::view::Size frame = frame_size_of(viewer);
+    const lab::view::Size frame = frame_size_of(viewer);
     viewer.camera = ilab::camera::framing(points_bounds(viewer, nullptr), frame.width, frame.height);
     return;
   }
-  viewer.view = ilab::view::fitted(viewer.view);
+  viewer.view = lab::view::fitted(viewer.view);
 }
 
 // One image pixel per framebuffer pixel, keeping the image point at (x, y) there (1, the 1:1 buttons).
 void view_actual(Viewer& viewer, double x, double y) {
   if (viewer.content.empty() || viewer.showing_points) return;
-  viewer.view = ilab::view::actual_size_at(viewer.view, image_size_of(viewer), frame_size_of(viewer), x, y);
+  viewer.view = lab::view::actual_size_at(viewer.view, image_size_of(viewer), frame_size_of(viewer), x, y);
 }
 
 // The frame's input, as ImGui collected it (the panel takes what is over it): the wheel zooms at the cursor,
@@ -611,7 +611,7 @@ void view_actual(Viewer& viewer, double x, double y) {
 // pick a stack's frame; then the image pixel under the cursor.
 void apply_input(Viewer& viewer, lab::Extent extent) {
   const ImGuiIO& io = ImGui::GetIO();
-  const ilab::view::Size image = image_size_of(viewer), frame{extent.width, extent.height};
+  const lab::view::Size image = image_size_of(viewer), frame{extent.width, extent.height};
   const float scale_x = io.DisplayFramebufferScale.x > 0.0f ? io.DisplayFramebufferScale.x : 1.0f;
   const float scale_y = io.DisplayFramebufferScale.y > 0.0f ? io.DisplayFramebufferScale.y : 1.0f;
   const bool has_mouse = ImGui::IsMousePosValid();
@@ -638,8 +638,8 @@ void apply_input(Viewer& viewer, lab::Extent extent) {
   }
   viewer.cursor = std::nullopt;
   if (has_mouse && !io.WantCaptureMouse && !viewer.showing_points)
-    viewer.cursor = ilab::view::pixel_at(viewer.view, image, frame, static_cast<int>(std::floor(x)),
-                                         static_cast<int>(std::floor(y)));
+    viewer.cursor = lab::view::pixel_at(viewer.view, image, frame, static_cast<int>(std::floor(x)),
+                                        static_cast<int>(std::floor(y)));
 }
 
 // The values of pixel (x, y) of the array shown, as doubles (exact for every dtype shown): one copy of the
@@ -678,14 +678,14 @@ std::array<double, 4> values_at(const Viewer& viewer, int x, int y) {
 // the frame goes on.
 // The readout's `line` for image pixel `cursor` ("" off the picture), where `of` says which pixel and picture
 // the line is of: the window's cursor and the served page's each keep their own.
-void read_out(const Viewer& viewer, const std::optional<ilab::view::Pixel>& cursor, std::string& line,
+void read_out(const Viewer& viewer, const std::optional<lab::view::Pixel>& cursor, std::string& line,
               std::array<long long, 3>& of) {
   if (!cursor) {
     line.clear();
     of = {-1, -1, -1};
     return;
   }
-  const ilab::view::Pixel at = *cursor;
+  const lab::view::Pixel at = *cursor;
   const std::array<long long, 3> key{at.x, at.y, viewer.updates};
   if (key == of) return;  // the same pixel of the same picture: read once, not every frame
   of = key;
@@ -724,13 +724,13 @@ void update_readout(Viewer& viewer) {
 }
 
 lab::serve::ViewerTools page_tools(Viewer& viewer, lab::Extent extent) {
-  const ilab::view::Size image = image_size_of(viewer), frame{extent.width, extent.height};
+  const lab::view::Size image = image_size_of(viewer), frame{extent.width, extent.height};
   viewer.page_cursor = std::nullopt;
   if (viewer.page_hover && !viewer.content.empty() && !viewer.showing_points) {
     const double x = (*viewer.page_hover)[0], y = (*viewer.page_hover)[1];
     if (x >= 0 && y >= 0 && x < extent.width && y < extent.height)
-      viewer.page_cursor = ilab::view::pixel_at(viewer.view, image, frame, static_cast<int>(std::floor(x)),
-                                                static_cast<int>(std::floor(y)));
+      viewer.page_cursor = lab::view::pixel_at(viewer.view, image, frame, static_cast<int>(std::floor(x)),
+                                               static_cast<int>(std::floor(y)));
   }
   if (viewer.showing_points) {
     viewer.page_cursor = std::nullopt;
@@ -740,8 +740,8 @@ lab::serve::ViewerTools page_tools(Viewer& viewer, lab::Extent extent) {
     read_out(viewer, viewer.page_cursor, viewer.page_readout, viewer.page_readout_of);
   }
   lab::serve::ViewerTools tools;
-  const ilab::view::Transform t = ilab::view::transform_of(viewer.view, image, frame);
-  tools.fit = ilab::view::fit_name(viewer.view.fit);
+  const lab::view::Transform t = lab::view::transform_of(viewer.view, image, frame);
+  tools.fit = lab::view::fit_name(viewer.view.fit);
   tools.free = viewer.view.free;
   tools.origin_x = t.origin_x;
   tools.origin_y = t.origin_y;
@@ -967,13 +967,13 @@ void draw_panel(Viewer& viewer, lab::Extent extent) {
   ImGui::Checkbox("paused (Space)", &viewer.paused);
   ImGui::SameLine();
   if (ImGui::Button("step (.)")) step(viewer);
-  const ilab::view::Size image = image_size_of(viewer), frame{extent.width, extent.height};
+  const lab::view::Size image = image_size_of(viewer), frame{extent.width, extent.height};
   if (ImGui::Button("fit (F)")) view_fit(viewer);
   ImGui::SameLine();
   if (ImGui::Button("1:1 (1)")) view_actual(viewer, extent.width / 2.0, extent.height / 2.0);
   ImGui::SameLine();
-  ImGui::Text("%s, zoom %.3gx", viewer.view.free ? "free" : ilab::view::fit_name(viewer.view.fit),
-              ilab::view::transform_of(viewer.view, image, frame).scale_x);
+  ImGui::Text("%s, zoom %.3gx", viewer.view.free ? "free" : lab::view::fit_name(viewer.view.fit),
+              lab::view::transform_of(viewer.view, image, frame).scale_x);
   if (viewer.frame_count > 1) ImGui::SliderInt("frame", &viewer.frame_index, 0, viewer.frame_count - 1);
   ImGui::TextUnformatted(viewer.readout.empty() ? kOffPicture : viewer.readout.c_str());
   if (viewer.has_colorbar) draw_colorbar(viewer);
@@ -1533,7 +1533,7 @@ int ilab_viewer_set_fit(void* handle, const char* fit) {
     const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
     require_open(viewer);
     const std::string name = fit ? fit : "";
-    const std::optional<ilab::view::Fit> chosen = ilab::view::fit_named(name);
+    const std::optional<lab::view::Fit> chosen = lab::view::fit_named(name);
     require(chosen.has_value(), "fit '" + name + "': use contain, stretch, cover or actual");
     viewer.view = {*chosen, false, {}};
     present(viewer);
@@ -1544,9 +1544,9 @@ int ilab_viewer_get_view(void* handle, ilab_viewer_view* out) {
   return guarded([&] {
     const Viewer& viewer = on_owner_thread(handle);
     const lab::Extent extent = viewer.platform->framebuffer_extent();
-    const ilab::view::Transform t =
-        ilab::view::transform_of(viewer.view, image_size_of(viewer), {extent.width, extent.height});
-    std::snprintf(out->fit, sizeof out->fit, "%s", ilab::view::fit_name(viewer.view.fit));
+    const lab::view::Transform t =
+        lab::view::transform_of(viewer.view, image_size_of(viewer), {extent.width, extent.height});
+    std::snprintf(out->fit, sizeof out->fit, "%s", lab::view::fit_name(viewer.view.fit));
     out->free = viewer.view.free ? 1 : 0;
     out->origin_x = t.origin_x;
     out->origin_y = t.origin_y;
@@ -1960,7 +1960,7 @@ int ilab_viewer_points_end(void* handle, int show, double size) {
       require(false, "size " + std::to_string(size) + ": a point's edge from 1 to 64 frame pixels");
     }
     if (!viewer.camera_framed) {
-      const ilab::view::Size frame = frame_size_of(viewer);
+      const lab::view::Size frame = frame_size_of(viewer);
       viewer.camera = ilab::camera::framing(cloud.bounds(viewer.points_stream), frame.width, frame.height);
       viewer.camera_framed = true;
     }
@@ -1987,7 +1987,7 @@ int ilab_viewer_points_camera(void* handle, ilab_points_camera* camera, int set,
     ilab::camera::Orbit& orbit = viewer.camera;
     if (reset) {
       require(viewer.points != nullptr, "no points were shown: there are no bounds to frame");
-      const ilab::view::Size frame = frame_size_of(viewer);
+      const lab::view::Size frame = frame_size_of(viewer);
       orbit = ilab::camera::framing(points_bounds(viewer, nullptr), frame.width, frame.height);
       viewer.camera_framed = true;
     }

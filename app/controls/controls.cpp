@@ -25,6 +25,11 @@ std::vector<std::string> names() {
 constexpr const char* kViewerOnly =
     "a Python viewer's (interop_lab.Viewer): its window's panel and its served page have it; the app's frame "
     "has no array to look into";
+// Why the app's panel has no zoom, pan, 1:1 or fit.
+constexpr const char* kPictureMoves =
+    "a picture's view: a Python viewer's window and page move it with the pointer; the app's panel takes no "
+    "pointer over its frame, and the app takes these as commands where it shows a picture (--attach, an "
+    "array source)";
 
 // In Kind's order (all_controls checks it).
 constexpr std::array<Control, kCommandKindCount> kControls = {{
@@ -77,14 +82,14 @@ constexpr std::array<Control, kCommandKindCount> kControls = {{
      "the page saves the frame it shows in the browser with its own screenshot button; a PNG on the app's "
      "machine is the panel's (P)",
      Widget::Action, Group::None},
-    {Kind::Zoom, "zoom", "zoom", "zoom about the cursor (the wheel over the frame)", kViewerOnly, nullptr,
+    {Kind::Zoom, "zoom", "zoom", "zoom about the cursor (the wheel over the frame)", kPictureMoves, nullptr,
      Widget::Own, Group::None},
-    {Kind::Pan, "pan", "pan", "move the picture (drag the frame)", kViewerOnly, nullptr, Widget::Own,
+    {Kind::Pan, "pan", "pan", "move the picture (drag the frame)", kPictureMoves, nullptr, Widget::Own,
      Group::None},
     {Kind::ActualSize, "actual_size", "1:1", "one pixel of the picture to one pixel of the frame (1)",
-     kViewerOnly, nullptr, Widget::Own, Group::None},
-    {Kind::Fit, "fit", "fit", "the picture fitted to the frame again (F)", kViewerOnly, nullptr, Widget::Own,
-     Group::None},
+     kPictureMoves, nullptr, Widget::Own, Group::None},
+    {Kind::Fit, "fit", "fit", "the picture fitted to the frame again (F)", kPictureMoves, nullptr,
+     Widget::Own, Group::None},
     {Kind::Hover, "hover", "value under the cursor", "the array's value at the pixel under the cursor",
      kViewerOnly, nullptr, Widget::Own, Group::None},
     {Kind::Index, "index", "frame", "which frame of a stack (N, H, W[, C]) is shown", kViewerOnly, nullptr,

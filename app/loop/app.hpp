@@ -56,6 +56,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -183,6 +184,10 @@ class App {
     m_pending_published_name.clear();
     m_pending_scene.reset();  // the later request wins
   }
+  // The zoom, pan, 1:1 and fit commands (the frame's pixels, row 0 at the top) on where the source's picture
+  // lies in the frame (FrameSource::picture_view, app/scene/view.hpp), from the next frame on. Returns "" or
+  // why not: a scene, which has no picture to move, or no picture yet, or a zoom by no factor.
+  std::string move_view(const Command& command);
   // While a published source makes the frames: its publication's name, and the names published now (listed
   // at most once a second); "" and none while a scene does.
   std::string published_name() const;
@@ -606,6 +611,36 @@ std::string App<Backend>::request_source(const std::string& name) {
   m_pending_published_name = name;
   m_pending_scene.reset();  // the later request wins
   return "";
+}
+
+template <class Backend>
+std::string App<Backend>::move_view(const Command& command) {
+  const std::string what = std::string(control_of(command.kind).key) + " refused: ";
+  view::View* view = m_scene->picture_view();
+  if (view == nullptr)
+    return what + "the " + m_scene->name() +
+           " scene fills the frame; a picture (--attach, a caller's arrays) has a view to move";
+  const std::optional<Extent> picture = m_scene->natural_extent();
+  if (!picture) return what + "no picture yet";
+  const view::Size image{picture->width, picture->height}, frame{m_extent.width, m_extent.height};
+  switch (command.kind) {
+    case Command::Kind::Zoom:
+      if (!std::isfinite(command.factor) || command.factor <= 0.0)
+        return what + "a zoom by " + number_text(command.factor) + "; a factor above 0 zooms";
+      *view = view::zoom_at(*view, image, frame, command.x, command.y, command.factor);
+      return "";
+    case Command::Kind::Pan:
+      *view = view::pan_by(*view, image, frame, command.x, command.y);
+      return "";
+    case Command::Kind::ActualSize:
+      *view = view::actual_size_at(*view, image, frame, command.x, command.y);
+      return "";
+    case Command::Kind::Fit:
+      *view = view::fitted(*view);
+      return "";
+    default:
+      return what + "no move of the view";
+  }
 }
 
 template <class Backend>

@@ -2,9 +2,9 @@
 // the desk's page sends or Python asks for reaches the frame loop through apply_command, which calls the
 // loop's own verbs (request_scene, request_mode, resize, set_fps_cap, request_map_access /
 // request_register_access, request_device, request_compute_device, request_split_copy, request_semaphores,
-// request_graph, set_timing, set_vsync, set_paused, step, request_screenshot, request_source, the scene's
-// set_filter and set_blur_radius). A template over the loop, so that the unit tests drive it with stand-in
-// loops.
+// request_graph, set_timing, set_vsync, set_paused, step, request_screenshot, request_source, move_view, the
+// scene's set_filter and set_blur_radius). A template over the loop, so that the unit tests drive it with
+// stand-in loops.
 #pragma once
 
 #include "app/controls/controls.hpp"
@@ -40,6 +40,13 @@ template <class Loop, class = void>
 struct HasSourceSwitch : std::false_type {};
 template <class Loop>
 struct HasSourceSwitch<Loop, std::void_t<decltype(std::declval<Loop&>().request_source(std::string()))>>
+    : std::true_type {};
+// Whether a loop moves a picture source's view (move_view: app/loop/app.hpp's).
+template <class Loop, class = void>
+struct HasViewMoves : std::false_type {};
+template <class Loop>
+struct HasViewMoves<Loop,
+                    std::void_t<decltype(std::declval<Loop&>().move_view(std::declval<const Command&>()))>>
     : std::true_type {};
 
 }  // namespace detail
@@ -139,6 +146,8 @@ std::string apply_command(Loop& loop, const Command& command) {
     case Command::Kind::Pan:
     case Command::Kind::ActualSize:
     case Command::Kind::Fit:
+      if constexpr (detail::HasViewMoves<Loop>::value) return loop.move_view(command);
+      [[fallthrough]];
     case Command::Kind::Hover:
     case Command::Kind::Index:
     case Command::Kind::Control:

@@ -45,6 +45,7 @@ class ArraySource final : public FrameSource {
                     cudaStream_t stream) override;
   void compute_cpu(const FrameInfo& frame, const std::vector<HostResourceView>& views) override;
   void release_scratch() override { m_blit.release(); }
+  view::View* picture_view() override { return &m_blit.view(); }
 
  private:
   std::string m_name;

@@ -174,13 +174,19 @@ const void* PictureBlit::device_copy(const void* pixels, size_t bytes, cudaStrea
   return m_device_copy;
 }
 
+kernels::BlitParams PictureBlit::placed(kernels::BlitParams params,
+                                        const kernels::ImageTarget& target) const {
+  params.view = view::sampling_of(m_view, {params.width, params.height}, {target.width, target.height});
+  return params;
+}
+
 void PictureBlit::blit_cuda(const PictureDesc& picture, const kernels::ImageTarget& target,
                             cudaStream_t stream) {
   const void* pixels =
       picture.on_device ? picture.pixels : device_copy(picture.pixels, picture.span_bytes(), stream);
   const kernels::BlitParams params =
       converts(picture) ? converted_on_device(picture, pixels, stream) : packed_params(picture, pixels);
-  kernels::blit_cuda(target, params, stream);
+  kernels::blit_cuda(target, placed(params, target), stream);
   INTEROP_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -193,8 +199,9 @@ void PictureBlit::blit_cpu(const PictureDesc& picture, const kernels::ImageTarge
         cudaMemcpy(m_host_copy.data(), picture.pixels, m_host_copy.size(), cudaMemcpyDeviceToHost));
     pixels = m_host_copy.data();
   }
-  kernels::blit_cpu(target,
-                    converts(picture) ? converted_on_host(picture, pixels) : packed_params(picture, pixels));
+  kernels::blit_cpu(
+      target, placed(converts(picture) ? converted_on_host(picture, pixels) : packed_params(picture, pixels),
+                     target));
 }
 
 void PictureBlit::blank_cuda(const kernels::ImageTarget& target, cudaStream_t stream) {

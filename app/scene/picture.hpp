@@ -2,9 +2,10 @@
 // else's pixels share (the `published` source, another process's frames; the `array` source, a caller's
 // arrays). The picture may be in host or device memory, of any element type and byte strides that
 // kernels/convert.hpp reads; PictureBlit makes it the frame's Output texture through CUDA (the CUDA modes) or
-// through the CPU reference (cpu mode):
-//   uint8, packed pixels   blitted as they are (kernels/blit.hpp: flipped to the frames' row order, nearest
-//                          sampled when the frame's size differs): gray, RGB opaque, RGBA
+// through the CPU reference (cpu mode), where its view puts it (app/scene/view.hpp: stretched over the frame
+// unless a fit or a zoom or pan is asked for; nearest sampled, black around it):
+//   uint8, packed pixels   blitted as they are (kernels/blit.hpp: flipped to the frames' row order): gray,
+//                          RGB opaque, RGBA
 //   anything else          made RGBA8 first by the Python viewer's rule (kernels/convert.hpp,
 //   docs/python.md's
 //                          dtype table: one channel through the gray colormap, NaN magenta, +inf white,
@@ -14,6 +15,7 @@
 // picture blitted, kept for the pictures after it of the same element type and channels.
 #pragma once
 
+#include "app/scene/view.hpp"
 #include "interop/memory.hpp"
 #include "kernels/blit.hpp"
 #include "kernels/convert.hpp"
@@ -64,6 +66,11 @@ class PictureBlit {
   void blank_cuda(const kernels::ImageTarget& target, cudaStream_t stream);
   void blank_cpu(const kernels::ImageTarget& target);
 
+  // Where the picture lies in the frame: the fit (stretch unless set), or the free view a zoom or pan made
+  // (app/scene/view.hpp's moves, with the picture's and the frame's sizes).
+  view::View& view() { return m_view; }
+  const view::View& view() const { return m_view; }
+
   // ", range 0..1" style text for the panel and the page: "range 0..1, ", "range 3..1020 (auto: the first
   // frame's), ", "range auto (from the first frame), " before it came; "" for uint8 (its bytes are shown as
   // they are).
@@ -80,7 +87,10 @@ class PictureBlit {
   kernels::BlitParams converted_on_device(const PictureDesc& picture, const void* pixels,
                                           cudaStream_t stream);
   const void* device_copy(const void* pixels, size_t bytes, cudaStream_t stream);
+  // `params` with the view's sampling for `target`.
+  kernels::BlitParams placed(kernels::BlitParams params, const kernels::ImageTarget& target) const;
 
+  view::View m_view{view::Fit::Stretch};
   std::optional<kernels::ElementType> m_type;  // the kind expected (expect), none before
   int m_channels = 0;
   std::optional<kernels::ValueRange> m_range;  // floats: 0..1; the others: the first picture's, kept

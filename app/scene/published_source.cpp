@@ -144,6 +144,8 @@ class PublishedSource final : public FrameSource {
     m_blit.release();
   }
 
+  view::View* picture_view() override { return &m_blit.view(); }
+
  private:
   struct Import {
     interop::ExternalMemory memory;

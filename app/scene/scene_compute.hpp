@@ -7,6 +7,7 @@
 #pragma once
 
 #include "app/core/vocabulary.hpp"
+#include "app/scene/view.hpp"
 #include "kernels/image.hpp"
 #include "kernels/postprocess.hpp"
 
@@ -197,6 +198,11 @@ class FrameSource {
   virtual bool set_filter(kernels::Filter) { return false; }
   virtual std::optional<int> blur_radius() const { return std::nullopt; }
   virtual bool set_blur_radius(int) { return false; }
+
+  // Where the picture lies in the frame, in a source that shows a picture of its own size
+  // (natural_extent: the published and array sources); the zoom, pan, 1:1 and fit commands move it
+  // (app/scene/view.hpp). nullptr in a scene, whose frame is drawn at the frame's size.
+  virtual view::View* picture_view() { return nullptr; }
 };
 
 // A scene: the app's own kernels and their CPU reference.

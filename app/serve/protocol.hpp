@@ -160,7 +160,7 @@ struct ViewerControlState {
 // zoomed or panned, its scale), the readout of the pixel under the page's cursor, the colorbar's range, the
 // stack's frame and the caller's controls.
 struct ViewerTools {
-  std::string fit = "contain";  // python/viewer_view.hpp's fit_name
+  std::string fit = "contain";  // app/scene/view.hpp's fit_name
   bool free = false;            // zoomed or panned away from the fit
   double origin_x = 0.0, origin_y = 0.0, scale_x = 1.0,
          scale_y = 1.0;                           // image point = (frame - origin) / scale

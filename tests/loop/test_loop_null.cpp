@@ -315,6 +315,89 @@ TEST(NullLoop, AnArraySourceRefusesAPictureItCannotShowAndKeepsTheOneBefore) {
 // With a CUDA device, the staging mode blits the same pictures through CUDA (a host picture copied to the
 // device first, a device picture read where it is, an "auto" range found by the bounds kernel), and cpu mode
 // copies a device picture to the host first: every frame equals the cpu mode's of the host picture.
+// ---- The picture's view: zoom, pan, 1:1 and fit, as the window's pointer and the page ask -------------
+
+lab::Command view_command(lab::Command::Kind kind, double x, double y, double factor = 1.0) {
+  lab::Command made = command(kind);
+  made.x = x;
+  made.y = y;
+  made.factor = factor;
+  return made;
+}
+
+// A 24x8 gray picture, value = 10 * row + column, in the 48x32 frame.
+std::vector<uint8_t> ramp_picture() {
+  std::vector<uint8_t> values(24 * 8);
+  for (int y = 0; y < 8; ++y)
+    for (int x = 0; x < 24; ++x) values[static_cast<size_t>(y) * 24 + x] = static_cast<uint8_t>(10 * y + x);
+  return values;
+}
+
+// The frame's pixel (x, y) shows picture pixel (px, py) of ramp_picture.
+std::array<uint8_t, 4> ramp(int px, int py) {
+  return gray(10 * py + px);
+}
+
+TEST(NullLoop, APicturesViewFitsZoomsPansAndGoesOneToOneAsTheCommandsAsk) {
+  NullApp app(null_options(SceneId::Pattern));
+  lab::Command zoom = view_command(lab::Command::Kind::Zoom, 0.0, 0.0, 2.0);
+  EXPECT_EQ(lab::loop::apply_command(app, zoom),
+            "zoom refused: the pattern scene fills the frame; a picture (--attach, a caller's arrays) has a "
+            "view to move");
+  lab::ArraySource& source = use_array_source(app);
+  ASSERT_TRUE(app.render_frame(0));
+  EXPECT_EQ(lab::loop::apply_command(app, zoom), "zoom refused: no picture yet");
+  const std::vector<uint8_t> values = ramp_picture();
+  source.show(lab::PictureDesc::packed(values.data(), false, 24, 8, 1, ElementType::U8, 1, 24));
+
+  // Stretched over the frame unless asked otherwise: each picture pixel 2 wide and 4 high.
+  ASSERT_TRUE(app.render_frame(1));
+  for (const auto& [x, y] : {std::pair{0, 0}, {47, 31}, {13, 9}, {30, 20}})
+    EXPECT_EQ(pixel(app.read_frame(), x, y), ramp(x / 2, y / 4)) << x << "," << y;
+
+  // Contained: 48x16 in rows 8..23, black above and below.
+  source.picture_view()->fit = lab::view::Fit::Contain;
+  ASSERT_TRUE(app.render_frame(2));
+  lab::Image frame = app.read_frame();
+  for (const auto& [x, y] : {std::pair{0, 0}, {47, 7}, {20, 24}, {5, 31}})
+    EXPECT_EQ(pixel(frame, x, y), gray(0)) << "letterbox " << x << "," << y;
+  for (const auto& [x, y] : {std::pair{0, 8}, {47, 23}, {13, 9}, {30, 16}})
+    EXPECT_EQ(pixel(frame, x, y), ramp(x / 2, (y - 8) / 2)) << x << "," << y;
+
+  // Zoomed 2x about the frame's corner: 4 frame pixels a picture pixel, the picture's top at row 16.
+  EXPECT_EQ(lab::loop::apply_command(app, zoom), "");
+  ASSERT_TRUE(app.render_frame(3));
+  frame = app.read_frame();
+  EXPECT_EQ(pixel(frame, 5, 15), gray(0)) << "above the picture";
+  EXPECT_EQ(pixel(frame, 5, 17), ramp(1, 0));
+  EXPECT_EQ(pixel(frame, 47, 31), ramp(11, 3));
+  EXPECT_EQ(pixel(frame, 0, 20), ramp(0, 1));
+
+  // Panned 4 pixels left: one picture column further on.
+  EXPECT_EQ(lab::loop::apply_command(app, view_command(lab::Command::Kind::Pan, -4.0, 0.0)), "");
+  ASSERT_TRUE(app.render_frame(4));
+  EXPECT_EQ(pixel(app.read_frame(), 0, 16), ramp(1, 0));
+  EXPECT_EQ(pixel(app.read_frame(), 47, 31), ramp(12, 3));
+
+  // Back to the fit, then 1:1 about the frame's centre: picture pixel (12, 4) stays at (24, 16).
+  EXPECT_EQ(lab::loop::apply_command(app, command(lab::Command::Kind::Fit)), "");
+  EXPECT_EQ(lab::loop::apply_command(app, view_command(lab::Command::Kind::ActualSize, 24.0, 16.0)), "");
+  ASSERT_TRUE(app.render_frame(5));
+  frame = app.read_frame();
+  EXPECT_EQ(pixel(frame, 24, 16), ramp(12, 4));
+  EXPECT_EQ(pixel(frame, 12, 12), ramp(0, 0));
+  EXPECT_EQ(pixel(frame, 35, 19), ramp(23, 7));
+  EXPECT_EQ(pixel(frame, 11, 12), gray(0)) << "left of the picture";
+  EXPECT_EQ(pixel(frame, 36, 19), gray(0)) << "right of it";
+  EXPECT_EQ(pixel(frame, 20, 20), gray(0)) << "below it";
+
+  EXPECT_EQ(lab::loop::apply_command(app, view_command(lab::Command::Kind::Zoom, 1.0, 1.0, 0.0)),
+            "zoom refused: a zoom by 0; a factor above 0 zooms");
+  EXPECT_EQ(lab::loop::apply_command(app, command(lab::Command::Kind::Fit)), "");
+  ASSERT_TRUE(app.render_frame(6));
+  EXPECT_EQ(pixel(app.read_frame(), 30, 16), ramp(15, 4)) << "contained again";
+}
+
 TEST(NullLoop, AnArraySourceShowsHostAndDevicePicturesThroughCudaAsTheCpuModeDoes) {
   NullApp app(null_options(SceneId::Pattern));
   if (app.cuda_device() < 0) {
@@ -360,6 +443,34 @@ TEST(NullLoop, AnArraySourceShowsHostAndDevicePicturesThroughCudaAsTheCpuModeDoe
   app.request_scene(SceneId::Pattern);  // the source goes before the memory it reads
   ASSERT_TRUE(app.render_frame(5));
   EXPECT_EQ(cudaFree(device), cudaSuccess);
+}
+
+TEST(NullLoop, APicturesViewIsDrawnThroughCudaAsTheCpuModeDrawsIt) {
+  NullApp app(null_options(SceneId::Pattern));
+  if (app.cuda_device() < 0) {
+    LABTEST_NEEDS_GPUS(1, "the array source's CUDA blit needs a CUDA device");
+    return;
+  }
+  lab::ArraySource& source = use_array_source(app);
+  const std::vector<uint8_t> values = ramp_picture();
+  source.show(lab::PictureDesc::packed(values.data(), false, 24, 8, 1, ElementType::U8, 1, 24));
+  source.picture_view()->fit = lab::view::Fit::Contain;
+  const std::vector<lab::Command> moves = {view_command(lab::Command::Kind::Zoom, 7.0, 11.0, 2.5),
+                                           view_command(lab::Command::Kind::Pan, -9.0, 3.0),
+                                           view_command(lab::Command::Kind::Zoom, 30.0, 20.0, 0.3),
+                                           view_command(lab::Command::Kind::ActualSize, 24.0, 16.0),
+                                           command(lab::Command::Kind::Fit)};
+  long long index = 0;
+  for (const lab::Command& move : moves) {
+    ASSERT_EQ(lab::loop::apply_command(app, move), "");
+    ASSERT_TRUE(app.request_mode(ModeId::Cpu).available);
+    ASSERT_TRUE(app.render_frame(index++));
+    const lab::Image cpu_frame = app.read_frame();
+    ASSERT_TRUE(app.request_mode(ModeId::Staging).available);
+    ASSERT_TRUE(app.render_frame(index++));
+    ASSERT_EQ(app.mode_id(), ModeId::Staging);
+    EXPECT_EQ(app.read_frame().rgba, cpu_frame.rgba) << control_of(move.kind).key;
+  }
 }
 
 }  // namespace

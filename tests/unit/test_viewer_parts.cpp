@@ -1,11 +1,11 @@
 // tests/unit/test_viewer_parts.cpp — the Python viewer's GL-free parts: its fits and free view
-// (python/viewer_view.hpp), its readout (python/viewer_readout.hpp), its controls' registry
+// (app/scene/view.hpp), its readout (python/viewer_readout.hpp), its controls' registry
 // (python/viewer_controls.hpp) and the points' orbit camera (python/viewer_camera.hpp). No GL, no CUDA
 // device.
+#include "app/scene/view.hpp"
 #include "python/viewer_camera.hpp"
 #include "python/viewer_controls.hpp"
 #include "python/viewer_readout.hpp"
-#include "python/viewer_view.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 
 namespace {
 
-using namespace ilab::view;
+using namespace lab::view;
 
 TEST(ViewerViewTest, ContainLetterboxesAndKeepsTheAspect) {
   const Rect rect = fit_rect(Fit::Contain, {256, 256}, {1280, 720});

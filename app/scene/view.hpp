@@ -1,6 +1,7 @@
-// python/viewer_view.hpp — where the viewer's picture lies in its frame: the fit (contain, letterboxed, by
-// default; stretch; cover; actual, 1:1 centred), and a free view once the user zooms or pans. Pure math, no
-// GL: viewer.cpp's fragment shaders and its readout follow these functions, pixel for pixel.
+// app/scene/view.hpp — where a picture lies in its frame: the fit (contain, letterboxed; stretch; cover;
+// actual, 1:1 centred), and a free view once the user zooms or pans. Pure math, no GL: the picture sources'
+// blit (app/scene/picture.hpp, through kernels/view.hpp's sampling), the Python viewer's fragment shaders
+// (python/viewer.cpp) and its readout follow these functions, pixel for pixel.
 //
 // Coordinates: framebuffer pixels with row 0 at the top; a pixel's centre is at (x + 0.5, y + 0.5).
 // In a fit the picture fills an integer rectangle and a framebuffer pixel picks its image pixel by integer
@@ -8,10 +9,12 @@
 // fits existed); in a free view the image point is (point - origin) / scale, floored: nearest sampling.
 #pragma once
 
+#include "kernels/view.hpp"
+
 #include <optional>
 #include <string>
 
-namespace ilab::view {
+namespace lab::view {
 
 enum class Fit { Contain, Stretch, Cover, Actual };
 
@@ -63,6 +66,9 @@ View fitted(const View& view);
 // The image pixel the framebuffer pixel (x, y) shows, as the shaders pick it; nullopt: the background.
 std::optional<Pixel> pixel_at(const View& view, Size image, Size viewport, int x, int y);
 
+// The view as the blit's kernels read it (kernels/view.hpp).
+kernels::ViewSampling sampling_of(const View& view, Size image, Size viewport);
+
 // Whether a framebuffer pixel picks its image pixel by the integer rule (contain and stretch, never more
 // than the viewport, so its products fit a GL int) rather than by the floating transform (a free view,
 // cover, actual).
@@ -72,4 +78,4 @@ bool uses_integer_rule(const View& view);
 constexpr double kMinScale = 1.0 / 64.0;
 constexpr double kMaxScale = 512.0;
 
-}  // namespace ilab::view
+}  // namespace lab::view

@@ -1,10 +1,10 @@
-// python/viewer_view.cpp — the viewer's fits and free view (python/viewer_view.hpp).
-#include "python/viewer_view.hpp"
+// app/scene/view.cpp — where a picture lies in its frame (app/scene/view.hpp).
+#include "app/scene/view.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace ilab::view {
+namespace lab::view {
 
 std::optional<Fit> fit_named(const std::string& name) {
   if (name == "contain") return Fit::Contain;
@@ -92,31 +92,36 @@ View fitted(const View& view) {
   return fit;
 }
 
-std::optional<Pixel> pixel_at(const View& view, Size image, Size viewport, int x, int y) {
-  if (image.width <= 0 || image.height <= 0 || viewport.width <= 0 || viewport.height <= 0)
-    return std::nullopt;
-  if (x < 0 || y < 0 || x >= viewport.width || y >= viewport.height) return std::nullopt;
-  if (!uses_integer_rule(view)) {
+kernels::ViewSampling sampling_of(const View& view, Size image, Size viewport) {
+  kernels::ViewSampling sampling;
+  sampling.integer_rule = uses_integer_rule(view);
+  if (sampling.integer_rule) {
+    const Rect rect = fit_rect(view.fit, image, viewport);
+    sampling.rect_x = rect.x;
+    sampling.rect_y = rect.y;
+    sampling.rect_width = rect.width;
+    sampling.rect_height = rect.height;
+  } else {
     const Transform t = transform_of(view, image, viewport);
-    const double image_x = std::floor((x + 0.5 - t.origin_x) / t.scale_x);
-    const double image_y = std::floor((y + 0.5 - t.origin_y) / t.scale_y);
-    if (image_x < 0 || image_y < 0 || image_x >= image.width || image_y >= image.height) return std::nullopt;
-    return Pixel{static_cast<int>(image_x), static_cast<int>(image_y)};
+    sampling.origin_x = t.origin_x;
+    sampling.origin_y = t.origin_y;
+    sampling.scale_x = t.scale_x;
+    sampling.scale_y = t.scale_y;
   }
-  // The shaders' integer rule, in GL's bottom-up rows: (pixel - rect corner) * image / rect, then the row
-  // turned top-down.
-  const Rect rect = fit_rect(view.fit, image, viewport);
-  const long long up = viewport.height - 1 - y;
-  const long long rect_bottom = viewport.height - (rect.y + rect.height);
-  if (x < rect.x || x >= rect.x + rect.width || up < rect_bottom || up >= rect_bottom + rect.height)
+  return sampling;
+}
+
+std::optional<Pixel> pixel_at(const View& view, Size image, Size viewport, int x, int y) {
+  if (viewport.width <= 0 || viewport.height <= 0) return std::nullopt;
+  Pixel pixel;
+  if (!kernels::view_pixel(sampling_of(view, image, viewport), image.width, image.height, viewport.width,
+                           viewport.height, x, y, &pixel.x, &pixel.y))
     return std::nullopt;
-  const long long at_x = (x - rect.x) * image.width / rect.width;
-  const long long at_up = (up - rect_bottom) * image.height / rect.height;
-  return Pixel{static_cast<int>(at_x), static_cast<int>(image.height - 1 - at_up)};
+  return pixel;
 }
 
 bool uses_integer_rule(const View& view) {
   return !view.free && (view.fit == Fit::Contain || view.fit == Fit::Stretch);
 }
 
-}  // namespace ilab::view
+}  // namespace lab::view
