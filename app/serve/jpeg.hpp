@@ -54,11 +54,13 @@ Image assemble_frame(const FrameMessage& frame);
 // Rows per strip: multiples of 16 (a 4:2:0 JPEG's block rows, so the strips' edges fall on block edges and
 // show no seam), at least kMinStripRows each, at most `workers` strips. Returns (y, rows) pairs.
 constexpr int kMinStripRows = 128;
+// The most encoder threads StripEncoder starts on its own: a 4K frame's strips.
+constexpr int kMostEncodeThreads = 16;
 std::vector<std::pair<int, int>> strip_layout(int height, int workers);
 
 class StripEncoder {
  public:
-  // `threads` encoders (0: one per hardware thread, at most 8); `quality` for every strip.
+  // `threads` encoders (0: one per hardware thread, at most kMostEncodeThreads); `quality` for every strip.
   explicit StripEncoder(int threads = 0, int quality = 85);
   ~StripEncoder();
   StripEncoder(const StripEncoder&) = delete;

@@ -47,7 +47,7 @@ namespace lab::serve {
 struct ServerOptions {
   ServeAddress address;    // port 0: any free port (tests); port() says which
   std::string token;       // "" makes a random one (random_token())
-  int encode_threads = 0;  // StripEncoder's; 0: one per hardware thread, at most 8
+  int encode_threads = 0;  // StripEncoder's; 0: one per hardware thread, at most 16
   // Whole frames' quality, and the most a page's link gets (it starts there).
   int jpeg_quality = 85;
   size_t max_queued_commands = 256;  // more are refused with an error message to their viewer
