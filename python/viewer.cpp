@@ -26,6 +26,7 @@
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/platform.hpp"
 #include "app/image/image_io.hpp"
+#include "app/scene/readout.hpp"
 #include "app/scene/view.hpp"
 #include "app/serve/desk.hpp"
 #include "app/timing/timing.hpp"
@@ -40,7 +41,6 @@
 #include "python/viewer_camera.hpp"
 #include "python/viewer_controls.hpp"
 #include "python/viewer_points.hpp"
-#include "python/viewer_readout.hpp"
 
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
@@ -296,7 +296,7 @@ struct Viewer {
   // Looking closely: the fit or free view, the array the readout reads (the frame shown), the frames of a
   // stack, the readout's line and the colorbar's table and range (one-channel pictures).
   lab::view::View view;
-  ilab::readout::Source source;
+  lab::readout::Source source;
 
   // Points (Viewer.points): shown instead of the picture from their first update until the next picture.
   std::unique_ptr<ilab::points::Cloud> points;
@@ -342,8 +342,7 @@ struct Viewer {
   lab::PhaseWindow frame_ms;   // the whole frame served: from the present's start to the read-back's end
 };
 
-// The readout's line off the picture, in the window's panel and on the served page.
-constexpr const char* kOffPicture = "(cursor off the picture)";
+using lab::readout::kOffPicture;  // the readout's line off the picture, in the panel and on the page
 
 constexpr const char* kServedUntimed =
     "a viewer's phases are host milliseconds: on the interop path a copy is queued on your stream and "
@@ -643,35 +642,13 @@ void apply_input(Viewer& viewer, lab::Extent extent) {
 }
 
 // The values of pixel (x, y) of the array shown, as doubles (exact for every dtype shown): one copy of the
-// pixel's elements from host or CUDA memory (cudaMemcpy of those bytes only), never the array's.
+// pixel's elements from host or CUDA memory, never the array's (app/scene/readout.hpp).
 std::array<double, 4> values_at(const Viewer& viewer, int x, int y) {
-  const ilab::readout::Source& source = viewer.source;
-  require(source.data != nullptr, "the picture shown came from a frame() block: it has no array to read");
-  require(x >= 0 && y >= 0 && x < source.width && y < source.height,
-          "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") is outside the " +
-              std::to_string(source.width) + "x" + std::to_string(source.height) + " picture");
-  const int size = ilab::readout::element_bytes(source.type);
-  std::array<unsigned char, 32> raw{};
-  const bool packed = source.channels == 1 || source.channel_stride == size;
-  const auto copy = [&](unsigned char* to, long long offset, size_t bytes) {
-    if (source.on_device) {
-      const interop::ScopedDevice on_device(viewer.cuda_device);
-      INTEROP_CUDA_CHECK(cudaMemcpy(to, source.data + offset, bytes, cudaMemcpyDeviceToHost));
-    } else {
-      std::memcpy(to, source.data + offset, bytes);
-    }
-  };
-  if (packed)
-    copy(raw.data(), ilab::readout::element_offset(source, 0, x, y, 0),
-         static_cast<size_t>(size) * source.channels);
-  else
-    for (int c = 0; c < source.channels; ++c)
-      copy(raw.data() + c * size, ilab::readout::element_offset(source, 0, x, y, c),
-           static_cast<size_t>(size));
-  std::array<double, 4> values{};
-  for (int c = 0; c < source.channels; ++c)
-    values[static_cast<size_t>(c)] = ilab::readout::element_value(source.type, raw.data() + c * size);
-  return values;
+  require(viewer.source.data != nullptr,
+          "the picture shown came from a frame() block: it has no array to read");
+  std::optional<interop::ScopedDevice> on_device;  // a device array is read on the viewer's device
+  if (viewer.source.on_device) on_device.emplace(viewer.cuda_device);
+  return lab::readout::read_values(viewer.source, 0, x, y);
 }
 
 // The readout's line for the pixel under the cursor ("" off the picture); a failed read is said in it, and
@@ -689,18 +666,9 @@ void read_out(const Viewer& viewer, const std::optional<lab::view::Pixel>& curso
   const std::array<long long, 3> key{at.x, at.y, viewer.updates};
   if (key == of) return;  // the same pixel of the same picture: read once, not every frame
   of = key;
-  const std::string where = "x " + std::to_string(at.x) + "  y " + std::to_string(at.y);
-  if (viewer.source.data == nullptr || at.x >= viewer.source.width || at.y >= viewer.source.height) {
-    line = where;
-    return;
-  }
-  try {
-    const std::array<double, 4> values = values_at(viewer, at.x, at.y);
-    line =
-        ilab::readout::format_readout(at.x, at.y, viewer.source.type, values.data(), viewer.source.channels);
-  } catch (const std::exception& error) {
-    line = where + "  (unreadable: " + error.what() + ")";
-  }
+  std::optional<interop::ScopedDevice> on_device;  // a device array is read on the viewer's device
+  if (viewer.source.on_device) on_device.emplace(viewer.cuda_device);
+  line = lab::readout::read_out(viewer.source, 0, at.x, at.y);
 }
 
 // The points' line where the picture's readout goes: how many, and where the camera is.
@@ -1593,7 +1561,7 @@ int ilab_viewer_set_source(void* handle, const ilab_source* source) {
     require(source->data == 0 || (source->channels >= 1 && source->channels <= 4), "channels: 1 to 4");
     require(source->frame_count >= 1 && source->frame_index >= 0 && source->frame_index < source->frame_count,
             "frame " + std::to_string(source->frame_index) + " of " + std::to_string(source->frame_count));
-    ilab::readout::Source kept;
+    lab::readout::Source kept;
     kept.data = reinterpret_cast<const unsigned char*>(source->data);
     kept.on_device = source->on_device != 0;
     kept.type = static_cast<kernels::ElementType>(source->type);

@@ -25,11 +25,10 @@ std::vector<std::string> names() {
 constexpr const char* kViewerOnly =
     "a Python viewer's (interop_lab.Viewer): its window's panel and its served page have it; the app's frame "
     "has no array to look into";
-// Why the app's panel has no zoom, pan, 1:1 or fit.
-constexpr const char* kPictureMoves =
-    "a picture's view: a Python viewer's window and page move it with the pointer; the app's panel takes no "
-    "pointer over its frame, and the app takes these as commands where it shows a picture (--attach, an "
-    "array source)";
+// Why the app's panel has no zoom, pan, 1:1, fit or value under the cursor.
+constexpr const char* kPictureTools =
+    "a picture's tool: a Python viewer's window and page have it, and the page of the app while it shows a "
+    "picture (--attach); the app's panel takes no pointer over its frame";
 
 // In Kind's order (all_controls checks it).
 constexpr std::array<Control, kCommandKindCount> kControls = {{
@@ -82,16 +81,16 @@ constexpr std::array<Control, kCommandKindCount> kControls = {{
      "the page saves the frame it shows in the browser with its own screenshot button; a PNG on the app's "
      "machine is the panel's (P)",
      Widget::Action, Group::None},
-    {Kind::Zoom, "zoom", "zoom", "zoom about the cursor (the wheel over the frame)", kPictureMoves, nullptr,
+    {Kind::Zoom, "zoom", "zoom", "zoom about the cursor (the wheel over the frame)", kPictureTools, nullptr,
      Widget::Own, Group::None},
-    {Kind::Pan, "pan", "pan", "move the picture (drag the frame)", kPictureMoves, nullptr, Widget::Own,
+    {Kind::Pan, "pan", "pan", "move the picture (drag the frame)", kPictureTools, nullptr, Widget::Own,
      Group::None},
     {Kind::ActualSize, "actual_size", "1:1", "one pixel of the picture to one pixel of the frame (1)",
-     kPictureMoves, nullptr, Widget::Own, Group::None},
-    {Kind::Fit, "fit", "fit", "the picture fitted to the frame again (F)", kPictureMoves, nullptr,
+     kPictureTools, nullptr, Widget::Own, Group::None},
+    {Kind::Fit, "fit", "fit", "the picture fitted to the frame again (F)", kPictureTools, nullptr,
      Widget::Own, Group::None},
     {Kind::Hover, "hover", "value under the cursor", "the array's value at the pixel under the cursor",
-     kViewerOnly, nullptr, Widget::Own, Group::None},
+     kPictureTools, nullptr, Widget::Own, Group::None},
     {Kind::Index, "index", "frame", "which frame of a stack (N, H, W[, C]) is shown", kViewerOnly, nullptr,
      Widget::Own, Group::None},
     {Kind::Control, "control", "your controls",

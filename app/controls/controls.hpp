@@ -83,8 +83,9 @@ struct Command {
 };
 constexpr size_t kCommandKindCount = 26;
 
-// Whether `kind` is a Python viewer's (Zoom to Control): the app's loop has no view, readout or caller's
-// controls and refuses them; a viewer's desk takes them.
+// Whether `kind` is a picture's tool (Zoom to Control): a Python viewer's desk takes them all; the app's loop
+// takes the view's moves and the cursor where it shows a picture (App::move_view, App::hover) and refuses the
+// rest (a stack's frame, the caller's controls).
 constexpr bool viewer_command(Command::Kind kind) {
   return kind >= Command::Kind::Zoom && kind <= Command::Kind::Control;
 }

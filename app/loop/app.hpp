@@ -55,6 +55,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -188,6 +189,17 @@ class App {
   // lies in the frame (FrameSource::picture_view, app/scene/view.hpp), from the next frame on. Returns "" or
   // why not: a scene, which has no picture to move, or no picture yet, or a zoom by no factor.
   std::string move_view(const Command& command);
+  // The page's cursor (Hover: a point of the frame, or off it), whose picture pixel's value the state's
+  // tools read (picture_tools). Always taken: a scene's frame has no value to read, and says none.
+  std::string hover(const Command& command) {
+    m_page_hover = command.on ? std::optional<std::array<double, 2>>({command.x, command.y}) : std::nullopt;
+    return "";
+  }
+  // What the page shows beside a picture source's frame, as beside a Python viewer's: where the picture lies
+  // (the fit or the free view, its scale) and the value of the picture pixel under the page's cursor (one
+  // copy of that pixel's bytes a frame while the cursor is over it). nullopt for a scene, and before the
+  // first picture.
+  std::optional<serve::ViewerTools> picture_tools() const;
   // While a published source makes the frames: its publication's name, and the names published now (listed
   // at most once a second); "" and none while a scene does.
   std::string published_name() const;
@@ -357,6 +369,7 @@ class App {
   std::unique_ptr<Mode> m_mode;
   std::optional<SceneId> m_pending_scene;
   std::unique_ptr<FrameSource> m_pending_source;  // request_source's, attached, swapped in by apply_switches
+  std::optional<std::array<double, 2>> m_page_hover;  // the page's cursor over the frame (hover)
   std::string m_pending_published_name;
   std::string m_published_name;                             // the running published source's (--attach NAME)
   std::vector<std::string> m_publishers;                    // published_names(), as listed last
@@ -641,6 +654,34 @@ std::string App<Backend>::move_view(const Command& command) {
     default:
       return what + "no move of the view";
   }
+}
+
+template <class Backend>
+std::optional<serve::ViewerTools> App<Backend>::picture_tools() const {
+  view::View* view = m_scene->picture_view();
+  const std::optional<Extent> picture = m_scene->natural_extent();
+  if (view == nullptr || !picture) return std::nullopt;
+  const view::Size image{picture->width, picture->height}, frame{m_extent.width, m_extent.height};
+  serve::ViewerTools tools;
+  const view::Transform t = view::transform_of(*view, image, frame);
+  tools.fit = view::fit_name(view->fit);
+  tools.free = view->free;
+  tools.origin_x = t.origin_x;
+  tools.origin_y = t.origin_y;
+  tools.scale_x = t.scale_x;
+  tools.scale_y = t.scale_y;
+  tools.image = *picture;
+  tools.readout = readout::kOffPicture;
+  if (!m_page_hover) return tools;
+  const std::optional<view::Pixel> cursor =
+      view::pixel_at(*view, image, frame, static_cast<int>(std::floor((*m_page_hover)[0])),
+                     static_cast<int>(std::floor((*m_page_hover)[1])));
+  if (!cursor) return tools;
+  tools.cursor = std::array<int, 2>{cursor->x, cursor->y};
+  const std::optional<PictureDesc> shown = m_scene->picture_shown();
+  tools.readout = shown ? readout::read_out(shown->values(), 0, cursor->x, cursor->y)
+                        : "x " + std::to_string(cursor->x) + "  y " + std::to_string(cursor->y);
+  return tools;
 }
 
 template <class Backend>
@@ -1198,6 +1239,7 @@ void App<Backend>::offer_to_desk(long long index) {
     state.source_name = m_scene->kind() == SourceKind::Published ? published_name() : m_scene->name();
     state.source_status = m_scene->status();
     state.publishers = publishers();
+    state.viewer = picture_tools();
   }
   state.filter = serve::filter_name(*m_scene);
   if constexpr (Backend::kAccessFlags)

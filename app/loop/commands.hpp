@@ -2,15 +2,16 @@
 // the desk's page sends or Python asks for reaches the frame loop through apply_command, which calls the
 // loop's own verbs (request_scene, request_mode, resize, set_fps_cap, request_map_access /
 // request_register_access, request_device, request_compute_device, request_split_copy, request_semaphores,
-// request_graph, set_timing, set_vsync, set_paused, step, request_screenshot, request_source, move_view, the
-// scene's set_filter and set_blur_radius). A template over the loop, so that the unit tests drive it with
-// stand-in loops.
+// request_graph, set_timing, set_vsync, set_paused, step, request_screenshot, request_source, move_view,
+// hover, the scene's set_filter and set_blur_radius). A template over the loop, so that the unit tests drive
+// it with stand-in loops.
 #pragma once
 
 #include "app/controls/controls.hpp"
 #include "app/core/tables.hpp"
 #include "app/serve/desk.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -41,12 +42,14 @@ struct HasSourceSwitch : std::false_type {};
 template <class Loop>
 struct HasSourceSwitch<Loop, std::void_t<decltype(std::declval<Loop&>().request_source(std::string()))>>
     : std::true_type {};
-// Whether a loop moves a picture source's view (move_view: app/loop/app.hpp's).
+// Whether a loop has a picture source's tools: its view's moves and the page's cursor (move_view, hover:
+// app/loop/app.hpp's).
 template <class Loop, class = void>
-struct HasViewMoves : std::false_type {};
+struct HasPictureTools : std::false_type {};
 template <class Loop>
-struct HasViewMoves<Loop,
-                    std::void_t<decltype(std::declval<Loop&>().move_view(std::declval<const Command&>()))>>
+struct HasPictureTools<Loop,
+                       std::void_t<decltype(std::declval<Loop&>().move_view(std::declval<const Command&>())),
+                                   decltype(std::declval<Loop&>().hover(std::declval<const Command&>()))>>
     : std::true_type {};
 
 }  // namespace detail
@@ -146,9 +149,12 @@ std::string apply_command(Loop& loop, const Command& command) {
     case Command::Kind::Pan:
     case Command::Kind::ActualSize:
     case Command::Kind::Fit:
-      if constexpr (detail::HasViewMoves<Loop>::value) return loop.move_view(command);
+      if constexpr (detail::HasPictureTools<Loop>::value) return loop.move_view(command);
       [[fallthrough]];
     case Command::Kind::Hover:
+      if constexpr (detail::HasPictureTools<Loop>::value)
+        if (command.kind == Command::Kind::Hover) return loop.hover(command);
+      [[fallthrough]];
     case Command::Kind::Index:
     case Command::Kind::Control:
       return std::string(control_of(command.kind).key) + " refused: it is " +
@@ -168,11 +174,16 @@ std::string apply_commands(Loop& loop, const std::vector<Command>& commands) {
   return refused;
 }
 
-// apply_commands for the commands of Desk::begin_frame: applies them and tells the desk how they went.
+// apply_commands for the commands of Desk::begin_frame: applies them and tells the desk how they went. Hovers
+// alone, taken, leave the notice: the cursor moves on while the page shows why a command was refused.
 template <class Loop>
 std::string apply_commands(Loop& loop, const serve::FrameCommands& taken) {
   std::string refused = apply_commands(loop, taken.commands);
-  if (taken.desk && !taken.commands.empty()) taken.desk->commands_applied(refused);
+  const bool only_hovers =
+      std::all_of(taken.commands.begin(), taken.commands.end(),
+                  [](const Command& command) { return command.kind == Command::Kind::Hover; });
+  if (taken.desk && !taken.commands.empty() && (!refused.empty() || !only_hovers))
+    taken.desk->commands_applied(refused);
   return refused;
 }
 

@@ -46,6 +46,7 @@ class ArraySource final : public FrameSource {
   void compute_cpu(const FrameInfo& frame, const std::vector<HostResourceView>& views) override;
   void release_scratch() override { m_blit.release(); }
   view::View* picture_view() override { return &m_blit.view(); }
+  std::optional<PictureDesc> picture_shown() const override { return m_picture; }
 
  private:
   std::string m_name;

@@ -15,6 +15,7 @@
 // picture blitted, kept for the pictures after it of the same element type and channels.
 #pragma once
 
+#include "app/scene/readout.hpp"
 #include "app/scene/view.hpp"
 #include "interop/memory.hpp"
 #include "kernels/blit.hpp"
@@ -45,6 +46,8 @@ struct PictureDesc {
                             kernels::ElementType type, long long element_bytes, long long row_stride);
   // The bytes from the first element to the end of the last row (what a copy of the picture takes).
   size_t span_bytes() const;
+  // Where its values are, for the value under the cursor (app/scene/readout.hpp).
+  readout::Source values() const;
 };
 
 class PictureBlit {

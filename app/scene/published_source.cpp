@@ -145,6 +145,7 @@ class PublishedSource final : public FrameSource {
   }
 
   view::View* picture_view() override { return &m_blit.view(); }
+  std::optional<PictureDesc> picture_shown() const override { return picture(); }
 
  private:
   struct Import {

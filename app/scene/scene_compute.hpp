@@ -7,6 +7,7 @@
 #pragma once
 
 #include "app/core/vocabulary.hpp"
+#include "app/scene/picture.hpp"
 #include "app/scene/view.hpp"
 #include "kernels/image.hpp"
 #include "kernels/postprocess.hpp"
@@ -203,6 +204,9 @@ class FrameSource {
   // (natural_extent: the published and array sources); the zoom, pan, 1:1 and fit commands move it
   // (app/scene/view.hpp). nullptr in a scene, whose frame is drawn at the frame's size.
   virtual view::View* picture_view() { return nullptr; }
+  // The picture shown now, where its values lie (host or device memory), for the value under the cursor
+  // (app/scene/readout.hpp); nullopt in a scene, and before the first picture.
+  virtual std::optional<PictureDesc> picture_shown() const { return std::nullopt; }
 };
 
 // A scene: the app's own kernels and their CPU reference.

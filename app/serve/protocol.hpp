@@ -156,9 +156,10 @@ struct ViewerControlState {
   std::vector<std::string> options;  // a choice's
 };
 
-// What a Python viewer's page shows beside its frame (python/viewer.cpp): where the picture lies (the fit,
-// zoomed or panned, its scale), the readout of the pixel under the page's cursor, the colorbar's range, the
-// stack's frame and the caller's controls.
+// What a picture's page shows beside its frame (a Python viewer's, python/viewer.cpp; the app's while it
+// shows a picture, App::picture_tools): where the picture lies (the fit, zoomed or panned, its scale), the
+// readout of the pixel under the page's cursor, the colorbar's range, the stack's frame and the caller's
+// controls.
 struct ViewerTools {
   std::string fit = "contain";  // app/scene/view.hpp's fit_name
   bool free = false;            // zoomed or panned away from the fit
@@ -214,7 +215,8 @@ struct AppState {
   std::string path_reason;
   // The frame on one axis (app/timing/timeline.hpp); the desk adds its own lane (Desk::end_frame).
   FrameTimeline timeline;
-  // A Python viewer's tools on the page (state "viewer"); nullopt: the app's, which has none.
+  // A picture's tools on the page (a Python viewer's; the app's while it shows a picture); nullopt: none (a
+  // scene).
   std::optional<ViewerTools> viewer;
 };
 

@@ -476,11 +476,12 @@ function drawPlot() {
   context.fillText(`frame ms (max ${top.toFixed(1)})`, 4, 12);
 }
 
-// A Python viewer's page (state "viewer"): its frame stays fitted to the pane, and the wheel, a drag, the
-// zoom buttons and the keys 1 and F move the picture inside the frame instead, as its window's do: commands in
-// the frame's pixels, which the page maps from the canvas's CSS pixels. The cursor's pixel goes to the viewer
-// (at most every kHoverEveryMs), which answers with the array's value there; the colorbar, a stack's frame
-// and the caller's controls are built from the state.
+// A picture's page (the state's "viewer" tools: a Python viewer's, or the app's while it shows a picture, as
+// with --attach): its frame stays fitted to the pane, and the wheel, a drag, the zoom buttons and the keys 1
+// and F move the picture inside the frame instead, as a viewer's window does: commands in the frame's pixels,
+// which the page maps from the canvas's CSS pixels. The cursor's pixel goes to the app or viewer (at most
+// every kHoverEveryMs), which answers with the picture's value there; the colorbar, a stack's frame and the
+// caller's controls are built from the state.
 const kHoverEveryMs = 50;
 let hoverTimer = null;
 let hoverPoint = null;  // the cursor's frame point not sent yet

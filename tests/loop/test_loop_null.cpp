@@ -25,6 +25,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -396,6 +397,51 @@ TEST(NullLoop, APicturesViewFitsZoomsPansAndGoesOneToOneAsTheCommandsAsk) {
   EXPECT_EQ(lab::loop::apply_command(app, command(lab::Command::Kind::Fit)), "");
   ASSERT_TRUE(app.render_frame(6));
   EXPECT_EQ(pixel(app.read_frame(), 30, 16), ramp(15, 4)) << "contained again";
+}
+
+TEST(NullLoop, APicturesToolsSayWhereItLiesAndTheValueUnderThePagesCursor) {
+  NullApp app(null_options(SceneId::Pattern));
+  lab::Command hover = view_command(lab::Command::Kind::Hover, 10.5, 3.2);
+  hover.on = true;
+  EXPECT_EQ(lab::loop::apply_command(app, hover), "") << "a hover is taken over a scene too";
+  EXPECT_FALSE(app.picture_tools()) << "a scene has no picture to read";
+  lab::ArraySource& source = use_array_source(app);
+  ASSERT_TRUE(app.render_frame(0));
+  EXPECT_FALSE(app.picture_tools()) << "nor has an array source before its first picture";
+
+  // float32, value = x + y / 2, at the frame's size.
+  std::vector<float> values(48 * 32);
+  for (int y = 0; y < 32; ++y)
+    for (int x = 0; x < 48; ++x) values[static_cast<size_t>(y) * 48 + x] = x + 0.5f * y;
+  source.show(lab::PictureDesc::packed(values.data(), false, 48, 32, 1, ElementType::F32, 4, 48 * 4));
+  ASSERT_TRUE(app.render_frame(1));
+  std::optional<lab::serve::ViewerTools> tools = app.picture_tools();
+  ASSERT_TRUE(tools);
+  EXPECT_EQ(tools->fit, "stretch");
+  EXPECT_FALSE(tools->free);
+  EXPECT_EQ(tools->scale_x, 1.0);
+  EXPECT_EQ(tools->image.width, 48);
+  ASSERT_TRUE(tools->cursor);
+  EXPECT_EQ(*tools->cursor, (std::array<int, 2>{10, 3}));
+  EXPECT_EQ(tools->readout, "x 10  y 3  11.5") << "the array's own value, not its gray byte";
+
+  // Zoomed 2x about the corner: the cursor's frame point is over picture pixel (5, 1).
+  EXPECT_EQ(lab::loop::apply_command(app, view_command(lab::Command::Kind::Zoom, 0.0, 0.0, 2.0)), "");
+  ASSERT_TRUE(app.render_frame(2));
+  tools = app.picture_tools();
+  ASSERT_TRUE(tools);
+  EXPECT_TRUE(tools->free);
+  EXPECT_EQ(tools->scale_x, 2.0);
+  EXPECT_EQ(tools->readout, "x 5  y 1  5.5");
+
+  // Panned away from under the cursor, then the cursor off the frame.
+  EXPECT_EQ(lab::loop::apply_command(app, view_command(lab::Command::Kind::Pan, 40.0, 0.0)), "");
+  EXPECT_EQ(app.picture_tools()->readout, "(cursor off the picture)");
+  EXPECT_FALSE(app.picture_tools()->cursor);
+  EXPECT_EQ(lab::loop::apply_command(app, command(lab::Command::Kind::Fit)), "");
+  EXPECT_EQ(app.picture_tools()->readout, "x 10  y 3  11.5");
+  EXPECT_EQ(lab::loop::apply_command(app, command(lab::Command::Kind::Hover, false)), "");
+  EXPECT_EQ(app.picture_tools()->readout, "(cursor off the picture)");
 }
 
 TEST(NullLoop, AnArraySourceShowsHostAndDevicePicturesThroughCudaAsTheCpuModeDoes) {

@@ -1,11 +1,11 @@
 // tests/unit/test_viewer_parts.cpp — the Python viewer's GL-free parts: its fits and free view
-// (app/scene/view.hpp), its readout (python/viewer_readout.hpp), its controls' registry
+// (app/scene/view.hpp), its readout (app/scene/readout.hpp), its controls' registry
 // (python/viewer_controls.hpp) and the points' orbit camera (python/viewer_camera.hpp). No GL, no CUDA
 // device.
+#include "app/scene/readout.hpp"
 #include "app/scene/view.hpp"
 #include "python/viewer_camera.hpp"
 #include "python/viewer_controls.hpp"
-#include "python/viewer_readout.hpp"
 
 #include <gtest/gtest.h>
 
@@ -107,7 +107,7 @@ TEST(ViewerViewTest, PanActualSizeAndFitMoveTheView) {
 }
 
 using kernels::ElementType;
-using namespace ilab::readout;
+using namespace lab::readout;
 
 TEST(ViewerReadoutTest, EachTypesBytesReadAsTheirValue) {
   const double tenth = 0.1;

@@ -9,6 +9,8 @@ renders:
 - the source row says "published desk-first" with the publisher's frame index, which rises;
 - the scenes are greyed with the reason (the frames are the publisher's), the filter says why it has none;
 - the publisher select lists both; picking the second shows its frames at its size, and the row names it;
+- the picture's tools, as beside a Python viewer's frame: the value of the pixel under the page's cursor (the
+  publisher's own bytes), a zoom and a fit that the app applies to the picture in its frame;
 - a name nothing publishes, sent as the select would, comes back as the notice and changes nothing.
 
 Run by CTest (tests/CMakeLists.txt): test_desk_attach.py --app PATH --python-path BUILD/python. Exits 77 (CTest's
@@ -116,6 +118,34 @@ def check_switch(driver, By):
     assert driver.find_element(By.ID, "notice").text == ""
 
 
+def check_tools(driver, By):
+    """The page's cursor reads the publisher's pixel; a zoom about the frame's corner moves which pixel it is over,
+    and the fit button puts the picture back."""
+    assert driver.find_element(By.ID, "viewer-tools").is_displayed(), "no picture tools beside the frame"
+    zoom_level = driver.find_element(By.ID, "zoom-level")
+    wait_for("the stretched picture's scale", lambda: zoom_level.text == "stretch, 1x")
+    readout = driver.find_element(By.ID, "readout")
+
+    def says(line):  # the readout's text as the page has it (Selenium's .text folds its double spaces)
+        return lambda: readout.get_attribute("textContent") == line
+
+    def said():
+        return (f"the readout says {readout.get_attribute('textContent')!r}, the notice "
+                f"{driver.find_element(By.ID, 'notice').text!r}")
+
+    width = SECOND[1][1]
+    driver.execute_script("send({hover: [21.5, 7.5]});")  # as the page sends its cursor's frame point
+    wait_for("the value under the cursor", says(f"x 21  y 7  (84, 28, {width}, 255)"), said=said)
+    driver.execute_script("send({zoom: [0, 0, 2]});")
+    wait_for("the zoom", lambda: zoom_level.text == "zoom 2x", said=said)
+    wait_for("the value under the cursor, zoomed", says(f"x 10  y 3  (40, 12, {width}, 255)"), said=said)
+    driver.find_element(By.ID, "zoom-fit").click()
+    wait_for("the fit again", lambda: zoom_level.text == "stretch, 1x", said=said)
+    wait_for("the value under the cursor, fitted", says(f"x 21  y 7  (84, 28, {width}, 255)"), said=said)
+    driver.execute_script("send({hover: null});")
+    wait_for("the cursor off the frame", says("(cursor off the picture)"), said=said)
+
+
 def check_refusal(driver, By):
     """A name nothing publishes: the notice says so and the second publisher's frames go on."""
     driver.execute_script("send({source: 'desk-nobody'});")
@@ -151,6 +181,7 @@ def main():
         open_desk(driver, By, url)
         check_first(driver, By)
         check_switch(driver, By)
+        check_tools(driver, By)
         check_refusal(driver, By)
         print(f"ok: {driver.find_element(By.ID, 'source').text}")
     finally:

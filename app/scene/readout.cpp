@@ -1,11 +1,16 @@
-// python/viewer_readout.cpp — the readout's element arithmetic and text (python/viewer_readout.hpp).
-#include "python/viewer_readout.hpp"
+// app/scene/readout.cpp — the value under the cursor (app/scene/readout.hpp).
+#include "app/scene/readout.hpp"
+
+#include "interop/error.hpp"
+
+#include <cuda_runtime_api.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 
-namespace ilab::readout {
+namespace lab::readout {
 
 long long element_offset(const Source& source, int frame, int x, int y, int channel) {
   return frame * source.frame_stride + y * source.row_stride + x * source.column_stride +
@@ -87,4 +92,39 @@ std::string format_readout(int x, int y, ElementType type, const double* values,
   return line + ")";
 }
 
-}  // namespace ilab::readout
+std::array<double, 4> read_values(const Source& source, int frame, int x, int y) {
+  if (source.data == nullptr) throw std::runtime_error("the picture shown has no array to read");
+  if (x < 0 || y < 0 || x >= source.width || y >= source.height || frame < 0 || frame >= source.frames)
+    throw std::runtime_error("pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") is outside the " +
+                             std::to_string(source.width) + "x" + std::to_string(source.height) + " picture");
+  const int size = element_bytes(source.type);
+  std::array<unsigned char, 32> raw{};
+  const auto copy = [&](unsigned char* to, long long offset, size_t bytes) {
+    if (source.on_device)
+      INTEROP_CUDA_CHECK(cudaMemcpy(to, source.data + offset, bytes, cudaMemcpyDeviceToHost));
+    else
+      std::memcpy(to, source.data + offset, bytes);
+  };
+  if (source.channels == 1 || source.channel_stride == size)
+    copy(raw.data(), element_offset(source, frame, x, y, 0), static_cast<size_t>(size) * source.channels);
+  else
+    for (int c = 0; c < source.channels; ++c)
+      copy(raw.data() + c * size, element_offset(source, frame, x, y, c), static_cast<size_t>(size));
+  std::array<double, 4> values{};
+  for (int c = 0; c < source.channels; ++c)
+    values[static_cast<size_t>(c)] = element_value(source.type, raw.data() + c * size);
+  return values;
+}
+
+std::string read_out(const Source& source, int frame, int x, int y) {
+  const std::string where = "x " + std::to_string(x) + "  y " + std::to_string(y);
+  if (source.data == nullptr || x >= source.width || y >= source.height) return where;
+  try {
+    const std::array<double, 4> values = read_values(source, frame, x, y);
+    return format_readout(x, y, source.type, values.data(), source.channels);
+  } catch (const std::exception& error) {
+    return where + "  (unreadable: " + error.what() + ")";
+  }
+}
+
+}  // namespace lab::readout
