@@ -25,6 +25,9 @@ const std::vector<HotkeyInfo>& hotkey_list() {
       {Hotkey::ToggleVsync, "V", "vsync on / off"},
       {Hotkey::Pause, "Space", "pause / resume the animation clock (the frames go on)"},
       {Hotkey::Step, "period", "the animation clock one frame on, paused after"},
+      {Hotkey::ActualSize, "1",
+       "a picture (--attach) 1:1 at the pointer; the wheel zooms it, a drag pans it"},
+      {Hotkey::Fit, "F", "the picture fitted to the frame again"},
       {Hotkey::Quit, "Esc or Q", "quit"},
   };
   return list;
@@ -53,6 +56,10 @@ std::optional<Hotkey> hotkey_for(int glfw_key, int glfw_mods) {
       return Hotkey::Pause;
     case GLFW_KEY_PERIOD:
       return Hotkey::Step;
+    case GLFW_KEY_1:
+      return Hotkey::ActualSize;
+    case GLFW_KEY_F:
+      return Hotkey::Fit;
     case GLFW_KEY_ESCAPE:
     case GLFW_KEY_Q:
       return Hotkey::Quit;

@@ -21,6 +21,8 @@ enum class Hotkey {
   ToggleVsync,
   Pause,
   Step,
+  ActualSize,
+  Fit,
   Quit
 };
 

@@ -199,7 +199,7 @@ class App {
   // (the fit or the free view, its scale) and the value of the picture pixel under the page's cursor (one
   // copy of that pixel's bytes a frame while the cursor is over it). nullopt for a scene, and before the
   // first picture.
-  std::optional<serve::ViewerTools> picture_tools() const;
+  std::optional<serve::ViewerTools> picture_tools() const { return picture_tools_at(m_page_hover); }
   // While a published source makes the frames: its publication's name, and the names published now (listed
   // at most once a second); "" and none while a scene does.
   std::string published_name() const;
@@ -302,6 +302,8 @@ class App {
   // (the mode detaches from the old ones first).
   void apply_extent(Extent extent);
   void draw_panel();
+  // picture_tools with the cursor at `point` of the frame (the page's, the window pointer's).
+  std::optional<serve::ViewerTools> picture_tools_at(const std::optional<std::array<double, 2>>& point) const;
   // Fullscreen, Quit and ToggleVsync, in a window.
   void handle_window_hotkey(Hotkey hotkey);
   // Makes mode `id` (with the chosen flags) the running one, re-creates the scene's resources as it needs
@@ -370,6 +372,7 @@ class App {
   std::optional<SceneId> m_pending_scene;
   std::unique_ptr<FrameSource> m_pending_source;  // request_source's, attached, swapped in by apply_switches
   std::optional<std::array<double, 2>> m_page_hover;  // the page's cursor over the frame (hover)
+  panel::FramePointer m_pointer;                      // the window's pointer over the frame (draw_panel)
   std::string m_pending_published_name;
   std::string m_published_name;                             // the running published source's (--attach NAME)
   std::vector<std::string> m_publishers;                    // published_names(), as listed last
@@ -657,7 +660,8 @@ std::string App<Backend>::move_view(const Command& command) {
 }
 
 template <class Backend>
-std::optional<serve::ViewerTools> App<Backend>::picture_tools() const {
+std::optional<serve::ViewerTools> App<Backend>::picture_tools_at(
+    const std::optional<std::array<double, 2>>& point) const {
   view::View* view = m_scene->picture_view();
   const std::optional<Extent> picture = m_scene->natural_extent();
   if (view == nullptr || !picture) return std::nullopt;
@@ -672,10 +676,10 @@ std::optional<serve::ViewerTools> App<Backend>::picture_tools() const {
   tools.scale_y = t.scale_y;
   tools.image = *picture;
   tools.readout = readout::kOffPicture;
-  if (!m_page_hover) return tools;
+  if (!point) return tools;
   const std::optional<view::Pixel> cursor =
-      view::pixel_at(*view, image, frame, static_cast<int>(std::floor((*m_page_hover)[0])),
-                     static_cast<int>(std::floor((*m_page_hover)[1])));
+      view::pixel_at(*view, image, frame, static_cast<int>(std::floor((*point)[0])),
+                     static_cast<int>(std::floor((*point)[1])));
   if (!cursor) return tools;
   tools.cursor = std::array<int, 2>{cursor->x, cursor->y};
   const std::optional<PictureDesc> shown = m_scene->picture_shown();
@@ -853,6 +857,7 @@ void App<Backend>::handle_hotkey(Hotkey hotkey) {
       break;
     case Hotkey::TogglePanel:
       m_panel_visible = !m_panel_visible;
+      m_pointer = {};  // the pointer is followed in the panel's frames
       break;
     case Hotkey::Pause:
       set_paused(!m_paused);
@@ -860,6 +865,16 @@ void App<Backend>::handle_hotkey(Hotkey hotkey) {
     case Hotkey::Step:
       step();
       break;
+    case Hotkey::ActualSize:
+    case Hotkey::Fit: {
+      // At the pointer where it is over the frame, else the frame's centre.
+      Command command;
+      command.kind = hotkey == Hotkey::Fit ? Command::Kind::Fit : Command::Kind::ActualSize;
+      command.x = m_pointer.at ? (*m_pointer.at)[0] : m_extent.width / 2.0;
+      command.y = m_pointer.at ? (*m_pointer.at)[1] : m_extent.height / 2.0;
+      if (std::string refusal = move_view(command); !refusal.empty()) m_notice = std::move(refusal);
+      break;
+    }
     case Hotkey::Fullscreen:
     case Hotkey::Quit:
     case Hotkey::ToggleVsync:
@@ -1189,6 +1204,17 @@ void App<Backend>::draw_panel() {
   model.last_screenshot = m_last_screenshot;
   model.filter = m_scene->filter();
   model.blur_radius = m_scene->blur_radius();
+  // The pointer moves a picture where the frame fills the window (it follows the window unless --size).
+  const ImGuiIO& io = ImGui::GetIO();
+  const bool fills_window = std::lround(io.DisplaySize.x * io.DisplayFramebufferScale.x) == m_extent.width &&
+                            std::lround(io.DisplaySize.y * io.DisplayFramebufferScale.y) == m_extent.height;
+  if (m_scene->picture_view() && fills_window) {
+    apply_commands(*this, panel::frame_pointer(m_pointer, m_extent));
+    if (const std::optional<serve::ViewerTools> tools = picture_tools_at(m_pointer.at))
+      model.picture_readout = tools->readout;
+  } else {
+    m_pointer = {};
+  }
   // The panel's commands take the page's path (app/loop/commands.hpp); each verb says its own notice.
   apply_commands(*this, panel::draw_panel(model, m_panel_place));
 }

@@ -170,6 +170,31 @@ std::string no_other_mode_notice(ModeId running, const std::vector<ModeId>& mode
   return notice;
 }
 
+std::vector<Command> frame_pointer(FramePointer& pointer, Extent frame) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const double scale_x = io.DisplayFramebufferScale.x > 0.0f ? io.DisplayFramebufferScale.x : 1.0f;
+  const double scale_y = io.DisplayFramebufferScale.y > 0.0f ? io.DisplayFramebufferScale.y : 1.0f;
+  const double x = io.MousePos.x * scale_x, y = io.MousePos.y * scale_y;
+  const bool over_frame = ImGui::IsMousePosValid() && !io.WantCaptureMouse && x >= 0.0 && y >= 0.0 &&
+                          x < frame.width && y < frame.height;
+  std::vector<Command> commands;
+  if (over_frame && io.MouseWheel != 0.0f) {
+    Command& zoom = add(commands, Kind::Zoom);
+    zoom.x = x;
+    zoom.y = y;
+    zoom.factor = std::pow(kWheelZoom, static_cast<double>(io.MouseWheel));
+  }
+  if (over_frame && ImGui::IsMouseClicked(0)) pointer.dragging = true;
+  if (!io.MouseDown[0]) pointer.dragging = false;
+  if (pointer.dragging && (io.MouseDelta.x != 0.0f || io.MouseDelta.y != 0.0f)) {
+    Command& pan = add(commands, Kind::Pan);
+    pan.x = io.MouseDelta.x * scale_x;
+    pan.y = io.MouseDelta.y * scale_y;
+  }
+  pointer.at = over_frame ? std::optional<std::array<double, 2>>({x, y}) : std::nullopt;
+  return commands;
+}
+
 std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
   std::vector<Command> commands;
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
@@ -193,6 +218,10 @@ std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
     ImGui::Text("source: %s", model.source.c_str());
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 420.0f);
     ImGui::TextUnformatted(model.source_status.c_str());
+    if (!model.picture_readout.empty()) {
+      ImGui::TextUnformatted(model.picture_readout.c_str());
+      if (ImGui::IsItemHovered()) wrapped_tooltip(control_of(Kind::Hover).what);
+    }
     ImGui::PopTextWrapPos();
     if (!model.publishers.empty()) {
       ImGui::PushItemWidth(260);

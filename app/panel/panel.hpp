@@ -14,6 +14,7 @@
 #include "app/timing/timing.hpp"
 #include "interop/external.hpp"
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -60,7 +61,25 @@ struct PanelModel {
   // The postprocess scene's filter and blur radius; nullopt in a source without them.
   std::optional<kernels::Filter> filter;
   std::optional<int> blur_radius;
+  // While the source shows a picture: the value under the window's pointer ("x 12  y 40  0.25", the
+  // readout's line off the picture); "" for a scene.
+  std::string picture_readout;
 };
+
+// The window's pointer over its frame, which fills the window's framebuffer: the frame point under it
+// (nullopt: off the frame, or over the panel) and a drag begun on the frame.
+struct FramePointer {
+  std::optional<std::array<double, 2>> at;
+  bool dragging = false;
+};
+
+// Inside an ImGui frame: the pointer over a frame of `frame`'s size in the window, as a Python viewer's
+// window takes it. The wheel zooms about the pointer (kWheelZoom a notch), a drag begun on the frame pans,
+// both as the commands of the one vocabulary (Zoom, Pan), which the loop applies where its source shows a
+// picture; the panel keeps what is over it. `pointer.at` says where the pointer is now.
+std::vector<Command> frame_pointer(FramePointer& pointer, Extent frame);
+// The view's zoom for one notch of the wheel.
+constexpr double kWheelZoom = 1.25;
 
 // Where the panel's window was at its last draw (the layout file moves it), in pixels.
 struct PanelPlace {

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <imgui.h>
 
+#include <array>
 #include <regex>
 #include <string>
 #include <vector>
@@ -50,6 +51,7 @@ lab::panel::PanelModel everything_applies() {
   model.source_status = "frame 12 of pid 4242";
   model.published = "sim";
   model.publishers = {"sim", "other"};
+  model.picture_readout = "x 12  y 40  0.25";
   model.mode = lab::ModeId::Split;
   model.mode_ids = lab::modes_of(lab::GraphicsApi::Gl);
   model.modes.assign(model.mode_ids.size(), lab::ModeAvailability{true, ""});
@@ -80,6 +82,7 @@ TEST(PanelControls, EveryControlTheTableGivesThePanelIsDrawnUnderItsLabel) {
     EXPECT_TRUE(shows(text, control.label)) << control.key << ": no '" << control.label << "' in\n" << text;
   }
   EXPECT_TRUE(commands.empty()) << "the panel asked for something nobody clicked";
+  EXPECT_NE(text.find("x 12  y 40  0.25"), std::string::npos) << "no value under the pointer in\n" << text;
 }
 
 TEST(PanelControls, TheControlsOfAModeOrASceneAreLeftOutWhereTheyDoNotApply) {
@@ -104,6 +107,44 @@ TEST(PanelControls, TheControlsOfAModeOrASceneAreLeftOutWhereTheyDoNotApply) {
   for (const lab::Command::Kind kind : {lab::Command::Kind::Mode, lab::Command::Kind::Pause,
                                         lab::Command::Kind::Step, lab::Command::Kind::Fps})
     EXPECT_TRUE(shows(text, lab::control_of(kind).label)) << lab::control_of(kind).key;
+}
+
+// The window's pointer over a frame that fills it: the commands one ImGui frame of this input gives.
+TEST(PanelControls, ThePointerOverTheFrameZoomsWithTheWheelAndPansWithADrag) {
+  const HeadlessImGui context;
+  ImGuiIO& io = ImGui::GetIO();
+  lab::panel::FramePointer pointer;
+  const auto input = [&](float x, float y, float wheel, bool down) {
+    io.MousePos = ImVec2(x, y);
+    io.MouseWheel = wheel;
+    io.MouseDown[0] = down;
+    ImGui::NewFrame();
+    std::vector<lab::Command> commands = lab::panel::frame_pointer(pointer, {1280, 720});
+    ImGui::Render();
+    return commands;
+  };
+  std::vector<lab::Command> commands = input(600.0f, 400.0f, 1.0f, false);
+  ASSERT_EQ(commands.size(), 1u);
+  EXPECT_EQ(commands[0].kind, lab::Command::Kind::Zoom);
+  EXPECT_EQ(commands[0].x, 600.0);
+  EXPECT_EQ(commands[0].y, 400.0);
+  EXPECT_DOUBLE_EQ(commands[0].factor, lab::panel::kWheelZoom) << "one notch";
+  ASSERT_TRUE(pointer.at);
+  EXPECT_EQ(*pointer.at, (std::array<double, 2>{600.0, 400.0}));
+
+  EXPECT_TRUE(input(600.0f, 400.0f, 0.0f, true).empty()) << "a press alone moves nothing";
+  commands = input(630.0f, 380.0f, 0.0f, true);
+  ASSERT_EQ(commands.size(), 1u);
+  EXPECT_EQ(commands[0].kind, lab::Command::Kind::Pan);
+  EXPECT_EQ(commands[0].x, 30.0);
+  EXPECT_EQ(commands[0].y, -20.0);
+  EXPECT_TRUE(input(630.0f, 380.0f, 0.0f, false).empty());
+  EXPECT_TRUE(input(700.0f, 300.0f, 0.0f, false).empty()) << "released: a move is no drag";
+
+  EXPECT_TRUE(input(1500.0f, 300.0f, -1.0f, false).empty()) << "the wheel beyond the frame's right edge";
+  EXPECT_FALSE(pointer.at) << "off the frame";
+  EXPECT_TRUE(input(1500.0f, 300.0f, 0.0f, true).empty());
+  EXPECT_TRUE(input(1400.0f, 300.0f, 0.0f, true).empty()) << "a drag begun off the frame";
 }
 
 }  // namespace

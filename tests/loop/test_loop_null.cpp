@@ -501,12 +501,13 @@ TEST(NullLoop, APicturesViewIsDrawnThroughCudaAsTheCpuModeDrawsIt) {
   const std::vector<uint8_t> values = ramp_picture();
   source.show(lab::PictureDesc::packed(values.data(), false, 24, 8, 1, ElementType::U8, 1, 24));
   source.picture_view()->fit = lab::view::Fit::Contain;
+  long long index = 0;
+  ASSERT_TRUE(app.render_frame(index++));  // the source takes over at the start of a frame
   const std::vector<lab::Command> moves = {view_command(lab::Command::Kind::Zoom, 7.0, 11.0, 2.5),
                                            view_command(lab::Command::Kind::Pan, -9.0, 3.0),
                                            view_command(lab::Command::Kind::Zoom, 30.0, 20.0, 0.3),
                                            view_command(lab::Command::Kind::ActualSize, 24.0, 16.0),
                                            command(lab::Command::Kind::Fit)};
-  long long index = 0;
   for (const lab::Command& move : moves) {
     ASSERT_EQ(lab::loop::apply_command(app, move), "");
     ASSERT_TRUE(app.request_mode(ModeId::Cpu).available);

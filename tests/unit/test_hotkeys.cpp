@@ -25,7 +25,9 @@ TEST(HotkeysTest, EachListedHotkeyHasItsKeys) {
   EXPECT_FALSE(lab::hotkey_for(GLFW_KEY_A, 0).has_value());
   EXPECT_EQ(lab::hotkey_for(GLFW_KEY_SPACE, 0), lab::Hotkey::Pause);
   EXPECT_EQ(lab::hotkey_for(GLFW_KEY_PERIOD, 0), lab::Hotkey::Step);
-  EXPECT_EQ(lab::hotkey_list().size(), 9u);
+  EXPECT_EQ(lab::hotkey_for(GLFW_KEY_1, 0), lab::Hotkey::ActualSize);
+  EXPECT_EQ(lab::hotkey_for(GLFW_KEY_F, 0), lab::Hotkey::Fit);
+  EXPECT_EQ(lab::hotkey_list().size(), 11u);
 }
 
 TEST(HotkeysTest, ScreenshotsAreNumberedPastTheHighestAndNeverOverwrite) {
