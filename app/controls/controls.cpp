@@ -25,10 +25,11 @@ std::vector<std::string> names() {
 constexpr const char* kViewerOnly =
     "a Python viewer's (interop_lab.Viewer): its window's panel and its served page have it; the app's frame "
     "has no array to look into";
-// Why the app's panel has no zoom, pan, 1:1, fit or value under the cursor.
+// Why the panel draws no widget for zoom, pan, 1:1, fit or the value under the cursor.
 constexpr const char* kPictureTools =
-    "a picture's tool: a Python viewer's window and page have it, and the page of the app while it shows a "
-    "picture (--attach); the app's panel takes no pointer over its frame";
+    "the pointer's, not a widget's: over a picture's frame (a Python viewer's, or the app's while it shows a "
+    "picture, --attach) the wheel zooms, a drag pans, 1 and F show it 1:1 and fit it, and the panel and the "
+    "page read the value under the cursor";
 
 // In Kind's order (all_controls checks it).
 constexpr std::array<Control, kCommandKindCount> kControls = {{
