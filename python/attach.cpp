@@ -4,6 +4,8 @@
 // timings, panel and screenshot. Every call runs on the app's own GL context (python/gl_context.hpp).
 #include "app/gl/app/app.hpp"
 #include "app/image/image_io.hpp"
+#include "app/loop/commands.hpp"
+#include "app/serve/protocol.hpp"
 #include "python/errors.hpp"
 #include "python/gl_context.hpp"
 
@@ -13,6 +15,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -107,6 +110,41 @@ int ilab_attach_status(void* handle, char* status, uint64_t status_size, char* m
     Attached& attached = *static_cast<Attached*>(handle);
     copy_text(attached.app->source().status(), status, status_size);
     copy_text(lab::to_string(attached.app->mode_id()), mode, mode_size);
+  });
+}
+
+// One message of the page's protocol ({"zoom": [x, y, 1.25]}, {"hover": [x, y]}, {"mode": "cpu"}:
+// app/serve/protocol.hpp), applied as the page's and the panel's commands are (app/loop/commands.hpp), from
+// the next frame on. 0: taken, and `refused` says why the app refused the last command it refused ("" when it
+// took them all); 1: a message the protocol does not take, what is wrong in ilab_last_error(), nothing
+// applied; -1: another failure.
+int ilab_attach_command(void* handle, const char* message, char* refused, uint64_t refused_size) {
+  std::string problem;
+  const int status = ilab::guarded([&] {
+    Attached& attached = *static_cast<Attached*>(handle);
+    const ilab::ScopedContext current(attached.context, attached.owner, kAttached);
+    std::vector<lab::Command> commands;
+    problem = lab::serve::parse_commands(message != nullptr ? message : "", commands);
+    if (problem.empty()) copy_text(lab::loop::apply_commands(*attached.app, commands), refused, refused_size);
+  });
+  if (status != 0 || problem.empty()) return status;
+  ilab::set_last_error(problem);
+  return 1;
+}
+
+// The state the page is sent (app/serve/protocol.hpp's state_json) about the frame rendered last: *size gets
+// its bytes plus one; `out` null asks for the size alone.
+int ilab_attach_state(void* handle, char* out, uint64_t out_size, uint64_t* size) {
+  return ilab::guarded([&] {
+    Attached& attached = *static_cast<Attached*>(handle);
+    const ilab::ScopedContext current(attached.context, attached.owner, kAttached);
+    const std::string state = lab::serve::state_json(
+        attached.app->app_state(std::max(0LL, attached.frame - 1)), lab::serve::DeskStats{});
+    *size = state.size() + 1;
+    if (out == nullptr) return;
+    if (out_size < state.size() + 1)
+      throw std::invalid_argument("the state needs " + std::to_string(*size) + " bytes");
+    copy_text(state, out, out_size);
   });
 }
 

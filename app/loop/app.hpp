@@ -200,6 +200,10 @@ class App {
   // copy of that pixel's bytes a frame while the cursor is over it). nullopt for a scene, and before the
   // first picture.
   std::optional<serve::ViewerTools> picture_tools() const { return picture_tools_at(m_page_hover); }
+  // What the page is sent about frame `index` (the desk's state, app/serve/protocol.hpp): the scene or
+  // source, the modes, the size, the notice, the timings and the settings of every control. Python reads it
+  // too (python/attach.cpp).
+  serve::AppState app_state(long long index);
   // While a published source makes the frames: its publication's name, and the names published now (listed
   // at most once a second); "" and none while a scene does.
   std::string published_name() const;
@@ -1234,25 +1238,7 @@ void App<Backend>::finish() {
 }
 
 template <class Backend>
-void App<Backend>::offer_to_desk(long long index) {
-  // A renderer that reads frames late (GL's, Vulkan's): reads under way, collected once done and handed over
-  // with their states as the desk wants frames, then this frame's read begun where serve::LateReader says
-  // (a slot free, fewer than its depth on their way to a viewer; the loop never waits on a read); the others
-  // read this frame now.
-  constexpr bool kLate = serve::ReadsFramesLate<Renderer>::value;
-  const auto started = std::chrono::steady_clock::now();
-  Image frame;
-  if constexpr (kLate) {
-    serve::LateRead read = m_late_reader.step(*m_renderer, m_desk->wants_frame(),
-                                              [&] { m_renderer->begin_read_frame(m_plan, index); });
-    if (read.collected)
-      m_desk->frame_read_collected(std::move(read.collected->image), read.collected->frame, read.read_back_ms,
-                                   std::move(read.collected->stripe_hashes), read.collected->way);
-    if (!read.begun) return;  // this frame is not read: no state to hand over with it
-  } else {
-    frame = read_frame();
-  }
-  const double read_back_ms = serve::ms_since(started);
+serve::AppState App<Backend>::app_state(long long index) {
   serve::AppState state;
   state.api = Backend::kApi;
   state.adapter = m_device_name;
@@ -1289,6 +1275,30 @@ void App<Backend>::offer_to_desk(long long index) {
   state.untimed = Backend::graphics_untimed(*m_renderer);
   // Made every frame: 2 us of the state's 73 us (2-core host); the server sends it only when changed.
   state.settings = control_settings();
+  return state;
+}
+
+template <class Backend>
+void App<Backend>::offer_to_desk(long long index) {
+  // A renderer that reads frames late (GL's, Vulkan's): reads under way, collected once done and handed over
+  // with their states as the desk wants frames, then this frame's read begun where serve::LateReader says
+  // (a slot free, fewer than its depth on their way to a viewer; the loop never waits on a read); the others
+  // read this frame now.
+  constexpr bool kLate = serve::ReadsFramesLate<Renderer>::value;
+  const auto started = std::chrono::steady_clock::now();
+  Image frame;
+  if constexpr (kLate) {
+    serve::LateRead read = m_late_reader.step(*m_renderer, m_desk->wants_frame(),
+                                              [&] { m_renderer->begin_read_frame(m_plan, index); });
+    if (read.collected)
+      m_desk->frame_read_collected(std::move(read.collected->image), read.collected->frame, read.read_back_ms,
+                                   std::move(read.collected->stripe_hashes), read.collected->way);
+    if (!read.begun) return;  // this frame is not read: no state to hand over with it
+  } else {
+    frame = read_frame();
+  }
+  const double read_back_ms = serve::ms_since(started);
+  serve::AppState state = app_state(index);
   if constexpr (kLate)
     m_desk->frame_read_begun(std::move(state));
   else

@@ -75,6 +75,8 @@ def _load():
         "ilab_attach_read_frame": ([handle, ctypes.c_void_p, u64, ctypes.POINTER(ctypes.c_int),
                                     ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
         "ilab_attach_status": ([handle, ctypes.c_char_p, u64, ctypes.c_char_p, u64], ctypes.c_int),
+        "ilab_attach_command": ([handle, ctypes.c_char_p, ctypes.c_char_p, u64], ctypes.c_int),
+        "ilab_attach_state": ([handle, ctypes.c_char_p, u64, ctypes.POINTER(u64)], ctypes.c_int),
         "ilab_attach_close": ([handle], ctypes.c_int),
         "ilab_viewer_open": ([ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
                               ctypes.c_int, ctypes.POINTER(handle)], ctypes.c_int),

@@ -56,6 +56,42 @@ def test_host_frames_are_shown_pixel_exact_at_their_own_size():
             numpy.testing.assert_array_equal(shown(viewer, later), later)
 
 
+def test_python_sends_the_pages_commands_and_reads_the_pages_state():
+    expected = picture(40, 60, 7)
+    with interop_lab.Publisher("py-tools", expected.shape, "uint8", memory="host") as publisher:
+        publisher.show(expected)
+        with interop_lab.Viewer.attach("py-tools", mode="cpu", window=False) as viewer:
+            numpy.testing.assert_array_equal(shown(viewer, expected), expected)
+            state = viewer.state
+            assert (state["source"], state["source_name"], state["mode"]) == ("published", "py-tools", "cpu"), state
+            assert state["size"] == [60, 40] and state["viewer"]["fit"] == "stretch", state
+            assert state["viewer"]["readout"] == "(cursor off the picture)"
+
+            # The cursor reads the publisher's own pixel; a zoom about the corner shows each pixel 2x2.
+            assert viewer.command({"hover": [21.5, 7.5]}) == ""
+            viewer.render()
+            r, g, b, a = (int(v) for v in expected[7, 21])
+            assert viewer.state["viewer"]["readout"] == f"x 21  y 7  ({r}, {g}, {b}, {a})"
+            assert viewer.command({"zoom": [0, 0, 2]}) == ""
+            viewer.render()
+            zoomed = viewer.read_frame()
+            for y, x in ((0, 0), (7, 21), (39, 59), (13, 40)):
+                numpy.testing.assert_array_equal(zoomed[y, x], expected[y // 2, x // 2], f"pixel {x}, {y}")
+            tools = viewer.state["viewer"]
+            assert tools["free"] is True and tools["scale"] == [2.0, 2.0], tools
+            assert tools["cursor"] == [10, 3], tools
+            assert viewer.command({"fit": True}) == ""
+            numpy.testing.assert_array_equal(shown(viewer, expected), expected)
+
+            # A message the protocol does not take raises; one the app refuses says why.
+            with pytest.raises(ValueError, match="zoom"):
+                viewer.command({"zoom": "near"})
+            assert viewer.command({"index": 2}).startswith("index refused"), "an attached app shows no stack"
+            assert viewer.command({"pause": True}) == ""
+            viewer.render()
+            assert viewer.state["settings"]["switches"]["pause"]["on"] is True
+
+
 def test_attaching_to_nothing_names_it():
     with pytest.raises(InteropLabError, match="--attach py-nobody: nothing is published by that name"):
         interop_lab.Viewer.attach("py-nobody", mode="cpu", window=False)
