@@ -730,16 +730,7 @@ lab::serve::ViewerTools page_tools(Viewer& viewer, lab::Extent extent) {
 
 // The colorbar's 256 colours as "rrggbb" each, for the page; "" without a colorbar.
 std::string colormap_hex(const Viewer& viewer) {
-  if (!viewer.has_colorbar) return "";
-  std::string hex;
-  hex.reserve(256 * 6);
-  char colour[8];
-  for (size_t i = 0; i < 256; ++i) {
-    std::snprintf(colour, sizeof colour, "%02x%02x%02x", viewer.colorbar[i * 4], viewer.colorbar[i * 4 + 1],
-                  viewer.colorbar[i * 4 + 2]);
-    hex += colour;
-  }
-  return hex;
+  return viewer.has_colorbar ? lab::serve::colormap_hex(viewer.colorbar.data()) : "";
 }
 
 // A page's value for the caller's control `command.name`, typed as the control's kind asks (a slider's

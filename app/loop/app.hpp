@@ -50,6 +50,7 @@
 #include "interop/error.hpp"
 #include "interop/stream.hpp"
 #include "kernels/common.hpp"
+#include "kernels/convert.hpp"
 
 #include <cuda_runtime_api.h>
 #include <imgui.h>
@@ -679,6 +680,7 @@ std::optional<serve::ViewerTools> App<Backend>::picture_tools_at(
   tools.scale_x = t.scale_x;
   tools.scale_y = t.scale_y;
   tools.image = *picture;
+  tools.colorbar = m_scene->picture_colorbar();
   tools.readout = readout::kOffPicture;
   if (!point) return tools;
   const std::optional<view::Pixel> cursor =
@@ -1082,6 +1084,15 @@ serve::ControlSettings App<Backend>::control_settings() const {
   settings.transfer = m_mode->transfer();
   settings.states = control_states();
   settings.clock_s = m_paused ? m_clock_s : 0.0;
+  if (m_scene->picture_colorbar()) {
+    // A one-channel picture runs through the gray colormap (app/scene/picture.hpp).
+    static const std::string gray = [] {
+      std::array<uint8_t, 256 * 4> rgba{};
+      kernels::gray_colormap(rgba.data());
+      return serve::colormap_hex(rgba.data());
+    }();
+    settings.colormap = gray;
+  }
   return settings;
 }
 
@@ -1214,8 +1225,10 @@ void App<Backend>::draw_panel() {
                             std::lround(io.DisplaySize.y * io.DisplayFramebufferScale.y) == m_extent.height;
   if (m_scene->picture_view() && fills_window) {
     apply_commands(*this, panel::frame_pointer(m_pointer, m_extent));
-    if (const std::optional<serve::ViewerTools> tools = picture_tools_at(m_pointer.at))
+    if (const std::optional<serve::ViewerTools> tools = picture_tools_at(m_pointer.at)) {
       model.picture_readout = tools->readout;
+      model.picture_colorbar = tools->colorbar;
+    }
   } else {
     m_pointer = {};
   }

@@ -222,6 +222,9 @@ std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
       ImGui::TextUnformatted(model.picture_readout.c_str());
       if (ImGui::IsItemHovered()) wrapped_tooltip(control_of(Kind::Hover).what);
     }
+    if (model.picture_colorbar)
+      ImGui::Text("gray: %.7g (black) .. %.7g (white)", (*model.picture_colorbar)[0],
+                  (*model.picture_colorbar)[1]);
     ImGui::PopTextWrapPos();
     if (!model.publishers.empty()) {
       ImGui::PushItemWidth(260);

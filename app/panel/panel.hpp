@@ -64,6 +64,8 @@ struct PanelModel {
   // While the source shows a picture: the value under the window's pointer ("x 12  y 40  0.25", the
   // readout's line off the picture); "" for a scene.
   std::string picture_readout;
+  // A one-channel picture's colorbar: the values its gray runs from (black) and to (white).
+  std::optional<std::array<double, 2>> picture_colorbar;
 };
 
 // The window's pointer over its frame, which fills the window's framebuffer: the frame point under it

@@ -47,6 +47,7 @@ class ArraySource final : public FrameSource {
   void release_scratch() override { m_blit.release(); }
   view::View* picture_view() override { return &m_blit.view(); }
   std::optional<PictureDesc> picture_shown() const override { return m_picture; }
+  std::optional<std::array<double, 2>> picture_colorbar() const override { return m_blit.colorbar(); }
 
  private:
   std::string m_name;

@@ -106,6 +106,13 @@ std::string PictureBlit::range_text() const {
          (is_float(*m_type) ? "" : " (auto: the first frame's)") + ", ";
 }
 
+std::optional<std::array<double, 2>> PictureBlit::colorbar() const {
+  if (!m_type || m_channels != 1) return std::nullopt;
+  if (*m_type == kernels::ElementType::U8) return std::array<double, 2>{0.0, 255.0};
+  if (!m_range) return std::nullopt;
+  return std::array<double, 2>{m_range->shown_low, m_range->shown_high};
+}
+
 kernels::ConvertDesc PictureBlit::convert_desc(const PictureDesc& picture, const void* pixels,
                                                const uint8_t* colormap) const {
   kernels::ConvertDesc desc;

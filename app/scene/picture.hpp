@@ -23,6 +23,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -78,6 +79,9 @@ class PictureBlit {
   // frame's), ", "range auto (from the first frame), " before it came; "" for uint8 (its bytes are shown as
   // they are).
   std::string range_text() const;
+  // A one-channel picture's colorbar: the values its gray runs over (black at the first, white at the
+  // second; 0..255 for uint8); nullopt for pictures of 3 or 4 channels, and before an "auto" range is found.
+  std::optional<std::array<double, 2>> colorbar() const;
   // The device memory blit_cuda keeps between pictures (copies, the converted picture, the colormap), freed:
   // before the CUDA device changes.
   void release();

@@ -16,6 +16,7 @@
 #include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -207,6 +208,8 @@ class FrameSource {
   // The picture shown now, where its values lie (host or device memory), for the value under the cursor
   // (app/scene/readout.hpp); nullopt in a scene, and before the first picture.
   virtual std::optional<PictureDesc> picture_shown() const { return std::nullopt; }
+  // A one-channel picture's colorbar (PictureBlit::colorbar); nullopt in a scene.
+  virtual std::optional<std::array<double, 2>> picture_colorbar() const { return std::nullopt; }
 };
 
 // A scene: the app's own kernels and their CPU reference.

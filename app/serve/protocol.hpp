@@ -251,6 +251,20 @@ std::string state_json(const AppState& app, const DeskStats& desk, bool with_not
 // labels its controls as the panel does, and a test holds the page to the table.
 std::string control_table_json();
 
+// A colormap of 256 RGBA8 colours as ControlSettings::colormap says it: "rrggbb" each, 1536 hex digits.
+// Inline, as app_controls: the loop makes it in builds without the desk's sources too.
+inline std::string colormap_hex(const uint8_t* rgba) {
+  constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(256 * 6);
+  for (size_t i = 0; i < 256; ++i)
+    for (size_t c = 0; c < 3; ++c) {
+      hex += kDigits[rgba[i * 4 + c] >> 4];
+      hex += kDigits[rgba[i * 4 + c] & 15];
+    }
+  return hex;
+}
+
 // A viewer's message for its own connection (see the header comment): nullopt when `text` is none (then it
 // is the app's commands, parse_commands).
 struct ViewerMessage {

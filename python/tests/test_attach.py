@@ -66,6 +66,7 @@ def test_python_sends_the_pages_commands_and_reads_the_pages_state():
             assert (state["source"], state["source_name"], state["mode"]) == ("published", "py-tools", "cpu"), state
             assert state["size"] == [60, 40] and state["viewer"]["fit"] == "stretch", state
             assert state["viewer"]["readout"] == "(cursor off the picture)"
+            assert state["viewer"]["colorbar"] is None, "RGBA: no colorbar"
 
             # The cursor reads the publisher's own pixel; a zoom about the corner shows each pixel 2x2.
             assert viewer.command({"hover": [21.5, 7.5]}) == ""

@@ -52,6 +52,7 @@ lab::panel::PanelModel everything_applies() {
   model.published = "sim";
   model.publishers = {"sim", "other"};
   model.picture_readout = "x 12  y 40  0.25";
+  model.picture_colorbar = std::array<double, 2>{300.0, 5297.0};
   model.mode = lab::ModeId::Split;
   model.mode_ids = lab::modes_of(lab::GraphicsApi::Gl);
   model.modes.assign(model.mode_ids.size(), lab::ModeAvailability{true, ""});
@@ -83,6 +84,7 @@ TEST(PanelControls, EveryControlTheTableGivesThePanelIsDrawnUnderItsLabel) {
   }
   EXPECT_TRUE(commands.empty()) << "the panel asked for something nobody clicked";
   EXPECT_NE(text.find("x 12  y 40  0.25"), std::string::npos) << "no value under the pointer in\n" << text;
+  EXPECT_NE(text.find("gray: 300 (black) .. 5297 (white)"), std::string::npos) << "no colorbar in\n" << text;
 }
 
 TEST(PanelControls, TheControlsOfAModeOrASceneAreLeftOutWhereTheyDoNotApply) {

@@ -424,6 +424,9 @@ TEST(NullLoop, APicturesToolsSayWhereItLiesAndTheValueUnderThePagesCursor) {
   ASSERT_TRUE(tools->cursor);
   EXPECT_EQ(*tools->cursor, (std::array<int, 2>{10, 3}));
   EXPECT_EQ(tools->readout, "x 10  y 3  11.5") << "the array's own value, not its gray byte";
+  ASSERT_TRUE(tools->colorbar) << "one channel: its gray runs over float32's 0..1";
+  EXPECT_EQ(*tools->colorbar, (std::array<double, 2>{0.0, 1.0}));
+  EXPECT_EQ(app.app_state(1).settings.colormap.substr(0, 12), "000000010101") << "the gray colormap";
 
   // Zoomed 2x about the corner: the cursor's frame point is over picture pixel (5, 1).
   EXPECT_EQ(lab::loop::apply_command(app, view_command(lab::Command::Kind::Zoom, 0.0, 0.0, 2.0)), "");
@@ -442,6 +445,19 @@ TEST(NullLoop, APicturesToolsSayWhereItLiesAndTheValueUnderThePagesCursor) {
   EXPECT_EQ(app.picture_tools()->readout, "x 10  y 3  11.5");
   EXPECT_EQ(lab::loop::apply_command(app, command(lab::Command::Kind::Hover, false)), "");
   EXPECT_EQ(app.picture_tools()->readout, "(cursor off the picture)");
+
+  // uint16: the first picture's bounds; RGBA: no colorbar.
+  std::vector<uint16_t> counts(48 * 32, 600);
+  counts[0] = 100;
+  counts[1] = 1100;
+  source.show(lab::PictureDesc::packed(counts.data(), false, 48, 32, 1, ElementType::U16, 2, 48 * 2));
+  ASSERT_TRUE(app.render_frame(3));
+  EXPECT_EQ(*app.picture_tools()->colorbar, (std::array<double, 2>{100.0, 1100.0}));
+  std::vector<uint8_t> rgba(48 * 32 * 4, 9);
+  source.show(lab::PictureDesc::packed(rgba.data(), false, 48, 32, 4, ElementType::U8, 1, 48 * 4));
+  ASSERT_TRUE(app.render_frame(4));
+  EXPECT_FALSE(app.picture_tools()->colorbar);
+  EXPECT_EQ(app.app_state(4).settings.colormap, "") << "no colormap without a colorbar";
 }
 
 TEST(NullLoop, AnArraySourceShowsHostAndDevicePicturesThroughCudaAsTheCpuModeDoes) {
