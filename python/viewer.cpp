@@ -810,6 +810,12 @@ std::string apply_page_commands(Viewer& viewer, const std::vector<lab::Command>&
       case Kind::Fit:
         view_fit(viewer);
         break;
+      case Kind::PictureFit:
+        if (const std::optional<lab::view::Fit> fit = lab::view::fit_named(command.text)) {
+          viewer.view.fit = *fit;
+          view_fit(viewer);
+        }
+        break;
       case Kind::Hover:
         viewer.page_hover =
             command.on ? std::optional<std::array<double, 2>>({command.x, command.y}) : std::nullopt;

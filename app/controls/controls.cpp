@@ -82,6 +82,11 @@ constexpr std::array<Control, kCommandKindCount> kControls = {{
      "the page saves the frame it shows in the browser with its own screenshot button; a PNG on the app's "
      "machine is the panel's (P)",
      Widget::Action, Group::None},
+    {Kind::PictureFit, "picture_fit", "picture fit",
+     "how a picture (--attach, an array) lies in the frame: contain (letterboxed), stretch, cover (cropped) "
+     "or "
+     "actual (1:1, centred); back to it from a zoom",
+     nullptr, nullptr, Widget::Choice, Group::Frame, names<kPictureFits>, "a fit"},
     {Kind::Zoom, "zoom", "zoom", "zoom about the cursor (the wheel over the frame)", kPictureTools, nullptr,
      Widget::Own, Group::None},
     {Kind::Pan, "pan", "pan", "move the picture (drag the frame)", kPictureTools, nullptr, Widget::Own,

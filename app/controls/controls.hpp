@@ -51,6 +51,7 @@ struct Command {
     Pause,          // the animation clock stopped (on)
     Step,           // the animation clock one frame on, paused after
     Screenshot,     // the frame written to a PNG
+    PictureFit,     // how a picture lies in the frame (text: contain, stretch, cover, actual)
     // A Python viewer's page (python/viewer.cpp), in the frame's pixels (x right, y down from the top row):
     Zoom,        // zoom by `factor` about point (x, y), as the wheel does
     Pan,         // move the picture by (x, y) pixels, as a drag does
@@ -81,7 +82,7 @@ struct Command {
   double number = 0.0;  // a Number (Fps), or Control's number
   std::string text;     // a Choice's option (SplitCopy, Semaphores: one of the row's options()), or Control's
 };
-constexpr size_t kCommandKindCount = 26;
+constexpr size_t kCommandKindCount = 27;
 
 // Whether `kind` is a picture's tool (Zoom to Control): a Python viewer's desk takes them all; the app's loop
 // takes the view's moves and the cursor where it shows a picture (App::move_view, App::hover) and refuses the

@@ -88,5 +88,11 @@ inline constexpr NamedValue<SplitCopy> kSplitCopies[] = {
     {SplitCopy::Peer, "peer", "cudaMemcpyPeerAsync where the devices can reach each other"},
     {SplitCopy::Host, "host", "always through pinned host memory"},
 };
+inline constexpr NamedValue<PictureFit> kPictureFits[] = {
+    {PictureFit::Contain, "contain", "the whole picture, letterboxed"},
+    {PictureFit::Stretch, "stretch", "the frame filled, the picture's aspect lost"},
+    {PictureFit::Cover, "cover", "the frame filled, the picture cropped"},
+    {PictureFit::Actual, "actual", "one picture pixel a frame pixel, centred"},
+};
 
 }  // namespace lab

@@ -40,6 +40,11 @@ constexpr size_t kModeCount = 10;  // the tables with a row per mode check their
 // always goes through pinned host memory.
 enum class SplitCopy { Peer, Host };
 
+// How a picture (another process's frames, a caller's arrays) lies in the frame when its size differs:
+// Contain letterboxes it, Stretch fills the frame, Cover fills it and crops, Actual shows it 1:1, centred
+// (app/scene/view.hpp).
+enum class PictureFit { Contain, Stretch, Cover, Actual };
+
 // How a mode's results reach the graphics API, the fact most rules about a mode turn on: MapUnmap maps
 // objects the graphics API registered with CUDA (interop, reregister, pbo, split, buffer), ExternalMemory
 // shares memory one side exported and the other imported, ordered by semaphores (external, exported),

@@ -190,6 +190,11 @@ class App {
   // lies in the frame (FrameSource::picture_view, app/scene/view.hpp), from the next frame on. Returns "" or
   // why not: a scene, which has no picture to move, or no picture yet, or a zoom by no factor.
   std::string move_view(const Command& command);
+  // How the source's picture lies in the frame (contain, stretch, cover, actual), from the next frame on, a
+  // zoom or pan undone. Returns "" or why not (a scene).
+  std::string set_picture_fit(PictureFit fit);
+  // Why the picture's tools do not apply now ("" while the source shows a picture).
+  std::string picture_why_not() const;
   // The page's cursor (Hover: a point of the frame, or off it), whose picture pixel's value the state's
   // tools read (picture_tools). Always taken: a scene's frame has no value to read, and says none.
   std::string hover(const Command& command) {
@@ -635,12 +640,27 @@ std::string App<Backend>::request_source(const std::string& name) {
 }
 
 template <class Backend>
+std::string App<Backend>::picture_why_not() const {
+  if (m_scene->picture_view() != nullptr) return "";
+  return "the " + m_scene->name() +
+         " scene fills the frame; a picture (--attach, a caller's arrays) has a view";
+}
+
+template <class Backend>
+std::string App<Backend>::set_picture_fit(PictureFit fit) {
+  view::View* view = m_scene->picture_view();
+  if (view == nullptr)
+    return std::string("picture_fit ") + name_of(kPictureFits, fit) + " refused: " + picture_why_not();
+  view->fit = fit;
+  *view = view::fitted(*view);
+  return "";
+}
+
+template <class Backend>
 std::string App<Backend>::move_view(const Command& command) {
   const std::string what = std::string(control_of(command.kind).key) + " refused: ";
   view::View* view = m_scene->picture_view();
-  if (view == nullptr)
-    return what + "the " + m_scene->name() +
-           " scene fills the frame; a picture (--attach, a caller's arrays) has a view to move";
+  if (view == nullptr) return what + picture_why_not() + " to move";
   const std::optional<Extent> picture = m_scene->natural_extent();
   if (!picture) return what + "no picture yet";
   const view::Size image{picture->width, picture->height}, frame{m_extent.width, m_extent.height};
@@ -1117,6 +1137,9 @@ ControlStates App<Backend>::control_states() const {
   state(Kind::Pause) = switch_state(m_paused);
   state(Kind::Fps) = number_state(fps_cap());
   state(Kind::SplitCopy) = choice_state(name_of(kSplitCopies, m_cuda.split_copy), split_why_not());
+  const view::View* picture = m_scene->picture_view();
+  state(Kind::PictureFit) =
+      choice_state(name_of(kPictureFits, picture ? picture->fit : PictureFit::Stretch), picture_why_not());
   std::string semaphores_why_not;
   if (!Backend::kSemaphoreChoice)
     semaphores_why_not = std::string(display_name(Backend::kApi)) +

@@ -145,6 +145,12 @@ std::string apply_command(Loop& loop, const Command& command) {
       } else {
         return "source " + command.source + " refused: this app shows no published frames";
       }
+    case Command::Kind::PictureFit:
+      if (const auto fit = value_named(kPictureFits, command.text)) {
+        if constexpr (detail::HasPictureTools<Loop>::value) return loop.set_picture_fit(*fit);
+        return "picture_fit refused: this app shows no picture";
+      }
+      break;
     case Command::Kind::Zoom:
     case Command::Kind::Pan:
     case Command::Kind::ActualSize:

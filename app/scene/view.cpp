@@ -1,30 +1,19 @@
 // app/scene/view.cpp — where a picture lies in its frame (app/scene/view.hpp).
 #include "app/scene/view.hpp"
 
+#include "app/core/tables.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 namespace lab::view {
 
 std::optional<Fit> fit_named(const std::string& name) {
-  if (name == "contain") return Fit::Contain;
-  if (name == "stretch") return Fit::Stretch;
-  if (name == "cover") return Fit::Cover;
-  if (name == "actual") return Fit::Actual;
-  return std::nullopt;
+  return value_named(kPictureFits, name);
 }
 
 const char* fit_name(Fit fit) {
-  switch (fit) {
-    case Fit::Stretch:
-      return "stretch";
-    case Fit::Cover:
-      return "cover";
-    case Fit::Actual:
-      return "actual";
-    default:
-      return "contain";
-  }
+  return name_of(kPictureFits, fit);
 }
 
 Rect fit_rect(Fit fit, Size image, Size viewport) {

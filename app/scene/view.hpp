@@ -9,6 +9,7 @@
 // fits existed); in a free view the image point is (point - origin) / scale, floored: nearest sampling.
 #pragma once
 
+#include "app/core/vocabulary.hpp"
 #include "kernels/view.hpp"
 
 #include <optional>
@@ -16,7 +17,7 @@
 
 namespace lab::view {
 
-enum class Fit { Contain, Stretch, Cover, Actual };
+using Fit = PictureFit;  // app/core/vocabulary.hpp; named by app/core/tables.hpp's kPictureFits
 
 // "contain", "stretch", "cover" or "actual"; nullopt for anything else.
 std::optional<Fit> fit_named(const std::string& name);

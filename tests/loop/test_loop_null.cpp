@@ -345,6 +345,13 @@ TEST(NullLoop, APicturesViewFitsZoomsPansAndGoesOneToOneAsTheCommandsAsk) {
   EXPECT_EQ(lab::loop::apply_command(app, zoom),
             "zoom refused: the pattern scene fills the frame; a picture (--attach, a caller's arrays) has a "
             "view to move");
+  lab::Command cover = command(lab::Command::Kind::PictureFit);
+  cover.text = "cover";
+  EXPECT_EQ(lab::loop::apply_command(app, cover),
+            "picture_fit cover refused: the pattern scene fills the frame; a picture (--attach, a caller's "
+            "arrays) has a view");
+  EXPECT_EQ(app.control_states()[static_cast<size_t>(lab::Command::Kind::PictureFit)].why_not,
+            "the pattern scene fills the frame; a picture (--attach, a caller's arrays) has a view");
   lab::ArraySource& source = use_array_source(app);
   ASSERT_TRUE(app.render_frame(0));
   EXPECT_EQ(lab::loop::apply_command(app, zoom), "zoom refused: no picture yet");
@@ -356,8 +363,13 @@ TEST(NullLoop, APicturesViewFitsZoomsPansAndGoesOneToOneAsTheCommandsAsk) {
   for (const auto& [x, y] : {std::pair{0, 0}, {47, 31}, {13, 9}, {30, 20}})
     EXPECT_EQ(pixel(app.read_frame(), x, y), ramp(x / 2, y / 4)) << x << "," << y;
 
-  // Contained: 48x16 in rows 8..23, black above and below.
-  source.picture_view()->fit = lab::view::Fit::Contain;
+  // Contained (the picture_fit control, as the panel's and the page's select send it): 48x16 in rows 8..23,
+  // black above and below.
+  lab::Command fit = command(lab::Command::Kind::PictureFit);
+  fit.text = "contain";
+  EXPECT_EQ(app.control_states()[static_cast<size_t>(lab::Command::Kind::PictureFit)].choice, "stretch");
+  EXPECT_EQ(lab::loop::apply_command(app, fit), "");
+  EXPECT_EQ(app.control_states()[static_cast<size_t>(lab::Command::Kind::PictureFit)].choice, "contain");
   ASSERT_TRUE(app.render_frame(2));
   lab::Image frame = app.read_frame();
   for (const auto& [x, y] : {std::pair{0, 0}, {47, 7}, {20, 24}, {5, 31}})

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <deque>
 #include <functional>
@@ -218,6 +219,22 @@ TEST(DeskCommandsTest, EveryControlOfTheTableReachesItsVerb) {
       source_asked = name;
       return "";
     }
+    // A picture's tools (app/loop/app.hpp's move_view, hover, set_picture_fit): what each was asked.
+    std::vector<Kind> moves;
+    std::string move_view(const lab::Command& command) {
+      moves.push_back(command.kind);
+      return "";
+    }
+    std::optional<std::array<double, 2>> hovered;
+    std::string hover(const lab::Command& command) {
+      hovered = std::array<double, 2>{command.x, command.y};
+      return "";
+    }
+    std::optional<lab::PictureFit> fit_asked;
+    std::string set_picture_fit(lab::PictureFit fit) {
+      fit_asked = fit;
+      return "";
+    }
   } loop;
   loop.scene_compute = StandInScene(lab::SceneId::Postprocess);
   const std::vector<std::pair<std::string, std::function<bool()>>> samples = {
@@ -244,14 +261,18 @@ TEST(DeskCommandsTest, EveryControlOfTheTableReachesItsVerb) {
       {R"({"pause":true})", [&] { return loop.paused_asked == true; }},
       {R"({"step":true})", [&] { return loop.steps == 1; }},
       {R"({"screenshot":true})", [&] { return loop.screenshots == 1; }},
+      {R"({"picture_fit":"contain"})", [&] { return loop.fit_asked == lab::PictureFit::Contain; }},
+      {R"({"zoom":[10,20,1.25]})", [&] { return loop.moves == std::vector<Kind>{Kind::Zoom}; }},
+      {R"({"pan":[3,-4]})", [&] { return loop.moves.back() == Kind::Pan; }},
+      {R"({"actual_size":[5,6]})", [&] { return loop.moves.back() == Kind::ActualSize; }},
+      {R"({"fit":true})", [&] { return loop.moves.back() == Kind::Fit; }},
+      {R"({"hover":[7,8]})",
+       [&] {
+         return loop.hovered == std::array<double, 2>{7.0, 8.0};
+       }},
   };
-  // A Python viewer's commands: the app's loop has no view, readout or caller's controls, and says so.
-  const std::vector<std::string> viewer_samples = {R"({"zoom":[10,20,1.25]})",
-                                                   R"({"pan":[3,-4]})",
-                                                   R"({"actual_size":[5,6]})",
-                                                   R"({"fit":true})",
-                                                   R"({"hover":[7,8]})",
-                                                   R"({"index":2})",
+  // A Python viewer's own commands: the app's loop shows no stack and has no caller's controls, and says so.
+  const std::vector<std::string> viewer_samples = {R"({"index":2})",
                                                    R"({"control":{"name":"gain","value":0.5}})"};
   std::vector<Kind> covered;
   for (const std::string& text : viewer_samples) {

@@ -139,7 +139,7 @@ TEST(ServeProtocolTest, TheTablesGroupedControlsReachThePageWithTheirState) {
     ++grouped;
     EXPECT_NE(std::find(offered.begin(), offered.end(), control.key), offered.end()) << control.key;
   }
-  EXPECT_EQ(grouped, 7) << "fps, split_copy, semaphores, graph, timing, pause, step";
+  EXPECT_EQ(grouped, 8) << "fps, split_copy, semaphores, graph, timing, pause, step, picture_fit";
   EXPECT_EQ(state["settings"]["switches"]["graph"]["why_not"], "no graph form here");
   EXPECT_EQ(state["settings"]["switches"]["pause"]["on"], true);
   EXPECT_EQ(state["settings"]["switches"]["timing"]["on"], false);
