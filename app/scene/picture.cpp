@@ -69,21 +69,6 @@ size_t PictureDesc::span_bytes() const {
                              channel_stride * (channels - 1) + kernels::element_bytes(type));
 }
 
-readout::Source PictureDesc::values() const {
-  readout::Source source;
-  source.data = static_cast<const unsigned char*>(pixels);
-  source.on_device = on_device;
-  source.type = type;
-  source.frames = 1;
-  source.height = height;
-  source.width = width;
-  source.channels = channels;
-  source.row_stride = row_stride;
-  source.column_stride = column_stride;
-  source.channel_stride = channel_stride;
-  return source;
-}
-
 void PictureBlit::expect(kernels::ElementType type, int channels) {
   // The range holds while the values are the same kind: pictures of another type or channel count get a
   // range of their own.

@@ -48,7 +48,19 @@ struct PictureDesc {
   // The bytes from the first element to the end of the last row (what a copy of the picture takes).
   size_t span_bytes() const;
   // Where its values are, for the value under the cursor (app/scene/readout.hpp).
-  readout::Source values() const;
+  readout::Source values() const {
+    readout::Source source;
+    source.data = static_cast<const unsigned char*>(pixels);
+    source.on_device = on_device;
+    source.type = type;
+    source.height = height;
+    source.width = width;
+    source.channels = channels;
+    source.row_stride = row_stride;
+    source.column_stride = column_stride;
+    source.channel_stride = channel_stride;
+    return source;
+  }
 };
 
 class PictureBlit {

@@ -67,6 +67,11 @@ cudaError_t CUDARTAPI cudaDeviceCanAccessPeer(int* can_access, int /*device*/, i
 cudaError_t CUDARTAPI cudaDeviceEnablePeerAccess(int /*peer*/, unsigned int /*flags*/) {
   return cudaErrorNoDevice;
 }
+// The readout of a picture in device memory (app/scene/readout.cpp), which no source here makes.
+cudaError_t CUDARTAPI cudaMemcpy(void* /*to*/, const void* /*from*/, size_t /*bytes*/,
+                                 cudaMemcpyKind /*kind*/) {
+  return cudaErrorNoDevice;
+}
 cudaError_t CUDARTAPI cudaGLGetDevices(unsigned int* count, int* /*devices*/, unsigned int /*capacity*/,
                                        enum cudaGLDeviceList /*list*/) {
   *count = 0;
