@@ -893,6 +893,8 @@ void App<Backend>::handle_hotkey(Hotkey hotkey) {
       break;
     case Hotkey::ActualSize:
     case Hotkey::Fit: {
+      // Not while the panel takes typing: 1 is a digit of the size and the fps cap.
+      if (ImGui::GetCurrentContext() != nullptr && ImGui::GetIO().WantTextInput) break;
       // At the pointer where it is over the frame, else the frame's centre.
       Command command;
       command.kind = hotkey == Hotkey::Fit ? Command::Kind::Fit : Command::Kind::ActualSize;
