@@ -475,6 +475,13 @@ std::string parse_split_copy(const std::string& value, Options& options) {
   return "";
 }
 
+std::string parse_picture_fit(const std::string& value, Options& options) {
+  const std::optional<PictureFit> fit = value_named(kPictureFits, value);
+  if (!fit) return unknown_name("--picture-fit", value, "fit", kPictureFits);
+  options.picture_fit = *fit;
+  return "";
+}
+
 std::string parse_semaphores(const std::string& value, Options& options) {
   const std::optional<interop::SemaphoreKind> kind = value_named(kSemaphoreKinds, value);
   if (!kind) return unknown_name("--semaphores", value, "semaphore kind", kSemaphoreKinds);
@@ -550,6 +557,9 @@ std::string option_the_run_ignores(const CLI::App& app, const Options& options) 
     return std::string("--filter does nothing with --scene ") + to_string(options.scene) +
            (scene_given ? "" : " (the default)") +
            "; it applies to --scene postprocess only, so give that or drop --filter";
+  if (app.count("--picture-fit") > 0 && !options.attach)
+    return "--picture-fit does nothing without --attach NAME; it places a published picture in the frame, "
+           "so give --attach NAME or drop --picture-fit";
   if (options.mode && !uses_compute_device(*options.mode))
     for (const char* split_only : {"--compute-device", "--split-copy"})
       if (app.count(split_only) > 0)
@@ -798,6 +808,10 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
        "of a scene, live and with no copy between the processes; the frame takes their size unless --size "
        "is given; --attach alone lists what is published",
        "sim", parse_attach},
+      {kSceneGroup, "--picture-fit", "FIT",
+       "how the --attach picture lies in a frame of another size or aspect: " + choices_text(kPictureFits) +
+           " (default stretch); the panel's and the page's picture fit change it live",
+       "contain", parse_picture_fit},
       {kWindowGroup, "--serve", "[HOST:]PORT",
        "run headless and serve the desk, a web page with the live frame and the panel, on HOST:PORT "
        "(default 127.0.0.1:8080; port 0: any free port; a token in the printed URL guards it); "

@@ -37,6 +37,9 @@ struct Options {
   // of the scene; --attach alone: list what is published (attach_list) and exit
   std::optional<std::string> attach;
   bool attach_list = false;
+  // --picture-fit: how the attached picture lies in a frame of another size or aspect (stretch unless
+  // given; the panel's and the page's picture fit change it live)
+  std::optional<PictureFit> picture_fit;
   kernels::Filter filter = kernels::Filter::Sobel;  // what the postprocess scene applies
   // one of modes_of(api); unset: with gl, the best that works here, interop, else staging, else cpu (with
   // the reason printed); with vulkan, staging where a CUDA device is, else cpu

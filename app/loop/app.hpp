@@ -467,6 +467,7 @@ App<Backend>::App(const Options& options, std::vector<DoctorSource> doctor_sourc
   if (options.attach) {
     m_scene = create_published_source(*options.attach);
     m_published_name = *options.attach;
+    if (options.picture_fit) set_picture_fit(*options.picture_fit);
     if (const std::optional<Extent> natural = m_scene->natural_extent(); natural && !options.size_given) {
       m_extent = *natural;
       m_options.width = natural->width;  // what a headless device sizes its frame by
@@ -965,9 +966,14 @@ void App<Backend>::apply_switches() {
     const auto source_scope = profile([&source] { return "source " + source->name(); });
     const std::optional<Extent> before = m_scene->natural_extent(), after = source->natural_extent();
     if (!m_options.size_given && before == m_extent && after && after != m_extent) follow = after;
+    // Another publisher's picture lies in the frame as the last one's did.
+    const view::View* before_view = m_scene->picture_view();
+    const std::optional<PictureFit> fit =
+        before_view ? std::optional<PictureFit>(before_view->fit) : std::nullopt;
     m_scene = std::move(source);
     m_published_name = std::move(m_pending_published_name);
     m_plan = m_scene->draw_plan();
+    if (fit && m_scene->picture_view()) m_scene->picture_view()->fit = *fit;
   }
   // What the new frames are, for the messages: "the pattern scene", "published 'sim'".
   const std::string what = scene ? std::string("the ") + to_string(scene_wanted) + " scene" : m_scene->name();

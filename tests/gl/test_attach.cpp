@@ -190,6 +190,36 @@ TEST_F(Attach, WithASizeThePictureIsScaledNearest) {
   EXPECT_EQ(pixels_off(frame, expected), 0u);
 }
 
+TEST_F(Attach, APictureFitLetterboxesThePictureInAFrameOfAnotherAspect) {
+  auto pub = publisher("attach-contain", 40, 30, 4);
+  const std::vector<uint8_t> bytes = picture(40, 30, 4, 5);
+  publish(*pub, bytes, 1);
+  lab::Options options = attach_options("attach-contain");
+  options.width = 80;
+  options.height = 90;
+  options.size_given = true;
+  options.picture_fit = lab::PictureFit::Contain;
+  lab::gl::App app(options);
+  // 40x30 at twice its size fills 80x60, in rows 15..74; black above and below.
+  const lab::Image small = as_frame(bytes, 40, 30, 4);
+  lab::Image expected;
+  expected.width = 80;
+  expected.height = 90;
+  expected.rgba.assign(80 * 90 * 4, 0);
+  for (int y = 0; y < 90; ++y)
+    for (int x = 0; x < 80; ++x) {
+      uint8_t* at = &expected.rgba[(y * 80 + x) * 4];
+      if (y >= 15 && y < 75)
+        std::memcpy(at, small.pixel(x / 2, (y - 15) / 2), 4);
+      else
+        at[3] = 255;
+    }
+  long long index = 0;
+  const lab::Image frame =
+      render_until(app, index, [&](const lab::Image& f) { return pixels_off(f, expected) == 0; });
+  EXPECT_EQ(pixels_off(frame, expected), 0u);
+}
+
 TEST_F(Attach, ANewerFrameReplacesTheOneShown) {
   auto pub = publisher("attach-newer", 50, 20, 4);
   const std::vector<uint8_t> first = picture(50, 20, 4, 1), second = picture(50, 20, 4, 77);

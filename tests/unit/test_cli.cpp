@@ -192,6 +192,15 @@ TEST(CliTest, SplitModeTakesAComputeDeviceAndACopyPath) {
   EXPECT_EQ(result.options.split_copy, lab::SplitCopy::Host);
 }
 
+TEST(CliTest, AnAttachedPictureTakesAFit) {
+  lab::ParseResult result = parse({"--attach", "sim"});
+  expect_runs(result);
+  EXPECT_FALSE(result.options.picture_fit.has_value()) << "unset: stretched, as before fits";
+  result = parse({"--attach", "sim", "--picture-fit", "contain"});
+  expect_runs(result);
+  EXPECT_EQ(result.options.picture_fit, lab::PictureFit::Contain);
+}
+
 TEST(CliTest, TheExternalModeTakesASemaphoreKind) {
   lab::ParseResult result = parse({"--api", "vulkan", "--mode", "external"});
   expect_runs(result);
@@ -552,7 +561,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"ComputeDeviceWithAnotherMode", {"--mode", "interop", "--compute-device", "1"},
                  {"--compute-device does nothing with --mode interop; it applies to --mode split only"}},
         BadInput{"SplitCopyWithAnotherMode", {"--mode", "cpu", "--split-copy", "host"},
-                 {"--split-copy does nothing with --mode cpu"}}),
+                 {"--split-copy does nothing with --mode cpu"}},
+        BadInput{"PictureFitUnknown", {"--attach", "sim", "--picture-fit", "fill"},
+                 {"--picture-fit fill", "contain, stretch, cover or actual"}},
+        BadInput{"PictureFitWithoutAttach", {"--picture-fit", "contain"},
+                 {"--picture-fit does nothing without --attach NAME"}}),
     [](const testing::TestParamInfo<BadInput>& param_info) { return std::string(param_info.param.name); });
 // clang-format on
 

@@ -697,22 +697,23 @@ TEST(ServeStripesServerTest, AnAckingPageGetsOnlyChangedStripesAndItsPictureIsTh
 }
 
 TEST(ServeStripesServerTest, OverASlowLinkTheDeskSendsASmallerScaleAndSaysSo) {
-  // --bench --serve's slow link (a relay, here at 200 kbit/s) and acking page, with frames of noise that no
-  // quality makes small: 128 x 128 at quality 20 is about 4 KB, 0.9 Mbit/s at 30 frames/s; at half the edges
-  // about 1 KB. At 400 kbit/s a slow run (the sanitizers' build, among the other tests) once ended its 5 s at
-  // quality 25; at 200 the link is further behind, so the quality steps down by 10 each time. Still timed:
-  // on a machine with every core busy the desk may not get that far.
+  // --bench --serve's slow link (a relay, here at 100 kbit/s) and acking page, with frames of noise that no
+  // quality makes small: 64 x 64 at quality 20 is about 1 KB, 240 kbit/s at 30 frames/s; at half the edges
+  // about 300 bytes. The link's quality steps once per ack, so the frames are small enough for many acks in
+  // the bench's 5 s (at 128 x 128 over 200 kbit/s a frame at quality 85 took a second on the link, and a run
+  // with both cores busy once ended at quality 45). Still timed: on a machine with every core busy the desk
+  // may not get that far.
   std::mt19937 random(7);
   const lab::serve::RenderAndRead render = [&](long long index, lab::serve::ReadAsk, double& read_back_ms) {
     read_back_ms = 0;
     lab::serve::BenchFrame frame;
     frame.index = index;
-    auto image = std::make_shared<lab::Image>(lab::Image{128, 128, std::vector<uint8_t>(128 * 128 * 4)});
+    auto image = std::make_shared<lab::Image>(lab::Image{64, 64, std::vector<uint8_t>(64 * 64 * 4)});
     for (uint8_t& byte : image->rgba) byte = static_cast<uint8_t>(random());
     frame.image = std::move(image);  // BenchFrame's image is shared (FrameRead's)
     return std::optional<lab::serve::BenchFrame>(std::move(frame));
   };
-  const lab::serve::LinkBenchCase result = lab::serve::bench_desk_link({128, 128}, 200e3, 30, 0, render);
+  const lab::serve::LinkBenchCase result = lab::serve::bench_desk_link({64, 64}, 100e3, 30, 0, render);
   EXPECT_EQ(result.quality_low, 20);
   EXPECT_GE(result.scale_most, 2) << "the desk's state said no smaller scale";
   EXPECT_GT(result.moving_fps, 1) << "the page parsed and acked the scaled frames";
