@@ -968,12 +968,12 @@ void App<Backend>::apply_switches() {
     if (!m_options.size_given && before == m_extent && after && after != m_extent) follow = after;
     // Another publisher's picture lies in the frame as the last one's did.
     const view::View* before_view = m_scene->picture_view();
-    const std::optional<PictureFit> fit =
-        before_view ? std::optional<PictureFit>(before_view->fit) : std::nullopt;
+    const bool keep_fit = before_view != nullptr;
+    const PictureFit fit = keep_fit ? before_view->fit : PictureFit::Stretch;
     m_scene = std::move(source);
     m_published_name = std::move(m_pending_published_name);
     m_plan = m_scene->draw_plan();
-    if (fit && m_scene->picture_view()) m_scene->picture_view()->fit = *fit;
+    if (keep_fit && m_scene->picture_view() != nullptr) m_scene->picture_view()->fit = fit;
   }
   // What the new frames are, for the messages: "the pattern scene", "published 'sim'".
   const std::string what = scene ? std::string("the ") + to_string(scene_wanted) + " scene" : m_scene->name();
