@@ -15,7 +15,7 @@
 // Looking at the caller's data: the picture lies in the frame as app/scene/view.hpp says (a fit, or a
 // zoomed and panned free view); a window's input (wheel, drag, keys), collected by its ImGui, moves that
 // view, pauses and steps; the panel's readout reads one element of the caller's array under the cursor
-// (python/viewer_readout.hpp), and draws the colorbar and the caller's controls (python/viewer_controls.hpp).
+// (app/scene/readout.hpp), and draws the colorbar and the caller's controls (python/viewer_controls.hpp).
 // Python acts on what the panel asked (another frame of a stack, the controls' callbacks) at poll().
 //
 // Served (ilab_viewer_serve, Viewer(serve=...)): the browser desk's serve::Desk (app/serve/desk.hpp) gets
@@ -452,19 +452,17 @@ void draw_picture(Viewer& viewer, lab::Extent extent) {
   glUseProgram(program);
   glUniform2i(0, viewer.content.width, viewer.content.height);
   glUniform2i(1, extent.width, extent.height);
-  const lab::view::Size image{viewer.content.width, viewer.content.height};
-  const lab::view::Size frame{extent.width, extent.height};
-  const bool integer_rule = lab::view::uses_integer_rule(viewer.view);
-  if (integer_rule) {
-    const lab::view::Rect rect = lab::view::fit_rect(viewer.view.fit, image, frame);
-    glUniform4i(2, static_cast<GLint>(rect.x), static_cast<GLint>(extent.height - (rect.y + rect.height)),
-                static_cast<GLint>(rect.width), static_cast<GLint>(rect.height));
-  } else {
-    const lab::view::Transform t = lab::view::transform_of(viewer.view, image, frame);
-    glUniform4f(3, static_cast<float>(t.origin_x), static_cast<float>(t.origin_y),
-                static_cast<float>(t.scale_x), static_cast<float>(t.scale_y));
-  }
-  glUniform1i(4, integer_rule ? 1 : 0);
+  // The sampling the app's blit and the readout take (kernels/view.hpp), as the shaders' uniforms.
+  const kernels::ViewSampling s = lab::view::sampling_of(
+      viewer.view, {viewer.content.width, viewer.content.height}, {extent.width, extent.height});
+  if (s.integer_rule)
+    glUniform4i(2, static_cast<GLint>(s.rect_x),
+                static_cast<GLint>(extent.height - (s.rect_y + s.rect_height)),
+                static_cast<GLint>(s.rect_width), static_cast<GLint>(s.rect_height));
+  else
+    glUniform4f(3, static_cast<float>(s.origin_x), static_cast<float>(s.origin_y),
+                static_cast<float>(s.scale_x), static_cast<float>(s.scale_y));
+  glUniform1i(4, s.integer_rule ? 1 : 0);
   if (from_buffer)
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, viewer.buffer.get());
   else
@@ -551,8 +549,6 @@ void step(Viewer& viewer) {
   ++viewer.steps;
 }
 
-constexpr double kWheelZoom = 1.25;  // the view's zoom for one notch of the wheel
-
 // The view's four moves, the one seam for the window's input, its panel, Python's calls and the served page's
 // commands: points and offsets in framebuffer pixels (row 0 at the top). Nothing shown: nothing moves.
 lab::view::Size frame_size_of(const Viewer& viewer) {
@@ -617,7 +613,7 @@ void apply_input(Viewer& viewer, lab::Extent extent) {
   const double x = io.MousePos.x * scale_x, y = io.MousePos.y * scale_y;
   if (!viewer.content.empty() || viewer.showing_points) {
     if (has_mouse && !io.WantCaptureMouse) {
-      if (io.MouseWheel != 0.0f) view_zoom(viewer, x, y, std::pow(kWheelZoom, io.MouseWheel));
+      if (io.MouseWheel != 0.0f) view_zoom(viewer, x, y, std::pow(lab::view::kWheelZoom, io.MouseWheel));
       if (ImGui::IsMouseClicked(0)) viewer.dragging = true;
     }
     if (!io.MouseDown[0]) viewer.dragging = false;

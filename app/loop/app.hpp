@@ -709,9 +709,9 @@ std::optional<serve::ViewerTools> App<Backend>::picture_tools_at(
                      static_cast<int>(std::floor((*point)[1])));
   if (!cursor) return tools;
   tools.cursor = std::array<int, 2>{cursor->x, cursor->y};
+  // With no picture to read (none shown yet), read_out says where the cursor is.
   const std::optional<PictureDesc> shown = m_scene->picture_shown();
-  tools.readout = shown ? readout::read_out(shown->values(), 0, cursor->x, cursor->y)
-                        : "x " + std::to_string(cursor->x) + "  y " + std::to_string(cursor->y);
+  tools.readout = readout::read_out(shown ? shown->values() : readout::Source{}, 0, cursor->x, cursor->y);
   return tools;
 }
 

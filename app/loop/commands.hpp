@@ -158,8 +158,7 @@ std::string apply_command(Loop& loop, const Command& command) {
       if constexpr (detail::HasPictureTools<Loop>::value) return loop.move_view(command);
       [[fallthrough]];
     case Command::Kind::Hover:
-      if constexpr (detail::HasPictureTools<Loop>::value)
-        if (command.kind == Command::Kind::Hover) return loop.hover(command);
+      if constexpr (detail::HasPictureTools<Loop>::value) return loop.hover(command);
       [[fallthrough]];
     case Command::Kind::Index:
     case Command::Kind::Control:

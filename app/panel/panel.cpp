@@ -6,6 +6,7 @@
 
 #include "app/core/hotkeys.hpp"
 #include "app/glfw/panel_layout.hpp"
+#include "app/scene/view.hpp"
 #include "app/timing/timing_ui.hpp"
 
 #include <imgui.h>
@@ -182,7 +183,7 @@ std::vector<Command> frame_pointer(FramePointer& pointer, Extent frame) {
     Command& zoom = add(commands, Kind::Zoom);
     zoom.x = x;
     zoom.y = y;
-    zoom.factor = std::pow(kWheelZoom, static_cast<double>(io.MouseWheel));
+    zoom.factor = std::pow(view::kWheelZoom, static_cast<double>(io.MouseWheel));
   }
   if (over_frame && ImGui::IsMouseClicked(0)) pointer.dragging = true;
   if (!io.MouseDown[0]) pointer.dragging = false;

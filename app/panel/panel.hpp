@@ -76,12 +76,10 @@ struct FramePointer {
 };
 
 // Inside an ImGui frame: the pointer over a frame of `frame`'s size in the window, as a Python viewer's
-// window takes it. The wheel zooms about the pointer (kWheelZoom a notch), a drag begun on the frame pans,
-// both as the commands of the one vocabulary (Zoom, Pan), which the loop applies where its source shows a
-// picture; the panel keeps what is over it. `pointer.at` says where the pointer is now.
+// window takes it. The wheel zooms about the pointer (view::kWheelZoom a notch), a drag begun on the frame
+// pans, both as the commands of the one vocabulary (Zoom, Pan), which the loop applies where its source shows
+// a picture; the panel keeps what is over it. `pointer.at` says where the pointer is now.
 std::vector<Command> frame_pointer(FramePointer& pointer, Extent frame);
-// The view's zoom for one notch of the wheel.
-constexpr double kWheelZoom = 1.25;
 
 // Where the panel's window was at its last draw (the layout file moves it), in pixels.
 struct PanelPlace {

@@ -75,6 +75,9 @@ kernels::ViewSampling sampling_of(const View& view, Size image, Size viewport);
 // cover, actual).
 bool uses_integer_rule(const View& view);
 
+// The zoom one notch of the wheel gives (the Python viewer's window and the app's).
+constexpr double kWheelZoom = 1.25;
+
 // The smallest and largest scale a free view takes (framebuffer pixels per image pixel).
 constexpr double kMinScale = 1.0 / 64.0;
 constexpr double kMaxScale = 512.0;

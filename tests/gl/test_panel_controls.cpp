@@ -4,6 +4,7 @@
 // the ones that apply only to a mode, a scene or a source are not drawn where they do not apply.
 #include "app/controls/controls.hpp"
 #include "app/panel/panel.hpp"
+#include "app/scene/view.hpp"
 #include "tests/support/headless_imgui.hpp"
 
 #include <gtest/gtest.h>
@@ -130,7 +131,7 @@ TEST(PanelControls, ThePointerOverTheFrameZoomsWithTheWheelAndPansWithADrag) {
   EXPECT_EQ(commands[0].kind, lab::Command::Kind::Zoom);
   EXPECT_EQ(commands[0].x, 600.0);
   EXPECT_EQ(commands[0].y, 400.0);
-  EXPECT_DOUBLE_EQ(commands[0].factor, lab::panel::kWheelZoom) << "one notch";
+  EXPECT_DOUBLE_EQ(commands[0].factor, lab::view::kWheelZoom) << "one notch";
   ASSERT_TRUE(pointer.at);
   EXPECT_EQ(*pointer.at, (std::array<double, 2>{600.0, 400.0}));
 
