@@ -8,6 +8,7 @@
 #include "app/serve/protocol.hpp"
 #include "python/errors.hpp"
 #include "python/gl_context.hpp"
+#include "python/protocol_abi.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -27,13 +28,7 @@ struct Attached {
 };
 
 constexpr const char* kAttached = "this attached interop_lab viewer";
-
-void copy_text(const std::string& text, char* out, uint64_t size) {
-  if (out == nullptr || size == 0) return;
-  const size_t n = std::min<size_t>(text.size(), static_cast<size_t>(size) - 1);
-  std::memcpy(out, text.data(), n);
-  out[n] = '\0';
-}
+using ilab::copy_text;
 
 }  // namespace
 
@@ -119,17 +114,12 @@ int ilab_attach_status(void* handle, char* status, uint64_t status_size, char* m
 // took them all); 1: a message the protocol does not take, what is wrong in ilab_last_error(), nothing
 // applied; -1: another failure.
 int ilab_attach_command(void* handle, const char* message, char* refused, uint64_t refused_size) {
-  std::string problem;
-  const int status = ilab::guarded([&] {
-    Attached& attached = *static_cast<Attached*>(handle);
-    const ilab::ScopedContext current(attached.context, attached.owner, kAttached);
-    std::vector<lab::Command> commands;
-    problem = lab::serve::parse_commands(message != nullptr ? message : "", commands);
-    if (problem.empty()) copy_text(lab::loop::apply_commands(*attached.app, commands), refused, refused_size);
-  });
-  if (status != 0 || problem.empty()) return status;
-  ilab::set_last_error(problem);
-  return 1;
+  return ilab::protocol_command(
+      message, refused, refused_size, [&](const std::vector<lab::Command>& commands) {
+        Attached& attached = *static_cast<Attached*>(handle);
+        const ilab::ScopedContext current(attached.context, attached.owner, kAttached);
+        return lab::loop::apply_commands(*attached.app, commands);
+      });
 }
 
 // The state the page is sent (app/serve/protocol.hpp's state_json) about the frame rendered last: *size gets
@@ -138,13 +128,9 @@ int ilab_attach_state(void* handle, char* out, uint64_t out_size, uint64_t* size
   return ilab::guarded([&] {
     Attached& attached = *static_cast<Attached*>(handle);
     const ilab::ScopedContext current(attached.context, attached.owner, kAttached);
-    const std::string state = lab::serve::state_json(
-        attached.app->app_state(std::max(0LL, attached.frame - 1)), lab::serve::DeskStats{});
-    *size = state.size() + 1;
-    if (out == nullptr) return;
-    if (out_size < state.size() + 1)
-      throw std::invalid_argument("the state needs " + std::to_string(*size) + " bytes");
-    copy_text(state, out, out_size);
+    ilab::protocol_state(lab::serve::state_json(attached.app->app_state(std::max(0LL, attached.frame - 1)),
+                                                lab::serve::DeskStats{}),
+                         out, out_size, size);
   });
 }
 

@@ -15,8 +15,9 @@
 // Looking at the caller's data: the picture lies in the frame as app/scene/view.hpp says (a fit, or a
 // zoomed and panned free view); a window's input (wheel, drag, keys), collected by its ImGui, moves that
 // view, pauses and steps; the panel's readout reads one element of the caller's array under the cursor
-// (app/scene/readout.hpp), and draws the colorbar and the caller's controls (python/viewer_controls.hpp).
-// Python acts on what the panel asked (another frame of a stack, the controls' callbacks) at poll().
+// (app/scene/readout.hpp), and draws the colorbar, the stack's slider and the caller's controls as the app's
+// panel does (app/panel/panel.hpp's draw_caller_tools; app/scene/caller_controls.hpp). Python acts on what
+// the panel asked (another frame of a stack, the controls' callbacks) at poll().
 //
 // Served (ilab_viewer_serve, Viewer(serve=...)): the browser desk's serve::Desk (app/serve/desk.hpp) gets
 // each frame presented, read back on the viewer's thread right after it is drawn (the panel not in it), with
@@ -26,6 +27,9 @@
 #include "app/gl/gl_objects.hpp"
 #include "app/gl/platform.hpp"
 #include "app/image/image_io.hpp"
+#include "app/loop/commands.hpp"
+#include "app/panel/panel.hpp"
+#include "app/scene/caller_controls.hpp"
 #include "app/scene/readout.hpp"
 #include "app/scene/view.hpp"
 #include "app/serve/desk.hpp"
@@ -38,8 +42,8 @@
 #include "kernels/convert.hpp"
 #include "python/errors.hpp"
 #include "python/gl_context.hpp"
+#include "python/protocol_abi.hpp"
 #include "python/viewer_camera.hpp"
-#include "python/viewer_controls.hpp"
 #include "python/viewer_points.hpp"
 
 #include <GLFW/glfw3.h>
@@ -306,9 +310,9 @@ struct Viewer {
   float point_size = 3.0f;
   Clock::time_point points_started;
   cudaStream_t points_stream = nullptr;
-  int frame_index = 0;  // the frame of a stack shown, or asked for by the panel (Python shows it at poll)
-  int frame_count = 1;
-  bool dragging = false;                   // a drag that began on the picture (not on the panel)
+  lab::caller::Stack
+      stack;              // the frame of a stack shown, or asked for by the panel (Python shows it at poll)
+  bool dragging = false;  // a drag that began on the picture (not on the panel)
   std::optional<lab::view::Pixel> cursor;  // the image pixel under the cursor
   std::string readout;
   long long updates = 0;  // pictures shown and sources set: the readout reads a pixel once per picture
@@ -328,7 +332,7 @@ struct Viewer {
   int steps = 0;
 
   // The caller's own controls, and where the panel drew each (window pixels: x0, y0, x1, y1).
-  ilab::controls::Registry controls;
+  lab::caller::Registry controls;
   std::vector<std::array<float, 4>> control_rects;
 
   bool capture = false;  // the next present keeps what the window shows (panel and all) in `captured`
@@ -502,18 +506,10 @@ lab::serve::PhaseLine phase_line(const char* name, const lab::PhaseWindow& windo
 lab::serve::ViewerTools page_tools(Viewer& viewer, lab::Extent extent);
 std::string colormap_hex(const Viewer& viewer);
 
-// Serving: the picture just drawn (draw_started: before it) read back and handed to the desk with the state;
-// the frame (its "frame" phase, the timeline's span) from `started`, where present() began it on the desk.
-void serve_frame(Viewer& viewer, lab::Extent extent, Clock::time_point started,
-                 Clock::time_point draw_started) {
-  glFinish();  // the draw's own time, apart from the read-back's
-  const Clock::time_point drawn = Clock::now();
-  viewer.draw_ms.push(
-      static_cast<float>(std::chrono::duration<double, std::milli>(drawn - draw_started).count()));
-  lab::Image frame = read_drawn(viewer, extent);
-  const Clock::time_point read = Clock::now();
-  const double read_back_ms = std::chrono::duration<double, std::milli>(read - drawn).count();
-  viewer.frame_ms.push(static_cast<float>(std::chrono::duration<double, std::milli>(read - started).count()));
+// The state the page is sent about the frame shown at `extent` (its tools read the page's cursor), and what
+// Python's viewer.state reads: a viewer's source, path, phases and picture tools, with no scene or mode to
+// switch.
+lab::serve::AppState viewer_state(Viewer& viewer, lab::Extent extent) {
   lab::serve::AppState state;
   state.api = lab::GraphicsApi::Gl;
   state.adapter = viewer.platform->description();
@@ -532,11 +528,28 @@ void serve_frame(Viewer& viewer, lab::Extent extent, Clock::time_point started,
   for (const lab::Control& control : lab::all_controls())
     if (lab::viewer_command(control.kind)) state.controls.push_back(control.key);
   state.settings.states[static_cast<size_t>(lab::Command::Kind::Pause)] = lab::switch_state(viewer.paused);
+  state.settings.states[static_cast<size_t>(lab::Command::Kind::PictureFit)] =
+      lab::choice_state(lab::view::fit_name(viewer.view.fit));
   state.settings.colormap = colormap_hex(viewer);
   state.viewer = page_tools(viewer, extent);
   state.path = path_name(viewer.path);
   state.path_reason = viewer.path_reason;
-  viewer.desk->end_frame(std::move(frame), std::move(state), read_back_ms);
+  return state;
+}
+
+// Serving: the picture just drawn (draw_started: before it) read back and handed to the desk with the state;
+// the frame (its "frame" phase, the timeline's span) from `started`, where present() began it on the desk.
+void serve_frame(Viewer& viewer, lab::Extent extent, Clock::time_point started,
+                 Clock::time_point draw_started) {
+  glFinish();  // the draw's own time, apart from the read-back's
+  const Clock::time_point drawn = Clock::now();
+  viewer.draw_ms.push(
+      static_cast<float>(std::chrono::duration<double, std::milli>(drawn - draw_started).count()));
+  lab::Image frame = read_drawn(viewer, extent);
+  const Clock::time_point read = Clock::now();
+  const double read_back_ms = std::chrono::duration<double, std::milli>(read - drawn).count();
+  viewer.frame_ms.push(static_cast<float>(std::chrono::duration<double, std::milli>(read - started).count()));
+  viewer.desk->end_frame(std::move(frame), viewer_state(viewer, extent), read_back_ms);
 }
 
 lab::view::Size image_size_of(const Viewer& viewer) {
@@ -627,9 +640,9 @@ void apply_input(Viewer& viewer, lab::Extent extent) {
       view_actual(viewer, inside ? x : extent.width / 2.0, inside ? y : extent.height / 2.0);
     }
     if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) view_fit(viewer);
-    if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) viewer.frame_index = std::max(viewer.frame_index - 1, 0);
+    if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) viewer.stack.index = std::max(viewer.stack.index - 1, 0);
     if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT))
-      viewer.frame_index = std::min(viewer.frame_index + 1, viewer.frame_count - 1);
+      viewer.stack.index = std::min(viewer.stack.index + 1, viewer.stack.frames - 1);
   }
   viewer.cursor = std::nullopt;
   if (has_mouse && !io.WantCaptureMouse && !viewer.showing_points)
@@ -715,69 +728,15 @@ lab::serve::ViewerTools page_tools(Viewer& viewer, lab::Extent extent) {
   if (viewer.page_cursor) tools.cursor = std::array<int, 2>{viewer.page_cursor->x, viewer.page_cursor->y};
   tools.readout = viewer.page_readout.empty() ? kOffPicture : viewer.page_readout;
   if (viewer.has_colorbar) tools.colorbar = std::array<double, 2>{viewer.colorbar_low, viewer.colorbar_high};
-  tools.index = viewer.frame_index;
-  tools.frames = viewer.frame_count;
-  constexpr const char* kKinds[] = {"slider", "checkbox", "button", "choice"};
-  for (const ilab::controls::Control& control : viewer.controls.all())
-    tools.controls.push_back({control.name, kKinds[static_cast<int>(control.kind)], control.low, control.high,
-                              control.value, control.options});
+  tools.index = viewer.stack.index;
+  tools.frames = viewer.stack.frames;
+  tools.controls = lab::serve::control_states(viewer.controls);
   return tools;
 }
 
 // The colorbar's 256 colours as "rrggbb" each, for the page; "" without a colorbar.
 std::string colormap_hex(const Viewer& viewer) {
   return viewer.has_colorbar ? lab::serve::colormap_hex(viewer.colorbar.data()) : "";
-}
-
-// A page's value for the caller's control `command.name`, typed as the control's kind asks (a slider's
-// number within its range, a checkbox's true or false, a button's true, a choice's option), taken as the
-// user's change (Python runs the callback at poll()); "" or why it was refused.
-std::string page_control(Viewer& viewer, const lab::Command& command) {
-  const int id = viewer.controls.find_named(command.name);
-  if (id < 0) {
-    std::string names;
-    for (const ilab::controls::Control& control : viewer.controls.all())
-      names += (names.empty() ? "" : ", ") + control.name;
-    return "control '" + command.name + "': no such control; " +
-           (names.empty() ? std::string("the viewer has none") : "the viewer has " + names);
-  }
-  const ilab::controls::Control& control = viewer.controls.at(id);
-  using Value = lab::Command::Value;
-  double value = 0.0;
-  switch (control.kind) {
-    case ilab::controls::Kind::Slider:
-      if (command.value != Value::Number)
-        return "slider '" + control.name + "': pass a number from its range, not true, false or text";
-      value = command.number;
-      break;
-    case ilab::controls::Kind::Checkbox:
-      if (command.value != Value::Boolean) return "checkbox '" + control.name + "': pass true or false";
-      value = command.on ? 1.0 : 0.0;
-      break;
-    case ilab::controls::Kind::Button:
-      if (command.value != Value::Boolean || !command.on)
-        return "button '" + control.name + "': pass true (a press)";
-      viewer.controls.change(id, 1.0);
-      return "";
-    case ilab::controls::Kind::Choice: {
-      const auto& options = control.options;
-      const auto found = std::find(options.begin(), options.end(), command.text);
-      if (command.value != Value::Text || found == options.end()) {
-        std::string names;
-        for (const std::string& option : options) names += (names.empty() ? "" : ", ") + option;
-        return "choice '" + control.name + "': pass one of its options: " + names;
-      }
-      value = static_cast<double>(found - options.begin());
-      break;
-    }
-  }
-  try {
-    viewer.controls.check(id, value);
-  } catch (const std::invalid_argument& error) {
-    return error.what();
-  }
-  viewer.controls.change(id, value);
-  return "";
 }
 
 // The page's commands since the last frame, applied as the window's input is: "" or why the last refused one
@@ -817,19 +776,15 @@ std::string apply_page_commands(Viewer& viewer, const std::vector<lab::Command>&
             command.on ? std::optional<std::array<double, 2>>({command.x, command.y}) : std::nullopt;
         break;
       case Kind::Index:
-        if (command.index >= viewer.frame_count)
-          problem = "index " + std::to_string(command.index) + ": the array shown has " +
-                    std::to_string(viewer.frame_count) + (viewer.frame_count == 1 ? " frame" : " frames") +
-                    ": pass one from 0 to " + std::to_string(viewer.frame_count - 1);
-        else
-          viewer.frame_index = command.index;  // Python shows it at poll(), as the panel's slider
+        problem = lab::loop::pick_stack_frame(viewer.stack, command);  // Python shows it at poll()
         break;
       case Kind::Control:
-        problem = page_control(viewer, command);
+        problem = lab::loop::apply_caller_control(viewer.controls, command, "the viewer");
         break;
       default:
-        problem =
-            std::string(lab::control_of(command.kind).key) + " refused: a viewer's page sends no such one";
+        problem = std::string(lab::control_of(command.kind).key) +
+                  " refused: a viewer's frames are its caller's, with no scene, mode, size or frame-rate cap "
+                  "to switch";
         break;
     }
     if (problem.empty())
@@ -872,49 +827,14 @@ void draw_colorbar(const Viewer& viewer) {
   ImGui::TextUnformatted(high);
 }
 
-// The caller's controls, each as its kind's widget; a change goes to the registry as the user's.
-void draw_controls(Viewer& viewer) {
-  const std::vector<ilab::controls::Control>& all = viewer.controls.all();
-  if (all.empty()) return;
-  ImGui::Separator();
-  ImGui::PushID("controls");  // apart from the panel's own widgets, whatever the names
-  viewer.control_rects.resize(all.size());
-  for (size_t i = 0; i < all.size(); ++i) {
-    const ilab::controls::Control& control = all[i];
-    const int id = static_cast<int>(i);
-    switch (control.kind) {
-      case ilab::controls::Kind::Slider: {
-        double value = control.value;
-        if (ImGui::SliderScalar(control.name.c_str(), ImGuiDataType_Double, &value, &control.low,
-                                &control.high, "%.4g"))
-          viewer.controls.change(id, value);
-        break;
-      }
-      case ilab::controls::Kind::Checkbox: {
-        bool value = control.value != 0.0;
-        if (ImGui::Checkbox(control.name.c_str(), &value)) viewer.controls.change(id, value ? 1.0 : 0.0);
-        break;
-      }
-      case ilab::controls::Kind::Button:
-        if (ImGui::Button(control.name.c_str())) viewer.controls.change(id, 1.0);
-        break;
-      case ilab::controls::Kind::Choice: {
-        int index = static_cast<int>(control.value);
-        const auto option = [](void* data, int n, const char** text) {
-          *text = static_cast<const std::vector<std::string>*>(data)->at(static_cast<size_t>(n)).c_str();
-          return true;
-        };
-        if (ImGui::Combo(control.name.c_str(), &index, option,
-                         const_cast<std::vector<std::string>*>(&control.options),
-                         static_cast<int>(control.options.size())))
-          viewer.controls.change(id, index);
-        break;
-      }
-    }
-    const ImVec2 low = ImGui::GetItemRectMin(), high = ImGui::GetItemRectMax();
-    viewer.control_rects[i] = {low.x, low.y, high.x, high.y};
-  }
-  ImGui::PopID();
+// The panel's stack and control commands (draw_caller_tools'), taken as the page's are. The panel's widgets
+// give only what they may, so nothing is refused here.
+void apply_caller_tools(Viewer& viewer, const std::vector<lab::Command>& commands) {
+  for (const lab::Command& command : commands)
+    if (command.kind == lab::Command::Kind::Index)
+      lab::loop::pick_stack_frame(viewer.stack, command);
+    else
+      lab::loop::apply_caller_control(viewer.controls, command, "the viewer");
 }
 
 void draw_panel(Viewer& viewer, lab::Extent extent) {
@@ -935,10 +855,12 @@ void draw_panel(Viewer& viewer, lab::Extent extent) {
   ImGui::SameLine();
   ImGui::Text("%s, zoom %.3gx", viewer.view.free ? "free" : lab::view::fit_name(viewer.view.fit),
               lab::view::transform_of(viewer.view, image, frame).scale_x);
-  if (viewer.frame_count > 1) ImGui::SliderInt("frame", &viewer.frame_index, 0, viewer.frame_count - 1);
+  // The stack's slider and the caller's controls as the app's panel draws them; their commands applied here.
+  apply_caller_tools(viewer, lab::panel::draw_caller_tools(viewer.stack, nullptr));
   ImGui::TextUnformatted(viewer.readout.empty() ? kOffPicture : viewer.readout.c_str());
   if (viewer.has_colorbar) draw_colorbar(viewer);
-  draw_controls(viewer);
+  apply_caller_tools(viewer,
+                     lab::panel::draw_caller_tools(std::nullopt, &viewer.controls, &viewer.control_rects));
 }
 
 // Draws and shows the picture (a window: with the panel, then swaps); a minimised window draws nothing.
@@ -1566,8 +1488,7 @@ int ilab_viewer_set_source(void* handle, const ilab_source* source) {
     kept.channel_stride = source->channel_stride;
     viewer.source = kept;
     ++viewer.updates;
-    viewer.frame_index = source->frame_index;
-    viewer.frame_count = source->frame_count;
+    viewer.stack = {source->frame_index, source->frame_count};
   });
 }
 
@@ -1609,8 +1530,8 @@ int ilab_viewer_get_state(void* handle, ilab_viewer_state* state) {
     std::memset(state, 0, sizeof *state);
     state->paused = viewer.paused ? 1 : 0;
     state->steps = viewer.steps;
-    state->frame_index = viewer.frame_index;
-    state->frame_count = viewer.frame_count;
+    state->frame_index = viewer.stack.index;
+    state->frame_count = viewer.stack.frames;
     state->has_cursor = viewer.cursor ? 1 : 0;
     if (viewer.cursor) {
       state->cursor_x = viewer.cursor->x;
@@ -1689,7 +1610,7 @@ int ilab_viewer_read_window(void* handle, uint8_t* rgba, uint64_t bytes, int* wi
   });
 }
 
-// The caller's controls (python/viewer_controls.hpp). kind: 0 slider, 1 checkbox, 2 button, 3 choice;
+// The caller's controls (app/scene/caller_controls.hpp). kind: 0 slider, 1 checkbox, 2 button, 3 choice;
 // options: a choice's, one a line.
 int ilab_viewer_control_add(void* handle, int kind, const char* name, double low, double high, double value,
                             const char* options, int* id) {
@@ -1697,8 +1618,8 @@ int ilab_viewer_control_add(void* handle, int kind, const char* name, double low
     Viewer& viewer = on_owner_thread(handle);
     require(kind >= 0 && kind <= 3,
             "control kind " + std::to_string(kind) + ": 0 slider, 1 checkbox, 2 button, 3 choice");
-    ilab::controls::Control control;
-    control.kind = static_cast<ilab::controls::Kind>(kind);
+    lab::caller::Control control;
+    control.kind = static_cast<lab::caller::Kind>(kind);
     control.name = name ? name : "";
     control.low = low;
     control.high = high;
@@ -1720,7 +1641,7 @@ int ilab_viewer_control_add(void* handle, int kind, const char* name, double low
 // value: the control's; changes: the user's changes so far (a button's presses).
 int ilab_viewer_control_get(void* handle, int id, double* value, long long* changes) {
   return guarded([&] {
-    const ilab::controls::Control& control = on_owner_thread(handle).controls.at(id);
+    const lab::caller::Control& control = on_owner_thread(handle).controls.at(id);
     *value = control.value;
     *changes = control.changes;
   });
@@ -1753,6 +1674,37 @@ int ilab_viewer_take_page_commands(void* handle, int* taken) {
     if (!viewer.desk || viewer.in_frame || !take_page_commands(viewer)) return;
     *taken = 1;
     present(viewer);
+  });
+}
+
+// One message of the page's protocol ({"zoom": [x, y, 1.25]}, {"hover": [x, y]}, {"index": 2}, {"control":
+// {"name": "gain", "value": 0.5}}, {"pause": true}), applied as a served page's are, and the frame drawn
+// again where it changed what is shown. 0: taken, `refused` saying why the last refused one was refused (""
+// when none was); 1: a message the protocol does not take (what is wrong in ilab_last_error()), nothing
+// applied; -1: another failure (inside a frame() block).
+int ilab_viewer_command(void* handle, const char* message, char* refused, uint64_t refused_size) {
+  return ilab::protocol_command(message, refused, refused_size,
+                                [&](const std::vector<lab::Command>& commands) {
+                                  Viewer& viewer = *static_cast<Viewer*>(handle);
+                                  const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+                                  require_open(viewer);
+                                  bool moved = false;
+                                  std::string why = apply_page_commands(viewer, commands, moved);
+                                  if (moved) present(viewer);
+                                  return why;
+                                });
+}
+
+// The state a served page is sent about the frame shown now (app/serve/protocol.hpp's state_json, the desk's
+// own numbers aside), its tools reading the cursor a {"hover": ...} command put there: *size gets its bytes
+// plus one; `out` null asks for the size alone.
+int ilab_viewer_state(void* handle, char* out, uint64_t out_size, uint64_t* size) {
+  return guarded([&] {
+    Viewer& viewer = *static_cast<Viewer*>(handle);
+    const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
+    ilab::protocol_state(lab::serve::state_json(viewer_state(viewer, viewer.platform->framebuffer_extent()),
+                                                lab::serve::DeskStats{}),
+                         out, out_size, size);
   });
 }
 

@@ -21,10 +21,6 @@ std::vector<std::string> names() {
   return options;
 }
 
-// Why the app's panel has none of a Python viewer's controls.
-constexpr const char* kViewerOnly =
-    "a Python viewer's (interop_lab.Viewer): its window's panel and its served page have it; the app's frame "
-    "has no array to look into";
 // Why the panel draws no widget for zoom, pan, 1:1, fit or the value under the cursor.
 constexpr const char* kPictureTools =
     "the pointer's, not a widget's: over a picture's frame (a Python viewer's, or the app's while it shows a "
@@ -97,11 +93,11 @@ constexpr std::array<Control, kCommandKindCount> kControls = {{
      Widget::Own, Group::None},
     {Kind::Hover, "hover", "value under the cursor", "the array's value at the pixel under the cursor",
      kPictureTools, nullptr, Widget::Own, Group::None},
-    {Kind::Index, "index", "frame", "which frame of a stack (N, H, W[, C]) is shown", kViewerOnly, nullptr,
+    {Kind::Index, "index", "frame", "which frame of a stack (N, H, W[, C]) is shown", nullptr, nullptr,
      Widget::Own, Group::None},
     {Kind::Control, "control", "your controls",
-     "the sliders, checkboxes, buttons and choices a Python viewer's caller added", kViewerOnly, nullptr,
-     Widget::Own, Group::None},
+     "the sliders, checkboxes, buttons and choices the caller of an array source (a Python viewer) added",
+     nullptr, nullptr, Widget::Own, Group::None},
 }};
 
 constexpr bool in_kind_order() {

@@ -52,7 +52,8 @@ struct Command {
     Step,           // the animation clock one frame on, paused after
     Screenshot,     // the frame written to a PNG
     PictureFit,     // how a picture lies in the frame (text: contain, stretch, cover, actual)
-    // A Python viewer's page (python/viewer.cpp), in the frame's pixels (x right, y down from the top row):
+    // A picture's tools (a Python viewer's, the app's picture sources), in the frame's pixels (x right, y
+    // down from the top row):
     Zoom,        // zoom by `factor` about point (x, y), as the wheel does
     Pan,         // move the picture by (x, y) pixels, as a drag does
     ActualSize,  // one image pixel per frame pixel at (x, y) (the 1 key)
@@ -85,8 +86,8 @@ struct Command {
 constexpr size_t kCommandKindCount = 27;
 
 // Whether `kind` is a picture's tool (Zoom to Control): a Python viewer's desk takes them all; the app's loop
-// takes the view's moves and the cursor where it shows a picture (App::move_view, App::hover) and refuses the
-// rest (a stack's frame, the caller's controls).
+// takes the view's moves and the cursor where it shows a picture (App::move_view, App::hover), and a stack's
+// frame and the caller's controls where its source has them (App::caller_command).
 constexpr bool viewer_command(Command::Kind kind) {
   return kind >= Command::Kind::Zoom && kind <= Command::Kind::Control;
 }

@@ -197,6 +197,10 @@ class App {
   std::string picture_why_not() const;
   // The page's cursor (Hover: a point of the frame, or off it), whose picture pixel's value the state's
   // tools read (picture_tools). Always taken: a scene's frame has no value to read, and says none.
+  // The page's and the panel's frame of a stack (Index) and caller's controls (Control), set where the source
+  // keeps them for its caller (FrameSource::stack, caller_controls), who reads them. Returns "" or why not: a
+  // source with none, an index past the stack, a value the control does not take.
+  std::string caller_command(const Command& command);
   std::string hover(const Command& command) {
     m_page_hover = command.on ? std::optional<std::array<double, 2>>({command.x, command.y}) : std::nullopt;
     return "";
@@ -686,6 +690,20 @@ std::string App<Backend>::move_view(const Command& command) {
 }
 
 template <class Backend>
+std::string App<Backend>::caller_command(const Command& command) {
+  const std::string owner = "the " + m_scene->name() + (m_scene->scene() ? " scene" : " source");
+  if (command.kind == Command::Kind::Index) {
+    caller::Stack* stack = m_scene->stack();
+    if (stack == nullptr) return "index refused: " + owner + " shows no stack";
+    return pick_stack_frame(*stack, command);
+  }
+  caller::Registry* controls = m_scene->caller_controls();
+  if (controls == nullptr)
+    return "control '" + command.name + "' refused: " + owner + " has no caller's controls";
+  return apply_caller_control(*controls, command, owner);
+}
+
+template <class Backend>
 std::optional<serve::ViewerTools> App<Backend>::picture_tools_at(
     const std::optional<std::array<double, 2>>& point) const {
   view::View* view = m_scene->picture_view();
@@ -702,6 +720,12 @@ std::optional<serve::ViewerTools> App<Backend>::picture_tools_at(
   tools.scale_y = t.scale_y;
   tools.image = *picture;
   tools.colorbar = m_scene->picture_colorbar();
+  if (const caller::Stack* stack = m_scene->stack()) {
+    tools.index = stack->index;
+    tools.frames = stack->frames;
+  }
+  if (const caller::Registry* controls = m_scene->caller_controls())
+    tools.controls = serve::control_states(*controls);
   tools.readout = readout::kOffPicture;
   if (!point) return tools;
   const std::optional<view::Pixel> cursor =
@@ -1263,6 +1287,8 @@ void App<Backend>::draw_panel() {
   } else {
     m_pointer = {};
   }
+  if (const caller::Stack* stack = m_scene->stack()) model.stack = *stack;
+  model.caller_controls = m_scene->caller_controls();
   // The panel's commands take the page's path (app/loop/commands.hpp); each verb says its own notice.
   apply_commands(*this, panel::draw_panel(model, m_panel_place));
 }

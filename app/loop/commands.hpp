@@ -3,16 +3,18 @@
 // loop's own verbs (request_scene, request_mode, resize, set_fps_cap, request_map_access /
 // request_register_access, request_device, request_compute_device, request_split_copy, request_semaphores,
 // request_graph, set_timing, set_vsync, set_paused, step, request_screenshot, request_source, move_view,
-// hover, the scene's set_filter and set_blur_radius). A template over the loop, so that the unit tests drive
-// it with stand-in loops.
+// hover, caller_command, the scene's set_filter and set_blur_radius). A template over the loop, so that the
+// unit tests drive it with stand-in loops.
 #pragma once
 
 #include "app/controls/controls.hpp"
 #include "app/core/tables.hpp"
+#include "app/scene/caller_controls.hpp"
 #include "app/serve/desk.hpp"
 
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -52,7 +54,79 @@ struct HasPictureTools<Loop,
                                    decltype(std::declval<Loop&>().hover(std::declval<const Command&>()))>>
     : std::true_type {};
 
+// Whether a loop takes the caller's tools of its source: a stack's frame and the caller's controls
+// (caller_command: app/loop/app.hpp's).
+template <class Loop, class = void>
+struct HasCallerTools : std::false_type {};
+template <class Loop>
+struct HasCallerTools<
+    Loop, std::void_t<decltype(std::declval<Loop&>().caller_command(std::declval<const Command&>()))>>
+    : std::true_type {};
+
 }  // namespace detail
+
+// The caller's control `command.name` set to the command's value, typed as the control's kind asks (a
+// slider's number within its range, a checkbox's true or false, a button's true, a choice's option), taken
+// as the user's change (the caller sees it counted). Returns "" or why it was refused; `owner` says whose
+// controls they are in that reason ("the viewer").
+inline std::string apply_caller_control(caller::Registry& controls, const Command& command,
+                                        const std::string& owner) {
+  const int id = controls.find_named(command.name);
+  if (id < 0) {
+    std::string names;
+    for (const caller::Control& control : controls.all()) names += (names.empty() ? "" : ", ") + control.name;
+    return "control '" + command.name + "': no such control; " +
+           (names.empty() ? owner + " has none" : owner + " has " + names);
+  }
+  const caller::Control& control = controls.at(id);
+  using Value = Command::Value;
+  double value = 0.0;
+  switch (control.kind) {
+    case caller::Kind::Slider:
+      if (command.value != Value::Number)
+        return "slider '" + control.name + "': pass a number from its range, not true, false or text";
+      value = command.number;
+      break;
+    case caller::Kind::Checkbox:
+      if (command.value != Value::Boolean) return "checkbox '" + control.name + "': pass true or false";
+      value = command.on ? 1.0 : 0.0;
+      break;
+    case caller::Kind::Button:
+      if (command.value != Value::Boolean || !command.on)
+        return "button '" + control.name + "': pass true (a press)";
+      controls.change(id, 1.0);
+      return "";
+    case caller::Kind::Choice: {
+      const auto& options = control.options;
+      const auto found = std::find(options.begin(), options.end(), command.text);
+      if (command.value != Value::Text || found == options.end()) {
+        std::string names;
+        for (const std::string& option : options) names += (names.empty() ? "" : ", ") + option;
+        return "choice '" + control.name + "': pass one of its options: " + names;
+      }
+      value = static_cast<double>(found - options.begin());
+      break;
+    }
+  }
+  try {
+    controls.check(id, value);
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  controls.change(id, value);
+  return "";
+}
+
+// The stack's frame `command.index` asked for (the caller shows it when it next reads stack.index). Returns
+// "" or why not: an index past the stack's last frame.
+inline std::string pick_stack_frame(caller::Stack& stack, const Command& command) {
+  if (command.index < 0 || command.index >= stack.frames)
+    return "index " + std::to_string(command.index) + ": the array shown has " +
+           std::to_string(stack.frames) + (stack.frames == 1 ? " frame" : " frames") +
+           ": pass one from 0 to " + std::to_string(stack.frames - 1);
+  stack.index = command.index;
+  return "";
+}
 
 // Applies `command` through the loop's own calls. Returns "" or why it was refused, for the loop's notice: a
 // mode that cannot run here, flags that do not suit the scene, a device that is not there, a filter or a
@@ -155,15 +229,16 @@ std::string apply_command(Loop& loop, const Command& command) {
     case Command::Kind::Pan:
     case Command::Kind::ActualSize:
     case Command::Kind::Fit:
-      if constexpr (detail::HasPictureTools<Loop>::value) return loop.move_view(command);
-      [[fallthrough]];
     case Command::Kind::Hover:
-      if constexpr (detail::HasPictureTools<Loop>::value) return loop.hover(command);
-      [[fallthrough]];
-    case Command::Kind::Index:
-    case Command::Kind::Control:
+      if constexpr (detail::HasPictureTools<Loop>::value)
+        return command.kind == Command::Kind::Hover ? loop.hover(command) : loop.move_view(command);
       return std::string(control_of(command.kind).key) + " refused: it is " +
              control_of(command.kind).not_on_panel;
+    case Command::Kind::Index:
+    case Command::Kind::Control:
+      if constexpr (detail::HasCallerTools<Loop>::value) return loop.caller_command(command);
+      return std::string(control_of(command.kind).key) + " refused: this app's source has no " +
+             (command.kind == Command::Kind::Index ? "stack" : "caller's controls");
   }
   // A Choice whose option is none of the table's (the page's are checked before they get here).
   return refusal_of(control_of(command.kind), "\"" + command.text + "\"");

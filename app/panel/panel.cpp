@@ -196,6 +196,83 @@ std::vector<Command> frame_pointer(FramePointer& pointer, Extent frame) {
   return commands;
 }
 
+std::vector<Command> draw_caller_tools(const std::optional<caller::Stack>& stack,
+                                       const caller::Registry* controls,
+                                       std::vector<std::array<float, 4>>* rects) {
+  std::vector<Command> commands;
+  if (stack && stack->frames > 1) {
+    int index = stack->index;
+    if (ImGui::SliderInt(label(Kind::Index), &index, 0, stack->frames - 1) && index != stack->index)
+      add(commands, Kind::Index).index = index;
+    if (ImGui::IsItemHovered()) wrapped_tooltip(control_of(Kind::Index).what);
+  }
+  if (controls == nullptr || controls->all().empty()) return commands;
+  ImGui::Separator();
+  ImGui::TextUnformatted(label(Kind::Control));
+  ImGui::PushID("caller controls");  // apart from the panel's own widgets, whatever the names
+  const std::vector<caller::Control>& all = controls->all();
+  if (rects != nullptr) rects->resize(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    const caller::Control& control = all[i];
+    const auto changed = [&]() -> Command& {
+      Command& command = add(commands, Kind::Control);
+      command.name = control.name;
+      return command;
+    };
+    switch (control.kind) {
+      case caller::Kind::Slider: {
+        double value = control.value;
+        if (ImGui::SliderScalar(control.name.c_str(), ImGuiDataType_Double, &value, &control.low,
+                                &control.high, "%.4g") &&
+            value != control.value) {
+          Command& command = changed();
+          command.value = Command::Value::Number;
+          command.number = std::clamp(value, control.low, control.high);  // typed in past an end
+        }
+        break;
+      }
+      case caller::Kind::Checkbox: {
+        bool value = control.value != 0.0;
+        if (ImGui::Checkbox(control.name.c_str(), &value)) {
+          Command& command = changed();
+          command.value = Command::Value::Boolean;
+          command.on = value;
+        }
+        break;
+      }
+      case caller::Kind::Button:
+        if (ImGui::Button(control.name.c_str())) {
+          Command& command = changed();
+          command.value = Command::Value::Boolean;
+          command.on = true;
+        }
+        break;
+      case caller::Kind::Choice: {
+        int index = static_cast<int>(control.value);
+        const auto option = [](void* data, int n, const char** text) {
+          *text = static_cast<const std::vector<std::string>*>(data)->at(static_cast<size_t>(n)).c_str();
+          return true;
+        };
+        if (ImGui::Combo(control.name.c_str(), &index, option,
+                         const_cast<std::vector<std::string>*>(&control.options),
+                         static_cast<int>(control.options.size())) &&
+            index != static_cast<int>(control.value)) {
+          Command& command = changed();
+          command.value = Command::Value::Text;
+          command.text = control.options.at(static_cast<size_t>(index));
+        }
+        break;
+      }
+    }
+    if (rects != nullptr) {
+      const ImVec2 low = ImGui::GetItemRectMin(), high = ImGui::GetItemRectMax();
+      (*rects)[i] = {low.x, low.y, high.x, high.y};
+    }
+  }
+  ImGui::PopID();
+  return commands;
+}
+
 std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
   std::vector<Command> commands;
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
@@ -227,6 +304,8 @@ std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
       ImGui::Text("gray: %.7g (black) .. %.7g (white)", (*model.picture_colorbar)[0],
                   (*model.picture_colorbar)[1]);
     ImGui::PopTextWrapPos();
+    for (Command& command : draw_caller_tools(model.stack, model.caller_controls))
+      commands.push_back(std::move(command));
     if (!model.publishers.empty()) {
       ImGui::PushItemWidth(260);
       if (ImGui::BeginCombo(label(Kind::Source), model.published.c_str())) {

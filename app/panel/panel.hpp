@@ -11,6 +11,7 @@
 #include "app/controls/controls.hpp"
 #include "app/core/vocabulary.hpp"
 #include "app/modes/access.hpp"
+#include "app/scene/caller_controls.hpp"
 #include "app/timing/timing.hpp"
 #include "interop/external.hpp"
 
@@ -66,6 +67,10 @@ struct PanelModel {
   std::string picture_readout;
   // A one-channel picture's colorbar: the values its gray runs from (black) and to (white).
   std::optional<std::array<double, 2>> picture_colorbar;
+  // The stack the source's picture is one frame of (a slider picks another: Index), nullopt for one frame;
+  // the controls its caller added (Control), null or empty for none (app/scene/caller_controls.hpp).
+  std::optional<caller::Stack> stack;
+  const caller::Registry* caller_controls = nullptr;
 };
 
 // The window's pointer over its frame, which fills the window's framebuffer: the frame point under it
@@ -80,6 +85,14 @@ struct FramePointer {
 // pans, both as the commands of the one vocabulary (Zoom, Pan), which the loop applies where its source shows
 // a picture; the panel keeps what is over it. `pointer.at` says where the pointer is now.
 std::vector<Command> frame_pointer(FramePointer& pointer, Extent frame);
+
+// The stack's slider ("frame", 0 to frames - 1) and the caller's controls, each as its kind's widget under
+// its own name (inside an ImGui window): what the user changed comes back as the page's commands, Index and
+// Control, which the loop or a Python viewer applies (app/loop/commands.hpp). `rects`, where given, gets
+// where each control was drawn (screen pixels: x0, y0, x1, y1), indexed as the registry's.
+std::vector<Command> draw_caller_tools(const std::optional<caller::Stack>& stack,
+                                       const caller::Registry* controls,
+                                       std::vector<std::array<float, 4>>* rects = nullptr);
 
 // Where the panel's window was at its last draw (the layout file moves it), in pixels.
 struct PanelPlace {

@@ -48,12 +48,18 @@ class ArraySource final : public FrameSource {
   view::View* picture_view() override { return &m_blit.view(); }
   std::optional<PictureDesc> picture_shown() const override { return m_picture; }
   std::optional<std::array<double, 2>> picture_colorbar() const override { return m_blit.colorbar(); }
+  // The caller says which frame of how many its picture is (stack()->frames) and adds its controls; it reads
+  // what the user picked and changed there (the panel's, the page's, Python's).
+  caller::Stack* stack() override { return &m_stack; }
+  caller::Registry* caller_controls() override { return &m_controls; }
 
  private:
   std::string m_name;
   std::optional<PictureDesc> m_picture;
   long long m_pictures = 0;
   PictureBlit m_blit;
+  caller::Stack m_stack;
+  caller::Registry m_controls;
 };
 
 }  // namespace lab

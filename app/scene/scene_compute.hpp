@@ -7,6 +7,7 @@
 #pragma once
 
 #include "app/core/vocabulary.hpp"
+#include "app/scene/caller_controls.hpp"
 #include "app/scene/picture.hpp"
 #include "app/scene/view.hpp"
 #include "kernels/image.hpp"
@@ -210,6 +211,11 @@ class FrameSource {
   virtual std::optional<PictureDesc> picture_shown() const { return std::nullopt; }
   // A one-channel picture's colorbar (PictureBlit::colorbar); nullopt in a scene.
   virtual std::optional<std::array<double, 2>> picture_colorbar() const { return std::nullopt; }
+  // What the caller who feeds the source added (app/scene/caller_controls.hpp): the stack its picture is a
+  // frame of and its own controls, which the panel and the page show and set; nullptr where the source has
+  // no caller (a scene, another process's frames).
+  virtual caller::Stack* stack() { return nullptr; }
+  virtual caller::Registry* caller_controls() { return nullptr; }
 };
 
 // A scene: the app's own kernels and their CPU reference.

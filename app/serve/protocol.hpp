@@ -37,6 +37,7 @@
 
 #include "app/controls/controls.hpp"
 #include "app/core/vocabulary.hpp"
+#include "app/scene/caller_controls.hpp"
 #include "app/timing/timeline.hpp"
 #include "interop/access.hpp"
 #include "kernels/postprocess.hpp"
@@ -147,7 +148,8 @@ struct ControlSettings {
   bool operator!=(const ControlSettings& other) const { return !(*this == other); }
 };
 
-// One of a Python viewer's caller's controls (python/viewer_controls.hpp), as the page builds its widget.
+// One of the caller's controls (app/scene/caller_controls.hpp: a Python viewer's, an array source's), as the
+// page builds its widget.
 struct ViewerControlState {
   std::string name;
   std::string kind;              // "slider", "checkbox", "button", "choice"
@@ -172,6 +174,17 @@ struct ViewerTools {
   int index = 0, frames = 1;                      // the frame of a stack shown, of how many
   std::vector<ViewerControlState> controls;
 };
+
+// The caller's controls as the page is sent them. Inline, as colormap_hex: the loop makes them in builds
+// without the desk's sources too.
+inline std::vector<ViewerControlState> control_states(const caller::Registry& controls) {
+  constexpr const char* kKinds[] = {"slider", "checkbox", "button", "choice"};
+  std::vector<ViewerControlState> states;
+  for (const caller::Control& control : controls.all())
+    states.push_back({control.name, kKinds[static_cast<int>(control.kind)], control.low, control.high,
+                      control.value, control.options});
+  return states;
+}
 
 // What the app is showing, made by the frame loop after each frame it offers.
 struct AppState {

@@ -2,6 +2,7 @@
 $INTEROP_LAB_BRIDGE. Every call returns 0 or -1; -1 raises with the library's reason."""
 
 import ctypes
+import json
 import operator
 import os
 
@@ -159,6 +160,27 @@ def image_size(size, what="size", low=1):
 def check(status):
     if status != 0:
         raise InteropLabError(lib.ilab_last_error().decode("utf-8", "replace"))
+
+
+def protocol_command(function, handle, message):
+    """Sends `message`, a dict of the page's protocol (docs/browser.md), through `function` (the object's C
+    command): "" or why the last refused command was refused; ValueError for a message the protocol does not
+    take."""
+    refused = ctypes.create_string_buffer(1024)
+    status = function(handle, json.dumps(message).encode(), refused, len(refused))
+    if status == 1:
+        raise ValueError(lib.ilab_last_error().decode("utf-8", "replace"))
+    check(status)
+    return refused.value.decode("utf-8", "replace")
+
+
+def protocol_state(function, handle):
+    """The state the page is sent, as a dict, through `function` (the object's C state)."""
+    size = ctypes.c_uint64()
+    check(function(handle, None, 0, ctypes.byref(size)))
+    text = ctypes.create_string_buffer(size.value)
+    check(function(handle, text, len(text), ctypes.byref(size)))
+    return json.loads(text.value.decode("utf-8", "replace"))
 
 
 class NativeHandle:

@@ -13,9 +13,8 @@ window with the panel or headless.
 """
 
 import ctypes
-import json
 
-from ._native import NativeHandle, check, image_size, lib
+from ._native import NativeHandle, check, image_size, lib, protocol_command, protocol_state
 
 
 def _has_display():
@@ -88,24 +87,14 @@ class AttachedViewer(NativeHandle):
         {"hover": [x, y]}, {"fit": True}, {"mode": "staging"} or {"pause": True}: applied from the next frame on,
         as the page's and the panel's commands are. Returns "" or why the app refused it; raises ValueError for a
         message the protocol does not take."""
-        refused = ctypes.create_string_buffer(1024)
-        text = json.dumps(message).encode()
-        status = lib.ilab_attach_command(self._live(), text, refused, len(refused))
-        if status == 1:
-            raise ValueError(lib.ilab_last_error().decode("utf-8", "replace"))
-        check(status)
-        return refused.value.decode("utf-8", "replace")
+        return protocol_command(lib.ilab_attach_command, self._live(), message)
 
     @property
     def state(self):
         """What the page is sent about the frame rendered last, as a dict: the source and its status, the modes
         and why some do not run, the size, the notice, the settings of every control and, for the picture, its
         tools (the fit or free view and the value under the cursor {"hover": ...} asked for)."""
-        size = ctypes.c_uint64()
-        check(lib.ilab_attach_state(self._live(), None, 0, ctypes.byref(size)))
-        text = ctypes.create_string_buffer(size.value)
-        check(lib.ilab_attach_state(self._live(), text, len(text), ctypes.byref(size)))
-        return json.loads(text.value.decode("utf-8", "replace"))
+        return protocol_state(lib.ilab_attach_state, self._live())
 
     def close(self):
         if self._handle is not None:

@@ -50,7 +50,8 @@ import weakref
 import numpy
 
 from . import _arrays, _colormaps, _dlpack
-from ._native import InteropLabError, NativeHandle, ViewerInfo, ViewerStats, check, image_size, lib
+from ._native import (InteropLabError, NativeHandle, ViewerInfo, ViewerStats, check, image_size, lib, protocol_command,
+                      protocol_state)
 
 __all__ = ["Viewer", "show", "PathNotice", "Slider", "Checkbox", "Button", "Choice"]
 
@@ -98,6 +99,8 @@ def _declare():
         "ilab_viewer_control_set": [handle, c_int, c_double, c_int],
         "ilab_viewer_control_rect": [handle, c_int, ctypes.POINTER(ctypes.c_float)],
         "ilab_viewer_take_page_commands": [handle, ctypes.POINTER(c_int)],
+        "ilab_viewer_command": [handle, ctypes.c_char_p, ctypes.c_char_p, u64],
+        "ilab_viewer_state": [handle, ctypes.c_char_p, u64, ctypes.POINTER(u64)],
         "ilab_viewer_points_begin": [handle, ctypes.c_longlong, uptr, ctypes.POINTER(uptr), ctypes.POINTER(uptr),
                                      ctypes.POINTER(c_int)],
         "ilab_viewer_points_xyz": [handle, uptr, c_int, ctypes.c_longlong],
@@ -845,6 +848,23 @@ class Viewer(NativeHandle):
             return True
         time.sleep(1.0 / fps)
         return False
+
+    def command(self, message):
+        """Sends the viewer one message of its page's protocol (docs/browser.md), a dict such as
+        {"zoom": [x, y, 1.25]}, {"pan": [dx, dy]}, {"fit": True}, {"picture_fit": "cover"}, {"hover": [x, y]},
+        {"index": 2}, {"control": {"name": "gain", "value": 0.5}} or {"pause": True}: applied as a served page's
+        are (the panel and the keys take the same way), and the frame drawn again. Returns "" or why the viewer
+        refused it (a scene or a mode: its frames are yours); raises ValueError for a message the protocol does
+        not take. A stack's frame and your controls' callbacks take effect at the next poll(), as the panel's."""
+        return protocol_command(lib.ilab_viewer_command, self._live(), message)
+
+    @property
+    def state(self):
+        """What a served page is sent about the frame shown now, as a dict (the same keys as
+        Viewer.attach(...).state and the app's page): the path, the phases, the pause, and the picture's tools
+        under "viewer" (the fit or free view, the value under the cursor a {"hover": ...} command put there, the
+        colorbar, the stack's frame and your controls)."""
+        return protocol_state(lib.ilab_viewer_state, self._live())
 
     def _take_page_commands(self):
         """A served viewer's page commands since the last frame (zoom, pan, the cursor's pixel, a stack's frame,

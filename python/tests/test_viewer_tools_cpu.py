@@ -203,6 +203,56 @@ def test_controls_hold_values_and_run_callbacks_on_the_callers_thread_at_poll(vi
     assert (exposure.value, smooth.value, colormap.value, len(seen)) == (3.0, True, "turbo", 3)
 
 
+def test_python_speaks_the_pages_protocol_and_reads_its_state(viewer):
+    values = numpy.arange(24 * 40, dtype=numpy.float64).reshape(24, 40) / 1000.0
+    stack = numpy.stack([values, values * 2, values * 3])
+    gain = viewer.slider("gain", 0.0, 4.0, value=1.0)
+    mapping = viewer.choice("map", ["gray", "viridis"])
+    viewer.show(stack)
+    state = viewer.state
+    assert state["source"] == "viewer" and state["path"] == "cpu"
+    tools = state["viewer"]
+    assert (tools["index"], tools["frames"]) == (0, 3)
+    assert [c["name"] for c in tools["controls"]] == ["gain", "map"]
+
+    # The cursor's value, as the page's hover reads it: the array's own, not its byte.
+    assert viewer.command({"hover": [7.5, 2.5]}) == ""
+    assert viewer.state["viewer"]["cursor"] == [7, 2]
+    assert "0.087" in viewer.state["viewer"]["readout"]  # values[2, 7] = 0.087
+
+    # The view's moves, as the panel's and the page's: zoomed 2x about the corner, then fit again.
+    assert viewer.command({"zoom": [0, 0, 2.0]}) == ""
+    assert viewer.state["viewer"]["free"] is True
+    assert viewer.state["viewer"]["scale"][0] == 2.0
+    zoomed = viewer.read_frame()
+    assert (zoomed[0:2, 0:2] == zoomed[0, 0]).all(), "one picture pixel a 2x2 block"
+    assert viewer.command({"fit": True}) == ""
+    assert viewer.state["viewer"]["free"] is False
+
+    # A stack's frame and your controls: taken now, shown and called back at the next poll().
+    assert viewer.command({"index": 2}) == ""
+    assert viewer.command({"control": {"name": "gain", "value": 2.5}}) == ""
+    assert viewer.command({"control": {"name": "map", "value": "viridis"}}) == ""
+    viewer.poll()
+    assert viewer.index == 2 and gain.value == 2.5 and mapping.value == "viridis"
+    assert numpy.abs(viewer.read_frame()[..., 0].astype(int) - expected_bytes(stack[2])).max() <= 1
+    assert viewer.command({"pause": True}) == ""
+    assert viewer.paused and viewer.state["settings"]["switches"]["pause"]["on"] is True
+    assert viewer.command({"picture_fit": "cover"}) == ""
+    assert viewer.state["settings"]["choices"]["picture_fit"]["value"] == "cover"
+    assert viewer.state["viewer"]["fit"] == "cover"
+    viewer.paused = False
+
+    # Refused, saying why, and nothing changes; a message the protocol does not take raises.
+    assert viewer.command({"index": 3}) == "index 3: the array shown has 3 frames: pass one from 0 to 2"
+    assert viewer.command({"control": {"name": "gain", "value": 9}}) == (
+        "slider 'gain': value 9 is outside 0..4: pass one within the range")
+    assert "no scene, mode, size or frame-rate cap" in viewer.command({"mode": "interop"})
+    assert viewer.index == 2 and gain.value == 2.5
+    with pytest.raises(ValueError):
+        viewer.command({"zoom": "everything"})
+
+
 def test_controls_and_time_belong_to_the_viewers_thread(viewer):
     exposure = viewer.slider("exposure", 0, 1)
     errors = []

@@ -1,7 +1,8 @@
 // tests/gl/test_panel_controls.cpp — the window's panel (app/panel/panel.hpp) against the table of controls
 // (app/controls/controls.hpp): drawn without a renderer, its text read back through ImGui's text log, every
-// control the table says the panel shows is there under the table's label, in a state where it applies, and
-// the ones that apply only to a mode, a scene or a source are not drawn where they do not apply.
+// control the table says the panel shows is there under the table's label, in a state where it applies (a
+// caller's stack and controls included), and the ones that apply only to a mode, a scene or a source are not
+// drawn where they do not apply.
 #include "app/controls/controls.hpp"
 #include "app/panel/panel.hpp"
 #include "app/scene/view.hpp"
@@ -42,6 +43,25 @@ bool shows(const std::string& text, const std::string& label) {
   return std::regex_search(text, std::regex("(^|[^A-Za-z_])" + label + "($|[^A-Za-z_])"));
 }
 
+// A caller's controls: one of each kind.
+const lab::caller::Registry& caller_controls() {
+  static const lab::caller::Registry registry = [] {
+    lab::caller::Registry made;
+    for (const auto& [kind, name] : {std::pair{lab::caller::Kind::Slider, "exposure"},
+                                     {lab::caller::Kind::Checkbox, "show grid"},
+                                     {lab::caller::Kind::Button, "reset"},
+                                     {lab::caller::Kind::Choice, "palette"}}) {
+      lab::caller::Control control;
+      control.kind = kind;
+      control.name = name;
+      if (kind == lab::caller::Kind::Choice) control.options = {"gray", "turbo"};
+      made.add(control);
+    }
+    return made;
+  }();
+  return registry;
+}
+
 // A GL panel in the split mode, on two CUDA devices, with the external modes' semaphores offered, flags
 // registered, the postprocess scene's blur and publishers to switch to: every control applies.
 lab::panel::PanelModel everything_applies() {
@@ -66,6 +86,8 @@ lab::panel::PanelModel everything_applies() {
   model.flags = {lab::RegisteredFlags{"the frame", lab::ResourceRole::Output}};
   model.filter = kernels::Filter::Blur;
   model.blur_radius = 6;
+  model.stack = lab::caller::Stack{1, 4};
+  model.caller_controls = &caller_controls();
   return model;
 }
 
@@ -86,6 +108,8 @@ TEST(PanelControls, EveryControlTheTableGivesThePanelIsDrawnUnderItsLabel) {
   EXPECT_TRUE(commands.empty()) << "the panel asked for something nobody clicked";
   EXPECT_NE(text.find("x 12  y 40  0.25"), std::string::npos) << "no value under the pointer in\n" << text;
   EXPECT_NE(text.find("gray: 300 (black) .. 5297 (white)"), std::string::npos) << "no colorbar in\n" << text;
+  for (const char* name : {"exposure", "show grid", "reset", "palette"})
+    EXPECT_TRUE(shows(text, name)) << "the caller's control " << name << " is not drawn in\n" << text;
 }
 
 TEST(PanelControls, TheControlsOfAModeOrASceneAreLeftOutWhereTheyDoNotApply) {
@@ -103,7 +127,7 @@ TEST(PanelControls, TheControlsOfAModeOrASceneAreLeftOutWhereTheyDoNotApply) {
   for (const lab::Command::Kind kind :
        {lab::Command::Kind::ComputeDevice, lab::Command::Kind::SplitCopy, lab::Command::Kind::Semaphores,
         lab::Command::Kind::MapFlags, lab::Command::Kind::RegisterFlags, lab::Command::Kind::BlurRadius,
-        lab::Command::Kind::Source})
+        lab::Command::Kind::Source, lab::Command::Kind::Control})
     EXPECT_FALSE(shows(text, lab::control_of(kind).label)) << lab::control_of(kind).key << " drawn in\n"
                                                            << text;
   // The ones that always apply stay.

@@ -472,6 +472,85 @@ TEST(NullLoop, APicturesToolsSayWhereItLiesAndTheValueUnderThePagesCursor) {
   EXPECT_EQ(app.app_state(4).settings.colormap, "") << "no colormap without a colorbar";
 }
 
+// The caller's tools: the stack its picture is a frame of and its own controls, which the page's commands
+// (and the panel's, the same commands) set for the caller to read, and which the page's state shows.
+TEST(NullLoop, AnArraySourcesStackAndCallersControlsAreSetByThePagesCommands) {
+  NullApp app(null_options(SceneId::Pattern));
+  lab::Command index;
+  index.kind = lab::Command::Kind::Index;
+  index.index = 1;
+  EXPECT_EQ(lab::loop::apply_command(app, index), "index refused: the pattern scene shows no stack");
+  lab::Command gain;
+  gain.kind = lab::Command::Kind::Control;
+  gain.name = "gain";
+  gain.value = lab::Command::Value::Number;
+  gain.number = 2.5;
+  EXPECT_EQ(lab::loop::apply_command(app, gain),
+            "control 'gain' refused: the pattern scene has no caller's controls");
+
+  lab::ArraySource& source = use_array_source(app);
+  lab::caller::Control slider;
+  slider.name = "gain";
+  slider.low = 0.0;
+  slider.high = 4.0;
+  slider.value = 1.0;
+  const int gain_id = source.caller_controls()->add(slider);
+  lab::caller::Control choice;
+  choice.kind = lab::caller::Kind::Choice;
+  choice.name = "map";
+  choice.options = {"gray", "viridis"};
+  const int map_id = source.caller_controls()->add(choice);
+  *source.stack() = {0, 3};  // the caller shows frame 0 of 3
+  std::vector<uint8_t> rgba(48 * 32 * 4, 40);
+  source.show(lab::PictureDesc::packed(rgba.data(), false, 48, 32, 4, ElementType::U8, 1, 48 * 4));
+  ASSERT_TRUE(app.render_frame(0));
+
+  std::optional<lab::serve::ViewerTools> tools = app.app_state(0).viewer;
+  ASSERT_TRUE(tools);
+  EXPECT_EQ(tools->index, 0);
+  EXPECT_EQ(tools->frames, 3);
+  ASSERT_EQ(tools->controls.size(), 2u);
+  EXPECT_EQ(tools->controls[0].name, "gain");
+  EXPECT_EQ(tools->controls[0].kind, "slider");
+  EXPECT_EQ(tools->controls[0].high, 4.0);
+  EXPECT_EQ(tools->controls[1].kind, "choice");
+  EXPECT_EQ(tools->controls[1].options, (std::vector<std::string>{"gray", "viridis"}));
+
+  // Taken: the caller reads the frame asked for and the change, counted as the user's.
+  index.index = 2;
+  EXPECT_EQ(lab::loop::apply_command(app, index), "");
+  EXPECT_EQ(source.stack()->index, 2);
+  EXPECT_EQ(lab::loop::apply_command(app, gain), "");
+  EXPECT_EQ(source.caller_controls()->at(gain_id).value, 2.5);
+  EXPECT_EQ(source.caller_controls()->at(gain_id).changes, 1);
+  lab::Command pick;
+  pick.kind = lab::Command::Kind::Control;
+  pick.name = "map";
+  pick.value = lab::Command::Value::Text;
+  pick.text = "viridis";
+  EXPECT_EQ(lab::loop::apply_command(app, pick), "");
+  EXPECT_EQ(source.caller_controls()->at(map_id).value, 1.0);
+  tools = app.app_state(0).viewer;
+  EXPECT_EQ(tools->index, 2);
+  EXPECT_EQ(tools->controls[0].value, 2.5);
+
+  // Refused, with why, and nothing changes.
+  index.index = 3;
+  EXPECT_EQ(lab::loop::apply_command(app, index),
+            "index 3: the array shown has 3 frames: pass one from 0 to 2");
+  EXPECT_EQ(source.stack()->index, 2);
+  gain.number = 9.0;
+  EXPECT_EQ(lab::loop::apply_command(app, gain),
+            "slider 'gain': value 9 is outside 0..4: pass one within the range");
+  gain.name = "exposure";
+  EXPECT_EQ(lab::loop::apply_command(app, gain),
+            "control 'exposure': no such control; the array source has gain, map");
+  pick.text = "turbo";
+  EXPECT_EQ(lab::loop::apply_command(app, pick), "choice 'map': pass one of its options: gray, viridis");
+  EXPECT_EQ(source.caller_controls()->at(gain_id).value, 2.5);
+  EXPECT_EQ(source.caller_controls()->at(map_id).value, 1.0);
+}
+
 TEST(NullLoop, AnArraySourceShowsHostAndDevicePicturesThroughCudaAsTheCpuModeDoes) {
   NullApp app(null_options(SceneId::Pattern));
   if (app.cuda_device() < 0) {

@@ -1,11 +1,11 @@
 // tests/unit/test_viewer_parts.cpp — the Python viewer's GL-free parts: its fits and free view
 // (app/scene/view.hpp), its readout (app/scene/readout.hpp), its controls' registry
-// (python/viewer_controls.hpp) and the points' orbit camera (python/viewer_camera.hpp). No GL, no CUDA
+// (app/scene/caller_controls.hpp) and the points' orbit camera (python/viewer_camera.hpp). No GL, no CUDA
 // device.
+#include "app/scene/caller_controls.hpp"
 #include "app/scene/readout.hpp"
 #include "app/scene/view.hpp"
 #include "python/viewer_camera.hpp"
-#include "python/viewer_controls.hpp"
 
 #include <gtest/gtest.h>
 
@@ -153,7 +153,7 @@ TEST(ViewerReadoutTest, TheLineSaysWhereAndTheValues) {
   EXPECT_EQ(format_readout(0, 0, ElementType::Bool, truth, 1), "x 0  y 0  True");
 }
 
-using namespace ilab::controls;
+using namespace lab::caller;
 
 Control slider(const char* name, double low, double high, double value) {
   Control control;

@@ -1,13 +1,15 @@
-// python/viewer_controls.hpp — the caller's own controls in the viewer's panel (viewer.slider, .checkbox,
-// .button, .choice): what each is, its value, and how many times the user changed it, so that Python reads
-// the value in its loop, or runs the caller's callback once per change at viewer.poll(), on its own thread.
-// No ImGui here: viewer.cpp draws each control and hands the user's change to Registry::change.
+// app/scene/caller_controls.hpp — what a caller who feeds a source its pictures (the array source, a Python
+// viewer) adds to the panel and the page: its own controls (viewer.slider, .checkbox, .button, .choice):
+// what each is, its value, and how many times the user changed it, so that the caller reads the value in its
+// loop, or runs its callback once per change (Python at viewer.poll(), on its own thread); and the stack
+// its picture is one frame of, whose frame the user may pick. No ImGui here: the panel draws each control
+// (app/panel/panel.hpp) and the loop hands the user's change to Registry::change (app/loop/commands.hpp).
 #pragma once
 
 #include <string>
 #include <vector>
 
-namespace ilab::controls {
+namespace lab::caller {
 
 enum class Kind { Slider = 0, Checkbox = 1, Button = 2, Choice = 3 };
 
@@ -52,4 +54,12 @@ class Registry {
   std::vector<Control> m_controls;
 };
 
-}  // namespace ilab::controls
+// The stack (N, H, W[, C]) the picture shown is frame `index` of: the caller says which it shows and how many
+// there are; the panel's slider, the arrow keys and the page ask for another (`index`), which the caller
+// shows when it next reads it.
+struct Stack {
+  int index = 0;
+  int frames = 1;
+};
+
+}  // namespace lab::caller

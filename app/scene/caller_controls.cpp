@@ -1,12 +1,12 @@
-// python/viewer_controls.cpp — the caller's controls' registry (python/viewer_controls.hpp).
-#include "python/viewer_controls.hpp"
+// app/scene/caller_controls.cpp — the caller's controls' registry (app/scene/caller_controls.hpp).
+#include "app/scene/caller_controls.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
-namespace ilab::controls {
+namespace lab::caller {
 
 namespace {
 
@@ -110,4 +110,4 @@ void Registry::set(int id, double value) {
   control.value = value;
 }
 
-}  // namespace ilab::controls
+}  // namespace lab::caller
