@@ -20,6 +20,7 @@
 #include "kernels/common.hpp"
 #include "python/errors.hpp"
 #include "python/gl_context.hpp"
+#include "python/protocol_abi.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -95,6 +96,46 @@ std::string interop_refusal(const lab::gl::App& app, const std::string& verdict)
   if (!support.usable && !support.reason.empty())
     return without_command_line_remedy(support.reason, support.condition, support.gl_device);
   return verdict;
+}
+
+// Whether a Lab takes a command of `kind`: the ones that change what it hands out (the scene, its filter and
+// blur, the size, the mode, the flags). The others are the app's own frames' (the clock, a frame-rate cap,
+// timing, a screenshot, a picture's tools), and a Lab's frames are its caller's.
+bool lab_takes(lab::Command::Kind kind) {
+  using Kind = lab::Command::Kind;
+  return kind == Kind::Scene || kind == Kind::Filter || kind == Kind::BlurRadius || kind == Kind::Size ||
+         kind == Kind::Mode || kind == Kind::MapFlags || kind == Kind::RegisterFlags;
+}
+
+// The page's commands that a Lab takes, applied now (not at a next frame the Lab never renders): "" or why
+// the last refused one was refused. The objects it hands out are the new scene's, size's and mode's
+// afterwards.
+std::string apply_lab_commands(Bridge& bridge, const std::vector<lab::Command>& commands) {
+  const lab::ModeId interop = lab::mode_named("interop"), cpu = lab::mode_named("cpu");
+  std::string why;
+  for (const lab::Command& command : commands) {
+    std::string refusal;
+    const std::string key = lab::control_of(command.kind).key;
+    if (!lab_takes(command.kind))
+      refusal =
+          key +
+          " refused: a Lab's frames are its caller's (lab.map); it takes scene, filter, blur_radius, size, "
+          "mode (interop or cpu), map_flags and register_flags";
+    else if (command.kind == lab::Command::Kind::Mode && command.mode != interop && command.mode != cpu)
+      refusal = std::string("mode ") + lab::to_string(command.mode) +
+                " refused: a Lab maps through interop or cpu, the modes whose frames a caller writes between "
+                "map and unmap";
+    else
+      refusal = lab::loop::apply_command(*bridge.app, command);
+    if (!refusal.empty() && command.kind == lab::Command::Kind::Mode && command.mode == interop)
+      refusal = "mode interop is unavailable: " +
+                interop_refusal(*bridge.app, bridge.app->availability(interop).reason);  // Python's remedy
+    if (!refusal.empty()) why = std::move(refusal);
+  }
+  bridge.app->apply_requests();
+  bridge.cuda = bridge.app->mode_id() == interop;
+  bridge.specs = bridge.app->renderer().resources();
+  return why;
 }
 
 }  // namespace
@@ -221,7 +262,7 @@ int ilab_map(void* handle, long long frame, uintptr_t stream) {
     const ilab::ScopedContext current(bridge.context, bridge.owner, kLab);
     require(!bridge.is_mapped, "the lab is mapped already: leave the current `with lab.map()` block first");
     bridge.frame = frame;
-    const lab::Extent extent = bridge.app->platform().framebuffer_extent();
+    const lab::Extent extent = bridge.app->extent();
     if (const lab::DrawPlan& plan = bridge.app->plan(); plan.cubes_target >= 0)
       bridge.app->renderer().draw_cubes(plan.cubes_target,
                                         lab::cubes_view(extent, kernels::time_of_frame(frame)));
@@ -353,6 +394,33 @@ int ilab_cuda_device(void* handle) {
   return static_cast<Bridge*>(handle)->app->cuda_device();
 }
 
+// One message of the page's protocol ({"scene": "pattern"}, {"size": [640, 360]}, {"mode": "cpu"},
+// {"filter": "blur"}), applied now as the page's and the panel's commands are (app/loop/commands.hpp), those
+// a Lab takes (lab_takes). 0: applied, `refused` saying why the last refused one was refused ("" when none
+// was); 1: a message the protocol does not take (what is wrong in ilab_last_error()), nothing applied; -1:
+// another failure (inside a map block).
+int ilab_command(void* handle, const char* message, char* refused, uint64_t refused_size) {
+  return ilab::protocol_command(
+      message, refused, refused_size, [&](const std::vector<lab::Command>& commands) {
+        Bridge& bridge = *static_cast<Bridge*>(handle);
+        const ilab::ScopedContext current(bridge.context, bridge.owner, kLab);
+        require(!bridge.is_mapped,
+                "a command inside a map block: what it changes is mapped now; send it after the block");
+        return apply_lab_commands(bridge, commands);
+      });
+}
+
+// The state the page is sent (app/serve/protocol.hpp's state_json) about the lab now: the scene, the modes,
+// the size, the flags, the settings. *size gets its bytes plus one; `out` null asks for the size alone.
+int ilab_state(void* handle, char* out, uint64_t out_size, uint64_t* size) {
+  return guarded([&] {
+    Bridge& bridge = *static_cast<Bridge*>(handle);
+    const ilab::ScopedContext current(bridge.context, bridge.owner, kLab);
+    ilab::protocol_state(lab::serve::state_json(bridge.app->app_state(bridge.frame), lab::serve::DeskStats{}),
+                         out, out_size, size);
+  });
+}
+
 // The frame as it would be shown (top row first, RGBA8): `bytes` must be width * height * 4.
 int ilab_read_frame(void* handle, uint8_t* rgba, uint64_t bytes, int* width, int* height) {
   return guarded([&] {
@@ -360,7 +428,7 @@ int ilab_read_frame(void* handle, uint8_t* rgba, uint64_t bytes, int* width, int
     const ilab::ScopedContext current(bridge.context, bridge.owner, kLab);
     require(!bridge.is_mapped,
             "read_frame inside a map block: GL may not touch mapped resources; read after it");
-    const lab::Extent extent = bridge.app->platform().framebuffer_extent();
+    const lab::Extent extent = bridge.app->extent();
     *width = extent.width;
     *height = extent.height;
     if (rgba == nullptr) return;  // a size query

@@ -56,6 +56,8 @@ from ._native import ResourceInfo as _ResourceInfo
 from ._native import check as _check
 from ._native import image_size as _image_size
 from ._native import lib as _lib
+from ._native import protocol_command as _protocol_command
+from ._native import protocol_state as _protocol_state
 from ._native import whole_number as _whole_number
 from . import notebook  # interop_lab.notebook.close() and the rest of Jupyter's side
 from .gl import GLBuffer, GLTexture, map_gl
@@ -304,6 +306,12 @@ class Lab(_NativeHandle):
         _check(_lib.ilab_open(scene.encode(), mode.encode(), width, height, frame, _ctypes.byref(handle)))
         self._handle = handle
         self.scene, self.mode, self.size = scene, mode, (width, height)
+        self._describe()
+        self._mapped = None
+
+    def _describe(self):
+        """What the lab hands out: whether through CUDA, on which device, and its resources."""
+        handle = self._handle
         self.uses_cuda = bool(_lib.ilab_uses_cuda(handle))
         self.cuda_device = _lib.ilab_cuda_device(handle)
         self.resources = []
@@ -318,7 +326,31 @@ class Lab(_NativeHandle):
                 "width": info.width,
                 "height": info.height,
             })
-        self._mapped = None
+
+    def command(self, message):
+        """Sends the lab one message of the app's page protocol (docs/browser.md), a dict such as
+        {"scene": "postprocess"}, {"size": [640, 360]}, {"mode": "cpu"}, {"filter": "blur"} or
+        {"map_flags": "read_only"}: applied now, as the page's and the panel's commands are, so the next map block
+        hands out the new scene's, size's or mode's objects (`resources`, `scene`, `size` and `mode` follow).
+        Returns "" or why the lab refused it (the app's own frames' controls, such as pause or fps: a lab's frames
+        are yours); raises ValueError for a message the protocol does not take, InteropLabError inside a map
+        block."""
+        if not self._handle:
+            raise InteropLabError("the lab is closed")
+        refused = _protocol_command(_lib.ilab_command, self._handle, message)
+        state = self.state
+        self.scene, self.size = state["scene"], tuple(state["size"])
+        self.mode = state["mode"]
+        self._describe()
+        return refused
+
+    @property
+    def state(self):
+        """What the app's page is sent about the lab now, as a dict: the scene, the modes and why some do not
+        run, the size, the flags each resource is registered with, the settings of every control."""
+        if not self._handle:
+            raise InteropLabError("the lab is closed")
+        return _protocol_state(_lib.ilab_state, self._handle)
 
     def close(self):
         """Unregisters and destroys the lab (from the thread that opened it: elsewhere it refuses)."""

@@ -70,6 +70,8 @@ def _load():
         "ilab_write_png": ([handle, ctypes.c_char_p], ctypes.c_int),
         "ilab_read_frame": ([handle, ctypes.c_void_p, u64, ctypes.POINTER(ctypes.c_int),
                              ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
+        "ilab_command": ([handle, ctypes.c_char_p, ctypes.c_char_p, u64], ctypes.c_int),
+        "ilab_state": ([handle, ctypes.c_char_p, u64, ctypes.POINTER(u64)], ctypes.c_int),
         "ilab_attach_open": ([ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                               ctypes.POINTER(handle)], ctypes.c_int),
         "ilab_attach_render": ([handle, ctypes.POINTER(ctypes.c_int)], ctypes.c_int),

@@ -92,6 +92,38 @@ def test_wave_vertices_are_float32_and_drawn():
         assert len(numpy.unique(flat.reshape(-1, 4), axis=0)) == 1
 
 
+def test_a_lab_speaks_the_pages_protocol_and_hands_out_what_it_switched_to(pattern_lab):
+    state = pattern_lab.state
+    assert (state["scene"], state["size"], state["mode"]) == ("pattern", [64, 48], "cpu")
+    assert pattern_lab.command({"scene": "postprocess"}) == ""
+    assert pattern_lab.scene == "postprocess" and pattern_lab.state["scene"] == "postprocess"
+    assert [r["label"] for r in pattern_lab.resources] == ["rendered scene", "filtered image"]
+    assert pattern_lab.command({"size": [32, 24]}) == ""
+    assert pattern_lab.size == (32, 24)
+    assert {(r["width"], r["height"]) for r in pattern_lab.resources} == {(32, 24)}
+    assert pattern_lab.command({"filter": "blur"}) == "" and pattern_lab.state["filter"] == "blur"
+    # The next map block hands out the new scene's objects at the new size, and they are the frame.
+    with pattern_lab.map(frame=4) as frame:
+        filtered = numpy.asarray(frame["filtered image"])
+        assert filtered.shape == (24, 32, 4)
+        filtered[...] = 77
+    assert pattern_lab.read_frame().shape == (24, 32, 4) and (pattern_lab.read_frame() == 77).all()
+
+    # Refused, saying why, and nothing changes: the app's own frames' controls, a mode without halves, interop
+    # without CUDA (in Python's words, not the command line's).
+    assert pattern_lab.command({"pause": True}).startswith("pause refused: a Lab's frames are its caller's")
+    assert pattern_lab.command({"mode": "pbo"}).startswith("mode pbo refused: a Lab maps through interop or cpu")
+    refusal = pattern_lab.command({"mode": "interop"})
+    assert refusal.startswith("mode interop is unavailable: ") and "--mode" not in refusal
+    assert pattern_lab.mode == "cpu" and pattern_lab.scene == "postprocess"
+    with pytest.raises(ValueError):
+        pattern_lab.command({"scene": "nope"})
+    with pattern_lab.map():
+        with pytest.raises(InteropLabError, match="inside a map block"):
+            pattern_lab.command({"scene": "wave"})
+    assert pattern_lab.scene == "postprocess"
+
+
 @pytest.mark.parametrize(
     "arguments, message",
     [

@@ -156,3 +156,27 @@ def test_cuda_core_sees_the_mapped_pointer(cupy):
             assert strided.ptr == view.pointer and tuple(strided.shape) == view.shape
             assert strided.is_device_accessible
             del strided
+
+
+def test_a_command_switches_the_scene_and_the_mode_and_the_next_block_maps_the_new_objects(cupy):
+    with _lab("pattern", (320, 180)) as lab:
+        assert lab.command({"scene": "wave"}) == ""
+        assert lab.scene == "wave" and lab.uses_cuda and lab.mode == "interop"
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with lab.map(stream=stream) as frame:
+            view = frame["vertex buffer"]
+            array = cupy.asarray(view)
+            assert array.data.ptr == view.pointer  # the new scene's buffer, mapped
+            with stream:
+                array.fill(0)
+            del array
+        flat = lab.read_frame()
+        assert len(numpy.unique(flat.reshape(-1, 4), axis=0)) == 1
+        # To host memory and back to CUDA, through the command path.
+        assert lab.command({"mode": "cpu"}) == ""
+        assert lab.mode == "cpu" and not lab.uses_cuda
+        with lab.map() as frame:
+            assert isinstance(numpy.asarray(frame["vertex buffer"]), numpy.ndarray)
+        assert lab.command({"mode": "interop"}) == ""
+        assert lab.mode == "interop" and lab.uses_cuda
+        assert lab.state["mode"] == "interop"
