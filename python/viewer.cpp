@@ -30,6 +30,7 @@
 #include "app/loop/commands.hpp"
 #include "app/panel/panel.hpp"
 #include "app/scene/caller_controls.hpp"
+#include "app/scene/picture.hpp"
 #include "app/scene/readout.hpp"
 #include "app/scene/view.hpp"
 #include "app/serve/desk.hpp"
@@ -282,10 +283,10 @@ struct Viewer {
   interop::DeviceBuffer staging_device;                       // staging: the converted picture
   interop::PinnedHostBuffer staging_host;                     // staging: on its way to GL
   std::vector<uint8_t> host_frame;                            // cpu: what frame_begin hands out
-  interop::DeviceBuffer colormap_device;                      // 256 x RGBA8, for one-channel arrays
-  interop::DeviceBuffer bounds_device;                        // range="auto": kernels::find_value_bounds's
-  std::array<uint8_t, 1024> colormap_host{};                  // what colormap_device holds
-  bool colormap_loaded = false;
+  lab::PictureBlit blit;                  // converts a CUDA array into what GL draws (app/scene/picture.hpp)
+  interop::DeviceBuffer colormap_device;  // 256 x RGBA8, for the points' one value a point
+  interop::DeviceBuffer bounds_device;    // range="auto": kernels::find_value_bounds's
+  std::array<uint8_t, 1024> colormap_host{};  // what colormap_device holds
   std::string value_range;  // what the picture's values were mapped through, as Python says it ("" none)
 
   std::optional<interop::ScopedMap> frame_map;  // interop: mapped between frame_begin and frame_end
@@ -809,24 +810,6 @@ bool take_page_commands(Viewer& viewer) {
   return !commands.empty();
 }
 
-void draw_colorbar(const Viewer& viewer) {
-  constexpr float kWidth = 256.0f, kHeight = 14.0f;
-  ImDrawList* list = ImGui::GetWindowDrawList();
-  const ImVec2 at = ImGui::GetCursorScreenPos();
-  for (int i = 0; i < 256; ++i) {
-    const uint8_t* c = viewer.colorbar.data() + i * 4;
-    list->AddRectFilled(ImVec2(at.x + static_cast<float>(i), at.y),
-                        ImVec2(at.x + static_cast<float>(i + 1), at.y + kHeight),
-                        IM_COL32(c[0], c[1], c[2], 255));
-  }
-  ImGui::Dummy(ImVec2(kWidth, kHeight));
-  char high[32];
-  std::snprintf(high, sizeof high, "%.6g", viewer.colorbar_high);
-  ImGui::Text("%.6g", viewer.colorbar_low);
-  ImGui::SameLine(at.x - ImGui::GetWindowPos().x + kWidth - ImGui::CalcTextSize(high).x);
-  ImGui::TextUnformatted(high);
-}
-
 // The panel's stack and control commands (draw_caller_tools'), taken as the page's are. The panel's widgets
 // give only what they may, so nothing is refused here.
 void apply_caller_tools(Viewer& viewer, const std::vector<lab::Command>& commands) {
@@ -858,7 +841,8 @@ void draw_panel(Viewer& viewer, lab::Extent extent) {
   // The stack's slider and the caller's controls as the app's panel draws them; their commands applied here.
   apply_caller_tools(viewer, lab::panel::draw_caller_tools(viewer.stack, nullptr));
   ImGui::TextUnformatted(viewer.readout.empty() ? kOffPicture : viewer.readout.c_str());
-  if (viewer.has_colorbar) draw_colorbar(viewer);
+  if (viewer.has_colorbar)
+    lab::panel::draw_colorbar(viewer.colorbar.data(), viewer.colorbar_low, viewer.colorbar_high);
   apply_caller_tools(viewer,
                      lab::panel::draw_caller_tools(std::nullopt, &viewer.controls, &viewer.control_rects));
 }
@@ -1077,6 +1061,7 @@ int ilab_viewer_close(void* handle) {
       if (viewer->cuda_device >= 0) {
         on_device.emplace(viewer->cuda_device);
         cudaDeviceSynchronize();  // no queued update may outlive the memory it writes
+        viewer->blit.release();   // its device memory, with its device current
       }
       viewer->desk.reset();  // its threads joined, its port free
       viewer->panel.reset();
@@ -1143,45 +1128,19 @@ int ilab_viewer_show_device(void* handle, const ilab_convert* array, const uint8
     const Clock::time_point started = Clock::now();
     const interop::ScopedDevice on_device(viewer.cuda_device);
     auto* on = reinterpret_cast<cudaStream_t>(stream);
-    kernels::ConvertDesc desc = device_array(viewer, *array, on);
-    const bool range_holds = desc.wide
-                                 ? std::isfinite(desc.low) && std::isfinite(desc.range) && desc.range > 0.0
-                                 : std::isfinite(static_cast<float>(desc.low)) &&
-                                       std::isfinite(static_cast<float>(desc.range)) &&
-                                       static_cast<float>(desc.range) > 0.0f;
-    require(range_holds, "low " + std::to_string(desc.low) + ", range " + std::to_string(desc.range) +
-                             ": both finite (as float32 numbers unless wide), and range above 0");
+    const kernels::ConvertDesc desc = device_array(viewer, *array, on);
+    const lab::PictureDesc picture = lab::PictureDesc::mapped(desc, true, colormap);
+    lab::PictureBlit::check_mapping(picture);
     ensure_content(viewer, {array->width, array->height});
-    if (desc.channels == 1) {
-      require(colormap != nullptr, "a one-channel array needs a colormap");
-      if (!viewer.colormap_loaded || std::memcmp(viewer.colormap_host.data(), colormap, 1024) != 0) {
-        if (viewer.colormap_device.size() == 0) viewer.colormap_device = interop::DeviceBuffer(1024);
-        std::memcpy(viewer.colormap_host.data(), colormap, 1024);
-        INTEROP_CUDA_CHECK(cudaMemcpyAsync(viewer.colormap_device.data(), viewer.colormap_host.data(), 1024,
-                                           cudaMemcpyHostToDevice, on));
-        viewer.colormap_loaded = true;
-      }
-      desc.colormap = static_cast<const uint8_t*>(viewer.colormap_device.data());
-    }
-    // RGBA8 rows with packed pixels need no kernel: one 2D copy.
-    const bool plain_copy = desc.type == kernels::ElementType::U8 && desc.channels == 4 && desc.low == 0.0 &&
-                            desc.range == 255.0 && desc.column_stride == 4 && desc.channel_stride == 1 &&
-                            desc.row_stride >= static_cast<long long>(desc.width) * 4;
+    require(desc.channels != 1 || colormap != nullptr, "a one-channel array needs a colormap");
+    // The app's picture conversion (app/scene/picture.hpp): packed RGBA8 in one 2D copy, else one kernel.
     const size_t pitch = static_cast<size_t>(desc.width) * 4;
-    const auto convert_into = [&](void* destination) {
-      if (plain_copy)
-        INTEROP_CUDA_CHECK(cudaMemcpy2DAsync(destination, pitch, desc.source,
-                                             static_cast<size_t>(desc.row_stride), pitch,
-                                             static_cast<size_t>(desc.height), cudaMemcpyDeviceToDevice, on));
-      else
-        INTEROP_CUDA_CHECK(kernels::convert_to_rgba8(desc, destination, pitch, on));
-    };
     if (viewer.path == Path::Interop) {
       interop::ScopedMap mapped({viewer.registration->resource()}, on);
-      convert_into(mapped.pointer(0).data);
+      viewer.blit.convert_cuda(picture, mapped.pointer(0).data, pitch, on);
       mapped.unmap();  // queued after the conversion: GL draws once it is done
     } else {
-      convert_into(viewer.staging_device.data());
+      viewer.blit.convert_cuda(picture, viewer.staging_device.data(), pitch, on);
       upload_staged(viewer, on);
     }
     finish_update(viewer, started, false);
@@ -1831,7 +1790,6 @@ int ilab_viewer_points_colours(void* handle, const ilab_convert* array, const ui
       INTEROP_CUDA_CHECK(cudaMemcpyAsync(viewer.colormap_device.data(), viewer.colormap_host.data(), 1024,
                                          cudaMemcpyHostToDevice, viewer.points_stream));
       INTEROP_CUDA_CHECK(cudaStreamSynchronize(viewer.points_stream));  // the host table may change next
-      viewer.colormap_loaded = true;
       desc.colormap = static_cast<const uint8_t*>(viewer.colormap_device.data());
     }
     INTEROP_CUDA_CHECK(kernels::convert_to_rgba8(desc, targets.rgba, n * 4, viewer.points_stream));

@@ -1136,15 +1136,9 @@ serve::ControlSettings App<Backend>::control_settings() const {
   settings.transfer = m_mode->transfer();
   settings.states = control_states();
   settings.clock_s = m_paused ? m_clock_s : 0.0;
-  if (m_scene->picture_colorbar()) {
-    // A one-channel picture runs through the gray colormap (app/scene/picture.hpp).
-    static const std::string gray = [] {
-      std::array<uint8_t, 256 * 4> rgba{};
-      kernels::gray_colormap(rgba.data());
-      return serve::colormap_hex(rgba.data());
-    }();
-    settings.colormap = gray;
-  }
+  // A one-channel picture runs through its caller's colormap, else gray (app/scene/picture.hpp).
+  if (const uint8_t* colours = m_scene->picture_colormap(); colours && m_scene->picture_colorbar())
+    settings.colormap = serve::colormap_hex(colours);
   return settings;
 }
 
@@ -1283,6 +1277,7 @@ void App<Backend>::draw_panel() {
     if (const std::optional<serve::ViewerTools> tools = picture_tools_at(m_pointer.at)) {
       model.picture_readout = tools->readout;
       model.picture_colorbar = tools->colorbar;
+      model.picture_colormap = m_scene->picture_colormap();
     }
   } else {
     m_pointer = {};

@@ -8,11 +8,13 @@
 #include "app/glfw/panel_layout.hpp"
 #include "app/scene/view.hpp"
 #include "app/timing/timing_ui.hpp"
+#include "kernels/convert.hpp"
 
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -196,6 +198,24 @@ std::vector<Command> frame_pointer(FramePointer& pointer, Extent frame) {
   return commands;
 }
 
+void draw_colorbar(const uint8_t* colours, double low, double high) {
+  constexpr float kWidth = 256.0f, kHeight = 14.0f;
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  for (int i = 0; i < 256; ++i) {
+    const uint8_t* c = colours + i * 4;
+    list->AddRectFilled(ImVec2(at.x + static_cast<float>(i), at.y),
+                        ImVec2(at.x + static_cast<float>(i + 1), at.y + kHeight),
+                        IM_COL32(c[0], c[1], c[2], 255));
+  }
+  ImGui::Dummy(ImVec2(kWidth, kHeight));
+  char high_text[32];
+  std::snprintf(high_text, sizeof high_text, "%.6g", high);
+  ImGui::Text("%.6g", low);
+  ImGui::SameLine(at.x - ImGui::GetWindowPos().x + kWidth - ImGui::CalcTextSize(high_text).x);
+  ImGui::TextUnformatted(high_text);
+}
+
 std::vector<Command> draw_caller_tools(const std::optional<caller::Stack>& stack,
                                        const caller::Registry* controls,
                                        std::vector<std::array<float, 4>>* rects) {
@@ -300,9 +320,12 @@ std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
       ImGui::TextUnformatted(model.picture_readout.c_str());
       if (ImGui::IsItemHovered()) wrapped_tooltip(control_of(Kind::Hover).what);
     }
-    if (model.picture_colorbar)
-      ImGui::Text("gray: %.7g (black) .. %.7g (white)", (*model.picture_colorbar)[0],
-                  (*model.picture_colorbar)[1]);
+    if (model.picture_colorbar) {
+      std::array<uint8_t, 256 * 4> gray{};
+      if (model.picture_colormap == nullptr) kernels::gray_colormap(gray.data());
+      draw_colorbar(model.picture_colormap ? model.picture_colormap : gray.data(),
+                    (*model.picture_colorbar)[0], (*model.picture_colorbar)[1]);
+    }
     ImGui::PopTextWrapPos();
     for (Command& command : draw_caller_tools(model.stack, model.caller_controls))
       commands.push_back(std::move(command));

@@ -16,6 +16,7 @@
 #include "interop/external.hpp"
 
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -65,8 +66,10 @@ struct PanelModel {
   // While the source shows a picture: the value under the window's pointer ("x 12  y 40  0.25", the
   // readout's line off the picture); "" for a scene.
   std::string picture_readout;
-  // A one-channel picture's colorbar: the values its gray runs from (black) and to (white).
+  // A one-channel picture's colorbar: the values its colours run from and to, and the 256 RGBA8 colours
+  // (null: gray).
   std::optional<std::array<double, 2>> picture_colorbar;
+  const uint8_t* picture_colormap = nullptr;
   // The stack the source's picture is one frame of (a slider picks another: Index), nullopt for one frame;
   // the controls its caller added (Control), null or empty for none (app/scene/caller_controls.hpp).
   std::optional<caller::Stack> stack;
@@ -85,6 +88,10 @@ struct FramePointer {
 // pans, both as the commands of the one vocabulary (Zoom, Pan), which the loop applies where its source shows
 // a picture; the panel keeps what is over it. `pointer.at` says where the pointer is now.
 std::vector<Command> frame_pointer(FramePointer& pointer, Extent frame);
+
+// A one-channel picture's colorbar (inside an ImGui window): its 256 RGBA8 `colours` as a bar, with the
+// values `low` and `high` that its two ends stand for beneath them.
+void draw_colorbar(const uint8_t* colours, double low, double high);
 
 // The stack's slider ("frame", 0 to frames - 1) and the caller's controls, each as its kind's widget under
 // its own name (inside an ImGui window): what the user changed comes back as the page's commands, Index and

@@ -1,6 +1,7 @@
 // app/scene/array_source.cpp — the `array` source of frames (app/scene/array_source.hpp).
 #include "app/scene/array_source.hpp"
 
+#include <cstring>
 #include <stdexcept>
 
 namespace lab {
@@ -15,8 +16,14 @@ void ArraySource::show(const PictureDesc& picture) {
                                 " channels; 1, 3 or 4 are shown");
   if (picture.row_stride < 0 || picture.column_stride < 0 || picture.channel_stride < 0)
     throw std::invalid_argument(m_name + ": a picture with a negative stride; pass a copy of it");
-  m_blit.expect(picture.type, picture.channels);
+  PictureBlit::check_mapping(picture);
+  m_blit.expect(picture);
   m_picture = picture;
+  if (m_picture->mapping && m_picture->mapping->colormap != nullptr) {
+    // The caller's colormap is read at the frame, after show() returned: the source keeps a copy of it.
+    std::memcpy(m_colormap.data(), m_picture->mapping->colormap, m_colormap.size());
+    m_picture->mapping->colormap = m_colormap.data();
+  }
   ++m_pictures;
 }
 

@@ -14,6 +14,8 @@
 #include "app/scene/picture.hpp"
 #include "app/scene/scene_compute.hpp"
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,8 +29,10 @@ class ArraySource final : public FrameSource {
   ~ArraySource() override { release_scratch(); }
 
   // `picture` is the frame from the next frame on (its size is the frame's where the frame follows the
-  // source). Throws std::invalid_argument, keeping the picture before it, for no pixels, a size below 1x1,
-  // channels other than 1, 3 or 4, or a negative stride.
+  // source), its values mapped as its mapping says where it has one (the Python viewer's range= and
+  // colormap=; the colormap is copied). Throws std::invalid_argument, keeping the picture before it, for no
+  // pixels, a size below 1x1, channels other than 1, 3 or 4, a negative stride, or a mapping that cannot be
+  // computed (PictureBlit::check_mapping).
   void show(const PictureDesc& picture);
   // How many pictures show() took.
   long long pictures() const { return m_pictures; }
@@ -48,6 +52,7 @@ class ArraySource final : public FrameSource {
   view::View* picture_view() override { return &m_blit.view(); }
   std::optional<PictureDesc> picture_shown() const override { return m_picture; }
   std::optional<std::array<double, 2>> picture_colorbar() const override { return m_blit.colorbar(); }
+  const uint8_t* picture_colormap() const override { return m_blit.colormap(); }
   // The caller says which frame of how many its picture is (stack()->frames) and adds its controls; it reads
   // what the user picked and changed there (the panel's, the page's, Python's).
   caller::Stack* stack() override { return &m_stack; }
@@ -56,6 +61,7 @@ class ArraySource final : public FrameSource {
  private:
   std::string m_name;
   std::optional<PictureDesc> m_picture;
+  std::array<uint8_t, 256 * 4> m_colormap{};  // the picture's mapping's colormap, where it has one
   long long m_pictures = 0;
   PictureBlit m_blit;
   caller::Stack m_stack;

@@ -3,7 +3,10 @@
 
 #include "interop/error.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <stdexcept>
 
 namespace lab {
 
@@ -46,6 +49,18 @@ kernels::BlitParams packed_params(const PictureDesc& picture, const void* pixels
 constexpr uint8_t kBlack[4] = {0, 0, 0, 255};
 const PictureDesc kBlackPicture = PictureDesc::packed(kBlack, false, 1, 1, 4, kernels::ElementType::U8, 1, 4);
 
+// The layout both descriptions of an array share (PictureDesc and kernels::ConvertDesc name it alike).
+template <class To, class From>
+void copy_layout(To& to, const From& from) {
+  to.width = from.width;
+  to.height = from.height;
+  to.channels = from.channels;
+  to.type = from.type;
+  to.row_stride = from.row_stride;
+  to.column_stride = from.column_stride;
+  to.channel_stride = from.channel_stride;
+}
+
 }  // namespace
 
 PictureDesc PictureDesc::packed(const void* pixels, bool on_device, int width, int height, int channels,
@@ -63,10 +78,42 @@ PictureDesc PictureDesc::packed(const void* pixels, bool on_device, int width, i
   return picture;
 }
 
+PictureDesc PictureDesc::mapped(const kernels::ConvertDesc& desc, bool on_device, const uint8_t* colormap) {
+  PictureDesc picture;
+  picture.pixels = desc.source;
+  picture.on_device = on_device;
+  copy_layout(picture, desc);
+  picture.mapping = ValueMapping{desc.low, desc.range, desc.wide, colormap};
+  return picture;
+}
+
 size_t PictureDesc::span_bytes() const {
   if (width <= 0 || height <= 0) return 0;
   return static_cast<size_t>(row_stride * (height - 1) + column_stride * (width - 1) +
                              channel_stride * (channels - 1) + kernels::element_bytes(type));
+}
+
+void PictureBlit::remember_mapping(const PictureDesc& picture) {
+  m_mapping = picture.mapping;
+  if (m_mapping) m_mapping->colormap = nullptr;  // the caller's, valid for this picture only
+}
+
+PictureBlit::PictureBlit() {
+  kernels::gray_colormap(m_colormap.data());
+}
+
+void PictureBlit::check_mapping(const PictureDesc& picture) {
+  if (!picture.mapping) return;
+  const ValueMapping& mapping = *picture.mapping;
+  const bool wide = mapping.wide || kernels::always_wide(picture.type);
+  const bool holds = wide ? std::isfinite(mapping.low) && std::isfinite(mapping.range) && mapping.range > 0.0
+                          : std::isfinite(static_cast<float>(mapping.low)) &&
+                                std::isfinite(static_cast<float>(mapping.range)) &&
+                                static_cast<float>(mapping.range) > 0.0f;
+  if (!holds)
+    throw std::invalid_argument("low " + std::to_string(mapping.low) + ", range " +
+                                std::to_string(mapping.range) +
+                                ": both finite (as float32 numbers unless wide), and range above 0");
 }
 
 void PictureBlit::expect(kernels::ElementType type, int channels) {
@@ -79,11 +126,50 @@ void PictureBlit::expect(kernels::ElementType type, int channels) {
 }
 
 bool PictureBlit::converts(const PictureDesc& picture) const {
-  return picture.type != kernels::ElementType::U8 || picture.channel_stride != 1 ||
-         picture.column_stride != picture.channels;
+  if (picture.type != kernels::ElementType::U8 || picture.channel_stride != 1 ||
+      picture.column_stride != picture.channels)
+    return true;
+  // Packed bytes are shown as they are unless the caller maps them otherwise.
+  const std::optional<ValueMapping>& mapping = picture.mapping;
+  return mapping && (mapping->low != 0.0 || mapping->range != 255.0 ||
+                     (picture.channels == 1 && mapping->colormap != nullptr));
+}
+
+const uint8_t* PictureBlit::host_colormap(const PictureDesc& picture) {
+  const uint8_t* table = picture.mapping ? picture.mapping->colormap : nullptr;
+  std::array<uint8_t, 256 * 4> wanted{};
+  if (table == nullptr) {
+    kernels::gray_colormap(wanted.data());
+    table = wanted.data();
+  }
+  if (std::memcmp(m_colormap.data(), table, m_colormap.size()) != 0) {
+    std::memcpy(m_colormap.data(), table, m_colormap.size());
+    m_device_colormap_holds = false;
+  }
+  return m_colormap.data();
+}
+
+const uint8_t* PictureBlit::device_colormap(const PictureDesc& picture, cudaStream_t stream) {
+  host_colormap(picture);
+  if (!m_device_colormap.data()) m_device_colormap = interop::DeviceBuffer(m_colormap.size());
+  if (!m_device_colormap_holds) {
+    // From pageable memory: the call returns once the table is staged, so m_colormap may change after it.
+    INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_device_colormap.data(), m_colormap.data(), m_colormap.size(),
+                                       cudaMemcpyHostToDevice, stream));
+    m_device_colormap_holds = true;
+  }
+  return static_cast<const uint8_t*>(m_device_colormap.data());
+}
+
+void PictureBlit::expect(const PictureDesc& picture) {
+  expect(picture.type, picture.channels);
+  remember_mapping(picture);
 }
 
 std::string PictureBlit::range_text() const {
+  if (m_mapping)
+    return "range " + bound_text(m_mapping->low, m_mapping->wide) + ".." +
+           bound_text(m_mapping->low + m_mapping->range, m_mapping->wide) + " (the caller's), ";
   if (!m_type || *m_type == kernels::ElementType::U8) return "";
   if (!m_range) return "range auto (from the first frame), ";
   return "range " + bound_text(m_range->shown_low, m_range->wide) + ".." +
@@ -93,6 +179,7 @@ std::string PictureBlit::range_text() const {
 
 std::optional<std::array<double, 2>> PictureBlit::colorbar() const {
   if (!m_type || m_channels != 1) return std::nullopt;
+  if (m_mapping) return std::array<double, 2>{m_mapping->low, m_mapping->low + m_mapping->range};
   if (*m_type == kernels::ElementType::U8) return std::array<double, 2>{0.0, 255.0};
   if (!m_range) return std::nullopt;
   return std::array<double, 2>{m_range->shown_low, m_range->shown_high};
@@ -102,15 +189,13 @@ kernels::ConvertDesc PictureBlit::convert_desc(const PictureDesc& picture, const
                                                const uint8_t* colormap) const {
   kernels::ConvertDesc desc;
   desc.source = pixels;
-  desc.width = picture.width;
-  desc.height = picture.height;
-  desc.channels = picture.channels;
-  desc.channel_stride = picture.channel_stride;
-  desc.column_stride = picture.column_stride;
-  desc.row_stride = picture.row_stride;
-  desc.type = picture.type;
+  copy_layout(desc, picture);
   desc.colormap = colormap;
-  if (m_range) {
+  if (picture.mapping) {
+    desc.low = picture.mapping->low;
+    desc.range = picture.mapping->range;
+    desc.wide = picture.mapping->wide || kernels::always_wide(picture.type);
+  } else if (m_range) {
     desc.low = m_range->low;
     desc.range = m_range->range;
     desc.wide = m_range->wide || kernels::always_wide(picture.type);
@@ -121,35 +206,27 @@ kernels::ConvertDesc PictureBlit::convert_desc(const PictureDesc& picture, const
 // The picture at `pixels` (host memory) made RGBA8 by the CPU reference; the range found on the first
 // picture that comes here when it is "auto".
 kernels::BlitParams PictureBlit::converted_on_host(const PictureDesc& picture, const void* pixels) {
-  if (m_colormap.empty()) {
-    m_colormap.resize(256 * 4);
-    kernels::gray_colormap(m_colormap.data());
-  }
-  kernels::ConvertDesc desc = convert_desc(picture, pixels, m_colormap.data());
-  if (!m_range && picture.type != kernels::ElementType::U8) {
+  const uint8_t* colormap = host_colormap(picture);
+  kernels::ConvertDesc desc = convert_desc(picture, pixels, colormap);
+  if (!picture.mapping && !m_range && picture.type != kernels::ElementType::U8) {
     double low = 0.0, high = 0.0;
     long long finite = 0;
     kernels::find_value_bounds_cpu(desc, &low, &high, &finite);
     m_range = kernels::range_from_bounds(picture.type, low, high, finite);
-    desc = convert_desc(picture, pixels, m_colormap.data());
+    desc = convert_desc(picture, pixels, colormap);
   }
   m_rgba.resize(static_cast<size_t>(desc.width) * desc.height * 4);
   kernels::convert_to_rgba8_cpu(desc, m_rgba.data(), static_cast<size_t>(desc.width) * 4);
   return rgba_params(picture, m_rgba.data());
 }
 
-// The same on the device, by the CUDA launchers on `stream`; an "auto" range waits for the bounds once.
+// The same on the device, by the CUDA launchers on `stream`, into `destination` (rows `pitch` bytes apart;
+// null: the blit's own picture); an "auto" range waits for the bounds once.
 kernels::BlitParams PictureBlit::converted_on_device(const PictureDesc& picture, const void* pixels,
-                                                     cudaStream_t stream) {
-  if (!m_device_colormap.data()) {
-    uint8_t gray[256 * 4];
-    kernels::gray_colormap(gray);
-    m_device_colormap = interop::DeviceBuffer(sizeof gray);
-    INTEROP_CUDA_CHECK(cudaMemcpy(m_device_colormap.data(), gray, sizeof gray, cudaMemcpyHostToDevice));
-  }
-  const auto* colormap = static_cast<const uint8_t*>(m_device_colormap.data());
+                                                     cudaStream_t stream, void* destination, size_t pitch) {
+  const uint8_t* colormap = device_colormap(picture, stream);
   kernels::ConvertDesc desc = convert_desc(picture, pixels, colormap);
-  if (!m_range && picture.type != kernels::ElementType::U8) {
+  if (!picture.mapping && !m_range && picture.type != kernels::ElementType::U8) {
     if (!m_device_bounds.data()) m_device_bounds = interop::DeviceBuffer(kernels::kValueBoundsBytes);
     INTEROP_CUDA_CHECK(kernels::find_value_bounds(desc, m_device_bounds.data(), stream));
     unsigned char bounds[kernels::kValueBoundsBytes];
@@ -162,11 +239,27 @@ kernels::BlitParams PictureBlit::converted_on_device(const PictureDesc& picture,
     m_range = kernels::range_from_bounds(picture.type, low, high, finite);
     desc = convert_desc(picture, pixels, colormap);
   }
-  const size_t bytes = static_cast<size_t>(desc.width) * desc.height * 4;
-  if (m_device_rgba.size() < bytes) m_device_rgba = interop::DeviceBuffer(bytes);
-  INTEROP_CUDA_CHECK(
-      kernels::convert_to_rgba8(desc, m_device_rgba.data(), static_cast<size_t>(desc.width) * 4, stream));
-  return rgba_params(picture, m_device_rgba.data());
+  if (destination == nullptr) {
+    const size_t bytes = static_cast<size_t>(desc.width) * desc.height * 4;
+    if (m_device_rgba.size() < bytes) m_device_rgba = interop::DeviceBuffer(bytes);
+    destination = m_device_rgba.data();
+    pitch = static_cast<size_t>(desc.width) * 4;
+  }
+  INTEROP_CUDA_CHECK(kernels::convert_to_rgba8(desc, destination, pitch, stream));
+  return rgba_params(picture, destination);
+}
+
+void PictureBlit::convert_cuda(const PictureDesc& picture, void* destination, size_t pitch,
+                               cudaStream_t stream) {
+  remember_mapping(picture);
+  if (!converts(picture) && picture.channels == 4) {  // RGBA8 rows with packed pixels: one 2D copy
+    const size_t row = static_cast<size_t>(picture.width) * 4;
+    INTEROP_CUDA_CHECK(
+        cudaMemcpy2DAsync(destination, pitch, picture.pixels, static_cast<size_t>(picture.row_stride), row,
+                          static_cast<size_t>(picture.height), cudaMemcpyDeviceToDevice, stream));
+    return;
+  }
+  converted_on_device(picture, picture.pixels, stream, destination, pitch);
 }
 
 // `bytes` of host memory at `pixels` in device memory, for the kernels.
@@ -189,6 +282,7 @@ kernels::BlitParams PictureBlit::placed(kernels::BlitParams params,
 
 void PictureBlit::blit_cuda(const PictureDesc& picture, const kernels::ImageTarget& target,
                             cudaStream_t stream) {
+  remember_mapping(picture);
   const void* pixels =
       picture.on_device ? picture.pixels : device_copy(picture.pixels, picture.span_bytes(), stream);
   const kernels::BlitParams params =
@@ -198,6 +292,7 @@ void PictureBlit::blit_cuda(const PictureDesc& picture, const kernels::ImageTarg
 }
 
 void PictureBlit::blit_cpu(const PictureDesc& picture, const kernels::ImageTarget& target) {
+  remember_mapping(picture);
   const void* pixels = picture.pixels;
   if (picture.on_device) {
     // A device picture in cpu mode: copied to host memory first (this needs CUDA here).
@@ -225,6 +320,7 @@ void PictureBlit::release() {
   m_device_copy_bytes = 0;
   m_device_rgba = {};
   m_device_colormap = {};
+  m_device_colormap_holds = false;
   m_device_bounds = {};
 }
 

@@ -147,6 +147,7 @@ class PublishedSource final : public FrameSource {
   view::View* picture_view() override { return &m_blit.view(); }
   std::optional<PictureDesc> picture_shown() const override { return picture(); }
   std::optional<std::array<double, 2>> picture_colorbar() const override { return m_blit.colorbar(); }
+  const uint8_t* picture_colormap() const override { return m_blit.colormap(); }
 
  private:
   struct Import {

@@ -209,8 +209,10 @@ class FrameSource {
   // The picture shown now, where its values lie (host or device memory), for the value under the cursor
   // (app/scene/readout.hpp); nullopt in a scene, and before the first picture.
   virtual std::optional<PictureDesc> picture_shown() const { return std::nullopt; }
-  // A one-channel picture's colorbar (PictureBlit::colorbar); nullopt in a scene.
+  // A one-channel picture's colorbar (PictureBlit::colorbar) and the 256 RGBA8 colours it runs through
+  // (PictureBlit::colormap: the caller's, else gray); nullopt and null in a scene.
   virtual std::optional<std::array<double, 2>> picture_colorbar() const { return std::nullopt; }
+  virtual const uint8_t* picture_colormap() const { return nullptr; }
   // What the caller who feeds the source added (app/scene/caller_controls.hpp): the stack its picture is a
   // frame of and its own controls, which the panel and the page show and set; nullptr where the source has
   // no caller (a scene, another process's frames).

@@ -15,6 +15,7 @@
 #include "app/null/backend.hpp"
 #include "app/scene/array_source.hpp"
 #include "interop/error.hpp"
+#include "kernels/convert.hpp"
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -286,6 +287,80 @@ TEST(NullLoop, AnArraySourceShowsEveryElementTypeByThePythonViewersRule) {
   ASSERT_TRUE(app.render_frame(3));
   for (const auto& [x, y] : {std::pair{0, 0}, {47, 31}, {3, 17}})
     EXPECT_EQ(pixel(app.read_frame(), x, y), gray(columns[static_cast<size_t>(x) * 32 + y])) << x << "," << y;
+}
+
+// A colormap of its own: entry i is (255 - i, i / 2, 7, 255), nothing like gray.
+std::array<uint8_t, 256 * 4> ramp_colormap() {
+  std::array<uint8_t, 256 * 4> table{};
+  for (int i = 0; i < 256; ++i) {
+    table[static_cast<size_t>(i) * 4] = static_cast<uint8_t>(255 - i);
+    table[static_cast<size_t>(i) * 4 + 1] = static_cast<uint8_t>(i / 2);
+    table[static_cast<size_t>(i) * 4 + 2] = 7;
+    table[static_cast<size_t>(i) * 4 + 3] = 255;
+  }
+  return table;
+}
+
+// The caller's own mapping (the Python viewer's range= and colormap=) in place of the blit's rule: the frame
+// is kernels/convert.hpp's bytes for that range and colormap, the colorbar and the page's colormap say them.
+TEST(NullLoop, AnArraySourceMapsValuesThroughTheCallersRangeAndColormap) {
+  NullApp app(null_options(SceneId::Pattern));
+  lab::ArraySource& source = use_array_source(app);
+  std::vector<float> values(48 * 32);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = 0.5f + 2.0f * static_cast<float>(i % 97) / 96.0f;
+  std::array<uint8_t, 256 * 4> table = ramp_colormap();
+  lab::PictureDesc picture =
+      lab::PictureDesc::packed(values.data(), false, 48, 32, 1, ElementType::F32, 4, 48 * 4);
+  picture.mapping = lab::ValueMapping{0.5, 2.0, false, table.data()};
+  source.show(picture);
+  table.fill(0);  // the source keeps its own copy of the colormap: the caller's may change after show()
+  ASSERT_TRUE(app.render_frame(0));
+
+  kernels::ConvertDesc desc;
+  desc.source = values.data();
+  desc.width = 48;
+  desc.height = 32;
+  desc.channels = 1;
+  desc.type = ElementType::F32;
+  desc.row_stride = 48 * 4;
+  desc.column_stride = 4;
+  desc.channel_stride = 4;
+  desc.low = 0.5;
+  desc.range = 2.0;
+  const std::array<uint8_t, 256 * 4> expected_table = ramp_colormap();
+  desc.colormap = expected_table.data();
+  std::vector<uint8_t> expected(48 * 32 * 4);
+  kernels::convert_to_rgba8_cpu(desc, expected.data(), 48 * 4);
+  const lab::Image shown = app.read_frame();
+  for (const auto& [x, y] : {std::pair{0, 0}, {47, 31}, {13, 9}, {30, 20}}) {
+    const size_t at = (static_cast<size_t>(y) * 48 + x) * 4;
+    EXPECT_EQ(pixel(shown, x, y),
+              (std::array<uint8_t, 4>{expected[at], expected[at + 1], expected[at + 2], expected[at + 3]}))
+        << x << "," << y;
+  }
+  EXPECT_EQ(pixel(shown, 0, 0), (std::array<uint8_t, 4>{255, 0, 7, 255})) << "0.5, the range's low end";
+  EXPECT_EQ(source.status(), "float32x1 48x32, range 0.5..2.5 (the caller's), picture 1");
+  ASSERT_TRUE(app.picture_tools());
+  EXPECT_EQ(*app.picture_tools()->colorbar, (std::array<double, 2>{0.5, 2.5}));
+  EXPECT_EQ(app.app_state(0).settings.colormap.substr(0, 12), "ff0007fe0007") << "the caller's colormap";
+
+  // Packed bytes through a colormap are converted, not blitted as gray.
+  std::vector<uint8_t> bytes(48 * 32, 10);
+  lab::PictureDesc gray_bytes =
+      lab::PictureDesc::packed(bytes.data(), false, 48, 32, 1, ElementType::U8, 1, 48);
+  gray_bytes.mapping = lab::ValueMapping{0.0, 255.0, false, expected_table.data()};
+  source.show(gray_bytes);
+  ASSERT_TRUE(app.render_frame(1));
+  EXPECT_EQ(pixel(app.read_frame(), 4, 4), (std::array<uint8_t, 4>{245, 5, 7, 255}));
+
+  // A mapping that cannot be computed is refused, and the picture before stays.
+  lab::PictureDesc bad = picture;
+  bad.mapping->range = 0.0;
+  EXPECT_THROW(source.show(bad), std::invalid_argument);
+  bad.mapping = lab::ValueMapping{std::numeric_limits<double>::infinity(), 1.0, false, nullptr};
+  EXPECT_THROW(source.show(bad), std::invalid_argument);
+  ASSERT_TRUE(app.render_frame(2));
+  EXPECT_EQ(pixel(app.read_frame(), 4, 4), (std::array<uint8_t, 4>{245, 5, 7, 255}));
 }
 
 TEST(NullLoop, AnArraySourceRefusesAPictureItCannotShowAndKeepsTheOneBefore) {
@@ -590,7 +665,21 @@ TEST(NullLoop, AnArraySourceShowsHostAndDevicePicturesThroughCudaAsTheCpuModeDoe
   EXPECT_EQ(app.read_frame().rgba, cpu_frame.rgba) << "the range found on the device";
   EXPECT_EQ(fresh.status(), status.substr(0, status.size() - 1) + "1") << "the same range, its first picture";
 
+  // The caller's range and colormap, on the device as in the CPU reference.
+  const std::array<uint8_t, 256 * 4> table = ramp_colormap();
+  lab::PictureDesc mapped = picture(device, true);
+  mapped.mapping = lab::ValueMapping{1000.0, 3000.0, false, table.data()};
+  fresh.show(mapped);
+  ASSERT_TRUE(app.render_frame(4));
+  const lab::Image mapped_on_device = app.read_frame();
+  mapped.pixels = values.data();
+  mapped.on_device = false;
+  fresh.show(mapped);
   ASSERT_TRUE(app.request_mode(ModeId::Cpu).available);
+  ASSERT_TRUE(app.render_frame(4));
+  EXPECT_EQ(app.read_frame().rgba, mapped_on_device.rgba) << "the caller's mapping through CUDA and the CPU";
+  EXPECT_NE(mapped_on_device.rgba, cpu_frame.rgba);
+  fresh.show(picture(device, true));
   ASSERT_TRUE(app.render_frame(4));
   EXPECT_EQ(app.read_frame().rgba, cpu_frame.rgba) << "a device picture in cpu mode, copied to the host";
   app.request_scene(SceneId::Pattern);  // the source goes before the memory it reads
