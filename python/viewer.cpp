@@ -311,9 +311,8 @@ struct Viewer {
   float point_size = 3.0f;
   Clock::time_point points_started;
   cudaStream_t points_stream = nullptr;
-  lab::caller::Stack
-      stack;              // the frame of a stack shown, or asked for by the panel (Python shows it at poll)
-  bool dragging = false;  // a drag that began on the picture (not on the panel)
+  lab::caller::Stack stack;                // the stack's frame shown, or asked for (Python shows it at poll)
+  lab::panel::FramePointer pointer;        // the window's pointer over the frame, and a drag begun on it
   std::optional<lab::view::Pixel> cursor;  // the image pixel under the cursor
   std::string readout;
   long long updates = 0;  // pictures shown and sources set: the readout reads a pixel once per picture
@@ -615,40 +614,42 @@ void view_actual(Viewer& viewer, double x, double y) {
   viewer.view = lab::view::actual_size_at(viewer.view, image_size_of(viewer), frame_size_of(viewer), x, y);
 }
 
-// The frame's input, as ImGui collected it (the panel takes what is over it): the wheel zooms at the cursor,
-// a drag pans, Space pauses, period steps, 1 shows the picture 1:1 at the cursor, F fits it again, the arrows
-// pick a stack's frame; then the image pixel under the cursor.
+std::string apply_page_commands(Viewer& viewer, const std::vector<lab::Command>& commands, bool& moved);
+
+// The frame's input, as ImGui collected it (the panel takes what is over it), as the commands of the one
+// vocabulary that the app's window gives for the same input (panel::frame_pointer: the wheel zooms at the
+// cursor, a drag pans), and the keys: Space pauses, period steps, 1 shows the picture 1:1 at the cursor, F
+// fits it again, the arrows pick a stack's frame. They take the page's path (apply_page_commands); then the
+// image pixel under the cursor.
 void apply_input(Viewer& viewer, lab::Extent extent) {
-  const ImGuiIO& io = ImGui::GetIO();
-  const lab::view::Size image = image_size_of(viewer), frame{extent.width, extent.height};
-  const float scale_x = io.DisplayFramebufferScale.x > 0.0f ? io.DisplayFramebufferScale.x : 1.0f;
-  const float scale_y = io.DisplayFramebufferScale.y > 0.0f ? io.DisplayFramebufferScale.y : 1.0f;
-  const bool has_mouse = ImGui::IsMousePosValid();
-  const double x = io.MousePos.x * scale_x, y = io.MousePos.y * scale_y;
-  if (!viewer.content.empty() || viewer.showing_points) {
-    if (has_mouse && !io.WantCaptureMouse) {
-      if (io.MouseWheel != 0.0f) view_zoom(viewer, x, y, std::pow(lab::view::kWheelZoom, io.MouseWheel));
-      if (ImGui::IsMouseClicked(0)) viewer.dragging = true;
+  std::vector<lab::Command> commands = lab::panel::frame_pointer(viewer.pointer, extent);
+  const auto add = [&commands](lab::Command::Kind kind) -> lab::Command& {
+    commands.emplace_back();
+    commands.back().kind = kind;
+    return commands.back();
+  };
+  if (!ImGui::GetIO().WantCaptureKeyboard) {
+    using Kind = lab::Command::Kind;
+    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) add(Kind::Pause).on = !viewer.paused;
+    if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD)) add(Kind::Step);
+    if (ImGui::IsKeyPressed(GLFW_KEY_1, false)) {
+      lab::Command& actual = add(Kind::ActualSize);
+      actual.x = viewer.pointer.at ? (*viewer.pointer.at)[0] : extent.width / 2.0;
+      actual.y = viewer.pointer.at ? (*viewer.pointer.at)[1] : extent.height / 2.0;
     }
-    if (!io.MouseDown[0]) viewer.dragging = false;
-    if (viewer.dragging) view_drag(viewer, io.MouseDelta.x * scale_x, io.MouseDelta.y * scale_y);
+    if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) add(Kind::Fit);
+    const int index = viewer.stack.index + (ImGui::IsKeyPressed(GLFW_KEY_RIGHT) ? 1 : 0) -
+                      (ImGui::IsKeyPressed(GLFW_KEY_LEFT) ? 1 : 0);
+    if (index != viewer.stack.index && index >= 0 && index < viewer.stack.frames)
+      add(Kind::Index).index = index;
   }
-  if (!io.WantCaptureKeyboard) {
-    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) viewer.paused = !viewer.paused;
-    if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD)) step(viewer);
-    if (ImGui::IsKeyPressed(GLFW_KEY_1, false) && !viewer.content.empty()) {
-      const bool inside = has_mouse && x >= 0 && y >= 0 && x < extent.width && y < extent.height;
-      view_actual(viewer, inside ? x : extent.width / 2.0, inside ? y : extent.height / 2.0);
-    }
-    if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) view_fit(viewer);
-    if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) viewer.stack.index = std::max(viewer.stack.index - 1, 0);
-    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT))
-      viewer.stack.index = std::min(viewer.stack.index + 1, viewer.stack.frames - 1);
-  }
+  bool moved = false;
+  apply_page_commands(viewer, commands, moved);
   viewer.cursor = std::nullopt;
-  if (has_mouse && !io.WantCaptureMouse && !viewer.showing_points)
-    viewer.cursor = lab::view::pixel_at(viewer.view, image, frame, static_cast<int>(std::floor(x)),
-                                        static_cast<int>(std::floor(y)));
+  if (viewer.pointer.at && !viewer.showing_points)
+    viewer.cursor = lab::view::pixel_at(viewer.view, image_size_of(viewer), {extent.width, extent.height},
+                                        static_cast<int>(std::floor((*viewer.pointer.at)[0])),
+                                        static_cast<int>(std::floor((*viewer.pointer.at)[1])));
 }
 
 // The values of pixel (x, y) of the array shown, as doubles (exact for every dtype shown): one copy of the
