@@ -49,18 +49,6 @@ kernels::BlitParams packed_params(const PictureDesc& picture, const void* pixels
 constexpr uint8_t kBlack[4] = {0, 0, 0, 255};
 const PictureDesc kBlackPicture = PictureDesc::packed(kBlack, false, 1, 1, 4, kernels::ElementType::U8, 1, 4);
 
-// The layout both descriptions of an array share (PictureDesc and kernels::ConvertDesc name it alike).
-template <class To, class From>
-void copy_layout(To& to, const From& from) {
-  to.width = from.width;
-  to.height = from.height;
-  to.channels = from.channels;
-  to.type = from.type;
-  to.row_stride = from.row_stride;
-  to.column_stride = from.column_stride;
-  to.channel_stride = from.channel_stride;
-}
-
 }  // namespace
 
 PictureDesc PictureDesc::packed(const void* pixels, bool on_device, int width, int height, int channels,

@@ -42,6 +42,19 @@ struct ValueMapping {
   const uint8_t* colormap = nullptr;
 };
 
+// The layout every description of an array here shares, named alike (PictureDesc, kernels::ConvertDesc,
+// readout::Source): its size, channels, element type and byte strides, from one to the other.
+template <class To, class From>
+void copy_layout(To& to, const From& from) {
+  to.width = from.width;
+  to.height = from.height;
+  to.channels = from.channels;
+  to.type = from.type;
+  to.row_stride = from.row_stride;
+  to.column_stride = from.column_stride;
+  to.channel_stride = from.channel_stride;
+}
+
 // Where a picture is and how its values lie: element (y, x, c) is at pixels + y * row_stride + x *
 // column_stride + c * channel_stride (bytes).
 struct PictureDesc {
@@ -66,13 +79,7 @@ struct PictureDesc {
     readout::Source source;
     source.data = static_cast<const unsigned char*>(pixels);
     source.on_device = on_device;
-    source.type = type;
-    source.height = height;
-    source.width = width;
-    source.channels = channels;
-    source.row_stride = row_stride;
-    source.column_stride = column_stride;
-    source.channel_stride = channel_stride;
+    copy_layout(source, *this);
     return source;
   }
 };
