@@ -5,6 +5,8 @@
 #include "app/cli/remedy.hpp"
 #include "app/doctor/doctor.hpp"
 #include "app/image/diff.hpp"
+#include "app/loop/app.hpp"
+#include "app/null/backend.hpp"
 #include "app/os/os.hpp"
 #include "app/os/signals.hpp"
 #include "app/scene/published_source.hpp"
@@ -106,6 +108,10 @@ constexpr ApiEntry kApiTable[] = {
     {lab::GraphicsApi::D3d11, false, nullptr, nullptr, nullptr, nullptr},
     {lab::GraphicsApi::D3d12, false, nullptr, nullptr, nullptr, nullptr},
 #endif
+    // No graphics API (app/null): the frames in host memory, for the desk and screenshots. Every build has
+    // it.
+    {lab::GraphicsApi::None, true, lab::loop::run_app<lab::null::Backend<lab::GraphicsApi::None>>, nullptr,
+     nullptr, nullptr},
 };
 constexpr bool rows_in_enum_order() {
   for (size_t i = 0; i < std::size(kApiTable); ++i)

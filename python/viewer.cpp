@@ -1658,7 +1658,7 @@ int ilab_viewer_command(void* handle, const char* message, char* refused, uint64
 // The state a served page is sent about the frame shown now (app/serve/protocol.hpp's state_json, the desk's
 // own numbers aside), its tools reading the cursor a {"hover": ...} command put there: *size gets its bytes
 // plus one; `out` null asks for the size alone.
-int ilab_viewer_state(void* handle, char* out, uint64_t out_size, uint64_t* size) {
+int ilab_viewer_page_state(void* handle, char* out, uint64_t out_size, uint64_t* size) {
   return guarded([&] {
     Viewer& viewer = *static_cast<Viewer*>(handle);
     const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);

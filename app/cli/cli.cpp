@@ -627,6 +627,22 @@ std::string check_attach_option(const CLI::App& app, const Options& options) {
   return "";
 }
 
+// --api none: the frames in host memory, nothing drawn and no window. It runs headless (as --serve does) and
+// shows pictures: --attach, or the pattern scene (the default there), whose frame CUDA or the CPU writes.
+std::string check_none_api(const CLI::App& app, Options& options) {
+  if (options.api != GraphicsApi::None) return "";
+  for (const char* window_only : {"--vsync", "--screenshot-dir", "--bench-window"})
+    if (app.count(window_only) > 0) return std::string("--api none has no window; drop ") + window_only;
+  if (!options.attach && !options.attach_list) {
+    if (app.count("--scene") > 0 && options.scene != SceneId::Pattern)
+      return std::string("--api none shows pictures, and the ") + to_string(options.scene) +
+             " scene is drawn by a graphics API: use --scene pattern, --attach NAME, or --api gl or vulkan";
+    options.scene = SceneId::Pattern;
+  }
+  options.headless = true;
+  return "";
+}
+
 std::string check_serve_option(const Options& options) {
   if (!options.serve) return "";
   if (options.api == GraphicsApi::D3d11 || options.api == GraphicsApi::D3d12)
@@ -961,6 +977,7 @@ ParseResult parse_command_line(int argc, const char* const* argv) {
       return usage_error(problem);
   }
   if (std::string problem = check_mode_of_api(options); !problem.empty()) return usage_error(problem);
+  if (std::string problem = check_none_api(app, options); !problem.empty()) return usage_error(problem);
   if (std::string problem = check_gl_only_options(app, options); !problem.empty())
     return usage_error(problem);
   if (std::string problem = check_semaphores_option(app, options); !problem.empty())

@@ -19,6 +19,10 @@ inline constexpr NamedValue<GraphicsApi> kApis[] = {
      "copies through host memory"},
     {GraphicsApi::D3d11, "d3d11", "Direct3D 11 (Windows only)"},
     {GraphicsApi::D3d12, "d3d12", "Direct3D 12 (Windows only)"},
+    {GraphicsApi::None, "none",
+     "no graphics API: the frames in host memory, for the browser desk (--serve) and --screenshot where "
+     "there "
+     "is no GL or Vulkan; headless, pictures only (--attach, the pattern scene)"},
 };
 static_assert(std::size(kApis) == kGraphicsApiCount, "kApis needs one row per GraphicsApi");
 

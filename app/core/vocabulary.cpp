@@ -104,7 +104,8 @@ const std::vector<ModeId>& modes_of(GraphicsApi api) {
   static const std::vector<ModeId> d3d11 = {ModeId::Interop, ModeId::Reregister, ModeId::Staging, ModeId::Cpu,
                                             ModeId::External};
   static const std::vector<ModeId> d3d12 = {ModeId::External, ModeId::Staging, ModeId::Cpu};
-  static const std::vector<ModeId> none;
+  static const std::vector<ModeId> host = {ModeId::Staging, ModeId::Cpu};  // no graphics API: host memory
+  static const std::vector<ModeId> unknown;
   switch (api) {
     case GraphicsApi::Gl:
       return gl;
@@ -114,8 +115,10 @@ const std::vector<ModeId>& modes_of(GraphicsApi api) {
       return d3d11;
     case GraphicsApi::D3d12:
       return d3d12;
+    case GraphicsApi::None:
+      return host;
   }
-  return none;  // a cast from a bad integer
+  return unknown;  // a cast from a bad integer
 }
 
 ModeId best_mode(GraphicsApi api) {
@@ -142,6 +145,8 @@ const char* display_name(GraphicsApi api) {
       return "Direct3D 11";
     case GraphicsApi::D3d12:
       return "Direct3D 12";
+    case GraphicsApi::None:
+      return "no graphics API";
   }
   return "?";
 }

@@ -24,8 +24,8 @@ struct Extent {
 
 // The graphics API that owns the resources and draws the frame (--api). One backend folder each:
 // app/gl/, app/vulkan/, app/d3d11/ and app/d3d12/ (the Direct3D ones are Windows-only).
-enum class GraphicsApi { Gl, Vulkan, D3d11, D3d12 };
-constexpr size_t kGraphicsApiCount = 4;  // the tables with a row per API check their size against it
+enum class GraphicsApi { Gl, Vulkan, D3d11, D3d12, None };
+constexpr size_t kGraphicsApiCount = 5;  // the tables with a row per API check their size against it
 enum class SceneId { Wave, Pattern, Postprocess };
 // What produces the frames (app/scene/scene_compute.hpp's FrameSource): one of the app's scenes, the
 // frames another process publishes (--attach NAME), or pictures a caller of the loop hands in

@@ -146,9 +146,18 @@ class App {
   // mode, and the external mode's semaphores. A mode that cannot run here is refused with its reason (also
   // the notice) and nothing changes; one whose attach fails (a driver without semaphore export) leaves the
   // previous mode running and says why (notice()).
-  void request_scene(SceneId scene) {
+  // Returns "" or why not (also the notice): with no graphics API (--api none) only a scene whose frame is a
+  // picture CUDA writes (pattern) shows; the others are drawn.
+  std::string request_scene(SceneId scene) {
+    if constexpr (Backend::kApi == GraphicsApi::None)
+      if (scene != SceneId::Pattern)
+        return m_notice =
+                   std::string("scene ") + to_string(scene) +
+                   " refused: it is drawn by a graphics API, and --api none draws nothing; the pattern "
+                   "scene and --attach show pictures";
     m_pending_scene = scene;
     m_pending_source.reset();  // the later request wins
+    return "";
   }
   ModeAvailability request_mode(ModeId mode);
   void request_semaphores(interop::SemaphoreKind kind) { m_pending_semaphores = kind; }

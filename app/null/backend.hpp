@@ -2,7 +2,8 @@
 // bgfx's noop renderer runs bgfx. Its device opens nothing, its renderer keeps the scene's resources in host
 // memory and counts its passes (app/null/renderer.hpp), and its modes are the ones that need no graphics
 // API: cpu, and staging where there is a CUDA device. The loop's own work (the switches, the fallbacks, the
-// timing, the animation clock, the desk's state) runs as it does on a GPU, so tests drive it anywhere.
+// timing, the animation clock, the desk's state) runs as it does on a GPU, so tests drive it anywhere, and
+// `--api none` (Backend<GraphicsApi::None>) serves pictures to the desk from a machine with no GL or Vulkan.
 // `Api` is the API whose list of modes the loop offers (the panel, the page, the next-mode key); every mode
 // of it but cpu and staging is refused, saying why. Headless only: there is nothing to present.
 #pragma once
@@ -73,7 +74,9 @@ struct Backend : BackendDefaults {
       throw std::runtime_error(std::string(to_string(id)) + " is unavailable: " + runs.reason);
     // Uploads into host memory are done when upload returns: timed as the copy phase of the API it stands
     // in for.
-    constexpr Phase copy = Api == GraphicsApi::Vulkan ? Phase::VulkanCopy : Phase::GlCopy;
+    constexpr Phase copy = Api == GraphicsApi::Vulkan ? Phase::VulkanCopy
+                           : Api == GraphicsApi::None ? Phase::HostCopy
+                                                      : Phase::GlCopy;
     if (id == cpu_mode()) return std::make_unique<CpuMode<Renderer>>(copy, true);
     return std::make_unique<StagingMode<Renderer>>(cuda.stream, copy, true);
   }

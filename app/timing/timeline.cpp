@@ -48,6 +48,8 @@ std::optional<Lane> lane_of(Phase phase, Clock clock) {
     case Phase::Kernel:
     case Phase::CudaCopy:
       return clock == Clock::Cpu ? Lane::Cpu : Lane::Cuda;
+    case Phase::HostCopy:  // --api none's frames into host memory: the host's own work
+      return Lane::Cpu;
     case Phase::Other:
     case Phase::Frame:
       return std::nullopt;

@@ -39,6 +39,7 @@ constexpr NamedValue<Phase> kPhases[] = {
     {Phase::CudaCopy, "cuda copy", ""},
     {Phase::GlCopy, "gl copy", ""},
     {Phase::VulkanCopy, "vulkan copy", ""},
+    {Phase::HostCopy, "host copy", ""},
     {Phase::Draw, "draw", ""},
     {Phase::Other, "other (not timed)", ""},
     {Phase::Frame, "frame", ""},

@@ -40,13 +40,14 @@ enum class Phase {
   CudaCopy,
   GlCopy,
   VulkanCopy,
+  HostCopy,
   Draw,
   Other,
   Frame
 };
-constexpr int kPhaseCount = 13;
+constexpr int kPhaseCount = 14;
 // "register", "map", "wait", "kernel", "signal", "unmap", "unregister", "cuda copy", "gl copy", "vulkan
-// copy", "draw", "other (not timed)", "frame"
+// copy", "host copy" (--api none's frames in host memory), "draw", "other (not timed)", "frame"
 const char* to_string(Phase phase);
 // Every phase, in the order the panel lists them.
 const std::array<Phase, kPhaseCount>& all_phases();

@@ -16,8 +16,8 @@ namespace {
 
 constexpr Phase kShownPhases[] = {Phase::Register, Phase::Map,        Phase::Wait,       Phase::Kernel,
                                   Phase::Signal,   Phase::Unmap,      Phase::Unregister, Phase::CudaCopy,
-                                  Phase::GlCopy,   Phase::VulkanCopy, Phase::Draw,       Phase::Other,
-                                  Phase::Frame};
+                                  Phase::GlCopy,   Phase::VulkanCopy, Phase::HostCopy,   Phase::Draw,
+                                  Phase::Other,    Phase::Frame};
 
 constexpr const char* kOtherTooltip =
     "the frame less the phases above: present and vsync, the panel, the host's own calls, and work a timer "
@@ -141,8 +141,9 @@ void draw_timeline(const FrameTimeline& timeline) {
 void draw_mode_table(const FrameTimers& timers) {
   // The phases some mode recorded (an API's own copy phase, the external mode's semaphores), in this order.
   std::vector<Phase> columns;
-  for (const Phase phase : {Phase::Map, Phase::Wait, Phase::Kernel, Phase::Signal, Phase::Unmap,
-                            Phase::CudaCopy, Phase::GlCopy, Phase::VulkanCopy, Phase::Frame}) {
+  for (const Phase phase :
+       {Phase::Map, Phase::Wait, Phase::Kernel, Phase::Signal, Phase::Unmap, Phase::CudaCopy, Phase::GlCopy,
+        Phase::VulkanCopy, Phase::HostCopy, Phase::Frame}) {
     const auto recorded = [&](ModeId mode) { return timers.has(static_cast<int>(mode), phase); };
     if (std::any_of(all_modes().begin(), all_modes().end(), recorded)) columns.push_back(phase);
   }

@@ -100,7 +100,7 @@ def _declare():
         "ilab_viewer_control_rect": [handle, c_int, ctypes.POINTER(ctypes.c_float)],
         "ilab_viewer_take_page_commands": [handle, ctypes.POINTER(c_int)],
         "ilab_viewer_command": [handle, ctypes.c_char_p, ctypes.c_char_p, u64],
-        "ilab_viewer_state": [handle, ctypes.c_char_p, u64, ctypes.POINTER(u64)],
+        "ilab_viewer_page_state": [handle, ctypes.c_char_p, u64, ctypes.POINTER(u64)],
         "ilab_viewer_points_begin": [handle, ctypes.c_longlong, uptr, ctypes.POINTER(uptr), ctypes.POINTER(uptr),
                                      ctypes.POINTER(c_int)],
         "ilab_viewer_points_xyz": [handle, uptr, c_int, ctypes.c_longlong],
@@ -864,7 +864,7 @@ class Viewer(NativeHandle):
         Viewer.attach(...).state and the app's page): the path, the phases, the pause, and the picture's tools
         under "viewer" (the fit or free view, the value under the cursor a {"hover": ...} command put there, the
         colorbar, the stack's frame and your controls)."""
-        return protocol_state(lib.ilab_viewer_state, self._live())
+        return protocol_state(lib.ilab_viewer_page_state, self._live())
 
     def _take_page_commands(self):
         """A served viewer's page commands since the last frame (zoom, pan, the cursor's pixel, a stack's frame,

@@ -3,10 +3,10 @@
 with SIGKILL in turn, and what the survivors do.
 
   kill_drill.py --app build/release/app/interop-lab --pattern build/release/tests/publish_pattern
-                [--memory host|device] [--size WxH] [--cycles N]
+                [--memory host|device] [--size WxH] [--cycles N] [--api gl|vulkan|none]
 
 The publisher is tests/publish/publish_pattern.cpp (interop::Publisher, frames of a known pattern whose
-first pixels name the frame and the publisher's generation); the viewer is `interop-lab --attach NAME
+first pixels name the frame and the publisher's generation); the viewer is `interop-lab --api API --attach NAME
 --headless --frames N --screenshot PNG`. Everything meets in a runtime directory of the drill's own
 (XDG_RUNTIME_DIR), removed at the end.
 
@@ -158,7 +158,7 @@ class Publisher(Process):
 
 class Viewer(Process):
     def __init__(self, drill, frames, screenshot=None):
-        command = [drill.app, "--attach", NAME, "--headless", "--frames", str(frames)]
+        command = [drill.app, "--api", drill.api, "--attach", NAME, "--headless", "--frames", str(frames)]
         if screenshot:
             command += ["--screenshot", screenshot]
         super().__init__(f"the viewer (--frames {frames})", command, drill.env)
@@ -187,6 +187,7 @@ class Viewer(Process):
 class Drill:
     def __init__(self, args):
         self.app = os.path.abspath(args.app)
+        self.api = args.api
         self.pattern = os.path.abspath(args.pattern)
         self.memory = args.memory
         self.size = args.size
@@ -370,6 +371,7 @@ def main():
     parser.add_argument("--memory", choices=("host", "device"), default="host")
     parser.add_argument("--size", default="320x180")
     parser.add_argument("--cycles", type=int, default=5)
+    parser.add_argument("--api", default="gl", help="the viewers' graphics API (gl, vulkan, none)")
     args = parser.parse_args()
     if not re.fullmatch(r"\d+x\d+", args.size) or args.cycles < 1:
         parser.error("--size WxH, --cycles 1 or more")

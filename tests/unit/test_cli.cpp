@@ -128,6 +128,25 @@ TEST(CliTest, EveryApiPassesByNameWithEachOfItsModes) {
   }
 }
 
+// --api none: no window, pictures only. It runs headless and shows the pattern scene unless told to attach;
+// a drawn scene or a window's option is a usage error.
+TEST(CliTest, ApiNoneRunsHeadlessAndShowsPictures) {
+  lab::ParseResult result = parse({"--api", "none"});
+  expect_runs(result);
+  EXPECT_TRUE(result.options.headless);
+  EXPECT_EQ(result.options.scene, lab::SceneId::Pattern);
+  result = parse({"--api", "none", "--attach", "sim", "--serve", "0"});
+  expect_runs(result);
+  EXPECT_EQ(result.options.attach, std::optional<std::string>("sim"));
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--api", "none", "--scene", "postprocess"},
+        std::vector<std::string>{"--api", "none", "--bench-window", "--bench"}}) {
+    result = parse(args);
+    EXPECT_EQ(result.exit_code, std::optional<int>(2)) << args[2];
+    EXPECT_NE(result.output.find("--api none"), std::string::npos) << result.output;
+  }
+}
+
 // The table the parser, --list, the doctor and availability all read.
 TEST(CliTest, EachApiHasItsModes) {
   const auto names = [](lab::GraphicsApi api) {
@@ -141,6 +160,7 @@ TEST(CliTest, EachApiHasItsModes) {
   EXPECT_EQ(names(lab::GraphicsApi::Vulkan), "external exported buffer staging cpu");
   EXPECT_EQ(names(lab::GraphicsApi::D3d11), "interop reregister staging cpu external");
   EXPECT_EQ(names(lab::GraphicsApi::D3d12), "external staging cpu");
+  EXPECT_EQ(names(lab::GraphicsApi::None), "staging cpu");
   // Every mode belongs to some API, and has_mode agrees with the table.
   for (lab::ModeId mode : lab::all_modes()) {
     SCOPED_TRACE(lab::to_string(mode));
@@ -514,7 +534,7 @@ INSTANTIATE_TEST_SUITE_P(
                  {"--screenshot", "/nonexistent-interop-lab-dir/out.png"},
                  {"--screenshot /nonexistent-interop-lab-dir/out.png: "}},
         BadInput{"ScreenshotMissingValue", {"--screenshot"}, {"--screenshot", "needs a value"}},
-        BadInput{"ApiUnknown", {"--api", "opengl"}, {"--api opengl", "unknown graphics API", "gl, vulkan, d3d11 or d3d12"}},
+        BadInput{"ApiUnknown", {"--api", "opengl"}, {"--api opengl", "unknown graphics API", "gl, vulkan, d3d11, d3d12 or none"}},
         BadInput{"ApiTypo", {"--api", "vulkn"}, {"--api vulkn", "(did you mean vulkan?)", "choose gl"}},
         BadInput{"ApiEmpty", {"--api", ""}, {"--api '': unknown graphics API"}},
         BadInput{"ModeNotOfVulkan", {"--api", "vulkan", "--mode", "pbo"},

@@ -127,10 +127,10 @@ TEST(PhaseWindowTest, ClearEmptiesTheWindow) {
 }
 
 TEST(PhaseTest, EveryPhaseHasItsOwnName) {
-  const std::vector<std::string> expected{"register", "map",         "wait",       "kernel",
-                                          "signal",   "unmap",       "unregister", "cuda copy",
-                                          "gl copy",  "vulkan copy", "draw",       "other (not timed)",
-                                          "frame"};
+  const std::vector<std::string> expected{
+      "register",          "map",       "wait",    "kernel",      "signal",    "unmap",
+      "unregister",        "cuda copy", "gl copy", "vulkan copy", "host copy", "draw",
+      "other (not timed)", "frame"};
   std::vector<std::string> names;
   for (Phase phase : lab::all_phases()) names.push_back(lab::to_string(phase));
   EXPECT_EQ(names, expected);

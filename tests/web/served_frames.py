@@ -218,7 +218,7 @@ def screenshot(app_path, api, mode, scene, size, index, folder):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--app", required=True)
-    parser.add_argument("--api", required=True, choices=("gl", "vulkan"))
+    parser.add_argument("--api", required=True, choices=("gl", "vulkan", "none"))
     parser.add_argument("--mode", required=True)
     parser.add_argument("--size", default="640x360")
     parser.add_argument("--scenes", default=",".join(SCENES))

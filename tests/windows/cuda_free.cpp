@@ -72,6 +72,11 @@ cudaError_t CUDARTAPI cudaMemcpy(void* /*to*/, const void* /*from*/, size_t /*by
                                  cudaMemcpyKind /*kind*/) {
   return cudaErrorNoDevice;
 }
+// The staging mode's copy to the host (--api none's staging, which needs a CUDA device and so never runs).
+cudaError_t CUDARTAPI cudaMemcpyAsync(void* /*to*/, const void* /*from*/, size_t /*bytes*/,
+                                      cudaMemcpyKind /*kind*/, cudaStream_t /*stream*/) {
+  return cudaErrorNoDevice;
+}
 cudaError_t CUDARTAPI cudaGLGetDevices(unsigned int* count, int* /*devices*/, unsigned int /*capacity*/,
                                        enum cudaGLDeviceList /*list*/) {
   *count = 0;
@@ -151,6 +156,12 @@ DeviceBuffer::DeviceBuffer(size_t /*bytes*/) {
 }
 void detail::DeviceMemoryTraits::destroy(Handle /*allocation*/) noexcept {
   not_in_this_build("cudaFree");
+}
+PinnedHostBuffer::PinnedHostBuffer(size_t /*bytes*/) {
+  not_in_this_build("interop::PinnedHostBuffer");
+}
+void detail::PinnedHostMemoryTraits::destroy(Handle allocation) noexcept {
+  if (allocation.data != nullptr) not_in_this_build("cudaFreeHost");  // an empty buffer frees nothing
 }
 }  // namespace interop
 
