@@ -206,6 +206,15 @@ check_window() {
   local compared=0  # diff: 0 the same, 1 different, 2 a screenshot missing or unreadable
   # --vsync on: the one run whose presents wait for the display (sync interval 1), --frames' default being off.
   run_windows "$app" "${panel_args[@]}" --vsync on --screenshot "$panel_shot" || status=$?
+  # Wine has crashed this run with SIGSEGV after its screenshot was written, once in about ten (2026-12-07;
+  # not seen on Windows, not reproduced in six runs after it): one more run, said in the verdict.
+  local again=""
+  if [ "$status" -eq 139 ]; then
+    again=" (its first run crashed under Wine, exit 139; run again)"
+    status=0
+    rm -f "$panel_shot"
+    run_windows "$app" "${panel_args[@]}" --vsync on --screenshot "$panel_shot" || status=$?
+  fi
   "$linux_app" diff "$panel_shot" "$without_panel" >/dev/null 2>&1 || compared=$?
   local verdict
   if [ "$status" -ne 0 ] || [ "$compared" -gt 1 ]; then
@@ -219,7 +228,7 @@ check_window() {
   else
     verdict="FAILED: it ran, but $panel_shot shows no panel over $without_panel"
   fi
-  echo "windows-cross: interop-lab.exe --api $api in a window with the panel (vsync on) under Wine: $verdict"
+  echo "windows-cross: interop-lab.exe --api $api in a window with the panel (vsync on) under Wine: $verdict$again"
   case $verdict in
     FAILED*) failed=$((failed + 1)) ;;
     *) passed=$((passed + 1)) ;;
