@@ -204,12 +204,12 @@ class App {
   std::string set_picture_fit(PictureFit fit);
   // Why the picture's tools do not apply now ("" while the source shows a picture).
   std::string picture_why_not() const;
-  // The page's cursor (Hover: a point of the frame, or off it), whose picture pixel's value the state's
-  // tools read (picture_tools). Always taken: a scene's frame has no value to read, and says none.
   // The page's and the panel's frame of a stack (Index) and caller's controls (Control), set where the source
   // keeps them for its caller (FrameSource::stack, caller_controls), who reads them. Returns "" or why not: a
   // source with none, an index past the stack, a value the control does not take.
   std::string caller_command(const Command& command);
+  // The page's cursor (Hover: a point of the frame, or off it), whose picture pixel's value the state's
+  // tools read (picture_tools). Always taken: a scene's frame has no value to read, and says none.
   std::string hover(const Command& command) {
     m_page_hover = command.on ? std::optional<std::array<double, 2>>({command.x, command.y}) : std::nullopt;
     return "";
