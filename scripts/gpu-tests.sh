@@ -27,6 +27,9 @@ run() {
   "$@" --gtest_brief=1 || status=1
 }
 
+# The one frame loop on the null backend, whose CUDA cases (the array source's device pictures, the view
+# drawn through CUDA, the device switch) need the GPU.
+run headless "$build_dir/tests/loop_tests"
 run headless "$build_dir/tests/gpu_tests"
 run headless "$build_dir/tests/gl_tests"
 # Frames published to another process in CUDA memory (interop/publish.hpp: its device-slot tests) and the

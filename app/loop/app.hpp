@@ -149,6 +149,8 @@ class App {
   // Returns "" or why not (also the notice): with no graphics API (--api none) only a scene whose frame is a
   // picture CUDA writes (pattern) shows; the others are drawn.
   std::string request_scene(SceneId scene) {
+    if (!m_pinned_source.empty())
+      return m_notice = std::string("scene ") + to_string(scene) + " refused: " + pinned_why();
     if constexpr (Backend::kApi == GraphicsApi::None)
       if (scene != SceneId::Pattern)
         return m_notice =
@@ -194,6 +196,19 @@ class App {
     m_pending_source = std::move(source);
     m_pending_published_name.clear();
     m_pending_scene.reset();  // the later request wins
+  }
+  // `source` makes every frame from the start of the next frame on: the loop is its caller's (a Python
+  // viewer's), so no scene or other source takes its place. The scene and source commands (the panel's, the
+  // keys', the page's) are refused, saying why (pinned_why), and the panel and the page do not offer them.
+  void pin_source(std::unique_ptr<FrameSource> source) {
+    m_pinned_source = source->name();
+    use_source(std::move(source));
+  }
+  // Why no scene or other source can be asked for ("" where one can): the source is pinned.
+  std::string pinned_why() const {
+    return m_pinned_source.empty() ? std::string()
+                                   : "the frames are the caller's (" + m_pinned_source +
+                                         "), which feeds this loop; no scene or other source replaces them";
   }
   // The zoom, pan, 1:1 and fit commands (the frame's pixels, row 0 at the top) on where the source's picture
   // lies in the frame (FrameSource::picture_view, app/scene/view.hpp), from the next frame on. Returns "" or
@@ -393,6 +408,7 @@ class App {
   DrawPlan m_plan;
   std::unique_ptr<Mode> m_mode;
   std::optional<SceneId> m_pending_scene;
+  std::string m_pinned_source;  // pin_source's source's name; "" while a scene or source may be asked for
   std::unique_ptr<FrameSource> m_pending_source;  // request_source's, attached, swapped in by apply_switches
   std::optional<std::array<double, 2>> m_page_hover;  // the page's cursor over the frame (hover)
   panel::FramePointer m_pointer;                      // the window's pointer over the frame (draw_panel)
@@ -638,6 +654,7 @@ void App<Backend>::switch_device(int device) {
 
 template <class Backend>
 std::string App<Backend>::request_source(const std::string& name) {
+  if (!m_pinned_source.empty()) return m_notice = "source " + name + " refused: " + pinned_why();
   if (name == published_name()) {
     m_pending_source.reset();  // the one running stays
     return "";
@@ -1248,6 +1265,7 @@ void App<Backend>::draw_panel() {
   panel::PanelModel model;
   model.api = Backend::kApi;
   model.scene = m_scene->scene();
+  model.scenes_offered = m_pinned_source.empty();
   if (!model.scene) {
     model.source = m_scene->name();
     model.source_status = m_scene->status();
@@ -1327,6 +1345,9 @@ serve::AppState App<Backend>::app_state(long long index) {
     state.publishers = publishers();
     state.viewer = picture_tools();
   }
+  if (!m_pinned_source.empty())  // the page does not offer what the loop refuses
+    state.controls.erase(std::remove(state.controls.begin(), state.controls.end(), "scene"),
+                         state.controls.end());
   state.filter = serve::filter_name(*m_scene);
   if constexpr (Backend::kAccessFlags)
     state.flags = serve::flags_state(m_access);

@@ -304,12 +304,14 @@ std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
 
   ImGui::Text("graphics API: %s (%s)", to_string(model.api), display_name(model.api));
   for (const auto& [label, text] : model.status) ImGui::Text("%s: %s", label.c_str(), text.c_str());
-  ImGui::TextUnformatted(label(Kind::Scene));
-  for (const SceneId scene : all_scenes()) {
-    ImGui::SameLine();
-    if (ImGui::RadioButton(to_string(scene), scene == model.scene) && scene != model.scene)
-      add(commands, Kind::Scene).scene = scene;
-    if (ImGui::IsItemHovered()) wrapped_tooltip(describe(scene));
+  if (model.scenes_offered) {
+    ImGui::TextUnformatted(label(Kind::Scene));
+    for (const SceneId scene : all_scenes()) {
+      ImGui::SameLine();
+      if (ImGui::RadioButton(to_string(scene), scene == model.scene) && scene != model.scene)
+        add(commands, Kind::Scene).scene = scene;
+      if (ImGui::IsItemHovered()) wrapped_tooltip(describe(scene));
+    }
   }
   if (!model.source.empty()) {
     // Another source makes the frames (--attach): which and how it is doing; a scene above leaves it.

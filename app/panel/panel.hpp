@@ -30,6 +30,7 @@ namespace panel {
 struct PanelModel {
   GraphicsApi api = GraphicsApi::Gl;
   std::optional<SceneId> scene = SceneId::Wave;  // nullopt while another source makes the frames
+  bool scenes_offered = true;  // false: the scene row is not drawn (a source its caller pins to the loop)
   // Another source's name and how it is doing ("published 'sim'", "frame 1234 of pid 4242, ..."); "" for a
   // scene.
   std::string source;

@@ -20,6 +20,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -230,6 +231,44 @@ TEST(NullLoop, AnArraySourceShowsTheCallersPictureAsTheFrameAndASceneTakesOverAg
   ASSERT_TRUE(app.render_frame(4));
   EXPECT_EQ(app.scene_id(), SceneId::Pattern);
   EXPECT_TRUE(shows_pattern_frame(app, 4));
+}
+
+// A source its caller pins to the loop (a Python viewer's) stays: the scene and source commands are refused
+// from every UI, saying why, and neither the panel nor the page offers them.
+TEST(NullLoop, APinnedSourceRefusesEverySceneAndSourceCommandAndIsNotOfferedThem) {
+  NullApp app(null_options(SceneId::Pattern));
+  ASSERT_TRUE(app.render_frame(0));
+  EXPECT_EQ(app.pinned_why(), "") << "a scene's loop takes every scene";
+  auto made = std::make_unique<lab::ArraySource>();
+  lab::ArraySource& source = *made;
+  app.pin_source(std::move(made));
+  std::vector<uint8_t> rgba(48 * 32 * 4);
+  for (size_t i = 0; i < rgba.size(); ++i) rgba[i] = static_cast<uint8_t>(i * 5 + 3);
+  source.show(lab::PictureDesc::packed(rgba.data(), false, 48, 32, 4, ElementType::U8, 1, 48 * 4));
+  ASSERT_TRUE(app.render_frame(1));
+  ASSERT_EQ(app.read_frame().rgba, rgba);
+
+  const std::string why = "the frames are the caller's (" + source.name() +
+                          "), which feeds this loop; no scene or other source replaces them";
+  EXPECT_EQ(app.pinned_why(), why);
+  lab::Command scene = command(lab::Command::Kind::Scene);
+  scene.scene = SceneId::Wave;
+  EXPECT_EQ(lab::loop::apply_command(app, scene), "scene wave refused: " + why)
+      << "the panel's and the page's";
+  lab::Command other = command(lab::Command::Kind::Source);
+  other.source = "sim";
+  EXPECT_EQ(lab::loop::apply_command(app, other), "source sim refused: " + why);
+  app.handle_hotkey(lab::Hotkey::NextScene);
+  EXPECT_EQ(app.notice(), "scene wave refused: " + why) << "the key's refusal is the notice";
+  ASSERT_TRUE(app.render_frame(2));
+  EXPECT_FALSE(app.scene_id()) << "the caller's source still makes the frames";
+  EXPECT_EQ(app.read_frame().rgba, rgba);
+
+  const lab::serve::AppState state = app.app_state(2);
+  EXPECT_EQ(std::count(state.controls.begin(), state.controls.end(), "scene"), 0)
+      << "the page hides the scenes";
+  EXPECT_EQ(std::count(state.controls.begin(), state.controls.end(), "mode"), 1) << "and keeps the rest";
+  EXPECT_EQ(state.source, "array");
 }
 
 TEST(NullLoop, AnArraySourceShowsEveryElementTypeByThePythonViewersRule) {
