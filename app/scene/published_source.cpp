@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -124,7 +126,14 @@ class PublishedSource final : public FrameSource {
   // yet): wait for its next frame, up to `most`, rather than draw the same picture again (a loop faster than
   // its publisher). A publisher that went is looked for again by take_newest, on its own clock.
   void wait_for_frame(std::chrono::milliseconds most) override {
-    if (m_gone || m_arrived) return;
+    if (m_gone) {
+      // Nothing comes before a publisher of the name is back: wait as for a frame, until the next look for
+      // one at the latest, so that a viewer whose publisher went does not spin through frames of one picture
+      // (one with no graphics API, --api none, draws thousands a second).
+      std::this_thread::sleep_until(std::min(Clock::now() + most, m_next_attempt));
+      return;
+    }
+    if (m_arrived) return;
     m_arrived = m_subscriber->next(most);
   }
 
