@@ -1133,9 +1133,12 @@ void Server::offer_frame(std::shared_ptr<const Image> image, AppState state,
 }
 
 bool Server::frame_wanted() const {
+  // Nothing offered yet: the first frame is wanted at once (steady_clock's epoch may be the machine's boot,
+  // so the time since "0" says nothing).
+  const long long offered_at = m_impl->offered_at.load();
+  if (offered_at == 0) return true;
   const std::chrono::steady_clock::duration since_offer =
-      std::chrono::steady_clock::now().time_since_epoch() -
-      std::chrono::steady_clock::duration(m_impl->offered_at.load());
+      std::chrono::steady_clock::now().time_since_epoch() - std::chrono::steady_clock::duration(offered_at);
   if (m_impl->viewer_count == 0) return since_offer >= m_impl->options.unwatched_frame_every;
   if (m_impl->taken_offer >= m_impl->frames_offered) return true;
   return since_offer >= m_impl->options.frame_wanted_after;
