@@ -14,6 +14,7 @@ import pytest
 
 import interop_lab
 from gpu_required import cupy_with_a_device
+from pictures import decode_png
 from interop_lab import InteropLabError
 
 
@@ -136,6 +137,49 @@ def test_device_frames_from_another_process_are_shown_through_interop_pixel_exac
             process.stdin.write("\n")
             process.stdin.flush()
     assert process.returncode == 0
+    del cupy
+
+
+def app_beside_the_package():
+    """interop-lab of the build this package comes from (BUILD/python/interop_lab -> BUILD/app/interop-lab)."""
+    app = os.path.join(os.path.dirname(os.path.abspath(interop_lab.__file__)), "..", "..", "app", "interop-lab")
+    return os.path.normpath(app) if os.access(app, os.X_OK) else None
+
+
+def test_device_frames_from_a_python_job_are_shown_by_interop_lab_attach_pixel_exact(runtime_directory, tmp_path):
+    # The same CuPy job, watched by the app's command line, headless: its screenshot is the array.
+    cupy = cupy_with_a_device()
+    app = app_beside_the_package()
+    if app is None:
+        pytest.skip("run against a build folder (PYTHONPATH=BUILD/python), whose app/ holds interop-lab")
+    expected = picture(2160, 3840, 11)
+    job = textwrap.dedent(
+        """
+        import sys, numpy, cupy, interop_lab
+        y, x = numpy.mgrid[0:2160, 0:3840]
+        rgba = numpy.stack([(x * 3 + 11) % 256, (y * 5 + 11) % 256, (x ^ y) % 256, numpy.full_like(x, 255)], -1)
+        frame = cupy.asarray(rgba.astype(numpy.uint8))
+        with interop_lab.publish("py-app", like=frame) as publisher:
+            publisher.show(frame)
+            print("published", flush=True)
+            sys.stdin.readline()
+        """
+    )
+    environment = dict(os.environ, XDG_RUNTIME_DIR=str(runtime_directory))
+    screenshot = tmp_path / "attached.png"
+    with subprocess.Popen([sys.executable, "-c", job], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                          env=environment) as process:
+        try:
+            assert process.stdout.readline().strip() == "published"
+            run = subprocess.run([app, "--attach", "py-app", "--mode", "interop", "--headless", "--frames", "60",
+                                  "--screenshot", str(screenshot)], env=environment, capture_output=True, text=True,
+                                 timeout=60)
+            assert run.returncode == 0, run.stderr
+        finally:
+            process.stdin.write("\n")
+            process.stdin.flush()
+    assert process.returncode == 0
+    numpy.testing.assert_array_equal(decode_png(str(screenshot)), expected)
     del cupy
 
 

@@ -29,6 +29,9 @@ using lab::SceneId;
 // frame through; a frame GL draws (the wave scene's) is read through the read-back's own registration
 // wherever one of them or reregister runs.
 bool read_by_cuda(ModeId mode, SceneId scene) {
+  // In a window the frame is the window's framebuffer, which GL reads: the desk (--serve, headless) is where
+  // CUDA reads frames.
+  if (labtest::use_window()) return false;
   const bool cuda_sees = mode == ModeId::Interop || mode == ModeId::Pbo || mode == ModeId::Split ||
                          mode == ModeId::Buffer || mode == ModeId::External || mode == ModeId::Exported;
   return cuda_sees || (scene == SceneId::Wave && mode == ModeId::Reregister);
@@ -98,6 +101,9 @@ INSTANTIATE_TEST_SUITE_P(FrameRead, EveryCudaMode,
 // Frame after frame in the interop mode, with a resize between: each read is its own frame's, its hashes
 // change only where the picture did, and a mode switch away (cpu) goes back to GL's read.
 TEST(CudaFrameRead, FollowsFramesAResizeAndAModeSwitch) {
+  if (labtest::use_window())
+    GTEST_SKIP() << "CUDA reads the desk's frames headless only (--serve runs headless); in a window GL "
+                    "reads the window's framebuffer, which EveryCudaMode checks";
   std::string refused;
   const std::unique_ptr<lab::gl::App> made = interop_app(1920, 1080, refused);
   if (!made) LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << refused);
@@ -144,6 +150,9 @@ TEST(CudaFrameRead, FollowsFramesAResizeAndAModeSwitch) {
 // one is collected; read_frame_done turns true for the oldest without waiting; each frame collected, in
 // order, is its own, although the next frames were made while both were being copied.
 TEST(CudaFrameRead, KeepsTwoReadsUnderWayInOrder) {
+  if (labtest::use_window())
+    GTEST_SKIP() << "CUDA reads the desk's frames headless only (--serve runs headless); in a window GL "
+                    "reads the window's framebuffer, which EveryCudaMode checks";
   std::string refused;
   const std::unique_ptr<lab::gl::App> made = interop_app(1280, 720, refused);
   if (!made) LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << refused);
@@ -182,6 +191,9 @@ TEST(CudaFrameRead, KeepsTwoReadsUnderWayInOrder) {
 // write-discard registration (its default) is set read-only for the read and back after it; with none, which
 // lets CUDA read, nothing is set per frame. The frames are the same either way.
 TEST(CudaFrameRead, SetsMapFlagsOnlyWhereTheModesForbidReading) {
+  if (labtest::use_window())
+    GTEST_SKIP() << "CUDA reads the desk's frames headless only (--serve runs headless); in a window GL "
+                    "reads the window's framebuffer, which EveryCudaMode checks";
   std::string refused;
   const std::unique_ptr<lab::gl::App> made = interop_app(640, 360, refused);
   if (!made) LABTEST_NEEDS_GPUS(1, "needs a CUDA device whose GL interop works: " << refused);
