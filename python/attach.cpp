@@ -2,6 +2,7 @@
 // backend) with the published source (app/scene/published_source.hpp) in place of a scene, so a Python
 // process watches another process's frames exactly as `interop-lab --attach NAME` does: the same modes,
 // timings, panel and screenshot. Every call runs on the app's own GL context (python/gl_context.hpp).
+#include "app/core/serve_address.hpp"
 #include "app/gl/app/app.hpp"
 #include "app/image/image_io.hpp"
 #include "app/loop/commands.hpp"
@@ -37,8 +38,11 @@ extern "C" {
 
 // Attaches to the frames published as `name`. `mode`: "" for the app's default (interop where it works,
 // else staging, else cpu), else a GL mode's name; width/height 0: the publisher's size; headless 0 opens a
-// window with the panel.
-int ilab_attach_open(const char* name, const char* mode, int width, int height, int headless, void** out) {
+// window with the panel; `serve`: null for no desk, else the address --serve takes ("[HOST:]PORT", 0: any
+// free port, "": 127.0.0.1:8080), headless, each frame rendered handed to the browser desk as interop-lab
+// --attach --serve does.
+int ilab_attach_open(const char* name, const char* mode, int width, int height, int headless,
+                     const char* serve, void** out) {
   return ilab::guarded([&] {
     *out = nullptr;
     lab::Options options;
@@ -58,6 +62,15 @@ int ilab_attach_open(const char* name, const char* mode, int width, int height, 
       options.height = height;
       options.size_given = true;
     }
+    if (serve != nullptr) {
+      if (headless == 0)
+        throw std::invalid_argument(
+            "a served viewer renders headless, as interop-lab --serve does: drop window=True");
+      lab::ServeAddress address;
+      const std::string problem = lab::parse_serve_address(serve, address, true);
+      if (!problem.empty()) throw std::invalid_argument(problem);
+      options.serve = address;
+    }
     options.headless = headless != 0;
     options.no_ui = options.headless;
     options.layout_file = "";  // a Python viewer leaves the app's panel layout alone
@@ -71,16 +84,23 @@ int ilab_attach_open(const char* name, const char* mode, int width, int height, 
   });
 }
 
-// Renders the next frame (the newest published one); *open is 0 once the window was closed.
+// Renders the next frame as interop-lab --attach does (App::run_frame): the newest published one, after
+// waiting up to a frame's time for one where nothing new came, presented, and served where it serves; *open
+// is 0 once the window was closed.
 int ilab_attach_render(void* handle, int* open) {
   return ilab::guarded([&] {
     Attached& attached = *static_cast<Attached*>(handle);
     const ilab::ScopedContext current(attached.context, attached.owner, kAttached);
     *open = attached.app->window_closed() ? 0 : 1;
-    if (*open && attached.app->render_frame(attached.frame)) {
-      ++attached.frame;
-      attached.app->present();
-    }
+    if (*open && attached.app->run_frame(attached.frame)) ++attached.frame;
+  });
+}
+
+// The served desk's URL with its token ("" when not serving).
+int ilab_attach_url(void* handle, char* url, uint64_t url_size) {
+  return ilab::guarded([&] {
+    Attached& attached = *static_cast<Attached*>(handle);
+    copy_text(attached.app->desk_url(), url, url_size);
   });
 }
 

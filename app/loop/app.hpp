@@ -113,6 +113,13 @@ class App {
   // Renders frame frame_index() and, where it drew, advances it: the frame counter of callers that do not
   // count frames themselves (the benchmark, the Python bridge, tests).
   bool render_frame() { return render_frame(m_frame_index); }
+  // Frame `index` as run() makes it, for a caller that drives the loop itself (Python's attached viewer):
+  // with --serve the page's commands and the desk's frame-rate cap, else the panel's cap; the source's wait
+  // for something new (FrameSource::wait_for_frame); render_frame; present; with --serve the frame handed to
+  // the desk. Returns render_frame's answer (false: nothing drawn, a minimised window).
+  bool run_frame(long long index);
+  // With --serve: the desk's URL, token included ("http://127.0.0.1:8080/?token=..."); "" without.
+  std::string desk_url() const { return m_desk ? m_desk->url() : std::string(); }
   void set_frame_index(long long index) { m_frame_index = index; }
   // The frame render_frame() draws next: one after the frame drawn last.
   long long frame_index() const { return m_frame_index; }
@@ -432,8 +439,12 @@ class App {
   double m_clock_lag_s = 0.0;
   long long m_paused_frame = 0;
   double m_paused_s = 0.0;
-  double m_clock_s = 0.0;               // the scenes' time in the frame rendered last
-  FramePacer m_pacer;                   // the cap without a desk (with one, the desk keeps the cap)
+  double m_clock_s = 0.0;  // the scenes' time in the frame rendered last
+  FramePacer m_pacer;      // the cap without a desk (with one, the desk keeps the cap)
+  // run()'s --screenshot in a window: run_frame keeps what the window shows of the frame (read_window, before
+  // present) in m_shown while m_keep_shown says so.
+  bool m_keep_shown = false;
+  Image m_shown;
   bool m_panel_visible = true;          // F1 or Tab
   std::string m_last_screenshot;        // what F12 wrote last, or why it did not, for the panel
   bool m_screenshot_requested = false;  // taken in the next frame, before the panel
@@ -1404,30 +1415,21 @@ template <class Backend>
 int App<Backend>::run() {
   const long long frames = m_options.frames.value_or(m_window || m_desk ? -1 : kDefaultHeadlessFrames);
   const bool screenshot = !m_options.screenshot.empty();
-  Image shown;  // in a window: what it showed last, for --screenshot (empty: the presenter cannot say)
   long long index = 0;
   while (frames < 0 || index < frames) {
     stop_if_requested();  // SIGINT/SIGTERM/SIGHUP, a console close: out through main(), tearing down in order
     if (m_window && m_window->should_close()) break;
-    // The page's switches, through the panel's own calls; a refused mode says why there.
-    if (m_desk)
-      if (std::string refused = apply_commands(*this, m_desk->begin_frame()); !refused.empty())
-        m_notice = std::move(refused);
-    if (!m_desk) m_pacer.wait();  // the panel's cap; the desk's begin_frame waits for its own
-    // A published source with nothing new waits for its next frame, a frame's time at most.
-    m_scene->wait_for_frame(kMostWaitForFrame);
-    if (!render_frame(index)) {
+    // In a window, what it shows (empty: the presenter cannot say), for --screenshot: on the last frame of
+    // --frames, or on every frame while the window may close any time.
+    m_keep_shown = m_presenter && screenshot && (frames < 0 || index + 1 == frames);
+    if (!run_frame(index)) {
       m_window->wait(0.1);  // minimised: nothing to draw until it comes back
       continue;
     }
-    // The back buffer before it is presented (a flip-model swap chain discards it then): on the last
-    // frame of --frames, or on every frame while the window may close any time.
-    if (m_presenter && screenshot && (frames < 0 || index + 1 == frames)) shown = read_window();
-    present();
-    if (m_desk) offer_to_desk(index);
     ++index;
   }
   if (!screenshot) return 0;
+  Image shown = std::move(m_shown);
   if (index == 0) {
     detail::log("no frame to write to " + m_options.screenshot + " (the window was closed before the first)");
     return 0;
@@ -1440,6 +1442,23 @@ int App<Backend>::run() {
               std::to_string(index - 1) + ", " + display_name(Backend::kApi) + " on " + m_device_name +
               ", mode " + to_string(m_mode->id()) + (as_shown ? ", as the window showed it" : "") + ")");
   return 0;
+}
+
+template <class Backend>
+bool App<Backend>::run_frame(long long index) {
+  // The page's switches, through the panel's own calls; a refused mode says why there.
+  if (m_desk)
+    if (std::string refused = apply_commands(*this, m_desk->begin_frame()); !refused.empty())
+      m_notice = std::move(refused);
+  if (!m_desk) m_pacer.wait();  // the panel's cap; the desk's begin_frame waits for its own
+  // A published source with nothing new waits for its next frame, a frame's time at most.
+  m_scene->wait_for_frame(kMostWaitForFrame);
+  if (!render_frame(index)) return false;
+  // The back buffer before it is presented (a flip-model swap chain discards it then).
+  if (m_keep_shown) m_shown = read_window();
+  present();
+  if (m_desk) offer_to_desk(index);
+  return true;
 }
 
 // main()'s entry for an API of this loop: App(options, doctor_sources).run().

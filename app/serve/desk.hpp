@@ -102,6 +102,8 @@ class Desk {
   // viewer serves each frame shown) sets 0.
   void set_fps_cap(double fps);
   const Server& server() const { return m_server; }
+  // Where a browser opens the desk, token included (Server::url).
+  std::string url() const { return m_server.url(); }
 
  private:
   Server m_server;
@@ -148,6 +150,7 @@ class Desk {
   bool wants_frame() const { return false; }
   double fps_cap() const { return 0.0; }
   void set_fps_cap(double) {}
+  std::string url() const { return {}; }
   void end_frame(Image, AppState, double, std::vector<uint64_t> = {}, const std::string& = "") {}
   void frame_read_begun(AppState) {}
   void frame_read_collected(std::shared_ptr<const Image>, long long, double, std::vector<uint64_t> = {},

@@ -26,18 +26,31 @@ def _has_display():
 class AttachedViewer(NativeHandle):
     """The frames published as `name`, shown by interop-lab's frame loop (GL). size: (width, height) to scale
     them to (default: the publisher's size); mode: a GL mode ("interop", "staging", "cpu", ...; default the
-    best that works here); window: True / False, None to decide by DISPLAY / WAYLAND_DISPLAY."""
+    best that works here); window: True / False, None to decide by DISPLAY / WAYLAND_DISPLAY; serve: a port
+    (0: any free one) or "[HOST:]PORT" (True: 127.0.0.1:8080), as Viewer's serve= takes it: headless, each
+    frame rendered goes to the browser desk at `url`, as `interop-lab --attach NAME --serve` does."""
 
-    def __init__(self, name, size=None, mode=None, window=None):
+    def __init__(self, name, size=None, mode=None, window=None, serve=None):
+        from .viewer import _serve_address, _served
+
         self._handle = None
+        self.url = None
         width, height = (0, 0) if size is None else image_size(size)
-        want_window = _has_display() if window is None else bool(window)
+        address = _serve_address(serve)  # a bad one raises before anything opens
+        if address is not None and window:
+            raise ValueError("serve=: a served viewer renders headless, as interop-lab --serve does; drop window=True")
+        want_window = address is None and (_has_display() if window is None else bool(window))
         handle = ctypes.c_void_p()
         check(lib.ilab_attach_open(str(name).encode(), (mode or "").encode(), width, height, int(not want_window),
-                                   ctypes.byref(handle)))
+                                   None if address is None else address.encode(), ctypes.byref(handle)))
         self._handle = handle
         self.name = str(name)
         self.is_window = want_window
+        if address is not None:
+            url = ctypes.create_string_buffer(512)
+            check(lib.ilab_attach_url(handle, url, len(url)))
+            self.url = url.value.decode()
+            _served.add(self)  # closed at the interpreter's exit, so that its server stops cleanly
 
     def _live(self):
         if self._handle is None:
@@ -98,6 +111,9 @@ class AttachedViewer(NativeHandle):
 
     def close(self):
         if self._handle is not None:
+            from .viewer import _served
+
+            _served.discard(self)
             check(lib.ilab_attach_close(self._handle))
             self._handle = None
 

@@ -244,13 +244,13 @@ class Viewer(NativeHandle):
     a browser at `url`. fit: "contain" (aspect kept, letterboxed), "stretch", "cover" or "actual" (1:1)."""
 
     @staticmethod
-    def attach(name, size=None, mode=None, window=None):
+    def attach(name, size=None, mode=None, window=None, serve=None):
         """The frames another process publishes as `name` (interop_lab.publish), shown by interop-lab's own
         frame loop with no copy between the processes: an AttachedViewer (attach.py) with render(), run(),
-        read_frame() and status."""
+        read_frame() and status; served to a browser at its `url` with serve= (headless)."""
         from .attach import AttachedViewer
 
-        return AttachedViewer(name, size=size, mode=mode, window=window)
+        return AttachedViewer(name, size=size, mode=mode, window=window, serve=serve)
 
     def __init__(self, size=(1280, 720), title="interop_lab", mode="auto", window=None, panel=True, serve=None,
                  fit="contain"):

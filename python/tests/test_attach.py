@@ -4,6 +4,7 @@ interop. Each test publishes in a runtime directory of its own (XDG_RUNTIME_DIR)
 arrays the test made."""
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -138,6 +139,31 @@ def test_device_frames_from_another_process_are_shown_through_interop_pixel_exac
             process.stdin.flush()
     assert process.returncode == 0
     del cupy
+
+
+def test_an_attached_viewer_serves_each_frame_it_renders_to_a_page():
+    pytest.importorskip("PIL.Image", reason="needs Pillow to decode the desk's JPEGs: install python3-pil")
+    from desk_client import DeskClient
+
+    y, x = numpy.mgrid[0:48, 0:80]
+    smooth = numpy.stack([x * 3, y * 5, numpy.full_like(x, 90), numpy.full_like(x, 255)], -1).astype(numpy.uint8)
+    with interop_lab.Publisher("py-served", smooth.shape, "uint8", memory="host") as publisher:
+        publisher.show(smooth)
+        with pytest.raises(ValueError, match="renders headless"):
+            interop_lab.Viewer.attach("py-served", window=True, serve=0)
+        with interop_lab.Viewer.attach("py-served", mode="cpu", serve=0) as viewer:
+            assert not viewer.is_window
+            assert re.fullmatch(r"http://127\.0\.0\.1:[1-9]\d*/\?token=[0-9a-f]{32}", viewer.url), viewer.url
+            with DeskClient(viewer.url) as page:
+                for _ in range(6):  # the desk takes frames read back a frame late
+                    viewer.render()
+                state, (_, received) = page.read_state_and_frame()
+            assert (state["source"], state["source_name"], state["size"]) == ("published", "py-served", [80, 48])
+            # What JPEG keeps of a smooth picture: the desk's tolerance (tests/unit/test_serve.cpp).
+            difference = numpy.abs(received.astype(int) - smooth.astype(int))[..., :3]
+            assert difference.max() <= 16 and difference.mean() < 2.0, (difference.max(), difference.mean())
+    with pytest.raises(OSError):  # closed: its server stopped
+        DeskClient(viewer.url, timeout=2.0)
 
 
 def app_beside_the_package():
