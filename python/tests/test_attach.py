@@ -3,6 +3,7 @@ run anywhere, in cpu mode; device slots (CuPy) need a GPU and cross the processe
 interop. Each test publishes in a runtime directory of its own (XDG_RUNTIME_DIR). Expected frames are the
 arrays the test made."""
 
+import contextlib
 import os
 import re
 import subprocess
@@ -109,16 +110,18 @@ def test_a_size_scales_the_frames():
             numpy.testing.assert_array_equal(shown(viewer, expected), expected)
 
 
-def test_device_frames_from_another_process_are_shown_through_interop_pixel_exact(runtime_directory):
-    cupy = cupy_with_a_device()
-    expected = picture(2160, 3840, 7)
+@contextlib.contextmanager
+def cupy_job_publishing(name, seed, runtime_directory):
+    """Another Python process that publishes picture(2160, 3840, seed) from CuPy as `name` and holds it until
+    the block ends; yields the environment that reaches it (its XDG_RUNTIME_DIR). Checks the job exits 0."""
     job = textwrap.dedent(
-        """
-        import sys, time, numpy, cupy, interop_lab
+        f"""
+        import sys, numpy, cupy, interop_lab
         y, x = numpy.mgrid[0:2160, 0:3840]
-        rgba = numpy.stack([(x * 3 + 7) % 256, (y * 5 + 7) % 256, (x ^ y) % 256, numpy.full_like(x, 255)], -1)
+        rgba = numpy.stack([(x * 3 + {seed}) % 256, (y * 5 + {seed}) % 256, (x ^ y) % 256,
+                            numpy.full_like(x, 255)], -1)
         frame = cupy.asarray(rgba.astype(numpy.uint8))
-        with interop_lab.publish("py-gpu", like=frame) as publisher:
+        with interop_lab.publish("{name}", like=frame) as publisher:
             publisher.show(frame)
             print("published", flush=True)
             sys.stdin.readline()
@@ -129,15 +132,22 @@ def test_device_frames_from_another_process_are_shown_through_interop_pixel_exac
                           env=environment) as process:
         try:
             assert process.stdout.readline().strip() == "published"
-            with interop_lab.Viewer.attach("py-gpu", window=False) as viewer:
-                frame = shown(viewer, expected, seconds=10.0)
-                assert viewer.mode == "interop", viewer.mode
-                assert "device slots" in viewer.status, viewer.status
-                numpy.testing.assert_array_equal(frame, expected)
+            yield environment
         finally:
             process.stdin.write("\n")
             process.stdin.flush()
     assert process.returncode == 0
+
+
+def test_device_frames_from_another_process_are_shown_through_interop_pixel_exact(runtime_directory):
+    cupy = cupy_with_a_device()
+    expected = picture(2160, 3840, 7)
+    with cupy_job_publishing("py-gpu", 7, runtime_directory):
+        with interop_lab.Viewer.attach("py-gpu", window=False) as viewer:
+            frame = shown(viewer, expected, seconds=10.0)
+            assert viewer.mode == "interop", viewer.mode
+            assert "device slots" in viewer.status, viewer.status
+            numpy.testing.assert_array_equal(frame, expected)
     del cupy
 
 
@@ -179,32 +189,12 @@ def test_device_frames_from_a_python_job_are_shown_by_interop_lab_attach_pixel_e
     if app is None:
         pytest.skip("run against a build folder (PYTHONPATH=BUILD/python), whose app/ holds interop-lab")
     expected = picture(2160, 3840, 11)
-    job = textwrap.dedent(
-        """
-        import sys, numpy, cupy, interop_lab
-        y, x = numpy.mgrid[0:2160, 0:3840]
-        rgba = numpy.stack([(x * 3 + 11) % 256, (y * 5 + 11) % 256, (x ^ y) % 256, numpy.full_like(x, 255)], -1)
-        frame = cupy.asarray(rgba.astype(numpy.uint8))
-        with interop_lab.publish("py-app", like=frame) as publisher:
-            publisher.show(frame)
-            print("published", flush=True)
-            sys.stdin.readline()
-        """
-    )
-    environment = dict(os.environ, XDG_RUNTIME_DIR=str(runtime_directory))
     screenshot = tmp_path / "attached.png"
-    with subprocess.Popen([sys.executable, "-c", job], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                          env=environment) as process:
-        try:
-            assert process.stdout.readline().strip() == "published"
-            run = subprocess.run([app, "--attach", "py-app", "--mode", "interop", "--headless", "--frames", "60",
-                                  "--screenshot", str(screenshot)], env=environment, capture_output=True, text=True,
-                                 timeout=60)
-            assert run.returncode == 0, run.stderr
-        finally:
-            process.stdin.write("\n")
-            process.stdin.flush()
-    assert process.returncode == 0
+    with cupy_job_publishing("py-app", 11, runtime_directory) as environment:
+        run = subprocess.run([app, "--attach", "py-app", "--mode", "interop", "--headless", "--frames", "60",
+                              "--screenshot", str(screenshot)], env=environment, capture_output=True, text=True,
+                             timeout=60)
+        assert run.returncode == 0, run.stderr
     numpy.testing.assert_array_equal(decode_png(str(screenshot)), expected)
     del cupy
 
