@@ -139,12 +139,7 @@ std::string apply_command(Loop& loop, const Command& command) {
   using serve::kNoFlags;
   switch (command.kind) {
     case Command::Kind::Scene:
-      if constexpr (std::is_same_v<decltype(loop.request_scene(command.scene)), std::string>) {
-        return loop.request_scene(command.scene);
-      } else {
-        loop.request_scene(command.scene);
-        return "";
-      }
+      return loop.request_scene(command.scene);
     case Command::Kind::Mode:
       if (const ModeAvailability runs = loop.request_mode(command.mode); !runs.available)
         return std::string("mode ") + to_string(command.mode) + " is unavailable: " + runs.reason;

@@ -93,7 +93,10 @@ struct LoopWithoutSwitches {
   void set_paused(bool on) { paused_asked = on; }
   void step() { ++steps; }
   void request_screenshot() { ++screenshots; }
-  void request_scene(lab::SceneId scene) { scene_asked = scene; }
+  std::string request_scene(lab::SceneId scene) {
+    scene_asked = scene;
+    return "";
+  }
   std::optional<lab::ModeId> mode_asked;
   lab::ModeAvailability request_mode(lab::ModeId mode) {
     if (mode != lab::ModeId::Cpu) return lab::ModeAvailability{false, "needs a CUDA device"};
