@@ -116,8 +116,9 @@ class App {
   // Frame `index` as run() makes it, for a caller that drives the loop itself (Python's attached viewer):
   // with --serve the page's commands and the desk's frame-rate cap, else the panel's cap; the source's wait
   // for something new (FrameSource::wait_for_frame); render_frame; present; with --serve the frame handed to
-  // the desk. Returns render_frame's answer (false: nothing drawn, a minimised window).
-  bool run_frame(long long index);
+  // the desk. Returns render_frame's answer (false: nothing drawn, a minimised window). `shown`, where given,
+  // gets what the window shows of the frame (read_window, before present), for --screenshot.
+  bool run_frame(long long index, Image* shown = nullptr);
   // With --serve: the desk's URL, token included ("http://127.0.0.1:8080/?token=..."); "" without.
   std::string desk_url() const { return m_desk ? m_desk->url() : std::string(); }
   void set_frame_index(long long index) { m_frame_index = index; }
@@ -439,12 +440,8 @@ class App {
   double m_clock_lag_s = 0.0;
   long long m_paused_frame = 0;
   double m_paused_s = 0.0;
-  double m_clock_s = 0.0;  // the scenes' time in the frame rendered last
-  FramePacer m_pacer;      // the cap without a desk (with one, the desk keeps the cap)
-  // run()'s --screenshot in a window: run_frame keeps what the window shows of the frame (read_window, before
-  // present) in m_shown while m_keep_shown says so.
-  bool m_keep_shown = false;
-  Image m_shown;
+  double m_clock_s = 0.0;               // the scenes' time in the frame rendered last
+  FramePacer m_pacer;                   // the cap without a desk (with one, the desk keeps the cap)
   bool m_panel_visible = true;          // F1 or Tab
   std::string m_last_screenshot;        // what F12 wrote last, or why it did not, for the panel
   bool m_screenshot_requested = false;  // taken in the next frame, before the panel
@@ -1415,21 +1412,21 @@ template <class Backend>
 int App<Backend>::run() {
   const long long frames = m_options.frames.value_or(m_window || m_desk ? -1 : kDefaultHeadlessFrames);
   const bool screenshot = !m_options.screenshot.empty();
+  Image shown;  // in a window: what it showed last, for --screenshot (empty: the presenter cannot say)
   long long index = 0;
   while (frames < 0 || index < frames) {
     stop_if_requested();  // SIGINT/SIGTERM/SIGHUP, a console close: out through main(), tearing down in order
     if (m_window && m_window->should_close()) break;
-    // In a window, what it shows (empty: the presenter cannot say), for --screenshot: on the last frame of
-    // --frames, or on every frame while the window may close any time.
-    m_keep_shown = m_presenter && screenshot && (frames < 0 || index + 1 == frames);
-    if (!run_frame(index)) {
+    // What the window shows is kept on the last frame of --frames, or on every frame while the window may
+    // close any time.
+    const bool keep_shown = m_presenter && screenshot && (frames < 0 || index + 1 == frames);
+    if (!run_frame(index, keep_shown ? &shown : nullptr)) {
       m_window->wait(0.1);  // minimised: nothing to draw until it comes back
       continue;
     }
     ++index;
   }
   if (!screenshot) return 0;
-  Image shown = std::move(m_shown);
   if (index == 0) {
     detail::log("no frame to write to " + m_options.screenshot + " (the window was closed before the first)");
     return 0;
@@ -1445,7 +1442,7 @@ int App<Backend>::run() {
 }
 
 template <class Backend>
-bool App<Backend>::run_frame(long long index) {
+bool App<Backend>::run_frame(long long index, Image* shown) {
   // The page's switches, through the panel's own calls; a refused mode says why there.
   if (m_desk)
     if (std::string refused = apply_commands(*this, m_desk->begin_frame()); !refused.empty())
@@ -1455,7 +1452,7 @@ bool App<Backend>::run_frame(long long index) {
   m_scene->wait_for_frame(kMostWaitForFrame);
   if (!render_frame(index)) return false;
   // The back buffer before it is presented (a flip-model swap chain discards it then).
-  if (m_keep_shown) m_shown = read_window();
+  if (shown) *shown = read_window();
   present();
   if (m_desk) offer_to_desk(index);
   return true;
