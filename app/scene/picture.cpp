@@ -124,12 +124,13 @@ bool PictureBlit::converts(const PictureDesc& picture) const {
 }
 
 const uint8_t* PictureBlit::host_colormap(const PictureDesc& picture) {
-  const uint8_t* table = picture.mapping ? picture.mapping->colormap : nullptr;
-  std::array<uint8_t, 256 * 4> wanted{};
-  if (table == nullptr) {
-    kernels::gray_colormap(wanted.data());
-    table = wanted.data();
-  }
+  static const std::array<uint8_t, 256 * 4> gray = [] {  // made once, not at every picture converted
+    std::array<uint8_t, 256 * 4> table{};
+    kernels::gray_colormap(table.data());
+    return table;
+  }();
+  const uint8_t* table =
+      picture.mapping && picture.mapping->colormap ? picture.mapping->colormap : gray.data();
   if (std::memcmp(m_colormap.data(), table, m_colormap.size()) != 0) {
     std::memcpy(m_colormap.data(), table, m_colormap.size());
     m_device_colormap_holds = false;

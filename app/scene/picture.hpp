@@ -121,8 +121,8 @@ class PictureBlit {
   // frame's), ", "range auto (from the first frame), " before it came; "" for uint8 (its bytes are shown as
   // they are); "range 0.5..2.5 (the caller's), " for a caller's mapping.
   std::string range_text() const;
-  // A one-channel picture's colorbar: the values its gray runs over (black at the first, white at the
-  // second; 0..255 for uint8); nullopt for pictures of 3 or 4 channels, and before an "auto" range is found.
+  // A one-channel picture's colorbar: the values its colours (colormap()) run over, the first colour at the
+  // first (0..255 for uint8); nullopt for pictures of 3 or 4 channels, and before an "auto" range is found.
   std::optional<std::array<double, 2>> colorbar() const;
   // The 256 RGBA8 colours a one-channel picture runs through now: the caller's colormap, else gray.
   const uint8_t* colormap() const { return m_colormap.data(); }
