@@ -35,7 +35,8 @@ set(lab_timing_sources ${app_dir}/timing/bench_timing.cpp ${app_dir}/timing/prof
 # app/scene (labscene)
 set(lab_scene_sources ${app_dir}/scene/cuda_views.cpp ${app_dir}/scene/frame_graph.cpp ${app_dir}/scene/picture.cpp
                       ${app_dir}/scene/array_source.cpp ${app_dir}/scene/published_source.cpp ${app_dir}/scene/scene_compute.cpp
-                      ${app_dir}/scene/readout.cpp ${app_dir}/scene/view.cpp ${app_dir}/scene/caller_controls.cpp)
+                      ${app_dir}/scene/readout.cpp ${app_dir}/scene/view.cpp ${app_dir}/scene/caller_controls.cpp
+                      ${app_dir}/scene/orbit.cpp)
 
 # app/d3d (labd3d): the rules every system builds
 set(lab_d3d_rules_sources ${app_dir}/d3d/d3d_handoff.cpp ${app_dir}/d3d/dxgi_report.cpp)

@@ -30,6 +30,7 @@
 #include "app/loop/commands.hpp"
 #include "app/panel/panel.hpp"
 #include "app/scene/caller_controls.hpp"
+#include "app/scene/orbit.hpp"
 #include "app/scene/picture.hpp"
 #include "app/scene/readout.hpp"
 #include "app/scene/view.hpp"
@@ -44,7 +45,6 @@
 #include "python/errors.hpp"
 #include "python/gl_context.hpp"
 #include "python/protocol_abi.hpp"
-#include "python/viewer_camera.hpp"
 #include "python/viewer_points.hpp"
 
 #include <GLFW/glfw3.h>
@@ -306,7 +306,7 @@ struct Viewer {
   // Points (Viewer.points): shown instead of the picture from their first update until the next picture.
   std::unique_ptr<ilab::points::Cloud> points;
   bool showing_points = false;
-  ilab::camera::Orbit camera;
+  lab::orbit::Orbit camera;
   bool camera_framed = false;  // the camera framed the points' bounds once; later sets keep it where it is
   float point_size = 3.0f;
   Clock::time_point points_started;
@@ -439,7 +439,7 @@ void draw_picture(Viewer& viewer, lab::Extent extent) {
   if (viewer.showing_points) {
     std::optional<interop::ScopedDevice> on_cuda;
     if (viewer.path != Path::Cpu) on_cuda.emplace(viewer.cuda_device);
-    viewer.points->draw(ilab::camera::view_projection(viewer.camera, extent.width, extent.height),
+    viewer.points->draw(lab::orbit::view_projection(viewer.camera, extent.width, extent.height),
                         viewer.point_size, extent.width, extent.height, viewer.platform->framebuffer());
     return;
   }
@@ -570,7 +570,7 @@ lab::view::Size frame_size_of(const Viewer& viewer) {
 }
 
 // The points' bounds, found where they are (the GPU's reductions, or the host's for the cpu path).
-ilab::camera::Bounds points_bounds(Viewer& viewer, cudaStream_t stream) {
+lab::orbit::Bounds points_bounds(Viewer& viewer, cudaStream_t stream) {
   std::optional<interop::ScopedDevice> on_device;
   if (viewer.cuda_device >= 0) on_device.emplace(viewer.cuda_device);
   return viewer.points->bounds(stream);
@@ -579,7 +579,7 @@ ilab::camera::Bounds points_bounds(Viewer& viewer, cudaStream_t stream) {
 // Moves the picture by (dx, dy), as a drag does; turns the points' camera about its target.
 void view_drag(Viewer& viewer, double dx, double dy) {
   if (viewer.showing_points) {
-    viewer.camera = ilab::camera::orbit(viewer.camera, dx, dy);
+    viewer.camera = lab::orbit::orbit(viewer.camera, dx, dy);
     return;
   }
   if (viewer.content.empty() || (dx == 0.0 && dy == 0.0)) return;
@@ -590,7 +590,7 @@ void view_drag(Viewer& viewer, double dx, double dy) {
 // towards its target by `factor`.
 void view_zoom(Viewer& viewer, double x, double y, double factor) {
   if (viewer.showing_points) {
-    viewer.camera = ilab::camera::zoom(viewer.camera, factor);
+    viewer.camera = lab::orbit::zoom(viewer.camera, factor);
     return;
   }
   if (viewer.content.empty() || factor == 1.0) return;
@@ -602,7 +602,7 @@ void view_zoom(Viewer& viewer, double x, double y, double factor) {
 void view_fit(Viewer& viewer) {
   if (viewer.showing_points) {
     const lab::view::Size frame = frame_size_of(viewer);
-    viewer.camera = ilab::camera::framing(points_bounds(viewer, nullptr), frame.width, frame.height);
+    viewer.camera = lab::orbit::framing(points_bounds(viewer, nullptr), frame.width, frame.height);
     return;
   }
   viewer.view = lab::view::fitted(viewer.view);
@@ -1803,7 +1803,7 @@ int ilab_viewer_points_bounds(void* handle, double* low, double* high, int* empt
     Viewer& viewer = *static_cast<Viewer*>(handle);
     const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
     require(viewer.points != nullptr, "no points were shown");
-    const ilab::camera::Bounds bounds =
+    const lab::orbit::Bounds bounds =
         points_bounds(viewer, viewer.points->in_update() ? viewer.points_stream : nullptr);
     for (int axis = 0; axis < 3; ++axis) {
       low[axis] = bounds.low[axis];
@@ -1833,7 +1833,7 @@ int ilab_viewer_points_end(void* handle, int show, double size) {
     }
     if (!viewer.camera_framed) {
       const lab::view::Size frame = frame_size_of(viewer);
-      viewer.camera = ilab::camera::framing(cloud.bounds(viewer.points_stream), frame.width, frame.height);
+      viewer.camera = lab::orbit::framing(cloud.bounds(viewer.points_stream), frame.width, frame.height);
       viewer.camera_framed = true;
     }
     cloud.end();
@@ -1856,11 +1856,11 @@ int ilab_viewer_points_camera(void* handle, ilab_points_camera* camera, int set,
   return guarded([&] {
     Viewer& viewer = *static_cast<Viewer*>(handle);
     const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
-    ilab::camera::Orbit& orbit = viewer.camera;
+    lab::orbit::Orbit& orbit = viewer.camera;
     if (reset) {
       require(viewer.points != nullptr, "no points were shown: there are no bounds to frame");
       const lab::view::Size frame = frame_size_of(viewer);
-      orbit = ilab::camera::framing(points_bounds(viewer, nullptr), frame.width, frame.height);
+      orbit = lab::orbit::framing(points_bounds(viewer, nullptr), frame.width, frame.height);
       viewer.camera_framed = true;
     }
     if (set) {
@@ -1871,8 +1871,8 @@ int ilab_viewer_points_camera(void* handle, ilab_points_camera* camera, int set,
       require(finite, "camera: every number finite");
       require(c.distance > 0.0 && c.radius > 0.0, "camera: distance and radius above 0");
       require(c.fov_y > 0.0 && c.fov_y < 3.14159, "camera: fov_y (radians) between 0 and pi");
-      require(std::abs(c.pitch) <= ilab::camera::kMaxPitch,
-              "camera: pitch within +-" + std::to_string(ilab::camera::kMaxPitch) + " radians");
+      require(std::abs(c.pitch) <= lab::orbit::kMaxPitch,
+              "camera: pitch within +-" + std::to_string(lab::orbit::kMaxPitch) + " radians");
       orbit.target = glm::vec3(static_cast<float>(c.target[0]), static_cast<float>(c.target[1]),
                                static_cast<float>(c.target[2]));
       orbit.yaw = c.yaw;
@@ -1890,7 +1890,7 @@ int ilab_viewer_points_camera(void* handle, ilab_points_camera* camera, int set,
     camera->fov_y = orbit.fov_y;
     if (matrix != nullptr) {
       const lab::Extent extent = viewer.platform->framebuffer_extent();
-      const glm::mat4 m = ilab::camera::view_projection(orbit, extent.width, extent.height);
+      const glm::mat4 m = lab::orbit::view_projection(orbit, extent.width, extent.height);
       std::memcpy(matrix, &m[0][0], 16 * sizeof(float));
     }
   });

@@ -38,9 +38,9 @@ kernels::ConvertDesc axis_of(const void* xyz, long long n, int axis) {
 
 // Bounds from the three axes' (low, high, finite); a point with a NaN or an inf in one axis still counts in
 // the others, which is what a user framing "the finite points" expects of a stray value.
-camera::Bounds bounds_of(const std::array<double, 3>& low, const std::array<double, 3>& high,
-                         const std::array<long long, 3>& finite) {
-  camera::Bounds bounds;
+lab::orbit::Bounds bounds_of(const std::array<double, 3>& low, const std::array<double, 3>& high,
+                             const std::array<long long, 3>& finite) {
+  lab::orbit::Bounds bounds;
   bounds.empty = finite[0] == 0 || finite[1] == 0 || finite[2] == 0;
   if (bounds.empty) return bounds;
   for (int axis = 0; axis < 3; ++axis) {
@@ -141,7 +141,7 @@ void Cloud::abandon() {
   }
 }
 
-camera::Bounds Cloud::device_bounds(const void* xyz, cudaStream_t stream) {
+lab::orbit::Bounds Cloud::device_bounds(const void* xyz, cudaStream_t stream) {
   if (m_bounds.size() == 0) m_bounds = interop::DeviceBuffer(3 * kernels::kValueBoundsBytes);
   auto* keys = static_cast<unsigned char*>(m_bounds.data());
   for (int axis = 0; axis < 3; ++axis)
@@ -158,13 +158,13 @@ camera::Bounds Cloud::device_bounds(const void* xyz, cudaStream_t stream) {
   return bounds_of(low, high, finite);
 }
 
-camera::Bounds Cloud::bounds(cudaStream_t stream) {
+lab::orbit::Bounds Cloud::bounds(cudaStream_t stream) {
   if (m_count == 0) return {};
   if (!in_update() && m_draw_stream) stream = m_draw_stream->get();
   if (m_memory == Memory::Interop) {
     if (m_map) return device_bounds(m_map->pointer(0).data, stream);
     interop::ScopedMap map({m_xyz_registration->resource()}, stream);
-    const camera::Bounds bounds = device_bounds(map.pointer(0).data, stream);
+    const lab::orbit::Bounds bounds = device_bounds(map.pointer(0).data, stream);
     map.unmap();
     return bounds;
   }

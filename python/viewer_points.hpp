@@ -1,6 +1,6 @@
 // python/viewer_points.hpp — the viewer's points (Viewer.points, Viewer.points_frame): n positions (x, y, z
 // float32, 12 bytes each) and n colours (RGBA8), drawn as squares of a size in frame pixels, nearest first,
-// seen through python/viewer_camera.hpp's orbit camera. kernels/points.hpp draws them, by GL's point rule: in
+// seen through app/scene/orbit.hpp's orbit camera. kernels/points.hpp draws them, by GL's point rule: in
 // CUDA on the interop and staging paths (GL's own point pipeline drew 10 million points at 24 frames a second
 // on an H100, on its few graphics units), in its CPU reference on the cpu path.
 //
@@ -13,12 +13,12 @@
 #pragma once
 
 #include "app/gl/gl_objects.hpp"
+#include "app/scene/orbit.hpp"
 #include "interop/gl.hpp"
 #include "interop/mapping.hpp"
 #include "interop/memory.hpp"
 #include "interop/stream.hpp"
 #include "kernels/points.hpp"
-#include "python/viewer_camera.hpp"
 
 #include <cuda_runtime_api.h>
 #include <glm/glm.hpp>
@@ -62,7 +62,7 @@ class Cloud {
 
   // The finite points' bounds, per axis, of the positions held now (on the device: three reductions, and
   // the host waits for their 72 bytes): on `stream` inside an update, else on the draw stream.
-  camera::Bounds bounds(cudaStream_t stream);
+  lab::orbit::Bounds bounds(cudaStream_t stream);
 
   // Draws the points, nearest first, on black into a width x height texture of its own, then copies that
   // into `framebuffer` (the viewer's window or headless frame). The host waits on the staging path only.
@@ -73,7 +73,7 @@ class Cloud {
  private:
   void ensure(long long n);
   void ensure_frame(int width, int height);
-  camera::Bounds device_bounds(const void* xyz, cudaStream_t stream);
+  lab::orbit::Bounds device_bounds(const void* xyz, cudaStream_t stream);
   void upload(const void* pixels, int width, int height);  // host pixels into the frame texture
   kernels::PointsDesc describe(const glm::mat4& view_projection, float size, int width, int height) const;
 

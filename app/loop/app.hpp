@@ -692,12 +692,23 @@ std::string App<Backend>::set_picture_fit(PictureFit fit) {
     return std::string("picture_fit ") + name_of(kPictureFits, fit) + " refused: " + picture_why_not();
   view->fit = fit;
   *view = view::fitted(*view);
+  m_scene->move_camera(FrameSource::ViewMove::Fit, 0.0, 0.0, 1.0, m_extent);  // points shown: framed again
   return "";
 }
 
 template <class Backend>
 std::string App<Backend>::move_view(const Command& command) {
   const std::string what = std::string(control_of(command.kind).key) + " refused: ";
+  // A source's camera (a caller's points) takes the moves first.
+  using Move = FrameSource::ViewMove;
+  constexpr std::array<std::pair<Command::Kind, Move>, 4> kMoves{
+      {{Command::Kind::Zoom, Move::Zoom},
+       {Command::Kind::Pan, Move::Pan},
+       {Command::Kind::ActualSize, Move::ActualSize},
+       {Command::Kind::Fit, Move::Fit}}};
+  for (const auto& [kind, move] : kMoves)
+    if (command.kind == kind && m_scene->move_camera(move, command.x, command.y, command.factor, m_extent))
+      return "";
   view::View* view = m_scene->picture_view();
   if (view == nullptr) return what + picture_why_not() + " to move";
   const std::optional<Extent> picture = m_scene->natural_extent();

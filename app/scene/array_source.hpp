@@ -9,10 +9,21 @@
 // No copy is made of a picture: the caller keeps its memory valid and unchanged until show() is called
 // again or the source ends (a device picture is read on the mode's stream, a host picture copied to the
 // device first in the CUDA modes).
+//
+// Points (Viewer.points) take the frame in place of the picture, from show_points() until the next
+// picture: squares of an edge in frame pixels, nearest first, seen through an orbit camera
+// (app/scene/orbit.hpp) and drawn by kernels/points.hpp in CUDA or its CPU reference. The view's commands
+// move the camera while they are shown: a drag turns it, a zoom moves it nearer, a fit frames them again.
+// Their memory is the caller's too, read where it is as a picture's is.
 #pragma once
 
+#include "app/scene/orbit.hpp"
 #include "app/scene/picture.hpp"
 #include "app/scene/scene_compute.hpp"
+#include "interop/memory.hpp"
+#include "kernels/points.hpp"
+
+#include <glm/glm.hpp>
 
 #include <array>
 #include <cstdint>
@@ -21,6 +32,19 @@
 #include <vector>
 
 namespace lab {
+
+// Points a caller hands in: `count` positions of three float32 each (12 bytes a point, packed) and as many
+// RGBA8 colours, both in host memory or both in device memory of the loop's CUDA device.
+struct PointsPicture {
+  const void* xyz = nullptr;
+  const void* rgba = nullptr;
+  long long count = 0;
+  bool on_device = false;
+  float size = 3.0f;     // a point's edge, frame pixels: kMinPointSize to kMaxPointSize
+  orbit::Bounds bounds;  // of the finite positions: what the camera frames (at the first points, a fit)
+};
+constexpr long long kMaxPoints = 1ll << 28;  // 12 + 4 bytes each, 4 GiB in all
+constexpr float kMinPointSize = 1.0f, kMaxPointSize = 64.0f;
 
 class ArraySource final : public FrameSource {
  public:
@@ -37,9 +61,21 @@ class ArraySource final : public FrameSource {
   // How many pictures show() took.
   long long pictures() const { return m_pictures; }
 
+  // `points` are the frame from the next frame on, until the next picture. The first points the source
+  // shows frame the camera on their bounds at the next frame; later ones keep it where it is. Throws
+  // std::invalid_argument, changing nothing, for a count outside 1..kMaxPoints, no memory, or a size outside
+  // kMinPointSize..kMaxPointSize.
+  void show_points(const PointsPicture& points);
+  bool showing_points() const { return m_points.has_value(); }
+  // The camera the points are seen through (set it to move them; a fit frames their bounds again), and its
+  // projection for the frame at `extent` as the kernels take it.
+  orbit::Orbit& camera() { return m_camera; }
+  glm::mat4 view_projection(Extent extent) const;
+
   SourceKind kind() const override { return SourceKind::Array; }
   std::string name() const override { return m_name; }
-  // "float32x1 640x480, range 0..1, picture 12"; "waiting for the first picture" before one came.
+  // "float32x1 640x480, range 0..1, picture 12"; "waiting for the first picture" before one came; while
+  // points are shown, how many and where the camera is.
   std::string status() const override;
   std::optional<Extent> natural_extent() const override;
   std::vector<ResourceDesc> resources(Extent extent) const override;
@@ -48,10 +84,14 @@ class ArraySource final : public FrameSource {
   void compute_cuda(const FrameInfo& frame, const std::vector<CudaResourceView>& views,
                     cudaStream_t stream) override;
   void compute_cpu(const FrameInfo& frame, const std::vector<HostResourceView>& views) override;
-  void release_scratch() override { m_blit.release(); }
+  void release_scratch() override;
   view::View* picture_view() override { return &m_blit.view(); }
-  std::optional<PictureDesc> picture_shown() const override { return m_picture; }
-  std::optional<std::array<double, 2>> picture_colorbar() const override { return m_blit.colorbar(); }
+  bool move_camera(ViewMove move, double x, double y, double factor, Extent frame) override;
+  // While points are shown: no picture, so no picture tools (the natural extent is none either).
+  std::optional<PictureDesc> picture_shown() const override { return m_points ? std::nullopt : m_picture; }
+  std::optional<std::array<double, 2>> picture_colorbar() const override {
+    return m_points ? std::nullopt : m_blit.colorbar();
+  }
   const uint8_t* picture_colormap() const override { return m_blit.colormap(); }
   // The caller says which frame of how many its picture is (stack()->frames) and adds its controls; it reads
   // what the user picked and changed there (the panel's, the page's, Python's).
@@ -60,8 +100,19 @@ class ArraySource final : public FrameSource {
 
  private:
   std::string m_name;
+  // Frames the camera on the points' bounds where the first points came since (m_frame_camera).
+  void frame_camera(Extent frame);
+  // The points at `frame`'s size as the kernels take them (xyz and rgba where the draw reads them).
+  kernels::PointsDesc points_desc(Extent frame, const void* xyz, const void* rgba) const;
+
   std::optional<PictureDesc> m_picture;
-  std::array<uint8_t, 256 * 4> m_colormap{};  // the picture's mapping's colormap, where it has one
+  std::optional<PointsPicture> m_points;
+  orbit::Orbit m_camera;
+  bool m_frame_camera = true;  // the camera frames the points' bounds at the next frame (the first points)
+  interop::DeviceBuffer m_point_keys;                  // CUDA: one depth key a frame pixel
+  interop::DeviceBuffer m_device_xyz, m_device_rgba;   // CUDA: host points copied to the device
+  std::vector<unsigned char> m_host_xyz, m_host_rgba;  // cpu: device points copied to the host
+  std::array<uint8_t, 256 * 4> m_colormap{};           // the picture's mapping's colormap, where it has one
   long long m_pictures = 0;
   PictureBlit m_blit;
   caller::Stack m_stack;

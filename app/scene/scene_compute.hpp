@@ -206,6 +206,15 @@ class FrameSource {
   // (natural_extent: the published and array sources); the zoom, pan, 1:1 and fit commands move it
   // (app/scene/view.hpp). nullptr in a scene, whose frame is drawn at the frame's size.
   virtual view::View* picture_view() { return nullptr; }
+  // Where the source draws a 3D view of its own (a caller's points, ArraySource::show_points), the view's
+  // moves move its camera instead: a drag of (x, y) frame pixels turns it, a zoom by `factor` moves it
+  // nearer, a fit frames what it shows again, 1:1 leaves it. Returns false, moving nothing, where the source
+  // has no camera now (picture_view then takes the move).
+  enum class ViewMove { Zoom, Pan, ActualSize, Fit };
+  virtual bool move_camera(ViewMove /*move*/, double /*x*/, double /*y*/, double /*factor*/,
+                           Extent /*frame*/) {
+    return false;
+  }
   // The picture shown now, where its values lie (host or device memory), for the value under the cursor
   // (app/scene/readout.hpp); nullopt in a scene, and before the first picture.
   virtual std::optional<PictureDesc> picture_shown() const { return std::nullopt; }

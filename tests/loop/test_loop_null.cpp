@@ -3,7 +3,7 @@
 // every API: the frames of the cpu mode, the switches (scene, mode, size) at the start of the next frame, a
 // refused switch that changes nothing and says why, the fallback of a failing mode one tier down, the
 // per-phase timing, the animation clock's pause and step, through the commands the panel and the page send
-// (app/loop/commands.hpp), and a caller's pictures as the frames (the array source).
+// (app/loop/commands.hpp), and a caller's pictures and points as the frames (the array source).
 #include "tests/loop/null_options.hpp"
 #include "tests/support/image_fixture.hpp"
 #include "tests/support/stand_in_error.hpp"
@@ -19,6 +19,7 @@
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
+#include <glm/glm.hpp>
 
 #include <algorithm>
 #include <array>
@@ -753,6 +754,170 @@ TEST(NullLoop, APicturesViewIsDrawnThroughCudaAsTheCpuModeDrawsIt) {
     ASSERT_EQ(app.mode_id(), ModeId::Staging);
     EXPECT_EQ(app.read_frame().rgba, cpu_frame.rgba) << control_of(move.kind).key;
   }
+}
+
+// Points of one colour each at `xyz` (x, y, z a point), their bounds as the caller computes them.
+struct TestPoints {
+  std::vector<float> xyz;
+  std::vector<uint8_t> rgba;
+  lab::PointsPicture picture(float size) const {
+    lab::PointsPicture points;
+    points.xyz = xyz.data();
+    points.rgba = rgba.data();
+    points.count = static_cast<long long>(rgba.size() / 4);
+    points.size = size;
+    points.bounds.empty = false;
+    points.bounds.low = points.bounds.high = glm::vec3(xyz[0], xyz[1], xyz[2]);
+    for (size_t i = 0; i < xyz.size(); i += 3) {
+      points.bounds.low = glm::min(points.bounds.low, glm::vec3(xyz[i], xyz[i + 1], xyz[i + 2]));
+      points.bounds.high = glm::max(points.bounds.high, glm::vec3(xyz[i], xyz[i + 1], xyz[i + 2]));
+    }
+    return points;
+  }
+};
+
+TestPoints three_points() {
+  return {{0.0f, 0.0f, 0.0f, 0.5f, 0.2f, -0.3f, -0.4f, 0.1f, 0.6f},
+          {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255}};
+}
+
+// Where the camera's matrix puts (x, y, z) in a width x height frame: the pixel (rows top first) whose
+// centre is nearest, projected in double precision apart from the kernels.
+std::pair<int, int> projected(const glm::mat4& matrix, float x, float y, float z, int width, int height) {
+  const glm::dvec4 clip = glm::dmat4(matrix) * glm::dvec4(x, y, z, 1.0);
+  const double window_x = (clip.x / clip.w + 1.0) / 2.0 * width;
+  const double window_y = (clip.y / clip.w + 1.0) / 2.0 * height;
+  return {static_cast<int>(std::floor(window_x)), height - 1 - static_cast<int>(std::floor(window_y))};
+}
+
+TEST(NullLoop, AnArraySourcesPointsAreDrawnThroughTheCameraAndThePicturesCommandsMoveIt) {
+  NullApp app(null_options(SceneId::Pattern));
+  lab::ArraySource& source = use_array_source(app);
+  const TestPoints cloud = three_points();
+  source.show_points(cloud.picture(3.0f));
+  ASSERT_TRUE(app.render_frame(0));
+  EXPECT_TRUE(source.showing_points());
+  const std::string framed = source.status();
+  EXPECT_EQ(framed.rfind("3 points, yaw 34, pitch 20, distance ", 0), 0u) << framed;
+
+  // The camera framed the bounds at the first frame: each point lies where its matrix puts it, an edge of 3
+  // about it, on black.
+  const auto shows_points = [&](const lab::Image& frame) {
+    const glm::mat4 matrix = source.view_projection(app.extent());
+    for (size_t i = 0; i < 3; ++i) {
+      const auto [x, y] = projected(matrix, cloud.xyz[i * 3], cloud.xyz[i * 3 + 1], cloud.xyz[i * 3 + 2],
+                                    frame.width, frame.height);
+      const std::array<uint8_t, 4> colour{cloud.rgba[i * 4], cloud.rgba[i * 4 + 1], cloud.rgba[i * 4 + 2],
+                                          255};
+      if (pixel(frame, x, y) != colour) return false;
+    }
+    return true;
+  };
+  lab::Image frame = app.read_frame();
+  const lab::Image first = frame;
+  EXPECT_TRUE(shows_points(frame));
+  const auto lit = [](const lab::Image& image) {
+    long long count = 0;
+    for (size_t i = 0; i < image.rgba.size(); i += 4)
+      count += image.rgba[i] != 0 || image.rgba[i + 1] != 0 || image.rgba[i + 2] != 0 ? 1 : 0;
+    return count;
+  };
+  EXPECT_GE(lit(frame), 3 * 4) << "edge 3: at least 2x2 pixels a point";
+  EXPECT_LE(lit(frame), 3 * 9) << "at most 3x3";
+  EXPECT_EQ(pixel(frame, 0, 0), gray(0));
+  EXPECT_FALSE(app.picture_tools()) << "points have no picture to read";
+
+  // The view's commands move the camera: a drag turns it (0.01 radian a pixel), a zoom moves it nearer (or
+  // farther), a fit frames the points again, 1:1 leaves it.
+  const lab::orbit::Orbit before = source.camera();
+  EXPECT_EQ(lab::loop::apply_command(app, view_command(lab::Command::Kind::Pan, 30.0, -10.0)), "");
+  EXPECT_NEAR(source.camera().yaw, before.yaw - 0.3, 1e-9);
+  EXPECT_NEAR(source.camera().pitch, before.pitch - 0.1, 1e-9);
+  EXPECT_EQ(lab::loop::apply_command(app, view_command(lab::Command::Kind::Zoom, 5.0, 5.0, 0.8)), "");
+  EXPECT_NEAR(source.camera().distance, before.distance / 0.8, 1e-9) << "farther";
+  EXPECT_EQ(lab::loop::apply_command(app, view_command(lab::Command::Kind::ActualSize, 5.0, 5.0)), "");
+  ASSERT_TRUE(app.render_frame(1));
+  frame = app.read_frame();
+  EXPECT_TRUE(shows_points(frame)) << "drawn through the moved camera";
+  EXPECT_NE(frame.rgba, first.rgba) << "elsewhere than before";
+  EXPECT_EQ(lab::loop::apply_command(app, command(lab::Command::Kind::Fit)), "");
+  EXPECT_EQ(source.camera().distance, before.distance) << "framed again";
+  ASSERT_TRUE(app.render_frame(2));
+  EXPECT_EQ(source.status(), "3 points, yaw 17, pitch 14, distance " + framed.substr(framed.rfind(' ') + 1))
+      << "the fit keeps the turn";
+
+  // New points keep the camera where it is; a picture takes the frame back, and the moves are the
+  // picture's again.
+  source.show_points(cloud.picture(5.0f));
+  ASSERT_TRUE(app.render_frame(3));
+  EXPECT_NEAR(source.camera().yaw, before.yaw - 0.3, 1e-9);
+  EXPECT_GT(lit(app.read_frame()), lit(frame)) << "an edge of 5 covers more";
+  const std::vector<uint8_t> values = ramp_picture();
+  source.show(lab::PictureDesc::packed(values.data(), false, 24, 8, 1, ElementType::U8, 1, 24));
+  ASSERT_TRUE(app.render_frame(4));
+  EXPECT_FALSE(source.showing_points());
+  EXPECT_EQ(pixel(app.read_frame(), 47, 31), ramp(23, 7));
+  EXPECT_TRUE(app.picture_tools());
+  EXPECT_EQ(lab::loop::apply_command(app, view_command(lab::Command::Kind::Pan, 30.0, -10.0)), "");
+  EXPECT_NEAR(source.camera().yaw, before.yaw - 0.3, 1e-9) << "the pan moved the picture, not the camera";
+
+  // Points it cannot draw are refused, changing nothing.
+  lab::PointsPicture bad = cloud.picture(3.0f);
+  bad.count = 0;
+  EXPECT_THROW(source.show_points(bad), std::invalid_argument);
+  bad = cloud.picture(65.0f);
+  EXPECT_THROW(source.show_points(bad), std::invalid_argument);
+  bad = cloud.picture(3.0f);
+  bad.rgba = nullptr;
+  EXPECT_THROW(source.show_points(bad), std::invalid_argument);
+  EXPECT_FALSE(source.showing_points());
+}
+
+TEST(NullLoop, AnArraySourcesPointsAreDrawnThroughCudaAsTheCpuModeDrawsThem) {
+  NullApp app(null_options(SceneId::Pattern));
+  if (app.cuda_device() < 0) {
+    LABTEST_NEEDS_GPUS(1, "the points' CUDA kernels need a CUDA device");
+    return;
+  }
+  lab::ArraySource& source = use_array_source(app);
+  std::vector<float> xyz;
+  std::vector<uint8_t> rgba;
+  for (int i = 0; i < 500; ++i) {  // a spiral of 500 points, nearer ones over farther ones
+    xyz.insert(xyz.end(),
+               {std::cos(i * 0.1f) * i / 500.0f, std::sin(i * 0.1f) * i / 500.0f, i / 250.0f - 1.0f});
+    rgba.insert(rgba.end(), {static_cast<uint8_t>(i), static_cast<uint8_t>(255 - i / 2), 40, 255});
+  }
+  const TestPoints cloud{xyz, rgba};
+  source.show_points(cloud.picture(3.0f));
+  long long index = 0;
+  ASSERT_TRUE(app.request_mode(ModeId::Cpu).available);
+  ASSERT_TRUE(app.render_frame(index++));
+  const lab::Image cpu_frame = app.read_frame();
+  ASSERT_TRUE(app.request_mode(ModeId::Staging).available);
+  ASSERT_TRUE(app.render_frame(index++));
+  ASSERT_EQ(app.mode_id(), ModeId::Staging);
+  EXPECT_EQ(app.read_frame().rgba, cpu_frame.rgba) << "host points through CUDA";
+
+  void* device_xyz = nullptr;
+  void* device_rgba = nullptr;
+  ASSERT_EQ(cudaMalloc(&device_xyz, xyz.size() * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&device_rgba, rgba.size()), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(device_xyz, xyz.data(), xyz.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(device_rgba, rgba.data(), rgba.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  lab::PointsPicture on_device = cloud.picture(3.0f);
+  on_device.xyz = device_xyz;
+  on_device.rgba = device_rgba;
+  on_device.on_device = true;
+  source.show_points(on_device);
+  ASSERT_TRUE(app.render_frame(index++));
+  EXPECT_EQ(app.read_frame().rgba, cpu_frame.rgba) << "device points read where they are";
+  ASSERT_TRUE(app.request_mode(ModeId::Cpu).available);
+  ASSERT_TRUE(app.render_frame(index++));
+  EXPECT_EQ(app.read_frame().rgba, cpu_frame.rgba) << "device points in cpu mode, copied to the host";
+  app.request_scene(SceneId::Pattern);  // the source goes before the memory it reads
+  ASSERT_TRUE(app.render_frame(index++));
+  EXPECT_EQ(cudaFree(device_xyz), cudaSuccess);
+  EXPECT_EQ(cudaFree(device_rgba), cudaSuccess);
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 // tests/unit/test_viewer_parts.cpp — the Python viewer's GL-free parts: its fits and free view
 // (app/scene/view.hpp), its readout (app/scene/readout.hpp), its controls' registry
-// (app/scene/caller_controls.hpp) and the points' orbit camera (python/viewer_camera.hpp). No GL, no CUDA
+// (app/scene/caller_controls.hpp) and the points' orbit camera (app/scene/orbit.hpp). No GL, no CUDA
 // device.
 #include "app/scene/caller_controls.hpp"
+#include "app/scene/orbit.hpp"
 #include "app/scene/readout.hpp"
 #include "app/scene/view.hpp"
-#include "python/viewer_camera.hpp"
 
 #include <gtest/gtest.h>
 
@@ -241,17 +241,17 @@ glm::vec3 ndc_of(const glm::mat4& view_projection, const glm::vec3& point) {
 }
 
 TEST(ViewerCameraTest, FramingKeepsEveryCornerOfTheBoundsInTheFrame) {
-  ilab::camera::Bounds bounds;
+  lab::orbit::Bounds bounds;
   bounds.low = {-3.0f, 10.0f, 0.5f};
   bounds.high = {5.0f, 11.0f, 40.0f};
   bounds.empty = false;
   for (const auto& [width, height] : {std::pair{1280, 720}, std::pair{300, 900}, std::pair{64, 64}}) {
     for (const double yaw : {0.0, 0.6, 2.5, -1.2}) {
-      ilab::camera::Orbit from;
+      lab::orbit::Orbit from;
       from.yaw = yaw;
-      const ilab::camera::Orbit camera = ilab::camera::framing(bounds, width, height, from);
+      const lab::orbit::Orbit camera = lab::orbit::framing(bounds, width, height, from);
       EXPECT_EQ(camera.yaw, yaw);  // framing keeps the direction it looks from
-      const glm::mat4 matrix = ilab::camera::view_projection(camera, width, height);
+      const glm::mat4 matrix = lab::orbit::view_projection(camera, width, height);
       for (int corner = 0; corner < 8; ++corner) {
         const glm::vec3 point((corner & 1) ? bounds.high.x : bounds.low.x,
                               (corner & 2) ? bounds.high.y : bounds.low.y,
@@ -271,38 +271,38 @@ TEST(ViewerCameraTest, FramingKeepsEveryCornerOfTheBoundsInTheFrame) {
 }
 
 TEST(ViewerCameraTest, NoBoundsFrameTheUnitCubeAndOnePointAUnitSphere) {
-  const ilab::camera::Orbit empty = ilab::camera::framing({}, 100, 100);
+  const lab::orbit::Orbit empty = lab::orbit::framing({}, 100, 100);
   EXPECT_EQ(empty.target, glm::vec3(0.0f));
   EXPECT_FLOAT_EQ(empty.radius, std::sqrt(3.0f));
-  ilab::camera::Bounds one;
+  lab::orbit::Bounds one;
   one.low = one.high = {2.0f, 2.0f, 2.0f};
   one.empty = false;
-  const ilab::camera::Orbit point = ilab::camera::framing(one, 100, 100);
+  const lab::orbit::Orbit point = lab::orbit::framing(one, 100, 100);
   EXPECT_EQ(point.target, glm::vec3(2.0f));
   EXPECT_EQ(point.radius, 1.0f);
   EXPECT_GT(point.distance, 1.0);
 }
 
 TEST(ViewerCameraTest, ADragTurnsAboutTheTargetAtItsDistanceAndThePitchStopsShortOfThePoles) {
-  ilab::camera::Orbit camera;
+  lab::orbit::Orbit camera;
   camera.target = {1.0f, 2.0f, 3.0f};
-  const ilab::camera::Orbit turned = ilab::camera::orbit(camera, 40.0, -20.0);
+  const lab::orbit::Orbit turned = lab::orbit::orbit(camera, 40.0, -20.0);
   EXPECT_DOUBLE_EQ(turned.yaw, camera.yaw - 0.4);
   EXPECT_DOUBLE_EQ(turned.pitch, camera.pitch - 0.2);
-  EXPECT_NEAR(glm::length(ilab::camera::eye(turned) - turned.target), camera.distance, 1e-5);
-  EXPECT_EQ(ilab::camera::orbit(camera, 0.0, 1e6).pitch, ilab::camera::kMaxPitch);
-  EXPECT_EQ(ilab::camera::orbit(camera, 0.0, -1e6).pitch, -ilab::camera::kMaxPitch);
+  EXPECT_NEAR(glm::length(lab::orbit::eye(turned) - turned.target), camera.distance, 1e-5);
+  EXPECT_EQ(lab::orbit::orbit(camera, 0.0, 1e6).pitch, lab::orbit::kMaxPitch);
+  EXPECT_EQ(lab::orbit::orbit(camera, 0.0, -1e6).pitch, -lab::orbit::kMaxPitch);
 }
 
 TEST(ViewerCameraTest, TheWheelDividesTheDistanceWithinItsLimits) {
-  ilab::camera::Orbit camera;
+  lab::orbit::Orbit camera;
   camera.radius = 2.0f;
   camera.distance = 10.0;
-  EXPECT_DOUBLE_EQ(ilab::camera::zoom(camera, 2.0).distance, 5.0);
-  EXPECT_DOUBLE_EQ(ilab::camera::zoom(camera, 1e9).distance, 2.0 * ilab::camera::kMinDistanceOfRadius);
-  EXPECT_DOUBLE_EQ(ilab::camera::zoom(camera, 1e-9).distance, 2.0 * ilab::camera::kMaxDistanceOfRadius);
-  EXPECT_DOUBLE_EQ(ilab::camera::zoom(camera, 0.0).distance, 10.0);  // no factor: no move
-  EXPECT_DOUBLE_EQ(ilab::camera::zoom(camera, std::nan("")).distance, 10.0);
+  EXPECT_DOUBLE_EQ(lab::orbit::zoom(camera, 2.0).distance, 5.0);
+  EXPECT_DOUBLE_EQ(lab::orbit::zoom(camera, 1e9).distance, 2.0 * lab::orbit::kMinDistanceOfRadius);
+  EXPECT_DOUBLE_EQ(lab::orbit::zoom(camera, 1e-9).distance, 2.0 * lab::orbit::kMaxDistanceOfRadius);
+  EXPECT_DOUBLE_EQ(lab::orbit::zoom(camera, 0.0).distance, 10.0);  // no factor: no move
+  EXPECT_DOUBLE_EQ(lab::orbit::zoom(camera, std::nan("")).distance, 10.0);
 }
 
 }  // namespace

@@ -1,12 +1,12 @@
-// python/viewer_camera.cpp — the points' orbit camera (python/viewer_camera.hpp).
-#include "python/viewer_camera.hpp"
+// app/scene/orbit.cpp — the points' orbit camera (app/scene/orbit.hpp).
+#include "app/scene/orbit.hpp"
 
 #include <glm/gtc/matrix_transform.hpp>
 
 #include <algorithm>
 #include <cmath>
 
-namespace ilab::camera {
+namespace lab::orbit {
 
 namespace {
 
@@ -65,4 +65,4 @@ glm::mat4 view_projection(const Orbit& camera, int width, int height) {
   return projection * glm::lookAt(eye(camera), camera.target, glm::vec3(0.0f, 1.0f, 0.0f));
 }
 
-}  // namespace ilab::camera
+}  // namespace lab::orbit

@@ -1,6 +1,7 @@
-// python/viewer_camera.hpp — the orbit camera of the viewer's points (Viewer.points): it looks at a target
-// from a yaw, a pitch and a distance, and starts framing the points' bounds. Pure math, no GL: viewer.cpp's
-// point shader takes view_projection() as it is, and the tests project points with the same matrix.
+// app/scene/orbit.hpp — the orbit camera of a caller's points (the array source's, Viewer.points): it looks
+// at a target from a yaw, a pitch and a distance, and starts framing the points' bounds. Pure math, no GL:
+// the points' kernels (kernels/points.hpp) take view_projection() as it is, and the tests project points with
+// the same matrix.
 //
 // Input moves it as a user expects of an orbit camera: a drag turns it about the target (kRadiansPerPixel),
 // the wheel moves it nearer or farther (zoom), and a reset frames the bounds again.
@@ -8,7 +9,7 @@
 
 #include <glm/glm.hpp>
 
-namespace ilab::camera {
+namespace lab::orbit {
 
 struct Bounds {
   glm::vec3 low{0.0f}, high{0.0f};
@@ -43,4 +44,4 @@ glm::vec3 eye(const Orbit& camera);
 // Projection times view for a width x height frame (GL's clip space, column-major as glm keeps it).
 glm::mat4 view_projection(const Orbit& camera, int width, int height);
 
-}  // namespace ilab::camera
+}  // namespace lab::orbit
