@@ -74,6 +74,7 @@ struct Options {
   std::optional<ServeAddress> serve;
   bool gl_debug = false;  // --gl-debug (or INTEROP_LAB_GL_DEBUG=1, or a debug build): GL debug output on
   bool no_ui = false;
+  std::string window_title = "interop-lab";  // no flag: a caller's window (the Python viewer's title=)
   bool list = false;
   bool doctor = false;       // print the interop report and exit: 0 when CUDA-GL interop works, else 1
   bool doctor_json = false;  // --doctor --json: the report as one JSON document on stdout

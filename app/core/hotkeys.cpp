@@ -28,6 +28,8 @@ const std::vector<HotkeyInfo>& hotkey_list() {
       {Hotkey::ActualSize, "1",
        "a picture (--attach) 1:1 at the pointer; the wheel zooms it, a drag pans it"},
       {Hotkey::Fit, "F", "the picture fitted to the frame again"},
+      {Hotkey::PreviousFrame, "Left", "a stack's frame before (a Python viewer's stack of pictures)"},
+      {Hotkey::NextFrame, "Right", "a stack's frame after"},
       {Hotkey::Quit, "Esc or Q", "quit"},
   };
   return list;
@@ -60,6 +62,10 @@ std::optional<Hotkey> hotkey_for(int glfw_key, int glfw_mods) {
       return Hotkey::ActualSize;
     case GLFW_KEY_F:
       return Hotkey::Fit;
+    case GLFW_KEY_LEFT:
+      return Hotkey::PreviousFrame;
+    case GLFW_KEY_RIGHT:
+      return Hotkey::NextFrame;
     case GLFW_KEY_ESCAPE:
     case GLFW_KEY_Q:
       return Hotkey::Quit;

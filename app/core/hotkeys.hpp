@@ -23,6 +23,8 @@ enum class Hotkey {
   Step,
   ActualSize,
   Fit,
+  PreviousFrame,
+  NextFrame,
   Quit
 };
 

@@ -439,10 +439,11 @@ void Renderer::begin_read_frame(const DrawPlan& plan, Extent extent, long long f
   }
   // GL's read after CUDA's (the mode switched): those go first, dropped, so that reads stay in order.
   while (m_cuda_read_back.pending()) m_cuda_read_back.end();
-  // The source read_frame reads, copied into the read-back buffer instead of host memory.
+  // The source read_frame reads, copied into the read-back buffer instead of host memory; in a window too, an
+  // image is read from itself, not from the window, which the panel covers by the time the desk reads it.
   m_read_back.begin(extent, frame, [&](GLuint pack_buffer) {
     const size_t bytes = static_cast<size_t>(extent.width) * extent.height * 4;
-    if (plan.draw == SceneDraw::ShowImage && !m_platform.is_window()) {
+    if (plan.draw == SceneDraw::ShowImage) {
       const Resource& image = resource(plan.image_resource);
       if (image.linear) {
         if (image.desc.bytes != bytes)

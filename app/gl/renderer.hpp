@@ -125,7 +125,8 @@ class Renderer {
   Image read_frame(const DrawPlan& plan, Extent extent) const;
   Image read_frame(const DrawPlan& plan) const { return read_frame(plan, m_platform.framebuffer_extent()); }
   // The same without waiting for it (the desk's read-back, app/serve/desk.hpp's LateReader): begin_read_frame
-  // queues the copy of what read_frame would return now, tagged `frame` (when can_begin_read: else
+  // queues the copy of what read_frame would return now (in a window, a ShowImage plan's image itself: the
+  // frame without the panel that covers the window by then), tagged `frame` (when can_begin_read: else
   // std::logic_error); reads_under_way counts those begun and not collected, read_frame_done says whether the
   // oldest is done (without waiting), end_read_frame collects it (waiting for it; nullopt when none was
   // begun). Reads are collected in the order they began. A frame CUDA sees (a ShowImage plan's image

@@ -169,7 +169,8 @@ std::vector<Hotkey> Window::take_hotkeys() {
 
 Panel::Panel(const Window& window, std::string layout_file) : m_layout_file(std::move(layout_file)) {
   IMGUI_CHECKVERSION();
-  ImGui::CreateContext();
+  m_context = ImGui::CreateContext();
+  make_current();  // CreateContext keeps another loop's context current where there is one
   use_layout_file(m_layout_file);
   ImGui::StyleColorsDark();
   if (const float scale = window.content_scale(); scale != 1.0f) {
@@ -187,12 +188,18 @@ Panel::Panel(const Window& window, std::string layout_file) : m_layout_file(std:
 }
 
 void Panel::begin_frame() {
+  make_current();
   ImGui_ImplGlfw_NewFrame();
 }
 
+void Panel::make_current() {
+  ImGui::SetCurrentContext(m_context);
+}
+
 Panel::~Panel() {
+  make_current();
   ImGui_ImplGlfw_Shutdown();
-  ImGui::DestroyContext();
+  ImGui::DestroyContext(m_context);
 }
 
 }  // namespace lab::glfw

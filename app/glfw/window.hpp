@@ -15,6 +15,8 @@
 
 struct GLFWwindow;
 
+struct ImGuiContext;
+
 namespace lab::glfw {
 
 // GLFW's last error, "GLFW gave no reason" when there is none.
@@ -95,11 +97,16 @@ class Panel {
   Panel& operator=(const Panel&) = delete;
 
   // GLFW's half of a new ImGui frame (input, size); after the presenter's begin_ui_frame, before
-  // ImGui::NewFrame.
+  // ImGui::NewFrame. Makes the panel's context current first.
   void begin_frame();
+  // Makes this panel's ImGui context the current one. Each panel has its own (two loops in one process, two
+  // Python viewers' windows, each draw their own), and GLFW's callbacks write into the current context:
+  // the loop calls this before it polls the window's events and before its ImGui backend goes.
+  void make_current();
 
  private:
   std::string m_layout_file;  // ImGui keeps a pointer to it: it must outlive the context
+  ImGuiContext* m_context = nullptr;
 };
 
 }  // namespace lab::glfw

@@ -119,6 +119,10 @@ class App {
   // the desk. Returns render_frame's answer (false: nothing drawn, a minimised window). `shown`, where given,
   // gets what the window shows of the frame (read_window, before present), for --screenshot.
   bool run_frame(long long index, Image* shown = nullptr);
+  // With --serve, for a caller that makes its frames on demand (the Python viewer): the frames read late
+  // (GL's and Vulkan's read-back runs a frame behind) handed to the desk now, waiting for their reads, so
+  // that the page gets the last frame made without waiting for the next one. Nothing without --serve.
+  void flush_desk();
   // With --serve: the desk's URL, token included ("http://127.0.0.1:8080/?token=..."); "" without.
   std::string desk_url() const { return m_desk ? m_desk->url() : std::string(); }
   void set_frame_index(long long index) { m_frame_index = index; }
@@ -276,8 +280,33 @@ class App {
   // The screenshot button and, in a window, F12: the next frame, before the panel is drawn over it, to the
   // next free interop-lab-NNNN.png in --screenshot-dir.
   void request_screenshot() { m_screenshot_requested = true; }
+  // For a caller that reads its frames (the Python viewer's read_frame): the next frame drawn is kept as
+  // read_frame() reads it, before the panel covers it in a window (where GL's read_frame is the window's),
+  // and taken with take_captured() (empty before).
+  void request_capture() { m_capture_requested = true; }
+  Image take_captured() { return std::exchange(m_captured, Image{}); }
   // The file the last screenshot went to, or why it was not written; "" before the first.
   const std::string& last_screenshot() const { return m_last_screenshot; }
+  // Input as GLFW hands it to the window, for tests and scripted sessions (the Python viewer's): taken at
+  // the next frame drawn with the panel, after the window's own, through the same ImGui frame and keys. The
+  // pointer at window point (x, y); the left button held or not from now on; the wheel turned by `notches`;
+  // a key (GLFW_KEY_*) pressed, as the window's key callback reads it (hotkey_for).
+  void inject_pointer(float x, float y) { m_injected.pointer = {x, y}; }
+  void inject_button(bool down) { m_injected.button = down; }
+  void inject_wheel(float notches) { m_injected.wheel += notches; }
+  void inject_key(int glfw_key) {
+    if (const std::optional<Hotkey> hotkey = hotkey_for(glfw_key, 0)) m_injected.hotkeys.push_back(*hotkey);
+  }
+  // The picture's tools at the window's pointer (the panel's readout and cursor); nullopt where
+  // picture_tools would be, and while the pointer is off the frame or over the panel.
+  std::optional<serve::ViewerTools> window_tools() const {
+    return m_pointer.at ? picture_tools_at(m_pointer.at) : std::nullopt;
+  }
+  // How many steps of the animation clock were asked for so far (step(): the key, the panel, the page, a
+  // caller), for a caller that moves its own time by them (the Python viewer's poll()).
+  long long steps() const { return m_steps; }
+  // With --serve: how many of the page's commands run_frame took so far.
+  long long page_commands() const { return m_page_commands; }
   // In a window with a panel (not --no-ui): whether it is shown (F1, Tab), and where it was drawn last;
   // null without a panel.
   bool panel_visible() const { return m_panel_visible; }
@@ -348,6 +377,8 @@ class App {
   // (the mode detaches from the old ones first).
   void apply_extent(Extent extent);
   void draw_panel();
+  // inject_*'s input into this frame's ImGui IO (after the window's own) and its keys' hotkeys.
+  void apply_injected_input();
   // picture_tools with the cursor at `point` of the frame (the page's, the window pointer's).
   std::optional<serve::ViewerTools> picture_tools_at(const std::optional<std::array<double, 2>>& point) const;
   // Fullscreen, Quit and ToggleVsync, in a window.
@@ -420,6 +451,25 @@ class App {
   std::unique_ptr<FrameSource> m_pending_source;  // request_source's, attached, swapped in by apply_switches
   std::optional<std::array<double, 2>> m_page_hover;  // the page's cursor over the frame (hover)
   panel::FramePointer m_pointer;                      // the window's pointer over the frame (draw_panel)
+  // inject_*'s input, taken at the next frame with the panel (apply_injected_input).
+  struct InjectedInput {
+    std::optional<std::array<float, 2>> pointer;
+    std::optional<bool> button;
+    float wheel = 0.0f;
+    std::vector<Hotkey> hotkeys;
+  } m_injected;
+  long long m_steps = 0;          // step() calls
+  long long m_page_commands = 0;  // the page's commands run_frame took
+  // picture_tools_at's last readout of the page's cursor (0) and the window's pointer (1): the pixel, the
+  // picture (FrameSource::picture_serial) and the line.
+  struct ReadCache {
+    std::array<int, 2> pixel{-1, -1};
+    long long serial = 0;
+    std::string line;
+  };
+  mutable std::array<ReadCache, 2> m_read_caches;
+  bool m_capture_requested = false;  // request_capture: the next frame kept in m_captured
+  Image m_captured;
   std::string m_pending_published_name;
   std::string m_published_name;                             // the running published source's (--attach NAME)
   std::vector<std::string> m_publishers;                    // published_names(), as listed last
@@ -513,7 +563,9 @@ App<Backend>::App(const Options& options, std::vector<DoctorSource> doctor_sourc
   }
 
   if (!options.headless) {
-    m_window = std::make_unique<glfw::Window>(Backend::window_desc(m_extent));
+    glfw::WindowDesc window = Backend::window_desc(m_extent);
+    window.title = options.window_title;
+    m_window = std::make_unique<glfw::Window>(window);
     const Extent framebuffer = m_window->poll();  // the window manager may have its say
     if (!framebuffer.empty()) m_extent = framebuffer;
   }
@@ -574,6 +626,7 @@ App<Backend>::~App() {
   if (m_mode) m_mode->detach();
   m_mode.reset();
   m_scene.reset();
+  if (m_panel) m_panel->make_current();  // the presenter's ImGui backend goes with its own context
   m_presenter.reset();
   m_panel.reset();
   m_timers.reset();  // their queries are the renderer's
@@ -778,9 +831,18 @@ std::optional<serve::ViewerTools> App<Backend>::picture_tools_at(
                      static_cast<int>(std::floor((*point)[1])));
   if (!cursor) return tools;
   tools.cursor = std::array<int, 2>{cursor->x, cursor->y};
+  // Read once per pixel and picture where the source numbers its pictures: the readout says what the
+  // picture shows, though its caller writes the array after showing it.
+  const long long serial = m_scene->picture_serial();
+  ReadCache& cache = m_read_caches[point == m_page_hover ? 0 : 1];
+  if (serial != 0 && cache.serial == serial && cache.pixel == *tools.cursor) {
+    tools.readout = cache.line;
+    return tools;
+  }
   // With no picture to read (none shown yet), read_out says where the cursor is.
-  const std::optional<PictureDesc> shown = m_scene->picture_shown();
-  tools.readout = readout::read_out(shown ? shown->values() : readout::Source{}, 0, cursor->x, cursor->y);
+  const std::optional<readout::Source> values = m_scene->picture_values();
+  tools.readout = readout::read_out(values.value_or(readout::Source{}), 0, cursor->x, cursor->y);
+  cache = {*tools.cursor, serial, tools.readout};
   return tools;
 }
 
@@ -973,6 +1035,17 @@ void App<Backend>::handle_hotkey(Hotkey hotkey) {
       if (std::string refusal = move_view(command); !refusal.empty()) m_notice = std::move(refusal);
       break;
     }
+    case Hotkey::PreviousFrame:
+    case Hotkey::NextFrame:
+      // The stack's frame before or after, where the source has a stack of more than one (the caller shows
+      // it); nothing at either end.
+      if (const caller::Stack* stack = m_scene->stack()) {
+        Command command;
+        command.kind = Command::Kind::Index;
+        command.index = stack->index + (hotkey == Hotkey::NextFrame ? 1 : -1);
+        if (command.index >= 0 && command.index < stack->frames) caller_command(command);
+      }
+      break;
     case Hotkey::Fullscreen:
     case Hotkey::Quit:
     case Hotkey::ToggleVsync:
@@ -1104,6 +1177,7 @@ bool App<Backend>::render_frame(long long index) {
   apply_switches();
   if (m_empty) return false;  // headless at 0x0
   if (m_window) {
+    if (m_panel) m_panel->make_current();  // GLFW's callbacks write into the current ImGui context
     const Extent framebuffer = m_window->poll();
     if (framebuffer.empty()) return false;  // minimised
     apply_extent(framebuffer);
@@ -1141,6 +1215,10 @@ bool App<Backend>::render_frame(long long index) {
     }
   }
   if (m_timing) m_timers->end_frame();
+  if (m_capture_requested) {
+    m_capture_requested = false;
+    m_captured = read_frame();  // the frame, before the panel covers it
+  }
   if (m_screenshot_requested) {
     m_screenshot_requested = false;
     const auto scope = profile([] { return std::string("screenshot"); });
@@ -1150,8 +1228,10 @@ bool App<Backend>::render_frame(long long index) {
     ImDrawData* ui = nullptr;
     if (m_panel && m_panel_visible) {
       const auto scope = profile([] { return std::string("panel"); });
+      m_panel->make_current();
       m_presenter->begin_ui_frame();
       m_panel->begin_frame();
+      apply_injected_input();
       ImGui::NewFrame();
       draw_panel();
       ImGui::Render();
@@ -1238,7 +1318,17 @@ void App<Backend>::set_paused(bool paused) {
 }
 
 template <class Backend>
+void App<Backend>::apply_injected_input() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (m_injected.pointer) io.MousePos = ImVec2((*m_injected.pointer)[0], (*m_injected.pointer)[1]);
+  if (m_injected.button) io.MouseDown[0] = *m_injected.button;
+  io.MouseWheel += std::exchange(m_injected.wheel, 0.0f);
+  for (const Hotkey hotkey : std::exchange(m_injected.hotkeys, {})) handle_hotkey(hotkey);
+}
+
+template <class Backend>
 void App<Backend>::step() {
+  ++m_steps;
   set_paused(true);
   m_paused_frame += 1;
   m_paused_s += static_cast<double>(kernels::time_of_frame(1));
@@ -1420,6 +1510,17 @@ void App<Backend>::offer_to_desk(long long index) {
 }
 
 template <class Backend>
+void App<Backend>::flush_desk() {
+  if constexpr (serve::ReadsFramesLate<Renderer>::value) {
+    if (!m_desk) return;
+    m_late_reader.drain(*m_renderer, [this](FrameRead& read, double read_back_ms) {
+      m_desk->frame_read_collected(std::move(read.image), read.frame, read_back_ms,
+                                   std::move(read.stripe_hashes), read.way);
+    });
+  }
+}
+
+template <class Backend>
 int App<Backend>::run() {
   const long long frames = m_options.frames.value_or(m_window || m_desk ? -1 : kDefaultHeadlessFrames);
   const bool screenshot = !m_options.screenshot.empty();
@@ -1455,9 +1556,11 @@ int App<Backend>::run() {
 template <class Backend>
 bool App<Backend>::run_frame(long long index, Image* shown) {
   // The page's switches, through the panel's own calls; a refused mode says why there.
-  if (m_desk)
-    if (std::string refused = apply_commands(*this, m_desk->begin_frame()); !refused.empty())
-      m_notice = std::move(refused);
+  if (m_desk) {
+    const serve::FrameCommands taken = m_desk->begin_frame();
+    m_page_commands += static_cast<long long>(taken.commands.size());
+    if (std::string refused = apply_commands(*this, taken); !refused.empty()) m_notice = std::move(refused);
+  }
   if (!m_desk) m_pacer.wait();  // the panel's cap; the desk's begin_frame waits for its own
   // A published source with nothing new waits for its next frame, a frame's time at most.
   m_scene->wait_for_frame(kMostWaitForFrame);

@@ -329,7 +329,7 @@ std::vector<Command> draw_panel(const PanelModel& model, PanelPlace& place) {
                     (*model.picture_colorbar)[0], (*model.picture_colorbar)[1]);
     }
     ImGui::PopTextWrapPos();
-    for (Command& command : draw_caller_tools(model.stack, model.caller_controls))
+    for (Command& command : draw_caller_tools(model.stack, model.caller_controls, &place.caller_controls))
       commands.push_back(std::move(command));
     if (!model.publishers.empty()) {
       ImGui::PushItemWidth(260);

@@ -102,10 +102,12 @@ std::vector<Command> draw_caller_tools(const std::optional<caller::Stack>& stack
                                        const caller::Registry* controls,
                                        std::vector<std::array<float, 4>>* rects = nullptr);
 
-// Where the panel's window was at its last draw (the layout file moves it), in pixels.
+// Where the panel's window was at its last draw (the layout file moves it), in pixels, and where it drew
+// each of a caller's controls (x0, y0, x1, y1, indexed as the registry's).
 struct PanelPlace {
   float x = 0.0f;
   float y = 0.0f;
+  std::vector<std::array<float, 4>> caller_controls;
 };
 
 // Builds the panel's window (inside an ImGui frame) from `model`; `place` gets where it is. Returns what the

@@ -32,7 +32,27 @@ void ArraySource::show(const PictureDesc& picture) {
     m_picture->mapping->colormap = m_colormap.data();
   }
   ++m_pictures;
+  m_origin.reset();
   m_points.reset();  // a picture takes the frame back from the points
+}
+
+void ArraySource::show(const PictureDesc& picture, const Origin& origin) {
+  show(picture);
+  m_origin = origin;
+}
+
+std::optional<readout::Source> ArraySource::picture_values() const {
+  if (m_points || !m_picture) return std::nullopt;
+  return m_origin ? m_origin->values : m_picture->values();
+}
+
+std::optional<std::array<double, 2>> ArraySource::picture_colorbar() const {
+  if (m_points) return std::nullopt;
+  return m_origin ? m_origin->colorbar : m_blit.colorbar();
+}
+
+const uint8_t* ArraySource::picture_colormap() const {
+  return m_origin ? m_origin->colours.data() : m_blit.colormap();
 }
 
 void ArraySource::show_points(const PointsPicture& points) {
@@ -104,7 +124,10 @@ std::string ArraySource::status() const {
   if (!m_picture) return "waiting for the first picture";
   return std::string(kernels::to_string(m_picture->type)) + "x" + std::to_string(m_picture->channels) + " " +
          std::to_string(m_picture->width) + "x" + std::to_string(m_picture->height) + ", " +
-         m_blit.range_text() + "picture " + std::to_string(m_pictures);
+         (!m_origin                 ? m_blit.range_text()
+          : m_origin->range.empty() ? std::string()
+                                    : "range " + m_origin->range + ", ") +
+         "picture " + std::to_string(m_pictures);
 }
 
 std::optional<Extent> ArraySource::natural_extent() const {

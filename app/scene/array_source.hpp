@@ -58,6 +58,19 @@ class ArraySource final : public FrameSource {
   // pixels, a size below 1x1, channels other than 1, 3 or 4, a negative stride, or a mapping that cannot be
   // computed (PictureBlit::check_mapping).
   void show(const PictureDesc& picture);
+  // What a picture was made from, where its caller converted an array of its own into it (the Python viewer
+  // does, once at show(), into memory it keeps, so that no frame reads an array its caller may be writing):
+  // the value under the cursor reads `values` (the caller's memory, valid until the next show), and the
+  // colorbar says `colorbar` (the range; nullopt: none) through `colours` (256 RGBA8), in place of the
+  // picture's own.
+  struct Origin {
+    readout::Source values;
+    std::optional<std::array<double, 2>> colorbar;
+    std::array<uint8_t, 256 * 4> colours{};
+    std::string range;  // what its values were mapped through, for status() ("0..1 (auto)"; "": none)
+  };
+  // show(picture), the picture made from `origin`.
+  void show(const PictureDesc& picture, const Origin& origin);
   // How many pictures show() took.
   long long pictures() const { return m_pictures; }
 
@@ -67,9 +80,13 @@ class ArraySource final : public FrameSource {
   // kMinPointSize..kMaxPointSize.
   void show_points(const PointsPicture& points);
   bool showing_points() const { return m_points.has_value(); }
-  // The camera the points are seen through (set it to move them; a fit frames their bounds again), and its
-  // projection for the frame at `extent` as the kernels take it.
-  orbit::Orbit& camera() { return m_camera; }
+  // The camera the points are seen through (a fit frames their bounds again), and its projection for the
+  // frame at `extent` as the kernels take it. A camera set is kept: the first points do not frame it then.
+  const orbit::Orbit& camera() const { return m_camera; }
+  void set_camera(const orbit::Orbit& camera) {
+    m_camera = camera;
+    m_frame_camera = false;
+  }
   glm::mat4 view_projection(Extent extent) const;
 
   SourceKind kind() const override { return SourceKind::Array; }
@@ -88,11 +105,10 @@ class ArraySource final : public FrameSource {
   view::View* picture_view() override { return &m_blit.view(); }
   bool move_camera(ViewMove move, double x, double y, double factor, Extent frame) override;
   // While points are shown: no picture, so no picture tools (the natural extent is none either).
-  std::optional<PictureDesc> picture_shown() const override { return m_points ? std::nullopt : m_picture; }
-  std::optional<std::array<double, 2>> picture_colorbar() const override {
-    return m_points ? std::nullopt : m_blit.colorbar();
-  }
-  const uint8_t* picture_colormap() const override { return m_blit.colormap(); }
+  std::optional<readout::Source> picture_values() const override;
+  long long picture_serial() const override { return m_pictures; }
+  std::optional<std::array<double, 2>> picture_colorbar() const override;
+  const uint8_t* picture_colormap() const override;
   // The caller says which frame of how many its picture is (stack()->frames) and adds its controls; it reads
   // what the user picked and changed there (the panel's, the page's, Python's).
   caller::Stack* stack() override { return &m_stack; }
@@ -106,6 +122,7 @@ class ArraySource final : public FrameSource {
   kernels::PointsDesc points_desc(Extent frame, const void* xyz, const void* rgba) const;
 
   std::optional<PictureDesc> m_picture;
+  std::optional<Origin> m_origin;  // the picture's, where show() was given one
   std::optional<PointsPicture> m_points;
   orbit::Orbit m_camera;
   bool m_frame_camera = true;  // the camera frames the points' bounds at the next frame (the first points)

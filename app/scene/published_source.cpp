@@ -154,7 +154,10 @@ class PublishedSource final : public FrameSource {
   }
 
   view::View* picture_view() override { return &m_blit.view(); }
-  std::optional<PictureDesc> picture_shown() const override { return picture(); }
+  std::optional<readout::Source> picture_values() const override {
+    const std::optional<PictureDesc> shown = picture();
+    return shown ? std::optional(shown->values()) : std::nullopt;
+  }
   std::optional<std::array<double, 2>> picture_colorbar() const override { return m_blit.colorbar(); }
   const uint8_t* picture_colormap() const override { return m_blit.colormap(); }
 

@@ -9,6 +9,7 @@
 #include "app/core/vocabulary.hpp"
 #include "app/scene/caller_controls.hpp"
 #include "app/scene/picture.hpp"
+#include "app/scene/readout.hpp"
 #include "app/scene/view.hpp"
 #include "kernels/image.hpp"
 #include "kernels/postprocess.hpp"
@@ -215,9 +216,14 @@ class FrameSource {
                            Extent /*frame*/) {
     return false;
   }
-  // The picture shown now, where its values lie (host or device memory), for the value under the cursor
-  // (app/scene/readout.hpp); nullopt in a scene, and before the first picture.
-  virtual std::optional<PictureDesc> picture_shown() const { return std::nullopt; }
+  // Where the values of the picture shown now lie (host or device memory, the array it was made from), for
+  // the value under the cursor (app/scene/readout.hpp); nullopt in a scene, and before the first picture.
+  virtual std::optional<readout::Source> picture_values() const { return std::nullopt; }
+  // Which picture is shown, where the source numbers them (a count that changes with each new one): its
+  // values are then read once per pixel and picture, so the readout says what the picture shows though the
+  // caller writes the array after showing it. 0: read at every frame (another process's frames, read where
+  // they are).
+  virtual long long picture_serial() const { return 0; }
   // A one-channel picture's colorbar (PictureBlit::colorbar) and the 256 RGBA8 colours it runs through
   // (PictureBlit::colormap: the caller's, else gray); nullopt and null in a scene.
   virtual std::optional<std::array<double, 2>> picture_colorbar() const { return std::nullopt; }

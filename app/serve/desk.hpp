@@ -244,6 +244,22 @@ class LateReader {
     return read;
   }
 
+  // Every read under way collected (waiting for each) and every frame held handed to `hand(read, ms)`, oldest
+  // first: for a loop that makes its frames on demand (the Python viewer), whose last frame would otherwise
+  // reach the desk only with the next one.
+  template <class Renderer, class Hand>
+  void drain(Renderer& renderer, Hand&& hand) {
+    const auto started = std::chrono::steady_clock::now();
+    while (renderer.reads_under_way() > 0)
+      if (std::optional<FrameRead> collected = renderer.end_read_frame())
+        m_held.push_back(std::move(*collected));
+    m_spent_ms += ms_since(started);
+    for (; !m_held.empty(); m_held.pop_front()) {
+      hand(m_held.front(), m_spent_ms);
+      m_spent_ms = 0;
+    }
+  }
+
  private:
   std::deque<FrameRead> m_held;  // collected, oldest first, for when the desk wants a frame
   double m_spent_ms = 0;         // on reading back since the frame handed over last

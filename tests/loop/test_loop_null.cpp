@@ -587,6 +587,46 @@ TEST(NullLoop, APicturesToolsSayWhereItLiesAndTheValueUnderThePagesCursor) {
   EXPECT_EQ(app.app_state(4).settings.colormap, "") << "no colormap without a colorbar";
 }
 
+// A caller that converts its arrays itself (the Python viewer: once at show(), into memory of its own) shows
+// the converted picture and says what it was made from: the readout reads the caller's array, the colorbar
+// says the caller's range and colours, until a picture comes without them.
+TEST(NullLoop, APictureMadeFromTheCallersArrayReadsThatArrayAndSaysItsColorbar) {
+  NullApp app(null_options(SceneId::Pattern));
+  lab::ArraySource& source = use_array_source(app);
+  lab::Command hover = view_command(lab::Command::Kind::Hover, 10.5, 3.2);
+  hover.on = true;
+  EXPECT_EQ(lab::loop::apply_command(app, hover), "");
+  std::vector<double> values(48 * 32);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = 1000.0 + static_cast<double>(i);
+  std::vector<uint8_t> rgba(48 * 32 * 4, 77);  // what the caller made of them
+  lab::ArraySource::Origin origin;
+  origin.values.data = reinterpret_cast<const unsigned char*>(values.data());
+  origin.values.type = ElementType::F64;
+  origin.values.width = 48;
+  origin.values.height = 32;
+  origin.values.channels = 1;
+  origin.values.row_stride = 48 * 8;
+  origin.values.column_stride = 8;
+  origin.values.channel_stride = 8;
+  origin.colorbar = std::array<double, 2>{1000.0, 2535.0};
+  origin.colours = ramp_colormap();
+  const auto packed = lab::PictureDesc::packed(rgba.data(), false, 48, 32, 4, ElementType::U8, 1, 48 * 4);
+  source.show(packed, origin);
+  ASSERT_TRUE(app.render_frame(0));
+  EXPECT_EQ(app.read_frame().rgba, rgba) << "the picture the caller made is the frame";
+  const std::optional<lab::serve::ViewerTools> tools = app.picture_tools();
+  ASSERT_TRUE(tools);
+  EXPECT_EQ(tools->readout, "x 10  y 3  1154")
+      << "the caller's array under the cursor, not the picture's byte";
+  EXPECT_EQ(tools->colorbar, origin.colorbar);
+  EXPECT_EQ(app.app_state(0).settings.colormap, lab::serve::colormap_hex(origin.colours.data()));
+
+  source.show(packed);
+  ASSERT_TRUE(app.render_frame(1));
+  EXPECT_EQ(app.picture_tools()->readout, "x 10  y 3  (77, 77, 77, 77)") << "the picture's own bytes again";
+  EXPECT_FALSE(app.picture_tools()->colorbar);
+}
+
 // The caller's tools: the stack its picture is a frame of and its own controls, which the page's commands
 // (and the panel's, the same commands) set for the caller to read, and which the page's state shows.
 TEST(NullLoop, AnArraySourcesStackAndCallersControlsAreSetByThePagesCommands) {

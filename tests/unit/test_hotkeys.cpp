@@ -27,7 +27,7 @@ TEST(HotkeysTest, EachListedHotkeyHasItsKeys) {
   EXPECT_EQ(lab::hotkey_for(GLFW_KEY_PERIOD, 0), lab::Hotkey::Step);
   EXPECT_EQ(lab::hotkey_for(GLFW_KEY_1, 0), lab::Hotkey::ActualSize);
   EXPECT_EQ(lab::hotkey_for(GLFW_KEY_F, 0), lab::Hotkey::Fit);
-  EXPECT_EQ(lab::hotkey_list().size(), 11u);
+  EXPECT_EQ(lab::hotkey_list().size(), 13u);
 }
 
 TEST(HotkeysTest, ScreenshotsAreNumberedPastTheHighestAndNeverOverwrite) {

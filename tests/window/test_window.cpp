@@ -3,6 +3,10 @@
 // window resizes.
 #include "tests/support/app_fixture.hpp"
 
+#include "app/scene/array_source.hpp"
+
+#include <GLFW/glfw3.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -282,6 +286,70 @@ TEST_F(DeskWindowTest, ASavedLayoutNeverHidesThePanel) {
   ASSERT_TRUE(saved.has_value()) << "no panel in the layout written on exit";
   EXPECT_TRUE(labtest::inside(*saved, last.width, last.height))
       << "saved Pos=" << saved->x << "," << saved->y << " Size=" << saved->width << "," << saved->height;
+}
+
+// A caller's pictures in a window (the Python viewer's): input handed in as GLFW would hand it (a test's, a
+// script's) takes the window's way: the wheel zooms the picture at the pointer, the panel reads the value
+// under it, the arrow keys pick a stack's frame. Two loops in one process each keep their own panel.
+TEST_F(DeskWindowTest, InjectedInputZoomsReadsAndPicksTheStacksFrameAndTwoLoopsKeepTheirOwnPanels) {
+  lab::Options viewer = options();
+  viewer.layout_file = "";
+  lab::gl::App app(viewer);
+  auto made = std::make_unique<lab::ArraySource>();
+  lab::ArraySource& source = *made;
+  app.pin_source(std::move(made));
+  std::vector<float> values(64 * 48);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 64) / 64.0f;
+  source.show(
+      lab::PictureDesc::packed(values.data(), false, 64, 48, 1, kernels::ElementType::F32, 4, 64 * 4));
+  source.stack()->frames = 3;
+  long long index = 0;
+  ASSERT_TRUE(app.render_frame(index++));
+  // The picture fills the 640x480 frame (stretch): 10 window pixels a picture pixel. Point at (605, 245),
+  // picture pixel (60, 24), clear of the panel on the left.
+  app.inject_pointer(605.0f, 245.0f);
+  ASSERT_TRUE(app.render_frame(index++));
+  std::optional<lab::serve::ViewerTools> tools = app.window_tools();
+  ASSERT_TRUE(tools) << "the pointer is over the picture";
+  ASSERT_TRUE(tools->cursor);
+  EXPECT_EQ(*tools->cursor, (std::array<int, 2>{60, 24}));
+  EXPECT_EQ(tools->readout, "x 60  y 24  0.9375");
+  app.inject_wheel(1.0f);
+  ASSERT_TRUE(app.render_frame(index++));
+  tools = app.window_tools();
+  ASSERT_TRUE(tools);
+  EXPECT_TRUE(tools->free) << "the wheel zoomed";
+  EXPECT_GT(tools->scale_x, 10.0);
+  EXPECT_EQ(*tools->cursor, (std::array<int, 2>{60, 24})) << "about the pointer";
+  app.inject_key(GLFW_KEY_RIGHT);
+  app.inject_key(GLFW_KEY_RIGHT);
+  app.inject_key(GLFW_KEY_RIGHT);
+  ASSERT_TRUE(app.render_frame(index++));
+  EXPECT_EQ(source.stack()->index, 2) << "Right twice moved on, the third stopped at the last frame";
+  app.inject_key(GLFW_KEY_LEFT);
+  app.inject_key(GLFW_KEY_PERIOD);
+  ASSERT_TRUE(app.render_frame(index++));
+  EXPECT_EQ(source.stack()->index, 1);
+  EXPECT_TRUE(app.paused());
+  EXPECT_EQ(app.steps(), 1);
+
+  // A second loop with its panel: each draws its own, and the first still takes its input. Each loop draws
+  // on its window's GL context, which its caller makes current (the Python viewer does at every call).
+  const auto on = [](lab::gl::App& loop) { glfwMakeContextCurrent(loop.platform().glfw_window()); };
+  lab::gl::App other(viewer);
+  ASSERT_TRUE(other.render_frame(0));
+  on(app);
+  app.inject_key(GLFW_KEY_F);
+  ASSERT_TRUE(app.render_frame(index++));
+  ASSERT_TRUE(app.window_tools());
+  EXPECT_FALSE(app.window_tools()->free) << "F fitted the picture again";
+  on(other);
+  ASSERT_TRUE(other.render_frame(1));
+  on(app);
+  app.inject_wheel(-1.0f);
+  ASSERT_TRUE(app.render_frame(index++));
+  ASSERT_TRUE(app.window_tools()) << "the pointer still read in the first loop's panel";
+  EXPECT_LT(app.window_tools()->scale_x, 10.0) << "the wheel zoomed out";
 }
 
 TEST_F(DeskWindowTest, VsyncOptionWins) {
