@@ -14,7 +14,7 @@ and reports the Python frame against GPU work + hand-off, and against the C++ fr
 
 With --points N it measures Viewer.points instead, N points drawn headless at --size as squares of 1 pixel:
 
-  moved     frames a second where CuPy turns every point each frame, writing the mapped GL buffer itself
+  moved     frames a second where CuPy turns every point each frame, writing the points' memory itself
             (`with viewer.points_frame(n)`: zero copy), and the viewer draws them
   orbited   frames a second of the draw alone, the camera turned a step a frame (a drag)
 
@@ -180,7 +180,7 @@ def points_table(result):
     return "\n".join([
         f"{result['points']:,} points at {result['width']}x{result['height']} ({result['path']} path), "
         f"{result['frames']} frames each:",
-        f"  moved (CuPy writes the mapped GL buffer, then drawn)  {result['moved_fps']:8.1f} frames/s",
+        f"  moved (CuPy writes the points' memory, then drawn)    {result['moved_fps']:8.1f} frames/s",
         f"  orbited (drawn alone, the camera turned)              {result['orbited_fps']:8.1f} frames/s",
     ])
 

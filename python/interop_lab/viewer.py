@@ -12,13 +12,14 @@ every array); default 0..255 for uint8, 0..1 for floats and bool, "auto" for the
 used is `viewer.range`. One channel indexes a `colormap` ('gray', 'viridis', 'turbo' or a (256, 3|4) uint8
 table). NaN shows magenta, +inf white, -inf black (docs/python.md has the table).
 
-Paths (Viewer.path, and in the panel):
-  interop  the picture is a GL buffer registered with CUDA, drawn straight from it: show() of a CUDA array
-           is one kernel (or one copy) into it, queued on `stream`, and returns without waiting on the
-           host; `with v.frame(stream=s) as target:` hands out that buffer itself (zero copy).
-  staging  CUDA, but no CUDA-GL interop for this GL (Mesa, GL on another GPU, WSL): convert on the GPU,
-           copy to pinned host memory, upload (the host waits for the copy).
-  cpu      no CUDA: NumPy arrays, converted with NumPy and uploaded into a texture.
+The frames come from interop-lab's own frame loop, with your pictures in place of its scenes (python/viewer.cpp):
+the same modes, timings, panel, keys and browser desk as the app's. Paths (Viewer.path: the loop's mode):
+  interop  the frame is a GL texture registered with CUDA: show() of a CUDA array converts it once, on
+           `stream`, into the viewer's own device memory, and each frame copies that into the texture on the
+           GPU; nothing waits on the host. `with v.frame(stream=s) as target:` hands out that memory itself.
+  staging  CUDA, but no CUDA-GL interop for this GL (Mesa, GL on another GPU, WSL): the frame is made on
+           the GPU, copied to pinned host memory and uploaded (the host waits for the copy).
+  cpu      no CUDA: NumPy arrays, converted with NumPy, the frame made by the CPU reference.
 mode='auto' picks the first that works and says once why it is not interop; mode= forces one.
 
 Served (serve=PORT or "[HOST:]PORT", as interop-lab --serve takes it; 0: any free port): the viewer renders
@@ -268,14 +269,18 @@ class Viewer(NativeHandle):
         else:
             want_window = bool(window)
         handle = ctypes.c_void_p()
+        served = None if address is None else address.encode()
         status = lib.ilab_viewer_open(width, height, str(title).encode(), int(want_window), str(mode).encode(),
-                                      int(bool(panel)), ctypes.byref(handle))
+                                      int(bool(panel)), served, ctypes.byref(handle))
         if status != 0 and want_window and window is None:  # a display without a usable GL: headless instead
             reason = lib.ilab_last_error().decode("utf-8", "replace")
             _say_once(f"interop_lab.Viewer: no window ({reason}); rendering headless")
             want_window = False
             status = lib.ilab_viewer_open(width, height, str(title).encode(), 0, str(mode).encode(),
-                                          int(bool(panel)), ctypes.byref(handle))
+                                          int(bool(panel)), served, ctypes.byref(handle))
+        if status != 0 and address is not None:
+            reason = lib.ilab_last_error().decode("utf-8", "replace")
+            raise InteropLabError(f"interop_lab.Viewer(serve={serve!r}): {reason}")
         check(status)
         self._handle = handle
         info = ViewerInfo()
@@ -295,11 +300,7 @@ class Viewer(NativeHandle):
             check(lib.ilab_viewer_set_fit(handle, fit.encode()))
         if address is not None:
             url = ctypes.create_string_buffer(512)
-            status = lib.ilab_viewer_serve(handle, address.encode(), url, len(url))
-            if status != 0:
-                reason = lib.ilab_last_error().decode("utf-8", "replace")
-                self.close()
-                raise InteropLabError(f"interop_lab.Viewer(serve={serve!r}): {reason}")
+            check(lib.ilab_viewer_url(handle, url, len(url)))
             self.url = url.value.decode()
             _served.add(self)
 
@@ -426,10 +427,10 @@ class Viewer(NativeHandle):
     @contextlib.contextmanager
     def frame(self, stream=None, size=None):
         """Yields the memory the next frame is drawn from, (H, W, 4) uint8 (size: (width, height), default
-        the last picture's or the viewer's): on the interop path the registered GL buffer itself, mapped on
-        `stream`; staging: CUDA memory uploaded after the block; cpu: a NumPy array. Shown when the block
-        ends (unmapped on the same stream, after your work there). On the interop path the target holds
-        the picture shown now, so a partial write keeps the rest; elsewhere write every pixel."""
+        the last picture's or the viewer's): the viewer's own picture, CUDA memory written on `stream` where
+        the viewer has CUDA (interop, staging), else a NumPy array. Shown when the block ends (the loop's
+        frame queued after your work on `stream`). The target holds the picture shown now, so a partial write
+        keeps the rest."""
         handle = self._live()
         if self._in_frame:
             raise InteropLabError("frame(): a frame block is open already: finish it first")

@@ -151,7 +151,7 @@ def test_pytorch_on_its_own_stream_and_through_dlpack(cupy, viewer):
                      expected_bytes(half.float().cpu().numpy())).max() <= 1
 
 
-def test_frame_yields_the_mapped_gl_buffer_itself(cupy):
+def test_frame_yields_the_pictures_own_device_memory(cupy):
     torch = pytest.importorskip("torch")
     with _viewer((96, 64)) as viewer:
         assert viewer.path == "interop"
@@ -159,12 +159,12 @@ def test_frame_yields_the_mapped_gl_buffer_itself(cupy):
         with viewer.frame(stream=stream) as target:
             assert isinstance(target, interop_lab.FrameTarget) and target.shape == (64, 96, 4)
             array = cupy.asarray(target)
-            assert array.data.ptr == target.pointer  # zero copy: CuPy sees the mapped memory
+            assert array.data.ptr == target.pointer  # CuPy writes the picture's own memory: no copy into it
             assert torch.from_dlpack(target).data_ptr() == target.pointer  # and PyTorch
             with stream:
                 array[...] = cupy.arange(96, dtype=cupy.uint8)[None, :, None]
             del array
-        frame = viewer.read_frame()  # no show(): GL drew what was written into its own buffer
+        frame = viewer.read_frame()  # no show(): the loop drew what was written into the picture
         numpy.testing.assert_array_equal(frame, numpy.broadcast_to(numpy.arange(96, dtype=numpy.uint8)[None, :, None],
                                                                     (64, 96, 4)))
         with pytest.raises(InteropLabError, match="write inside the block"):
@@ -430,9 +430,9 @@ def test_a_cuda_stack_shows_the_frame_its_index_picks(cupy, viewer):
 # Points --------------------------------------------------------------------------------------------------------
 
 
-def test_points_frame_yields_the_mapped_gl_buffers_themselves(cupy):
-    """Zero copy: the positions and colours CuPy writes inside the block are the registered GL buffers' own
-    memory, drawn with no show() and no copy, as the cpu path's reference says."""
+def test_points_frame_yields_the_memory_the_points_kernel_reads(cupy):
+    """Zero copy: the positions and colours CuPy writes inside the block are the memory the loop's points kernel
+    reads, drawn with no show() and no copy, as the cpu path's reference says."""
     from test_viewer_points_cpu import SIZE, clear_of_edges, reference
 
     with _viewer((200, 150)) as viewer:

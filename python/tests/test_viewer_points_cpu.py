@@ -232,7 +232,7 @@ def test_the_served_frame_is_the_screenshot_and_the_page_turns_the_camera():
         yaw, distance = served.camera["yaw"], served.camera["distance"]
         with DeskClient(served.url) as page:
             state, _ = page.read_state_and_frame()
-            assert "300 points" in state["viewer"]["readout"]
+            assert state["source_status"].startswith("300 points")  # the page's source row
             page.send_json({"pan": [30, 0]})
             wait_for("the page's drag", lambda: served._take_page_commands() or served.camera["yaw"] != yaw, timeout=10)
             assert served.camera["yaw"] == pytest.approx(yaw - 0.3)

@@ -1,5 +1,5 @@
 """interop_lab.Viewer(serve=...) with CUDA arrays: a CuPy array shown on the interop and the staging path reaches
-a loopback WebSocket client within the desk's JPEG tolerance, the state names the path and its "copy" phase,
+a loopback WebSocket client within the desk's JPEG tolerance, the state names the loop's mode and its kernel,
 and a frame() block written with CuPy is served too. Skips without CuPy or a CUDA device whose GL interop
 works, saying why; fails instead where INTEROP_LAB_REQUIRE_GPUS is set (scripts/gpu-tests.sh on a GPU
 server). Expected pixels are the array itself, computed here with NumPy."""
@@ -45,10 +45,10 @@ def test_a_cupy_array_served_reaches_the_page(served, cupy):
     with DeskClient(served.url) as page:
         state, (_, received) = page.read_state_and_frame()
     assert_within_jpeg_tolerance(received, picture)
-    assert state["source"] == "viewer"
-    assert state["path"] == served.path
+    assert state["source"] == "array"
+    assert state["mode"] == served.path
     assert state["cuda_device"] == served.cuda_device
-    assert "copy" in {line["phase"] for line in state["phases"]}
+    assert "kernel" in {line["phase"] for line in state["phases"]}  # the blit into the frame, CUDA-timed
 
 
 def test_a_float_array_on_the_gpu_is_served_through_its_conversion(served, cupy):

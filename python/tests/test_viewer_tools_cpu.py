@@ -210,7 +210,7 @@ def test_python_speaks_the_pages_protocol_and_reads_its_state(viewer):
     mapping = viewer.choice("map", ["gray", "viridis"])
     viewer.show(stack)
     state = viewer.state
-    assert state["source"] == "viewer" and state["path"] == "cpu"
+    assert state["source"] == "array" and state["mode"] == "cpu"  # the loop's array source, in cpu mode
     tools = state["viewer"]
     assert (tools["index"], tools["frames"]) == (0, 3)
     assert [c["name"] for c in tools["controls"]] == ["gain", "map"]
@@ -247,7 +247,9 @@ def test_python_speaks_the_pages_protocol_and_reads_its_state(viewer):
     assert viewer.command({"index": 3}) == "index 3: the array shown has 3 frames: pass one from 0 to 2"
     assert viewer.command({"control": {"name": "gain", "value": 9}}) == (
         "slider 'gain': value 9 is outside 0..4: pass one within the range")
-    assert "no scene, mode, size or frame-rate cap" in viewer.command({"mode": "interop"})
+    assert viewer.command({"scene": "wave"}) == (
+        "scene wave refused: the frames are the caller's (array), which feeds this loop; no scene or other source "
+        "replaces them")
     assert viewer.index == 2 and gain.value == 2.5
     with pytest.raises(ValueError):
         viewer.command({"zoom": "everything"})
@@ -299,7 +301,7 @@ def test_a_disk_stays_round_in_a_wide_window(window):
     disk[..., 3] = 255
     disk[(x - 127.5) ** 2 + (y - 127.5) ** 2 <= 100 ** 2, 1] = 255
     window.show(disk)
-    shown = window.read_window()  # what the window shows, panel and all: the picture's pure green alone
+    shown = window.read_frame()  # the frame the window shows under the panel: the picture's pure green alone
     green = (shown[..., 1] == 255) & (shown[..., 0] == 0) & (shown[..., 2] == 0)
     rows, columns = numpy.nonzero(green)
     width, height = columns.max() - columns.min() + 1, rows.max() - rows.min() + 1
