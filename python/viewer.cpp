@@ -330,9 +330,9 @@ int ilab_viewer_open(int width, int height, const char* title, int window, const
     options.height = height;
     options.size_given = true;
     options.headless = window == 0;
-    options.no_ui = window == 0 || panel == 0;
-    options.vsync = false;     // show() returns without waiting for the display
-    options.layout_file = "";  // a viewer keeps no layout file
+    options.no_ui = window == 0;  // a window keeps its ImGui for the pointer, with the panel hidden or not
+    options.vsync = false;        // show() returns without waiting for the display
+    options.layout_file = "";     // a viewer keeps no layout file
     options.window_title = title ? title : "interop_lab";
     if (mode_name != "auto") {
       if (mode_name != "cpu") {
@@ -367,6 +367,7 @@ int ilab_viewer_open(int width, int height, const char* title, int window, const
     viewer->source->picture_view()->fit = lab::view::Fit::Contain;
     if (mode_name == "auto") viewer->path_reason = why_not_interop(*viewer->app);
     if (serve != nullptr) viewer->app->set_fps_cap(0.0);  // every frame the caller shows is served
+    if (window != 0 && panel == 0) viewer->app->handle_hotkey(lab::Hotkey::TogglePanel);  // F1 shows it
     run_frame(*viewer);  // the first frame: black, so a new window shows no garbage
     *out = viewer.release();
   });
@@ -811,12 +812,11 @@ int ilab_viewer_time(void* handle, int paused, int step_once, int take, int* tak
 
 // Input as GLFW hands it to the window, for tests and scripted sessions: kind 0 moves the cursor to window
 // point (x, y); 1 presses the left button, 2 releases it; 3 turns the wheel by y notches; 4 presses the key
-// of GLFW key code x. It takes effect at the next frame made (App::inject_*); a window with its panel's.
+// of GLFW key code x. It takes effect at the next frame made (App::inject_*); a window's only.
 int ilab_viewer_inject(void* handle, int kind, double x, double y) {
   return guarded([&] {
     Viewer& viewer = on_owner_thread(handle);
     require(viewer.app->windowed(), "input goes to a window: this viewer is headless");
-    require(viewer.app->panel() != nullptr, "input goes through the window's panel: open it with panel=True");
     switch (kind) {
       case 0:
         viewer.app->inject_pointer(static_cast<float>(x), static_cast<float>(y));

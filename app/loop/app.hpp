@@ -377,6 +377,10 @@ class App {
   // (the mode detaches from the old ones first).
   void apply_extent(Extent extent);
   void draw_panel();
+  // In the panel's ImGui frame: the window's pointer over the frame moves a picture (the wheel zooms, a drag
+  // pans: panel::frame_pointer), also while the panel is hidden. Returns whether the pointer is followed
+  // (a source with a picture, a frame that fills the window).
+  bool follow_pointer();
   // inject_*'s input into this frame's ImGui IO (after the window's own) and its keys' hotkeys.
   void apply_injected_input();
   // picture_tools with the cursor at `point` of the frame (the page's, the window pointer's).
@@ -1226,14 +1230,19 @@ bool App<Backend>::render_frame(long long index) {
   }
   if (m_presenter) {
     ImDrawData* ui = nullptr;
-    if (m_panel && m_panel_visible) {
+    // The panel's ImGui frame, hidden or not where a picture has a pointer to follow: a hidden panel draws
+    // nothing, and the wheel and a drag still move the picture.
+    if (m_panel && (m_panel_visible || m_scene->picture_view())) {
       const auto scope = profile([] { return std::string("panel"); });
       m_panel->make_current();
       m_presenter->begin_ui_frame();
       m_panel->begin_frame();
       apply_injected_input();
       ImGui::NewFrame();
-      draw_panel();
+      if (m_panel_visible)
+        draw_panel();
+      else
+        follow_pointer();
       ImGui::Render();
       ui = ImGui::GetDrawData();
     }
@@ -1370,6 +1379,20 @@ std::string App<Backend>::take_screenshot() {
 }
 
 template <class Backend>
+bool App<Backend>::follow_pointer() {
+  // The pointer moves a picture where the frame fills the window (it follows the window unless --size).
+  const ImGuiIO& io = ImGui::GetIO();
+  const bool fills_window = std::lround(io.DisplaySize.x * io.DisplayFramebufferScale.x) == m_extent.width &&
+                            std::lround(io.DisplaySize.y * io.DisplayFramebufferScale.y) == m_extent.height;
+  if (!m_scene->picture_view() || !fills_window) {
+    m_pointer = {};
+    return false;
+  }
+  apply_commands(*this, panel::frame_pointer(m_pointer, m_extent));
+  return true;
+}
+
+template <class Backend>
 void App<Backend>::draw_panel() {
   panel::PanelModel model;
   model.api = Backend::kApi;
@@ -1404,20 +1427,12 @@ void App<Backend>::draw_panel() {
   model.last_screenshot = m_last_screenshot;
   model.filter = m_scene->filter();
   model.blur_radius = m_scene->blur_radius();
-  // The pointer moves a picture where the frame fills the window (it follows the window unless --size).
-  const ImGuiIO& io = ImGui::GetIO();
-  const bool fills_window = std::lround(io.DisplaySize.x * io.DisplayFramebufferScale.x) == m_extent.width &&
-                            std::lround(io.DisplaySize.y * io.DisplayFramebufferScale.y) == m_extent.height;
-  if (m_scene->picture_view() && fills_window) {
-    apply_commands(*this, panel::frame_pointer(m_pointer, m_extent));
+  if (follow_pointer())
     if (const std::optional<serve::ViewerTools> tools = picture_tools_at(m_pointer.at)) {
       model.picture_readout = tools->readout;
       model.picture_colorbar = tools->colorbar;
       model.picture_colormap = m_scene->picture_colormap();
     }
-  } else {
-    m_pointer = {};
-  }
   if (const caller::Stack* stack = m_scene->stack()) model.stack = *stack;
   model.caller_controls = m_scene->caller_controls();
   // The panel's commands take the page's path (app/loop/commands.hpp); each verb says its own notice.

@@ -142,6 +142,8 @@ const uint8_t* PictureBlit::device_colormap(const PictureDesc& picture, cudaStre
   host_colormap(picture);
   if (!m_device_colormap.data()) m_device_colormap = interop::DeviceBuffer(m_colormap.size());
   if (!m_device_colormap_holds) {
+    // Not over a table a conversion queued on another stream has yet to read.
+    if (m_colormap_read) INTEROP_CUDA_CHECK(cudaStreamWaitEvent(stream, m_colormap_read->get(), 0));
     // From pageable memory: the call returns once the table is staged, so m_colormap may change after it.
     INTEROP_CUDA_CHECK(cudaMemcpyAsync(m_device_colormap.data(), m_colormap.data(), m_colormap.size(),
                                        cudaMemcpyHostToDevice, stream));
@@ -235,6 +237,8 @@ kernels::BlitParams PictureBlit::converted_on_device(const PictureDesc& picture,
     pitch = static_cast<size_t>(desc.width) * 4;
   }
   INTEROP_CUDA_CHECK(kernels::convert_to_rgba8(desc, destination, pitch, stream));
+  if (!m_colormap_read) m_colormap_read.emplace();
+  INTEROP_CUDA_CHECK(cudaEventRecord(m_colormap_read->get(), stream));  // the table is read by then
   return rgba_params(picture, destination);
 }
 
@@ -310,6 +314,7 @@ void PictureBlit::release() {
   m_device_rgba = {};
   m_device_colormap = {};
   m_device_colormap_holds = false;
+  m_colormap_read.reset();
   m_device_bounds = {};
 }
 

@@ -18,6 +18,7 @@
 #include "app/scene/readout.hpp"
 #include "app/scene/view.hpp"
 #include "interop/memory.hpp"
+#include "interop/stream.hpp"
 #include "kernels/blit.hpp"
 #include "kernels/convert.hpp"
 
@@ -160,7 +161,10 @@ class PictureBlit {
   size_t m_device_copy_bytes = 0;
   interop::DeviceBuffer m_device_rgba;      // the converted picture, CUDA
   interop::DeviceBuffer m_device_colormap;  // m_colormap on the device
-  interop::DeviceBuffer m_device_bounds;    // "auto": the first picture's bounds (kernels::find_value_bounds)
+  // Recorded after the last kernel that read m_device_colormap, on its stream: a new table, uploaded on
+  // another stream (the Python viewer converts on each caller's), waits for it.
+  std::optional<interop::Event> m_colormap_read;
+  interop::DeviceBuffer m_device_bounds;  // "auto": the first picture's bounds (kernels::find_value_bounds)
 };
 
 }  // namespace lab

@@ -240,7 +240,8 @@ class Viewer(NativeHandle):
 
     size: (width, height) of the window / offscreen frame. window: True / False to force one, None to
     decide by DISPLAY / WAYLAND_DISPLAY (no window when serving). mode: 'auto', 'interop', 'staging' or
-    'cpu'. panel: the ImGui panel (path, timings, frame rate, readout, colorbar, your controls) in a window.
+    'cpu'. panel: the app's panel (mode, timings, frame rate, readout, colorbar, your controls) in a window;
+    False starts it hidden (F1 shows it; the wheel and a drag still move the picture).
     serve: a port (8080; 0: any free one) or '[HOST:]PORT' (True: 127.0.0.1:8080) to serve each frame shown to
     a browser at `url`. fit: "contain" (aspect kept, letterboxed), "stretch", "cover" or "actual" (1:1)."""
 

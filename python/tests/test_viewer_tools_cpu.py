@@ -380,6 +380,17 @@ def test_the_readout_says_the_float64_value_under_the_cursor(window):
     assert window.cursor is None and window.readout == ""
 
 
+def test_a_window_without_its_panel_still_zooms_at_the_wheel():
+    needs_display()
+    with open_viewer((640, 360), window=True, panel=False) as window:
+        window.show(distinct_picture(64, 64))
+        window._inject("move", 320, 180)
+        window._inject("wheel", 0, 1)
+        window.poll()
+        assert window.view["free"] and window.view["scale"][0] > 360 / 64, window.view
+        assert window.cursor is not None
+
+
 def test_the_arrow_keys_pick_a_stacks_frame(window):
     stack = numpy.stack([numpy.full((16, 16), n * 50, numpy.uint8) for n in range(4)])
     window.show(stack)

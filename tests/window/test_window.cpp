@@ -350,6 +350,16 @@ TEST_F(DeskWindowTest, InjectedInputZoomsReadsAndPicksTheStacksFrameAndTwoLoopsK
   ASSERT_TRUE(app.render_frame(index++));
   ASSERT_TRUE(app.window_tools()) << "the pointer still read in the first loop's panel";
   EXPECT_LT(app.window_tools()->scale_x, 10.0) << "the wheel zoomed out";
+
+  // The panel hidden (F1): the pointer still moves the picture.
+  app.inject_key(GLFW_KEY_F1);
+  app.inject_key(GLFW_KEY_F);
+  ASSERT_TRUE(app.render_frame(index++));
+  EXPECT_FALSE(app.panel_visible());
+  app.inject_wheel(1.0f);
+  ASSERT_TRUE(app.render_frame(index++));
+  ASSERT_TRUE(app.window_tools());
+  EXPECT_TRUE(app.window_tools()->free) << "the wheel zoomed with the panel hidden";
 }
 
 TEST_F(DeskWindowTest, VsyncOptionWins) {
