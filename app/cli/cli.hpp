@@ -74,7 +74,9 @@ struct Options {
   std::optional<ServeAddress> serve;
   bool gl_debug = false;  // --gl-debug (or INTEROP_LAB_GL_DEBUG=1, or a debug build): GL debug output on
   bool no_ui = false;
-  std::string window_title = "interop-lab";  // no flag: a caller's window (the Python viewer's title=)
+  // No flag: a caller's window title (the Python viewer's title=); unset: the API's ("interop-lab (Direct3D
+  // 12)").
+  std::optional<std::string> window_title;
   bool list = false;
   bool doctor = false;       // print the interop report and exit: 0 when CUDA-GL interop works, else 1
   bool doctor_json = false;  // --doctor --json: the report as one JSON document on stdout

@@ -568,7 +568,7 @@ App<Backend>::App(const Options& options, std::vector<DoctorSource> doctor_sourc
 
   if (!options.headless) {
     glfw::WindowDesc window = Backend::window_desc(m_extent);
-    window.title = options.window_title;
+    if (options.window_title) window.title = *options.window_title;
     m_window = std::make_unique<glfw::Window>(window);
     const Extent framebuffer = m_window->poll();  // the window manager may have its say
     if (!framebuffer.empty()) m_extent = framebuffer;
