@@ -22,6 +22,7 @@
 #include "app/scene/picture.hpp"
 #include "app/scene/readout.hpp"
 #include "app/scene/view.hpp"
+#include "app/serve/desk.hpp"
 #include "app/serve/protocol.hpp"
 #include "interop/device.hpp"
 #include "interop/error.hpp"
@@ -915,18 +916,18 @@ int ilab_viewer_control_set(void* handle, int id, double value, int user) {
   });
 }
 
-// A served viewer's page commands (viewer.poll(), show(serve=)'s wait): the loop's next frame, which takes
-// them and serves the frame with its state; *taken 1 when any came. Not served, or inside a frame() block:
-// nothing (*taken 0).
+// A served viewer's page commands (viewer.poll(), show(serve=)'s wait): where any came, the loop's next
+// frame, which takes them and serves the frame with its state (*taken 1). None, not served, or inside a
+// frame() block: no frame (*taken 0).
 int ilab_viewer_take_page_commands(void* handle, int* taken) {
   return guarded([&] {
     Viewer& viewer = *static_cast<Viewer*>(handle);
     const ilab::ScopedContext current(viewer.context, viewer.owner, kViewer);
     *taken = 0;
-    if (viewer.app->desk() == nullptr || viewer.in_frame) return;
-    const long long before = viewer.app->page_commands();
+    const lab::serve::Desk* desk = viewer.app->desk();
+    if (desk == nullptr || viewer.in_frame || desk->server().counts().commands_queued == 0) return;
     run_frame(viewer);
-    *taken = viewer.app->page_commands() > before ? 1 : 0;
+    *taken = 1;
   });
 }
 

@@ -305,8 +305,6 @@ class App {
   // How many steps of the animation clock were asked for so far (step(): the key, the panel, the page, a
   // caller), for a caller that moves its own time by them (the Python viewer's poll()).
   long long steps() const { return m_steps; }
-  // With --serve: how many of the page's commands run_frame took so far.
-  long long page_commands() const { return m_page_commands; }
   // In a window with a panel (not --no-ui): whether it is shown (F1, Tab), and where it was drawn last;
   // null without a panel.
   bool panel_visible() const { return m_panel_visible; }
@@ -462,8 +460,7 @@ class App {
     float wheel = 0.0f;
     std::vector<Hotkey> hotkeys;
   } m_injected;
-  long long m_steps = 0;          // step() calls
-  long long m_page_commands = 0;  // the page's commands run_frame took
+  long long m_steps = 0;  // step() calls
   // picture_tools_at's last readout of the page's cursor (0) and the window's pointer (1): the pixel, the
   // picture (FrameSource::picture_serial) and the line.
   struct ReadCache {
@@ -1571,11 +1568,9 @@ int App<Backend>::run() {
 template <class Backend>
 bool App<Backend>::run_frame(long long index, Image* shown) {
   // The page's switches, through the panel's own calls; a refused mode says why there.
-  if (m_desk) {
-    const serve::FrameCommands taken = m_desk->begin_frame();
-    m_page_commands += static_cast<long long>(taken.commands.size());
-    if (std::string refused = apply_commands(*this, taken); !refused.empty()) m_notice = std::move(refused);
-  }
+  if (m_desk)
+    if (std::string refused = apply_commands(*this, m_desk->begin_frame()); !refused.empty())
+      m_notice = std::move(refused);
   if (!m_desk) m_pacer.wait();  // the panel's cap; the desk's begin_frame waits for its own
   // A published source with nothing new waits for its next frame, a frame's time at most.
   m_scene->wait_for_frame(kMostWaitForFrame);

@@ -81,7 +81,8 @@ bool ArraySource::move_camera(ViewMove move, double x, double y, double factor, 
       m_camera = orbit::zoom(m_camera, factor);
       break;
     case ViewMove::Fit:
-      m_camera = orbit::framing(m_points->bounds, frame.width, frame.height, m_camera);
+      m_frame_camera = true;
+      frame_camera(frame);
       break;
     case ViewMove::ActualSize:
       break;  // points have no pixels of their own to show one to one
